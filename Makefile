@@ -1,0 +1,39 @@
+# The README's commands. Python 3.11; everything else is installed into .venv.
+PYTHON ?= python3.11
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+STAGE ?= dev
+PYTEST_ARGS ?=
+
+.PHONY: venv run test test-sqlite test-smoke-sqlite migrate openapi package bench fuzz clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: install Python 3.11 or run make PYTHON=python3"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.installed
+
+migrate: venv
+	$(PY) -m chalicelib.cli migrate
+
+run: venv migrate
+	$(VENV)/bin/chalice local --host 127.0.0.1 --port $(PORT) --stage $(STAGE)
+
+test: venv
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-sqlite: venv
+	WMS_TEST_DB=sqlite $(PY) -m pytest $(PYTEST_ARGS)
+
+test-smoke-sqlite: venv
+	WMS_TEST_DB=sqlite $(PY) -m pytest -m smoke $(PYTEST_ARGS)
+
+openapi: venv
+	$(PY) -m chalicelib.cli openapi --output docs/openapi.json
+
+clean:
+	rm -rf $(VENV) .data build

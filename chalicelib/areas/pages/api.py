@@ -1,0 +1,4 @@
+"""pages area routes (to be written)."""
+from chalice import Blueprint
+
+bp = Blueprint(__name__)

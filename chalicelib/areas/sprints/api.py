@@ -1,0 +1,4 @@
+"""sprints area routes (to be written)."""
+from chalice import Blueprint
+
+bp = Blueprint(__name__)

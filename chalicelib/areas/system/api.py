@@ -1,0 +1,22 @@
+"""Service-level routes: health and the OpenAPI document."""
+from chalice import Blueprint
+
+from chalicelib.core.http import endpoint
+
+from . import service
+
+bp = Blueprint(__name__)
+
+
+@bp.route("/api/health", methods=["GET"])
+@endpoint(auth="public")
+def health(ctx):
+    """Liveness and database reachability."""
+    return service.health(ctx)
+
+
+@bp.route("/api/openapi.json", methods=["GET"])
+@endpoint(auth="public")
+def openapi_document(ctx):
+    """The OpenAPI 3.1 document of every route of the service."""
+    return service.openapi_document()

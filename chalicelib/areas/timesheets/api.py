@@ -1,0 +1,4 @@
+"""timesheets area routes (to be written)."""
+from chalice import Blueprint
+
+bp = Blueprint(__name__)

@@ -1,0 +1,1 @@
+"""Shared core of the Work Management Service: no area code lives here."""

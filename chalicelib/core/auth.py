@@ -1,0 +1,142 @@
+"""Token -> principal (decisions.md section 2).
+
+A request carries a JWT in `Authorization: Bearer <token>` or in the `AUTH_COOKIE_NAME` cookie.
+Production verifies RS256/ES256 against the identity provider's JWKS (keys cached); development
+and tests use HS256 with `AUTH_JWT_SECRET`. The caller is the active user whose email equals the
+token's `email` claim, case-insensitively. No or bad token: 401; no active user: 403.
+"""
+from __future__ import annotations
+
+import hmac
+import time
+from dataclasses import dataclass, field
+from http.cookies import CookieError, SimpleCookie
+
+import jwt
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from .errors import Forbidden, Unauthorized
+from .models import User
+from .permissions import allows, effective_permissions, require
+from .settings import get_settings
+
+ASYMMETRIC_ALGORITHMS = ["RS256", "ES256"]
+LEEWAY_SECONDS = 60
+_jwks_clients: dict[str, jwt.PyJWKClient] = {}
+
+
+@dataclass
+class Principal:
+    user: User
+    permissions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.user.id
+
+    @property
+    def access_level(self) -> str:
+        return self.user.access_level
+
+    def can(self, tool: str, level: str) -> bool:
+        return allows(self.permissions, tool, level)
+
+    def require(self, tool: str, level: str) -> None:
+        require(self.permissions, tool, level)
+
+
+def _header(headers, name: str) -> str | None:
+    if headers is None:
+        return None
+    value = headers.get(name)
+    if value is None:
+        value = headers.get(name.lower())
+    return value
+
+
+def extract_token(headers) -> str | None:
+    authorization = _header(headers, "Authorization")
+    if authorization:
+        scheme, _, token = authorization.strip().partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthorized("Malformed Authorization header")
+        return token.strip()
+    cookie_header = _header(headers, "Cookie")
+    if cookie_header:
+        cookies = SimpleCookie()
+        try:
+            cookies.load(cookie_header)
+        except CookieError:
+            return None
+        morsel = cookies.get(get_settings().auth_cookie_name)
+        if morsel and morsel.value:
+            return morsel.value
+    return None
+
+
+def _jwks_client(url: str) -> jwt.PyJWKClient:
+    client = _jwks_clients.get(url)
+    if client is None:
+        client = jwt.PyJWKClient(url, cache_keys=True, lifespan=3600, timeout=5)
+        _jwks_clients[url] = client
+    return client
+
+
+def decode_token(token: str) -> dict:
+    settings = get_settings()
+    options = {"require": ["exp"], "verify_aud": bool(settings.auth_audience), "verify_iss": bool(settings.auth_issuer)}
+    try:
+        if settings.auth_jwks_url:
+            key = _jwks_client(settings.auth_jwks_url).get_signing_key_from_jwt(token).key
+            algorithms = ASYMMETRIC_ALGORITHMS
+        else:
+            key = settings.auth_jwt_secret
+            algorithms = ["HS256"]
+        return jwt.decode(
+            token, key, algorithms=algorithms, leeway=LEEWAY_SECONDS, options=options,
+            audience=settings.auth_audience, issuer=settings.auth_issuer,
+        )
+    except jwt.ExpiredSignatureError as exc:
+        raise Unauthorized("Token expired") from exc
+    except (jwt.PyJWTError, ValueError, TypeError) as exc:
+        raise Unauthorized("Invalid token") from exc
+
+
+def authenticate(db: Session, headers) -> Principal:
+    token = extract_token(headers)
+    if not token:
+        raise Unauthorized("Authentication required")
+    claims = decode_token(token)
+    email = claims.get("email")
+    if not isinstance(email, str) or not email:
+        raise Unauthorized("Token has no email claim")
+    user = db.scalar(select(User).where(func.lower(User.email) == email.lower()))
+    if user is None or not user.is_active:
+        raise Forbidden("No active user for this token")
+    return Principal(user=user, permissions=effective_permissions(db, user.id, user.access_level))
+
+
+def issue_dev_token(email: str, *, ttl_seconds: int = 30 * 24 * 3600, **claims) -> str:
+    """An HS256 token for development and tests (refused when JWKS is configured)."""
+    settings = get_settings()
+    if settings.auth_jwks_url:
+        raise RuntimeError("development tokens are HS256 only; this installation uses JWKS")
+    now = int(time.time())
+    payload = {"email": email, "iat": now, "exp": now + ttl_seconds, "sub": email, **claims}
+    if settings.auth_issuer:
+        payload.setdefault("iss", settings.auth_issuer)
+    if settings.auth_audience:
+        payload.setdefault("aud", settings.auth_audience)
+    return jwt.encode(payload, settings.auth_jwt_secret, algorithm="HS256")
+
+
+def bearer_secret_matches(headers, expected: str | None) -> bool:
+    """Service secrets (runner callback, portal worker), compared in constant time."""
+    if not expected:
+        return False
+    authorization = _header(headers, "Authorization") or ""
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return hmac.compare_digest(token.strip().encode(), expected.encode())

@@ -1,0 +1,173 @@
+"""Engine (created lazily, once per container), session factory and the unit of work.
+
+Only core talks to the engine. Areas receive a session through the request context (`ctx.db`)
+or through `unit_of_work()` in jobs. Services flush, never commit: the unit of work commits once,
+and rolls back on any exception.
+"""
+from __future__ import annotations
+
+import logging
+import ssl
+from contextlib import contextmanager
+from datetime import date, datetime, timezone
+from typing import Any, Iterator
+
+from sqlalchemy import JSON, Boolean, Date, DateTime, MetaData, String, create_engine, event
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+from .ids import new_id, utcnow
+from .settings import get_settings
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator):
+    """Timezone-aware UTC timestamps on every backend (SQLite stores them naive)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        if value is not None and dialect.name == "sqlite":
+            value = value.astimezone(timezone.utc).replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value, dialect):
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {datetime: UTCDateTime(), dict: JSON, list: JSON, bool: Boolean, date: Date}
+
+
+def id_column() -> Mapped[str]:
+    return mapped_column(String(36), primary_key=True, default=new_id)
+
+
+def created_at_column() -> Mapped[datetime]:
+    return mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+
+
+def updated_at_column() -> Mapped[datetime]:
+    return mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow, nullable=False)
+
+
+_engine: Engine | None = None
+_bind_override: Connection | None = None
+
+
+def _ssl_context(settings) -> ssl.SSLContext:
+    context = ssl.create_default_context(cafile=settings.database_ca_file)
+    return context
+
+
+def make_engine(url: str | None = None) -> Engine:
+    settings = get_settings()
+    url = url or settings.database_url
+    kwargs: dict[str, Any] = {"pool_pre_ping": True, "future": True}
+    connect_args: dict[str, Any] = {}
+    if url.startswith("sqlite"):
+        connect_args["check_same_thread"] = False
+    else:
+        # Lambda: one container serves one request at a time; RDS Proxy pools for us.
+        kwargs.update(pool_size=2, max_overflow=2, pool_recycle=300)
+        if settings.database_ssl == "verify" and "pg8000" in url:
+            connect_args["ssl_context"] = _ssl_context(settings)
+    engine = create_engine(url, connect_args=connect_args, **kwargs)
+    if url.startswith("sqlite"):
+        _sqlite_transactions(engine)
+    return engine
+
+
+def _sqlite_transactions(engine: Engine) -> None:
+    """pysqlite's own transaction handling breaks SAVEPOINT; let SQLAlchemy emit BEGIN itself."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):
+        conn.exec_driver_sql("BEGIN")
+
+
+def get_engine() -> Engine:
+    global _engine
+    if _engine is None:
+        _engine = make_engine()
+    return _engine
+
+
+def reset_engine() -> None:
+    global _engine
+    if _engine is not None:
+        _engine.dispose()
+    _engine = None
+
+
+def override_bind(connection: Connection | None) -> None:
+    """Tests: run every unit of work inside `connection`'s outer transaction (savepoints)."""
+    global _bind_override
+    _bind_override = connection
+
+
+def new_session() -> Session:
+    if _bind_override is not None:
+        return Session(bind=_bind_override, join_transaction_mode="create_savepoint", expire_on_commit=False)
+    return Session(bind=get_engine(), expire_on_commit=False)
+
+
+class UnitOfWork:
+    """One session, one transaction; callbacks queued with `after_commit` run only on success."""
+
+    def __init__(self) -> None:
+        self.session = new_session()
+        self._after_commit: list = []
+
+    def after_commit(self, callback) -> None:
+        self._after_commit.append(callback)
+
+    def commit(self) -> None:
+        self.session.commit()
+        callbacks, self._after_commit = self._after_commit, []
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - the data is committed; a failed send is logged, not a 500
+                logging.getLogger("wms.db").exception("after-commit callback failed")
+
+    def rollback(self) -> None:
+        self._after_commit = []
+        self.session.rollback()
+
+    def close(self) -> None:
+        self.session.close()
+
+
+@contextmanager
+def unit_of_work() -> Iterator[UnitOfWork]:
+    uow = UnitOfWork()
+    try:
+        yield uow
+        uow.commit()
+    except BaseException:
+        uow.rollback()
+        raise
+    finally:
+        uow.close()

@@ -1,0 +1,40 @@
+"""The generic history log that areas write to: entity type and id, action, actor, changes, time."""
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .models import HistoryEntry, User
+from .timeutil import iso
+
+
+def record(db: Session, *, entity_type: str, entity_id: str, action: str, actor_id: str | None,
+           changes: dict | None = None) -> HistoryEntry:
+    entry = HistoryEntry(entity_type=entity_type, entity_id=entity_id, action=action, actor_id=actor_id,
+                         changes=changes)
+    db.add(entry)
+    return entry
+
+
+def diff(before: dict, after: dict) -> dict:
+    """`{field: {"from": old, "to": new}}` for the fields whose value changed."""
+    return {key: {"from": before.get(key), "to": value} for key, value in after.items() if before.get(key) != value}
+
+
+def entries(db: Session, *, entity_type: str, entity_id: str, limit: int = 500) -> list[dict]:
+    """Newest first, with the actor's name joined (one query)."""
+    stmt = (
+        select(HistoryEntry, User.name)
+        .outerjoin(User, User.id == HistoryEntry.actor_id)
+        .where(HistoryEntry.entity_type == entity_type, HistoryEntry.entity_id == entity_id)
+        .order_by(HistoryEntry.created_at.desc(), HistoryEntry.id)
+        .limit(limit)
+    )
+    return [
+        {
+            "id": entry.id, "entity_type": entry.entity_type, "entity_id": entry.entity_id, "action": entry.action,
+            "actor_id": entry.actor_id, "actor_name": actor_name, "changes": entry.changes,
+            "created_at": iso(entry.created_at),
+        }
+        for entry, actor_name in db.execute(stmt)
+    ]

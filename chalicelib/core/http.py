@@ -1,0 +1,246 @@
+"""The endpoint decorator: the one place where cross-cutting request work happens.
+
+    @bp.route("/api/tasks/{task_id}", methods=["PUT"])
+    @endpoint(tool="tasks", level="update", body=TaskUpdate)
+    def update_task(ctx, task_id: str, body: TaskUpdate):
+        return {"task": tasks_service.update(ctx, task_id=task_id, data=body)}
+
+It authenticates, checks `<tool>:<level>`, validates body and query with pydantic, runs the
+handler in one unit of work (commit on success, rollback on any exception), maps errors to the
+status and body of decisions.md section 4, serialises, and records the route's models for the
+OpenAPI document. Callbacks queued with `ctx.after_commit` (queue messages) run only after commit.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any, Callable
+
+from chalice import Response
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.exc import DBAPIError
+
+from .auth import Principal, authenticate
+from .db import UnitOfWork
+from .errors import BadRequest, Conflict, DomainError, Forbidden
+from .settings import get_settings
+from .timeutil import iso
+
+log = logging.getLogger("wms.http")
+_app = None
+
+
+def install(app) -> None:
+    """Called once by app.py: the decorator reads the current request from this app."""
+    global _app
+    _app = app
+
+
+def accept_any_content_type(app) -> None:
+    """Let our decorator answer every body (a wrong Content-Type gets our 400, not Chalice's 415)."""
+    for methods in app.routes.values():
+        for entry in methods.values():
+            if entry.content_types == ["application/json"]:
+                entry.content_types = ["*/*"]
+
+
+def current_request():
+    return _app.current_request
+
+
+@dataclass
+class RequestContext:
+    request: Any
+    uow: UnitOfWork
+    principal: Principal | None = None
+    data: dict = field(default_factory=dict)
+
+    @property
+    def db(self):
+        return self.uow.session
+
+    @property
+    def user(self):
+        return self.principal.user if self.principal else None
+
+    @property
+    def user_id(self) -> str | None:
+        return self.principal.id if self.principal else None
+
+    @property
+    def settings(self):
+        return get_settings()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        self.uow.after_commit(callback)
+
+    def require(self, tool: str, level: str) -> None:
+        if self.principal is None:
+            raise Forbidden(f"Permission {tool}:{level} required")
+        self.principal.require(tool, level)
+
+    def can(self, tool: str, level: str) -> bool:
+        return self.principal is not None and self.principal.can(tool, level)
+
+    def header(self, name: str) -> str | None:
+        headers = self.request.headers or {}
+        return headers.get(name) or headers.get(name.lower())
+
+
+@dataclass(frozen=True)
+class EndpointSpec:
+    tool: str | None
+    level: str | None
+    body: type[BaseModel] | None
+    query: type[BaseModel] | None
+    status: int
+    auth: str
+    access: tuple[str, ...] | None
+    summary: str
+    request_content: str | None = None
+    response_content: str = "application/json"
+    error_statuses: tuple[int, ...] = ()
+
+
+def json_default(value):
+    if isinstance(value, (datetime, date)):
+        return iso(value)
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def json_response(body: Any, status: int = 200, headers: dict | None = None) -> Response:
+    return Response(
+        body=json.dumps(body, default=json_default, separators=(",", ":")),
+        status_code=status,
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+
+
+def error_response(error: DomainError) -> Response:
+    return json_response(error.body(), error.status)
+
+
+def validation_details(exc: ValidationError) -> list[dict]:
+    details = []
+    for item in exc.errors(include_url=False):
+        loc = [str(part) for part in item.get("loc", ()) if part not in ("body", "query")]
+        details.append({"field": ".".join(loc) or "body", "message": item.get("msg", "invalid")})
+    return details
+
+
+def parse_json_body(request) -> Any:
+    raw = request.raw_body
+    if not raw or not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadRequest("Request body must be valid JSON") from exc
+
+
+def _query_dict(request) -> dict:
+    params = request.query_params or {}
+    return {key: params[key] for key in params}
+
+
+def validate(model: type[BaseModel], data: Any, what: str) -> BaseModel:
+    if not isinstance(data, dict):
+        raise BadRequest(f"The {what} must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise BadRequest(f"Invalid {what}", details=validation_details(exc)) from exc
+
+
+def _database_error(exc: DBAPIError) -> DomainError | None:
+    """Constraint and data errors are the caller's mistake: 400 or 409, never 500."""
+    orig = exc.orig
+    code = getattr(orig, "sqlstate", None)
+    if code is None and orig is not None and orig.args and isinstance(orig.args[0], dict):
+        code = orig.args[0].get("C")  # pg8000
+    text = str(orig or exc).lower()
+    if code == "23505" or "unique constraint" in text:
+        return Conflict("A record with these values already exists")
+    if code == "23503" or "foreign key constraint" in text:
+        return BadRequest("A referenced record does not exist")
+    if (code or "").startswith("22") or (code or "").startswith("23"):
+        return BadRequest("A value is out of range or malformed")
+    return None
+
+
+def endpoint(
+    *,
+    tool: str | None = None,
+    level: str = "view",
+    body: type[BaseModel] | None = None,
+    query: type[BaseModel] | None = None,
+    status: int = 200,
+    auth: str = "user",
+    access: tuple[str, ...] | None = None,
+    request_content: str | None = None,
+    response_content: str = "application/json",
+    errors: tuple[int, ...] = (),
+):
+    """auth: "user" (a token, then `tool:level`), "public" (no token) or "service" (the handler checks
+    its own bearer secret). access: access levels allowed, for endpoints gated by level not tool."""
+
+    def decorate(fn):
+        spec = EndpointSpec(tool, level if tool else None, body, query, status, auth, access,
+                            (fn.__doc__ or fn.__name__.replace("_", " ")).strip().splitlines()[0],
+                            request_content, response_content, errors)
+
+        @functools.wraps(fn)
+        def wrapper(**path_params):
+            request = _app.current_request
+            uow = UnitOfWork()
+            ctx = RequestContext(request=request, uow=uow)
+            try:
+                if auth == "user":
+                    ctx.principal = authenticate(uow.session, request.headers)
+                    if access and ctx.principal.access_level not in access:
+                        raise Forbidden(f"Requires access level {' or '.join(access)}")
+                    if tool:
+                        ctx.principal.require(tool, level)
+                kwargs: dict[str, Any] = {}
+                if body is not None:
+                    kwargs["body"] = validate(body, parse_json_body(request), "request body")
+                if query is not None:
+                    kwargs["query"] = validate(query, _query_dict(request), "query")
+                result = fn(ctx, **path_params, **kwargs)
+                response = result if isinstance(result, Response) else json_response(result, status)
+                uow.commit()
+                return response
+            except DomainError as exc:
+                uow.rollback()
+                return error_response(exc)
+            except DBAPIError as exc:
+                uow.rollback()
+                mapped = _database_error(exc)
+                if mapped is None:
+                    log.exception("database error in %s", fn.__name__)
+                    return json_response({"error": "Internal server error"}, 500)
+                return error_response(mapped)
+            except Exception:  # noqa: BLE001 - the one place that turns the unexpected into a 500
+                uow.rollback()
+                log.exception("unhandled error in %s", fn.__name__)
+                return json_response({"error": "Internal server error"}, 500)
+            finally:
+                uow.close()
+
+        wrapper.__wms_endpoint__ = spec
+        return wrapper
+
+    return decorate
+
+
+__all__ = ["endpoint", "RequestContext", "json_response", "error_response", "install"]

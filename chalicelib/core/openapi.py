@@ -1,0 +1,98 @@
+"""OpenAPI 3.1 document built from the route table and the endpoint decorator's records."""
+from __future__ import annotations
+
+import re
+
+from pydantic.json_schema import models_json_schema
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {"type": "string"},
+        "details": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"field": {"type": "string"}, "message": {"type": "string"}}},
+        },
+    },
+}
+_PARAM = re.compile(r"{([^}+]+)\+?}")
+
+
+def iter_routes(app):
+    for path, methods in sorted(app.routes.items()):
+        for method, entry in sorted(methods.items()):
+            yield path, method, entry
+
+
+def build_document(app, *, title: str = "Work Management Service", version: str = "1.0.0") -> dict:
+    models = []
+    for _path, _method, entry in iter_routes(app):
+        spec = getattr(entry.view_function, "__wms_endpoint__", None)
+        if spec is None:
+            continue
+        for model in (spec.body, spec.query):
+            if model is not None and model not in models:
+                models.append(model)
+    keyed = [(model, "validation") for model in models]
+    refs, top = models_json_schema(keyed, ref_template="#/components/schemas/{model}") if keyed else ({}, {})
+    schemas = dict(top.get("$defs", {}))
+    schemas["Error"] = ERROR_SCHEMA
+
+    paths: dict = {}
+    for path, method, entry in iter_routes(app):
+        spec = getattr(entry.view_function, "__wms_endpoint__", None)
+        operation: dict = {
+            "operationId": f"{method.lower()}_{entry.view_name}",
+            "tags": [path.split("/")[2] if path.count("/") >= 2 else "root"],
+            "parameters": [
+                {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                for name in _PARAM.findall(path)
+            ],
+            "responses": {},
+        }
+        if spec is None:
+            operation["responses"]["200"] = {"description": "OK"}
+            paths.setdefault(path, {})[method.lower()] = operation
+            continue
+        operation["summary"] = spec.summary
+        if spec.tool:
+            operation["x-permission"] = f"{spec.tool}:{spec.level}"
+        if spec.access:
+            operation["x-access-levels"] = list(spec.access)
+        operation["x-auth"] = spec.auth
+        if spec.auth == "user":
+            operation["security"] = [{"bearerAuth": []}, {"cookieAuth": []}]
+        if spec.query is not None:
+            query_schema = spec.query.model_json_schema(ref_template="#/components/schemas/{model}")
+            required = set(query_schema.get("required", []))
+            for name, prop in query_schema.get("properties", {}).items():
+                operation["parameters"].append({"name": name, "in": "query", "required": name in required, "schema": prop})
+        if spec.body is not None:
+            ref = refs[(spec.body, "validation")]
+            operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": ref}}}
+        elif spec.request_content:
+            operation["requestBody"] = {"required": True, "content": {spec.request_content: {"schema": {}}}}
+        operation["responses"][str(spec.status)] = {"description": "Success", "content": {spec.response_content: {"schema": {}}}}
+        error_ref = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        statuses = {400, *spec.error_statuses}
+        if spec.auth == "user":
+            statuses |= {401, 403}
+        if _PARAM.search(path):
+            statuses.add(404)
+        for status in sorted(statuses):
+            operation["responses"][str(status)] = {"description": "Error", **error_ref}
+        paths.setdefault(path, {})[method.lower()] = operation
+
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": title, "version": version},
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {
+                "bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+                "cookieAuth": {"type": "apiKey", "in": "cookie", "name": "wms_session"},
+            },
+        },
+    }

@@ -1,0 +1,81 @@
+"""Tool permissions: levels, the access-level matrix (defaults and edits) and per-user overrides."""
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from .errors import Forbidden
+from .models import ACCESS_LEVELS, AccessLevelPermission, UserPermission
+
+TOOLS = (
+    "tasks", "projects", "budgets", "roadmaps", "sla", "config-lists", "action-centre", "proposals",
+    "deals", "invoices", "relationships", "templates", "performance", "leave", "insights", "pages",
+    "announcements", "calendar", "meetings", "timesheets", "admin",
+)
+LEVELS = ("none", "view", "update", "manage")
+RANK = {level: index for index, level in enumerate(LEVELS)}
+
+_EMPLOYEE_UPDATE = {"tasks", "projects", "pages", "action-centre", "leave", "performance", "meetings",
+                    "timesheets", "relationships", "deals", "proposals"}
+_EMPLOYEE_VIEW = {"budgets", "roadmaps", "sla", "config-lists", "announcements", "calendar", "templates", "invoices"}
+
+
+def _employee_level(tool: str) -> str:
+    if tool in _EMPLOYEE_UPDATE:
+        return "update"
+    if tool in _EMPLOYEE_VIEW:
+        return "view"
+    return "none"
+
+
+def _default_level(access_level: str, tool: str) -> str:
+    if access_level == "executive":
+        return "manage"
+    if access_level == "head":
+        return "update" if tool == "admin" else "manage"
+    if access_level == "manager":
+        return {"admin": "none", "insights": "view"}.get(tool, "update")
+    return _employee_level(tool)
+
+
+DEFAULT_MATRIX: dict[str, dict[str, str]] = {
+    access: {tool: _default_level(access, tool) for tool in TOOLS} for access in ACCESS_LEVELS
+}
+
+
+def normalise_permission(text: str) -> tuple[str, str]:
+    """`tasks:view` and `view:tasks` (or `tasks / view`) name the same permission."""
+    left, _, right = text.replace(" / ", ":").partition(":")
+    return (right, left) if left in LEVELS else (left, right)
+
+
+def matrix(db: Session) -> dict[str, dict[str, str]]:
+    result = {access: dict(levels) for access, levels in DEFAULT_MATRIX.items()}
+    for row in db.scalars(select(AccessLevelPermission)):
+        if row.access_level in result and row.tool in TOOLS:
+            result[row.access_level][row.tool] = row.level
+    return result
+
+
+def effective_permissions(db: Session, user_id: str, access_level: str) -> dict[str, str]:
+    """The matrix row of the user's access level with the user's overrides laid over it (one query)."""
+    levels = dict(DEFAULT_MATRIX.get(access_level, DEFAULT_MATRIX["employee"]))
+    stmt = (
+        select(AccessLevelPermission.tool, AccessLevelPermission.level, False)
+        .where(AccessLevelPermission.access_level == access_level)
+        .union_all(select(UserPermission.tool, UserPermission.level, True).where(UserPermission.user_id == user_id))
+    )
+    rows = db.execute(stmt).all()
+    for tool, level, is_override in sorted(rows, key=lambda row: row[2]):
+        if tool in levels:
+            levels[tool] = level
+    return levels
+
+
+def allows(permissions: dict[str, str], tool: str, level: str) -> bool:
+    return RANK.get(permissions.get(tool, "none"), 0) >= RANK[level]
+
+
+def require(permissions: dict[str, str], tool: str, level: str) -> None:
+    if not allows(permissions, tool, level):
+        raise Forbidden(f"Permission {tool}:{level} required")

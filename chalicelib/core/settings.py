@@ -1,0 +1,111 @@
+"""One settings object, read from the environment once per container.
+
+Defaults are the embedded ones of decisions.md section 1: a SQLite file, a local uploads folder,
+in-process notification delivery and sandbox providers. Secrets that must persist across restarts
+in development (the HS256 secret, the Fernet key) are generated once and written under `.data/`.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+
+
+def data_dir() -> Path:
+    path = Path(os.environ.get("WMS_DATA_DIR") or PROJECT_DIR / ".data")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _persistent_secret(name: str, make) -> str:
+    path = data_dir() / name
+    if path.exists():
+        return path.read_text().strip()
+    value = make()
+    path.write_text(value)
+    path.chmod(0o600)
+    return value
+
+
+class Settings(BaseModel):
+    stage: str = "dev"
+    database_url: str
+    database_ssl: str = "off"  # off | verify
+    database_ca_file: str | None = None
+    auth_jwks_url: str | None = None
+    auth_issuer: str | None = None
+    auth_audience: str | None = None
+    auth_jwt_secret: str | None = None
+    auth_cookie_name: str = "wms_session"
+    portal_service_token: str | None = None
+    uploads_bucket: str | None = None
+    uploads_dir: str
+    notifications_queue_url: str | None = None
+    aws_endpoint_url: str | None = None
+    aws_region: str = "ap-southeast-2"
+    secrets_key: str | None = None
+    org_timezone: str = "Australia/Sydney"
+    public_base_url: str = "http://127.0.0.1:8000"
+    # providers: <ROLE>_MODE = sandbox | live | off
+    ai_mode: str = "sandbox"
+    ai_base_url: str = "https://api.openai.com/v1"
+    ai_api_key: str | None = None
+    ai_model: str = "gpt-4o-mini"
+    ai_timeout_seconds: float = 30.0
+    mail_mode: str = "sandbox"
+    mail_from: str = "notifications@example.com"
+    chat_mode: str = "sandbox"
+    chat_bot_token: str | None = None
+    push_mode: str = "sandbox"
+    vapid_public_key: str | None = None
+    vapid_private_key: str | None = None
+    vapid_subject: str = "mailto:ops@example.com"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    def provider_mode(self, role: str) -> str:
+        return getattr(self, f"{role}_mode", "off") or "off"
+
+
+def _env(name: str, default=None):
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+def load_settings() -> Settings:
+    values: dict = {}
+    for field in Settings.model_fields:
+        value = _env(field.upper())
+        if value is not None:
+            values[field] = value
+    values.setdefault("database_url", f"sqlite:///{data_dir() / 'wms.sqlite3'}")
+    values.setdefault("uploads_dir", str(data_dir() / "uploads"))
+    values["stage"] = _env("WMS_STAGE", values.get("stage", "dev"))
+    settings = Settings(**values)
+    if not settings.auth_jwks_url:
+        if settings.stage == "prod":
+            raise RuntimeError("the prod stage requires AUTH_JWKS_URL (HS256 is for development only)")
+        if not settings.auth_jwt_secret:
+            settings.auth_jwt_secret = _persistent_secret("jwt-secret", lambda: secrets.token_urlsafe(48))
+    if not settings.secrets_key:
+        from cryptography.fernet import Fernet
+
+        settings.secrets_key = _persistent_secret("secrets-key", lambda: Fernet.generate_key().decode())
+    return settings
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return load_settings()
+
+
+def reset_settings() -> None:
+    """Forget the cached settings (tests change the environment)."""
+    get_settings.cache_clear()

@@ -1,0 +1,39 @@
+"""The AI provider interface: the three jobs the service asks of it."""
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+
+from chalicelib.core.errors import BadGateway
+
+EDIT_MODES = ("edit", "rewrite", "generate")
+
+
+class AIProvider(ABC):
+    @abstractmethod
+    def project_summary(self, facts: dict) -> dict:
+        """`{summary: 3 to 5 sentences, recommendations: 2 to 3 strings}` from a project's facts."""
+
+    @abstractmethod
+    def edit_text(self, *, mode: str, instruction: str, text: str | None = None, context: str | None = None) -> str:
+        """Edit or rewrite a selection, or generate new text, following the instruction."""
+
+    @abstractmethod
+    def complete(self, *, prefix: str, max_tokens: int) -> str:
+        """Continue the text (copilot), at most `max_tokens` tokens."""
+
+
+def sentence_count(text: str) -> int:
+    return len([s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s])
+
+
+def check_project_summary(result: dict) -> dict:
+    """The contract of a project summary; a provider answer outside it is a failed generation (502)."""
+    summary = result.get("summary") if isinstance(result, dict) else None
+    recommendations = result.get("recommendations") if isinstance(result, dict) else None
+    if not isinstance(summary, str) or not 3 <= sentence_count(summary) <= 5:
+        raise BadGateway("AI summary generation failed: the summary must have 3 to 5 sentences")
+    if (not isinstance(recommendations, list) or not 2 <= len(recommendations) <= 3
+            or not all(isinstance(r, str) and r.strip() for r in recommendations)):
+        raise BadGateway("AI summary generation failed: 2 to 3 recommendations are required")
+    return {"summary": summary.strip(), "recommendations": [r.strip() for r in recommendations]}

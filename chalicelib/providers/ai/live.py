@@ -1,0 +1,77 @@
+"""Live adapter: an OpenAI-compatible `POST {base_url}/chat/completions`."""
+from __future__ import annotations
+
+import json
+
+import requests
+
+from chalicelib.core.errors import BadGateway
+
+from .base import AIProvider, check_project_summary
+
+SUMMARY_PROMPT = (
+    "You summarise agency projects for their managers. Answer with a JSON object "
+    '{"summary": string of 3 to 5 sentences, "recommendations": array of 2 to 3 short strings}.'
+)
+EDIT_PROMPTS = {
+    "edit": "Edit the selected text as instructed. Answer with the edited text only.",
+    "rewrite": "Rewrite the selected text as instructed, keeping its meaning. Answer with the new text only.",
+    "generate": "Write new text as instructed, fitting the surrounding document. Answer with the text only.",
+}
+
+
+class LiveAI(AIProvider):
+    def __init__(self, *, base_url: str, api_key: str, model: str, timeout: float = 30.0) -> None:
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.api_key = api_key
+        self.model = model
+        self.timeout = timeout
+
+    def chat(self, messages: list[dict], *, max_tokens: int | None = None, json_mode: bool = False) -> str:
+        payload: dict = {"model": self.model, "messages": messages, "temperature": 0.3}
+        if max_tokens is not None:
+            payload["max_tokens"] = max_tokens
+        if json_mode:
+            payload["response_format"] = {"type": "json_object"}
+        try:
+            response = requests.post(self.url, json=payload, timeout=self.timeout,
+                                     headers={"Authorization": f"Bearer {self.api_key}"})
+        except requests.RequestException as exc:
+            raise BadGateway("AI provider unreachable") from exc
+        if response.status_code != 200:
+            raise BadGateway(f"AI provider answered {response.status_code}")
+        try:
+            content = response.json()["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise BadGateway("AI provider answer could not be read") from exc
+        if not isinstance(content, str):
+            raise BadGateway("AI provider answer had no text")
+        return content
+
+    def project_summary(self, facts: dict) -> dict:
+        content = self.chat(
+            [{"role": "system", "content": SUMMARY_PROMPT},
+             {"role": "user", "content": json.dumps(facts, default=str)}],
+            json_mode=True,
+        )
+        try:
+            result = json.loads(content)
+        except ValueError as exc:
+            raise BadGateway("AI summary generation failed: the answer was not JSON") from exc
+        return check_project_summary(result)
+
+    def edit_text(self, *, mode: str, instruction: str, text: str | None = None, context: str | None = None) -> str:
+        parts = [f"Instruction: {instruction}"]
+        if text:
+            parts.append(f"Selected text:\n{text}")
+        if context:
+            parts.append(f"Document context:\n{context}")
+        return self.chat([{"role": "system", "content": EDIT_PROMPTS[mode]},
+                          {"role": "user", "content": "\n\n".join(parts)}]).strip()
+
+    def complete(self, *, prefix: str, max_tokens: int) -> str:
+        return self.chat(
+            [{"role": "system", "content": "Continue the user's text naturally. Answer with the continuation only."},
+             {"role": "user", "content": prefix}],
+            max_tokens=max_tokens,
+        )

@@ -1,0 +1,57 @@
+"""Sandbox adapter: deterministic answers computed from the input, for development and tests."""
+from __future__ import annotations
+
+import re
+
+from .base import AIProvider, check_project_summary
+
+
+class SandboxAI(AIProvider):
+    def project_summary(self, facts: dict) -> dict:
+        name = facts.get("name") or "The project"
+        status = facts.get("status") or "active"
+        members = facts.get("members") or []
+        tasks = facts.get("tasks") or []
+        goals = facts.get("goals") or []
+        done = [t for t in tasks if (t.get("status_value") or "") == "done"]
+        open_goals = [g for g in goals if (g.get("status") or "") not in ("done", "completed", "achieved")]
+        sentences = [
+            f"{name} is {status} with {len(members)} team member{'s' if len(members) != 1 else ''}.",
+            f"It has {len(tasks)} top-level task{'s' if len(tasks) != 1 else ''}, of which {len(done)} are done.",
+            f"There {'is' if len(goals) == 1 else 'are'} {len(goals)} goal{'s' if len(goals) != 1 else ''}, "
+            f"{len(open_goals)} still open.",
+        ]
+        if facts.get("end_date"):
+            sentences.append(f"Delivery is planned to finish by {facts['end_date']}.")
+        recommendations = [
+            "Review open tasks and confirm owners and due dates." if len(done) < len(tasks) or not tasks
+            else "Close out the finished work with the client.",
+            f"Check progress on the goal '{open_goals[0]['title']}'." if open_goals
+            else "Agree the next goals with the client.",
+        ]
+        if not members:
+            recommendations.append("Add team members so work can be assigned.")
+        return check_project_summary({"summary": " ".join(sentences), "recommendations": recommendations})
+
+    def edit_text(self, *, mode: str, instruction: str, text: str | None = None, context: str | None = None) -> str:
+        instruction_l = instruction.lower()
+        if mode == "generate" or not text:
+            return f"{instruction.strip().rstrip('.').capitalize()}: a first draft written for this page."
+        result = re.sub(r"\s+", " ", text).strip()
+        if "short" in instruction_l or "concise" in instruction_l:
+            result = re.split(r"(?<=[.!?])\s+", result)[0]
+        if "upper" in instruction_l:
+            result = result.upper()
+        elif "lower" in instruction_l:
+            result = result.lower()
+        if mode == "rewrite":
+            result = f"In other words, {result[:1].lower()}{result[1:]}"
+        elif result:
+            result = result[:1].upper() + result[1:]
+        return result
+
+    def complete(self, *, prefix: str, max_tokens: int) -> str:
+        words = re.findall(r"[A-Za-z']+", prefix)
+        tail = words[-1].lower() if words else "this"
+        continuation = f" and the {tail} work continues as planned with the team reviewing each step together".split(" ")
+        return " ".join(continuation[: max(0, max_tokens)])

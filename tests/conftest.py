@@ -1,0 +1,263 @@
+"""Test harness: a fresh, migrated database per run; one rolled-back transaction per test.
+
+Database: WMS_TEST_DB=sqlite runs on a SQLite file; otherwise PostgreSQL: a new database
+`wms_test_<random>` on the server of TEST_DATABASE_URL, or a throwaway cluster started from the
+machine's server binaries (tests/pgserver.py). Each test runs inside an outer transaction that
+is rolled back; the app's sessions join it through savepoints (SQLAlchemy's documented recipe).
+"""
+from __future__ import annotations
+
+import json as jsonlib
+import os
+import secrets
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+_DATA = tempfile.mkdtemp(prefix="wms-test-data-")
+_CLEAR = ("AUTH_JWKS_URL", "AUTH_ISSUER", "AUTH_AUDIENCE", "UPLOADS_BUCKET", "NOTIFICATIONS_QUEUE_URL",
+          "AWS_ENDPOINT_URL", "PORTAL_SERVICE_TOKEN", "WMS_MODULES", "DATABASE_URL", "SECRETS_KEY")
+for _name in _CLEAR:
+    os.environ.pop(_name, None)
+os.environ.update({
+    "WMS_DATA_DIR": _DATA,
+    "WMS_STAGE": "test",
+    "AUTH_JWT_SECRET": "test-secret-" + "x" * 40,
+    "UPLOADS_DIR": str(Path(_DATA) / "uploads"),
+    "ORG_TIMEZONE": os.environ.get("ORG_TIMEZONE", "Australia/Sydney"),
+    "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "ap-southeast-2",
+})
+
+
+def _create_postgres_database(server_url: str) -> tuple[str, callable]:
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"wms_test_{secrets.token_hex(4)}"
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+    def drop() -> None:
+        from chalicelib.core.db import reset_engine
+
+        reset_engine()
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return url, drop
+
+
+@pytest.fixture(scope="session")
+def database_url():
+    cleanups = []
+    if os.environ.get("WMS_TEST_DB") == "sqlite":
+        url = f"sqlite:///{Path(_DATA) / 'test.sqlite3'}"
+    else:
+        server = os.environ.get("TEST_DATABASE_URL")
+        if not server:
+            from tests.pgserver import Cluster
+
+            try:
+                cluster = Cluster()
+            except RuntimeError as exc:
+                pytest.exit(str(exc), returncode=3)
+            server = cluster.start()
+            cleanups.append(cluster.stop)
+        url, drop = _create_postgres_database(server)
+        cleanups.insert(0, drop)
+    os.environ["DATABASE_URL"] = url
+    from chalicelib.core.db import reset_engine
+    from chalicelib.core.settings import reset_settings
+    from chalicelib.migrations.runner import upgrade
+
+    reset_settings()
+    reset_engine()
+    upgrade(url)
+    yield url
+    for cleanup in cleanups:
+        cleanup()
+
+
+@pytest.fixture(scope="session")
+def engine(database_url):
+    from chalicelib.core.db import get_engine
+
+    return get_engine()
+
+
+@pytest.fixture(autouse=True)
+def db_connection(request, engine):
+    """The outer transaction of one test; every unit of work joins it and it is rolled back."""
+    from chalicelib.core import db as core_db
+    from chalicelib.core.settings import reset_settings
+
+    connection = engine.connect()
+    transaction = connection.begin()
+    core_db.override_bind(connection)
+    yield connection
+    core_db.override_bind(None)
+    if transaction.is_active:
+        transaction.rollback()
+    connection.close()
+    reset_settings()
+
+
+@pytest.fixture
+def db(db_connection):
+    """A session for factories and assertions, inside the test's transaction."""
+    from sqlalchemy.orm import Session
+
+    session = Session(bind=db_connection, join_transaction_mode="create_savepoint", expire_on_commit=False)
+    yield session
+    session.close()
+
+
+@pytest.fixture(scope="session")
+def app(database_url):
+    from app import app as chalice_app
+
+    return chalice_app
+
+
+@pytest.fixture
+def client(app):
+    from chalice.test import Client
+
+    with Client(app, stage_name="dev", project_dir=str(PROJECT_DIR)) as test_client:
+        yield test_client
+
+
+class ApiResponse:
+    def __init__(self, raw) -> None:
+        self.raw = raw
+        self.status = raw.status_code
+        self.headers = {key.lower(): value for key, value in (raw.headers or {}).items()}
+        self.body = raw.body or b""
+
+    @property
+    def json(self):
+        return jsonlib.loads(self.body) if self.body else None
+
+    def __repr__(self) -> str:
+        return f"<ApiResponse {self.status} {self.body[:300]!r}>"
+
+
+class Api:
+    """HTTP through the Chalice test client: `api.post("/api/x", json={...}, as_=user)`."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+
+    def token_for(self, user) -> str:
+        from chalicelib.core.auth import issue_dev_token
+
+        return issue_dev_token(user.email if hasattr(user, "email") else user)
+
+    def request(self, method: str, path: str, *, as_=None, json=None, body=None, headers=None, token=None):
+        headers = dict(headers or {})
+        if as_ is not None:
+            token = self.token_for(as_)
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        if json is not None:
+            body = jsonlib.dumps(json)
+            headers.setdefault("Content-Type", "application/json")
+        raw = self.client.http.request(method=method, path=path, headers=headers, body=body or b"")
+        return ApiResponse(raw)
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, **kw):
+        return self.request("POST", path, **kw)
+
+    def put(self, path, **kw):
+        return self.request("PUT", path, **kw)
+
+    def patch(self, path, **kw):
+        return self.request("PATCH", path, **kw)
+
+    def delete(self, path, **kw):
+        return self.request("DELETE", path, **kw)
+
+
+@pytest.fixture
+def api(client):
+    return Api(client)
+
+
+@pytest.fixture
+def set_env(monkeypatch):
+    """Change settings for one test: `set_env(AI_MODE="off")`."""
+    from chalicelib.core.aws import reset_clients
+    from chalicelib.core.settings import reset_settings
+
+    def apply(**values):
+        for key, value in values.items():
+            if value is None:
+                monkeypatch.delenv(key, raising=False)
+            else:
+                monkeypatch.setenv(key, str(value))
+        reset_settings()
+        reset_clients()
+
+    yield apply
+    monkeypatch.undo()
+    reset_settings()
+    reset_clients()
+
+
+@pytest.fixture
+def aws(set_env):
+    """moto for S3 and SQS: an uploads bucket and the notifications queue (with its DLQ)."""
+    from moto import mock_aws
+
+    with mock_aws():
+        import boto3
+
+        region = "ap-southeast-2"
+        s3 = boto3.client("s3", region_name=region)
+        s3.create_bucket(Bucket="wms-test-uploads", CreateBucketConfiguration={"LocationConstraint": region})
+        sqs = boto3.client("sqs", region_name=region)
+        dlq = sqs.create_queue(QueueName="wms-notifications-dlq")["QueueUrl"]
+        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        queue = sqs.create_queue(QueueName="wms-notifications", Attributes={
+            "RedrivePolicy": jsonlib.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "5"})})["QueueUrl"]
+        set_env(UPLOADS_BUCKET="wms-test-uploads", NOTIFICATIONS_QUEUE_URL=queue)
+        yield {"s3": s3, "sqs": sqs, "bucket": "wms-test-uploads", "queue_url": queue, "dlq_url": dlq}
+
+
+@pytest.fixture
+def count_queries(engine):
+    """`with count_queries() as counter: ...` then `counter.count` SQL statements."""
+    from sqlalchemy import event
+
+    class Counter:
+        def __init__(self) -> None:
+            self.statements: list[str] = []
+
+        @property
+        def count(self) -> int:
+            return len([s for s in self.statements if not s.strip().upper().startswith(("SAVEPOINT", "RELEASE", "ROLLBACK TO"))])
+
+    @contextmanager
+    def counting():
+        counter = Counter()
+
+        def before(conn, cursor, statement, parameters, context, executemany):
+            counter.statements.append(statement)
+
+        event.listen(engine, "before_cursor_execute", before)
+        try:
+            yield counter
+        finally:
+            event.remove(engine, "before_cursor_execute", before)
+
+    return counting
