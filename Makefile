@@ -35,5 +35,15 @@ test-smoke-sqlite: venv
 openapi: venv
 	$(PY) -m chalicelib.cli openapi --output docs/openapi.json
 
+# The deployable template: chalice package, then one function per area (infra/package.py).
+package: venv
+	$(PY) infra/package.py --stage $(STAGE) --output build/$(STAGE)
+
+bench: venv
+	$(PY) bench/run.py
+
+fuzz: venv
+	$(PY) bench/fuzz.py
+
 clean:
 	rm -rf $(VENV) .data build
