@@ -1,0 +1,108 @@
+"""Request models of the admin area (users, squads, the permission matrix, per-user overrides)."""
+from __future__ import annotations
+
+import re
+from datetime import date
+from decimal import Decimal
+from typing import Literal, Optional
+
+from pydantic import BaseModel, Field, field_validator
+
+from chalicelib.core.models import ACCESS_LEVELS
+from chalicelib.core.permissions import LEVELS, TOOLS
+
+AccessLevel = Literal[ACCESS_LEVELS]
+Tool = Literal[TOOLS]
+Level = Literal[LEVELS]
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def _clean_email(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip().lower()
+    if not _EMAIL.match(value):
+        raise ValueError("must be an e-mail address")
+    return value
+
+
+def _clean_name(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    return value
+
+
+class _UserFields(BaseModel):
+    squad_id: Optional[str] = Field(default=None, max_length=36)
+    manager_id: Optional[str] = Field(default=None, max_length=36)
+    job_title: Optional[str] = Field(default=None, max_length=200)
+    picture: Optional[str] = Field(default=None, max_length=2000)
+    phone: Optional[str] = Field(default=None, max_length=50)
+    date_of_birth: Optional[date] = None
+    start_date: Optional[date] = None
+    end_date: Optional[date] = None
+    gender: Optional[str] = Field(default=None, max_length=50)
+    salary: Optional[Decimal] = Field(default=None, ge=0, max_digits=14, decimal_places=2)
+    location: Optional[str] = Field(default=None, max_length=200)
+    employment_basis: Optional[str] = Field(default=None, max_length=50)
+
+
+class UserCreate(_UserFields):
+    email: str = Field(max_length=320)
+    name: str = Field(max_length=200)
+    access_level: AccessLevel = "employee"
+
+    _email = field_validator("email")(_clean_email)
+    _name = field_validator("name")(_clean_name)
+
+
+class UserUpdate(_UserFields):
+    """Every field optional; a field sent as null is cleared (email, name, access_level, is_active
+    cannot be null)."""
+
+    email: Optional[str] = Field(default=None, max_length=320)
+    name: Optional[str] = Field(default=None, max_length=200)
+    access_level: Optional[AccessLevel] = None
+    is_active: Optional[bool] = None
+
+    _email = field_validator("email")(_clean_email)
+    _name = field_validator("name")(_clean_name)
+
+
+class UserQuery(BaseModel):
+    search: Optional[str] = Field(default=None, max_length=200)
+    squad_id: Optional[str] = Field(default=None, max_length=36)
+    access_level: Optional[AccessLevel] = None
+    include_inactive: bool = False
+
+
+class MatrixUpdate(BaseModel):
+    """`{ matrix: { <access_level>: { <tool>: none|view|update|manage } } }`, any subset."""
+
+    matrix: dict[AccessLevel, dict[Tool, Level]]
+
+
+class UserPermissionsUpdate(BaseModel):
+    """`{ permissions: { <tool>: none|view|update|manage|null } }`; null removes the override."""
+
+    permissions: dict[Tool, Optional[Level]]
+
+
+class SquadCreate(BaseModel):
+    name: str = Field(max_length=200)
+    manager_id: Optional[str] = Field(default=None, max_length=36)
+    chat_channel_id: Optional[str] = Field(default=None, max_length=200)
+
+    _name = field_validator("name")(_clean_name)
+
+
+class SquadUpdate(BaseModel):
+    name: Optional[str] = Field(default=None, max_length=200)
+    manager_id: Optional[str] = Field(default=None, max_length=36)
+    chat_channel_id: Optional[str] = Field(default=None, max_length=200)
+
+    _name = field_validator("name")(_clean_name)

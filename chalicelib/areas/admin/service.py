@@ -1,0 +1,175 @@
+"""Users: the caller (`/api/me`), the user directory, user create and update.
+
+Salary is sensitive: it appears only to callers holding admin:manage, and to a user reading their
+own record through `/api/me`; otherwise the `salary` key is left out of the record.
+"""
+from __future__ import annotations
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import aliased
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.models import Squad, User
+from chalicelib.core.serialize import row_dict
+
+from .schemas import UserCreate, UserQuery, UserUpdate
+
+LIST_LIMIT = 500
+USER_FIELDS = (
+    "id", "email", "name", "access_level", "squad_id", "manager_id", "job_title", "picture", "phone",
+    "date_of_birth", "start_date", "end_date", "gender", "salary", "location", "employment_basis",
+    "is_active", "created_at", "updated_at",
+)
+NOT_NULL_ON_UPDATE = ("email", "name", "access_level", "is_active")
+REDACTED = "[redacted]"
+
+
+def sees_salary(ctx) -> bool:
+    return ctx.can("admin", "manage")
+
+
+def user_record(user: User, squad_name: str | None, manager_name: str | None, *, show_salary: bool) -> dict:
+    record = row_dict(user, USER_FIELDS, flags=("is_active",))
+    record["squad_name"] = squad_name
+    record["manager_name"] = manager_name
+    if not show_salary:
+        record.pop("salary")
+    return record
+
+
+def _user_select():
+    manager = aliased(User)
+    return (
+        select(User, Squad.name, manager.name)
+        .outerjoin(Squad, Squad.id == User.squad_id)
+        .outerjoin(manager, manager.id == User.manager_id)
+    )
+
+
+def load_user(db, user_id: str) -> tuple[User, str | None, str | None]:
+    row = db.execute(_user_select().where(User.id == user_id)).first()
+    if row is None:
+        raise not_found("User")
+    return row[0], row[1], row[2]
+
+
+def get_user_record(ctx, *, user_id: str, show_salary: bool | None = None) -> dict:
+    user, squad_name, manager_name = load_user(ctx.db, user_id)
+    return user_record(user, squad_name, manager_name,
+                       show_salary=sees_salary(ctx) if show_salary is None else show_salary)
+
+
+def me(ctx) -> dict:
+    return {"user": get_user_record(ctx, user_id=ctx.user_id, show_salary=True),
+            "permissions": dict(ctx.principal.permissions)}
+
+
+def _like_pattern(text: str) -> str:
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def list_users(ctx, *, query: UserQuery) -> list[dict]:
+    stmt = _user_select()
+    if not query.include_inactive:
+        stmt = stmt.where(User.is_active.is_(True))
+    if query.squad_id:
+        stmt = stmt.where(User.squad_id == query.squad_id)
+    if query.access_level:
+        stmt = stmt.where(User.access_level == query.access_level)
+    if query.search and query.search.strip():
+        pattern = _like_pattern(query.search.strip())
+        stmt = stmt.where(or_(func.lower(User.name).like(pattern, escape="\\"),
+                              func.lower(User.email).like(pattern, escape="\\")))
+    stmt = stmt.order_by(func.lower(User.name), User.id).limit(LIST_LIMIT)
+    show = sees_salary(ctx)
+    return [user_record(user, squad, manager, show_salary=show) for user, squad, manager in ctx.db.execute(stmt)]
+
+
+def _email_taken(db, email: str, *, except_id: str | None = None) -> bool:
+    stmt = select(User.id).where(func.lower(User.email) == email.lower())
+    if except_id:
+        stmt = stmt.where(User.id != except_id)
+    return db.scalar(stmt.limit(1)) is not None
+
+
+def _check_references(db, data: dict, *, user_id: str | None = None) -> None:
+    if data.get("squad_id") and db.get(Squad, data["squad_id"]) is None:
+        raise BadRequest("squad_id does not match a squad", details=[{"field": "squad_id", "message": "unknown squad"}])
+    manager_id = data.get("manager_id")
+    if not manager_id:
+        return
+    if db.get(User, manager_id) is None:
+        raise BadRequest("manager_id does not match a user", details=[{"field": "manager_id", "message": "unknown user"}])
+    if user_id is None:
+        return
+    # A user cannot report to themselves, directly or through their own reports.
+    current, seen = manager_id, set()
+    while current and current not in seen:
+        if current == user_id:
+            raise BadRequest("A user cannot be their own manager, directly or through their reports",
+                             details=[{"field": "manager_id", "message": "would create a reporting cycle"}])
+        seen.add(current)
+        current = db.scalar(select(User.manager_id).where(User.id == current))
+
+
+def _check_dates(start, end) -> None:
+    if start and end and end < start:
+        raise BadRequest("end_date is before start_date", details=[{"field": "end_date", "message": "before start_date"}])
+
+
+def _audit_values(values: dict) -> dict:
+    return {key: (REDACTED if key == "salary" and value is not None else value) for key, value in values.items()}
+
+
+def _snapshot(user: User) -> dict:
+    return {key: getattr(user, key) for key in USER_FIELDS if key not in ("id", "created_at", "updated_at")}
+
+
+def _jsonable(values: dict) -> dict:
+    from chalicelib.core.serialize import value_out
+
+    return {key: value_out(value) for key, value in values.items()}
+
+
+def create_user(ctx, *, data: UserCreate) -> dict:
+    values = data.model_dump()
+    if _email_taken(ctx.db, values["email"]):
+        raise Conflict("A user with this email already exists")
+    _check_references(ctx.db, values)
+    _check_dates(values.get("start_date"), values.get("end_date"))
+    user = User(**values, is_active=True)
+    ctx.db.add(user)
+    ctx.db.flush()
+    created = {key: value for key, value in _snapshot(user).items() if value is not None}
+    history.record(ctx.db, entity_type="user", entity_id=user.id, action="created", actor_id=ctx.user_id,
+                   changes=_jsonable(_audit_values(created)))
+    return get_user_record(ctx, user_id=user.id)
+
+
+def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
+    user = ctx.db.get(User, user_id)
+    if user is None:
+        raise not_found("User")
+    values = data.model_dump(exclude_unset=True)
+    nulls = [key for key in NOT_NULL_ON_UPDATE if key in values and values[key] is None]
+    if nulls:
+        raise BadRequest("Invalid request body", details=[{"field": key, "message": "must not be null"} for key in nulls])
+    if "email" in values and _email_taken(ctx.db, values["email"], except_id=user.id):
+        raise Conflict("A user with this email already exists")
+    _check_references(ctx.db, values, user_id=user.id)
+    _check_dates(values.get("start_date", user.start_date), values.get("end_date", user.end_date))
+    if values.get("is_active") is False and user.id == ctx.user_id:
+        raise BadRequest("You cannot deactivate yourself")
+    before = _snapshot(user)
+    for key, value in values.items():
+        setattr(user, key, value)
+    ctx.db.flush()
+    changes = history.diff(before, _snapshot(user))
+    if changes:
+        if "salary" in changes:
+            changes["salary"] = {"from": REDACTED, "to": REDACTED}
+        history.record(ctx.db, entity_type="user", entity_id=user.id, action="updated", actor_id=ctx.user_id,
+                       changes={key: _jsonable(change) for key, change in changes.items()})
+    return get_user_record(ctx, user_id=user.id)

@@ -1,0 +1,87 @@
+"""The access-level matrix and the per-user overrides that replace one tool's level."""
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from chalicelib.core import history, permissions
+from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.models import AccessLevelPermission, User, UserPermission
+
+from .service import load_user, sees_salary, user_record
+
+
+def get_matrix(ctx) -> dict:
+    return permissions.matrix(ctx.db)
+
+
+def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
+    """Write the given cells (any subset of access levels and tools); answer the whole matrix."""
+    if permissions.RANK[changes.get("executive", {}).get("admin", "manage")] < permissions.RANK["manage"]:
+        raise BadRequest("The executive access level keeps admin:manage (no one could administer otherwise)",
+                         details=[{"field": "matrix.executive.admin", "message": "must stay manage"}])
+    before = permissions.matrix(ctx.db)
+    stored = {(row.access_level, row.tool): row for row in ctx.db.scalars(
+        select(AccessLevelPermission).where(AccessLevelPermission.access_level.in_(list(changes))))}
+    for access_level, tools in changes.items():
+        for tool, level in tools.items():
+            row = stored.get((access_level, tool))
+            if row is None:
+                ctx.db.add(AccessLevelPermission(access_level=access_level, tool=tool, level=level))
+            else:
+                row.level = level
+    ctx.db.flush()
+    after = permissions.matrix(ctx.db)
+    for access_level in changes:
+        diff = history.diff(before[access_level], after[access_level])
+        if diff:
+            history.record(ctx.db, entity_type="access_level", entity_id=access_level, action="permissions_changed",
+                           actor_id=ctx.user_id, changes=diff)
+    return after
+
+
+def overrides(db, user_id: str) -> dict[str, str]:
+    return {tool: level for tool, level in db.execute(
+        select(UserPermission.tool, UserPermission.level).where(UserPermission.user_id == user_id))}
+
+
+def user_permissions(ctx, *, user: User) -> dict:
+    return permissions.effective_permissions(ctx.db, user.id, user.access_level)
+
+
+def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) -> dict:
+    """Set (a level, `none` included) or remove (null) the user's override per tool."""
+    user = ctx.db.get(User, user_id)
+    if user is None:
+        raise not_found("User")
+    if user.id == ctx.user_id and "admin" in levels:
+        current = ctx.principal.permissions.get("admin", "none")
+        new = levels["admin"] or permissions.matrix(ctx.db)[user.access_level]["admin"]
+        if permissions.RANK[new] < permissions.RANK[current]:
+            raise BadRequest("You cannot lower your own admin permission",
+                             details=[{"field": "permissions.admin", "message": "would lower your own admin level"}])
+    stored = {row.tool: row for row in ctx.db.scalars(select(UserPermission).where(UserPermission.user_id == user.id))}
+    changes = {}
+    for tool, level in levels.items():
+        row = stored.get(tool)
+        old = row.level if row is not None else None
+        if level is None:
+            if row is not None:
+                ctx.db.delete(row)
+        elif row is None:
+            ctx.db.add(UserPermission(user_id=user.id, tool=tool, level=level))
+        else:
+            row.level = level
+        if old != level:
+            changes[tool] = {"from": old, "to": level}
+    ctx.db.flush()
+    if changes:
+        history.record(ctx.db, entity_type="user", entity_id=user.id, action="permissions_changed",
+                       actor_id=ctx.user_id, changes=changes)
+    return {"permissions": user_permissions(ctx, user=user), "overrides": overrides(ctx.db, user.id)}
+
+
+def user_detail(ctx, *, user_id: str) -> dict:
+    """`{ user, permissions, overrides }` for the admin user page."""
+    user, squad_name, manager_name = load_user(ctx.db, user_id)
+    return {"user": user_record(user, squad_name, manager_name, show_salary=sees_salary(ctx)),
+            "permissions": user_permissions(ctx, user=user), "overrides": overrides(ctx.db, user.id)}
