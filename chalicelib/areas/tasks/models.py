@@ -1,0 +1,110 @@
+"""Tasks: the task, its checklist (todos), watchers, attached links and the agent task meta record."""
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import Boolean, Date, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from chalicelib.core.db import Base, UTCDateTime, created_at_column, id_column, updated_at_column
+
+
+class Task(Base):
+    __tablename__ = "tasks"
+    __table_args__ = (
+        Index("ix_tasks_resource", "resource_type", "resource_id"),
+    )
+
+    id: Mapped[str] = id_column()
+    title: Mapped[str] = mapped_column(String(500), nullable=False)
+    description: Mapped[str | None] = mapped_column(Text)
+    resource_type: Mapped[str | None] = mapped_column(String(50))
+    resource_id: Mapped[str | None] = mapped_column(String(36))
+    status_id: Mapped[str | None] = mapped_column(ForeignKey("config_list_items.id", ondelete="SET NULL"), index=True)
+    priority_id: Mapped[str | None] = mapped_column(ForeignKey("config_list_items.id", ondelete="SET NULL"))
+    type_id: Mapped[str | None] = mapped_column(ForeignKey("config_list_items.id", ondelete="SET NULL"))
+    phase_id: Mapped[str | None] = mapped_column(ForeignKey("config_list_items.id", ondelete="SET NULL"))
+    assignee_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), index=True)
+    reporter_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), index=True)
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), index=True)
+    parent_task_id: Mapped[str | None] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    roadmap_item_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    sprint_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    due_date: Mapped[date | None] = mapped_column(Date)
+    start_date: Mapped[date | None] = mapped_column(Date)
+    estimated_hours: Mapped[float | None] = mapped_column(Float)
+    internal_hours: Mapped[float | None] = mapped_column(Float)
+    is_private: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    sort_order: Mapped[float | None] = mapped_column(Float)
+    reported_by_contact_id: Mapped[str | None] = mapped_column(String(36))
+    requirements: Mapped[str | None] = mapped_column(Text)
+    scope: Mapped[str | None] = mapped_column(Text)
+    delivery_notes: Mapped[str | None] = mapped_column(Text)
+    testing_notes: Mapped[str | None] = mapped_column(Text)
+    estimate_compute_hours: Mapped[float | None] = mapped_column(Float)
+    estimate_total_cost: Mapped[float | None] = mapped_column(Float)
+    approved_by_user_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    approved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()
+
+
+class TaskTodo(Base):
+    __tablename__ = "task_todos"
+
+    id: Mapped[str] = id_column()
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False, index=True)
+    title: Mapped[str] = mapped_column(String(500), nullable=False)
+    is_done: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    position: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    assignee_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    due_date: Mapped[date | None] = mapped_column(Date)
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()
+
+
+class TaskWatcher(Base):
+    __tablename__ = "task_watchers"
+    __table_args__ = (UniqueConstraint("task_id", "user_id", name="uq_task_watchers_task_user"),)
+
+    id: Mapped[str] = id_column()
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False, index=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
+    created_at: Mapped[datetime] = created_at_column()
+
+
+class TaskResource(Base):
+    __tablename__ = "task_resources"
+
+    id: Mapped[str] = id_column()
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False, index=True)
+    type: Mapped[str] = mapped_column(String(20), nullable=False, default="link")
+    url: Mapped[str] = mapped_column(Text, nullable=False)
+    title: Mapped[str] = mapped_column(String(500), nullable=False)
+    description: Mapped[str | None] = mapped_column(Text)
+    icon: Mapped[str] = mapped_column(String(50), nullable=False, default="link")
+    sort_order: Mapped[int | None] = mapped_column(Integer)
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = created_at_column()
+
+
+class AgentTask(Base):
+    """Pipeline metadata of a task whose type is `agent_task` (one per task)."""
+
+    __tablename__ = "agent_tasks"
+
+    id: Mapped[str] = id_column()
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False, unique=True)
+    stage: Mapped[str] = mapped_column(String(30), nullable=False, default="draft")
+    effort_estimate: Mapped[str | None] = mapped_column(String(50))
+    scope_document: Mapped[str | None] = mapped_column(Text)
+    agent_confidence_note: Mapped[str | None] = mapped_column(Text)
+    retry_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    branch_name: Mapped[str | None] = mapped_column(String(300))
+    pr_url: Mapped[str | None] = mapped_column(Text)
+    preview_url: Mapped[str | None] = mapped_column(Text)
+    browser_test_status: Mapped[str | None] = mapped_column(String(30))
+    browser_test_video_url: Mapped[str | None] = mapped_column(Text)
+    ci_status: Mapped[str | None] = mapped_column(String(30))
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()

@@ -1,0 +1,198 @@
+"""Request models of the tasks area (unknown fields are ignored, read-only fields never written)."""
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictFloat, StrictStr, field_validator
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _date(value):
+    if value is None or (isinstance(value, date) and not isinstance(value, datetime)):
+        return value
+    if not isinstance(value, str) or not _DATE.fullmatch(value):
+        raise ValueError("must be a date in the form YYYY-MM-DD")
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise ValueError("must be a valid calendar date (YYYY-MM-DD)") from exc
+
+
+def _flag(value):
+    """Booleans; 0 and 1 are accepted too, since responses carry flags as 0/1."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise ValueError("must be a boolean")
+
+
+DateValue = Annotated[date | None, BeforeValidator(_date)]
+Flag = Annotated[bool, BeforeValidator(_flag)]
+Id = Annotated[StrictStr, Field(max_length=36)]
+Number = StrictFloat
+
+# Writable task fields (decisions.md: read-only fields in a body are ignored).
+WRITABLE_FIELDS = (
+    "title", "description", "resource_type", "resource_id", "status_id", "priority_id", "type_id", "phase_id",
+    "assignee_id", "reporter_id", "parent_task_id", "roadmap_item_id", "sprint_id", "due_date", "start_date",
+    "estimated_hours", "internal_hours", "is_private", "sort_order", "reported_by_contact_id", "requirements",
+    "scope", "delivery_notes", "testing_notes", "estimate_compute_hours", "estimate_total_cost",
+    "approved_by_user_id", "approved_at",
+)
+
+
+class _TaskFields(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    description: StrictStr | None = None
+    resource_type: Annotated[StrictStr, Field(max_length=50)] | None = None
+    resource_id: Id | None = None
+    status_id: Id | None = None
+    priority_id: Id | None = None
+    type_id: Id | None = None
+    phase_id: Id | None = None
+    assignee_id: Id | None = None
+    reporter_id: Id | None = None
+    parent_task_id: Id | None = None
+    roadmap_item_id: Id | None = None
+    sprint_id: Id | None = None
+    due_date: DateValue = None
+    start_date: DateValue = None
+    estimated_hours: Number | None = None
+    internal_hours: Number | None = None
+    is_private: Flag | None = None
+    sort_order: Number | None = None
+    reported_by_contact_id: Id | None = None
+    requirements: StrictStr | None = None
+    scope: StrictStr | None = None
+    delivery_notes: StrictStr | None = None
+    testing_notes: StrictStr | None = None
+    estimate_compute_hours: Number | None = None
+    estimate_total_cost: Number | None = None
+    approved_by_user_id: Id | None = None
+    approved_at: datetime | None = None
+
+
+class TaskCreate(_TaskFields):
+    title: Annotated[StrictStr, Field(max_length=500)]
+
+    @field_validator("title")
+    @classmethod
+    def _title_not_blank(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("title is required")
+        return value
+
+
+class TaskUpdate(_TaskFields):
+    title: Annotated[StrictStr, Field(max_length=500)] | None = None
+
+    @field_validator("title")
+    @classmethod
+    def _title_not_blank(cls, value):
+        if value is None:
+            raise ValueError("title cannot be null")
+        value = value.strip()
+        if not value:
+            raise ValueError("title cannot be empty")
+        return value
+
+    @field_validator("is_private")
+    @classmethod
+    def _flag_not_null(cls, value):
+        if value is None:
+            raise ValueError("is_private must be a boolean")
+        return value
+
+    def changes(self) -> dict:
+        """The writable fields present in the request, with their values."""
+        return {name: getattr(self, name) for name in WRITABLE_FIELDS if name in self.model_fields_set}
+
+
+class SubtaskCreate(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    title: Annotated[StrictStr, Field(max_length=500)] | None = None
+    assignee_id: Id | None = None
+    due_date: DateValue = None
+
+
+class TodoIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    id: Id | None = None
+    title: Annotated[StrictStr, Field(min_length=1, max_length=500)]
+    is_done: Flag = False
+    position: int | None = None
+    assignee_id: Id | None = None
+    due_date: DateValue = None
+
+    @field_validator("title")
+    @classmethod
+    def _title_not_blank(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("title is required")
+        return value
+
+
+class TodosReplace(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    todos: list[TodoIn]
+
+
+class ResourceCreate(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    url: StrictStr | None = None
+    title: Annotated[StrictStr, Field(max_length=500)] | None = None
+    description: StrictStr | None = None
+
+
+class ResourceReorder(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    order: list[Id] | None = None
+
+
+def _bool_param(value):
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise ValueError("must be true or false")
+
+
+QueryBool = Annotated[bool | None, BeforeValidator(_bool_param)]
+
+
+class TaskListQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    assignee_id: str | None = None
+    status_id: str | None = None
+    priority_id: str | None = None
+    type_id: str | None = None
+    squad: str | None = None
+    resource_type: str | None = None
+    resource_id: str | None = None
+    roadmap_item_id: str | None = None
+    parent_id: str | None = None
+    show_subtasks: QueryBool = None
+    due: Literal["today", "upcoming", "overdue"] | None = None
+    overdue: QueryBool = None
+    search: str | None = None
+
+    @field_validator("due", mode="before")
+    @classmethod
+    def _blank_due(cls, value):
+        return None if value == "" else value

@@ -1,0 +1,339 @@
+"""Tasks: list, detail, create, duplicate, update, delete, history; functions other areas call.
+
+Todos live in service_todos.py; watchers and attached links in service_links.py.
+"""
+from __future__ import annotations
+
+from sqlalchemy import func, or_, select
+
+from chalicelib.core import history, hooks
+from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.ids import utcnow
+from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
+from chalicelib.core.notify import notify
+from chalicelib.core.serialize import columns, row_dict, value_out
+from chalicelib.core.timeutil import org_today, week_bounds
+
+from .models import AgentTask, Task, TaskWatcher
+from .queries import Assignee, PriorityItem, StatusItem, list_order, task_record, task_select, visible
+from .schemas import WRITABLE_FIELDS, TaskCreate, TaskListQuery, TaskUpdate
+
+LIST_LIMIT = 500
+CONFIG_FIELDS = {"status_id": "task_status", "priority_id": "task_priority", "type_id": "task_type",
+                 "phase_id": "task_phase"}
+USER_FIELDS = ("assignee_id", "reporter_id", "approved_by_user_id")
+AGENT_FIELDS = ("id", "task_id", "stage", "effort_estimate", "scope_document", "agent_confidence_note", "retry_count",
+                "branch_name", "pr_url", "preview_url", "browser_test_status", "browser_test_video_url",
+                "ci_status", "created_at", "updated_at")
+
+
+# --- loading and scoping ------------------------------------------------------------------------
+
+def visible_task(ctx, task_id: str) -> Task:
+    """The task if it exists and the caller may see it; 404 otherwise (out of scope looks missing)."""
+    task = ctx.db.scalar(select(Task).where(Task.id == task_id, visible(ctx.principal)))
+    if task is None:
+        raise NotFound("Task not found")
+    return task
+
+
+def task_row(db, task_id: str) -> dict:
+    row = db.execute(task_select().where(Task.id == task_id)).one()
+    return task_record(row)
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+def check_references(db, values: dict, *, task_id: str | None = None) -> None:
+    """Config item ids must belong to their list, user ids must exist, the parent must exist: else 400."""
+    details = []
+    config_ids = {values[name] for name in CONFIG_FIELDS if values.get(name)}
+    if config_ids:
+        found = dict(db.execute(
+            select(ConfigListItem.id, ConfigList.key).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+            .where(ConfigListItem.id.in_(config_ids))).all())
+        for name, list_key in CONFIG_FIELDS.items():
+            value = values.get(name)
+            if value and found.get(value) != list_key:
+                details.append({"field": name, "message": f"must be an item of the {list_key} list"})
+    user_ids = {values[name] for name in USER_FIELDS if values.get(name)}
+    if user_ids:
+        existing = set(db.scalars(select(User.id).where(User.id.in_(user_ids))))
+        for name in USER_FIELDS:
+            value = values.get(name)
+            if value and value not in existing:
+                details.append({"field": name, "message": "must be an existing user"})
+    parent_id = values.get("parent_task_id")
+    if parent_id:
+        if parent_id == task_id:
+            details.append({"field": "parent_task_id", "message": "a task cannot be its own parent"})
+        elif db.scalar(select(Task.id).where(Task.id == parent_id)) is None:
+            details.append({"field": "parent_task_id", "message": "must be an existing task"})
+        elif task_id is not None and _is_descendant(db, parent_id, task_id):
+            details.append({"field": "parent_task_id", "message": "a task cannot be moved under its own subtask"})
+    if details:
+        raise BadRequest("Invalid task fields", details=details)
+
+
+def _is_descendant(db, candidate_id: str, ancestor_id: str) -> bool:
+    """Whether `candidate_id` sits below `ancestor_id` (walks up the parents, bounded)."""
+    current = candidate_id
+    for _ in range(100):
+        current = db.scalar(select(Task.parent_task_id).where(Task.id == current))
+        if current is None:
+            return False
+        if current == ancestor_id:
+            return True
+    return True
+
+
+def default_status_id(db) -> str | None:
+    return db.scalar(
+        select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+        .where(ConfigList.key == "task_status", ConfigListItem.is_default.is_(True))
+        .order_by(ConfigListItem.position, ConfigListItem.label).limit(1))
+
+
+def _is_agent_type(db, type_id: str | None) -> bool:
+    if not type_id:
+        return False
+    return db.scalar(select(ConfigListItem.value).where(ConfigListItem.id == type_id)) == "agent_task"
+
+
+# --- list ---------------------------------------------------------------------------------------
+
+def _csv(value: str | None) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+def list_tasks(ctx, *, query: TaskListQuery) -> list[dict]:
+    stmt = task_select().where(visible(ctx.principal))
+    for name in ("assignee_id", "status_id", "priority_id", "type_id"):
+        values = _csv(getattr(query, name))
+        if values:
+            stmt = stmt.where(getattr(Task, name).in_(values))
+    squads = _csv(query.squad)
+    if squads:
+        members = select(User.id).join(Squad, Squad.id == User.squad_id).where(
+            or_(Squad.id.in_(squads), Squad.name.in_(squads)))
+        stmt = stmt.where(Task.assignee_id.in_(members))
+    if query.resource_type:
+        stmt = stmt.where(Task.resource_type == query.resource_type)
+    if query.resource_id:
+        stmt = stmt.where(Task.resource_id == query.resource_id)
+    if query.roadmap_item_id:
+        stmt = stmt.where(Task.roadmap_item_id == query.roadmap_item_id)
+    if query.parent_id is not None:
+        if query.parent_id.strip() in ("", "null"):
+            stmt = stmt.where(Task.parent_task_id.is_(None))
+        else:
+            stmt = stmt.where(Task.parent_task_id == query.parent_id)
+    if query.show_subtasks is False:
+        stmt = stmt.where(Task.parent_task_id.is_(None))
+    due = query.due or ("overdue" if query.overdue else None)
+    today = org_today()
+    if due == "today":
+        stmt = stmt.where(Task.due_date == today)
+    elif due == "upcoming":
+        monday, sunday = week_bounds(today)
+        stmt = stmt.where(Task.due_date >= monday, Task.due_date <= sunday)
+    elif due == "overdue":
+        stmt = stmt.where(Task.due_date < today,
+                          or_(StatusItem.stage_type.is_(None), StatusItem.stage_type != "done"))
+    if query.search and query.search.strip():
+        term = query.search.strip()
+        stmt = stmt.where(or_(Task.title.icontains(term, autoescape=True),
+                              Task.description.icontains(term, autoescape=True)))
+    rows = ctx.db.execute(list_order(stmt).limit(LIST_LIMIT)).all()
+    return [task_record(row) for row in rows]
+
+
+# --- detail ---------------------------------------------------------------------------------------
+
+def agent_record(db, task_id: str) -> dict | None:
+    agent = db.scalar(select(AgentTask).where(AgentTask.task_id == task_id))
+    return row_dict(agent, AGENT_FIELDS) if agent else None
+
+
+def subtask_records(ctx, task_id: str) -> list[dict]:
+    stmt = task_select().where(Task.parent_task_id == task_id, visible(ctx.principal)).order_by(
+        Task.sort_order.asc().nulls_last(), Task.created_at, Task.id).limit(LIST_LIMIT)
+    return [task_record(row) for row in ctx.db.execute(stmt).all()]
+
+
+def watcher_records(db, task_id: str) -> list[dict]:
+    stmt = (select(User.id, User.name, User.picture).join(TaskWatcher, TaskWatcher.user_id == User.id)
+            .where(TaskWatcher.task_id == task_id).order_by(TaskWatcher.created_at, User.name))
+    return [{"id": uid, "name": name, "picture": picture} for uid, name, picture in db.execute(stmt).all()]
+
+
+def detail(ctx, *, task_id: str) -> dict:
+    from .service_todos import todo_records
+
+    visible_task(ctx, task_id)
+    return {
+        "task": task_row(ctx.db, task_id),
+        "todos": todo_records(ctx.db, task_id),
+        "subtasks": subtask_records(ctx, task_id),
+        "watchers": watcher_records(ctx.db, task_id),
+        "agent": agent_record(ctx.db, task_id),
+    }
+
+
+def task_history(ctx, *, task_id: str) -> list[dict]:
+    visible_task(ctx, task_id)
+    return history.entries(ctx.db, entity_type="task", entity_id=task_id)
+
+
+# --- writes ---------------------------------------------------------------------------------------
+
+def _notify_assigned(ctx, task: Task) -> None:
+    if task.assignee_id and task.assignee_id != ctx.user_id:
+        notify(ctx, user_id=task.assignee_id, type="task_assigned", title=f"You were assigned a task: {task.title}",
+               body=task.description[:500] if task.description else None, resource_type="task",
+               resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
+
+
+def ensure_agent_meta(db, task_id: str) -> None:
+    if db.scalar(select(AgentTask.id).where(AgentTask.task_id == task_id)) is None:
+        db.add(AgentTask(task_id=task_id, stage="draft", retry_count=0))
+        db.flush()
+
+
+def _emit_project_link(ctx, task: Task) -> None:
+    if task.resource_type == "project" and task.resource_id:
+        hooks.emit("task_linked_to_project", ctx, task_id=task.id, project_id=task.resource_id)
+
+
+def _after_create(ctx, task: Task) -> None:
+    history.record(ctx.db, entity_type="task", entity_id=task.id, action="created", actor_id=ctx.user_id,
+                   changes={"title": task.title})
+    _notify_assigned(ctx, task)
+    if _is_agent_type(ctx.db, task.type_id):
+        ensure_agent_meta(ctx.db, task.id)
+    _emit_project_link(ctx, task)
+
+
+def create(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
+    values = {name: getattr(data, name) for name in WRITABLE_FIELDS if name in data.model_fields_set}
+    values["title"] = data.title
+    if parent is not None:
+        values["parent_task_id"] = parent.id
+    check_references(ctx.db, values)
+    if not values.get("status_id"):
+        values["status_id"] = default_status_id(ctx.db)
+    if values.get("is_private") is None:
+        values["is_private"] = False
+    values.setdefault("reporter_id", ctx.user_id)
+    task = Task(**values, created_by=ctx.user_id)
+    ctx.db.add(task)
+    ctx.db.flush()
+    _after_create(ctx, task)
+    return task_row(ctx.db, task.id)
+
+
+COPIED_FIELDS = [name for name in columns(Task) if name not in ("id", "created_at", "updated_at", "status_id",
+                                                                   "reporter_id", "created_by", "title")]
+
+
+def duplicate(ctx, *, task_id: str) -> dict:
+    original = visible_task(ctx, task_id)
+    copy = Task(**{name: getattr(original, name) for name in COPIED_FIELDS})
+    copy.title = (original.title + " (copy)")[:500]
+    copy.status_id = default_status_id(ctx.db)
+    copy.reporter_id = ctx.user_id
+    copy.created_by = ctx.user_id
+    ctx.db.add(copy)
+    ctx.db.flush()
+    _after_create(ctx, copy)
+    return task_row(ctx.db, copy.id)
+
+
+def update(ctx, *, task_id: str, data: TaskUpdate) -> dict:
+    values = data.changes()
+    if not values:
+        raise BadRequest("No fields to update")
+    task = visible_task(ctx, task_id)
+    check_references(ctx.db, values, task_id=task.id)
+    before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id", "resource_type",
+                                                      "resource_id")}
+    for name, value in values.items():
+        setattr(task, name, value)
+    task.updated_at = utcnow()
+    ctx.db.flush()
+    db = ctx.db
+    if task.status_id != before["status_id"]:
+        history.record(db, entity_type="task", entity_id=task.id, action="status_changed", actor_id=ctx.user_id,
+                       changes={"status_id": {"from": before["status_id"], "to": task.status_id}})
+    if task.assignee_id != before["assignee_id"]:
+        history.record(db, entity_type="task", entity_id=task.id, action="assigned", actor_id=ctx.user_id,
+                       changes={"assignee_id": {"from": before["assignee_id"], "to": task.assignee_id}})
+        _notify_assigned(ctx, task)
+    if task.type_id != before["type_id"] and _is_agent_type(db, task.type_id):
+        ensure_agent_meta(db, task.id)
+    if (task.resource_type, task.resource_id) != (before["resource_type"], before["resource_id"]):
+        _emit_project_link(ctx, task)
+    return task_row(db, task.id)
+
+
+def remove(ctx, *, task_id: str) -> None:
+    task = visible_task(ctx, task_id)
+    ctx.db.delete(task)
+    ctx.db.flush()
+
+
+# --- for other areas (projects) -------------------------------------------------------------------
+
+PROJECT_TASK_FIELDS = ("id", "title", "status_id", "priority_id", "assignee_id", "due_date", "sort_order",
+                       "created_at")
+
+
+def project_tasks(db, project_id: str) -> list[dict]:
+    """Top-level tasks linked to a project (resource_type `project`), with joined names and labels, in
+    list order: sort_order, due_date (nulls last), created_at newest first. One query. Dates and
+    timestamps are ISO strings."""
+    stmt = (
+        select(Task.id, Task.title, Task.status_id, Task.priority_id, Task.assignee_id, Task.due_date,
+               Task.sort_order, Task.created_at,
+               Assignee.name.label("assignee_name"), Assignee.picture.label("assignee_picture"),
+               StatusItem.label.label("status_label"), StatusItem.color.label("status_color"),
+               StatusItem.value.label("status_value"),
+               PriorityItem.label.label("priority_label"), PriorityItem.color.label("priority_color"))
+        .outerjoin(Assignee, Assignee.id == Task.assignee_id)
+        .outerjoin(StatusItem, StatusItem.id == Task.status_id)
+        .outerjoin(PriorityItem, PriorityItem.id == Task.priority_id)
+        .where(Task.resource_type == "project", Task.resource_id == project_id, Task.parent_task_id.is_(None))
+    )
+    return [{key: value_out(value) for key, value in row._mapping.items()}
+            for row in db.execute(list_order(stmt).limit(LIST_LIMIT)).all()]
+
+
+def task_counts_by_project(db, project_ids: list[str]) -> dict[str, int]:
+    """Number of top-level tasks linked to each project (every requested id present, 0 when none). One query."""
+    ids = [pid for pid in dict.fromkeys(project_ids or []) if pid]
+    counts = {pid: 0 for pid in ids}
+    if not ids:
+        return counts
+    stmt = (select(Task.resource_id, func.count(Task.id))
+            .where(Task.resource_type == "project", Task.resource_id.in_(ids), Task.parent_task_id.is_(None))
+            .group_by(Task.resource_id))
+    for project_id, count in db.execute(stmt).all():
+        counts[project_id] = int(count)
+    return counts
+
+
+__all__ = ["project_tasks", "task_counts_by_project", "list_tasks", "detail", "create", "duplicate", "update",
+           "remove", "task_history", "visible_task"]
+
+
+def create_subtask(ctx, *, parent_id: str, data) -> dict:
+    """A task under `parent_id` (404 when the parent is missing or out of scope; 400 on an empty title)."""
+    parent = visible_task(ctx, parent_id)
+    title = (data.title or "").strip()
+    if not title:
+        raise BadRequest("title is required", details=[{"field": "title", "message": "title is required"}])
+    fields = {"title": title}
+    for name in ("assignee_id", "due_date"):
+        if name in data.model_fields_set:
+            fields[name] = getattr(data, name)
+    return create(ctx, data=TaskCreate(**fields), parent=parent)

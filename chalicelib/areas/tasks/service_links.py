@@ -1,0 +1,141 @@
+"""Task watchers and attached links (resources)."""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from sqlalchemy import func, select
+
+from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.models import User
+from chalicelib.core.serialize import row_dict
+
+from .models import TaskResource, TaskWatcher
+from .schemas import ResourceCreate, ResourceReorder
+
+RESOURCE_FIELDS = ("id", "task_id", "type", "url", "title", "description", "icon", "sort_order", "created_by",
+                   "created_at")
+
+# Domain -> icon. A host matches a domain when it equals it or is a subdomain of it.
+ICON_DOMAINS = (
+    (("figma.com",), "figma"),
+    (("github.com", "gitlab.com", "bitbucket.org", "bitbucket.com"), "code"),
+    (("docs.google.com", "drive.google.com", "sheets.google.com", "slides.google.com", "notion.so", "notion.site",
+      "confluence.com"), "document"),
+    (("slack.com", "teams.microsoft.com", "teams.live.com"), "chat"),
+    (("loom.com", "youtube.com", "youtu.be", "vimeo.com"), "video"),
+)
+
+
+def icon_for(url: str) -> str:
+    host = (urlsplit(url).hostname or "").lower()
+    if host.startswith("www."):
+        host = host[4:]
+    for domains, icon in ICON_DOMAINS:
+        if any(host == domain or host.endswith("." + domain) for domain in domains):
+            return icon
+    if host.endswith(".atlassian.net") and "/wiki" in urlsplit(url).path:
+        return "document"  # Confluence Cloud
+    return "link"
+
+
+# --- watchers -------------------------------------------------------------------------------------
+
+def watch(ctx, *, task_id: str) -> dict:
+    from .service import visible_task
+
+    task = visible_task(ctx, task_id)
+    exists = ctx.db.scalar(select(TaskWatcher.id).where(TaskWatcher.task_id == task.id,
+                                                        TaskWatcher.user_id == ctx.user_id))
+    if exists is None:
+        ctx.db.add(TaskWatcher(task_id=task.id, user_id=ctx.user_id))
+        ctx.db.flush()
+    return {"watching": True}
+
+
+def unwatch(ctx, *, task_id: str) -> dict:
+    from .service import visible_task
+
+    task = visible_task(ctx, task_id)
+    watcher = ctx.db.scalar(select(TaskWatcher).where(TaskWatcher.task_id == task.id,
+                                                      TaskWatcher.user_id == ctx.user_id))
+    if watcher is not None:
+        ctx.db.delete(watcher)
+        ctx.db.flush()
+    return {"watching": False}
+
+
+# --- resources ------------------------------------------------------------------------------------
+
+def _resource_select():
+    return (select(TaskResource, User.name).outerjoin(User, User.id == TaskResource.created_by))
+
+
+def _resource_record(resource: TaskResource, creator_name: str | None) -> dict:
+    record = row_dict(resource, RESOURCE_FIELDS)
+    record["created_by_name"] = creator_name
+    return record
+
+
+def list_resources(ctx, *, task_id: str) -> list[dict]:
+    from .service import visible_task
+
+    task = visible_task(ctx, task_id)
+    stmt = _resource_select().where(TaskResource.task_id == task.id).order_by(
+        TaskResource.sort_order.asc().nulls_last(), TaskResource.created_at, TaskResource.id).limit(500)
+    return [_resource_record(resource, name) for resource, name in ctx.db.execute(stmt).all()]
+
+
+def add_resource(ctx, *, task_id: str, data: ResourceCreate) -> dict:
+    from .service import visible_task
+
+    task = visible_task(ctx, task_id)
+    url = (data.url or "").strip()
+    title = (data.title or "").strip()
+    details = []
+    if not url:
+        details.append({"field": "url", "message": "url is required"})
+    elif urlsplit(url).scheme.lower() not in ("http", "https") or not urlsplit(url).hostname:
+        details.append({"field": "url", "message": "must be an http or https URL"})
+    if not title:
+        details.append({"field": "title", "message": "title is required"})
+    if details:
+        raise BadRequest("A resource needs a url and a title", details=details)
+    next_order = ctx.db.scalar(select(func.coalesce(func.max(TaskResource.sort_order) + 1, 0))
+                               .where(TaskResource.task_id == task.id))
+    resource = TaskResource(task_id=task.id, type="link", url=url, title=title, description=data.description,
+                            icon=icon_for(url), sort_order=int(next_order or 0), created_by=ctx.user_id)
+    ctx.db.add(resource)
+    ctx.db.flush()
+    return _resource_record(resource, ctx.user.name)
+
+
+def delete_resource(ctx, *, task_id: str, resource_id: str) -> None:
+    from .service import visible_task
+
+    task = visible_task(ctx, task_id)
+    resource = ctx.db.scalar(select(TaskResource).where(TaskResource.id == resource_id,
+                                                        TaskResource.task_id == task.id))
+    if resource is None:
+        raise NotFound("Resource not found")
+    ctx.db.delete(resource)
+    ctx.db.flush()
+
+
+def reorder_resources(ctx, *, task_id: str, data: ResourceReorder) -> None:
+    from .service import visible_task
+
+    task = visible_task(ctx, task_id)
+    order = data.order or []
+    if not order:
+        raise BadRequest("order must be a non-empty list of resource ids")
+    if len(set(order)) != len(order):
+        raise BadRequest("order lists a resource twice")
+    resources = {r.id: r for r in ctx.db.scalars(select(TaskResource).where(TaskResource.task_id == task.id,
+                                                                             TaskResource.id.in_(order)))}
+    unknown = [rid for rid in order if rid not in resources]
+    if unknown:
+        raise BadRequest("order names resources that are not attached to this task",
+                         details=[{"field": "order", "message": f"unknown resource {rid}"} for rid in unknown])
+    for index, rid in enumerate(order):
+        resources[rid].sort_order = index
+    ctx.db.flush()

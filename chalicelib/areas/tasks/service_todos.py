@@ -1,0 +1,76 @@
+"""Task todos (checklist items): the whole set is replaced by one request."""
+from __future__ import annotations
+
+from sqlalchemy import delete, select
+
+from chalicelib.core.errors import BadRequest
+from chalicelib.core.ids import utcnow
+from chalicelib.core.models import User
+from chalicelib.core.notify import notify
+from chalicelib.core.serialize import row_dict
+
+from .models import TaskTodo
+from .schemas import TodosReplace
+
+TODO_FIELDS = ("id", "task_id", "title", "is_done", "position", "assignee_id", "due_date", "created_at", "updated_at")
+
+
+def todo_records(db, task_id: str) -> list[dict]:
+    stmt = (select(TaskTodo, User.name, User.picture).outerjoin(User, User.id == TaskTodo.assignee_id)
+            .where(TaskTodo.task_id == task_id).order_by(TaskTodo.position, TaskTodo.created_at, TaskTodo.id))
+    records = []
+    for todo, name, picture in db.execute(stmt).all():
+        record = row_dict(todo, TODO_FIELDS, ("is_done",))
+        record["assignee_name"] = name
+        record["assignee_picture"] = picture
+        records.append(record)
+    return records
+
+
+def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
+    """Entries without id are created, entries with id upserted, todos absent from the request deleted.
+    `todo_assigned` goes to each user newly assigned a todo, unless that user is the caller."""
+    from .service import visible_task
+
+    task = visible_task(ctx, task_id)
+    db = ctx.db
+    entries = data.todos
+    ids = [entry.id for entry in entries if entry.id]
+    if len(ids) != len(set(ids)):
+        raise BadRequest("A todo id appears twice in the request")
+    assignees = {entry.assignee_id for entry in entries if entry.assignee_id}
+    if assignees:
+        missing = assignees - set(db.scalars(select(User.id).where(User.id.in_(assignees))))
+        if missing:
+            raise BadRequest("Invalid todos", details=[{"field": "todos.assignee_id",
+                                                        "message": "must be an existing user"}])
+    existing = {todo.id: todo for todo in db.scalars(select(TaskTodo).where(TaskTodo.id.in_(ids)))} if ids else {}
+    foreign = [todo_id for todo_id, todo in existing.items() if todo.task_id != task.id]
+    if foreign:
+        raise BadRequest("A todo id belongs to another task")
+    db.execute(delete(TaskTodo).where(TaskTodo.task_id == task.id, TaskTodo.id.not_in(ids) if ids else True)
+               .execution_options(synchronize_session=False))
+    newly_assigned: list[tuple[str, str]] = []
+    now = utcnow()
+    for index, entry in enumerate(entries):
+        position = entry.position if entry.position is not None else index
+        todo = existing.get(entry.id) if entry.id else None
+        if todo is None:
+            todo = TaskTodo(task_id=task.id, title=entry.title, is_done=entry.is_done, position=position,
+                            assignee_id=entry.assignee_id, due_date=entry.due_date)
+            if entry.id:
+                todo.id = entry.id
+            db.add(todo)
+            previous_assignee = None
+        else:
+            previous_assignee = todo.assignee_id
+            todo.title, todo.is_done, todo.position = entry.title, entry.is_done, position
+            todo.assignee_id, todo.due_date, todo.updated_at = entry.assignee_id, entry.due_date, now
+        if entry.assignee_id and entry.assignee_id != previous_assignee and entry.assignee_id != ctx.user_id:
+            newly_assigned.append((entry.assignee_id, entry.title))
+    db.flush()
+    for user_id, title in dict(newly_assigned).items():
+        notify(ctx, user_id=user_id, type="todo_assigned", title=f"You were assigned a todo: {title}",
+               body=f"On task: {task.title}", resource_type="task", resource_id=task.id,
+               action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
+    return todo_records(db, task.id)
