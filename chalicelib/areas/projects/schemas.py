@@ -1,0 +1,112 @@
+"""Request models of the projects area. Unknown fields are ignored; read-only fields are never written."""
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Annotated, Optional
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _calendar_date(value):
+    """Dates are `YYYY-MM-DD` strings (or null); anything else is a 400."""
+    if value is None or isinstance(value, date):
+        return value
+    if not isinstance(value, str) or not _DATE.match(value):
+        raise ValueError("must be a date in the form YYYY-MM-DD")
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise ValueError("must be a valid calendar date (YYYY-MM-DD)") from exc
+
+
+CalendarDate = Annotated[Optional[date], BeforeValidator(_calendar_date)]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+Status = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
+Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=36)]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    def given(self) -> dict:
+        """The fields the caller actually sent (an update touches only these)."""
+        return {name: getattr(self, name) for name in self.model_fields_set}
+
+
+class ProjectListQuery(Model):
+    company_id: Optional[str] = None
+    status: Optional[str] = None
+    type_id: Optional[str] = None
+    owner_id: Optional[str] = None
+    squad: Optional[str] = None
+    search: Optional[str] = None
+
+
+class ProjectFields(Model):
+    description: Optional[str] = None
+    company_id: Optional[Id] = None
+    type_id: Optional[Id] = None
+    status: Optional[Status] = None
+    owner_id: Optional[Id] = None
+    delivery_manager_id: Optional[Id] = None
+    squad: Optional[Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]] = None
+    start_date: CalendarDate = None
+    end_date: CalendarDate = None
+    metadata: Optional[str] = None
+    sla_policy_id: Optional[Id] = None
+    auto_ticket_from_email: Optional[Annotated[str, StringConstraints(strip_whitespace=True, max_length=320)]] = None
+
+
+class ProjectCreate(ProjectFields):
+    name: Name
+
+
+class ProjectUpdate(ProjectFields):
+    name: Optional[Name] = None
+
+
+class MemberAdd(Model):
+    user_id: Id
+    role: Optional[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]] = None
+
+
+class GoalCreate(Model):
+    title: Title
+    description: Optional[str] = None
+    status: Optional[Status] = None
+    due_date: CalendarDate = None
+    position: Optional[int] = Field(default=None, ge=-1_000_000, le=1_000_000)
+
+
+class GoalUpdate(Model):
+    title: Optional[Title] = None
+    description: Optional[str] = None
+    status: Optional[Status] = None
+    due_date: CalendarDate = None
+    position: Optional[int] = Field(default=None, ge=-1_000_000, le=1_000_000)
+
+
+class DecisionCreate(Model):
+    title: Title
+    decision: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+    rationale: Optional[str] = None
+    decided_by: Optional[Id] = None
+    decided_at: CalendarDate = None
+    status: Optional[Status] = None
+
+
+class DecisionUpdate(Model):
+    title: Optional[Title] = None
+    decision: Optional[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = None
+    rationale: Optional[str] = None
+    decided_by: Optional[Id] = None
+    decided_at: CalendarDate = None
+    status: Optional[Status] = None
+
+
+class DealLinkPut(Model):
+    deal_id: Optional[Id] = None

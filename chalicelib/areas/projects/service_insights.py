@@ -1,0 +1,136 @@
+"""Project views built from other areas: top-level tasks, profitability, AI summary, linked deal."""
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from chalicelib.core.errors import BadRequest
+from chalicelib.core.ids import utcnow
+from chalicelib.core.serialize import value_out
+
+from .models import ProjectAISummary, ProjectDealLink
+from .service import other_service, project_record, visible_project
+from .service_goals import goal_records
+from .service_members import member_records
+
+
+def project_tasks(ctx, *, project_id: str) -> list[dict]:
+    visible_project(ctx, project_id)
+    return other_service("tasks").project_tasks(ctx.db, project_id)
+
+
+def _number(value) -> float:
+    return round(float(value or 0), 2)
+
+
+def profitability(ctx, *, project_id: str) -> dict:
+    """Hours from time entries; budgets and invoices do not exist yet, so their totals are 0."""
+    visible_project(ctx, project_id)
+    by_member = other_service("timesheets").project_time_by_member(ctx.db, project_id)
+    members = member_records(ctx.db, project_id=project_id)
+    time_by_member = [
+        {"id": row["user_id"], "name": row.get("name"), "picture": row.get("picture"),
+         "total_hours": _number(row.get("total_hours")), "billable_hours": _number(row.get("billable_hours"))}
+        for row in by_member
+    ]
+    return {
+        "budget_total": 0.0,
+        "total_hours": _number(sum(r["total_hours"] for r in time_by_member)),
+        "billable_hours": _number(sum(r["billable_hours"] for r in time_by_member)),
+        "team_size": len(members),
+        "invoiced": 0.0,
+        "collected": 0.0,
+        "time_by_member": time_by_member,
+    }
+
+
+# ---------------------------------------------------------------- AI summary
+
+def _summary_record(summary: ProjectAISummary | None) -> dict | None:
+    if summary is None:
+        return None
+    return {"id": summary.id, "project_id": summary.project_id, "summary_text": summary.summary_text,
+            "recommendations": list(summary.recommendations or []), "generated_at": value_out(summary.generated_at)}
+
+
+def get_summary(ctx, *, project_id: str) -> dict | None:
+    visible_project(ctx, project_id)
+    return _summary_record(ctx.db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id)))
+
+
+def summary_facts(ctx, project_id: str) -> dict:
+    """What the AI provider is told: the project's details, members, top-level tasks and goals."""
+    project = project_record(ctx, project_id)
+    tasks = other_service("tasks").project_tasks(ctx.db, project_id)
+    return {
+        "name": project["name"], "description": project["description"], "status": project["status"],
+        "type": project["type_label"], "company": project["company_name"], "squad": project["squad"],
+        "owner": project["owner_name"], "delivery_manager": project["delivery_manager_name"],
+        "start_date": project["start_date"], "end_date": project["end_date"],
+        "members": [{"name": m["name"], "role": m["role"], "job_title": m["job_title"]}
+                    for m in member_records(ctx.db, project_id=project_id)],
+        "tasks": [{"title": t.get("title"), "status_value": t.get("status_value"), "status": t.get("status_label"),
+                   "priority": t.get("priority_label"), "due_date": value_out(t.get("due_date")),
+                   "assignee": t.get("assignee_name")} for t in tasks],
+        "goals": [{"title": g["title"], "status": g["status"], "due_date": g["due_date"]}
+                  for g in goal_records(ctx.db, project_id=project_id)],
+    }
+
+
+def generate_summary(ctx, *, project_id: str) -> dict:
+    """Generates and stores the project's summary, replacing the previous one (503 off, 502 failed)."""
+    from chalicelib.providers.ai import get_ai
+
+    visible_project(ctx, project_id)
+    ai = get_ai()
+    result = ai.project_summary(summary_facts(ctx, project_id))
+    summary = ctx.db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id))
+    if summary is None:
+        summary = ProjectAISummary(project_id=project_id)
+        ctx.db.add(summary)
+    summary.summary_text = result["summary"]
+    summary.recommendations = list(result["recommendations"])
+    summary.generated_by = ctx.user_id
+    summary.generated_at = utcnow()
+    ctx.db.flush()
+    return _summary_record(summary)
+
+
+# ---------------------------------------------------------------- linked deal
+
+def _link_record(ctx, link: ProjectDealLink | None) -> dict | None:
+    if link is None:
+        return None
+    deal = other_service("deals").deal_brief(ctx.db, link.deal_id) or {}
+    return {"id": link.id, "project_id": link.project_id, "deal_id": link.deal_id,
+            "deal_title": deal.get("title"), "deal_status": deal.get("status"),
+            "linked_by": link.linked_by, "created_at": value_out(link.created_at)}
+
+
+def get_deal_link(ctx, *, project_id: str) -> dict | None:
+    visible_project(ctx, project_id)
+    return _link_record(ctx, ctx.db.scalar(select(ProjectDealLink).where(ProjectDealLink.project_id == project_id)))
+
+
+def set_deal_link(ctx, *, project_id: str, data) -> dict | None:
+    """`{deal_id}` links (replacing any previous link), `{deal_id: null}` unlinks."""
+    visible_project(ctx, project_id)
+    if "deal_id" not in data.model_fields_set:
+        raise BadRequest("deal_id is required (null to unlink)",
+                         details=[{"field": "deal_id", "message": "Field required"}])
+    link = ctx.db.scalar(select(ProjectDealLink).where(ProjectDealLink.project_id == project_id))
+    if data.deal_id is None:
+        if link is not None:
+            ctx.db.delete(link)
+            ctx.db.flush()
+        return None
+    if other_service("deals").deal_brief(ctx.db, data.deal_id) is None:
+        raise BadRequest("deal_id does not match a deal", details=[{"field": "deal_id", "message": "no deal has this id"}])
+    if link is None:
+        link = ProjectDealLink(project_id=project_id, deal_id=data.deal_id, linked_by=ctx.user_id)
+        ctx.db.add(link)
+    elif link.deal_id != data.deal_id:
+        link.deal_id = data.deal_id
+        link.linked_by = ctx.user_id
+        link.created_at = utcnow()
+    ctx.db.flush()
+    return _link_record(ctx, link)
