@@ -1,0 +1,372 @@
+"""Fuzz every operation of the OpenAPI document against a served copy of the service on Postgres.
+
+    .venv/bin/python bench/fuzz.py                 # make fuzz: 50 examples per operation
+    .venv/bin/python bench/fuzz.py --quick         # CI: 5 examples per operation, 3 minutes at most
+
+Steps: a fresh Postgres database (TEST_DATABASE_URL's server, or a throwaway cluster), migrations,
+an executive and a development token, `docs/openapi.json` written from the route table, then
+`chalice local` on a free loopback port. Schemathesis generates requests for every operation
+(schema-conforming and schema-violating ones) sent with the executive's token. Checks:
+  * no response is a 5xx;
+  * every 4xx from the service has the error body of decisions.md section 4:
+    `{"error": "<message>"}`, and `details` (when present) a list of `{field, message}`.
+Ids returned by successful creates are fed back into path parameters, so detail routes are
+exercised on real records as well as on unknown ids. Between operations the executive is
+restored (active, executive, no overrides), since the fuzzer may edit the permission matrix.
+Findings go to bench/results/fuzz.json (each 5xx with method, path, request, response and the
+server's log lines); the exit status is 1 when anything was found. Bounded in examples and time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.harness import (  # noqa: E402
+    PROJECT_DIR, RESULTS_DIR, apply_environment, create_user, free_port, fresh_database, migrate,
+    service_environment, token_for, write_json,
+)
+
+EXECUTIVE_EMAIL = "fuzz.executive@agency.test"
+GATEWAY_MISS = "Missing Authentication Token"
+_PARAM = re.compile(r"{([^}+]+)\+?}")
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="bounded CI mode: 5 examples, 180 s cap")
+    parser.add_argument("--max-examples", type=int, default=None, help="examples per operation (50; quick 5)")
+    parser.add_argument("--time-cap", type=float, default=None, help="seconds for the whole fuzzing (1800; quick 180)")
+    parser.add_argument("--seed", type=int, default=None, help="hypothesis seed (reproducible run)")
+    parser.add_argument("--include", default=None, help="regex on 'METHOD /path': fuzz only these operations")
+    parser.add_argument("--output", default=str(RESULTS_DIR / "fuzz.json"))
+    parser.add_argument("--openapi", default=str(PROJECT_DIR / "docs" / "openapi.json"))
+    args = parser.parse_args(argv)
+    if args.max_examples is None:
+        args.max_examples = 5 if args.quick else 50
+    if args.time_cap is None:
+        args.time_cap = 180.0 if args.quick else 1800.0
+    return args
+
+
+def write_openapi(path: str) -> dict:
+    from chalicelib.cli import main as cli_main
+
+    if cli_main(["openapi", "--output", path]) != 0:
+        raise RuntimeError("could not write the OpenAPI document")
+    return json.loads(Path(path).read_text())
+
+
+class Server:
+    """`chalice local` on a loopback port, its output in a log file we can slice per request."""
+
+    def __init__(self, env: dict, port: int) -> None:
+        self.port = port
+        self.base_url = f"http://127.0.0.1:{port}"
+        self.log_path = Path(tempfile.mkstemp(prefix="wms-fuzz-server-", suffix=".log")[1])
+        self._log = open(self.log_path, "wb")
+        chalice = Path(sys.executable).with_name("chalice")
+        command = [str(chalice), "local", "--host", "127.0.0.1", "--port", str(port), "--stage", "dev",
+                   "--no-autoreload"]
+        self.process = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=self._log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        import requests
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"chalice local exited: {self.log_path.read_text()[-3000:]}")
+            try:
+                if requests.get(self.base_url + "/api/health", timeout=2).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.3)
+        raise RuntimeError(f"chalice local did not answer in {timeout:.0f} s: {self.log_path.read_text()[-3000:]}")
+
+    def log_offset(self) -> int:
+        self._log.flush()
+        return self.log_path.stat().st_size
+
+    def log_since(self, offset: int, limit: int = 6000) -> str:
+        time.sleep(0.05)  # let the server flush its traceback
+        with open(self.log_path, "rb") as handle:
+            handle.seek(offset)
+            return handle.read(limit).decode("utf-8", "replace")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)  # the process group we started
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+        self._log.close()
+
+
+def restore_executive(user_id: str, email: str) -> None:
+    """Undo what a fuzzed admin request may have done to the fuzzing user."""
+    from sqlalchemy import text
+
+    from chalicelib.core.db import unit_of_work
+
+    with unit_of_work() as uow:
+        uow.session.execute(text("UPDATE users SET is_active = true, access_level = 'executive', email = :email "
+                                 "WHERE id = :id"), {"id": user_id, "email": email})
+        uow.session.execute(text("DELETE FROM user_permissions WHERE user_id = :id"), {"id": user_id})
+        uow.session.execute(text("DELETE FROM access_level_permissions WHERE access_level = 'executive'"))
+
+
+def error_body_problem(response) -> str | None:
+    """None when a 4xx body is decisions.md section 4's error body, else what is wrong."""
+    try:
+        body = json.loads(response.content or b"")
+    except ValueError:
+        return "body is not JSON"
+    if not isinstance(body, dict):
+        return "body is not a JSON object"
+    if not isinstance(body.get("error"), str) or not body["error"].strip():
+        return "no non-empty string `error`"
+    details = body.get("details")
+    if details is not None:
+        if not isinstance(details, list):
+            return "`details` is not a list"
+        for item in details:
+            if not isinstance(item, dict) or not isinstance(item.get("field"), str) \
+                    or not isinstance(item.get("message"), str):
+                return "`details` item is not {field, message}"
+    return None
+
+
+def is_gateway_miss(response) -> bool:
+    """API Gateway's own answer for a path no route matches (chalice local imitates it)."""
+    return response.status_code in (403, 404) and GATEWAY_MISS.encode() in (response.content or b"")
+
+
+def harvest_ids(response, method: str, path: str, known: dict[str, set]) -> None:
+    """Ids of records in a 2xx body, keyed by the path parameter name they would fill."""
+    if response.status_code >= 300:
+        return
+    try:
+        body = json.loads(response.content or b"")
+    except ValueError:
+        return
+    if not isinstance(body, dict):
+        return
+    for key, value in body.items():
+        if isinstance(value, dict) and isinstance(value.get("id"), str):
+            known[f"{key}_id"].add(value["id"])
+            if method == "POST" and not _PARAM.search(path):
+                known[f"@{path}"].add(value["id"])
+
+
+def candidate_ids(path: str, known: dict[str, set]) -> dict[str, list[str]]:
+    """For each path parameter, the harvested ids that may fill it."""
+    result: dict[str, list[str]] = {}
+    for name in _PARAM.findall(path):
+        prefix = path.split("/{" + name)[0]
+        ids = set(known.get(name, ())) | set(known.get(f"@{prefix}", ()))
+        if not ids:
+            return {}
+        result[name] = sorted(ids)[:20]
+    return result
+
+
+def request_record(case, response) -> dict:
+    request = response.request
+    headers = {k: v for k, v in (request.headers or {}).items() if k.lower() not in ("authorization", "cookie")}
+    body = request.body
+    if isinstance(body, bytes):
+        body = body[:4000].decode("utf-8", "replace")
+    return {
+        "method": request.method,
+        "url": request.url,
+        "headers": headers,
+        "body": body,
+        "path_parameters": case.path_parameters,
+        "query": case.query,
+    }
+
+
+def operation_order(item) -> tuple:
+    method, path = item[0], item[1]
+    rank = {"POST": 0, "GET": 1, "PUT": 2, "PATCH": 2, "DELETE": 3}.get(method, 2)
+    return (bool(_PARAM.search(path)), rank, path)
+
+
+def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str) -> dict:
+    import requests
+    import schemathesis
+    from hypothesis import HealthCheck, Phase, given, seed as hypothesis_seed, settings, strategies as st
+    from schemathesis import GenerationMode
+
+    schema = schemathesis.openapi.from_path(args.openapi)
+    operations = []
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        operations.append((operation.method.upper(), operation.path, operation))
+    operations.sort(key=operation_order)
+    if args.include:
+        pattern = re.compile(args.include)
+        operations = [item for item in operations if pattern.search(f"{item[0]} {item[1]}")]
+
+    session = requests.Session()
+    headers = {"Authorization": f"Bearer {token}"}
+    known: dict[str, set] = defaultdict(set)
+    server_errors: dict[tuple, dict] = {}
+    bad_bodies: dict[tuple, dict] = {}
+    transport_errors: list[dict] = []
+    per_operation: dict[str, dict] = {}
+    started = time.monotonic()
+    cap_end = started + args.time_cap
+
+    for index, (method, path, operation) in enumerate(operations):
+        label = f"{method} {path}"
+        remaining_ops = len(operations) - index
+        op_deadline = time.monotonic() + max(2.0, (cap_end - time.monotonic()) / remaining_ops)
+        statuses: Counter = Counter()
+        stats = {"examples": 0, "gateway_misses": 0, "skipped_over_time": 0}
+
+        strategies = [operation.as_strategy(generation_mode=GenerationMode.POSITIVE)]
+        try:
+            strategies.append(operation.as_strategy(generation_mode=GenerationMode.NEGATIVE))
+        except Exception:  # noqa: BLE001 - nothing to violate in this operation
+            pass
+        ids = candidate_ids(path, known)
+        if ids:
+            combos = [{name: values[i % len(values)] for name, values in ids.items()}
+                      for i in range(max(len(v) for v in ids.values()))]
+            strategies.append(st.sampled_from(combos).flatmap(
+                lambda fixed: operation.as_strategy(generation_mode=GenerationMode.POSITIVE, path_parameters=fixed)))
+        strategy = st.one_of(*strategies)
+
+        def check(case):
+            if time.monotonic() > op_deadline:
+                stats["skipped_over_time"] += 1
+                return
+            offset = server.log_offset()
+            try:
+                response = case.call(base_url=base_url, session=session, headers=headers, timeout=30)
+            except Exception as exc:  # noqa: BLE001 - a dropped connection is a finding too
+                transport_errors.append({"operation": label, "error": repr(exc)[:500],
+                                         "path_parameters": case.path_parameters, "query": case.query,
+                                         "server_log": server.log_since(offset)})
+                return
+            stats["examples"] += 1
+            statuses[response.status_code] += 1
+            harvest_ids(response, method, path, known)
+            if response.status_code >= 500:
+                key = (method, path, response.status_code, (response.content or b"")[:200])
+                if key in server_errors:
+                    server_errors[key]["occurrences"] += 1
+                else:
+                    server_errors[key] = {
+                        "method": method, "path": path, "status": response.status_code,
+                        "request": request_record(case, response),
+                        "response": (response.content or b"")[:2000].decode("utf-8", "replace"),
+                        "server_log": server.log_since(offset), "occurrences": 1,
+                    }
+            elif 400 <= response.status_code < 500:
+                if is_gateway_miss(response):
+                    stats["gateway_misses"] += 1
+                    return
+                problem = error_body_problem(response)
+                if problem:
+                    key = (method, path, response.status_code, problem)
+                    if key in bad_bodies:
+                        bad_bodies[key]["occurrences"] += 1
+                    else:
+                        bad_bodies[key] = {
+                            "method": method, "path": path, "status": response.status_code, "problem": problem,
+                            "request": request_record(case, response),
+                            "response": (response.content or b"")[:1000].decode("utf-8", "replace"),
+                            "occurrences": 1,
+                        }
+
+        test = settings(
+            max_examples=args.max_examples, deadline=None, database=None, derandomize=args.seed is None and args.quick,
+            phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck), print_blob=False,
+        )(given(case=strategy)(check))
+        if args.seed is not None:
+            test = hypothesis_seed(args.seed)(test)
+        if time.monotonic() < cap_end:
+            try:
+                test()
+            except Exception as exc:  # noqa: BLE001 - a generation problem is reported, not fatal
+                stats["generation_error"] = repr(exc)[:500]
+        else:
+            stats["skipped_over_time"] = args.max_examples
+        stats["statuses"] = {str(code): count for code, count in sorted(statuses.items())}
+        per_operation[label] = stats
+        restore_executive(executive_id, EXECUTIVE_EMAIL)
+        print(f"  {label:70s} {stats['examples']:4d} requests  {dict(sorted(statuses.items()))}", flush=True)
+
+    elapsed = time.monotonic() - started
+    return {
+        "operations": len(operations),
+        "requests": sum(op["examples"] for op in per_operation.values()),
+        "elapsed_seconds": round(elapsed, 1),
+        "time_capped": any(op.get("skipped_over_time") for op in per_operation.values()),
+        "server_errors": list(server_errors.values()),
+        "bad_error_bodies": list(bad_bodies.values()),
+        "transport_errors": transport_errors,
+        "per_operation": per_operation,
+    }
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    print(f"fuzz: {args.max_examples} examples per operation, at most {args.time_cap:.0f} s", flush=True)
+    with fresh_database("wms_fuzz") as url:
+        env = service_environment(url)
+        apply_environment(env)
+        migrate(url)
+        executive_id = create_user(EXECUTIVE_EMAIL, "Fuzz Executive", "executive")
+        token = token_for(EXECUTIVE_EMAIL)
+        document = write_openapi(args.openapi)
+        print(f"fuzz: {sum(len(v) for v in document['paths'].values())} operations in {args.openapi}", flush=True)
+        server = Server(env, free_port())
+        try:
+            server.wait_ready()
+            outcome = run_fuzz(args, server.base_url, token, server, executive_id)
+        finally:
+            server.stop()
+    report = {
+        "generated_at": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
+        "mode": "quick" if args.quick else "full",
+        "max_examples": args.max_examples,
+        "time_cap_seconds": args.time_cap,
+        "seed": args.seed,
+        **outcome,
+        "passed": not (outcome["server_errors"] or outcome["bad_error_bodies"] or outcome["transport_errors"]),
+    }
+    write_json(Path(args.output), report)
+    print(f"fuzz: {report['requests']} requests over {report['operations']} operations in "
+          f"{report['elapsed_seconds']} s{' (time cap reached)' if report['time_capped'] else ''}")
+    for item in report["server_errors"]:
+        print(f"  5xx  {item['status']} {item['method']} {item['path']}  x{item['occurrences']}  "
+              f"{item['request']['url']}")
+    for item in report["bad_error_bodies"]:
+        print(f"  body {item['status']} {item['method']} {item['path']}: {item['problem']}  {item['response'][:120]}")
+    for item in report["transport_errors"]:
+        print(f"  conn {item['operation']}: {item['error'][:160]}")
+    print(f"fuzz: {'passed' if report['passed'] else 'FAILED'}; details in {args.output}")
+    return 0 if report["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
