@@ -1,0 +1,64 @@
+"""Request models of the config lists area."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from pydantic import BaseModel, Field, field_validator
+
+_HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
+
+
+def _required_text(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    return value
+
+
+def _hex_color(value: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    if not _HEX.match(value):
+        raise ValueError("must be a hex colour such as #3b82f6")
+    return value.lower()
+
+
+class _ItemFields(BaseModel):
+    color: Optional[str] = Field(default=None, max_length=20)
+    icon: Optional[str] = Field(default=None, max_length=100)
+    stage_type: Optional[str] = Field(default=None, max_length=50)
+    probability: Optional[float] = Field(default=None, ge=0, le=100)
+    email_template_id: Optional[str] = Field(default=None, max_length=36)
+
+    _color = field_validator("color")(_hex_color)
+
+
+class ItemCreate(_ItemFields):
+    label: str = Field(max_length=200)
+    value: str = Field(max_length=200)
+    is_default: bool = False
+    position: int = Field(default=99, ge=0, le=1_000_000)
+    email_trigger_active: bool = False
+
+    _text = field_validator("label", "value")(_required_text)
+
+
+class ItemUpdate(_ItemFields):
+    label: Optional[str] = Field(default=None, max_length=200)
+    value: Optional[str] = Field(default=None, max_length=200)
+    is_default: Optional[bool] = None
+    position: Optional[int] = Field(default=None, ge=0, le=1_000_000)
+    email_trigger_active: Optional[bool] = None
+
+    _text = field_validator("label", "value")(_required_text)
+
+
+class ListQuery(BaseModel):
+    key: Optional[str] = Field(default=None, max_length=100)
+
+
+class Reorder(BaseModel):
+    item_ids: list[str] = Field(min_length=1, max_length=500)

@@ -1,0 +1,152 @@
+"""Config lists: administrator-managed lists whose items give labels, colours and stages elsewhere.
+
+Rules (document 1, Config lists): items ordered by position then label; one default per list
+(setting `is_default` clears the previous default first); system items keep their value and cannot
+be deleted (400); reorder sets position = array index. Our additions: a value is unique within its
+list (409), an update with no field is 400, reorder accepts a subset of the list's items.
+"""
+from __future__ import annotations
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import selectinload
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.models import ConfigList, ConfigListItem
+from chalicelib.core.serialize import row_dict
+
+from .schemas import ItemCreate, ItemUpdate
+
+LIST_FIELDS = ("id", "key", "name", "description", "is_system", "created_at")
+ITEM_FIELDS = (
+    "id", "list_id", "label", "value", "color", "icon", "is_default", "is_system", "position", "stage_type",
+    "probability", "email_template_id", "email_trigger_active", "created_at",
+)
+ITEM_FLAGS = ("is_default", "is_system", "email_trigger_active")
+NOT_NULL_ON_UPDATE = ("label", "value", "is_default", "position", "email_trigger_active")
+ITEM_ORDER = (ConfigListItem.position, ConfigListItem.label, ConfigListItem.id)
+
+
+def item_record(item: ConfigListItem) -> dict:
+    return row_dict(item, ITEM_FIELDS, flags=ITEM_FLAGS)
+
+
+def list_record(config_list: ConfigList, items: list[ConfigListItem]) -> dict:
+    record = row_dict(config_list, LIST_FIELDS, flags=("is_system",))
+    record["items"] = [item_record(item) for item in sorted(items, key=lambda i: (i.position, i.label, i.id))]
+    return record
+
+
+def list_lists(ctx, *, key: str | None = None) -> list[dict]:
+    """Every list (or the one with `key`) with its items: two queries whatever the row count."""
+    stmt = select(ConfigList).options(selectinload(ConfigList.items)).order_by(ConfigList.key).limit(500)
+    if key:
+        stmt = stmt.where(ConfigList.key == key)
+    return [list_record(config_list, config_list.items) for config_list in ctx.db.scalars(stmt)]
+
+
+def _get_list(db, key: str) -> ConfigList:
+    config_list = db.scalar(select(ConfigList).where(ConfigList.key == key))
+    if config_list is None:
+        raise not_found("Config list")
+    return config_list
+
+
+def _get_item(db, config_list: ConfigList, item_id: str) -> ConfigListItem:
+    item = db.scalar(select(ConfigListItem).where(ConfigListItem.id == item_id,
+                                                  ConfigListItem.list_id == config_list.id))
+    if item is None:
+        raise not_found("Config list item")
+    return item
+
+
+def list_items(ctx, *, key: str) -> list[dict]:
+    config_list = _get_list(ctx.db, key)
+    stmt = select(ConfigListItem).where(ConfigListItem.list_id == config_list.id).order_by(*ITEM_ORDER)
+    return [item_record(item) for item in ctx.db.scalars(stmt)]
+
+
+def _value_taken(db, list_id: str, value: str, *, except_id: str | None = None) -> bool:
+    stmt = select(ConfigListItem.id).where(ConfigListItem.list_id == list_id, ConfigListItem.value == value)
+    if except_id:
+        stmt = stmt.where(ConfigListItem.id != except_id)
+    return db.scalar(stmt.limit(1)) is not None
+
+
+def _clear_default(db, list_id: str, *, except_id: str | None = None) -> None:
+    stmt = update(ConfigListItem).where(ConfigListItem.list_id == list_id, ConfigListItem.is_default.is_(True))
+    if except_id:
+        stmt = stmt.where(ConfigListItem.id != except_id)
+    db.execute(stmt.values(is_default=False).execution_options(synchronize_session="fetch"))
+
+
+def create_item(ctx, *, key: str, data: ItemCreate) -> dict:
+    config_list = _get_list(ctx.db, key)
+    values = data.model_dump()
+    if _value_taken(ctx.db, config_list.id, values["value"]):
+        raise Conflict(f"The list {key} already has an item with value {values['value']}")
+    if values["is_default"]:
+        _clear_default(ctx.db, config_list.id)
+    item = ConfigListItem(list_id=config_list.id, is_system=False, **values)
+    ctx.db.add(item)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type="config_list_item", entity_id=item.id, action="created",
+                   actor_id=ctx.user_id, changes={"list": key, "label": item.label, "value": item.value})
+    return item_record(item)
+
+
+def update_item(ctx, *, key: str, item_id: str, data: ItemUpdate) -> dict:
+    config_list = _get_list(ctx.db, key)
+    item = _get_item(ctx.db, config_list, item_id)
+    values = data.model_dump(exclude_unset=True)
+    if not values:
+        raise BadRequest("No fields to update")
+    nulls = [name for name in NOT_NULL_ON_UPDATE if name in values and values[name] is None]
+    if nulls:
+        raise BadRequest("Invalid request body", details=[{"field": name, "message": "must not be null"} for name in nulls])
+    if "value" in values and values["value"] != item.value:
+        if item.is_system:
+            raise BadRequest("The value of a system item cannot be changed",
+                             details=[{"field": "value", "message": "read-only on system items"}])
+        if _value_taken(ctx.db, config_list.id, values["value"], except_id=item.id):
+            raise Conflict(f"The list {key} already has an item with value {values['value']}")
+    if values.get("is_default"):
+        _clear_default(ctx.db, config_list.id, except_id=item.id)
+    before = {name: getattr(item, name) for name in values}
+    for name, value in values.items():
+        setattr(item, name, value)
+    ctx.db.flush()
+    changes = history.diff(before, {name: getattr(item, name) for name in values})
+    if changes:
+        history.record(ctx.db, entity_type="config_list_item", entity_id=item.id, action="updated",
+                       actor_id=ctx.user_id, changes=changes)
+    return item_record(item)
+
+
+def reorder(ctx, *, key: str, item_ids: list[str]) -> None:
+    config_list = _get_list(ctx.db, key)
+    if len(set(item_ids)) != len(item_ids):
+        raise BadRequest("item_ids contains duplicates", details=[{"field": "item_ids", "message": "duplicate id"}])
+    items = {item.id: item for item in ctx.db.scalars(
+        select(ConfigListItem).where(ConfigListItem.id.in_(item_ids), ConfigListItem.list_id == config_list.id))}
+    foreign = [item_id for item_id in item_ids if item_id not in items]
+    if foreign:
+        raise BadRequest(f"item_ids not in list {key}: {', '.join(foreign[:10])}",
+                         details=[{"field": "item_ids", "message": "ids of items of another list or unknown"}])
+    for index, item_id in enumerate(item_ids):
+        items[item_id].position = index
+    ctx.db.flush()
+
+
+def delete_item(ctx, *, key: str, item_id: str) -> None:
+    config_list = _get_list(ctx.db, key)
+    item = _get_item(ctx.db, config_list, item_id)
+    if item.is_system:
+        raise BadRequest("System items cannot be deleted")
+    ctx.db.delete(item)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type="config_list_item", entity_id=item_id, action="deleted",
+                   actor_id=ctx.user_id, changes={"list": key, "label": item.label, "value": item.value})
+
+
+
