@@ -1,0 +1,159 @@
+"""Deals at /api/deals/deals (tool deals)."""
+import pytest
+
+from tests.areas.deals.factories import make_company, make_contact, make_deal
+from tests.factories import config_item, grant, make_user
+
+
+@pytest.fixture
+def exec_user(db):
+    return make_user(db, access_level="executive", name="Erin Exec")
+
+
+@pytest.mark.smoke
+def test_deal_create_defaults_and_joins(api, db, exec_user):
+    company = make_company(db, name="Acme")
+    contact = make_contact(db, first_name="Alice", last_name="Ng", company_id=company.id)
+    created = api.post("/api/deals/deals", as_=exec_user, json={
+        "title": "New website", "company_id": company.id, "contact_id": contact.id, "value": 12500.5,
+        "website": "https://acme.test"})
+    assert created.status == 201, created
+    deal = created.json["deal"]
+    lead = config_item(db, "deal_stage", "lead")
+    assert deal["stage_id"] == lead.id  # the first stage of deal_stage
+    assert deal["stage_label"] == "Lead" and deal["stage_color"] == lead.color and deal["probability"] == 10
+    assert deal["owner_id"] == exec_user.id and deal["owner_name"] == "Erin Exec"
+    assert deal["currency"] == "AUD" and deal["status"] == "open" and deal["value"] == 12500.5
+    assert deal["company_name"] == "Acme" and deal["contact_name"] == "Alice Ng"
+    assert api.get(f"/api/deals/deals/{deal['id']}", as_=exec_user).json == {"deal": deal}
+
+
+def test_deal_update_and_delete(api, db, exec_user):
+    deal = make_deal(db, title="Old")
+    other_owner = make_user(db, name="Owen Owner")
+    won = config_item(db, "deal_stage", "won")
+    response = api.put(f"/api/deals/deals/{deal.id}", as_=exec_user, json={
+        "title": "Renamed", "status": "won", "stage_id": won.id, "owner_id": other_owner.id, "currency": "nzd",
+        "value": None})
+    assert response.status == 200, response
+    body = response.json["deal"]
+    assert body["title"] == "Renamed" and body["status"] == "won" and body["currency"] == "NZD"
+    assert body["stage_label"] == "Won" and body["probability"] == 100 and body["owner_name"] == "Owen Owner"
+    assert body["value"] is None
+    assert api.delete(f"/api/deals/deals/{deal.id}", as_=exec_user).json == {"ok": True}
+    assert api.get(f"/api/deals/deals/{deal.id}", as_=exec_user).status == 404
+
+
+def test_deal_validation(api, db, exec_user):
+    task_status = config_item(db, "task_status", "todo")
+    cases = [
+        ({}, "title"),
+        ({"title": " "}, "title"),
+        ({"title": "T", "status": "pending"}, "status"),
+        ({"title": "T", "value": -1}, "value"),
+        ({"title": "T", "value": "lots"}, "value"),
+        ({"title": "T", "currency": "dollars"}, "currency"),
+    ]
+    for body, field in cases:
+        response = api.post("/api/deals/deals", as_=exec_user, json=body)
+        assert response.status == 400, body
+        assert response.json["details"][0]["field"] == field
+    refs = [
+        ({"title": "T", "stage_id": task_status.id}, "stage_id"),
+        ({"title": "T", "stage_id": "nope"}, "stage_id"),
+        ({"title": "T", "company_id": "nope"}, "company_id"),
+        ({"title": "T", "contact_id": "nope"}, "contact_id"),
+        ({"title": "T", "owner_id": "nope"}, "owner_id"),
+    ]
+    for body, field in refs:
+        response = api.post("/api/deals/deals", as_=exec_user, json=body)
+        assert response.status == 400 and field in response.json["error"], body
+    deal = make_deal(db)
+    assert api.put(f"/api/deals/deals/{deal.id}", as_=exec_user, json={"status": "closed"}).status == 400
+    assert api.put(f"/api/deals/deals/{deal.id}", as_=exec_user, json={"stage_id": task_status.id}).status == 400
+    assert api.put(f"/api/deals/deals/{deal.id}", as_=exec_user, json={"title": None}).status == 400
+
+
+def test_deal_not_found_and_permissions(api, db, exec_user):
+    assert api.get("/api/deals/deals/missing", as_=exec_user).status == 404
+    assert api.put("/api/deals/deals/missing", as_=exec_user, json={"title": "x"}).status == 404
+    assert api.delete("/api/deals/deals/missing", as_=exec_user).status == 404
+    deal = make_deal(db)
+    employee = make_user(db)
+    assert api.post("/api/deals/deals", as_=employee, json={"title": "Mine"}).status == 201
+    assert api.put(f"/api/deals/deals/{deal.id}", as_=employee, json={"title": "x"}).status == 200
+    assert api.delete(f"/api/deals/deals/{deal.id}", as_=employee).status == 403
+    viewer = make_user(db)
+    grant(db, viewer, "deals", "view")
+    assert api.get("/api/deals/deals", as_=viewer).status == 200
+    assert api.post("/api/deals/deals", as_=viewer, json={"title": "x"}).status == 403
+    nobody = make_user(db)
+    grant(db, nobody, "deals", "none")
+    assert api.get(f"/api/deals/deals/{deal.id}", as_=nobody).status == 403
+
+
+def test_deal_list_filters_and_search(api, db, exec_user):
+    acme = make_company(db, name="Acme")
+    globex = make_company(db, name="Globex")
+    owner = make_user(db)
+    lead, won = config_item(db, "deal_stage", "lead"), config_item(db, "deal_stage", "won")
+    a = make_deal(db, title="Website rebuild", company_id=acme.id, stage_id=lead.id, owner_id=owner.id)
+    b = make_deal(db, title="SEO retainer", company_id=globex.id, stage_id=won.id, status="won")
+    c = make_deal(db, title="App", company_id=acme.id, stage_id=won.id, status="lost", owner_id=owner.id)
+
+    def ids(query):
+        response = api.get(f"/api/deals/deals{query}", as_=exec_user)
+        assert response.status == 200, response
+        return {d["id"] for d in response.json["deals"]}
+
+    assert ids("") == {a.id, b.id, c.id}
+    assert ids(f"?stage_id={won.id}") == {b.id, c.id}
+    assert ids("?status=won") == {b.id}
+    assert ids(f"?owner_id={owner.id}") == {a.id, c.id}
+    assert ids(f"?company_id={acme.id}") == {a.id, c.id}
+    assert ids(f"?company_id={acme.id}&status=lost") == {c.id}
+    assert ids("?search=REBUILD") == {a.id}
+    assert ids("?search=globex") == {b.id}  # by company name too
+    assert api.get("/api/deals/deals?status=maybe", as_=exec_user).status == 400
+
+
+def test_deal_list_query_count_is_constant(api, db, exec_user, count_queries):
+    stage = config_item(db, "deal_stage", "proposal")
+
+    def add(n):
+        for _ in range(n):
+            company = make_company(db)
+            contact = make_contact(db, company_id=company.id)
+            make_deal(db, company_id=company.id, contact_id=contact.id, owner_id=make_user(db).id, stage_id=stage.id)
+
+    add(5)
+    with count_queries() as five:
+        body = api.get("/api/deals/deals", as_=exec_user).json
+    assert len(body["deals"]) == 5 and all(d["stage_label"] == "Proposal" and d["company_name"] for d in body["deals"])
+    add(55)
+    with count_queries() as sixty:
+        assert len(api.get("/api/deals/deals", as_=exec_user).json["deals"]) == 60
+    assert five.count == sixty.count
+
+
+def test_deal_and_company_routes_resolve_side_by_side(api, db, exec_user):
+    company = make_company(db, name="Side")
+    deal = make_deal(db, title="By side", company_id=company.id)
+    assert api.get(f"/api/deals/deals/{deal.id}", as_=exec_user).json["deal"]["title"] == "By side"
+    assert api.get(f"/api/deals/companies/{company.id}", as_=exec_user).json["company"]["name"] == "Side"
+    # an id of the other kind is 404 on each route
+    assert api.get(f"/api/deals/deals/{company.id}", as_=exec_user).status == 404
+    assert api.get(f"/api/deals/companies/{deal.id}", as_=exec_user).status == 404
+
+
+def test_functions_for_other_areas(db, count_queries):
+    from chalicelib.areas.deals import service
+
+    a, b = make_company(db, name="A Co"), make_company(db, name="B Co")
+    with count_queries() as counter:
+        assert service.company_names(db, [a.id, b.id, "missing", None]) == {a.id: "A Co", b.id: "B Co"}
+    assert counter.count == 1
+    assert service.company_names(db, []) == {}
+    deal = make_deal(db, title="Brief", status="won")
+    assert service.deal_brief(db, deal.id) == {"id": deal.id, "title": "Brief", "status": "won"}
+    assert service.deal_brief(db, "missing") is None
