@@ -1,20 +1,38 @@
 """notify(): the internal operation every area calls to tell a user something.
 
 It writes the in-app notification in the request's transaction, skips a repeat of the same user,
-type and resource within 5 minutes, and after commit sends one delivery message per enabled
-channel (email, chat, push) to the notifications queue, or delivers in-process without a queue.
+type and resource within 5 minutes, and records one delivery per channel (email, chat, push) that
+the user's effective preferences enable. After commit, one message per delivery goes to the
+notifications queue (`core.queue`); without a queue URL the in-process handler registered below
+delivers at once. A failed request sends nothing. `notify_squad()` notifies a squad's members and
+posts to the squad's chat channel.
+
+Delivery itself (`core/notify_delivery.py`) lives in core because `notify()` runs in every area's
+function, loaded or not the notifications area; it imports the providers lazily.
 """
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import Boolean, Index, String, Text, select
+from sqlalchemy import Boolean, Index, String, Text, or_, select
 from sqlalchemy.orm import Mapped, mapped_column
 
+from . import queue
 from .db import Base, UTCDateTime, created_at_column, id_column
-from .ids import utcnow
+from .errors import BadRequest, NotFound
+from .ids import new_id, utcnow
+from .notify_catalogue import DELIVERY_CHANNELS, type_info
+from .notify_models import NotificationDelivery, NotificationPreference, SquadNotificationConfig
 
 DEDUP_WINDOW = timedelta(minutes=5)
+QUEUE = "notifications"
+
+# who an audience of notify_squad() reaches, besides the squad's manager (always included)
+AUDIENCE_LEVELS = {
+    "squad": ("employee", "lead", "manager", "head", "executive"),
+    "leads": ("lead", "manager", "head", "executive"),
+    "managers": ("manager", "head", "executive"),
+}
 
 
 class Notification(Base):
@@ -38,7 +56,41 @@ class Notification(Base):
     read_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     archived: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # False when the user turned the in-app channel off for this type: the record still exists
+    # (de-duplication, deliveries, analytics) but lists and counts leave it out.
+    in_app: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
     created_at: Mapped[datetime] = created_at_column()
+
+
+def effective_channels(db, *, user_id: str, type: str) -> dict[str, bool]:
+    """The catalogue's default channels for `type`, replaced by the user's override when any."""
+    override = db.get(NotificationPreference, (user_id, type))
+    return override.channels() if override is not None else type_info(type).defaults()
+
+
+def _payload(*, type: str, title: str, body: str | None, action_url: str | None, icon: str | None,
+             notification_id: str | None, resource_type: str | None, resource_id: str | None) -> dict:
+    return {"type": type, "title": title, "body": body, "action_url": action_url, "icon": icon,
+            "notification_id": notification_id, "resource_type": resource_type, "resource_id": resource_id}
+
+
+def _send_after_commit(ctx, deliveries: list[NotificationDelivery]) -> None:
+    if not deliveries:
+        return
+    messages = [{"delivery_id": d.id, "channel": d.channel} for d in deliveries]
+    ctx.after_commit(lambda: queue.send_batch(QUEUE, messages))
+
+
+def _is_duplicate(db, *, user_id, type, resource_type, resource_id) -> bool:
+    since = utcnow() - DEDUP_WINDOW
+    return db.scalar(
+        select(Notification.id).where(
+            Notification.user_id == user_id, Notification.type == type,
+            Notification.resource_type.is_(None) if resource_type is None else Notification.resource_type == resource_type,
+            Notification.resource_id.is_(None) if resource_id is None else Notification.resource_id == resource_id,
+            Notification.created_at >= since,
+        ).limit(1)
+    ) is not None
 
 
 def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None, resource_type: str | None = None,
@@ -47,19 +99,95 @@ def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None,
     """Create an in-app notification (and its deliveries after commit). `ctx` has `.db` and
     `.after_commit` (a request context, or a job's unit of work). Returns None when de-duplicated."""
     db = ctx.db
-    since = utcnow() - DEDUP_WINDOW
-    duplicate = db.scalar(
-        select(Notification.id).where(
-            Notification.user_id == user_id, Notification.type == type,
-            Notification.resource_type.is_(None) if resource_type is None else Notification.resource_type == resource_type,
-            Notification.resource_id.is_(None) if resource_id is None else Notification.resource_id == resource_id,
-            Notification.created_at >= since,
-        ).limit(1)
-    )
-    if duplicate is not None:
+    if _is_duplicate(db, user_id=user_id, type=type, resource_type=resource_type, resource_id=resource_id):
         return None
-    notification = Notification(user_id=user_id, type=type, title=title, body=body, resource_type=resource_type,
-                                resource_id=resource_id, action_url=action_url, actor_id=actor_id, icon=icon)
+    channels = effective_channels(db, user_id=user_id, type=type)
+    notification = Notification(id=new_id(), user_id=user_id, type=type, title=title, body=body,
+                                resource_type=resource_type, resource_id=resource_id, action_url=action_url,
+                                actor_id=actor_id, icon=icon, in_app=channels["in_app"])
     db.add(notification)
+    payload = _payload(type=type, title=title, body=body, action_url=action_url, icon=notification.icon,
+                       notification_id=notification.id, resource_type=resource_type, resource_id=resource_id)
+    deliveries = [
+        NotificationDelivery(id=new_id(), notification_id=notification.id, user_id=user_id, channel=channel,
+                             type=type, payload=payload, status="pending", attempts=0)
+        for channel in DELIVERY_CHANNELS if channels.get(channel)
+    ]
+    db.add_all(deliveries)
     db.flush()
+    _send_after_commit(ctx, deliveries)
     return notification
+
+
+def squad_audience_ids(db, *, squad_id: str, audience: str) -> list[str]:
+    """Active users an audience reaches: the squad's members at the audience's access levels, and
+    the squad's manager whatever the audience."""
+    from .models import Squad, User
+
+    if audience not in AUDIENCE_LEVELS:
+        raise BadRequest(f"Unknown audience {audience!r}: use squad, leads or managers")
+    manager_id = select(Squad.manager_id).where(Squad.id == squad_id).scalar_subquery()
+    rows = db.scalars(
+        select(User.id).where(
+            User.is_active.is_(True),
+            or_(
+                (User.squad_id == squad_id) & User.access_level.in_(AUDIENCE_LEVELS[audience]),
+                User.id == manager_id,
+            ),
+        ).order_by(User.name, User.id)
+    )
+    return list(rows)
+
+
+def notify_squad(ctx, *, squad_id: str, audience: str, type: str, title: str, body: str | None = None,
+                 resource_type: str | None = None, resource_id: str | None = None, action_url: str | None = None,
+                 actor_id: str | None = None, icon: str | None = None) -> dict:
+    """Notify the members of a squad that `audience` selects (squad, leads, managers; the actor is
+    left out) and post to the squad's chat channel for this type: the squad's configuration row for
+    the type (its chat_channel_id, and its email_group by e-mail), else the squad's chat_channel_id.
+    A configuration row with enabled = 0 posts nothing to the squad's channels (members are still
+    notified per their own preferences). Answers `{notified, deliveries}` (user ids, delivery ids)."""
+    from .models import Squad
+
+    db = ctx.db
+    squad = db.get(Squad, squad_id)
+    if squad is None:
+        raise NotFound("Squad not found")
+    notified = []
+    for user_id in squad_audience_ids(db, squad_id=squad_id, audience=audience):
+        if actor_id is not None and user_id == actor_id:
+            continue
+        created = notify(ctx, user_id=user_id, type=type, title=title, body=body, resource_type=resource_type,
+                         resource_id=resource_id, action_url=action_url, actor_id=actor_id, icon=icon)
+        if created is not None:
+            notified.append(user_id)
+    config = db.get(SquadNotificationConfig, (squad_id, type))
+    targets: list[tuple[str, str]] = []
+    if config is None or config.enabled:
+        channel = (config.chat_channel_id if config is not None else None) or squad.chat_channel_id
+        if channel:
+            targets.append(("chat", channel))
+        if config is not None and config.email_group:
+            targets.append(("email", config.email_group))
+    payload = _payload(type=type, title=title, body=body, action_url=action_url, icon=icon,
+                       notification_id=None, resource_type=resource_type, resource_id=resource_id)
+    payload["audience"] = audience
+    deliveries = [
+        NotificationDelivery(id=new_id(), squad_id=squad_id, channel=channel, target=target, type=type,
+                             payload=payload, status="pending", attempts=0)
+        for channel, target in targets
+    ]
+    if deliveries:
+        db.add_all(deliveries)
+        db.flush()
+        _send_after_commit(ctx, deliveries)
+    return {"notified": notified, "deliveries": [d.id for d in deliveries]}
+
+
+def _deliver_in_process(message: dict) -> None:
+    from .notify_delivery import deliver_message
+
+    deliver_message(message)
+
+
+queue.register_local_handler(QUEUE, _deliver_in_process)

@@ -1,0 +1,195 @@
+"""Notifications: the caller's own notifications, preferences and push subscriptions.
+
+Every function reaches only `ctx.user_id`'s rows; another user's notification id is 404.
+Records stored with in-app off (`in_app` false) are left out of lists, counts and actions.
+"""
+from __future__ import annotations
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import aliased
+
+from chalicelib.core.errors import BadRequest, NotFound, ServiceUnavailable
+from chalicelib.core.ids import utcnow
+from chalicelib.core.models import User
+from chalicelib.core.notify import Notification
+from chalicelib.core.notify_catalogue import TYPES, get_type
+from chalicelib.core.notify_models import NotificationPreference, PushSubscription
+from chalicelib.core.serialize import flag, value_out
+
+from .schemas import NotificationListQuery, PreferencesUpdate, PushSubscribe
+
+NOTIFICATION_FIELDS = ("id", "user_id", "type", "title", "body", "icon", "resource_type", "resource_id",
+                       "action_url", "actor_id")
+
+
+def _visible(ctx):
+    return (Notification.user_id == ctx.user_id) & Notification.in_app.is_(True)
+
+
+def notification_dict(notification: Notification, actor_name: str | None, actor_picture: str | None) -> dict:
+    record = {name: getattr(notification, name) for name in NOTIFICATION_FIELDS}
+    record.update(
+        actor_name=actor_name, actor_picture=actor_picture, is_read=flag(notification.is_read),
+        read_at=value_out(notification.read_at), archived=flag(notification.archived),
+        archived_at=value_out(notification.archived_at), created_at=value_out(notification.created_at),
+    )
+    return record
+
+
+def list_notifications(ctx, *, query: NotificationListQuery) -> dict:
+    """Newest first; `all` is every non-archived notification, `unread` the unread non-archived
+    ones, `archived` the archived ones. Two queries: the total and the page (actor joined)."""
+    where = [_visible(ctx)]
+    if query.filter == "archived":
+        where.append(Notification.archived.is_(True))
+    else:
+        where.append(Notification.archived.is_(False))
+        if query.filter == "unread":
+            where.append(Notification.is_read.is_(False))
+    total = ctx.db.scalar(select(func.count()).select_from(Notification).where(*where))
+    actor = aliased(User)
+    rows = ctx.db.execute(
+        select(Notification, actor.name, actor.picture)
+        .outerjoin(actor, actor.id == Notification.actor_id)
+        .where(*where)
+        .order_by(Notification.created_at.desc(), Notification.id.desc())
+        .limit(query.limit).offset(query.offset)
+    ).all()
+    return {"notifications": [notification_dict(n, name, picture) for n, name, picture in rows],
+            "total": total, "limit": query.limit, "offset": query.offset}
+
+
+def unread_count(ctx) -> int:
+    return ctx.db.scalar(select(func.count()).select_from(Notification).where(
+        _visible(ctx), Notification.is_read.is_(False), Notification.archived.is_(False)))
+
+
+def _own(ctx, notification_id: str) -> Notification:
+    notification = ctx.db.scalar(select(Notification).where(Notification.id == notification_id, _visible(ctx)))
+    if notification is None:
+        raise NotFound("Notification not found")
+    return notification
+
+
+def mark_read(ctx, *, notification_id: str) -> None:
+    notification = _own(ctx, notification_id)
+    if not notification.is_read:
+        notification.is_read, notification.read_at = True, utcnow()
+        ctx.db.flush()
+
+
+def mark_all_read(ctx) -> int:
+    result = ctx.db.execute(
+        update(Notification).where(_visible(ctx), Notification.is_read.is_(False))
+        .values(is_read=True, read_at=utcnow()).execution_options(synchronize_session=False))
+    return result.rowcount
+
+
+def archive(ctx, *, notification_id: str) -> None:
+    notification = _own(ctx, notification_id)
+    if not notification.archived:
+        notification.archived, notification.archived_at = True, utcnow()
+        ctx.db.flush()
+
+
+def archive_read(ctx) -> int:
+    result = ctx.db.execute(
+        update(Notification).where(_visible(ctx), Notification.is_read.is_(True), Notification.archived.is_(False))
+        .values(archived=True, archived_at=utcnow()).execution_options(synchronize_session=False))
+    return result.rowcount
+
+
+# --- type catalogue and preferences -------------------------------------------------------------
+
+def types() -> list[dict]:
+    return [item.as_dict() for item in TYPES]
+
+
+def preferences(ctx) -> list[dict]:
+    """Every catalogue type with the caller's effective channels (override, else default)."""
+    overrides = {row.notification_type: row for row in ctx.db.scalars(
+        select(NotificationPreference).where(NotificationPreference.user_id == ctx.user_id))}
+    entries = []
+    for item in TYPES:
+        override = overrides.get(item.id)
+        channels = override.channels() if override is not None else item.defaults()
+        entries.append({
+            "notification_type": item.id, "category": item.category, "label": item.label,
+            "description": item.description,
+            **{f"channel_{name}": flag(value) for name, value in channels.items()},
+            "is_customized": override is not None,
+        })
+    return entries
+
+
+def update_preferences(ctx, *, data: PreferencesUpdate) -> None:
+    """Channels left out of an entry keep their effective value. An entry equal to the type's
+    defaults removes the override (the type is no longer customised)."""
+    unknown = sorted({entry.notification_type for entry in data.preferences if get_type(entry.notification_type) is None})
+    if unknown:
+        raise BadRequest(f"Unknown notification type: {', '.join(unknown)}",
+                         details=[{"field": "preferences.notification_type", "message": f"unknown type {name}"}
+                                  for name in unknown])
+    existing = {row.notification_type: row for row in ctx.db.scalars(
+        select(NotificationPreference).where(NotificationPreference.user_id == ctx.user_id))}
+    for entry in data.preferences:
+        item = get_type(entry.notification_type)
+        row = existing.get(item.id)
+        channels = row.channels() if row is not None else item.defaults()
+        for name in channels:
+            value = getattr(entry, f"channel_{name}")
+            if value is not None:
+                channels[name] = value
+        if channels == item.defaults():
+            if row is not None:
+                ctx.db.delete(row)
+                existing.pop(item.id)
+            continue
+        if row is None:
+            row = NotificationPreference(user_id=ctx.user_id, notification_type=item.id)
+            ctx.db.add(row)
+            existing[item.id] = row
+        row.channel_in_app, row.channel_email = channels["in_app"], channels["email"]
+        row.channel_chat, row.channel_push = channels["chat"], channels["push"]
+    ctx.db.flush()
+
+
+# --- web push -------------------------------------------------------------------------------
+
+def push_public_key() -> str:
+    from chalicelib.providers.push import push_public_key as provider_key
+
+    key = provider_key()
+    if not key:
+        raise ServiceUnavailable("Web push is not configured")
+    return key
+
+
+def subscribe(ctx, *, data: PushSubscribe) -> None:
+    """Register (or refresh) a browser's subscription. An endpoint belongs to one browser: when it
+    was registered by another user, it moves to the caller."""
+    user_agent = data.user_agent or ctx.header("User-Agent")
+    row = ctx.db.scalar(select(PushSubscription).where(PushSubscription.endpoint == data.endpoint))
+    if row is None:
+        row = PushSubscription(user_id=ctx.user_id, endpoint=data.endpoint)
+        ctx.db.add(row)
+    row.user_id, row.p256dh, row.auth = ctx.user_id, data.keys.p256dh, data.keys.auth
+    row.user_agent = (user_agent or None) and user_agent[:500]
+    ctx.db.flush()
+
+
+def unsubscribe(ctx, *, endpoint: str) -> bool:
+    row = ctx.db.scalar(select(PushSubscription).where(PushSubscription.endpoint == endpoint,
+                                                       PushSubscription.user_id == ctx.user_id))
+    if row is None:
+        return False
+    ctx.db.delete(row)
+    ctx.db.flush()
+    return True
+
+
+def subscriptions(ctx) -> list[dict]:
+    rows = ctx.db.scalars(select(PushSubscription).where(PushSubscription.user_id == ctx.user_id)
+                          .order_by(PushSubscription.created_at.desc(), PushSubscription.id))
+    return [{"id": row.id, "endpoint": row.endpoint, "user_agent": row.user_agent,
+             "created_at": value_out(row.created_at), "last_used_at": value_out(row.last_used_at)} for row in rows]

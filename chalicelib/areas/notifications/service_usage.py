@@ -1,0 +1,93 @@
+"""Notification usage analytics over the last `days` days, aggregated in SQL (one query each,
+two for the summary). Readers need insights:view. Days are UTC calendar days."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import Date, case, cast, func, select
+
+from chalicelib.core.ids import utcnow
+from chalicelib.core.notify import Notification
+from chalicelib.core.notify_catalogue import DELIVERY_CHANNELS, type_info
+from chalicelib.core.notify_models import NotificationDelivery
+
+STATUSES = ("pending", "sent", "failed", "skipped")
+
+
+def _since(days: int):
+    return utcnow() - timedelta(days=days)
+
+
+def _read_expr():
+    return func.sum(case((Notification.is_read.is_(True), 1), else_=0))
+
+
+def _rate(read: int, sent: int) -> float:
+    return round(100.0 * read / sent, 1) if sent else 0.0
+
+
+def summary(ctx, *, days: int) -> dict:
+    since = _since(days)
+    total, read, recipients = ctx.db.execute(
+        select(func.count(Notification.id), _read_expr(), func.count(func.distinct(Notification.user_id)))
+        .where(Notification.created_at >= since)
+    ).one()
+    deliveries = ctx.db.scalar(select(func.count(NotificationDelivery.id)).where(
+        NotificationDelivery.created_at >= since, NotificationDelivery.status == "sent"))
+    total, read = total or 0, read or 0
+    return {"days": days, "total_sent": total, "total_read": read, "unique_recipients": recipients or 0,
+            "total_deliveries": deliveries or 0, "read_rate": _rate(read, total)}
+
+
+def by_type(ctx, *, days: int) -> dict:
+    rows = ctx.db.execute(
+        select(Notification.type, func.count(Notification.id), _read_expr())
+        .where(Notification.created_at >= _since(days))
+        .group_by(Notification.type).order_by(func.count(Notification.id).desc(), Notification.type)
+    ).all()
+    return {"days": days, "types": [
+        {"type": type_id, "label": type_info(type_id).label, "category": type_info(type_id).category,
+         "count": count, "read_count": read or 0} for type_id, count, read in rows]}
+
+
+def daily_trend(ctx, *, days: int) -> dict:
+    day = func.date(Notification.created_at) if ctx.db.bind.dialect.name == "sqlite" else cast(
+        func.timezone("UTC", Notification.created_at), Date)
+    rows = ctx.db.execute(
+        select(day.label("day"), func.count(Notification.id), _read_expr())
+        .where(Notification.created_at >= _since(days)).group_by(day)
+    ).all()
+    counts = {str(value)[:10]: (count, read or 0) for value, count, read in rows}
+    today = utcnow().date()
+    trend = []
+    for offset in range(days - 1, -1, -1):
+        date = (today - timedelta(days=offset)).isoformat()
+        sent, read = counts.get(date, (0, 0))
+        trend.append({"date": date, "sent": sent, "read": read})
+    return {"days": days, "trend": trend}
+
+
+def channel_distribution(ctx, *, days: int) -> dict:
+    rows = ctx.db.execute(
+        select(NotificationDelivery.channel, NotificationDelivery.status, func.count(NotificationDelivery.id))
+        .where(NotificationDelivery.created_at >= _since(days))
+        .group_by(NotificationDelivery.channel, NotificationDelivery.status)
+    ).all()
+    channels = {name: {"channel": name, "total": 0, **{status: 0 for status in STATUSES}} for name in DELIVERY_CHANNELS}
+    for channel, status, count in rows:
+        entry = channels.setdefault(channel, {"channel": channel, "total": 0, **{s: 0 for s in STATUSES}})
+        entry[status] = entry.get(status, 0) + count
+        entry["total"] += count
+    return {"days": days, "channels": list(channels.values())}
+
+
+def read_rates(ctx, *, days: int) -> dict:
+    rows = ctx.db.execute(
+        select(Notification.type, func.count(Notification.id), _read_expr())
+        .where(Notification.created_at >= _since(days))
+        .group_by(Notification.type).order_by(Notification.type)
+    ).all()
+    rates = [{"type": type_id, "label": type_info(type_id).label, "sent": count, "read": read or 0,
+              "read_rate": _rate(read or 0, count)} for type_id, count, read in rows]
+    rates.sort(key=lambda entry: (-entry["read_rate"], entry["type"]))
+    return {"days": days, "read_rates": rates}

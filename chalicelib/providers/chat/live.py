@@ -1,0 +1,61 @@
+"""Slack Web API: `chat.postMessage` and `users.lookupByEmail` through `requests`.
+
+Slack answers HTTP 200 with `{"ok": false, "error": "..."}` for most failures; those are failures
+here too (BadGateway). HTTP 429 carries Retry-After; it is reported as a failure to retry later.
+"""
+from __future__ import annotations
+
+import os
+
+import requests
+
+from chalicelib.core.errors import BadGateway
+
+DEFAULT_BASE_URL = "https://slack.com/api"
+
+
+class SlackChat:
+    def __init__(self, *, token: str, base_url: str | None = None, timeout: float = 10.0) -> None:
+        self.token = token
+        # CHAT_API_BASE_URL: optional override (a Slack-compatible stand-in); not a core setting
+        self.base_url = (base_url or os.environ.get("CHAT_API_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.timeout = timeout
+
+    def _call(self, method: str, *, json: dict | None = None, params: dict | None = None) -> dict:
+        headers = {"Authorization": f"Bearer {self.token}"}
+        url = f"{self.base_url}/{method}"
+        try:
+            if json is not None:
+                headers["Content-Type"] = "application/json; charset=utf-8"
+                response = requests.post(url, json=json, headers=headers, timeout=self.timeout)
+            else:
+                response = requests.get(url, params=params, headers=headers, timeout=self.timeout)
+        except requests.RequestException as exc:
+            raise BadGateway(f"Team chat unreachable: {exc}") from exc
+        if response.status_code == 429:
+            raise BadGateway(f"Team chat rate limited (retry after {response.headers.get('Retry-After', '?')} s)")
+        if response.status_code >= 400:
+            raise BadGateway(f"Team chat answered HTTP {response.status_code}")
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise BadGateway("Team chat answered a body that is not JSON") from exc
+        if not data.get("ok"):
+            raise BadGateway(f"Team chat refused {method}: {data.get('error', 'unknown_error')}")
+        return data
+
+    def post_message(self, *, channel: str, text: str, blocks: list | None = None) -> dict:
+        body: dict = {"channel": channel, "text": text, "unfurl_links": False}
+        if blocks:
+            body["blocks"] = blocks
+        data = self._call("chat.postMessage", json=body)
+        return {"channel": data.get("channel", channel), "ts": data.get("ts")}
+
+    def lookup_user_by_email(self, email: str) -> str | None:
+        try:
+            data = self._call("users.lookupByEmail", params={"email": email})
+        except BadGateway as exc:
+            if "users_not_found" in str(exc):
+                return None
+            raise
+        return (data.get("user") or {}).get("id")

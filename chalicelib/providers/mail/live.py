@@ -1,0 +1,40 @@
+"""Amazon SES v2 `SendEmail` through boto3 (`chalicelib.core.aws.client("sesv2")`)."""
+from __future__ import annotations
+
+import os
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from chalicelib.core.aws import client
+from chalicelib.core.errors import BadGateway
+
+
+class SESMail:
+    def __init__(self, *, from_address: str) -> None:
+        self.from_address = from_address
+        # optional SES configuration set (event publishing); read here, not a core setting
+        self.configuration_set = os.environ.get("MAIL_CONFIGURATION_SET") or None
+
+    def send(self, *, to: list[str], subject: str, text: str, html: str | None = None,
+             reply_to: str | None = None) -> str:
+        body: dict = {"Text": {"Data": text, "Charset": "UTF-8"}}
+        if html:
+            body["Html"] = {"Data": html, "Charset": "UTF-8"}
+        kwargs: dict = {
+            "FromEmailAddress": self.from_address,
+            "Destination": {"ToAddresses": list(to)},
+            "Content": {"Simple": {"Subject": {"Data": subject[:998], "Charset": "UTF-8"}, "Body": body}},
+        }
+        if reply_to:
+            kwargs["ReplyToAddresses"] = [reply_to]
+        if self.configuration_set:
+            kwargs["ConfigurationSetName"] = self.configuration_set
+        try:
+            answer = client("sesv2").send_email(**kwargs)
+        except ClientError as exc:
+            error = exc.response.get("Error", {})
+            raise BadGateway(f"E-mail provider refused the message: {error.get('Code', 'Error')}: "
+                             f"{error.get('Message', '')}".strip()) from exc
+        except BotoCoreError as exc:
+            raise BadGateway(f"E-mail provider unreachable: {exc}") from exc
+        return answer["MessageId"]
