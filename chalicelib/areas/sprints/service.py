@@ -1,0 +1,86 @@
+"""Sprints of a project: list, detail, create, update, delete.
+
+The project is checked through the projects area's service (imported inside the function that
+needs it): a sprint may only be created in, or moved to, a project the caller can see.
+"""
+from __future__ import annotations
+
+import importlib
+
+from sqlalchemy import select
+
+from chalicelib.core.errors import BadRequest, NotFound, not_found
+from chalicelib.core.serialize import row_dict
+
+from .models import Sprint
+
+MAX_ROWS = 500
+FIELDS = ("id", "project_id", "name", "start_date", "end_date", "status", "created_by", "created_at", "updated_at")
+
+
+def _out(sprint: Sprint) -> dict:
+    return row_dict(sprint, FIELDS)
+
+
+def _require_project(ctx, project_id: str) -> None:
+    projects = importlib.import_module("chalicelib.areas.projects.service")
+    try:
+        projects.visible_project(ctx, project_id)
+    except NotFound as exc:
+        raise BadRequest("project_id does not match a project you can see") from exc
+
+
+def _check_dates(start, end) -> None:
+    if start is not None and end is not None and end < start:
+        raise BadRequest("end_date must not be before start_date")
+
+
+def _get(ctx, sprint_id: str) -> Sprint:
+    sprint = ctx.db.get(Sprint, sprint_id)
+    if sprint is None:
+        raise not_found("Sprint")
+    return sprint
+
+
+def list_sprints(ctx, *, project_id: str | None, status: str | None) -> dict:
+    stmt = select(Sprint)
+    if project_id:
+        stmt = stmt.where(Sprint.project_id == project_id)
+    if status:
+        stmt = stmt.where(Sprint.status == status)
+    # Newest first; sprints without a start date last.
+    stmt = stmt.order_by(Sprint.start_date.is_(None), Sprint.start_date.desc(), Sprint.created_at.desc(),
+                         Sprint.id).limit(MAX_ROWS)
+    return {"sprints": [_out(sprint) for sprint in ctx.db.scalars(stmt)]}
+
+
+def get_sprint(ctx, *, sprint_id: str) -> dict:
+    return {"sprint": _out(_get(ctx, sprint_id))}
+
+
+def create_sprint(ctx, *, data) -> dict:
+    values = data.model_dump()
+    _check_dates(values["start_date"], values["end_date"])
+    _require_project(ctx, values["project_id"])
+    sprint = Sprint(**values, created_by=ctx.user_id)
+    ctx.db.add(sprint)
+    ctx.db.flush()
+    return {"sprint": _out(sprint)}
+
+
+def update_sprint(ctx, *, sprint_id: str, data) -> dict:
+    sprint = _get(ctx, sprint_id)
+    changes = data.changes()
+    _check_dates(changes.get("start_date", sprint.start_date), changes.get("end_date", sprint.end_date))
+    if "project_id" in changes and changes["project_id"] != sprint.project_id:
+        _require_project(ctx, changes["project_id"])
+    for key, value in changes.items():
+        setattr(sprint, key, value)
+    ctx.db.flush()
+    return {"sprint": _out(sprint)}
+
+
+def delete_sprint(ctx, *, sprint_id: str) -> dict:
+    ctx.db.delete(_get(ctx, sprint_id))
+    ctx.db.flush()
+    return {"ok": True}

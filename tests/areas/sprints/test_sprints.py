@@ -1,0 +1,123 @@
+"""Sprints at /api/sprints (tool projects: view reads, update writes, manage deletes)."""
+import pytest
+
+from tests.areas.projects.factories import make_project
+from tests.factories import grant, make_user
+
+
+@pytest.fixture
+def exec_user(db):
+    return make_user(db, access_level="executive")
+
+
+@pytest.mark.smoke
+def test_sprint_create_get_update_delete(api, db, exec_user):
+    project = make_project(db)
+    created = api.post("/api/sprints", as_=exec_user, json={
+        "project_id": project.id, "name": " Sprint 1 ", "start_date": "2026-03-02", "end_date": "2026-03-13"})
+    assert created.status == 201, created
+    sprint = created.json["sprint"]
+    assert sprint["name"] == "Sprint 1" and sprint["status"] == "planned" and sprint["project_id"] == project.id
+    assert sprint["start_date"] == "2026-03-02" and sprint["end_date"] == "2026-03-13"
+    assert api.get(f"/api/sprints/{sprint['id']}", as_=exec_user).json == {"sprint": sprint}
+
+    updated = api.put(f"/api/sprints/{sprint['id']}", as_=exec_user, json={"status": "active", "end_date": "2026-03-20"})
+    assert updated.status == 200
+    assert updated.json["sprint"]["status"] == "active" and updated.json["sprint"]["end_date"] == "2026-03-20"
+    assert updated.json["sprint"]["name"] == "Sprint 1"
+
+    assert api.delete(f"/api/sprints/{sprint['id']}", as_=exec_user).json == {"ok": True}
+    assert api.get(f"/api/sprints/{sprint['id']}", as_=exec_user).status == 404
+
+
+def test_sprint_validation(api, db, exec_user):
+    project = make_project(db)
+    cases = [
+        ({"name": "S"}, "project_id"),
+        ({"project_id": project.id}, "name"),
+        ({"project_id": project.id, "name": "S", "status": "done"}, "status"),
+        ({"project_id": project.id, "name": "S", "start_date": "next week"}, "start_date"),
+    ]
+    for body, field in cases:
+        response = api.post("/api/sprints", as_=exec_user, json=body)
+        assert response.status == 400, body
+        assert response.json["details"][0]["field"] == field
+    backwards = api.post("/api/sprints", as_=exec_user, json={
+        "project_id": project.id, "name": "S", "start_date": "2026-03-10", "end_date": "2026-03-09"})
+    assert backwards.status == 400 and "end_date" in backwards.json["error"]
+    same_day = api.post("/api/sprints", as_=exec_user, json={
+        "project_id": project.id, "name": "S", "start_date": "2026-03-10", "end_date": "2026-03-10"})
+    assert same_day.status == 201
+    unknown = api.post("/api/sprints", as_=exec_user, json={"project_id": "nope", "name": "S"})
+    assert unknown.status == 400 and "project_id" in unknown.json["error"]
+
+    sprint_id = same_day.json["sprint"]["id"]
+    # the end date is checked against the stored start date
+    assert api.put(f"/api/sprints/{sprint_id}", as_=exec_user, json={"end_date": "2026-03-01"}).status == 400
+    assert api.put(f"/api/sprints/{sprint_id}", as_=exec_user, json={"start_date": "2026-03-11"}).status == 400
+    assert api.put(f"/api/sprints/{sprint_id}", as_=exec_user, json={"name": None}).status == 400
+    assert api.put(f"/api/sprints/{sprint_id}", as_=exec_user, json={"project_id": "nope"}).status == 400
+    moved = api.put(f"/api/sprints/{sprint_id}", as_=exec_user,
+                    json={"start_date": "2026-04-01", "end_date": "2026-04-14", "project_id": make_project(db).id})
+    assert moved.status == 200 and moved.json["sprint"]["start_date"] == "2026-04-01"
+
+
+def test_sprint_not_found(api, exec_user):
+    assert api.get("/api/sprints/missing", as_=exec_user).status == 404
+    assert api.put("/api/sprints/missing", as_=exec_user, json={"name": "x"}).status == 404
+    assert api.delete("/api/sprints/missing", as_=exec_user).status == 404
+
+
+def test_sprint_permissions(api, db, exec_user):
+    employee = make_user(db)
+    own_project = make_project(db, owner_id=employee.id)
+    hidden_project = make_project(db)
+    sprint = api.post("/api/sprints", as_=exec_user, json={"project_id": own_project.id, "name": "S"}).json["sprint"]
+    # employees hold projects:update: they create and edit, but do not delete
+    assert api.post("/api/sprints", as_=employee, json={"project_id": own_project.id, "name": "E"}).status == 201
+    assert api.put(f"/api/sprints/{sprint['id']}", as_=employee, json={"name": "E2"}).status == 200
+    assert api.delete(f"/api/sprints/{sprint['id']}", as_=employee).status == 403
+    # a sprint goes only into a project the caller can see
+    hidden = api.post("/api/sprints", as_=employee, json={"project_id": hidden_project.id, "name": "H"})
+    assert hidden.status == 400
+    viewer = make_user(db)
+    grant(db, viewer, "projects", "view")
+    assert api.get("/api/sprints", as_=viewer).status == 200
+    assert api.get(f"/api/sprints/{sprint['id']}", as_=viewer).status == 200
+    assert api.post("/api/sprints", as_=viewer, json={"project_id": own_project.id, "name": "V"}).status == 403
+    assert api.put(f"/api/sprints/{sprint['id']}", as_=viewer, json={"name": "V"}).status == 403
+    nobody = make_user(db)
+    grant(db, nobody, "projects", "none")
+    assert api.get("/api/sprints", as_=nobody).status == 403
+    assert api.get("/api/sprints").status == 401
+
+
+def test_sprint_list_filters(api, db, exec_user, count_queries):
+    p1, p2 = make_project(db), make_project(db)
+
+    def create(project, name, status, start):
+        body = {"project_id": project.id, "name": name, "status": status, "start_date": start}
+        return api.post("/api/sprints", as_=exec_user, json=body).json["sprint"]["id"]
+
+    a = create(p1, "A", "closed", "2026-01-05")
+    b = create(p1, "B", "active", "2026-01-19")
+    c = create(p2, "C", "active", None)
+    d = create(p2, "D", "planned", "2026-02-02")
+
+    def names(query=""):
+        response = api.get(f"/api/sprints{query}", as_=exec_user)
+        assert response.status == 200
+        return [s["id"] for s in response.json["sprints"]]
+
+    assert names() == [d, b, a, c]  # latest start first, undated last
+    assert names(f"?project_id={p1.id}") == [b, a]
+    assert names("?status=active") == [b, c]
+    assert names(f"?project_id={p2.id}&status=planned") == [d]
+    assert api.get("/api/sprints?status=open", as_=exec_user).status == 400
+    with count_queries() as few:
+        api.get("/api/sprints", as_=exec_user)
+    for n in range(20):
+        create(p1, f"N{n}", "planned", "2026-05-01")
+    with count_queries() as many:
+        assert len(api.get("/api/sprints", as_=exec_user).json["sprints"]) == 24
+    assert few.count == many.count
