@@ -1,4 +1,185 @@
-"""pages area routes (to be written)."""
+"""Pages routes: the page tree, favourites, AI editing, discussions, uploads and versions."""
 from chalice import Blueprint
 
-bp = Blueprint(__name__)
+from chalicelib.core.http import endpoint
+
+from . import service, service_ai, service_discussions, service_uploads, service_versions
+from .schemas import (AICommand, CommentCreate, CommentUpdate, CopilotRequest, DiscussionCreate, PageCreate,
+                      PageListQuery, PageUpdate)
+
+
+class PagesBlueprint(Blueprint):
+    """Stopgap until app.py lists them: Chalice matches binary types exactly (`image/*` does not match
+    `image/png`), so a stored file's response is base64-encoded only when its exact type is listed."""
+
+    def register(self, app, options):
+        super().register(app, options)
+        for content_type in service_uploads.EXTENSIONS:
+            if content_type not in app.api.binary_types:
+                app.api.binary_types.append(content_type)
+
+
+bp = PagesBlueprint(__name__)
+
+
+# --- pages -----------------------------------------------------------------------------------
+
+@bp.route("/api/pages", methods=["GET"])
+@endpoint(tool="pages", level="view", query=PageListQuery)
+def list_pages(ctx, query: PageListQuery):
+    """List pages: standalone, search, favourites, an entity's pages or archived pages."""
+    return {"pages": service.list_pages(ctx, query=query)}
+
+
+@bp.route("/api/pages", methods=["POST"])
+@endpoint(tool="pages", level="update", body=PageCreate, status=201)
+def create_page(ctx, body: PageCreate):
+    """Create a page at the next position under its parent."""
+    return {"page": service.create_page(ctx, data=body)}
+
+
+@bp.route("/api/pages/{page_id}", methods=["GET"])
+@endpoint(tool="pages", level="view", errors=(404,))
+def get_page(ctx, page_id: str):
+    """A page with its content."""
+    return {"page": service.get_page(ctx, page_id=page_id)}
+
+
+@bp.route("/api/pages/{page_id}", methods=["PATCH"])
+@endpoint(tool="pages", level="update", body=PageUpdate, errors=(404, 409))
+def update_page(ctx, page_id: str, body: PageUpdate):
+    """Change a page's content, layout flags, archive, publish, lock or place in the tree."""
+    return {"page": service.update_page(ctx, page_id=page_id, data=body)}
+
+
+@bp.route("/api/pages/{page_id}", methods=["DELETE"])
+@endpoint(tool="pages", level="manage", errors=(404,))
+def delete_page(ctx, page_id: str):
+    """Archive a page; its children move to the root."""
+    service.delete_page(ctx, page_id=page_id)
+    return {"ok": True}
+
+
+@bp.route("/api/pages/{page_id}/favourite", methods=["POST"])
+@endpoint(tool="pages", level="view", errors=(404,))
+def toggle_favourite(ctx, page_id: str):
+    """Toggle the page in the caller's favourites."""
+    return {"is_favourited": service.toggle_favourite(ctx, page_id=page_id)}
+
+
+# --- AI editing ------------------------------------------------------------------------------
+
+@bp.route("/api/pages/ai/command", methods=["POST"])
+@endpoint(tool="pages", level="update", body=AICommand, response_content="text/event-stream", errors=(502, 503))
+def ai_command(ctx, body: AICommand):
+    """Edit, rewrite or generate editor content; answers a UI message stream."""
+    return service_ai.command(ctx, data=body)
+
+
+@bp.route("/api/pages/ai/copilot", methods=["POST"])
+@endpoint(tool="pages", level="update", body=CopilotRequest, errors=(408, 502, 503))
+def ai_copilot(ctx, body: CopilotRequest):
+    """A short inline completion (at most 50 tokens)."""
+    return service_ai.copilot(ctx, data=body)
+
+
+# --- discussions -----------------------------------------------------------------------------
+
+@bp.route("/api/pages/{page_id}/discussions", methods=["GET"])
+@endpoint(tool="pages", level="view", errors=(404,))
+def list_discussions(ctx, page_id: str):
+    """A page's discussions with their comments."""
+    return {"discussions": service_discussions.list_discussions(ctx, page_id=page_id)}
+
+
+@bp.route("/api/pages/{page_id}/discussions", methods=["POST"])
+@endpoint(tool="pages", level="update", body=DiscussionCreate, status=201, errors=(404, 409))
+def create_discussion(ctx, page_id: str, body: DiscussionCreate):
+    """Open a discussion on a passage, with its first comment when given."""
+    return {"discussion": service_discussions.create_discussion(ctx, page_id=page_id, data=body)}
+
+
+@bp.route("/api/pages/{page_id}/discussions/{discussion_id}", methods=["DELETE"])
+@endpoint(tool="pages", level="manage", errors=(404,))
+def delete_discussion(ctx, page_id: str, discussion_id: str):
+    """Delete a discussion and its comments."""
+    service_discussions.delete_discussion(ctx, page_id=page_id, discussion_id=discussion_id)
+    return {"ok": True}
+
+
+@bp.route("/api/pages/{page_id}/discussions/{discussion_id}/resolve", methods=["POST"])
+@endpoint(tool="pages", level="update", errors=(404,))
+def resolve_discussion(ctx, page_id: str, discussion_id: str):
+    """Toggle a discussion's resolved flag."""
+    return {"is_resolved": service_discussions.toggle_resolved(ctx, page_id=page_id, discussion_id=discussion_id)}
+
+
+@bp.route("/api/pages/{page_id}/discussions/{discussion_id}/comments", methods=["POST"])
+@endpoint(tool="pages", level="update", body=CommentCreate, status=201, errors=(404, 409))
+def add_comment(ctx, page_id: str, discussion_id: str, body: CommentCreate):
+    """Reply in a discussion."""
+    return {"comment": service_discussions.add_comment(ctx, page_id=page_id, discussion_id=discussion_id, data=body)}
+
+
+@bp.route("/api/pages/{page_id}/discussions/{discussion_id}/comments/{comment_id}", methods=["PATCH"])
+@endpoint(tool="pages", level="update", body=CommentUpdate, errors=(403, 404))
+def edit_comment(ctx, page_id: str, discussion_id: str, comment_id: str, body: CommentUpdate):
+    """Edit a comment (marks it edited)."""
+    service_discussions.edit_comment(ctx, page_id=page_id, discussion_id=discussion_id, comment_id=comment_id,
+                                     data=body)
+    return {"ok": True}
+
+
+@bp.route("/api/pages/{page_id}/discussions/{discussion_id}/comments/{comment_id}", methods=["DELETE"])
+@endpoint(tool="pages", level="manage", errors=(404,))
+def delete_comment(ctx, page_id: str, discussion_id: str, comment_id: str):
+    """Delete a comment."""
+    service_discussions.delete_comment(ctx, page_id=page_id, discussion_id=discussion_id, comment_id=comment_id)
+    return {"ok": True}
+
+
+# --- uploads ---------------------------------------------------------------------------------
+
+@bp.route("/api/pages/upload", methods=["POST"])
+@endpoint(tool="pages", level="update", request_content="multipart/form-data", errors=(413, 415))
+def upload_file(ctx):
+    """Upload a media file (multipart/form-data: file, pageId)."""
+    return service_uploads.upload(ctx)
+
+
+@bp.route("/api/pages/uploads/pages/{page_id}/{file_name}", methods=["GET"])
+@endpoint(auth="public", response_content="application/octet-stream", errors=(304, 404))
+def serve_upload(ctx, page_id: str, file_name: str):
+    """An uploaded file (public, cached for a year)."""
+    return service_uploads.serve(ctx, page_id=page_id, file_name=file_name)
+
+
+# --- versions --------------------------------------------------------------------------------
+
+@bp.route("/api/pages/{page_id}/versions", methods=["GET"])
+@endpoint(tool="pages", level="view", errors=(404,))
+def list_versions(ctx, page_id: str):
+    """A page's 50 newest versions."""
+    return {"versions": service_versions.list_versions(ctx, page_id=page_id)}
+
+
+@bp.route("/api/pages/{page_id}/versions", methods=["POST"])
+@endpoint(tool="pages", level="update", status=201, errors=(404,))
+def create_version(ctx, page_id: str):
+    """Snapshot the page's title and rich content."""
+    return {"version": service_versions.create_version(ctx, page_id=page_id)}
+
+
+@bp.route("/api/pages/{page_id}/versions/{version_id}", methods=["GET"])
+@endpoint(tool="pages", level="view", errors=(404,))
+def get_version(ctx, page_id: str, version_id: str):
+    """A version with its rich content."""
+    return {"version": service_versions.get_version(ctx, page_id=page_id, version_id=version_id)}
+
+
+@bp.route("/api/pages/{page_id}/versions/{version_id}/restore", methods=["POST"])
+@endpoint(tool="pages", level="update", errors=(404, 409))
+def restore_version(ctx, page_id: str, version_id: str):
+    """Restore a version, saving the current state as a new version first."""
+    service_versions.restore_version(ctx, page_id=page_id, version_id=version_id)
+    return {"ok": True}

@@ -1,0 +1,216 @@
+"""Pages: the page tree, list filters, favourites, archive, publish and lock.
+
+Every read loads what the response needs in one query: creator and updater names through joins,
+children_count as a correlated count, is_favourited as a correlated EXISTS for the caller.
+"""
+from __future__ import annotations
+
+from sqlalchemy import and_, delete, exists, func, or_, select
+from sqlalchemy.orm import aliased
+
+from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.ids import utcnow
+from chalicelib.core.models import User
+from chalicelib.core.serialize import flag, value_out
+
+from .models import Page, PageFavourite
+
+SEARCH_LIMIT = 50
+LIST_LIMIT = 500
+PREVIEW_LENGTH = 200
+UNTITLED = "Untitled"
+FLAGS = ("is_archived", "full_width", "small_text", "lock_page", "toc", "is_published")
+LIST_FIELDS = ("id", "title", "icon", "parent_id", "position", "entity_type", "entity_id", "created_by",
+               "updated_by", "created_at", "updated_at", "cover_image", "text_style", "published_at")
+# Fields a locked page refuses to change (the page's text and appearance); flags stay settable.
+LOCKED_FIELDS = ("title", "content", "content_rich", "icon", "cover_image", "text_style", "full_width", "small_text", "toc")
+
+
+def clean_title(title: str | None) -> str:
+    title = (title or "").strip()
+    return title or UNTITLED
+
+
+def _page_query(ctx):
+    creator, updater = aliased(User), aliased(User)
+    child = aliased(Page)
+    children_count = (select(func.count(child.id))
+                      .where(child.parent_id == Page.id, child.is_archived.is_(False))
+                      .correlate(Page).scalar_subquery())
+    favourited = exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id)
+    stmt = (select(Page, creator.name, updater.name, children_count.label("children_count"),
+                   favourited.label("is_favourited"))
+            .outerjoin(creator, creator.id == Page.created_by)
+            .outerjoin(updater, updater.id == Page.updated_by))
+    return stmt
+
+
+def page_out(row, *, detail: bool = False, preview: bool = False) -> dict:
+    page, created_by_name, updated_by_name, children_count, is_favourited = row
+    out = {name: value_out(getattr(page, name)) for name in LIST_FIELDS}
+    out.update({name: flag(getattr(page, name)) for name in FLAGS})
+    out.update(created_by_name=created_by_name, updated_by_name=updated_by_name,
+               children_count=int(children_count or 0), is_favourited=bool(is_favourited))
+    if detail:
+        out.update(content=page.content or "", content_rich=page.content_rich)
+    if preview:
+        out["content_preview"] = (page.content or "")[:PREVIEW_LENGTH]
+    return out
+
+
+def _like(term: str) -> str:
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def list_pages(ctx, *, query) -> list[dict]:
+    stmt = _page_query(ctx).where(Page.is_archived.is_(query.only_archived))
+    search = (query.search or "").strip()
+    if query.entity_type or query.entity_id:
+        if not (query.entity_type and query.entity_id):
+            raise BadRequest("entity_type and entity_id go together")
+        stmt = stmt.where(Page.entity_type == query.entity_type, Page.entity_id == query.entity_id)
+    if query.only_favourites:
+        stmt = stmt.where(exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id))
+    if search:
+        pattern = _like(search.lower())
+        title_match = func.lower(Page.title).like(pattern, escape="\\")
+        stmt = (stmt.where(or_(title_match, func.lower(Page.content).like(pattern, escape="\\")))
+                .order_by(title_match.desc(), Page.updated_at.desc(), Page.id).limit(SEARCH_LIMIT))
+        return [page_out(row, preview=True) for row in ctx.db.execute(stmt).all()]
+    if not (query.entity_type or query.only_favourites or query.only_archived):
+        stmt = stmt.where(Page.entity_type.is_(None))  # standalone pages: not attached to another record
+    stmt = stmt.order_by(Page.parent_id.is_not(None), Page.parent_id, Page.position, Page.title, Page.id).limit(LIST_LIMIT)
+    return [page_out(row) for row in ctx.db.execute(stmt).all()]
+
+
+def load_page(ctx, page_id: str) -> Page:
+    page = ctx.db.get(Page, page_id)
+    if page is None:
+        raise not_found("Page")
+    return page
+
+
+def page_exists(ctx, page_id: str) -> None:
+    if ctx.db.scalar(select(Page.id).where(Page.id == page_id)) is None:
+        raise not_found("Page")
+
+
+def get_page(ctx, *, page_id: str) -> dict:
+    ctx.db.flush()
+    row = ctx.db.execute(_page_query(ctx).where(Page.id == page_id)).first()
+    if row is None:
+        raise not_found("Page")
+    return page_out(row, detail=True)
+
+
+def _next_position(ctx, *, parent_id: str | None, entity_type: str | None, entity_id: str | None) -> float:
+    if parent_id is not None:
+        where = Page.parent_id == parent_id
+    else:
+        where = and_(Page.parent_id.is_(None),
+                     Page.entity_type == entity_type if entity_type else Page.entity_type.is_(None),
+                     Page.entity_id == entity_id if entity_id else Page.entity_id.is_(None))
+    highest = ctx.db.scalar(select(func.max(Page.position)).where(where))
+    return 0.0 if highest is None else float(highest) + 1
+
+
+def _check_parent(ctx, page: Page | None, parent_id: str) -> None:
+    """The parent must exist and must not be the page itself or one of its descendants."""
+    ancestors = select(Page.id, Page.parent_id).where(Page.id == parent_id).cte("ancestors", recursive=True)
+    ancestors = ancestors.union(select(Page.id, Page.parent_id).join(ancestors, Page.id == ancestors.c.parent_id))
+    chain = set(ctx.db.scalars(select(ancestors.c.id)))
+    if parent_id not in chain:
+        raise BadRequest("Parent page not found")
+    if page is not None and page.id in chain:
+        raise BadRequest("A page cannot be moved under itself or one of its sub-pages")
+
+
+def create_page(ctx, *, data) -> dict:
+    if (data.entity_type is None) != (data.entity_id is None):
+        raise BadRequest("entity_type and entity_id go together")
+    if data.parent_id:
+        _check_parent(ctx, None, data.parent_id)
+    page = Page(title=clean_title(data.title), content=data.content or "", content_rich=data.content_rich,
+                parent_id=data.parent_id or None, entity_type=data.entity_type, entity_id=data.entity_id,
+                icon=data.icon, created_by=ctx.user_id, updated_by=ctx.user_id)
+    page.position = _next_position(ctx, parent_id=page.parent_id, entity_type=page.entity_type, entity_id=page.entity_id)
+    ctx.db.add(page)
+    ctx.db.flush()
+    return get_page(ctx, page_id=page.id)
+
+
+def update_page(ctx, *, page_id: str, data) -> dict:
+    page = load_page(ctx, page_id)
+    changes = data.changes()
+    unlocking = changes.get("lock_page") is False
+    if page.lock_page and not unlocking:
+        locked = [name for name in LOCKED_FIELDS if name in changes and changes[name] != _current(page, name)]
+        if locked:
+            raise Conflict(f"Page is locked: unlock it to change {', '.join(locked)}")
+    if "title" in changes:
+        page.title = clean_title(changes["title"])
+    if "content" in changes:
+        page.content = changes["content"] or ""
+    if "content_rich" in changes:
+        page.content_rich = changes["content_rich"]
+        page.collab_snapshot = None  # the collaborative editor reloads from the new content
+    for name in ("icon", "cover_image", "text_style", "full_width", "small_text", "lock_page", "toc", "is_archived"):
+        if name in changes:
+            setattr(page, name, changes[name])
+    if "is_published" in changes:
+        set_published(page, changes["is_published"])
+    if "parent_id" in changes:
+        parent_id = changes["parent_id"] or None
+        if parent_id is not None and parent_id != page.parent_id:
+            _check_parent(ctx, page, parent_id)
+        if parent_id != page.parent_id:
+            if "position" not in changes:  # computed before the move, so the page does not count itself
+                page.position = _next_position(ctx, parent_id=parent_id, entity_type=page.entity_type,
+                                               entity_id=page.entity_id)
+            page.parent_id = parent_id
+    if "position" in changes:
+        page.position = changes["position"]
+    page.updated_by = ctx.user_id
+    page.updated_at = utcnow()
+    ctx.db.flush()
+    return get_page(ctx, page_id=page.id)
+
+
+def _current(page: Page, name: str):
+    return getattr(page, name)
+
+
+def set_published(page: Page, published: bool) -> None:
+    if published and not page.is_published:
+        page.published_at = utcnow()
+    elif not published:
+        page.published_at = None
+    page.is_published = bool(published)
+
+
+def delete_page(ctx, *, page_id: str) -> None:
+    """Archive the page and move its children to the root, after the existing root pages."""
+    page = load_page(ctx, page_id)
+    children = ctx.db.scalars(select(Page).where(Page.parent_id == page.id).order_by(Page.position, Page.title)).all()
+    if children:
+        base = ctx.db.scalar(select(func.max(Page.position)).where(Page.parent_id.is_(None)))
+        base = -1.0 if base is None else float(base)
+        for offset, child in enumerate(children, start=1):
+            child.parent_id = None
+            child.position = base + offset
+    page.is_archived = True
+    page.updated_by = ctx.user_id
+    page.updated_at = utcnow()
+    ctx.db.flush()
+
+
+def toggle_favourite(ctx, *, page_id: str) -> bool:
+    page_exists(ctx, page_id)
+    removed = ctx.db.execute(delete(PageFavourite).where(PageFavourite.page_id == page_id,
+                                                         PageFavourite.user_id == ctx.user_id)).rowcount
+    if removed:
+        return False
+    ctx.db.add(PageFavourite(page_id=page_id, user_id=ctx.user_id))
+    ctx.db.flush()
+    return True
