@@ -1,4 +1,66 @@
-"""timesheets area routes (to be written)."""
+"""Time entries (tool `timesheets`: view reads; update creates, edits, submits and deletes drafts;
+manage approves and rejects)."""
 from chalice import Blueprint
 
+from chalicelib.core.http import endpoint
+
+from . import service
+from .schemas import RejectBody, TimeEntryCreate, TimeEntryQuery, TimeEntryUpdate
+
 bp = Blueprint(__name__)
+
+
+@bp.route("/api/time-entries", methods=["GET"])
+@endpoint(tool="timesheets", level="view", query=TimeEntryQuery)
+def list_time_entries(ctx, query: TimeEntryQuery):
+    """List time entries in the caller's scope (filters: user, project, task, budget, status, dates)"""
+    return service.list_entries(ctx, query=query)
+
+
+@bp.route("/api/time-entries", methods=["POST"])
+@endpoint(tool="timesheets", level="update", body=TimeEntryCreate, status=201)
+def create_time_entry(ctx, body: TimeEntryCreate):
+    """Log time (for yourself; managers and above for others)"""
+    return service.create_entry(ctx, data=body)
+
+
+@bp.route("/api/time-entries/{entry_id}", methods=["GET"])
+@endpoint(tool="timesheets", level="view")
+def get_time_entry(ctx, entry_id: str):
+    """A time entry"""
+    return service.get_entry(ctx, entry_id=entry_id)
+
+
+@bp.route("/api/time-entries/{entry_id}", methods=["PUT"])
+@endpoint(tool="timesheets", level="update", body=TimeEntryUpdate, errors=(409,))
+def update_time_entry(ctx, entry_id: str, body: TimeEntryUpdate):
+    """Edit a draft or rejected time entry"""
+    return service.update_entry(ctx, entry_id=entry_id, data=body)
+
+
+@bp.route("/api/time-entries/{entry_id}", methods=["DELETE"])
+@endpoint(tool="timesheets", level="update", errors=(409,))
+def delete_time_entry(ctx, entry_id: str):
+    """Delete a draft or rejected time entry (any status with timesheets:manage)"""
+    return service.delete_entry(ctx, entry_id=entry_id)
+
+
+@bp.route("/api/time-entries/{entry_id}/submit", methods=["POST"])
+@endpoint(tool="timesheets", level="update", errors=(409,))
+def submit_time_entry(ctx, entry_id: str):
+    """Submit a draft or rejected time entry for approval"""
+    return service.submit_entry(ctx, entry_id=entry_id)
+
+
+@bp.route("/api/time-entries/{entry_id}/approve", methods=["POST"])
+@endpoint(tool="timesheets", level="manage", errors=(409,))
+def approve_time_entry(ctx, entry_id: str):
+    """Approve a submitted time entry"""
+    return service.approve_entry(ctx, entry_id=entry_id)
+
+
+@bp.route("/api/time-entries/{entry_id}/reject", methods=["POST"])
+@endpoint(tool="timesheets", level="manage", body=RejectBody, errors=(409,))
+def reject_time_entry(ctx, entry_id: str, body: RejectBody):
+    """Reject a submitted time entry (optional reason)"""
+    return service.reject_entry(ctx, entry_id=entry_id, reason=body.reason)

@@ -1,0 +1,38 @@
+"""Time entries: hours a user logged on a date, optionally against a task, project, budget line."""
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from sqlalchemy import Boolean, Date, ForeignKey, Numeric, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from chalicelib.core.db import Base, UTCDateTime, created_at_column, id_column, updated_at_column
+
+ENTRY_STATUSES = ("draft", "submitted", "approved", "rejected")
+
+
+class TimeEntry(Base):
+    __tablename__ = "time_entries"
+
+    id: Mapped[str] = id_column()
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
+    date: Mapped[dt.date] = mapped_column(Date, nullable=False, index=True)
+    hours: Mapped[Decimal] = mapped_column(Numeric(5, 2), nullable=False)
+    # Records of other areas: plain ids, no foreign keys.
+    task_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    project_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    budget_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    line_item_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    billable: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    status: Mapped[str] = mapped_column(String(10), nullable=False, default="draft", index=True)
+    description: Mapped[str | None] = mapped_column(Text)
+    submitted_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    approved_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    approved_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    rejected_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    rejected_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
+    rejection_reason: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[str | None] = mapped_column(String(36))
+    created_at: Mapped[dt.datetime] = created_at_column()
+    updated_at: Mapped[dt.datetime] = updated_at_column()

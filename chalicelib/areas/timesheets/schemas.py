@@ -1,0 +1,70 @@
+"""Request models of time entries (unknown fields are ignored)."""
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Annotated, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, field_validator, model_validator
+
+Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=36)]
+Hours = Annotated[Decimal, Field(gt=0, le=24, max_digits=4, decimal_places=2)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, max_length=5000)]
+# Approved and rejected are reached only through the approve and reject actions.
+WritableStatus = Literal["draft", "submitted"]
+Status = Literal["draft", "submitted", "approved", "rejected"]
+REQUIRED = {"user_id", "date", "hours", "billable", "status"}
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _required_not_null(cls, value, info):
+        if value is None and info.field_name in REQUIRED:
+            raise ValueError(f"{info.field_name} may not be null")
+        return value
+
+    def changes(self) -> dict:
+        return {key: getattr(self, key) for key in self.model_fields_set}
+
+
+class TimeEntryCreate(_Input):
+    user_id: Optional[Id] = None
+    date: dt.date
+    hours: Hours
+    task_id: Optional[Id] = None
+    project_id: Optional[Id] = None
+    budget_id: Optional[Id] = None
+    line_item_id: Optional[Id] = None
+    billable: StrictBool = True
+    status: WritableStatus = "draft"
+    description: Optional[Text] = None
+
+
+class TimeEntryUpdate(TimeEntryCreate):
+    date: Optional[dt.date] = None
+    hours: Optional[Hours] = None
+    billable: Optional[StrictBool] = None
+    status: Optional[WritableStatus] = None
+
+
+class RejectBody(_Input):
+    reason: Optional[Text] = None
+
+
+class TimeEntryQuery(_Input):
+    user_id: Optional[Id] = None
+    project_id: Optional[Id] = None
+    task_id: Optional[Id] = None
+    budget_id: Optional[Id] = None
+    status: Optional[Status] = None
+    date_from: Optional[dt.date] = None
+    date_to: Optional[dt.date] = None
+
+    @model_validator(mode="after")
+    def _range(self):
+        if self.date_from and self.date_to and self.date_to < self.date_from:
+            raise ValueError("date_to must not be before date_from")
+        return self

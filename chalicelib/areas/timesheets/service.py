@@ -1,0 +1,210 @@
+"""Time entries: scoping, list, detail, create, update, delete, and the submit/approve/reject flow.
+
+Scoping (list and detail): employees and leads see their own entries, managers their team's
+(`core.scoping.team_user_ids`), heads and executives all. An entry outside the caller's scope
+answers 404. Other areas call `project_time_by_member` (projects' profitability).
+"""
+from __future__ import annotations
+
+from sqlalchemy import Float, case, cast, func, select
+from sqlalchemy.orm import Session, aliased
+
+from chalicelib.core import scoping
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden, not_found
+from chalicelib.core.ids import utcnow
+from chalicelib.core.models import User
+from chalicelib.core.serialize import row_dict
+
+from .models import TimeEntry
+
+MAX_ROWS = 500
+EDITABLE = ("draft", "rejected")
+FIELDS = ("id", "user_id", "date", "hours", "task_id", "project_id", "budget_id", "line_item_id", "billable",
+          "status", "description", "submitted_at", "approved_by", "approved_at", "rejected_by", "rejected_at",
+          "rejection_reason", "created_by", "created_at", "updated_at")
+
+
+# ---- functions other areas call -------------------------------------------------------------
+
+def project_time_by_member(db: Session, project_id: str) -> list[dict]:
+    """Hours per user on a project, rejected entries left out (one aggregate query), most hours first."""
+    hours = cast(TimeEntry.hours, Float)
+    total = func.coalesce(func.sum(hours), 0.0)
+    billable = func.coalesce(func.sum(case((TimeEntry.billable.is_(True), hours), else_=0.0)), 0.0)
+    stmt = (
+        select(User.id, User.name, User.picture, total.label("total"), billable.label("billable"))
+        .join(TimeEntry, TimeEntry.user_id == User.id)
+        .where(TimeEntry.project_id == project_id, TimeEntry.status != "rejected")
+        .group_by(User.id, User.name, User.picture)
+        .order_by(total.desc(), User.name)
+    )
+    return [
+        {"user_id": row.id, "name": row.name, "picture": row.picture,
+         "total_hours": round(float(row.total), 2), "billable_hours": round(float(row.billable), 2)}
+        for row in db.execute(stmt)
+    ]
+
+
+# ---- scoping ------------------------------------------------------------------------------------
+
+def _scope(principal):
+    """WHERE clause of the entries the principal may see (None: all)."""
+    if scoping.sees_all(principal):
+        return None
+    if scoping.is_manager(principal):
+        return TimeEntry.user_id.in_(scoping.team_user_ids(principal))
+    return TimeEntry.user_id == principal.id
+
+
+def _select():
+    owner, approver = aliased(User), aliased(User)
+    return (
+        select(TimeEntry, owner.name, approver.name)
+        .outerjoin(owner, owner.id == TimeEntry.user_id)
+        .outerjoin(approver, approver.id == TimeEntry.approved_by)
+    )
+
+
+def _out(row) -> dict:
+    entry, user_name, approver_name = row
+    out = row_dict(entry, FIELDS, flags=("billable",))
+    out.update(user_name=user_name, approver_name=approver_name)
+    return out
+
+
+def _visible(ctx, entry_id: str) -> TimeEntry:
+    stmt = select(TimeEntry).where(TimeEntry.id == entry_id)
+    clause = _scope(ctx.principal)
+    if clause is not None:
+        stmt = stmt.where(clause)
+    entry = ctx.db.scalar(stmt)
+    if entry is None:
+        raise not_found("Time entry")
+    return entry
+
+
+def _record(ctx, entry_id: str) -> dict:
+    return _out(ctx.db.execute(_select().where(TimeEntry.id == entry_id)).one())
+
+
+def _check_owner(ctx, user_id: str) -> None:
+    """Who may log time for `user_id`: the user; a manager for their team; head and executive for anyone."""
+    if user_id == ctx.user_id:
+        return
+    principal = ctx.principal
+    if scoping.sees_all(principal):
+        if ctx.db.scalar(select(User.id).where(User.id == user_id, User.is_active.is_(True))) is None:
+            raise BadRequest("user_id does not match an active user")
+        return
+    if scoping.is_manager(principal):
+        team = scoping.team_user_ids(principal).subquery()
+        in_team = ctx.db.scalar(select(User.id).where(User.id == user_id, User.is_active.is_(True),
+                                                       User.id.in_(select(team.c.id))))
+        if in_team is not None:
+            return
+        raise Forbidden("Managers may log time only for their team")
+    raise Forbidden("Only managers and above may log time for someone else")
+
+
+# ---- reading ------------------------------------------------------------------------------------
+
+def list_entries(ctx, *, query) -> dict:
+    conditions = []
+    clause = _scope(ctx.principal)
+    if clause is not None:
+        conditions.append(clause)
+    for field in ("user_id", "project_id", "task_id", "budget_id", "status"):
+        value = getattr(query, field)
+        if value:
+            conditions.append(getattr(TimeEntry, field) == value)
+    if query.date_from:
+        conditions.append(TimeEntry.date >= query.date_from)
+    if query.date_to:
+        conditions.append(TimeEntry.date <= query.date_to)
+    stmt = _select().where(*conditions).order_by(TimeEntry.date.desc(), TimeEntry.created_at.desc(),
+                                                  TimeEntry.id).limit(MAX_ROWS)
+    return {"time_entries": [_out(row) for row in ctx.db.execute(stmt)]}
+
+
+def get_entry(ctx, *, entry_id: str) -> dict:
+    _visible(ctx, entry_id)
+    return {"time_entry": _record(ctx, entry_id)}
+
+
+# ---- writing ------------------------------------------------------------------------------------
+
+def create_entry(ctx, *, data) -> dict:
+    values = data.model_dump()
+    values["user_id"] = values.get("user_id") or ctx.user_id
+    _check_owner(ctx, values["user_id"])
+    if values["status"] == "submitted":
+        values["submitted_at"] = utcnow()
+    entry = TimeEntry(**values, created_by=ctx.user_id)
+    ctx.db.add(entry)
+    ctx.db.flush()
+    return {"time_entry": _record(ctx, entry.id)}
+
+
+def _require_editable(entry: TimeEntry, action: str) -> None:
+    if entry.status not in EDITABLE:
+        raise Conflict(f"A {entry.status} time entry cannot be {action}; only draft or rejected entries can")
+
+
+def update_entry(ctx, *, entry_id: str, data) -> dict:
+    """The owner, or a manager whose scope holds the entry, while it is draft or rejected.
+    The owner (user_id) is fixed at creation and ignored here."""
+    entry = _visible(ctx, entry_id)
+    _require_editable(entry, "edited")
+    changes = data.changes()
+    changes.pop("user_id", None)
+    if changes.get("status") == "submitted" and entry.status != "submitted":
+        entry.submitted_at = utcnow()
+    for key, value in changes.items():
+        setattr(entry, key, value)
+    ctx.db.flush()
+    return {"time_entry": _record(ctx, entry_id)}
+
+
+def delete_entry(ctx, *, entry_id: str) -> dict:
+    """Draft and rejected entries; submitted and approved ones only with timesheets:manage."""
+    entry = _visible(ctx, entry_id)
+    if entry.status not in EDITABLE and not ctx.can("timesheets", "manage"):
+        _require_editable(entry, "deleted")
+    ctx.db.delete(entry)
+    ctx.db.flush()
+    return {"ok": True}
+
+
+def submit_entry(ctx, *, entry_id: str) -> dict:
+    entry = _visible(ctx, entry_id)
+    _require_editable(entry, "submitted")
+    entry.status = "submitted"
+    entry.submitted_at = utcnow()
+    ctx.db.flush()
+    return {"time_entry": _record(ctx, entry_id)}
+
+
+def _decidable(ctx, entry_id: str, action: str) -> TimeEntry:
+    entry = _visible(ctx, entry_id)
+    if entry.user_id == ctx.user_id and ctx.principal.access_level != "executive":
+        raise Forbidden(f"You cannot {action} your own time entry")
+    if entry.status != "submitted":
+        raise Conflict(f"Only a submitted time entry can be {action}d; this one is {entry.status}")
+    return entry
+
+
+def approve_entry(ctx, *, entry_id: str) -> dict:
+    entry = _decidable(ctx, entry_id, "approve")
+    entry.status = "approved"
+    entry.approved_by, entry.approved_at = ctx.user_id, utcnow()
+    entry.rejected_by = entry.rejected_at = entry.rejection_reason = None
+    ctx.db.flush()
+    return {"time_entry": _record(ctx, entry_id)}
+
+
+def reject_entry(ctx, *, entry_id: str, reason: str | None) -> dict:
+    entry = _decidable(ctx, entry_id, "reject")
+    entry.status = "rejected"
+    entry.rejected_by, entry.rejected_at, entry.rejection_reason = ctx.user_id, utcnow(), reason
+    ctx.db.flush()
+    return {"time_entry": _record(ctx, entry_id)}
