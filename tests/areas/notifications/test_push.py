@@ -1,0 +1,90 @@
+"""Web push: public key, subscriptions (own only)."""
+import pytest
+from sqlalchemy import select
+
+from chalicelib.core.notify_models import PushSubscription
+from chalicelib.providers.push import SANDBOX_PUBLIC_KEY
+from tests.factories import make_user
+
+from .factories import AUTH, P256DH, make_subscription
+
+ENDPOINT = "https://fcm.googleapis.com/fcm/send/abc123"
+
+
+def test_public_key_in_sandbox_without_keys(api, db):
+    response = api.get("/api/notifications/push/public-key", as_=make_user(db))
+    assert response.status == 200
+    assert response.json == {"vapidPublicKey": SANDBOX_PUBLIC_KEY}
+
+
+def test_public_key_is_the_configured_one(api, db, set_env):
+    set_env(PUSH_MODE="live", VAPID_PUBLIC_KEY="BPublicKey", VAPID_PRIVATE_KEY="private")
+    response = api.get("/api/notifications/push/public-key", as_=make_user(db))
+    assert response.status == 200
+    assert response.json == {"vapidPublicKey": "BPublicKey"}
+
+
+@pytest.mark.parametrize("env", [{"PUSH_MODE": "off"}, {"PUSH_MODE": "live", "VAPID_PUBLIC_KEY": None,
+                                                        "VAPID_PRIVATE_KEY": None}])
+def test_public_key_is_503_when_push_is_not_configured(api, db, set_env, env):
+    set_env(**env)
+    response = api.get("/api/notifications/push/public-key", as_=make_user(db))
+    assert response.status == 503
+    assert response.json == {"error": "Web push is not configured"}
+
+
+def test_subscribe_list_and_unsubscribe(api, db):
+    user = make_user(db)
+    response = api.post("/api/notifications/push/subscribe", as_=user, headers={"User-Agent": "Firefox/130"},
+                        json={"endpoint": ENDPOINT, "keys": {"p256dh": P256DH, "auth": AUTH}})
+    assert response.status == 200 and response.json == {"success": True}
+    # subscribing again refreshes, does not duplicate
+    assert api.post("/api/notifications/push/subscribe", as_=user,
+                    json={"endpoint": ENDPOINT, "keys": {"p256dh": P256DH, "auth": AUTH}}).status == 200
+    listed = api.get("/api/notifications/push/subscriptions", as_=user).json["subscriptions"]
+    assert len(listed) == 1
+    assert listed[0]["endpoint"] == ENDPOINT and listed[0]["id"] and listed[0]["created_at"].endswith("Z")
+    assert "p256dh" not in listed[0] and "auth" not in listed[0]
+    assert api.get("/api/notifications/push/subscriptions", as_=make_user(db)).json == {"subscriptions": []}
+
+    response = api.post("/api/notifications/push/unsubscribe", as_=user, json={"endpoint": ENDPOINT})
+    assert response.status == 200 and response.json == {"success": True}
+    assert api.get("/api/notifications/push/subscriptions", as_=user).json == {"subscriptions": []}
+
+
+def test_unsubscribe_leaves_other_users_subscriptions(api, db):
+    owner, other = make_user(db), make_user(db)
+    make_subscription(db, owner, endpoint=ENDPOINT)
+    response = api.post("/api/notifications/push/unsubscribe", as_=other, json={"endpoint": ENDPOINT})
+    assert response.status == 200
+    db.expire_all()
+    assert db.scalar(select(PushSubscription).where(PushSubscription.endpoint == ENDPOINT)).user_id == owner.id
+
+
+def test_an_endpoint_subscribed_by_another_user_moves_to_the_caller(api, db):
+    first, second = make_user(db), make_user(db)
+    make_subscription(db, first, endpoint=ENDPOINT)
+    response = api.post("/api/notifications/push/subscribe", as_=second,
+                        json={"endpoint": ENDPOINT, "keys": {"p256dh": P256DH, "auth": AUTH}})
+    assert response.status == 200
+    assert api.get("/api/notifications/push/subscriptions", as_=first).json == {"subscriptions": []}
+    assert len(api.get("/api/notifications/push/subscriptions", as_=second).json["subscriptions"]) == 1
+
+
+@pytest.mark.parametrize("body", [
+    {},
+    {"endpoint": ENDPOINT},
+    {"endpoint": "http://insecure.test/push", "keys": {"p256dh": P256DH, "auth": AUTH}},
+    {"endpoint": ENDPOINT, "keys": {"p256dh": "not-a-key", "auth": AUTH}},
+    {"endpoint": ENDPOINT, "keys": {"p256dh": P256DH, "auth": "dG9vLXNob3J0"}},
+    {"endpoint": ENDPOINT, "keys": {"p256dh": P256DH, "auth": "!!!"}},
+])
+def test_subscribe_rejects_bad_input(api, db, body):
+    response = api.post("/api/notifications/push/subscribe", as_=make_user(db), json=body)
+    assert response.status == 400
+    assert "details" in response.json
+
+
+def test_unsubscribe_requires_endpoint(api, db):
+    response = api.post("/api/notifications/push/unsubscribe", as_=make_user(db), json={})
+    assert response.status == 400

@@ -1,0 +1,201 @@
+"""core.notify: the in-app record in the request's transaction, de-duplication, one delivery per
+enabled channel, sent after commit (in-process without a queue URL) and nothing on failure.
+
+A small Chalice app with one route through the real endpoint decorator stands in for an area
+that calls notify() (the notifications area has no endpoint that creates notifications)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from chalice import Chalice
+from sqlalchemy import func, select
+
+from chalicelib.core import http
+from chalicelib.core.errors import Conflict
+from chalicelib.core.notify import Notification, notify
+from chalicelib.core.notify_models import NotificationDelivery, NotificationPreference
+from tests.areas.notifications.factories import deliveries, make_notification, make_subscription, outbox
+from tests.factories import make_user
+
+
+@pytest.fixture
+def notify_api(app):
+    """`notify_api(payload, fail=False)`: POST a notify() call through a request transaction."""
+    from chalice.test import Client
+
+    test_app = Chalice(app_name="notify-test")
+
+    @test_app.route("/notify", methods=["POST"])
+    @http.endpoint(auth="public")
+    def create(ctx):
+        payload = json.loads(ctx.request.raw_body)
+        fail = payload.pop("fail", False)
+        created = notify(ctx, **payload)
+        if fail:
+            raise Conflict("the request failed after notify()")
+        return {"id": created.id if created else None}
+
+    with Client(test_app) as client:
+        def call(**payload):
+            previous = http._app
+            http.install(test_app)
+            try:
+                raw = client.http.post("/notify", body=json.dumps(payload), headers={"Content-Type": "application/json"})
+            finally:
+                http.install(previous)
+            return raw.status_code, json.loads(raw.body)
+        yield call
+
+
+@pytest.mark.smoke
+def test_notify_writes_record_and_delivers_default_channels_in_process(db, notify_api):
+    user = make_user(db, email="ann@agency.test")
+    actor = make_user(db)
+    make_subscription(db, user)
+    status, body = notify_api(user_id=user.id, type="task_assigned", title="Task: write brief", body="Due Friday",
+                              resource_type="task", resource_id="t-1", action_url="/tasks/t-1", actor_id=actor.id)
+    assert status == 200
+    stored = db.get(Notification, body["id"])
+    assert (stored.user_id, stored.type, stored.actor_id, stored.in_app) == (user.id, "task_assigned", actor.id, True)
+    rows = deliveries(db, notification_id=body["id"])
+    # task_assigned defaults: chat and push (e-mail off)
+    assert [(d.channel, d.status, d.attempts) for d in rows] == [("chat", "sent", 1), ("push", "sent", 1)]
+    assert all(d.sent_at is not None and d.external_id for d in rows)
+    chat = outbox(db, "chat")
+    assert len(chat) == 1 and chat[0].target.startswith("U") and "Task: write brief" in chat[0].body
+    assert "http://127.0.0.1:8000/tasks/t-1" in chat[0].body
+    push = outbox(db, "push")
+    assert len(push) == 1 and push[0].payload["url"] == "/tasks/t-1" and push[0].subject == "Task: write brief"
+    assert outbox(db, "mail") == []
+
+
+def test_notify_follows_the_users_preferences(db, notify_api):
+    user = make_user(db)
+    db.add(NotificationPreference(user_id=user.id, notification_type="mention", channel_in_app=True,
+                                  channel_email=True, channel_chat=False, channel_push=False))
+    db.flush()
+    status, body = notify_api(user_id=user.id, type="mention", title="You were mentioned")
+    assert status == 200
+    rows = deliveries(db, notification_id=body["id"])
+    assert [(d.channel, d.status) for d in rows] == [("email", "sent")]
+    mail = outbox(db, "mail")
+    assert [(m.target, m.subject) for m in mail] == [(user.email, "You were mentioned")]
+
+
+def test_in_app_off_keeps_a_hidden_record(db, notify_api, api):
+    user = make_user(db)
+    db.add(NotificationPreference(user_id=user.id, notification_type="mention", channel_in_app=False,
+                                  channel_email=False, channel_chat=False, channel_push=False))
+    db.flush()
+    status, body = notify_api(user_id=user.id, type="mention", title="Hidden")
+    assert status == 200 and body["id"]
+    assert db.get(Notification, body["id"]).in_app is False
+    assert deliveries(db, notification_id=body["id"]) == []
+    assert api.get("/api/notifications", as_=user).json["total"] == 0
+
+
+def test_same_user_type_and_resource_within_five_minutes_is_deduplicated(db, notify_api):
+    user = make_user(db)
+    first = notify_api(user_id=user.id, type="todo_assigned", title="One", resource_type="todo", resource_id="r1")
+    second = notify_api(user_id=user.id, type="todo_assigned", title="Two", resource_type="todo", resource_id="r1")
+    other_resource = notify_api(user_id=user.id, type="todo_assigned", title="Three", resource_type="todo",
+                                resource_id="r2")
+    other_type = notify_api(user_id=user.id, type="task_assigned", title="Four", resource_type="todo", resource_id="r1")
+    assert first[1]["id"] and second[1]["id"] is None
+    assert other_resource[1]["id"] and other_type[1]["id"]
+    count = db.scalar(select(func.count()).select_from(Notification).where(Notification.user_id == user.id))
+    assert count == 3
+
+
+def test_deduplication_window_is_five_minutes(db, notify_api):
+    user = make_user(db)
+    make_notification(db, user, type="todo_assigned", resource_type="todo", resource_id="r1", minutes_ago=6)
+    make_notification(db, user, type="todo_assigned", resource_type="todo", resource_id="r2", minutes_ago=4)
+    assert notify_api(user_id=user.id, type="todo_assigned", title="x", resource_type="todo", resource_id="r1")[1]["id"]
+    assert notify_api(user_id=user.id, type="todo_assigned", title="x", resource_type="todo", resource_id="r2")[1]["id"] is None
+
+
+def test_a_failed_request_stores_and_sends_nothing(db, notify_api):
+    user = make_user(db)
+    status, body = notify_api(user_id=user.id, type="task_assigned", title="Never", fail=True)
+    assert status == 409
+    assert db.scalar(select(func.count()).select_from(Notification).where(Notification.user_id == user.id)) == 0
+    assert db.scalar(select(func.count()).select_from(NotificationDelivery).where(NotificationDelivery.user_id == user.id)) == 0
+    assert outbox(db, "chat") == [] and outbox(db, "push") == []
+
+
+def test_channel_mode_off_skips_the_delivery(db, notify_api, set_env):
+    set_env(CHAT_MODE="off")
+    user = make_user(db)
+    make_subscription(db, user)
+    status, body = notify_api(user_id=user.id, type="task_assigned", title="x")
+    rows = {d.channel: d for d in deliveries(db, notification_id=body["id"])}
+    assert rows["chat"].status == "skipped" and "not configured" in rows["chat"].error
+    assert rows["push"].status == "sent"
+    assert outbox(db, "chat") == []
+
+
+def test_push_without_subscription_and_chat_without_member_are_skipped(db, notify_api):
+    user = make_user(db, email="nobody@nochat.test")
+    status, body = notify_api(user_id=user.id, type="task_assigned", title="x")
+    rows = {d.channel: d for d in deliveries(db, notification_id=body["id"])}
+    assert rows["push"].status == "skipped" and rows["push"].error == "no push subscription"
+    assert rows["chat"].status == "skipped" and "nobody@nochat.test" in rows["chat"].error
+
+
+def test_provider_refusal_marks_the_delivery_failed_and_drain_retries_it(db, notify_api):
+    from chalicelib.areas.notifications.jobs import drain_pending
+
+    user = make_user(db, email="ann@bounce.test")
+    db.add(NotificationPreference(user_id=user.id, notification_type="mention", channel_in_app=True,
+                                  channel_email=True, channel_chat=False, channel_push=False))
+    db.flush()
+    status, body = notify_api(user_id=user.id, type="mention", title="x")
+    assert status == 200  # the data is committed; delivery failures are not the request's
+    (row,) = deliveries(db, notification_id=body["id"])
+    assert (row.status, row.attempts) == ("failed", 1) and "MessageRejected" in row.error
+
+    result = drain_pending()
+    assert result["failed"] >= 1
+    (row,) = deliveries(db, notification_id=body["id"])
+    assert (row.status, row.attempts) == ("failed", 2)
+
+    user.email = "ann@agency.test"
+    db.flush()
+    result = drain_pending()
+    (row,) = deliveries(db, notification_id=body["id"])
+    assert (row.status, row.attempts) == ("sent", 3) and row.error is None
+    assert result["sent"] >= 1
+    assert [m.target for m in outbox(db, "mail")] == ["ann@agency.test"]
+
+
+def test_drain_gives_up_after_five_attempts_and_picks_up_lost_pending(db):
+    from datetime import timedelta
+
+    from chalicelib.core.ids import utcnow
+    from chalicelib.core.notify_delivery import drain_pending
+
+    user = make_user(db)
+    exhausted = NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": "x"},
+                                     status="failed", attempts=5)
+    lost = NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": "Lost"},
+                                status="pending", attempts=0, created_at=utcnow() - timedelta(minutes=10))
+    fresh = NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": "Fresh"},
+                                 status="pending", attempts=0)
+    db.add_all([exhausted, lost, fresh])
+    db.flush()
+    result = drain_pending()
+    db.expire_all()
+    assert result["sent"] == 1
+    assert db.get(NotificationDelivery, lost.id).status == "sent"
+    assert db.get(NotificationDelivery, fresh.id).status == "pending"
+    assert db.get(NotificationDelivery, exhausted.id).attempts == 5
+
+
+def test_drain_job_runs_from_the_cli(db, capsys):
+    from chalicelib import cli
+
+    code = cli._job(type("Args", (), {"name": "notifications-drain"})())
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["processed"] == 0
