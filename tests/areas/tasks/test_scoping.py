@@ -1,0 +1,111 @@
+"""Data scoping: who sees which task, and 404 for tasks outside the caller's scope."""
+import pytest
+
+from tests.areas.tasks.factories import add_watcher, make_task
+from tests.factories import make_squad, make_user
+
+
+@pytest.fixture
+def world(db):
+    red, blue = make_squad(db, name="Red"), make_squad(db, name="Blue")
+    boss = make_user(db, access_level="manager", name="Manager", squad_id=None)
+    red.manager_id = boss.id
+    users = {
+        "employee": make_user(db, access_level="employee", squad_id=red.id),
+        "lead": make_user(db, access_level="lead", squad_id=red.id),
+        "blue": make_user(db, access_level="employee", squad_id=blue.id),
+        "report": make_user(db, access_level="employee", squad_id=blue.id, manager_id=boss.id),
+        "manager": boss,
+        "head": make_user(db, access_level="head", squad_id=blue.id),
+        "executive": make_user(db, access_level="executive"),
+    }
+    e, blue_user = users["employee"], users["blue"]
+    tasks = {
+        "assigned": make_task(db, title="assigned", assignee_id=e.id),
+        "reported": make_task(db, title="reported", reporter_id=e.id, assignee_id=blue_user.id),
+        "created": make_task(db, title="created", created_by=e.id),
+        "watched": make_task(db, title="watched", assignee_id=blue_user.id),
+        "blue": make_task(db, title="blue", assignee_id=blue_user.id, created_by=blue_user.id),
+        "report": make_task(db, title="report", assignee_id=users["report"].id),
+        "lead": make_task(db, title="lead", reporter_id=users["lead"].id),
+        "manager": make_task(db, title="manager", created_by=boss.id),
+        "nobody": make_task(db, title="nobody"),
+    }
+    tasks["sub"] = make_task(db, title="sub", parent_task_id=tasks["assigned"].id, assignee_id=blue_user.id)
+    add_watcher(db, tasks["watched"], e)
+    db.flush()
+    return users, tasks
+
+
+def visible_titles(api, user):
+    response = api.get("/api/tasks", as_=user)
+    assert response.status == 200
+    return {task["title"] for task in response.json["tasks"]}
+
+
+def test_employee_sees_assigned_reported_created_watched_and_their_subtasks(api, world):
+    users, _ = world
+    assert visible_titles(api, users["employee"]) == {"assigned", "reported", "created", "watched", "sub"}
+
+
+def test_lead_sees_only_their_own(api, world):
+    users, _ = world
+    assert visible_titles(api, users["lead"]) == {"lead"}
+
+
+def test_manager_sees_own_squad_and_direct_reports(api, world):
+    users, _ = world
+    assert visible_titles(api, users["manager"]) == {
+        "assigned", "reported", "created", "sub", "report", "lead", "manager"}
+
+
+@pytest.mark.parametrize("level", ["head", "executive"])
+def test_head_and_executive_see_all(api, world, level):
+    users, tasks = world
+    assert visible_titles(api, users[level]) == set(tasks)
+
+
+def test_out_of_scope_task_is_404_everywhere(api, db, world):
+    users, tasks = world
+    me, task = users["employee"], tasks["blue"]
+    base = f"/api/tasks/{task.id}"
+    calls = [
+        ("get", base, None), ("put", base, {"title": "x"}), ("post", f"{base}/duplicate", None),
+        ("get", f"{base}/history", None), ("put", f"{base}/todos", {"todos": []}),
+        ("get", f"{base}/subtasks", None), ("post", f"{base}/subtasks", {"title": "x"}),
+        ("post", f"{base}/watch", None), ("delete", f"{base}/watch", None),
+        ("get", f"{base}/resources", None), ("post", f"{base}/resources", {"url": "https://a.b", "title": "t"}),
+        ("put", f"{base}/resources/reorder", {"order": ["x"]}), ("delete", f"{base}/resources/x", None),
+    ]
+    for method, path, body in calls:
+        kwargs = {"json": body} if body is not None else {}
+        response = getattr(api, method)(path, as_=me, **kwargs)
+        assert response.status == 404, (method, path, response)
+    from chalicelib.core.models import UserPermission
+
+    db.merge(UserPermission(user_id=me.id, tool="tasks", level="manage"))
+    db.flush()
+    assert api.delete(base, as_=me).status == 404
+    assert api.get(base, as_=users["executive"]).status == 200
+
+
+def test_in_scope_detail_is_200_for_each_reason(api, world):
+    users, tasks = world
+    for name in ("assigned", "reported", "created", "watched", "sub"):
+        assert api.get(f"/api/tasks/{tasks[name].id}", as_=users["employee"]).status == 200, name
+    assert api.get(f"/api/tasks/{tasks['report'].id}", as_=users["manager"]).status == 200
+    assert api.get(f"/api/tasks/{tasks['blue'].id}", as_=users["manager"]).status == 404
+
+
+def test_detail_subtasks_follow_the_parent(api, world):
+    users, tasks = world
+    detail = api.get(f"/api/tasks/{tasks['assigned'].id}", as_=users["employee"]).json
+    assert [s["title"] for s in detail["subtasks"]] == ["sub"]
+
+
+def test_creator_sees_the_task_they_created_for_someone_else(api, db, world):
+    users, _ = world
+    response = api.post("/api/tasks", as_=users["lead"], json={"title": "for blue", "assignee_id": users["blue"].id})
+    assert response.status == 201
+    assert api.get(f"/api/tasks/{response.json['task']['id']}", as_=users["lead"]).status == 200
+    assert api.get(f"/api/tasks/{response.json['task']['id']}", as_=users["employee"]).status == 404

@@ -1,0 +1,95 @@
+"""PUT /api/tasks/:id/todos replaces the checklist."""
+from sqlalchemy import select
+
+from chalicelib.core.notify import Notification
+from tests.areas.tasks.factories import make_task, make_todo
+from tests.factories import make_user
+
+
+def todo_notes(db, user):
+    return db.scalars(select(Notification).where(Notification.user_id == user.id,
+                                                 Notification.type == "todo_assigned")).all()
+
+
+def test_replace_creates_upserts_and_deletes(api, db, exec_user):
+    bob = make_user(db, name="Bob", picture="https://img/b.png")
+    task = make_task(db)
+    keep = make_todo(db, task, title="keep", position=0)
+    drop = make_todo(db, task, title="drop", position=1)
+    response = api.put(f"/api/tasks/{task.id}/todos", as_=exec_user, json={"todos": [
+        {"id": keep.id, "title": "kept and renamed", "is_done": True, "position": 5},
+        {"title": "new one", "is_done": False, "position": 1, "assignee_id": bob.id, "due_date": "2026-04-01"},
+        {"id": "client-chosen-id", "title": "upserted new", "is_done": False, "position": 9},
+    ]})
+    assert response.status == 200, response
+    todos = response.json["todos"]
+    assert [t["title"] for t in todos] == ["new one", "kept and renamed", "upserted new"]
+    assert todos[1]["id"] == keep.id and todos[1]["is_done"] == 1 and todos[1]["position"] == 5
+    assert todos[0]["assignee_name"] == "Bob" and todos[0]["assignee_picture"] == "https://img/b.png"
+    assert todos[0]["due_date"] == "2026-04-01" and todos[0]["is_done"] == 0 and todos[0]["task_id"] == task.id
+    assert todos[2]["id"] == "client-chosen-id"
+    assert drop.id not in {t["id"] for t in todos}
+    detail = api.get(f"/api/tasks/{task.id}", as_=exec_user).json
+    assert [t["id"] for t in detail["todos"]] == [t["id"] for t in todos]
+    assert (detail["task"]["todo_count"], detail["task"]["todo_done_count"]) == (3, 1)
+
+
+def test_empty_list_deletes_all(api, db, exec_user):
+    task = make_task(db)
+    make_todo(db, task)
+    response = api.put(f"/api/tasks/{task.id}/todos", as_=exec_user, json={"todos": []})
+    assert response.status == 200 and response.json == {"todos": []}
+
+
+def test_position_defaults_to_index(api, db, exec_user):
+    task = make_task(db)
+    todos = api.put(f"/api/tasks/{task.id}/todos", as_=exec_user,
+                    json={"todos": [{"title": "a"}, {"title": "b"}]}).json["todos"]
+    assert [(t["title"], t["position"]) for t in todos] == [("a", 0), ("b", 1)]
+
+
+def test_todo_validation_is_400(api, db, exec_user):
+    task, other = make_task(db), make_task(db)
+    foreign = make_todo(db, other)
+    url = f"/api/tasks/{task.id}/todos"
+    assert api.put(url, as_=exec_user, json={}).status == 400
+    assert api.put(url, as_=exec_user, json={"todos": [{"title": ""}]}).status == 400
+    assert api.put(url, as_=exec_user, json={"todos": [{"title": "x", "is_done": "yes"}]}).status == 400
+    assert api.put(url, as_=exec_user, json={"todos": [{"title": "x", "due_date": "tomorrow"}]}).status == 400
+    assert api.put(url, as_=exec_user, json={"todos": [{"title": "x", "assignee_id": "ghost"}]}).status == 400
+    assert api.put(url, as_=exec_user, json={"todos": [{"id": foreign.id, "title": "steal"}]}).status == 400
+    assert api.put(url, as_=exec_user, json={"todos": [{"id": "a", "title": "1"}, {"id": "a", "title": "2"}]}).status == 400
+
+
+def test_todos_of_missing_task_is_404(api, exec_user):
+    assert api.put("/api/tasks/missing/todos", as_=exec_user, json={"todos": []}).status == 404
+
+
+def test_todos_need_tasks_update(api, db):
+    from tests.factories import grant
+
+    viewer = make_user(db)
+    grant(db, viewer, "tasks", "view")
+    task = make_task(db, created_by=viewer.id)
+    assert api.put(f"/api/tasks/{task.id}/todos", as_=viewer, json={"todos": []}).status == 403
+
+
+def test_todo_assigned_goes_to_newly_assigned_other_users_only(api, db, exec_user):
+    bob, carol = make_user(db), make_user(db)
+    task = make_task(db)
+    existing = make_todo(db, task, assignee_id=carol.id)
+    api.put(f"/api/tasks/{task.id}/todos", as_=exec_user, json={"todos": [
+        {"id": existing.id, "title": "still carol's", "assignee_id": carol.id},
+        {"title": "for bob", "assignee_id": bob.id},
+        {"title": "for me", "assignee_id": exec_user.id},
+    ]})
+    assert len(todo_notes(db, bob)) == 1
+    assert todo_notes(db, bob)[0].resource_id == task.id
+    assert todo_notes(db, carol) == []
+    assert todo_notes(db, exec_user) == []
+    api.put(f"/api/tasks/{task.id}/todos", as_=exec_user, json={"todos": [
+        {"id": existing.id, "title": "now bob's", "assignee_id": bob.id}]})
+    dave = make_user(db)
+    api.put(f"/api/tasks/{task.id}/todos", as_=exec_user, json={"todos": [
+        {"id": existing.id, "title": "now dave's", "assignee_id": dave.id}]})
+    assert len(todo_notes(db, dave)) == 1
