@@ -1,0 +1,246 @@
+"""Per path parameter: how to make a record that an employee may not see (SCOPED), or why the
+parameter names a record every holder of the tool sees (UNSCOPED).
+
+tests/access/test_matrix.py reads this for every route of the app: a path parameter that is in
+neither table fails `test_every_path_parameter_is_classified`, so a new scoped route cannot slip
+past the record-level check. Factories are the areas' own (tests/areas/<area>/factories.py),
+imported lazily so that this module loads whatever areas exist.
+
+A SCOPED maker is `make(db, made) -> Made`: `made` holds the ids already made for the earlier path
+parameters of the same route (a goal is made inside the hidden project of `project_id`). The owner
+of the record (someone who does see it) is returned so the test can prove the record is real.
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Callable
+
+from tests.factories import make_squad, make_user
+
+
+@dataclass
+class Made:
+    id: str
+    owner: object  # a User who sees the record
+
+
+@dataclass
+class Scoped:
+    make: Callable[..., Made]
+    expect: tuple[int, ...] = (404,)
+    rule: str = ""
+
+
+@dataclass
+class Unscoped:
+    reason: str
+    value: Callable[..., str] | None = None  # a real value, so the route's other checks pass
+    extra: dict = field(default_factory=dict)
+
+
+def _someone(db):
+    return make_user(db, access_level="employee")
+
+
+# ------------------------------------------------------------------ tasks
+
+def _hidden_task(db, made) -> Made:
+    from tests.areas.tasks.factories import make_task
+
+    owner = _someone(db)
+    task = make_task(db, created_by=owner.id, assignee_id=owner.id, reporter_id=owner.id)
+    return Made(task.id, owner)
+
+
+def _hidden_task_resource(db, made) -> Made:
+    from chalicelib.areas.tasks.models import TaskResource
+
+    task_id, owner = _parent(db, made, "task_id", _hidden_task)
+    resource = TaskResource(task_id=task_id, type="link", url="https://example.com/spec", title="Spec", icon="link")
+    db.add(resource)
+    db.flush()
+    return Made(resource.id, owner)
+
+
+# ------------------------------------------------------------------ projects
+
+def _hidden_project(db, made) -> Made:
+    from tests.areas.projects.factories import make_project
+
+    owner = _someone(db)
+    project = make_project(db, owner_id=owner.id, delivery_manager_id=_someone(db).id, members=[_someone(db)])
+    return Made(project.id, owner)
+
+
+def _hidden_goal(db, made) -> Made:
+    from chalicelib.areas.projects.models import ProjectGoal
+
+    project_id, owner = _parent(db, made, "project_id", _hidden_project)
+    goal = ProjectGoal(project_id=project_id, title="Hidden goal", position=0)
+    db.add(goal)
+    db.flush()
+    return Made(goal.id, owner)
+
+
+def _hidden_decision(db, made) -> Made:
+    from chalicelib.areas.projects.models import ProjectDecision
+
+    project_id, owner = _parent(db, made, "project_id", _hidden_project)
+    decision = ProjectDecision(project_id=project_id, title="Hidden decision", decision="We agreed", status="agreed")
+    db.add(decision)
+    db.flush()
+    return Made(decision.id, owner)
+
+
+# ------------------------------------------------------------------ timesheets, notifications
+
+def _hidden_time_entry(db, made) -> Made:
+    from chalicelib.areas.timesheets.models import TimeEntry
+
+    owner = _someone(db)
+    entry = TimeEntry(user_id=owner.id, date=date.today(), hours=2, billable=True, status="submitted",
+                      created_by=owner.id)
+    db.add(entry)
+    db.flush()
+    return Made(entry.id, owner)
+
+
+def _hidden_notification(db, made) -> Made:
+    from chalicelib.core.notify import Notification
+
+    owner = _someone(db)
+    notification = Notification(user_id=owner.id, type="task_assigned", title="Someone else's notification")
+    db.add(notification)
+    db.flush()
+    return Made(notification.id, owner)
+
+
+def _parent(db, made, name, maker):
+    if name in made:
+        return made[name].id, made[name].owner
+    parent = maker(db, made)
+    return parent.id, parent.owner
+
+
+SCOPED: dict[str, Scoped] = {
+    "task_id": Scoped(_hidden_task, rule="employee and lead see tasks they are assigned to, reported, created or "
+                                         "watch (document 1, Tasks)"),
+    "resource_id": Scoped(_hidden_task_resource, rule="a task's resources are seen with the task"),
+    "project_id": Scoped(_hidden_project, rule="employee and lead see projects they own, deliver or belong to "
+                                               "(document 1, Projects)"),
+    "goal_id": Scoped(_hidden_goal, rule="a project's goals are seen with the project"),
+    "decision_id": Scoped(_hidden_decision, rule="a project's decisions are seen with the project"),
+    "entry_id": Scoped(_hidden_time_entry, rule="employees see their own time entries, managers their team's"),
+    "notification_id": Scoped(_hidden_notification, rule="notifications are own data (decisions.md section 5)"),
+}
+
+
+# ------------------------------------------------------------------ unscoped
+
+def _config_key(db, made) -> str:
+    return "task_status"
+
+
+def _config_item(db, made) -> str:
+    from sqlalchemy import select
+
+    from chalicelib.core.models import ConfigList, ConfigListItem
+
+    key = made["key"].id if "key" in made else "task_status"
+    return db.scalar(select(ConfigListItem.id).join(ConfigList).where(ConfigList.key == key).limit(1))
+
+
+def _a_user(db, made) -> str:
+    return make_user(db).id
+
+
+def _a_squad(db, made) -> str:
+    return make_squad(db).id
+
+
+def _company(db, made) -> str:
+    from tests.areas.deals.factories import make_company
+
+    return make_company(db).id
+
+
+def _contact(db, made) -> str:
+    from tests.areas.deals.factories import make_contact
+
+    return make_contact(db).id
+
+
+def _deal(db, made) -> str:
+    from tests.areas.deals.factories import make_deal
+
+    return make_deal(db).id
+
+
+def _page(db, made):
+    from tests.areas.pages.factories import make_page
+
+    return made["page_id"].id if "page_id" in made else make_page(db).id
+
+
+def _page_record(db, made):
+    from chalicelib.areas.pages.models import Page
+
+    return db.get(Page, _page(db, made))
+
+
+def _discussion(db, made) -> str:
+    from tests.areas.pages.factories import make_discussion
+
+    return make_discussion(db, _page_record(db, made), make_user(db)).id
+
+
+def _comment(db, made) -> str:
+    from chalicelib.areas.pages.models import PageDiscussion
+    from tests.areas.pages.factories import make_comment
+
+    discussion = db.get(PageDiscussion, made["discussion_id"].id) if "discussion_id" in made else None
+    if discussion is None:
+        discussion = db.get(PageDiscussion, _discussion(db, made))
+    return make_comment(db, discussion, make_user(db)).id
+
+
+def _version(db, made) -> str:
+    from tests.areas.pages.factories import make_version
+
+    return make_version(db, _page_record(db, made), make_user(db)).id
+
+
+UNSCOPED: dict[str, Unscoped] = {
+    "key": Unscoped("config lists are organisation-wide: every config-lists holder sees every list", _config_key),
+    "item_id": Unscoped("config list items are organisation-wide", _config_item),
+    "user_id": Unscoped("users are the directory (admin:view sees all; a project member is reached through the "
+                        "scoped project_id)", _a_user),
+    "squad_id": Unscoped("squads are organisation-wide (admin tool or executive access level)", _a_squad),
+    "company_id": Unscoped("companies: every holder of the deals tool sees all (decisions.md section 5)", _company),
+    "contact_id": Unscoped("contacts: every holder of the deals tool sees all", _contact),
+    "deal_id": Unscoped("deals: no record scoping is stated (decisions.md section 6)", _deal),
+    "sprint_id": Unscoped("sprints: no record scoping is stated (decisions.md section 6); the sprints area "
+                          "shows every sprint to projects:view holders"),
+    "page_id": Unscoped("pages are the organisation's wiki: every pages holder sees every page", _page),
+    "discussion_id": Unscoped("a page's discussions are seen with the page", _discussion),
+    "comment_id": Unscoped("seen with the page; editing another's comment is an authorship rule (403) that the "
+                           "pages area tests, and pages:manage may delete any comment", _comment),
+    "version_id": Unscoped("a page's versions are seen with the page", _version),
+}
+
+
+def value_for(db, name: str, made: dict) -> str:
+    """A value for an unscoped path parameter: a real record when we know how, else a random UUID."""
+    entry = UNSCOPED.get(name)
+    if entry is not None and entry.value is not None:
+        value = entry.value(db, made)
+        if value:
+            return value
+    return str(uuid.uuid4())
+
+
+# Request bodies for routes whose body model the generic minimal body does not satisfy:
+# {("PUT", "/api/x/{x_id}"): {...}}.
+BODY_EXAMPLES: dict[tuple[str, str], dict] = {}
