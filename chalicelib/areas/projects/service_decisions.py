@@ -9,7 +9,7 @@ from chalicelib.core.serialize import row_dict
 from chalicelib.core.timeutil import org_today
 
 from .models import ProjectDecision
-from .service import require_users, visible_project
+from .service import LIST_LIMIT, require_users, visible_project
 
 DECISION_FIELDS = ("id", "project_id", "title", "decision", "rationale", "decided_by", "decided_at", "status",
                    "created_by", "created_at", "updated_at")
@@ -20,6 +20,7 @@ def _records(db, where) -> list[dict]:
     rows = db.execute(
         select(ProjectDecision, User.name).outerjoin(User, User.id == ProjectDecision.decided_by).where(where)
         .order_by(ProjectDecision.decided_at.desc().nulls_last(), ProjectDecision.created_at.desc(), ProjectDecision.id)
+        .limit(LIST_LIMIT)
     ).all()
     return [{**row_dict(decision, DECISION_FIELDS), "decided_by_name": name} for decision, name in rows]
 

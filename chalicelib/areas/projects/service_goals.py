@@ -7,7 +7,7 @@ from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.serialize import row_dict
 
 from .models import ProjectGoal
-from .service import visible_project
+from .service import LIST_LIMIT, visible_project
 
 GOAL_FIELDS = ("id", "project_id", "title", "description", "status", "due_date", "position", "created_by",
                "created_at", "updated_at")
@@ -16,7 +16,7 @@ DEFAULT_GOAL_STATUS = "not_started"
 
 def goal_records(db, *, project_id: str) -> list[dict]:
     goals = db.scalars(select(ProjectGoal).where(ProjectGoal.project_id == project_id)
-                       .order_by(ProjectGoal.position, ProjectGoal.created_at, ProjectGoal.id))
+                       .order_by(ProjectGoal.position, ProjectGoal.created_at, ProjectGoal.id).limit(LIST_LIMIT))
     return [row_dict(goal, GOAL_FIELDS) for goal in goals]
 
 

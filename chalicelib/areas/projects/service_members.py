@@ -9,7 +9,7 @@ from chalicelib.core.notify import notify
 from chalicelib.core.serialize import value_out
 
 from .models import ProjectMember
-from .service import ENTITY, require_users, visible_project
+from .service import LIST_LIMIT, ENTITY, require_users, visible_project
 
 
 def member_records(db, *, project_id: str) -> list[dict]:
@@ -19,6 +19,7 @@ def member_records(db, *, project_id: str) -> list[dict]:
         .join(User, User.id == ProjectMember.user_id)
         .where(ProjectMember.project_id == project_id)
         .order_by(ProjectMember.created_at, User.name, ProjectMember.id)
+        .limit(LIST_LIMIT)
     ).all()
     return [
         {"id": member.id, "project_id": member.project_id, "user_id": member.user_id, "role": member.role,
