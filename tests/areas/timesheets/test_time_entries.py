@@ -39,7 +39,10 @@ def test_create_own_entry_and_read_it(api, db, org):
     assert entry["date"] == "2026-03-02" and entry["approved_by"] is None
     assert api.get(f"/api/time-entries/{entry['id']}", as_=org.member).json == {"time_entry": entry}
     default = api.post("/api/time-entries", as_=org.member, json={"date": "2026-03-03", "hours": 1}).json
-    assert default["time_entry"]["billable"] == 1
+    assert default["time_entry"]["billable"] == 1 and default["time_entry"]["submitted_at"] is None
+    submitted = api.post("/api/time-entries", as_=org.member,
+                         json={"date": "2026-03-03", "hours": 1, "status": "submitted"}).json["time_entry"]
+    assert submitted["status"] == "submitted" and submitted["submitted_at"].endswith("Z")
 
 
 def test_validation(api, org):
