@@ -168,7 +168,7 @@ def update_entry(ctx, *, entry_id: str, data) -> dict:
 def delete_entry(ctx, *, entry_id: str) -> dict:
     """Draft and rejected entries; submitted and approved ones only with timesheets:manage."""
     entry = _visible(ctx, entry_id)
-    if entry.status not in EDITABLE and not ctx.can("timesheets", "manage"):
+    if not ctx.can("timesheets", "manage"):
         _require_editable(entry, "deleted")
     ctx.db.delete(entry)
     ctx.db.flush()
