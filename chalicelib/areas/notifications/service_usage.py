@@ -1,10 +1,11 @@
 """Notification usage analytics over the last `days` days, aggregated in SQL (one query each,
-two for the summary). Readers need insights:view. Days are UTC calendar days."""
+two for the summary). Readers need insights:view. The window is the last `days` x 24 hours;
+the daily trend counts whole UTC calendar days, today included."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, time, timedelta, timezone
 
-from sqlalchemy import Date, case, cast, func, select
+from sqlalchemy import Date, case, cast, func, literal_column, select
 
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
@@ -52,13 +53,14 @@ def by_type(ctx, *, days: int) -> dict:
 
 def daily_trend(ctx, *, days: int) -> dict:
     day = func.date(Notification.created_at) if ctx.db.bind.dialect.name == "sqlite" else cast(
-        func.timezone("UTC", Notification.created_at), Date)
+        func.timezone(literal_column("'UTC'"), Notification.created_at), Date)
+    today = utcnow().date()
+    first_day = datetime.combine(today - timedelta(days=days - 1), time.min, tzinfo=timezone.utc)
     rows = ctx.db.execute(
         select(day.label("day"), func.count(Notification.id), _read_expr())
-        .where(Notification.created_at >= _since(days)).group_by(day)
+        .where(Notification.created_at >= first_day).group_by(day)
     ).all()
     counts = {str(value)[:10]: (count, read or 0) for value, count, read in rows}
-    today = utcnow().date()
     trend = []
     for offset in range(days - 1, -1, -1):
         date = (today - timedelta(days=offset)).isoformat()

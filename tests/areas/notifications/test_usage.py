@@ -1,0 +1,120 @@
+"""Notification usage analytics (insights:view)."""
+from datetime import timedelta
+
+import pytest
+
+from chalicelib.core.ids import utcnow
+from chalicelib.core.notify_models import NotificationDelivery
+from tests.factories import grant, make_user
+
+from .factories import make_notification
+
+PATHS = ["summary", "by-type", "daily-trend", "channel-distribution", "read-rates"]
+
+
+def _seed(db):
+    ann, bob = make_user(db), make_user(db)
+    made = [
+        make_notification(db, ann, type="task_assigned", is_read=True),
+        make_notification(db, ann, type="task_assigned", minutes_ago=60 * 24 * 2),
+        make_notification(db, bob, type="task_assigned", is_read=True),
+        make_notification(db, bob, type="mention", minutes_ago=60 * 24 * 3),
+        make_notification(db, bob, type="mention", minutes_ago=60 * 24 * 10, is_read=True),  # outside 7 days
+    ]
+    for channel, status, days_ago in [("email", "sent", 0), ("email", "failed", 1), ("chat", "sent", 0),
+                                      ("push", "skipped", 2), ("push", "sent", 9)]:
+        db.add(NotificationDelivery(user_id=ann.id, channel=channel, status=status, type="task_assigned",
+                                    payload={}, attempts=1, created_at=utcnow() - timedelta(days=days_ago)))
+    db.flush()
+    return made
+
+
+@pytest.fixture
+def analyst(db):
+    return make_user(db, access_level="manager")  # manager: insights view by default
+
+
+def test_summary(api, db, analyst):
+    _seed(db)
+    response = api.get("/api/usage/notifications/summary", as_=analyst)
+    assert response.status == 200
+    assert response.json == {"days": 7, "total_sent": 4, "total_read": 2, "unique_recipients": 2,
+                             "total_deliveries": 2, "read_rate": 50.0}
+    wide = api.get("/api/usage/notifications/summary?days=30", as_=analyst).json
+    assert (wide["total_sent"], wide["total_read"], wide["total_deliveries"]) == (5, 3, 3)
+
+
+def test_by_type(api, db, analyst):
+    _seed(db)
+    response = api.get("/api/usage/notifications/by-type", as_=analyst)
+    assert response.status == 200
+    assert response.json == {"days": 7, "types": [
+        {"type": "task_assigned", "label": "Task assigned", "category": "tasks", "count": 3, "read_count": 2},
+        {"type": "mention", "label": "Mention", "category": "collaboration", "count": 1, "read_count": 0},
+    ]}
+
+
+def test_daily_trend_has_one_entry_per_day(api, db, analyst):
+    _seed(db)
+    response = api.get("/api/usage/notifications/daily-trend?days=5", as_=analyst)
+    assert response.status == 200
+    trend = response.json["trend"]
+    assert len(trend) == 5
+    today = utcnow().date()
+    assert trend[-1]["date"] == today.isoformat() and trend[0]["date"] == (today - timedelta(days=4)).isoformat()
+    by_date = {entry["date"]: entry for entry in trend}
+    assert by_date[today.isoformat()] == {"date": today.isoformat(), "sent": 2, "read": 2}
+    assert by_date[(today - timedelta(days=2)).isoformat()]["sent"] == 1
+    assert sum(entry["sent"] for entry in trend) == 4
+
+
+def test_channel_distribution(api, db, analyst):
+    _seed(db)
+    response = api.get("/api/usage/notifications/channel-distribution", as_=analyst)
+    assert response.status == 200
+    channels = {entry["channel"]: entry for entry in response.json["channels"]}
+    assert channels["email"] == {"channel": "email", "total": 2, "pending": 0, "sent": 1, "failed": 1, "skipped": 0}
+    assert channels["chat"]["sent"] == 1 and channels["chat"]["total"] == 1
+    assert channels["push"] == {"channel": "push", "total": 1, "pending": 0, "sent": 0, "failed": 0, "skipped": 1}
+
+
+def test_read_rates(api, db, analyst):
+    _seed(db)
+    response = api.get("/api/usage/notifications/read-rates", as_=analyst)
+    assert response.status == 200
+    assert response.json["read_rates"] == [
+        {"type": "task_assigned", "label": "Task assigned", "sent": 3, "read": 2, "read_rate": 66.7},
+        {"type": "mention", "label": "Mention", "sent": 1, "read": 0, "read_rate": 0.0},
+    ]
+
+
+def test_empty_window_answers_zeros(api, db, analyst):
+    response = api.get("/api/usage/notifications/summary?days=1", as_=analyst)
+    assert response.json["read_rate"] == 0.0 and response.json["total_sent"] >= 0
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_requires_insights_view(api, db, path):
+    employee = make_user(db)
+    assert api.get(f"/api/usage/notifications/{path}", as_=employee).status == 403
+    assert api.get(f"/api/usage/notifications/{path}").status == 401
+    grant(db, employee, "insights", "view")
+    assert api.get(f"/api/usage/notifications/{path}", as_=employee).status == 200
+
+
+@pytest.mark.parametrize("days", ["0", "366", "week"])
+def test_days_is_bounded(api, db, analyst, days):
+    response = api.get(f"/api/usage/notifications/by-type?days={days}", as_=analyst)
+    assert response.status == 400
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_constant_queries(api, db, analyst, count_queries, path):
+    _seed(db)
+    with count_queries() as few:
+        api.get(f"/api/usage/notifications/{path}", as_=analyst)
+    for _ in range(3):
+        _seed(db)
+    with count_queries() as many:
+        api.get(f"/api/usage/notifications/{path}", as_=analyst)
+    assert few.count == many.count
