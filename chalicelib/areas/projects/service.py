@@ -57,6 +57,32 @@ def _optional_service(area: str):
         raise
 
 
+# ---------------------------------------------------------------- for other areas
+
+BRIEF_FIELDS = ("id", "name", "status", "company_id", "type_id", "owner_id", "delivery_manager_id", "squad",
+                "start_date", "end_date", "sla_policy_id")
+
+
+def project_brief(db, project_id: str) -> dict | None:
+    """What hook handlers and other areas need of a project (no scoping), with `type_value`; or None."""
+    if not project_id:
+        return None
+    row = db.execute(select(Project, ConfigListItem.value).outerjoin(ConfigListItem, ConfigListItem.id == Project.type_id)
+                     .where(Project.id == project_id)).first()
+    if row is None:
+        return None
+    project, type_value = row
+    return {**{field: value_out(_get(project, field)) for field in BRIEF_FIELDS}, "type_value": type_value}
+
+
+def project_names(db, project_ids) -> dict[str, str]:
+    """`{project_id: name}` for the ids that exist (one query; no scoping)."""
+    ids = {pid for pid in project_ids or () if pid}
+    if not ids:
+        return {}
+    return dict(db.execute(select(Project.id, Project.name).where(Project.id.in_(ids))).all())
+
+
 # ---------------------------------------------------------------- scoping
 
 def visibility(principal):
@@ -317,4 +343,4 @@ def delete(ctx, *, project_id: str) -> None:
 
 
 __all__ = ["list_projects", "get_detail", "create", "update", "delete", "visible_project", "visibility",
-           "project_history", "project_record", "require_users", "other_service"]
+           "project_history", "project_record", "require_users", "other_service", "project_brief", "project_names"]

@@ -118,3 +118,19 @@ def test_failed_update_leaves_no_trace(api, db, boss, company, spies):
     assert response.status == 400
     assert completion_notes(db, manager.id) == []
     assert api.get(f"/api/projects/{project['id']}", as_=boss).json["project"]["status"] == "active"
+
+
+def test_functions_other_areas_call(api, db, boss, company):
+    """Hook handlers and other areas read projects through `project_brief` and `project_names`."""
+    from chalicelib.areas.projects import service
+    from tests.factories import config_item
+
+    retainer = config_item(db, "project_type", "retainer")
+    project = api.post("/api/projects", json={"name": "Brief", "company_id": company["id"], "type_id": retainer.id,
+                                              "start_date": "2026-04-01"}, as_=boss).json["project"]
+    brief = service.project_brief(db, project["id"])
+    assert brief["name"] == "Brief" and brief["company_id"] == company["id"]
+    assert (brief["type_id"], brief["type_value"], brief["start_date"]) == (retainer.id, "retainer", "2026-04-01")
+    assert service.project_brief(db, "missing") is None
+    assert service.project_names(db, [project["id"], "missing", None]) == {project["id"]: "Brief"}
+    assert service.project_names(db, []) == {}
