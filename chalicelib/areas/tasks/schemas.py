@@ -33,7 +33,7 @@ def _flag(value):
 DateValue = Annotated[date | None, BeforeValidator(_date)]
 Flag = Annotated[bool, BeforeValidator(_flag)]
 Id = Annotated[StrictStr, Field(max_length=36)]
-Number = StrictFloat
+Number = Annotated[StrictFloat, Field(allow_inf_nan=False)]
 
 # Writable task fields (decisions.md: read-only fields in a body are ignored).
 WRITABLE_FIELDS = (
@@ -128,7 +128,7 @@ class TodoIn(BaseModel):
     id: Id | None = None
     title: Annotated[StrictStr, Field(min_length=1, max_length=500)]
     is_done: Flag = False
-    position: int | None = None
+    position: Annotated[int, Field(ge=-2_147_483_648, le=2_147_483_647)] | None = None
     assignee_id: Id | None = None
     due_date: DateValue = None
 

@@ -330,3 +330,11 @@ def test_delete_needs_manage_and_removes_children(api, db, exec_user, employee):
 
 def test_history_of_missing_task_is_404(api, exec_user):
     assert api.get("/api/tasks/missing/history", as_=exec_user).status == 404
+
+
+def test_numbers_must_be_finite_numbers(api, exec_user):
+    for value in ("3", True, "NaN"):
+        assert api.post("/api/tasks", as_=exec_user, json={"title": "x", "estimated_hours": value}).status == 400
+    response = api.post("/api/tasks", as_=exec_user, body=b'{"title": "x", "sort_order": NaN}',
+                        headers={"Content-Type": "application/json"})
+    assert response.status == 400
