@@ -1,0 +1,103 @@
+"""The live AI adapter (OpenAI-compatible chat completions) behind the pages AI routes, against
+recorded provider answers (`responses`): the request it sends and how it reads answers and errors."""
+import json
+
+import pytest
+import requests
+import responses
+
+from tests.factories import make_user
+
+URL = "https://ai.provider.test/v1/chat/completions"
+DOC = [{"type": "p", "children": [{"text": "We ship on Friday."}]}]
+
+
+def completion(text: str) -> dict:
+    return {"id": "chatcmpl-1", "object": "chat.completion", "model": "test-model",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}}
+
+
+@pytest.fixture
+def live(set_env):
+    set_env(AI_MODE="live", AI_API_KEY="sk-test-key", AI_BASE_URL="https://ai.provider.test/v1", AI_MODEL="test-model")
+    with responses.RequestsMock() as mock:
+        yield mock
+
+
+@pytest.fixture
+def user(db):
+    return make_user(db)
+
+
+def sent(mock) -> dict:
+    assert len(mock.calls) == 1
+    call = mock.calls[0]
+    assert call.request.url == URL
+    assert call.request.headers["Authorization"] == "Bearer sk-test-key"
+    return json.loads(call.request.body)
+
+
+def test_copilot_sends_prompt_with_max_tokens_50(api, user, live):
+    live.add(responses.POST, URL, json=completion(" and we celebrate after."))
+    response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "We ship on Friday", "system": "Go on."})
+    assert response.status == 200
+    assert response.json["text"] == " and we celebrate after."
+    payload = sent(live)
+    assert payload["model"] == "test-model" and payload["max_tokens"] == 50
+    assert payload["messages"][0]["role"] == "system"
+    assert payload["messages"][-1] == {"role": "user", "content": "We ship on Friday"}
+
+
+def test_edit_command_sends_instruction_selection_and_context(api, user, live):
+    live.add(responses.POST, URL, json=completion("We ship on Monday."))
+    selection = {"anchor": {"path": [0, 0], "offset": 0}, "focus": {"path": [0, 0], "offset": 18}}
+    response = api.post("/api/pages/ai/command", as_=user, json={
+        "ctx": {"children": DOC, "selection": selection, "toolName": "edit"},
+        "messages": [{"role": "user", "parts": [{"type": "text", "text": "Change the day to Monday"}]}]})
+    assert response.status == 200
+    body = response.body.decode()
+    assert '"type":"data-toolName","data":"edit"' in body
+    deltas = [json.loads(line[6:]) for line in body.split("\n\n") if line.startswith("data: {")]
+    assert "".join(p["delta"] for p in deltas if p["type"] == "text-delta") == "We ship on Monday."
+    payload = sent(live)
+    assert payload["model"] == "test-model" and "max_tokens" not in payload
+    system, user_message = payload["messages"]
+    assert system["role"] == "system" and "Edit the selected text" in system["content"]
+    assert "Instruction: Change the day to Monday" in user_message["content"]
+    assert "Selected text:\nWe ship on Friday." in user_message["content"]
+    assert "Document context:\nWe ship on Friday." in user_message["content"]
+
+
+def test_generate_command_uses_the_generate_prompt(api, user, live):
+    live.add(responses.POST, URL, json=completion("A new paragraph."))
+    response = api.post("/api/pages/ai/command", as_=user, json={
+        "ctx": {"children": DOC, "selection": None},
+        "messages": [{"role": "user", "parts": [{"type": "text", "text": "Add a closing line"}]}]})
+    assert response.status == 200 and '"data":"generate"' in response.body.decode()
+    system, user_message = sent(live)["messages"]
+    assert "Write new text" in system["content"] and "Selected text" not in user_message["content"]
+
+
+@pytest.mark.parametrize("answer", [
+    {"status": 500, "json": {"error": {"message": "overloaded"}}},
+    {"status": 429, "json": {"error": {"message": "rate limited"}}},
+    {"status": 200, "body": "not json"},
+    {"status": 200, "json": {"choices": []}},
+    {"status": 200, "json": {"choices": [{"message": {"content": None}}]}},
+    {"body": requests.ConnectionError("refused")},
+])
+def test_provider_failures_are_502(api, user, live, answer):
+    live.add(responses.POST, URL, **answer)
+    response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hello"})
+    assert response.status == 502 and "error" in response.json
+    live.add(responses.POST, URL, **answer)
+    command = api.post("/api/pages/ai/command", as_=user, json={
+        "ctx": {"children": DOC, "selection": None},
+        "messages": [{"role": "user", "parts": [{"type": "text", "text": "Write"}]}]})
+    assert command.status == 502
+
+
+def test_live_without_key_is_503(api, user, set_env):
+    set_env(AI_MODE="live", AI_API_KEY=None)
+    assert api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hello"}).status == 503

@@ -1,0 +1,200 @@
+"""Uploads: multipart parsing, limits, file signatures, storage in S3 (moto), public serving and caching."""
+import re
+import struct
+import zlib
+
+import pytest
+
+from tests.factories import grant, make_user
+
+BOUNDARY = "----wmsTestBoundary7MA4YWxkTrZu0gW"
+KEY = re.compile(r"^pages/(?P<page>[^/]+)/[0-9a-f-]{36}\.(?P<ext>[a-z0-9]+)$")
+
+
+def png_bytes() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+
+
+JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00" + bytes(range(256)) + b"\r\n--\r\n\xff\xd9"
+PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+SVG = b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+
+
+def multipart(*, filename="file.bin", content_type="application/octet-stream", data=b"", page_id=None,
+              field="file") -> bytes:
+    lines = []
+    if page_id is not None:
+        lines.append(f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="pageId"\r\n\r\n{page_id}\r\n'.encode())
+    head = f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{field}"; filename="{filename}"\r\n'
+    if content_type:
+        head += f"Content-Type: {content_type}\r\n"
+    lines.append(head.encode("utf-8") + b"\r\n" + data + b"\r\n")
+    lines.append(f"--{BOUNDARY}--\r\n".encode())
+    return b"".join(lines)
+
+
+def upload(api, user, body: bytes, *, content_type=f"multipart/form-data; boundary={BOUNDARY}"):
+    return api.post("/api/pages/upload", as_=user, body=body, headers={"Content-Type": content_type})
+
+
+def fetch(api, url, **headers):
+    return api.get(url, headers={"Accept": "*/*", **headers})
+
+
+@pytest.fixture
+def user(db):
+    return make_user(db)
+
+
+@pytest.mark.smoke
+def test_png_upload_is_stored_and_served_publicly(api, user, aws):
+    data = png_bytes()
+    response = upload(api, user, multipart(filename="diagram.png", content_type="image/png", data=data,
+                                           page_id="page-123"))
+    assert response.status == 200, response
+    out = response.json
+    match = KEY.match(out["key"])
+    assert match and match["page"] == "page-123" and match["ext"] == "png"
+    assert out["url"] == out["appUrl"] == f"/api/pages/uploads/{out['key']}"
+    assert (out["name"], out["size"], out["type"]) == ("diagram.png", len(data), "image/png")
+    stored = aws["s3"].get_object(Bucket=aws["bucket"], Key=out["key"])
+    assert stored["Body"].read() == data and stored["ContentType"] == "image/png"
+    served = fetch(api, out["url"])  # no token: public
+    assert served.status == 200
+    assert served.body == data
+    assert served.headers["content-type"] == "image/png"
+    assert served.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert served.headers["etag"] and served.headers["x-content-type-options"] == "nosniff"
+    assert "content-security-policy" not in served.headers
+
+
+def test_jpeg_upload_defaults_to_general_and_keeps_binary_intact(api, user, aws):
+    response = upload(api, user, multipart(filename="photo.jpeg", content_type="image/jpeg", data=JPEG))
+    assert response.status == 200, response
+    assert response.json["key"].startswith("pages/general/") and response.json["key"].endswith(".jpg")
+    assert response.json["type"] == "image/jpeg"
+    served = fetch(api, response.json["url"])
+    assert served.body == JPEG and served.headers["content-type"] == "image/jpeg"
+
+
+def test_pdf_upload(api, user, aws):
+    response = upload(api, user, multipart(filename="brief.pdf", content_type="application/pdf", data=PDF,
+                                           page_id="general"))
+    assert response.status == 200 and response.json["type"] == "application/pdf"
+    assert response.json["key"].endswith(".pdf")
+    served = fetch(api, response.json["url"])
+    assert served.body == PDF and served.headers["content-type"] == "application/pdf"
+
+
+def test_type_guessed_from_name_when_browser_sends_octet_stream(api, user, aws):
+    response = upload(api, user, multipart(filename="clip.mp4", content_type="application/octet-stream",
+                                           data=b"\x00\x00\x00\x18ftypmp42"))
+    assert response.status == 200 and response.json["type"] == "video/mp4"
+
+
+def test_cached_refetch_with_etag_is_304(api, user, aws):
+    url = upload(api, user, multipart(filename="a.png", content_type="image/png", data=png_bytes())).json["url"]
+    etag = fetch(api, url).headers["etag"]
+    again = fetch(api, url, **{"If-None-Match": etag})
+    assert again.status == 304 and again.body == b""
+    assert again.headers["etag"] == etag
+    assert again.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert fetch(api, url, **{"If-None-Match": '"other", W/' + etag}).status == 304
+    assert fetch(api, url, **{"If-None-Match": '"stale"'}).status == 200
+
+
+def test_svg_is_served_so_it_cannot_run_script(api, user, aws):
+    response = upload(api, user, multipart(filename="logo.svg", content_type="image/svg+xml", data=SVG))
+    assert response.status == 200 and response.json["key"].endswith(".svg")
+    served = fetch(api, response.json["url"])
+    assert served.status == 200 and served.body == SVG
+    assert served.headers["content-type"] == "image/svg+xml"
+    assert served.headers["content-security-policy"] == "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+    assert served.headers["content-disposition"].startswith("attachment")
+    assert served.headers["x-content-type-options"] == "nosniff"
+
+
+def test_oversized_file_is_413(api, user, aws):
+    data = b"\x89PNG\r\n\x1a\n" + b"\x00" * (10 * 1024 * 1024)
+    response = upload(api, user, multipart(filename="big.png", content_type="image/png", data=data))
+    assert response.status == 413 and "error" in response.json
+
+
+def test_file_of_exactly_10_mb_is_accepted(api, user, aws):
+    data = b"%PDF-" + b"\x00" * (10 * 1024 * 1024 - 5)
+    response = upload(api, user, multipart(filename="max.pdf", content_type="application/pdf", data=data))
+    assert response.status == 200 and response.json["size"] == 10 * 1024 * 1024
+
+
+@pytest.mark.parametrize("filename,content_type", [
+    ("page.html", "text/html"), ("run.exe", "application/octet-stream"), ("doc.txt", "text/plain"),
+])
+def test_refused_type_is_415(api, user, aws, filename, content_type):
+    response = upload(api, user, multipart(filename=filename, content_type=content_type, data=b"<b>hi</b>"))
+    assert response.status == 415 and "error" in response.json
+
+
+def test_png_name_over_non_image_bytes_is_refused(api, user, aws):
+    response = upload(api, user, multipart(filename="evil.png", content_type="image/png",
+                                           data=b"<html><script>alert(1)</script></html>"))
+    assert response.status == 415
+    jpeg_as_png = upload(api, user, multipart(filename="x.png", content_type="image/png", data=JPEG))
+    assert jpeg_as_png.status == 415
+    fake_svg = upload(api, user, multipart(filename="x.svg", content_type="image/svg+xml", data=b"\x00\x01binary"))
+    assert fake_svg.status == 415
+
+
+def test_malformed_uploads_are_400(api, user, aws):
+    assert upload(api, user, b"no multipart here").status == 400
+    assert upload(api, user, multipart(data=PDF), content_type="application/json").status == 400
+    assert upload(api, user, multipart(filename="a.pdf", content_type="application/pdf", data=PDF,
+                                       field="other")).status == 400
+    assert upload(api, user, multipart(filename="a.pdf", content_type="application/pdf", data=PDF,
+                                       page_id="../../etc")).status == 400
+    assert upload(api, user, multipart(filename="a.pdf", content_type="application/pdf", data=b"")).status == 400
+
+
+def test_missing_file_is_404(api, aws):
+    response = fetch(api, "/api/pages/uploads/pages/general/00000000-0000-0000-0000-000000000000.png")
+    assert response.status == 404 and response.json == {"error": "File not found"}
+    assert fetch(api, "/api/pages/uploads/pages/general/not-a-key.png").status == 404
+
+
+def test_upload_to_local_folder_without_bucket(api, user):
+    response = upload(api, user, multipart(filename="a.gif", content_type="image/gif", data=b"GIF89a\x01\x00"))
+    assert response.status == 200 and response.json["type"] == "image/gif"
+    served = fetch(api, response.json["url"])
+    assert served.body == b"GIF89a\x01\x00" and served.headers["content-type"] == "image/gif"
+
+
+def test_upload_needs_pages_update_and_a_token(api, db, aws):
+    viewer = make_user(db)
+    grant(db, viewer, "pages", "view")
+    body = multipart(filename="a.pdf", content_type="application/pdf", data=PDF)
+    assert upload(api, viewer, body).status == 403
+    response = api.post("/api/pages/upload", body=body,
+                        headers={"Content-Type": f"multipart/form-data; boundary={BOUNDARY}"})
+    assert response.status == 401
+
+
+@pytest.mark.parametrize("content_type,data,ext", [
+    ("image/webp", b"RIFF\x1a\x00\x00\x00WEBPVP8 ", "webp"),
+    ("video/webm", b"\x1aE\xdf\xa3webm", "webm"),
+    ("audio/mpeg", b"ID3\x03\x00mp3", "mp3"),
+    ("audio/x-wav", b"RIFF\x00\x00\x00\x00WAVEfmt ", "wav"),
+    ("audio/ogg", b"OggS\x00ogg", "ogg"),
+])
+def test_every_allowed_type_gets_its_extension(api, user, aws, content_type, data, ext):
+    response = upload(api, user, multipart(filename="media", content_type=content_type, data=data))
+    assert response.status == 200, response
+    assert response.json["key"].endswith("." + ext)
+    assert fetch(api, response.json["url"]).body == data
+
+
+def test_non_ascii_file_name_is_returned(api, user, aws):
+    response = upload(api, user, multipart(filename="résumé 2026.pdf", content_type="application/pdf", data=PDF))
+    assert response.status == 200 and response.json["name"] == "résumé 2026.pdf"

@@ -1,0 +1,97 @@
+"""Page versions: snapshots, the 50 newest listed, detail, and restore after saving the current state."""
+from datetime import timedelta
+
+import pytest
+
+from chalicelib.areas.pages.models import Page
+from chalicelib.core.ids import utcnow
+from tests.factories import grant, make_user
+
+from .factories import make_page, make_version
+
+
+@pytest.fixture
+def user(db):
+    return make_user(db, name="Vera Versioner")
+
+
+@pytest.mark.smoke
+def test_snapshot_then_detail(api, db, user):
+    page = make_page(db, title="Plan", content_rich='[{"text":"v1"}]')
+    response = api.post(f"/api/pages/{page.id}/versions", as_=user)
+    assert response.status == 201
+    version = response.json["version"]
+    assert set(version) == {"id", "page_id"} and version["page_id"] == page.id
+    detail = api.get(f"/api/pages/{page.id}/versions/{version['id']}", as_=user).json["version"]
+    assert detail["title"] == "Plan" and detail["content_rich"] == '[{"text":"v1"}]'
+    assert detail["user_id"] == user.id and detail["user_name"] == "Vera Versioner"
+    listed = api.get(f"/api/pages/{page.id}/versions", as_=user).json["versions"]
+    assert [v["id"] for v in listed] == [version["id"]] and "content_rich" not in listed[0]
+
+
+def test_snapshot_of_missing_page_is_404(api, user):
+    assert api.post("/api/pages/missing/versions", as_=user).status == 404
+    assert api.get("/api/pages/missing/versions", as_=user).status == 404
+
+
+def test_missing_version_is_404(api, db, user):
+    page = make_page(db)
+    other = make_page(db)
+    foreign = make_version(db, other, user)
+    assert api.get(f"/api/pages/{page.id}/versions/missing", as_=user).status == 404
+    assert api.get(f"/api/pages/{page.id}/versions/{foreign.id}", as_=user).status == 404
+    assert api.post(f"/api/pages/{page.id}/versions/missing/restore", as_=user).status == 404
+    assert api.post(f"/api/pages/{page.id}/versions/{foreign.id}/restore", as_=user).status == 404
+
+
+def test_list_is_newest_first_and_at_most_50(api, db, user, count_queries):
+    page = make_page(db)
+    start = utcnow() - timedelta(days=1)
+    versions = [make_version(db, page, user, title=f"v{n}", created_at=start + timedelta(minutes=n)) for n in range(55)]
+    with count_queries() as counter:
+        listed = api.get(f"/api/pages/{page.id}/versions", as_=user).json["versions"]
+    assert len(listed) == 50
+    assert [v["id"] for v in listed] == [v.id for v in reversed(versions)][:50]
+    many = counter.count
+    small = make_page(db)
+    make_version(db, small, user)
+    with count_queries() as counter:
+        api.get(f"/api/pages/{small.id}/versions", as_=user)
+    assert counter.count == many
+
+
+def test_restore_saves_current_state_first(api, db, user):
+    page = make_page(db, title="Old", content="old text", content_rich='[{"text":"old"}]',
+                     collab_snapshot=b"state")
+    old = api.post(f"/api/pages/{page.id}/versions", as_=user).json["version"]["id"]
+    api.patch(f"/api/pages/{page.id}", as_=user, json={"title": "New", "content": "new text",
+                                                       "content_rich": '[{"text":"new"}]'})
+    response = api.post(f"/api/pages/{page.id}/versions/{old}/restore", as_=user)
+    assert response.status == 200 and response.json == {"ok": True}
+    restored = api.get(f"/api/pages/{page.id}", as_=user).json["page"]
+    assert restored["title"] == "Old" and restored["content_rich"] == '[{"text":"old"}]'
+    assert restored["content"] == "old text"
+    listed = api.get(f"/api/pages/{page.id}/versions", as_=user).json["versions"]
+    assert [v["title"] for v in listed] == ["New", "Old"]  # the state before the restore is the newest
+    saved = api.get(f"/api/pages/{page.id}/versions/{listed[0]['id']}", as_=user).json["version"]
+    assert saved["content_rich"] == '[{"text":"new"}]'
+    db.expire_all()
+    assert db.get(Page, page.id).collab_snapshot is None
+
+
+def test_restore_of_locked_page_is_409(api, db, user):
+    page = make_page(db, lock_page=True)
+    version = make_version(db, page, user, title="Other")
+    assert api.post(f"/api/pages/{page.id}/versions/{version.id}/restore", as_=user).status == 409
+
+
+def test_versions_need_pages_permission(api, db, user):
+    page = make_page(db)
+    viewer = make_user(db)
+    grant(db, viewer, "pages", "view")
+    outsider = make_user(db)
+    grant(db, outsider, "pages", "none")
+    assert api.get(f"/api/pages/{page.id}/versions", as_=outsider).status == 403
+    assert api.get(f"/api/pages/{page.id}/versions").status == 401
+    assert api.get(f"/api/pages/{page.id}/versions", as_=viewer).status == 200
+    assert api.post(f"/api/pages/{page.id}/versions", as_=viewer).status == 403
