@@ -199,3 +199,15 @@ def test_drain_job_runs_from_the_cli(db, capsys):
     code = cli._job(type("Args", (), {"name": "notifications-drain"})())
     assert code == 0
     assert json.loads(capsys.readouterr().out)["processed"] == 0
+
+
+def test_notify_works_inside_a_jobs_unit_of_work(db):
+    from chalicelib.core.db import unit_of_work
+
+    user = make_user(db)
+    make_subscription(db, user)
+    with unit_of_work() as uow:
+        created = notify(uow, user_id=user.id, type="task_assigned", title="From a job")
+        assert created is not None
+    rows = deliveries(db, notification_id=created.id)
+    assert {(d.channel, d.status) for d in rows} == {("chat", "sent"), ("push", "sent")}
