@@ -1,6 +1,6 @@
 import pytest
 
-from tests.factories import make_squad, make_user
+from tests.factories import make_user
 
 
 @pytest.fixture

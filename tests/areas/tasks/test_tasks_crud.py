@@ -338,3 +338,11 @@ def test_numbers_must_be_finite_numbers(api, exec_user):
     response = api.post("/api/tasks", as_=exec_user, body=b'{"title": "x", "sort_order": NaN}',
                         headers={"Content-Type": "application/json"})
     assert response.status == 400
+
+
+def test_assignee_sees_task_assigned_in_their_notifications(api, db, exec_user, employee):
+    task = api.post("/api/tasks", as_=exec_user, json={"title": "Ship it", "assignee_id": employee.id}).json["task"]
+    response = api.get("/api/notifications", as_=employee)
+    assert response.status == 200
+    mine = [n for n in response.json["notifications"] if n["type"] == "task_assigned"]
+    assert len(mine) == 1 and mine[0]["resource_id"] == task["id"] and "Ship it" in mine[0]["title"]
