@@ -98,15 +98,64 @@ def probe(target: str, modules: str | None, data_dir: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+FORK_PROBE = r"""
+import json, os, pkgutil, sys, importlib
+sys.path.insert(0, os.getcwd())
+# Third-party packages and core are shared by every area: import them once, then fork one child
+# per area so that each child imports app.py (and its areas) into a clean chalicelib.areas.*.
+import chalice, sqlalchemy, pydantic, chalicelib.core, chalicelib.areas
+for info in pkgutil.iter_modules(chalicelib.core.__path__):
+    importlib.import_module("chalicelib.core." + info.name)
+assert not [m for m in sys.modules if m.startswith("chalicelib.areas.")], "core imports an area"
+results = {}
+for target in json.loads(sys.argv[1]):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        code = 0
+        try:
+            if target is None:
+                os.environ.pop("WMS_MODULES", None)
+            else:
+                os.environ["WMS_MODULES"] = target
+            import app as module
+            chalice_app = module.app
+            answer = {
+                "routes": sorted([p, m] for p, ms in chalice_app.routes.items() for m in ms),
+                "handlers": sorted(s.handler_string for s in chalice_app.event_sources),
+                "areas": sorted({n.split(".")[2] for n in sys.modules if n.startswith("chalicelib.areas.")}),
+            }
+        except BaseException as exc:
+            import traceback
+            answer = {"error": traceback.format_exc()}
+            code = 1
+        with os.fdopen(write, "w") as out:
+            out.write(json.dumps(answer))
+        os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as incoming:
+        results[json.dumps(target)] = json.loads(incoming.read() or "{}")
+    os.waitpid(pid, 0)
+print(json.dumps(results))
+"""
+
+
 @pytest.fixture(scope="session")
 def isolated(tmp_path_factory) -> dict:
-    """{area: probe of app.py with WMS_MODULES=<area>}, plus None: the whole app; two at a time."""
-    from concurrent.futures import ThreadPoolExecutor
+    """{area: app.py imported with WMS_MODULES=<area>}, and None: the whole app (WMS_MODULES unset).
 
+    One interpreter imports the shared packages, then forks a fresh child per area.
+    """
     from chalicelib.areas import AREAS
 
-    data_dir = str(tmp_path_factory.mktemp("probe-data"))
     targets = [None, *AREAS]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda area: probe("app", area, data_dir), targets))
-    return dict(zip(targets, results))
+    env = subprocess_env(WMS_DATA_DIR=str(tmp_path_factory.mktemp("probe-data")))
+    result = subprocess.run([PY, "-c", FORK_PROBE, json.dumps(targets)], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    answers = json.loads(result.stdout.strip().splitlines()[-1])
+    found = {target: answers[json.dumps(target)] for target in targets}
+    failed = {target: answer["error"] for target, answer in found.items() if "error" in answer}
+    assert not failed, f"importing app.py failed: {failed}"
+    return found
