@@ -23,6 +23,7 @@ from .settings import get_settings
 
 log = logging.getLogger("wms.notify")
 MAX_ATTEMPTS = 5
+PUSH_TITLE_MAX, PUSH_BODY_MAX = 200, 1000
 DONE = ("sent", "skipped")
 
 
@@ -103,6 +104,11 @@ def _send_push(db, delivery: NotificationDelivery) -> Outcome:
     if not subscriptions:
         raise Skip("no push subscription")
     payload = dict(delivery.payload or {})
+    # push services accept about 4 KB of encrypted payload: keep the text short
+    payload["title"] = (payload.get("title") or "")[:PUSH_TITLE_MAX]
+    if payload.get("body"):
+        body = payload["body"]
+        payload["body"] = body if len(body) <= PUSH_BODY_MAX else body[:PUSH_BODY_MAX - 1] + "\u2026"
     payload["url"] = payload.get("action_url")
     payload["tag"] = payload.get("type")
     sent, gone, errors = 0, 0, []

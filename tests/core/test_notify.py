@@ -211,3 +211,21 @@ def test_notify_works_inside_a_jobs_unit_of_work(db):
         assert created is not None
     rows = deliveries(db, notification_id=created.id)
     assert {(d.channel, d.status) for d in rows} == {("chat", "sent"), ("push", "sent")}
+
+
+def test_push_text_is_shortened_to_fit_a_push_message(db, notify_api):
+    user = make_user(db)
+    make_subscription(db, user)
+    notify_api(user_id=user.id, type="task_assigned", title="T" * 300, body="b" * 5000)
+    (message,) = outbox(db, "push")
+    assert len(message.payload["title"]) == 200
+    assert len(message.payload["body"]) == 1000 and message.payload["body"].endswith("\u2026")
+
+
+def test_a_type_missing_from_the_catalogue_is_in_app_only(db, notify_api, api):
+    user = make_user(db)
+    status, body = notify_api(user_id=user.id, type="brand_new_thing", title="New")
+    assert status == 200 and body["id"]
+    assert deliveries(db, notification_id=body["id"]) == []
+    listed = api.get("/api/notifications", as_=user).json["notifications"]
+    assert [n["type"] for n in listed] == ["brand_new_thing"]
