@@ -36,6 +36,10 @@ def _clean_name(value: str | None) -> str | None:
     return value
 
 
+def _blank_to_none(value):
+    return None if isinstance(value, str) and not value.strip() else value
+
+
 class _UserFields(BaseModel):
     squad_id: Optional[str] = Field(default=None, max_length=36)
     manager_id: Optional[str] = Field(default=None, max_length=36)
@@ -49,6 +53,8 @@ class _UserFields(BaseModel):
     salary: Optional[Decimal] = Field(default=None, ge=0, max_digits=14, decimal_places=2)
     location: Optional[str] = Field(default=None, max_length=200)
     employment_basis: Optional[str] = Field(default=None, max_length=50)
+
+    _blank_ids = field_validator("squad_id", "manager_id", mode="before")(_blank_to_none)
 
 
 class UserCreate(_UserFields):
@@ -98,6 +104,7 @@ class SquadCreate(BaseModel):
     chat_channel_id: Optional[str] = Field(default=None, max_length=200)
 
     _name = field_validator("name")(_clean_name)
+    _blank_ids = field_validator("manager_id", mode="before")(_blank_to_none)
 
 
 class SquadUpdate(BaseModel):
@@ -106,3 +113,4 @@ class SquadUpdate(BaseModel):
     chat_channel_id: Optional[str] = Field(default=None, max_length=200)
 
     _name = field_validator("name")(_clean_name)
+    _blank_ids = field_validator("manager_id", mode="before")(_blank_to_none)

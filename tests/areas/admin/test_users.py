@@ -221,6 +221,14 @@ def test_update_user_errors(api, db, executive):
     assert response.status == 400
 
 
+def test_blank_squad_and_manager_clear_them(api, db, executive):
+    squad = make_squad(db)
+    user = make_user(db, squad_id=squad.id, manager_id=executive.id)
+    response = api.put(f"/api/admin/users/{user.id}", as_=executive, json={"squad_id": "", "manager_id": " "})
+    assert response.status == 200
+    assert response.json["user"]["squad_id"] is None and response.json["user"]["manager_id"] is None
+
+
 def test_update_user_rejects_reporting_cycle(api, db, executive):
     boss = make_user(db)
     middle = make_user(db, manager_id=boss.id)
