@@ -133,6 +133,10 @@ def command(ctx, *, data) -> Response:
 
 # --- copilot ---------------------------------------------------------------------------------
 
+def _clock() -> float:
+    return time.monotonic()
+
+
 def _budget_seconds(ctx) -> float:
     """How long the caller still waits: API Gateway's limit, the Lambda's remaining time, and the
     client's own `X-Request-Timeout-Ms` when it sends one, whichever is shortest."""
@@ -161,7 +165,7 @@ def copilot(ctx, *, data) -> dict:
     budget = _budget_seconds(ctx)
     if budget <= 0:
         raise RequestTimeout("Copilot request aborted by the client")
-    started = time.monotonic()
+    started = _clock()
     ai = get_ai()
     if hasattr(ai, "timeout"):
         ai.timeout = max(0.001, min(float(ai.timeout), budget))
@@ -171,9 +175,9 @@ def copilot(ctx, *, data) -> dict:
     try:
         text = ai.complete(**kwargs)
     except Exception:
-        if time.monotonic() - started >= budget:
+        if _clock() - started >= budget:
             raise RequestTimeout("Copilot request aborted by the client") from None
         raise
-    if time.monotonic() - started >= budget:
+    if _clock() - started >= budget:
         raise RequestTimeout("Copilot request aborted by the client")
     return {"text": text, "content": [{"type": "text", "text": text}]}

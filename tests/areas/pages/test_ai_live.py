@@ -101,3 +101,22 @@ def test_provider_failures_are_502(api, user, live, answer):
 def test_live_without_key_is_503(api, user, set_env):
     set_env(AI_MODE="live", AI_API_KEY=None)
     assert api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hello"}).status == 503
+
+
+def test_copilot_bounds_the_provider_call_by_the_client_deadline(api, user, live):
+    live.add(responses.POST, URL, json=completion(" soon"))
+    response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hi"},
+                        headers={"X-Request-Timeout-Ms": "2000"})
+    assert response.status == 200
+    assert live.calls[0].request.req_kwargs["timeout"] == pytest.approx(2.0)
+
+
+def test_copilot_provider_timeout_past_the_deadline_is_408(api, user, live, monkeypatch):
+    import chalicelib.areas.pages.service_ai as service_ai
+
+    clock = iter([100.0, 100.5])  # the provider call "took" 0.5 s against a 0.2 s deadline
+    monkeypatch.setattr(service_ai, "_clock", lambda: next(clock))
+    live.add(responses.POST, URL, body=requests.ReadTimeout("timed out"))
+    response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hi"},
+                        headers={"X-Request-Timeout-Ms": "200"})
+    assert response.status == 408
