@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from chalicelib.core.notify import notify
 from chalicelib.core.notify_models import NotificationDelivery, NotificationPreference
 from tests.factories import make_user
@@ -147,3 +149,38 @@ def test_squad_deliveries_are_queued_too(db, aws, client):
     assert client.lambda_.invoke(WORKER, _event(client, messages)).payload == {"batchItemFailures": []}
     assert db.get(NotificationDelivery, result["deliveries"][0]).status == "sent"
     assert [m.target for m in outbox(db, "chat")] == ["C_TEAM"]
+
+
+def test_scheduled_drain_retries_failed_deliveries(db, client):
+    user = make_user(db, email="later@bounce.test")  # the sandbox refuses it
+    _email_only(db, user)
+    ctx = FakeContext(db)
+    notification = notify(ctx, user_id=user.id, type="mention", title="Retry me")
+    ctx.commit()
+    (row,) = deliveries(db, notification_id=notification.id)
+    assert row.status == "failed"
+
+    user.email = "later@agency.test"
+    db.flush()
+    event = client.events.generate_cw_event(source="aws.events", detail_type="Scheduled Event", detail={},
+                                            resources=[])
+    response = client.lambda_.invoke("notifications_drain", event)
+    assert response.payload["sent"] == 1
+    (row,) = deliveries(db, notification_id=notification.id)
+    assert (row.status, row.attempts) == ("sent", 2)
+
+
+@pytest.mark.parametrize("role,channel", [("MAIL_MODE", "email"), ("PUSH_MODE", "push")])
+def test_mode_off_skips_mail_and_push(db, set_env, role, channel):
+    set_env(**{role: "off"})
+    user = make_user(db)
+    make_subscription(db, user)
+    db.add(NotificationPreference(user_id=user.id, notification_type="mention", channel_in_app=True,
+                                  channel_email=channel == "email", channel_chat=False,
+                                  channel_push=channel == "push"))
+    db.flush()
+    ctx = FakeContext(db)
+    notification = notify(ctx, user_id=user.id, type="mention", title="x")
+    ctx.commit()
+    (row,) = deliveries(db, notification_id=notification.id)
+    assert (row.channel, row.status) == (channel, "skipped") and "not configured" in row.error
