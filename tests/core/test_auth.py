@@ -100,6 +100,11 @@ def test_alg_none_built_by_pyjwt_is_401(api, user):
     assert_error(me(api, jwt.encode(claims(user.email), key=None, algorithm="none")), 401)
 
 
+def test_asymmetric_token_refused_in_hs256_mode(api, user):
+    """Algorithm switching the other way: without JWKS only HS256 is accepted."""
+    assert_error(me(api, jwt.encode(claims(user.email), rsa_key(), algorithm="RS256")), 401)
+
+
 def test_unknown_user_is_403(api, user):
     assert_error(me(api, hs256(claims("nobody@agency.test"))), 403)
 

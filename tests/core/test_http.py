@@ -65,6 +65,9 @@ def build_app() -> Chalice:
             raise Conflict("already done")
         if mode == "missing":
             raise NotFound("thing not found")
+        if mode == "fk":
+            ctx.db.add(User(email="fk@agency.test", name="Orphan", squad_id="no-such-squad"))
+            ctx.db.flush()
         if mode == "duplicate":
             ctx.db.add(User(email=f"written-{mode}@agency.test", name="Again"))
             ctx.db.flush()
@@ -232,6 +235,12 @@ def test_unique_violation_is_409_and_rolled_back(test_api, db, user):
     response = test_api.post("/t/write/duplicate", as_=user)
     assert response.status == 409 and "error" in response.json
     assert written(db, "duplicate") == 0 and calls == []
+
+
+def test_foreign_key_violation_is_400_and_rolled_back(test_api, db, user):
+    response = test_api.post("/t/write/fk", as_=user)
+    assert response.status == 400 and response.json == {"error": "A referenced record does not exist"}
+    assert written(db, "fk") == 0 and calls == []
 
 
 def test_failed_request_sends_no_queue_message(test_api, user, aws):

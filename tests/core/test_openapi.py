@@ -73,6 +73,19 @@ def test_request_schemas_match_body_models(app, document):
     assert checked >= 10
 
 
+def test_query_models_become_query_parameters(app, document):
+    checked = 0
+    for path, method, entry in iter_routes(app):
+        spec = entry.view_function.__wms_endpoint__
+        if spec.query is None:
+            continue
+        operation = document["paths"][path][method.lower()]
+        names = {p["name"] for p in operation["parameters"] if p["in"] == "query"}
+        assert names == set(spec.query.model_fields), (path, method)
+        checked += 1
+    assert checked >= 2
+
+
 def test_operations_carry_permission_status_and_query(app, document):
     users = document["paths"]["/api/admin/users"]
     assert users["post"]["x-permission"] == "admin:manage"
