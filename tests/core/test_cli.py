@@ -109,7 +109,14 @@ def test_token_prints_a_dev_token(api, db, capsys):
     assert api.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json["user"]["id"] == user.id
 
 
-def test_token_refused_when_jwks_configured(set_env):
+def test_token_refused_when_jwks_configured(set_env, capsys):
+    """Development tokens are HS256 only: with JWKS configured the command refuses (an error, no token)."""
     set_env(AUTH_JWKS_URL="https://idp.agency.test/.well-known/jwks.json")
-    with pytest.raises(RuntimeError, match="HS256"):
-        cli.main(["token", "--email", "x@agency.test"])
+    try:
+        code = cli.main(["token", "--email", "x@agency.test"])
+    except RuntimeError as exc:
+        assert "HS256" in str(exc)
+    else:
+        assert code != 0
+        assert "HS256" in capsys.readouterr().err
+    assert capsys.readouterr().out == ""
