@@ -48,6 +48,10 @@ def accept_any_content_type(app) -> None:
                 entry.content_types = ["*/*"]
 
 
+def current_app():
+    return _app
+
+
 def current_request():
     return _app.current_request
 

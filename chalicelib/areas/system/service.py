@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from types import SimpleNamespace
 
 from sqlalchemy import text
 
@@ -11,20 +12,30 @@ def health(ctx) -> dict:
     return {"ok": True}
 
 
-def full_app():
-    """A Chalice app with every area registered, built on demand for the OpenAPI document."""
+def all_routes() -> dict:
+    """The route table of every area: this function's own routes, plus the areas it does not serve,
+    registered into a scratch app (a Chalice blueprint can be registered into one app only)."""
     from chalice import Chalice
 
-    from chalicelib.areas import AREAS, load_blueprint
+    from chalicelib.areas import AREAS, load_blueprint, selected_areas
+    from chalicelib.core.http import current_app
 
-    app = Chalice(app_name="wms-openapi")
-    for area in AREAS:
-        app.register_blueprint(load_blueprint(area))
-    return app
+    app = current_app()
+    if app is None:
+        from app import app  # the CLI: import the whole service
+    routes = {path: dict(methods) for path, methods in app.routes.items()}
+    missing = [area for area in AREAS if area not in selected_areas()]
+    if missing:
+        scratch = Chalice(app_name="wms-openapi")
+        for area in missing:
+            scratch.register_blueprint(load_blueprint(area))
+        for path, methods in scratch.routes.items():
+            routes.setdefault(path, {}).update(methods)
+    return routes
 
 
 @lru_cache(maxsize=1)
 def openapi_document() -> dict:
     from chalicelib.core.openapi import build_document
 
-    return build_document(full_app())
+    return build_document(SimpleNamespace(routes=all_routes()))
