@@ -116,10 +116,8 @@ def command(ctx, *, data) -> Response:
     """Edit the selection (tool `edit`), rewrite it (a selection with another tool), or generate."""
     instruction = _instruction(data.messages)
     children = data.ctx.children
+    # A collapsed selection (the cursor) covers no text: the editor is not selecting, so generate.
     selected = selection_text(children, data.ctx.selection) if data.ctx.selection else ""
-    if data.ctx.selection and not selected:
-        raise BadRequest("The selection covers no text of the document",
-                         details=[{"field": "ctx.selection", "message": "Empty or invalid selection"}])
     if not selected:
         mode = "generate"
     elif data.ctx.toolName == "edit":

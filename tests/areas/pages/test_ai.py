@@ -86,8 +86,14 @@ def test_command_input_errors_are_400(api, user):
     no_text = api.post("/api/pages/ai/command", as_=user, json={
         "ctx": {"children": DOC, "selection": None}, "messages": [{"role": "user", "parts": [{"type": "image"}]}]})
     assert no_text.status == 400
-    empty_selection = {"anchor": {"path": [9, 0], "offset": 0}, "focus": {"path": [9, 0], "offset": 3}}
-    assert command(api, user, instruction="x", selection=empty_selection, tool="edit").status == 400
+    assert api.post("/api/pages/ai/command", as_=user, json={"ctx": {"children": "text"}, "messages": [
+        {"role": "user", "parts": [{"type": "text", "text": "x"}]}]}).status == 400
+
+
+def test_collapsed_selection_generates(api, user):
+    cursor = {"anchor": {"path": [0, 0], "offset": 4}, "focus": {"path": [0, 0], "offset": 4}}
+    items = parts(command(api, user, instruction="add a line", selection=cursor, tool="edit"))
+    assert items[1] == {"type": "data-toolName", "data": "generate"}
 
 
 def test_ai_off_is_503(api, user, set_env):
