@@ -40,6 +40,7 @@ TYPES: tuple[NotificationType, ...] = (
     T("todo_assigned", "tasks", "To-do assigned", "A to-do was assigned to you.", chat=True),
     T("agent_task_stage_changed", "tasks", "Agent task stage changed", "An agent task moved to a new stage."),
     T("project_member_added", "projects", "Added to a project", "You were added to a project team.", email=True),
+    T("project_completed", "projects", "Project completed", "A project you deliver was completed.", email=True),
     T("project_status_changed", "projects", "Project status changed", "A project you belong to changed status."),
     T("budget_approval_requested", "budgets", "Budget approval requested", "A budget awaits your approval.", email=True),
     T("budget_approved", "budgets", "Budget approved", "A budget you prepared was approved."),

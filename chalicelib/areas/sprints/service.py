@@ -18,14 +18,23 @@ MAX_ROWS = 500
 FIELDS = ("id", "project_id", "name", "start_date", "end_date", "status", "created_by", "created_at", "updated_at")
 
 
-def _out(sprint: Sprint) -> dict:
-    return row_dict(sprint, FIELDS)
+def _projects_service():
+    return importlib.import_module("chalicelib.areas.projects.service")
+
+
+def _out(sprint: Sprint, project_names: dict[str, str]) -> dict:
+    return {**row_dict(sprint, FIELDS), "project_name": project_names.get(sprint.project_id)}
+
+
+def _out_all(ctx, sprints: list[Sprint]) -> list[dict]:
+    """Sprints with their project's name joined (one query for the whole list)."""
+    names = _projects_service().project_names(ctx.db, [sprint.project_id for sprint in sprints])
+    return [_out(sprint, names) for sprint in sprints]
 
 
 def _require_project(ctx, project_id: str) -> None:
-    projects = importlib.import_module("chalicelib.areas.projects.service")
     try:
-        projects.visible_project(ctx, project_id)
+        _projects_service().visible_project(ctx, project_id)
     except NotFound as exc:
         raise BadRequest("project_id does not match a project you can see") from exc
 
@@ -51,11 +60,11 @@ def list_sprints(ctx, *, project_id: str | None, status: str | None) -> dict:
     # Newest first; sprints without a start date last.
     stmt = stmt.order_by(Sprint.start_date.is_(None), Sprint.start_date.desc(), Sprint.created_at.desc(),
                          Sprint.id).limit(MAX_ROWS)
-    return {"sprints": [_out(sprint) for sprint in ctx.db.scalars(stmt)]}
+    return {"sprints": _out_all(ctx, list(ctx.db.scalars(stmt)))}
 
 
 def get_sprint(ctx, *, sprint_id: str) -> dict:
-    return {"sprint": _out(_get(ctx, sprint_id))}
+    return {"sprint": _out_all(ctx, [_get(ctx, sprint_id)])[0]}
 
 
 def create_sprint(ctx, *, data) -> dict:
@@ -65,7 +74,7 @@ def create_sprint(ctx, *, data) -> dict:
     sprint = Sprint(**values, created_by=ctx.user_id)
     ctx.db.add(sprint)
     ctx.db.flush()
-    return {"sprint": _out(sprint)}
+    return {"sprint": _out_all(ctx, [sprint])[0]}
 
 
 def update_sprint(ctx, *, sprint_id: str, data) -> dict:
@@ -77,7 +86,7 @@ def update_sprint(ctx, *, sprint_id: str, data) -> dict:
     for key, value in changes.items():
         setattr(sprint, key, value)
     ctx.db.flush()
-    return {"sprint": _out(sprint)}
+    return {"sprint": _out_all(ctx, [sprint])[0]}
 
 
 def delete_sprint(ctx, *, sprint_id: str) -> dict:

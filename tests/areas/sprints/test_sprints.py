@@ -19,6 +19,7 @@ def test_sprint_create_get_update_delete(api, db, exec_user):
     sprint = created.json["sprint"]
     assert sprint["name"] == "Sprint 1" and sprint["status"] == "planned" and sprint["project_id"] == project.id
     assert sprint["start_date"] == "2026-03-02" and sprint["end_date"] == "2026-03-13"
+    assert sprint["project_name"] == project.name
     assert api.get(f"/api/sprints/{sprint['id']}", as_=exec_user).json == {"sprint": sprint}
 
     updated = api.put(f"/api/sprints/{sprint['id']}", as_=exec_user, json={"status": "active", "end_date": "2026-03-20"})
@@ -119,5 +120,7 @@ def test_sprint_list_filters(api, db, exec_user, count_queries):
     for n in range(20):
         create(p1, f"N{n}", "planned", "2026-05-01")
     with count_queries() as many:
-        assert len(api.get("/api/sprints", as_=exec_user).json["sprints"]) == 24
+        listed = api.get("/api/sprints", as_=exec_user).json["sprints"]
+    assert len(listed) == 24
+    assert {s["project_name"] for s in listed} == {p1.name, p2.name}
     assert few.count == many.count
