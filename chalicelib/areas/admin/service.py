@@ -11,7 +11,7 @@ from sqlalchemy.orm import aliased
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.models import Squad, User
-from chalicelib.core.serialize import row_dict
+from chalicelib.core.serialize import row_dict, value_out
 
 from .schemas import UserCreate, UserQuery, UserUpdate
 
@@ -128,8 +128,6 @@ def _snapshot(user: User) -> dict:
 
 
 def _jsonable(values: dict) -> dict:
-    from chalicelib.core.serialize import value_out
-
     return {key: value_out(value) for key, value in values.items()}
 
 
