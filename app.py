@@ -5,8 +5,13 @@ from chalicelib.areas import load_blueprint, selected_areas
 from chalicelib.core import http
 
 app = Chalice(app_name="wms")
+# Chalice matches binary types exactly; API Gateway also takes the wildcards. Keep in step with
+# the page upload allow-list (chalicelib/areas/pages/service_uploads.py).
 app.api.binary_types = [
-    "multipart/form-data", "image/*", "video/*", "audio/*", "application/pdf", "application/octet-stream",
+    "multipart/form-data", "application/octet-stream", "application/pdf",
+    "image/jpeg", "image/png", "image/gif", "image/webp", "image/svg+xml",
+    "video/mp4", "video/webm", "audio/mpeg", "audio/wav", "audio/ogg",
+    "image/*", "video/*", "audio/*",
 ]
 app.api.cors = CORSConfig(allow_origin="*", allow_headers=["Authorization", "Content-Type"], allow_credentials=False)
 http.install(app)

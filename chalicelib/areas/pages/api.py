@@ -8,18 +8,7 @@ from .schemas import (AICommand, CommentCreate, CommentUpdate, CopilotRequest, D
                       PageListQuery, PageUpdate)
 
 
-class PagesBlueprint(Blueprint):
-    """Stopgap until app.py lists them: Chalice matches binary types exactly (`image/*` does not match
-    `image/png`), so a stored file's response is base64-encoded only when its exact type is listed."""
-
-    def register(self, app, options):
-        super().register(app, options)
-        for content_type in service_uploads.EXTENSIONS:
-            if content_type not in app.api.binary_types:
-                app.api.binary_types.append(content_type)
-
-
-bp = PagesBlueprint(__name__)
+bp = Blueprint(__name__)
 
 
 # --- pages -----------------------------------------------------------------------------------

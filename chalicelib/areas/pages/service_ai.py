@@ -7,7 +7,6 @@ Chalice cannot stream, so the command's server-sent events are produced whole an
 """
 from __future__ import annotations
 
-import inspect
 import json
 import re
 import time
@@ -165,13 +164,9 @@ def copilot(ctx, *, data) -> dict:
         raise RequestTimeout("Copilot request aborted by the client")
     started = _clock()
     ai = get_ai()
-    if hasattr(ai, "timeout"):
-        ai.timeout = max(0.001, min(float(ai.timeout), budget))
-    kwargs = {"prefix": data.prompt, "max_tokens": COPILOT_MAX_TOKENS}
-    if data.system and "system" in inspect.signature(ai.complete).parameters:
-        kwargs["system"] = data.system
     try:
-        text = ai.complete(**kwargs)
+        text = ai.complete(prefix=data.prompt, max_tokens=COPILOT_MAX_TOKENS, system=data.system or None,
+                           timeout=max(0.001, budget))
     except Exception:
         if _clock() - started >= budget:
             raise RequestTimeout("Copilot request aborted by the client") from None

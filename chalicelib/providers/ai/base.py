@@ -19,8 +19,10 @@ class AIProvider(ABC):
         """Edit or rewrite a selection, or generate new text, following the instruction."""
 
     @abstractmethod
-    def complete(self, *, prefix: str, max_tokens: int) -> str:
-        """Continue the text (copilot), at most `max_tokens` tokens."""
+    def complete(self, *, prefix: str, max_tokens: int, system: str | None = None,
+                 timeout: float | None = None) -> str:
+        """Continue the text (copilot), at most `max_tokens` tokens; `system` steers the style and
+        `timeout` (seconds) bounds the provider call."""
 
 
 def sentence_count(text: str) -> int:

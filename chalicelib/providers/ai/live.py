@@ -13,6 +13,7 @@ SUMMARY_PROMPT = (
     "You summarise agency projects for their managers. Answer with a JSON object "
     '{"summary": string of 3 to 5 sentences, "recommendations": array of 2 to 3 short strings}.'
 )
+COPILOT_PROMPT = "Continue the user's text naturally. Answer with the continuation only."
 EDIT_PROMPTS = {
     "edit": "Edit the selected text as instructed. Answer with the edited text only.",
     "rewrite": "Rewrite the selected text as instructed, keeping its meaning. Answer with the new text only.",
@@ -27,14 +28,15 @@ class LiveAI(AIProvider):
         self.model = model
         self.timeout = timeout
 
-    def chat(self, messages: list[dict], *, max_tokens: int | None = None, json_mode: bool = False) -> str:
+    def chat(self, messages: list[dict], *, max_tokens: int | None = None, json_mode: bool = False,
+             timeout: float | None = None) -> str:
         payload: dict = {"model": self.model, "messages": messages, "temperature": 0.3}
         if max_tokens is not None:
             payload["max_tokens"] = max_tokens
         if json_mode:
             payload["response_format"] = {"type": "json_object"}
         try:
-            response = requests.post(self.url, json=payload, timeout=self.timeout,
+            response = requests.post(self.url, json=payload, timeout=min(timeout, self.timeout) if timeout else self.timeout,
                                      headers={"Authorization": f"Bearer {self.api_key}"})
         except requests.RequestException as exc:
             raise BadGateway("AI provider unreachable") from exc
@@ -69,9 +71,9 @@ class LiveAI(AIProvider):
         return self.chat([{"role": "system", "content": EDIT_PROMPTS[mode]},
                           {"role": "user", "content": "\n\n".join(parts)}]).strip()
 
-    def complete(self, *, prefix: str, max_tokens: int) -> str:
+    def complete(self, *, prefix: str, max_tokens: int, system: str | None = None,
+                 timeout: float | None = None) -> str:
         return self.chat(
-            [{"role": "system", "content": "Continue the user's text naturally. Answer with the continuation only."},
-             {"role": "user", "content": prefix}],
-            max_tokens=max_tokens,
+            [{"role": "system", "content": system or COPILOT_PROMPT}, {"role": "user", "content": prefix}],
+            max_tokens=max_tokens, timeout=timeout,
         )

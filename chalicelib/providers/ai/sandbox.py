@@ -50,7 +50,8 @@ class SandboxAI(AIProvider):
             result = result[:1].upper() + result[1:]
         return result
 
-    def complete(self, *, prefix: str, max_tokens: int) -> str:
+    def complete(self, *, prefix: str, max_tokens: int, system: str | None = None,
+                 timeout: float | None = None) -> str:
         words = re.findall(r"[A-Za-z']+", prefix)
         tail = words[-1].lower() if words else "this"
         continuation = f" and the {tail} work continues as planned with the team reviewing each step together".split(" ")

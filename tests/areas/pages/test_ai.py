@@ -117,7 +117,7 @@ def test_copilot_completes_at_most_50_tokens(api, user):
 def test_copilot_asks_the_provider_for_50_tokens(api, user, monkeypatch):
     seen = {}
 
-    def complete(self, *, prefix, max_tokens):
+    def complete(self, *, prefix, max_tokens, system=None, timeout=None):
         seen.update(prefix=prefix, max_tokens=max_tokens)
         return " more"
 
@@ -130,7 +130,7 @@ def test_copilot_aborted_by_the_client_is_408(api, user, monkeypatch):
     assert api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hi"},
                     headers={"X-Request-Timeout-Ms": "0"}).status == 408
 
-    def slow(self, *, prefix, max_tokens):
+    def slow(self, *, prefix, max_tokens, system=None, timeout=None):
         import time
         time.sleep(0.05)
         return "late"
