@@ -247,3 +247,13 @@ def test_update_user_email_is_lowercased_and_own_email_allowed(api, db, executiv
 def test_update_user_requires_admin_manage(api, db, head):
     user = make_user(db)
     assert api.put(f"/api/admin/users/{user.id}", as_=head, json={"name": "X"}).status == 403
+
+
+def test_list_users_is_capped(api, db, executive, monkeypatch):
+    from chalicelib.areas.admin import service
+
+    assert service.LIST_LIMIT == 500
+    for _ in range(3):
+        make_user(db)
+    monkeypatch.setattr(service, "LIST_LIMIT", 2)
+    assert len(api.get("/api/admin/users", as_=executive).json["users"]) == 2
