@@ -23,14 +23,18 @@ def _create_user(args) -> int:
     from chalicelib.core.models import ACCESS_LEVELS, User
     from chalicelib.core.serialize import columns, row_dict
 
+    email, name = args.email.strip().lower(), args.name.strip()
+    if "@" not in email or not name:
+        print("a user needs an e-mail address and a name", file=sys.stderr)
+        return 2
     if args.access_level not in ACCESS_LEVELS:
         print(f"access level must be one of {', '.join(ACCESS_LEVELS)}", file=sys.stderr)
         return 2
     with unit_of_work() as uow:
-        if uow.session.scalar(select(User).where(func.lower(User.email) == args.email.lower())):
-            print(f"a user with email {args.email} exists", file=sys.stderr)
+        if uow.session.scalar(select(User).where(func.lower(User.email) == email)):
+            print(f"a user with email {email} exists", file=sys.stderr)
             return 1
-        user = User(email=args.email.lower(), name=args.name, access_level=args.access_level, is_active=True)
+        user = User(email=email, name=name, access_level=args.access_level, is_active=True)
         uow.session.add(user)
         uow.session.flush()
         record = row_dict(user, [c for c in columns(User) if c != "salary"], flags=("is_active",))
@@ -41,7 +45,11 @@ def _create_user(args) -> int:
 def _token(args) -> int:
     from chalicelib.core.auth import issue_dev_token
 
-    print(issue_dev_token(args.email, ttl_seconds=args.days * 86400))
+    try:
+        print(issue_dev_token(args.email, ttl_seconds=args.days * 86400))
+    except RuntimeError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     return 0
 
 

@@ -16,7 +16,7 @@ import jwt
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from .errors import Forbidden, Unauthorized
+from .errors import Forbidden, ServiceUnavailable, Unauthorized
 from .models import User
 from .permissions import allows, effective_permissions, require
 from .settings import get_settings
@@ -97,6 +97,8 @@ def decode_token(token: str) -> dict:
             token, key, algorithms=algorithms, leeway=LEEWAY_SECONDS, options=options,
             audience=settings.auth_audience, issuer=settings.auth_issuer,
         )
+    except jwt.PyJWKClientConnectionError as exc:
+        raise ServiceUnavailable("Identity provider keys could not be fetched") from exc
     except jwt.ExpiredSignatureError as exc:
         raise Unauthorized("Token expired") from exc
     except (jwt.PyJWTError, ValueError, TypeError) as exc:

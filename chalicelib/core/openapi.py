@@ -5,6 +5,8 @@ import re
 
 from pydantic.json_schema import models_json_schema
 
+from .settings import get_settings
+
 ERROR_SCHEMA = {
     "type": "object",
     "required": ["error"],
@@ -92,7 +94,7 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
             "schemas": schemas,
             "securitySchemes": {
                 "bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
-                "cookieAuth": {"type": "apiKey", "in": "cookie", "name": "wms_session"},
+                "cookieAuth": {"type": "apiKey", "in": "cookie", "name": get_settings().auth_cookie_name},
             },
         },
     }

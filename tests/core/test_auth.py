@@ -287,13 +287,13 @@ def test_jwks_with_issuer_and_audience(api, user, jwks, set_env):
     assert_error(me(api, rs256({**good, "iss": "https://evil.test/"}, key)), 401)
 
 
-def test_jwks_unreachable_is_401(api, user, set_env, monkeypatch):
+def test_jwks_unreachable_is_503_not_the_callers_fault(api, user, set_env, monkeypatch):
     monkeypatch.setattr(auth, "_jwks_clients", {})
     server = JwksServer()
     url = server.url
     server.stop()
     set_env(AUTH_JWKS_URL=url)
-    assert_error(me(api, rs256(claims(user.email), rsa_key())), 401)
+    assert_error(me(api, rs256(claims(user.email), rsa_key())), 503)
 
 
 def test_dev_tokens_refused_when_jwks_configured(jwks):
