@@ -53,14 +53,14 @@ def submit_time_entry(ctx, entry_id: str):
 
 
 @bp.route("/api/time-entries/{entry_id}/approve", methods=["POST"])
-@endpoint(tool="timesheets", level="manage", errors=(409,))
+@endpoint(tool="timesheets", level="update", errors=(409,))
 def approve_time_entry(ctx, entry_id: str):
     """Approve a submitted time entry"""
     return service.approve_entry(ctx, entry_id=entry_id)
 
 
 @bp.route("/api/time-entries/{entry_id}/reject", methods=["POST"])
-@endpoint(tool="timesheets", level="manage", body=RejectBody, errors=(409,))
+@endpoint(tool="timesheets", level="update", body=RejectBody, errors=(409,))
 def reject_time_entry(ctx, entry_id: str, body: RejectBody):
     """Reject a submitted time entry (optional reason)"""
     return service.reject_entry(ctx, entry_id=entry_id, reason=body.reason)

@@ -184,7 +184,14 @@ def submit_entry(ctx, *, entry_id: str) -> dict:
     return {"time_entry": _record(ctx, entry_id)}
 
 
+APPROVER_LEVELS = ("manager", "head", "executive")
+
+
 def _decidable(ctx, entry_id: str, action: str) -> TimeEntry:
+    """Approvers: managers (their team's entries, by scoping), heads and executives, or anyone holding
+    timesheets:manage; never for their own entry, except an executive."""
+    if ctx.principal.access_level not in APPROVER_LEVELS and not ctx.can("timesheets", "manage"):
+        raise Forbidden(f"Only managers and above, or timesheets:manage, may {action} time entries")
     entry = _visible(ctx, entry_id)
     if entry.user_id == ctx.user_id and ctx.principal.access_level != "executive":
         raise Forbidden(f"You cannot {action} your own time entry")

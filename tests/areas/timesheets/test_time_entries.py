@@ -212,9 +212,9 @@ def test_submit_approve_flow(api, db, org):
     assert submitted.status == 200
     assert submitted.json["time_entry"]["status"] == "submitted" and submitted.json["time_entry"]["submitted_at"]
     assert api.post(f"{path}/submit", as_=org.member).status == 409
-    # the default manager holds timesheets:update, not manage
-    assert api.post(f"{path}/approve", as_=org.manager).status == 403
+    # employees and leads may not approve, even with timesheets:update
     assert api.post(f"{path}/approve", as_=org.member).status == 403
+    assert api.post(f"{path}/approve", as_=org.lead).status == 403
     approved = api.post(f"{path}/approve", as_=org.head)
     assert approved.status == 200
     record = approved.json["time_entry"]
@@ -242,6 +242,25 @@ def test_reject_and_resubmit(api, db, org):
     assert api.post(f"{path}/reject", as_=org.report).status == 403
     bad = api.post(f"{path}/reject", as_=org.executive, body="[1]", headers={"Content-Type": "application/json"})
     assert bad.status == 400
+
+
+def test_a_manager_approves_the_teams_time_with_the_default_permissions(api, db, org):
+    team = make_entry(db, org.member, status="submitted")
+    report = make_entry(db, org.report, status="submitted")
+    outside = make_entry(db, org.outsider, status="submitted")
+    assert api.post(f"/api/time-entries/{team.id}/approve", as_=org.manager).status == 200
+    assert api.post(f"/api/time-entries/{report.id}/reject", as_=org.manager, json={"reason": "x"}).status == 200
+    assert api.post(f"/api/time-entries/{outside.id}/approve", as_=org.manager).status == 404
+    grant(db, org.manager, "timesheets", "view")
+    assert api.post(f"/api/time-entries/{outside.id}/approve", as_=org.manager).status == 403
+
+
+def test_a_lead_given_manage_may_approve_what_they_see(api, db, org):
+    grant(db, org.lead, "timesheets", "manage")
+    own = make_entry(db, org.lead, status="submitted")
+    assert api.post(f"/api/time-entries/{own.id}/approve", as_=org.lead).status == 403  # never one's own
+    other = make_entry(db, org.member, status="submitted")
+    assert api.post(f"/api/time-entries/{other.id}/approve", as_=org.lead).status == 404  # out of a lead's scope
 
 
 def test_approval_rules_for_approvers(api, db, org):
