@@ -1,0 +1,141 @@
+"""Call the Chalice app as Lambda does: with a real API Gateway (REST, proxy) event and a context.
+
+This is the production request path minus the network: Chalice's event handler resolves the
+route from `requestContext.resourcePath`, builds the request, and our endpoint decorator runs.
+Also: capture the SQL a request runs (SQLAlchemy's `before_cursor_execute`) and replay it through
+the driver alone (pg8000's DB-API), the baseline of the overhead ratio.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from contextlib import contextmanager
+from types import SimpleNamespace
+from urllib.parse import urlencode
+
+_PARAM = re.compile(r"{([^}+]+)\+?}")
+_INSERT = re.compile(r'INSERT INTO ("?[\w.]+"?) \(([^)]*)\) VALUES', re.IGNORECASE)
+
+
+def lambda_context(name: str = "wms-bench") -> SimpleNamespace:
+    return SimpleNamespace(
+        function_name=name, function_version="$LATEST", memory_limit_in_mb=512,
+        invoked_function_arn=f"arn:aws:lambda:ap-southeast-2:123456789012:function:{name}",
+        aws_request_id=str(uuid.uuid4()), log_group_name=f"/aws/lambda/{name}", log_stream_name="bench",
+        get_remaining_time_in_millis=lambda: 30000,
+    )
+
+
+def proxy_event(method: str, resource: str, params: dict | None = None, *, query: dict | None = None,
+                body=None, token: str | None = None) -> dict:
+    params = params or {}
+    path = _PARAM.sub(lambda m: params[m.group(1)], resource)
+    headers = {"Host": "abc123.execute-api.ap-southeast-2.amazonaws.com", "Accept": "application/json",
+               "User-Agent": "wms-bench", "X-Forwarded-Proto": "https", "X-Forwarded-Port": "443"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    raw_body = None
+    if body is not None:
+        raw_body = json.dumps(body)
+        headers["Content-Type"] = "application/json"
+    request_id = str(uuid.uuid4())
+    return {
+        "resource": resource,
+        "path": path,
+        "httpMethod": method,
+        "headers": headers,
+        "multiValueHeaders": {k: [v] for k, v in headers.items()},
+        "queryStringParameters": dict(query) if query else None,
+        "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
+        "pathParameters": dict(params) or None,
+        "stageVariables": None,
+        "requestContext": {
+            "resourceId": "abc123", "resourcePath": resource, "httpMethod": method, "path": f"/api{path}",
+            "stage": "api", "requestId": request_id, "extendedRequestId": request_id,
+            "requestTime": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime()),
+            "requestTimeEpoch": int(time.time() * 1000), "protocol": "HTTP/1.1",
+            "accountId": "123456789012", "apiId": "abc123", "domainName": "abc123.execute-api.ap-southeast-2.amazonaws.com",
+            "identity": {"sourceIp": "127.0.0.1", "userAgent": "wms-bench"},
+        },
+        "body": raw_body,
+        "isBase64Encoded": False,
+    }
+
+
+def invoke(app, event: dict) -> dict:
+    return app(event, lambda_context())
+
+
+def url_of(resource: str, params: dict | None, query: dict | None) -> str:
+    path = _PARAM.sub(lambda m: (params or {})[m.group(1)], resource)
+    return path + (f"?{urlencode(query)}" if query else "")
+
+
+@contextmanager
+def capture_sql(engine):
+    """Collect (statement, parameters, executemany) of every cursor execution on `engine`."""
+    from sqlalchemy import event
+
+    statements: list[tuple[str, object, bool]] = []
+
+    def before(conn, cursor, statement, parameters, context, executemany):
+        statements.append((statement, parameters, executemany))
+
+    event.listen(engine, "before_cursor_execute", before)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", before)
+
+
+class DirectReplay:
+    """The captured statements run through pg8000's DB-API alone: no ORM, no app, no JSON."""
+
+    def __init__(self, url: str) -> None:
+        import pg8000.dbapi
+        from sqlalchemy.engine import make_url
+
+        u = make_url(url)
+        self.connection = pg8000.dbapi.connect(user=u.username, password=u.password, host=u.host,
+                                               port=u.port or 5432, database=u.database)
+
+    def run(self, statements, *, commit: bool) -> None:
+        cursor = self.connection.cursor()
+        for statement, parameters, many in statements:
+            if many:
+                cursor.executemany(statement, parameters)
+            else:
+                cursor.execute(statement, parameters)
+            if cursor.description is not None:
+                cursor.fetchall()
+        if commit:
+            self.connection.commit()
+        else:
+            self.connection.rollback()
+
+    def delete_inserted(self, statements) -> int:
+        """Delete the rows a captured create committed, so that replays (rolled back) can insert them."""
+        rows = []
+        for statement, parameters, many in statements:
+            match = _INSERT.match(statement.strip())
+            if not match:
+                continue
+            table, columns = match.group(1).strip('"'), [c.strip().strip('"') for c in match.group(2).split(",")]
+            if "id" not in columns:
+                continue
+            index, width = columns.index("id"), len(columns)
+            batches = parameters if many else [parameters]
+            for params in batches:
+                params = list(params)
+                for offset in range(0, len(params), width):
+                    rows.append((table, params[offset + index]))
+        cursor = self.connection.cursor()
+        for table, row_id in reversed(rows):
+            cursor.execute(f'DELETE FROM "{table}" WHERE id = %s', (row_id,))
+        self.connection.commit()
+        return len(rows)
+
+    def close(self) -> None:
+        self.connection.close()
