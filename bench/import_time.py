@@ -117,6 +117,7 @@ def run(repeat: int, modes: list[str]) -> dict:
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
         "repeat": repeat,
+        "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
         "statistic": "median of fresh interpreters, import only (interpreter start-up excluded)",
         "modes": {},
     }
@@ -145,6 +146,7 @@ def run(repeat: int, modes: list[str]) -> dict:
                 "median_area_x_bare_chalice": round(statistics.median(areas) / bare, 2) if bare else None,
             },
         }
+    report["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     return report
 
 

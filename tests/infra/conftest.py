@@ -15,7 +15,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
-sys.path.insert(0, str(ROOT / "infra"))
+
+
+def _load_package_module():
+    """infra/package.py as the module `wms_infra_package` (infra/ is not a Python package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wms_infra_package", ROOT / "infra" / "package.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+infra_package = _load_package_module()
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-import package  # infra/package.py (tests/infra/conftest.py puts infra/ on sys.path)
+from .conftest import infra_package as package
 
 URI = {"Fn::Sub": "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${APIHandler.Arn}/invocations"}
 BASE = {

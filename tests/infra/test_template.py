@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 
 from chalicelib.areas import AREAS
 
@@ -35,8 +36,9 @@ def test_translates_with_samtranslator(translated):
 
 
 def test_cfn_lint_reports_no_errors(packaged):
-    result = subprocess.run([str(ROOT / ".venv" / "bin" / "cfn-lint"), "--format", "parseable",
-                             str(packaged / "sam.json")], capture_output=True, text=True, timeout=300)
+    command = [sys.executable, "-c", "import sys; from cfnlint.runner import main; sys.exit(main())",
+               "--format", "parseable", str(packaged / "sam.json")]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     errors = [line for line in result.stdout.splitlines() if re.search(r":E\d{4}:", line)]
     assert not errors, "\n".join(errors)
     assert result.returncode & 3 == 0, f"cfn-lint failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
@@ -124,6 +126,8 @@ def test_every_function_gets_the_runtime_settings_and_the_network(translated):
         assert variables["SECRETS_KEY"] == {"Fn::Sub": "kms:${CredentialsKey}"}
         assert variables["AUTH_JWKS_URL"] == {"Ref": "AuthJwksUrl"}
         assert props["VpcConfig"]["SubnetIds"] == [{"Ref": "PrivateSubnetA"}, {"Ref": "PrivateSubnetB"}]
+        if props["Handler"] == "app.app":
+            assert props["ReservedConcurrentExecutions"]["Fn::If"][0] == "UseReservedConcurrency", name
 
 
 def test_roles_carry_the_function_policy_and_vpc_access(template):
