@@ -6,8 +6,9 @@ Every route and method is a parameter, so a new route is covered as soon as it i
   * a user whose permission on the route's tool is `none`: 403; one level below the route's level:
     403; a user below the route's `access` levels: 403 (routes with `auth="user"` and neither tool
     nor access, such as /api/me and notifications, are open to every active user);
-  * for routes with an id: a user who holds the route's tool level but may not see the record gets
-    404 (or what tests/access/scoped_records.py says), while the record's owner does see it;
+  * for routes with an id: a user who holds the route's tool level but may not see the record (an
+    employee, and a manager outside the record's team) gets 404 (or what
+    tests/access/scoped_records.py says), while the record's owner does see it;
   * every path parameter is classified as scoped or unscoped in scoped_records.py.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 from app import app as chalice_app
 from chalicelib.core.models import ACCESS_LEVELS
 from chalicelib.core.permissions import LEVELS
-from tests.access.scoped_records import BODY_EXAMPLES, SCOPED, UNSCOPED, value_for
+from tests.access.scoped_records import BODY_EXAMPLES, ROUTE_EXPECT, SCOPED, UNSCOPED, value_for
 from tests.factories import grant, make_user
 
 _PARAM = re.compile(r"{([^}+]+)\+?}")
@@ -249,17 +250,31 @@ def _hidden_records(db, path):
     return values, owner, SCOPED[first_scoped]
 
 
+# Viewers below "sees all": an employee, and a manager with no squad and no reports (who may
+# approve, assign and manage, so that record scoping, not a role rule, is what answers).
+SCOPED_VIEWERS = ("employee", "manager")
+
+
+def _viewer_level(spec, preferred: str) -> str:
+    if not spec.access or preferred in spec.access:
+        return preferred
+    return _allowed_access_level(spec)
+
+
+@pytest.mark.parametrize("viewer_level", SCOPED_VIEWERS)
 @pytest.mark.parametrize("route", SCOPED_ROUTES, ids=_id)
-def test_record_outside_the_callers_scope(api, db, route):
+def test_record_outside_the_callers_scope(api, db, route, viewer_level):
     path, method, spec = route
+    level = _viewer_level(spec, viewer_level)
     values, owner, scoped = _hidden_records(db, path)
-    viewer = make_user(db, access_level=_allowed_access_level(spec))
+    viewer = make_user(db, access_level=level)
     if spec.tool:
         grant(db, viewer, spec.tool, spec.level)
+    expect, rule = ROUTE_EXPECT.get((method, path, level), (scoped.expect, scoped.rule))
     response = api.request(method, _fill(path, values), json=body_for(method, path, spec), as_=viewer)
-    assert response.status in scoped.expect, (
-        f"{method} {path} on a record the caller may not see ({scoped.rule}): expected "
-        f"{scoped.expect}, got {response!r}")
+    assert response.status in expect, (
+        f"{method} {path} as {level} on a record the caller may not see ({rule}): expected "
+        f"{expect}, got {response!r}")
     assert_error_body(response, response.status)
 
 
