@@ -44,7 +44,7 @@ class Settings(BaseModel):
     auth_cookie_name: str = "wms_session"
     portal_service_token: str | None = None
     uploads_bucket: str | None = None
-    uploads_dir: str
+    uploads_dir: str | None = None  # default `.data/uploads`, used only without UPLOADS_BUCKET
     notifications_queue_url: str | None = None
     aws_endpoint_url: str | None = None
     aws_region: str = "ap-southeast-2"
@@ -85,8 +85,11 @@ def load_settings() -> Settings:
         value = _env(field.upper())
         if value is not None:
             values[field] = value
-    values.setdefault("database_url", f"sqlite:///{data_dir() / 'wms.sqlite3'}")
-    values.setdefault("uploads_dir", str(data_dir() / "uploads"))
+    # `.data/` is touched only for the embedded defaults: Lambda's code folder is read-only.
+    if "database_url" not in values:
+        values["database_url"] = f"sqlite:///{data_dir() / 'wms.sqlite3'}"
+    if "uploads_dir" not in values and "uploads_bucket" not in values:
+        values["uploads_dir"] = str(data_dir() / "uploads")
     values["stage"] = _env("WMS_STAGE", values.get("stage", "dev"))
     settings = Settings(**values)
     if not settings.auth_jwks_url:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .aws import client
-from .settings import get_settings
+from .settings import data_dir, get_settings
 
 
 @dataclass
@@ -18,7 +18,7 @@ class StoredObject:
 
 
 def _local_path(key: str) -> Path:
-    root = Path(get_settings().uploads_dir).resolve()
+    root = Path(get_settings().uploads_dir or data_dir() / "uploads").resolve()
     path = (root / key).resolve()
     if root not in path.parents:
         raise ValueError("key escapes the uploads folder")

@@ -1,0 +1,30 @@
+"""Settings: embedded defaults only when nothing is configured; `.data/` untouched otherwise (Lambda)."""
+import pytest
+
+from chalicelib.core.settings import load_settings
+
+
+def test_configured_installation_never_touches_the_data_folder(set_env, tmp_path):
+    missing = tmp_path / "not-here"
+    set_env(WMS_DATA_DIR=str(missing), DATABASE_URL="postgresql+pg8000://u:p@db:5432/wms",
+            UPLOADS_BUCKET="bucket", UPLOADS_DIR=None, AUTH_JWKS_URL="https://idp.test/jwks.json", SECRETS_KEY="kms:key-1",
+            WMS_STAGE="prod")
+    settings = load_settings()
+    assert settings.database_url.endswith("/wms") and settings.uploads_dir is None
+    assert not missing.exists()
+
+
+def test_embedded_defaults_live_under_the_data_folder(set_env, tmp_path):
+    set_env(WMS_DATA_DIR=str(tmp_path), DATABASE_URL=None, UPLOADS_BUCKET=None, UPLOADS_DIR=None,
+            AUTH_JWT_SECRET=None, SECRETS_KEY=None, AUTH_JWKS_URL=None)
+    settings = load_settings()
+    assert settings.database_url == f"sqlite:///{tmp_path / 'wms.sqlite3'}"
+    assert settings.uploads_dir == str(tmp_path / "uploads")
+    assert (tmp_path / "jwt-secret").read_text() == settings.auth_jwt_secret
+    assert load_settings().auth_jwt_secret == settings.auth_jwt_secret  # written once, then reused
+
+
+def test_prod_stage_refuses_to_start_without_jwks(set_env):
+    set_env(WMS_STAGE="prod", AUTH_JWKS_URL=None)
+    with pytest.raises(RuntimeError, match="AUTH_JWKS_URL"):
+        load_settings()
