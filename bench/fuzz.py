@@ -131,6 +131,16 @@ def restore_executive(user_id: str, email: str) -> None:
         uow.session.execute(text("DELETE FROM access_level_permissions WHERE access_level = 'executive'"))
 
 
+def seed_notifications(user_id: str, count: int = 5) -> None:
+    """A few notifications of the fuzzing user, so that their routes see real ids (nothing creates them by HTTP)."""
+    from chalicelib.core.db import unit_of_work
+    from chalicelib.core.notify import Notification
+
+    with unit_of_work() as uow:
+        for n in range(count):
+            uow.session.add(Notification(user_id=user_id, type="task_assigned", title=f"Fuzz notification {n}"))
+
+
 def error_body_problem(response) -> str | None:
     """None when a 4xx body is decisions.md section 4's error body, else what is wrong."""
     try:
@@ -172,6 +182,12 @@ def harvest_ids(response, method: str, path: str, known: dict[str, set]) -> None
             known[f"{key}_id"].add(value["id"])
             if method == "POST" and not _PARAM.search(path):
                 known[f"@{path}"].add(value["id"])
+        elif isinstance(value, list) and key.endswith("s"):  # a list: {"notifications": [{id, ...}, ...]}
+            for item in value[:20]:
+                if isinstance(item, dict) and isinstance(item.get("id"), str):
+                    known[f"{key[:-1]}_id"].add(item["id"])
+                    if method == "GET" and not _PARAM.search(path):
+                        known[f"@{path}"].add(item["id"])
 
 
 def candidate_ids(path: str, known: dict[str, set]) -> dict[str, list[str]]:
@@ -336,6 +352,7 @@ def main(argv=None) -> int:
         apply_environment(env)
         migrate(url)
         executive_id = create_user(EXECUTIVE_EMAIL, "Fuzz Executive", "executive")
+        seed_notifications(executive_id)
         token = token_for(EXECUTIVE_EMAIL)
         document = write_openapi(args.openapi)
         print(f"fuzz: {sum(len(v) for v in document['paths'].values())} operations in {args.openapi}", flush=True)
