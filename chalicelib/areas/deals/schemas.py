@@ -4,39 +4,23 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+from chalicelib.core.schemas import Id, Input, Name, Search
+
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
 Phone = Annotated[str, StringConstraints(strip_whitespace=True, max_length=50)]
 Url = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)]
 Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=320,
                                          pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
-Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=36)]
 Currency = Annotated[str, StringConstraints(strip_whitespace=True, to_upper=True, pattern=r"^[A-Za-z]{3}$")]
 Page = Annotated[int, Field(ge=1, le=100000)]
-Search = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
-
-REQUIRED = {"name", "first_name", "title", "status", "currency"}
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class CompanyCreate(Input):
+    NOT_NULL = frozenset({"name", "status"})
 
-    @field_validator("*", mode="before")
-    @classmethod
-    def _required_not_null(cls, value, info):
-        if value is None and info.field_name in REQUIRED:
-            raise ValueError(f"{info.field_name} may not be null")
-        return value
-
-    def changes(self) -> dict:
-        """The fields the caller sent (so that an update may set a field to null)."""
-        return {key: getattr(self, key) for key in self.model_fields_set}
-
-
-class CompanyCreate(_Input):
     name: Name
     domain: Optional[Short] = None
     website: Optional[Url] = None
@@ -52,12 +36,14 @@ class CompanyUpdate(CompanyCreate):
     status: Optional[Literal["prospect", "client"]] = None
 
 
-class CompanyQuery(_Input):
+class CompanyQuery(Input):
     search: Optional[Search] = None
     page: Page = 1
 
 
-class ContactCreate(_Input):
+class ContactCreate(Input):
+    NOT_NULL = frozenset({"first_name"})
+
     first_name: Name
     last_name: Optional[Short] = None
     email: Optional[Email] = None
@@ -71,7 +57,7 @@ class ContactUpdate(ContactCreate):
     first_name: Optional[Name] = None
 
 
-class ContactQuery(_Input):
+class ContactQuery(Input):
     search: Optional[Search] = None
     company_id: Optional[Id] = None
     page: Page = 1
@@ -80,7 +66,9 @@ class ContactQuery(_Input):
 DealStatus = Literal["open", "won", "lost"]
 
 
-class DealCreate(_Input):
+class DealCreate(Input):
+    NOT_NULL = frozenset({"title", "currency", "status"})
+
     title: Title
     company_id: Optional[Id] = None
     contact_id: Optional[Id] = None
@@ -98,7 +86,9 @@ class DealUpdate(DealCreate):
     status: Optional[DealStatus] = None
 
 
-class DealQuery(_Input):
+class DealQuery(Input):
+    NOT_NULL = frozenset({"status"})
+
     stage_id: Optional[Id] = None
     status: Optional[DealStatus] = None
     owner_id: Optional[Id] = None

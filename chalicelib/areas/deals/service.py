@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.models import User
+from chalicelib.core.query import contains_text
 from chalicelib.core.serialize import row_dict
 
 from .models import Company, Contact, Deal
@@ -40,11 +41,6 @@ def deal_brief(db: Session, deal_id: str) -> dict | None:
 
 
 # ---- shared helpers ---------------------------------------------------------------------------
-
-def like_pattern(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
 
 def contact_name(first_name: str | None, last_name: str | None) -> str | None:
     name = " ".join(part for part in (first_name, last_name) if part)
@@ -80,8 +76,7 @@ def _company_select():
 def list_companies(ctx, *, search: str | None, page: int) -> dict:
     conditions = []
     if search:
-        pattern = like_pattern(search)
-        conditions.append(Company.name.ilike(pattern, escape="\\") | Company.domain.ilike(pattern, escape="\\"))
+        conditions.append(contains_text(search, Company.name, Company.domain))
     total = ctx.db.scalar(select(func.count()).select_from(Company).where(*conditions))
     offset, limit = _page(page)
     rows = ctx.db.execute(
@@ -174,10 +169,8 @@ def _contact_rows(db: Session, *conditions, limit: int, offset: int = 0) -> list
 def list_contacts(ctx, *, search: str | None, company_id: str | None, page: int) -> dict:
     conditions = []
     if search:
-        pattern = like_pattern(search)
         full_name = Contact.first_name + " " + func.coalesce(Contact.last_name, "")
-        conditions.append(full_name.ilike(pattern, escape="\\")
-                          | Contact.email.ilike(pattern, escape="\\"))
+        conditions.append(contains_text(search, full_name, Contact.email))
     if company_id:
         conditions.append(Contact.company_id == company_id)
     total = ctx.db.scalar(select(func.count()).select_from(Contact).where(*conditions))

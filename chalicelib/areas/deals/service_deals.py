@@ -6,10 +6,11 @@ from sqlalchemy.orm import Session
 
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.models import ConfigList, ConfigListItem, User
+from chalicelib.core.query import contains_text
 from chalicelib.core.serialize import row_dict
 
 from .models import Company, Contact, Deal
-from .service import contact_name, like_pattern, require_company, require_user
+from .service import contact_name, require_company, require_user
 
 MAX_ROWS = 500
 STAGE_LIST = "deal_stage"
@@ -77,8 +78,7 @@ def list_deals(ctx, *, query) -> dict:
         if value:
             conditions.append(getattr(Deal, field) == value)
     if query.search:
-        pattern = like_pattern(query.search)
-        conditions.append(Deal.title.ilike(pattern, escape="\\") | Company.name.ilike(pattern, escape="\\"))
+        conditions.append(contains_text(query.search, Deal.title, Company.name))
     return {"deals": deal_rows(ctx.db, *conditions)}
 
 
