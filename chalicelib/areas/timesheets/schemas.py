@@ -5,32 +5,20 @@ import datetime as dt
 from decimal import Decimal
 from typing import Annotated, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, field_validator, model_validator
+from pydantic import Field, StrictBool, StringConstraints, model_validator
 
-Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=36)]
+from chalicelib.core.schemas import Id, Input
+
 Hours = Annotated[Decimal, Field(gt=0, le=24, max_digits=4, decimal_places=2)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, max_length=5000)]
 # Approved and rejected are reached only through the approve and reject actions.
 WritableStatus = Literal["draft", "submitted"]
 Status = Literal["draft", "submitted", "approved", "rejected"]
-REQUIRED = {"user_id", "date", "hours", "billable", "status"}
 
 
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+class TimeEntryCreate(Input):
+    NOT_NULL = frozenset({"user_id", "date", "hours", "billable", "status"})
 
-    @field_validator("*", mode="before")
-    @classmethod
-    def _required_not_null(cls, value, info):
-        if value is None and info.field_name in REQUIRED:
-            raise ValueError(f"{info.field_name} may not be null")
-        return value
-
-    def changes(self) -> dict:
-        return {key: getattr(self, key) for key in self.model_fields_set}
-
-
-class TimeEntryCreate(_Input):
     user_id: Optional[Id] = None
     date: dt.date
     hours: Hours
@@ -50,11 +38,13 @@ class TimeEntryUpdate(TimeEntryCreate):
     status: Optional[WritableStatus] = None
 
 
-class RejectBody(_Input):
+class RejectBody(Input):
     reason: Optional[Text] = None
 
 
-class TimeEntryQuery(_Input):
+class TimeEntryQuery(Input):
+    NOT_NULL = frozenset({"user_id", "status"})
+
     user_id: Optional[Id] = None
     project_id: Optional[Id] = None
     task_id: Optional[Id] = None
