@@ -5,12 +5,13 @@ own record through `/api/me`; otherwise the `salary` key is left out of the reco
 """
 from __future__ import annotations
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.models import Squad, User
+from chalicelib.core.query import contains_text
 from chalicelib.core.serialize import row_dict, value_out
 
 from .schemas import UserCreate, UserQuery, UserUpdate
@@ -65,11 +66,6 @@ def me(ctx) -> dict:
             "permissions": dict(ctx.principal.permissions)}
 
 
-def _like_pattern(text: str) -> str:
-    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
 def list_users(ctx, *, query: UserQuery) -> list[dict]:
     stmt = _user_select()
     if not query.include_inactive:
@@ -79,9 +75,7 @@ def list_users(ctx, *, query: UserQuery) -> list[dict]:
     if query.access_level:
         stmt = stmt.where(User.access_level == query.access_level)
     if query.search and query.search.strip():
-        pattern = _like_pattern(query.search.strip())
-        stmt = stmt.where(or_(func.lower(User.name).like(pattern, escape="\\"),
-                              func.lower(User.email).like(pattern, escape="\\")))
+        stmt = stmt.where(contains_text(query.search.strip(), User.name, User.email))
     stmt = stmt.order_by(func.lower(User.name), User.id).limit(LIST_LIMIT)
     show = sees_salary(ctx)
     return [user_record(user, squad, manager, show_salary=show) for user, squad, manager in ctx.db.execute(stmt)]
