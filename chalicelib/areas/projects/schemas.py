@@ -5,7 +5,9 @@ import re
 from datetime import date
 from typing import Annotated, Optional
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import BeforeValidator, Field, StringConstraints
+
+from chalicelib.core.schemas import Id, Input
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -26,18 +28,9 @@ CalendarDate = Annotated[Optional[date], BeforeValidator(_calendar_date)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 Status = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
-Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=36)]
 
 
-class Model(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    def given(self) -> dict:
-        """The fields the caller actually sent (an update touches only these)."""
-        return {name: getattr(self, name) for name in self.model_fields_set}
-
-
-class ProjectListQuery(Model):
+class ProjectListQuery(Input):
     company_id: Optional[str] = None
     status: Optional[str] = None
     type_id: Optional[str] = None
@@ -46,7 +39,7 @@ class ProjectListQuery(Model):
     search: Optional[str] = None
 
 
-class ProjectFields(Model):
+class ProjectFields(Input):
     description: Optional[str] = None
     company_id: Optional[Id] = None
     type_id: Optional[Id] = None
@@ -62,19 +55,23 @@ class ProjectFields(Model):
 
 
 class ProjectCreate(ProjectFields):
+    NOT_NULL = frozenset({"name", "status"})
+
     name: Name
 
 
 class ProjectUpdate(ProjectFields):
+    NOT_NULL = frozenset({"name", "status"})
+
     name: Optional[Name] = None
 
 
-class MemberAdd(Model):
+class MemberAdd(Input):
     user_id: Id
     role: Optional[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]] = None
 
 
-class GoalCreate(Model):
+class GoalCreate(Input):
     title: Title
     description: Optional[str] = None
     status: Optional[Status] = None
@@ -82,7 +79,9 @@ class GoalCreate(Model):
     position: Optional[int] = Field(default=None, ge=-1_000_000, le=1_000_000)
 
 
-class GoalUpdate(Model):
+class GoalUpdate(Input):
+    NOT_NULL = frozenset({"title", "position", "status"})
+
     title: Optional[Title] = None
     description: Optional[str] = None
     status: Optional[Status] = None
@@ -90,7 +89,7 @@ class GoalUpdate(Model):
     position: Optional[int] = Field(default=None, ge=-1_000_000, le=1_000_000)
 
 
-class DecisionCreate(Model):
+class DecisionCreate(Input):
     title: Title
     decision: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
     rationale: Optional[str] = None
@@ -99,7 +98,9 @@ class DecisionCreate(Model):
     status: Optional[Status] = None
 
 
-class DecisionUpdate(Model):
+class DecisionUpdate(Input):
+    NOT_NULL = frozenset({"title", "decision", "status"})
+
     title: Optional[Title] = None
     decision: Optional[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = None
     rationale: Optional[str] = None
@@ -108,5 +109,5 @@ class DecisionUpdate(Model):
     status: Optional[Status] = None
 
 
-class DealLinkPut(Model):
+class DealLinkPut(Input):
     deal_id: Optional[Id] = None

@@ -16,6 +16,7 @@ from chalicelib.core import history, hooks, scoping
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
+from chalicelib.core.query import contains_text
 from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
@@ -27,7 +28,6 @@ PROJECT_FIELDS = ("id", "name", "description", "company_id", "type_id", "status"
                   "created_by", "created_at", "updated_at")
 WRITABLE = ("name", "description", "company_id", "type_id", "status", "owner_id", "delivery_manager_id", "squad",
             "start_date", "end_date", "metadata", "sla_policy_id", "auto_ticket_from_email")
-NOT_NULL = ("name", "status")
 ATTRIBUTE = {"metadata": "meta"}
 
 
@@ -181,11 +181,6 @@ def _csv(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(",") if part.strip()]
 
 
-def _like(term: str) -> str:
-    escaped = term.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
 def list_projects(ctx, *, query) -> list[dict]:
     """Visible projects, filtered, newest first, at most 500; three queries whatever the count."""
     stmt = _select_projects()
@@ -199,9 +194,7 @@ def list_projects(ctx, *, query) -> list[dict]:
         if values:
             stmt = stmt.where(getattr(Project, field).in_(values))
     if query.search and query.search.strip():
-        pattern = _like(query.search.strip())
-        stmt = stmt.where(or_(func.lower(Project.name).like(pattern, escape="\\"),
-                              func.lower(func.coalesce(Project.description, "")).like(pattern, escape="\\")))
+        stmt = stmt.where(contains_text(query.search.strip(), Project.name, Project.description))
     stmt = stmt.order_by(Project.created_at.desc(), Project.id).limit(LIST_LIMIT)
     return _records(ctx.db, ctx.db.execute(stmt).all())
 
@@ -274,9 +267,6 @@ def _validate_references(db, data: dict) -> None:
 
 
 def _clean(data: dict) -> dict:
-    for field in NOT_NULL:
-        if field in data and data[field] is None:
-            raise BadRequest(f"{field} cannot be null", details=[{"field": field, "message": "cannot be null"}])
     for field in ("squad", "auto_ticket_from_email"):
         if field in data and data[field] == "":
             data[field] = None
@@ -290,7 +280,7 @@ def _snapshot(project: Project) -> dict:
 
 
 def create(ctx, *, data) -> dict:
-    values = _clean({k: v for k, v in data.given().items() if k in WRITABLE})
+    values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})
     values["status"] = values.get("status") or "active"
     values["owner_id"] = values.get("owner_id") or ctx.user_id
     _validate_references(ctx.db, values)
@@ -310,7 +300,7 @@ def create(ctx, *, data) -> dict:
 
 def update(ctx, *, project_id: str, data) -> dict:
     project = visible_project(ctx, project_id)
-    values = _clean({k: v for k, v in data.given().items() if k in WRITABLE})
+    values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})
     before = _snapshot(project)
     merged = {**{k: _get(project, k) for k in ("start_date", "end_date")}, **values}
     _validate_references(ctx.db, {**values, "start_date": merged["start_date"], "end_date": merged["end_date"]})

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
 from chalicelib.core.serialize import row_dict
 from chalicelib.core.timeutil import org_today
@@ -13,7 +13,6 @@ from .service import LIST_LIMIT, require_users, visible_project
 
 DECISION_FIELDS = ("id", "project_id", "title", "decision", "rationale", "decided_by", "decided_at", "status",
                    "created_by", "created_at", "updated_at")
-NOT_NULL = ("title", "decision", "status")
 
 
 def _records(db, where) -> list[dict]:
@@ -53,10 +52,7 @@ def create_decision(ctx, *, project_id: str, data) -> dict:
 
 def update_decision(ctx, *, project_id: str, decision_id: str, data) -> dict:
     decision = _decision(ctx, project_id, decision_id)
-    values = data.given()
-    for field in NOT_NULL:
-        if field in values and values[field] is None:
-            raise BadRequest(f"{field} cannot be null", details=[{"field": field, "message": "cannot be null"}])
+    values = data.changes()
     require_users(ctx.db, decided_by=values.get("decided_by"))
     for field, value in values.items():
         setattr(decision, field, value)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.errors import not_found
 from chalicelib.core.serialize import row_dict
 
 from .models import ProjectGoal
@@ -45,9 +45,7 @@ def create_goal(ctx, *, project_id: str, data) -> dict:
 
 def update_goal(ctx, *, project_id: str, goal_id: str, data) -> dict:
     goal = _goal(ctx, project_id, goal_id)
-    for field, value in data.given().items():
-        if value is None and field in ("title", "position", "status"):
-            raise BadRequest(f"{field} cannot be null", details=[{"field": field, "message": "cannot be null"}])
+    for field, value in data.changes().items():
         setattr(goal, field, value)
     ctx.db.flush()
     return row_dict(goal, GOAL_FIELDS)
