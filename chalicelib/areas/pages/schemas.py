@@ -4,11 +4,9 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
-
-class _In(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+from chalicelib.core.schemas import Input
 
 
 def rich_text(value: Any) -> str | None:
@@ -24,7 +22,7 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("true", "1", "yes")
 
 
-class PageListQuery(_In):
+class PageListQuery(Input):
     search: str | None = Field(default=None, max_length=200)
     favourites: str | None = None
     entity_type: str | None = Field(default=None, max_length=50)
@@ -40,7 +38,7 @@ class PageListQuery(_In):
         return _truthy(self.archived)
 
 
-class PageCreate(_In):
+class PageCreate(Input):
     title: str | None = Field(default=None, max_length=500)
     content: str | None = None
     content_rich: str | None = None
@@ -52,10 +50,10 @@ class PageCreate(_In):
     _rich = field_validator("content_rich", mode="before")(rich_text)
 
 
-NOT_NULL = ("is_archived", "full_width", "small_text", "lock_page", "toc", "text_style", "is_published", "position")
+class PageUpdate(Input):
+    NOT_NULL = frozenset({"is_archived", "full_width", "small_text", "lock_page", "toc", "text_style", "is_published",
+                          "position"})
 
-
-class PageUpdate(_In):
     title: str | None = Field(default=None, max_length=500)
     content: str | None = None
     content_rich: str | None = None
@@ -80,18 +78,8 @@ class PageUpdate(_In):
             raise ValueError("must be a finite number")
         return value
 
-    @model_validator(mode="after")
-    def _no_null_flags(self):
-        nulls = [name for name in NOT_NULL if name in self.model_fields_set and getattr(self, name) is None]
-        if nulls:
-            raise ValueError(f"{', '.join(nulls)} cannot be null")
-        return self
 
-    def changes(self) -> dict:
-        return {name: getattr(self, name) for name in self.model_fields_set}
-
-
-class DiscussionCreate(_In):
+class DiscussionCreate(Input):
     id: str | None = None
     document_content: str | None = None
     document_content_rich: str | None = None
@@ -101,7 +89,7 @@ class DiscussionCreate(_In):
     _rich = field_validator("document_content_rich", "comment_rich", mode="before")(rich_text)
 
 
-class CommentCreate(_In):
+class CommentCreate(Input):
     id: str | None = None
     content: str = Field(min_length=1)
     content_rich: str | None = None
@@ -109,34 +97,34 @@ class CommentCreate(_In):
     _rich = field_validator("content_rich", mode="before")(rich_text)
 
 
-class CommentUpdate(_In):
+class CommentUpdate(Input):
     content: str = Field(min_length=1)
     content_rich: str | None = None
 
     _rich = field_validator("content_rich", mode="before")(rich_text)
 
 
-class MessagePart(_In):
+class MessagePart(Input):
     type: str
     text: str | None = None
 
 
-class ChatMessage(_In):
+class ChatMessage(Input):
     role: Literal["user", "assistant", "system"]
     parts: list[MessagePart] = Field(default_factory=list)
 
 
-class CommandContext(_In):
+class CommandContext(Input):
     children: list = Field(default_factory=list)
     selection: dict | None = None
     toolName: str | None = None
 
 
-class AICommand(_In):
+class AICommand(Input):
     ctx: CommandContext
     messages: list[ChatMessage] = Field(min_length=1)
 
 
-class CopilotRequest(_In):
+class CopilotRequest(Input):
     prompt: str = Field(min_length=1, max_length=20000)
     system: str | None = Field(default=None, max_length=20000)

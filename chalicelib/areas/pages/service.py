@@ -5,12 +5,13 @@ children_count as a correlated count, is_favourited as a correlated EXISTS for t
 """
 from __future__ import annotations
 
-from sqlalchemy import and_, delete, exists, func, or_, select
+from sqlalchemy import and_, delete, exists, func, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import User
+from chalicelib.core.query import contains_text
 from chalicelib.core.serialize import flag, value_out
 
 from .models import Page, PageFavourite
@@ -58,11 +59,6 @@ def page_out(row, *, detail: bool = False, preview: bool = False) -> dict:
     return out
 
 
-def _like(term: str) -> str:
-    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
 def list_pages(ctx, *, query) -> list[dict]:
     stmt = _page_query(ctx).where(Page.is_archived.is_(query.only_archived))
     search = (query.search or "").strip()
@@ -73,9 +69,8 @@ def list_pages(ctx, *, query) -> list[dict]:
     if query.only_favourites:
         stmt = stmt.where(exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id))
     if search:
-        pattern = _like(search.lower())
-        title_match = func.lower(Page.title).like(pattern, escape="\\")
-        stmt = (stmt.where(or_(title_match, func.lower(Page.content).like(pattern, escape="\\")))
+        title_match = contains_text(search, Page.title)
+        stmt = (stmt.where(contains_text(search, Page.title, Page.content))
                 .order_by(title_match.desc(), Page.updated_at.desc(), Page.id).limit(SEARCH_LIMIT))
         return [page_out(row, preview=True) for row in ctx.db.execute(stmt).all()]
     if not (query.entity_type or query.only_favourites or query.only_archived):
