@@ -5,7 +5,9 @@ import re
 from datetime import date, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictFloat, StrictStr, field_validator
+from pydantic import BeforeValidator, Field, StrictFloat, StrictStr, field_validator
+
+from chalicelib.core.schemas import Input
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -45,9 +47,7 @@ WRITABLE_FIELDS = (
 )
 
 
-class _TaskFields(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class _TaskFields(Input):
     description: StrictStr | None = None
     resource_type: Annotated[StrictStr, Field(max_length=50)] | None = None
     resource_id: Id | None = None
@@ -90,41 +90,30 @@ class TaskCreate(_TaskFields):
 
 
 class TaskUpdate(_TaskFields):
+    NOT_NULL = frozenset({"title", "is_private"})
+
     title: Annotated[StrictStr, Field(max_length=500)] | None = None
 
     @field_validator("title")
     @classmethod
-    def _title_not_blank(cls, value):
-        if value is None:
-            raise ValueError("title cannot be null")
+    def _title_not_blank(cls, value: str) -> str:
         value = value.strip()
         if not value:
             raise ValueError("title cannot be empty")
         return value
 
-    @field_validator("is_private")
-    @classmethod
-    def _flag_not_null(cls, value):
-        if value is None:
-            raise ValueError("is_private must be a boolean")
-        return value
-
     def changes(self) -> dict:
-        """The writable fields present in the request, with their values."""
+        """The writable fields present in the request, with their values (in WRITABLE_FIELDS order)."""
         return {name: getattr(self, name) for name in WRITABLE_FIELDS if name in self.model_fields_set}
 
 
-class SubtaskCreate(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class SubtaskCreate(Input):
     title: Annotated[StrictStr, Field(max_length=500)] | None = None
     assignee_id: Id | None = None
     due_date: DateValue = None
 
 
-class TodoIn(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class TodoIn(Input):
     id: Id | None = None
     title: Annotated[StrictStr, Field(min_length=1, max_length=500)]
     is_done: Flag = False
@@ -141,23 +130,17 @@ class TodoIn(BaseModel):
         return value
 
 
-class TodosReplace(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class TodosReplace(Input):
     todos: list[TodoIn]
 
 
-class ResourceCreate(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class ResourceCreate(Input):
     url: StrictStr | None = None
     title: Annotated[StrictStr, Field(max_length=500)] | None = None
     description: StrictStr | None = None
 
 
-class ResourceReorder(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class ResourceReorder(Input):
     order: list[Id] | None = None
 
 
@@ -175,9 +158,7 @@ def _bool_param(value):
 QueryBool = Annotated[bool | None, BeforeValidator(_bool_param)]
 
 
-class TaskListQuery(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
+class TaskListQuery(Input):
     assignee_id: str | None = None
     status_id: str | None = None
     priority_id: str | None = None

@@ -11,6 +11,7 @@ from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
+from chalicelib.core.query import contains_text
 from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
@@ -142,8 +143,7 @@ def list_tasks(ctx, *, query: TaskListQuery) -> list[dict]:
                           or_(StatusItem.stage_type.is_(None), StatusItem.stage_type != "done"))
     if query.search and query.search.strip():
         term = query.search.strip()
-        stmt = stmt.where(or_(Task.title.icontains(term, autoescape=True),
-                              Task.description.icontains(term, autoescape=True)))
+        stmt = stmt.where(contains_text(term, Task.title, Task.description))
     rows = ctx.db.execute(list_order(stmt).limit(LIST_LIMIT)).all()
     return [task_record(row) for row in rows]
 
