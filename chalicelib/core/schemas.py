@@ -1,13 +1,32 @@
 """Pieces every area's request models share: the base input model and common field types."""
 from __future__ import annotations
 
+import re
+from datetime import date, datetime
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationInfo, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, ValidationInfo, field_validator
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _calendar_date(value: Any) -> Any:
+    """Dates are `YYYY-MM-DD` strings (or null); anything else is a 400."""
+    if value is None or (isinstance(value, date) and not isinstance(value, datetime)):
+        return value
+    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
+        raise ValueError("must be a date in the form YYYY-MM-DD")
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise ValueError("must be a valid calendar date (YYYY-MM-DD)") from exc
+
 
 Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=36)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Search = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
+# A `YYYY-MM-DD` date or null, strictly in that form (not a datetime, not a number).
+CalendarDate = Annotated[date | None, BeforeValidator(_calendar_date)]
 
 
 class Input(BaseModel):
