@@ -1,30 +1,12 @@
 """Request models of the projects area. Unknown fields are ignored; read-only fields are never written."""
 from __future__ import annotations
 
-import re
-from datetime import date
 from typing import Annotated, Optional
 
-from pydantic import BeforeValidator, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import Id, Input
+from chalicelib.core.schemas import CalendarDate, Id, Input
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def _calendar_date(value):
-    """Dates are `YYYY-MM-DD` strings (or null); anything else is a 400."""
-    if value is None or isinstance(value, date):
-        return value
-    if not isinstance(value, str) or not _DATE.match(value):
-        raise ValueError("must be a date in the form YYYY-MM-DD")
-    try:
-        return date.fromisoformat(value)
-    except ValueError as exc:
-        raise ValueError("must be a valid calendar date (YYYY-MM-DD)") from exc
-
-
-CalendarDate = Annotated[Optional[date], BeforeValidator(_calendar_date)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 Status = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]

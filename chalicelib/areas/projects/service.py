@@ -16,7 +16,7 @@ from chalicelib.core import history, hooks, scoping
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
-from chalicelib.core.query import contains_text
+from chalicelib.core.query import contains_text, visible_row
 from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
@@ -112,14 +112,7 @@ def visibility(principal):
 
 def visible_project(ctx, project_id: str) -> Project:
     """The project if it exists and is inside the caller's scope; 404 otherwise (one query)."""
-    stmt = select(Project).where(Project.id == project_id)
-    clause = visibility(ctx.principal)
-    if clause is not None:
-        stmt = stmt.where(clause)
-    project = ctx.db.scalar(stmt)
-    if project is None:
-        raise not_found("Project")
-    return project
+    return visible_row(ctx.db, Project, project_id, visibility(ctx.principal), "Project")
 
 
 # ---------------------------------------------------------------- reading
