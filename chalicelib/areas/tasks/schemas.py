@@ -1,26 +1,19 @@
 """Request models of the tasks area (unknown fields are ignored, read-only fields never written)."""
 from __future__ import annotations
 
-import re
-from datetime import date, datetime
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, StrictFloat, StrictStr, field_validator
 
-from chalicelib.core.schemas import Input
-
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+from chalicelib.core.schemas import CalendarDate, Input
 
 
-def _date(value):
-    if value is None or (isinstance(value, date) and not isinstance(value, datetime)):
-        return value
-    if not isinstance(value, str) or not _DATE.fullmatch(value):
-        raise ValueError("must be a date in the form YYYY-MM-DD")
-    try:
-        return date.fromisoformat(value)
-    except ValueError as exc:
-        raise ValueError("must be a valid calendar date (YYYY-MM-DD)") from exc
+def _required_title(value: str) -> str:
+    value = value.strip()
+    if not value:
+        raise ValueError("title is required")
+    return value
 
 
 def _flag(value):
@@ -32,7 +25,6 @@ def _flag(value):
     raise ValueError("must be a boolean")
 
 
-DateValue = Annotated[date | None, BeforeValidator(_date)]
 Flag = Annotated[bool, BeforeValidator(_flag)]
 Id = Annotated[StrictStr, Field(max_length=36)]
 Number = Annotated[StrictFloat, Field(allow_inf_nan=False)]
@@ -60,8 +52,8 @@ class _TaskFields(Input):
     parent_task_id: Id | None = None
     roadmap_item_id: Id | None = None
     sprint_id: Id | None = None
-    due_date: DateValue = None
-    start_date: DateValue = None
+    due_date: CalendarDate = None
+    start_date: CalendarDate = None
     estimated_hours: Number | None = None
     internal_hours: Number | None = None
     is_private: Flag | None = None
@@ -80,13 +72,7 @@ class _TaskFields(Input):
 class TaskCreate(_TaskFields):
     title: Annotated[StrictStr, Field(max_length=500)]
 
-    @field_validator("title")
-    @classmethod
-    def _title_not_blank(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise ValueError("title is required")
-        return value
+    _title_not_blank = field_validator("title")(_required_title)
 
 
 class TaskUpdate(_TaskFields):
@@ -110,7 +96,7 @@ class TaskUpdate(_TaskFields):
 class SubtaskCreate(Input):
     title: Annotated[StrictStr, Field(max_length=500)] | None = None
     assignee_id: Id | None = None
-    due_date: DateValue = None
+    due_date: CalendarDate = None
 
 
 class TodoIn(Input):
@@ -119,15 +105,9 @@ class TodoIn(Input):
     is_done: Flag = False
     position: Annotated[int, Field(ge=-2_147_483_648, le=2_147_483_647)] | None = None
     assignee_id: Id | None = None
-    due_date: DateValue = None
+    due_date: CalendarDate = None
 
-    @field_validator("title")
-    @classmethod
-    def _title_not_blank(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise ValueError("title is required")
-        return value
+    _title_not_blank = field_validator("title")(_required_title)
 
 
 class TodosReplace(Input):

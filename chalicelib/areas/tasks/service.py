@@ -7,11 +7,11 @@ from __future__ import annotations
 from sqlalchemy import func, or_, select
 
 from chalicelib.core import history, hooks
-from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.errors import BadRequest
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
-from chalicelib.core.query import contains_text
+from chalicelib.core.query import contains_text, visible_row
 from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
@@ -32,10 +32,7 @@ AGENT_FIELDS = ("id", "task_id", "stage", "effort_estimate", "scope_document", "
 
 def visible_task(ctx, task_id: str) -> Task:
     """The task if it exists and the caller may see it; 404 otherwise (out of scope looks missing)."""
-    task = ctx.db.scalar(select(Task).where(Task.id == task_id, visible(ctx.principal)))
-    if task is None:
-        raise NotFound("Task not found")
-    return task
+    return visible_row(ctx.db, Task, task_id, visible(ctx.principal), "Task")
 
 
 def task_row(db, task_id: str) -> dict:
