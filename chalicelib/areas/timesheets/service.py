@@ -10,9 +10,10 @@ from sqlalchemy import Float, case, cast, func, select
 from sqlalchemy.orm import Session, aliased
 
 from chalicelib.core import scoping
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden, not_found
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import User
+from chalicelib.core.query import visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import TimeEntry
@@ -73,14 +74,7 @@ def _out(row) -> dict:
 
 
 def _visible(ctx, entry_id: str) -> TimeEntry:
-    stmt = select(TimeEntry).where(TimeEntry.id == entry_id)
-    clause = _scope(ctx.principal)
-    if clause is not None:
-        stmt = stmt.where(clause)
-    entry = ctx.db.scalar(stmt)
-    if entry is None:
-        raise not_found("Time entry")
-    return entry
+    return visible_row(ctx.db, TimeEntry, entry_id, _scope(ctx.principal), "Time entry")
 
 
 def _record(ctx, entry_id: str) -> dict:
