@@ -6,10 +6,11 @@ from datetime import date
 from decimal import Decimal
 from typing import Literal, Optional
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
 from chalicelib.core.models import ACCESS_LEVELS
 from chalicelib.core.permissions import LEVELS, TOOLS
+from chalicelib.core.schemas import Input
 
 AccessLevel = Literal[ACCESS_LEVELS]
 Tool = Literal[TOOLS]
@@ -40,7 +41,7 @@ def _blank_to_none(value):
     return None if isinstance(value, str) and not value.strip() else value
 
 
-class _UserFields(BaseModel):
+class _UserFields(Input):
     squad_id: Optional[str] = Field(default=None, max_length=36)
     manager_id: Optional[str] = Field(default=None, max_length=36)
     job_title: Optional[str] = Field(default=None, max_length=200)
@@ -70,6 +71,8 @@ class UserUpdate(_UserFields):
     """Every field optional; a field sent as null is cleared (email, name, access_level, is_active
     cannot be null)."""
 
+    NOT_NULL = frozenset({"email", "name", "access_level", "is_active"})
+
     email: Optional[str] = Field(default=None, max_length=320)
     name: Optional[str] = Field(default=None, max_length=200)
     access_level: Optional[AccessLevel] = None
@@ -79,26 +82,26 @@ class UserUpdate(_UserFields):
     _name = field_validator("name")(_clean_name)
 
 
-class UserQuery(BaseModel):
+class UserQuery(Input):
     search: Optional[str] = Field(default=None, max_length=200)
     squad_id: Optional[str] = Field(default=None, max_length=36)
     access_level: Optional[AccessLevel] = None
     include_inactive: bool = False
 
 
-class MatrixUpdate(BaseModel):
+class MatrixUpdate(Input):
     """`{ matrix: { <access_level>: { <tool>: none|view|update|manage } } }`, any subset."""
 
     matrix: dict[AccessLevel, dict[Tool, Level]]
 
 
-class UserPermissionsUpdate(BaseModel):
+class UserPermissionsUpdate(Input):
     """`{ permissions: { <tool>: none|view|update|manage|null } }`; null removes the override."""
 
     permissions: dict[Tool, Optional[Level]]
 
 
-class SquadCreate(BaseModel):
+class SquadCreate(Input):
     name: str = Field(max_length=200)
     manager_id: Optional[str] = Field(default=None, max_length=36)
     chat_channel_id: Optional[str] = Field(default=None, max_length=200)
@@ -107,7 +110,9 @@ class SquadCreate(BaseModel):
     _blank_ids = field_validator("manager_id", mode="before")(_blank_to_none)
 
 
-class SquadUpdate(BaseModel):
+class SquadUpdate(Input):
+    NOT_NULL = frozenset({"name"})
+
     name: Optional[str] = Field(default=None, max_length=200)
     manager_id: Optional[str] = Field(default=None, max_length=36)
     chat_channel_id: Optional[str] = Field(default=None, max_length=200)

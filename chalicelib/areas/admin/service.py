@@ -22,7 +22,6 @@ USER_FIELDS = (
     "date_of_birth", "start_date", "end_date", "gender", "salary", "location", "employment_basis",
     "is_active", "created_at", "updated_at",
 )
-NOT_NULL_ON_UPDATE = ("email", "name", "access_level", "is_active")
 REDACTED = "[redacted]"
 
 
@@ -145,9 +144,6 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     if user is None:
         raise not_found("User")
     values = data.model_dump(exclude_unset=True)
-    nulls = [key for key in NOT_NULL_ON_UPDATE if key in values and values[key] is None]
-    if nulls:
-        raise BadRequest("Invalid request body", details=[{"field": key, "message": "must not be null"} for key in nulls])
     if "email" in values and _email_taken(ctx.db, values["email"], except_id=user.id):
         raise Conflict("A user with this email already exists")
     _check_references(ctx.db, values, user_id=user.id)

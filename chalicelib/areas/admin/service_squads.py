@@ -68,8 +68,6 @@ def update_squad(ctx, *, squad_id: str, data: SquadUpdate) -> dict:
     if squad is None:
         raise not_found("Squad")
     values = data.model_dump(exclude_unset=True)
-    if "name" in values and values["name"] is None:
-        raise BadRequest("Invalid request body", details=[{"field": "name", "message": "must not be null"}])
     _check_manager(ctx.db, values.get("manager_id"))
     before = {key: getattr(squad, key) for key in EDITABLE}
     for key, value in values.items():
