@@ -68,6 +68,10 @@ class _TaskFields(Input):
     approved_by_user_id: Id | None = None
     approved_at: datetime | None = None
 
+    def changes(self) -> dict:
+        """The writable fields present in the request, with their values (in WRITABLE_FIELDS order)."""
+        return {name: getattr(self, name) for name in WRITABLE_FIELDS if name in self.model_fields_set}
+
 
 class TaskCreate(_TaskFields):
     title: Annotated[StrictStr, Field(max_length=500)]
@@ -87,10 +91,6 @@ class TaskUpdate(_TaskFields):
         if not value:
             raise ValueError("title cannot be empty")
         return value
-
-    def changes(self) -> dict:
-        """The writable fields present in the request, with their values (in WRITABLE_FIELDS order)."""
-        return {name: getattr(self, name) for name in WRITABLE_FIELDS if name in self.model_fields_set}
 
 
 class SubtaskCreate(Input):

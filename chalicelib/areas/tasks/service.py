@@ -17,7 +17,7 @@ from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import AgentTask, Task, TaskWatcher
 from .queries import Assignee, PriorityItem, StatusItem, list_order, task_record, task_select, visible
-from .schemas import WRITABLE_FIELDS, TaskCreate, TaskListQuery, TaskUpdate
+from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 
 LIST_LIMIT = 500
 CONFIG_FIELDS = {"status_id": "task_status", "priority_id": "task_priority", "type_id": "task_type",
@@ -212,7 +212,7 @@ def _after_create(ctx, task: Task) -> None:
 
 
 def create(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
-    values = {name: getattr(data, name) for name in WRITABLE_FIELDS if name in data.model_fields_set}
+    values = data.changes()
     values["title"] = data.title
     if parent is not None:
         values["parent_task_id"] = parent.id
