@@ -29,6 +29,16 @@ Search = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)
 CalendarDate = Annotated[date | None, BeforeValidator(_calendar_date)]
 
 
+def non_blank(value: str | None) -> str | None:
+    """A field validator: text stripped, and not empty once stripped (None passes: see NOT_NULL)."""
+    if value is None:
+        return None
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    return value
+
+
 class Input(BaseModel):
     """A request body or query: unknown fields ignored (decisions.md section 4).
 

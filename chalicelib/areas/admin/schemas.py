@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 
 from chalicelib.core.models import ACCESS_LEVELS
 from chalicelib.core.permissions import LEVELS, TOOLS
-from chalicelib.core.schemas import Input
+from chalicelib.core.schemas import Input, non_blank
 
 AccessLevel = Literal[ACCESS_LEVELS]
 Tool = Literal[TOOLS]
@@ -25,15 +25,6 @@ def _clean_email(value: str | None) -> str | None:
     value = value.strip().lower()
     if not _EMAIL.match(value):
         raise ValueError("must be an e-mail address")
-    return value
-
-
-def _clean_name(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.strip()
-    if not value:
-        raise ValueError("must not be empty")
     return value
 
 
@@ -64,7 +55,7 @@ class UserCreate(_UserFields):
     access_level: AccessLevel = "employee"
 
     _email = field_validator("email")(_clean_email)
-    _name = field_validator("name")(_clean_name)
+    _name = field_validator("name")(non_blank)
 
 
 class UserUpdate(_UserFields):
@@ -79,7 +70,7 @@ class UserUpdate(_UserFields):
     is_active: Optional[bool] = None
 
     _email = field_validator("email")(_clean_email)
-    _name = field_validator("name")(_clean_name)
+    _name = field_validator("name")(non_blank)
 
 
 class UserQuery(Input):
@@ -106,7 +97,7 @@ class SquadCreate(Input):
     manager_id: Optional[str] = Field(default=None, max_length=36)
     chat_channel_id: Optional[str] = Field(default=None, max_length=200)
 
-    _name = field_validator("name")(_clean_name)
+    _name = field_validator("name")(non_blank)
     _blank_ids = field_validator("manager_id", mode="before")(_blank_to_none)
 
 
@@ -117,5 +108,5 @@ class SquadUpdate(Input):
     manager_id: Optional[str] = Field(default=None, max_length=36)
     chat_channel_id: Optional[str] = Field(default=None, max_length=200)
 
-    _name = field_validator("name")(_clean_name)
+    _name = field_validator("name")(non_blank)
     _blank_ids = field_validator("manager_id", mode="before")(_blank_to_none)

@@ -4,18 +4,11 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
+
+from chalicelib.core.schemas import Input, non_blank
 
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
-
-
-def _required_text(value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = value.strip()
-    if not value:
-        raise ValueError("must not be empty")
-    return value
 
 
 def _hex_color(value: str | None) -> str | None:
@@ -26,7 +19,7 @@ def _hex_color(value: str | None) -> str | None:
     return value.lower()
 
 
-class _ItemFields(BaseModel):
+class _ItemFields(Input):
     color: Optional[str] = Field(default=None, max_length=20)
     icon: Optional[str] = Field(default=None, max_length=100)
     stage_type: Optional[str] = Field(default=None, max_length=50)
@@ -43,22 +36,24 @@ class ItemCreate(_ItemFields):
     position: int = Field(default=99, ge=0, le=1_000_000)
     email_trigger_active: bool = False
 
-    _text = field_validator("label", "value")(_required_text)
+    _text = field_validator("label", "value")(non_blank)
 
 
 class ItemUpdate(_ItemFields):
+    NOT_NULL = frozenset({"label", "value", "is_default", "position", "email_trigger_active"})
+
     label: Optional[str] = Field(default=None, max_length=200)
     value: Optional[str] = Field(default=None, max_length=200)
     is_default: Optional[bool] = None
     position: Optional[int] = Field(default=None, ge=0, le=1_000_000)
     email_trigger_active: Optional[bool] = None
 
-    _text = field_validator("label", "value")(_required_text)
+    _text = field_validator("label", "value")(non_blank)
 
 
-class ListQuery(BaseModel):
+class ListQuery(Input):
     key: Optional[str] = Field(default=None, max_length=100)
 
 
-class Reorder(BaseModel):
+class Reorder(Input):
     item_ids: list[str] = Field(min_length=1, max_length=500)

@@ -23,7 +23,6 @@ ITEM_FIELDS = (
     "probability", "email_template_id", "email_trigger_active", "created_at",
 )
 ITEM_FLAGS = ("is_default", "is_system", "email_trigger_active")
-NOT_NULL_ON_UPDATE = ("label", "value", "is_default", "position", "email_trigger_active")
 ITEM_ORDER = (ConfigListItem.position, ConfigListItem.label, ConfigListItem.id)
 
 
@@ -101,9 +100,6 @@ def update_item(ctx, *, key: str, item_id: str, data: ItemUpdate) -> dict:
     values = data.model_dump(exclude_unset=True)
     if not values:
         raise BadRequest("No fields to update")
-    nulls = [name for name in NOT_NULL_ON_UPDATE if name in values and values[name] is None]
-    if nulls:
-        raise BadRequest("Invalid request body", details=[{"field": name, "message": "must not be null"} for name in nulls])
     if "value" in values and values["value"] != item.value:
         if item.is_system:
             raise BadRequest("The value of a system item cannot be changed",
