@@ -208,7 +208,7 @@ def run(args) -> dict:
         if not args.skip_coldstart:
             print("bench: cold start", flush=True)
             present = [area for area in AREAS if any(e.area == area for e in endpoints)] or list(AREAS)
-            infra = coldstart.infra_import_time(env, Path(args.output) / "import_time.json", args.import_runs)
+            infra = coldstart.infra_import_time(env, Path(args.output) / "bench_import_time.json", args.import_runs)
             if infra and infra.get("modes"):
                 report["cold_start"] = infra
             else:
