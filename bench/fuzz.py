@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -244,12 +245,66 @@ def request_record(case, response) -> dict:
 
 
 def operation_order(item) -> tuple:
+    """Creates first, then reads and updates; deletes last, children before their parents."""
     method, path = item[0], item[1]
     rank = {"POST": 0, "GET": 1, "PUT": 2, "PATCH": 2, "DELETE": 3}.get(method, 2)
-    return (bool(_PARAM.search(path)), rank, path)
+    if method == "DELETE":
+        return (True, rank, -path.count("/"), path)
+    return (bool(_PARAM.search(path)), rank, 0, path)
 
 
-def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str) -> dict:
+def _resolve(schema: dict, components: dict) -> dict:
+    while isinstance(schema, dict) and "$ref" in schema:
+        schema = components[schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
+def plausible(schema: dict, components: dict, known: "KnownIds", name: str = ""):
+    """A value the schema accepts, with `*_id` fields set to ids seen earlier: one explicit case per
+    operation, so that creates whose rules refuse random data still reach their success path."""
+    schema = _resolve(schema, components)
+    if name.endswith("_id") and known.by_name.get(name):
+        return sorted(known.by_name[name])[0]
+    if name.endswith("_id") and name in ("owner_id", "assignee_id", "reporter_id", "manager_id") \
+            and known.by_name.get("user_id"):
+        return sorted(known.by_name["user_id"])[0]
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            options = [_resolve(o, components) for o in schema[key]]
+            options = [o for o in options if o.get("type") != "null"] or options
+            return plausible(options[0], components, known, name)
+    kind = schema.get("type")
+    if kind == "object" or "properties" in schema:
+        props = schema.get("properties", {})
+        chosen = set(schema.get("required", [])) | {p for p in props if p.endswith("_id") and known.by_name.get(p)}
+        return {p: plausible(props[p], components, known, p) for p in props if p in chosen}
+    if kind == "array":
+        return [plausible(schema.get("items", {}), components, known) for _ in range(schema.get("minItems", 0))]
+    if kind == "string":
+        fmt = schema.get("format")
+        if fmt == "date":
+            return datetime.now(timezone.utc).date().isoformat()
+        if fmt == "date-time":
+            return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
+        if fmt == "email" or "email" in name:
+            return f"fuzz-{uuid.uuid4().hex[:10]}@agency.test"
+        if fmt in ("uri", "url") or name.endswith("url"):
+            return "https://example.com/fuzz"
+        return ("fuzz " + uuid.uuid4().hex)[: max(schema.get("maxLength", 40), schema.get("minLength", 1))]
+    if kind == "integer":
+        return max(1, schema.get("minimum", 1))
+    if kind == "number":
+        return max(1, schema.get("minimum", 1))
+    if kind == "boolean":
+        return False
+    return None
+
+
+def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str, document: dict) -> dict:
     import requests
     import schemathesis
     from hypothesis import HealthCheck, Phase, given, seed as hypothesis_seed, settings, strategies as st
@@ -268,6 +323,7 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str)
     session = requests.Session()
     headers = {"Authorization": f"Bearer {token}"}
     known = KnownIds()
+    known.by_name["user_id"].add(executive_id)
     server_errors: dict[tuple, dict] = {}
     bad_bodies: dict[tuple, dict] = {}
     transport_errors: list[dict] = []
@@ -287,7 +343,16 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str)
             strategies.append(operation.as_strategy(generation_mode=GenerationMode.NEGATIVE))
         except Exception:  # noqa: BLE001 - nothing to violate in this operation
             pass
+        components = document.get("components", {}).get("schemas", {})
+        body_schema = (document["paths"].get(path, {}).get(method.lower(), {}).get("requestBody", {})
+                       .get("content", {}).get("application/json", {}).get("schema"))
+        seeded = plausible(body_schema, components, known) if body_schema is not None else None
+        if seeded is not None:
+            strategies.append(operation.as_strategy(generation_mode=GenerationMode.POSITIVE, body=seeded))
         combos = known.combos(path)
+        if combos and seeded is not None:
+            strategies.append(st.sampled_from(combos).flatmap(lambda fixed: operation.as_strategy(
+                generation_mode=GenerationMode.POSITIVE, path_parameters=fixed, body=seeded)))
         if combos:
             real = st.sampled_from(combos).flatmap(
                 lambda fixed: operation.as_strategy(generation_mode=GenerationMode.POSITIVE, path_parameters=fixed))
@@ -386,7 +451,7 @@ def main(argv=None) -> int:
         server = Server(env, free_port())
         try:
             server.wait_ready()
-            outcome = run_fuzz(args, server.base_url, token, server, executive_id)
+            outcome = run_fuzz(args, server.base_url, token, server, executive_id, document)
         finally:
             server.stop()
     report = {
