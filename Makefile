@@ -6,7 +6,7 @@ PORT ?= 8000
 STAGE ?= dev
 PYTEST_ARGS ?=
 
-.PHONY: venv run test test-sqlite test-smoke-sqlite migrate openapi package bench fuzz clean
+.PHONY: venv run test test-sqlite test-smoke-sqlite migrate openapi package bench fuzz fuzz-quick clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: install Python 3.11 or run make PYTHON=python3"; exit 1; }
@@ -44,6 +44,10 @@ bench: venv
 
 fuzz: venv
 	$(PY) bench/fuzz.py
+
+# The bounded pass CI runs: 5 examples per operation, 3 minutes at most; writes under build/.
+fuzz-quick: venv
+	$(PY) bench/fuzz.py --quick --openapi build/openapi.json --output build/fuzz-quick.json
 
 clean:
 	rm -rf $(VENV) .data build
