@@ -8,12 +8,13 @@ token's `email` claim, case-insensitively. No or bad token: 401; no active user:
 from __future__ import annotations
 
 import hmac
+from functools import cache
 import time
 from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
 
 import jwt
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from .errors import Forbidden, ServiceUnavailable, Unauthorized
@@ -105,6 +106,11 @@ def decode_token(token: str) -> dict:
         raise Unauthorized("Invalid token") from exc
 
 
+@cache
+def _user_by_email():
+    return select(User).where(func.lower(User.email) == bindparam("email"))
+
+
 def authenticate(db: Session, headers) -> Principal:
     token = extract_token(headers)
     if not token:
@@ -113,7 +119,7 @@ def authenticate(db: Session, headers) -> Principal:
     email = claims.get("email")
     if not isinstance(email, str) or not email:
         raise Unauthorized("Token has no email claim")
-    user = db.scalar(select(User).where(func.lower(User.email) == email.lower()))
+    user = db.scalar(_user_by_email(), {"email": email.lower()})
     if user is None or not user.is_active:
         raise Forbidden("No active user for this token")
     return Principal(user=user, permissions=effective_permissions(db, user.id, user.access_level))

@@ -1,7 +1,9 @@
 """Tool permissions: levels, the access-level matrix (defaults and edits) and per-user overrides."""
 from __future__ import annotations
 
-from sqlalchemy import select
+from functools import cache
+
+from sqlalchemy import bindparam, literal, select
 from sqlalchemy.orm import Session
 
 from .errors import Forbidden
@@ -57,15 +59,21 @@ def matrix(db: Session) -> dict[str, dict[str, str]]:
     return result
 
 
+@cache
+def _levels_statement():
+    """Matrix cells of one access level, then one user's overrides (built once per process)."""
+    return (
+        select(AccessLevelPermission.tool, AccessLevelPermission.level, literal(False))
+        .where(AccessLevelPermission.access_level == bindparam("access_level"))
+        .union_all(select(UserPermission.tool, UserPermission.level, literal(True))
+                   .where(UserPermission.user_id == bindparam("user_id")))
+    )
+
+
 def effective_permissions(db: Session, user_id: str, access_level: str) -> dict[str, str]:
     """The matrix row of the user's access level with the user's overrides laid over it (one query)."""
     levels = dict(DEFAULT_MATRIX.get(access_level, DEFAULT_MATRIX["employee"]))
-    stmt = (
-        select(AccessLevelPermission.tool, AccessLevelPermission.level, False)
-        .where(AccessLevelPermission.access_level == access_level)
-        .union_all(select(UserPermission.tool, UserPermission.level, True).where(UserPermission.user_id == user_id))
-    )
-    rows = db.execute(stmt).all()
+    rows = db.execute(_levels_statement(), {"access_level": access_level, "user_id": user_id}).all()
     for tool, level, is_override in sorted(rows, key=lambda row: row[2]):
         if tool in levels:
             levels[tool] = level

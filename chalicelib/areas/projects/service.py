@@ -8,6 +8,7 @@ needs it (tasks: task counts; deals: company names; sla: policy names once that 
 from __future__ import annotations
 
 import importlib
+from functools import cache
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import aliased
@@ -117,7 +118,10 @@ def visible_project(ctx, project_id: str) -> Project:
 
 # ---------------------------------------------------------------- reading
 
+@cache
 def _select_projects():
+    """The base statement of every project read, built once per process (statements are immutable:
+    `.where()` answers a copy), so that a request does not pay for building the joins again."""
     owner, manager, type_item = aliased(User), aliased(User), aliased(ConfigListItem)
     member_count = (
         select(func.count(ProjectMember.id)).where(ProjectMember.project_id == Project.id)

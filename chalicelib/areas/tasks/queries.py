@@ -1,6 +1,8 @@
 """The task read query (joined labels and names, computed counts, in one statement) and data scoping."""
 from __future__ import annotations
 
+from functools import cache
+
 from sqlalchemy import Select, false, func, or_, select, true
 from sqlalchemy.orm import aliased
 
@@ -29,8 +31,10 @@ JOINED = (
 COUNTS = ("subtask_count", "todo_count", "todo_done_count")
 
 
+@cache
 def task_select() -> Select:
-    """Every task with its joined fields and counts: one statement whatever the number of rows."""
+    """Every task with its joined fields and counts: one statement whatever the number of rows.
+    Built once per process (statements are immutable; `.where()` answers a copy)."""
     sub = aliased(Task, name="sub_task")
     subtask_count = select(func.count(sub.id)).where(sub.parent_task_id == Task.id).correlate(Task).scalar_subquery()
     todo_count = select(func.count(TaskTodo.id)).where(TaskTodo.task_id == Task.id).correlate(Task).scalar_subquery()
