@@ -21,6 +21,7 @@ HANDLERS: dict[str, list[str]] = {
     ],
     "project_updated": ["chalicelib.areas.insights.service:refresh_capacity_cell"],
     "project_completed": ["chalicelib.areas.relationships.service:create_draft_client_win"],
+    "sprint_deleted": ["chalicelib.areas.tasks.service:clear_sprint"],
 }
 
 
