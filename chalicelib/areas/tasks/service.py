@@ -42,8 +42,10 @@ def task_row(db, task_id: str) -> dict:
 
 # --- validation ---------------------------------------------------------------------------------
 
-def check_references(db, values: dict, *, task_id: str | None = None) -> None:
-    """Config item ids must belong to their list, user ids must exist, the parent must exist: else 400."""
+def check_references(ctx, values: dict, *, task_id: str | None = None) -> None:
+    """Config item ids must belong to their list, user ids must exist, the parent must be a task the caller
+    can see (an invisible parent answers like a missing one): else 400."""
+    db = ctx.db
     details = []
     config_ids = {values[name] for name in CONFIG_FIELDS if values.get(name)}
     if config_ids:
@@ -65,7 +67,7 @@ def check_references(db, values: dict, *, task_id: str | None = None) -> None:
     if parent_id:
         if parent_id == task_id:
             details.append({"field": "parent_task_id", "message": "a task cannot be its own parent"})
-        elif db.scalar(select(Task.id).where(Task.id == parent_id)) is None:
+        elif db.scalar(select(Task.id).where(Task.id == parent_id, visible(ctx.principal))) is None:
             details.append({"field": "parent_task_id", "message": "must be an existing task"})
         elif task_id is not None and _is_descendant(db, parent_id, task_id):
             details.append({"field": "parent_task_id", "message": "a task cannot be moved under its own subtask"})
@@ -216,7 +218,7 @@ def create(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
     values["title"] = data.title
     if parent is not None:
         values["parent_task_id"] = parent.id
-    check_references(ctx.db, values)
+    check_references(ctx, values)
     if not values.get("status_id"):
         values["status_id"] = default_status_id(ctx.db)
     if values.get("is_private") is None:
@@ -251,7 +253,7 @@ def update(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     if not values:
         raise BadRequest("No fields to update")
     task = visible_task(ctx, task_id)
-    check_references(ctx.db, values, task_id=task.id)
+    check_references(ctx, values, task_id=task.id)
     before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id", "resource_type",
                                                       "resource_id")}
     for name, value in values.items():

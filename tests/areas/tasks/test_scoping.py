@@ -109,3 +109,23 @@ def test_creator_sees_the_task_they_created_for_someone_else(api, db, world):
     assert response.status == 201
     assert api.get(f"/api/tasks/{response.json['task']['id']}", as_=users["lead"]).status == 200
     assert api.get(f"/api/tasks/{response.json['task']['id']}", as_=users["employee"]).status == 404
+
+
+def test_parent_out_of_scope_answers_400_like_a_missing_one(api, world):
+    users, tasks = world
+    me, hidden, mine = users["employee"], tasks["blue"], tasks["assigned"]
+    missing = api.post("/api/tasks", as_=me, json={"title": "x", "parent_task_id": "no-such-task"})
+    assert missing.status == 400, missing
+    created = api.post("/api/tasks", as_=me, json={"title": "x", "parent_task_id": hidden.id})
+    assert created.status == 400, created
+    assert created.json == missing.json
+    moved = api.put(f"/api/tasks/{mine.id}", as_=me, json={"parent_task_id": hidden.id})
+    assert moved.status == 400, moved
+    assert moved.json == api.put(f"/api/tasks/{mine.id}", as_=me, json={"parent_task_id": "no-such-task"}).json
+    assert api.get(f"/api/tasks/{mine.id}", as_=me).json["task"]["parent_task_id"] is None
+    # A parent the caller can see is accepted; the subtask route answers 404 for a hidden parent
+    # (an id in the path), checked in test_out_of_scope_task_is_404_everywhere.
+    ok = api.post("/api/tasks", as_=me, json={"title": "y", "parent_task_id": tasks["created"].id})
+    assert ok.status == 201, ok
+    assert api.put(f"/api/tasks/{mine.id}", as_=me, json={"parent_task_id": tasks["watched"].id}).status == 200
+    assert api.post("/api/tasks", as_=users["executive"], json={"title": "z", "parent_task_id": hidden.id}).status == 201
