@@ -9,6 +9,7 @@ import importlib
 
 from sqlalchemy import select
 
+from chalicelib.core import hooks
 from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.serialize import row_dict
 
@@ -90,6 +91,15 @@ def update_sprint(ctx, *, sprint_id: str, data) -> dict:
 
 
 def delete_sprint(ctx, *, sprint_id: str) -> dict:
+    """Deletes the sprint; the tasks area clears `sprint_id` on the tasks that named it (hook)."""
     ctx.db.delete(_get(ctx, sprint_id))
     ctx.db.flush()
+    hooks.emit("sprint_deleted", ctx, sprint_id=sprint_id)
     return {"ok": True}
+
+
+# ---- for other areas (tasks) ----------------------------------------------------------------------
+
+def sprint_exists(db, sprint_id: str) -> bool:
+    """Whether a sprint with this id exists (one query; sprints have no record scoping)."""
+    return db.scalar(select(Sprint.id).where(Sprint.id == sprint_id)) is not None

@@ -4,7 +4,7 @@ Todos live in service_todos.py; watchers and attached links in service_links.py.
 """
 from __future__ import annotations
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, or_, select, update as sql_update
 
 from chalicelib.core import history, hooks
 from chalicelib.core.errors import BadRequest
@@ -71,6 +71,12 @@ def check_references(ctx, values: dict, *, task_id: str | None = None) -> None:
             details.append({"field": "parent_task_id", "message": "must be an existing task"})
         elif task_id is not None and _is_descendant(db, parent_id, task_id):
             details.append({"field": "parent_task_id", "message": "a task cannot be moved under its own subtask"})
+    sprint_id = values.get("sprint_id")
+    if sprint_id:
+        from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
+
+        if not sprints_service.sprint_exists(db, sprint_id):
+            details.append({"field": "sprint_id", "message": "must be an existing sprint"})
     if details:
         raise BadRequest("Invalid task fields", details=details)
 
@@ -321,8 +327,14 @@ def task_counts_by_project(db, project_ids: list[str]) -> dict[str, int]:
     return counts
 
 
+def clear_sprint(ctx, *, sprint_id: str) -> int:
+    """Hook `sprint_deleted`: the tasks that named the sprint lose it (one UPDATE); answers how many."""
+    result = ctx.db.execute(sql_update(Task).where(Task.sprint_id == sprint_id).values(sprint_id=None))
+    return result.rowcount
+
+
 __all__ = ["project_tasks", "task_counts_by_project", "list_tasks", "detail", "create", "duplicate", "update",
-           "remove", "task_history", "visible_task"]
+           "remove", "task_history", "visible_task", "clear_sprint"]
 
 
 def create_subtask(ctx, *, parent_id: str, data) -> dict:

@@ -124,3 +124,18 @@ def test_sprint_list_filters(api, db, exec_user, count_queries):
     assert len(listed) == 24
     assert {s["project_name"] for s in listed} == {p1.name, p2.name}
     assert few.count == many.count
+
+
+def test_deleting_a_sprint_clears_it_from_its_tasks(api, db, exec_user):
+    project = make_project(db)
+    sprints = [api.post("/api/sprints", as_=exec_user, json={"project_id": project.id, "name": name}).json["sprint"]
+               for name in ("Gone", "Kept")]
+    gone, kept = (sprint["id"] for sprint in sprints)
+    tasks = [api.post("/api/tasks", as_=exec_user, json={"title": title, "sprint_id": sprint_id})
+             for title, sprint_id in (("a", gone), ("b", gone), ("c", kept))]
+    assert [task.status for task in tasks] == [201, 201, 201], tasks
+    a, b, c = (task.json["task"]["id"] for task in tasks)
+    assert api.delete(f"/api/sprints/{gone}", as_=exec_user).json == {"ok": True}
+    assert api.get(f"/api/tasks/{a}", as_=exec_user).json["task"]["sprint_id"] is None
+    assert api.get(f"/api/tasks/{b}", as_=exec_user).json["task"]["sprint_id"] is None
+    assert api.get(f"/api/tasks/{c}", as_=exec_user).json["task"]["sprint_id"] == kept

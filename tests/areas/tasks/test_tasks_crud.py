@@ -7,6 +7,7 @@ from sqlalchemy import select
 from chalicelib.areas.tasks.models import AgentTask, Task
 from chalicelib.core.notify import Notification
 from tests.areas.tasks.factories import add_watcher, make_task, make_todo, phase, priority, status, task_type
+from tests.areas.projects.factories import make_project
 from tests.factories import grant, make_user
 
 
@@ -185,8 +186,9 @@ def test_update_sets_fields_and_updated_at(api, db, exec_user):
     old = datetime(2025, 1, 1, tzinfo=timezone.utc)
     task = make_task(db, title="Old", created_by=exec_user.id, updated_at=old, description="keep")
     design = phase(db, "design")
+    sprint_id = make_sprint(api, db, exec_user)
     response = api.put(f"/api/tasks/{task.id}", as_=exec_user, json={
-        "title": "New", "phase_id": design.id, "sprint_id": "sprint-1", "requirements": "r", "scope": "s",
+        "title": "New", "phase_id": design.id, "sprint_id": sprint_id, "requirements": "r", "scope": "s",
         "delivery_notes": "d", "testing_notes": "t", "estimate_compute_hours": 2.5, "estimate_total_cost": 100,
         "reported_by_contact_id": "contact-1", "approved_by_user_id": exec_user.id,
         "approved_at": "2026-01-02T03:04:05Z", "is_private": 1, "sort_order": 4, "start_date": None,
@@ -195,12 +197,33 @@ def test_update_sets_fields_and_updated_at(api, db, exec_user):
     body = response.json["task"]
     assert body["title"] == "New" and body["description"] == "keep"
     assert body["phase_label"] == design.label and body["phase_color"] == design.color
-    assert body["sprint_id"] == "sprint-1" and body["requirements"] == "r" and body["testing_notes"] == "t"
+    assert body["sprint_id"] == sprint_id and body["requirements"] == "r" and body["testing_notes"] == "t"
     assert body["estimate_compute_hours"] == 2.5 and body["estimate_total_cost"] == 100
     assert body["approved_by_name"] == exec_user.name and body["approved_at"] == "2026-01-02T03:04:05Z"
     assert body["reported_by_contact_id"] == "contact-1" and body["is_private"] == 1 and body["sort_order"] == 4
     assert body["subtask_count"] == 0 and body["created_at"] != "2020-01-01T00:00:00Z"
     assert datetime.fromisoformat(body["updated_at"].replace("Z", "+00:00")) > old + timedelta(days=300)
+
+
+def make_sprint(api, db, user) -> str:
+    response = api.post("/api/sprints", as_=user, json={"project_id": make_project(db).id, "name": "Sprint"})
+    assert response.status == 201, response
+    return response.json["sprint"]["id"]
+
+
+def test_sprint_id_must_name_an_existing_sprint(api, db, exec_user):
+    created = api.post("/api/tasks", as_=exec_user, json={"title": "x", "sprint_id": "no-such-sprint"})
+    assert created.status == 400, created
+    assert created.json["details"] == [{"field": "sprint_id", "message": "must be an existing sprint"}]
+    task = make_task(db)
+    moved = api.put(f"/api/tasks/{task.id}", as_=exec_user, json={"sprint_id": "no-such-sprint"})
+    assert moved.status == 400, moved
+    assert api.get(f"/api/tasks/{task.id}", as_=exec_user).json["task"]["sprint_id"] is None
+    sprint_id = make_sprint(api, db, exec_user)
+    ok = api.post("/api/tasks", as_=exec_user, json={"title": "y", "sprint_id": sprint_id})
+    assert ok.status == 201 and ok.json["task"]["sprint_id"] == sprint_id
+    assert api.put(f"/api/tasks/{task.id}", as_=exec_user, json={"sprint_id": sprint_id}).status == 200
+    assert api.put(f"/api/tasks/{task.id}", as_=exec_user, json={"sprint_id": None}).json["task"]["sprint_id"] is None
 
 
 def test_update_without_fields_is_400(api, db, exec_user):
