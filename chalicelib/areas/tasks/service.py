@@ -35,6 +35,11 @@ def visible_task(ctx, task_id: str) -> Task:
     return visible_row(ctx.db, Task, task_id, visible(ctx.principal), "Task")
 
 
+def visible_task_exists(ctx, task_id: str) -> bool:
+    """Whether the task exists and the caller may see it (one query); for other areas' reference checks."""
+    return ctx.db.scalar(select(Task.id).where(Task.id == task_id, visible(ctx.principal))) is not None
+
+
 def task_row(db, task_id: str) -> dict:
     row = db.execute(task_select().where(Task.id == task_id)).one()
     return task_record(row)
@@ -334,7 +339,7 @@ def clear_sprint(ctx, *, sprint_id: str) -> int:
 
 
 __all__ = ["project_tasks", "task_counts_by_project", "list_tasks", "detail", "create", "duplicate", "update",
-           "remove", "task_history", "visible_task", "clear_sprint"]
+           "remove", "task_history", "visible_task", "visible_task_exists", "clear_sprint"]
 
 
 def create_subtask(ctx, *, parent_id: str, data) -> dict:

@@ -10,7 +10,7 @@ from sqlalchemy import Float, case, cast, func, select
 from sqlalchemy.orm import Session, aliased
 
 from chalicelib.core import scoping
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import User
 from chalicelib.core.query import visible_row
@@ -100,6 +100,28 @@ def _check_owner(ctx, user_id: str) -> None:
     raise Forbidden("Only managers and above may log time for someone else")
 
 
+def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None:
+    """`task_id` and `project_id` must name a task / project the caller can see (400 otherwise, the same
+    answer for missing and out of scope). On update, a value equal to the stored one is not re-checked.
+    `budget_id` and `line_item_id` are not checked: the budgets area does not exist yet."""
+    details = []
+    task_id, project_id = values.get("task_id"), values.get("project_id")
+    if task_id and (entry is None or task_id != entry.task_id):
+        from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
+
+        if not tasks_service.visible_task_exists(ctx, task_id):
+            details.append({"field": "task_id", "message": "must be a task you can see"})
+    if project_id and (entry is None or project_id != entry.project_id):
+        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+        try:
+            projects_service.visible_project(ctx, project_id)
+        except NotFound:
+            details.append({"field": "project_id", "message": "must be a project you can see"})
+    if details:
+        raise BadRequest("Invalid time entry references", details=details)
+
+
 # ---- reading ------------------------------------------------------------------------------------
 
 def list_entries(ctx, *, query) -> dict:
@@ -131,6 +153,7 @@ def create_entry(ctx, *, data) -> dict:
     values = data.model_dump()
     values["user_id"] = values.get("user_id") or ctx.user_id
     _check_owner(ctx, values["user_id"])
+    _check_references(ctx, values)
     if values["status"] == "submitted":
         values["submitted_at"] = utcnow()
     entry = TimeEntry(**values, created_by=ctx.user_id)
@@ -151,6 +174,7 @@ def update_entry(ctx, *, entry_id: str, data) -> dict:
     _require_editable(entry, "edited")
     changes = data.changes()
     changes.pop("user_id", None)
+    _check_references(ctx, changes, entry)
     if changes.get("status") == "submitted" and entry.status != "submitted":
         entry.submitted_at = utcnow()
     for key, value in changes.items():

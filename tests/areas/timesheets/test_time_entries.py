@@ -3,6 +3,8 @@ from datetime import date
 
 import pytest
 
+from tests.areas.projects.factories import make_project
+from tests.areas.tasks.factories import make_task
 from tests.areas.timesheets.factories import make_entry
 from tests.factories import grant, make_squad, make_user
 
@@ -25,12 +27,13 @@ def org(db):
 
 @pytest.mark.smoke
 def test_create_own_entry_and_read_it(api, db, org):
+    project, task = make_project(db, members=[org.member]), make_task(db, assignee_id=org.member.id)
     created = api.post("/api/time-entries", as_=org.member, json={
-        "date": "2026-03-02", "hours": 7.5, "project_id": "p-1", "task_id": "t-1", "budget_id": "b-1",
+        "date": "2026-03-02", "hours": 7.5, "project_id": project.id, "task_id": task.id, "budget_id": "b-1",
         "line_item_id": "l-1", "billable": False, "description": "Build", "status": "approved_ignored_below"})
     assert created.status == 400  # approved and rejected come only from the approve/reject actions
     created = api.post("/api/time-entries", as_=org.member, json={
-        "date": "2026-03-02", "hours": 7.5, "project_id": "p-1", "task_id": "t-1", "budget_id": "b-1",
+        "date": "2026-03-02", "hours": 7.5, "project_id": project.id, "task_id": task.id, "budget_id": "b-1",
         "line_item_id": "l-1", "billable": False, "description": "Build"})
     assert created.status == 201, created
     entry = created.json["time_entry"]
@@ -235,7 +238,8 @@ def test_reject_and_resubmit(api, db, org):
     assert body["status"] == "rejected" and body["rejected_by"] == org.executive.id
     assert body["rejection_reason"] == "Wrong project" and body["rejected_at"].endswith("Z")
     assert api.post(f"{path}/reject", as_=org.executive).status == 409
-    assert api.put(path, as_=org.report, json={"project_id": "right"}).status == 200
+    right = make_project(db, members=[org.report])
+    assert api.put(path, as_=org.report, json={"project_id": right.id}).status == 200
     assert api.post(f"{path}/submit", as_=org.report).json["time_entry"]["status"] == "submitted"
     approved = api.post(f"{path}/approve", as_=org.executive).json["time_entry"]
     assert approved["status"] == "approved" and approved["rejection_reason"] is None
@@ -296,3 +300,34 @@ def test_project_time_by_member(db, org, count_queries):
     ]
     assert all(isinstance(row["total_hours"], float) for row in rows)
     assert service.project_time_by_member(db, "none") == []
+
+
+def test_task_and_project_must_be_visible_to_the_caller(api, db, org):
+    mine, hidden = make_project(db, members=[org.member]), make_project(db, members=[org.outsider])
+    my_task = make_task(db, assignee_id=org.member.id)
+    hidden_task = make_task(db, assignee_id=org.outsider.id, created_by=org.outsider.id)
+    base = {"date": "2026-03-02", "hours": 1}
+    for field, value in (("project_id", hidden.id), ("project_id", "no-such-project"),
+                         ("task_id", hidden_task.id), ("task_id", "no-such-task")):
+        response = api.post("/api/time-entries", as_=org.member, json={**base, field: value})
+        assert response.status == 400, (field, value, response)
+        assert [detail["field"] for detail in response.json["details"]] == [field]
+    # a manager logging for the team checks the manager's own view; the outsider's project is out of it
+    assert api.post("/api/time-entries", as_=org.manager,
+                    json={**base, "user_id": org.member.id, "project_id": hidden.id}).status == 400
+    assert api.post("/api/time-entries", as_=org.manager,
+                    json={**base, "user_id": org.member.id, "project_id": mine.id}).status == 201
+    # budget_id and line_item_id are not checked (no budgets area yet)
+    created = api.post("/api/time-entries", as_=org.member, json={
+        **base, "project_id": mine.id, "task_id": my_task.id, "budget_id": "b-x", "line_item_id": "l-x"})
+    assert created.status == 201, created
+    path = f"/api/time-entries/{created.json['time_entry']['id']}"
+    assert api.put(path, as_=org.member, json={"project_id": hidden.id}).status == 400
+    assert api.put(path, as_=org.member, json={"task_id": hidden_task.id}).status == 400
+    entry = api.get(path, as_=org.member).json["time_entry"]
+    assert entry["project_id"] == mine.id and entry["task_id"] == my_task.id
+    assert api.put(path, as_=org.member, json={"project_id": None, "task_id": None}).status == 200
+    # a stored reference the editor cannot see is kept when it is sent back unchanged
+    stale = make_entry(db, org.member, project_id=hidden.id, task_id=hidden_task.id)
+    assert api.put(f"/api/time-entries/{stale.id}", as_=org.member,
+                   json={"hours": 2, "project_id": hidden.id, "task_id": hidden_task.id}).status == 200
