@@ -21,7 +21,7 @@ migrate: venv
 	$(PY) -m chalicelib.cli migrate
 
 run: venv migrate
-	$(VENV)/bin/chalice local --host 127.0.0.1 --port $(PORT) --stage $(STAGE)
+	$(VENV)/bin/chalice local --no-autoreload --host 127.0.0.1 --port $(PORT) --stage $(STAGE)
 
 test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)
