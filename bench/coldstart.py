@@ -8,7 +8,6 @@ helper's measurement; its output is kept beside ours.
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
 import sys

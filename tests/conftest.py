@@ -194,6 +194,22 @@ def api(client):
 
 
 @pytest.fixture
+def exec_user(db):
+    """An active executive (every tool at manage by default)."""
+    from tests.factories import make_user
+
+    return make_user(db, access_level="executive", name="Erin Exec")
+
+
+@pytest.fixture
+def employee(db):
+    """An active employee with the default permissions of that level."""
+    from tests.factories import make_user
+
+    return make_user(db, access_level="employee", name="Emma Employee")
+
+
+@pytest.fixture
 def set_env(monkeypatch):
     """Change settings for one test: `set_env(AI_MODE="off")`."""
     from chalicelib.core.aws import reset_clients

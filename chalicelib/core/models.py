@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, Date, Float, ForeignKey, Index, Integer, Numeric, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, Date, Float, ForeignKey, Index, Integer, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from .db import JSON, Base, UTCDateTime, created_at_column, id_column, updated_at_column
+from .db import JSON, Base, created_at_column, id_column, updated_at_column
 
 ACCESS_LEVELS = ("employee", "lead", "manager", "head", "executive")
 

@@ -206,7 +206,7 @@ def test_deactivated_user_loses_access(api, db, executive):
 
 def test_update_user_errors(api, db, executive):
     user = make_user(db)
-    other = make_user(db, email="other@agency.test")
+    make_user(db, email="other@agency.test")
     missing = "00000000-0000-0000-0000-000000000000"
     assert api.put(f"/api/admin/users/{missing}", as_=executive, json={"name": "X"}).status == 404
     response = api.put(f"/api/admin/users/{user.id}", as_=executive, json={"email": "OTHER@agency.test"})

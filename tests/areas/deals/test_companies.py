@@ -5,16 +5,6 @@ from tests.areas.deals.factories import make_company, make_contact, make_deal
 from tests.factories import grant, make_user
 
 
-@pytest.fixture
-def exec_user(db):
-    return make_user(db, access_level="executive", name="Erin Exec")
-
-
-@pytest.fixture
-def employee(db):
-    return make_user(db, access_level="employee", name="Emma Employee")
-
-
 @pytest.mark.smoke
 def test_company_create_get_update_delete(api, exec_user):
     created = api.post("/api/deals/companies", as_=exec_user, json={

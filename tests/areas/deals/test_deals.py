@@ -5,11 +5,6 @@ from tests.areas.deals.factories import make_company, make_contact, make_deal
 from tests.factories import config_item, grant, make_user
 
 
-@pytest.fixture
-def exec_user(db):
-    return make_user(db, access_level="executive", name="Erin Exec")
-
-
 @pytest.mark.smoke
 def test_deal_create_defaults_and_joins(api, db, exec_user):
     company = make_company(db, name="Acme")

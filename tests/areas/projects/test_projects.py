@@ -6,7 +6,7 @@ from chalicelib.areas.projects.models import Project, ProjectMember
 from chalicelib.core.models import HistoryEntry
 from tests.factories import config_item, grant, make_squad, make_user
 
-from .factories import add_member, make_project
+from .factories import make_project
 
 
 @pytest.fixture

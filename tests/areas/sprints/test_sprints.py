@@ -5,11 +5,6 @@ from tests.areas.projects.factories import make_project
 from tests.factories import grant, make_user
 
 
-@pytest.fixture
-def exec_user(db):
-    return make_user(db, access_level="executive")
-
-
 @pytest.mark.smoke
 def test_sprint_create_get_update_delete(api, db, exec_user):
     project = make_project(db)
