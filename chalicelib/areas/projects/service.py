@@ -196,9 +196,13 @@ def list_projects(ctx, *, query) -> list[dict]:
     return _records(ctx.db, ctx.db.execute(stmt).all())
 
 
-def project_record(ctx, project_id: str) -> dict:
-    """The detail shape of one project (no scope check: callers have checked it)."""
-    rows = ctx.db.execute(_select_projects().where(Project.id == project_id)).all()
+def project_record(ctx, project_id: str, *, scope=None) -> dict:
+    """The detail shape of one project; with `scope` (a WHERE clause) a project outside it is 404.
+    Callers that have checked the scope already pass none."""
+    stmt = _select_projects().where(Project.id == project_id)
+    if scope is not None:
+        stmt = stmt.where(scope)
+    rows = ctx.db.execute(stmt).all()
     if not rows:
         raise not_found("Project")
     return _records(ctx.db, rows, detail=True)[0]
@@ -207,9 +211,8 @@ def project_record(ctx, project_id: str) -> dict:
 def get_detail(ctx, *, project_id: str) -> dict:
     from . import service_goals, service_members
 
-    visible_project(ctx, project_id)
     return {
-        "project": project_record(ctx, project_id),
+        "project": project_record(ctx, project_id, scope=visibility(ctx.principal)),
         "members": service_members.member_records(ctx.db, project_id=project_id),
         "goals": service_goals.goal_records(ctx.db, project_id=project_id),
     }

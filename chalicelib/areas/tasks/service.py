@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import func, or_, select, update as sql_update
 
 from chalicelib.core import history, hooks
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
@@ -42,6 +42,14 @@ def visible_task_exists(ctx, task_id: str) -> bool:
 
 def task_row(db, task_id: str) -> dict:
     row = db.execute(task_select().where(Task.id == task_id)).one()
+    return task_record(row)
+
+
+def visible_task_row(ctx, task_id: str) -> dict:
+    """The task record if the caller may see it (one query); 404 otherwise."""
+    row = ctx.db.execute(task_select().where(Task.id == task_id, visible(ctx.principal))).one_or_none()
+    if row is None:
+        raise not_found("Task")
     return task_record(row)
 
 
@@ -180,9 +188,8 @@ def watcher_records(db, task_id: str) -> list[dict]:
 def detail(ctx, *, task_id: str) -> dict:
     from .service_todos import todo_records
 
-    visible_task(ctx, task_id)
     return {
-        "task": task_row(ctx.db, task_id),
+        "task": visible_task_row(ctx, task_id),
         "todos": todo_records(ctx.db, task_id),
         "subtasks": subtask_records(ctx, task_id),
         "watchers": watcher_records(ctx.db, task_id),
