@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
 
 log = logging.getLogger("wms.hooks")
 
@@ -25,15 +26,31 @@ HANDLERS: dict[str, list[str]] = {
 }
 
 
+_absent: set[str] = set()
+
+
+def optional_module(name: str):
+    """The module, or None while its area does not exist yet. A miss is remembered: looking for a
+    missing module searches the import path, which would cost every request (the code bundle does
+    not change while a container lives). A module put into sys.modules is always found."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    if name in _absent:
+        return None
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name and name.startswith(exc.name):
+            _absent.add(name)
+            return None
+        raise
+
+
 def _resolve(target: str):
     module_name, _, function = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            return None  # that area does not exist yet
-        raise
-    return getattr(module, function)
+    module = optional_module(module_name)
+    return None if module is None else getattr(module, function)
 
 
 def emit(event: str, ctx, **payload) -> list:

@@ -49,13 +49,7 @@ def other_service(area: str):
 
 def _optional_service(area: str):
     """An area that later work adds (sla): None until its package has a service module."""
-    name = f"chalicelib.areas.{area}.service"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name and name.startswith(exc.name):
-            return None
-        raise
+    return hooks.optional_module(f"chalicelib.areas.{area}.service")
 
 
 # ---------------------------------------------------------------- for other areas
