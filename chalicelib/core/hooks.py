@@ -8,10 +8,8 @@ is not built yet is skipped: the event is a no-op until its area exists. Handler
 from __future__ import annotations
 
 import importlib
-import logging
 import sys
 
-log = logging.getLogger("wms.hooks")
 
 HANDLERS: dict[str, list[str]] = {
     # event name -> ["chalicelib.areas.<area>.service:<function>", ...]

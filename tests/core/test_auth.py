@@ -299,3 +299,13 @@ def test_jwks_unreachable_is_503_not_the_callers_fault(api, user, set_env, monke
 def test_dev_tokens_refused_when_jwks_configured(jwks):
     with pytest.raises(RuntimeError):
         auth.issue_dev_token("alice@agency.test")
+
+
+def test_service_bearer_secret_is_compared_exactly():
+    """The runner callback and the portal worker use their own bearer secrets (decisions.md §2)."""
+    assert auth.bearer_secret_matches({"Authorization": "Bearer s3cret"}, "s3cret")
+    assert auth.bearer_secret_matches({"authorization": "bearer s3cret"}, "s3cret")
+    assert not auth.bearer_secret_matches({"Authorization": "Bearer s3cre"}, "s3cret")
+    assert not auth.bearer_secret_matches({"Authorization": "Basic s3cret"}, "s3cret")
+    assert not auth.bearer_secret_matches({}, "s3cret")
+    assert not auth.bearer_secret_matches({"Authorization": "Bearer "}, None)  # no secret configured
