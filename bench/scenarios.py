@@ -47,6 +47,10 @@ ENDPOINTS = [
     Endpoint("project detail", "projects", "GET", "/api/projects/{project_id}", "detail",
              "members and goals of the project", params=lambda ds: {"project_id": ds.ids["project"]},
              target_ratio=2.0, per_record=True),
+    Endpoint("budget list", "budgets", "GET", "/api/budgets", "list", "budgets", target_ratio=3.0),
+    Endpoint("budget detail", "budgets", "GET", "/api/budgets/{budget_id}", "detail",
+             "line items and time entries of the budget", params=lambda ds: {"budget_id": ds.ids["budget"]},
+             target_ratio=2.0, per_record=True),
     Endpoint("config lists", "config_lists", "GET", "/api/config-lists", "list", "items of one list"),
     Endpoint("config list items", "config_lists", "GET", "/api/config-lists/{key}/items", "list",
              "items of the list", params=lambda ds: {"key": ds.ids["config_key"]}),
@@ -86,6 +90,8 @@ class Dataset:
                 self._scale_tasks(db, n)
             if ("GET", "/api/projects") in routes:
                 self._scale_projects(db, n)
+            if ("GET", "/api/budgets") in routes:
+                self._scale_budgets(db, n)
             if ("GET", "/api/config-lists") in routes:
                 self._scale_config(db, n)
             if ("GET", "/api/notifications") in routes:
@@ -139,6 +145,26 @@ class Dataset:
             db.add(ProjectGoal(project_id=project.id, title=f"Goal {i}", position=i))
 
         self._top_up("project children", n, child, db)
+
+    def _scale_budgets(self, db, n: int) -> None:
+        from chalicelib.areas.budgets.models import Budget
+        from tests.areas.budgets.factories import make_budget, make_line_item
+        from tests.areas.timesheets.factories import make_entry
+
+        if "budget" not in self.ids:
+            self.ids["budget"] = make_budget(db, name="Bench detail budget", owner_id=self.executive_id).id
+        budget = db.get(Budget, self.ids["budget"])
+        self._top_up("budgets", n, lambda db, i: make_line_item(
+            db, make_budget(db, name=f"Bench budget {i}", owner_id=self.executive_id)), db)
+        from chalicelib.core.models import User
+
+        worker = db.get(User, self.ids["user"])
+
+        def child(db, i):
+            item = make_line_item(db, budget, description=f"Bench line {i}", position=i)
+            make_entry(db, worker, budget_id=budget.id, line_item_id=item.id, status="approved")
+
+        self._top_up("budget children", n, child, db)
 
     def _scale_config(self, db, n: int) -> None:
         from chalicelib.core.models import ConfigList

@@ -19,6 +19,7 @@ AREAS = (
     "sprints",
     "timesheets",
     "pages",
+    "budgets",
 )
 
 

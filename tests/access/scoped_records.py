@@ -117,6 +117,23 @@ def _hidden_notification(db, made) -> Made:
     return Made(notification.id, owner)
 
 
+# ------------------------------------------------------------------ budgets
+
+def _hidden_budget(db, made) -> Made:
+    from tests.areas.budgets.factories import make_budget
+
+    project = _hidden_project(db, made)
+    return Made(make_budget(db, resource_id=project.id).id, project.owner)
+
+
+def _hidden_line_item(db, made) -> Made:
+    from chalicelib.areas.budgets.models import Budget
+    from tests.areas.budgets.factories import make_line_item
+
+    budget_id, owner = _parent(db, made, "budget_id", _hidden_budget)
+    return Made(make_line_item(db, db.get(Budget, budget_id)).id, owner)
+
+
 def _parent(db, made, name, maker):
     if name in made:
         return made[name].id, made[name].owner
@@ -133,6 +150,9 @@ SCOPED: dict[str, Scoped] = {
     "goal_id": Scoped(_hidden_goal, rule="a project's goals are seen with the project"),
     "decision_id": Scoped(_hidden_decision, rule="a project's decisions are seen with the project"),
     "entry_id": Scoped(_hidden_time_entry, rule="employees see their own time entries, managers their team's"),
+    "budget_id": Scoped(_hidden_budget, rule="a project's budget is seen with the project; a deal's by every "
+                                             "budgets holder (docs/decisions/budgets.md)"),
+    "line_item_id": Scoped(_hidden_line_item, rule="a budget's line items are seen with the budget"),
     "notification_id": Scoped(_hidden_notification, rule="notifications are own data (decisions.md section 5)"),
 }
 

@@ -105,6 +105,12 @@ def visibility(principal):
     )
 
 
+def visible_project_ids(principal):
+    """A SELECT of the ids of the projects the principal may see, for other areas' scoping (None: all)."""
+    clause = visibility(principal)
+    return None if clause is None else select(Project.id).where(clause)
+
+
 def visible_project(ctx, project_id: str) -> Project:
     """The project if it exists and is inside the caller's scope; 404 otherwise (one query)."""
     return visible_row(ctx.db, Project, project_id, visibility(ctx.principal), "Project")

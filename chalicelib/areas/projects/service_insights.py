@@ -23,8 +23,9 @@ def _number(value) -> float:
 
 
 def profitability(ctx, *, project_id: str) -> dict:
-    """Hours from time entries; budgets and invoices do not exist yet, so their totals are 0."""
+    """Budget total from the budgets area, hours from time entries; invoices do not exist yet (0)."""
     visible_project(ctx, project_id)
+    budget_total = other_service("budgets").project_budget_total(ctx.db, project_id)
     by_member = other_service("timesheets").project_time_by_member(ctx.db, project_id)
     members = member_records(ctx.db, project_id=project_id)
     time_by_member = [
@@ -33,7 +34,7 @@ def profitability(ctx, *, project_id: str) -> dict:
         for row in by_member
     ]
     return {
-        "budget_total": 0.0,
+        "budget_total": _number(budget_total),
         "total_hours": _number(sum(r["total_hours"] for r in time_by_member)),
         "billable_hours": _number(sum(r["billable_hours"] for r in time_by_member)),
         "team_size": len(members),

@@ -325,6 +325,14 @@ def project_tasks(db, project_id: str) -> list[dict]:
             for row in db.execute(list_order(stmt).limit(LIST_LIMIT)).all()]
 
 
+def task_titles(db, task_ids) -> dict[str, str]:
+    """`{task_id: title}` for the ids that exist (one query; no scoping)."""
+    ids = {tid for tid in task_ids or () if tid}
+    if not ids:
+        return {}
+    return dict(db.execute(select(Task.id, Task.title).where(Task.id.in_(ids))).all())
+
+
 def task_counts_by_project(db, project_ids: list[str]) -> dict[str, int]:
     """Number of top-level tasks linked to each project (every requested id present, 0 when none). One query."""
     ids = [pid for pid in dict.fromkeys(project_ids or []) if pid]

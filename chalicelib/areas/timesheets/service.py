@@ -6,7 +6,7 @@ answers 404. Other areas call `project_time_by_member` (projects' profitability)
 """
 from __future__ import annotations
 
-from sqlalchemy import Float, case, cast, func, select
+from sqlalchemy import Float, case, cast, func, select, update
 from sqlalchemy.orm import Session, aliased
 
 from chalicelib.core import scoping
@@ -44,6 +44,45 @@ def project_time_by_member(db: Session, project_id: str) -> list[dict]:
          "total_hours": round(float(row.total), 2), "billable_hours": round(float(row.billable), 2)}
         for row in db.execute(stmt)
     ]
+
+
+def hours_by_budget(db: Session, budget_ids: list[str]) -> dict[str, float]:
+    """`{budget_id: hours}` of the entries logged against each budget, rejected ones left out (one query)."""
+    ids = {bid for bid in budget_ids or () if bid}
+    if not ids:
+        return {}
+    stmt = (select(TimeEntry.budget_id, func.sum(TimeEntry.hours))
+            .where(TimeEntry.budget_id.in_(ids), TimeEntry.status != "rejected").group_by(TimeEntry.budget_id))
+    return {bid: round(float(total or 0), 2) for bid, total in db.execute(stmt).all()}
+
+
+def approved_hours_by_line_item(db: Session, line_item_ids: list[str]) -> dict[str, float]:
+    """`{line_item_id: hours}` of approved entries only (one query)."""
+    ids = {iid for iid in line_item_ids or () if iid}
+    if not ids:
+        return {}
+    stmt = (select(TimeEntry.line_item_id, func.sum(TimeEntry.hours))
+            .where(TimeEntry.line_item_id.in_(ids), TimeEntry.status == "approved").group_by(TimeEntry.line_item_id))
+    return {iid: round(float(total or 0), 2) for iid, total in db.execute(stmt).all()}
+
+
+def budget_entries(db: Session, budget_id: str, *, limit: int = MAX_ROWS) -> list[dict]:
+    """The entries logged against a budget, newest date first, with user_name (one query)."""
+    stmt = _select().where(TimeEntry.budget_id == budget_id).order_by(
+        TimeEntry.date.desc(), TimeEntry.created_at.desc(), TimeEntry.id).limit(limit)
+    return [_out(row) for row in db.execute(stmt).all()]
+
+
+def clear_budget(db: Session, *, budget_id: str) -> None:
+    """A budget is being deleted: its entries keep their hours and lose budget_id and line_item_id."""
+    db.execute(update(TimeEntry).where(TimeEntry.budget_id == budget_id)
+               .values(budget_id=None, line_item_id=None).execution_options(synchronize_session=False))
+
+
+def clear_line_item(db: Session, *, line_item_id: str) -> None:
+    """A budget line item is being removed: its entries keep the budget and lose line_item_id."""
+    db.execute(update(TimeEntry).where(TimeEntry.line_item_id == line_item_id)
+               .values(line_item_id=None).execution_options(synchronize_session=False))
 
 
 # ---- scoping ------------------------------------------------------------------------------------
@@ -103,7 +142,8 @@ def _check_owner(ctx, user_id: str) -> None:
 def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None:
     """`task_id` and `project_id` must name a task / project the caller can see (400 otherwise, the same
     answer for missing and out of scope). On update, a value equal to the stored one is not re-checked.
-    `budget_id` and `line_item_id` are not checked: the budgets area does not exist yet."""
+    `budget_id` must name a budget the caller can see, `line_item_id` a line item of the entry's budget
+    (the one sent, else the stored one); both through the budgets area's service."""
     details = []
     task_id, project_id = values.get("task_id"), values.get("project_id")
     if task_id and (entry is None or task_id != entry.task_id):
@@ -118,6 +158,20 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
             projects_service.visible_project(ctx, project_id)
         except NotFound:
             details.append({"field": "project_id", "message": "must be a project you can see"})
+    budget_id = values.get("budget_id", entry.budget_id if entry is not None else None)
+    line_item_id = values.get("line_item_id", entry.line_item_id if entry is not None else None)
+    budget_changed = "budget_id" in values and (entry is None or budget_id != entry.budget_id)
+    if budget_id and budget_changed:
+        from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
+
+        if not budgets_service.visible_budget_exists(ctx, budget_id):
+            details.append({"field": "budget_id", "message": "must be a budget you can see"})
+    if line_item_id and (budget_changed or "line_item_id" in values and (entry is None
+                                                                            or line_item_id != entry.line_item_id)):
+        from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
+
+        if not budget_id or budgets_service.line_item_budget_id(ctx.db, line_item_id) != budget_id:
+            details.append({"field": "line_item_id", "message": "must be a line item of the entry's budget"})
     if details:
         raise BadRequest("Invalid time entry references", details=details)
 

@@ -27,14 +27,18 @@ def org(db):
 
 @pytest.mark.smoke
 def test_create_own_entry_and_read_it(api, db, org):
+    from tests.areas.budgets.factories import make_budget, make_line_item
+
     project, task = make_project(db, members=[org.member]), make_task(db, assignee_id=org.member.id)
+    budget = make_budget(db, resource_id=project.id)
+    line = make_line_item(db, budget)
     created = api.post("/api/time-entries", as_=org.member, json={
-        "date": "2026-03-02", "hours": 7.5, "project_id": project.id, "task_id": task.id, "budget_id": "b-1",
-        "line_item_id": "l-1", "billable": False, "description": "Build", "status": "approved_ignored_below"})
+        "date": "2026-03-02", "hours": 7.5, "project_id": project.id, "task_id": task.id, "budget_id": budget.id,
+        "line_item_id": line.id, "billable": False, "description": "Build", "status": "approved_ignored_below"})
     assert created.status == 400  # approved and rejected come only from the approve/reject actions
     created = api.post("/api/time-entries", as_=org.member, json={
-        "date": "2026-03-02", "hours": 7.5, "project_id": project.id, "task_id": task.id, "budget_id": "b-1",
-        "line_item_id": "l-1", "billable": False, "description": "Build"})
+        "date": "2026-03-02", "hours": 7.5, "project_id": project.id, "task_id": task.id, "budget_id": budget.id,
+        "line_item_id": line.id, "billable": False, "description": "Build"})
     assert created.status == 201, created
     entry = created.json["time_entry"]
     assert entry["user_id"] == org.member.id and entry["user_name"] == "Sam Member"
@@ -317,9 +321,19 @@ def test_task_and_project_must_be_visible_to_the_caller(api, db, org):
                     json={**base, "user_id": org.member.id, "project_id": hidden.id}).status == 400
     assert api.post("/api/time-entries", as_=org.manager,
                     json={**base, "user_id": org.member.id, "project_id": mine.id}).status == 201
-    # budget_id and line_item_id are not checked (no budgets area yet)
+    # budget_id must be a budget the caller can see, line_item_id an item of that budget (issue 12)
+    from tests.areas.budgets.factories import make_budget, make_line_item
+
+    budget, hidden_budget = make_budget(db, resource_id=mine.id), make_budget(db, resource_id=hidden.id)
+    other_line = make_line_item(db, make_budget(db, resource_id=mine.id))
+    for extra, field in (({"budget_id": "b-x"}, "budget_id"), ({"budget_id": hidden_budget.id}, "budget_id"),
+                         ({"line_item_id": other_line.id}, "line_item_id"),
+                         ({"budget_id": budget.id, "line_item_id": other_line.id}, "line_item_id")):
+        refused = api.post("/api/time-entries", as_=org.member, json={**base, **extra})
+        assert refused.status == 400 and [d["field"] for d in refused.json["details"]] == [field], extra
     created = api.post("/api/time-entries", as_=org.member, json={
-        **base, "project_id": mine.id, "task_id": my_task.id, "budget_id": "b-x", "line_item_id": "l-x"})
+        **base, "project_id": mine.id, "task_id": my_task.id, "budget_id": budget.id,
+        "line_item_id": make_line_item(db, budget).id})
     assert created.status == 201, created
     path = f"/api/time-entries/{created.json['time_entry']['id']}"
     assert api.put(path, as_=org.member, json={"project_id": hidden.id}).status == 400

@@ -1,0 +1,248 @@
+"""Budgets at /api/budgets (tool budgets: view reads, update writes, manage deletes)."""
+from datetime import date
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import select
+
+from chalicelib.areas.budgets.models import Budget, BudgetLineItem
+from chalicelib.core import history
+from tests.areas.budgets.factories import make_budget, make_line_item
+from tests.areas.deals.factories import make_company, make_deal
+from tests.areas.projects.factories import make_project
+from tests.areas.tasks.factories import make_task
+from tests.areas.timesheets.factories import make_entry
+from tests.factories import config_item, make_squad, make_user
+
+
+def actions(db, budget_id):
+    return [e["action"] for e in reversed(history.entries(db, entity_type="budget", entity_id=budget_id))]
+
+
+@pytest.mark.smoke
+def test_budget_lifecycle_with_history(api, db, exec_user):
+    project, company = make_project(db), make_company(db, name="Acme")
+    created = api.post("/api/budgets", as_=exec_user, json={
+        "name": " Build ", "resource_type": "project", "resource_id": project.id, "po_number": "PO-1",
+        "total_amount": "1000.10", "company_id": company.id, "notes": "n", "currency": "usd"})
+    assert created.status == 201, created
+    budget = created.json["budget"]
+    assert budget["name"] == "Build" and budget["status"] == "draft" and budget["currency"] == "USD"
+    assert budget["total_amount"] == 1000.1 and budget["owner_id"] == exec_user.id
+    assert budget["created_by"] == exec_user.id and budget["company_name"] == "Acme"
+    assert budget["owner_name"] == "Erin Exec" and budget["line_item_count"] == 0
+    assert budget["spent_amount"] == 0 and budget["logged_hours"] == 0
+    path = f"/api/budgets/{budget['id']}"
+
+    assert api.put(path, as_=exec_user, json={}).status == 400
+    updated = api.put(path, as_=exec_user, json={"status": "pending_approval", "name": "Build 2",
+                                                 "budget_type": "fixed_price", "forecast_date": "2026-05-01"})
+    assert updated.status == 200, updated
+    assert updated.json["budget"]["status"] == "pending_approval"
+    assert updated.json["budget"]["budget_type"] == "fixed_price"
+    assert updated.json["budget"]["forecast_date"] == "2026-05-01"
+    assert updated.json["budget"]["updated_at"] >= budget["updated_at"]
+    assert api.put(path, as_=exec_user, json={"notes": "only notes"}).status == 200
+
+    item = api.post(f"{path}/line-items", as_=exec_user, json={"description": "Design", "quantity": 0.1,
+                                                               "unit_price": 0.2})
+    assert item.status == 201, item
+    item_id = item.json["item"]["id"]
+    edited = api.put(f"{path}/line-items/{item_id}", as_=exec_user, json={"quantity": 3})
+    assert edited.json["item"]["amount"] == 0.6  # 3 x the stored 0.2
+    assert api.delete(f"{path}/line-items/{item_id}", as_=exec_user).json == {"ok": True}
+    assert actions(db, budget["id"]) == ["created", "status_changed", "updated", "updated", "line_item_added",
+                                         "line_item_updated", "line_item_removed"]
+    entries = history.entries(db, entity_type="budget", entity_id=budget["id"])
+    status_entry = next(e for e in entries if e["action"] == "status_changed")
+    assert status_entry["changes"] == {"status": {"from": "draft", "to": "pending_approval"}}
+
+    assert api.delete(path, as_=exec_user).json == {"ok": True}
+    assert api.get(path, as_=exec_user).status == 404
+    assert actions(db, budget["id"])[-1] == "deleted"
+    assert db.get(Budget, budget["id"]) is None
+
+
+def test_amount_is_exact_decimal(api, db, exec_user):
+    budget = make_budget(db)
+    path = f"/api/budgets/{budget.id}/line-items"
+    made = api.post(path, as_=exec_user, json={"description": "A", "quantity": "0.10", "unit_price": "0.20"})
+    stored = db.get(BudgetLineItem, made.json["item"]["id"])
+    db.refresh(stored)
+    assert stored.amount == Decimal("0.02")  # float would give 0.020000000000000004
+    for n in range(3):
+        api.post(path, as_=exec_user, json={"description": f"B{n}", "quantity": "0.1", "unit_price": "0.1"})
+    listed = api.get(f"/api/budgets?resource_id={budget.resource_id}", as_=exec_user).json["budgets"][0]
+    assert listed["spent_amount"] == 0.05 and listed["line_item_count"] == 4
+    default = api.post(path, as_=exec_user, json={"description": "D"}).json["item"]
+    assert default["quantity"] == 1 and default["unit_price"] == 0 and default["amount"] == 0
+
+
+def test_validation_is_400(api, db, exec_user):
+    project = make_project(db)
+    base = {"name": "B", "resource_type": "project", "resource_id": project.id}
+    cases = [({**base, "status": "open"}, "status"), ({**base, "resource_type": "company"}, "resource_type"),
+             ({"name": "B", "resource_type": "project"}, "resource_id"), ({**base, "total_amount": -1}, "total_amount"),
+             ({**base, "total_amount": "abc"}, "total_amount"), ({**base, "total_amount": True}, "total_amount"),
+             ({**base, "currency": "dollars"}, "currency"), ({**base, "name": ""}, "name"),
+             ({**base, "resource_id": "nope"}, "resource_id"), ({**base, "company_id": "nope"}, "company_id")]
+    for body, field in cases:
+        response = api.post("/api/budgets", as_=exec_user, json=body)
+        assert response.status == 400, (body, response)
+        assert response.json["details"][0]["field"] == field, (body, response.json)
+    budget = make_budget(db, resource_id=project.id)
+    path = f"/api/budgets/{budget.id}"
+    for body in ({"budget_type": "hourly"}, {"status": "done"}, {"forecast_date": "soon"}, {"name": None},
+                 {"owner_id": "nobody"}, {"resource_type": "deal"}, {"created_at": "yesterday"}):
+        assert api.put(path, as_=exec_user, json=body).status == 400, body
+    for body in ({"quantity": -1, "description": "x"}, {"description": ""}, {"description": "x", "unit_price": "x"},
+                 {"description": "x", "task_id": "nope"}, {"description": "x", "service_type_id": "nope"},
+                 {"description": "x", "service_type_id": config_item(db, "task_status", "todo").id}):
+        assert api.post(f"{path}/line-items", as_=exec_user, json=body).status == 400, body
+    assert api.put(f"{path}/line-items/nope", as_=exec_user, json={"quantity": 2}).status == 404
+    assert api.delete(f"{path}/line-items/nope", as_=exec_user).status == 404
+    assert api.get("/api/budgets/nope", as_=exec_user).status == 404
+
+
+def test_deal_budget_and_resource_change(api, db, exec_user):
+    deal = make_deal(db)
+    created = api.post("/api/budgets", as_=exec_user, json={"name": "D", "resource_type": "deal",
+                                                            "resource_id": deal.id})
+    assert created.status == 201
+    path = f"/api/budgets/{created.json['budget']['id']}"
+    assert api.put(path, as_=exec_user, json={"resource_id": "nope"}).status == 400
+    project = make_project(db)
+    moved = api.put(path, as_=exec_user, json={"resource_type": "project", "resource_id": project.id})
+    assert moved.status == 200 and moved.json["budget"]["resource_type"] == "project"
+    assert api.put(path, as_=exec_user, json={"created_at": "2026-01-02T03:04:05Z"}).json["budget"][
+        "created_at"] == "2026-01-02T03:04:05Z"
+
+
+def test_detail_with_items_hours_and_entries(api, db, exec_user):
+    worker = make_user(db, name="Wendy Worker")
+    service_type = config_item(db, "service_type", "design")
+    task = make_task(db, title="Landing page")
+    budget = make_budget(db)
+    second = make_line_item(db, budget, description="Second", position=1, quantity=Decimal("2"),
+                            unit_price=Decimal("50"))
+    first = make_line_item(db, budget, description="First", position=0, service_type_id=service_type.id,
+                           task_id=task.id)
+    make_entry(db, worker, budget_id=budget.id, line_item_id=first.id, hours=Decimal("2"), status="approved",
+               task_id=task.id, date=date(2026, 3, 1))
+    make_entry(db, worker, budget_id=budget.id, line_item_id=first.id, hours=Decimal("3"), status="submitted",
+               date=date(2026, 3, 3))
+    make_entry(db, worker, budget_id=budget.id, hours=Decimal("4"), status="rejected", date=date(2026, 3, 2))
+    detail = api.get(f"/api/budgets/{budget.id}", as_=exec_user).json
+    assert [i["description"] for i in detail["line_items"]] == ["First", "Second"]
+    item = detail["line_items"][0]
+    assert item["service_type_name"] == service_type.label and item["task_title"] == "Landing page"
+    assert item["logged_hours"] == 2.0 and item["invoiced_amount"] == 0
+    assert detail["line_items"][1]["amount"] == 100 and detail["line_items"][1]["logged_hours"] == 0
+    assert [e["date"] for e in detail["time_entries"]] == ["2026-03-03", "2026-03-02", "2026-03-01"]
+    assert detail["time_entries"][2]["user_name"] == "Wendy Worker"
+    assert detail["time_entries"][2]["task_title"] == "Landing page"
+    assert detail["budget"]["logged_hours"] == 5.0  # rejected hours left out
+    assert detail["budget"]["spent_amount"] == 200 and detail["budget"]["line_item_count"] == 2
+
+    # removing the item clears it on the entries; deleting the budget clears the budget
+    api.delete(f"/api/budgets/{budget.id}/line-items/{first.id}", as_=exec_user)
+    from chalicelib.areas.timesheets.models import TimeEntry
+
+    entries = list(db.scalars(select(TimeEntry).where(TimeEntry.user_id == worker.id)))
+    assert all(e.line_item_id is None and e.budget_id == budget.id for e in entries)
+    api.delete(f"/api/budgets/{budget.id}", as_=exec_user)
+    for entry in entries:
+        db.refresh(entry)
+    assert all(e.budget_id is None for e in entries)
+
+
+def test_reorder_is_atomic(api, db, exec_user):
+    budget = make_budget(db)
+    a, b, c = (make_line_item(db, budget, description=name, position=i) for i, name in enumerate("abc"))
+    path = f"/api/budgets/{budget.id}/line-items/reorder"
+    assert api.put(path, as_=exec_user, json={"item_ids": [c.id, a.id, b.id]}).json == {"ok": True}
+    order = lambda: [i["description"] for i in api.get(f"/api/budgets/{budget.id}", as_=exec_user).json["line_items"]]
+    assert order() == ["c", "a", "b"]
+    other = make_line_item(db, make_budget(db))
+    for body in ({"item_ids": [a.id, other.id]}, {"item_ids": [a.id, a.id]}, {"item_ids": []}, {}):
+        assert api.put(path, as_=exec_user, json=body).status == 400, body
+    assert order() == ["c", "a", "b"]  # nothing half-written
+
+
+def test_filters(api, db, exec_user):
+    company = make_company(db)
+    one = make_budget(db, status="active", company_id=company.id)
+    two = make_budget(db, resource_type="deal", resource_id=make_deal(db).id)
+    ids = lambda q: {b["id"] for b in api.get(f"/api/budgets{q}", as_=exec_user).json["budgets"]}
+    assert ids("?status=active") >= {one.id} and two.id not in ids("?status=active")
+    assert ids(f"?company_id={company.id}") == {one.id}
+    assert ids(f"?resource_id={two.resource_id}&resource_type=deal") == {two.id}
+    assert api.get("/api/budgets?status=bogus", as_=exec_user).status == 400
+
+
+def test_scoping_and_permissions(api, db, exec_user):
+    squad = make_squad(db)
+    manager = make_user(db, access_level="manager", squad_id=make_squad(db).id)
+    employee = make_user(db, access_level="employee", squad_id=squad.id)
+    stranger = make_user(db, access_level="employee", squad_id=squad.id)
+    mine = make_budget(db, resource_id=make_project(db, owner_id=employee.id).id)
+    hidden = make_budget(db, resource_id=make_project(db, owner_id=stranger.id).id)
+    deal_budget = make_budget(db, resource_type="deal", resource_id=make_deal(db).id)
+    visible = lambda user: {b["id"] for b in api.get("/api/budgets", as_=user).json["budgets"]}
+    assert {mine.id, deal_budget.id} <= visible(employee) and hidden.id not in visible(employee)
+    assert hidden.id not in visible(manager) and mine.id not in visible(manager)
+    assert {mine.id, hidden.id, deal_budget.id} <= visible(exec_user)
+    for user in (employee, manager):
+        assert api.get(f"/api/budgets/{hidden.id}", as_=user).status == 404
+    assert api.get(f"/api/budgets/{mine.id}", as_=employee).status == 200
+    # employees hold budgets:view only; managers update but not manage
+    assert api.put(f"/api/budgets/{mine.id}", as_=employee, json={"name": "x"}).status == 403
+    assert api.post("/api/budgets", as_=employee, json={"name": "x", "resource_type": "deal",
+                                                        "resource_id": deal_budget.resource_id}).status == 403
+    assert api.put(f"/api/budgets/{hidden.id}", as_=manager, json={"name": "x"}).status == 404
+    assert api.delete(f"/api/budgets/{deal_budget.id}", as_=manager).status == 403
+    # a manager may not link a budget to a project out of their scope
+    hidden_project = make_project(db, owner_id=stranger.id)
+    refused = api.post("/api/budgets", as_=manager, json={"name": "x", "resource_type": "project",
+                                                          "resource_id": hidden_project.id})
+    assert refused.status == 400 and refused.json["details"][0]["field"] == "resource_id"
+
+
+def test_project_profitability_reads_budget_totals(api, db, exec_user):
+    project = make_project(db)
+    make_budget(db, resource_id=project.id, total_amount=Decimal("1000.50"))
+    lines_only = make_budget(db, resource_id=project.id)
+    make_line_item(db, lines_only, quantity=Decimal("2"), unit_price=Decimal("100.25"))
+    make_budget(db, resource_id=project.id, total_amount=Decimal("999"), status="cancelled")
+    make_budget(db, total_amount=Decimal("5"))  # another project
+    result = api.get(f"/api/projects/{project.id}/profitability", as_=exec_user).json
+    assert result["budget_total"] == 1201.0
+
+
+@pytest.mark.parametrize("path", ["list", "detail"])
+def test_constant_statements(api, db, exec_user, count_queries, path):
+    worker = make_user(db)
+    task = make_task(db)
+    service_type = config_item(db, "service_type", "design")
+    detail_budget = make_budget(db)
+
+    def grow(n):
+        for i in range(n):
+            budget = make_budget(db, company_id=make_company(db).id, owner_id=exec_user.id)
+            make_line_item(db, budget)
+            make_entry(db, worker, budget_id=budget.id)
+            item = make_line_item(db, detail_budget, task_id=task.id, service_type_id=service_type.id, position=i)
+            make_entry(db, worker, budget_id=detail_budget.id, line_item_id=item.id, task_id=task.id,
+                       status="approved")
+
+    url = "/api/budgets" if path == "list" else f"/api/budgets/{detail_budget.id}"
+    counts = []
+    for total in (5, 100):
+        grow(total - (5 if counts else 0))
+        with count_queries() as counter:
+            response = api.get(url, as_=exec_user)
+        assert response.status == 200
+        counts.append(counter.count)
+    body = response.json
+    assert len(body["budgets"]) >= 100 if path == "list" else len(body["line_items"]) == 100
+    assert counts[0] == counts[1], counts
