@@ -20,6 +20,7 @@ AREAS = (
     "timesheets",
     "pages",
     "budgets",
+    "roadmaps",
 )
 
 

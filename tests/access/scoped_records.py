@@ -134,6 +134,28 @@ def _hidden_line_item(db, made) -> Made:
     return Made(make_line_item(db, db.get(Budget, budget_id)).id, owner)
 
 
+# ------------------------------------------------------------------ roadmaps
+
+def _hidden_roadmap(db, made) -> Made:
+    from chalicelib.areas.roadmaps.models import Roadmap
+
+    project = _hidden_project(db, made)
+    roadmap = Roadmap(name="Hidden roadmap", project_id=project.id)
+    db.add(roadmap)
+    db.flush()
+    return Made(roadmap.id, project.owner)
+
+
+def _hidden_roadmap_item(db, made) -> Made:
+    from chalicelib.areas.roadmaps.models import RoadmapItem
+
+    roadmap_id, owner = _parent(db, made, "roadmap_id", _hidden_roadmap)
+    item = RoadmapItem(roadmap_id=roadmap_id, title="Hidden item", position=0)
+    db.add(item)
+    db.flush()
+    return Made(item.id, owner)
+
+
 def _parent(db, made, name, maker):
     if name in made:
         return made[name].id, made[name].owner
@@ -153,6 +175,9 @@ SCOPED: dict[str, Scoped] = {
     "budget_id": Scoped(_hidden_budget, rule="a project's budget is seen with the project; a deal's by every "
                                              "budgets holder (docs/decisions/budgets.md)"),
     "line_item_id": Scoped(_hidden_line_item, rule="a budget's line items are seen with the budget"),
+    "roadmap_id": Scoped(_hidden_roadmap, rule="a project's roadmap is seen with the project; one without a "
+                                               "project by every roadmaps holder (docs/decisions/roadmaps.md)"),
+    "roadmap_item_id": Scoped(_hidden_roadmap_item, rule="a roadmap's items are seen with the roadmap"),
     "notification_id": Scoped(_hidden_notification, rule="notifications are own data (decisions.md section 5)"),
 }
 

@@ -78,6 +78,17 @@ def project_names(db, project_ids) -> dict[str, str]:
     return dict(db.execute(select(Project.id, Project.name).where(Project.id.in_(ids))).all())
 
 
+def goal_briefs(db, goal_ids) -> dict[str, dict]:
+    """`{goal_id: {title, project_id}}` for the goals that exist (one query; no scoping)."""
+    from .models import ProjectGoal
+
+    ids = {gid for gid in goal_ids or () if gid}
+    if not ids:
+        return {}
+    rows = db.execute(select(ProjectGoal.id, ProjectGoal.title, ProjectGoal.project_id).where(ProjectGoal.id.in_(ids)))
+    return {gid: {"title": title, "project_id": project_id} for gid, title, project_id in rows}
+
+
 # ---------------------------------------------------------------- scoping
 
 def visibility(principal):

@@ -333,6 +333,34 @@ def task_titles(db, task_ids) -> dict[str, str]:
     return dict(db.execute(select(Task.id, Task.title).where(Task.id.in_(ids))).all())
 
 
+def roadmap_item_tasks(ctx, item_ids) -> list[dict]:
+    """Tasks linked to these roadmap items that the caller may see, with status_label and status_color,
+    in list order (one query; at most LIST_LIMIT)."""
+    ids = [iid for iid in dict.fromkeys(item_ids or []) if iid]
+    if not ids:
+        return []
+    stmt = (
+        select(Task.id, Task.title, Task.roadmap_item_id, Task.status_id, Task.priority_id, Task.assignee_id,
+               Task.due_date, Task.start_date, Task.sort_order, Task.created_at,
+               Assignee.name.label("assignee_name"),
+               StatusItem.label.label("status_label"), StatusItem.color.label("status_color"),
+               StatusItem.value.label("status_value"))
+        .outerjoin(Assignee, Assignee.id == Task.assignee_id)
+        .outerjoin(StatusItem, StatusItem.id == Task.status_id)
+        .where(Task.roadmap_item_id.in_(ids), visible(ctx.principal))
+    )
+    return [{key: value_out(value) for key, value in row._mapping.items()}
+            for row in ctx.db.execute(list_order(stmt).limit(LIST_LIMIT)).all()]
+
+
+def clear_roadmap_items(db, item_ids) -> None:
+    """Roadmap items are being deleted: their tasks lose `roadmap_item_id`."""
+    ids = [iid for iid in item_ids or [] if iid]
+    if ids:
+        db.execute(sql_update(Task).where(Task.roadmap_item_id.in_(ids)).values(roadmap_item_id=None)
+                   .execution_options(synchronize_session=False))
+
+
 def task_counts_by_project(db, project_ids: list[str]) -> dict[str, int]:
     """Number of top-level tasks linked to each project (every requested id present, 0 when none). One query."""
     ids = [pid for pid in dict.fromkeys(project_ids or []) if pid]

@@ -1,0 +1,40 @@
+"""Roadmaps, optionally of a project, with items in swim lanes linked to project goals."""
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from sqlalchemy import Date, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from chalicelib.core.db import Base, created_at_column, id_column, updated_at_column
+
+
+class Roadmap(Base):
+    __tablename__ = "roadmaps"
+
+    id: Mapped[str] = id_column()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    description: Mapped[str | None] = mapped_column(Text)
+    project_id: Mapped[str | None] = mapped_column(String(36), index=True)  # projects area, no FK
+    start_date: Mapped[date | None] = mapped_column(Date)
+    end_date: Mapped[date | None] = mapped_column(Date)
+    created_by: Mapped[str | None] = mapped_column(String(36))
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()
+
+
+class RoadmapItem(Base):
+    __tablename__ = "roadmap_items"
+
+    id: Mapped[str] = id_column()
+    roadmap_id: Mapped[str] = mapped_column(ForeignKey("roadmaps.id", ondelete="CASCADE"), nullable=False, index=True)
+    title: Mapped[str] = mapped_column(String(500), nullable=False)
+    description: Mapped[str | None] = mapped_column(Text)
+    goal_id: Mapped[str | None] = mapped_column(String(36))  # a goal of the roadmap's project, no FK
+    area: Mapped[str | None] = mapped_column(String(100))
+    start_date: Mapped[date | None] = mapped_column(Date)
+    end_date: Mapped[date | None] = mapped_column(Date)
+    color: Mapped[str | None] = mapped_column(String(20))
+    position: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()

@@ -1,0 +1,124 @@
+"""Roadmaps at /api/roadmaps (tool roadmaps: view reads, update writes, manage deletes a roadmap)."""
+import pytest
+
+from chalicelib.areas.projects.models import ProjectGoal
+from chalicelib.areas.tasks.models import Task
+from tests.areas.projects.factories import make_project
+from tests.areas.tasks.factories import make_task
+from tests.factories import config_item, make_squad, make_user
+
+
+def goal(db, project, title="Launch"):
+    made = ProjectGoal(project_id=project.id, title=title, position=0)
+    db.add(made)
+    db.flush()
+    return made
+
+
+@pytest.mark.smoke
+def test_roadmap_lifecycle(api, db, exec_user):
+    project = make_project(db)
+    created = api.post("/api/roadmaps", as_=exec_user, json={
+        "name": " Q3 ", "description": "d", "project_id": project.id, "start_date": "2026-07-01",
+        "end_date": "2026-09-30"})
+    assert created.status == 201, created
+    roadmap = created.json["roadmap"]
+    assert roadmap["name"] == "Q3" and roadmap["project_id"] == project.id and roadmap["item_count"] == 0
+    path = f"/api/roadmaps/{roadmap['id']}"
+    launch = goal(db, project)
+    item = api.post(f"{path}/items", as_=exec_user, json={
+        "title": "Beta", "goal_id": launch.id, "area": "Build", "color": "#3B82F6", "start_date": "2026-07-01",
+        "end_date": "2026-07-31"})
+    assert item.status == 201, item
+    assert item.json["item"]["goal_title"] == "Launch" and item.json["item"]["color"] == "#3b82f6"
+    assert item.json["item"]["position"] == 0
+    item_id = item.json["item"]["id"]
+    second = api.post(f"{path}/items", as_=exec_user, json={"title": "GA", "position": 1}).json["item"]
+
+    status = config_item(db, "task_status", "todo")
+    linked = make_task(db, title="Build beta", roadmap_item_id=item_id, status_id=status.id)
+    make_task(db, title="Unlinked")
+    detail = api.get(path, as_=exec_user).json
+    assert detail["roadmap"]["item_count"] == 2
+    assert [i["title"] for i in detail["items"]] == ["Beta", "GA"]
+    assert [t["id"] for t in detail["tasks"]] == [linked.id]
+    assert detail["tasks"][0]["status_label"] == status.label and detail["tasks"][0]["status_color"] == status.color
+    assert detail["tasks"][0]["roadmap_item_id"] == item_id
+
+    listed = api.get(f"/api/roadmaps?project_id={project.id}", as_=exec_user).json["roadmaps"]
+    assert [(r["id"], r["item_count"]) for r in listed] == [(roadmap["id"], 2)]
+    assert api.get("/api/roadmaps?project_id=other", as_=exec_user).json == {"roadmaps": []}
+
+    updated = api.put(f"{path}/items/{item_id}", as_=exec_user, json={"title": "Beta 2", "position": 5})
+    assert updated.json["item"]["title"] == "Beta 2" and updated.json["item"]["goal_title"] == "Launch"
+    assert api.put(path, as_=exec_user, json={"name": "Q3 plan"}).json["roadmap"]["name"] == "Q3 plan"
+
+    assert api.delete(f"{path}/items/{item_id}", as_=exec_user).json == {"ok": True}
+    db.refresh(linked)
+    assert linked.roadmap_item_id is None
+    assert api.delete(path, as_=exec_user).json == {"ok": True}
+    assert api.get(path, as_=exec_user).status == 404
+    assert api.put(f"{path}/items/{second['id']}", as_=exec_user, json={"title": "x"}).status == 404
+
+
+def test_goal_must_belong_to_the_roadmaps_project(api, db, exec_user):
+    project, other = make_project(db), make_project(db)
+    roadmap = api.post("/api/roadmaps", as_=exec_user, json={"name": "R", "project_id": project.id}).json["roadmap"]
+    loose = api.post("/api/roadmaps", as_=exec_user, json={"name": "No project"}).json["roadmap"]
+    foreign, own = goal(db, other), goal(db, project)
+    path = f"/api/roadmaps/{roadmap['id']}/items"
+    for goal_id in (foreign.id, "nope"):
+        refused = api.post(path, as_=exec_user, json={"title": "x", "goal_id": goal_id})
+        assert refused.status == 400 and refused.json["details"][0]["field"] == "goal_id"
+    assert api.post(f"/api/roadmaps/{loose['id']}/items", as_=exec_user,
+                    json={"title": "x", "goal_id": own.id}).status == 400
+    item = api.post(path, as_=exec_user, json={"title": "x", "goal_id": own.id}).json["item"]
+    assert api.put(f"{path}/{item['id']}", as_=exec_user, json={"goal_id": foreign.id}).status == 400
+    # moving the roadmap to another project clears the goals of the old one
+    api.put(f"/api/roadmaps/{roadmap['id']}", as_=exec_user, json={"project_id": other.id})
+    items = api.get(f"/api/roadmaps/{roadmap['id']}", as_=exec_user).json["items"]
+    assert items[0]["goal_id"] is None and items[0]["goal_title"] is None
+
+
+def test_validation(api, db, exec_user):
+    for body in ({}, {"name": ""}, {"name": "R", "project_id": "nope"}, {"name": "R", "start_date": "soon"},
+                 {"name": "R", "start_date": "2026-02-02", "end_date": "2026-02-01"}):
+        assert api.post("/api/roadmaps", as_=exec_user, json=body).status == 400, body
+    roadmap = api.post("/api/roadmaps", as_=exec_user, json={"name": "R", "start_date": "2026-02-02"}).json["roadmap"]
+    path = f"/api/roadmaps/{roadmap['id']}"
+    assert api.put(path, as_=exec_user, json={"end_date": "2026-01-01"}).status == 400
+    assert api.put(path, as_=exec_user, json={"name": None}).status == 400
+    for body in ({}, {"title": ""}, {"title": "x", "color": "blue"}, {"title": "x", "position": -1},
+                 {"title": "x", "position": "1"}, {"title": "x", "start_date": "2026-02-02", "end_date": "2026-02-01"}):
+        assert api.post(f"{path}/items", as_=exec_user, json=body).status == 400, body
+    assert api.get("/api/roadmaps/nope", as_=exec_user).status == 404
+
+
+def test_scoping_and_permissions(api, db, exec_user):
+    squad = make_squad(db)
+    employee = make_user(db, access_level="employee", squad_id=squad.id)
+    stranger = make_user(db, access_level="employee", squad_id=squad.id)
+    manager = make_user(db, access_level="manager", squad_id=make_squad(db).id)
+    mine_project, hidden_project = make_project(db, owner_id=employee.id), make_project(db, owner_id=stranger.id)
+    mine = api.post("/api/roadmaps", as_=exec_user, json={"name": "Mine", "project_id": mine_project.id}).json
+    hidden = api.post("/api/roadmaps", as_=exec_user, json={"name": "Hidden", "project_id": hidden_project.id}).json
+    shared = api.post("/api/roadmaps", as_=exec_user, json={"name": "Shared"}).json
+    ids = lambda user: {r["id"] for r in api.get("/api/roadmaps", as_=user).json["roadmaps"]}
+    assert {mine["roadmap"]["id"], shared["roadmap"]["id"]} <= ids(employee)
+    assert hidden["roadmap"]["id"] not in ids(employee) and hidden["roadmap"]["id"] not in ids(manager)
+    assert hidden["roadmap"]["id"] in ids(exec_user)
+    assert api.get(f"/api/roadmaps/{hidden['roadmap']['id']}", as_=manager).status == 404
+    assert api.put(f"/api/roadmaps/{hidden['roadmap']['id']}", as_=manager, json={"name": "x"}).status == 404
+    # employees hold roadmaps:view; managers update but do not delete roadmaps
+    assert api.post("/api/roadmaps", as_=employee, json={"name": "x"}).status == 403
+    assert api.delete(f"/api/roadmaps/{shared['roadmap']['id']}", as_=manager).status == 403
+    assert api.post("/api/roadmaps", as_=manager, json={"name": "x", "project_id": hidden_project.id}).status == 400
+    # the detail lists only the linked tasks the caller can see
+    item = api.post(f"/api/roadmaps/{shared['roadmap']['id']}/items", as_=exec_user, json={"title": "i"}).json["item"]
+    seen = make_task(db, roadmap_item_id=item["id"], assignee_id=employee.id)
+    make_task(db, roadmap_item_id=item["id"], assignee_id=stranger.id, created_by=stranger.id,
+              reporter_id=stranger.id)
+    assert [t["id"] for t in api.get(f"/api/roadmaps/{shared['roadmap']['id']}", as_=employee).json["tasks"]] == [
+        seen.id]
+    assert len(api.get(f"/api/roadmaps/{shared['roadmap']['id']}", as_=exec_user).json["tasks"]) == 2
+    assert db.get(Task, seen.id) is not None
