@@ -50,7 +50,7 @@ ENDPOINTS = [
     Endpoint("budget list", "budgets", "GET", "/api/budgets", "list", "budgets", target_ratio=3.0),
     Endpoint("budget detail", "budgets", "GET", "/api/budgets/{budget_id}", "detail",
              "line items and time entries of the budget", params=lambda ds: {"budget_id": ds.ids["budget"]},
-             target_ratio=2.0, per_record=True),
+             per_record=True),
     Endpoint("config lists", "config_lists", "GET", "/api/config-lists", "list", "items of one list"),
     Endpoint("config list items", "config_lists", "GET", "/api/config-lists/{key}/items", "list",
              "items of the list", params=lambda ds: {"key": ds.ids["config_key"]}),

@@ -111,18 +111,24 @@ def list_budgets(ctx, *, query) -> dict:
     return {"budgets": _records(ctx.db, ctx.db.execute(stmt).all())}
 
 
-def _item_records(db, budget_id: str) -> list[dict]:
-    """Line items in order (position, created_at) with service_type_name, task_title, logged_hours
-    (approved entries) and invoiced_amount (0 until the invoices area exists). Three queries."""
+def _item_rows(db, budget_id: str, item_id: str | None = None) -> list:
+    stmt = (select(BudgetLineItem, ConfigListItem.label)
+            .outerjoin(ConfigListItem, ConfigListItem.id == BudgetLineItem.service_type_id)
+            .where(BudgetLineItem.budget_id == budget_id))
+    if item_id is not None:
+        stmt = stmt.where(BudgetLineItem.id == item_id)
+    return db.execute(stmt.order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id)
+                      .limit(LIST_LIMIT)).all()
+
+
+def _item_records(db, rows, titles: dict | None = None) -> list[dict]:
+    """Line items with service_type_name, task_title, logged_hours (approved entries) and
+    invoiced_amount (0 until the invoices area exists). Titles are fetched when not given."""
     from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    rows = db.execute(
-        select(BudgetLineItem, ConfigListItem.label)
-        .outerjoin(ConfigListItem, ConfigListItem.id == BudgetLineItem.service_type_id)
-        .where(BudgetLineItem.budget_id == budget_id)
-        .order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id).limit(LIST_LIMIT)).all()
-    titles = tasks_service.task_titles(db, [item.task_id for item, _ in rows if item.task_id])
+    if titles is None:
+        titles = tasks_service.task_titles(db, [item.task_id for item, _ in rows if item.task_id])
     hours = timesheets_service.approved_hours_by_line_item(db, [item.id for item, _ in rows])
     return [{**row_dict(item, ITEM_FIELDS), "service_type_name": label, "task_title": titles.get(item.task_id),
              "logged_hours": hours.get(item.id, 0.0), "invoiced_amount": 0.0}
@@ -130,15 +136,25 @@ def _item_records(db, budget_id: str) -> list[dict]:
 
 
 def get_budget(ctx, *, budget_id: str) -> dict:
+    """The budget (read and scope-checked in one statement), its line items and its time entries;
+    a fixed number of statements whatever the number of items and entries."""
     from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    _visible(ctx, budget_id)
+    stmt = _select().where(Budget.id == budget_id)
+    clause = visibility(ctx.principal)
+    if clause is not None:
+        stmt = stmt.where(clause)
+    rows = ctx.db.execute(stmt).all()
+    if not rows:
+        raise NotFound("Budget not found")
+    items = _item_rows(ctx.db, budget_id)
     entries = timesheets_service.budget_entries(ctx.db, budget_id, limit=LIST_LIMIT)
-    titles = tasks_service.task_titles(ctx.db, [entry["task_id"] for entry in entries if entry["task_id"]])
+    titles = tasks_service.task_titles(ctx.db, [entry["task_id"] for entry in entries if entry["task_id"]]
+                                       + [item.task_id for item, _ in items if item.task_id])
     for entry in entries:
         entry["task_title"] = titles.get(entry["task_id"])
-    return {"budget": _record(ctx, budget_id), "line_items": _item_records(ctx.db, budget_id),
+    return {"budget": _records(ctx.db, rows)[0], "line_items": _item_records(ctx.db, items, titles),
             "time_entries": entries}
 
 
@@ -265,7 +281,7 @@ def _item(ctx, budget_id: str, item_id: str) -> BudgetLineItem:
 
 
 def _item_out(ctx, item: BudgetLineItem) -> dict:
-    return next(record for record in _item_records(ctx.db, item.budget_id) if record["id"] == item.id)
+    return _item_records(ctx.db, _item_rows(ctx.db, item.budget_id, item.id))[0]
 
 
 def _touch(budget: Budget) -> None:
