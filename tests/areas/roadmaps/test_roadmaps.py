@@ -122,3 +122,33 @@ def test_scoping_and_permissions(api, db, exec_user):
         seen.id]
     assert len(api.get(f"/api/roadmaps/{shared['roadmap']['id']}", as_=exec_user).json["tasks"]) == 2
     assert db.get(Task, seen.id) is not None
+
+
+def test_list_and_detail_cost_constant_statements(api, db, exec_user, count_queries):
+    from chalicelib.areas.roadmaps.models import Roadmap, RoadmapItem
+
+    project = make_project(db)
+    detail = Roadmap(name="Detail", project_id=project.id)
+    db.add(detail)
+    db.flush()
+
+    def grow(n):
+        for i in range(n):
+            roadmap = Roadmap(name=f"R{i}", project_id=project.id)
+            db.add(roadmap)
+            db.flush()
+            db.add(RoadmapItem(roadmap_id=roadmap.id, title="i", position=0))
+            item = RoadmapItem(roadmap_id=detail.id, title=f"i{i}", position=i, goal_id=goal(db, project).id)
+            db.add(item)
+            db.flush()
+            make_task(db, roadmap_item_id=item.id)
+
+    counts = {"list": [], "detail": []}
+    for total in (5, 100):
+        grow(total - (5 if counts["list"] else 0))
+        for name, url in (("list", "/api/roadmaps"), ("detail", f"/api/roadmaps/{detail.id}")):
+            with count_queries() as counter:
+                assert api.get(url, as_=exec_user).status == 200
+            counts[name].append(counter.count)
+    assert len(api.get(f"/api/roadmaps/{detail.id}", as_=exec_user).json["tasks"]) == 100
+    assert counts["list"][0] == counts["list"][1] and counts["detail"][0] == counts["detail"][1], counts
