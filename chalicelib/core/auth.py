@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from .errors import Forbidden, ServiceUnavailable, Unauthorized
 from .models import User
-from .permissions import allows, effective_permissions, require
+from .permissions import allows, apply_cells, permission_cells, require
 from .settings import get_settings
 
 ASYMMETRIC_ALGORITHMS = ["RS256", "ES256"]
@@ -107,8 +107,15 @@ def decode_token(token: str) -> dict:
 
 
 @cache
-def _user_by_email():
-    return select(User).where(func.lower(User.email) == bindparam("email"))
+def _principal_statement():
+    """The user with every permission cell that applies to them: one statement, one row per cell
+    (a user with no cell still gives one row, with nulls)."""
+    cells = permission_cells()
+    return (
+        select(User, cells.c.tool, cells.c.level, cells.c.is_override)
+        .outerjoin(cells, cells.c.user_id == User.id)
+        .where(func.lower(User.email) == bindparam("email"))
+    )
 
 
 def authenticate(db: Session, headers) -> Principal:
@@ -119,10 +126,12 @@ def authenticate(db: Session, headers) -> Principal:
     email = claims.get("email")
     if not isinstance(email, str) or not email:
         raise Unauthorized("Token has no email claim")
-    user = db.scalar(_user_by_email(), {"email": email.lower()})
+    rows = db.execute(_principal_statement(), {"email": email.lower()}).all()
+    user = rows[0][0] if rows else None
     if user is None or not user.is_active:
         raise Forbidden("No active user for this token")
-    return Principal(user=user, permissions=effective_permissions(db, user.id, user.access_level))
+    cells = [(tool, level, is_override) for _user, tool, level, is_override in rows if tool is not None]
+    return Principal(user=user, permissions=apply_cells(user.access_level, cells))
 
 
 def issue_dev_token(email: str, *, ttl_seconds: int = 30 * 24 * 3600, **claims) -> str:

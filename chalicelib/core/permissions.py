@@ -70,14 +70,34 @@ def _levels_statement():
     )
 
 
-def effective_permissions(db: Session, user_id: str, access_level: str) -> dict[str, str]:
-    """The matrix row of the user's access level with the user's overrides laid over it (one query)."""
+def permission_cells():
+    """(user_id, tool, level, is_override) for every user: the matrix cells of the user's access
+    level, then the user's own overrides. Joined to one user, the planner filters both branches."""
+    from .models import User
+
+    return (
+        select(User.id.label("user_id"), AccessLevelPermission.tool, AccessLevelPermission.level,
+               literal(0).label("is_override"))
+        .join(AccessLevelPermission, AccessLevelPermission.access_level == User.access_level)
+        .union_all(select(UserPermission.user_id, UserPermission.tool, UserPermission.level,
+                          literal(1).label("is_override")))
+        .subquery("permission_cells")
+    )
+
+
+def apply_cells(access_level: str, cells) -> dict[str, str]:
+    """The defaults of `access_level` with the matrix cells, then the overrides, laid over them."""
     levels = dict(DEFAULT_MATRIX.get(access_level, DEFAULT_MATRIX["employee"]))
-    rows = db.execute(_levels_statement(), {"access_level": access_level, "user_id": user_id}).all()
-    for tool, level, is_override in sorted(rows, key=lambda row: row[2]):
+    for tool, level, _is_override in sorted(cells, key=lambda cell: cell[2]):
         if tool in levels:
             levels[tool] = level
     return levels
+
+
+def effective_permissions(db: Session, user_id: str, access_level: str) -> dict[str, str]:
+    """The matrix row of the user's access level with the user's overrides laid over it (one query)."""
+    rows = db.execute(_levels_statement(), {"access_level": access_level, "user_id": user_id}).all()
+    return apply_cells(access_level, rows)
 
 
 def allows(permissions: dict[str, str], tool: str, level: str) -> bool:
