@@ -7,7 +7,7 @@ list (409), an update with no field is 400, reorder accepts a subset of the list
 """
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import selectinload
 
 from chalicelib.core import history
@@ -59,9 +59,13 @@ def _get_item(db, config_list: ConfigList, item_id: str) -> ConfigListItem:
     return item
 
 
+MAX_ITEMS = 500  # items per list (decisions.md section 4): creating the 501st is refused
+
+
 def list_items(ctx, *, key: str) -> list[dict]:
     config_list = _get_list(ctx.db, key)
-    stmt = select(ConfigListItem).where(ConfigListItem.list_id == config_list.id).order_by(*ITEM_ORDER)
+    stmt = (select(ConfigListItem).where(ConfigListItem.list_id == config_list.id).order_by(*ITEM_ORDER)
+            .limit(MAX_ITEMS))
     return [item_record(item) for item in ctx.db.scalars(stmt)]
 
 
@@ -82,6 +86,10 @@ def _clear_default(db, list_id: str, *, except_id: str | None = None) -> None:
 def create_item(ctx, *, key: str, data: ItemCreate) -> dict:
     config_list = _get_list(ctx.db, key)
     values = data.model_dump()
+    item_count = ctx.db.scalar(select(func.count()).select_from(ConfigListItem)
+                               .where(ConfigListItem.list_id == config_list.id))
+    if item_count >= MAX_ITEMS:
+        raise Conflict(f"The list {key} already holds {MAX_ITEMS} items, the most a list may hold")
     if _value_taken(ctx.db, config_list.id, values["value"]):
         raise Conflict(f"The list {key} already has an item with value {values['value']}")
     if values["is_default"]:

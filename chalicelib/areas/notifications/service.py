@@ -5,7 +5,7 @@ Records stored with in-app off (`in_app` false) are left out of lists, counts an
 """
 from __future__ import annotations
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import BadRequest, NotFound, ServiceUnavailable
@@ -165,6 +165,9 @@ def push_public_key() -> str:
     return key
 
 
+MAX_PUSH_SUBSCRIPTIONS = 20  # browsers per user; a new one past that drops the oldest
+
+
 def subscribe(ctx, *, data: PushSubscribe) -> None:
     """Register (or refresh) a browser's subscription. An endpoint belongs to one browser: when it
     was registered by another user, it moves to the caller."""
@@ -176,6 +179,12 @@ def subscribe(ctx, *, data: PushSubscribe) -> None:
     row.user_id, row.p256dh, row.auth = ctx.user_id, data.keys.p256dh, data.keys.auth
     row.user_agent = (user_agent or None) and user_agent[:500]
     ctx.db.flush()
+    keep = (select(PushSubscription.id).where(PushSubscription.user_id == ctx.user_id)
+            .order_by((PushSubscription.id == row.id).desc(), PushSubscription.created_at.desc(), PushSubscription.id)
+            .limit(MAX_PUSH_SUBSCRIPTIONS))
+    ctx.db.execute(delete(PushSubscription)
+                   .where(PushSubscription.user_id == ctx.user_id, PushSubscription.id.not_in(keep.scalar_subquery()))
+                   .execution_options(synchronize_session=False))
 
 
 def unsubscribe(ctx, *, endpoint: str) -> bool:
@@ -190,6 +199,7 @@ def unsubscribe(ctx, *, endpoint: str) -> bool:
 
 def subscriptions(ctx) -> list[dict]:
     rows = ctx.db.scalars(select(PushSubscription).where(PushSubscription.user_id == ctx.user_id)
-                          .order_by(PushSubscription.created_at.desc(), PushSubscription.id))
+                          .order_by(PushSubscription.created_at.desc(), PushSubscription.id)
+                          .limit(MAX_PUSH_SUBSCRIPTIONS))
     return [{"id": row.id, "endpoint": row.endpoint, "user_agent": row.user_agent,
              "created_at": value_out(row.created_at), "last_used_at": value_out(row.last_used_at)} for row in rows]

@@ -111,7 +111,7 @@ class TodoIn(Input):
 
 
 class TodosReplace(Input):
-    todos: list[TodoIn]
+    todos: list[TodoIn] = Field(max_length=500)  # a checklist holds at most 500 todos (decisions.md 4)
 
 
 class ResourceCreate(Input):

@@ -12,12 +12,14 @@ from chalicelib.core.serialize import row_dict
 from .models import TaskTodo
 from .schemas import TodosReplace
 
+MAX_TODOS = 500  # the replacement refuses more (schemas.TodosReplace), so the read never cuts a list
 TODO_FIELDS = ("id", "task_id", "title", "is_done", "position", "assignee_id", "due_date", "created_at", "updated_at")
 
 
 def todo_records(db, task_id: str) -> list[dict]:
     stmt = (select(TaskTodo, User.name, User.picture).outerjoin(User, User.id == TaskTodo.assignee_id)
-            .where(TaskTodo.task_id == task_id).order_by(TaskTodo.position, TaskTodo.created_at, TaskTodo.id))
+            .where(TaskTodo.task_id == task_id).order_by(TaskTodo.position, TaskTodo.created_at, TaskTodo.id)
+            .limit(MAX_TODOS))
     records = []
     for todo, name, picture in db.execute(stmt).all():
         record = row_dict(todo, TODO_FIELDS, ("is_done",))

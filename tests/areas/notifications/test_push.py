@@ -88,3 +88,17 @@ def test_subscribe_rejects_bad_input(api, db, body):
 def test_unsubscribe_requires_endpoint(api, db):
     response = api.post("/api/notifications/push/unsubscribe", as_=make_user(db), json={})
     assert response.status == 400
+
+
+def test_subscriptions_per_user_are_capped_oldest_dropped(api, db):
+    from chalicelib.areas.notifications.service import MAX_PUSH_SUBSCRIPTIONS
+
+    user = make_user(db)
+    for n in range(MAX_PUSH_SUBSCRIPTIONS):
+        make_subscription(db, user, endpoint=f"https://push.example.test/send/old{n}")
+    response = api.post("/api/notifications/push/subscribe", as_=user,
+                        json={"endpoint": ENDPOINT, "keys": {"p256dh": P256DH, "auth": AUTH}})
+    assert response.status == 200, response
+    listed = api.get("/api/notifications/push/subscriptions", as_=user).json["subscriptions"]
+    assert len(listed) == MAX_PUSH_SUBSCRIPTIONS
+    assert ENDPOINT in {row["endpoint"] for row in listed}
