@@ -277,3 +277,16 @@ def count_queries(engine):
             event.remove(engine, "before_cursor_execute", before)
 
     return counting
+
+
+# Tests never reach DNS: host names resolve through this table (a public address by default).
+RESOLVES: dict[str, list[str]] = {}
+
+
+@pytest.fixture(autouse=True)
+def _no_dns(monkeypatch):
+    from chalicelib.core import netguard
+
+    monkeypatch.setattr(netguard, "resolve_host", lambda host: RESOLVES.get(host, ["93.184.216.34"]))
+    yield RESOLVES
+    RESOLVES.clear()

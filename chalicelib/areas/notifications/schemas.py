@@ -61,9 +61,12 @@ class PushSubscribe(BaseModel):
     @field_validator("endpoint")
     @classmethod
     def _endpoint(cls, value: str) -> str:
-        if not value.startswith("https://"):
-            raise ValueError("must be an https URL")
-        return value
+        from chalicelib.core.netguard import UnsafeURL, check_public_https_url
+
+        try:
+            return check_public_https_url(value)
+        except UnsafeURL as exc:
+            raise ValueError(str(exc)) from exc
 
 
 class PushUnsubscribe(BaseModel):

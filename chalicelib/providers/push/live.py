@@ -22,6 +22,12 @@ class WebPush:
     def send(self, *, subscription: dict, payload: dict, ttl: int = 86400) -> None:
         from pywebpush import WebPushException, webpush
 
+        from chalicelib.core.netguard import UnsafeURL, check_public_https_url
+
+        try:  # checked again at delivery: the host may resolve elsewhere than when it subscribed
+            check_public_https_url(subscription.get("endpoint") or "")
+        except UnsafeURL as exc:
+            raise SubscriptionGone(f"push endpoint refused: {exc}") from exc
         try:
             webpush(subscription_info=subscription, data=json.dumps(payload, separators=(",", ":")),
                     vapid_private_key=self.private_key, vapid_claims={"sub": self.subject},

@@ -231,3 +231,18 @@ def test_sandbox_push_gone_endpoint_is_removed(db):
     (row,) = _notify_and_deliver(db, user)
     assert row.status == "skipped"
     assert db.scalar(select(PushSubscription).where(PushSubscription.user_id == user.id)) is None
+
+
+def test_web_push_endpoint_resolving_inside_at_delivery_is_not_contacted(db, vapid, _no_dns):
+    """Subscribed while public, the host later resolves to the metadata address: no request leaves,
+    the subscription is dropped."""
+    endpoint = "https://push.rebind.test/send/1"
+    user = make_user(db)
+    make_subscription(db, user, endpoint=endpoint)
+    _only(db, user, "push")
+    _no_dns["push.rebind.test"] = ["169.254.169.254"]
+    (row,) = _notify_and_deliver(db, user)
+    assert row.status == "skipped"
+    assert len(vapid["mock"].calls) == 0
+    db.expire_all()
+    assert db.scalar(select(PushSubscription).where(PushSubscription.user_id == user.id)) is None

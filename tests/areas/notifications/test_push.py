@@ -102,3 +102,30 @@ def test_subscriptions_per_user_are_capped_oldest_dropped(api, db):
     listed = api.get("/api/notifications/push/subscriptions", as_=user).json["subscriptions"]
     assert len(listed) == MAX_PUSH_SUBSCRIPTIONS
     assert ENDPOINT in {row["endpoint"] for row in listed}
+
+
+@pytest.mark.parametrize("endpoint, resolves", [
+    ("http://push.example.test/send/1", None),                      # not https
+    ("https://127.0.0.1/send/1", None),                             # loopback literal
+    ("https://10.0.0.5/send/1", None),                              # private literal
+    ("https://169.254.169.254/latest/meta-data", None),             # metadata (link-local)
+    ("https://[::1]/send/1", None),                                 # IPv6 loopback
+    ("https://[fd00::1]/send/1", None),                             # IPv6 unique local
+    ("https://localhost/send/1", None),
+    ("https://metadata.google.internal/computeMetadata", None),
+    ("https://intranet/send/1", None),                              # single-label name
+    ("https://push.evil.test/send/1", ["10.1.2.3"]),                # a name that resolves inside
+    ("https://push.evil.test/send/1", ["93.184.216.34", "192.168.1.1"]),  # one private address is enough
+    ("https://push.evil.test/send/1", ["::ffff:127.0.0.1"]),        # IPv4-mapped loopback
+    ("https://push.evil.test/send/1", []),                          # does not resolve
+    ("https://user:pw@push.example.test/send/1", None),             # credentials in the URL
+])
+def test_subscribe_refuses_endpoints_that_are_not_public_https(api, db, _no_dns, endpoint, resolves):
+    if resolves is not None:
+        _no_dns["push.evil.test"] = resolves
+    user = make_user(db)
+    response = api.post("/api/notifications/push/subscribe", as_=user,
+                        json={"endpoint": endpoint, "keys": {"p256dh": P256DH, "auth": AUTH}})
+    assert response.status == 400, response
+    assert response.json["details"][0]["field"] == "endpoint"
+    assert db.scalar(select(PushSubscription).where(PushSubscription.user_id == user.id)) is None
