@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, Date, Float, ForeignKey, Index, Integer, Numeric, String, Text
+from sqlalchemy import Boolean, Date, Float, ForeignKey, Index, Integer, Numeric, String, Text, func, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .db import JSON, Base, created_at_column, id_column, updated_at_column
@@ -17,9 +17,11 @@ ACCESS_LEVELS = ("employee", "lead", "manager", "head", "executive")
 
 class User(Base):
     __tablename__ = "users"
+    # e-mails are unique case-insensitively (the caller is found by lower(email)), as migrated
+    __table_args__ = (Index("uq_users_email_lower", func.lower(text("email")), unique=True),)
 
     id: Mapped[str] = id_column()
-    email: Mapped[str] = mapped_column(String(320), unique=True, nullable=False)
+    email: Mapped[str] = mapped_column(String(320), nullable=False)
     name: Mapped[str] = mapped_column(String(200), nullable=False)
     access_level: Mapped[str] = mapped_column(String(20), nullable=False, default="employee")
     squad_id: Mapped[str | None] = mapped_column(ForeignKey("squads.id", ondelete="SET NULL"), index=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import Boolean, Index, String, Text, or_, select
+from sqlalchemy import Boolean, ForeignKey, Index, String, Text, or_, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from . import queue
@@ -43,7 +43,7 @@ class Notification(Base):
     )
 
     id: Mapped[str] = id_column()
-    user_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
     type: Mapped[str] = mapped_column(String(100), nullable=False)
     title: Mapped[str] = mapped_column(String(500), nullable=False)
     body: Mapped[str | None] = mapped_column(Text)
