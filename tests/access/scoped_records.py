@@ -66,6 +66,16 @@ def _hidden_task_resource(db, made) -> Made:
 
 # ------------------------------------------------------------------ projects
 
+def _hidden_sprint(db, made) -> Made:
+    from chalicelib.areas.sprints.models import Sprint
+
+    project_id, owner = _parent(db, made, "project_id", _hidden_project)
+    sprint = Sprint(project_id=project_id, name="Hidden sprint", status="active", created_by=owner.id)
+    db.add(sprint)
+    db.flush()
+    return Made(sprint.id, owner)
+
+
 def _hidden_project(db, made) -> Made:
     from tests.areas.projects.factories import make_project
 
@@ -169,6 +179,8 @@ SCOPED: dict[str, Scoped] = {
     "resource_id": Scoped(_hidden_task_resource, rule="a task's resources are seen with the task"),
     "project_id": Scoped(_hidden_project, rule="employee and lead see projects they own, deliver or belong to "
                                                "(document 1, Projects)"),
+    "sprint_id": Scoped(_hidden_sprint, rule="a sprint is seen through its project (issue 20; "
+                                             "docs/decisions/sprints.md)"),
     "goal_id": Scoped(_hidden_goal, rule="a project's goals are seen with the project"),
     "decision_id": Scoped(_hidden_decision, rule="a project's decisions are seen with the project"),
     "entry_id": Scoped(_hidden_time_entry, rule="employees see their own time entries, managers their team's"),
@@ -266,8 +278,6 @@ UNSCOPED: dict[str, Unscoped] = {
     "company_id": Unscoped("companies: every holder of deals:view sees all (docs/decisions/deals.md)", _company),
     "contact_id": Unscoped("contacts: every holder of the deals tool sees all", _contact),
     "deal_id": Unscoped("deals: no record scoping is stated (decisions.md section 6; docs/decisions/deals.md)", _deal),
-    "sprint_id": Unscoped("sprints: no record scoping is stated (decisions.md section 6); every holder of "
-                          "projects:view sees every sprint (docs/decisions/sprints.md)"),
     "page_id": Unscoped("pages are shared by everyone with pages:view (docs/decisions/pages.md)", _page),
     "discussion_id": Unscoped("a page's discussions are seen with the page", _discussion),
     "comment_id": Unscoped("seen with the page; editing another's comment is an authorship rule (403) that the "

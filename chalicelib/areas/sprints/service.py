@@ -45,8 +45,19 @@ def _check_dates(start, end) -> None:
         raise BadRequest("end_date must not be before start_date")
 
 
+def visible(principal):
+    """The WHERE clause of the sprints the principal may see: those of the projects they may see
+    (None: all). A sprint of a hidden project is out of scope and answers 404 like a missing one."""
+    project_ids = _projects_service().visible_project_ids(principal)
+    return None if project_ids is None else Sprint.project_id.in_(project_ids)
+
+
 def _get(ctx, sprint_id: str) -> Sprint:
-    sprint = ctx.db.get(Sprint, sprint_id)
+    stmt = select(Sprint).where(Sprint.id == sprint_id)
+    clause = visible(ctx.principal)
+    if clause is not None:
+        stmt = stmt.where(clause)
+    sprint = ctx.db.scalar(stmt)
     if sprint is None:
         raise not_found("Sprint")
     return sprint
@@ -54,6 +65,9 @@ def _get(ctx, sprint_id: str) -> Sprint:
 
 def list_sprints(ctx, *, project_id: str | None, status: str | None) -> dict:
     stmt = select(Sprint)
+    clause = visible(ctx.principal)
+    if clause is not None:
+        stmt = stmt.where(clause)
     if project_id:
         stmt = stmt.where(Sprint.project_id == project_id)
     if status:
@@ -100,6 +114,11 @@ def delete_sprint(ctx, *, sprint_id: str) -> dict:
 
 # ---- for other areas (tasks) ----------------------------------------------------------------------
 
-def sprint_exists(db, sprint_id: str) -> bool:
-    """Whether a sprint with this id exists (one query; sprints have no record scoping)."""
-    return db.scalar(select(Sprint.id).where(Sprint.id == sprint_id)) is not None
+def visible_sprint_exists(ctx, sprint_id: str) -> bool:
+    """Whether the sprint exists in a project the caller can see (one query): a task may name only such
+    a sprint."""
+    stmt = select(Sprint.id).where(Sprint.id == sprint_id)
+    clause = visible(ctx.principal)
+    if clause is not None:
+        stmt = stmt.where(clause)
+    return ctx.db.scalar(stmt) is not None

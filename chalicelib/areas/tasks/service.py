@@ -88,7 +88,7 @@ def check_references(ctx, values: dict, *, task_id: str | None = None) -> None:
     if sprint_id:
         from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
 
-        if not sprints_service.sprint_exists(db, sprint_id):
+        if not sprints_service.visible_sprint_exists(ctx, sprint_id):
             details.append({"field": "sprint_id", "message": "must be an existing sprint"})
     if details:
         raise BadRequest("Invalid task fields", details=details)

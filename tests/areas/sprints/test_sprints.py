@@ -78,6 +78,10 @@ def test_sprint_permissions(api, db, exec_user):
     assert hidden.status == 400
     viewer = make_user(db)
     grant(db, viewer, "projects", "view")
+    # a sprint is seen through its project (issue 20): the viewer belongs to it
+    from chalicelib.areas.projects.models import ProjectMember
+    db.add(ProjectMember(project_id=own_project.id, user_id=viewer.id))
+    db.flush()
     assert api.get("/api/sprints", as_=viewer).status == 200
     assert api.get(f"/api/sprints/{sprint['id']}", as_=viewer).status == 200
     assert api.post("/api/sprints", as_=viewer, json={"project_id": own_project.id, "name": "V"}).status == 403
