@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import func, or_, select, update as sql_update
 
 from chalicelib.core import history, hooks
-from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
@@ -55,7 +55,34 @@ def visible_task_row(ctx, task_id: str) -> dict:
 
 # --- validation ---------------------------------------------------------------------------------
 
-def check_references(ctx, values: dict, *, task_id: str | None = None) -> None:
+RESOURCE_TYPES = ("project", "deal", "company")
+
+
+def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | None) -> str | None:
+    """Why the linked resource is refused, or None: a project must be one the caller can see (a hidden one
+    answers like a missing one), a deal or company must exist (they are not scoped)."""
+    if resource_type is None and resource_id is None:
+        return None
+    if resource_type is None or resource_id is None:
+        return "resource_type and resource_id are set together"
+    if resource_type == "project":
+        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+        try:
+            projects_service.visible_project(ctx, resource_id)
+        except NotFound:
+            return "must be an existing project you can see"
+        return None
+    if resource_type in ("deal", "company"):
+        from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
+
+        exists = (deals_service.deal_brief(ctx.db, resource_id) is not None if resource_type == "deal"
+                  else resource_id in deals_service.company_names(ctx.db, [resource_id]))
+        return None if exists else f"must be an existing {resource_type}"
+    return f"resource_type must be one of {', '.join(RESOURCE_TYPES)}"
+
+
+def check_references(ctx, values: dict, *, task_id: str | None = None, current: Task | None = None) -> None:
     """Config item ids must belong to their list, user ids must exist, the parent must be a task the caller
     can see (an invisible parent answers like a missing one): else 400."""
     db = ctx.db
@@ -84,6 +111,13 @@ def check_references(ctx, values: dict, *, task_id: str | None = None) -> None:
             details.append({"field": "parent_task_id", "message": "must be an existing task"})
         elif task_id is not None and _is_descendant(db, parent_id, task_id):
             details.append({"field": "parent_task_id", "message": "a task cannot be moved under its own subtask"})
+    if "resource_type" in values or "resource_id" in values:
+        resource_type = values.get("resource_type", current.resource_type if current is not None else None)
+        resource_id = values.get("resource_id", current.resource_id if current is not None else None)
+        problem = _linked_resource_problem(ctx, resource_type, resource_id)
+        if problem:
+            details.append({"field": "resource_id" if "resource_id" in values else "resource_type",
+                            "message": problem})
     sprint_id = values.get("sprint_id")
     if sprint_id:
         from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
@@ -271,7 +305,7 @@ def update(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     if not values:
         raise BadRequest("No fields to update")
     task = visible_task(ctx, task_id)
-    check_references(ctx, values, task_id=task.id)
+    check_references(ctx, values, task_id=task.id, current=task)
     before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id", "resource_type",
                                                       "resource_id")}
     for name, value in values.items():
