@@ -126,6 +126,11 @@ def authenticate(db: Session, headers) -> Principal:
     email = claims.get("email")
     if not isinstance(email, str) or not email:
         raise Unauthorized("Token has no email claim")
+    if len(email) > 320 or any(ord(char) < 32 or ord(char) == 127 for char in email):
+        raise Unauthorized("Invalid token")
+    exp = claims.get("exp")
+    if isinstance(exp, bool) or not isinstance(exp, (int, float)):
+        raise Unauthorized("Invalid token")
     rows = db.execute(_principal_statement(), {"email": email.lower()}).all()
     user = rows[0][0] if rows else None
     if user is None or not user.is_active:

@@ -152,8 +152,14 @@ class UnitOfWork:
             except Exception:  # noqa: BLE001 - the data is committed; a failed send is logged, not a 500
                 logging.getLogger("wms.db").exception("after-commit callback failed")
 
-    def rollback(self) -> None:
+    def rollback(self, *, invalidate: bool = False) -> None:
+        """`invalidate`: the failure may have left the connection out of step with the server (an
+        exception raised while a statement was being sent, such as a driver failing to encode a
+        value): close it for good instead of returning it to the pool."""
         self._after_commit = []
+        if invalidate and _bind_override is None:
+            self.session.invalidate()
+            return
         self.session.rollback()
 
     def close(self) -> None:

@@ -142,19 +142,68 @@ def validation_details(exc: ValidationError) -> list[dict]:
     return details
 
 
+MAX_JSON_DEPTH = 64
+
+
+def _text_problem(text: str) -> str | None:
+    if "\x00" in text:
+        return "must not contain the NUL character"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "must be valid Unicode text (a lone surrogate is not)"
+    return None
+
+
+def check_request_values(value: Any, what: str = "request body") -> None:
+    """Refuse, with a 400 naming the field, what the database cannot store or what would exhaust the
+    stack later: text with NUL or lone surrogates (in keys and values), and nesting deeper than
+    MAX_JSON_DEPTH. Iterative, so a deep document cannot overflow the stack here either."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
+    while stack:
+        item, path, depth = stack.pop()
+        if isinstance(item, str):
+            problem = _text_problem(item)
+            if problem:
+                raise BadRequest(f"Invalid {what}", details=[{"field": path or "body", "message": problem}])
+            continue
+        if not isinstance(item, (dict, list)):
+            continue
+        if depth > MAX_JSON_DEPTH:
+            raise BadRequest(f"The {what} is nested deeper than {MAX_JSON_DEPTH} levels",
+                             details=[{"field": path or "body", "message": f"nested deeper than {MAX_JSON_DEPTH} levels"}])
+        if isinstance(item, dict):
+            for key, child in item.items():
+                child_path = f"{path}.{key}" if path else str(key)
+                problem = _text_problem(key)
+                if problem:
+                    raise BadRequest(f"Invalid {what}", details=[{"field": path or "body",
+                                                                 "message": f"a key {problem}"}])
+                stack.append((child, child_path, depth + 1))
+        else:
+            for index, child in enumerate(item):
+                stack.append((child, f"{path}.{index}" if path else str(index), depth + 1))
+
+
 def parse_json_body(request) -> Any:
     raw = request.raw_body
     if not raw or not raw.strip():
         return {}
     try:
-        return json.loads(raw)
+        data = json.loads(raw)
+    except RecursionError as exc:
+        raise BadRequest(f"The request body is nested deeper than {MAX_JSON_DEPTH} levels") from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest("Request body must be valid JSON") from exc
+    check_request_values(data)
+    return data
 
 
 def _query_dict(request) -> dict:
     params = request.query_params or {}
-    return {key: params[key] for key in params}
+    values = {key: params[key] for key in params}
+    check_request_values(values, "query")
+    return values
 
 
 def validate(model: type[BaseModel], data: Any, what: str) -> BaseModel:
@@ -228,14 +277,14 @@ def endpoint(
                 uow.rollback()
                 return error_response(exc)
             except DBAPIError as exc:
-                uow.rollback()
                 mapped = _database_error(exc)
+                uow.rollback(invalidate=mapped is None)
                 if mapped is None:
                     log.exception("database error in %s", fn.__name__)
                     return json_response({"error": "Internal server error"}, 500)
                 return error_response(mapped)
             except Exception:  # noqa: BLE001 - the one place that turns the unexpected into a 500
-                uow.rollback()
+                uow.rollback(invalidate=True)
                 log.exception("unhandled error in %s", fn.__name__)
                 return json_response({"error": "Internal server error"}, 500)
             finally:

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, StringConstraints, ValidationInfo, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, StringConstraints, ValidationInfo, field_validator
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -22,6 +22,22 @@ def _calendar_date(value: Any) -> Any:
         raise ValueError("must be a valid calendar date (YYYY-MM-DD)") from exc
 
 
+def _utc_timestamp(value: datetime | None) -> datetime | None:
+    """A timestamp normalised to UTC (a naive one is taken as UTC); one that leaves the representable
+    range once normalised (9999-12-31T23:59:59-12:00, 0001-01-01T00:00:00+14:00) is a 400, never a
+    value the database driver fails on."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except (OverflowError, ValueError) as exc:
+        raise ValueError("must be a timestamp between years 1 and 9999 in UTC") from exc
+
+
+# An ISO 8601 timestamp (or null), normalised to UTC.
+Timestamp = Annotated[datetime | None, AfterValidator(_utc_timestamp)]
 Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=36)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Search = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]

@@ -1,13 +1,12 @@
 """Request models of budgets (unknown fields are ignored; an unknown type or status is a 400)."""
 from __future__ import annotations
 
-from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Literal, Optional
 
 from pydantic import Field, StringConstraints, field_validator
 
-from chalicelib.core.schemas import CalendarDate, Id, Input, Name
+from chalicelib.core.schemas import CalendarDate, Id, Input, Name, Timestamp
 
 BudgetType = Literal["sprints", "retainer", "time_and_materials", "fixed_price"]
 BudgetStatus = Literal["draft", "pending_approval", "approved", "active", "completed", "cancelled"]
@@ -54,7 +53,7 @@ class BudgetUpdate(Input):
     owner_id: Optional[Id] = None
     budget_type: Optional[BudgetType] = None
     forecast_date: CalendarDate = None
-    created_at: Optional[datetime] = None
+    created_at: Timestamp = None
     resource_type: Optional[ResourceType] = None
     resource_id: Optional[Id] = None
     notes: Optional[Text] = None

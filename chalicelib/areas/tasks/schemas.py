@@ -1,12 +1,11 @@
 """Request models of the tasks area (unknown fields are ignored, read-only fields never written)."""
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, StrictFloat, StrictStr, field_validator
 
-from chalicelib.core.schemas import CalendarDate, Input
+from chalicelib.core.schemas import CalendarDate, Input, Timestamp
 
 
 def _required_title(value: str) -> str:
@@ -66,7 +65,7 @@ class _TaskFields(Input):
     estimate_compute_hours: Number | None = None
     estimate_total_cost: Number | None = None
     approved_by_user_id: Id | None = None
-    approved_at: datetime | None = None
+    approved_at: Timestamp = None
 
     def changes(self) -> dict:
         """The writable fields present in the request, with their values (in WRITABLE_FIELDS order)."""
