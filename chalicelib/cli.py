@@ -43,8 +43,24 @@ def _create_user(args) -> int:
 
 
 def _token(args) -> int:
-    from chalicelib.core.auth import issue_dev_token
+    from sqlalchemy import func, select
 
+    from chalicelib.core.auth import issue_dev_token
+    from chalicelib.core.db import unit_of_work
+    from chalicelib.core.models import User
+    from chalicelib.core.settings import get_settings
+
+    if get_settings().auth_jwks_url:
+        print("development tokens are HS256 only; this installation uses JWKS", file=sys.stderr)
+        return 2
+    with unit_of_work() as uow:
+        user = uow.session.scalar(select(User).where(func.lower(User.email) == args.email.strip().lower()))
+        problem = (f"no user with the e-mail {args.email}" if user is None
+                   else f"the user {args.email} is inactive" if not user.is_active else None)
+    if problem:
+        print(f"token: {problem}; a token for them would be refused (create the user first: create-user)",
+              file=sys.stderr)
+        return 1
     try:
         print(issue_dev_token(args.email, ttl_seconds=args.days * 86400))
     except RuntimeError as exc:

@@ -79,6 +79,15 @@ def _env(name: str, default=None):
     return value if value not in (None, "") else default
 
 
+def normalise_database_url(url: str) -> str:
+    """`postgres://` and `postgresql://` (as hosting providers and psql write them) mean PostgreSQL
+    through the default driver, pg8000; an explicit `postgresql+<driver>://` is kept."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+pg8000://" + url[len(prefix):]
+    return url
+
+
 def load_settings() -> Settings:
     values: dict = {}
     for field in Settings.model_fields:
@@ -90,6 +99,10 @@ def load_settings() -> Settings:
         values["database_url"] = f"sqlite:///{data_dir() / 'wms.sqlite3'}"
     if "uploads_dir" not in values and "uploads_bucket" not in values:
         values["uploads_dir"] = str(data_dir() / "uploads")
+    # boto3 reads AWS_DEFAULT_REGION too (the moto server and the AWS CLI set that one)
+    if "aws_region" not in values and _env("AWS_DEFAULT_REGION"):
+        values["aws_region"] = _env("AWS_DEFAULT_REGION")
+    values["database_url"] = normalise_database_url(values["database_url"])
     values["stage"] = _env("WMS_STAGE", values.get("stage", "dev"))
     settings = Settings(**values)
     if not settings.auth_jwks_url:

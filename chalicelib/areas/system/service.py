@@ -8,7 +8,15 @@ from sqlalchemy import text
 
 
 def health(ctx) -> dict:
-    ctx.db.execute(text("SELECT 1"))
+    """{"ok": true} while the database answers; 503 with the error body while it does not."""
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    from chalicelib.core.errors import ServiceUnavailable
+
+    try:
+        ctx.db.execute(text("SELECT 1"))
+    except (DBAPIError, OperationalError, OSError) as exc:
+        raise ServiceUnavailable("The database is unreachable") from exc
     return {"ok": True}
 
 
