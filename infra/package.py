@@ -372,6 +372,10 @@ def build(stage: str, output: Path) -> Path:
         shutil.rmtree(output)
     os.environ.setdefault("WMS_DATA_DIR", tempfile.mkdtemp(prefix="wms-package-"))
     os.environ.pop("WMS_MODULES", None)
+    sys.path.insert(0, str(ROOT))
+    from chalicelib.core.version import BUILD_INFO, git_commit, write_build_info
+
+    write_build_info(os.environ.get("WMS_COMMIT") or git_commit(ROOT) or "unknown")  # bundled: GET /api/version
     with tempfile.TemporaryDirectory(prefix="wms-merge-") as folder:
         merge = Path(folder) / "resources.json"
         merge.write_text(json.dumps(load_cfn_yaml(INFRA / "resources.yaml"), indent=1))

@@ -27,7 +27,9 @@ def iter_routes(app):
             yield path, method, entry
 
 
-def build_document(app, *, title: str = "Work Management Service", version: str = "1.0.0") -> dict:
+def build_document(app, *, title: str = "Work Management Service", version: str | None = None) -> dict:
+    if version is None:
+        from .version import VERSION as version
     models = []
     for _path, _method, entry in iter_routes(app):
         spec = getattr(entry.view_function, "__wms_endpoint__", None)

@@ -15,6 +15,15 @@ def health(ctx):
     return service.health(ctx)
 
 
+@bp.route("/api/version", methods=["GET"])
+@endpoint(auth="public")
+def get_version(ctx):
+    """The build's version and commit."""
+    from chalicelib.core.version import build_info
+
+    return build_info()
+
+
 @bp.route("/api/openapi.json", methods=["GET"])
 @endpoint(auth="public")
 def openapi_document(ctx):
