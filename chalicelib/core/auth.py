@@ -76,6 +76,48 @@ def extract_token(headers) -> str | None:
     return None
 
 
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _origin_of(url: str) -> str | None:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    if not parts.scheme or not parts.netloc:
+        return None
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+
+def allowed_origins() -> set[str]:
+    settings = get_settings()
+    configured = [item for item in (settings.allowed_origins or "").split(",") if item.strip()]
+    origins = {_origin_of(item) for item in configured or [settings.public_base_url]}
+    return {origin for origin in origins if origin}
+
+
+def check_cookie_request(headers, method: str, request_content: str | None = None) -> None:
+    """A write authenticated by the cookie alone must come from one of our own pages: another site's
+    form or script would carry the cookie too (CSRF). It needs `Content-Type: application/json` (a
+    type no cross-site form can send; an upload route names its own) and an `Origin`, or else a
+    `Referer`, in the allowed list. A request with the Authorization header is not cookie-driven."""
+    if method.upper() in SAFE_METHODS or _header(headers, "Authorization"):
+        return
+    content_type = (_header(headers, "Content-Type") or "").split(";", 1)[0].strip().lower()
+    expected = (request_content or "application/json").lower()
+    if content_type != expected:
+        raise Forbidden(f"A cookie-authenticated write must be sent as {expected}")
+    origin = _header(headers, "Origin")
+    source = _origin_of(origin) if origin and origin != "null" else None
+    if source is None and not origin:
+        referer = _header(headers, "Referer")
+        source = _origin_of(referer) if referer else None
+    if source is None or source not in allowed_origins():
+        raise Forbidden("A cookie-authenticated write must come from an allowed origin")
+
+
 def _jwks_client(url: str) -> jwt.PyJWKClient:
     client = _jwks_clients.get(url)
     if client is None:
@@ -118,11 +160,12 @@ def _principal_statement():
     )
 
 
-def authenticate(db: Session, headers) -> Principal:
+def authenticate(db: Session, headers, *, method: str = "GET", request_content: str | None = None) -> Principal:
     token = extract_token(headers)
     if not token:
         raise Unauthorized("Authentication required")
     claims = decode_token(token)
+    check_cookie_request(headers, method, request_content)
     email = claims.get("email")
     if not isinstance(email, str) or not email:
         raise Unauthorized("Token has no email claim")

@@ -259,7 +259,8 @@ def endpoint(
             ctx = RequestContext(request=request, uow=uow)
             try:
                 if auth == "user":
-                    ctx.principal = authenticate(uow.session, request.headers)
+                    ctx.principal = authenticate(uow.session, request.headers, method=request.method,
+                                                 request_content=request_content)
                     if access and ctx.principal.access_level not in access:
                         raise Forbidden(f"Requires access level {' or '.join(access)}")
                     if tool:

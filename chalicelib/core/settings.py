@@ -51,6 +51,9 @@ class Settings(BaseModel):
     secrets_key: str | None = None
     org_timezone: str = "Australia/Sydney"
     public_base_url: str = "http://127.0.0.1:8000"
+    # origins (scheme://host[:port], comma-separated) whose pages may send cookie-authenticated writes;
+    # empty means the origin of PUBLIC_BASE_URL
+    allowed_origins: str = ""
     # providers: <ROLE>_MODE = sandbox | live | off
     ai_mode: str = "sandbox"
     ai_base_url: str = "https://api.openai.com/v1"
