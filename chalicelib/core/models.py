@@ -43,6 +43,8 @@ class User(Base):
 
 class Squad(Base):
     __tablename__ = "squads"
+    # unique case-insensitively: projects refer to squads by name (migration core_0002)
+    __table_args__ = (Index("uq_squads_name_lower", func.lower(text("name")), unique=True),)
 
     id: Mapped[str] = id_column()
     name: Mapped[str] = mapped_column(String(200), nullable=False)
