@@ -12,6 +12,7 @@ function, loaded or not the notifications area; it imports the providers lazily.
 """
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 
 from sqlalchemy import Boolean, ForeignKey, Index, String, Text, or_, select
@@ -83,7 +84,24 @@ def _send_after_commit(ctx, deliveries: list[NotificationDelivery]) -> None:
     if not deliveries:
         return
     messages = [{"delivery_id": d.id, "channel": d.channel} for d in deliveries]
-    ctx.after_commit(lambda: queue.send_batch(QUEUE, messages))
+
+    def send() -> None:
+        """After commit: a failed send is logged with its delivery ids and left `pending`, which the
+        `notifications-drain` job retries; the request that made the notification has succeeded."""
+        try:
+            failed = queue.send_batch(QUEUE, messages)
+        except Exception:  # noqa: BLE001 - the records are committed; never turn this into a 500
+            failed = messages
+            logging.getLogger("wms.notify").error(
+                "notification queue send failed for deliveries %s; notifications-drain will retry them",
+                ",".join(m["delivery_id"] for m in failed), exc_info=True)
+            return
+        if failed:
+            logging.getLogger("wms.notify").error(
+                "notification queue refused deliveries %s; notifications-drain will retry them",
+                ",".join(m["delivery_id"] for m in failed))
+
+    ctx.after_commit(send)
 
 
 def _is_duplicate(db, *, user_id, type, resource_type, resource_id) -> bool:

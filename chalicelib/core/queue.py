@@ -34,15 +34,20 @@ def send(queue: str, message: dict) -> None:
     handler(message)
 
 
-def send_batch(queue: str, messages: list[dict]) -> None:
+def send_batch(queue: str, messages: list[dict]) -> list[dict]:
+    """Send in batches of ten; answers the messages SQS reported as failed (a batch call succeeds
+    even when some of its entries fail). A call that fails whole raises."""
     url = queue_url(queue)
     if not url:
         for message in messages:
             send(queue, message)
-        return
+        return []
+    failed: list[dict] = []
     for start in range(0, len(messages), 10):
         chunk = messages[start:start + 10]
-        client("sqs").send_message_batch(
+        answer = client("sqs").send_message_batch(
             QueueUrl=url,
             Entries=[{"Id": str(index), "MessageBody": json.dumps(m, default=str)} for index, m in enumerate(chunk)],
         )
+        failed.extend(chunk[int(entry["Id"])] for entry in answer.get("Failed", []) or [])
+    return failed
