@@ -172,8 +172,12 @@ def unit_of_work() -> Iterator[UnitOfWork]:
     try:
         yield uow
         uow.commit()
-    except BaseException:
-        uow.rollback()
+    except BaseException as exc:
+        from .errors import DomainError
+
+        # as in the endpoint decorator: an unexpected failure may have left the connection out of
+        # step with the server (a driver failing mid-statement), so it never goes back to the pool
+        uow.rollback(invalidate=not isinstance(exc, DomainError))
         raise
     finally:
         uow.close()

@@ -46,3 +46,15 @@ def test_a_plain_rollback_keeps_the_connection_pooled(pooled_engine):
         assert _dbapi_connection(again) is first
     finally:
         again.close()
+
+
+def test_a_job_unit_of_work_that_fails_mid_statement_does_not_poison_the_pool(pooled_engine):
+    """Scheduled and queue functions use `unit_of_work()`: the same rule as requests."""
+    with pytest.raises(Exception):
+        with core_db.unit_of_work() as uow:
+            first = _dbapi_connection(uow)
+            uow.session.execute(text("SELECT :value"), {"value": "lone \udfff surrogate"})
+    for _ in range(10):
+        with core_db.unit_of_work() as uow:
+            assert _dbapi_connection(uow) is not first
+            assert uow.session.execute(text("SELECT 1")).scalar() == 1
