@@ -48,10 +48,11 @@ def _token(args) -> int:
     from chalicelib.core.auth import issue_dev_token
     from chalicelib.core.db import unit_of_work
     from chalicelib.core.models import User
-    from chalicelib.core.settings import get_settings
 
-    if get_settings().auth_jwks_url:
-        print("development tokens are HS256 only; this installation uses JWKS", file=sys.stderr)
+    try:
+        token = issue_dev_token(args.email, ttl_seconds=args.days * 86400)
+    except RuntimeError as exc:
+        print(exc, file=sys.stderr)
         return 2
     with unit_of_work() as uow:
         user = uow.session.scalar(select(User).where(func.lower(User.email) == args.email.strip().lower()))
@@ -61,11 +62,7 @@ def _token(args) -> int:
         print(f"token: {problem}; a token for them would be refused (create the user first: create-user)",
               file=sys.stderr)
         return 1
-    try:
-        print(issue_dev_token(args.email, ttl_seconds=args.days * 86400))
-    except RuntimeError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+    print(token)
     return 0
 
 

@@ -91,10 +91,9 @@ def _send_after_commit(ctx, deliveries: list[NotificationDelivery]) -> None:
         try:
             failed = queue.send_batch(QUEUE, messages)
         except Exception:  # noqa: BLE001 - the records are committed; never turn this into a 500
-            failed = messages
             logging.getLogger("wms.notify").error(
                 "notification queue send failed for deliveries %s; notifications-drain will retry them",
-                ",".join(m["delivery_id"] for m in failed), exc_info=True)
+                ",".join(m["delivery_id"] for m in messages), exc_info=True)
             return
         if failed:
             logging.getLogger("wms.notify").error(

@@ -11,15 +11,23 @@ def contains_text(term: str, *columns):
     return or_(*(func.coalesce(column, "").icontains(term, autoescape=True) for column in columns))
 
 
+def in_scope(stmt, scope):
+    """`stmt` limited to `scope`, an area's scope clause (None: the caller sees everything)."""
+    return stmt if scope is None else stmt.where(scope)
+
+
+def visible_exists(db, model, row_id: str, scope) -> bool:
+    """Whether the `model` row with this id exists inside `scope` (one query): for another area's
+    reference checks, where out of scope answers like missing."""
+    return db.scalar(in_scope(select(model.id).where(model.id == row_id), scope)) is not None
+
+
 def visible_row(db, model, row_id: str, scope, what: str):
     """The `model` row with this id if it is inside `scope` (a WHERE clause, or None for no limit).
 
     404 `"<what> not found"` otherwise: a row out of the caller's scope looks missing. One query.
     """
-    stmt = select(model).where(model.id == row_id)
-    if scope is not None:
-        stmt = stmt.where(scope)
-    row = db.scalar(stmt)
+    row = db.scalar(in_scope(select(model).where(model.id == row_id), scope))
     if row is None:
         raise not_found(what)
     return row

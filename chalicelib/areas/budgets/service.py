@@ -16,7 +16,7 @@ from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.permissions import allows
-from chalicelib.core.query import visible_row
+from chalicelib.core.query import in_scope, visible_exists, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
@@ -49,11 +49,7 @@ def _visible(ctx, budget_id: str) -> Budget:
 
 def visible_budget_exists(ctx, budget_id: str) -> bool:
     """Whether the budget exists and the caller may see it (one query); for timesheets' checks."""
-    stmt = select(Budget.id).where(Budget.id == budget_id)
-    clause = visibility(ctx.principal)
-    if clause is not None:
-        stmt = stmt.where(clause)
-    return ctx.db.scalar(stmt) is not None
+    return visible_exists(ctx.db, Budget, budget_id, visibility(ctx.principal))
 
 
 def line_item_budget_id(db, line_item_id: str) -> str | None:
@@ -99,10 +95,7 @@ def _record(ctx, budget_id: str) -> dict:
 
 
 def list_budgets(ctx, *, query) -> dict:
-    stmt = _select()
-    clause = visibility(ctx.principal)
-    if clause is not None:
-        stmt = stmt.where(clause)
+    stmt = in_scope(_select(), visibility(ctx.principal))
     for field in ("resource_type", "resource_id", "company_id", "status"):
         value = getattr(query, field)
         if value:
@@ -141,11 +134,7 @@ def get_budget(ctx, *, budget_id: str) -> dict:
     from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    stmt = _select().where(Budget.id == budget_id)
-    clause = visibility(ctx.principal)
-    if clause is not None:
-        stmt = stmt.where(clause)
-    rows = ctx.db.execute(stmt).all()
+    rows = ctx.db.execute(in_scope(_select().where(Budget.id == budget_id), visibility(ctx.principal))).all()
     if not rows:
         raise NotFound("Budget not found")
     items = _item_rows(ctx.db, budget_id)

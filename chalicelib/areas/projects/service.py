@@ -17,7 +17,7 @@ from chalicelib.core import history, hooks, scoping
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
-from chalicelib.core.query import contains_text, visible_row
+from chalicelib.core.query import contains_text, in_scope, visible_row
 from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
@@ -191,10 +191,7 @@ def _csv(value: str | None) -> list[str]:
 
 def list_projects(ctx, *, query) -> list[dict]:
     """Visible projects, filtered, newest first, at most 500; three queries whatever the count."""
-    stmt = _select_projects()
-    clause = visibility(ctx.principal)
-    if clause is not None:
-        stmt = stmt.where(clause)
+    stmt = in_scope(_select_projects(), visibility(ctx.principal))
     if query.company_id:
         stmt = stmt.where(Project.company_id == query.company_id.strip())
     for field in ("status", "type_id", "owner_id", "squad"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import func, or_, select, update
 
 from chalicelib.core.errors import BadRequest, NotFound
-from chalicelib.core.query import visible_row
+from chalicelib.core.query import in_scope, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Roadmap, RoadmapItem
@@ -47,10 +47,7 @@ def _roadmap_out(roadmap: Roadmap, item_count: int) -> dict:
 
 
 def list_roadmaps(ctx, *, query) -> dict:
-    stmt = select(Roadmap, _item_count())
-    clause = visibility(ctx.principal)
-    if clause is not None:
-        stmt = stmt.where(clause)
+    stmt = in_scope(select(Roadmap, _item_count()), visibility(ctx.principal))
     if query.project_id:
         stmt = stmt.where(Roadmap.project_id == query.project_id)
     stmt = stmt.order_by(Roadmap.created_at.desc(), Roadmap.id).limit(LIST_LIMIT)

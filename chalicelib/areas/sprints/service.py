@@ -10,7 +10,8 @@ import importlib
 from sqlalchemy import select
 
 from chalicelib.core import hooks
-from chalicelib.core.errors import BadRequest, NotFound, not_found
+from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.query import in_scope, visible_exists, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Sprint
@@ -53,21 +54,11 @@ def visible(principal):
 
 
 def _get(ctx, sprint_id: str) -> Sprint:
-    stmt = select(Sprint).where(Sprint.id == sprint_id)
-    clause = visible(ctx.principal)
-    if clause is not None:
-        stmt = stmt.where(clause)
-    sprint = ctx.db.scalar(stmt)
-    if sprint is None:
-        raise not_found("Sprint")
-    return sprint
+    return visible_row(ctx.db, Sprint, sprint_id, visible(ctx.principal), "Sprint")
 
 
 def list_sprints(ctx, *, project_id: str | None, status: str | None) -> dict:
-    stmt = select(Sprint)
-    clause = visible(ctx.principal)
-    if clause is not None:
-        stmt = stmt.where(clause)
+    stmt = in_scope(select(Sprint), visible(ctx.principal))
     if project_id:
         stmt = stmt.where(Sprint.project_id == project_id)
     if status:
@@ -117,8 +108,4 @@ def delete_sprint(ctx, *, sprint_id: str) -> dict:
 def visible_sprint_exists(ctx, sprint_id: str) -> bool:
     """Whether the sprint exists in a project the caller can see (one query): a task may name only such
     a sprint."""
-    stmt = select(Sprint.id).where(Sprint.id == sprint_id)
-    clause = visible(ctx.principal)
-    if clause is not None:
-        stmt = stmt.where(clause)
-    return ctx.db.scalar(stmt) is not None
+    return visible_exists(ctx.db, Sprint, sprint_id, visible(ctx.principal))

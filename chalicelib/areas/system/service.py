@@ -9,13 +9,13 @@ from sqlalchemy import text
 
 def health(ctx) -> dict:
     """{"ok": true} while the database answers; 503 with the error body while it does not."""
-    from sqlalchemy.exc import DBAPIError, OperationalError
+    from sqlalchemy.exc import DBAPIError
 
     from chalicelib.core.errors import ServiceUnavailable
 
     try:
         ctx.db.execute(text("SELECT 1"))
-    except (DBAPIError, OperationalError, OSError) as exc:
+    except (DBAPIError, OSError) as exc:
         raise ServiceUnavailable("The database is unreachable") from exc
     return {"ok": True}
 
