@@ -25,6 +25,7 @@ for _name in _CLEAR:
 os.environ.update({
     "WMS_DATA_DIR": _DATA,
     "WMS_STAGE": "test",
+    "WMS_CHECK_RESPONSES": "1",
     "AUTH_JWT_SECRET": "test-secret-" + "x" * 40,
     "UPLOADS_DIR": str(Path(_DATA) / "uploads"),
     "ORG_TIMEZONE": os.environ.get("ORG_TIMEZONE", "Australia/Sydney"),

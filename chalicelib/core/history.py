@@ -4,6 +4,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from .schemas import IsoTimestamp, Read
 from .models import HistoryEntry, User
 from .timeutil import iso
 
@@ -19,6 +20,17 @@ def record(db: Session, *, entity_type: str, entity_id: str, action: str, actor_
 def diff(before: dict, after: dict) -> dict:
     """`{field: {"from": old, "to": new}}` for the fields whose value changed."""
     return {key: {"from": before.get(key), "to": value} for key, value in after.items() if before.get(key) != value}
+
+
+class HistoryEntryRead(Read):
+    id: str
+    entity_type: str
+    entity_id: str
+    action: str
+    actor_id: str | None
+    actor_name: str | None
+    changes: dict | None
+    created_at: IsoTimestamp
 
 
 def entries(db: Session, *, entity_type: str, entity_id: str, limit: int = 500) -> list[dict]:

@@ -108,6 +108,7 @@ class EndpointSpec:
     request_content: str | None = None
     response_content: str = "application/json"
     error_statuses: tuple[int, ...] = ()
+    response: type[BaseModel] | None = None
 
 
 def json_default(value):
@@ -215,6 +216,21 @@ def validate(model: type[BaseModel], data: Any, what: str) -> BaseModel:
         raise BadRequest(f"Invalid {what}", details=validation_details(exc)) from exc
 
 
+class ResponseMismatch(Exception):
+    """A success body that does not match the route's declared read model (WMS_CHECK_RESPONSES=1)."""
+
+
+def check_response(spec: EndpointSpec, response: Response) -> None:
+    if not (200 <= response.status_code < 300) or not str(response.headers.get("Content-Type", "")).startswith(
+            "application/json"):
+        return
+    try:
+        spec.response.model_validate_json(response.body, strict=True)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:10])
+        raise ResponseMismatch(f"answer does not match {spec.response.__name__}: {problems}") from exc
+
+
 def _database_error(exc: DBAPIError) -> DomainError | None:
     """Constraint and data errors are the caller's mistake: 400 or 409, never 500."""
     orig = exc.orig
@@ -243,14 +259,17 @@ def endpoint(
     request_content: str | None = None,
     response_content: str = "application/json",
     errors: tuple[int, ...] = (),
+    response: type[BaseModel] | None = None,
 ):
     """auth: "user" (a token, then `tool:level`), "public" (no token) or "service" (the handler checks
-    its own bearer secret). access: access levels allowed, for endpoints gated by level not tool."""
+    its own bearer secret). access: access levels allowed, for endpoints gated by level not tool.
+    response: the read model of the whole success body (core.schemas: `one`, `many`, `paged`,
+    `OkResponse` or an area's own), used for the OpenAPI document and checked in tests."""
 
     def decorate(fn):
         spec = EndpointSpec(tool, level if tool else None, body, query, status, auth, access,
                             (fn.__doc__ or fn.__name__.replace("_", " ")).strip().splitlines()[0],
-                            request_content, response_content, errors)
+                            request_content, response_content, errors, response)
 
         @functools.wraps(fn)
         def wrapper(**path_params):
@@ -272,6 +291,8 @@ def endpoint(
                     kwargs["query"] = validate(query, _query_dict(request), "query")
                 result = fn(ctx, **path_params, **kwargs)
                 response = result if isinstance(result, Response) else json_response(result, status)
+                if spec.response is not None and get_settings().wms_check_responses:
+                    check_response(spec, response)
                 uow.commit()
                 return response
             except DomainError as exc:
@@ -284,6 +305,10 @@ def endpoint(
                     log.exception("database error in %s", fn.__name__)
                     return json_response({"error": "Internal server error"}, 500)
                 return error_response(mapped)
+            except ResponseMismatch as exc:  # only with WMS_CHECK_RESPONSES=1 (tests and fuzzing)
+                uow.rollback()
+                log.error("response mismatch in %s: %s", fn.__name__, exc)
+                return json_response({"error": f"Internal server error: {exc}"}, 500)
             except Exception:  # noqa: BLE001 - the one place that turns the unexpected into a 500
                 uow.rollback(invalidate=True)
                 log.exception("unhandled error in %s", fn.__name__)

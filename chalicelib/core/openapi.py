@@ -27,18 +27,30 @@ def iter_routes(app):
             yield path, method, entry
 
 
+_VERBS = ("get", "list", "create", "update", "delete", "add", "remove", "set", "replace", "reorder", "watch",
+          "unwatch", "duplicate", "approve", "reject", "submit", "close", "archive", "restore", "mark", "upload",
+          "download", "search", "move", "publish", "generate", "refresh", "send", "test", "run", "issue", "revoke",
+          "toggle", "edit", "resolve", "serve", "complete", "reopen", "subscribe", "unsubscribe", "accept", "decline", "import", "export")
+
+
+def operation_id(method: str, view_name: str) -> str:
+    """The view's name when it starts with a verb (`get_me`, `delete_task`), else method + name."""
+    if view_name.split("_", 1)[0] in _VERBS:
+        return view_name
+    return f"{method.lower()}_{view_name}"
+
+
 def build_document(app, *, title: str = "Work Management Service", version: str | None = None) -> dict:
     if version is None:
         from .version import VERSION as version
-    models = []
+    keyed = []
     for _path, _method, entry in iter_routes(app):
         spec = getattr(entry.view_function, "__wms_endpoint__", None)
         if spec is None:
             continue
-        for model in (spec.body, spec.query):
-            if model is not None and model not in models:
-                models.append(model)
-    keyed = [(model, "validation") for model in models]
+        for key in ((spec.body, "validation"), (spec.query, "validation"), (spec.response, "serialization")):
+            if key[0] is not None and key not in keyed:
+                keyed.append(key)
     refs, top = models_json_schema(keyed, ref_template="#/components/schemas/{model}") if keyed else ({}, {})
     schemas = dict(top.get("$defs", {}))
     schemas["Error"] = ERROR_SCHEMA
@@ -47,7 +59,7 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
     for path, method, entry in iter_routes(app):
         spec = getattr(entry.view_function, "__wms_endpoint__", None)
         operation: dict = {
-            "operationId": f"{method.lower()}_{entry.view_name}",
+            "operationId": operation_id(method, entry.view_name),
             "tags": [path.split("/")[2] if path.count("/") >= 2 else "root"],
             "parameters": [
                 {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
@@ -77,7 +89,14 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
             operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": ref}}}
         elif spec.request_content:
             operation["requestBody"] = {"required": True, "content": {spec.request_content: {"schema": {}}}}
-        operation["responses"][str(spec.status)] = {"description": "Success", "content": {spec.response_content: {"schema": {}}}}
+        if spec.response is not None:
+            success_schema = refs[(spec.response, "serialization")]
+        elif spec.response_content == "application/json":
+            success_schema = {}
+        else:
+            success_schema = {"type": "string", "format": "binary"}
+        operation["responses"][str(spec.status)] = {"description": "Success",
+                                                    "content": {spec.response_content: {"schema": success_schema}}}
         error_ref = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         statuses = {400, *spec.error_statuses}
         if spec.auth == "user":

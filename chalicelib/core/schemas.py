@@ -1,11 +1,33 @@
-"""Pieces every area's request models share: the base input model and common field types."""
+"""What every area's request and response models share.
+
+Inputs (request bodies and queries) derive from `Input` and use these field types, never a bare
+`bool`, `date`, `datetime` or `float` for money (tests/core/test_input_types.py enforces it):
+
+    Flag          true/false (0 and 1 too, since responses carry flags as 0/1); no strings
+    QueryFlag     a query flag: true/false/1/0 (any case); nothing else
+    CalendarDate  a `YYYY-MM-DD` date or null, strictly (not a datetime, not a number)
+    Timestamp     an ISO 8601 timestamp or null, normalised to UTC, in the representable range
+    Id            an id: stripped, non-empty, at most 36 characters
+    Name          a name: stripped, 1 to 200 characters
+    Text(n)       free text of at most n characters (not stripped)
+    Money         an exact decimal amount (14 digits, 2 decimals), never a float or a boolean
+    choice(...)   one of the given strings (an enum in the OpenAPI document)
+
+Responses are read models deriving from `Read`, with `Flag01` for the 0/1 flags of the
+conventions, `IsoTimestamp` and `IsoDate` for times and dates; a route declares its whole body with
+`endpoint(response=...)`, usually an envelope built by `one("task", TaskRead)`,
+`many("tasks", TaskRead)` or `paged("tasks", TaskRead)`, or `OkResponse`.
+"""
 from __future__ import annotations
 
 import re
 from datetime import date, datetime, timezone
-from typing import Annotated, Any, ClassVar
+from decimal import Decimal
+from functools import cache
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, StringConstraints, ValidationInfo, field_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StringConstraints, ValidationInfo,
+                      WithJsonSchema, create_model, field_validator)
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -75,3 +97,102 @@ class Input(BaseModel):
     def changes(self) -> dict:
         """`{field: value}` for the fields present in the request, in declaration order."""
         return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
+
+
+# --- input field types --------------------------------------------------------------------------
+
+def _flag(value: Any) -> Any:
+    if value is None or isinstance(value, bool):
+        return value
+    if type(value) is int and value in (0, 1):
+        return bool(value)
+    raise ValueError("must be true or false (or 1 or 0)")
+
+
+def _query_flag(value: Any) -> Any:
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1"):
+        return True
+    if text in ("false", "0"):
+        return False
+    raise ValueError("must be true or false (or 1 or 0)")
+
+
+def _money(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("must be a number")
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    return value
+
+
+Flag = Annotated[bool, BeforeValidator(_flag)]
+QueryFlag = Annotated[bool | None, BeforeValidator(_query_flag),
+                      WithJsonSchema({"type": "string", "enum": ["true", "false", "1", "0"]})]
+Money = Annotated[Decimal, BeforeValidator(_money), Field(max_digits=14, decimal_places=2, allow_inf_nan=False)]
+
+
+def Text(max_length: int):  # noqa: N802 - a type, named like one
+    """Free text of at most `max_length` characters, kept as sent."""
+    return Annotated[str, StringConstraints(max_length=max_length)]
+
+
+def choice(*values: str):
+    """One of `values`: a Literal, so the OpenAPI document lists them as an enum."""
+    return Literal[values]
+
+
+# --- read models --------------------------------------------------------------------------------
+
+Flag01 = Annotated[int, Strict(), Field(ge=0, le=1), WithJsonSchema({"type": "integer", "enum": [0, 1]})]
+IsoTimestamp = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"),
+                         WithJsonSchema({"type": "string", "format": "date-time"})]
+IsoDate = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$"),
+                    WithJsonSchema({"type": "string", "format": "date"})]
+
+
+class Read(BaseModel):
+    """A response record: every field the service answers, declared (an undeclared one is an error in tests)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class OkResponse(Read):
+    ok: Literal[True]
+
+
+def _camel(key: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in key.split("_"))
+
+
+_envelope_names: dict[str, tuple] = {}
+
+
+def _envelope(kind: str, key: str, model: type[BaseModel], fields: dict) -> type[BaseModel]:
+    base = model.__name__.removesuffix("Read")
+    name = f"{_camel(key)}Response" if kind == "one" else f"{_camel(key)}{'Page' if kind == 'paged' else 'List'}"
+    if _envelope_names.setdefault(name, (kind, key, model)) != (kind, key, model):
+        name = f"{base}{name}"
+    _envelope_names.setdefault(name, (kind, key, model))
+    return create_model(name, __base__=Read, **fields)
+
+
+@cache
+def one(key: str, model: type[BaseModel]) -> type[BaseModel]:
+    """`{key: model}`: the body of a route answering one record."""
+    return _envelope("one", key, model, {key: (model, ...)})
+
+
+@cache
+def many(key: str, model: type[BaseModel]) -> type[BaseModel]:
+    """`{key: [model]}`: the body of a route answering a bounded list."""
+    return _envelope("many", key, model, {key: (list[model], ...)})
+
+
+@cache
+def paged(key: str, model: type[BaseModel]) -> type[BaseModel]:
+    """`{key: [model], total, limit, offset}`: the body of a paged list."""
+    return _envelope("paged", key, model, {key: (list[model], ...), "total": (int, ...), "limit": (int, ...),
+                                           "offset": (int, ...)})

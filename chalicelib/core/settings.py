@@ -34,6 +34,9 @@ def _persistent_secret(name: str, make) -> str:
 
 class Settings(BaseModel):
     stage: str = "dev"
+    # WMS_CHECK_RESPONSES=1 (tests, fuzzing): every JSON answer is checked against the route's declared
+    # read model before commit, and a mismatch is a 500 naming the field
+    wms_check_responses: bool = False
     database_url: str
     database_ssl: str = "off"  # off | verify
     database_ca_file: str | None = None

@@ -1,44 +1,50 @@
 """Tasks routes (tool `tasks`): reads, watch and unwatch need view; writes update; delete manage."""
 from chalice import Blueprint
 
+from chalicelib.core.history import HistoryEntryRead
 from chalicelib.core.http import endpoint
+from chalicelib.core.schemas import OkResponse, many, one
 
 from . import service, service_links, service_todos
-from .schemas import ResourceCreate, ResourceReorder, SubtaskCreate, TaskCreate, TaskListQuery, TaskUpdate, TodosReplace
+from .schemas import (ResourceCreate, ResourceRead, ResourceReorder, SubtaskCreate, TaskCreate, TaskDetail, TaskListQuery,
+                      TaskRead, TaskUpdate, TodoRead, TodosReplace, WatchingResponse)
 
 bp = Blueprint(__name__)
 
 
 @bp.route("/api/tasks", methods=["GET"])
-@endpoint(tool="tasks", level="view", query=TaskListQuery)
+@endpoint(tool="tasks", level="view", query=TaskListQuery, response=many("tasks", TaskRead))
 def list_tasks(ctx, query: TaskListQuery):
     """List the tasks the caller may see (filters, at most 500)."""
     return {"tasks": service.list_tasks(ctx, query=query)}
 
 
 @bp.route("/api/tasks", methods=["POST"])
-@endpoint(tool="tasks", level="update", body=TaskCreate, status=201)
+@endpoint(tool="tasks", level="update", body=TaskCreate, status=201, response=one("task", TaskRead))
 def create_task(ctx, body: TaskCreate):
     """Create a task."""
     return {"task": service.create(ctx, data=body)}
 
 
 @bp.route("/api/tasks/{task_id}", methods=["GET"])
-@endpoint(tool="tasks", level="view")
+@endpoint(tool="tasks", level="view", response=TaskDetail)
 def get_task(ctx, task_id: str):
     """A task with its todos, subtasks, watchers and agent meta record."""
-    return service.detail(ctx, task_id=task_id)
+    task = service.visible_task_row(ctx, task_id)
+    return {"task": task, "todos": service_todos.todo_records(ctx.db, task_id),
+            "subtasks": service.subtask_records(ctx, task_id), "watchers": service.watcher_records(ctx.db, task_id),
+            "agent": service.agent_record(ctx.db, task_id)}
 
 
 @bp.route("/api/tasks/{task_id}", methods=["PUT"])
-@endpoint(tool="tasks", level="update", body=TaskUpdate)
+@endpoint(tool="tasks", level="update", body=TaskUpdate, response=one("task", TaskRead))
 def update_task(ctx, task_id: str, body: TaskUpdate):
     """Update any subset of a task's writable fields."""
     return {"task": service.update(ctx, task_id=task_id, data=body)}
 
 
 @bp.route("/api/tasks/{task_id}", methods=["DELETE"])
-@endpoint(tool="tasks", level="manage")
+@endpoint(tool="tasks", level="manage", response=OkResponse)
 def delete_task(ctx, task_id: str):
     """Delete a task (with its subtasks, todos, watchers and links)."""
     service.remove(ctx, task_id=task_id)
@@ -46,28 +52,28 @@ def delete_task(ctx, task_id: str):
 
 
 @bp.route("/api/tasks/{task_id}/duplicate", methods=["POST"])
-@endpoint(tool="tasks", level="update", status=201)
+@endpoint(tool="tasks", level="update", status=201, response=one("task", TaskRead))
 def duplicate_task(ctx, task_id: str):
     """Copy a task: ` (copy)` title, default status, the caller as reporter."""
     return {"task": service.duplicate(ctx, task_id=task_id)}
 
 
 @bp.route("/api/tasks/{task_id}/history", methods=["GET"])
-@endpoint(tool="tasks", level="view")
+@endpoint(tool="tasks", level="view", response=many("history", HistoryEntryRead))
 def task_history(ctx, task_id: str):
     """The task's history events, newest first."""
     return {"history": service.task_history(ctx, task_id=task_id)}
 
 
 @bp.route("/api/tasks/{task_id}/todos", methods=["PUT"])
-@endpoint(tool="tasks", level="update", body=TodosReplace)
+@endpoint(tool="tasks", level="update", body=TodosReplace, response=many("todos", TodoRead))
 def replace_todos(ctx, task_id: str, body: TodosReplace):
     """Replace the task's whole checklist."""
     return {"todos": service_todos.replace_todos(ctx, task_id=task_id, data=body)}
 
 
 @bp.route("/api/tasks/{task_id}/subtasks", methods=["GET"])
-@endpoint(tool="tasks", level="view")
+@endpoint(tool="tasks", level="view", response=many("subtasks", TaskRead))
 def list_subtasks(ctx, task_id: str):
     """The task's subtasks, by sort_order then created_at."""
     service.visible_task(ctx, task_id)
@@ -75,42 +81,44 @@ def list_subtasks(ctx, task_id: str):
 
 
 @bp.route("/api/tasks/{task_id}/subtasks", methods=["POST"])
-@endpoint(tool="tasks", level="update", body=SubtaskCreate, status=201)
+@endpoint(tool="tasks", level="update", body=SubtaskCreate, status=201, response=one("task", TaskRead))
 def create_subtask(ctx, task_id: str, body: SubtaskCreate):
     """Create a subtask."""
     return {"task": service.create_subtask(ctx, parent_id=task_id, data=body)}
 
 
 @bp.route("/api/tasks/{task_id}/watch", methods=["POST"])
-@endpoint(tool="tasks", level="view")
+@endpoint(tool="tasks", level="view", response=WatchingResponse)
 def watch_task(ctx, task_id: str):
     """Watch a task (idempotent)."""
-    return service_links.watch(ctx, task_id=task_id)
+    service_links.watch(ctx, task_id=task_id)
+    return {"watching": True}
 
 
 @bp.route("/api/tasks/{task_id}/watch", methods=["DELETE"])
-@endpoint(tool="tasks", level="view")
+@endpoint(tool="tasks", level="view", response=WatchingResponse)
 def unwatch_task(ctx, task_id: str):
     """Stop watching a task (idempotent)."""
-    return service_links.unwatch(ctx, task_id=task_id)
+    service_links.unwatch(ctx, task_id=task_id)
+    return {"watching": False}
 
 
 @bp.route("/api/tasks/{task_id}/resources", methods=["GET"])
-@endpoint(tool="tasks", level="view")
+@endpoint(tool="tasks", level="view", response=many("resources", ResourceRead))
 def list_task_resources(ctx, task_id: str):
     """Links attached to a task, by sort_order then created_at."""
     return {"resources": service_links.list_resources(ctx, task_id=task_id)}
 
 
 @bp.route("/api/tasks/{task_id}/resources", methods=["POST"])
-@endpoint(tool="tasks", level="update", body=ResourceCreate, status=201)
+@endpoint(tool="tasks", level="update", body=ResourceCreate, status=201, response=one("resource", ResourceRead))
 def add_task_resource(ctx, task_id: str, body: ResourceCreate):
     """Attach a link to a task (icon derived from its domain)."""
     return {"resource": service_links.add_resource(ctx, task_id=task_id, data=body)}
 
 
 @bp.route("/api/tasks/{task_id}/resources/reorder", methods=["PUT"])
-@endpoint(tool="tasks", level="update", body=ResourceReorder)
+@endpoint(tool="tasks", level="update", body=ResourceReorder, response=OkResponse)
 def reorder_task_resources(ctx, task_id: str, body: ResourceReorder):
     """Set the links' sort_order by their index in `order`."""
     service_links.reorder_resources(ctx, task_id=task_id, data=body)
@@ -118,7 +126,7 @@ def reorder_task_resources(ctx, task_id: str, body: ResourceReorder):
 
 
 @bp.route("/api/tasks/{task_id}/resources/{resource_id}", methods=["DELETE"])
-@endpoint(tool="tasks", level="update")
+@endpoint(tool="tasks", level="update", response=OkResponse)
 def delete_task_resource(ctx, task_id: str, resource_id: str):
     """Remove a link from a task."""
     service_links.delete_resource(ctx, task_id=task_id, resource_id=resource_id)

@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, StrictFloat, StrictStr, field_validator
 
-from chalicelib.core.schemas import CalendarDate, Input, Timestamp
+from chalicelib.core.schemas import CalendarDate, Flag01, Input, IsoDate, IsoTimestamp, Read, Timestamp
 
 
 def _required_title(value: str) -> str:
@@ -156,3 +156,124 @@ class TaskListQuery(Input):
     @classmethod
     def _blank_due(cls, value):
         return None if value == "" else value
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class TaskRead(Read):
+    id: str
+    title: str
+    description: str | None
+    resource_type: str | None
+    resource_id: str | None
+    status_id: str | None
+    priority_id: str | None
+    type_id: str | None
+    phase_id: str | None
+    assignee_id: str | None
+    reporter_id: str | None
+    created_by: str | None
+    parent_task_id: str | None
+    roadmap_item_id: str | None
+    sprint_id: str | None
+    due_date: IsoDate | None
+    start_date: IsoDate | None
+    estimated_hours: float | None
+    internal_hours: float | None
+    is_private: Flag01
+    sort_order: float | None
+    reported_by_contact_id: str | None
+    requirements: str | None
+    scope: str | None
+    delivery_notes: str | None
+    testing_notes: str | None
+    estimate_compute_hours: float | None
+    estimate_total_cost: float | None
+    approved_by_user_id: str | None
+    approved_at: IsoTimestamp | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    # joined labels and names
+    assignee_name: str | None
+    assignee_picture: str | None
+    reporter_name: str | None
+    created_by_name: str | None
+    status_label: str | None
+    status_color: str | None
+    status_value: str | None
+    priority_label: str | None
+    priority_color: str | None
+    priority_value: str | None
+    type_label: str | None
+    type_value: str | None
+    phase_label: str | None
+    phase_color: str | None
+    approved_by_name: str | None
+    # counts
+    subtask_count: int
+    todo_count: int
+    todo_done_count: int
+
+
+class TodoRead(Read):
+    id: str
+    task_id: str
+    title: str
+    is_done: Flag01
+    position: int
+    assignee_id: str | None
+    due_date: IsoDate | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    assignee_name: str | None
+    assignee_picture: str | None
+
+
+class WatcherRead(Read):
+    id: str
+    name: str
+    picture: str | None
+
+
+class AgentTaskRead(Read):
+    id: str
+    task_id: str
+    stage: str
+    effort_estimate: str | None
+    scope_document: str | None
+    agent_confidence_note: str | None
+    retry_count: int
+    branch_name: str | None
+    pr_url: str | None
+    preview_url: str | None
+    browser_test_status: str | None
+    browser_test_video_url: str | None
+    ci_status: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+
+
+class TaskDetail(Read):
+    task: TaskRead
+    todos: list[TodoRead]
+    subtasks: list[TaskRead]
+    watchers: list[WatcherRead]
+    agent: AgentTaskRead | None
+
+
+class ResourceRead(Read):
+    id: str
+    task_id: str
+    type: str
+    url: str
+    title: str
+    description: str | None
+    icon: str
+    sort_order: int | None
+    created_by: str | None
+    created_at: IsoTimestamp
+    created_by_name: str | None
+
+
+class WatchingResponse(Read):
+    watching: bool

@@ -219,18 +219,6 @@ def watcher_records(db, task_id: str) -> list[dict]:
     return [{"id": uid, "name": name, "picture": picture} for uid, name, picture in db.execute(stmt).all()]
 
 
-def detail(ctx, *, task_id: str) -> dict:
-    from .service_todos import todo_records
-
-    return {
-        "task": visible_task_row(ctx, task_id),
-        "todos": todo_records(ctx.db, task_id),
-        "subtasks": subtask_records(ctx, task_id),
-        "watchers": watcher_records(ctx.db, task_id),
-        "agent": agent_record(ctx.db, task_id),
-    }
-
-
 def task_history(ctx, *, task_id: str) -> list[dict]:
     visible_task(ctx, task_id)
     return history.entries(ctx.db, entity_type="task", entity_id=task_id)

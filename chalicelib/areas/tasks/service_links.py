@@ -40,7 +40,7 @@ def icon_for(url: str) -> str:
 
 # --- watchers -------------------------------------------------------------------------------------
 
-def watch(ctx, *, task_id: str) -> dict:
+def watch(ctx, *, task_id: str) -> None:
     from .service import visible_task
 
     task = visible_task(ctx, task_id)
@@ -49,10 +49,9 @@ def watch(ctx, *, task_id: str) -> dict:
     if exists is None:
         ctx.db.add(TaskWatcher(task_id=task.id, user_id=ctx.user_id))
         ctx.db.flush()
-    return {"watching": True}
 
 
-def unwatch(ctx, *, task_id: str) -> dict:
+def unwatch(ctx, *, task_id: str) -> None:
     from .service import visible_task
 
     task = visible_task(ctx, task_id)
@@ -61,7 +60,6 @@ def unwatch(ctx, *, task_id: str) -> dict:
     if watcher is not None:
         ctx.db.delete(watcher)
         ctx.db.flush()
-    return {"watching": False}
 
 
 # --- resources ------------------------------------------------------------------------------------

@@ -1,0 +1,97 @@
+"""Read models: every answer is checked against its route's declared model in tests
+(WMS_CHECK_RESPONSES=1), and the OpenAPI document declares them as the success schemas."""
+import json
+
+import pytest
+from chalice import Response
+
+from chalicelib.core.http import EndpointSpec, ResponseMismatch, check_response
+from chalicelib.core.openapi import iter_routes
+from chalicelib.core.schemas import Flag01, IsoTimestamp, OkResponse, Read, many, one, paged
+
+# Areas whose routes all declare their read model; the rest follow as they are converted.
+CONVERTED = ("tasks", "system")
+
+
+class ThingRead(Read):
+    id: str
+    is_done: Flag01
+    created_at: IsoTimestamp
+
+
+def spec_for(model):
+    return EndpointSpec(None, None, None, None, 200, "user", None, "", response=model)
+
+
+def answer(body, status=200):
+    return Response(body=json.dumps(body), status_code=status, headers={"Content-Type": "application/json"})
+
+
+def test_a_matching_answer_passes():
+    check_response(spec_for(many("things", ThingRead)),
+                   answer({"things": [{"id": "a", "is_done": 1, "created_at": "2026-11-23T08:00:00Z"}]}))
+    check_response(spec_for(OkResponse), answer({"ok": True}))
+
+
+@pytest.mark.parametrize("record, field", [
+    ({"id": "a", "is_done": True, "created_at": "2026-11-23T08:00:00Z"}, "is_done"),      # a flag is 0/1
+    ({"id": "a", "is_done": 2, "created_at": "2026-11-23T08:00:00Z"}, "is_done"),
+    ({"id": "a", "is_done": 0, "created_at": "2026-11-23 08:00:00"}, "created_at"),       # ISO, UTC, Z
+    ({"id": "a", "is_done": 0}, "created_at"),                                            # a missing field
+    ({"id": "a", "is_done": 0, "created_at": "2026-11-23T08:00:00Z", "extra": 1}, "extra"),  # undeclared
+    ({"id": 5, "is_done": 0, "created_at": "2026-11-23T08:00:00Z"}, "id"),                # strict types
+])
+def test_a_mismatch_names_the_field(record, field):
+    with pytest.raises(ResponseMismatch, match=field):
+        check_response(spec_for(one("thing", ThingRead)), answer({"thing": record}))
+
+
+def test_errors_and_non_json_answers_are_not_checked():
+    check_response(spec_for(OkResponse), answer({"error": "nope"}, status=404))
+    check_response(spec_for(OkResponse), Response(body=b"\x89PNG", status_code=200,
+                                                   headers={"Content-Type": "image/png"}))
+
+
+def test_paged_envelope_has_paging_fields():
+    assert set(paged("things", ThingRead).model_fields) == {"things", "total", "limit", "offset"}
+
+
+def test_converted_areas_declare_every_json_response(app):
+    missing = []
+    for path, method, entry in iter_routes(app):
+        spec = entry.view_function.__wms_endpoint__
+        area = entry.view_function.__module__.split(".")[2]
+        if area in CONVERTED and spec.response_content == "application/json" and spec.response is None:
+            missing.append((method, path))
+    assert missing == []
+
+
+def test_document_declares_the_read_models(api):
+    document = api.get("/api/openapi.json").json
+    operation = document["paths"]["/api/tasks/{task_id}"]["get"]
+    ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    detail = document["components"]["schemas"][ref.split("/")[-1]]
+    assert set(detail["properties"]) == {"task", "todos", "subtasks", "watchers", "agent"}
+    task = document["components"]["schemas"]["TaskRead"]
+    assert task["properties"]["is_private"]["type"] == "integer"
+    assert task["properties"]["is_private"]["enum"] == [0, 1]
+    assert task["properties"]["created_at"]["format"] == "date-time"
+    ids = [op["operationId"] for methods in document["paths"].values() for op in methods.values()]
+    assert len(ids) == len(set(ids))
+    assert "get_me" in ids and "delete_task" in ids and "get_get_task" not in ids
+
+
+def test_a_wrong_answer_in_a_real_route_is_caught(api, exec_user, monkeypatch):
+    from chalicelib.areas.tasks import schemas
+
+    monkeypatch.delitem(schemas.TaskRead.model_fields, "todo_done_count")
+    schemas.TaskRead.model_rebuild(force=True)
+    for model in (one("task", schemas.TaskRead),):
+        model.model_rebuild(force=True)
+    try:
+        response = api.post("/api/tasks", json={"title": "checked"}, as_=exec_user)
+        assert response.status == 500 and "todo_done_count" in response.json["error"]
+    finally:
+        monkeypatch.undo()
+        schemas.TaskRead.model_rebuild(force=True)
+        one("task", schemas.TaskRead).model_rebuild(force=True)
