@@ -9,8 +9,12 @@ from chalicelib.core.http import EndpointSpec, ResponseMismatch, check_response
 from chalicelib.core.openapi import iter_routes
 from chalicelib.core.schemas import Flag01, IsoTimestamp, OkResponse, Read, many, one, paged
 
-# Areas whose routes all declare their read model; the rest follow as they are converted.
-CONVERTED = ("tasks", "system")
+# Areas whose routes do not all declare their read model yet: each area's conversion removes its line.
+PENDING = {
+    "projects", "sprints", "timesheets", "budgets", "roadmaps",
+    # --- the second group
+    "admin", "config_lists", "deals", "notifications", "pages",
+}
 
 
 class ThingRead(Read):
@@ -61,7 +65,7 @@ def test_converted_areas_declare_every_json_response(app):
     for path, method, entry in iter_routes(app):
         spec = entry.view_function.__wms_endpoint__
         area = entry.view_function.__module__.split(".")[2]
-        if area in CONVERTED and spec.response_content == "application/json" and spec.response is None:
+        if area not in PENDING and spec.response_content == "application/json" and spec.response is None:
             missing.append((method, path))
     assert missing == []
 

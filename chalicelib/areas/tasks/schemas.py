@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, StrictFloat, StrictStr, field_validator
+from pydantic import Field, StrictFloat, StrictStr, field_validator
 
-from chalicelib.core.schemas import CalendarDate, Flag01, Input, IsoDate, IsoTimestamp, Read, Timestamp
+from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, QueryFlag, Read,
+                                     Timestamp)
 
 
 def _required_title(value: str) -> str:
@@ -15,17 +16,6 @@ def _required_title(value: str) -> str:
     return value
 
 
-def _flag(value):
-    """Booleans; 0 and 1 are accepted too, since responses carry flags as 0/1."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    raise ValueError("must be a boolean")
-
-
-Flag = Annotated[bool, BeforeValidator(_flag)]
-Id = Annotated[StrictStr, Field(max_length=36)]
 Number = Annotated[StrictFloat, Field(allow_inf_nan=False)]
 
 # Writable task fields (decisions.md: read-only fields in a body are ignored).
@@ -63,7 +53,7 @@ class _TaskFields(Input):
     delivery_notes: StrictStr | None = None
     testing_notes: StrictStr | None = None
     estimate_compute_hours: Number | None = None
-    estimate_total_cost: Number | None = None
+    estimate_total_cost: Money | None = None
     approved_by_user_id: Id | None = None
     approved_at: Timestamp = None
 
@@ -123,20 +113,6 @@ class ResourceReorder(Input):
     order: list[Id] | None = None
 
 
-def _bool_param(value):
-    if value is None or isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes"):
-        return True
-    if text in ("false", "0", "no"):
-        return False
-    raise ValueError("must be true or false")
-
-
-QueryBool = Annotated[bool | None, BeforeValidator(_bool_param)]
-
-
 class TaskListQuery(Input):
     assignee_id: str | None = None
     status_id: str | None = None
@@ -147,9 +123,9 @@ class TaskListQuery(Input):
     resource_id: str | None = None
     roadmap_item_id: str | None = None
     parent_id: str | None = None
-    show_subtasks: QueryBool = None
+    show_subtasks: QueryFlag = None
     due: Literal["today", "upcoming", "overdue"] | None = None
-    overdue: QueryBool = None
+    overdue: QueryFlag = None
     search: str | None = None
 
     @field_validator("due", mode="before")

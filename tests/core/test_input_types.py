@@ -1,0 +1,130 @@
+"""Every area's input models use the core's field types (core/schemas.py): no bare bool (use Flag or
+QueryFlag), date (CalendarDate), datetime (Timestamp), and no float for money (Money)."""
+import importlib
+import pkgutil
+import re
+import types
+import typing
+from datetime import date, datetime
+
+import pytest
+from pydantic import BaseModel
+
+import chalicelib.areas
+from chalicelib.core import schemas as core
+
+# Areas whose input models are not converted yet: each area's issue removes its line.
+PENDING = {
+    "projects", "sprints", "timesheets", "budgets", "roadmaps",
+    # --- the second group
+    "admin", "config_lists", "deals", "notifications", "pages",
+}
+MONEY = re.compile(r"(amount|price|cost|salary|rate|budget|value)s?$")
+CORE_VALIDATORS = {core._flag, core._query_flag, core._calendar_date, core._utc_timestamp, core._money}
+
+
+def _unwrap(annotation):
+    """The annotation's non-None members (Optional / unions flattened)."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        members = []
+        for arg in typing.get_args(annotation):
+            members.extend(_unwrap(arg))
+        return members
+    return [] if annotation is type(None) else [annotation]
+
+
+def problems_of(model: type[BaseModel]) -> list[str]:
+    problems = []
+    for name, field in model.model_fields.items():
+        validators = {getattr(getattr(item, "func", None), "__func__", getattr(item, "func", None))
+                      for item in field.metadata}
+        core_typed = bool(validators & CORE_VALIDATORS)
+        for member in _unwrap(field.annotation):
+            if typing.get_origin(member) is typing.Annotated:
+                args = typing.get_args(member)
+                member = args[0]
+                core_typed = core_typed or any(getattr(item, "func", None) in CORE_VALIDATORS for item in args[1:])
+            if member is bool and not core_typed:
+                problems.append(f"{model.__name__}.{name}: bare bool (use Flag or QueryFlag)")
+            elif member is datetime and not core_typed:
+                problems.append(f"{model.__name__}.{name}: bare datetime (use Timestamp)")
+            elif member is date and not core_typed:
+                problems.append(f"{model.__name__}.{name}: bare date (use CalendarDate)")
+            elif member is float and MONEY.search(name):
+                problems.append(f"{model.__name__}.{name}: float money (use Money)")
+    return problems
+
+
+def input_models(area: str) -> list[type[BaseModel]]:
+    module = importlib.import_module(f"chalicelib.areas.{area}.schemas")
+    return [value for value in vars(module).values()
+            if isinstance(value, type) and issubclass(value, core.Input) and value.__module__ == module.__name__]
+
+
+AREAS = sorted(info.name for info in pkgutil.iter_modules(chalicelib.areas.__path__)
+               if importlib.util.find_spec(f"chalicelib.areas.{info.name}.schemas") is not None)
+
+
+@pytest.mark.parametrize("area", [area for area in AREAS if area not in PENDING])
+def test_inputs_use_core_types(area):
+    problems = [problem for model in input_models(area) for problem in problems_of(model)]
+    assert problems == []
+
+
+def test_the_check_catches_bare_types():
+    class Bad(core.Input):
+        done: bool = False
+        maybe: bool | None = None
+        day: date | None = None
+        at: datetime | None = None
+        total_amount: float | None = None
+
+    class Good(core.Input):
+        done: core.Flag = False
+        maybe: core.QueryFlag = None
+        day: core.CalendarDate = None
+        at: core.Timestamp = None
+        total_amount: core.Money | None = None
+        hours: float | None = None
+
+    assert len(problems_of(Bad)) == 5
+    assert problems_of(Good) == []
+
+
+@pytest.mark.parametrize("value, ok", [(True, True), (0, True), (1, True), ("true", False), ("yes", False), (2, False)])
+def test_flag(value, ok):
+    class M(core.Input):
+        flag: core.Flag
+
+    if ok:
+        assert M.model_validate({"flag": value}).flag is bool(value)
+    else:
+        with pytest.raises(ValueError):
+            M.model_validate({"flag": value})
+
+
+@pytest.mark.parametrize("value, ok", [("true", True), ("FALSE", True), ("1", True), ("0", True), ("yes", False),
+                                       ("on", False)])
+def test_query_flag(value, ok):
+    class M(core.Input):
+        flag: core.QueryFlag = None
+
+    if ok:
+        assert M.model_validate({"flag": value}).flag in (True, False)
+    else:
+        with pytest.raises(ValueError):
+            M.model_validate({"flag": value})
+
+
+def test_money_is_exact_and_refuses_booleans():
+    from decimal import Decimal
+
+    class M(core.Input):
+        amount: core.Money
+
+    assert M.model_validate({"amount": 0.1}).amount == Decimal("0.1")
+    assert M.model_validate({"amount": "12.50"}).amount == Decimal("12.50")
+    for bad in (True, "abc", 1.234, float("nan")):
+        with pytest.raises(ValueError):
+            M.model_validate({"amount": bad})
