@@ -5,6 +5,9 @@ from sqlalchemy import func, or_, select
 
 from chalicelib.core.errors import not_found
 
+# The most rows a list answers (decisions.md section 4); a paged list answers `total` beside them.
+LIST_LIMIT = 500
+
 
 def contains_text(term: str, *columns):
     """Case-insensitive substring match of `term` in any of `columns`; `%` and `_` match literally."""

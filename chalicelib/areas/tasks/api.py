@@ -5,7 +5,7 @@ from chalicelib.core.history import HistoryEntryRead
 from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, many, one
 
-from . import service, service_links, service_todos
+from . import queries, service, service_links, service_todos
 from .schemas import (ResourceCreate, ResourceRead, ResourceReorder, SubtaskCreate, TaskCreate, TaskDetail, TaskListQuery,
                       TaskRead, TaskUpdate, TodoRead, TodosReplace, WatchingResponse)
 
@@ -30,7 +30,7 @@ def create_task(ctx, body: TaskCreate):
 @endpoint(tool="tasks", level="view", response=TaskDetail)
 def get_task(ctx, task_id: str):
     """A task with its todos, subtasks, watchers and agent meta record."""
-    task = service.visible_task_row(ctx, task_id)
+    task = queries.load_task_record(ctx, task_id)
     return {"task": task, "todos": service_todos.todo_records(ctx.db, task_id),
             "subtasks": service.subtask_records(ctx, task_id), "watchers": service.watcher_records(ctx.db, task_id),
             "agent": service.agent_record(ctx.db, task_id)}
@@ -47,7 +47,7 @@ def update_task(ctx, task_id: str, body: TaskUpdate):
 @endpoint(tool="tasks", level="manage", response=OkResponse)
 def delete_task(ctx, task_id: str):
     """Delete a task (with its subtasks, todos, watchers and links)."""
-    service.remove(ctx, task_id=task_id)
+    service.delete_task(ctx, task_id=task_id)
     return {"ok": True}
 
 
@@ -76,7 +76,7 @@ def replace_todos(ctx, task_id: str, body: TodosReplace):
 @endpoint(tool="tasks", level="view", response=many("subtasks", TaskRead))
 def list_subtasks(ctx, task_id: str):
     """The task's subtasks, by sort_order then created_at."""
-    service.visible_task(ctx, task_id)
+    queries.load_task(ctx, task_id)
     return {"subtasks": service.subtask_records(ctx, task_id)}
 
 

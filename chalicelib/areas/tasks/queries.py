@@ -1,4 +1,5 @@
-"""The task read query (joined labels and names, computed counts, in one statement) and data scoping."""
+"""The tasks area's leaf module: the task read query (joined labels and names, computed counts, in one
+statement), the scope clause `visible`, and the load-or-404 helpers. service*.py import it, never the reverse."""
 from __future__ import annotations
 
 from functools import cache
@@ -7,6 +8,8 @@ from sqlalchemy import Select, false, func, or_, select, true
 from sqlalchemy.orm import aliased
 
 from chalicelib.core import scoping
+from chalicelib.core.errors import not_found
+from chalicelib.core.query import visible_row
 from chalicelib.core.models import ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
 
@@ -103,3 +106,28 @@ def visible(principal):
         return true()
     parent = aliased(Task, name="scope_parent")
     return or_(_own(Task, principal), Task.parent_task_id.in_(select(parent.id).where(_own(parent, principal))))
+
+
+# --- load or 404 ----------------------------------------------------------------------------------
+
+def load_task(ctx, task_id: str) -> Task:
+    """The task if it exists and the caller may see it; 404 otherwise (out of scope looks missing)."""
+    return visible_row(ctx.db, Task, task_id, visible(ctx.principal), "Task")
+
+
+def visible_task_exists(ctx, task_id: str) -> bool:
+    """Whether the task exists and the caller may see it (one query); for other areas' reference checks."""
+    return ctx.db.scalar(select(Task.id).where(Task.id == task_id, visible(ctx.principal))) is not None
+
+
+def task_row(db, task_id: str) -> dict:
+    row = db.execute(task_select().where(Task.id == task_id)).one()
+    return task_record(row)
+
+
+def load_task_record(ctx, task_id: str) -> dict:
+    """The task record if the caller may see it (one query); 404 otherwise."""
+    row = ctx.db.execute(task_select().where(Task.id == task_id, visible(ctx.principal))).one_or_none()
+    if row is None:
+        raise not_found("Task")
+    return task_record(row)

@@ -11,15 +11,15 @@ from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
-from chalicelib.core.query import contains_text, visible_row
+from chalicelib.core.query import LIST_LIMIT, contains_text
 from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import AgentTask, Task, TaskWatcher
-from .queries import Assignee, PriorityItem, StatusItem, list_order, task_record, task_select, visible
+from .queries import (Assignee, PriorityItem, StatusItem, list_order, load_task, load_task_record, task_record,
+                      task_row, task_select, visible, visible_task_exists)
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 
-LIST_LIMIT = 500
 CONFIG_FIELDS = {"status_id": "task_status", "priority_id": "task_priority", "type_id": "task_type",
                  "phase_id": "task_phase"}
 USER_FIELDS = ("assignee_id", "reporter_id", "approved_by_user_id")
@@ -29,29 +29,6 @@ AGENT_FIELDS = ("id", "task_id", "stage", "effort_estimate", "scope_document", "
 
 
 # --- loading and scoping ------------------------------------------------------------------------
-
-def visible_task(ctx, task_id: str) -> Task:
-    """The task if it exists and the caller may see it; 404 otherwise (out of scope looks missing)."""
-    return visible_row(ctx.db, Task, task_id, visible(ctx.principal), "Task")
-
-
-def visible_task_exists(ctx, task_id: str) -> bool:
-    """Whether the task exists and the caller may see it (one query); for other areas' reference checks."""
-    return ctx.db.scalar(select(Task.id).where(Task.id == task_id, visible(ctx.principal))) is not None
-
-
-def task_row(db, task_id: str) -> dict:
-    row = db.execute(task_select().where(Task.id == task_id)).one()
-    return task_record(row)
-
-
-def visible_task_row(ctx, task_id: str) -> dict:
-    """The task record if the caller may see it (one query); 404 otherwise."""
-    row = ctx.db.execute(task_select().where(Task.id == task_id, visible(ctx.principal))).one_or_none()
-    if row is None:
-        raise not_found("Task")
-    return task_record(row)
-
 
 # --- validation ---------------------------------------------------------------------------------
 
@@ -220,7 +197,7 @@ def watcher_records(db, task_id: str) -> list[dict]:
 
 
 def task_history(ctx, *, task_id: str) -> list[dict]:
-    visible_task(ctx, task_id)
+    load_task(ctx, task_id)
     return history.entries(ctx.db, entity_type="task", entity_id=task_id)
 
 
@@ -276,7 +253,7 @@ COPIED_FIELDS = [name for name in columns(Task) if name not in ("id", "created_a
 
 
 def duplicate(ctx, *, task_id: str) -> dict:
-    original = visible_task(ctx, task_id)
+    original = load_task(ctx, task_id)
     copy = Task(**{name: getattr(original, name) for name in COPIED_FIELDS})
     copy.title = (original.title + " (copy)")[:500]
     copy.status_id = default_status_id(ctx.db)
@@ -292,7 +269,7 @@ def update(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     values = data.changes()
     if not values:
         raise BadRequest("No fields to update")
-    task = visible_task(ctx, task_id)
+    task = load_task(ctx, task_id)
     check_references(ctx, values, task_id=task.id, current=task)
     before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id", "resource_type",
                                                       "resource_id")}
@@ -315,8 +292,8 @@ def update(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     return task_row(db, task.id)
 
 
-def remove(ctx, *, task_id: str) -> None:
-    task = visible_task(ctx, task_id)
+def delete_task(ctx, *, task_id: str) -> None:
+    task = load_task(ctx, task_id)
     ctx.db.delete(task)
     ctx.db.flush()
 
@@ -403,13 +380,11 @@ def clear_sprint(ctx, *, sprint_id: str) -> int:
     return result.rowcount
 
 
-__all__ = ["project_tasks", "task_counts_by_project", "list_tasks", "detail", "create", "duplicate", "update",
-           "remove", "task_history", "visible_task", "visible_task_exists", "clear_sprint"]
 
 
 def create_subtask(ctx, *, parent_id: str, data) -> dict:
     """A task under `parent_id` (404 when the parent is missing or out of scope; 400 on an empty title)."""
-    parent = visible_task(ctx, parent_id)
+    parent = load_task(ctx, parent_id)
     title = (data.title or "").strip()
     if not title:
         raise BadRequest("title is required", details=[{"field": "title", "message": "title is required"}])

@@ -10,6 +10,7 @@ from chalicelib.core.models import User
 from chalicelib.core.serialize import row_dict
 
 from .models import TaskResource, TaskWatcher
+from .queries import load_task
 from .schemas import ResourceCreate, ResourceReorder
 
 RESOURCE_FIELDS = ("id", "task_id", "type", "url", "title", "description", "icon", "sort_order", "created_by",
@@ -41,9 +42,7 @@ def icon_for(url: str) -> str:
 # --- watchers -------------------------------------------------------------------------------------
 
 def watch(ctx, *, task_id: str) -> None:
-    from .service import visible_task
-
-    task = visible_task(ctx, task_id)
+    task = load_task(ctx, task_id)
     exists = ctx.db.scalar(select(TaskWatcher.id).where(TaskWatcher.task_id == task.id,
                                                         TaskWatcher.user_id == ctx.user_id))
     if exists is None:
@@ -52,9 +51,7 @@ def watch(ctx, *, task_id: str) -> None:
 
 
 def unwatch(ctx, *, task_id: str) -> None:
-    from .service import visible_task
-
-    task = visible_task(ctx, task_id)
+    task = load_task(ctx, task_id)
     watcher = ctx.db.scalar(select(TaskWatcher).where(TaskWatcher.task_id == task.id,
                                                       TaskWatcher.user_id == ctx.user_id))
     if watcher is not None:
@@ -75,18 +72,14 @@ def _resource_record(resource: TaskResource, creator_name: str | None) -> dict:
 
 
 def list_resources(ctx, *, task_id: str) -> list[dict]:
-    from .service import visible_task
-
-    task = visible_task(ctx, task_id)
+    task = load_task(ctx, task_id)
     stmt = _resource_select().where(TaskResource.task_id == task.id).order_by(
         TaskResource.sort_order.asc().nulls_last(), TaskResource.created_at, TaskResource.id).limit(500)
     return [_resource_record(resource, name) for resource, name in ctx.db.execute(stmt).all()]
 
 
 def add_resource(ctx, *, task_id: str, data: ResourceCreate) -> dict:
-    from .service import visible_task
-
-    task = visible_task(ctx, task_id)
+    task = load_task(ctx, task_id)
     url = (data.url or "").strip()
     title = (data.title or "").strip()
     details = []
@@ -108,9 +101,7 @@ def add_resource(ctx, *, task_id: str, data: ResourceCreate) -> dict:
 
 
 def delete_resource(ctx, *, task_id: str, resource_id: str) -> None:
-    from .service import visible_task
-
-    task = visible_task(ctx, task_id)
+    task = load_task(ctx, task_id)
     resource = ctx.db.scalar(select(TaskResource).where(TaskResource.id == resource_id,
                                                         TaskResource.task_id == task.id))
     if resource is None:
@@ -120,9 +111,7 @@ def delete_resource(ctx, *, task_id: str, resource_id: str) -> None:
 
 
 def reorder_resources(ctx, *, task_id: str, data: ResourceReorder) -> None:
-    from .service import visible_task
-
-    task = visible_task(ctx, task_id)
+    task = load_task(ctx, task_id)
     order = data.order or []
     if not order:
         raise BadRequest("order must be a non-empty list of resource ids")

@@ -10,6 +10,7 @@ from chalicelib.core.notify import notify
 from chalicelib.core.serialize import row_dict
 
 from .models import TaskTodo
+from .queries import load_task
 from .schemas import TodosReplace
 
 MAX_TODOS = 500  # the replacement refuses more (schemas.TodosReplace), so the read never cuts a list
@@ -32,9 +33,7 @@ def todo_records(db, task_id: str) -> list[dict]:
 def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     """Entries without id are created, entries with id upserted, todos absent from the request deleted.
     `todo_assigned` goes to each user newly assigned a todo, unless that user is the caller."""
-    from .service import visible_task
-
-    task = visible_task(ctx, task_id)
+    task = load_task(ctx, task_id)
     db = ctx.db
     entries = data.todos
     ids = [entry.id for entry in entries if entry.id]
