@@ -1,6 +1,8 @@
 """Query pieces every area's lists share."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import func, or_, select
 
 from chalicelib.core.errors import not_found
@@ -34,3 +36,28 @@ def visible_row(db, model, row_id: str, scope, what: str):
     if row is None:
         raise not_found(what)
     return row
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a list: its records and where they sit in the whole (`total` rows match)."""
+
+    items: list
+    total: int
+    limit: int
+    offset: int
+
+    def body(self, key: str) -> dict:
+        """The response body `{key: [...], total, limit, offset}` (built in api.py)."""
+        return {key: self.items, "total": self.total, "limit": self.limit, "offset": self.offset}
+
+
+def paginate(db, stmt, query, record=lambda row: row) -> Page:
+    """`stmt` (ordered) cut to the query's `limit` and `offset` (core.schemas.PageQuery), with the total:
+    one statement when the first page holds every row, two otherwise (never one per row)."""
+    rows = db.execute(stmt.limit(query.limit).offset(query.offset)).all()
+    if query.offset == 0 and len(rows) < query.limit:
+        total = len(rows)
+    else:
+        total = db.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+    return Page([record(row) for row in rows], total, query.limit, query.offset)

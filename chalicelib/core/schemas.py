@@ -29,6 +29,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict, StringConstraints, ValidationInfo,
                       WithJsonSchema, create_model, field_validator)
 
+from .query import LIST_LIMIT
+
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -196,3 +198,11 @@ def paged(key: str, model: type[BaseModel]) -> type[BaseModel]:
     """`{key: [model], total, limit, offset}`: the body of a paged list."""
     return _envelope("paged", key, model, {key: (list[model], ...), "total": (int, ...), "limit": (int, ...),
                                            "offset": (int, ...)})
+
+
+class PageQuery(Input):
+    """`limit` (1 to 500, default 500: decisions.md section 4) and `offset` of a paged list; a list's query
+    model derives from it and its route answers `paged(key, Read)`."""
+
+    limit: int = Field(LIST_LIMIT, ge=1, le=LIST_LIMIT)
+    offset: int = Field(0, ge=0, le=100_000_000)

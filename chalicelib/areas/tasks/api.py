@@ -3,7 +3,7 @@ from chalice import Blueprint
 
 from chalicelib.core.history import HistoryEntryRead
 from chalicelib.core.http import endpoint
-from chalicelib.core.schemas import OkResponse, many, one
+from chalicelib.core.schemas import OkResponse, many, one, paged
 
 from . import queries, service, service_links, service_todos
 from .schemas import (ResourceCreate, ResourceRead, ResourceReorder, SubtaskCreate, TaskCreate, TaskDetail, TaskListQuery,
@@ -13,10 +13,10 @@ bp = Blueprint(__name__)
 
 
 @bp.route("/api/tasks", methods=["GET"])
-@endpoint(tool="tasks", level="view", query=TaskListQuery, response=many("tasks", TaskRead))
+@endpoint(tool="tasks", level="view", query=TaskListQuery, response=paged("tasks", TaskRead))
 def list_tasks(ctx, query: TaskListQuery):
-    """List the tasks the caller may see (filters, at most 500)."""
-    return {"tasks": service.list_tasks(ctx, query=query)}
+    """List the tasks the caller may see (filters; `limit` at most 500 and `offset`, with `total`)."""
+    return service.list_tasks(ctx, query=query).body("tasks")
 
 
 @bp.route("/api/tasks", methods=["POST"])

@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictFloat, StrictStr, field_validator
 
-from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, QueryFlag, Read,
+from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, PageQuery, QueryFlag, Read,
                                      Timestamp)
 
 
@@ -113,7 +113,7 @@ class ResourceReorder(Input):
     order: list[Id] | None = None
 
 
-class TaskListQuery(Input):
+class TaskListQuery(PageQuery):
     assignee_id: str | None = None
     status_id: str | None = None
     priority_id: str | None = None

@@ -11,7 +11,7 @@ from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
-from chalicelib.core.query import LIST_LIMIT, contains_text
+from chalicelib.core.query import LIST_LIMIT, Page, contains_text, paginate
 from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
@@ -136,7 +136,7 @@ def _csv(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(",") if part.strip()]
 
 
-def list_tasks(ctx, *, query: TaskListQuery) -> list[dict]:
+def list_tasks(ctx, *, query: TaskListQuery) -> Page:
     stmt = task_select().where(visible(ctx.principal))
     for name in ("assignee_id", "status_id", "priority_id", "type_id"):
         values = _csv(getattr(query, name))
@@ -173,8 +173,7 @@ def list_tasks(ctx, *, query: TaskListQuery) -> list[dict]:
     if query.search and query.search.strip():
         term = query.search.strip()
         stmt = stmt.where(contains_text(term, Task.title, Task.description))
-    rows = ctx.db.execute(list_order(stmt).limit(LIST_LIMIT)).all()
-    return [task_record(row) for row in rows]
+    return paginate(ctx.db, list_order(stmt), query, task_record)
 
 
 # --- detail ---------------------------------------------------------------------------------------

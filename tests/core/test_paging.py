@@ -1,0 +1,50 @@
+"""One paging shape (issue 10 item 4): `limit` (1..500, default 500) and `offset`, answered with
+`total`, `limit` and `offset` beside the plural key; the task list is the worked example."""
+import pytest
+
+
+@pytest.fixture
+def five_tasks(api, exec_user):
+    ids = []
+    for number in range(5):
+        response = api.post("/api/tasks", json={"title": f"task {number}", "sort_order": number}, as_=exec_user)
+        assert response.status == 201
+        ids.append(response.json["task"]["id"])
+    return ids
+
+
+def test_default_page_holds_everything_with_the_total(api, exec_user, five_tasks):
+    body = api.get("/api/tasks", as_=exec_user).json
+    assert [task["id"] for task in body["tasks"]] == five_tasks
+    assert (body["total"], body["limit"], body["offset"]) == (5, 500, 0)
+
+
+def test_limit_and_offset_walk_the_list(api, exec_user, five_tasks):
+    seen = []
+    for offset in (0, 2, 4):
+        body = api.get(f"/api/tasks?limit=2&offset={offset}", as_=exec_user).json
+        assert (body["total"], body["limit"], body["offset"]) == (5, 2, offset)
+        seen += [task["id"] for task in body["tasks"]]
+    assert seen == five_tasks
+    past = api.get("/api/tasks?limit=2&offset=10", as_=exec_user).json
+    assert past["tasks"] == [] and past["total"] == 5
+
+
+def test_filters_apply_to_the_total(api, exec_user, five_tasks):
+    body = api.get("/api/tasks?search=task%203&limit=1", as_=exec_user).json
+    assert body["total"] == 1 and len(body["tasks"]) == 1
+
+
+@pytest.mark.parametrize("params", ["limit=0", "limit=501", "limit=abc", "offset=-1", "offset=x"])
+def test_bad_paging_is_a_400_naming_the_field(api, exec_user, params):
+    response = api.get(f"/api/tasks?{params}", as_=exec_user)
+    assert response.status == 400
+    assert response.json["details"][0]["field"] == params.split("=")[0]
+
+
+def test_a_page_costs_at_most_two_statements_beyond_auth(api, exec_user, five_tasks, count_queries):
+    with count_queries() as whole:
+        api.get("/api/tasks", as_=exec_user)
+    with count_queries() as cut:
+        api.get("/api/tasks?limit=2", as_=exec_user)
+    assert cut.count == whole.count + 1  # the count statement, only when the page is cut
