@@ -70,3 +70,10 @@ def update_line_item(ctx, budget_id: str, line_item_id: str, body: LineItemUpdat
 def remove_line_item(ctx, budget_id: str, line_item_id: str):
     """Remove a line item"""
     return service.remove_line_item(ctx, budget_id=budget_id, item_id=line_item_id)
+
+
+@bp.route("/api/projects/{project_id}/profitability", methods=["GET"])
+@endpoint(tool="projects", level="view")
+def get_profitability(ctx, project_id: str):
+    """Budget, hours, team and invoicing totals of a project"""
+    return service.project_profitability(ctx, project_id=project_id)

@@ -354,3 +354,33 @@ def project_budget_total(db, project_id: str) -> float:
                       .where(Budget.resource_type == "project", Budget.resource_id == project_id,
                              Budget.status != "cancelled"))
     return float(total or 0)
+
+
+# --- a project's profitability (served here: budgets read projects and time entries, never the reverse) ----
+
+def _number(value) -> float:
+    return round(float(value or 0), 2)
+
+
+def project_profitability(ctx, *, project_id: str) -> dict:
+    """Budget total of the project's budgets, hours from time entries, team size from its members; invoices
+    do not exist yet (0). 404 when the project is missing or out of the caller's scope."""
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.areas.timesheets import service as timesheets_service
+
+    projects_service.visible_project(ctx, project_id)
+    budget_total = project_budget_total(ctx.db, project_id)
+    time_by_member = [
+        {"id": row["user_id"], "name": row.get("name"), "picture": row.get("picture"),
+         "total_hours": _number(row.get("total_hours")), "billable_hours": _number(row.get("billable_hours"))}
+        for row in timesheets_service.project_time_by_member(ctx.db, project_id)
+    ]
+    return {
+        "budget_total": _number(budget_total),
+        "total_hours": _number(sum(r["total_hours"] for r in time_by_member)),
+        "billable_hours": _number(sum(r["billable_hours"] for r in time_by_member)),
+        "team_size": projects_service.member_count(ctx.db, project_id),
+        "invoiced": 0.0,
+        "collected": 0.0,
+        "time_by_member": time_by_member,
+    }

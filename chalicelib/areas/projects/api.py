@@ -142,20 +142,13 @@ def delete_decision(ctx, project_id: str, decision_id: str):
     return OK
 
 
-# ---------------------------------------------------------------- tasks, profitability, AI summary, deal
+# ---------------------------------------------------------------- tasks, AI summary, deal (profitability: budgets area)
 
 @bp.route("/api/projects/{project_id}/tasks", methods=["GET"])
 @endpoint(tool="projects", level="view")
 def project_tasks(ctx, project_id: str):
     """A project's top-level tasks"""
     return {"tasks": service_insights.project_tasks(ctx, project_id=project_id)}
-
-
-@bp.route("/api/projects/{project_id}/profitability", methods=["GET"])
-@endpoint(tool="projects", level="view")
-def profitability(ctx, project_id: str):
-    """Budget, hours, team and invoicing totals of a project"""
-    return service_insights.profitability(ctx, project_id=project_id)
 
 
 @bp.route("/api/projects/{project_id}/ai-summary", methods=["GET"])

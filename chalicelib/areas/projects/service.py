@@ -3,17 +3,16 @@
 Sub-resources live beside this file: members and goals (`service_members.py`), decisions
 (`service_decisions.py`), tasks, profitability, AI summary and deal link (`service_insights.py`).
 Other areas are reached only through their `service` module, imported inside the function that
-needs it (tasks: task counts; deals: company names; sla: policy names once that area exists).
+needs it (tasks: task counts; deals: company names).
 """
 from __future__ import annotations
 
-import importlib
 from functools import cache
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import aliased
 
-from chalicelib.core import history, hooks, scoping
+from chalicelib.core import history, scoping
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
@@ -40,18 +39,6 @@ def _set(project: Project, field: str, value) -> None:
     setattr(project, ATTRIBUTE.get(field, field), value)
 
 
-# ---------------------------------------------------------------- other areas (lazy, service only)
-
-def other_service(area: str):
-    """Another area's service module, imported at call time (never at module import)."""
-    return importlib.import_module(f"chalicelib.areas.{area}.service")
-
-
-def _optional_service(area: str):
-    """An area that later work adds (sla): None until its package has a service module."""
-    return hooks.optional_module(f"chalicelib.areas.{area}.service")
-
-
 # ---------------------------------------------------------------- for other areas
 
 BRIEF_FIELDS = ("id", "name", "status", "company_id", "type_id", "owner_id", "delivery_manager_id", "squad",
@@ -76,6 +63,10 @@ def project_names(db, project_ids) -> dict[str, str]:
     if not ids:
         return {}
     return dict(db.execute(select(Project.id, Project.name).where(Project.id.in_(ids))).all())
+
+
+def member_count(db, project_id: str) -> int:
+    return db.scalar(select(func.count(ProjectMember.id)).where(ProjectMember.project_id == project_id)) or 0
 
 
 def goal_briefs(db, goal_ids) -> dict[str, dict]:
@@ -162,27 +153,17 @@ def _records(db, rows, *, detail: bool = False) -> list[dict]:
         return records
     company_ids = sorted({r["company_id"] for r in records if r["company_id"]})
     if company_ids:
-        names = other_service("deals").company_names(db, company_ids)
+        from chalicelib.areas.deals import service as deals_service
+
+        names = deals_service.company_names(db, company_ids)
         for record in records:
             record["company_name"] = names.get(record["company_id"]) if record["company_id"] else None
-    counts = other_service("tasks").task_counts_by_project(db, [r["id"] for r in records])
+    from chalicelib.areas.tasks import service as tasks_service
+
+    counts = tasks_service.task_counts_by_project(db, [r["id"] for r in records])
     for record in records:
         record["task_count"] = int(counts.get(record["id"], 0))
-    if detail:
-        _fill_sla(db, records)
     return records
-
-
-def _fill_sla(db, records: list[dict]) -> None:
-    """SLA policy name and hours, from the sla area's `policy_brief(db, policy_id)` once it exists."""
-    sla = _optional_service("sla")
-    if sla is None or not hasattr(sla, "policy_brief"):
-        return
-    for record in records:
-        if record["sla_policy_id"]:
-            brief = sla.policy_brief(db, record["sla_policy_id"]) or {}
-            record.update(sla_policy_name=brief.get("name"), sla_response_hours=brief.get("response_hours"),
-                          sla_resolution_hours=brief.get("resolution_hours"))
 
 
 def _csv(value: str | None) -> list[str]:
@@ -265,7 +246,9 @@ def _validate_references(db, data: dict) -> None:
             raise BadRequest("squad must be the name of a squad", details=[{"field": "squad",
                                                                             "message": "no squad has this name"}])
     if data.get("company_id"):
-        names = other_service("deals").company_names(db, [data["company_id"]])
+        from chalicelib.areas.deals import service as deals_service
+
+        names = deals_service.company_names(db, [data["company_id"]])
         if data["company_id"] not in names:
             raise BadRequest("company_id does not match a company",
                              details=[{"field": "company_id", "message": "no company has this id"}])
@@ -302,7 +285,6 @@ def create(ctx, *, data) -> dict:
                    changes={field: {"from": None, "to": value} for field, value in _snapshot(project).items()
                             if value is not None})
     ctx.db.flush()
-    hooks.emit("project_created", ctx, project_id=project.id)
     return project_record(ctx, project.id)
 
 
@@ -320,10 +302,7 @@ def update(ctx, *, project_id: str, data) -> dict:
         history.record(ctx.db, entity_type=ENTITY, entity_id=project.id, action="updated", actor_id=ctx.user_id,
                        changes=changes)
         ctx.db.flush()
-        if "status" in changes or "company_id" in changes:
-            hooks.emit("project_updated", ctx, project_id=project.id)
         if "status" in changes and project.status == "completed" and project.company_id:
-            hooks.emit("project_completed", ctx, project_id=project.id)
             if project.delivery_manager_id:
                 notify(ctx, user_id=project.delivery_manager_id, type="project_completed",
                        title=f"Project completed: {project.name}",
@@ -341,4 +320,4 @@ def delete(ctx, *, project_id: str) -> None:
 
 
 __all__ = ["list_projects", "get_detail", "create", "update", "delete", "visible_project", "visibility",
-           "project_history", "project_record", "require_users", "other_service", "project_brief", "project_names"]
+           "project_history", "project_record", "require_users", "project_brief", "project_names"]

@@ -1,4 +1,4 @@
-"""Project views built from other areas: top-level tasks, profitability, AI summary, linked deal."""
+"""Project views built from other areas: top-level tasks, AI summary, linked deal."""
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -8,40 +8,16 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.serialize import value_out
 
 from .models import ProjectAISummary, ProjectDealLink
-from .service import other_service, project_record, visible_project
+from .service import project_record, visible_project
 from .service_goals import goal_records
 from .service_members import member_records
 
 
 def project_tasks(ctx, *, project_id: str) -> list[dict]:
+    from chalicelib.areas.tasks import service as tasks_service
+
     visible_project(ctx, project_id)
-    return other_service("tasks").project_tasks(ctx.db, project_id)
-
-
-def _number(value) -> float:
-    return round(float(value or 0), 2)
-
-
-def profitability(ctx, *, project_id: str) -> dict:
-    """Budget total from the budgets area, hours from time entries; invoices do not exist yet (0)."""
-    visible_project(ctx, project_id)
-    budget_total = other_service("budgets").project_budget_total(ctx.db, project_id)
-    by_member = other_service("timesheets").project_time_by_member(ctx.db, project_id)
-    members = member_records(ctx.db, project_id=project_id)
-    time_by_member = [
-        {"id": row["user_id"], "name": row.get("name"), "picture": row.get("picture"),
-         "total_hours": _number(row.get("total_hours")), "billable_hours": _number(row.get("billable_hours"))}
-        for row in by_member
-    ]
-    return {
-        "budget_total": _number(budget_total),
-        "total_hours": _number(sum(r["total_hours"] for r in time_by_member)),
-        "billable_hours": _number(sum(r["billable_hours"] for r in time_by_member)),
-        "team_size": len(members),
-        "invoiced": 0.0,
-        "collected": 0.0,
-        "time_by_member": time_by_member,
-    }
+    return tasks_service.project_tasks(ctx.db, project_id)
 
 
 # ---------------------------------------------------------------- AI summary
@@ -60,8 +36,10 @@ def get_summary(ctx, *, project_id: str) -> dict | None:
 
 def summary_facts(ctx, project_id: str) -> dict:
     """What the AI provider is told: the project's details, members, top-level tasks and goals."""
+    from chalicelib.areas.tasks import service as tasks_service
+
     project = project_record(ctx, project_id)
-    tasks = other_service("tasks").project_tasks(ctx.db, project_id)
+    tasks = tasks_service.project_tasks(ctx.db, project_id)
     return {
         "name": project["name"], "description": project["description"], "status": project["status"],
         "type": project["type_label"], "company": project["company_name"], "squad": project["squad"],
@@ -101,7 +79,9 @@ def generate_summary(ctx, *, project_id: str) -> dict:
 def _link_record(ctx, link: ProjectDealLink | None) -> dict | None:
     if link is None:
         return None
-    deal = other_service("deals").deal_brief(ctx.db, link.deal_id) or {}
+    from chalicelib.areas.deals import service as deals_service
+
+    deal = deals_service.deal_brief(ctx.db, link.deal_id) or {}
     return {"id": link.id, "project_id": link.project_id, "deal_id": link.deal_id,
             "deal_title": deal.get("title"), "deal_status": deal.get("status"),
             "linked_by": link.linked_by, "created_at": value_out(link.created_at)}
@@ -124,7 +104,9 @@ def set_deal_link(ctx, *, project_id: str, data) -> dict | None:
             ctx.db.delete(link)
             ctx.db.flush()
         return None
-    if other_service("deals").deal_brief(ctx.db, data.deal_id) is None:
+    from chalicelib.areas.deals import service as deals_service
+
+    if deals_service.deal_brief(ctx.db, data.deal_id) is None:
         raise BadRequest("deal_id does not match a deal", details=[{"field": "deal_id", "message": "no deal has this id"}])
     if link is None:
         link = ProjectDealLink(project_id=project_id, deal_id=data.deal_id, linked_by=ctx.user_id)

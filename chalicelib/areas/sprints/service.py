@@ -5,11 +5,8 @@ needs it): a sprint may only be created in, or moved to, a project the caller ca
 """
 from __future__ import annotations
 
-import importlib
-
 from sqlalchemy import select
 
-from chalicelib.core import hooks
 from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.query import in_scope, visible_exists, visible_row
 from chalicelib.core.serialize import row_dict
@@ -20,23 +17,23 @@ MAX_ROWS = 500
 FIELDS = ("id", "project_id", "name", "start_date", "end_date", "status", "created_by", "created_at", "updated_at")
 
 
-def _projects_service():
-    return importlib.import_module("chalicelib.areas.projects.service")
-
-
 def _out(sprint: Sprint, project_names: dict[str, str]) -> dict:
     return {**row_dict(sprint, FIELDS), "project_name": project_names.get(sprint.project_id)}
 
 
 def _out_all(ctx, sprints: list[Sprint]) -> list[dict]:
     """Sprints with their project's name joined (one query for the whole list)."""
-    names = _projects_service().project_names(ctx.db, [sprint.project_id for sprint in sprints])
+    from chalicelib.areas.projects import service as projects_service
+
+    names = projects_service.project_names(ctx.db, [sprint.project_id for sprint in sprints])
     return [_out(sprint, names) for sprint in sprints]
 
 
 def _require_project(ctx, project_id: str) -> None:
+    from chalicelib.areas.projects import service as projects_service
+
     try:
-        _projects_service().visible_project(ctx, project_id)
+        projects_service.visible_project(ctx, project_id)
     except NotFound as exc:
         raise BadRequest("project_id does not match a project you can see") from exc
 
@@ -49,7 +46,9 @@ def _check_dates(start, end) -> None:
 def visible(principal):
     """The WHERE clause of the sprints the principal may see: those of the projects they may see
     (None: all). A sprint of a hidden project is out of scope and answers 404 like a missing one."""
-    project_ids = _projects_service().visible_project_ids(principal)
+    from chalicelib.areas.projects import service as projects_service
+
+    project_ids = projects_service.visible_project_ids(principal)
     return None if project_ids is None else Sprint.project_id.in_(project_ids)
 
 
@@ -96,10 +95,9 @@ def update_sprint(ctx, *, sprint_id: str, data) -> dict:
 
 
 def delete_sprint(ctx, *, sprint_id: str) -> dict:
-    """Deletes the sprint; the tasks area clears `sprint_id` on the tasks that named it (hook)."""
+    """Deletes the sprint; the database clears `sprint_id` on the tasks that named it (ON DELETE SET NULL)."""
     ctx.db.delete(_get(ctx, sprint_id))
     ctx.db.flush()
-    hooks.emit("sprint_deleted", ctx, sprint_id=sprint_id)
     return {"ok": True}
 
 

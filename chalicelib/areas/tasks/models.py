@@ -29,7 +29,9 @@ class Task(Base):
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), index=True)
     parent_task_id: Mapped[str | None] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
     roadmap_item_id: Mapped[str | None] = mapped_column(String(36), index=True)
-    sprint_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    # ON DELETE SET NULL: deleting a sprint clears it here (migration sprints_0002)
+    sprint_id: Mapped[str | None] = mapped_column(
+        String(36), ForeignKey("sprints.id", ondelete="SET NULL", name="fk_tasks_sprint_id_sprints"), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
     start_date: Mapped[date | None] = mapped_column(Date)
     estimated_hours: Mapped[float | None] = mapped_column(Float)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, or_, select, update as sql_update
 
-from chalicelib.core import history, hooks
+from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
@@ -215,18 +215,12 @@ def ensure_agent_meta(db, task_id: str) -> None:
         db.flush()
 
 
-def _emit_project_link(ctx, task: Task) -> None:
-    if task.resource_type == "project" and task.resource_id:
-        hooks.emit("task_linked_to_project", ctx, task_id=task.id, project_id=task.resource_id)
-
-
 def _after_create(ctx, task: Task) -> None:
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="created", actor_id=ctx.user_id,
                    changes={"title": task.title})
     _notify_assigned(ctx, task)
     if _is_agent_type(ctx.db, task.type_id):
         ensure_agent_meta(ctx.db, task.id)
-    _emit_project_link(ctx, task)
 
 
 def create(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
@@ -270,8 +264,7 @@ def update(ctx, *, task_id: str, data: TaskUpdate) -> dict:
         raise BadRequest("No fields to update")
     task = load_task(ctx, task_id)
     check_references(ctx, values, task_id=task.id, current=task)
-    before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id", "resource_type",
-                                                      "resource_id")}
+    before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id")}
     for name, value in values.items():
         setattr(task, name, value)
     task.updated_at = utcnow()
@@ -286,8 +279,6 @@ def update(ctx, *, task_id: str, data: TaskUpdate) -> dict:
         _notify_assigned(ctx, task)
     if task.type_id != before["type_id"] and _is_agent_type(db, task.type_id):
         ensure_agent_meta(db, task.id)
-    if (task.resource_type, task.resource_id) != (before["resource_type"], before["resource_id"]):
-        _emit_project_link(ctx, task)
     return task_row(db, task.id)
 
 
@@ -371,12 +362,6 @@ def task_counts_by_project(db, project_ids: list[str]) -> dict[str, int]:
     for project_id, count in db.execute(stmt).all():
         counts[project_id] = int(count)
     return counts
-
-
-def clear_sprint(ctx, *, sprint_id: str) -> int:
-    """Hook `sprint_deleted`: the tasks that named the sprint lose it (one UPDATE); answers how many."""
-    result = ctx.db.execute(sql_update(Task).where(Task.sprint_id == sprint_id).values(sprint_id=None))
-    return result.rowcount
 
 
 

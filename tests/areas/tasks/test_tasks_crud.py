@@ -171,25 +171,6 @@ def test_create_agent_task_creates_meta_record(api, db, exec_user):
     assert db.scalar(select(AgentTask).where(AgentTask.task_id == plain["id"])) is None
 
 
-def test_create_linked_to_project_emits_hook(api, db, exec_user, monkeypatch):
-    from chalicelib.core import hooks
-
-    seen = []
-    monkeypatch.setattr(hooks, "emit", lambda event, ctx, **payload: seen.append((event, payload)))
-    # the linked records must exist (issue 20 item 3), so real ones are made here
-    from tests.areas.projects.factories import make_project
-    from chalicelib.areas.deals.models import Company
-
-    project = make_project(db)
-    company = Company(name="Linked company")
-    db.add(company)
-    db.flush()
-    task = api.post("/api/tasks", as_=exec_user, json={"title": "x", "resource_type": "project",
-                                                       "resource_id": project.id}).json["task"]
-    api.post("/api/tasks", as_=exec_user, json={"title": "y", "resource_type": "company", "resource_id": company.id})
-    assert seen == [("task_linked_to_project", {"task_id": task["id"], "project_id": project.id})]
-
-
 def test_update_sets_fields_and_updated_at(api, db, exec_user):
     old = datetime(2025, 1, 1, tzinfo=timezone.utc)
     task = make_task(db, title="Old", created_by=exec_user.id, updated_at=old, description="keep")
@@ -307,20 +288,6 @@ def test_update_type_to_agent_task_creates_meta_once(api, db, exec_user):
     api.put(f"/api/tasks/{task.id}", as_=exec_user, json={"type_id": agent_type.id})
     assert len(db.scalars(select(AgentTask).where(AgentTask.task_id == task.id)).all()) == 1
     assert api.get(f"/api/tasks/{task.id}", as_=exec_user).json["agent"]["stage"] == "draft"
-
-
-def test_update_link_to_project_emits_hook(api, db, exec_user, monkeypatch):
-    from chalicelib.core import hooks
-
-    seen = []
-    monkeypatch.setattr(hooks, "emit", lambda event, ctx, **payload: seen.append((event, payload)))
-    from tests.areas.projects.factories import make_project
-
-    task = make_task(db)
-    project = make_project(db)  # the linked project must exist (issue 20 item 3)
-    api.put(f"/api/tasks/{task.id}", as_=exec_user, json={"resource_type": "project", "resource_id": project.id})
-    api.put(f"/api/tasks/{task.id}", as_=exec_user, json={"title": "unrelated change"})
-    assert seen == [("task_linked_to_project", {"task_id": task.id, "project_id": project.id})]
 
 
 def test_duplicate_copies_fields_resets_status_and_reporter(api, db, exec_user):

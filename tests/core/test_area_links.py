@@ -1,0 +1,115 @@
+"""Cross-area calls have one idiom (issue 9 item 1): another area's `service` module, imported inside the
+calling function and called by name. No registries, no strings, no importlib in the areas. This walks the
+source of every area: a lazily imported module that does not exist (a typo, an area not built yet) fails
+here, not silently at run time; and the links between areas go one way, except the pairs written down below."""
+import ast
+import importlib
+import importlib.util
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import chalicelib.areas
+
+AREAS_DIR = Path(chalicelib.areas.__file__).parent
+AREAS = sorted(info.name for info in pkgutil.iter_modules([str(AREAS_DIR)]) if info.ispkg)
+
+# Pairs of areas that call each other, each written down with why; every other link goes one way.
+# (tasks <-> sprints and projects <-> timesheets are gone: a deleted sprint is cleared from its tasks by
+# the database, and a project's profitability is served by the budgets area.)
+BOTH_WAYS = {
+    frozenset({"projects", "tasks"}): "a task may link a visible project; a project lists and counts its tasks",
+    frozenset({"budgets", "timesheets"}): "a time entry may name a budget line; a budget totals its time entries",
+}
+
+
+def _links():
+    """(calling area, file, line, imported module, inside a function?) for every import of another area."""
+    found = []
+    for area in AREAS:
+        for path in sorted((AREAS_DIR / area).rglob("*.py")):
+            tree = ast.parse(path.read_text(), str(path))
+            parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+            for node in ast.walk(tree):
+                modules = []
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    if node.module.startswith("chalicelib.areas"):
+                        modules = [f"{node.module}.{alias.name}" if node.module.count(".") == 2 else node.module
+                                   for alias in node.names]
+                elif isinstance(node, ast.Import):
+                    modules = [alias.name for alias in node.names if alias.name.startswith("chalicelib.areas")]
+                for module in modules:
+                    parts = module.split(".")
+                    if len(parts) < 3 or parts[2] == area:
+                        continue
+                    parent, in_function = parents.get(node), False
+                    while parent is not None:
+                        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                            in_function = True
+                            break
+                        parent = parents.get(parent)
+                    found.append((area, path.relative_to(AREAS_DIR), node.lineno, module, in_function))
+    return found
+
+
+LINKS = _links()
+
+
+def module_exists(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its package does not exist
+        return False
+
+
+def test_every_imported_module_exists():
+    missing = [(str(path), line, module) for _area, path, line, module, _ in LINKS if not module_exists(module)]
+    assert missing == []
+
+
+def test_another_area_is_reached_through_its_service_inside_the_calling_function():
+    wrong = [(str(path), line, module) for area, path, line, module, in_function in LINKS
+             if area != "system" and (not in_function or module.split(".")[3:] != ["service"])]
+    assert wrong == []
+
+
+def test_no_registries_or_importlib_in_the_areas():
+    offenders = []
+    for path in sorted(AREAS_DIR.rglob("*.py")):
+        if path == AREAS_DIR / "__init__.py":
+            continue
+        text = path.read_text()
+        if "importlib" in text or "sys.modules" in text or "chalicelib.core.hooks" in text:
+            offenders.append(str(path.relative_to(AREAS_DIR)))
+    assert offenders == []
+    assert not module_exists("chalicelib.core.hooks")
+
+
+def area_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {area: set() for area in AREAS}
+    for area, _path, _line, module, _ in LINKS:
+        if area != "system":
+            graph[area].add(module.split(".")[2])
+    return graph
+
+
+def test_links_go_one_way_except_the_written_down_pairs():
+    graph = area_graph()
+    both = {frozenset({a, b}) for a, targets in graph.items() for b in targets if a in graph.get(b, set())}
+    assert both == set(BOTH_WAYS)
+    for pair in ({"tasks", "sprints"}, {"projects", "timesheets"}):
+        assert frozenset(pair) not in both
+
+
+@pytest.mark.parametrize("area", [a for a in AREAS if importlib.util.find_spec(f"chalicelib.areas.{a}.service")])
+def test_every_area_service_imports(area):
+    for info in pkgutil.iter_modules([str(AREAS_DIR / area)]):
+        if info.name == "service" or info.name.startswith("service_") or info.name == "queries":
+            importlib.import_module(f"chalicelib.areas.{area}.{info.name}")
+
+
+def test_the_walk_catches_a_misspelt_lazy_import():
+    assert not module_exists("chalicelib.areas.slas.service")      # an area that does not exist
+    assert not module_exists("chalicelib.areas.tasks.servcie")     # a typo in an existing area
+    assert module_exists("chalicelib.areas.tasks.service")
