@@ -15,16 +15,17 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 from chalice import Response
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError
 
-from .auth import Principal, authenticate
+from .auth import authenticate
+from .context import Context
 from .db import UnitOfWork
 from .errors import BadRequest, Conflict, DomainError, Forbidden
 from .settings import get_settings
@@ -54,45 +55,6 @@ def current_app():
 
 def current_request():
     return _app.current_request
-
-
-@dataclass
-class RequestContext:
-    request: Any
-    uow: UnitOfWork
-    principal: Principal | None = None
-    data: dict = field(default_factory=dict)
-
-    @property
-    def db(self):
-        return self.uow.session
-
-    @property
-    def user(self):
-        return self.principal.user if self.principal else None
-
-    @property
-    def user_id(self) -> str | None:
-        return self.principal.id if self.principal else None
-
-    @property
-    def settings(self):
-        return get_settings()
-
-    def after_commit(self, callback: Callable[[], None]) -> None:
-        self.uow.after_commit(callback)
-
-    def require(self, tool: str, level: str) -> None:
-        if self.principal is None:
-            raise Forbidden(f"Permission {tool}:{level} required")
-        self.principal.require(tool, level)
-
-    def can(self, tool: str, level: str) -> bool:
-        return self.principal is not None and self.principal.can(tool, level)
-
-    def header(self, name: str) -> str | None:
-        headers = self.request.headers or {}
-        return headers.get(name) or headers.get(name.lower())
 
 
 @dataclass(frozen=True)
@@ -275,7 +237,7 @@ def endpoint(
         def wrapper(**path_params):
             request = _app.current_request
             uow = UnitOfWork()
-            ctx = RequestContext(request=request, uow=uow)
+            ctx = Context(uow=uow, request=request)
             try:
                 if auth == "user":
                     ctx.principal = authenticate(uow.session, request.headers, method=request.method,
@@ -322,4 +284,4 @@ def endpoint(
     return decorate
 
 
-__all__ = ["endpoint", "RequestContext", "json_response", "error_response", "install"]
+__all__ = ["endpoint", "Context", "json_response", "error_response", "install"]

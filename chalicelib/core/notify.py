@@ -63,11 +63,6 @@ class Notification(Base):
     created_at: Mapped[datetime] = created_at_column()
 
 
-def _session(ctx):
-    db = getattr(ctx, "db", None)
-    return db if db is not None else ctx.session
-
-
 def effective_channels(db, *, user_id: str, type: str) -> dict[str, bool]:
     """The catalogue's default channels for `type`, replaced by the user's override when any."""
     override = db.get(NotificationPreference, (user_id, type))
@@ -118,10 +113,9 @@ def _is_duplicate(db, *, user_id, type, resource_type, resource_id) -> bool:
 def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None, resource_type: str | None = None,
            resource_id: str | None = None, action_url: str | None = None, actor_id: str | None = None,
            icon: str | None = None) -> Notification | None:
-    """Create an in-app notification (and its deliveries after commit). `ctx` has `.db` and
-    `.after_commit` (a request context, or a job's unit of work: `.session` is accepted for `.db`).
-    Returns None when de-duplicated."""
-    db = _session(ctx)
+    """Create an in-app notification (and its deliveries after commit). `ctx` is the core Context of a
+    request or of a job (`core.context.job_context()`). Returns None when de-duplicated."""
+    db = ctx.db
     if _is_duplicate(db, user_id=user_id, type=type, resource_type=resource_type, resource_id=resource_id):
         return None
     channels = effective_channels(db, user_id=user_id, type=type)
@@ -172,7 +166,7 @@ def notify_squad(ctx, *, squad_id: str, audience: str, type: str, title: str, bo
     notified per their own preferences). Answers `{notified, deliveries}` (user ids, delivery ids)."""
     from .models import Squad
 
-    db = _session(ctx)
+    db = ctx.db
     squad = db.get(Squad, squad_id)
     if squad is None:
         raise NotFound("Squad not found")

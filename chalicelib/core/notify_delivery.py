@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from sqlalchemy import or_, select
 
-from .db import unit_of_work
+from .context import job_context
 from .errors import BadGateway, ServiceUnavailable
 from .ids import utcnow
 from .notify_models import NotificationDelivery, PushSubscription
@@ -139,8 +139,8 @@ SENDERS = {"email": _send_email, "chat": _send_chat, "push": _send_push}
 
 def deliver(delivery_id: str) -> str:
     """Deliver one message. Answers its outcome: sent, skipped, failed, duplicate or missing."""
-    with unit_of_work() as uow:
-        db = uow.session
+    with job_context() as ctx:
+        db = ctx.db
         delivery = db.scalar(select(NotificationDelivery).where(NotificationDelivery.id == delivery_id)
                              .with_for_update())
         if delivery is None:
@@ -204,8 +204,8 @@ def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit
     """Retry deliveries left `pending` (a lost queue message) for longer than `pending_older_than`,
     and `failed` ones with fewer than MAX_ATTEMPTS attempts. Answers counts per outcome."""
     cutoff = utcnow() - pending_older_than
-    with unit_of_work() as uow:
-        ids = list(uow.session.scalars(
+    with job_context() as ctx:
+        ids = list(ctx.db.scalars(
             select(NotificationDelivery.id).where(or_(
                 (NotificationDelivery.status == "pending") & (NotificationDelivery.created_at <= cutoff),
                 (NotificationDelivery.status == "failed") & (NotificationDelivery.attempts < MAX_ATTEMPTS),

@@ -201,13 +201,14 @@ def test_drain_job_runs_from_the_cli(db, capsys):
     assert json.loads(capsys.readouterr().out)["processed"] == 0
 
 
-def test_notify_works_inside_a_jobs_unit_of_work(db):
-    from chalicelib.core.db import unit_of_work
+def test_notify_works_inside_a_job_context(db):
+    from chalicelib.core.context import job_context
 
     user = make_user(db)
     make_subscription(db, user)
-    with unit_of_work() as uow:
-        created = notify(uow, user_id=user.id, type="task_assigned", title="From a job")
+    with job_context() as ctx:
+        assert ctx.principal is None and ctx.user_id is None
+        created = notify(ctx, user_id=user.id, type="task_assigned", title="From a job")
         assert created is not None
     rows = deliveries(db, notification_id=created.id)
     assert {(d.channel, d.status) for d in rows} == {("chat", "sent"), ("push", "sent")}
