@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import time
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -24,6 +25,7 @@ from chalice import Response
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError
 
+from . import logs
 from .auth import authenticate
 from .context import Context
 from .db import UnitOfWork
@@ -233,15 +235,13 @@ def endpoint(
                             (fn.__doc__ or fn.__name__.replace("_", " ")).strip().splitlines()[0],
                             request_content, response_content, errors, response)
 
-        @functools.wraps(fn)
-        def wrapper(**path_params):
-            request = _app.current_request
-            uow = UnitOfWork()
-            ctx = Context(uow=uow, request=request)
+        def run(ctx: Context, request, path_params: dict) -> Response:
+            uow = ctx.uow
             try:
                 if auth == "user":
                     ctx.principal = authenticate(uow.session, request.headers, method=request.method,
                                                  request_content=request_content)
+                    logs.bind(user_id=ctx.principal.id)
                     if access and ctx.principal.access_level not in access:
                         raise Forbidden(f"Requires access level {' or '.join(access)}")
                     if tool:
@@ -277,6 +277,24 @@ def endpoint(
                 return json_response({"error": "Internal server error"}, 500)
             finally:
                 uow.close()
+
+        @functools.wraps(fn)
+        def wrapper(**path_params):
+            started = time.perf_counter()
+            request = _app.current_request
+            context = request.context or {}
+            rid = logs.request_id((request.headers or {}).get("x-request-id"), context.get("requestId"))
+            route = f"{request.method} {context.get('resourcePath') or fn.__name__}"
+            logs.bind(request_id=rid, route=route)
+            response = json_response({"error": "Internal server error"}, 500)
+            try:
+                response = run(Context(uow=UnitOfWork(), request=request), request, path_params)
+            finally:
+                response.headers["X-Request-Id"] = rid
+                log.info("request", extra={"status": response.status_code,
+                                           "duration_ms": round((time.perf_counter() - started) * 1000, 1)})
+                logs.unbind("request_id", "route", "user_id")
+            return response
 
         wrapper.__wms_endpoint__ = spec
         return wrapper
