@@ -3,7 +3,7 @@
     @bp.route("/api/tasks/{task_id}", methods=["PUT"])
     @endpoint(tool="tasks", level="update", body=TaskUpdate)
     def update_task(ctx, task_id: str, body: TaskUpdate):
-        return {"task": tasks_service.update(ctx, task_id=task_id, data=body)}
+        return {"task": tasks_service.update_task(ctx, task_id=task_id, data=body)}
 
 It authenticates, checks `<tool>:<level>`, validates body and query with pydantic, runs the
 handler in one unit of work (commit on success, rollback on any exception), maps errors to the

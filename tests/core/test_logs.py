@@ -67,7 +67,7 @@ def test_one_json_line_per_request_with_id_route_user_status_duration(api, exec_
 def test_error_lines_carry_the_request_id_too(api, exec_user, log_lines, monkeypatch):
     from chalicelib.areas.tasks import service
 
-    monkeypatch.setattr(service, "create", lambda ctx, **kw: 1 / 0)
+    monkeypatch.setattr(service, "create_task", lambda ctx, **kw: 1 / 0)
     response = api.post("/api/tasks", json={"title": "x"}, as_=exec_user)
     assert response.status == 500
     error = [line for line in log_lines() if line["level"] == "ERROR"]
@@ -85,11 +85,11 @@ def test_no_token_secret_or_password_reaches_a_log_line(api, db, exec_user, log_
     try:
         ai_key = get_settings().ai_api_key
         # an unexpected failure whose message holds them all
-        monkeypatch.setattr(service, "create", lambda ctx, **kw: (_ for _ in ()).throw(
+        monkeypatch.setattr(service, "create_task", lambda ctx, **kw: (_ for _ in ()).throw(
             RuntimeError(f"boom Bearer {token} secret={secret} key {ai_key} password=hunter2hunter2")))
         assert api.post("/api/tasks", json={"title": "x"}, headers={"Authorization": f"Bearer {token}"}).status == 500
         # an unmapped database error carrying them in its parameters
-        monkeypatch.setattr(service, "create", lambda ctx, **kw: (_ for _ in ()).throw(
+        monkeypatch.setattr(service, "create_task", lambda ctx, **kw: (_ for _ in ()).throw(
             DBAPIError(f"INSERT ... {token}", {"password": "hunter2hunter2", "key": ai_key}, Exception(secret))))
         assert api.post("/api/tasks", json={"title": "x"}, as_=exec_user).status == 500
         # refused tokens: a tampered one, and one in a cookie

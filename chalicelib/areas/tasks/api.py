@@ -23,7 +23,7 @@ def list_tasks(ctx, query: TaskListQuery):
 @endpoint(tool="tasks", level="update", body=TaskCreate, status=201, response=one("task", TaskRead))
 def create_task(ctx, body: TaskCreate):
     """Create a task."""
-    return {"task": service.create(ctx, data=body)}
+    return {"task": service.create_task(ctx, data=body)}
 
 
 @bp.route("/api/tasks/{task_id}", methods=["GET"])
@@ -40,7 +40,7 @@ def get_task(ctx, task_id: str):
 @endpoint(tool="tasks", level="update", body=TaskUpdate, response=one("task", TaskRead))
 def update_task(ctx, task_id: str, body: TaskUpdate):
     """Update any subset of a task's writable fields."""
-    return {"task": service.update(ctx, task_id=task_id, data=body)}
+    return {"task": service.update_task(ctx, task_id=task_id, data=body)}
 
 
 @bp.route("/api/tasks/{task_id}", methods=["DELETE"])
@@ -55,7 +55,7 @@ def delete_task(ctx, task_id: str):
 @endpoint(tool="tasks", level="update", status=201, response=one("task", TaskRead))
 def duplicate_task(ctx, task_id: str):
     """Copy a task: ` (copy)` title, default status, the caller as reporter."""
-    return {"task": service.duplicate(ctx, task_id=task_id)}
+    return {"task": service.duplicate_task(ctx, task_id=task_id)}
 
 
 @bp.route("/api/tasks/{task_id}/history", methods=["GET"])

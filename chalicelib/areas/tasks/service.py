@@ -223,7 +223,7 @@ def _after_create(ctx, task: Task) -> None:
         ensure_agent_meta(ctx.db, task.id)
 
 
-def create(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
+def create_task(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
     values = data.changes()
     values["title"] = data.title
     if parent is not None:
@@ -245,7 +245,7 @@ COPIED_FIELDS = [name for name in columns(Task) if name not in ("id", "created_a
                                                                    "reporter_id", "created_by", "title")]
 
 
-def duplicate(ctx, *, task_id: str) -> dict:
+def duplicate_task(ctx, *, task_id: str) -> dict:
     original = load_task(ctx, task_id)
     copy = Task(**{name: getattr(original, name) for name in COPIED_FIELDS})
     copy.title = (original.title + " (copy)")[:500]
@@ -258,7 +258,7 @@ def duplicate(ctx, *, task_id: str) -> dict:
     return task_row(ctx.db, copy.id)
 
 
-def update(ctx, *, task_id: str, data: TaskUpdate) -> dict:
+def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     values = data.changes()
     if not values:
         raise BadRequest("No fields to update")
@@ -376,4 +376,4 @@ def create_subtask(ctx, *, parent_id: str, data) -> dict:
     for name in ("assignee_id", "due_date"):
         if name in data.model_fields_set:
             fields[name] = getattr(data, name)
-    return create(ctx, data=TaskCreate(**fields), parent=parent)
+    return create_task(ctx, data=TaskCreate(**fields), parent=parent)
