@@ -2,43 +2,45 @@
 from chalice import Blueprint
 
 from chalicelib.core.http import endpoint
+from chalicelib.core.schemas import OkResponse, one, paged
 
-from . import service
-from .schemas import SprintCreate, SprintQuery, SprintUpdate
+from . import queries, service
+from .schemas import SprintCreate, SprintQuery, SprintRead, SprintUpdate
 
 bp = Blueprint(__name__)
 
 
 @bp.route("/api/sprints", methods=["GET"])
-@endpoint(tool="projects", level="view", query=SprintQuery)
+@endpoint(tool="projects", level="view", query=SprintQuery, response=paged("sprints", SprintRead))
 def list_sprints(ctx, query: SprintQuery):
-    """List sprints (filters: project_id, status)"""
-    return service.list_sprints(ctx, project_id=query.project_id, status=query.status)
+    """List sprints (filters: project_id, status; `limit` at most 500 and `offset`, with `total`)"""
+    return queries.list_sprints(ctx, query).body("sprints")
 
 
 @bp.route("/api/sprints", methods=["POST"])
-@endpoint(tool="projects", level="update", body=SprintCreate, status=201)
+@endpoint(tool="projects", level="update", body=SprintCreate, status=201, response=one("sprint", SprintRead))
 def create_sprint(ctx, body: SprintCreate):
     """Create a sprint"""
-    return service.create_sprint(ctx, data=body)
+    return {"sprint": service.create_sprint(ctx, data=body)}
 
 
 @bp.route("/api/sprints/{sprint_id}", methods=["GET"])
-@endpoint(tool="projects", level="view")
+@endpoint(tool="projects", level="view", response=one("sprint", SprintRead))
 def get_sprint(ctx, sprint_id: str):
     """A sprint"""
-    return service.get_sprint(ctx, sprint_id=sprint_id)
+    return {"sprint": queries.sprint_record(ctx, queries.load_sprint(ctx, sprint_id))}
 
 
 @bp.route("/api/sprints/{sprint_id}", methods=["PUT"])
-@endpoint(tool="projects", level="update", body=SprintUpdate)
+@endpoint(tool="projects", level="update", body=SprintUpdate, response=one("sprint", SprintRead))
 def update_sprint(ctx, sprint_id: str, body: SprintUpdate):
     """Update a sprint"""
-    return service.update_sprint(ctx, sprint_id=sprint_id, data=body)
+    return {"sprint": service.update_sprint(ctx, sprint_id=sprint_id, data=body)}
 
 
 @bp.route("/api/sprints/{sprint_id}", methods=["DELETE"])
-@endpoint(tool="projects", level="manage")
+@endpoint(tool="projects", level="manage", response=OkResponse)
 def delete_sprint(ctx, sprint_id: str):
     """Delete a sprint"""
-    return service.delete_sprint(ctx, sprint_id=sprint_id)
+    service.delete_sprint(ctx, sprint_id=sprint_id)
+    return {"ok": True}

@@ -1,12 +1,11 @@
-"""Request models of sprints (unknown fields are ignored)."""
+"""Request and read models of sprints (unknown fields are ignored)."""
 from __future__ import annotations
 
-from datetime import date
-from typing import Literal, Optional
+from typing import Optional
 
-from chalicelib.core.schemas import Id, Input, Name
+from chalicelib.core.schemas import CalendarDate, Id, Input, IsoDate, IsoTimestamp, Name, PageQuery, Read, choice
 
-Status = Literal["planned", "active", "closed"]
+Status = choice("planned", "active", "closed")
 
 
 class SprintCreate(Input):
@@ -14,8 +13,8 @@ class SprintCreate(Input):
 
     project_id: Id
     name: Name
-    start_date: Optional[date] = None
-    end_date: Optional[date] = None
+    start_date: CalendarDate = None
+    end_date: CalendarDate = None
     status: Status = "planned"
 
 
@@ -25,8 +24,23 @@ class SprintUpdate(SprintCreate):
     status: Optional[Status] = None
 
 
-class SprintQuery(Input):
+class SprintQuery(PageQuery):
     NOT_NULL = frozenset({"project_id", "status"})
 
     project_id: Optional[Id] = None
     status: Optional[Status] = None
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class SprintRead(Read):
+    id: str
+    project_id: str
+    name: str
+    start_date: IsoDate | None
+    end_date: IsoDate | None
+    status: str
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    project_name: str | None

@@ -138,3 +138,32 @@ def test_deleting_a_sprint_clears_it_from_its_tasks(api, db, exec_user):
     assert api.get(f"/api/tasks/{a}", as_=exec_user).json["task"]["sprint_id"] is None
     assert api.get(f"/api/tasks/{b}", as_=exec_user).json["task"]["sprint_id"] is None
     assert api.get(f"/api/tasks/{c}", as_=exec_user).json["task"]["sprint_id"] == kept
+
+
+def test_sprint_dates_are_strict_calendar_dates(api, db, exec_user):
+    project = make_project(db)
+    for value in (20260302, "2026-03-02T00:00:00", "2026-02-30"):
+        response = api.post("/api/sprints", as_=exec_user, json={"project_id": project.id, "name": "S",
+                                                                 "start_date": value})
+        assert response.status == 400, value
+        assert response.json["details"][0]["field"] == "start_date"
+
+
+def test_sprint_list_pages_with_total(api, db, exec_user):
+    project = make_project(db)
+    ids = []
+    for day in range(1, 6):
+        created = api.post("/api/sprints", as_=exec_user, json={"project_id": project.id, "name": f"S{day}",
+                                                                "start_date": f"2026-03-0{day}"})
+        ids.append(created.json["sprint"]["id"])
+    ids.reverse()  # newest start date first
+    whole = api.get(f"/api/sprints?project_id={project.id}", as_=exec_user).json
+    assert [s["id"] for s in whole["sprints"]] == ids
+    assert (whole["total"], whole["limit"], whole["offset"]) == (5, 500, 0)
+    seen = []
+    for offset in (0, 2, 4):
+        body = api.get(f"/api/sprints?project_id={project.id}&limit=2&offset={offset}", as_=exec_user).json
+        assert (body["total"], body["limit"], body["offset"]) == (5, 2, offset)
+        seen += [s["id"] for s in body["sprints"]]
+    assert seen == ids
+    assert api.get("/api/sprints?limit=501", as_=exec_user).status == 400
