@@ -20,6 +20,7 @@ AREAS = sorted(info.name for info in pkgutil.iter_modules([str(AREAS_DIR)]) if i
 # the database, and a project's profitability is served by the budgets area.)
 BOTH_WAYS = {
     frozenset({"projects", "tasks"}): "a task may link a visible project; a project lists and counts its tasks",
+    frozenset({"roadmaps", "tasks"}): "a task may name a visible roadmap item; a roadmap lists its items' tasks",
     frozenset({"budgets", "timesheets"}): "a time entry may name a budget line; a budget totals its time entries",
 }
 

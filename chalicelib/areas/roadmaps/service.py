@@ -185,3 +185,12 @@ def delete_item(ctx, *, roadmap_id: str, item_id: str) -> dict:
     ctx.db.delete(item)
     ctx.db.flush()
     return {"ok": True}
+
+
+# ---- for other areas (tasks) ----------------------------------------------------------------------
+
+def visible_item_exists(ctx, item_id: str) -> bool:
+    """Whether the roadmap item exists in a roadmap the caller can see (one query): a task may name only such
+    an item."""
+    stmt = select(RoadmapItem.id).join(Roadmap, Roadmap.id == RoadmapItem.roadmap_id).where(RoadmapItem.id == item_id)
+    return ctx.db.scalar(in_scope(stmt, visibility(ctx.principal))) is not None

@@ -95,6 +95,12 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
         if problem:
             details.append({"field": "resource_id" if "resource_id" in values else "resource_type",
                             "message": problem})
+    roadmap_item_id = values.get("roadmap_item_id")
+    if roadmap_item_id:
+        from chalicelib.areas.roadmaps import service as roadmaps_service  # another area: imported lazily
+
+        if not roadmaps_service.visible_item_exists(ctx, roadmap_item_id):
+            details.append({"field": "roadmap_item_id", "message": "must be an existing roadmap item"})
     sprint_id = values.get("sprint_id")
     if sprint_id:
         from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
