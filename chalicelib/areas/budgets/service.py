@@ -14,6 +14,7 @@ from sqlalchemy import func, or_, select
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row, set_positions
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.permissions import allows
 from chalicelib.core.query import in_scope, visible_exists, visible_row
@@ -210,6 +211,7 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
     if not changes:
         raise BadRequest("At least one field is required")
     budget = _visible(ctx, budget_id)
+    lock_row(ctx.db, Budget, budget.id)  # a status transition is checked and recorded on the current row
     _check_references(ctx, changes, budget)
     before = _snapshot(budget)
     for key, value in changes.items():
@@ -328,16 +330,16 @@ def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> dict:
     """Each named item's position = its index; every id must be an item of this budget, no repeats (400
     before any write, so the reorder is all or nothing)."""
     budget = _visible(ctx, budget_id)
+    lock_row(ctx.db, Budget, budget.id)  # one reorder at a time: the result is exactly one request's order
     if len(set(item_ids)) != len(item_ids):
         raise BadRequest("item_ids contains duplicates", details=[{"field": "item_ids", "message": "duplicate id"}])
-    items = {item.id: item for item in ctx.db.scalars(
-        select(BudgetLineItem).where(BudgetLineItem.id.in_(item_ids), BudgetLineItem.budget_id == budget.id))}
+    items = set(ctx.db.scalars(
+        select(BudgetLineItem.id).where(BudgetLineItem.id.in_(item_ids), BudgetLineItem.budget_id == budget.id)))
     foreign = [item_id for item_id in item_ids if item_id not in items]
     if foreign:
         raise BadRequest("item_ids must be line items of this budget",
                          details=[{"field": "item_ids", "message": f"not an item of this budget: {foreign[0]}"}])
-    for index, item_id in enumerate(item_ids):
-        items[item_id].position = index
+    set_positions(ctx.db, BudgetLineItem, BudgetLineItem.position, item_ids)  # one statement
     _touch(budget)
     ctx.db.flush()
     return {"ok": True}

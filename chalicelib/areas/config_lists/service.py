@@ -12,6 +12,7 @@ from sqlalchemy.orm import selectinload
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.locks import lock_row, set_positions
 from chalicelib.core.models import ConfigList, ConfigListItem
 from chalicelib.core.serialize import row_dict
 
@@ -129,17 +130,16 @@ def update_item(ctx, *, key: str, item_id: str, data: ItemUpdate) -> dict:
 
 def reorder(ctx, *, key: str, item_ids: list[str]) -> None:
     config_list = _get_list(ctx.db, key)
+    lock_row(ctx.db, ConfigList, config_list.id)  # one reorder at a time: the result is exactly one request's order
     if len(set(item_ids)) != len(item_ids):
         raise BadRequest("item_ids contains duplicates", details=[{"field": "item_ids", "message": "duplicate id"}])
-    items = {item.id: item for item in ctx.db.scalars(
-        select(ConfigListItem).where(ConfigListItem.id.in_(item_ids), ConfigListItem.list_id == config_list.id))}
+    items = set(ctx.db.scalars(
+        select(ConfigListItem.id).where(ConfigListItem.id.in_(item_ids), ConfigListItem.list_id == config_list.id)))
     foreign = [item_id for item_id in item_ids if item_id not in items]
     if foreign:
         raise BadRequest(f"item_ids not in list {key}: {', '.join(foreign[:10])}",
                          details=[{"field": "item_ids", "message": "ids of items of another list or unknown"}])
-    for index, item_id in enumerate(item_ids):
-        items[item_id].position = index
-    ctx.db.flush()
+    set_positions(ctx.db, ConfigListItem, ConfigListItem.position, item_ids)  # one statement
 
 
 def delete_item(ctx, *, key: str, item_id: str) -> None:

@@ -10,6 +10,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_key
 from chalicelib.core.models import User
 from chalicelib.core.query import contains_text
 from chalicelib.core.serialize import flag, value_out
@@ -100,6 +101,8 @@ def get_page(ctx, *, page_id: str) -> dict:
 
 
 def _next_position(ctx, *, parent_id: str | None, entity_type: str | None, entity_id: str | None) -> float:
+    # the sibling group is locked until commit, so concurrent creates and moves take distinct positions
+    lock_key(ctx.db, "pages", parent_id, entity_type, entity_id)
     if parent_id is not None:
         where = Page.parent_id == parent_id
     else:

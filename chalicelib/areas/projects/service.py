@@ -14,6 +14,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core import history, scoping
 from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
 from chalicelib.core.query import contains_text, in_scope, visible_row
@@ -290,6 +291,7 @@ def create(ctx, *, data) -> dict:
 
 def update(ctx, *, project_id: str, data) -> dict:
     project = visible_project(ctx, project_id)
+    lock_row(ctx.db, Project, project.id)  # a status transition (completed: hooks, notification) happens once
     values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})
     before = _snapshot(project)
     merged = {**{k: _get(project, k) for k in ("start_date", "end_date")}, **values}

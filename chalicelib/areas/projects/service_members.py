@@ -4,6 +4,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from chalicelib.core.errors import not_found
+from chalicelib.core.locks import insert_ignore
 from chalicelib.core.models import User
 from chalicelib.core.notify import notify
 from chalicelib.core.serialize import value_out
@@ -37,13 +38,10 @@ def add_member(ctx, *, project_id: str, data) -> None:
     """Adds the user with the role (default `member`); an existing member is left as is."""
     project = visible_project(ctx, project_id)
     require_users(ctx.db, user_id=data.user_id)
-    existing = ctx.db.scalar(select(ProjectMember.id).where(ProjectMember.project_id == project.id,
-                                                            ProjectMember.user_id == data.user_id))
-    if existing is not None:
-        return
-    ctx.db.add(ProjectMember(project_id=project.id, user_id=data.user_id, role=data.role or "member"))
-    ctx.db.flush()
-    if data.user_id != ctx.user_id:
+    # insert ... on conflict do nothing: an existing member (or one a concurrent request adds) is no 409
+    added = insert_ignore(ctx.db, ProjectMember, {"project_id": project.id, "user_id": data.user_id,
+                                                  "role": data.role or "member"}, conflict=("project_id", "user_id"))
+    if added and data.user_id != ctx.user_id:
         notify(ctx, user_id=data.user_id, type="project_member_added", title=f"You were added to {project.name}",
                body=f"{ctx.user.name} added you to the project {project.name}.", resource_type=ENTITY,
                resource_id=project.id, action_url=f"/projects/{project.id}", actor_id=ctx.user_id)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlalchemy import func, or_, select, update
 
 from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.locks import lock_row
 from chalicelib.core.query import in_scope, visible_row
 from chalicelib.core.serialize import row_dict
 
@@ -107,6 +108,7 @@ def create_roadmap(ctx, *, data) -> dict:
 def update_roadmap(ctx, *, roadmap_id: str, data) -> dict:
     """Moving a roadmap to another project (or none) clears its items' goals, which were the old project's."""
     roadmap = _visible(ctx, roadmap_id)
+    lock_row(ctx.db, Roadmap, roadmap.id)  # the dates and the project move are checked on the current row
     changes = data.changes()
     _check_dates(changes.get("start_date", roadmap.start_date), changes.get("end_date", roadmap.end_date))
     if "project_id" in changes and changes["project_id"] != roadmap.project_id:

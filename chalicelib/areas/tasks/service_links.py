@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.locks import insert_ignore, lock_row, set_positions
 from chalicelib.core.models import User
 from chalicelib.core.serialize import row_dict
 
-from .models import TaskResource, TaskWatcher
+from .models import Task, TaskResource, TaskWatcher
 from .queries import load_task
 from .schemas import ResourceCreate, ResourceReorder
 
@@ -43,20 +44,15 @@ def icon_for(url: str) -> str:
 
 def watch(ctx, *, task_id: str) -> None:
     task = load_task(ctx, task_id)
-    exists = ctx.db.scalar(select(TaskWatcher.id).where(TaskWatcher.task_id == task.id,
-                                                        TaskWatcher.user_id == ctx.user_id))
-    if exists is None:
-        ctx.db.add(TaskWatcher(task_id=task.id, user_id=ctx.user_id))
-        ctx.db.flush()
+    # idempotent under concurrency: a watcher made meanwhile by another request is no conflict
+    insert_ignore(ctx.db, TaskWatcher, {"task_id": task.id, "user_id": ctx.user_id}, conflict=("task_id", "user_id"))
 
 
 def unwatch(ctx, *, task_id: str) -> None:
     task = load_task(ctx, task_id)
-    watcher = ctx.db.scalar(select(TaskWatcher).where(TaskWatcher.task_id == task.id,
-                                                      TaskWatcher.user_id == ctx.user_id))
-    if watcher is not None:
-        ctx.db.delete(watcher)
-        ctx.db.flush()
+    # one DELETE statement: a watcher removed meanwhile by another request is no error
+    ctx.db.execute(delete(TaskWatcher).where(TaskWatcher.task_id == task.id, TaskWatcher.user_id == ctx.user_id)
+                   .execution_options(synchronize_session=False))
 
 
 # --- resources ------------------------------------------------------------------------------------
@@ -79,7 +75,8 @@ def list_resources(ctx, *, task_id: str) -> list[dict]:
 
 
 def add_resource(ctx, *, task_id: str, data: ResourceCreate) -> dict:
-    task = load_task(ctx, task_id)
+    load_task(ctx, task_id)
+    task = lock_row(ctx.db, Task, task_id)  # the next sort_order is read and taken by one request at a time
     url = (data.url or "").strip()
     title = (data.title or "").strip()
     details = []
@@ -111,18 +108,17 @@ def delete_resource(ctx, *, task_id: str, resource_id: str) -> None:
 
 
 def reorder_resources(ctx, *, task_id: str, data: ResourceReorder) -> None:
-    task = load_task(ctx, task_id)
+    load_task(ctx, task_id)
+    task = lock_row(ctx.db, Task, task_id)  # one reorder at a time: the result is exactly one request's order
     order = data.order or []
     if not order:
         raise BadRequest("order must be a non-empty list of resource ids")
     if len(set(order)) != len(order):
         raise BadRequest("order lists a resource twice")
-    resources = {r.id: r for r in ctx.db.scalars(select(TaskResource).where(TaskResource.task_id == task.id,
-                                                                             TaskResource.id.in_(order)))}
+    resources = set(ctx.db.scalars(select(TaskResource.id).where(TaskResource.task_id == task.id,
+                                                                  TaskResource.id.in_(order))))
     unknown = [rid for rid in order if rid not in resources]
     if unknown:
         raise BadRequest("order names resources that are not attached to this task",
                          details=[{"field": "order", "message": f"unknown resource {rid}"} for rid in unknown])
-    for index, rid in enumerate(order):
-        resources[rid].sort_order = index
-    ctx.db.flush()
+    set_positions(ctx.db, TaskResource, TaskResource.sort_order, order)  # one statement

@@ -4,12 +4,13 @@ from __future__ import annotations
 from sqlalchemy import delete, select
 
 from chalicelib.core.errors import BadRequest
-from chalicelib.core.ids import utcnow
+from chalicelib.core.ids import new_id, utcnow
+from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.notify import notify
 from chalicelib.core.serialize import row_dict
 
-from .models import TaskTodo
+from .models import Task, TaskTodo
 from .queries import load_task
 from .schemas import TodosReplace
 
@@ -20,7 +21,7 @@ TODO_FIELDS = ("id", "task_id", "title", "is_done", "position", "assignee_id", "
 def todo_records(db, task_id: str) -> list[dict]:
     stmt = (select(TaskTodo, User.name, User.picture).outerjoin(User, User.id == TaskTodo.assignee_id)
             .where(TaskTodo.task_id == task_id).order_by(TaskTodo.position, TaskTodo.created_at, TaskTodo.id)
-            .limit(MAX_TODOS))
+            .limit(MAX_TODOS).execution_options(populate_existing=True))
     records = []
     for todo, name, picture in db.execute(stmt).all():
         record = row_dict(todo, TODO_FIELDS, ("is_done",))
@@ -32,8 +33,13 @@ def todo_records(db, task_id: str) -> list[dict]:
 
 def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     """Entries without id are created, entries with id upserted, todos absent from the request deleted.
-    `todo_assigned` goes to each user newly assigned a todo, unless that user is the caller."""
-    task = load_task(ctx, task_id)
+    `todo_assigned` goes to each user newly assigned a todo, unless that user is the caller.
+
+    The task row is locked first (core.locks.lock_row), so concurrent replacements run one after the
+    other and the result is exactly one request's set. The set is written as one DELETE and one
+    multi-row INSERT (ids and created_at of existing todos kept), whatever the number of todos."""
+    load_task(ctx, task_id)
+    task = lock_row(ctx.db, Task, task_id)
     db = ctx.db
     entries = data.todos
     ids = [entry.id for entry in entries if entry.id]
@@ -45,31 +51,26 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
         if missing:
             raise BadRequest("Invalid todos", details=[{"field": "todos.assignee_id",
                                                         "message": "must be an existing user"}])
-    existing = {todo.id: todo for todo in db.scalars(select(TaskTodo).where(TaskTodo.id.in_(ids)))} if ids else {}
+    existing = {row.id: row for row in db.execute(
+        select(TaskTodo.id, TaskTodo.task_id, TaskTodo.assignee_id, TaskTodo.created_at)
+        .where(TaskTodo.id.in_(ids)))} if ids else {}
     foreign = [todo_id for todo_id, todo in existing.items() if todo.task_id != task.id]
     if foreign:
         raise BadRequest("A todo id belongs to another task")
-    db.execute(delete(TaskTodo).where(TaskTodo.task_id == task.id, TaskTodo.id.not_in(ids) if ids else True)
-               .execution_options(synchronize_session=False))
+    db.execute(delete(TaskTodo).where(TaskTodo.task_id == task.id).execution_options(synchronize_session=False))
     newly_assigned: list[tuple[str, str]] = []
     now = utcnow()
+    rows = []
     for index, entry in enumerate(entries):
-        position = entry.position if entry.position is not None else index
-        todo = existing.get(entry.id) if entry.id else None
-        if todo is None:
-            todo = TaskTodo(task_id=task.id, title=entry.title, is_done=entry.is_done, position=position,
-                            assignee_id=entry.assignee_id, due_date=entry.due_date)
-            if entry.id:
-                todo.id = entry.id
-            db.add(todo)
-            previous_assignee = None
-        else:
-            previous_assignee = todo.assignee_id
-            todo.title, todo.is_done, todo.position = entry.title, entry.is_done, position
-            todo.assignee_id, todo.due_date, todo.updated_at = entry.assignee_id, entry.due_date, now
+        previous = existing.get(entry.id) if entry.id else None
+        rows.append({"id": entry.id or new_id(), "task_id": task.id, "title": entry.title, "is_done": entry.is_done,
+                     "position": entry.position if entry.position is not None else index,
+                     "assignee_id": entry.assignee_id, "due_date": entry.due_date,
+                     "created_at": previous.created_at if previous is not None else now, "updated_at": now})
+        previous_assignee = previous.assignee_id if previous is not None else None
         if entry.assignee_id and entry.assignee_id != previous_assignee and entry.assignee_id != ctx.user_id:
             newly_assigned.append((entry.assignee_id, entry.title))
-    db.flush()
+    insert_rows(db, TaskTodo, rows)
     for user_id, title in dict(newly_assigned).items():
         notify(ctx, user_id=user_id, type="todo_assigned", title=f"You were assigned a todo: {title}",
                body=f"On task: {task.title}", resource_type="task", resource_id=task.id,

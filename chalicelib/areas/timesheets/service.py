@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, aliased
 from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
 from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row
 from chalicelib.core.models import User
 from chalicelib.core.query import visible_row
 from chalicelib.core.serialize import row_dict
@@ -114,6 +115,15 @@ def _out(row) -> dict:
 
 def _visible(ctx, entry_id: str) -> TimeEntry:
     return visible_row(ctx.db, TimeEntry, entry_id, _scope(ctx.principal), "Time entry")
+
+
+def _locked(ctx, entry_id: str) -> TimeEntry:
+    """The visible entry, locked for the rest of the transaction (core.locks.lock_row): a status
+    check and its write cannot interleave with another request's."""
+    entry = lock_row(ctx.db, TimeEntry, entry_id, where=_scope(ctx.principal))
+    if entry is None:
+        raise NotFound("Time entry not found")
+    return entry
 
 
 def _record(ctx, entry_id: str) -> dict:
@@ -224,7 +234,7 @@ def _require_editable(entry: TimeEntry, action: str) -> None:
 def update_entry(ctx, *, entry_id: str, data) -> dict:
     """The owner, or a manager whose scope holds the entry, while it is draft or rejected.
     The owner (user_id) is fixed at creation and ignored here."""
-    entry = _visible(ctx, entry_id)
+    entry = _locked(ctx, entry_id)
     _require_editable(entry, "edited")
     changes = data.changes()
     changes.pop("user_id", None)
@@ -239,7 +249,7 @@ def update_entry(ctx, *, entry_id: str, data) -> dict:
 
 def delete_entry(ctx, *, entry_id: str) -> dict:
     """Draft and rejected entries; submitted and approved ones only with timesheets:manage."""
-    entry = _visible(ctx, entry_id)
+    entry = _locked(ctx, entry_id)
     if not ctx.can("timesheets", "manage"):
         _require_editable(entry, "deleted")
     ctx.db.delete(entry)
@@ -248,7 +258,7 @@ def delete_entry(ctx, *, entry_id: str) -> dict:
 
 
 def submit_entry(ctx, *, entry_id: str) -> dict:
-    entry = _visible(ctx, entry_id)
+    entry = _locked(ctx, entry_id)
     _require_editable(entry, "submitted")
     entry.status = "submitted"
     entry.submitted_at = utcnow()
@@ -264,7 +274,7 @@ def _decidable(ctx, entry_id: str, action: str) -> TimeEntry:
     timesheets:manage; never for their own entry, except an executive."""
     if ctx.principal.access_level not in APPROVER_LEVELS and not ctx.can("timesheets", "manage"):
         raise Forbidden(f"Only managers and above, or timesheets:manage, may {action} time entries")
-    entry = _visible(ctx, entry_id)
+    entry = _locked(ctx, entry_id)
     if entry.user_id == ctx.user_id and ctx.principal.access_level != "executive":
         raise Forbidden(f"You cannot {action} your own time entry")
     if entry.status != "submitted":

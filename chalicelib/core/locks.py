@@ -1,0 +1,107 @@
+"""Row locks and bulk writes: the one place areas get concurrency-safe and round-trip-cheap writes.
+
+- `lock_row(db, Model, id)`: `SELECT ... FOR UPDATE` of one row, re-read from the database (the
+  session's copy is refreshed), or None. A state transition locks the row it checks, then checks
+  and writes: two concurrent approve/reject calls serialise and the second sees the first's status.
+  A whole-set replacement or a new position under a parent locks the parent row first.
+- `lock_key(db, *parts)`: a transaction-scoped advisory lock on a key, for a "parent" that is not a
+  row (the root pages of one entity). Released at commit or rollback.
+- `insert_ignore(db, Model, rows, conflict=(columns))`: `INSERT ... ON CONFLICT DO NOTHING` (one
+  statement for any number of rows); answers how many rows were inserted. For idempotent operations
+  (watch, add an existing member): a concurrent duplicate is a no-op, never a 409.
+- `insert_rows(db, Model, rows)`: one multi-row `INSERT` (not one round trip per row).
+- `set_positions(db, Model, column, ids)`: one `UPDATE ... SET column = CASE id WHEN ... END`
+  giving each id its index (reorders).
+
+SQLite (the embedded default) takes no row locks: its writers are serialised by the database
+lock, so `FOR UPDATE` and advisory locks are left out there; its `ON CONFLICT DO NOTHING` is used.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from sqlalchemy import case, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+
+def _dialect(db) -> str:
+    return db.get_bind().dialect.name
+
+
+def lock_row(db, model, row_id: str, *, where=None):
+    """The `model` row with this id, locked until the transaction ends (`SELECT ... FOR UPDATE`), with
+    its attributes re-read from the database; None when there is no such row (or `where` excludes it)."""
+    stmt = select(model).where(model.id == row_id)
+    if where is not None:
+        stmt = stmt.where(where)
+    stmt = stmt.with_for_update().execution_options(populate_existing=True)
+    return db.scalar(stmt)
+
+
+def lock_key(db, *parts: Any) -> None:
+    """Hold a transaction-scoped lock on the key `parts` (Postgres advisory lock; nothing on SQLite)."""
+    if _dialect(db) != "postgresql":
+        return
+    key = ":".join("" if part is None else str(part) for part in parts)
+    db.execute(select(func.pg_advisory_xact_lock(func.hashtextextended(key, 0))))
+
+
+def _insert(db, model):
+    return (postgresql.insert if _dialect(db) == "postgresql" else sqlite.insert)(model)
+
+
+def _rows(rows: dict | Iterable[dict]) -> list[dict]:
+    return [rows] if isinstance(rows, dict) else list(rows)
+
+
+def _complete(model, rows: list[dict]) -> list[dict]:
+    """Each row with the Python-side defaults of the columns it leaves out (ids, timestamps), and
+    every row with the same keys (a multi-row VALUES needs them)."""
+    table = model.__table__
+    out = []
+    for row in rows:
+        row = dict(row)
+        for column in table.columns:
+            if column.key in row:
+                continue
+            default = column.default
+            if default is not None and default.is_callable:
+                row[column.key] = default.arg({})
+            elif default is not None and default.is_scalar:
+                row[column.key] = default.arg
+        out.append(row)
+    keys = set().union(*(row.keys() for row in out)) if out else set()
+    for row in out:
+        for key in keys:
+            row.setdefault(key, None)
+    return out
+
+
+def insert_ignore(db, model, rows: dict | Iterable[dict], *, conflict: Sequence[str]) -> int:
+    """Insert the rows that do not collide on the unique `conflict` columns; one statement. Answers
+    the number of rows inserted (0: every row existed already, or a concurrent request made it)."""
+    values = _complete(model, _rows(rows))
+    if not values:
+        return 0
+    stmt = _insert(db, model).values(values).on_conflict_do_nothing(index_elements=list(conflict))
+    inserted = db.execute(stmt.returning(model.__table__.c.id)).all()
+    return len(inserted)
+
+
+def insert_rows(db, model, rows: Iterable[dict]) -> list[dict]:
+    """One multi-row INSERT of `rows` (Python-side defaults filled in); answers the rows as inserted."""
+    values = _complete(model, _rows(rows))
+    if values:
+        db.execute(model.__table__.insert().values(values))
+    return values
+
+
+def set_positions(db, model, column, ids: Sequence[str], *, where=None) -> None:
+    """`column` = index in `ids` for each row named, in one UPDATE statement."""
+    if not ids:
+        return
+    stmt = (update(model).where(model.id.in_(list(ids)))
+            .values({column: case({row_id: index for index, row_id in enumerate(ids)}, value=model.id)}))
+    if where is not None:
+        stmt = stmt.where(where)
+    db.execute(stmt.execution_options(synchronize_session="fetch"))

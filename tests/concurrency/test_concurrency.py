@@ -1,0 +1,230 @@
+"""Concurrent requests against a real HTTP server on Postgres (issue 20 item 4).
+
+Chalice's local server (threaded, `tests/concurrency/server.py`) runs in a subprocess on a database of its own
+on the test Postgres server (created, migrated and dropped here), so that each request commits for
+real and concurrent requests meet in the database as they would in production. Records are made
+and read back through a committing session on that database. Bounded: 20 threads per case, each
+request with a 20 s timeout.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+THREADS = 20
+TIMEOUT = 20
+
+pytestmark = pytest.mark.skipif(os.environ.get("WMS_TEST_DB") == "sqlite",
+                                reason="row locks and concurrent writers need Postgres (SQLite serialises writers)")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def live(database_url):
+    """(base URL, sessionmaker) of a server on a database of its own."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.orm import sessionmaker
+
+    from chalicelib.migrations.runner import upgrade
+
+    name = f"wms_conc_{secrets.token_hex(4)}"
+    server = make_url(database_url)
+    admin = create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = server.set(database=name).render_as_string(hide_password=False)
+    engine = create_engine(url)
+    process = None
+    try:
+        upgrade(url)
+        port = _free_port()
+        env = dict(os.environ, DATABASE_URL=url)
+        process = subprocess.Popen([sys.executable, "-m", "tests.concurrency.server", str(port)],
+                                   cwd=Path(__file__).resolve().parents[2], env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError("the test server exited")
+            try:
+                with urllib.request.urlopen(base + "/api/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("the test server did not answer /api/health within 60 s")
+            time.sleep(0.2)
+        yield base, sessionmaker(bind=engine, expire_on_commit=False)
+    finally:
+        if process is not None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        engine.dispose()
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def _token(user) -> str:
+    from chalicelib.core.auth import issue_dev_token
+
+    return issue_dev_token(user.email)
+
+
+def _call(base: str, method: str, path: str, token: str, body=None) -> tuple[int, object]:
+    data = json.dumps(body).encode() if body is not None else None
+    headers = {"Authorization": f"Bearer {token}"}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
+            raw = answer.read()
+            return answer.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        return error.code, json.loads(raw) if raw else None
+
+
+def _all_at_once(calls) -> list[tuple[int, object]]:
+    """Run the callables in THREADS threads released together; answers their results in order."""
+    barrier = threading.Barrier(len(calls))
+
+    def run(call):
+        barrier.wait(timeout=TIMEOUT)
+        return call()
+
+    with ThreadPoolExecutor(max_workers=min(THREADS, len(calls))) as pool:
+        return list(pool.map(run, calls, timeout=TIMEOUT * 2))
+
+
+def _make(sessions, *makers):
+    """Run factory calls in one committed transaction; answers their results."""
+    with sessions() as db:
+        made = [maker(db) for maker in makers]
+        db.commit()
+    return made
+
+
+def test_concurrent_approve_and_reject_give_one_decision(live):
+    from chalicelib.areas.timesheets.models import TimeEntry
+    from tests.areas.timesheets.factories import make_entry
+    from tests.factories import make_user
+
+    base, sessions = live
+    with sessions() as db:
+        approver = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
+        owner = make_user(db, access_level="employee", email=f"emp-{secrets.token_hex(4)}@agency.test")
+        entries = [make_entry(db, owner, status="submitted") for _ in range(3)]
+        db.commit()
+    token = _token(approver)
+    for entry in entries:  # three rounds: a race that a single round may miss
+        calls = [
+            (lambda i=i: _call(base, "POST", f"/api/time-entries/{entry.id}/{'approve' if i % 2 else 'reject'}",
+                               token, {} if i % 2 else {"reason": f"no {i}"}))
+            for i in range(THREADS)
+        ]
+        results = _all_at_once(calls)
+        statuses = sorted(status for status, _ in results)
+        assert statuses == [200] + [409] * (THREADS - 1), results
+        winner = next(body for status, body in results if status == 200)["time_entry"]
+        with sessions() as db:
+            stored = db.get(TimeEntry, entry.id)
+            assert stored.status == winner["status"] in ("approved", "rejected")
+            assert (stored.approved_by is None) != (stored.rejected_by is None)
+
+
+def test_concurrent_todo_replacements_leave_one_requests_set(live):
+    from tests.areas.tasks.factories import make_task
+    from tests.factories import make_user
+
+    base, sessions = live
+    with sessions() as db:
+        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
+        task = make_task(db, created_by=user.id)
+        db.commit()
+    token = _token(user)
+    sets = [[f"r{i}-{n}" for n in range(3)] for i in range(THREADS)]
+    calls = [(lambda titles=titles: _call(base, "PUT", f"/api/tasks/{task.id}/todos", token,
+                                          {"todos": [{"title": t} for t in titles]}))
+             for titles in sets]
+    results = _all_at_once(calls)
+    assert [status for status, _ in results] == [200] * THREADS, results
+    status, body = _call(base, "GET", f"/api/tasks/{task.id}", token)
+    assert status == 200
+    titles = [todo["title"] for todo in body["todos"]]
+    assert titles in sets, titles
+
+
+def test_concurrent_creates_keep_distinct_positions(live):
+    from tests.areas.tasks.factories import make_task
+    from tests.factories import make_user
+
+    base, sessions = live
+    with sessions() as db:
+        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
+        task = make_task(db, created_by=user.id)
+        db.commit()
+    token = _token(user)
+    calls = [(lambda i=i: _call(base, "POST", f"/api/tasks/{task.id}/resources", token,
+                                {"url": f"https://example.com/{i}", "title": f"Link {i}"}))
+             for i in range(THREADS)]
+    results = _all_at_once(calls)
+    assert [status for status, _ in results] == [201] * THREADS, results
+    orders = sorted(body["resource"]["sort_order"] for _, body in results)
+    assert orders == list(range(THREADS)), orders
+
+
+def test_concurrent_watch_and_member_adds_all_succeed(live):
+    from sqlalchemy import func, select
+
+    from chalicelib.areas.projects.models import Project, ProjectMember
+    from chalicelib.areas.tasks.models import TaskWatcher
+    from tests.areas.tasks.factories import make_task
+    from tests.factories import make_user
+
+    base, sessions = live
+    with sessions() as db:
+        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
+        member = make_user(db, access_level="employee", email=f"emp-{secrets.token_hex(4)}@agency.test")
+        task = make_task(db, created_by=user.id)
+        project = Project(name=f"Concurrent {secrets.token_hex(3)}", status="active", created_by=user.id)
+        db.add(project)
+        db.commit()
+    token = _token(user)
+    half = THREADS // 2
+    calls = ([(lambda: _call(base, "POST", f"/api/tasks/{task.id}/watch", token))] * half
+             + [(lambda: _call(base, "POST", f"/api/projects/{project.id}/members", token,
+                               {"user_id": member.id}))] * half)
+    results = _all_at_once(calls)
+    assert all(status in (200, 201) for status, _ in results), results
+    with sessions() as db:
+        assert db.scalar(select(func.count()).select_from(TaskWatcher).where(TaskWatcher.task_id == task.id)) == 1
+        assert db.scalar(select(func.count()).select_from(ProjectMember)
+                         .where(ProjectMember.project_id == project.id, ProjectMember.user_id == member.id)) == 1
+    results = _all_at_once([(lambda: _call(base, "DELETE", f"/api/tasks/{task.id}/watch", token))] * THREADS)
+    assert [status for status, _ in results] == [200] * THREADS, results
