@@ -6,7 +6,7 @@ PORT ?= 8000
 STAGE ?= dev
 PYTEST_ARGS ?=
 
-.PHONY: venv run test test-sqlite test-smoke-sqlite migrate openapi package bench fuzz fuzz-quick clean
+.PHONY: venv run worker moto test test-sqlite test-smoke-sqlite migrate openapi package bench fuzz fuzz-quick clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: install Python 3.11 or run make PYTHON=python3"; exit 1; }
@@ -22,6 +22,15 @@ migrate: venv
 
 run: venv migrate
 	$(VENV)/bin/chalice local --no-autoreload --host 127.0.0.1 --port $(PORT) --stage $(STAGE)
+
+# The local queue worker: consumes NOTIFICATIONS_QUEUE_URL (a moto server or AWS) as the Lambda does.
+worker: venv
+	$(PY) -m chalicelib.cli worker
+
+# A moto server for S3 and SQS on MOTO_PORT (see the README's "Local AWS").
+MOTO_PORT ?= 5000
+moto: venv
+	$(VENV)/bin/moto_server -H 127.0.0.1 -p $(MOTO_PORT)
 
 test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)

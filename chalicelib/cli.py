@@ -1,7 +1,11 @@
-"""Command line: create-user, token, migrate, downgrade, job <name>, openapi.
+"""Command line: create-user, token, migrate, downgrade, job, worker, openapi.
 
     python -m chalicelib.cli create-user --email E --name N --access-level executive
     python -m chalicelib.cli token --email E
+    python -m chalicelib.cli job --list            # every scheduled job with its schedule
+    python -m chalicelib.cli job notifications-drain
+    python -m chalicelib.cli worker [--once]       # consume the notifications queue (moto server or AWS)
+    python -m chalicelib.cli local-aws             # bucket and queues on the moto server of AWS_ENDPOINT_URL
 """
 from __future__ import annotations
 
@@ -10,10 +14,31 @@ import importlib
 import json
 import sys
 
-JOBS = {
-    # name -> "module:function"; each area adds its scheduled jobs here.
-    "notifications-drain": "chalicelib.areas.notifications.jobs:drain_pending",
-}
+
+
+def scheduled_jobs() -> dict:
+    """`{name: event source}` of every scheduled function the service registers (the app's own table,
+    the one `chalice package` deploys: no list kept by hand). `notifications_drain` is `notifications-drain`."""
+    from app import app
+
+    return {source.name.replace("_", "-"): source for source in app.event_sources
+            if type(source).__name__ == "ScheduledEventConfig"}
+
+
+def _handler(source):
+    module, _, name = source.handler_string.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def scheduled_event(name: str) -> dict:
+    """The event EventBridge hands a scheduled function."""
+    from datetime import datetime, timezone
+
+    from chalicelib.core.settings import get_settings
+
+    return {"version": "0", "id": f"cli-{name}", "detail-type": "Scheduled Event", "source": "aws.events",
+            "account": "000000000000", "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "region": get_settings().aws_region, "resources": [], "detail": {}}
 
 
 def _create_user(args) -> int:
@@ -81,13 +106,65 @@ def _downgrade(args) -> int:
 
 
 def _job(args) -> int:
-    target = JOBS.get(args.name)
-    if target is None:
-        print(f"unknown job {args.name}; known: {', '.join(sorted(JOBS))}", file=sys.stderr)
+    jobs = scheduled_jobs()
+    if getattr(args, "list", False):
+        for name, source in sorted(jobs.items()):
+            doc = (_handler(source).func.__doc__ or "").strip().splitlines()
+            print(f"{name:32s} {source.schedule_expression.to_string():24s} {doc[0] if doc else ''}")
+        return 0
+    if not args.name:
+        print("job: name a job, or --list", file=sys.stderr)
         return 2
-    module, _, function = target.partition(":")
-    result = getattr(importlib.import_module(module), function)()
+    source = jobs.get(args.name)
+    if source is None:
+        print(f"unknown job {args.name}; known: {', '.join(sorted(jobs))}", file=sys.stderr)
+        return 2
+    result = _handler(source)(scheduled_event(args.name), None)  # as Lambda calls it
     print(json.dumps(result, default=str))
+    return 0
+
+
+def _local_aws(args) -> int:
+    """Create the uploads bucket and the notifications queue (with its dead-letter queue) on the moto
+    server or AWS account that AWS_ENDPOINT_URL / the credentials point at; print the settings to export."""
+    from chalicelib.core.aws import client
+    from chalicelib.core.settings import get_settings
+
+    settings = get_settings()
+    if not settings.aws_endpoint_url and not args.real_aws:
+        print("local-aws: set AWS_ENDPOINT_URL to the moto server (e.g. http://127.0.0.1:5000), or pass "
+              "--real-aws to create the resources in the account of your credentials", file=sys.stderr)
+        return 2
+    s3, sqs = client("s3"), client("sqs")
+    region = settings.aws_region
+    try:
+        s3.create_bucket(Bucket=args.bucket, **({} if region == "us-east-1" else
+                                               {"CreateBucketConfiguration": {"LocationConstraint": region}}))
+    except s3.exceptions.BucketAlreadyOwnedByYou:
+        pass
+    dlq = sqs.create_queue(QueueName=f"{args.queue}-dlq")["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+    queue = sqs.create_queue(QueueName=args.queue, Attributes={
+        "VisibilityTimeout": "30",
+        "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "5"})})["QueueUrl"]
+    print(f"export UPLOADS_BUCKET={args.bucket}")
+    print(f"export NOTIFICATIONS_QUEUE_URL={queue}")
+    return 0
+
+
+def _worker(args) -> int:
+    """Consume the notifications queue with the handler its Lambda function runs, until interrupted."""
+    from chalicelib.areas.notifications import jobs
+    from chalicelib.core import queue
+
+    try:
+        counts = queue.poll("notifications", jobs.handle_queue_event, once=args.once, wait_seconds=args.wait)
+    except RuntimeError as exc:
+        print(f"worker: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
+    print(json.dumps(counts))
     return 0
 
 
@@ -121,9 +198,19 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("downgrade", help="revert migrations")
     p.add_argument("--revision", default="base")
     p.set_defaults(run=_downgrade)
-    p = sub.add_parser("job", help="run a scheduled job by hand")
-    p.add_argument("name")
+    p = sub.add_parser("job", help="run a scheduled job by hand, or --list them with their schedules")
+    p.add_argument("name", nargs="?")
+    p.add_argument("--list", action="store_true")
     p.set_defaults(run=_job)
+    p = sub.add_parser("local-aws", help="create the bucket and queues on a moto server (AWS_ENDPOINT_URL)")
+    p.add_argument("--bucket", default="wms-local-uploads")
+    p.add_argument("--queue", default="wms-notifications")
+    p.add_argument("--real-aws", action="store_true", help="allow creating them in a real AWS account")
+    p.set_defaults(run=_local_aws)
+    p = sub.add_parser("worker", help="consume the notifications queue (NOTIFICATIONS_QUEUE_URL) as its Lambda would")
+    p.add_argument("--once", action="store_true", help="stop when the queue is empty")
+    p.add_argument("--wait", type=int, default=10, help="long-poll seconds")
+    p.set_defaults(run=_worker)
     p = sub.add_parser("openapi", help="write the OpenAPI document")
     p.add_argument("--output", default="docs/openapi.json")
     p.set_defaults(run=_openapi)

@@ -51,3 +51,40 @@ def send_batch(queue: str, messages: list[dict]) -> list[dict]:
         )
         failed.extend(chunk[int(entry["Id"])] for entry in answer.get("Failed", []) or [])
     return failed
+
+
+def poll(queue: str, handler: Callable[[dict], dict], *, once: bool = False, wait_seconds: int = 10,
+         stop: Callable[[], bool] = lambda: False) -> dict:
+    """The local worker (`cli worker`): long-poll the queue's SQS URL (moto server or AWS), hand each batch
+    to `handler` as Lambda would (an SQS event), delete the messages it did not name in
+    `batchItemFailures`; the failed ones stay and come back after the visibility timeout (and reach the
+    dead-letter queue after its receive count), exactly as with the Lambda event source mapping.
+    `once`: stop at the first empty receive. Answers counts."""
+    url = queue_url(queue)
+    if not url:
+        raise RuntimeError(f"no queue URL for {queue!r}: set {QUEUE_SETTINGS[queue].upper()} (in-process delivery "
+                           "needs no worker)")
+    sqs = client("sqs")
+    counts = {"batches": 0, "received": 0, "deleted": 0, "failed": 0}
+    while not stop():
+        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0 if once else wait_seconds,
+                                     AttributeNames=["All"])
+        messages = answer.get("Messages", []) or []
+        if not messages:
+            if once:
+                break
+            continue
+        event = {"Records": [{"messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"], "body": m["Body"],
+                              "attributes": m.get("Attributes", {}), "messageAttributes": {},
+                              "eventSource": "aws:sqs", "eventSourceARN": url} for m in messages]}
+        result = handler(event) or {}
+        failed = {item["itemIdentifier"] for item in result.get("batchItemFailures", [])}
+        done = [m for m in messages if m["MessageId"] not in failed]
+        if done:
+            sqs.delete_message_batch(QueueUrl=url, Entries=[{"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]}
+                                                            for i, m in enumerate(done)])
+        counts["batches"] += 1
+        counts["received"] += len(messages)
+        counts["deleted"] += len(done)
+        counts["failed"] += len(failed)
+    return counts

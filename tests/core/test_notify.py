@@ -196,7 +196,7 @@ def test_drain_gives_up_after_five_attempts_and_picks_up_lost_pending(db):
 def test_drain_job_runs_from_the_cli(db, capsys):
     from chalicelib import cli
 
-    code = cli._job(type("Args", (), {"name": "notifications-drain"})())
+    code = cli.main(["job", "notifications-drain"])
     assert code == 0
     assert json.loads(capsys.readouterr().out)["processed"] == 0
 
