@@ -10,8 +10,14 @@ an executive and a development token, `docs/openapi.json` written from the route
   * no response is a 5xx;
   * every 4xx from the service has the error body of decisions.md section 4:
     `{"error": "<message>"}`, and `details` (when present) a list of `{field, message}`.
-Ids returned by successful creates are fed back into path parameters, so detail routes are
-exercised on real records as well as on unknown ids. Between operations the executive is
+  * every answer carries `X-Request-Id`;
+  * every 2xx matches the route's declared read model (the server runs with WMS_CHECK_RESPONSES=1,
+    so a mismatch is a 5xx naming the field).
+Besides schemathesis' cases, each operation gets hostile requests that once broke the service: lone
+surrogates and NUL in text, timestamps that overflow when normalised to UTC, JSON nested 100,000
+deep. Ids returned by successful creates are fed back into path parameters (what the OpenAPI
+document's `links` describe: a create's `id` feeds its detail, update and delete), so detail routes
+are exercised on real records as well as on unknown ids; the report counts the 2xx answers. Between operations the executive is
 restored (active, executive, no overrides), since the fuzzer may edit the permission matrix.
 Findings go to bench/results/fuzz.json (each 5xx with method, path, request, response and the
 server's log lines); the exit status is 1 when anything was found. Bounded in examples and time.
@@ -163,6 +169,12 @@ def error_body_problem(response) -> str | None:
     return None
 
 
+def has_request_id(response) -> bool:
+    """Whether the answer carries X-Request-Id (header names in any case; schemathesis keys them in lower
+    case, with lists of values)."""
+    return any(name.lower() == "x-request-id" and value for name, value in (response.headers or {}).items())
+
+
 def is_gateway_miss(response) -> bool:
     """API Gateway's own answer for a path no route matches (chalice local imitates it)."""
     return response.status_code in (403, 404) and GATEWAY_MISS.encode() in (response.content or b"")
@@ -304,6 +316,50 @@ def plausible(schema: dict, components: dict, known: "KnownIds", name: str = "")
     return None
 
 
+HOSTILE_TEXT = "fuzz \udfff lone surrogate"
+HOSTILE_TIMES = ("9999-12-31T23:59:59-12:00", "0001-01-01T00:00:00+14:00")
+DEEP = 100_000
+
+
+def _replace_leaves(value, text=None, timestamp=None):
+    """`value` with every string leaf replaced (text), or every timestamp-looking one (timestamp)."""
+    if isinstance(value, dict):
+        return {k: _replace_leaves(v, text, timestamp) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_leaves(v, text, timestamp) for v in value]
+    if isinstance(value, str):
+        if timestamp is not None and re.fullmatch(r"\d{4}-\d{2}-\d{2}T.*", value):
+            return timestamp
+        if text is not None:
+            return text
+    return value
+
+
+def hostile_requests(method: str, path: str, seeded, combos: list[dict]):
+    """(name, request) pairs that once broke the service: lone surrogates and NUL in text, overflowing
+    timestamps, JSON nested far deeper than the bound, a lone surrogate in the query string."""
+    filled = path
+    for name, value in (combos[0] if combos else {}).items():
+        filled = filled.replace("{" + name + "}", str(value))
+    filled = _PARAM.sub("00000000-0000-0000-0000-000000000000", filled)
+    json_headers = {"Content-Type": "application/json"}
+    if method in ("POST", "PUT", "PATCH"):
+        body = seeded if isinstance(seeded, dict) else {}
+        body = {**body, "title": body.get("title", "x"), "name": body.get("name", "x")}
+        yield "lone surrogate", {"path": filled, "headers": json_headers,
+                                 "data": json.dumps(_replace_leaves(body, text=HOSTILE_TEXT))}
+        yield "NUL", {"path": filled, "headers": json_headers, "data": json.dumps(_replace_leaves(body, text="a\x00b"))}
+        for moment in HOSTILE_TIMES:
+            timed = _replace_leaves(body, timestamp=moment)
+            timed.setdefault("approved_at", moment)
+            yield f"timestamp {moment}", {"path": filled, "headers": json_headers, "data": json.dumps(timed)}
+        yield "deep nesting", {"path": filled, "headers": json_headers, "data": "[" * DEEP + "]" * DEEP}
+        yield "deep field", {"path": filled, "headers": json_headers,
+                             "data": '{"title": "x", "name": "x", "metadata": ' + "[" * 5000 + "]" * 5000 + "}"}
+    else:
+        yield "query surrogate", {"path": filled + "?search=%ED%BF%BF&q=%00", "headers": {}, "data": None}
+
+
 def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str, document: dict) -> dict:
     import requests
     import schemathesis
@@ -327,6 +383,8 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
     server_errors: dict[tuple, dict] = {}
     bad_bodies: dict[tuple, dict] = {}
     transport_errors: list[dict] = []
+    missing_request_ids: list[dict] = []
+    hostile_findings: list[dict] = []
     per_operation: dict[str, dict] = {}
     started = time.monotonic()
     cap_end = started + args.time_cap
@@ -373,6 +431,8 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
                 return
             stats["examples"] += 1
             statuses[response.status_code] += 1
+            if not has_request_id(response) and not is_gateway_miss(response):
+                missing_request_ids.append({"operation": label, "status": response.status_code})
             known.harvest(response, method, path, case.path_parameters)
             if response.status_code >= 500:
                 key = (method, path, response.status_code, (response.content or b"")[:200])
@@ -415,7 +475,27 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
                 stats["generation_error"] = repr(exc)[:500]
         else:
             stats["skipped_over_time"] = args.max_examples
+        for name, hostile in hostile_requests(method, path, seeded, known.combos(path)):
+            try:
+                response = session.request(method, base_url + hostile["path"], headers={**headers, **hostile["headers"]},
+                                           data=hostile["data"], timeout=30)
+            except Exception as exc:  # noqa: BLE001
+                hostile_findings.append({"operation": label, "case": name, "error": repr(exc)[:300]})
+                continue
+            stats["examples"] += 1
+            statuses[response.status_code] += 1
+            problem = None if has_request_id(response) else "no X-Request-Id"
+            if response.status_code >= 500:
+                problem = f"{response.status_code}: {(response.content or b'')[:200]!r}"
+            elif 400 <= response.status_code < 500 and not is_gateway_miss(response):
+                problem = error_body_problem(response) or problem
+            if problem:
+                hostile_findings.append({"operation": label, "case": name, "problem": problem})
+            # the service is still healthy for everyone else afterwards
+            if session.get(base_url + "/api/me", headers=headers, timeout=30).status_code != 200:
+                hostile_findings.append({"operation": label, "case": name, "problem": "next request failed"})
         stats["statuses"] = {str(code): count for code, count in sorted(statuses.items())}
+        stats["successes"] = sum(count for code, count in statuses.items() if 200 <= code < 300)
         per_operation[label] = stats
         restore_executive(executive_id, EXECUTIVE_EMAIL)
         print(f"  {label:70s} {stats['examples']:4d} requests  {dict(sorted(statuses.items()))}", flush=True)
@@ -429,6 +509,10 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
         "server_errors": list(server_errors.values()),
         "bad_error_bodies": list(bad_bodies.values()),
         "transport_errors": transport_errors,
+        "missing_request_ids": missing_request_ids[:50],
+        "hostile_findings": hostile_findings,
+        "successes": sum(op.get("successes", 0) for op in per_operation.values()),
+        "operations_with_success": sum(1 for op in per_operation.values() if op.get("successes")),
         "per_operation": per_operation,
         # coverage, not a failure: operations no generated case got a 2xx from (bodies the rules refuse)
         "operations_without_success": sorted(label for label, op in per_operation.items()
@@ -441,6 +525,7 @@ def main(argv=None) -> int:
     print(f"fuzz: {args.max_examples} examples per operation, at most {args.time_cap:.0f} s", flush=True)
     with fresh_database("wms_fuzz") as url:
         env = service_environment(url)
+        env["WMS_CHECK_RESPONSES"] = "1"
         apply_environment(env)
         migrate(url)
         executive_id = create_user(EXECUTIVE_EMAIL, "Fuzz Executive", "executive")
@@ -461,7 +546,8 @@ def main(argv=None) -> int:
         "time_cap_seconds": args.time_cap,
         "seed": args.seed,
         **outcome,
-        "passed": not (outcome["server_errors"] or outcome["bad_error_bodies"] or outcome["transport_errors"]),
+        "passed": not (outcome["server_errors"] or outcome["bad_error_bodies"] or outcome["transport_errors"]
+                       or outcome["missing_request_ids"] or outcome["hostile_findings"]),
     }
     write_json(Path(args.output), report)
     print(f"fuzz: {report['requests']} requests over {report['operations']} operations in "
@@ -473,6 +559,12 @@ def main(argv=None) -> int:
         print(f"  body {item['status']} {item['method']} {item['path']}: {item['problem']}  {item['response'][:120]}")
     for item in report["transport_errors"]:
         print(f"  conn {item['operation']}: {item['error'][:160]}")
+    for item in report["missing_request_ids"]:
+        print(f"  no X-Request-Id: {item['operation']} ({item['status']})")
+    for item in report["hostile_findings"]:
+        print(f"  hostile {item['operation']} [{item['case']}]: {item.get('problem') or item.get('error')}")
+    print(f"fuzz: {report['successes']} 2xx answers; {report['operations_with_success']} of {report['operations']} "
+          f"operations answered at least one 2xx")
     print(f"fuzz: {'passed' if report['passed'] else 'FAILED'}; details in {args.output}")
     return 0 if report["passed"] else 1
 

@@ -40,6 +40,40 @@ def operation_id(method: str, view_name: str) -> str:
     return f"{method.lower()}_{view_name}"
 
 
+def _created_key(spec) -> str | None:
+    """The envelope key of a create's answer (`{"task": {...id...}}` -> "task"), when it has one."""
+    model = spec.response if spec is not None else None
+    if model is None or len(model.model_fields) != 1:
+        return None
+    key, field = next(iter(model.model_fields.items()))
+    inner = field.annotation
+    return key if isinstance(inner, type) and "id" in getattr(inner, "model_fields", {}) else None
+
+
+def add_links(paths: dict, app) -> None:
+    """OpenAPI links from each create to the operations on the record it made: the `id` in the create's
+    answer fills the record's path parameter (`POST /api/tasks` -> `GET /api/tasks/{task_id}`)."""
+    specs = {(path, method.lower()): getattr(entry.view_function, "__wms_endpoint__", None)
+             for path, method, entry in iter_routes(app)}
+    for (path, method), spec in specs.items():
+        key = _created_key(spec) if method == "post" else None
+        if key is None:
+            continue
+        links = {}
+        for child, operations in paths.items():
+            rest = child[len(path):] if child.startswith(path + "/") else ""
+            names = _PARAM.findall(rest)
+            if len(names) != 1 or not rest.startswith("/{"):
+                continue
+            for child_method, operation in operations.items():
+                parameters = {name: f"$request.path.{name}" for name in _PARAM.findall(path)}
+                parameters[names[0]] = f"$response.body#/{key}/id"
+                links[operation["operationId"]] = {"operationId": operation["operationId"], "parameters": parameters}
+        if links:
+            response = paths[path][method]["responses"][str(spec.status)]
+            response["links"] = dict(sorted(links.items()))
+
+
 def build_document(app, *, title: str = "Work Management Service", version: str | None = None) -> dict:
     if version is None:
         from .version import VERSION as version
@@ -107,6 +141,7 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
             operation["responses"][str(status)] = {"description": "Error", **error_ref}
         paths.setdefault(path, {})[method.lower()] = operation
 
+    add_links(paths, app)
     return {
         "openapi": "3.1.0",
         "info": {"title": title, "version": version},
