@@ -4,8 +4,10 @@ It writes the in-app notification in the request's transaction, skips a repeat o
 type and resource within 5 minutes, and records one delivery per channel (email, chat, push) that
 the user's effective preferences enable. After commit, one message per delivery goes to the
 notifications queue (`core.queue`); without a queue URL the in-process handler registered below
-delivers at once. A failed request sends nothing. `notify_squad()` notifies a squad's members and
-posts to the squad's chat channel.
+delivers at once. A failed request sends nothing. `notify_many()` does the same for many
+notifications in a fixed number of statements (one de-duplication query, one preference query, one
+INSERT of notifications, one of deliveries, then SQS batches of ten). `notify_squad()` notifies a
+squad's members that way and posts to the squad's chat channel.
 
 Delivery itself (`core/notify_delivery.py`) lives in core because `notify()` runs in every area's
 function, loaded or not the notifications area; it imports the providers lazily.
@@ -75,10 +77,12 @@ def _payload(*, type: str, title: str, body: str | None, action_url: str | None,
             "notification_id": notification_id, "resource_type": resource_type, "resource_id": resource_id}
 
 
-def _send_after_commit(ctx, deliveries: list[NotificationDelivery]) -> None:
+def _send_after_commit(ctx, deliveries: list) -> None:
+    """`deliveries`: NotificationDelivery records, or their rows as dicts."""
     if not deliveries:
         return
-    messages = [{"delivery_id": d.id, "channel": d.channel} for d in deliveries]
+    messages = [{"delivery_id": d["id"], "channel": d["channel"]} if isinstance(d, dict)
+                else {"delivery_id": d.id, "channel": d.channel} for d in deliveries]
 
     def send() -> None:
         """After commit: a failed send is logged with its delivery ids and left `pending`, which the
@@ -136,6 +140,60 @@ def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None,
     return notification
 
 
+NOTICE_FIELDS = ("body", "resource_type", "resource_id", "action_url", "actor_id", "icon")
+
+
+def notify_many(ctx, notices: list[dict]) -> list[str]:
+    """`notify()` for many notifications at once, in a fixed number of statements whatever their
+    number. Each notice holds user_id, type and title, and may hold body, resource_type, resource_id,
+    action_url, actor_id and icon. De-duplication as in `notify()` (also among the notices). Answers
+    the ids of the users notified (those not de-duplicated), in the notices' order."""
+    from .locks import insert_rows
+
+    db = ctx.db
+    notices = [{**{field: None for field in NOTICE_FIELDS}, **notice} for notice in notices]
+    if not notices:
+        return []
+
+    def key(notice) -> tuple:
+        return notice["user_id"], notice["type"], notice["resource_type"], notice["resource_id"]
+
+    user_ids = {n["user_id"] for n in notices}
+    types = {n["type"] for n in notices}
+    recent = set(db.execute(
+        select(Notification.user_id, Notification.type, Notification.resource_type, Notification.resource_id)
+        .where(Notification.user_id.in_(user_ids), Notification.type.in_(types),
+               Notification.created_at >= utcnow() - DEDUP_WINDOW)).tuples())
+    overrides = {(p.user_id, p.notification_type): p.channels() for p in db.scalars(
+        select(NotificationPreference).where(NotificationPreference.user_id.in_(user_ids),
+                                             NotificationPreference.notification_type.in_(types)))}
+    notifications, deliveries, notified = [], [], []
+    now = utcnow()
+    for notice in notices:
+        if key(notice) in recent:
+            continue
+        recent.add(key(notice))
+        user_id, type = notice["user_id"], notice["type"]
+        channels = overrides.get((user_id, type)) or type_info(type).defaults()
+        notification_id = new_id()
+        notifications.append({"id": notification_id, "user_id": user_id, "type": type, "title": notice["title"],
+                              **{field: notice[field] for field in NOTICE_FIELDS}, "in_app": channels["in_app"],
+                              "is_read": False, "archived": False, "created_at": now})
+        payload = _payload(type=type, title=notice["title"], body=notice["body"], action_url=notice["action_url"],
+                           icon=notice["icon"], notification_id=notification_id,
+                           resource_type=notice["resource_type"], resource_id=notice["resource_id"])
+        deliveries.extend(
+            {"id": new_id(), "notification_id": notification_id, "user_id": user_id, "channel": channel,
+             "type": type, "payload": payload, "status": "pending", "attempts": 0, "created_at": now,
+             "updated_at": now}
+            for channel in DELIVERY_CHANNELS if channels.get(channel))
+        notified.append(user_id)
+    insert_rows(db, Notification, notifications)
+    insert_rows(db, NotificationDelivery, deliveries)
+    _send_after_commit(ctx, deliveries)
+    return notified
+
+
 def squad_audience_ids(db, *, squad_id: str, audience: str) -> list[str]:
     """Active users an audience reaches: the squad's members at the audience's access levels, and
     the squad's manager whatever the audience."""
@@ -170,14 +228,12 @@ def notify_squad(ctx, *, squad_id: str, audience: str, type: str, title: str, bo
     squad = db.get(Squad, squad_id)
     if squad is None:
         raise NotFound("Squad not found")
-    notified = []
-    for user_id in squad_audience_ids(db, squad_id=squad_id, audience=audience):
-        if actor_id is not None and user_id == actor_id:
-            continue
-        created = notify(ctx, user_id=user_id, type=type, title=title, body=body, resource_type=resource_type,
-                         resource_id=resource_id, action_url=action_url, actor_id=actor_id, icon=icon)
-        if created is not None:
-            notified.append(user_id)
+    notified = notify_many(ctx, [
+        {"user_id": user_id, "type": type, "title": title, "body": body, "resource_type": resource_type,
+         "resource_id": resource_id, "action_url": action_url, "actor_id": actor_id, "icon": icon}
+        for user_id in squad_audience_ids(db, squad_id=squad_id, audience=audience)
+        if actor_id is None or user_id != actor_id
+    ])
     config = db.get(SquadNotificationConfig, (squad_id, type))
     targets: list[tuple[str, str]] = []
     if config is None or config.enabled:

@@ -7,7 +7,7 @@ from chalicelib.core.errors import BadRequest
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
-from chalicelib.core.notify import notify
+from chalicelib.core.notify import notify_many
 from chalicelib.core.serialize import row_dict
 
 from .models import Task, TaskTodo
@@ -71,8 +71,9 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
         if entry.assignee_id and entry.assignee_id != previous_assignee and entry.assignee_id != ctx.user_id:
             newly_assigned.append((entry.assignee_id, entry.title))
     insert_rows(db, TaskTodo, rows)
-    for user_id, title in dict(newly_assigned).items():
-        notify(ctx, user_id=user_id, type="todo_assigned", title=f"You were assigned a todo: {title}",
-               body=f"On task: {task.title}", resource_type="task", resource_id=task.id,
-               action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
+    notify_many(ctx, [  # one INSERT of notifications and one of deliveries, whatever the number of assignees
+        {"user_id": user_id, "type": "todo_assigned", "title": f"You were assigned a todo: {title}",
+         "body": f"On task: {task.title}", "resource_type": "task", "resource_id": task.id,
+         "action_url": f"/tasks/{task.id}", "actor_id": ctx.user_id}
+        for user_id, title in dict(newly_assigned).items()])
     return todo_records(db, task.id)
