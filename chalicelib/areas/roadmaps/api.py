@@ -2,64 +2,69 @@
 from chalice import Blueprint
 
 from chalicelib.core.http import endpoint
+from chalicelib.core.schemas import OkResponse, one, paged
 
 from . import service
-from .schemas import ItemCreate, ItemUpdate, RoadmapCreate, RoadmapQuery, RoadmapUpdate
+from .schemas import (ItemCreate, ItemUpdate, RoadmapCreate, RoadmapDetail, RoadmapItemRead, RoadmapQuery,
+                      RoadmapRead, RoadmapUpdate)
 
 bp = Blueprint(__name__)
 
 
 @bp.route("/api/roadmaps", methods=["GET"])
-@endpoint(tool="roadmaps", level="view", query=RoadmapQuery)
+@endpoint(tool="roadmaps", level="view", query=RoadmapQuery, response=paged("roadmaps", RoadmapRead))
 def list_roadmaps(ctx, query: RoadmapQuery):
-    """List roadmaps (filter: project_id)"""
-    return service.list_roadmaps(ctx, query=query)
+    """List roadmaps (filter: project_id; `limit` at most 500 and `offset`, with `total`)"""
+    return service.list_roadmaps(ctx, query).body("roadmaps")
 
 
 @bp.route("/api/roadmaps", methods=["POST"])
-@endpoint(tool="roadmaps", level="update", body=RoadmapCreate, status=201)
+@endpoint(tool="roadmaps", level="update", body=RoadmapCreate, status=201, response=one("roadmap", RoadmapRead))
 def create_roadmap(ctx, body: RoadmapCreate):
     """Create a roadmap"""
-    return service.create_roadmap(ctx, data=body)
+    return {"roadmap": service.create_roadmap(ctx, data=body)}
 
 
 @bp.route("/api/roadmaps/{roadmap_id}", methods=["GET"])
-@endpoint(tool="roadmaps", level="view")
+@endpoint(tool="roadmaps", level="view", response=RoadmapDetail)
 def get_roadmap(ctx, roadmap_id: str):
     """A roadmap with its items and the tasks linked to them"""
-    return service.get_roadmap(ctx, roadmap_id=roadmap_id)
+    roadmap, items, tasks = service.get_roadmap(ctx, roadmap_id=roadmap_id)
+    return {"roadmap": roadmap, "items": items, "tasks": tasks}
 
 
 @bp.route("/api/roadmaps/{roadmap_id}", methods=["PUT"])
-@endpoint(tool="roadmaps", level="update", body=RoadmapUpdate)
+@endpoint(tool="roadmaps", level="update", body=RoadmapUpdate, response=one("roadmap", RoadmapRead))
 def update_roadmap(ctx, roadmap_id: str, body: RoadmapUpdate):
     """Update a roadmap"""
-    return service.update_roadmap(ctx, roadmap_id=roadmap_id, data=body)
+    return {"roadmap": service.update_roadmap(ctx, roadmap_id=roadmap_id, data=body)}
 
 
 @bp.route("/api/roadmaps/{roadmap_id}", methods=["DELETE"])
-@endpoint(tool="roadmaps", level="manage")
+@endpoint(tool="roadmaps", level="manage", response=OkResponse)
 def delete_roadmap(ctx, roadmap_id: str):
     """Delete a roadmap"""
-    return service.delete_roadmap(ctx, roadmap_id=roadmap_id)
+    service.delete_roadmap(ctx, roadmap_id=roadmap_id)
+    return {"ok": True}
 
 
 @bp.route("/api/roadmaps/{roadmap_id}/items", methods=["POST"])
-@endpoint(tool="roadmaps", level="update", body=ItemCreate, status=201)
+@endpoint(tool="roadmaps", level="update", body=ItemCreate, status=201, response=one("item", RoadmapItemRead))
 def create_item(ctx, roadmap_id: str, body: ItemCreate):
-    """Add an item to a roadmap"""
-    return service.create_item(ctx, roadmap_id=roadmap_id, data=body)
+    """Add an item to a roadmap (at most 500 per roadmap)"""
+    return {"item": service.create_item(ctx, roadmap_id=roadmap_id, data=body)}
 
 
 @bp.route("/api/roadmaps/{roadmap_id}/items/{roadmap_item_id}", methods=["PUT"])
-@endpoint(tool="roadmaps", level="update", body=ItemUpdate)
+@endpoint(tool="roadmaps", level="update", body=ItemUpdate, response=one("item", RoadmapItemRead))
 def update_item(ctx, roadmap_id: str, roadmap_item_id: str, body: ItemUpdate):
     """Update a roadmap item"""
-    return service.update_item(ctx, roadmap_id=roadmap_id, item_id=roadmap_item_id, data=body)
+    return {"item": service.update_item(ctx, roadmap_id=roadmap_id, item_id=roadmap_item_id, data=body)}
 
 
 @bp.route("/api/roadmaps/{roadmap_id}/items/{roadmap_item_id}", methods=["DELETE"])
-@endpoint(tool="roadmaps", level="update")
+@endpoint(tool="roadmaps", level="update", response=OkResponse)
 def delete_item(ctx, roadmap_id: str, roadmap_item_id: str):
     """Delete a roadmap item"""
-    return service.delete_item(ctx, roadmap_id=roadmap_id, item_id=roadmap_item_id)
+    service.delete_item(ctx, roadmap_id=roadmap_id, item_id=roadmap_item_id)
+    return {"ok": True}

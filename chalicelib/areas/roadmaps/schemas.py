@@ -1,4 +1,4 @@
-"""Request models of roadmaps (unknown fields are ignored)."""
+"""Request and read models of roadmaps (unknown fields are ignored)."""
 from __future__ import annotations
 
 import re
@@ -6,10 +6,10 @@ from typing import Annotated, Optional
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
-from chalicelib.core.schemas import CalendarDate, Id, Input, Name
+from chalicelib.core.schemas import (CalendarDate, Id, Input, IsoDate, IsoTimestamp, Name, PageQuery, Read, Text)
 
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
-Text = Annotated[str, StringConstraints(max_length=20000)]
+Description = Text(20000)
 Position = Annotated[int, Field(ge=0, le=1_000_000, strict=True)]
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
 
@@ -35,7 +35,7 @@ class RoadmapCreate(_Dates):
     NOT_NULL = frozenset({"name"})
 
     name: Name
-    description: Optional[Text] = None
+    description: Optional[Description] = None
     project_id: Optional[Id] = None
     start_date: CalendarDate = None
     end_date: CalendarDate = None
@@ -45,7 +45,7 @@ class RoadmapUpdate(RoadmapCreate):
     name: Optional[Name] = None
 
 
-class RoadmapQuery(Input):
+class RoadmapQuery(PageQuery):
     project_id: Optional[Id] = None
 
 
@@ -53,7 +53,7 @@ class ItemCreate(_Dates):
     NOT_NULL = frozenset({"title", "position"})
 
     title: Title
-    description: Optional[Text] = None
+    description: Optional[Description] = None
     goal_id: Optional[Id] = None
     area: Optional[Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]] = None
     start_date: CalendarDate = None
@@ -67,3 +67,60 @@ class ItemCreate(_Dates):
 class ItemUpdate(ItemCreate):
     title: Optional[Title] = None
     position: Optional[Position] = None
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class RoadmapRead(Read):
+    id: str
+    name: str
+    description: str | None
+    project_id: str | None
+    start_date: IsoDate | None
+    end_date: IsoDate | None
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    item_count: int
+
+
+class RoadmapItemRead(Read):
+    id: str
+    roadmap_id: str
+    title: str
+    description: str | None
+    goal_id: str | None
+    area: str | None
+    start_date: IsoDate | None
+    end_date: IsoDate | None
+    color: str | None
+    position: int
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    goal_title: str | None
+
+
+class RoadmapTaskRead(Read):
+    """A task linked to a roadmap item (served by the tasks area)."""
+    id: str
+    title: str
+    roadmap_item_id: str | None
+    status_id: str | None
+    priority_id: str | None
+    assignee_id: str | None
+    due_date: IsoDate | None
+    start_date: IsoDate | None
+    sort_order: float | None
+    created_at: IsoTimestamp
+    assignee_name: str | None
+    status_label: str | None
+    status_color: str | None
+    status_value: str | None
+
+
+class RoadmapDetail(Read):
+    roadmap: RoadmapRead
+    items: list[RoadmapItemRead]
+    tasks: list[RoadmapTaskRead]
+
+

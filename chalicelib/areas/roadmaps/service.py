@@ -1,82 +1,41 @@
-"""Roadmaps: scoping, list, detail, create, update, delete, and items.
+"""Roadmaps: the detail, create, update, delete, and items (scope and reads are in queries.py).
 
 A roadmap may belong to a project (`project_id`, a project the caller can see: 400 otherwise).
 Scoping: a roadmap of a project is seen by whoever sees the project; one without a project by every
 holder of roadmaps:view. An item's `goal_id` must be a goal of the roadmap's project (400). The
 detail lists the tasks linked to the items (`tasks.roadmap_item_id`) that the caller can see.
-Other areas (projects, tasks) are reached through their `service`, imported where it is needed.
+A roadmap holds at most ITEM_LIMIT (500) items. Other areas (projects, tasks) are reached through
+their `service`, imported where it is needed.
 """
 from __future__ import annotations
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import select, update
 
-from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.locks import lock_row
-from chalicelib.core.query import in_scope, visible_row
-from chalicelib.core.serialize import row_dict
+from chalicelib.core.query import Page, in_scope, paginate
 
 from .models import Roadmap, RoadmapItem
-
-LIST_LIMIT = 500
-ROADMAP_FIELDS = ("id", "name", "description", "project_id", "start_date", "end_date", "created_by", "created_at",
-                  "updated_at")
-ITEM_FIELDS = ("id", "roadmap_id", "title", "description", "goal_id", "area", "start_date", "end_date", "color",
-               "position", "created_at", "updated_at")
+from .queries import (ITEM_LIMIT, item_count, item_count_column, item_records, load_roadmap, load_roadmap_item,
+                      roadmap_items, roadmap_out, roadmap_record, visible)
 
 
-def visibility(principal):
-    """WHERE clause of the roadmaps the principal may see (None: all)."""
-    from chalicelib.areas.projects import service as projects_service
-
-    projects = projects_service.visible_project_ids(principal)
-    if projects is None:
-        return None
-    return or_(Roadmap.project_id.is_(None), Roadmap.project_id.in_(projects))
-
-
-def _visible(ctx, roadmap_id: str) -> Roadmap:
-    return visible_row(ctx.db, Roadmap, roadmap_id, visibility(ctx.principal), "Roadmap")
-
-
-def _item_count():
-    return (select(func.count(RoadmapItem.id)).where(RoadmapItem.roadmap_id == Roadmap.id)
-            .correlate(Roadmap).scalar_subquery().label("item_count"))
-
-
-def _roadmap_out(roadmap: Roadmap, item_count: int) -> dict:
-    return {**row_dict(roadmap, ROADMAP_FIELDS), "item_count": int(item_count or 0)}
-
-
-def list_roadmaps(ctx, *, query) -> dict:
-    stmt = in_scope(select(Roadmap, _item_count()), visibility(ctx.principal))
+def list_roadmaps(ctx, query) -> Page:
+    """The roadmaps the caller may see (filter project_id), newest first; one page with the total."""
+    stmt = in_scope(select(Roadmap, item_count_column()), visible(ctx.principal))
     if query.project_id:
         stmt = stmt.where(Roadmap.project_id == query.project_id)
-    stmt = stmt.order_by(Roadmap.created_at.desc(), Roadmap.id).limit(LIST_LIMIT)
-    return {"roadmaps": [_roadmap_out(roadmap, count) for roadmap, count in ctx.db.execute(stmt).all()]}
+    return paginate(ctx.db, stmt.order_by(Roadmap.created_at.desc(), Roadmap.id), query, roadmap_out)
 
 
-def _roadmap_record(ctx, roadmap_id: str) -> dict:
-    roadmap, count = ctx.db.execute(select(Roadmap, _item_count()).where(Roadmap.id == roadmap_id)).one()
-    return _roadmap_out(roadmap, count)
-
-
-def _items_out(db, items: list[RoadmapItem]) -> list[dict]:
-    from chalicelib.areas.projects import service as projects_service
-
-    goals = projects_service.goal_briefs(db, [item.goal_id for item in items if item.goal_id])
-    return [{**row_dict(item, ITEM_FIELDS), "goal_title": goals.get(item.goal_id, {}).get("title")}
-            for item in items]
-
-
-def get_roadmap(ctx, *, roadmap_id: str) -> dict:
+def get_roadmap(ctx, *, roadmap_id: str) -> tuple[dict, list[dict], list[dict]]:
+    """(roadmap record, item records, the linked tasks the caller can see)."""
     from chalicelib.areas.tasks import service as tasks_service
 
-    _visible(ctx, roadmap_id)
-    items = list(ctx.db.scalars(select(RoadmapItem).where(RoadmapItem.roadmap_id == roadmap_id)
-                                .order_by(RoadmapItem.position, RoadmapItem.created_at, RoadmapItem.id)
-                                .limit(LIST_LIMIT)))
+    load_roadmap(ctx, roadmap_id)
+    items = roadmap_items(ctx.db, roadmap_id)
     tasks = tasks_service.roadmap_item_tasks(ctx, [item.id for item in items])
-    return {"roadmap": _roadmap_record(ctx, roadmap_id), "items": _items_out(ctx.db, items), "tasks": tasks}
+    return roadmap_record(ctx, roadmap_id), item_records(ctx.db, items), tasks
 
 
 def _require_project(ctx, project_id: str) -> None:
@@ -102,12 +61,12 @@ def create_roadmap(ctx, *, data) -> dict:
     roadmap = Roadmap(**values, created_by=ctx.user_id)
     ctx.db.add(roadmap)
     ctx.db.flush()
-    return {"roadmap": _roadmap_record(ctx, roadmap.id)}
+    return roadmap_record(ctx, roadmap.id)
 
 
 def update_roadmap(ctx, *, roadmap_id: str, data) -> dict:
     """Moving a roadmap to another project (or none) clears its items' goals, which were the old project's."""
-    roadmap = _visible(ctx, roadmap_id)
+    roadmap = load_roadmap(ctx, roadmap_id)
     lock_row(ctx.db, Roadmap, roadmap.id)  # the dates and the project move are checked on the current row
     changes = data.changes()
     _check_dates(changes.get("start_date", roadmap.start_date), changes.get("end_date", roadmap.end_date))
@@ -120,19 +79,18 @@ def update_roadmap(ctx, *, roadmap_id: str, data) -> dict:
         setattr(roadmap, key, value)
     ctx.db.flush()
     ctx.db.expire_all()
-    return {"roadmap": _roadmap_record(ctx, roadmap.id)}
+    return roadmap_record(ctx, roadmap.id)
 
 
-def delete_roadmap(ctx, *, roadmap_id: str) -> dict:
+def delete_roadmap(ctx, *, roadmap_id: str) -> None:
     """Deletes the roadmap and its items; tasks linked to the items lose `roadmap_item_id` (tasks area)."""
     from chalicelib.areas.tasks import service as tasks_service
 
-    roadmap = _visible(ctx, roadmap_id)
+    roadmap = load_roadmap(ctx, roadmap_id)
     item_ids = list(ctx.db.scalars(select(RoadmapItem.id).where(RoadmapItem.roadmap_id == roadmap.id)))
     tasks_service.clear_roadmap_items(ctx.db, item_ids)
     ctx.db.delete(roadmap)
     ctx.db.flush()
-    return {"ok": True}
 
 
 # ---------------------------------------------------------------- items
@@ -148,26 +106,22 @@ def _check_goal(ctx, roadmap: Roadmap, goal_id: str | None) -> None:
                          details=[{"field": "goal_id", "message": "must be a goal of the roadmap's project"}])
 
 
-def _item(ctx, roadmap_id: str, item_id: str) -> RoadmapItem:
-    item = ctx.db.scalar(select(RoadmapItem).where(RoadmapItem.id == item_id, RoadmapItem.roadmap_id == roadmap_id))
-    if item is None:
-        raise NotFound("Roadmap item not found")
-    return item
-
-
 def create_item(ctx, *, roadmap_id: str, data) -> dict:
-    roadmap = _visible(ctx, roadmap_id)
+    roadmap = load_roadmap(ctx, roadmap_id)
+    lock_row(ctx.db, Roadmap, roadmap.id)  # concurrent adds cannot pass the cap together
+    if item_count(ctx.db, roadmap.id) >= ITEM_LIMIT:
+        raise Conflict(f"A roadmap holds at most {ITEM_LIMIT} items")
     values = data.model_dump()
     _check_goal(ctx, roadmap, values["goal_id"])
     item = RoadmapItem(roadmap_id=roadmap.id, **values)
     ctx.db.add(item)
     ctx.db.flush()
-    return {"item": _items_out(ctx.db, [item])[0]}
+    return item_records(ctx.db, [item])[0]
 
 
 def update_item(ctx, *, roadmap_id: str, item_id: str, data) -> dict:
-    roadmap = _visible(ctx, roadmap_id)
-    item = _item(ctx, roadmap.id, item_id)
+    roadmap = load_roadmap(ctx, roadmap_id)
+    item = load_roadmap_item(ctx, roadmap.id, item_id)
     changes = data.changes()
     _check_dates(changes.get("start_date", item.start_date), changes.get("end_date", item.end_date))
     if "goal_id" in changes and changes["goal_id"] != item.goal_id:
@@ -175,18 +129,17 @@ def update_item(ctx, *, roadmap_id: str, item_id: str, data) -> dict:
     for key, value in changes.items():
         setattr(item, key, value)
     ctx.db.flush()
-    return {"item": _items_out(ctx.db, [item])[0]}
+    return item_records(ctx.db, [item])[0]
 
 
-def delete_item(ctx, *, roadmap_id: str, item_id: str) -> dict:
+def delete_item(ctx, *, roadmap_id: str, item_id: str) -> None:
     from chalicelib.areas.tasks import service as tasks_service
 
-    roadmap = _visible(ctx, roadmap_id)
-    item = _item(ctx, roadmap.id, item_id)
+    roadmap = load_roadmap(ctx, roadmap_id)
+    item = load_roadmap_item(ctx, roadmap.id, item_id)
     tasks_service.clear_roadmap_items(ctx.db, [item.id])
     ctx.db.delete(item)
     ctx.db.flush()
-    return {"ok": True}
 
 
 # ---- for other areas (tasks) ----------------------------------------------------------------------
@@ -195,4 +148,4 @@ def visible_item_exists(ctx, item_id: str) -> bool:
     """Whether the roadmap item exists in a roadmap the caller can see (one query): a task may name only such
     an item."""
     stmt = select(RoadmapItem.id).join(Roadmap, Roadmap.id == RoadmapItem.roadmap_id).where(RoadmapItem.id == item_id)
-    return ctx.db.scalar(in_scope(stmt, visibility(ctx.principal))) is not None
+    return ctx.db.scalar(in_scope(stmt, visible(ctx.principal))) is not None

@@ -47,7 +47,8 @@ def test_roadmap_lifecycle(api, db, exec_user):
 
     listed = api.get(f"/api/roadmaps?project_id={project.id}", as_=exec_user).json["roadmaps"]
     assert [(r["id"], r["item_count"]) for r in listed] == [(roadmap["id"], 2)]
-    assert api.get("/api/roadmaps?project_id=other", as_=exec_user).json == {"roadmaps": []}
+    assert api.get("/api/roadmaps?project_id=other", as_=exec_user).json == {"roadmaps": [], "total": 0, "limit": 500,
+                                                                          "offset": 0}
 
     updated = api.put(f"{path}/items/{item_id}", as_=exec_user, json={"title": "Beta 2", "position": 5})
     assert updated.json["item"]["title"] == "Beta 2" and updated.json["item"]["goal_title"] == "Launch"
@@ -152,3 +153,34 @@ def test_list_and_detail_cost_constant_statements(api, db, exec_user, count_quer
             counts[name].append(counter.count)
     assert len(api.get(f"/api/roadmaps/{detail.id}", as_=exec_user).json["tasks"]) == 100
     assert counts["list"][0] == counts["list"][1] and counts["detail"][0] == counts["detail"][1], counts
+
+
+def test_roadmap_list_pages_with_total(api, db, exec_user):
+    project = make_project(db)
+    ids = [api.post("/api/roadmaps", as_=exec_user, json={"name": f"R{n}", "project_id": project.id}).json["roadmap"]["id"]
+           for n in range(5)]
+    ids.reverse()  # newest first
+    seen = []
+    for offset in (0, 2, 4):
+        body = api.get(f"/api/roadmaps?project_id={project.id}&limit=2&offset={offset}", as_=exec_user).json
+        assert (body["total"], body["limit"], body["offset"]) == (5, 2, offset)
+        seen += [r["id"] for r in body["roadmaps"]]
+    assert seen == ids
+    whole = api.get(f"/api/roadmaps?project_id={project.id}", as_=exec_user).json
+    assert [r["id"] for r in whole["roadmaps"]] == ids and whole["total"] == 5
+    assert api.get("/api/roadmaps?offset=-1", as_=exec_user).status == 400
+
+
+def test_a_roadmap_holds_at_most_500_items(api, db, exec_user):
+    from chalicelib.areas.roadmaps.models import RoadmapItem
+
+    roadmap = api.post("/api/roadmaps", as_=exec_user, json={"name": "Big"}).json["roadmap"]
+    db.add_all([RoadmapItem(roadmap_id=roadmap["id"], title=f"i{n}", position=n) for n in range(499)])
+    db.flush()
+    path = f"/api/roadmaps/{roadmap['id']}/items"
+    assert api.post(path, as_=exec_user, json={"title": "last", "position": 499}).status == 201
+    refused = api.post(path, as_=exec_user, json={"title": "one too many"})
+    assert refused.status == 409 and "500" in refused.json["error"]
+    detail = api.get(f"/api/roadmaps/{roadmap['id']}", as_=exec_user).json
+    assert len(detail["items"]) == 500 and detail["roadmap"]["item_count"] == 500
+
