@@ -3,64 +3,69 @@ manage approves and rejects)."""
 from chalice import Blueprint
 
 from chalicelib.core.http import endpoint
+from chalicelib.core.schemas import OkResponse, one, paged
 
 from . import service
-from .schemas import RejectBody, TimeEntryCreate, TimeEntryQuery, TimeEntryUpdate
+from .schemas import RejectBody, TimeEntryCreate, TimeEntryQuery, TimeEntryRead, TimeEntryUpdate
+
+ONE = one("time_entry", TimeEntryRead)
 
 bp = Blueprint(__name__)
 
 
 @bp.route("/api/time-entries", methods=["GET"])
-@endpoint(tool="timesheets", level="view", query=TimeEntryQuery)
+@endpoint(tool="timesheets", level="view", query=TimeEntryQuery, response=paged("time_entries", TimeEntryRead))
 def list_time_entries(ctx, query: TimeEntryQuery):
-    """List time entries in the caller's scope (filters: user, project, task, budget, status, dates)"""
-    return service.list_entries(ctx, query=query)
+    """List time entries in the caller's scope (filters: user, project, task, budget, status, dates;
+    `limit` at most 500 and `offset`, with `total`)"""
+    return service.list_entries(ctx, query=query).body("time_entries")
 
 
 @bp.route("/api/time-entries", methods=["POST"])
-@endpoint(tool="timesheets", level="update", body=TimeEntryCreate, status=201)
+@endpoint(tool="timesheets", level="update", body=TimeEntryCreate, status=201, response=ONE)
 def create_time_entry(ctx, body: TimeEntryCreate):
     """Log time (for yourself; managers and above for others)"""
-    return service.create_entry(ctx, data=body)
+    return {"time_entry": service.create_entry(ctx, data=body)}
 
 
 @bp.route("/api/time-entries/{entry_id}", methods=["GET"])
-@endpoint(tool="timesheets", level="view")
+@endpoint(tool="timesheets", level="view", response=ONE)
 def get_time_entry(ctx, entry_id: str):
     """A time entry"""
-    return service.get_entry(ctx, entry_id=entry_id)
+    return {"time_entry": service.get_entry(ctx, entry_id=entry_id)}
 
 
 @bp.route("/api/time-entries/{entry_id}", methods=["PUT"])
-@endpoint(tool="timesheets", level="update", body=TimeEntryUpdate, errors=(409,))
+@endpoint(tool="timesheets", level="update", body=TimeEntryUpdate, errors=(409,), response=ONE)
 def update_time_entry(ctx, entry_id: str, body: TimeEntryUpdate):
     """Edit a draft or rejected time entry"""
-    return service.update_entry(ctx, entry_id=entry_id, data=body)
+    return {"time_entry": service.update_entry(ctx, entry_id=entry_id, data=body)}
 
 
 @bp.route("/api/time-entries/{entry_id}", methods=["DELETE"])
-@endpoint(tool="timesheets", level="update", errors=(409,))
+@endpoint(tool="timesheets", level="update", errors=(409,), response=OkResponse)
 def delete_time_entry(ctx, entry_id: str):
     """Delete a draft or rejected time entry (any status with timesheets:manage)"""
-    return service.delete_entry(ctx, entry_id=entry_id)
+    service.delete_entry(ctx, entry_id=entry_id)
+    return {"ok": True}
 
 
 @bp.route("/api/time-entries/{entry_id}/submit", methods=["POST"])
-@endpoint(tool="timesheets", level="update", errors=(409,))
+@endpoint(tool="timesheets", level="update", errors=(409,), response=ONE)
 def submit_time_entry(ctx, entry_id: str):
     """Submit a draft or rejected time entry for approval"""
-    return service.submit_entry(ctx, entry_id=entry_id)
+    return {"time_entry": service.submit_entry(ctx, entry_id=entry_id)}
 
 
 @bp.route("/api/time-entries/{entry_id}/approve", methods=["POST"])
-@endpoint(tool="timesheets", level="update", errors=(409,))
+@endpoint(tool="timesheets", level="update", errors=(409,), response=ONE)
 def approve_time_entry(ctx, entry_id: str):
     """Approve a submitted time entry"""
-    return service.approve_entry(ctx, entry_id=entry_id)
+    return {"time_entry": service.approve_entry(ctx, entry_id=entry_id)}
 
 
 @bp.route("/api/time-entries/{entry_id}/reject", methods=["POST"])
-@endpoint(tool="timesheets", level="update", body=RejectBody, errors=(409,))
+@endpoint(tool="timesheets", level="update", body=RejectBody, errors=(409,), response=ONE)
 def reject_time_entry(ctx, entry_id: str, body: RejectBody):
     """Reject a submitted time entry (optional reason)"""
-    return service.reject_entry(ctx, entry_id=entry_id, reason=body.reason)
+    return {"time_entry": service.reject_entry(ctx, entry_id=entry_id, reason=body.reason)}

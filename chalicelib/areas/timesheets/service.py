@@ -1,29 +1,26 @@
-"""Time entries: scoping, list, detail, create, update, delete, and the submit/approve/reject flow.
+"""Time entries: list, detail, create, update, delete, and the submit/approve/reject flow.
 
 Scoping (list and detail): employees and leads see their own entries, managers their team's
 (`core.scoping.team_user_ids`), heads and executives all. An entry outside the caller's scope
-answers 404. Other areas call `project_time_by_member` (projects' profitability).
+answers 404 (the scope clause and the read query are in queries.py). Other areas call
+`project_time_by_member` (projects' profitability).
 """
 from __future__ import annotations
 
 from sqlalchemy import Float, case, cast, func, select, update
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import User
-from chalicelib.core.query import visible_row
-from chalicelib.core.serialize import row_dict
+from chalicelib.core.query import LIST_LIMIT, Page, paginate
 
 from .models import TimeEntry
+from .queries import entry_record, entry_row, entry_select, list_order, load_entry, visible
 
-MAX_ROWS = 500
 EDITABLE = ("draft", "rejected")
-FIELDS = ("id", "user_id", "date", "hours", "task_id", "project_id", "budget_id", "line_item_id", "billable",
-          "status", "description", "submitted_at", "approved_by", "approved_at", "rejected_by", "rejected_at",
-          "rejection_reason", "created_by", "created_at", "updated_at")
 
 
 # ---- functions other areas call -------------------------------------------------------------
@@ -67,11 +64,10 @@ def approved_hours_by_line_item(db: Session, line_item_ids: list[str]) -> dict[s
     return {iid: round(float(total or 0), 2) for iid, total in db.execute(stmt).all()}
 
 
-def budget_entries(db: Session, budget_id: str, *, limit: int = MAX_ROWS) -> list[dict]:
+def budget_entries(db: Session, budget_id: str, *, limit: int = LIST_LIMIT) -> list[dict]:
     """The entries logged against a budget, newest date first, with user_name (one query)."""
-    stmt = _select().where(TimeEntry.budget_id == budget_id).order_by(
-        TimeEntry.date.desc(), TimeEntry.created_at.desc(), TimeEntry.id).limit(limit)
-    return [_out(row) for row in db.execute(stmt).all()]
+    stmt = list_order(entry_select().where(TimeEntry.budget_id == budget_id)).limit(limit)
+    return [entry_record(row) for row in db.execute(stmt).all()]
 
 
 def clear_budget(db: Session, *, budget_id: str) -> None:
@@ -86,48 +82,16 @@ def clear_line_item(db: Session, *, line_item_id: str) -> None:
                .values(line_item_id=None).execution_options(synchronize_session=False))
 
 
-# ---- scoping ------------------------------------------------------------------------------------
-
-def _scope(principal):
-    """WHERE clause of the entries the principal may see (None: all)."""
-    if scoping.sees_all(principal):
-        return None
-    if scoping.is_manager(principal):
-        return TimeEntry.user_id.in_(scoping.team_user_ids(principal))
-    return TimeEntry.user_id == principal.id
-
-
-def _select():
-    owner, approver = aliased(User), aliased(User)
-    return (
-        select(TimeEntry, owner.name, approver.name)
-        .outerjoin(owner, owner.id == TimeEntry.user_id)
-        .outerjoin(approver, approver.id == TimeEntry.approved_by)
-    )
-
-
-def _out(row) -> dict:
-    entry, user_name, approver_name = row
-    out = row_dict(entry, FIELDS, flags=("billable",))
-    out.update(user_name=user_name, approver_name=approver_name)
-    return out
-
-
-def _visible(ctx, entry_id: str) -> TimeEntry:
-    return visible_row(ctx.db, TimeEntry, entry_id, _scope(ctx.principal), "Time entry")
-
+# ---- checks -------------------------------------------------------------------------------------
 
 def _locked(ctx, entry_id: str) -> TimeEntry:
     """The visible entry, locked for the rest of the transaction (core.locks.lock_row): a status
     check and its write cannot interleave with another request's."""
-    entry = lock_row(ctx.db, TimeEntry, entry_id, where=_scope(ctx.principal))
+    entry = lock_row(ctx.db, TimeEntry, entry_id, where=visible(ctx.principal))
     if entry is None:
         raise NotFound("Time entry not found")
     return entry
 
-
-def _record(ctx, entry_id: str) -> dict:
-    return _out(ctx.db.execute(_select().where(TimeEntry.id == entry_id)).one())
 
 
 def _check_owner(ctx, user_id: str) -> None:
@@ -188,9 +152,10 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
 
 # ---- reading ------------------------------------------------------------------------------------
 
-def list_entries(ctx, *, query) -> dict:
+def list_entries(ctx, *, query) -> Page:
+    """One page of the entries in the caller's scope (filters), newest date first, with the total."""
     conditions = []
-    clause = _scope(ctx.principal)
+    clause = visible(ctx.principal)
     if clause is not None:
         conditions.append(clause)
     for field in ("user_id", "project_id", "task_id", "budget_id", "status"):
@@ -201,14 +166,12 @@ def list_entries(ctx, *, query) -> dict:
         conditions.append(TimeEntry.date >= query.date_from)
     if query.date_to:
         conditions.append(TimeEntry.date <= query.date_to)
-    stmt = _select().where(*conditions).order_by(TimeEntry.date.desc(), TimeEntry.created_at.desc(),
-                                                  TimeEntry.id).limit(MAX_ROWS)
-    return {"time_entries": [_out(row) for row in ctx.db.execute(stmt)]}
+    return paginate(ctx.db, list_order(entry_select().where(*conditions)), query, entry_record)
 
 
 def get_entry(ctx, *, entry_id: str) -> dict:
-    _visible(ctx, entry_id)
-    return {"time_entry": _record(ctx, entry_id)}
+    load_entry(ctx, entry_id)
+    return entry_row(ctx.db, entry_id)
 
 
 # ---- writing ------------------------------------------------------------------------------------
@@ -223,7 +186,7 @@ def create_entry(ctx, *, data) -> dict:
     entry = TimeEntry(**values, created_by=ctx.user_id)
     ctx.db.add(entry)
     ctx.db.flush()
-    return {"time_entry": _record(ctx, entry.id)}
+    return entry_row(ctx.db, entry.id)
 
 
 def _require_editable(entry: TimeEntry, action: str) -> None:
@@ -244,17 +207,16 @@ def update_entry(ctx, *, entry_id: str, data) -> dict:
     for key, value in changes.items():
         setattr(entry, key, value)
     ctx.db.flush()
-    return {"time_entry": _record(ctx, entry_id)}
+    return entry_row(ctx.db, entry_id)
 
 
-def delete_entry(ctx, *, entry_id: str) -> dict:
+def delete_entry(ctx, *, entry_id: str) -> None:
     """Draft and rejected entries; submitted and approved ones only with timesheets:manage."""
     entry = _locked(ctx, entry_id)
     if not ctx.can("timesheets", "manage"):
         _require_editable(entry, "deleted")
     ctx.db.delete(entry)
     ctx.db.flush()
-    return {"ok": True}
 
 
 def submit_entry(ctx, *, entry_id: str) -> dict:
@@ -263,7 +225,7 @@ def submit_entry(ctx, *, entry_id: str) -> dict:
     entry.status = "submitted"
     entry.submitted_at = utcnow()
     ctx.db.flush()
-    return {"time_entry": _record(ctx, entry_id)}
+    return entry_row(ctx.db, entry_id)
 
 
 APPROVER_LEVELS = ("manager", "head", "executive")
@@ -288,7 +250,7 @@ def approve_entry(ctx, *, entry_id: str) -> dict:
     entry.approved_by, entry.approved_at = ctx.user_id, utcnow()
     entry.rejected_by = entry.rejected_at = entry.rejection_reason = None
     ctx.db.flush()
-    return {"time_entry": _record(ctx, entry_id)}
+    return entry_row(ctx.db, entry_id)
 
 
 def reject_entry(ctx, *, entry_id: str, reason: str | None) -> dict:
@@ -296,4 +258,4 @@ def reject_entry(ctx, *, entry_id: str, reason: str | None) -> dict:
     entry.status = "rejected"
     entry.rejected_by, entry.rejected_at, entry.rejection_reason = ctx.user_id, utcnow(), reason
     ctx.db.flush()
-    return {"time_entry": _record(ctx, entry_id)}
+    return entry_row(ctx.db, entry_id)

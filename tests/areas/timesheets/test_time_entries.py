@@ -345,3 +345,38 @@ def test_task_and_project_must_be_visible_to_the_caller(api, db, org):
     stale = make_entry(db, org.member, project_id=hidden.id, task_id=hidden_task.id)
     assert api.put(f"/api/time-entries/{stale.id}", as_=org.member,
                    json={"hours": 2, "project_id": hidden.id, "task_id": hidden_task.id}).status == 200
+
+
+@pytest.mark.parametrize("value", [1772409600, 1772409600.0, "2026-03-02T00:00:00Z"])
+def test_a_date_is_a_calendar_date_only(api, db, org, value):
+    response = api.post("/api/time-entries", as_=org.member, json={"date": value, "hours": 1})
+    assert response.status == 400, value
+    assert response.json["details"][0]["field"] == "date"
+
+
+def test_date_filters_are_calendar_dates_only(api, db, org):
+    for query in ("date_from=2026-03-02T00:00:00", "date_to=1772409600"):
+        response = api.get(f"/api/time-entries?{query}", as_=org.executive)
+        assert response.status == 400 and response.json["details"][0]["field"] == query.split("=")[0], query
+
+
+def test_billable_takes_true_false_1_0_only(api, db, org):
+    made = api.post("/api/time-entries", as_=org.member, json={"date": "2026-03-02", "hours": 1, "billable": 0})
+    assert made.status == 201 and made.json["time_entry"]["billable"] == 0
+    for value in ("true", "on", 2):
+        refused = api.post("/api/time-entries", as_=org.member, json={"date": "2026-03-02", "hours": 1, "billable": value})
+        assert refused.status == 400 and refused.json["details"][0]["field"] == "billable", value
+
+
+def test_list_pages_with_total(api, db, org):
+    ids = [make_entry(db, org.member, date=date(2026, 3, day)).id for day in range(1, 6)]
+    ids.reverse()  # newest date first
+    seen = []
+    for offset in (0, 2, 4):
+        body = api.get(f"/api/time-entries?limit=2&offset={offset}", as_=org.member).json
+        assert (body["total"], body["limit"], body["offset"]) == (5, 2, offset)
+        seen += [e["id"] for e in body["time_entries"]]
+    assert seen == ids
+    whole = api.get(f"/api/time-entries?user_id={org.member.id}", as_=org.member).json
+    assert (whole["total"], whole["limit"], whole["offset"]) == (5, 500, 0)
+    assert api.get("/api/time-entries?limit=501", as_=org.member).status == 400

@@ -1,0 +1,59 @@
+"""The timesheets area's leaf module: the scope clause `visible`, the load-or-404 helper `load_entry`, the
+entry read query and record builder. service.py imports it, never the reverse."""
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import aliased
+
+from chalicelib.core import scoping
+from chalicelib.core.models import User
+from chalicelib.core.query import visible_row
+from chalicelib.core.serialize import row_dict
+
+from .models import TimeEntry
+
+FIELDS = ("id", "user_id", "date", "hours", "task_id", "project_id", "budget_id", "line_item_id", "billable",
+          "status", "description", "submitted_at", "approved_by", "approved_at", "rejected_by", "rejected_at",
+          "rejection_reason", "created_by", "created_at", "updated_at")
+
+
+def visible(principal):
+    """WHERE clause of the entries the principal may see (None: all): employees and leads their own,
+    managers their team's (`core.scoping.team_user_ids`), heads and executives all."""
+    if scoping.sees_all(principal):
+        return None
+    if scoping.is_manager(principal):
+        return TimeEntry.user_id.in_(scoping.team_user_ids(principal))
+    return TimeEntry.user_id == principal.id
+
+
+def entry_select():
+    """Entries with their owner's and approver's names (one statement whatever the number of rows)."""
+    owner, approver = aliased(User), aliased(User)
+    return (
+        select(TimeEntry, owner.name, approver.name)
+        .outerjoin(owner, owner.id == TimeEntry.user_id)
+        .outerjoin(approver, approver.id == TimeEntry.approved_by)
+    )
+
+
+def entry_record(row) -> dict:
+    entry, user_name, approver_name = row
+    out = row_dict(entry, FIELDS, flags=("billable",))
+    out.update(user_name=user_name, approver_name=approver_name)
+    return out
+
+
+def list_order(stmt):
+    """Newest date first, then newest created."""
+    return stmt.order_by(TimeEntry.date.desc(), TimeEntry.created_at.desc(), TimeEntry.id)
+
+
+def load_entry(ctx, entry_id: str) -> TimeEntry:
+    """The entry if it exists and the caller may see it; 404 otherwise (one query)."""
+    return visible_row(ctx.db, TimeEntry, entry_id, visible(ctx.principal), "Time entry")
+
+
+def entry_row(db, entry_id: str) -> dict:
+    """The record of an entry already loaded (or just written)."""
+    return entry_record(db.execute(entry_select().where(TimeEntry.id == entry_id)).one())
