@@ -1,28 +1,24 @@
-"""Request models of budgets (unknown fields are ignored; an unknown type or status is a 400)."""
+"""Request and read models of budgets (unknown fields are ignored; an unknown type or status is a 400)."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Optional
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import CalendarDate, Id, Input, Name, Timestamp
+from chalicelib.core.schemas import (CalendarDate, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, Name, PageQuery,
+                                     Read, Text, Timestamp, choice)
 
-BudgetType = Literal["sprints", "retainer", "time_and_materials", "fixed_price"]
-BudgetStatus = Literal["draft", "pending_approval", "approved", "active", "completed", "cancelled"]
-ResourceType = Literal["project", "deal"]
+BudgetType = choice("sprints", "retainer", "time_and_materials", "fixed_price")
+BudgetStatus = choice("draft", "pending_approval", "approved", "active", "completed", "cancelled")
+ResourceType = choice("project", "deal")
 Currency = Annotated[str, StringConstraints(strip_whitespace=True, to_upper=True, pattern=r"^[A-Za-z]{3}$")]
-Amount = Annotated[Decimal, Field(ge=0, max_digits=14, decimal_places=2, allow_inf_nan=False)]
-Quantity = Annotated[Decimal, Field(ge=0, max_digits=12, decimal_places=2, allow_inf_nan=False)]
-UnitPrice = Annotated[Decimal, Field(max_digits=14, decimal_places=2, allow_inf_nan=False)]
-Text = Annotated[str, StringConstraints(max_length=20000)]
+Amount = Annotated[Money, Field(ge=0)]
+# Exact decimals like money (two places, never a float or a boolean), at most 10 digits before the point.
+Quantity = Annotated[Money, Field(ge=0, max_digits=12)]
+UnitPrice = Money
+Notes = Text(20000)
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]
-
-
-def _no_bool(value):
-    if isinstance(value, bool):
-        raise ValueError("must be a number")
-    return value
 
 
 class BudgetCreate(Input):
@@ -36,9 +32,7 @@ class BudgetCreate(Input):
     status: BudgetStatus = "draft"
     total_amount: Optional[Amount] = None
     company_id: Optional[Id] = None
-    notes: Optional[Text] = None
-
-    _numbers = field_validator("total_amount", mode="before")(_no_bool)
+    notes: Optional[Notes] = None
 
 
 class BudgetUpdate(Input):
@@ -56,12 +50,10 @@ class BudgetUpdate(Input):
     created_at: Timestamp = None
     resource_type: Optional[ResourceType] = None
     resource_id: Optional[Id] = None
-    notes: Optional[Text] = None
-
-    _numbers = field_validator("total_amount", mode="before")(_no_bool)
+    notes: Optional[Notes] = None
 
 
-class BudgetQuery(Input):
+class BudgetQuery(PageQuery):
     resource_type: Optional[ResourceType] = None
     resource_id: Optional[Id] = None
     company_id: Optional[Id] = None
@@ -78,8 +70,6 @@ class LineItemCreate(Input):
     task_id: Optional[Id] = None
     position: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] = 0
 
-    _numbers = field_validator("quantity", "unit_price", mode="before")(_no_bool)
-
 
 class LineItemUpdate(LineItemCreate):
     description: Optional[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]] = None
@@ -90,3 +80,100 @@ class LineItemUpdate(LineItemCreate):
 
 class LineItemReorder(Input):
     item_ids: Annotated[list[Id], Field(min_length=1, max_length=500)]
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class BudgetRead(Read):
+    id: str
+    name: str
+    resource_type: str
+    resource_id: str
+    po_number: str | None
+    currency: str
+    status: str
+    total_amount: float | None
+    company_id: str | None
+    notes: str | None
+    owner_id: str | None
+    created_by: str | None
+    budget_type: str | None
+    forecast_date: IsoDate | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    company_name: str | None
+    owner_name: str | None
+    line_item_count: int
+    spent_amount: float
+    logged_hours: float
+
+
+class LineItemRead(Read):
+    id: str
+    budget_id: str
+    description: str
+    quantity: float
+    unit_price: float
+    amount: float
+    service_type_id: str | None
+    task_id: str | None
+    position: int
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    service_type_name: str | None
+    task_title: str | None
+    logged_hours: float
+    invoiced_amount: float
+
+
+class BudgetTimeEntryRead(Read):
+    """A time entry logged against the budget (served by the timesheets area), with its task's title."""
+    id: str
+    user_id: str
+    date: IsoDate
+    hours: float
+    task_id: str | None
+    project_id: str | None
+    budget_id: str | None
+    line_item_id: str | None
+    billable: Flag01
+    status: str
+    description: str | None
+    submitted_at: IsoTimestamp | None
+    approved_by: str | None
+    approved_at: IsoTimestamp | None
+    rejected_by: str | None
+    rejected_at: IsoTimestamp | None
+    rejection_reason: str | None
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    user_name: str | None
+    approver_name: str | None
+    task_title: str | None
+
+
+class BudgetDetail(Read):
+    budget: BudgetRead
+    line_items: list[LineItemRead]
+    time_entries: list[BudgetTimeEntryRead] = Field(description="the newest 500 at most")
+    time_entries_total: int = Field(description="how many time entries the budget has (all of them: "
+                                                "GET /api/time-entries?budget_id=)")
+
+
+class MemberTimeRead(Read):
+    id: str
+    name: str | None
+    picture: str | None
+    total_hours: float
+    billable_hours: float
+
+
+class ProfitabilityRead(Read):
+    budget_total: float
+    total_hours: float
+    billable_hours: float
+    team_size: int
+    invoiced: float
+    collected: float
+    time_by_member: list[MemberTimeRead]

@@ -1,4 +1,4 @@
-"""Budgets: scoping, list, detail, create, update, delete, line items, and totals for other areas.
+"""Budgets: list, detail, create, update, delete, line items, and totals for other areas.
 
 A budget belongs to a project or a deal (`resource_type`, `resource_id`). Scoping: a budget of a
 project is seen by those who see the project (projects' scoping); a budget of a deal by every holder
@@ -9,48 +9,32 @@ Money is Decimal end to end: `amount = quantity * unit_price` computed exactly, 
 """
 from __future__ import annotations
 
-from sqlalchemy import func, or_, select
+from dataclasses import replace
+
+from sqlalchemy import func, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, set_positions
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.permissions import allows
-from chalicelib.core.query import in_scope, visible_exists, visible_row
-from chalicelib.core.serialize import row_dict, value_out
+from chalicelib.core.query import Page, in_scope, paginate, visible_exists
+from chalicelib.core.schemas import PageQuery
+from chalicelib.core.serialize import value_out
 
 from .models import Budget, BudgetLineItem
+from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_record, budget_records, budget_select,
+                      item_records, item_rows, line_item_count, load_budget, load_line_item, visible)
 
 ENTITY = "budget"
-LIST_LIMIT = 500
-BUDGET_FIELDS = ("id", "name", "resource_type", "resource_id", "po_number", "currency", "status", "total_amount",
-                 "company_id", "notes", "owner_id", "created_by", "budget_type", "forecast_date", "created_at",
-                 "updated_at")
-ITEM_FIELDS = ("id", "budget_id", "description", "quantity", "unit_price", "amount", "service_type_id", "task_id",
-               "position", "created_at", "updated_at")
 
 
-# ---------------------------------------------------------------- scoping
-
-def visibility(principal):
-    """WHERE clause of the budgets the principal may see (None: all)."""
-    from chalicelib.areas.projects import service as projects_service
-
-    projects = projects_service.visible_project_ids(principal)
-    if projects is None:
-        return None
-    return or_(Budget.resource_type == "deal",
-               (Budget.resource_type == "project") & Budget.resource_id.in_(projects))
-
-
-def _visible(ctx, budget_id: str) -> Budget:
-    return visible_row(ctx.db, Budget, budget_id, visibility(ctx.principal), "Budget")
-
+# ---------------------------------------------------------------- for other areas (timesheets)
 
 def visible_budget_exists(ctx, budget_id: str) -> bool:
     """Whether the budget exists and the caller may see it (one query); for timesheets' checks."""
-    return visible_exists(ctx.db, Budget, budget_id, visibility(ctx.principal))
+    return visible_exists(ctx.db, Budget, budget_id, visible(ctx.principal))
 
 
 def line_item_budget_id(db, line_item_id: str) -> str | None:
@@ -60,92 +44,35 @@ def line_item_budget_id(db, line_item_id: str) -> str | None:
 
 # ---------------------------------------------------------------- reading
 
-def _totals():
-    count = (select(func.count(BudgetLineItem.id)).where(BudgetLineItem.budget_id == Budget.id)
-             .correlate(Budget).scalar_subquery())
-    spent = (select(func.coalesce(func.sum(BudgetLineItem.amount), 0)).where(BudgetLineItem.budget_id == Budget.id)
-             .correlate(Budget).scalar_subquery())
-    return count.label("line_item_count"), spent.label("spent_amount")
-
-
-def _select():
-    count, spent = _totals()
-    return select(Budget, User.name.label("owner_name"), count, spent).outerjoin(User, User.id == Budget.owner_id)
-
-
-def _records(db, rows) -> list[dict]:
-    """Budget records with company_name and logged_hours (one query each for the whole list)."""
-    from chalicelib.areas.deals import service as deals_service
-    from chalicelib.areas.timesheets import service as timesheets_service
-
-    budgets = [row[0] for row in rows]
-    names = deals_service.company_names(db, [b.company_id for b in budgets if b.company_id])
-    hours = timesheets_service.hours_by_budget(db, [b.id for b in budgets])
-    out = []
-    for budget, owner_name, count, spent in rows:
-        record = row_dict(budget, BUDGET_FIELDS)
-        record.update(company_name=names.get(budget.company_id), owner_name=owner_name,
-                      line_item_count=int(count or 0), spent_amount=value_out(spent or 0) or 0.0,
-                      logged_hours=hours.get(budget.id, 0.0))
-        out.append(record)
-    return out
-
-
-def _record(ctx, budget_id: str) -> dict:
-    return _records(ctx.db, ctx.db.execute(_select().where(Budget.id == budget_id)).all())[0]
-
-
-def list_budgets(ctx, *, query) -> dict:
-    stmt = in_scope(_select(), visibility(ctx.principal))
+def list_budgets(ctx, *, query) -> Page:
+    """One page of the budgets the caller may see (filters), newest first, with the total."""
+    stmt = in_scope(budget_select(), visible(ctx.principal))
     for field in ("resource_type", "resource_id", "company_id", "status"):
         value = getattr(query, field)
         if value:
             stmt = stmt.where(getattr(Budget, field) == value)
-    stmt = stmt.order_by(Budget.created_at.desc(), Budget.id).limit(LIST_LIMIT)
-    return {"budgets": _records(ctx.db, ctx.db.execute(stmt).all())}
+    stmt = stmt.order_by(Budget.created_at.desc(), Budget.id)
+    page = paginate(ctx.db, stmt, query)
+    return replace(page, items=budget_records(ctx.db, page.items))
 
 
-def _item_rows(db, budget_id: str, item_id: str | None = None) -> list:
-    stmt = (select(BudgetLineItem, ConfigListItem.label)
-            .outerjoin(ConfigListItem, ConfigListItem.id == BudgetLineItem.service_type_id)
-            .where(BudgetLineItem.budget_id == budget_id))
-    if item_id is not None:
-        stmt = stmt.where(BudgetLineItem.id == item_id)
-    return db.execute(stmt.order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id)
-                      .limit(LIST_LIMIT)).all()
-
-
-def _item_records(db, rows, titles: dict | None = None) -> list[dict]:
-    """Line items with service_type_name, task_title, logged_hours (approved entries) and
-    invoiced_amount (0 until the invoices area exists). Titles are fetched when not given."""
+def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], int]:
+    """(the budget (read and scope-checked in one statement), its line items, its newest time entries (at most
+    500), the number of its time entries); a fixed number of statements whatever the number of items and
+    entries. The whole list of a budget's entries is paged at /api/time-entries?budget_id=."""
     from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    if titles is None:
-        titles = tasks_service.task_titles(db, [item.task_id for item, _ in rows if item.task_id])
-    hours = timesheets_service.approved_hours_by_line_item(db, [item.id for item, _ in rows])
-    return [{**row_dict(item, ITEM_FIELDS), "service_type_name": label, "task_title": titles.get(item.task_id),
-             "logged_hours": hours.get(item.id, 0.0), "invoiced_amount": 0.0}
-            for item, label in rows]
-
-
-def get_budget(ctx, *, budget_id: str) -> dict:
-    """The budget (read and scope-checked in one statement), its line items and its time entries;
-    a fixed number of statements whatever the number of items and entries."""
-    from chalicelib.areas.tasks import service as tasks_service
-    from chalicelib.areas.timesheets import service as timesheets_service
-
-    rows = ctx.db.execute(in_scope(_select().where(Budget.id == budget_id), visibility(ctx.principal))).all()
+    rows = ctx.db.execute(in_scope(budget_select().where(Budget.id == budget_id), visible(ctx.principal))).all()
     if not rows:
         raise NotFound("Budget not found")
-    items = _item_rows(ctx.db, budget_id)
-    entries = timesheets_service.budget_entries(ctx.db, budget_id, limit=LIST_LIMIT)
-    titles = tasks_service.task_titles(ctx.db, [entry["task_id"] for entry in entries if entry["task_id"]]
+    items = item_rows(ctx.db, budget_id)
+    entries = timesheets_service.budget_entries(ctx.db, budget_id, query=PageQuery())
+    titles = tasks_service.task_titles(ctx.db, [entry["task_id"] for entry in entries.items if entry["task_id"]]
                                        + [item.task_id for item, _ in items if item.task_id])
-    for entry in entries:
+    for entry in entries.items:
         entry["task_title"] = titles.get(entry["task_id"])
-    return {"budget": _records(ctx.db, rows)[0], "line_items": _item_records(ctx.db, items, titles),
-            "time_entries": entries}
+    return budget_records(ctx.db, rows)[0], item_records(ctx.db, items, titles), entries.items, entries.total
 
 
 # ---------------------------------------------------------------- checks
@@ -203,14 +130,14 @@ def create_budget(ctx, *, data) -> dict:
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="created", actor_id=ctx.user_id,
                    changes={"name": budget.name, "status": budget.status})
     ctx.db.flush()
-    return {"budget": _record(ctx, budget.id)}
+    return budget_record(ctx, budget.id)
 
 
 def update_budget(ctx, *, budget_id: str, data) -> dict:
     changes = data.changes()
     if not changes:
         raise BadRequest("At least one field is required")
-    budget = _visible(ctx, budget_id)
+    budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id)  # a status transition is checked and recorded on the current row
     _check_references(ctx, changes, budget)
     before = _snapshot(budget)
@@ -227,21 +154,20 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
         history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="updated", actor_id=ctx.user_id,
                        changes=diff)
     ctx.db.flush()
-    return {"budget": _record(ctx, budget.id)}
+    return budget_record(ctx, budget.id)
 
 
-def delete_budget(ctx, *, budget_id: str) -> dict:
+def delete_budget(ctx, *, budget_id: str) -> None:
     """Logs `deleted`, clears the budget from time entries (timesheets), then removes it and its items."""
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    budget = _visible(ctx, budget_id)
+    budget = load_budget(ctx, budget_id)
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="deleted", actor_id=ctx.user_id,
                    changes={"name": budget.name, "status": budget.status})
     ctx.db.flush()
     timesheets_service.clear_budget(ctx.db, budget_id=budget.id)
     ctx.db.delete(budget)
     ctx.db.flush()
-    return {"ok": True}
 
 
 # ---------------------------------------------------------------- line items
@@ -263,16 +189,8 @@ def _check_item_references(ctx, values: dict, item: BudgetLineItem | None = None
         raise BadRequest("Invalid line item references", details=details)
 
 
-def _item(ctx, budget_id: str, item_id: str) -> BudgetLineItem:
-    item = ctx.db.scalar(select(BudgetLineItem).where(BudgetLineItem.id == item_id,
-                                                     BudgetLineItem.budget_id == budget_id))
-    if item is None:
-        raise NotFound("Line item not found")
-    return item
-
-
 def _item_out(ctx, item: BudgetLineItem) -> dict:
-    return _item_records(ctx.db, _item_rows(ctx.db, item.budget_id, item.id))[0]
+    return item_records(ctx.db, item_rows(ctx.db, item.budget_id, item.id))[0]
 
 
 def _touch(budget: Budget) -> None:
@@ -280,7 +198,12 @@ def _touch(budget: Budget) -> None:
 
 
 def add_line_item(ctx, *, budget_id: str, data) -> dict:
-    budget = _visible(ctx, budget_id)
+    """A budget holds at most LINE_ITEM_LIMIT (500) line items: 409 beyond (its parent locked, so that
+    concurrent adds cannot pass the cap together)."""
+    budget = load_budget(ctx, budget_id)
+    lock_row(ctx.db, Budget, budget.id)
+    if line_item_count(ctx.db, budget.id) >= LINE_ITEM_LIMIT:
+        raise Conflict(f"A budget holds at most {LINE_ITEM_LIMIT} line items")
     values = data.model_dump()
     _check_item_references(ctx, values)
     item = BudgetLineItem(budget_id=budget.id, **values, amount=values["quantity"] * values["unit_price"])
@@ -290,12 +213,12 @@ def add_line_item(ctx, *, budget_id: str, data) -> dict:
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_added", actor_id=ctx.user_id,
                    changes={"item_id": item.id, "description": item.description, "amount": value_out(item.amount)})
     ctx.db.flush()
-    return {"item": _item_out(ctx, item)}
+    return _item_out(ctx, item)
 
 
 def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
-    budget = _visible(ctx, budget_id)
-    item = _item(ctx, budget.id, item_id)
+    budget = load_budget(ctx, budget_id)
+    item = load_line_item(ctx, budget.id, item_id)
     changes = data.changes()
     _check_item_references(ctx, changes, item)
     before = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS}
@@ -308,14 +231,14 @@ def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_updated",
                    actor_id=ctx.user_id, changes={"item_id": item.id, **history.diff(before, after)})
     ctx.db.flush()
-    return {"item": _item_out(ctx, item)}
+    return _item_out(ctx, item)
 
 
-def remove_line_item(ctx, *, budget_id: str, item_id: str) -> dict:
+def delete_line_item(ctx, *, budget_id: str, item_id: str) -> None:
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    budget = _visible(ctx, budget_id)
-    item = _item(ctx, budget.id, item_id)
+    budget = load_budget(ctx, budget_id)
+    item = load_line_item(ctx, budget.id, item_id)
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_removed",
                    actor_id=ctx.user_id, changes={"item_id": item.id, "description": item.description,
                                                   "amount": value_out(item.amount)})
@@ -323,13 +246,12 @@ def remove_line_item(ctx, *, budget_id: str, item_id: str) -> dict:
     ctx.db.delete(item)
     _touch(budget)
     ctx.db.flush()
-    return {"ok": True}
 
 
-def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> dict:
+def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> None:
     """Each named item's position = its index; every id must be an item of this budget, no repeats (400
     before any write, so the reorder is all or nothing)."""
-    budget = _visible(ctx, budget_id)
+    budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id)  # one reorder at a time: the result is exactly one request's order
     if len(set(item_ids)) != len(item_ids):
         raise BadRequest("item_ids contains duplicates", details=[{"field": "item_ids", "message": "duplicate id"}])
@@ -342,7 +264,6 @@ def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> dict:
     set_positions(ctx.db, BudgetLineItem, BudgetLineItem.position, item_ids)  # one statement
     _touch(budget)
     ctx.db.flush()
-    return {"ok": True}
 
 
 # ---------------------------------------------------------------- for other areas (projects)

@@ -15,7 +15,7 @@ from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, Page, paginate
+from chalicelib.core.query import Page, paginate
 
 from .models import TimeEntry
 from .queries import entry_record, entry_row, entry_select, list_order, load_entry, visible
@@ -64,10 +64,10 @@ def approved_hours_by_line_item(db: Session, line_item_ids: list[str]) -> dict[s
     return {iid: round(float(total or 0), 2) for iid, total in db.execute(stmt).all()}
 
 
-def budget_entries(db: Session, budget_id: str, *, limit: int = LIST_LIMIT) -> list[dict]:
-    """The entries logged against a budget, newest date first, with user_name (one query)."""
-    stmt = list_order(entry_select().where(TimeEntry.budget_id == budget_id)).limit(limit)
-    return [entry_record(row) for row in db.execute(stmt).all()]
+def budget_entries(db: Session, budget_id: str, *, query) -> Page:
+    """One page (query: a core.schemas.PageQuery) of the entries logged against a budget, newest date first,
+    with user_name, and how many there are (at most two statements)."""
+    return paginate(db, list_order(entry_select().where(TimeEntry.budget_id == budget_id)), query, entry_record)
 
 
 def clear_budget(db: Session, *, budget_id: str) -> None:

@@ -141,6 +141,7 @@ def test_detail_with_items_hours_and_entries(api, db, exec_user):
     assert [e["date"] for e in detail["time_entries"]] == ["2026-03-03", "2026-03-02", "2026-03-01"]
     assert detail["time_entries"][2]["user_name"] == "Wendy Worker"
     assert detail["time_entries"][2]["task_title"] == "Landing page"
+    assert detail["time_entries_total"] == 3
     assert detail["budget"]["logged_hours"] == 5.0  # rejected hours left out
     assert detail["budget"]["spent_amount"] == 200 and detail["budget"]["line_item_count"] == 2
 
@@ -246,3 +247,43 @@ def test_constant_statements(api, db, exec_user, count_queries, path):
     body = response.json
     assert len(body["budgets"]) >= 100 if path == "list" else len(body["line_items"]) == 100
     assert counts[0] == counts[1], counts
+
+
+def test_budget_list_pages_with_total(api, db, exec_user):
+    project = make_project(db)
+    ids = [make_budget(db, resource_id=project.id).id for _ in range(5)]
+    whole = api.get(f"/api/budgets?resource_id={project.id}", as_=exec_user).json
+    assert (whole["total"], whole["limit"], whole["offset"]) == (5, 500, 0)
+    expected = [b["id"] for b in whole["budgets"]]
+    assert sorted(expected) == sorted(ids)
+    seen = []
+    for offset in (0, 2, 4):
+        body = api.get(f"/api/budgets?resource_id={project.id}&limit=2&offset={offset}", as_=exec_user).json
+        assert (body["total"], body["limit"], body["offset"]) == (5, 2, offset)
+        seen += [b["id"] for b in body["budgets"]]
+    assert seen == expected
+    assert api.get("/api/budgets?limit=0", as_=exec_user).status == 400
+
+
+def test_a_budget_holds_at_most_500_line_items(api, db, exec_user):
+    budget = make_budget(db)
+    db.add_all([BudgetLineItem(budget_id=budget.id, description=f"l{n}", quantity=Decimal("1"),
+                               unit_price=Decimal("1"), amount=Decimal("1"), position=n) for n in range(499)])
+    db.flush()
+    path = f"/api/budgets/{budget.id}/line-items"
+    assert api.post(path, as_=exec_user, json={"description": "last"}).status == 201
+    refused = api.post(path, as_=exec_user, json={"description": "one too many"})
+    assert refused.status == 409 and "500" in refused.json["error"]
+    assert len(api.get(f"/api/budgets/{budget.id}", as_=exec_user).json["line_items"]) == 500
+
+
+def test_the_detail_says_how_many_time_entries_the_budget_has(api, db, exec_user):
+    worker = make_user(db)
+    budget = make_budget(db)
+    for day in range(1, 4):
+        make_entry(db, worker, budget_id=budget.id, date=date(2026, 3, day))
+    detail = api.get(f"/api/budgets/{budget.id}", as_=exec_user).json
+    assert detail["time_entries_total"] == 3 and len(detail["time_entries"]) == 3
+    paged = api.get(f"/api/time-entries?budget_id={budget.id}&limit=2", as_=exec_user).json
+    assert paged["total"] == 3 and len(paged["time_entries"]) == 2
+

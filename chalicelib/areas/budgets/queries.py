@@ -1,0 +1,110 @@
+"""The budgets area's leaf module: the scope clause `visible`, the load-or-404 helpers `load_budget` and
+`load_line_item`, the budget and line item read queries and record builders. service.py imports it, never
+the reverse."""
+from __future__ import annotations
+
+from sqlalchemy import func, or_, select
+
+from chalicelib.core.errors import NotFound
+from chalicelib.core.models import ConfigListItem, User
+from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.serialize import row_dict, value_out
+
+from .models import Budget, BudgetLineItem
+
+BUDGET_FIELDS = ("id", "name", "resource_type", "resource_id", "po_number", "currency", "status", "total_amount",
+                 "company_id", "notes", "owner_id", "created_by", "budget_type", "forecast_date", "created_at",
+                 "updated_at")
+ITEM_FIELDS = ("id", "budget_id", "description", "quantity", "unit_price", "amount", "service_type_id", "task_id",
+               "position", "created_at", "updated_at")
+# A budget holds at most this many line items (enforced on write), so its detail answers them all.
+LINE_ITEM_LIMIT = LIST_LIMIT
+
+
+def visible(principal):
+    """WHERE clause of the budgets the principal may see (None: all): a budget of a project is seen by those
+    who see the project (projects' scoping); a budget of a deal by every holder of budgets:view."""
+    from chalicelib.areas.projects import service as projects_service
+
+    projects = projects_service.visible_project_ids(principal)
+    if projects is None:
+        return None
+    return or_(Budget.resource_type == "deal",
+               (Budget.resource_type == "project") & Budget.resource_id.in_(projects))
+
+
+def load_budget(ctx, budget_id: str) -> Budget:
+    """The budget if it exists and the caller may see it; 404 otherwise (one query)."""
+    return visible_row(ctx.db, Budget, budget_id, visible(ctx.principal), "Budget")
+
+
+def load_line_item(ctx, budget_id: str, item_id: str) -> BudgetLineItem:
+    """The line item of this budget (already loaded through `load_budget`); 404 otherwise."""
+    item = ctx.db.scalar(select(BudgetLineItem).where(BudgetLineItem.id == item_id,
+                                                     BudgetLineItem.budget_id == budget_id))
+    if item is None:
+        raise NotFound("Line item not found")
+    return item
+
+
+def line_item_count(db, budget_id: str) -> int:
+    return db.scalar(select(func.count(BudgetLineItem.id)).where(BudgetLineItem.budget_id == budget_id)) or 0
+
+
+def _totals():
+    count = (select(func.count(BudgetLineItem.id)).where(BudgetLineItem.budget_id == Budget.id)
+             .correlate(Budget).scalar_subquery())
+    spent = (select(func.coalesce(func.sum(BudgetLineItem.amount), 0)).where(BudgetLineItem.budget_id == Budget.id)
+             .correlate(Budget).scalar_subquery())
+    return count.label("line_item_count"), spent.label("spent_amount")
+
+
+def budget_select():
+    count, spent = _totals()
+    return select(Budget, User.name.label("owner_name"), count, spent).outerjoin(User, User.id == Budget.owner_id)
+
+
+def budget_records(db, rows) -> list[dict]:
+    """Budget records with company_name and logged_hours (one query each for the whole list)."""
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.areas.timesheets import service as timesheets_service
+
+    budgets = [row[0] for row in rows]
+    names = deals_service.company_names(db, [b.company_id for b in budgets if b.company_id])
+    hours = timesheets_service.hours_by_budget(db, [b.id for b in budgets])
+    out = []
+    for budget, owner_name, count, spent in rows:
+        record = row_dict(budget, BUDGET_FIELDS)
+        record.update(company_name=names.get(budget.company_id), owner_name=owner_name,
+                      line_item_count=int(count or 0), spent_amount=value_out(spent or 0) or 0.0,
+                      logged_hours=hours.get(budget.id, 0.0))
+        out.append(record)
+    return out
+
+
+def budget_record(ctx, budget_id: str) -> dict:
+    return budget_records(ctx.db, ctx.db.execute(budget_select().where(Budget.id == budget_id)).all())[0]
+
+
+def item_rows(db, budget_id: str, item_id: str | None = None) -> list:
+    stmt = (select(BudgetLineItem, ConfigListItem.label)
+            .outerjoin(ConfigListItem, ConfigListItem.id == BudgetLineItem.service_type_id)
+            .where(BudgetLineItem.budget_id == budget_id))
+    if item_id is not None:
+        stmt = stmt.where(BudgetLineItem.id == item_id)
+    return db.execute(stmt.order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id)
+                      .limit(LINE_ITEM_LIMIT)).all()
+
+
+def item_records(db, rows, titles: dict | None = None) -> list[dict]:
+    """Line items with service_type_name, task_title, logged_hours (approved entries) and
+    invoiced_amount (0 until the invoices area exists). Titles are fetched when not given."""
+    from chalicelib.areas.tasks import service as tasks_service
+    from chalicelib.areas.timesheets import service as timesheets_service
+
+    if titles is None:
+        titles = tasks_service.task_titles(db, [item.task_id for item, _ in rows if item.task_id])
+    hours = timesheets_service.approved_hours_by_line_item(db, [item.id for item, _ in rows])
+    return [{**row_dict(item, ITEM_FIELDS), "service_type_name": label, "task_title": titles.get(item.task_id),
+             "logged_hours": hours.get(item.id, 0.0), "invoiced_amount": 0.0}
+            for item, label in rows]
