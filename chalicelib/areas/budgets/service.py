@@ -106,7 +106,7 @@ def _resource_visible(ctx, resource_type: str, resource_id: str) -> bool:
         from chalicelib.areas.projects import service as projects_service
 
         try:
-            projects_service.visible_project(ctx, resource_id)
+            projects_service.load_project(ctx, resource_id)
         except NotFound:
             return False
         return True
@@ -291,7 +291,7 @@ def project_profitability(ctx, *, project_id: str) -> dict:
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    projects_service.visible_project(ctx, project_id)
+    projects_service.load_project(ctx, project_id)
     budget_total = project_budget_total(ctx.db, project_id)
     time_by_member = [
         {"id": row["user_id"], "name": row.get("name"), "picture": row.get("picture"),

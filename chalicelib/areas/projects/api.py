@@ -1,54 +1,58 @@
 """Projects routes (tool `projects`): thin wrappers over the area's services."""
 from chalice import Blueprint
 
+from chalicelib.core.history import HistoryEntryRead
 from chalicelib.core.http import endpoint
+from chalicelib.core.schemas import OkResponse, many, one, paged
 
 from . import service, service_decisions, service_goals, service_insights, service_members
-from .schemas import (DealLinkPut, DecisionCreate, DecisionUpdate, GoalCreate, GoalUpdate, MemberAdd, ProjectCreate,
-                      ProjectListQuery, ProjectUpdate)
+from .schemas import (AiSummaryResponse, DealLinkPut, DealLinkResponse, DecisionCreate, DecisionRead, DecisionUpdate,
+                      GoalCreate, GoalRead, GoalUpdate, MemberAdd, MemberRead, ProjectCreate, ProjectDetail,
+                      ProjectFullRead, ProjectListQuery, ProjectRead, ProjectTaskRead, ProjectUpdate)
 
 bp = Blueprint(__name__)
 OK = {"ok": True}
 
 
 @bp.route("/api/projects", methods=["GET"])
-@endpoint(tool="projects", level="view", query=ProjectListQuery)
+@endpoint(tool="projects", level="view", query=ProjectListQuery, response=paged("projects", ProjectRead))
 def list_projects(ctx, query: ProjectListQuery):
-    """List the projects the caller may see"""
-    return {"projects": service.list_projects(ctx, query=query)}
+    """List the projects the caller may see (`limit` at most 500 and `offset`, with `total`)"""
+    return service.list_projects(ctx, query=query).body("projects")
 
 
 @bp.route("/api/projects", methods=["POST"])
-@endpoint(tool="projects", level="update", body=ProjectCreate, status=201)
+@endpoint(tool="projects", level="update", body=ProjectCreate, status=201, response=one("project", ProjectFullRead))
 def create_project(ctx, body: ProjectCreate):
     """Create a project (the creator becomes its owner member)"""
-    return {"project": service.create(ctx, data=body)}
+    return {"project": service.create_project(ctx, data=body)}
 
 
 @bp.route("/api/projects/{project_id}", methods=["GET"])
-@endpoint(tool="projects", level="view")
+@endpoint(tool="projects", level="view", response=ProjectDetail)
 def get_project(ctx, project_id: str):
     """A project with its members and goals"""
-    return service.get_detail(ctx, project_id=project_id)
+    project, members, goals = service.get_detail(ctx, project_id=project_id)
+    return {"project": project, "members": members, "goals": goals}
 
 
 @bp.route("/api/projects/{project_id}", methods=["PUT"])
-@endpoint(tool="projects", level="update", body=ProjectUpdate)
+@endpoint(tool="projects", level="update", body=ProjectUpdate, response=one("project", ProjectFullRead))
 def update_project(ctx, project_id: str, body: ProjectUpdate):
     """Update any subset of a project's writable fields"""
-    return {"project": service.update(ctx, project_id=project_id, data=body)}
+    return {"project": service.update_project(ctx, project_id=project_id, data=body)}
 
 
 @bp.route("/api/projects/{project_id}", methods=["DELETE"])
-@endpoint(tool="projects", level="manage")
+@endpoint(tool="projects", level="manage", response=OkResponse)
 def delete_project(ctx, project_id: str):
     """Delete a project"""
-    service.delete(ctx, project_id=project_id)
+    service.delete_project(ctx, project_id=project_id)
     return OK
 
 
 @bp.route("/api/projects/{project_id}/history", methods=["GET"])
-@endpoint(tool="projects", level="view")
+@endpoint(tool="projects", level="view", response=many("history", HistoryEntryRead))
 def project_history(ctx, project_id: str):
     """A project's history entries, newest first"""
     return {"history": service.project_history(ctx, project_id=project_id)}
@@ -57,14 +61,14 @@ def project_history(ctx, project_id: str):
 # ---------------------------------------------------------------- members
 
 @bp.route("/api/projects/{project_id}/members", methods=["GET"])
-@endpoint(tool="projects", level="view")
+@endpoint(tool="projects", level="view", response=many("members", MemberRead))
 def list_members(ctx, project_id: str):
     """A project's members"""
     return {"members": service_members.list_members(ctx, project_id=project_id)}
 
 
 @bp.route("/api/projects/{project_id}/members", methods=["POST"])
-@endpoint(tool="projects", level="update", body=MemberAdd, status=201)
+@endpoint(tool="projects", level="update", body=MemberAdd, status=201, response=OkResponse)
 def add_member(ctx, project_id: str, body: MemberAdd):
     """Add a member (an existing member is left unchanged)"""
     service_members.add_member(ctx, project_id=project_id, data=body)
@@ -72,38 +76,38 @@ def add_member(ctx, project_id: str, body: MemberAdd):
 
 
 @bp.route("/api/projects/{project_id}/members/{user_id}", methods=["DELETE"])
-@endpoint(tool="projects", level="update")
+@endpoint(tool="projects", level="update", response=OkResponse)
 def remove_member(ctx, project_id: str, user_id: str):
     """Remove a member"""
-    service_members.remove_member(ctx, project_id=project_id, user_id=user_id)
+    service_members.delete_member(ctx, project_id=project_id, user_id=user_id)
     return OK
 
 
 # ---------------------------------------------------------------- goals
 
 @bp.route("/api/projects/{project_id}/goals", methods=["GET"])
-@endpoint(tool="projects", level="view")
+@endpoint(tool="projects", level="view", response=many("goals", GoalRead))
 def list_goals(ctx, project_id: str):
     """A project's goals, by position then creation"""
     return {"goals": service_goals.list_goals(ctx, project_id=project_id)}
 
 
 @bp.route("/api/projects/{project_id}/goals", methods=["POST"])
-@endpoint(tool="projects", level="update", body=GoalCreate, status=201)
+@endpoint(tool="projects", level="update", body=GoalCreate, status=201, response=one("goal", GoalRead))
 def create_goal(ctx, project_id: str, body: GoalCreate):
     """Add a goal"""
     return {"goal": service_goals.create_goal(ctx, project_id=project_id, data=body)}
 
 
 @bp.route("/api/projects/{project_id}/goals/{goal_id}", methods=["PUT"])
-@endpoint(tool="projects", level="update", body=GoalUpdate)
+@endpoint(tool="projects", level="update", body=GoalUpdate, response=one("goal", GoalRead))
 def update_goal(ctx, project_id: str, goal_id: str, body: GoalUpdate):
     """Update a goal"""
     return {"goal": service_goals.update_goal(ctx, project_id=project_id, goal_id=goal_id, data=body)}
 
 
 @bp.route("/api/projects/{project_id}/goals/{goal_id}", methods=["DELETE"])
-@endpoint(tool="projects", level="update")
+@endpoint(tool="projects", level="update", response=OkResponse)
 def delete_goal(ctx, project_id: str, goal_id: str):
     """Delete a goal"""
     service_goals.delete_goal(ctx, project_id=project_id, goal_id=goal_id)
@@ -113,21 +117,21 @@ def delete_goal(ctx, project_id: str, goal_id: str):
 # ---------------------------------------------------------------- decisions
 
 @bp.route("/api/projects/{project_id}/decisions", methods=["GET"])
-@endpoint(tool="projects", level="view")
+@endpoint(tool="projects", level="view", response=many("decisions", DecisionRead))
 def list_decisions(ctx, project_id: str):
     """A project's decision log, newest first"""
     return {"decisions": service_decisions.list_decisions(ctx, project_id=project_id)}
 
 
 @bp.route("/api/projects/{project_id}/decisions", methods=["POST"])
-@endpoint(tool="projects", level="update", body=DecisionCreate, status=201)
+@endpoint(tool="projects", level="update", body=DecisionCreate, status=201, response=one("decision", DecisionRead))
 def create_decision(ctx, project_id: str, body: DecisionCreate):
     """Log a decision"""
     return {"decision": service_decisions.create_decision(ctx, project_id=project_id, data=body)}
 
 
 @bp.route("/api/projects/{project_id}/decisions/{decision_id}", methods=["PUT"])
-@endpoint(tool="projects", level="update", body=DecisionUpdate)
+@endpoint(tool="projects", level="update", body=DecisionUpdate, response=one("decision", DecisionRead))
 def update_decision(ctx, project_id: str, decision_id: str, body: DecisionUpdate):
     """Update a decision"""
     return {"decision": service_decisions.update_decision(ctx, project_id=project_id, decision_id=decision_id,
@@ -135,7 +139,7 @@ def update_decision(ctx, project_id: str, decision_id: str, body: DecisionUpdate
 
 
 @bp.route("/api/projects/{project_id}/decisions/{decision_id}", methods=["DELETE"])
-@endpoint(tool="projects", level="update")
+@endpoint(tool="projects", level="update", response=OkResponse)
 def delete_decision(ctx, project_id: str, decision_id: str):
     """Delete a decision"""
     service_decisions.delete_decision(ctx, project_id=project_id, decision_id=decision_id)
@@ -145,35 +149,35 @@ def delete_decision(ctx, project_id: str, decision_id: str):
 # ---------------------------------------------------------------- tasks, AI summary, deal (profitability: budgets area)
 
 @bp.route("/api/projects/{project_id}/tasks", methods=["GET"])
-@endpoint(tool="projects", level="view")
+@endpoint(tool="projects", level="view", response=many("tasks", ProjectTaskRead))
 def project_tasks(ctx, project_id: str):
     """A project's top-level tasks"""
     return {"tasks": service_insights.project_tasks(ctx, project_id=project_id)}
 
 
 @bp.route("/api/projects/{project_id}/ai-summary", methods=["GET"])
-@endpoint(tool="projects", level="view")
+@endpoint(tool="projects", level="view", response=AiSummaryResponse)
 def get_ai_summary(ctx, project_id: str):
     """The stored AI summary (null when none was generated)"""
     return {"summary": service_insights.get_summary(ctx, project_id=project_id)}
 
 
 @bp.route("/api/projects/{project_id}/ai-summary", methods=["POST"])
-@endpoint(tool="projects", level="view", errors=(502, 503))
+@endpoint(tool="projects", level="view", errors=(502, 503), response=AiSummaryResponse)
 def generate_ai_summary(ctx, project_id: str):
     """Generate the AI summary, replacing the stored one"""
     return {"summary": service_insights.generate_summary(ctx, project_id=project_id)}
 
 
 @bp.route("/api/projects/{project_id}/deal", methods=["GET"])
-@endpoint(tool="projects", level="view")
+@endpoint(tool="projects", level="view", response=DealLinkResponse)
 def get_deal_link(ctx, project_id: str):
     """The deal linked to the project (null when none)"""
     return {"deal_link": service_insights.get_deal_link(ctx, project_id=project_id)}
 
 
 @bp.route("/api/projects/{project_id}/deal", methods=["PUT"])
-@endpoint(tool="projects", level="update", body=DealLinkPut)
+@endpoint(tool="projects", level="update", body=DealLinkPut, response=DealLinkResponse)
 def set_deal_link(ctx, project_id: str, body: DealLinkPut):
     """Link a deal to the project, or unlink it with deal_id null"""
     return {"deal_link": service_insights.set_deal_link(ctx, project_id=project_id, data=body)}

@@ -1,18 +1,18 @@
-"""Request models of the projects area. Unknown fields are ignored; read-only fields are never written."""
+"""Request and read models of the projects area. Unknown fields are ignored; read-only fields are never written."""
 from __future__ import annotations
 
 from typing import Annotated, Optional
 
 from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import CalendarDate, Id, Input
+from chalicelib.core.schemas import CalendarDate, Id, Input, IsoDate, IsoTimestamp, PageQuery, Read
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 Status = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
 
 
-class ProjectListQuery(Input):
+class ProjectListQuery(PageQuery):
     company_id: Optional[str] = None
     status: Optional[str] = None
     type_id: Optional[str] = None
@@ -93,3 +93,132 @@ class DecisionUpdate(Input):
 
 class DealLinkPut(Input):
     deal_id: Optional[Id] = None
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class ProjectRead(Read):
+    """A project as the list answers it."""
+    id: str
+    name: str
+    description: str | None
+    company_id: str | None
+    type_id: str | None
+    status: str
+    owner_id: str | None
+    delivery_manager_id: str | None
+    squad: str | None
+    start_date: IsoDate | None
+    end_date: IsoDate | None
+    metadata: str | None
+    sla_policy_id: str | None
+    auto_ticket_from_email: str | None
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    owner_name: str | None
+    delivery_manager_name: str | None
+    type_label: str | None
+    type_value: str | None
+    member_count: int
+    company_name: str | None
+    task_count: int
+
+
+class ProjectFullRead(ProjectRead):
+    """A project as the detail, create and update answer it: the list shape with the owner's picture and
+    the SLA policy fields (null until the SLA area exists)."""
+    owner_picture: str | None
+    sla_policy_name: str | None
+    sla_response_hours: float | None
+    sla_resolution_hours: float | None
+
+
+class MemberRead(Read):
+    id: str
+    project_id: str
+    user_id: str
+    role: str
+    created_at: IsoTimestamp
+    name: str | None
+    picture: str | None
+    job_title: str | None
+
+
+class GoalRead(Read):
+    id: str
+    project_id: str
+    title: str
+    description: str | None
+    status: str | None
+    due_date: IsoDate | None
+    position: int
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+
+
+class ProjectDetail(Read):
+    project: ProjectFullRead
+    members: list[MemberRead]
+    goals: list[GoalRead]
+
+
+class DecisionRead(Read):
+    id: str
+    project_id: str
+    title: str
+    decision: str
+    rationale: str | None
+    decided_by: str | None
+    decided_at: IsoDate | None
+    status: str
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    decided_by_name: str | None
+
+
+class ProjectTaskRead(Read):
+    """A top-level task of the project (served by the tasks area)."""
+    id: str
+    title: str
+    status_id: str | None
+    priority_id: str | None
+    assignee_id: str | None
+    due_date: IsoDate | None
+    sort_order: float | None
+    created_at: IsoTimestamp
+    assignee_name: str | None
+    assignee_picture: str | None
+    status_label: str | None
+    status_color: str | None
+    status_value: str | None
+    priority_label: str | None
+    priority_color: str | None
+
+
+class AiSummaryRead(Read):
+    id: str
+    project_id: str
+    summary_text: str
+    recommendations: list[str]
+    generated_at: IsoTimestamp
+
+
+class AiSummaryResponse(Read):
+    summary: AiSummaryRead | None
+
+
+class DealLinkRead(Read):
+    id: str
+    project_id: str
+    deal_id: str
+    deal_title: str | None
+    deal_status: str | None
+    linked_by: str | None
+    created_at: IsoTimestamp
+
+
+class DealLinkResponse(Read):
+    deal_link: DealLinkRead | None

@@ -8,15 +8,13 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.serialize import value_out
 
 from .models import ProjectAISummary, ProjectDealLink
-from .service import project_record, visible_project
-from .service_goals import goal_records
-from .service_members import member_records
+from .queries import goal_records, load_project, member_records, project_record
 
 
 def project_tasks(ctx, *, project_id: str) -> list[dict]:
     from chalicelib.areas.tasks import service as tasks_service
 
-    visible_project(ctx, project_id)
+    load_project(ctx, project_id)
     return tasks_service.project_tasks(ctx.db, project_id)
 
 
@@ -30,7 +28,7 @@ def _summary_record(summary: ProjectAISummary | None) -> dict | None:
 
 
 def get_summary(ctx, *, project_id: str) -> dict | None:
-    visible_project(ctx, project_id)
+    load_project(ctx, project_id)
     return _summary_record(ctx.db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id)))
 
 
@@ -59,7 +57,7 @@ def generate_summary(ctx, *, project_id: str) -> dict:
     """Generates and stores the project's summary, replacing the previous one (503 off, 502 failed)."""
     from chalicelib.providers.ai import get_ai
 
-    visible_project(ctx, project_id)
+    load_project(ctx, project_id)
     ai = get_ai()
     result = ai.project_summary(summary_facts(ctx, project_id))
     summary = ctx.db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id))
@@ -88,13 +86,13 @@ def _link_record(ctx, link: ProjectDealLink | None) -> dict | None:
 
 
 def get_deal_link(ctx, *, project_id: str) -> dict | None:
-    visible_project(ctx, project_id)
+    load_project(ctx, project_id)
     return _link_record(ctx, ctx.db.scalar(select(ProjectDealLink).where(ProjectDealLink.project_id == project_id)))
 
 
 def set_deal_link(ctx, *, project_id: str, data) -> dict | None:
     """`{deal_id}` links (replacing any previous link), `{deal_id: null}` unlinks."""
-    visible_project(ctx, project_id)
+    load_project(ctx, project_id)
     if "deal_id" not in data.model_fields_set:
         raise BadRequest("deal_id is required (null to unlink)",
                          details=[{"field": "deal_id", "message": "Field required"}])

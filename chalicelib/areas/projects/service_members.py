@@ -1,43 +1,33 @@
-"""Project members: list, add (with the `project_member_added` notification), remove."""
+"""Project members: list, add (with the `project_member_added` notification), delete."""
 from __future__ import annotations
 
 from sqlalchemy import select
 
-from chalicelib.core.errors import not_found
-from chalicelib.core.locks import insert_ignore
-from chalicelib.core.models import User
+from chalicelib.core.errors import Conflict, not_found
+from chalicelib.core.locks import insert_ignore, lock_row
 from chalicelib.core.notify import notify
-from chalicelib.core.serialize import value_out
 
-from .models import ProjectMember
-from .service import LIST_LIMIT, ENTITY, require_users, visible_project
-
-
-def member_records(db, *, project_id: str) -> list[dict]:
-    """Members with their user's name, picture and job title, oldest first (one query)."""
-    rows = db.execute(
-        select(ProjectMember, User.name, User.picture, User.job_title)
-        .join(User, User.id == ProjectMember.user_id)
-        .where(ProjectMember.project_id == project_id)
-        .order_by(ProjectMember.created_at, User.name, ProjectMember.id)
-        .limit(LIST_LIMIT)
-    ).all()
-    return [
-        {"id": member.id, "project_id": member.project_id, "user_id": member.user_id, "role": member.role,
-         "created_at": value_out(member.created_at), "name": name, "picture": picture, "job_title": job_title}
-        for member, name, picture, job_title in rows
-    ]
+from .models import Project, ProjectMember
+from .queries import ENTITY, SUB_LIST_LIMIT, count_of, load_project, member_records, require_users
 
 
 def list_members(ctx, *, project_id: str) -> list[dict]:
-    visible_project(ctx, project_id)
+    load_project(ctx, project_id)
     return member_records(ctx.db, project_id=project_id)
 
 
 def add_member(ctx, *, project_id: str, data) -> None:
-    """Adds the user with the role (default `member`); an existing member is left as is."""
-    project = visible_project(ctx, project_id)
+    """Adds the user with the role (default `member`); an existing member is left as is. A project holds
+    at most SUB_LIST_LIMIT (500) members (409 beyond; the project row is locked so that concurrent adds
+    cannot pass the cap together)."""
+    project = load_project(ctx, project_id)
     require_users(ctx.db, user_id=data.user_id)
+    lock_row(ctx.db, Project, project.id)
+    if count_of(ctx.db, ProjectMember, project.id) >= SUB_LIST_LIMIT:
+        already = ctx.db.scalar(select(ProjectMember.id).where(ProjectMember.project_id == project.id,
+                                                              ProjectMember.user_id == data.user_id))
+        if already is None:
+            raise Conflict(f"A project holds at most {SUB_LIST_LIMIT} members")
     # insert ... on conflict do nothing: an existing member (or one a concurrent request adds) is no 409
     added = insert_ignore(ctx.db, ProjectMember, {"project_id": project.id, "user_id": data.user_id,
                                                   "role": data.role or "member"}, conflict=("project_id", "user_id"))
@@ -47,8 +37,8 @@ def add_member(ctx, *, project_id: str, data) -> None:
                resource_id=project.id, action_url=f"/projects/{project.id}", actor_id=ctx.user_id)
 
 
-def remove_member(ctx, *, project_id: str, user_id: str) -> None:
-    project = visible_project(ctx, project_id)
+def delete_member(ctx, *, project_id: str, user_id: str) -> None:
+    project = load_project(ctx, project_id)
     member = ctx.db.scalar(select(ProjectMember).where(ProjectMember.project_id == project.id,
                                                        ProjectMember.user_id == user_id))
     if member is None:

@@ -42,7 +42,7 @@ def _require_project(ctx, project_id: str) -> None:
     from chalicelib.areas.projects import service as projects_service
 
     try:
-        projects_service.visible_project(ctx, project_id)
+        projects_service.load_project(ctx, project_id)
     except NotFound as exc:
         raise BadRequest("project_id must be a project you can see",
                          details=[{"field": "project_id", "message": "must be a project you can see"}]) from exc

@@ -17,7 +17,7 @@ def _require_project(ctx, project_id: str) -> None:
     from chalicelib.areas.projects import service as projects_service
 
     try:
-        projects_service.visible_project(ctx, project_id)
+        projects_service.load_project(ctx, project_id)
     except NotFound as exc:
         raise BadRequest("project_id does not match a project you can see") from exc
 

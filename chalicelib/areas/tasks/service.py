@@ -46,7 +46,7 @@ def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | 
         from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
 
         try:
-            projects_service.visible_project(ctx, resource_id)
+            projects_service.load_project(ctx, resource_id)
         except NotFound:
             return "must be an existing project you can see"
         return None

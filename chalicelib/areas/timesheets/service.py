@@ -129,7 +129,7 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
         from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
 
         try:
-            projects_service.visible_project(ctx, project_id)
+            projects_service.load_project(ctx, project_id)
         except NotFound:
             details.append({"field": "project_id", "message": "must be a project you can see"})
     budget_id = values.get("budget_id", entry.budget_id if entry is not None else None)

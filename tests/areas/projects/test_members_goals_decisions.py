@@ -208,3 +208,35 @@ def test_decision_validation(api, owner, project):
     assert api.put(f"{path}/{decision['id']}", json={"decision": None}, as_=owner).status == 400
     assert api.put(f"{path}/{decision['id']}", json={"decided_by": "ghost"}, as_=owner).status == 400
     assert api.put(f"{path}/missing", json={"title": "x"}, as_=owner).status == 404
+
+
+# ---------------------------------------------------------------- caps on the sub-lists
+
+def test_a_project_holds_at_most_500_goals_and_decisions(api, db, owner, project):
+    from chalicelib.areas.projects.models import ProjectDecision, ProjectGoal
+
+    db.add_all([ProjectGoal(project_id=project["id"], title=f"g{n}", position=n) for n in range(499)]
+               + [ProjectDecision(project_id=project["id"], title=f"d{n}", decision="x") for n in range(499)])
+    db.flush()
+    base = f"/api/projects/{project['id']}"
+    assert api.post(f"{base}/goals", json={"title": "last"}, as_=owner).status == 201
+    refused = api.post(f"{base}/goals", json={"title": "one too many"}, as_=owner)
+    assert refused.status == 409 and "500" in refused.json["error"]
+    assert len(api.get(f"{base}/goals", as_=owner).json["goals"]) == 500
+    assert api.post(f"{base}/decisions", json={"title": "last", "decision": "x"}, as_=owner).status == 201
+    refused = api.post(f"{base}/decisions", json={"title": "one too many", "decision": "x"}, as_=owner)
+    assert refused.status == 409 and "500" in refused.json["error"]
+
+
+def test_a_project_holds_at_most_500_members(api, db, owner, project):
+    from chalicelib.areas.projects.models import ProjectMember
+
+    users = [make_user(db) for _ in range(500)]
+    db.add_all([ProjectMember(project_id=project["id"], user_id=user.id, role="member") for user in users[:498]])
+    db.flush()
+    base = f"/api/projects/{project['id']}/members"
+    assert api.post(base, json={"user_id": users[498].id}, as_=owner).status == 201  # the 500th
+    refused = api.post(base, json={"user_id": users[499].id}, as_=owner)
+    assert refused.status == 409 and "500" in refused.json["error"]
+    assert api.post(base, json={"user_id": users[0].id}, as_=owner).status == 201  # an existing member: unchanged
+    assert len(api.get(base, as_=owner).json["members"]) == 500

@@ -305,3 +305,18 @@ def test_list_costs_the_same_number_of_statements_for_5_and_100_projects(api, db
 def test_list_ignores_unknown_query_parameters(api, db, boss):
     make_project(db, name="A")
     assert names(api.get("/api/projects?unknown=1", as_=boss)) == ["A"]
+
+
+def test_project_list_pages_with_total(api, db, boss):
+    ids = [api.post("/api/projects", json={"name": f"Paged {n}"}, as_=boss).json["project"]["id"] for n in range(5)]
+    ids.reverse()  # newest first
+    whole = api.get("/api/projects?search=Paged", as_=boss).json
+    assert [p["id"] for p in whole["projects"]] == ids
+    assert (whole["total"], whole["limit"], whole["offset"]) == (5, 500, 0)
+    seen = []
+    for offset in (0, 2, 4):
+        body = api.get(f"/api/projects?search=Paged&limit=2&offset={offset}", as_=boss).json
+        assert (body["total"], body["limit"], body["offset"]) == (5, 2, offset)
+        seen += [p["id"] for p in body["projects"]]
+    assert seen == ids
+    assert api.get("/api/projects?limit=501", as_=boss).status == 400

@@ -1,0 +1,210 @@
+"""The projects area's leaf module: the scope clause `visible`, the load-or-404 helpers (`load_project`,
+`load_goal`, `load_decision`), the project, member, goal and decision read queries and record builders, and
+the user checks every project writer shares. service.py and service_*.py import it, never the reverse."""
+from __future__ import annotations
+
+from functools import cache
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import aliased
+
+from chalicelib.core import scoping
+from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.models import ConfigListItem, User
+from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.serialize import row_dict, value_out
+
+from .models import Project, ProjectDecision, ProjectGoal, ProjectMember
+
+ENTITY = "project"
+PROJECT_FIELDS = ("id", "name", "description", "company_id", "type_id", "status", "owner_id", "delivery_manager_id",
+                  "squad", "start_date", "end_date", "metadata", "sla_policy_id", "auto_ticket_from_email",
+                  "created_by", "created_at", "updated_at")
+GOAL_FIELDS = ("id", "project_id", "title", "description", "status", "due_date", "position", "created_by",
+               "created_at", "updated_at")
+DECISION_FIELDS = ("id", "project_id", "title", "decision", "rationale", "decided_by", "decided_at", "status",
+                   "created_by", "created_at", "updated_at")
+ATTRIBUTE = {"metadata": "meta"}
+# A project holds at most this many members, goals and decisions each (enforced on write), so that its
+# detail and sub-lists answer them all.
+SUB_LIST_LIMIT = LIST_LIMIT
+
+
+def get_field(project: Project, field: str):
+    return getattr(project, ATTRIBUTE.get(field, field))
+
+
+# ---------------------------------------------------------------- scope and load-or-404
+
+def visible(principal):
+    """The WHERE clause of the projects the principal may see (None: all of them).
+
+    employee, lead: owner, delivery manager or member. manager: adds the projects whose owner,
+    delivery manager or a member is one of their team (squad members, direct reports) and the
+    projects of their squads (by name). head, executive: all.
+    """
+    if scoping.sees_all(principal):
+        return None
+    if scoping.is_manager(principal):
+        team = scoping.team_user_ids(principal)
+        return or_(
+            Project.owner_id.in_(team),
+            Project.delivery_manager_id.in_(team),
+            Project.id.in_(select(ProjectMember.project_id).where(ProjectMember.user_id.in_(scoping.team_user_ids(principal)))),
+            Project.squad.in_(scoping.squad_names(principal)),
+        )
+    me = principal.id
+    return or_(
+        Project.owner_id == me,
+        Project.delivery_manager_id == me,
+        Project.id.in_(select(ProjectMember.project_id).where(ProjectMember.user_id == me)),
+    )
+
+
+def load_project(ctx, project_id: str) -> Project:
+    """The project if it exists and is inside the caller's scope; 404 otherwise (one query)."""
+    return visible_row(ctx.db, Project, project_id, visible(ctx.principal), "Project")
+
+
+def load_goal(ctx, project_id: str, goal_id: str) -> ProjectGoal:
+    """The goal of a project the caller can see; 404 otherwise."""
+    load_project(ctx, project_id)
+    goal = ctx.db.scalar(select(ProjectGoal).where(ProjectGoal.id == goal_id, ProjectGoal.project_id == project_id))
+    if goal is None:
+        raise not_found("Goal")
+    return goal
+
+
+def load_decision(ctx, project_id: str, decision_id: str) -> ProjectDecision:
+    """The decision of a project the caller can see; 404 otherwise."""
+    load_project(ctx, project_id)
+    decision = ctx.db.scalar(select(ProjectDecision).where(ProjectDecision.id == decision_id,
+                                                           ProjectDecision.project_id == project_id))
+    if decision is None:
+        raise not_found("Decision")
+    return decision
+
+
+def count_of(db, model, project_id: str) -> int:
+    """How many `model` rows (members, goals, decisions) the project has (one query)."""
+    return db.scalar(select(func.count(model.id)).where(model.project_id == project_id)) or 0
+
+
+# ---------------------------------------------------------------- projects
+
+@cache
+def project_select():
+    """The base statement of every project read, built once per process (statements are immutable:
+    `.where()` answers a copy), so that a request does not pay for building the joins again."""
+    owner, manager, type_item = aliased(User), aliased(User), aliased(ConfigListItem)
+    member_count = (
+        select(func.count(ProjectMember.id)).where(ProjectMember.project_id == Project.id)
+        .correlate(Project).scalar_subquery()
+    )
+    stmt = (
+        select(Project, owner.name, owner.picture, manager.name, type_item.label, type_item.value,
+               member_count.label("member_count"))
+        .outerjoin(owner, owner.id == Project.owner_id)
+        .outerjoin(manager, manager.id == Project.delivery_manager_id)
+        .outerjoin(type_item, type_item.id == Project.type_id)
+    )
+    return stmt
+
+
+def project_records(db, rows, *, detail: bool = False) -> list[dict]:
+    """Project records (the detail shape adds owner_picture and the SLA fields) with company_name and
+    task_count: one query each for the whole list."""
+    records = []
+    for project, owner_name, owner_picture, manager_name, type_label, type_value, member_count in rows:
+        record = {field: value_out(get_field(project, field)) for field in PROJECT_FIELDS}
+        record.update(owner_name=owner_name, delivery_manager_name=manager_name, type_label=type_label,
+                      type_value=type_value, member_count=int(member_count or 0), company_name=None, task_count=0)
+        if detail:
+            record.update(owner_picture=owner_picture, sla_policy_name=None, sla_response_hours=None,
+                          sla_resolution_hours=None)
+        records.append(record)
+    if not records:
+        return records
+    company_ids = sorted({r["company_id"] for r in records if r["company_id"]})
+    if company_ids:
+        from chalicelib.areas.deals import service as deals_service
+
+        names = deals_service.company_names(db, company_ids)
+        for record in records:
+            record["company_name"] = names.get(record["company_id"]) if record["company_id"] else None
+    from chalicelib.areas.tasks import service as tasks_service
+
+    counts = tasks_service.task_counts_by_project(db, [r["id"] for r in records])
+    for record in records:
+        record["task_count"] = int(counts.get(record["id"], 0))
+    return records
+
+
+def project_record(ctx, project_id: str, *, scope=None) -> dict:
+    """The detail shape of one project; with `scope` (a WHERE clause) a project outside it is 404.
+    Callers that have checked the scope already pass none."""
+    stmt = project_select().where(Project.id == project_id)
+    if scope is not None:
+        stmt = stmt.where(scope)
+    rows = ctx.db.execute(stmt).all()
+    if not rows:
+        raise not_found("Project")
+    return project_records(ctx.db, rows, detail=True)[0]
+
+
+# ---------------------------------------------------------------- members, goals, decisions
+
+def member_records(db, *, project_id: str) -> list[dict]:
+    """Members with their user's name, picture and job title, oldest first (one query)."""
+    rows = db.execute(
+        select(ProjectMember, User.name, User.picture, User.job_title)
+        .join(User, User.id == ProjectMember.user_id)
+        .where(ProjectMember.project_id == project_id)
+        .order_by(ProjectMember.created_at, User.name, ProjectMember.id)
+        .limit(SUB_LIST_LIMIT)
+    ).all()
+    return [
+        {"id": member.id, "project_id": member.project_id, "user_id": member.user_id, "role": member.role,
+         "created_at": value_out(member.created_at), "name": name, "picture": picture, "job_title": job_title}
+        for member, name, picture, job_title in rows
+    ]
+
+
+def goal_records(db, *, project_id: str) -> list[dict]:
+    """Goals by position then creation (one query)."""
+    goals = db.scalars(select(ProjectGoal).where(ProjectGoal.project_id == project_id)
+                       .order_by(ProjectGoal.position, ProjectGoal.created_at, ProjectGoal.id).limit(SUB_LIST_LIMIT))
+    return [row_dict(goal, GOAL_FIELDS) for goal in goals]
+
+
+def goal_record(goal: ProjectGoal) -> dict:
+    return row_dict(goal, GOAL_FIELDS)
+
+
+def decision_records(db, where) -> list[dict]:
+    """Decisions matching `where`, newest decided first, with decided_by_name (one query)."""
+    rows = db.execute(
+        select(ProjectDecision, User.name).outerjoin(User, User.id == ProjectDecision.decided_by).where(where)
+        .order_by(ProjectDecision.decided_at.desc().nulls_last(), ProjectDecision.created_at.desc(), ProjectDecision.id)
+        .limit(SUB_LIST_LIMIT)
+    ).all()
+    return [{**row_dict(decision, DECISION_FIELDS), "decided_by_name": name} for decision, name in rows]
+
+
+# ---------------------------------------------------------------- user checks
+
+def existing_user_ids(db, ids) -> set[str]:
+    ids = {i for i in ids if i}
+    if not ids:
+        return set()
+    return set(db.scalars(select(User.id).where(User.id.in_(ids))))
+
+
+def require_users(db, **fields) -> None:
+    """400 when any given user id does not match a user (one query for all of them)."""
+    wanted = {name: value for name, value in fields.items() if value}
+    found = existing_user_ids(db, wanted.values())
+    missing = [{"field": name, "message": "does not match a user"} for name, value in wanted.items()
+               if value not in found]
+    if missing:
+        raise BadRequest("Unknown user: " + ", ".join(m["field"] for m in missing), details=missing)
