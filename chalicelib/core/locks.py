@@ -84,7 +84,7 @@ def insert_ignore(db, model, rows: dict | Iterable[dict], *, conflict: Sequence[
     if not values:
         return 0
     stmt = _insert(db, model).values(values).on_conflict_do_nothing(index_elements=list(conflict))
-    inserted = db.execute(stmt.returning(model.__table__.c.id)).all()
+    inserted = db.execute(stmt.returning(*model.__table__.primary_key.columns)).all()
     return len(inserted)
 
 

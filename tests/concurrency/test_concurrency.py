@@ -37,7 +37,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def live(database_url):
+def live(database_url, app):  # app: every area's models imported, as the factories need
     """(base URL, sessionmaker) of a server on a database of its own."""
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
@@ -228,3 +228,31 @@ def test_concurrent_watch_and_member_adds_all_succeed(live):
                          .where(ProjectMember.project_id == project.id, ProjectMember.user_id == member.id)) == 1
     results = _all_at_once([(lambda: _call(base, "DELETE", f"/api/tasks/{task.id}/watch", token))] * THREADS)
     assert [status for status, _ in results] == [200] * THREADS, results
+
+
+def test_concurrent_page_creates_and_favourite_toggles(live):
+    from sqlalchemy import func, select
+
+    from chalicelib.areas.pages.models import Page, PageFavourite
+    from tests.factories import make_user
+
+    base, sessions = live
+    with sessions() as db:
+        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
+        parent = Page(title="Parent", created_by=user.id)
+        db.add(parent)
+        db.commit()
+    token = _token(user)
+    results = _all_at_once([(lambda i=i: _call(base, "POST", "/api/pages", token,
+                                               {"title": f"Child {i}", "parent_id": parent.id}))
+                            for i in range(THREADS)])
+    assert [status for status, _ in results] == [201] * THREADS, results
+    with sessions() as db:
+        positions = list(db.scalars(select(Page.position).where(Page.parent_id == parent.id)))
+    assert len(positions) == THREADS and len(set(positions)) == THREADS, positions
+    # toggles of one favourite serialise: half answer on, half off, and an even number leaves it off
+    results = _all_at_once([(lambda: _call(base, "POST", f"/api/pages/{parent.id}/favourite", token))] * THREADS)
+    assert [status for status, _ in results] == [200] * THREADS, results
+    assert sorted(body["is_favourited"] for _, body in results) == [False] * (THREADS // 2) + [True] * (THREADS // 2)
+    with sessions() as db:
+        assert db.scalar(select(func.count()).select_from(PageFavourite).where(PageFavourite.page_id == parent.id)) == 0

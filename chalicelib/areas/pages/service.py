@@ -10,7 +10,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import lock_key
+from chalicelib.core.locks import insert_ignore, lock_key
 from chalicelib.core.models import User
 from chalicelib.core.query import contains_text
 from chalicelib.core.serialize import flag, value_out
@@ -205,10 +205,11 @@ def delete_page(ctx, *, page_id: str) -> None:
 
 def toggle_favourite(ctx, *, page_id: str) -> bool:
     page_exists(ctx, page_id)
+    # concurrent toggles of one favourite run one after the other (each sees the last one's result)
+    lock_key(ctx.db, "page_favourite", page_id, ctx.user_id)
     removed = ctx.db.execute(delete(PageFavourite).where(PageFavourite.page_id == page_id,
                                                          PageFavourite.user_id == ctx.user_id)).rowcount
     if removed:
         return False
-    ctx.db.add(PageFavourite(page_id=page_id, user_id=ctx.user_id))
-    ctx.db.flush()
+    insert_ignore(ctx.db, PageFavourite, {"page_id": page_id, "user_id": ctx.user_id}, conflict=("user_id", "page_id"))
     return True
