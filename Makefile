@@ -20,7 +20,9 @@ venv: $(VENV)/.installed
 migrate: venv
 	$(PY) -m chalicelib.cli migrate
 
-run: venv migrate
+run: venv
+	@$(PY) -m chalicelib.cli preflight --port $(PORT)
+	$(PY) -m chalicelib.cli migrate
 	$(VENV)/bin/chalice local --no-autoreload --host 127.0.0.1 --port $(PORT) --stage $(STAGE)
 
 # The local queue worker: consumes NOTIFICATIONS_QUEUE_URL (a moto server or AWS) as the Lambda does.

@@ -91,6 +91,47 @@ def _token(args) -> int:
     return 0
 
 
+def _preflight(args) -> int:
+    """What `make run` checks before it starts: the port is free and the database answers. One clear
+    line and exit status 1 otherwise (never a traceback)."""
+    import socket
+
+    from sqlalchemy import text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from chalicelib.core.settings import get_settings
+
+    with socket.socket() as probe:
+        try:
+            probe.bind((args.host, args.port))
+        except OSError:
+            print(f"make run: port {args.port} on {args.host} is in use; stop what holds it or choose another "
+                  f"(make run PORT=8001)", file=sys.stderr)
+            return 1
+    try:
+        url = get_settings().database_url
+    except Exception as exc:  # noqa: BLE001 - a settings problem is reported in one line too
+        print(f"make run: the settings are invalid: {exc}", file=sys.stderr)
+        return 1
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    target = make_url(url)
+    shown = target.render_as_string(hide_password=True)
+    connect_args = {"timeout": 5} if target.drivername.endswith("pg8000") else {}
+    try:
+        engine = create_engine(url, connect_args=connect_args)
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+        engine.dispose()
+    except (SQLAlchemyError, OSError) as exc:
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0][:200]
+        print(f"make run: the database at {shown} is unreachable ({reason}); start it or set DATABASE_URL",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
 def _migrate(args) -> int:
     from chalicelib.migrations.runner import upgrade
 
@@ -192,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--email", required=True)
     p.add_argument("--days", type=int, default=30)
     p.set_defaults(run=_token)
+    p = sub.add_parser("preflight", help="check the port is free and the database answers (make run)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--host", default="127.0.0.1")
+    p.set_defaults(run=_preflight)
     p = sub.add_parser("migrate", help="apply migrations")
     p.add_argument("--revision", default="heads")
     p.set_defaults(run=_migrate)

@@ -52,6 +52,8 @@ class Settings(BaseModel):
     aws_endpoint_url: str | None = None
     aws_region: str = "ap-southeast-2"
     secrets_key: str | None = None
+    # where the provider secrets live in production (core/secrets.py): a Secrets Manager secret, or ssm:/path/
+    provider_secrets_id: str | None = None
     org_timezone: str = "Australia/Sydney"
     public_base_url: str = "http://127.0.0.1:8000"
     # origins (scheme://host[:port], comma-separated) whose pages may send cookie-authenticated writes;
@@ -108,6 +110,15 @@ def load_settings() -> Settings:
     # boto3 reads AWS_DEFAULT_REGION too (the moto server and the AWS CLI set that one)
     if "aws_region" not in values and _env("AWS_DEFAULT_REGION"):
         values["aws_region"] = _env("AWS_DEFAULT_REGION")
+    if values.get("provider_secrets_id"):
+        from .secrets import read_provider_secrets
+
+        stored = read_provider_secrets(values["provider_secrets_id"], region=values.get("aws_region", "ap-southeast-2"),
+                                       endpoint_url=values.get("aws_endpoint_url"))
+        for name, value in stored.items():
+            field = name.lower()
+            if field in Settings.model_fields and field not in values and field != "provider_secrets_id":
+                values[field] = value
     values["database_url"] = normalise_database_url(values["database_url"])
     values["stage"] = _env("WMS_STAGE", values.get("stage", "dev"))
     settings = Settings(**values)

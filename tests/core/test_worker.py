@@ -88,3 +88,39 @@ def test_local_aws_creates_the_bucket_and_queues_and_prints_the_settings(set_env
         assert any(url.endswith("/q-local") for url in urls) and any(url.endswith("/q-local-dlq") for url in urls)
         assert cli.main(["local-aws", "--real-aws", "--bucket", "b-local", "--queue", "q-local"]) == 0  # again: fine
         reset_clients()
+
+
+def test_preflight_names_a_busy_port_in_one_line(capsys):
+    import socket
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        assert cli.main(["preflight", "--port", str(port)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"port {port}" in err and "Traceback" not in err
+
+
+def test_preflight_names_an_unreachable_database_in_one_line(set_env, capsys):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = probe.getsockname()[1]
+    set_env(DATABASE_URL=f"postgresql://wms:secret-pass@127.0.0.1:{dead}/wms")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    assert cli.main(["preflight", "--port", str(free)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "unreachable" in err and "secret-pass" not in err
+
+
+def test_preflight_passes_on_a_free_port_and_a_live_database(capsys):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    assert cli.main(["preflight", "--port", str(free)]) == 0

@@ -178,3 +178,29 @@ def test_migrations_run_through_a_custom_resource_before_the_code_changes(templa
     for name, resource in functions(template).items():
         if name != "MigrationsFunction":
             assert "Migrations" in resource["DependsOn"], name
+
+
+def test_gateway_answers_carry_the_error_body_and_never_echo_the_authorization_header(template):
+    import json as jsonlib
+
+    responses = {r["Properties"]["ResponseType"]: r["Properties"] for r in template["Resources"].values()
+                 if r["Type"] == "AWS::ApiGateway::GatewayResponse"}
+    for kind in ("MISSING_AUTHENTICATION_TOKEN", "DEFAULT_4XX", "DEFAULT_5XX", "THROTTLED", "REQUEST_TOO_LARGE",
+                 "INTEGRATION_TIMEOUT", "UNAUTHORIZED", "ACCESS_DENIED"):
+        assert kind in responses, kind
+    assert responses["MISSING_AUTHENTICATION_TOKEN"]["StatusCode"] == "404"  # an unknown route is a 404
+    for kind, props in responses.items():
+        assert props["RestApiId"] == {"Ref": "RestAPI"}
+        body = props["ResponseTemplates"]["application/json"]
+        assert "$context" not in body and "Authorization" not in body, kind  # fixed text, nothing echoed
+        assert set(jsonlib.loads(body)) == {"error"}
+        assert props["ResponseParameters"]["gatewayresponse.header.Content-Type"] == "'application/json'"
+
+
+def test_provider_secrets_come_from_secrets_manager(template):
+    secret = template["Resources"]["ProviderSecrets"]
+    assert secret["Type"] == "AWS::SecretsManager::Secret"
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    assert variables["PROVIDER_SECRETS_ID"] == {"Ref": "ProviderSecrets"}
+    for name in ("AI_API_KEY", "CHAT_BOT_TOKEN", "VAPID_PRIVATE_KEY"):
+        assert name not in variables
