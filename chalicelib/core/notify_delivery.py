@@ -8,10 +8,8 @@
 """
 from __future__ import annotations
 
-import json
 import logging
 from datetime import timedelta
-from typing import Any, Iterable
 
 from sqlalchemy import or_, select
 
@@ -175,29 +173,6 @@ def deliver_message(message: dict) -> str:
     """The in-process queue handler (no queue URL): deliver at once; failures stay `failed` for
     `drain_pending` to retry."""
     return deliver(message["delivery_id"])
-
-
-def _records(event: Any) -> Iterable[dict]:
-    if hasattr(event, "to_dict"):
-        event = event.to_dict()
-    return event.get("Records", []) if isinstance(event, dict) else []
-
-
-def process_sqs_event(event: Any) -> dict:
-    """The queue worker: deliver each record's message; answer SQS's partial batch response
-    `{"batchItemFailures": [{"itemIdentifier": messageId}]}` naming the records to retry."""
-    failures = []
-    for record in _records(event):
-        message_id = record.get("messageId")
-        try:
-            delivery_id = json.loads(record["body"])["delivery_id"]
-            outcome = deliver(delivery_id)
-        except Exception:  # noqa: BLE001 - one bad record must not fail the batch
-            log.exception("notification queue record %s could not be processed", message_id)
-            outcome = "failed"
-        if outcome == "failed":
-            failures.append({"itemIdentifier": message_id})
-    return {"batchItemFailures": failures}
 
 
 def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit: int = 500) -> dict:

@@ -59,7 +59,7 @@ def poll(queue: str, handler: Callable[[dict], dict], *, once: bool = False, wai
     to `handler` as Lambda would (an SQS event), delete the messages it did not name in
     `batchItemFailures`; the failed ones stay and come back after the visibility timeout (and reach the
     dead-letter queue after its receive count), exactly as with the Lambda event source mapping.
-    `once`: stop at the first empty receive. Answers counts."""
+    `once`: stop at the first empty (one-second long-poll) receive. Answers counts."""
     url = queue_url(queue)
     if not url:
         raise RuntimeError(f"no queue URL for {queue!r}: set {QUEUE_SETTINGS[queue].upper()} (in-process delivery "
@@ -67,7 +67,10 @@ def poll(queue: str, handler: Callable[[dict], dict], *, once: bool = False, wai
     sqs = client("sqs")
     counts = {"batches": 0, "received": 0, "deleted": 0, "failed": 0}
     while not stop():
-        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0 if once else wait_seconds,
+        # `once` long-polls too (one second): a short poll samples only some SQS servers and can answer
+        # empty while messages wait, which would end the drain early
+        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10,
+                                     WaitTimeSeconds=min(wait_seconds, 1) if once else wait_seconds,
                                      AttributeNames=["All"])
         messages = answer.get("Messages", []) or []
         if not messages:

@@ -124,3 +124,41 @@ def test_preflight_passes_on_a_free_port_and_a_live_database(capsys):
         probe.bind(("127.0.0.1", 0))
         free = probe.getsockname()[1]
     assert cli.main(["preflight", "--port", str(free)]) == 0
+
+
+def test_a_mixed_batch_deletes_what_was_delivered_and_keeps_what_failed(api, db, aws, capsys):
+    boss = make_user(db, access_level="executive")
+    assignee = make_user(db)
+    from tests.core.test_notify import make_subscription
+
+    make_subscription(db, assignee)
+    task = make_task(db, created_by=boss.id)
+    assert api.put(f"/api/tasks/{task.id}", as_=boss, json={"assignee_id": assignee.id}).status == 200
+    deliveries = db.scalars(select(NotificationDelivery).where(NotificationDelivery.user_id == assignee.id)).all()
+    aws["sqs"].send_message(QueueUrl=aws["queue_url"], MessageBody=json.dumps({"no": "delivery id"}))
+    assert queued(aws) == len(deliveries) + 1
+
+    assert cli.main(["worker", "--once"]) == 0
+    counts = json.loads(capsys.readouterr().out)
+    assert (counts["received"], counts["deleted"], counts["failed"]) == (len(deliveries) + 1, len(deliveries), 1)
+    db.expire_all()
+    assert {db.get(NotificationDelivery, d.id).status for d in deliveries} == {"sent"}
+    assert queued(aws) == 1  # only the failed one stays (invisible until its visibility timeout ends)
+
+
+def test_the_bounded_drain_long_polls_so_a_real_queue_is_not_left_half_read(aws, capsys):
+    """`worker --once` stops at the first empty receive; a short poll (WaitTimeSeconds=0) samples only
+    some SQS servers and may answer empty while messages wait, so every receive long-polls."""
+    from chalicelib.core.aws import client
+
+    waits = []
+    sqs = client("sqs")
+    hook = lambda params, **kwargs: waits.append(params.get("WaitTimeSeconds"))  # noqa: E731
+    sqs.meta.events.register("provide-client-params.sqs.ReceiveMessage", hook)
+    try:
+        aws["sqs"].send_message(QueueUrl=aws["queue_url"], MessageBody=json.dumps({"delivery_id": "missing"}))
+        assert cli.main(["worker", "--once"]) == 0
+    finally:
+        sqs.meta.events.unregister("provide-client-params.sqs.ReceiveMessage", hook)
+    assert json.loads(capsys.readouterr().out)["deleted"] == 1
+    assert len(waits) == 2 and all(wait and wait >= 1 for wait in waits), waits

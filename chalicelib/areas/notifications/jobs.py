@@ -5,15 +5,41 @@ database engine are created lazily by `core.db.unit_of_work()`, used by every de
 """
 from __future__ import annotations
 
+import json
+import logging
 from typing import Any
 
 from chalicelib.core import notify_delivery
 
+log = logging.getLogger("wms.notify")
+
+
+class DeliveryFailed(Exception):
+    """A queued delivery that failed: its message stays on the queue for SQS to redeliver."""
+
+
+def _deliver_record(record) -> str:
+    try:
+        outcome = notify_delivery.deliver(json.loads(record.body)["delivery_id"])
+    except Exception:  # one bad record fails only itself (Powertools reports it)
+        log.exception("notification queue record %s could not be processed", record.message_id)
+        raise
+    if outcome == "failed":
+        raise DeliveryFailed(record.message_id)
+    return outcome
+
 
 def handle_queue_event(event: Any) -> dict:
-    """SQS batch: deliver each message (idempotent per delivery id); answer the partial batch
-    response `{"batchItemFailures": [{"itemIdentifier": messageId}, ...]}` for the failed ones."""
-    return notify_delivery.process_sqs_event(event)
+    """SQS batch (the Lambda event source, and `cli worker`): deliver each message (idempotent per
+    delivery id) through AWS Lambda Powertools' batch processor, which answers the partial batch
+    response `{"batchItemFailures": [{"itemIdentifier": messageId}, ...]}` naming the failed ones.
+    A batch that fails entirely is answered the same way (every record named), not raised."""
+    from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+
+    if hasattr(event, "to_dict"):  # Chalice's SQSEvent
+        event = event.to_dict()
+    processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+    return dict(process_partial_response(event=event, record_handler=_deliver_record, processor=processor))
 
 
 def drain_pending() -> dict:
