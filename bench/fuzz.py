@@ -219,6 +219,28 @@ class KnownIds:
                 fields = {k: v for k, v in record.items() if isinstance(v, str) and len(v) <= 200}
                 self.by_collection[path].append({"params": dict(path_parameters or {}), "record": fields})
 
+    def follow_links(self, response, links: dict) -> int:
+        """The OpenAPI links of the answered operation: each `$response.body#/<pointer>` parameter's value
+        joins the pool of that parameter name. Answers how many values it took."""
+        if response.status_code >= 300 or not links:
+            return 0
+        try:
+            body = json.loads(response.content or b"")
+        except ValueError:
+            return 0
+        taken = 0
+        for link in links.values():
+            for name, expression in link.get("parameters", {}).items():
+                if not isinstance(expression, str) or not expression.startswith("$response.body#/"):
+                    continue
+                value = body
+                for part in expression[len("$response.body#/"):].split("/"):
+                    value = value.get(part) if isinstance(value, dict) else None
+                if isinstance(value, str):
+                    self.by_name[name].add(value)
+                    taken += 1
+        return taken
+
     def combos(self, path: str) -> list[dict]:
         """Complete sets of path parameters for `path`, matching parents first, else by name."""
         names = _PARAM.findall(path)
@@ -402,6 +424,8 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
         except Exception:  # noqa: BLE001 - nothing to violate in this operation
             pass
         components = document.get("components", {}).get("schemas", {})
+        responses = document["paths"].get(path, {}).get(method.lower(), {}).get("responses", {})
+        links = {name: link for answer in responses.values() for name, link in answer.get("links", {}).items()}
         body_schema = (document["paths"].get(path, {}).get(method.lower(), {}).get("requestBody", {})
                        .get("content", {}).get("application/json", {}).get("schema"))
         seeded = plausible(body_schema, components, known) if body_schema is not None else None
@@ -434,6 +458,7 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
             if not has_request_id(response) and not is_gateway_miss(response):
                 missing_request_ids.append({"operation": label, "status": response.status_code})
             known.harvest(response, method, path, case.path_parameters)
+            stats["link_values"] = stats.get("link_values", 0) + known.follow_links(response, links)
             if response.status_code >= 500:
                 key = (method, path, response.status_code, (response.content or b"")[:200])
                 if key in server_errors:

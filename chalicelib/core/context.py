@@ -47,6 +47,11 @@ class Context:
     def after_commit(self, callback: Callable[[], None]) -> None:
         self.uow.after_commit(callback)
 
+    def release_connection(self) -> None:
+        """Before a slow provider call (AI, chat, ledger): end the read transaction and return the
+        connection; what is written after the call is committed as usual (core/db.py UnitOfWork.release)."""
+        self.uow.release()
+
     def require(self, tool: str, level: str) -> None:
         if self.principal is None:
             raise Forbidden(f"Permission {tool}:{level} required")

@@ -152,6 +152,15 @@ class UnitOfWork:
             except Exception:  # noqa: BLE001 - the data is committed; a failed send is logged, not a 500
                 logging.getLogger("wms.db").exception("after-commit callback failed")
 
+    def release(self) -> None:
+        """End the (read-only so far) transaction and give the connection back before a slow call to a
+        provider; the next statement opens a new transaction, committed by the unit of work as usual.
+        Refuses when the session holds unsaved changes: writes belong after the call."""
+        session = self.session
+        if session.new or session.dirty or session.deleted:
+            raise RuntimeError("release() with unsaved changes: do the provider call before writing")
+        session.commit()
+
     def rollback(self, *, invalidate: bool = False) -> None:
         """`invalidate`: the failure may have left the connection out of step with the server (an
         exception raised while a statement was being sent, such as a driver failing to encode a

@@ -95,6 +95,21 @@ def json_response(body: Any, status: int = 200, headers: dict | None = None) -> 
     )
 
 
+def file_response(request, body: bytes, status: int, headers: dict) -> Response:
+    """A file's bytes. Chalice (like API Gateway) sends a binary body only to a request whose Accept names
+    a binary type; a browser's `*/*`, no Accept at all, or `application/json` get the file all the same:
+    the request is taken to accept the type of what it asked for."""
+    accept = (request.headers or {}).get("accept") if request is not None else None
+    content_type = headers.get("Content-Type")
+    if content_type and request is not None and (not accept or "*/*" in accept or "application/json" in accept):
+        request.headers._dict["accept"] = content_type  # chalice's read-only mapping of the request headers
+    return Response(body=body or "", status_code=status, headers=headers)
+
+
+def redirect_response(location: str, status: int = 302, headers: dict | None = None) -> Response:
+    return Response(body="", status_code=status, headers={"Location": location, **(headers or {})})
+
+
 def error_response(error: DomainError) -> Response:
     return json_response(error.body(), error.status)
 

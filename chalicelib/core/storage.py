@@ -76,3 +76,44 @@ def delete(key: str) -> None:
     path = _local_path(key)
     path.unlink(missing_ok=True)
     path.with_name(path.name + ".content-type").unlink(missing_ok=True)
+
+
+# --- direct transfers (S3 only): file bytes never pass through a Lambda function ----------------
+
+def direct() -> bool:
+    """Whether uploads and downloads go straight to the bucket (S3 configured), not through the API."""
+    return bool(get_settings().uploads_bucket)
+
+
+def presign_post(key: str, content_type: str, max_bytes: int, expires: int = 600) -> dict:
+    """A presigned POST for exactly this key and type, at most `max_bytes`: `{url, fields}`."""
+    bucket = get_settings().uploads_bucket
+    return client("s3").generate_presigned_post(
+        bucket, key, Fields={"Content-Type": content_type},
+        Conditions=[{"Content-Type": content_type}, ["content-length-range", 1, max_bytes]], ExpiresIn=expires)
+
+
+def presign_get(key: str, expires: int = 300, *, download_name: str | None = None) -> str:
+    params = {"Bucket": get_settings().uploads_bucket, "Key": key}
+    if download_name:
+        params["ResponseContentDisposition"] = f'attachment; filename="{download_name}"'
+    return client("s3").generate_presigned_url("get_object", Params=params, ExpiresIn=expires)
+
+
+def head(key: str, first_bytes: int = 4096) -> tuple[int, bytes, str] | None:
+    """(size, the first bytes, content type) of a stored object, or None when it does not exist."""
+    settings = get_settings()
+    if settings.uploads_bucket:
+        s3 = client("s3")
+        try:
+            result = s3.get_object(Bucket=settings.uploads_bucket, Key=key, Range=f"bytes=0-{first_bytes - 1}")
+        except Exception as exc:  # NoSuchKey, or a ClientError 404 on some backends
+            code = getattr(exc, "response", {}).get("Error", {}).get("Code")
+            if code in ("NoSuchKey", "404", "InvalidRange"):
+                return None
+            raise
+        total = result.get("ContentRange", "").rsplit("/", 1)[-1]
+        size = int(total) if total.isdigit() else int(result.get("ContentLength") or 0)
+        return size, result["Body"].read(), result.get("ContentType") or ""
+    stored = get(key)
+    return None if stored is None else (len(stored.body), stored.body[:first_bytes], stored.content_type)

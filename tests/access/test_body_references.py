@@ -37,6 +37,7 @@ BODY_UNSCOPED = {
     "sla_policy_id": "service levels are organisation-wide (their area is not built yet)",
     "entity_id": "pages are shared by every pages holder; the entity link is a label (docs/decisions/pages.md)",
     "parent_id": "pages are shared by every pages holder",
+    "page_id": "an upload's folder is named after a page; pages are shared by every pages holder",
 }
 
 

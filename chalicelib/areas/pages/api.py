@@ -1,10 +1,11 @@
 """Pages routes: the page tree, favourites, AI editing, discussions, uploads and versions."""
-from chalice import Blueprint
+from chalice import Blueprint, Response
 
-from chalicelib.core.http import endpoint
+from chalicelib.core.http import endpoint, file_response, redirect_response
+from chalicelib.core.multipart import read_form
 
 from . import service, service_ai, service_discussions, service_uploads, service_versions
-from .schemas import (AICommand, CommentCreate, CommentUpdate, CopilotRequest, DiscussionCreate, PageCreate,
+from .schemas import (PresignRead, UploadConfirm, UploadPresign, UploadRead, AICommand, CommentCreate, CommentUpdate, CopilotRequest, DiscussionCreate, PageCreate,
                       PageListQuery, PageUpdate)
 
 
@@ -62,7 +63,7 @@ def toggle_favourite(ctx, page_id: str):
 @endpoint(tool="pages", level="update", body=AICommand, response_content="text/event-stream", errors=(502, 503))
 def ai_command(ctx, body: AICommand):
     """Edit, rewrite or generate editor content; answers a UI message stream."""
-    return service_ai.command(ctx, data=body)
+    return Response(body=service_ai.command(ctx, data=body), status_code=200, headers=dict(service_ai.STREAM_HEADERS))
 
 
 @bp.route("/api/pages/ai/copilot", methods=["POST"])
@@ -130,17 +131,36 @@ def delete_comment(ctx, page_id: str, discussion_id: str, comment_id: str):
 # --- uploads ---------------------------------------------------------------------------------
 
 @bp.route("/api/pages/upload", methods=["POST"])
-@endpoint(tool="pages", level="update", request_content="multipart/form-data", errors=(413, 415))
+@endpoint(tool="pages", level="update", request_content="multipart/form-data", errors=(413, 415), response=UploadRead)
 def upload_file(ctx):
     """Upload a media file (multipart/form-data: file, pageId)."""
-    return service_uploads.upload(ctx)
+    form = read_form(ctx.request, max_bytes=service_uploads.MAX_UPLOAD_BYTES + service_uploads.MULTIPART_OVERHEAD)
+    return service_uploads.upload(ctx, file=form.file("file"), page_id=form.value("pageId"))
+
+
+@bp.route("/api/pages/upload/presign", methods=["POST"])
+@endpoint(tool="pages", level="update", body=UploadPresign, errors=(409, 413, 415), response=PresignRead)
+def presign_upload(ctx, body: UploadPresign):
+    """A presigned POST straight to the bucket (S3 storage), after the type and size checks."""
+    return service_uploads.presign(ctx, data=body)
+
+
+@bp.route("/api/pages/upload/confirm", methods=["POST"])
+@endpoint(tool="pages", level="update", body=UploadConfirm, errors=(413, 415), response=UploadRead)
+def confirm_upload(ctx, body: UploadConfirm):
+    """Confirm a direct upload: the stored object's size and signature bytes are checked."""
+    return service_uploads.confirm(ctx, data=body)
 
 
 @bp.route("/api/pages/uploads/pages/{page_id}/{file_name}", methods=["GET"])
-@endpoint(auth="public", response_content="application/octet-stream", errors=(304, 404))
+@endpoint(auth="public", response_content="application/octet-stream", errors=(302, 304, 404))
 def serve_upload(ctx, page_id: str, file_name: str):
-    """An uploaded file (public, cached for a year)."""
-    return service_uploads.serve(ctx, page_id=page_id, file_name=file_name)
+    """An uploaded file (public, cached for a year); with S3 storage a redirect to a short-lived URL."""
+    served = service_uploads.serve(ctx, page_id=page_id, file_name=file_name,
+                                   if_none_match=ctx.header("If-None-Match"))
+    if served.redirect:
+        return redirect_response(served.redirect, headers=served.headers)
+    return file_response(ctx.request, served.body, served.status, served.headers)
 
 
 # --- versions --------------------------------------------------------------------------------

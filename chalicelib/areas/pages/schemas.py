@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
-from chalicelib.core.schemas import Input
+from chalicelib.core.schemas import Input, Read
 
 
 def rich_text(value: Any) -> str | None:
@@ -128,3 +128,37 @@ class AICommand(Input):
 class CopilotRequest(Input):
     prompt: str = Field(min_length=1, max_length=20000)
     system: str | None = Field(default=None, max_length=20000)
+
+
+
+# --- uploads ----------------------------------------------------------------------------------------
+
+class UploadPresign(Input):
+    """A direct upload to the bucket: what the browser is about to send."""
+
+    file_name: Annotated[str, StringConstraints(max_length=255)] | None = None
+    content_type: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+    size: Annotated[int, Field(ge=1)]
+    page_id: Annotated[str, StringConstraints(max_length=64)] | None = None
+
+
+class UploadConfirm(Input):
+    key: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+    file_name: Annotated[str, StringConstraints(max_length=255)] | None = None
+
+
+class UploadRead(Read):
+    url: str
+    appUrl: str  # noqa: N815 - the spec's name
+    name: str
+    size: int
+    type: str
+    key: str
+
+
+class PresignRead(Read):
+    key: str
+    url: str
+    fields: dict[str, str]
+    expires_in: int
+    max_bytes: int

@@ -12,7 +12,6 @@ import re
 import time
 import uuid
 
-from chalice import Response
 
 from chalicelib.core.errors import BadRequest, RequestTimeout
 from chalicelib.providers.ai import get_ai
@@ -111,7 +110,7 @@ def ui_message_stream(tool_name: str, text: str) -> str:
     return "".join(_event(part) for part in parts)
 
 
-def command(ctx, *, data) -> Response:
+def command(ctx, *, data) -> str:
     """Edit the selection (tool `edit`), rewrite it (a selection with another tool), or generate."""
     instruction = _instruction(data.messages)
     children = data.ctx.children
@@ -123,9 +122,10 @@ def command(ctx, *, data) -> Response:
         mode = "edit"
     else:
         mode = "rewrite"
+    ctx.release_connection()  # nothing is read or written here: hold no transaction during the call
     text = get_ai().edit_text(mode=mode, instruction=instruction, text=selected or None,
                               context=document_text(children)[:CONTEXT_LIMIT] or None)
-    return Response(body=ui_message_stream(mode, text), status_code=200, headers=dict(STREAM_HEADERS))
+    return ui_message_stream(mode, text)
 
 
 # --- copilot ---------------------------------------------------------------------------------
@@ -164,6 +164,7 @@ def copilot(ctx, *, data) -> dict:
         raise RequestTimeout("Copilot request aborted by the client")
     started = _clock()
     ai = get_ai()
+    ctx.release_connection()
     try:
         text = ai.complete(prefix=data.prompt, max_tokens=COPILOT_MAX_TOKENS, system=data.system or None,
                            timeout=max(0.001, budget))

@@ -59,7 +59,9 @@ def generate_summary(ctx, *, project_id: str) -> dict:
 
     load_project(ctx, project_id)
     ai = get_ai()
-    result = ai.project_summary(summary_facts(ctx, project_id))
+    facts = summary_facts(ctx, project_id)
+    ctx.release_connection()  # no transaction is held open while the provider answers
+    result = ai.project_summary(facts)
     summary = ctx.db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id))
     if summary is None:
         summary = ProjectAISummary(project_id=project_id)

@@ -41,8 +41,25 @@ def upload(api, user, body: bytes, *, content_type=f"multipart/form-data; bounda
     return api.post("/api/pages/upload", as_=user, body=body, headers={"Content-Type": content_type})
 
 
+class Followed:
+    """The bucket's answer to a presigned GET (moto), shaped like an ApiResponse."""
+
+    def __init__(self, raw) -> None:
+        self.status = raw.status_code
+        self.body = raw.content
+        self.headers = {key.lower(): value for key, value in raw.headers.items()}
+
+
 def fetch(api, url, **headers):
-    return api.get(url, headers={"Accept": "*/*", **headers})
+    """GET a served file as a browser would: a redirect to the bucket (S3 storage) is followed."""
+    response = api.get(url, headers={"Accept": "*/*", **headers})
+    if response.status == 302:
+        import requests
+
+        location = response.headers["location"]
+        assert location.startswith("https://") and "Signature" in location or "X-Amz-Signature" in location
+        return Followed(requests.get(location, timeout=10))
+    return response
 
 
 @pytest.fixture
@@ -63,13 +80,31 @@ def test_png_upload_is_stored_and_served_publicly(api, user, aws):
     assert (out["name"], out["size"], out["type"]) == ("diagram.png", len(data), "image/png")
     stored = aws["s3"].get_object(Bucket=aws["bucket"], Key=out["key"])
     assert stored["Body"].read() == data and stored["ContentType"] == "image/png"
-    served = fetch(api, out["url"])  # no token: public
+    redirect = api.get(out["url"])  # no token: public; with S3 the bytes never pass through the API
+    assert redirect.status == 302 and redirect.body == b""
+    assert redirect.headers["cache-control"].startswith("private, max-age=")
+    served = fetch(api, out["url"])
+    assert served.status == 200 and served.body == data
+
+
+def test_local_folder_serves_the_bytes_with_cache_headers(api, user):
+    data = png_bytes()
+    out = upload(api, user, multipart(filename="diagram.png", content_type="image/png", data=data)).json
+    served = fetch(api, out["url"])
     assert served.status == 200
     assert served.body == data
     assert served.headers["content-type"] == "image/png"
     assert served.headers["cache-control"] == "public, max-age=31536000, immutable"
     assert served.headers["etag"] and served.headers["x-content-type-options"] == "nosniff"
     assert "content-security-policy" not in served.headers
+
+
+@pytest.mark.parametrize("accept", [None, "*/*", "application/json", "text/html,*/*;q=0.8"])
+def test_a_file_is_served_whatever_the_accept_header(api, user, accept):
+    data = png_bytes()
+    out = upload(api, user, multipart(filename="a.png", content_type="image/png", data=data)).json
+    served = api.get(out["url"], headers={} if accept is None else {"Accept": accept})
+    assert served.status == 200 and served.body == data, served
 
 
 def test_jpeg_upload_defaults_to_general_and_keeps_binary_intact(api, user, aws):
@@ -96,7 +131,7 @@ def test_type_guessed_from_name_when_browser_sends_octet_stream(api, user, aws):
     assert response.status == 200 and response.json["type"] == "video/mp4"
 
 
-def test_cached_refetch_with_etag_is_304(api, user, aws):
+def test_cached_refetch_with_etag_is_304(api, user):
     url = upload(api, user, multipart(filename="a.png", content_type="image/png", data=png_bytes())).json["url"]
     etag = fetch(api, url).headers["etag"]
     again = fetch(api, url, **{"If-None-Match": etag})
@@ -107,7 +142,14 @@ def test_cached_refetch_with_etag_is_304(api, user, aws):
     assert fetch(api, url, **{"If-None-Match": '"stale"'}).status == 200
 
 
-def test_svg_is_served_so_it_cannot_run_script(api, user, aws):
+def test_svg_from_the_bucket_is_a_download(api, user, aws):
+    response = upload(api, user, multipart(filename="logo.svg", content_type="image/svg+xml", data=SVG))
+    location = api.get(response.json["url"]).headers["location"]
+    assert "response-content-disposition=attachment" in location
+    assert fetch(api, response.json["url"]).body == SVG
+
+
+def test_svg_is_served_so_it_cannot_run_script(api, user):
     response = upload(api, user, multipart(filename="logo.svg", content_type="image/svg+xml", data=SVG))
     assert response.status == 200 and response.json["key"].endswith(".svg")
     served = fetch(api, response.json["url"])
@@ -198,3 +240,68 @@ def test_every_allowed_type_gets_its_extension(api, user, aws, content_type, dat
 def test_non_ascii_file_name_is_returned(api, user, aws):
     response = upload(api, user, multipart(filename="résumé 2026.pdf", content_type="application/pdf", data=PDF))
     assert response.status == 200 and response.json["name"] == "résumé 2026.pdf"
+
+
+# --- direct uploads to the bucket (issue 10 item 7) ----------------------------------------------
+
+def post_to_bucket(presigned: dict, data: bytes, content_type: str) -> int:
+    import requests
+
+    answer = requests.post(presigned["url"], data=presigned["fields"],
+                           files={"file": ("upload", data, content_type)}, timeout=10)
+    return answer.status_code
+
+
+def test_direct_upload_presign_post_then_confirm(api, user, aws):
+    data = png_bytes()
+    presign = api.post("/api/pages/upload/presign", as_=user,
+                       json={"file_name": "big.png", "content_type": "image/png", "size": len(data), "page_id": "p-1"})
+    assert presign.status == 200, presign
+    out = presign.json
+    assert KEY.match(out["key"]) and out["key"].startswith("pages/p-1/") and out["key"].endswith(".png")
+    assert out["fields"]["Content-Type"] == "image/png" and out["fields"]["key"] == out["key"]
+    assert out["max_bytes"] == 10 * 1024 * 1024 and out["expires_in"] > 0
+    assert post_to_bucket(out, data, "image/png") in (200, 201, 204)
+    confirmed = api.post("/api/pages/upload/confirm", as_=user, json={"key": out["key"], "file_name": "big.png"})
+    assert confirmed.status == 200, confirmed
+    assert confirmed.json == {"url": f"/api/pages/uploads/{out['key']}", "appUrl": f"/api/pages/uploads/{out['key']}",
+                              "name": "big.png", "size": len(data), "type": "image/png", "key": out["key"]}
+    assert fetch(api, confirmed.json["url"]).body == data
+
+
+def test_presign_makes_the_upload_checks_first(api, user, aws):
+    def presign(**body):
+        return api.post("/api/pages/upload/presign", as_=user,
+                        json={"content_type": "image/png", "size": 10, **body})
+
+    assert presign(content_type="application/x-msdownload", file_name="x.exe").status == 415
+    assert presign(size=10 * 1024 * 1024 + 1).status == 413
+    assert presign(size=0).status == 400
+    assert presign(page_id="../../etc").status == 400
+
+
+def test_confirm_refuses_and_removes_an_object_whose_bytes_are_not_its_type(api, user, aws):
+    out = api.post("/api/pages/upload/presign", as_=user,
+                   json={"file_name": "fake.png", "content_type": "image/png", "size": 20}).json
+    assert post_to_bucket(out, b"MZ\x90\x00 not an image at all", "image/png") in (200, 201, 204)
+    refused = api.post("/api/pages/upload/confirm", as_=user, json={"key": out["key"]})
+    assert refused.status == 415
+    assert api.post("/api/pages/upload/confirm", as_=user, json={"key": out["key"]}).status == 404  # deleted
+
+
+def test_confirm_of_a_key_never_uploaded_or_not_an_upload_key(api, user, aws):
+    missing = "pages/general/00000000-0000-4000-8000-000000000000.png"
+    assert api.post("/api/pages/upload/confirm", as_=user, json={"key": missing}).status == 404
+    assert api.post("/api/pages/upload/confirm", as_=user, json={"key": "../secrets.txt"}).status == 400
+
+
+def test_direct_uploads_need_s3_storage(api, user):
+    response = api.post("/api/pages/upload/presign", as_=user, json={"content_type": "image/png", "size": 10})
+    assert response.status == 409 and "UPLOADS_BUCKET" in response.json["error"]
+
+
+def test_direct_uploads_need_pages_update(api, db, aws):
+    viewer = make_user(db)
+    grant(db, viewer, "pages", "view")
+    response = api.post("/api/pages/upload/presign", as_=viewer, json={"content_type": "image/png", "size": 10})
+    assert response.status == 403
