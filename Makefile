@@ -26,8 +26,10 @@ run: venv
 	$(VENV)/bin/chalice local --no-autoreload --host 127.0.0.1 --port $(PORT) --stage $(STAGE)
 
 # The local queue worker: consumes NOTIFICATIONS_QUEUE_URL (a moto server or AWS) as the Lambda does.
+# make worker WORKER_ARGS=--once: deliver what is queued, then stop.
+WORKER_ARGS ?=
 worker: venv
-	$(PY) -m chalicelib.cli worker
+	$(PY) -m chalicelib.cli worker $(WORKER_ARGS)
 
 # A moto server for S3 and SQS on MOTO_PORT (see the README's "Local AWS").
 MOTO_PORT ?= 5000

@@ -198,8 +198,19 @@ def _worker(args) -> int:
     from chalicelib.areas.notifications import jobs
     from chalicelib.core import queue
 
+    def handle(event: dict) -> dict:
+        result = jobs.handle_queue_event(event)
+        failed = len(result.get("batchItemFailures", []))
+        done = len(event["Records"]) - failed
+        print(f"worker: {done} handled, {failed} failed (left on the queue)", file=sys.stderr, flush=True)
+        return result
+
+    url = queue.queue_url("notifications")
+    if url:
+        print(f"worker: polling {url}" + (" until it is empty" if args.once else " (Ctrl-C stops)"),
+              file=sys.stderr, flush=True)
     try:
-        counts = queue.poll("notifications", jobs.handle_queue_event, once=args.once, wait_seconds=args.wait)
+        counts = queue.poll("notifications", handle, once=args.once, wait_seconds=args.wait)
     except RuntimeError as exc:
         print(f"worker: {exc}", file=sys.stderr)
         return 2

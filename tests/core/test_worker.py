@@ -31,8 +31,12 @@ def test_a_task_assignment_is_queued_and_the_worker_delivers_it(api, db, aws, ca
     assert queued(aws) == len(deliveries)
 
     assert cli.main(["worker", "--once"]) == 0
-    counts = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    counts = json.loads(out)
     assert counts["received"] == len(deliveries) and counts["deleted"] == len(deliveries) and counts["failed"] == 0
+    # what the person running `make worker` sees: the queue it polls, then one line per batch
+    assert err.splitlines() == [f"worker: polling {aws['queue_url']} until it is empty",
+                                f"worker: {len(deliveries)} handled, 0 failed (left on the queue)"]
     db.expire_all()
     assert {db.get(NotificationDelivery, d.id).status for d in deliveries} == {"sent"}
     assert queued(aws) == 0
