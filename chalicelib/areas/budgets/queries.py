@@ -6,7 +6,8 @@ from __future__ import annotations
 from sqlalchemy import func, or_, select
 
 from chalicelib.core.errors import NotFound
-from chalicelib.core.models import ConfigListItem, User
+from chalicelib.core.lookup import among, names
+from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import LIST_LIMIT, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
@@ -51,32 +52,42 @@ def line_item_count(db, budget_id: str) -> int:
     return db.scalar(select(func.count(BudgetLineItem.id)).where(BudgetLineItem.budget_id == budget_id)) or 0
 
 
-def _totals():
-    count = (select(func.count(BudgetLineItem.id)).where(BudgetLineItem.budget_id == Budget.id)
-             .correlate(Budget).scalar_subquery())
-    spent = (select(func.coalesce(func.sum(BudgetLineItem.amount), 0)).where(BudgetLineItem.budget_id == Budget.id)
-             .correlate(Budget).scalar_subquery())
-    return count.label("line_item_count"), spent.label("spent_amount")
+def budget_totals(db, budget_ids) -> dict[str, tuple[int, object]]:
+    """`{budget_id: (line_item_count, spent_amount)}` for the budgets with line items (one grouped statement)."""
+    ids = sorted({bid for bid in budget_ids if bid})
+    if not ids:
+        return {}
+    stmt = (select(BudgetLineItem.budget_id, func.count(BudgetLineItem.id), func.coalesce(func.sum(BudgetLineItem.amount), 0))
+            .where(among(db, BudgetLineItem.budget_id, ids)).group_by(BudgetLineItem.budget_id))
+    return {bid: (int(count or 0), spent) for bid, count, spent in db.execute(stmt).all()}
 
 
 def budget_select():
-    count, spent = _totals()
-    return select(Budget, User.name.label("owner_name"), count, spent).outerjoin(User, User.id == Budget.owner_id)
+    """The base statement of every budget read: the budgets' own columns, no joins and no correlated
+    subqueries (the owner's name and the totals are added by `budget_records`)."""
+    return select(Budget)
 
 
 def budget_records(db, rows) -> list[dict]:
-    """Budget records with company_name and logged_hours (one query each for the whole list)."""
+    """Budget records with owner_name (one lookup), line_item_count and spent_amount (one grouped statement),
+    company_name and logged_hours (one query each) for the whole list. `rows`: budgets, or rows whose first
+    item is one."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    budgets = [row[0] for row in rows]
-    names = deals_service.company_names(db, [b.company_id for b in budgets if b.company_id])
+    budgets = [row if isinstance(row, Budget) else row[0] for row in rows]
+    if not budgets:
+        return []
+    owners = names(db, user_ids=[b.owner_id for b in budgets])
+    totals = budget_totals(db, [b.id for b in budgets])
+    companies = deals_service.company_names(db, [b.company_id for b in budgets if b.company_id])
     hours = timesheets_service.hours_by_budget(db, [b.id for b in budgets])
     out = []
-    for budget, owner_name, count, spent in rows:
+    for budget in budgets:
+        count, spent = totals.get(budget.id, (0, 0))
         record = row_dict(budget, BUDGET_FIELDS)
-        record.update(company_name=names.get(budget.company_id), owner_name=owner_name,
-                      line_item_count=int(count or 0), spent_amount=value_out(spent or 0) or 0.0,
+        record.update(company_name=companies.get(budget.company_id), owner_name=owners.user(budget.owner_id)["name"],
+                      line_item_count=count, spent_amount=value_out(spent or 0) or 0.0,
                       logged_hours=hours.get(budget.id, 0.0))
         out.append(record)
     return out

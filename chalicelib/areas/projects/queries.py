@@ -6,11 +6,11 @@ from __future__ import annotations
 from functools import cache
 
 from sqlalchemy import func, or_, select
-from sqlalchemy.orm import aliased
 
 from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, not_found
-from chalicelib.core.models import ConfigListItem, User
+from chalicelib.core.lookup import among, names
+from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
@@ -94,44 +94,50 @@ def count_of(db, model, project_id: str) -> int:
 
 @cache
 def project_select():
-    """The base statement of every project read, built once per process (statements are immutable:
-    `.where()` answers a copy), so that a request does not pay for building the joins again."""
-    owner, manager, type_item = aliased(User), aliased(User), aliased(ConfigListItem)
-    member_count = (
-        select(func.count(ProjectMember.id)).where(ProjectMember.project_id == Project.id)
-        .correlate(Project).scalar_subquery()
-    )
-    stmt = (
-        select(Project, owner.name, owner.picture, manager.name, type_item.label, type_item.value,
-               member_count.label("member_count"))
-        .outerjoin(owner, owner.id == Project.owner_id)
-        .outerjoin(manager, manager.id == Project.delivery_manager_id)
-        .outerjoin(type_item, type_item.id == Project.type_id)
-    )
-    return stmt
+    """The base statement of every project read: the projects' own columns, no joins (names, labels and counts
+    are added by `project_records` with a fixed number of statements), built once per process (statements
+    are immutable: `.where()` answers a copy)."""
+    return select(Project)
+
+
+def member_counts(db, project_ids) -> dict[str, int]:
+    """`{project_id: member count}` for the projects with members (one grouped statement)."""
+    ids = sorted({pid for pid in project_ids if pid})
+    if not ids:
+        return {}
+    return {pid: int(count) for pid, count in db.execute(
+        select(ProjectMember.project_id, func.count()).where(among(db, ProjectMember.project_id, ids))
+        .group_by(ProjectMember.project_id)).all()}
 
 
 def project_records(db, rows, *, detail: bool = False) -> list[dict]:
-    """Project records (the detail shape adds owner_picture and the SLA fields) with company_name and
-    task_count: one query each for the whole list."""
+    """Project records (the detail shape adds owner_picture and the SLA fields) with the owner's and delivery
+    manager's names and the type's label (one lookup), member_count (one grouped statement), company_name and
+    task_count: one statement each for the whole list. `rows`: projects, or rows whose first item is one."""
+    projects = [row if isinstance(row, Project) else row[0] for row in rows]
+    if not projects:
+        return []
+    found = names(db, user_ids=[uid for p in projects for uid in (p.owner_id, p.delivery_manager_id)],
+                  item_ids=[p.type_id for p in projects])
+    members = member_counts(db, [p.id for p in projects])
     records = []
-    for project, owner_name, owner_picture, manager_name, type_label, type_value, member_count in rows:
+    for project in projects:
         record = {field: value_out(get_field(project, field)) for field in PROJECT_FIELDS}
-        record.update(owner_name=owner_name, delivery_manager_name=manager_name, type_label=type_label,
-                      type_value=type_value, member_count=int(member_count or 0), company_name=None, task_count=0)
+        owner, project_type = found.user(project.owner_id), found.item(project.type_id)
+        record.update(owner_name=owner["name"], delivery_manager_name=found.user(project.delivery_manager_id)["name"],
+                      type_label=project_type["label"], type_value=project_type["value"],
+                      member_count=members.get(project.id, 0), company_name=None, task_count=0)
         if detail:
-            record.update(owner_picture=owner_picture, sla_policy_name=None, sla_response_hours=None,
+            record.update(owner_picture=owner["picture"], sla_policy_name=None, sla_response_hours=None,
                           sla_resolution_hours=None)
         records.append(record)
-    if not records:
-        return records
     company_ids = sorted({r["company_id"] for r in records if r["company_id"]})
     if company_ids:
         from chalicelib.areas.deals import service as deals_service
 
-        names = deals_service.company_names(db, company_ids)
+        companies = deals_service.company_names(db, company_ids)
         for record in records:
-            record["company_name"] = names.get(record["company_id"]) if record["company_id"] else None
+            record["company_name"] = companies.get(record["company_id"]) if record["company_id"] else None
     from chalicelib.areas.tasks import service as tasks_service
 
     counts = tasks_service.task_counts_by_project(db, [r["id"] for r in records])
@@ -146,7 +152,7 @@ def project_record(ctx, project_id: str, *, scope=None) -> dict:
     stmt = project_select().where(Project.id == project_id)
     if scope is not None:
         stmt = stmt.where(scope)
-    rows = ctx.db.execute(stmt).all()
+    rows = ctx.db.scalars(stmt).all()
     if not rows:
         raise not_found("Project")
     return project_records(ctx.db, rows, detail=True)[0]

@@ -87,8 +87,8 @@ def _csv(value: str | None) -> list[str]:
 
 
 def list_projects(ctx, *, query) -> Page:
-    """One page of the visible projects, filtered, newest first, with the total; at most four queries
-    whatever the count."""
+    """One page of the visible projects, filtered, newest first, with the total; a fixed number of statements
+    whatever the count (the page, its total when cut, and project_records' lookups)."""
     stmt = in_scope(project_select(), visible(ctx.principal))
     if query.company_id:
         stmt = stmt.where(Project.company_id == query.company_id.strip())

@@ -1,14 +1,15 @@
-"""The tasks area's leaf module: the task read query (joined labels and names, computed counts, in one
-statement), the scope clause `visible`, and the load-or-404 helpers. service*.py import it, never the reverse."""
+"""The tasks area's leaf module: the task read query (the tasks' own columns; labels, names and counts added
+by `task_records` with a fixed number of statements per request, core.lookup), the scope clause `visible`, and the load-or-404 helpers. service*.py import it, never the reverse."""
 from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import Select, false, func, or_, select, true
+from sqlalchemy import Select, case, false, func, literal_column, or_, select, true, union_all
 from sqlalchemy.orm import aliased
 
 from chalicelib.core import scoping
 from chalicelib.core.errors import not_found
+from chalicelib.core.lookup import among, names
 from chalicelib.core.query import visible_row
 from chalicelib.core.models import ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
@@ -17,12 +18,7 @@ from .models import Task, TaskTodo, TaskWatcher
 
 StatusItem = aliased(ConfigListItem, name="status_item")
 PriorityItem = aliased(ConfigListItem, name="priority_item")
-TypeItem = aliased(ConfigListItem, name="type_item")
-PhaseItem = aliased(ConfigListItem, name="phase_item")
 Assignee = aliased(User, name="assignee_user")
-Reporter = aliased(User, name="reporter_user")
-Creator = aliased(User, name="creator_user")
-Approver = aliased(User, name="approver_user")
 
 TASK_FIELDS = columns(Task)
 TASK_FLAGS = ("is_private",)
@@ -36,49 +32,66 @@ COUNTS = ("subtask_count", "todo_count", "todo_done_count")
 
 @cache
 def task_select() -> Select:
-    """Every task with its joined fields and counts: one statement whatever the number of rows.
-    Built once per process (statements are immutable; `.where()` answers a copy)."""
-    sub = aliased(Task, name="sub_task")
-    subtask_count = select(func.count(sub.id)).where(sub.parent_task_id == Task.id).correlate(Task).scalar_subquery()
-    todo_count = select(func.count(TaskTodo.id)).where(TaskTodo.task_id == Task.id).correlate(Task).scalar_subquery()
-    todo_done_count = (
-        select(func.count(TaskTodo.id)).where(TaskTodo.task_id == Task.id, TaskTodo.is_done.is_(True))
-        .correlate(Task).scalar_subquery()
-    )
-    return (
-        select(
-            Task,
-            Assignee.name.label("assignee_name"), Assignee.picture.label("assignee_picture"),
-            Reporter.name.label("reporter_name"), Creator.name.label("created_by_name"),
-            StatusItem.label.label("status_label"), StatusItem.color.label("status_color"),
-            StatusItem.value.label("status_value"),
-            PriorityItem.label.label("priority_label"), PriorityItem.color.label("priority_color"),
-            PriorityItem.value.label("priority_value"),
-            TypeItem.label.label("type_label"), TypeItem.value.label("type_value"),
-            PhaseItem.label.label("phase_label"), PhaseItem.color.label("phase_color"),
-            Approver.name.label("approved_by_name"),
-            subtask_count.label("subtask_count"), todo_count.label("todo_count"),
-            todo_done_count.label("todo_done_count"),
+    """Every task, no joins: the base statement of every task read, built once per process (statements are
+    immutable; `.where()` answers a copy). Labels, names and counts are added by `task_records`, one statement
+    each for the whole page, so that the statement planned on every request stays small."""
+    return select(Task)
+
+
+def task_counts(db, task_ids) -> dict[str, tuple[int, int, int]]:
+    """`{task_id: (subtask_count, todo_count, todo_done_count)}` for the tasks with any (one grouped
+    statement over the given ids; none when there are no ids)."""
+    ids = sorted({tid for tid in task_ids if tid})
+    if not ids:
+        return {}
+    zero = literal_column("0")
+    subtasks = (select(Task.parent_task_id.label("task_id"), func.count().label("subtasks"), zero.label("todos"),
+                       zero.label("done"))
+                .where(among(db, Task.parent_task_id, ids)).group_by(Task.parent_task_id))
+    todos = (select(TaskTodo.task_id, zero, func.count(), func.sum(case((TaskTodo.is_done.is_(True), 1), else_=0)))
+             .where(among(db, TaskTodo.task_id, ids)).group_by(TaskTodo.task_id))
+    counts: dict[str, list[int]] = {}
+    for task_id, subtask_count, todo_count, done_count in db.execute(union_all(subtasks, todos)).all():
+        entry = counts.setdefault(task_id, [0, 0, 0])
+        entry[0] += int(subtask_count or 0)
+        entry[1] += int(todo_count or 0)
+        entry[2] += int(done_count or 0)
+    return {task_id: tuple(entry) for task_id, entry in counts.items()}
+
+
+def task_records(db, tasks) -> list[dict]:
+    """Task records with the joined names and labels (JOINED) and the counts (COUNTS): two statements for the
+    whole list (users and config items in one lookup, counts in one grouped statement), none when empty."""
+    tasks = list(tasks)
+    if not tasks:
+        return []
+    found = names(db, user_ids=[uid for t in tasks
+                                for uid in (t.assignee_id, t.reporter_id, t.created_by, t.approved_by_user_id)],
+                  item_ids=[iid for t in tasks for iid in (t.status_id, t.priority_id, t.type_id, t.phase_id)])
+    counts = task_counts(db, [t.id for t in tasks])
+    records = []
+    for task in tasks:
+        record = row_dict(task, TASK_FIELDS, TASK_FLAGS)
+        assignee, status = found.user(task.assignee_id), found.item(task.status_id)
+        priority, kind, phase = found.item(task.priority_id), found.item(task.type_id), found.item(task.phase_id)
+        record.update(
+            assignee_name=assignee["name"], assignee_picture=assignee["picture"],
+            reporter_name=found.user(task.reporter_id)["name"], created_by_name=found.user(task.created_by)["name"],
+            status_label=status["label"], status_color=status["color"], status_value=status["value"],
+            priority_label=priority["label"], priority_color=priority["color"], priority_value=priority["value"],
+            type_label=kind["label"], type_value=kind["value"],
+            phase_label=phase["label"], phase_color=phase["color"],
+            approved_by_name=found.user(task.approved_by_user_id)["name"],
         )
-        .outerjoin(Assignee, Assignee.id == Task.assignee_id)
-        .outerjoin(Reporter, Reporter.id == Task.reporter_id)
-        .outerjoin(Creator, Creator.id == Task.created_by)
-        .outerjoin(StatusItem, StatusItem.id == Task.status_id)
-        .outerjoin(PriorityItem, PriorityItem.id == Task.priority_id)
-        .outerjoin(TypeItem, TypeItem.id == Task.type_id)
-        .outerjoin(PhaseItem, PhaseItem.id == Task.phase_id)
-        .outerjoin(Approver, Approver.id == Task.approved_by_user_id)
-    )
+        subtask_count, todo_count, todo_done_count = counts.get(task.id, (0, 0, 0))
+        record.update(subtask_count=subtask_count, todo_count=todo_count, todo_done_count=todo_done_count)
+        records.append(record)
+    return records
 
 
-def task_record(row) -> dict:
-    mapping = row._mapping
-    record = row_dict(mapping[Task], TASK_FIELDS, TASK_FLAGS)
-    for name in JOINED:
-        record[name] = mapping[name]
-    for name in COUNTS:
-        record[name] = int(mapping[name] or 0)
-    return record
+def task_record(db, task: Task) -> dict:
+    """One task's record (see `task_records`)."""
+    return task_records(db, [task])[0]
 
 
 def list_order(stmt: Select) -> Select:
@@ -121,13 +134,12 @@ def visible_task_exists(ctx, task_id: str) -> bool:
 
 
 def task_row(db, task_id: str) -> dict:
-    row = db.execute(task_select().where(Task.id == task_id)).one()
-    return task_record(row)
+    return task_record(db, db.scalars(task_select().where(Task.id == task_id)).one())
 
 
 def load_task_record(ctx, task_id: str) -> dict:
     """The task record if the caller may see it (one query); 404 otherwise."""
-    row = ctx.db.execute(task_select().where(Task.id == task_id, visible(ctx.principal))).one_or_none()
-    if row is None:
+    task = ctx.db.scalars(task_select().where(Task.id == task_id, visible(ctx.principal))).one_or_none()
+    if task is None:
         raise not_found("Task")
-    return task_record(row)
+    return task_record(ctx.db, task)

@@ -4,11 +4,14 @@ Todos live in service_todos.py; watchers and attached links in service_links.py.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy import func, or_, select, update as sql_update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
+from chalicelib.core.lookup import among
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
 from chalicelib.core.query import LIST_LIMIT, Page, contains_text, paginate
@@ -16,7 +19,7 @@ from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import AgentTask, Task, TaskWatcher
-from .queries import (Assignee, PriorityItem, StatusItem, list_order, load_task, load_task_record, task_record,
+from .queries import (Assignee, PriorityItem, StatusItem, list_order, load_task, load_task_record, task_records,
                       task_row, task_select, visible, visible_task_exists)
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 
@@ -174,12 +177,13 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
         monday, sunday = week_bounds(today)
         stmt = stmt.where(Task.due_date >= monday, Task.due_date <= sunday)
     elif due == "overdue":
-        stmt = stmt.where(Task.due_date < today,
-                          or_(StatusItem.stage_type.is_(None), StatusItem.stage_type != "done"))
+        done = select(ConfigListItem.id).where(ConfigListItem.stage_type == "done")
+        stmt = stmt.where(Task.due_date < today, or_(Task.status_id.is_(None), Task.status_id.not_in(done)))
     if query.search and query.search.strip():
         term = query.search.strip()
         stmt = stmt.where(contains_text(term, Task.title, Task.description))
-    return paginate(ctx.db, list_order(stmt), query, task_record)
+    page = paginate(ctx.db, list_order(stmt), query, lambda row: row[0])
+    return replace(page, items=task_records(ctx.db, page.items))
 
 
 # --- detail ---------------------------------------------------------------------------------------
@@ -192,7 +196,7 @@ def agent_record(db, task_id: str) -> dict | None:
 def subtask_records(ctx, task_id: str) -> list[dict]:
     stmt = task_select().where(Task.parent_task_id == task_id, visible(ctx.principal)).order_by(
         Task.sort_order.asc().nulls_last(), Task.created_at, Task.id).limit(LIST_LIMIT)
-    return [task_record(row) for row in ctx.db.execute(stmt).all()]
+    return task_records(ctx.db, ctx.db.scalars(stmt).all())
 
 
 def watcher_records(db, task_id: str) -> list[dict]:
@@ -363,7 +367,7 @@ def task_counts_by_project(db, project_ids: list[str]) -> dict[str, int]:
     if not ids:
         return counts
     stmt = (select(Task.resource_id, func.count(Task.id))
-            .where(Task.resource_type == "project", Task.resource_id.in_(ids), Task.parent_task_id.is_(None))
+            .where(Task.resource_type == "project", among(db, Task.resource_id, ids), Task.parent_task_id.is_(None))
             .group_by(Task.resource_id))
     for project_id, count in db.execute(stmt).all():
         counts[project_id] = int(count)

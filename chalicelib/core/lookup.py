@@ -1,0 +1,67 @@
+"""Names, pictures, labels and colours for the rows a read answers: one statement per request.
+
+A read selects its own rows first (no joins to users or config items: a statement with many outer
+joins costs Postgres more to plan than to run, and pg8000's unnamed statements are planned on every
+request), then asks `names()` once for every user and config item those rows reference, and merges
+in Python. Counts come the same way: one grouped statement over the page's ids.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import String, bindparam, cast, func, literal_column, null, select, union_all
+from sqlalchemy.dialects.postgresql import ARRAY
+
+from .models import ConfigListItem, User
+
+_NO_USER = {"name": None, "picture": None}
+_NO_ITEM = {"label": None, "color": None, "value": None}
+
+
+@dataclass
+class Names:
+    """`user(id)` -> {name, picture}; `item(id)` -> {label, color, value}; None fields for a missing id."""
+
+    users: dict = field(default_factory=dict)
+    items: dict = field(default_factory=dict)
+
+    def user(self, user_id) -> dict:
+        return self.users.get(user_id, _NO_USER) if user_id else _NO_USER
+
+    def item(self, item_id) -> dict:
+        return self.items.get(item_id, _NO_ITEM) if item_id else _NO_ITEM
+
+
+def among(db, column, ids):
+    """`column IN ids` for a page's ids. On Postgres the ids travel as one array parameter, unnested
+    (`column IN (SELECT unnest(:ids))`): planned in the same time for 1 or 500 ids, where a list of 500
+    parameters costs the planner about a millisecond. Elsewhere a plain IN list."""
+    ids = sorted({value for value in ids if value})
+    if db.get_bind().dialect.name == "postgresql":
+        return column.in_(select(func.unnest(bindparam("ids", ids, type_=ARRAY(String), unique=True))))
+    return column.in_(ids)
+
+
+def names(db, user_ids=(), item_ids=()) -> Names:
+    """The users and config items with these ids (None and repeats ignored): one statement, none when
+    there is nothing to look up."""
+    users = sorted({uid for uid in user_ids if uid})
+    items = sorted({iid for iid in item_ids if iid})
+    parts = []
+    if users:
+        parts.append(select(literal_column("'u'").label("kind"), User.id.label("id"), User.name.label("a"),
+                            User.picture.label("b"), cast(null(), String).label("c")).where(among(db, User.id, users)))
+    if items:
+        parts.append(select(literal_column("'i'").label("kind"), ConfigListItem.id.label("id"),
+                            ConfigListItem.label.label("a"), ConfigListItem.color.label("b"),
+                            ConfigListItem.value.label("c")).where(among(db, ConfigListItem.id, items)))
+    found = Names()
+    if not parts:
+        return found
+    stmt = parts[0] if len(parts) == 1 else union_all(*parts)
+    for kind, row_id, a, b, c in db.execute(stmt).all():
+        if kind == "u":
+            found.users[row_id] = {"name": a, "picture": b}
+        else:
+            found.items[row_id] = {"label": a, "color": b, "value": c}
+    return found
