@@ -4,7 +4,7 @@ from chalice import Blueprint
 from chalicelib.core.http import endpoint
 
 from . import service
-from .schemas import ItemCreate, ItemUpdate, ListQuery, Reorder
+from .schemas import ConfigItemCreate, ConfigItemUpdate, ListQuery, Reorder
 
 bp = Blueprint(__name__)
 
@@ -24,15 +24,15 @@ def list_config_list_items(ctx, key: str):
 
 
 @bp.route("/api/config-lists/{key}/items", methods=["POST"])
-@endpoint(tool="config-lists", level="manage", body=ItemCreate, status=201, errors=(409,))
-def create_config_list_item(ctx, key: str, body: ItemCreate):
+@endpoint(tool="config-lists", level="manage", body=ConfigItemCreate, status=201, errors=(409,))
+def create_config_list_item(ctx, key: str, body: ConfigItemCreate):
     """Add an item to a list (position 99 unless given)."""
     return {"item": service.create_item(ctx, key=key, data=body)}
 
 
 @bp.route("/api/config-lists/{key}/items/{item_id}", methods=["PUT"])
-@endpoint(tool="config-lists", level="manage", body=ItemUpdate, errors=(409,))
-def update_config_list_item(ctx, key: str, item_id: str, body: ItemUpdate):
+@endpoint(tool="config-lists", level="manage", body=ConfigItemUpdate, errors=(409,))
+def update_config_list_item(ctx, key: str, item_id: str, body: ConfigItemUpdate):
     """Update an item; a system item keeps its value; a new default replaces the previous one."""
     return {"item": service.update_item(ctx, key=key, item_id=item_id, data=body)}
 

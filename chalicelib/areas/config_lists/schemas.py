@@ -29,7 +29,7 @@ class _ItemFields(Input):
     _color = field_validator("color")(_hex_color)
 
 
-class ItemCreate(_ItemFields):
+class ConfigItemCreate(_ItemFields):
     label: str = Field(max_length=200)
     value: str = Field(max_length=200)
     is_default: bool = False
@@ -39,7 +39,7 @@ class ItemCreate(_ItemFields):
     _text = field_validator("label", "value")(non_blank)
 
 
-class ItemUpdate(_ItemFields):
+class ConfigItemUpdate(_ItemFields):
     NOT_NULL = frozenset({"label", "value", "is_default", "position", "email_trigger_active"})
 
     label: Optional[str] = Field(default=None, max_length=200)

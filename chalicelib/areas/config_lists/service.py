@@ -16,7 +16,7 @@ from chalicelib.core.locks import lock_row, set_positions
 from chalicelib.core.models import ConfigList, ConfigListItem
 from chalicelib.core.serialize import row_dict
 
-from .schemas import ItemCreate, ItemUpdate
+from .schemas import ConfigItemCreate, ConfigItemUpdate
 
 LIST_FIELDS = ("id", "key", "name", "description", "is_system", "created_at")
 ITEM_FIELDS = (
@@ -84,7 +84,7 @@ def _clear_default(db, list_id: str, *, except_id: str | None = None) -> None:
     db.execute(stmt.values(is_default=False).execution_options(synchronize_session="fetch"))
 
 
-def create_item(ctx, *, key: str, data: ItemCreate) -> dict:
+def create_item(ctx, *, key: str, data: ConfigItemCreate) -> dict:
     config_list = _get_list(ctx.db, key)
     values = data.model_dump()
     item_count = ctx.db.scalar(select(func.count()).select_from(ConfigListItem)
@@ -103,7 +103,7 @@ def create_item(ctx, *, key: str, data: ItemCreate) -> dict:
     return item_record(item)
 
 
-def update_item(ctx, *, key: str, item_id: str, data: ItemUpdate) -> dict:
+def update_item(ctx, *, key: str, item_id: str, data: ConfigItemUpdate) -> dict:
     config_list = _get_list(ctx.db, key)
     item = _get_item(ctx.db, config_list, item_id)
     values = data.model_dump(exclude_unset=True)

@@ -5,7 +5,7 @@ from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, one, paged
 
 from . import service
-from .schemas import (ItemCreate, ItemUpdate, RoadmapCreate, RoadmapDetail, RoadmapItemRead, RoadmapQuery,
+from .schemas import (RoadmapItemCreate, RoadmapItemUpdate, RoadmapCreate, RoadmapDetail, RoadmapItemRead, RoadmapQuery,
                       RoadmapRead, RoadmapUpdate)
 
 bp = Blueprint(__name__)
@@ -49,15 +49,15 @@ def delete_roadmap(ctx, roadmap_id: str):
 
 
 @bp.route("/api/roadmaps/{roadmap_id}/items", methods=["POST"])
-@endpoint(tool="roadmaps", level="update", body=ItemCreate, status=201, response=one("item", RoadmapItemRead))
-def create_item(ctx, roadmap_id: str, body: ItemCreate):
+@endpoint(tool="roadmaps", level="update", body=RoadmapItemCreate, status=201, response=one("item", RoadmapItemRead))
+def create_item(ctx, roadmap_id: str, body: RoadmapItemCreate):
     """Add an item to a roadmap (at most 500 per roadmap)"""
     return {"item": service.create_item(ctx, roadmap_id=roadmap_id, data=body)}
 
 
 @bp.route("/api/roadmaps/{roadmap_id}/items/{roadmap_item_id}", methods=["PUT"])
-@endpoint(tool="roadmaps", level="update", body=ItemUpdate, response=one("item", RoadmapItemRead))
-def update_item(ctx, roadmap_id: str, roadmap_item_id: str, body: ItemUpdate):
+@endpoint(tool="roadmaps", level="update", body=RoadmapItemUpdate, response=one("item", RoadmapItemRead))
+def update_item(ctx, roadmap_id: str, roadmap_item_id: str, body: RoadmapItemUpdate):
     """Update a roadmap item"""
     return {"item": service.update_item(ctx, roadmap_id=roadmap_id, item_id=roadmap_item_id, data=body)}
 

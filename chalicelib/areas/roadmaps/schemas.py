@@ -49,7 +49,7 @@ class RoadmapQuery(PageQuery):
     project_id: Optional[Id] = None
 
 
-class ItemCreate(_Dates):
+class RoadmapItemCreate(_Dates):
     NOT_NULL = frozenset({"title", "position"})
 
     title: Title
@@ -64,7 +64,7 @@ class ItemCreate(_Dates):
     _color = field_validator("color", mode="before")(_hex_color)
 
 
-class ItemUpdate(ItemCreate):
+class RoadmapItemUpdate(RoadmapItemCreate):
     title: Optional[Title] = None
     position: Optional[Position] = None
 
