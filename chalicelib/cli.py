@@ -102,6 +102,9 @@ def _preflight(args) -> int:
     from chalicelib.core.settings import get_settings
 
     with socket.socket() as probe:
+        # as chalice local's server binds (SO_REUSEADDR): the connections a stopped server leaves in
+        # TIME_WAIT do not hold the port, only something listening on it does
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((args.host, args.port))
         except OSError:

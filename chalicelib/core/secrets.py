@@ -15,6 +15,21 @@ import json
 
 
 def read_provider_secrets(secret_id: str, *, region: str, endpoint_url: str | None = None) -> dict[str, str]:
+    """The stored values; a store that cannot be read raises RuntimeError naming it and AWS's error
+    code (never a value), and is tried again by the next `get_settings()` (nothing is cached then)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        return _read(secret_id, region=region, endpoint_url=endpoint_url)
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "ClientError")
+        raise RuntimeError(f"the provider secrets {secret_id} cannot be read ({code}); check PROVIDER_SECRETS_ID "
+                           "and the function's permission to read it") from exc
+    except BotoCoreError as exc:
+        raise RuntimeError(f"the provider secrets {secret_id} cannot be read ({type(exc).__name__})") from exc
+
+
+def _read(secret_id: str, *, region: str, endpoint_url: str | None) -> dict[str, str]:
     import boto3
 
     if secret_id.startswith("ssm:"):

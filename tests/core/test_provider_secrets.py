@@ -65,3 +65,13 @@ def test_without_the_setting_nothing_is_fetched(set_env, monkeypatch):
     reset_settings()
     get_settings()
     reset_settings()
+
+
+def test_a_secret_that_cannot_be_read_is_named_with_the_aws_error_and_read_again_next_time(aws_secrets, set_env):
+    secrets, _ssm = aws_secrets
+    set_env(PROVIDER_SECRETS_ID="wms/test/missing")
+    reset_settings()
+    with pytest.raises(RuntimeError, match=r"wms/test/missing cannot be read \(ResourceNotFoundException\)"):
+        get_settings()
+    secrets.create_secret(Name="wms/test/missing", SecretString=json.dumps({"AI_API_KEY": "sk-now-there"}))
+    assert get_settings().ai_api_key == "sk-now-there"  # a failed read is not cached

@@ -106,6 +106,25 @@ def test_preflight_names_a_busy_port_in_one_line(capsys):
     assert len(err.splitlines()) == 1 and f"port {port}" in err and "Traceback" not in err
 
 
+def test_preflight_lets_make_run_restart_while_the_last_server_s_connections_linger(capsys):
+    """A stopped `make run` leaves its closed connections in TIME_WAIT for a minute; chalice local binds
+    with SO_REUSEADDR and starts again, so the check must not call the port busy."""
+    import socket
+
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as http.server does
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    client = socket.create_connection(("127.0.0.1", port))
+    connection, _ = server.accept()
+    connection.close()  # the server closes first: its side waits in TIME_WAIT
+    client.recv(1)
+    client.close()
+    server.close()
+    assert cli.main(["preflight", "--port", str(port)]) == 0, capsys.readouterr().err
+
+
 def test_preflight_names_an_unreachable_database_in_one_line(set_env, capsys):
     import socket
 
