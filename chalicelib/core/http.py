@@ -261,6 +261,7 @@ def endpoint(
                         raise Forbidden(f"Requires access level {' or '.join(access)}")
                     if tool:
                         ctx.principal.require(tool, level)
+                check_request_values(path_params, "path")  # a gateway may hand them over decoded
                 kwargs: dict[str, Any] = {}
                 if body is not None:
                     kwargs["body"] = validate(body, parse_json_body(request), "request body")

@@ -94,3 +94,12 @@ def test_odd_token_claims_are_401(api, db, claims):
 def test_a_clean_token_still_works(api, db):
     make_user(db, email="claims@agency.test")
     assert api.get("/api/me", headers={"Authorization": f"Bearer {_token()}"}).status == 200
+
+
+@pytest.mark.parametrize("raw", ["\x00", "a\x00b", "\udfff"])
+def test_a_path_value_the_database_cannot_store_is_a_400_and_the_service_stays_up(api, exec_user, raw):
+    """A gateway may hand path parameters over decoded: they go through the same check as bodies."""
+    response = api.get(f"/api/tasks/{raw}", as_=exec_user)
+    assert response.status == 400 and response.json["details"][0]["field"] == "task_id"
+    for _ in range(3):
+        assert api.get("/api/me", as_=exec_user).status == 200
