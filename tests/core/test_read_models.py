@@ -99,3 +99,16 @@ def test_a_wrong_answer_in_a_real_route_is_caught(api, exec_user, monkeypatch):
         monkeypatch.undo()
         schemas.TaskRead.model_rebuild(force=True)
         one("task", schemas.TaskRead).model_rebuild(force=True)
+
+
+def test_creates_link_to_the_operations_on_what_they_made(api):
+    document = api.get("/api/openapi.json").json
+    links = document["paths"]["/api/tasks"]["post"]["responses"]["201"]["links"]
+    assert links["get_task"] == {"operationId": "get_task", "parameters": {"task_id": "$response.body#/task/id"}}
+    assert {"update_task", "delete_task", "list_subtasks"} <= set(links)
+    ids = {op["operationId"] for methods in document["paths"].values() for op in methods.values()}
+    for methods in document["paths"].values():
+        for operation in methods.values():
+            for response in operation["responses"].values():
+                for link in response.get("links", {}).values():
+                    assert link["operationId"] in ids
