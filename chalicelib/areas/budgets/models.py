@@ -16,7 +16,8 @@ RESOURCE_TYPES = ("project", "deal")
 
 class Budget(Base):
     __tablename__ = "budgets"
-    __table_args__ = (Index("ix_budgets_resource", "resource_type", "resource_id"),)
+    __table_args__ = (Index("ix_budgets_resource", "resource_type", "resource_id"),
+                      Index("ix_budgets_list_order", "created_at"))  # migration budgets_0002
 
     id: Mapped[str] = id_column()
     name: Mapped[str] = mapped_column(String(200), nullable=False)

@@ -15,6 +15,12 @@ from chalicelib.core.db import Base, UTCDateTime, created_at_column, id_column, 
 
 class Project(Base):
     __tablename__ = "projects"
+    __table_args__ = (  # the list's order, search by pg_trgm (migration projects_0002)
+        Index("ix_projects_list_order", "created_at"),
+        Index("ix_projects_name_trgm", "name", postgresql_using="gin", postgresql_ops={"name": "gin_trgm_ops"}),
+        Index("ix_projects_description_trgm", "description", postgresql_using="gin",
+              postgresql_ops={"description": "gin_trgm_ops"}),
+    )
 
     id: Mapped[str] = id_column()
     name: Mapped[str] = mapped_column(String(300), nullable=False)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import Date, ForeignKey, Integer, String, Text
+from sqlalchemy import Date, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from chalicelib.core.db import Base, created_at_column, id_column, updated_at_column
@@ -11,6 +11,7 @@ from chalicelib.core.db import Base, created_at_column, id_column, updated_at_co
 
 class Roadmap(Base):
     __tablename__ = "roadmaps"
+    __table_args__ = (Index("ix_roadmaps_list_order", "created_at"),)  # migration roadmaps_0002
 
     id: Mapped[str] = id_column()
     name: Mapped[str] = mapped_column(String(200), nullable=False)

@@ -13,6 +13,14 @@ class Task(Base):
     __tablename__ = "tasks"
     __table_args__ = (
         Index("ix_tasks_resource", "resource_type", "resource_id"),
+        # the list's order and filters, search by pg_trgm (migration tasks_0002)
+        Index("ix_tasks_list_order", "sort_order", "due_date"),
+        Index("ix_tasks_due_date", "due_date"),
+        Index("ix_tasks_priority_id", "priority_id"),
+        Index("ix_tasks_type_id", "type_id"),
+        Index("ix_tasks_title_trgm", "title", postgresql_using="gin", postgresql_ops={"title": "gin_trgm_ops"}),
+        Index("ix_tasks_description_trgm", "description", postgresql_using="gin",
+              postgresql_ops={"description": "gin_trgm_ops"}),
     )
 
     id: Mapped[str] = id_column()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from sqlalchemy import Boolean, Date, ForeignKey, Numeric, String, Text
+from sqlalchemy import Boolean, Date, ForeignKey, Index, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from chalicelib.core.db import Base, UTCDateTime, created_at_column, id_column, updated_at_column
@@ -14,6 +14,9 @@ ENTRY_STATUSES = ("draft", "submitted", "approved", "rejected")
 
 class TimeEntry(Base):
     __tablename__ = "time_entries"
+    __table_args__ = (  # the list's order (migration timesheets_0002)
+        Index("ix_time_entries_list_order", "date", "created_at"),
+    )
 
     id: Mapped[str] = id_column()
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
