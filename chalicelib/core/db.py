@@ -65,6 +65,18 @@ def updated_at_column() -> Mapped[datetime]:
     return mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow, nullable=False)
 
 
+class Created:
+    """Mixin: `created_at`, set on insert (placed after the model's own columns)."""
+
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+
+
+class Timestamps(Created):
+    """Mixin: `created_at` and `updated_at` (refreshed on every update)."""
+
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow, nullable=False)
+
+
 _engine: Engine | None = None
 _bind_override: Connection | None = None
 

@@ -10,12 +10,12 @@ from decimal import Decimal
 from sqlalchemy import Boolean, Date, Float, ForeignKey, Index, Integer, Numeric, String, Text, func, text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from .db import JSON, Base, created_at_column, id_column, updated_at_column
+from .db import Base, Created, JSON, Timestamps, created_at_column, id_column
 
 ACCESS_LEVELS = ("employee", "lead", "manager", "head", "executive")
 
 
-class User(Base):
+class User(Timestamps, Base):
     __tablename__ = "users"
     # e-mails are unique case-insensitively (the caller is found by lower(email)), as migrated
     __table_args__ = (Index("uq_users_email_lower", func.lower(text("email")), unique=True),)
@@ -37,11 +37,9 @@ class User(Base):
     location: Mapped[str | None] = mapped_column(String(200))
     employment_basis: Mapped[str | None] = mapped_column(String(50))
     is_active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class Squad(Base):
+class Squad(Created, Base):
     __tablename__ = "squads"
     # unique case-insensitively: projects refer to squads by name (migration core_0002)
     __table_args__ = (Index("uq_squads_name_lower", func.lower(text("name")), unique=True),)
@@ -50,7 +48,6 @@ class Squad(Base):
     name: Mapped[str] = mapped_column(String(200), nullable=False)
     manager_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL", use_alter=True), index=True)
     chat_channel_id: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = created_at_column()
 
 
 class AccessLevelPermission(Base):
@@ -73,7 +70,7 @@ class UserPermission(Base):
     level: Mapped[str] = mapped_column(String(10), nullable=False)
 
 
-class HistoryEntry(Base):
+class HistoryEntry(Created, Base):
     __tablename__ = "history_entries"
     __table_args__ = (Index("ix_history_entries_entity", "entity_type", "entity_id", "created_at"),)
 
@@ -83,7 +80,6 @@ class HistoryEntry(Base):
     action: Mapped[str] = mapped_column(String(50), nullable=False)
     actor_id: Mapped[str | None] = mapped_column(String(36))
     changes: Mapped[dict | None] = mapped_column(JSON)
-    created_at: Mapped[datetime] = created_at_column()
 
 
 class ConfigList(Base):

@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .db import Base, UTCDateTime, created_at_column, id_column, updated_at_column
+from .db import Base, Created, Timestamps, UTCDateTime, created_at_column, id_column, updated_at_column
 
 
 class NotificationPreference(Base):
@@ -30,7 +30,7 @@ class NotificationPreference(Base):
                 "push": self.channel_push}
 
 
-class NotificationDelivery(Base):
+class NotificationDelivery(Timestamps, Base):
     """One message for one channel. Status: pending, sent, failed, skipped."""
 
     __tablename__ = "notification_deliveries"
@@ -53,8 +53,6 @@ class NotificationDelivery(Base):
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     last_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
 class PushSubscription(Base):
@@ -81,7 +79,7 @@ class SquadNotificationConfig(Base):
     updated_at: Mapped[datetime] = updated_at_column()
 
 
-class SandboxOutboxMessage(Base):
+class SandboxOutboxMessage(Created, Base):
     """What a sandbox provider (mail, chat, push) would have sent; tests and `make run` read it."""
 
     __tablename__ = "sandbox_outbox"
@@ -94,4 +92,3 @@ class SandboxOutboxMessage(Base):
     body: Mapped[str | None] = mapped_column(Text)
     payload: Mapped[dict | None] = mapped_column(JSON)
     external_id: Mapped[str] = mapped_column(String(200), nullable=False)
-    created_at: Mapped[datetime] = created_at_column()

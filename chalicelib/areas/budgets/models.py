@@ -1,20 +1,20 @@
 """Budgets of a project or a deal, with priced line items. Money is Numeric (exact), never float."""
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 
 from sqlalchemy import Date, ForeignKey, Index, Integer, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, UTCDateTime, created_at_column, id_column, updated_at_column
+from chalicelib.core.db import Base, Timestamps, UTCDateTime, id_column
 
 BUDGET_TYPES = ("sprints", "retainer", "time_and_materials", "fixed_price")
 BUDGET_STATUSES = ("draft", "pending_approval", "approved", "active", "completed", "cancelled")
 RESOURCE_TYPES = ("project", "deal")
 
 
-class Budget(Base):
+class Budget(Timestamps, Base):
     __tablename__ = "budgets"
     __table_args__ = (Index("ix_budgets_resource", "resource_type", "resource_id"),
                       Index("ix_budgets_list_order", "created_at"))  # migration budgets_0002
@@ -33,11 +33,9 @@ class Budget(Base):
     created_by: Mapped[str | None] = mapped_column(String(36))
     budget_type: Mapped[str | None] = mapped_column(String(30))
     forecast_date: Mapped[date | None] = mapped_column(Date)
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class BudgetLineItem(Base):
+class BudgetLineItem(Timestamps, Base):
     __tablename__ = "budget_line_items"
 
     id: Mapped[str] = id_column()
@@ -49,5 +47,3 @@ class BudgetLineItem(Base):
     service_type_id: Mapped[str | None] = mapped_column(String(36))
     task_id: Mapped[str | None] = mapped_column(String(36))
     position: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()

@@ -7,13 +7,13 @@ from decimal import Decimal
 from sqlalchemy import JSON, ForeignKey, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, UTCDateTime, created_at_column, id_column, updated_at_column
+from chalicelib.core.db import Base, Timestamps, UTCDateTime, id_column
 
 COMPANY_STATUSES = ("prospect", "client")
 DEAL_STATUSES = ("open", "won", "lost")
 
 
-class Company(Base):
+class Company(Timestamps, Base):
     __tablename__ = "companies"
 
     id: Mapped[str] = id_column()
@@ -28,11 +28,9 @@ class Company(Base):
     network_data: Mapped[dict | None] = mapped_column(JSON)
     network_enriched_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_by: Mapped[str | None] = mapped_column(String(36))
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class Contact(Base):
+class Contact(Timestamps, Base):
     __tablename__ = "contacts"
 
     id: Mapped[str] = id_column()
@@ -46,11 +44,9 @@ class Contact(Base):
     network_data: Mapped[dict | None] = mapped_column(JSON)
     network_enriched_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_by: Mapped[str | None] = mapped_column(String(36))
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class Deal(Base):
+class Deal(Timestamps, Base):
     __tablename__ = "deals"
 
     id: Mapped[str] = id_column()
@@ -64,5 +60,3 @@ class Deal(Base):
     status: Mapped[str] = mapped_column(String(10), nullable=False, default="open", index=True)
     website: Mapped[str | None] = mapped_column(String(500))
     created_by: Mapped[str | None] = mapped_column(String(36))
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()

@@ -6,10 +6,10 @@ from datetime import datetime
 from sqlalchemy import Boolean, Float, ForeignKey, Index, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, UTCDateTime, created_at_column, id_column, updated_at_column
+from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, id_column
 
 
-class Page(Base):
+class Page(Timestamps, Base):
     __tablename__ = "pages"
     __table_args__ = (
         Index("ix_pages_entity", "entity_type", "entity_id"),
@@ -38,19 +38,16 @@ class Page(Base):
     published_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     updated_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class PageFavourite(Base):
+class PageFavourite(Created, Base):
     __tablename__ = "page_favourites"
 
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     page_id: Mapped[str] = mapped_column(ForeignKey("pages.id", ondelete="CASCADE"), primary_key=True, index=True)
-    created_at: Mapped[datetime] = created_at_column()
 
 
-class PageDiscussion(Base):
+class PageDiscussion(Timestamps, Base):
     __tablename__ = "page_discussions"
 
     id: Mapped[str] = id_column()
@@ -59,11 +56,9 @@ class PageDiscussion(Base):
     document_content: Mapped[str | None] = mapped_column(Text)
     document_content_rich: Mapped[str | None] = mapped_column(Text)
     is_resolved: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class PageComment(Base):
+class PageComment(Timestamps, Base):
     __tablename__ = "page_comments"
 
     id: Mapped[str] = id_column()
@@ -73,11 +68,9 @@ class PageComment(Base):
     content: Mapped[str] = mapped_column(Text, nullable=False)
     content_rich: Mapped[str | None] = mapped_column(Text)
     is_edited: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class PageVersion(Base):
+class PageVersion(Created, Base):
     __tablename__ = "page_versions"
     __table_args__ = (Index("ix_page_versions_page_created", "page_id", "created_at"),)
 
@@ -87,4 +80,3 @@ class PageVersion(Base):
     title: Mapped[str] = mapped_column(String(500), nullable=False)
     content: Mapped[str | None] = mapped_column(Text)
     content_rich: Mapped[str | None] = mapped_column(Text)
-    created_at: Mapped[datetime] = created_at_column()

@@ -10,10 +10,10 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, UTCDateTime, created_at_column, id_column, updated_at_column
+from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, id_column
 
 
-class Project(Base):
+class Project(Timestamps, Base):
     __tablename__ = "projects"
     __table_args__ = (  # the list's order, search by pg_trgm (migration projects_0002)
         Index("ix_projects_list_order", "created_at"),
@@ -38,11 +38,9 @@ class Project(Base):
     sla_policy_id: Mapped[str | None] = mapped_column(String(36))
     auto_ticket_from_email: Mapped[str | None] = mapped_column(String(320))
     created_by: Mapped[str | None] = mapped_column(String(36))
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class ProjectMember(Base):
+class ProjectMember(Created, Base):
     __tablename__ = "project_members"
     __table_args__ = (UniqueConstraint("project_id", "user_id", name="uq_project_members_project_user"),)
 
@@ -50,10 +48,9 @@ class ProjectMember(Base):
     project_id: Mapped[str] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), nullable=False)
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
     role: Mapped[str] = mapped_column(String(50), nullable=False, default="member")
-    created_at: Mapped[datetime] = created_at_column()
 
 
-class ProjectGoal(Base):
+class ProjectGoal(Timestamps, Base):
     __tablename__ = "project_goals"
     __table_args__ = (Index("ix_project_goals_project_position", "project_id", "position", "created_at"),)
 
@@ -65,11 +62,9 @@ class ProjectGoal(Base):
     due_date: Mapped[date | None] = mapped_column(Date)
     position: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     created_by: Mapped[str | None] = mapped_column(String(36))
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class ProjectDecision(Base):
+class ProjectDecision(Timestamps, Base):
     __tablename__ = "project_decisions"
     __table_args__ = (Index("ix_project_decisions_project_decided", "project_id", "decided_at", "created_at"),)
 
@@ -82,8 +77,6 @@ class ProjectDecision(Base):
     decided_at: Mapped[date | None] = mapped_column(Date)
     status: Mapped[str] = mapped_column(String(50), nullable=False, default="agreed")
     created_by: Mapped[str | None] = mapped_column(String(36))
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
 class ProjectAISummary(Base):
@@ -97,7 +90,7 @@ class ProjectAISummary(Base):
     generated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
 
 
-class ProjectDealLink(Base):
+class ProjectDealLink(Created, Base):
     """At most one linked deal per project (`PUT /api/projects/:id/deal`)."""
 
     __tablename__ = "project_deal_links"
@@ -106,4 +99,3 @@ class ProjectDealLink(Base):
     project_id: Mapped[str] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), nullable=False, unique=True)
     deal_id: Mapped[str] = mapped_column(String(36), nullable=False, index=True)
     linked_by: Mapped[str | None] = mapped_column(String(36))
-    created_at: Mapped[datetime] = created_at_column()

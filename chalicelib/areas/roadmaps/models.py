@@ -1,15 +1,15 @@
 """Roadmaps, optionally of a project, with items in swim lanes linked to project goals."""
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 
 from sqlalchemy import Date, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, created_at_column, id_column, updated_at_column
+from chalicelib.core.db import Base, Timestamps, id_column
 
 
-class Roadmap(Base):
+class Roadmap(Timestamps, Base):
     __tablename__ = "roadmaps"
     __table_args__ = (Index("ix_roadmaps_list_order", "created_at"),)  # migration roadmaps_0002
 
@@ -20,11 +20,9 @@ class Roadmap(Base):
     start_date: Mapped[date | None] = mapped_column(Date)
     end_date: Mapped[date | None] = mapped_column(Date)
     created_by: Mapped[str | None] = mapped_column(String(36))
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class RoadmapItem(Base):
+class RoadmapItem(Timestamps, Base):
     __tablename__ = "roadmap_items"
 
     id: Mapped[str] = id_column()
@@ -37,5 +35,3 @@ class RoadmapItem(Base):
     end_date: Mapped[date | None] = mapped_column(Date)
     color: Mapped[str | None] = mapped_column(String(20))
     position: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()

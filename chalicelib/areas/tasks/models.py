@@ -6,10 +6,10 @@ from datetime import date, datetime
 from sqlalchemy import Boolean, Date, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, UTCDateTime, created_at_column, id_column, updated_at_column
+from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, id_column
 
 
-class Task(Base):
+class Task(Timestamps, Base):
     __tablename__ = "tasks"
     __table_args__ = (
         Index("ix_tasks_resource", "resource_type", "resource_id"),
@@ -55,11 +55,9 @@ class Task(Base):
     estimate_total_cost: Mapped[float | None] = mapped_column(Float)
     approved_by_user_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     approved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class TaskTodo(Base):
+class TaskTodo(Timestamps, Base):
     __tablename__ = "task_todos"
 
     id: Mapped[str] = id_column()
@@ -69,21 +67,18 @@ class TaskTodo(Base):
     position: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     assignee_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     due_date: Mapped[date | None] = mapped_column(Date)
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
 
 
-class TaskWatcher(Base):
+class TaskWatcher(Created, Base):
     __tablename__ = "task_watchers"
     __table_args__ = (UniqueConstraint("task_id", "user_id", name="uq_task_watchers_task_user"),)
 
     id: Mapped[str] = id_column()
     task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False, index=True)
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
-    created_at: Mapped[datetime] = created_at_column()
 
 
-class TaskResource(Base):
+class TaskResource(Created, Base):
     __tablename__ = "task_resources"
 
     id: Mapped[str] = id_column()
@@ -95,10 +90,9 @@ class TaskResource(Base):
     icon: Mapped[str] = mapped_column(String(50), nullable=False, default="link")
     sort_order: Mapped[int | None] = mapped_column(Integer)
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    created_at: Mapped[datetime] = created_at_column()
 
 
-class AgentTask(Base):
+class AgentTask(Timestamps, Base):
     """Pipeline metadata of a task whose type is `agent_task` (one per task)."""
 
     __tablename__ = "agent_tasks"
@@ -116,5 +110,3 @@ class AgentTask(Base):
     browser_test_status: Mapped[str | None] = mapped_column(String(30))
     browser_test_video_url: Mapped[str | None] = mapped_column(Text)
     ci_status: Mapped[str | None] = mapped_column(String(30))
-    created_at: Mapped[datetime] = created_at_column()
-    updated_at: Mapped[datetime] = updated_at_column()
