@@ -4,6 +4,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from .query import Page, paginate
 from .schemas import IsoTimestamp, Read
 from .models import HistoryEntry, User
 from .timeutil import iso
@@ -33,20 +34,19 @@ class HistoryEntryRead(Read):
     created_at: IsoTimestamp
 
 
-def entries(db: Session, *, entity_type: str, entity_id: str, limit: int = 500) -> list[dict]:
-    """Newest first, with the actor's name joined (one query)."""
+def _entry_record(row) -> dict:
+    entry, actor_name = row
+    return {"id": entry.id, "entity_type": entry.entity_type, "entity_id": entry.entity_id, "action": entry.action,
+            "actor_id": entry.actor_id, "actor_name": actor_name, "changes": entry.changes,
+            "created_at": iso(entry.created_at)}
+
+
+def entries(db: Session, *, entity_type: str, entity_id: str, query) -> Page:
+    """Newest first, with the actor's name joined, one page (`query`: a core.schemas.PageQuery)."""
     stmt = (
         select(HistoryEntry, User.name)
         .outerjoin(User, User.id == HistoryEntry.actor_id)
         .where(HistoryEntry.entity_type == entity_type, HistoryEntry.entity_id == entity_id)
         .order_by(HistoryEntry.created_at.desc(), HistoryEntry.id)
-        .limit(limit)
     )
-    return [
-        {
-            "id": entry.id, "entity_type": entry.entity_type, "entity_id": entry.entity_id, "action": entry.action,
-            "actor_id": entry.actor_id, "actor_name": actor_name, "changes": entry.changes,
-            "created_at": iso(entry.created_at),
-        }
-        for entry, actor_name in db.execute(stmt)
-    ]
+    return paginate(db, stmt, query, _entry_record)

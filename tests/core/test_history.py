@@ -4,6 +4,7 @@ from datetime import datetime, timedelta, timezone
 from chalicelib.core import history
 from chalicelib.core.models import HistoryEntry
 from tests.factories import make_user
+from chalicelib.core.schemas import PageQuery
 
 
 def test_diff_lists_changed_fields_only():
@@ -30,7 +31,7 @@ def test_record_and_entries(db, count_queries):
     db.flush()
 
     with count_queries() as counter:
-        entries = history.entries(db, entity_type="task", entity_id="t-1")
+        entries = history.entries(db, entity_type="task", entity_id="t-1", query=PageQuery()).items
     assert counter.count == 1
     assert [e["action"] for e in entries] == ["expired", "status_changed", "created"]
     assert entries[1] == {
@@ -39,7 +40,8 @@ def test_record_and_entries(db, count_queries):
         "created_at": "2026-01-01T00:05:00Z",
     }
     assert entries[0]["actor_id"] is None and entries[0]["actor_name"] is None and entries[0]["changes"] is None
-    assert len(history.entries(db, entity_type="task", entity_id="t-1", limit=2)) == 2
+    cut = history.entries(db, entity_type="task", entity_id="t-1", query=PageQuery(limit=2))
+    assert len(cut.items) == 2 and cut.total == 3  # a cut page says how many there are
 
 
 def test_changes_round_trip_as_json(db):
@@ -57,7 +59,7 @@ def test_admin_writes_history_through_http(api, db):
     user = make_user(db, name="Before")
     api.put(f"/api/admin/users/{user.id}", as_=executive, json={"name": "After"})
     api.put(f"/api/admin/users/{user.id}/permissions", as_=executive, json={"permissions": {"insights": "view"}})
-    entries = history.entries(db, entity_type="user", entity_id=user.id)
+    entries = history.entries(db, entity_type="user", entity_id=user.id, query=PageQuery()).items
     assert {e["action"] for e in entries} == {"updated", "permissions_changed"}
     assert all(e["actor_name"] == "Exec" for e in entries)
     updated = next(e for e in entries if e["action"] == "updated")

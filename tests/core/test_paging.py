@@ -48,3 +48,23 @@ def test_a_page_costs_at_most_two_statements_beyond_auth(api, exec_user, five_ta
     with count_queries() as cut:
         api.get("/api/tasks?limit=2", as_=exec_user)
     assert cut.count == whole.count + 1  # the count statement, only when the page is cut
+
+
+def test_histories_subtasks_and_project_tasks_page_instead_of_cutting(api, db, exec_user):
+    from tests.areas.projects.factories import make_project
+
+    task = api.post("/api/tasks", json={"title": "paged"}, as_=exec_user).json["task"]
+    for title in ("one", "two", "three"):
+        assert api.put(f"/api/tasks/{task['id']}", json={"title": title}, as_=exec_user).status == 200
+        assert api.post(f"/api/tasks/{task['id']}/subtasks", json={"title": title}, as_=exec_user).status == 201
+    history = api.get(f"/api/tasks/{task['id']}/history?limit=2", as_=exec_user).json
+    assert len(history["history"]) == 2 and history["total"] >= 4 and history["limit"] == 2
+    subtasks = api.get(f"/api/tasks/{task['id']}/subtasks?limit=2&offset=2", as_=exec_user).json
+    assert len(subtasks["subtasks"]) == 1 and subtasks["total"] == 3
+    project = make_project(db)
+    for title in ("a", "b", "c"):
+        api.post("/api/tasks", json={"title": title, "resource_type": "project", "resource_id": project.id},
+                 as_=exec_user)
+    listed = api.get(f"/api/projects/{project.id}/tasks?limit=2", as_=exec_user).json
+    assert len(listed["tasks"]) == 2 and listed["total"] == 3
+    assert api.get(f"/api/projects/{project.id}/history?limit=1", as_=exec_user).json["limit"] == 1

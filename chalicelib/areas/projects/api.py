@@ -3,7 +3,7 @@ from chalice import Blueprint
 
 from chalicelib.core.history import HistoryEntryRead
 from chalicelib.core.http import endpoint
-from chalicelib.core.schemas import OkResponse, many, one, paged
+from chalicelib.core.schemas import OkResponse, PageQuery, many, one, paged
 
 from . import service, service_decisions, service_goals, service_insights, service_members
 from .schemas import (AiSummaryResponse, DealLinkPut, DealLinkResponse, DecisionCreate, DecisionRead, DecisionUpdate,
@@ -52,10 +52,10 @@ def delete_project(ctx, project_id: str):
 
 
 @bp.route("/api/projects/{project_id}/history", methods=["GET"])
-@endpoint(tool="projects", level="view", response=many("history", HistoryEntryRead))
-def project_history(ctx, project_id: str):
-    """A project's history entries, newest first"""
-    return {"history": service.project_history(ctx, project_id=project_id)}
+@endpoint(tool="projects", level="view", query=PageQuery, response=paged("history", HistoryEntryRead))
+def project_history(ctx, project_id: str, query: PageQuery):
+    """A project's history entries, newest first (paged)"""
+    return service.project_history(ctx, project_id=project_id, query=query).body("history")
 
 
 # ---------------------------------------------------------------- members
@@ -149,10 +149,10 @@ def delete_decision(ctx, project_id: str, decision_id: str):
 # ---------------------------------------------------------------- tasks, AI summary, deal (profitability: budgets area)
 
 @bp.route("/api/projects/{project_id}/tasks", methods=["GET"])
-@endpoint(tool="projects", level="view", response=many("tasks", ProjectTaskRead))
-def project_tasks(ctx, project_id: str):
-    """A project's top-level tasks"""
-    return {"tasks": service_insights.project_tasks(ctx, project_id=project_id)}
+@endpoint(tool="projects", level="view", query=PageQuery, response=paged("tasks", ProjectTaskRead))
+def project_tasks(ctx, project_id: str, query: PageQuery):
+    """A project's top-level tasks (paged)"""
+    return service_insights.project_tasks(ctx, project_id=project_id, query=query).body("tasks")
 
 
 @bp.route("/api/projects/{project_id}/ai-summary", methods=["GET"])

@@ -108,9 +108,9 @@ def get_detail(ctx, *, project_id: str) -> tuple[dict, list[dict], list[dict]]:
             member_records(ctx.db, project_id=project_id), goal_records(ctx.db, project_id=project_id))
 
 
-def project_history(ctx, *, project_id: str) -> list[dict]:
+def project_history(ctx, *, project_id: str, query):
     load_project(ctx, project_id)
-    return history.entries(ctx.db, entity_type=ENTITY, entity_id=project_id)
+    return history.entries(ctx.db, entity_type=ENTITY, entity_id=project_id, query=query)
 
 
 # ---------------------------------------------------------------- validation

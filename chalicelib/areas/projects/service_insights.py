@@ -7,15 +7,17 @@ from chalicelib.core.errors import BadRequest
 from chalicelib.core.ids import utcnow
 from chalicelib.core.serialize import value_out
 
+from chalicelib.core.schemas import PageQuery
+
 from .models import ProjectAISummary, ProjectDealLink
 from .queries import goal_records, load_project, member_records, project_record
 
 
-def project_tasks(ctx, *, project_id: str) -> list[dict]:
+def project_tasks(ctx, *, project_id: str, query):
     from chalicelib.areas.tasks import service as tasks_service
 
     load_project(ctx, project_id)
-    return tasks_service.project_tasks(ctx.db, project_id)
+    return tasks_service.project_tasks(ctx.db, project_id, query)
 
 
 # ---------------------------------------------------------------- AI summary
@@ -37,7 +39,7 @@ def summary_facts(ctx, project_id: str) -> dict:
     from chalicelib.areas.tasks import service as tasks_service
 
     project = project_record(ctx, project_id)
-    tasks = tasks_service.project_tasks(ctx.db, project_id)
+    tasks = tasks_service.project_tasks(ctx.db, project_id, PageQuery()).items  # the AI reads the first 500
     return {
         "name": project["name"], "description": project["description"], "status": project["status"],
         "type": project["type_label"], "company": project["company_name"], "squad": project["squad"],

@@ -3,7 +3,7 @@ from chalice import Blueprint
 
 from chalicelib.core.history import HistoryEntryRead
 from chalicelib.core.http import endpoint
-from chalicelib.core.schemas import OkResponse, many, one, paged
+from chalicelib.core.schemas import OkResponse, PageQuery, many, one, paged
 
 from . import queries, service, service_links, service_todos
 from .schemas import (ResourceCreate, ResourceRead, ResourceReorder, SubtaskCreate, TaskCreate, TaskDetail, TaskListQuery,
@@ -59,10 +59,10 @@ def duplicate_task(ctx, task_id: str):
 
 
 @bp.route("/api/tasks/{task_id}/history", methods=["GET"])
-@endpoint(tool="tasks", level="view", response=many("history", HistoryEntryRead))
-def task_history(ctx, task_id: str):
-    """The task's history events, newest first."""
-    return {"history": service.task_history(ctx, task_id=task_id)}
+@endpoint(tool="tasks", level="view", query=PageQuery, response=paged("history", HistoryEntryRead))
+def task_history(ctx, task_id: str, query: PageQuery):
+    """The task's history events, newest first (paged)."""
+    return service.task_history(ctx, task_id=task_id, query=query).body("history")
 
 
 @bp.route("/api/tasks/{task_id}/todos", methods=["PUT"])
@@ -73,11 +73,11 @@ def replace_todos(ctx, task_id: str, body: TodosReplace):
 
 
 @bp.route("/api/tasks/{task_id}/subtasks", methods=["GET"])
-@endpoint(tool="tasks", level="view", response=many("subtasks", TaskRead))
-def list_subtasks(ctx, task_id: str):
-    """The task's subtasks, by sort_order then created_at."""
+@endpoint(tool="tasks", level="view", query=PageQuery, response=paged("subtasks", TaskRead))
+def list_subtasks(ctx, task_id: str, query: PageQuery):
+    """The task's subtasks, by sort_order then created_at (paged)."""
     queries.load_task(ctx, task_id)
-    return {"subtasks": service.subtask_records(ctx, task_id)}
+    return service.subtask_page(ctx, task_id, query).body("subtasks")
 
 
 @bp.route("/api/tasks/{task_id}/subtasks", methods=["POST"])

@@ -193,10 +193,20 @@ def agent_record(db, task_id: str) -> dict | None:
     return row_dict(agent, AGENT_FIELDS) if agent else None
 
 
+def _subtasks(ctx, task_id: str):
+    return task_select().where(Task.parent_task_id == task_id, visible(ctx.principal)).order_by(
+        Task.sort_order.asc().nulls_last(), Task.created_at, Task.id)
+
+
 def subtask_records(ctx, task_id: str) -> list[dict]:
-    stmt = task_select().where(Task.parent_task_id == task_id, visible(ctx.principal)).order_by(
-        Task.sort_order.asc().nulls_last(), Task.created_at, Task.id).limit(LIST_LIMIT)
-    return task_records(ctx.db, ctx.db.scalars(stmt).all())
+    """The first LIST_LIMIT subtasks, for the detail (its `subtask_count` says how many there are; the
+    subtasks route pages through all of them)."""
+    return task_records(ctx.db, ctx.db.scalars(_subtasks(ctx, task_id).limit(LIST_LIMIT)).all())
+
+
+def subtask_page(ctx, task_id: str, query) -> Page:
+    rows = paginate(ctx.db, _subtasks(ctx, task_id), query, lambda row: row[0])
+    return Page(task_records(ctx.db, rows.items), rows.total, rows.limit, rows.offset)
 
 
 def watcher_records(db, task_id: str) -> list[dict]:
@@ -205,9 +215,9 @@ def watcher_records(db, task_id: str) -> list[dict]:
     return [{"id": uid, "name": name, "picture": picture} for uid, name, picture in db.execute(stmt).all()]
 
 
-def task_history(ctx, *, task_id: str) -> list[dict]:
+def task_history(ctx, *, task_id: str, query) -> Page:
     load_task(ctx, task_id)
-    return history.entries(ctx.db, entity_type="task", entity_id=task_id)
+    return history.entries(ctx.db, entity_type="task", entity_id=task_id, query=query)
 
 
 # --- writes ---------------------------------------------------------------------------------------
@@ -304,7 +314,7 @@ PROJECT_TASK_FIELDS = ("id", "title", "status_id", "priority_id", "assignee_id",
                        "created_at")
 
 
-def project_tasks(db, project_id: str) -> list[dict]:
+def project_tasks(db, project_id: str, query) -> Page:
     """Top-level tasks linked to a project (resource_type `project`), with joined names and labels, in
     list order: sort_order, due_date (nulls last), created_at newest first. One query. Dates and
     timestamps are ISO strings."""
@@ -320,8 +330,7 @@ def project_tasks(db, project_id: str) -> list[dict]:
         .outerjoin(PriorityItem, PriorityItem.id == Task.priority_id)
         .where(Task.resource_type == "project", Task.resource_id == project_id, Task.parent_task_id.is_(None))
     )
-    return [{key: value_out(value) for key, value in row._mapping.items()}
-            for row in db.execute(list_order(stmt).limit(LIST_LIMIT)).all()]
+    return paginate(db, list_order(stmt), query, lambda row: {key: value_out(value) for key, value in row._mapping.items()})
 
 
 def task_titles(db, task_ids) -> dict[str, str]:

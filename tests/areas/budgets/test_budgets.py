@@ -7,6 +7,7 @@ from sqlalchemy import select
 
 from chalicelib.areas.budgets.models import Budget, BudgetLineItem
 from chalicelib.core import history
+from chalicelib.core.schemas import PageQuery
 from tests.areas.budgets.factories import make_budget, make_line_item
 from tests.areas.deals.factories import make_company, make_deal
 from tests.areas.projects.factories import make_project
@@ -16,7 +17,7 @@ from tests.factories import config_item, make_squad, make_user
 
 
 def actions(db, budget_id):
-    return [e["action"] for e in reversed(history.entries(db, entity_type="budget", entity_id=budget_id))]
+    return [e["action"] for e in reversed(history.entries(db, entity_type="budget", entity_id=budget_id, query=PageQuery()).items)]
 
 
 @pytest.mark.smoke
@@ -53,7 +54,7 @@ def test_budget_lifecycle_with_history(api, db, exec_user):
     assert api.delete(f"{path}/line-items/{item_id}", as_=exec_user).json == {"ok": True}
     assert actions(db, budget["id"]) == ["created", "status_changed", "updated", "updated", "line_item_added",
                                          "line_item_updated", "line_item_removed"]
-    entries = history.entries(db, entity_type="budget", entity_id=budget["id"])
+    entries = history.entries(db, entity_type="budget", entity_id=budget["id"], query=PageQuery()).items
     status_entry = next(e for e in entries if e["action"] == "status_changed")
     assert status_entry["changes"] == {"status": {"from": "draft", "to": "pending_approval"}}
 
