@@ -5,15 +5,15 @@ from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, one, paged
 
 from . import service
-from .schemas import (BudgetCreate, BudgetDetail, BudgetQuery, BudgetRead, BudgetUpdate, LineItemCreate, LineItemRead,
+from .schemas import (BudgetCreate, BudgetDetail, BudgetListQuery, BudgetRead, BudgetUpdate, LineItemCreate, LineItemRead,
                       LineItemReorder, LineItemUpdate, ProfitabilityRead)
 
 bp = Blueprint(__name__)
 
 
 @bp.route("/api/budgets", methods=["GET"])
-@endpoint(tool="budgets", level="view", query=BudgetQuery, response=paged("budgets", BudgetRead))
-def list_budgets(ctx, query: BudgetQuery):
+@endpoint(tool="budgets", level="view", query=BudgetListQuery, response=paged("budgets", BudgetRead))
+def list_budgets(ctx, query: BudgetListQuery):
     """List budgets (filters: resource_type, resource_id, company_id, status; `limit` at most 500 and
     `offset`, with `total`)"""
     return service.list_budgets(ctx, query=query).body("budgets")

@@ -53,7 +53,7 @@ class BudgetUpdate(Input):
     notes: Optional[Notes] = None
 
 
-class BudgetQuery(PageQuery):
+class BudgetListQuery(PageQuery):
     resource_type: Optional[ResourceType] = None
     resource_id: Optional[Id] = None
     company_id: Optional[Id] = None

@@ -5,15 +5,15 @@ from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, one, paged
 
 from . import service
-from .schemas import (RoadmapItemCreate, RoadmapItemUpdate, RoadmapCreate, RoadmapDetail, RoadmapItemRead, RoadmapQuery,
+from .schemas import (RoadmapItemCreate, RoadmapItemUpdate, RoadmapCreate, RoadmapDetail, RoadmapItemRead, RoadmapListQuery,
                       RoadmapRead, RoadmapUpdate)
 
 bp = Blueprint(__name__)
 
 
 @bp.route("/api/roadmaps", methods=["GET"])
-@endpoint(tool="roadmaps", level="view", query=RoadmapQuery, response=paged("roadmaps", RoadmapRead))
-def list_roadmaps(ctx, query: RoadmapQuery):
+@endpoint(tool="roadmaps", level="view", query=RoadmapListQuery, response=paged("roadmaps", RoadmapRead))
+def list_roadmaps(ctx, query: RoadmapListQuery):
     """List roadmaps (filter: project_id; `limit` at most 500 and `offset`, with `total`)"""
     return service.list_roadmaps(ctx, query).body("roadmaps")
 

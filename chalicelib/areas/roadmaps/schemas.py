@@ -45,7 +45,7 @@ class RoadmapUpdate(RoadmapCreate):
     name: Optional[Name] = None
 
 
-class RoadmapQuery(PageQuery):
+class RoadmapListQuery(PageQuery):
     project_id: Optional[Id] = None
 
 

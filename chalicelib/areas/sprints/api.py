@@ -5,14 +5,14 @@ from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, one, paged
 
 from . import queries, service
-from .schemas import SprintCreate, SprintQuery, SprintRead, SprintUpdate
+from .schemas import SprintCreate, SprintListQuery, SprintRead, SprintUpdate
 
 bp = Blueprint(__name__)
 
 
 @bp.route("/api/sprints", methods=["GET"])
-@endpoint(tool="projects", level="view", query=SprintQuery, response=paged("sprints", SprintRead))
-def list_sprints(ctx, query: SprintQuery):
+@endpoint(tool="projects", level="view", query=SprintListQuery, response=paged("sprints", SprintRead))
+def list_sprints(ctx, query: SprintListQuery):
     """List sprints (filters: project_id, status; `limit` at most 500 and `offset`, with `total`)"""
     return queries.list_sprints(ctx, query).body("sprints")
 

@@ -24,7 +24,7 @@ class SprintUpdate(SprintCreate):
     status: Optional[Status] = None
 
 
-class SprintQuery(PageQuery):
+class SprintListQuery(PageQuery):
     NOT_NULL = frozenset({"project_id", "status"})
 
     project_id: Optional[Id] = None

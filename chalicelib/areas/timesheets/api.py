@@ -6,7 +6,7 @@ from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, one, paged
 
 from . import service
-from .schemas import RejectBody, TimeEntryCreate, TimeEntryQuery, TimeEntryRead, TimeEntryUpdate
+from .schemas import RejectBody, TimeEntryCreate, TimeEntryListQuery, TimeEntryRead, TimeEntryUpdate
 
 ONE = one("time_entry", TimeEntryRead)
 
@@ -14,8 +14,8 @@ bp = Blueprint(__name__)
 
 
 @bp.route("/api/time-entries", methods=["GET"])
-@endpoint(tool="timesheets", level="view", query=TimeEntryQuery, response=paged("time_entries", TimeEntryRead))
-def list_time_entries(ctx, query: TimeEntryQuery):
+@endpoint(tool="timesheets", level="view", query=TimeEntryListQuery, response=paged("time_entries", TimeEntryRead))
+def list_time_entries(ctx, query: TimeEntryListQuery):
     """List time entries in the caller's scope (filters: user, project, task, budget, status, dates;
     `limit` at most 500 and `offset`, with `total`)"""
     return service.list_entries(ctx, query=query).body("time_entries")

@@ -43,7 +43,7 @@ class RejectBody(Input):
     reason: Optional[Note] = None
 
 
-class TimeEntryQuery(PageQuery):
+class TimeEntryListQuery(PageQuery):
     NOT_NULL = frozenset({"user_id", "status"})
 
     user_id: Optional[Id] = None
