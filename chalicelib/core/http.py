@@ -73,6 +73,7 @@ class EndpointSpec:
     response_content: str = "application/json"
     error_statuses: tuple[int, ...] = ()
     response: type[BaseModel] | None = None
+    request_schema: dict | None = None
 
 
 def json_default(value):
@@ -239,16 +240,18 @@ def endpoint(
     response_content: str = "application/json",
     errors: tuple[int, ...] = (),
     response: type[BaseModel] | None = None,
+    request_schema: dict | None = None,
 ):
     """auth: "user" (a token, then `tool:level`), "public" (no token) or "service" (the handler checks
     its own bearer secret). access: access levels allowed, for endpoints gated by level not tool.
     response: the read model of the whole success body (core.schemas: `one`, `many`, `paged`,
-    `OkResponse` or an area's own), used for the OpenAPI document and checked in tests."""
+    `OkResponse` or an area's own), used for the OpenAPI document and checked in tests.
+    request_schema: the JSON schema of a non-JSON body (a multipart form's parts), for the document."""
 
     def decorate(fn):
         spec = EndpointSpec(tool, level if tool else None, body, query, status, auth, access,
                             (fn.__doc__ or fn.__name__.replace("_", " ")).strip().splitlines()[0],
-                            request_content, response_content, errors, response)
+                            request_content, response_content, errors, response, request_schema)
 
         def run(ctx: Context, request, path_params: dict) -> Response:
             uow = ctx.uow

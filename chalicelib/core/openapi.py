@@ -122,7 +122,8 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
             ref = refs[(spec.body, "validation")]
             operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": ref}}}
         elif spec.request_content:
-            operation["requestBody"] = {"required": True, "content": {spec.request_content: {"schema": {}}}}
+            operation["requestBody"] = {"required": True,
+                                        "content": {spec.request_content: {"schema": spec.request_schema or {}}}}
         if spec.response is not None:
             success_schema = refs[(spec.response, "serialization")]
         elif spec.response_content == "application/json":

@@ -111,3 +111,13 @@ def test_creates_link_to_the_operations_on_what_they_made(api):
             for response in operation["responses"].values():
                 for link in response.get("links", {}).values():
                     assert link["operationId"] in ids
+
+
+def test_multipart_and_binary_operations_declare_their_content(api):
+    document = api.get("/api/openapi.json").json
+    upload = document["paths"]["/api/pages/upload"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert upload["properties"]["file"] == {"type": "string", "format": "binary",
+                                            "description": "the file (at most 10 MB)"}
+    assert "pageId" in upload["properties"] and upload["required"] == ["file"]
+    download = document["paths"]["/api/pages/uploads/pages/{page_id}/{file_name}"]["get"]["responses"]["200"]
+    assert download["content"]["application/octet-stream"]["schema"] == {"type": "string", "format": "binary"}

@@ -10,6 +10,9 @@ from .schemas import (PresignRead, UploadConfirm, UploadPresign, UploadRead, AIC
 
 
 bp = Blueprint(__name__)
+UPLOAD_FORM = {"type": "object", "required": ["file"], "properties": {
+    "file": {"type": "string", "format": "binary", "description": "the file (at most 10 MB)"},
+    "pageId": {"type": "string", "maxLength": 64, "description": "the page's folder (default: general)"}}}
 
 
 # --- pages -----------------------------------------------------------------------------------
@@ -131,7 +134,8 @@ def delete_comment(ctx, page_id: str, discussion_id: str, comment_id: str):
 # --- uploads ---------------------------------------------------------------------------------
 
 @bp.route("/api/pages/upload", methods=["POST"])
-@endpoint(tool="pages", level="update", request_content="multipart/form-data", errors=(413, 415), response=UploadRead)
+@endpoint(tool="pages", level="update", request_content="multipart/form-data", request_schema=UPLOAD_FORM,
+          errors=(413, 415), response=UploadRead)
 def upload_file(ctx):
     """Upload a media file (multipart/form-data: file, pageId)."""
     form = read_form(ctx.request, max_bytes=service_uploads.MAX_UPLOAD_BYTES + service_uploads.MULTIPART_OVERHEAD)
