@@ -3,7 +3,8 @@
 This is the production request path minus the network: Chalice's event handler resolves the
 route from `requestContext.resourcePath`, builds the request, and our endpoint decorator runs.
 Also: capture the SQL a request runs (SQLAlchemy's `before_cursor_execute`) and replay it through
-the driver alone (pg8000's DB-API), the baseline of the overhead ratio.
+the driver alone (pg8000's or psycopg's DB-API), the baseline of the overhead ratio; and the
+primary-key floor (one primary-key lookup through the driver alone).
 """
 from __future__ import annotations
 
@@ -90,16 +91,46 @@ def capture_sql(engine):
         event.remove(engine, "before_cursor_execute", before)
 
 
+def dbapi_connect(url: str, driver: str = "pg8000"):
+    """A bare DB-API connection of `driver` (pg8000 or psycopg) to the database of `url`."""
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    if driver == "psycopg":
+        import psycopg
+
+        return psycopg.connect(user=u.username, password=u.password, host=u.host, port=u.port or 5432,
+                               dbname=u.database, sslmode="disable", gssencmode="disable")
+    import pg8000.dbapi
+
+    return pg8000.dbapi.connect(user=u.username, password=u.password, host=u.host, port=u.port or 5432,
+                                database=u.database)
+
+
+class PrimaryKeyFloor:
+    """The least a request could cost the database: one primary-key lookup (`SELECT * FROM users WHERE id =
+    %s`), its row fetched, its transaction committed, through the driver's DB-API alone."""
+
+    def __init__(self, url: str, row_id: str, driver: str = "pg8000") -> None:
+        self.connection = dbapi_connect(url, driver)
+        self.row_id = row_id
+
+    def run(self) -> None:
+        cursor = self.connection.cursor()
+        cursor.execute("SELECT * FROM users WHERE id = %s", (self.row_id,))
+        cursor.fetchall()
+        self.connection.commit()
+
+    def close(self) -> None:
+        self.connection.close()
+
+
 class DirectReplay:
-    """The captured statements run through pg8000's DB-API alone: no ORM, no app, no JSON."""
+    """The captured statements run through the driver's DB-API alone (pg8000 or psycopg, the driver that
+    captured them: the parameter style differs): no ORM, no app, no JSON."""
 
-    def __init__(self, url: str) -> None:
-        import pg8000.dbapi
-        from sqlalchemy.engine import make_url
-
-        u = make_url(url)
-        self.connection = pg8000.dbapi.connect(user=u.username, password=u.password, host=u.host,
-                                               port=u.port or 5432, database=u.database)
+    def __init__(self, url: str, driver: str = "pg8000") -> None:
+        self.connection = dbapi_connect(url, driver)
 
     def run(self, statements, *, commit: bool) -> None:
         cursor = self.connection.cursor()
@@ -128,6 +159,9 @@ class DirectReplay:
             index, width = columns.index("id"), len(columns)
             batches = parameters if many else [parameters]
             for params in batches:
+                if isinstance(params, dict):  # psycopg's named parameters: id, or id_m0, id_m1... (multi-row)
+                    rows += [(table, value) for key, value in params.items() if re.fullmatch(r"id(_m\d+)?", key)]
+                    continue
                 params = list(params)
                 for offset in range(0, len(params), width):
                     rows.append((table, params[offset + index]))

@@ -27,27 +27,38 @@ class Endpoint:
     query: dict | None = None
     body: Callable[["Dataset", int], dict] | None = None
     commit_replay: bool = True  # replaying a create would collide with its own ids: roll back instead
-    target_ratio: float | None = None
+    target_ratio: float | None = None  # request / replay of its own SQL (hides the planning cost)
     per_record: bool = False  # a detail read or an update: latency on a record with few children
+    floor_target: float | None = None  # request / primary-key floor, on pg8000 (issue 11 item 6)
+    queue: bool = False  # run with the notifications queue configured (SQS, moto), not in-process delivery
+
+
+def _task_body(ds, i):
+    return {"title": f"Bench task {i}", "assignee_id": ds.ids["user"], "status_id": ds.ids.get("task_status")}
 
 
 ENDPOINTS = [
-    Endpoint("task list", "tasks", "GET", "/api/tasks", "list", "tasks", target_ratio=3.0),
+    Endpoint("me", "admin", "GET", "/api/me", "detail", "nothing (the caller)", floor_target=5.0, per_record=True),
+    Endpoint("task list", "tasks", "GET", "/api/tasks", "list", "tasks", query={"limit": "100"}, target_ratio=3.0,
+             floor_target=15.0),
     Endpoint("task detail", "tasks", "GET", "/api/tasks/{task_id}", "detail", "todos and resources of the task",
-             params=lambda ds: {"task_id": ds.ids["task"]}, target_ratio=2.0, per_record=True),
-    Endpoint("task create", "tasks", "POST", "/api/tasks", "write", "tasks in the table",
-             body=lambda ds, i: {"title": f"Bench task {i}", "assignee_id": ds.ids["user"],
-                                 "status_id": ds.ids.get("task_status")},
+             params=lambda ds: {"task_id": ds.ids["task"]}, target_ratio=2.0, per_record=True, floor_target=10.0),
+    Endpoint("task create", "tasks", "POST", "/api/tasks", "write", "tasks in the table", body=_task_body,
+             commit_replay=False, queue=True, floor_target=20.0),
+    Endpoint("task create (in-process delivery)", "tasks", "POST", "/api/tasks", "write",
+             "tasks in the table (development mode: notifications delivered in the request)", body=_task_body,
              commit_replay=False),
     Endpoint("task update", "tasks", "PUT", "/api/tasks/{task_id}", "write", "todos of the task",
              params=lambda ds: {"task_id": ds.ids["task"]},
              body=lambda ds, i: {"title": f"Bench task renamed {i}", "description": f"revision {i}"},
              per_record=True),
-    Endpoint("project list", "projects", "GET", "/api/projects", "list", "projects", target_ratio=3.0),
+    Endpoint("project list", "projects", "GET", "/api/projects", "list", "projects", query={"limit": "100"},
+             target_ratio=3.0, floor_target=15.0),
     Endpoint("project detail", "projects", "GET", "/api/projects/{project_id}", "detail",
              "members and goals of the project", params=lambda ds: {"project_id": ds.ids["project"]},
-             target_ratio=2.0, per_record=True),
-    Endpoint("budget list", "budgets", "GET", "/api/budgets", "list", "budgets", target_ratio=3.0),
+             target_ratio=2.0, per_record=True, floor_target=10.0),
+    Endpoint("budget list", "budgets", "GET", "/api/budgets", "list", "budgets", query={"limit": "100"},
+             target_ratio=3.0, floor_target=15.0),
     Endpoint("budget detail", "budgets", "GET", "/api/budgets/{budget_id}", "detail",
              "line items and time entries of the budget", params=lambda ds: {"budget_id": ds.ids["budget"]},
              per_record=True),

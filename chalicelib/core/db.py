@@ -101,7 +101,33 @@ def make_engine(url: str | None = None) -> Engine:
     engine = create_engine(url, connect_args=connect_args, **kwargs)
     if url.startswith("sqlite"):
         _sqlite_transactions(engine)
+    elif engine.dialect.driver == "pg8000":
+        _pg8000_fast_timestamps(engine)
     return engine
+
+
+def _pg8000_fast_timestamps(engine: Engine) -> None:
+    """pg8000 reads timestamps and dates with `strptime` (a few microseconds each: a 100-row list holds
+    hundreds); `fromisoformat` reads Postgres's text form ten times faster. Anything it cannot read
+    (infinity, years beyond 9999) goes to pg8000's own converter, as before (issue 11 item 6)."""
+    from pg8000 import converters
+
+    def reader(fast, fallback):
+        def read(data):
+            try:
+                return fast(data)
+            except ValueError:
+                return fallback(data)
+        return read
+
+    readers = {1184: reader(datetime.fromisoformat, converters.timestamptz_in),  # timestamptz
+               1114: reader(datetime.fromisoformat, converters.timestamp_in),  # timestamp
+               1082: reader(date.fromisoformat, converters.date_in)}  # date
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):
+        for oid, read in readers.items():
+            dbapi_connection.register_in_adapter(oid, read)
 
 
 def _sqlite_transactions(engine: Engine) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from sqlalchemy import case, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 
 
 def _dialect(db) -> str:
@@ -47,7 +46,11 @@ def lock_key(db, *parts: Any) -> None:
 
 
 def _insert(db, model):
-    return (postgresql.insert if _dialect(db) == "postgresql" else sqlite.insert)(model)
+    if _dialect(db) == "postgresql":  # the dialects are imported on first use (cold start)
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(model)
 
 
 def _rows(rows: dict | Iterable[dict]) -> list[dict]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sqlalchemy import String, bindparam, cast, func, literal_column, null, select, union_all
-from sqlalchemy.dialects.postgresql import ARRAY
 
 from .models import ConfigListItem, User
 
@@ -33,12 +32,15 @@ class Names:
 
 
 def among(db, column, ids):
-    """`column IN ids` for a page's ids. On Postgres the ids travel as one array parameter, unnested
-    (`column IN (SELECT unnest(:ids))`): planned in the same time for 1 or 500 ids, where a list of 500
-    parameters costs the planner about a millisecond. Elsewhere a plain IN list."""
+    """`column IN ids` for a page's ids. On Postgres the ids travel as one text parameter, split there
+    (`column IN (SELECT unnest(string_to_array(:ids, ',')))`): planned in the same time for 1 or 500 ids,
+    where a list of 500 parameters costs the planner about a millisecond, and sent as one string (pg8000
+    escapes an array parameter character by character in Python). Elsewhere, or when an id holds a comma,
+    a plain IN list."""
     ids = sorted({value for value in ids if value})
-    if db.get_bind().dialect.name == "postgresql":
-        return column.in_(select(func.unnest(bindparam("ids", ids, type_=ARRAY(String), unique=True))))
+    if db.get_bind().dialect.name == "postgresql" and not any("," in value for value in ids):
+        joined = bindparam("ids", ",".join(ids), type_=String, unique=True)
+        return column.in_(select(func.unnest(func.string_to_array(joined, ","))))
     return column.in_(ids)
 
 

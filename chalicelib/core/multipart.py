@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from python_multipart.multipart import MultipartParser, parse_options_header
-
 from .errors import BadRequest, PayloadTooLarge
 
 MAX_PARTS = 20
@@ -45,6 +43,9 @@ def _text(value: bytes | None) -> str | None:
 
 
 def parse_form(body: bytes, content_type: str | None) -> Form:
+    # imported on first use: a function that never reads an upload does not load the parser (cold start)
+    from python_multipart.multipart import MultipartParser, parse_options_header
+
     kind, options = parse_options_header(content_type or "")
     if kind != b"multipart/form-data":
         raise BadRequest("Upload must be multipart/form-data")

@@ -86,7 +86,9 @@ class Input(BaseModel):
     optional field with null, never a required one). `changes()` answers the fields the caller sent.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    # defer_build: a model's validator is built on its first use, not at import (cold start: a function
+    # builds the few models its request uses, not every model of its area)
+    model_config = ConfigDict(extra="ignore", defer_build=True)
     NOT_NULL: ClassVar[frozenset[str]] = frozenset()
 
     @field_validator("*", mode="before")
@@ -158,7 +160,7 @@ IsoDate = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$"),
 class Read(BaseModel):
     """A response record: every field the service answers, declared (an undeclared one is an error in tests)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use, as Input
 
 
 class OkResponse(Read):

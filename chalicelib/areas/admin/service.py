@@ -5,6 +5,8 @@ own record through `/api/me`; otherwise the `salary` key is left out of the reco
 """
 from __future__ import annotations
 
+from functools import cache
+
 from sqlalchemy import func, select
 from sqlalchemy.orm import aliased
 
@@ -38,7 +40,9 @@ def user_record(user: User, squad_name: str | None, manager_name: str | None, *,
     return record
 
 
+@cache
 def _user_select():
+    """Built once per process (statements are immutable: `.where()` answers a copy)."""
     manager = aliased(User)
     return (
         select(User, Squad.name, manager.name)
