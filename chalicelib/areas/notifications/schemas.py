@@ -1,28 +1,33 @@
-"""Request models of the notifications area (unknown fields are ignored)."""
+"""Request and read models of the notifications area (unknown fields are ignored)."""
 from __future__ import annotations
 
 import base64
 import binascii
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, StringConstraints, field_validator
+
+from chalicelib.core.schemas import Flag, Flag01, Input, IsoDate, IsoTimestamp, PageQuery, Read, choice
+
+TypeId = Annotated[str, StringConstraints(min_length=1, max_length=100)]
 
 
-class NotificationListQuery(BaseModel):
-    filter: Literal["all", "unread", "archived"] = "all"
+class NotificationListQuery(PageQuery):
+    """The spec's own page: `limit` default 50, at most 100 (not the general 500)."""
+
+    filter: choice("all", "unread", "archived") = "all"
     limit: int = Field(50, ge=1, le=100)
-    offset: int = Field(0, ge=0)
 
 
-class PreferenceEntry(BaseModel):
-    notification_type: str = Field(min_length=1, max_length=100)
-    channel_in_app: bool | None = None
-    channel_email: bool | None = None
-    channel_chat: bool | None = None
-    channel_push: bool | None = None
+class PreferenceEntry(Input):
+    notification_type: TypeId
+    channel_in_app: Flag | None = None
+    channel_email: Flag | None = None
+    channel_chat: Flag | None = None
+    channel_push: Flag | None = None
 
 
-class PreferencesUpdate(BaseModel):
+class PreferencesUpdate(Input):
     preferences: list[PreferenceEntry] = Field(max_length=500)
 
 
@@ -33,7 +38,7 @@ def _b64url_bytes(value: str) -> bytes:
         raise ValueError("must be base64url") from exc
 
 
-class PushKeys(BaseModel):
+class PushKeys(Input):
     p256dh: str = Field(min_length=1, max_length=200)
     auth: str = Field(min_length=1, max_length=100)
 
@@ -53,7 +58,7 @@ class PushKeys(BaseModel):
         return value
 
 
-class PushSubscribe(BaseModel):
+class PushSubscribe(Input):
     endpoint: str = Field(min_length=9, max_length=1000)
     keys: PushKeys
     user_agent: str | None = Field(None, max_length=500)
@@ -69,15 +74,15 @@ class PushSubscribe(BaseModel):
             raise ValueError(str(exc)) from exc
 
 
-class PushUnsubscribe(BaseModel):
+class PushUnsubscribe(Input):
     endpoint: str = Field(min_length=1, max_length=1000)
 
 
-class SquadConfigEntry(BaseModel):
-    notification_type: str = Field(min_length=1, max_length=100)
+class SquadConfigEntry(Input):
+    notification_type: TypeId
     chat_channel_id: str | None = Field(None, max_length=200)
     email_group: str | None = Field(None, max_length=320)
-    enabled: bool = True
+    enabled: Flag = True
 
     @field_validator("email_group")
     @classmethod
@@ -92,9 +97,153 @@ class SquadConfigEntry(BaseModel):
         return (value.strip() or None) if value is not None else None
 
 
-class SquadConfigUpdate(BaseModel):
+class SquadConfigUpdate(Input):
     config: list[SquadConfigEntry] = Field(max_length=500)
 
 
-class UsageQuery(BaseModel):
+class UsageQuery(Input):
     days: int = Field(7, ge=1, le=365)
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class SuccessResponse(Read):
+    """The spec's acknowledgement of the notifications area: `{ success: true }`."""
+    success: Literal[True]
+
+
+class NotificationRead(Read):
+    id: str
+    user_id: str
+    type: str
+    title: str
+    body: str | None
+    icon: str | None
+    resource_type: str | None
+    resource_id: str | None
+    action_url: str | None
+    actor_id: str | None
+    actor_name: str | None
+    actor_picture: str | None
+    is_read: Flag01
+    read_at: IsoTimestamp | None
+    archived: Flag01
+    archived_at: IsoTimestamp | None
+    created_at: IsoTimestamp
+
+
+class UnreadCount(Read):
+    unread_count: int
+
+
+class PreferenceRead(Read):
+    notification_type: str
+    category: str
+    label: str
+    description: str
+    channel_in_app: Flag01
+    channel_email: Flag01
+    channel_chat: Flag01
+    channel_push: Flag01
+    is_customized: bool
+
+
+class DefaultChannels(Read):
+    in_app: Flag01
+    email: Flag01
+    chat: Flag01
+    push: Flag01
+
+
+class NotificationTypeRead(Read):
+    id: str
+    category: str
+    label: str
+    description: str
+    default_channels: DefaultChannels
+
+
+class PushPublicKey(Read):
+    vapidPublicKey: str  # noqa: N815 - the spec's key
+
+
+class PushSubscriptionRead(Read):
+    id: str
+    endpoint: str
+    user_agent: str | None
+    created_at: IsoTimestamp
+    last_used_at: IsoTimestamp | None
+
+
+class SquadConfigRead(Read):
+    notification_type: str
+    category: str
+    label: str
+    chat_channel_id: str | None
+    email_group: str | None
+    enabled: Flag01
+
+
+class SquadConfigUpdated(Read):
+    success: Literal[True]
+    updated: int
+
+
+class UsageSummary(Read):
+    days: int
+    total_sent: int
+    total_read: int
+    unique_recipients: int
+    total_deliveries: int
+    read_rate: float
+
+
+class TypeCount(Read):
+    type: str
+    label: str
+    category: str
+    count: int
+    read_count: int
+
+
+class UsageByType(Read):
+    days: int
+    types: list[TypeCount]
+
+
+class DayCount(Read):
+    date: IsoDate
+    sent: int
+    read: int
+
+
+class UsageDailyTrend(Read):
+    days: int
+    trend: list[DayCount]
+
+
+class ChannelCount(Read):
+    channel: str
+    total: int
+    pending: int
+    sent: int
+    failed: int
+    skipped: int
+
+
+class UsageChannels(Read):
+    days: int
+    channels: list[ChannelCount]
+
+
+class TypeReadRate(Read):
+    type: str
+    label: str
+    sent: int
+    read: int
+    read_rate: float
+
+
+class UsageReadRates(Read):
+    days: int
+    read_rates: list[TypeReadRate]

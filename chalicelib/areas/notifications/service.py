@@ -6,73 +6,40 @@ Records stored with in-app off (`in_app` false) are left out of lists, counts an
 from __future__ import annotations
 
 from sqlalchemy import delete, func, select, update
-from sqlalchemy.orm import aliased
 
-from chalicelib.core.errors import BadRequest, NotFound, ServiceUnavailable
+from chalicelib.core.errors import BadRequest, ServiceUnavailable
 from chalicelib.core.ids import utcnow
-from chalicelib.core.models import User
 from chalicelib.core.notify import Notification
 from chalicelib.core.notify_catalogue import TYPES, get_type
 from chalicelib.core.notify_models import NotificationPreference, PushSubscription
-from chalicelib.core.serialize import flag, value_out
+from chalicelib.core.query import Page, paginate
+from chalicelib.core.serialize import flag
 
+from .queries import (MAX_PUSH_SUBSCRIPTIONS, load_notification, notification_record, notifications_with_actor,
+                      subscription_record, visible, visible_subscriptions)
 from .schemas import NotificationListQuery, PreferencesUpdate, PushSubscribe
 
-NOTIFICATION_FIELDS = ("id", "user_id", "type", "title", "body", "icon", "resource_type", "resource_id",
-                       "action_url", "actor_id")
 
-
-def _visible(ctx):
-    return (Notification.user_id == ctx.user_id) & Notification.in_app.is_(True)
-
-
-def notification_dict(notification: Notification, actor_name: str | None, actor_picture: str | None) -> dict:
-    record = {name: getattr(notification, name) for name in NOTIFICATION_FIELDS}
-    record.update(
-        actor_name=actor_name, actor_picture=actor_picture, is_read=flag(notification.is_read),
-        read_at=value_out(notification.read_at), archived=flag(notification.archived),
-        archived_at=value_out(notification.archived_at), created_at=value_out(notification.created_at),
-    )
-    return record
-
-
-def list_notifications(ctx, *, query: NotificationListQuery) -> dict:
+def list_notifications(ctx, *, query: NotificationListQuery) -> Page:
     """Newest first; `all` is every non-archived notification, `unread` the unread non-archived
-    ones, `archived` the archived ones. Two queries: the total and the page (actor joined)."""
-    where = [_visible(ctx)]
+    ones, `archived` the archived ones. At most two queries: the page (actor joined) and the total."""
+    where = [visible(ctx.principal)]
     if query.filter == "archived":
         where.append(Notification.archived.is_(True))
     else:
         where.append(Notification.archived.is_(False))
         if query.filter == "unread":
             where.append(Notification.is_read.is_(False))
-    total = ctx.db.scalar(select(func.count()).select_from(Notification).where(*where))
-    actor = aliased(User)
-    rows = ctx.db.execute(
-        select(Notification, actor.name, actor.picture)
-        .outerjoin(actor, actor.id == Notification.actor_id)
-        .where(*where)
-        .order_by(Notification.created_at.desc(), Notification.id.desc())
-        .limit(query.limit).offset(query.offset)
-    ).all()
-    return {"notifications": [notification_dict(n, name, picture) for n, name, picture in rows],
-            "total": total, "limit": query.limit, "offset": query.offset}
+    return paginate(ctx.db, notifications_with_actor(where), query, lambda row: notification_record(*row))
 
 
 def unread_count(ctx) -> int:
     return ctx.db.scalar(select(func.count()).select_from(Notification).where(
-        _visible(ctx), Notification.is_read.is_(False), Notification.archived.is_(False)))
-
-
-def _own(ctx, notification_id: str) -> Notification:
-    notification = ctx.db.scalar(select(Notification).where(Notification.id == notification_id, _visible(ctx)))
-    if notification is None:
-        raise NotFound("Notification not found")
-    return notification
+        visible(ctx.principal), Notification.is_read.is_(False), Notification.archived.is_(False)))
 
 
 def mark_read(ctx, *, notification_id: str) -> None:
-    notification = _own(ctx, notification_id)
+    notification = load_notification(ctx, notification_id)
     if not notification.is_read:
         notification.is_read, notification.read_at = True, utcnow()
         ctx.db.flush()
@@ -80,13 +47,13 @@ def mark_read(ctx, *, notification_id: str) -> None:
 
 def mark_all_read(ctx) -> int:
     result = ctx.db.execute(
-        update(Notification).where(_visible(ctx), Notification.is_read.is_(False))
+        update(Notification).where(visible(ctx.principal), Notification.is_read.is_(False))
         .values(is_read=True, read_at=utcnow()).execution_options(synchronize_session=False))
     return result.rowcount
 
 
 def archive(ctx, *, notification_id: str) -> None:
-    notification = _own(ctx, notification_id)
+    notification = load_notification(ctx, notification_id)
     if not notification.archived:
         notification.archived, notification.archived_at = True, utcnow()
         ctx.db.flush()
@@ -94,7 +61,7 @@ def archive(ctx, *, notification_id: str) -> None:
 
 def archive_read(ctx) -> int:
     result = ctx.db.execute(
-        update(Notification).where(_visible(ctx), Notification.is_read.is_(True), Notification.archived.is_(False))
+        update(Notification).where(visible(ctx.principal), Notification.is_read.is_(True), Notification.archived.is_(False))
         .values(archived=True, archived_at=utcnow()).execution_options(synchronize_session=False))
     return result.rowcount
 
@@ -165,9 +132,6 @@ def push_public_key() -> str:
     return key
 
 
-MAX_PUSH_SUBSCRIPTIONS = 20  # browsers per user; a new one past that drops the oldest
-
-
 def subscribe(ctx, *, data: PushSubscribe) -> None:
     """Register (or refresh) a browser's subscription. An endpoint belongs to one browser: when it
     was registered by another user, it moves to the caller."""
@@ -187,9 +151,10 @@ def subscribe(ctx, *, data: PushSubscribe) -> None:
                    .execution_options(synchronize_session=False))
 
 
-def unsubscribe(ctx, *, endpoint: str) -> bool:
+def delete_subscription(ctx, *, endpoint: str) -> bool:
+    """Remove the caller's subscription of this endpoint (none: nothing to do)."""
     row = ctx.db.scalar(select(PushSubscription).where(PushSubscription.endpoint == endpoint,
-                                                       PushSubscription.user_id == ctx.user_id))
+                                                       visible_subscriptions(ctx.principal)))
     if row is None:
         return False
     ctx.db.delete(row)
@@ -198,8 +163,7 @@ def unsubscribe(ctx, *, endpoint: str) -> bool:
 
 
 def subscriptions(ctx) -> list[dict]:
-    rows = ctx.db.scalars(select(PushSubscription).where(PushSubscription.user_id == ctx.user_id)
+    rows = ctx.db.scalars(select(PushSubscription).where(visible_subscriptions(ctx.principal))
                           .order_by(PushSubscription.created_at.desc(), PushSubscription.id)
                           .limit(MAX_PUSH_SUBSCRIPTIONS))
-    return [{"id": row.id, "endpoint": row.endpoint, "user_agent": row.user_agent,
-             "created_at": value_out(row.created_at), "last_used_at": value_out(row.last_used_at)} for row in rows]
+    return [subscription_record(row) for row in rows]

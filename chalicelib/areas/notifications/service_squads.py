@@ -4,26 +4,19 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from chalicelib.core.errors import BadRequest, NotFound
-from chalicelib.core.models import Squad
+from chalicelib.core.errors import BadRequest
 from chalicelib.core.notify_catalogue import TYPES, get_type
 from chalicelib.core.notify_models import SquadNotificationConfig
 from chalicelib.core.serialize import flag
 
+from .queries import load_squad
 from .schemas import SquadConfigUpdate
-
-
-def _squad(ctx, squad_id: str) -> Squad:
-    squad = ctx.db.get(Squad, squad_id)
-    if squad is None:
-        raise NotFound("Squad not found")
-    return squad
 
 
 def get_config(ctx, *, squad_id: str) -> list[dict]:
     """Every catalogue type merged with the squad's rows; a type without a row is enabled with no
     channel of its own (it then posts to the squad's chat_channel_id)."""
-    _squad(ctx, squad_id)
+    load_squad(ctx, squad_id)
     rows = {row.notification_type: row for row in ctx.db.scalars(
         select(SquadNotificationConfig).where(SquadNotificationConfig.squad_id == squad_id))}
     entries = []
@@ -39,7 +32,7 @@ def get_config(ctx, *, squad_id: str) -> list[dict]:
 
 
 def update_config(ctx, *, squad_id: str, data: SquadConfigUpdate) -> int:
-    _squad(ctx, squad_id)
+    load_squad(ctx, squad_id)
     unknown = sorted({entry.notification_type for entry in data.config if get_type(entry.notification_type) is None})
     if unknown:
         raise BadRequest(f"Unknown notification type: {', '.join(unknown)}",

@@ -28,6 +28,7 @@ def _rate(read: int, sent: int) -> float:
 
 
 def summary(ctx, *, days: int) -> dict:
+    """The totals of the window (the route adds `days`)."""
     since = _since(days)
     total, read, recipients = ctx.db.execute(
         select(func.count(Notification.id), _read_expr(), func.count(func.distinct(Notification.user_id)))
@@ -36,22 +37,21 @@ def summary(ctx, *, days: int) -> dict:
     deliveries = ctx.db.scalar(select(func.count(NotificationDelivery.id)).where(
         NotificationDelivery.created_at >= since, NotificationDelivery.status == "sent"))
     total, read = total or 0, read or 0
-    return {"days": days, "total_sent": total, "total_read": read, "unique_recipients": recipients or 0,
+    return {"total_sent": total, "total_read": read, "unique_recipients": recipients or 0,
             "total_deliveries": deliveries or 0, "read_rate": _rate(read, total)}
 
 
-def by_type(ctx, *, days: int) -> dict:
+def by_type(ctx, *, days: int) -> list[dict]:
     rows = ctx.db.execute(
         select(Notification.type, func.count(Notification.id), _read_expr())
         .where(Notification.created_at >= _since(days))
         .group_by(Notification.type).order_by(func.count(Notification.id).desc(), Notification.type)
     ).all()
-    return {"days": days, "types": [
-        {"type": type_id, "label": type_info(type_id).label, "category": type_info(type_id).category,
-         "count": count, "read_count": read or 0} for type_id, count, read in rows]}
+    return [{"type": type_id, "label": type_info(type_id).label, "category": type_info(type_id).category,
+             "count": count, "read_count": read or 0} for type_id, count, read in rows]
 
 
-def daily_trend(ctx, *, days: int) -> dict:
+def daily_trend(ctx, *, days: int) -> list[dict]:
     day = func.date(Notification.created_at) if ctx.db.bind.dialect.name == "sqlite" else cast(
         func.timezone(literal_column("'UTC'"), Notification.created_at), Date)
     today = utcnow().date()
@@ -66,10 +66,10 @@ def daily_trend(ctx, *, days: int) -> dict:
         date = (today - timedelta(days=offset)).isoformat()
         sent, read = counts.get(date, (0, 0))
         trend.append({"date": date, "sent": sent, "read": read})
-    return {"days": days, "trend": trend}
+    return trend
 
 
-def channel_distribution(ctx, *, days: int) -> dict:
+def channel_distribution(ctx, *, days: int) -> list[dict]:
     rows = ctx.db.execute(
         select(NotificationDelivery.channel, NotificationDelivery.status, func.count(NotificationDelivery.id))
         .where(NotificationDelivery.created_at >= _since(days))
@@ -78,12 +78,13 @@ def channel_distribution(ctx, *, days: int) -> dict:
     channels = {name: {"channel": name, "total": 0, **{status: 0 for status in STATUSES}} for name in DELIVERY_CHANNELS}
     for channel, status, count in rows:
         entry = channels.setdefault(channel, {"channel": channel, "total": 0, **{s: 0 for s in STATUSES}})
-        entry[status] = entry.get(status, 0) + count
+        if status in STATUSES:
+            entry[status] += count
         entry["total"] += count
-    return {"days": days, "channels": list(channels.values())}
+    return list(channels.values())
 
 
-def read_rates(ctx, *, days: int) -> dict:
+def read_rates(ctx, *, days: int) -> list[dict]:
     rows = ctx.db.execute(
         select(Notification.type, func.count(Notification.id), _read_expr())
         .where(Notification.created_at >= _since(days))
@@ -92,4 +93,4 @@ def read_rates(ctx, *, days: int) -> dict:
     rates = [{"type": type_id, "label": type_info(type_id).label, "sent": count, "read": read or 0,
               "read_rate": _rate(read or 0, count)} for type_id, count, read in rows]
     rates.sort(key=lambda entry: (-entry["read_rate"], entry["type"]))
-    return {"days": days, "read_rates": rates}
+    return rates

@@ -73,7 +73,11 @@ def test_update_preferences_rejects_unknown_type(api, db):
 
 
 @pytest.mark.parametrize("body", [{}, {"preferences": "all"}, {"preferences": [{"channel_email": True}]},
-                                  {"preferences": [{"notification_type": "mention", "channel_email": "maybe"}]}])
+                                  {"preferences": [{"notification_type": "mention", "channel_email": "maybe"}]},
+                                  # channel flags are true/false or 1/0 only (issue 9 item 3)
+                                  {"preferences": [{"notification_type": "mention", "channel_email": "yes"}]},
+                                  {"preferences": [{"notification_type": "mention", "channel_push": "on"}]},
+                                  {"preferences": [{"notification_type": "mention", "channel_chat": "true"}]}])
 def test_update_preferences_rejects_bad_bodies(api, db, body):
     response = api.put("/api/notifications/preferences", as_=make_user(db), json=body)
     assert response.status == 400
@@ -84,3 +88,4 @@ def test_update_preferences_rejects_non_json(api, db):
     response = api.put("/api/notifications/preferences", as_=make_user(db), body=b"not json",
                        headers={"Content-Type": "application/json"})
     assert response.status == 400
+

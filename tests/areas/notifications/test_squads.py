@@ -67,6 +67,8 @@ def test_unknown_squad_is_404(api, db):
     [{"notification_type": "no_such_type"}],
     [{"notification_type": "mention", "email_group": "not-an-address"}],
     [{"notification_type": "mention", "enabled": "sometimes"}],
+    [{"notification_type": "mention", "enabled": "yes"}],  # a flag is true/false or 1/0 (issue 9 item 3)
+    [{"notification_type": "mention", "enabled": "off"}],
     "all",
 ])
 def test_put_config_rejects_bad_input(api, db, config):

@@ -1,0 +1,70 @@
+"""The notifications area's leaf module: the scope clauses `visible` (the caller's own in-app
+notifications) and `visible_subscriptions`, the load-or-404 helpers `load_notification` and
+`load_squad`, the record builders and the read queries. The services import it, never the reverse."""
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import aliased
+
+from chalicelib.core.errors import NotFound
+from chalicelib.core.models import Squad, User
+from chalicelib.core.notify import Notification
+from chalicelib.core.notify_models import PushSubscription
+from chalicelib.core.serialize import flag, value_out
+
+NOTIFICATION_FIELDS = ("id", "user_id", "type", "title", "body", "icon", "resource_type", "resource_id",
+                       "action_url", "actor_id")
+# Browsers per user; a new subscription past that drops the oldest, so the list answers them all.
+MAX_PUSH_SUBSCRIPTIONS = 20
+
+
+def visible(principal):
+    """WHERE clause of the notifications the principal sees: their own, stored with in-app on (a
+    record stored with in-app off is left out of lists, counts and actions)."""
+    return (Notification.user_id == principal.id) & Notification.in_app.is_(True)
+
+
+def visible_subscriptions(principal):
+    """WHERE clause of the push subscriptions the principal sees: their own."""
+    return PushSubscription.user_id == principal.id
+
+
+def load_notification(ctx, notification_id: str) -> Notification:
+    """The caller's own notification; 404 otherwise (another user's looks missing). One query."""
+    notification = ctx.db.scalar(select(Notification).where(Notification.id == notification_id,
+                                                            visible(ctx.principal)))
+    if notification is None:
+        raise NotFound("Notification not found")
+    return notification
+
+
+def load_squad(ctx, squad_id: str) -> Squad:
+    """The squad (squad configuration is executive-only: every squad is in scope); 404 otherwise."""
+    squad = ctx.db.get(Squad, squad_id)
+    if squad is None:
+        raise NotFound("Squad not found")
+    return squad
+
+
+def notification_record(notification: Notification, actor_name: str | None, actor_picture: str | None) -> dict:
+    record = {name: getattr(notification, name) for name in NOTIFICATION_FIELDS}
+    record.update(
+        actor_name=actor_name, actor_picture=actor_picture, is_read=flag(notification.is_read),
+        read_at=value_out(notification.read_at), archived=flag(notification.archived),
+        archived_at=value_out(notification.archived_at), created_at=value_out(notification.created_at),
+    )
+    return record
+
+
+def notifications_with_actor(where):
+    """The ordered statement of the notifications matching `where`, newest first, actor joined."""
+    actor = aliased(User)
+    return (select(Notification, actor.name, actor.picture)
+            .outerjoin(actor, actor.id == Notification.actor_id)
+            .where(*where)
+            .order_by(Notification.created_at.desc(), Notification.id.desc()))
+
+
+def subscription_record(row: PushSubscription) -> dict:
+    return {"id": row.id, "endpoint": row.endpoint, "user_agent": row.user_agent,
+            "created_at": value_out(row.created_at), "last_used_at": value_out(row.last_used_at)}
