@@ -1,4 +1,4 @@
-"""Request models of the pages area (unknown fields are ignored)."""
+"""Request and read models of the pages area (unknown fields are ignored)."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
-from chalicelib.core.schemas import Input, Read
+from chalicelib.core.schemas import Flag, Flag01, Id, Input, IsoTimestamp, PageQuery, QueryFlag, Read, Search, Text
+
+EntityType = Text(50)
 
 
 def rich_text(value: Any) -> str | None:
@@ -18,58 +20,63 @@ def rich_text(value: Any) -> str | None:
     raise ValueError("must be rich editor JSON text, a JSON array or object, or null")
 
 
-def _truthy(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("true", "1", "yes")
+def _empty_is_none(value: Any) -> Any:
+    """An empty or blank id means none (a page moved to the root sends `parent_id: ""`)."""
+    return None if isinstance(value, str) and not value.strip() else value
 
 
-class PageListQuery(Input):
-    search: str | None = Field(default=None, max_length=200)
-    favourites: str | None = None
-    entity_type: str | None = Field(default=None, max_length=50)
-    entity_id: str | None = Field(default=None, max_length=36)
-    archived: str | None = None
+class PageListQuery(PageQuery):
+    """`favourites` and `archived` are query flags (true/false/1/0; anything else is a 400)."""
 
-    @property
-    def only_favourites(self) -> bool:
-        return _truthy(self.favourites)
+    search: Search | None = None
+    favourites: QueryFlag = None
+    entity_type: EntityType | None = None
+    entity_id: Id | None = None
+    archived: QueryFlag = None
 
-    @property
-    def only_archived(self) -> bool:
-        return _truthy(self.archived)
+    _ids = field_validator("entity_type", "entity_id", mode="before")(_empty_is_none)
+
+
+class PageVersionListQuery(PageQuery):
+    """The spec's cap: the 50 newest versions per request (`offset` walks back to older ones)."""
+
+    limit: int = Field(50, ge=1, le=50)
 
 
 class PageCreate(Input):
-    title: str | None = Field(default=None, max_length=500)
+    title: Text(500) | None = None
     content: str | None = None
     content_rich: str | None = None
-    parent_id: str | None = Field(default=None, max_length=36)
-    entity_type: str | None = Field(default=None, max_length=50)
-    entity_id: str | None = Field(default=None, max_length=36)
-    icon: str | None = Field(default=None, max_length=200)
+    parent_id: Id | None = None
+    entity_type: EntityType | None = None
+    entity_id: Id | None = None
+    icon: Text(200) | None = None
 
     _rich = field_validator("content_rich", mode="before")(rich_text)
+    _ids = field_validator("parent_id", mode="before")(_empty_is_none)
 
 
 class PageUpdate(Input):
     NOT_NULL = frozenset({"is_archived", "full_width", "small_text", "lock_page", "toc", "text_style", "is_published",
                           "position"})
 
-    title: str | None = Field(default=None, max_length=500)
+    title: Text(500) | None = None
     content: str | None = None
     content_rich: str | None = None
-    icon: str | None = Field(default=None, max_length=200)
-    cover_image: str | None = Field(default=None, max_length=2000)
-    is_archived: bool | None = None
-    full_width: bool | None = None
-    small_text: bool | None = None
-    lock_page: bool | None = None
-    toc: bool | None = None
+    icon: Text(200) | None = None
+    cover_image: Text(2000) | None = None
+    is_archived: Flag | None = None
+    full_width: Flag | None = None
+    small_text: Flag | None = None
+    lock_page: Flag | None = None
+    toc: Flag | None = None
     text_style: str | None = Field(default=None, min_length=1, max_length=50)
-    is_published: bool | None = None
-    parent_id: str | None = Field(default=None, max_length=36)
+    is_published: Flag | None = None
+    parent_id: Id | None = None
     position: float | None = None
 
     _rich = field_validator("content_rich", mode="before")(rich_text)
+    _ids = field_validator("parent_id", mode="before")(_empty_is_none)
 
     @field_validator("position")
     @classmethod
@@ -80,7 +87,7 @@ class PageUpdate(Input):
 
 
 class DiscussionCreate(Input):
-    id: str | None = None
+    id: Id | None = None
     document_content: str | None = None
     document_content_rich: str | None = None
     comment: str | None = None
@@ -90,7 +97,7 @@ class DiscussionCreate(Input):
 
 
 class CommentCreate(Input):
-    id: str | None = None
+    id: Id | None = None
     content: str = Field(min_length=1)
     content_rich: str | None = None
 
@@ -130,7 +137,6 @@ class CopilotRequest(Input):
     system: str | None = Field(default=None, max_length=20000)
 
 
-
 # --- uploads ----------------------------------------------------------------------------------------
 
 class UploadPresign(Input):
@@ -162,3 +168,112 @@ class PresignRead(Read):
     fields: dict[str, str]
     expires_in: int
     max_bytes: int
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class PageRead(Read):
+    """A page in a list; a search result also carries `content_preview`."""
+    id: str
+    title: str
+    icon: str | None
+    parent_id: str | None
+    position: float
+    entity_type: str | None
+    entity_id: str | None
+    created_by: str | None
+    updated_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    cover_image: str | None
+    text_style: str
+    published_at: IsoTimestamp | None
+    is_archived: Flag01
+    full_width: Flag01
+    small_text: Flag01
+    lock_page: Flag01
+    toc: Flag01
+    is_published: Flag01
+    created_by_name: str | None
+    updated_by_name: str | None
+    children_count: int
+    is_favourited: bool
+    content_preview: str | None = Field(None, description="search results only: the first 200 characters")
+
+
+class PageFullRead(PageRead):
+    """A page with its content (detail, create and update)."""
+    content: str
+    content_rich: str | None
+
+
+class FavouriteToggled(Read):
+    is_favourited: bool
+
+
+class CopilotText(Read):
+    type: Literal["text"]
+    text: str
+
+
+class CopilotAnswer(Read):
+    text: str
+    content: list[CopilotText]
+
+
+class CommentRead(Read):
+    id: str
+    discussion_id: str
+    user_id: str | None
+    content: str
+    content_rich: str | None
+    is_edited: Flag01
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    user_name: str | None
+    user_avatar: str | None
+
+
+class DiscussionRead(Read):
+    id: str
+    page_id: str
+    user_id: str | None
+    document_content: str | None
+    document_content_rich: str | None
+    is_resolved: bool
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    user_name: str | None
+    user_avatar: str | None
+    comments: list[CommentRead]
+
+
+class DiscussionCreated(Read):
+    id: str
+    page_id: str
+
+
+class CommentCreated(Read):
+    id: str
+
+
+class ResolveToggled(Read):
+    is_resolved: bool
+
+
+class PageVersionRead(Read):
+    id: str
+    page_id: str
+    user_id: str | None
+    title: str
+    created_at: IsoTimestamp
+    user_name: str | None
+
+
+class PageVersionFullRead(PageVersionRead):
+    content_rich: str | None
+
+
+class PageVersionCreated(Read):
+    id: str
+    page_id: str

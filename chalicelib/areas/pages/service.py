@@ -6,24 +6,17 @@ children_count as a correlated count, is_favourited as a correlated EXISTS for t
 from __future__ import annotations
 
 from sqlalchemy import and_, delete, exists, func, select
-from sqlalchemy.orm import aliased
 
-from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_key
-from chalicelib.core.models import User
-from chalicelib.core.query import contains_text
-from chalicelib.core.serialize import flag, value_out
+from chalicelib.core.query import Page as ResultPage, contains_text, paginate
 
 from .models import Page, PageFavourite
+from .queries import load_page, page_exists, page_out, page_query, page_record
 
-SEARCH_LIMIT = 50
-LIST_LIMIT = 500
-PREVIEW_LENGTH = 200
+SEARCH_LIMIT = 50  # the spec's cap of search results: a search answers at most 50 rows per request
 UNTITLED = "Untitled"
-FLAGS = ("is_archived", "full_width", "small_text", "lock_page", "toc", "is_published")
-LIST_FIELDS = ("id", "title", "icon", "parent_id", "position", "entity_type", "entity_id", "created_by",
-               "updated_by", "created_at", "updated_at", "cover_image", "text_style", "published_at")
 # Fields a locked page refuses to change (the page's text and appearance); flags stay settable.
 LOCKED_FIELDS = ("title", "content", "content_rich", "icon", "cover_image", "text_style", "full_width", "small_text", "toc")
 
@@ -33,71 +26,31 @@ def clean_title(title: str | None) -> str:
     return title or UNTITLED
 
 
-def _page_query(ctx):
-    creator, updater = aliased(User), aliased(User)
-    child = aliased(Page)
-    children_count = (select(func.count(child.id))
-                      .where(child.parent_id == Page.id, child.is_archived.is_(False))
-                      .correlate(Page).scalar_subquery())
-    favourited = exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id)
-    stmt = (select(Page, creator.name, updater.name, children_count.label("children_count"),
-                   favourited.label("is_favourited"))
-            .outerjoin(creator, creator.id == Page.created_by)
-            .outerjoin(updater, updater.id == Page.updated_by))
-    return stmt
-
-
-def page_out(row, *, detail: bool = False, preview: bool = False) -> dict:
-    page, created_by_name, updated_by_name, children_count, is_favourited = row
-    out = {name: value_out(getattr(page, name)) for name in LIST_FIELDS}
-    out.update({name: flag(getattr(page, name)) for name in FLAGS})
-    out.update(created_by_name=created_by_name, updated_by_name=updated_by_name,
-               children_count=int(children_count or 0), is_favourited=bool(is_favourited))
-    if detail:
-        out.update(content=page.content or "", content_rich=page.content_rich)
-    if preview:
-        out["content_preview"] = (page.content or "")[:PREVIEW_LENGTH]
-    return out
-
-
-def list_pages(ctx, *, query) -> list[dict]:
-    stmt = _page_query(ctx).where(Page.is_archived.is_(query.only_archived))
-    search = (query.search or "").strip()
+def list_pages(ctx, *, query) -> ResultPage:
+    """One page of the list (`limit`/`offset`, with `total`); a search answers at most SEARCH_LIMIT
+    rows per request (its `limit` says so, its `total` counts every match)."""
+    stmt = page_query(ctx).where(Page.is_archived.is_(bool(query.archived)))
+    search = query.search or ""
     if query.entity_type or query.entity_id:
         if not (query.entity_type and query.entity_id):
             raise BadRequest("entity_type and entity_id go together")
         stmt = stmt.where(Page.entity_type == query.entity_type, Page.entity_id == query.entity_id)
-    if query.only_favourites:
+    if query.favourites:
         stmt = stmt.where(exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id))
     if search:
         title_match = contains_text(search, Page.title)
         stmt = (stmt.where(contains_text(search, Page.title, Page.content))
-                .order_by(title_match.desc(), Page.updated_at.desc(), Page.id).limit(SEARCH_LIMIT))
-        return [page_out(row, preview=True) for row in ctx.db.execute(stmt).all()]
-    if not (query.entity_type or query.only_favourites or query.only_archived):
+                .order_by(title_match.desc(), Page.updated_at.desc(), Page.id))
+        cut = query.model_copy(update={"limit": min(query.limit, SEARCH_LIMIT)})
+        return paginate(ctx.db, stmt, cut, lambda row: page_out(row, preview=True))
+    if not (query.entity_type or query.favourites or query.archived):
         stmt = stmt.where(Page.entity_type.is_(None))  # standalone pages: not attached to another record
-    stmt = stmt.order_by(Page.parent_id.is_not(None), Page.parent_id, Page.position, Page.title, Page.id).limit(LIST_LIMIT)
-    return [page_out(row) for row in ctx.db.execute(stmt).all()]
-
-
-def load_page(ctx, page_id: str) -> Page:
-    page = ctx.db.get(Page, page_id)
-    if page is None:
-        raise not_found("Page")
-    return page
-
-
-def page_exists(ctx, page_id: str) -> None:
-    if ctx.db.scalar(select(Page.id).where(Page.id == page_id)) is None:
-        raise not_found("Page")
+    stmt = stmt.order_by(Page.parent_id.is_not(None), Page.parent_id, Page.position, Page.title, Page.id)
+    return paginate(ctx.db, stmt, query, page_out)
 
 
 def get_page(ctx, *, page_id: str) -> dict:
-    ctx.db.flush()
-    row = ctx.db.execute(_page_query(ctx).where(Page.id == page_id)).first()
-    if row is None:
-        raise not_found("Page")
-    return page_out(row, detail=True)
+    return page_record(ctx, page_id)
 
 
 def _next_position(ctx, *, parent_id: str | None, entity_type: str | None, entity_id: str | None) -> float:

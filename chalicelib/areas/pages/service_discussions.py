@@ -5,15 +5,18 @@ from collections import defaultdict
 
 from sqlalchemy import delete, select
 
-from chalicelib.core.errors import BadRequest, Forbidden, not_found
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden
 from chalicelib.core.ids import is_uuid, new_id, utcnow
+from chalicelib.core.locks import lock_key, lock_row
 from chalicelib.core.models import User
-from chalicelib.core.serialize import value_out
+from chalicelib.core.query import LIST_LIMIT
 
 from .models import PageComment, PageDiscussion
-from .service import page_exists
+from .queries import comment_out, count_of, discussion_out, load_comment, load_discussion, page_exists
 
-LIST_LIMIT = 500
+# A page holds at most LIST_LIMIT (500) discussions and a discussion at most LIST_LIMIT comments
+# (409 beyond), so the discussion list answers them all.
+DISCUSSION_LIMIT = COMMENT_LIMIT = LIST_LIMIT
 
 
 def _client_id(value: str | None) -> str:
@@ -24,13 +27,6 @@ def _client_id(value: str | None) -> str:
     return str(value).lower()
 
 
-def _comment_out(comment: PageComment, name, picture) -> dict:
-    return {"id": comment.id, "discussion_id": comment.discussion_id, "user_id": comment.user_id,
-            "content": comment.content, "content_rich": comment.content_rich,
-            "is_edited": 1 if comment.is_edited else 0, "created_at": value_out(comment.created_at),
-            "updated_at": value_out(comment.updated_at), "user_name": name, "user_avatar": picture}
-
-
 def list_discussions(ctx, *, page_id: str) -> list[dict]:
     """Two queries whatever the size: the discussions with their authors, then all their comments."""
     page_exists(ctx, page_id)
@@ -38,7 +34,7 @@ def list_discussions(ctx, *, page_id: str) -> list[dict]:
         select(PageDiscussion, User.name, User.picture)
         .outerjoin(User, User.id == PageDiscussion.user_id)
         .where(PageDiscussion.page_id == page_id)
-        .order_by(PageDiscussion.created_at, PageDiscussion.id).limit(LIST_LIMIT)
+        .order_by(PageDiscussion.created_at, PageDiscussion.id).limit(DISCUSSION_LIMIT)
     ).all()
     comments = defaultdict(list)
     if rows:
@@ -49,16 +45,16 @@ def list_discussions(ctx, *, page_id: str) -> list[dict]:
             .where(PageDiscussion.page_id == page_id)
             .order_by(PageComment.created_at, PageComment.id)
         ):
-            comments[comment.discussion_id].append(_comment_out(comment, name, picture))
-    return [{"id": d.id, "page_id": d.page_id, "user_id": d.user_id, "document_content": d.document_content,
-             "document_content_rich": d.document_content_rich, "is_resolved": bool(d.is_resolved),
-             "created_at": value_out(d.created_at), "updated_at": value_out(d.updated_at),
-             "user_name": name, "user_avatar": picture, "comments": comments.get(d.id, [])}
-            for d, name, picture in rows]
+            comments[comment.discussion_id].append(comment_out(comment, name, picture))
+    return [discussion_out(d, name, picture, comments.get(d.id, [])) for d, name, picture in rows]
 
 
 def create_discussion(ctx, *, page_id: str, data) -> dict:
+    """A page holds at most DISCUSSION_LIMIT discussions (409 beyond)."""
     page_exists(ctx, page_id)
+    lock_key(ctx.db, "page_discussions", page_id)  # concurrent creates cannot pass the cap together
+    if count_of(ctx.db, PageDiscussion.page_id, page_id) >= DISCUSSION_LIMIT:
+        raise Conflict(f"A page holds at most {DISCUSSION_LIMIT} discussions")
     discussion = PageDiscussion(id=_client_id(data.id), page_id=page_id, user_id=ctx.user_id,
                                 document_content=data.document_content,
                                 document_content_rich=data.document_content_rich)
@@ -71,24 +67,12 @@ def create_discussion(ctx, *, page_id: str, data) -> dict:
     return {"id": discussion.id, "page_id": page_id}
 
 
-def _load_discussion(ctx, page_id: str, discussion_id: str) -> PageDiscussion:
-    page_exists(ctx, page_id)
-    discussion = ctx.db.get(PageDiscussion, discussion_id)
-    if discussion is None or discussion.page_id != page_id:
-        raise not_found("Discussion")
-    return discussion
-
-
-def _load_comment(ctx, page_id: str, discussion_id: str, comment_id: str) -> PageComment:
-    _load_discussion(ctx, page_id, discussion_id)
-    comment = ctx.db.get(PageComment, comment_id)
-    if comment is None or comment.discussion_id != discussion_id:
-        raise not_found("Comment")
-    return comment
-
-
 def add_comment(ctx, *, page_id: str, discussion_id: str, data) -> dict:
-    discussion = _load_discussion(ctx, page_id, discussion_id)
+    """A discussion holds at most COMMENT_LIMIT comments (409 beyond)."""
+    discussion = load_discussion(ctx, page_id, discussion_id)
+    lock_row(ctx.db, PageDiscussion, discussion.id)  # concurrent replies cannot pass the cap together
+    if count_of(ctx.db, PageComment.discussion_id, discussion.id) >= COMMENT_LIMIT:
+        raise Conflict(f"A discussion holds at most {COMMENT_LIMIT} comments")
     comment = PageComment(id=_client_id(data.id), discussion_id=discussion.id, user_id=ctx.user_id,
                           content=data.content, content_rich=data.content_rich)
     ctx.db.add(comment)
@@ -99,7 +83,7 @@ def add_comment(ctx, *, page_id: str, discussion_id: str, data) -> dict:
 
 def edit_comment(ctx, *, page_id: str, discussion_id: str, comment_id: str, data) -> None:
     """The author edits their comment (pages:manage may edit any); the comment is marked edited."""
-    comment = _load_comment(ctx, page_id, discussion_id, comment_id)
+    comment = load_comment(ctx, page_id, discussion_id, comment_id)
     if comment.user_id != ctx.user_id and not ctx.can("pages", "manage"):
         raise Forbidden("Only the author can edit this comment")
     comment.content = data.content
@@ -110,13 +94,13 @@ def edit_comment(ctx, *, page_id: str, discussion_id: str, comment_id: str, data
 
 
 def delete_comment(ctx, *, page_id: str, discussion_id: str, comment_id: str) -> None:
-    comment = _load_comment(ctx, page_id, discussion_id, comment_id)
+    comment = load_comment(ctx, page_id, discussion_id, comment_id)
     ctx.db.delete(comment)
     ctx.db.flush()
 
 
 def toggle_resolved(ctx, *, page_id: str, discussion_id: str) -> bool:
-    discussion = _load_discussion(ctx, page_id, discussion_id)
+    discussion = load_discussion(ctx, page_id, discussion_id)
     discussion.is_resolved = not discussion.is_resolved
     discussion.updated_at = utcnow()
     ctx.db.flush()
@@ -124,7 +108,7 @@ def toggle_resolved(ctx, *, page_id: str, discussion_id: str) -> bool:
 
 
 def delete_discussion(ctx, *, page_id: str, discussion_id: str) -> None:
-    discussion = _load_discussion(ctx, page_id, discussion_id)
+    discussion = load_discussion(ctx, page_id, discussion_id)
     ctx.db.execute(delete(PageComment).where(PageComment.discussion_id == discussion.id))
     ctx.db.delete(discussion)
     ctx.db.flush()

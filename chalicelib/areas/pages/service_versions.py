@@ -6,30 +6,16 @@ from sqlalchemy import select
 from chalicelib.core.errors import Conflict, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.models import User
-from chalicelib.core.serialize import value_out
+from chalicelib.core.query import Page, paginate
 
 from .models import PageVersion
-from .service import load_page, page_exists
-
-VERSIONS_LISTED = 50
+from .queries import load_page, load_version, page_exists, version_out, versions_with_user
 
 
-def _version_out(version: PageVersion, user_name, *, detail: bool = False) -> dict:
-    out = {"id": version.id, "page_id": version.page_id, "user_id": version.user_id, "title": version.title,
-           "created_at": value_out(version.created_at), "user_name": user_name}
-    if detail:
-        out["content_rich"] = version.content_rich
-    return out
-
-
-def list_versions(ctx, *, page_id: str) -> list[dict]:
+def list_versions(ctx, *, page_id: str, query) -> Page:
+    """Newest first, at most 50 per request (the spec's cap), with `total` and `offset` for the older ones."""
     page_exists(ctx, page_id)
-    rows = ctx.db.execute(
-        select(PageVersion, User.name).outerjoin(User, User.id == PageVersion.user_id)
-        .where(PageVersion.page_id == page_id)
-        .order_by(PageVersion.created_at.desc(), PageVersion.id.desc()).limit(VERSIONS_LISTED)
-    ).all()
-    return [_version_out(version, name) for version, name in rows]
+    return paginate(ctx.db, versions_with_user(page_id), query, lambda row: version_out(*row))
 
 
 def _snapshot(ctx, page) -> PageVersion:
@@ -53,14 +39,12 @@ def get_version(ctx, *, page_id: str, version_id: str) -> dict:
     ).first()
     if row is None:
         raise not_found("Version")
-    return _version_out(row[0], row[1], detail=True)
+    return version_out(row[0], row[1], detail=True)
 
 
 def restore_version(ctx, *, page_id: str, version_id: str) -> None:
     page = load_page(ctx, page_id)
-    version = ctx.db.scalar(select(PageVersion).where(PageVersion.id == version_id, PageVersion.page_id == page_id))
-    if version is None:
-        raise not_found("Version")
+    version = load_version(ctx, page_id, version_id)
     if page.lock_page:
         raise Conflict("Page is locked: unlock it to restore a version")
     _snapshot(ctx, page)  # the current state stays recoverable

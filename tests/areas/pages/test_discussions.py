@@ -165,3 +165,23 @@ def test_discussion_list_costs_constant_queries(api, db, user, count_queries):
     few = measure()
     add(30)
     assert measure() == few
+
+
+def test_a_page_holds_at_most_500_discussions(api, db, user):
+    page = make_page(db)
+    db.add_all([PageDiscussion(page_id=page.id, user_id=user.id, document_content=f"d{n}") for n in range(500)])
+    db.flush()
+    response = api.post(f"/api/pages/{page.id}/discussions", as_=user, json={"document_content": "one too many"})
+    assert response.status == 409 and "500" in response.json["error"]
+    assert len(api.get(f"/api/pages/{page.id}/discussions", as_=user).json["discussions"]) == 500
+
+
+def test_a_discussion_holds_at_most_500_comments(api, db, user):
+    page = make_page(db)
+    discussion = make_discussion(db, page, user)
+    db.add_all([PageComment(discussion_id=discussion.id, user_id=user.id, content=f"c{n}") for n in range(500)])
+    db.flush()
+    response = api.post(f"/api/pages/{page.id}/discussions/{discussion.id}/comments", as_=user,
+                        json={"content": "one too many"})
+    assert response.status == 409 and "500" in response.json["error"]
+    assert db.scalar(select(func.count()).where(PageComment.discussion_id == discussion.id)) == 500

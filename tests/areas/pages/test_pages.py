@@ -263,3 +263,40 @@ def test_updated_at_moves_on_update(api, db, user):
     after = api.patch(f"/api/pages/{page.id}", as_=user, json={"toc": True}).json["page"]["updated_at"]
     assert after > before
     assert db.scalar(select(Page.toc).where(Page.id == page.id)) is True
+
+
+def test_list_pages_with_limit_and_offset(api, db, user):
+    pages = [make_page(db, title=f"paged {n}", position=float(n)) for n in range(5)]
+    body = api.get("/api/pages", as_=user).json
+    assert [p["id"] for p in body["pages"]] == [p.id for p in pages]
+    assert (body["total"], body["limit"], body["offset"]) == (5, 500, 0)
+    body = api.get("/api/pages?limit=2&offset=2", as_=user).json
+    assert [p["id"] for p in body["pages"]] == [p.id for p in pages[2:4]]
+    assert (body["total"], body["limit"], body["offset"]) == (5, 2, 2)
+    for bad in ("limit=0", "limit=501", "offset=-1"):
+        response = api.get(f"/api/pages?{bad}", as_=user)
+        assert response.status == 400 and response.json["details"][0]["field"] == bad.split("=")[0]
+
+
+def test_search_answers_at_most_50_per_request_and_the_total(api, db, user):
+    for n in range(57):
+        make_page(db, title=f"needle {n:02d}")
+    body = api.get("/api/pages?search=needle", as_=user).json
+    assert len(body["pages"]) == 50 and (body["total"], body["limit"], body["offset"]) == (57, 50, 0)
+    rest = api.get("/api/pages?search=needle&offset=50", as_=user).json
+    assert len(rest["pages"]) == 7 and rest["total"] == 57
+    assert not {p["id"] for p in body["pages"]} & {p["id"] for p in rest["pages"]}
+    assert api.get("/api/pages?search=needle&limit=5", as_=user).json["limit"] == 5
+
+
+@pytest.mark.parametrize("query", ["favourites=yes", "favourites=on", "archived=banana", "archived=yes"])
+def test_list_flags_are_true_false_1_or_0(api, db, user, query):
+    response = api.get(f"/api/pages?{query}", as_=user)
+    assert response.status == 400 and response.json["details"][0]["field"] == query.split("=")[0]
+
+
+@pytest.mark.parametrize("value", ["yes", "on", "true"])
+def test_update_flags_refuse_strings(api, db, user, value):
+    page = make_page(db)
+    response = api.patch(f"/api/pages/{page.id}", as_=user, json={"full_width": value})
+    assert response.status == 400 and response.json["details"][0]["field"] == "full_width"

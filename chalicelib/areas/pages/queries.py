@@ -1,0 +1,141 @@
+"""The pages area's leaf module: the scope clause `visible` (pages are shared by every holder of
+pages:view), the load-or-404 helpers `load_page`, `load_discussion`, `load_comment` and `load_version`,
+the record builders and the read queries. The services import it, never the reverse."""
+from __future__ import annotations
+
+from sqlalchemy import exists, func, select
+from sqlalchemy.orm import aliased
+
+from chalicelib.core.errors import not_found
+from chalicelib.core.models import User
+from chalicelib.core.serialize import flag, value_out
+
+from .models import Page, PageComment, PageDiscussion, PageFavourite, PageVersion
+
+PREVIEW_LENGTH = 200
+FLAGS = ("is_archived", "full_width", "small_text", "lock_page", "toc", "is_published")
+LIST_FIELDS = ("id", "title", "icon", "parent_id", "position", "entity_type", "entity_id", "created_by",
+               "updated_by", "created_at", "updated_at", "cover_image", "text_style", "published_at")
+
+
+def visible(principal):
+    """WHERE clause of the pages the principal may see: None, every page (no per-owner scoping)."""
+    return None
+
+
+def load_page(ctx, page_id: str) -> Page:
+    """The page; 404 otherwise."""
+    page = ctx.db.get(Page, page_id)
+    if page is None:
+        raise not_found("Page")
+    return page
+
+
+def page_exists(ctx, page_id: str) -> None:
+    """404 unless the page exists (one query, nothing loaded)."""
+    if ctx.db.scalar(select(Page.id).where(Page.id == page_id)) is None:
+        raise not_found("Page")
+
+
+def load_discussion(ctx, page_id: str, discussion_id: str) -> PageDiscussion:
+    """The discussion of this page; 404 when the page or the discussion is missing or they do not match."""
+    page_exists(ctx, page_id)
+    discussion = ctx.db.get(PageDiscussion, discussion_id)
+    if discussion is None or discussion.page_id != page_id:
+        raise not_found("Discussion")
+    return discussion
+
+
+def load_comment(ctx, page_id: str, discussion_id: str, comment_id: str) -> PageComment:
+    """The comment of this discussion of this page; 404 otherwise."""
+    load_discussion(ctx, page_id, discussion_id)
+    comment = ctx.db.get(PageComment, comment_id)
+    if comment is None or comment.discussion_id != discussion_id:
+        raise not_found("Comment")
+    return comment
+
+
+def load_version(ctx, page_id: str, version_id: str) -> PageVersion:
+    """The version of this page (the page already loaded or checked); 404 otherwise."""
+    version = ctx.db.scalar(select(PageVersion).where(PageVersion.id == version_id, PageVersion.page_id == page_id))
+    if version is None:
+        raise not_found("Version")
+    return version
+
+
+# --- pages ------------------------------------------------------------------------------------
+
+def page_query(ctx):
+    """Pages with what a record needs in one statement: creator and updater names by joins,
+    children_count as a correlated count, is_favourited as a correlated EXISTS for the caller."""
+    creator, updater = aliased(User), aliased(User)
+    child = aliased(Page)
+    children_count = (select(func.count(child.id))
+                      .where(child.parent_id == Page.id, child.is_archived.is_(False))
+                      .correlate(Page).scalar_subquery())
+    favourited = exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id)
+    return (select(Page, creator.name, updater.name, children_count.label("children_count"),
+                   favourited.label("is_favourited"))
+            .outerjoin(creator, creator.id == Page.created_by)
+            .outerjoin(updater, updater.id == Page.updated_by))
+
+
+def page_out(row, *, detail: bool = False, preview: bool = False) -> dict:
+    page, created_by_name, updated_by_name, children_count, is_favourited = row
+    out = {name: value_out(getattr(page, name)) for name in LIST_FIELDS}
+    out.update({name: flag(getattr(page, name)) for name in FLAGS})
+    out.update(created_by_name=created_by_name, updated_by_name=updated_by_name,
+               children_count=int(children_count or 0), is_favourited=bool(is_favourited))
+    if detail:
+        out.update(content=page.content or "", content_rich=page.content_rich)
+    if preview:
+        out["content_preview"] = (page.content or "")[:PREVIEW_LENGTH]
+    return out
+
+
+def page_record(ctx, page_id: str) -> dict:
+    """The page's detail record (content included); 404 when it does not exist."""
+    ctx.db.flush()
+    row = ctx.db.execute(page_query(ctx).where(Page.id == page_id)).first()
+    if row is None:
+        raise not_found("Page")
+    return page_out(row, detail=True)
+
+
+# --- discussions ------------------------------------------------------------------------------
+
+def comment_out(comment: PageComment, name, picture) -> dict:
+    return {"id": comment.id, "discussion_id": comment.discussion_id, "user_id": comment.user_id,
+            "content": comment.content, "content_rich": comment.content_rich,
+            "is_edited": 1 if comment.is_edited else 0, "created_at": value_out(comment.created_at),
+            "updated_at": value_out(comment.updated_at), "user_name": name, "user_avatar": picture}
+
+
+def discussion_out(discussion: PageDiscussion, name, picture, comments: list[dict]) -> dict:
+    return {"id": discussion.id, "page_id": discussion.page_id, "user_id": discussion.user_id,
+            "document_content": discussion.document_content,
+            "document_content_rich": discussion.document_content_rich, "is_resolved": bool(discussion.is_resolved),
+            "created_at": value_out(discussion.created_at), "updated_at": value_out(discussion.updated_at),
+            "user_name": name, "user_avatar": picture, "comments": comments}
+
+
+def count_of(db, column, parent_id: str) -> int:
+    """How many rows have `column` == parent_id (the caps of discussions and comments)."""
+    return db.scalar(select(func.count()).where(column == parent_id)) or 0
+
+
+# --- versions ---------------------------------------------------------------------------------
+
+def version_out(version: PageVersion, user_name, *, detail: bool = False) -> dict:
+    out = {"id": version.id, "page_id": version.page_id, "user_id": version.user_id, "title": version.title,
+           "created_at": value_out(version.created_at), "user_name": user_name}
+    if detail:
+        out["content_rich"] = version.content_rich
+    return out
+
+
+def versions_with_user(page_id: str):
+    """The ordered statement of a page's versions, newest first, author name joined."""
+    return (select(PageVersion, User.name).outerjoin(User, User.id == PageVersion.user_id)
+            .where(PageVersion.page_id == page_id)
+            .order_by(PageVersion.created_at.desc(), PageVersion.id.desc()))
