@@ -91,7 +91,8 @@ def test_operations_carry_permission_status_and_query(app, document):
     assert users["post"]["x-permission"] == "admin:manage"
     assert "201" in users["post"]["responses"] and "409" in users["post"]["responses"]
     assert users["get"]["x-permission"] == "admin:view"
-    assert {p["name"] for p in users["get"]["parameters"]} == {"search", "squad_id", "access_level", "include_inactive"}
+    assert {p["name"] for p in users["get"]["parameters"]} == {"search", "squad_id", "access_level", "include_inactive",
+                                                              "limit", "offset"}
     item = document["paths"]["/api/config-lists/{key}/items/{item_id}"]["put"]
     assert {p["name"] for p in item["parameters"] if p["in"] == "path"} == {"key", "item_id"}
     assert item["x-permission"] == "config-lists:manage"

@@ -1,20 +1,19 @@
-"""Request models of the admin area (users, squads, the permission matrix, per-user overrides)."""
+"""Request and read models of the admin area (users, squads, the permission matrix, per-user overrides)."""
 from __future__ import annotations
 
 import re
-from datetime import date
-from decimal import Decimal
-from typing import Literal, Optional
+from typing import Optional
 
 from pydantic import Field, field_validator
 
 from chalicelib.core.models import ACCESS_LEVELS
 from chalicelib.core.permissions import LEVELS, TOOLS
-from chalicelib.core.schemas import Input, non_blank
+from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, Name,
+                                     PageQuery, QueryFlag, Read, Search, Text, choice)
 
-AccessLevel = Literal[ACCESS_LEVELS]
-Tool = Literal[TOOLS]
-Level = Literal[LEVELS]
+AccessLevel = choice(*ACCESS_LEVELS)
+Tool = choice(*TOOLS)
+Level = choice(*LEVELS)
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -33,29 +32,28 @@ def _blank_to_none(value):
 
 
 class _UserFields(Input):
-    squad_id: Optional[str] = Field(default=None, max_length=36)
-    manager_id: Optional[str] = Field(default=None, max_length=36)
-    job_title: Optional[str] = Field(default=None, max_length=200)
-    picture: Optional[str] = Field(default=None, max_length=2000)
-    phone: Optional[str] = Field(default=None, max_length=50)
-    date_of_birth: Optional[date] = None
-    start_date: Optional[date] = None
-    end_date: Optional[date] = None
-    gender: Optional[str] = Field(default=None, max_length=50)
-    salary: Optional[Decimal] = Field(default=None, ge=0, max_digits=14, decimal_places=2)
-    location: Optional[str] = Field(default=None, max_length=200)
-    employment_basis: Optional[str] = Field(default=None, max_length=50)
+    squad_id: Optional[Id] = None
+    manager_id: Optional[Id] = None
+    job_title: Optional[Text(200)] = None
+    picture: Optional[Text(2000)] = None
+    phone: Optional[Text(50)] = None
+    date_of_birth: CalendarDate = None
+    start_date: CalendarDate = None
+    end_date: CalendarDate = None
+    gender: Optional[Text(50)] = None
+    salary: Optional[Money] = Field(default=None, ge=0)
+    location: Optional[Text(200)] = None
+    employment_basis: Optional[Text(50)] = None
 
     _blank_ids = field_validator("squad_id", "manager_id", mode="before")(_blank_to_none)
 
 
 class UserCreate(_UserFields):
-    email: str = Field(max_length=320)
-    name: str = Field(max_length=200)
+    email: Text(320)
+    name: Name
     access_level: AccessLevel = "employee"
 
     _email = field_validator("email")(_clean_email)
-    _name = field_validator("name")(non_blank)
 
 
 class UserUpdate(_UserFields):
@@ -64,20 +62,21 @@ class UserUpdate(_UserFields):
 
     NOT_NULL = frozenset({"email", "name", "access_level", "is_active"})
 
-    email: Optional[str] = Field(default=None, max_length=320)
-    name: Optional[str] = Field(default=None, max_length=200)
+    email: Optional[Text(320)] = None
+    name: Optional[Name] = None
     access_level: Optional[AccessLevel] = None
-    is_active: Optional[bool] = None
+    is_active: Optional[Flag] = None
 
     _email = field_validator("email")(_clean_email)
-    _name = field_validator("name")(non_blank)
 
 
-class UserQuery(Input):
-    search: Optional[str] = Field(default=None, max_length=200)
-    squad_id: Optional[str] = Field(default=None, max_length=36)
+class UserListQuery(PageQuery):
+    search: Optional[Search] = None
+    squad_id: Optional[Id] = None
     access_level: Optional[AccessLevel] = None
-    include_inactive: bool = False
+    include_inactive: QueryFlag = None
+
+    _blank_ids = field_validator("squad_id", mode="before")(_blank_to_none)
 
 
 class MatrixUpdate(Input):
@@ -93,20 +92,78 @@ class UserPermissionsUpdate(Input):
 
 
 class SquadCreate(Input):
-    name: str = Field(max_length=200)
-    manager_id: Optional[str] = Field(default=None, max_length=36)
-    chat_channel_id: Optional[str] = Field(default=None, max_length=200)
+    name: Name
+    manager_id: Optional[Id] = None
+    chat_channel_id: Optional[Text(200)] = None
 
-    _name = field_validator("name")(non_blank)
     _blank_ids = field_validator("manager_id", mode="before")(_blank_to_none)
 
 
 class SquadUpdate(Input):
     NOT_NULL = frozenset({"name"})
 
-    name: Optional[str] = Field(default=None, max_length=200)
-    manager_id: Optional[str] = Field(default=None, max_length=36)
-    chat_channel_id: Optional[str] = Field(default=None, max_length=200)
+    name: Optional[Name] = None
+    manager_id: Optional[Id] = None
+    chat_channel_id: Optional[Text(200)] = None
 
-    _name = field_validator("name")(non_blank)
     _blank_ids = field_validator("manager_id", mode="before")(_blank_to_none)
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+Matrix = dict[str, dict[str, str]]
+
+
+class UserRead(Read):
+    """A user; `salary` only for holders of admin:manage (and the caller's own record at /api/me)."""
+    id: str
+    email: str
+    name: str
+    access_level: str
+    squad_id: str | None
+    manager_id: str | None
+    job_title: str | None
+    picture: str | None
+    phone: str | None
+    date_of_birth: IsoDate | None
+    start_date: IsoDate | None
+    end_date: IsoDate | None
+    gender: str | None
+    salary: float | None = Field(None, description="admin:manage holders only (and the caller's own record)")
+    location: str | None
+    employment_basis: str | None
+    is_active: Flag01
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    squad_name: str | None
+    manager_name: str | None
+
+
+class MeRead(Read):
+    user: UserRead
+    permissions: dict[str, str]
+
+
+class UserDetail(Read):
+    user: UserRead
+    permissions: dict[str, str]
+    overrides: dict[str, str]
+
+
+class UserPermissionsRead(Read):
+    permissions: dict[str, str]
+    overrides: dict[str, str]
+
+
+class MatrixRead(Read):
+    matrix: Matrix
+
+
+class SquadRead(Read):
+    id: str
+    name: str
+    manager_id: str | None
+    chat_channel_id: str | None
+    created_at: IsoTimestamp
+    manager_name: str | None
+    member_count: int

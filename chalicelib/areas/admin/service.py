@@ -5,83 +5,38 @@ own record through `/api/me`; otherwise the `salary` key is left out of the reco
 """
 from __future__ import annotations
 
-from functools import cache
-
 from sqlalchemy import func, select
-from sqlalchemy.orm import aliased
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.models import Squad, User
-from chalicelib.core.query import contains_text
-from chalicelib.core.serialize import row_dict, value_out
+from chalicelib.core.query import Page, contains_text, paginate
+from chalicelib.core.serialize import value_out
 
-from .schemas import UserCreate, UserQuery, UserUpdate
+from .queries import USER_FIELDS, get_user_record, load_user, sees_salary, user_record, user_select
+from .schemas import UserCreate, UserListQuery, UserUpdate
 
-LIST_LIMIT = 500
-USER_FIELDS = (
-    "id", "email", "name", "access_level", "squad_id", "manager_id", "job_title", "picture", "phone",
-    "date_of_birth", "start_date", "end_date", "gender", "salary", "location", "employment_basis",
-    "is_active", "created_at", "updated_at",
-)
 REDACTED = "[redacted]"
 
 
-def sees_salary(ctx) -> bool:
-    return ctx.can("admin", "manage")
+def me(ctx) -> tuple[dict, dict]:
+    """The caller's own record (salary included) and effective permissions."""
+    return get_user_record(ctx, user_id=ctx.user_id, show_salary=True), dict(ctx.principal.permissions)
 
 
-def user_record(user: User, squad_name: str | None, manager_name: str | None, *, show_salary: bool) -> dict:
-    record = row_dict(user, USER_FIELDS, flags=("is_active",))
-    record["squad_name"] = squad_name
-    record["manager_name"] = manager_name
-    if not show_salary:
-        record.pop("salary")
-    return record
-
-
-@cache
-def _user_select():
-    """Built once per process (statements are immutable: `.where()` answers a copy)."""
-    manager = aliased(User)
-    return (
-        select(User, Squad.name, manager.name)
-        .outerjoin(Squad, Squad.id == User.squad_id)
-        .outerjoin(manager, manager.id == User.manager_id)
-    )
-
-
-def load_user(db, user_id: str) -> tuple[User, str | None, str | None]:
-    row = db.execute(_user_select().where(User.id == user_id)).first()
-    if row is None:
-        raise not_found("User")
-    return row[0], row[1], row[2]
-
-
-def get_user_record(ctx, *, user_id: str, show_salary: bool | None = None) -> dict:
-    user, squad_name, manager_name = load_user(ctx.db, user_id)
-    return user_record(user, squad_name, manager_name,
-                       show_salary=sees_salary(ctx) if show_salary is None else show_salary)
-
-
-def me(ctx) -> dict:
-    return {"user": get_user_record(ctx, user_id=ctx.user_id, show_salary=True),
-            "permissions": dict(ctx.principal.permissions)}
-
-
-def list_users(ctx, *, query: UserQuery) -> list[dict]:
-    stmt = _user_select()
+def list_users(ctx, *, query: UserListQuery) -> Page:
+    stmt = user_select()
     if not query.include_inactive:
         stmt = stmt.where(User.is_active.is_(True))
     if query.squad_id:
         stmt = stmt.where(User.squad_id == query.squad_id)
     if query.access_level:
         stmt = stmt.where(User.access_level == query.access_level)
-    if query.search and query.search.strip():
-        stmt = stmt.where(contains_text(query.search.strip(), User.name, User.email))
-    stmt = stmt.order_by(func.lower(User.name), User.id).limit(LIST_LIMIT)
+    if query.search:
+        stmt = stmt.where(contains_text(query.search, User.name, User.email))
+    stmt = stmt.order_by(func.lower(User.name), User.id)
     show = sees_salary(ctx)
-    return [user_record(user, squad, manager, show_salary=show) for user, squad, manager in ctx.db.execute(stmt)]
+    return paginate(ctx.db, stmt, query, lambda row: user_record(*row, show_salary=show))
 
 
 def _email_taken(db, email: str, *, except_id: str | None = None) -> bool:
@@ -144,9 +99,7 @@ def create_user(ctx, *, data: UserCreate) -> dict:
 
 
 def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
-    user = ctx.db.get(User, user_id)
-    if user is None:
-        raise not_found("User")
+    user = load_user(ctx, user_id)
     values = data.model_dump(exclude_unset=True)
     if "email" in values and _email_taken(ctx.db, values["email"], except_id=user.id):
         raise Conflict("A user with this email already exists")

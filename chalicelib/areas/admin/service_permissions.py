@@ -4,10 +4,10 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from chalicelib.core import history, permissions
-from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.errors import BadRequest
 from chalicelib.core.models import AccessLevelPermission, User, UserPermission
 
-from .service import load_user, sees_salary, user_record
+from .queries import load_user, overrides, sees_salary, user_record, user_row
 
 
 def get_matrix(ctx) -> dict:
@@ -39,20 +39,14 @@ def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
     return after
 
 
-def overrides(db, user_id: str) -> dict[str, str]:
-    return {tool: level for tool, level in db.execute(
-        select(UserPermission.tool, UserPermission.level).where(UserPermission.user_id == user_id))}
-
-
 def user_permissions(ctx, *, user: User) -> dict:
     return permissions.effective_permissions(ctx.db, user.id, user.access_level)
 
 
-def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) -> dict:
-    """Set (a level, `none` included) or remove (null) the user's override per tool."""
-    user = ctx.db.get(User, user_id)
-    if user is None:
-        raise not_found("User")
+def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) -> tuple[dict, dict]:
+    """Set (a level, `none` included) or remove (null) the user's override per tool; answers the
+    user's effective permissions and overrides after the change."""
+    user = load_user(ctx, user_id)
     if user.id == ctx.user_id and "admin" in levels:
         current = ctx.principal.permissions.get("admin", "none")
         new = levels["admin"] or permissions.matrix(ctx.db)[user.access_level]["admin"]
@@ -77,11 +71,11 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
     if changes:
         history.record(ctx.db, entity_type="user", entity_id=user.id, action="permissions_changed",
                        actor_id=ctx.user_id, changes=changes)
-    return {"permissions": user_permissions(ctx, user=user), "overrides": overrides(ctx.db, user.id)}
+    return user_permissions(ctx, user=user), overrides(ctx.db, user.id)
 
 
-def user_detail(ctx, *, user_id: str) -> dict:
-    """`{ user, permissions, overrides }` for the admin user page."""
-    user, squad_name, manager_name = load_user(ctx.db, user_id)
-    return {"user": user_record(user, squad_name, manager_name, show_salary=sees_salary(ctx)),
-            "permissions": user_permissions(ctx, user=user), "overrides": overrides(ctx.db, user.id)}
+def user_detail(ctx, *, user_id: str) -> tuple[dict, dict, dict]:
+    """The user's record, effective permissions and overrides, for the admin user page."""
+    user, squad_name, manager_name = user_row(ctx, user_id)
+    return (user_record(user, squad_name, manager_name, show_salary=sees_salary(ctx)),
+            user_permissions(ctx, user=user), overrides(ctx.db, user.id))

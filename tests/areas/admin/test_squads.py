@@ -1,6 +1,6 @@
 """Squads: list with manager and member count, create, update, delete."""
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from chalicelib.core.models import HistoryEntry, Squad, User
 from tests.factories import make_squad, make_user
@@ -91,3 +91,12 @@ def test_delete_squad_keeps_members(api, db, executive):
     assert db.scalar(select(HistoryEntry).where(HistoryEntry.entity_id == squad_id,
                                                 HistoryEntry.action == "deleted")) is not None
     assert api.delete(f"/api/admin/squads/{squad_id}", as_=executive).status == 404
+
+
+def test_at_most_500_squads(api, db, executive):
+    existing = db.scalar(select(func.count(Squad.id)))
+    db.add_all([Squad(name=f"squad {n}") for n in range(500 - existing)])
+    db.flush()
+    response = api.post("/api/admin/squads", as_=executive, json={"name": "one too many"})
+    assert response.status == 409 and "500" in response.json["error"]
+    assert len(api.get("/api/admin/squads", as_=executive).json["squads"]) == 500

@@ -140,6 +140,9 @@ def test_create_user_email_conflict_is_case_insensitive(api, db, executive):
     ({"email": "a@b.test", "name": "X", "start_date": "soon"}, "start_date"),
     ({"email": "a@b.test", "name": "X", "salary": -1}, "salary"),
     ({"email": "a@b.test", "name": 42}, "name"),
+    # core input types (issue 9 item 3): strict dates
+    ({"email": "a@b.test", "name": "X", "start_date": "2026-01-05T00:00:00"}, "start_date"),
+    ({"email": "a@b.test", "name": "X", "date_of_birth": 0}, "date_of_birth"),
 ])
 def test_create_user_validation(api, executive, body, field):
     response = api.post("/api/admin/users", as_=executive, json=body)
@@ -249,11 +252,28 @@ def test_update_user_requires_admin_manage(api, db, head):
     assert api.put(f"/api/admin/users/{user.id}", as_=head, json={"name": "X"}).status == 403
 
 
-def test_list_users_is_capped(api, db, executive, monkeypatch):
-    from chalicelib.areas.admin import service
-
-    assert service.LIST_LIMIT == 500
+def test_list_users_is_paged(api, db, executive):
     for _ in range(3):
         make_user(db)
-    monkeypatch.setattr(service, "LIST_LIMIT", 2)
-    assert len(api.get("/api/admin/users", as_=executive).json["users"]) == 2
+    whole = api.get("/api/admin/users", as_=executive).json
+    total = whole["total"]
+    assert total == len(whole["users"]) >= 4 and (whole["limit"], whole["offset"]) == (500, 0)
+    body = api.get("/api/admin/users?limit=2&offset=1", as_=executive).json
+    assert [u["id"] for u in body["users"]] == [u["id"] for u in whole["users"]][1:3]
+    assert (body["total"], body["limit"], body["offset"]) == (total, 2, 1)
+    for bad in ("limit=0", "limit=501", "offset=-1"):
+        response = api.get(f"/api/admin/users?{bad}", as_=executive)
+        assert response.status == 400 and response.json["details"][0]["field"] == bad.split("=")[0]
+
+
+@pytest.mark.parametrize("value", ["yes", "on", "true"])
+def test_is_active_is_a_flag(api, db, executive, value):
+    user = make_user(db)
+    response = api.put(f"/api/admin/users/{user.id}", as_=executive, json={"is_active": value})
+    assert response.status == 400 and response.json["details"][0]["field"] == "is_active"
+
+
+@pytest.mark.parametrize("value", ["yes", "on"])
+def test_include_inactive_is_a_query_flag(api, executive, value):
+    response = api.get(f"/api/admin/users?include_inactive={value}", as_=executive)
+    assert response.status == 400 and response.json["details"][0]["field"] == "include_inactive"

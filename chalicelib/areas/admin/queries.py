@@ -1,0 +1,122 @@
+"""The admin area's leaf module: the scope clause `visible` (holders of admin:view see every user and
+squad), the load-or-404 helpers `load_user` and `load_squad`, the record builders and the read queries.
+The services import it, never the reverse."""
+from __future__ import annotations
+
+from functools import cache
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import aliased
+
+from chalicelib.core.errors import not_found
+from chalicelib.core.models import Squad, User, UserPermission
+from chalicelib.core.serialize import row_dict
+
+USER_FIELDS = (
+    "id", "email", "name", "access_level", "squad_id", "manager_id", "job_title", "picture", "phone",
+    "date_of_birth", "start_date", "end_date", "gender", "salary", "location", "employment_basis",
+    "is_active", "created_at", "updated_at",
+)
+SQUAD_FIELDS = ("id", "name", "manager_id", "chat_channel_id", "created_at")
+
+
+def visible(principal):
+    """WHERE clause of the users the principal may see here: None, every user (the routes need admin:view)."""
+    return None
+
+
+def load_user(ctx, user_id: str) -> User:
+    """The user; 404 otherwise."""
+    user = ctx.db.get(User, user_id)
+    if user is None:
+        raise not_found("User")
+    return user
+
+
+def load_squad(ctx, squad_id: str) -> Squad:
+    """The squad; 404 otherwise."""
+    squad = ctx.db.get(Squad, squad_id)
+    if squad is None:
+        raise not_found("Squad")
+    return squad
+
+
+# --- users ------------------------------------------------------------------------------------
+
+def sees_salary(ctx) -> bool:
+    """Salary is sensitive: only holders of admin:manage see it (and a user their own, through /api/me)."""
+    return ctx.can("admin", "manage")
+
+
+def user_record(user: User, squad_name: str | None, manager_name: str | None, *, show_salary: bool) -> dict:
+    record = row_dict(user, USER_FIELDS, flags=("is_active",))
+    record["squad_name"] = squad_name
+    record["manager_name"] = manager_name
+    if not show_salary:
+        record.pop("salary")
+    return record
+
+
+@cache
+def user_select():
+    """Users with their squad's and manager's names (joins: one statement for any number). Built once per
+    process (statements are immutable: `.where()` answers a copy)."""
+    manager = aliased(User)
+    return (
+        select(User, Squad.name, manager.name)
+        .outerjoin(Squad, Squad.id == User.squad_id)
+        .outerjoin(manager, manager.id == User.manager_id)
+    )
+
+
+def user_row(ctx, user_id: str) -> tuple[User, str | None, str | None]:
+    """(user, squad name, manager name); 404 when there is no such user."""
+    row = ctx.db.execute(user_select().where(User.id == user_id)).first()
+    if row is None:
+        raise not_found("User")
+    return row[0], row[1], row[2]
+
+
+def get_user_record(ctx, *, user_id: str, show_salary: bool | None = None) -> dict:
+    user, squad_name, manager_name = user_row(ctx, user_id)
+    return user_record(user, squad_name, manager_name,
+                       show_salary=sees_salary(ctx) if show_salary is None else show_salary)
+
+
+def overrides(db, user_id: str) -> dict[str, str]:
+    """The user's per-tool overrides."""
+    return {tool: level for tool, level in db.execute(
+        select(UserPermission.tool, UserPermission.level).where(UserPermission.user_id == user_id))}
+
+
+# --- squads -----------------------------------------------------------------------------------
+
+def squad_select():
+    """Squads with their manager's name and active member count (one statement)."""
+    manager = aliased(User)
+    members = (
+        select(User.squad_id.label("squad_id"), func.count(User.id).label("member_count"))
+        .where(User.is_active.is_(True), User.squad_id.is_not(None))
+        .group_by(User.squad_id)
+        .subquery()
+    )
+    return (
+        select(Squad, manager.name, func.coalesce(members.c.member_count, 0))
+        .outerjoin(manager, manager.id == Squad.manager_id)
+        .outerjoin(members, members.c.squad_id == Squad.id)
+    )
+
+
+def squad_record(squad: Squad, manager_name: str | None, member_count: int) -> dict:
+    return {**row_dict(squad, SQUAD_FIELDS), "manager_name": manager_name, "member_count": int(member_count or 0)}
+
+
+def get_squad_record(ctx, squad_id: str) -> dict:
+    row = ctx.db.execute(squad_select().where(Squad.id == squad_id)).first()
+    if row is None:
+        raise not_found("Squad")
+    return squad_record(*row)
+
+
+def squad_count(db) -> int:
+    return db.scalar(select(func.count(Squad.id))) or 0
