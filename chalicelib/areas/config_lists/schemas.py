@@ -1,4 +1,4 @@
-"""Request models of the config lists area."""
+"""Request and read models of the config lists area."""
 from __future__ import annotations
 
 import re
@@ -6,7 +6,7 @@ from typing import Optional
 
 from pydantic import Field, field_validator
 
-from chalicelib.core.schemas import Input, non_blank
+from chalicelib.core.schemas import Flag, Flag01, Id, Input, IsoTimestamp, Name, Read, Text
 
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
 
@@ -20,40 +20,65 @@ def _hex_color(value: str | None) -> str | None:
 
 
 class _ItemFields(Input):
-    color: Optional[str] = Field(default=None, max_length=20)
-    icon: Optional[str] = Field(default=None, max_length=100)
-    stage_type: Optional[str] = Field(default=None, max_length=50)
+    color: Optional[Text(20)] = None
+    icon: Optional[Text(100)] = None
+    stage_type: Optional[Text(50)] = None
     probability: Optional[float] = Field(default=None, ge=0, le=100)
-    email_template_id: Optional[str] = Field(default=None, max_length=36)
+    email_template_id: Optional[Id] = None
 
     _color = field_validator("color")(_hex_color)
 
 
 class ConfigItemCreate(_ItemFields):
-    label: str = Field(max_length=200)
-    value: str = Field(max_length=200)
-    is_default: bool = False
+    label: Name
+    value: Name
+    is_default: Flag = False
     position: int = Field(default=99, ge=0, le=1_000_000)
-    email_trigger_active: bool = False
-
-    _text = field_validator("label", "value")(non_blank)
+    email_trigger_active: Flag = False
 
 
 class ConfigItemUpdate(_ItemFields):
     NOT_NULL = frozenset({"label", "value", "is_default", "position", "email_trigger_active"})
 
-    label: Optional[str] = Field(default=None, max_length=200)
-    value: Optional[str] = Field(default=None, max_length=200)
-    is_default: Optional[bool] = None
+    label: Optional[Name] = None
+    value: Optional[Name] = None
+    is_default: Optional[Flag] = None
     position: Optional[int] = Field(default=None, ge=0, le=1_000_000)
-    email_trigger_active: Optional[bool] = None
-
-    _text = field_validator("label", "value")(non_blank)
+    email_trigger_active: Optional[Flag] = None
 
 
-class ListQuery(Input):
-    key: Optional[str] = Field(default=None, max_length=100)
+class ConfigListListQuery(Input):
+    key: Optional[Text(100)] = None
 
 
 class Reorder(Input):
-    item_ids: list[str] = Field(min_length=1, max_length=500)
+    item_ids: list[Id] = Field(min_length=1, max_length=500)
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class ConfigListItemRead(Read):
+    id: str
+    list_id: str
+    label: str
+    value: str
+    color: str | None
+    icon: str | None
+    is_default: Flag01
+    is_system: Flag01
+    position: int
+    stage_type: str | None
+    probability: float | None
+    email_template_id: str | None
+    email_trigger_active: Flag01
+    created_at: IsoTimestamp
+
+
+class ConfigListRead(Read):
+    id: str
+    key: str
+    name: str
+    description: str | None
+    is_system: Flag01
+    created_at: IsoTimestamp
+    items: list[ConfigListItemRead]

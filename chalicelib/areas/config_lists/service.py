@@ -7,67 +7,26 @@ list (409), an update with no field is 400, reorder accepts a subset of the list
 """
 from __future__ import annotations
 
-from sqlalchemy import func, select, update
-from sqlalchemy.orm import selectinload
+from sqlalchemy import select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.locks import lock_row, set_positions
 from chalicelib.core.models import ConfigList, ConfigListItem
-from chalicelib.core.serialize import row_dict
 
+from . import queries
+from .queries import ITEM_LIMIT, item_count, item_record, list_record, load_config_list, load_config_list_item
 from .schemas import ConfigItemCreate, ConfigItemUpdate
-
-LIST_FIELDS = ("id", "key", "name", "description", "is_system", "created_at")
-ITEM_FIELDS = (
-    "id", "list_id", "label", "value", "color", "icon", "is_default", "is_system", "position", "stage_type",
-    "probability", "email_template_id", "email_trigger_active", "created_at",
-)
-ITEM_FLAGS = ("is_default", "is_system", "email_trigger_active")
-ITEM_ORDER = (ConfigListItem.position, ConfigListItem.label, ConfigListItem.id)
-
-
-def item_record(item: ConfigListItem) -> dict:
-    return row_dict(item, ITEM_FIELDS, flags=ITEM_FLAGS)
-
-
-def list_record(config_list: ConfigList, items: list[ConfigListItem]) -> dict:
-    record = row_dict(config_list, LIST_FIELDS, flags=("is_system",))
-    record["items"] = [item_record(item) for item in sorted(items, key=lambda i: (i.position, i.label, i.id))]
-    return record
 
 
 def list_lists(ctx, *, key: str | None = None) -> list[dict]:
     """Every list (or the one with `key`) with its items: two queries whatever the row count."""
-    stmt = select(ConfigList).options(selectinload(ConfigList.items)).order_by(ConfigList.key).limit(500)
-    if key:
-        stmt = stmt.where(ConfigList.key == key)
-    return [list_record(config_list, config_list.items) for config_list in ctx.db.scalars(stmt)]
-
-
-def _get_list(db, key: str) -> ConfigList:
-    config_list = db.scalar(select(ConfigList).where(ConfigList.key == key))
-    if config_list is None:
-        raise not_found("Config list")
-    return config_list
-
-
-def _get_item(db, config_list: ConfigList, item_id: str) -> ConfigListItem:
-    item = db.scalar(select(ConfigListItem).where(ConfigListItem.id == item_id,
-                                                  ConfigListItem.list_id == config_list.id))
-    if item is None:
-        raise not_found("Config list item")
-    return item
-
-
-MAX_ITEMS = 500  # items per list (decisions.md section 4): creating the 501st is refused
+    return [list_record(config_list, config_list.items) for config_list in queries.lists_with_items(ctx.db, key)]
 
 
 def list_items(ctx, *, key: str) -> list[dict]:
-    config_list = _get_list(ctx.db, key)
-    stmt = (select(ConfigListItem).where(ConfigListItem.list_id == config_list.id).order_by(*ITEM_ORDER)
-            .limit(MAX_ITEMS))
-    return [item_record(item) for item in ctx.db.scalars(stmt)]
+    config_list = load_config_list(ctx, key)
+    return [item_record(item) for item in queries.list_items(ctx.db, config_list.id)]
 
 
 def _value_taken(db, list_id: str, value: str, *, except_id: str | None = None) -> bool:
@@ -85,12 +44,11 @@ def _clear_default(db, list_id: str, *, except_id: str | None = None) -> None:
 
 
 def create_item(ctx, *, key: str, data: ConfigItemCreate) -> dict:
-    config_list = _get_list(ctx.db, key)
+    config_list = load_config_list(ctx, key)
     values = data.model_dump()
-    item_count = ctx.db.scalar(select(func.count()).select_from(ConfigListItem)
-                               .where(ConfigListItem.list_id == config_list.id))
-    if item_count >= MAX_ITEMS:
-        raise Conflict(f"The list {key} already holds {MAX_ITEMS} items, the most a list may hold")
+    lock_row(ctx.db, ConfigList, config_list.id)  # concurrent creates cannot pass the cap together
+    if item_count(ctx.db, config_list.id) >= ITEM_LIMIT:
+        raise Conflict(f"The list {key} already holds {ITEM_LIMIT} items, the most a list may hold")
     if _value_taken(ctx.db, config_list.id, values["value"]):
         raise Conflict(f"The list {key} already has an item with value {values['value']}")
     if values["is_default"]:
@@ -104,8 +62,8 @@ def create_item(ctx, *, key: str, data: ConfigItemCreate) -> dict:
 
 
 def update_item(ctx, *, key: str, item_id: str, data: ConfigItemUpdate) -> dict:
-    config_list = _get_list(ctx.db, key)
-    item = _get_item(ctx.db, config_list, item_id)
+    config_list = load_config_list(ctx, key)
+    item = load_config_list_item(ctx, config_list, item_id)
     values = data.model_dump(exclude_unset=True)
     if not values:
         raise BadRequest("No fields to update")
@@ -129,7 +87,7 @@ def update_item(ctx, *, key: str, item_id: str, data: ConfigItemUpdate) -> dict:
 
 
 def reorder(ctx, *, key: str, item_ids: list[str]) -> None:
-    config_list = _get_list(ctx.db, key)
+    config_list = load_config_list(ctx, key)
     lock_row(ctx.db, ConfigList, config_list.id)  # one reorder at a time: the result is exactly one request's order
     if len(set(item_ids)) != len(item_ids):
         raise BadRequest("item_ids contains duplicates", details=[{"field": "item_ids", "message": "duplicate id"}])
@@ -143,14 +101,11 @@ def reorder(ctx, *, key: str, item_ids: list[str]) -> None:
 
 
 def delete_item(ctx, *, key: str, item_id: str) -> None:
-    config_list = _get_list(ctx.db, key)
-    item = _get_item(ctx.db, config_list, item_id)
+    config_list = load_config_list(ctx, key)
+    item = load_config_list_item(ctx, config_list, item_id)
     if item.is_system:
         raise BadRequest("System items cannot be deleted")
     ctx.db.delete(item)
     ctx.db.flush()
     history.record(ctx.db, entity_type="config_list_item", entity_id=item_id, action="deleted",
                    actor_id=ctx.user_id, changes={"list": key, "label": item.label, "value": item.value})
-
-
-

@@ -148,6 +148,10 @@ def test_create_default_item_clears_previous_default(api, db, admin, custom):
     ({"label": "X", "value": "x", "probability": 140}, "probability"),
     ({"label": "X", "value": "x", "is_default": "perhaps"}, "is_default"),
     ({"label": ["X"], "value": "x"}, "label"),
+    # flags are true/false or 1/0 (issue 9 item 3)
+    ({"label": "X", "value": "x", "is_default": "yes"}, "is_default"),
+    ({"label": "X", "value": "x", "email_trigger_active": "on"}, "email_trigger_active"),
+    ({"label": "X", "value": "x", "is_default": "true"}, "is_default"),
 ])
 def test_create_item_validation(api, admin, custom, body, field):
     response = api.post("/api/config-lists/lead_source/items", as_=admin, json=body)
@@ -222,6 +226,7 @@ def test_update_item_errors(api, db, admin, viewer, custom):
     assert api.put(url, as_=admin, json={"unknown": 1}).status == 400
     assert api.put(url, as_=admin, json={"label": None}).status == 400
     assert api.put(url, as_=admin, json={"position": -1}).status == 400
+    assert api.put(url, as_=admin, json={"is_default": "yes"}).status == 400  # a flag is true/false or 1/0
     assert api.put(url, as_=admin, json={"value": "beta"}).status == 409
     assert api.put(url, as_=viewer, json={"label": "X"}).status == 403
     assert api.put(f"/api/config-lists/lead_source/items/{MISSING}", as_=admin, json={"label": "X"}).status == 404
