@@ -1,12 +1,11 @@
-"""Request models of companies, contacts and deals (unknown fields are ignored)."""
+"""Request and read models of companies, contacts and deals (unknown fields are ignored)."""
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Any, Optional
 
 from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import Id, Input, Name, Search
+from chalicelib.core.schemas import Id, Input, IsoTimestamp, Money, Name, PageQuery, Read, Search, choice
 
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
@@ -16,6 +15,8 @@ Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=320,
                                          pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
 Currency = Annotated[str, StringConstraints(strip_whitespace=True, to_upper=True, pattern=r"^[A-Za-z]{3}$")]
 Page = Annotated[int, Field(ge=1, le=100000)]
+CompanyStatus = choice("prospect", "client")
+DealStatus = choice("open", "won", "lost")
 
 
 class CompanyCreate(Input):
@@ -27,16 +28,16 @@ class CompanyCreate(Input):
     industry: Optional[Short] = None
     phone: Optional[Phone] = None
     address: Optional[Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000)]] = None
-    status: Literal["prospect", "client"] = "prospect"
+    status: CompanyStatus = "prospect"
     owner_id: Optional[Id] = None
 
 
 class CompanyUpdate(CompanyCreate):
     name: Optional[Name] = None
-    status: Optional[Literal["prospect", "client"]] = None
+    status: Optional[CompanyStatus] = None
 
 
-class CompanyQuery(Input):
+class CompanyListQuery(Input):
     search: Optional[Search] = None
     page: Page = 1
 
@@ -57,13 +58,10 @@ class ContactUpdate(ContactCreate):
     first_name: Optional[Name] = None
 
 
-class ContactQuery(Input):
+class ContactListQuery(Input):
     search: Optional[Search] = None
     company_id: Optional[Id] = None
     page: Page = 1
-
-
-DealStatus = Literal["open", "won", "lost"]
 
 
 class DealCreate(Input):
@@ -74,7 +72,7 @@ class DealCreate(Input):
     contact_id: Optional[Id] = None
     owner_id: Optional[Id] = None
     stage_id: Optional[Id] = None
-    value: Optional[Annotated[Decimal, Field(ge=0, max_digits=14, decimal_places=2)]] = None
+    value: Optional[Money] = Field(default=None, ge=0)
     currency: Currency = "AUD"
     status: DealStatus = "open"
     website: Optional[Url] = None
@@ -86,7 +84,7 @@ class DealUpdate(DealCreate):
     status: Optional[DealStatus] = None
 
 
-class DealQuery(Input):
+class DealListQuery(PageQuery):
     NOT_NULL = frozenset({"status"})
 
     stage_id: Optional[Id] = None
@@ -95,3 +93,90 @@ class DealQuery(Input):
     company_id: Optional[Id] = None
     contact_id: Optional[Id] = None
     search: Optional[Search] = None
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class CompanyRead(Read):
+    id: str
+    name: str
+    domain: str | None
+    website: str | None
+    industry: str | None
+    phone: str | None
+    address: str | None
+    status: str
+    owner_id: str | None
+    network_data: dict[str, Any] | None
+    network_enriched_at: IsoTimestamp | None
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    owner_name: str | None
+
+
+class ContactRead(Read):
+    id: str
+    first_name: str
+    last_name: str | None
+    email: str | None
+    phone: str | None
+    job_title: str | None
+    company_id: str | None
+    network_url: str | None
+    network_data: dict[str, Any] | None
+    network_enriched_at: IsoTimestamp | None
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    name: str | None
+    company_name: str | None
+
+
+class DealRead(Read):
+    id: str
+    title: str
+    company_id: str | None
+    contact_id: str | None
+    owner_id: str | None
+    stage_id: str | None
+    value: float | None
+    currency: str
+    status: str
+    website: str | None
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    company_name: str | None
+    contact_name: str | None
+    owner_name: str | None
+    stage_label: str | None
+    stage_color: str | None
+    probability: float | None
+
+
+class CompanyPage(Read):
+    """The spec's page of companies: 50 per `page`, with the total."""
+    companies: list[CompanyRead]
+    total: int
+    page: int
+
+
+class ContactPage(Read):
+    """The spec's page of contacts: 50 per `page`, with the total."""
+    contacts: list[ContactRead]
+    total: int
+    page: int
+
+
+class CompanyDetail(Read):
+    """A company with its contacts (by name) and deals (newest first); a company holds at most 500 of each."""
+    company: CompanyRead
+    contacts: list[ContactRead]
+    deals: list[DealRead]
+
+
+class ContactDetail(Read):
+    """A contact with its deals (newest first); a contact holds at most 500 deals."""
+    contact: ContactRead
+    deals: list[DealRead]

@@ -229,3 +229,16 @@ def test_contact_detail_lists_deals_and_delete_detaches_them(api, db, exec_user)
     assert api.delete(f"/api/deals/contacts/{contact.id}", as_=exec_user).status == 200
     kept = api.get(f"/api/deals/deals/{deal.id}", as_=exec_user)
     assert kept.status == 200 and kept.json["deal"]["contact_id"] is None and kept.json["deal"]["contact_name"] is None
+
+
+def test_a_company_holds_at_most_500_contacts(api, db, exec_user):
+    from chalicelib.areas.deals.models import Contact
+
+    company = make_company(db)
+    db.add_all([Contact(first_name=f"c{n}", company_id=company.id) for n in range(500)])
+    db.flush()
+    response = api.post("/api/deals/contacts", as_=exec_user, json={"first_name": "Late", "company_id": company.id})
+    assert response.status == 409 and "500 contacts" in response.json["error"]
+    other = make_contact(db)
+    assert api.put(f"/api/deals/contacts/{other.id}", as_=exec_user, json={"company_id": company.id}).status == 409
+    assert len(api.get(f"/api/deals/companies/{company.id}", as_=exec_user).json["contacts"]) == 500

@@ -152,3 +152,34 @@ def test_functions_for_other_areas(db, count_queries):
     deal = make_deal(db, title="Brief", status="won")
     assert service.deal_brief(db, deal.id) == {"id": deal.id, "title": "Brief", "status": "won"}
     assert service.deal_brief(db, "missing") is None
+
+
+def test_deal_list_is_paged(api, db, exec_user):
+    company = make_company(db)
+    for _ in range(5):
+        make_deal(db, company_id=company.id)
+    whole = api.get(f"/api/deals/deals?company_id={company.id}", as_=exec_user).json
+    assert (whole["total"], whole["limit"], whole["offset"], len(whole["deals"])) == (5, 500, 0, 5)
+    body = api.get(f"/api/deals/deals?company_id={company.id}&limit=2&offset=3", as_=exec_user).json
+    assert [d["id"] for d in body["deals"]] == [d["id"] for d in whole["deals"]][3:5]
+    assert (body["total"], body["limit"], body["offset"]) == (5, 2, 3)
+    for bad in ("limit=0", "limit=501", "offset=-1"):
+        response = api.get(f"/api/deals/deals?{bad}", as_=exec_user)
+        assert response.status == 400 and response.json["details"][0]["field"] == bad.split("=")[0]
+
+
+def test_a_company_and_a_contact_hold_at_most_500_deals(api, db, exec_user):
+    from chalicelib.areas.deals.models import Deal
+
+    full, contact = make_company(db), make_contact(db)
+    db.add_all([Deal(title=f"d{n}", status="open", currency="AUD", company_id=full.id, contact_id=contact.id)
+                for n in range(500)])
+    db.flush()
+    response = api.post("/api/deals/deals", as_=exec_user, json={"title": "one too many", "company_id": full.id})
+    assert response.status == 409 and "500 deals" in response.json["error"]
+    response = api.post("/api/deals/deals", as_=exec_user, json={"title": "one too many", "contact_id": contact.id})
+    assert response.status == 409 and "500 deals" in response.json["error"]
+    elsewhere = make_deal(db, company_id=make_company(db).id)
+    moved = api.put(f"/api/deals/deals/{elsewhere.id}", as_=exec_user, json={"company_id": full.id})
+    assert moved.status == 409
+    assert len(api.get(f"/api/deals/companies/{full.id}", as_=exec_user).json["deals"]) == 500

@@ -1,0 +1,176 @@
+"""The deals area's leaf module: the scope clause `visible` (every holder of deals:view sees every company,
+contact and deal), the load-or-404 helpers `load_company`, `load_contact` and `load_deal`, the reference
+checks, the record builders and the read queries. service.py and service_deals.py import it, never the
+reverse."""
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.locks import lock_row
+from chalicelib.core.models import ConfigList, ConfigListItem, User
+from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.serialize import row_dict
+
+from .models import Company, Contact, Deal
+
+COMPANY_FIELDS = ("id", "name", "domain", "website", "industry", "phone", "address", "status", "owner_id",
+                  "network_data", "network_enriched_at", "created_by", "created_at", "updated_at")
+CONTACT_FIELDS = ("id", "first_name", "last_name", "email", "phone", "job_title", "company_id", "network_url",
+                  "network_data", "network_enriched_at", "created_by", "created_at", "updated_at")
+DEAL_FIELDS = ("id", "title", "company_id", "contact_id", "owner_id", "stage_id", "value", "currency", "status",
+               "website", "created_by", "created_at", "updated_at")
+STAGE_LIST = "deal_stage"
+# A company holds at most this many contacts and deals, a contact at most this many deals (409 beyond,
+# counted under a lock on the company or contact row), so the details answer them all.
+DETAIL_LIMIT = LIST_LIMIT
+
+
+def visible(principal):
+    """WHERE clause of the records the principal may see: None, every one (no data scoping)."""
+    return None
+
+
+def load_company(ctx, company_id: str) -> Company:
+    company = ctx.db.get(Company, company_id)
+    if company is None:
+        raise not_found("Company")
+    return company
+
+
+def load_contact(ctx, contact_id: str) -> Contact:
+    contact = ctx.db.get(Contact, contact_id)
+    if contact is None:
+        raise not_found("Contact")
+    return contact
+
+
+def load_deal(ctx, deal_id: str) -> Deal:
+    deal = ctx.db.get(Deal, deal_id)
+    if deal is None:
+        raise not_found("Deal")
+    return deal
+
+
+# ---- reference checks ---------------------------------------------------------------------------
+
+def require_user(db: Session, user_id: str, field: str) -> None:
+    if db.scalar(select(User.id).where(User.id == user_id)) is None:
+        raise BadRequest(f"{field} does not match a user")
+
+
+def require_company(db: Session, company_id: str, field: str = "company_id") -> None:
+    if db.get(Company, company_id) is None:
+        raise BadRequest(f"{field} does not match a company")
+
+
+def stage_query():
+    """Ids of the items of the config list `deal_stage`."""
+    return select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id).where(
+        ConfigList.key == STAGE_LIST)
+
+
+def count_of(db: Session, model, *conditions) -> int:
+    return db.scalar(select(func.count()).select_from(model).where(*conditions)) or 0
+
+
+def check_room(db: Session, parent, what: str, model, column, parent_id: str | None) -> None:
+    """409 when the `parent` row (a company or contact) already holds DETAIL_LIMIT `model` rows; the parent
+    row is locked first, so concurrent writes cannot pass the cap together. Nothing when `parent_id` is None."""
+    if not parent_id:
+        return
+    lock_row(db, parent, parent_id)
+    if count_of(db, model, column == parent_id) >= DETAIL_LIMIT:
+        raise Conflict(f"A {parent.__name__.lower()} holds at most {DETAIL_LIMIT} {what}")
+
+
+# ---- companies ------------------------------------------------------------------------------------
+
+def company_out(company: Company, owner_name: str | None) -> dict:
+    out = row_dict(company, COMPANY_FIELDS)
+    out["owner_name"] = owner_name
+    return out
+
+
+def company_select():
+    return select(Company, User.name).outerjoin(User, User.id == Company.owner_id)
+
+
+def company_record(db: Session, company_id: str) -> dict:
+    row = db.execute(company_select().where(Company.id == company_id)).first()
+    if row is None:
+        raise not_found("Company")
+    return company_out(*row)
+
+
+# ---- contacts -------------------------------------------------------------------------------------
+
+def contact_name(first_name: str | None, last_name: str | None) -> str | None:
+    name = " ".join(part for part in (first_name, last_name) if part)
+    return name or None
+
+
+def contact_out(contact: Contact, company_name: str | None) -> dict:
+    out = row_dict(contact, CONTACT_FIELDS)
+    out["name"] = contact_name(contact.first_name, contact.last_name)
+    out["company_name"] = company_name
+    return out
+
+
+def contact_select():
+    return select(Contact, Company.name).outerjoin(Company, Company.id == Contact.company_id)
+
+
+def contact_order():
+    return (func.lower(Contact.first_name), func.lower(func.coalesce(Contact.last_name, "")), Contact.id)
+
+
+def contact_rows(db: Session, *conditions, limit: int, offset: int = 0) -> list[dict]:
+    rows = db.execute(contact_select().where(*conditions).order_by(*contact_order()).offset(offset).limit(limit))
+    return [contact_out(contact, company_name) for contact, company_name in rows]
+
+
+def contact_record(db: Session, contact_id: str) -> dict:
+    row = db.execute(contact_select().where(Contact.id == contact_id)).first()
+    if row is None:
+        raise not_found("Contact")
+    return contact_out(*row)
+
+
+# ---- deals ----------------------------------------------------------------------------------------
+
+def deal_select():
+    return (
+        select(Deal, Company.name, Contact.first_name, Contact.last_name, User.name,
+               ConfigListItem.label, ConfigListItem.color, ConfigListItem.probability)
+        .outerjoin(Company, Company.id == Deal.company_id)
+        .outerjoin(Contact, Contact.id == Deal.contact_id)
+        .outerjoin(User, User.id == Deal.owner_id)
+        .outerjoin(ConfigListItem, ConfigListItem.id == Deal.stage_id)
+    )
+
+
+def deal_order():
+    return (Deal.created_at.desc(), Deal.id)
+
+
+def deal_out(row) -> dict:
+    deal, company_name, first_name, last_name, owner_name, stage_label, stage_color, probability = row
+    out = row_dict(deal, DEAL_FIELDS)
+    out.update(company_name=company_name, contact_name=contact_name(first_name, last_name), owner_name=owner_name,
+               stage_label=stage_label, stage_color=stage_color, probability=probability)
+    return out
+
+
+def deal_rows(db: Session, *conditions, limit: int = DETAIL_LIMIT) -> list[dict]:
+    """Joined deal records, newest first (one query)."""
+    stmt = deal_select().where(*conditions).order_by(*deal_order()).limit(limit)
+    return [deal_out(row) for row in db.execute(stmt)]
+
+
+def deal_record(db: Session, deal_id: str) -> dict:
+    row = db.execute(deal_select().where(Deal.id == deal_id)).first()
+    if row is None:
+        raise not_found("Deal")
+    return deal_out(row)
