@@ -13,9 +13,13 @@ from tests.factories import make_user
 ROOT = Path(__file__).resolve().parents[2]
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 # read models that must be classes of the client, and operations that must return them
-TYPED_MODELS = ("TaskRead", "TaskDetail", "TodoRead", "ProjectRead", "HistoryEntryRead")
+TYPED_MODELS = ("TaskRead", "TaskDetail", "TodoRead", "ProjectRead", "HistoryEntryRead", "PageResponse",
+                "PagesPage", "NotificationsPage", "UnreadCount")
 TYPED_OPERATIONS = {("tasks", "get_task"): "TaskDetail", ("tasks", "list_tasks"): "TasksPage",
-                    ("tasks", "create_task"): "TaskResponse", ("projects", "list_projects"): "ProjectsPage"}
+                    ("tasks", "create_task"): "TaskResponse", ("projects", "list_projects"): "ProjectsPage",
+                    ("pages", "list_pages"): "PagesPage", ("pages", "get_page"): "PageResponse",
+                    ("notifications", "list_notifications"): "NotificationsPage",
+                    ("notifications", "get_unread_count"): "UnreadCount"}
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +69,8 @@ def test_the_generated_classes_parse_real_answers(client_package, api, db):
     assert detail.task.id == parsed.task.id and detail.todos == []
     page = models.TasksPage.from_dict(api.get("/api/tasks", as_=boss).json)
     assert page.total == 1 and page.tasks[0].title == "Typed"
+    created_page = api.post("/api/pages", json={"title": "Typed page"}, as_=boss)
+    assert created_page.status == 201, created_page
+    assert models.PageResponse.from_dict(created_page.json).page.title == "Typed page"
+    notifications = models.NotificationsPage.from_dict(api.get("/api/notifications", as_=boss).json)
+    assert notifications.notifications == []
