@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import delete, func, select
 
-from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.locks import insert_ignore, lock_row, set_positions
 from chalicelib.core.models import User
 from chalicelib.core.serialize import row_dict
@@ -14,6 +14,7 @@ from .models import Task, TaskResource, TaskWatcher
 from .queries import load_task
 from .schemas import ResourceCreate, ResourceReorder
 
+MAX_RESOURCES = 500  # a task holds at most 500 links (409 beyond), so the list never cuts one off
 RESOURCE_FIELDS = ("id", "task_id", "type", "url", "title", "description", "icon", "sort_order", "created_by",
                    "created_at")
 
@@ -70,7 +71,7 @@ def _resource_record(resource: TaskResource, creator_name: str | None) -> dict:
 def list_resources(ctx, *, task_id: str) -> list[dict]:
     task = load_task(ctx, task_id)
     stmt = _resource_select().where(TaskResource.task_id == task.id).order_by(
-        TaskResource.sort_order.asc().nulls_last(), TaskResource.created_at, TaskResource.id).limit(500)
+        TaskResource.sort_order.asc().nulls_last(), TaskResource.created_at, TaskResource.id).limit(MAX_RESOURCES)
     return [_resource_record(resource, name) for resource, name in ctx.db.execute(stmt).all()]
 
 
@@ -88,8 +89,10 @@ def add_resource(ctx, *, task_id: str, data: ResourceCreate) -> dict:
         details.append({"field": "title", "message": "title is required"})
     if details:
         raise BadRequest("A resource needs a url and a title", details=details)
-    next_order = ctx.db.scalar(select(func.coalesce(func.max(TaskResource.sort_order) + 1, 0))
-                               .where(TaskResource.task_id == task.id))
+    next_order, count = ctx.db.execute(select(func.coalesce(func.max(TaskResource.sort_order) + 1, 0),
+                                              func.count(TaskResource.id)).where(TaskResource.task_id == task.id)).one()
+    if count >= MAX_RESOURCES:
+        raise Conflict(f"A task holds at most {MAX_RESOURCES} links")
     resource = TaskResource(task_id=task.id, type="link", url=url, title=title, description=data.description,
                             icon=icon_for(url), sort_order=int(next_order or 0), created_by=ctx.user_id)
     ctx.db.add(resource)

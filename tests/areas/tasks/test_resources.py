@@ -98,3 +98,19 @@ def test_resource_writes_need_update(api, db):
                     json={"url": "https://a.b", "title": "t"}).status == 403
     assert api.put(f"/api/tasks/{task.id}/resources/reorder", as_=viewer, json={"order": ["x"]}).status == 403
     assert api.delete(f"/api/tasks/{task.id}/resources/x", as_=viewer).status == 403
+
+
+def test_a_task_holds_at_most_500_links_so_the_list_never_cuts_one(api, db, exec_user, monkeypatch):
+    from chalicelib.areas.tasks import service_links
+    from tests.areas.tasks.factories import make_task
+
+    monkeypatch.setattr(service_links, "MAX_RESOURCES", 3)
+    task = make_task(db, created_by=exec_user.id)
+    for number in range(3):
+        created = api.post(f"/api/tasks/{task.id}/resources", as_=exec_user,
+                           json={"url": f"https://example.com/{number}", "title": f"Link {number}"})
+        assert created.status == 201, created
+    refused = api.post(f"/api/tasks/{task.id}/resources", as_=exec_user,
+                       json={"url": "https://example.com/4", "title": "One too many"})
+    assert refused.status == 409 and "at most 3" in refused.json["error"]
+    assert len(api.get(f"/api/tasks/{task.id}/resources", as_=exec_user).json["resources"]) == 3
