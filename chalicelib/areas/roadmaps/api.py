@@ -30,7 +30,7 @@ def create_roadmap(ctx, body: RoadmapCreate):
 def get_roadmap(ctx, roadmap_id: str):
     """A roadmap with its items and the tasks linked to them"""
     roadmap, items, tasks = service.get_roadmap(ctx, roadmap_id=roadmap_id)
-    return {"roadmap": roadmap, "items": items, "tasks": tasks}
+    return {"roadmap": roadmap, "items": items, "tasks": tasks.items, "tasks_total": tasks.total}
 
 
 @bp.route("/api/roadmaps/{roadmap_id}", methods=["PUT"])

@@ -121,6 +121,8 @@ class RoadmapTaskRead(Read):
 class RoadmapDetail(Read):
     roadmap: RoadmapRead
     items: list[RoadmapItemRead]
-    tasks: list[RoadmapTaskRead]
+    tasks: list[RoadmapTaskRead] = Field(description="the first 500 in list order")
+    tasks_total: int = Field(description="how many visible tasks the items have (all of them: "
+                                         "GET /api/tasks?roadmap_item_id= pages through them)")
 
 

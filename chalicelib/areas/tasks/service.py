@@ -15,6 +15,7 @@ from chalicelib.core.lookup import among
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
 from chalicelib.core.query import LIST_LIMIT, Page, contains_text, paginate
+from chalicelib.core.schemas import PageQuery
 from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
@@ -341,12 +342,12 @@ def task_titles(db, task_ids) -> dict[str, str]:
     return dict(db.execute(select(Task.id, Task.title).where(Task.id.in_(ids))).all())
 
 
-def roadmap_item_tasks(ctx, item_ids) -> list[dict]:
+def roadmap_item_tasks(ctx, item_ids) -> Page:
     """Tasks linked to these roadmap items that the caller may see, with status_label and status_color,
-    in list order (one query; at most LIST_LIMIT)."""
+    in list order: the first LIST_LIMIT, with the total (one query, two when there are more)."""
     ids = [iid for iid in dict.fromkeys(item_ids or []) if iid]
     if not ids:
-        return []
+        return Page([], 0, LIST_LIMIT, 0)
     stmt = (
         select(Task.id, Task.title, Task.roadmap_item_id, Task.status_id, Task.priority_id, Task.assignee_id,
                Task.due_date, Task.start_date, Task.sort_order, Task.created_at,
@@ -357,8 +358,8 @@ def roadmap_item_tasks(ctx, item_ids) -> list[dict]:
         .outerjoin(StatusItem, StatusItem.id == Task.status_id)
         .where(Task.roadmap_item_id.in_(ids), visible(ctx.principal))
     )
-    return [{key: value_out(value) for key, value in row._mapping.items()}
-            for row in ctx.db.execute(list_order(stmt).limit(LIST_LIMIT)).all()]
+    return paginate(ctx.db, list_order(stmt), PageQuery(),
+                    lambda row: {key: value_out(value) for key, value in row._mapping.items()})
 
 
 def clear_roadmap_items(db, item_ids) -> None:

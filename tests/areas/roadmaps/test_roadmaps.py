@@ -44,6 +44,7 @@ def test_roadmap_lifecycle(api, db, exec_user):
     assert [t["id"] for t in detail["tasks"]] == [linked.id]
     assert detail["tasks"][0]["status_label"] == status.label and detail["tasks"][0]["status_color"] == status.color
     assert detail["tasks"][0]["roadmap_item_id"] == item_id
+    assert detail["tasks_total"] == 1
 
     listed = api.get(f"/api/roadmaps?project_id={project.id}", as_=exec_user).json["roadmaps"]
     assert [(r["id"], r["item_count"]) for r in listed] == [(roadmap["id"], 2)]
@@ -122,6 +123,8 @@ def test_scoping_and_permissions(api, db, exec_user):
     assert [t["id"] for t in api.get(f"/api/roadmaps/{shared['roadmap']['id']}", as_=employee).json["tasks"]] == [
         seen.id]
     assert len(api.get(f"/api/roadmaps/{shared['roadmap']['id']}", as_=exec_user).json["tasks"]) == 2
+    # the total counts what the caller sees
+    assert api.get(f"/api/roadmaps/{shared['roadmap']['id']}", as_=employee).json["tasks_total"] == 1
     assert db.get(Task, seen.id) is not None
 
 
