@@ -10,6 +10,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import Squad, User, UserPermission
+from chalicelib.core.query import visible_row
 from chalicelib.core.serialize import row_dict
 
 USER_FIELDS = (
@@ -27,18 +28,12 @@ def visible(principal):
 
 def load_user(ctx, user_id: str) -> User:
     """The user; 404 otherwise."""
-    user = ctx.db.get(User, user_id)
-    if user is None:
-        raise not_found("User")
-    return user
+    return visible_row(ctx.db, User, user_id, visible(ctx.principal), "User")
 
 
 def load_squad(ctx, squad_id: str) -> Squad:
     """The squad; 404 otherwise."""
-    squad = ctx.db.get(Squad, squad_id)
-    if squad is None:
-        raise not_found("Squad")
-    return squad
+    return visible_row(ctx.db, Squad, squad_id, visible(ctx.principal), "Squad")
 
 
 # --- users ------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from decimal import Decimal
 from sqlalchemy import Date, ForeignKey, Index, Integer, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Timestamps, UTCDateTime, id_column
+from chalicelib.core.db import Base, Timestamps, id_column
 
 BUDGET_TYPES = ("sprints", "retainer", "time_and_materials", "fixed_price")
 BUDGET_STATUSES = ("draft", "pending_approval", "approved", "active", "completed", "cancelled")

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigList, ConfigListItem, User
-from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.query import LIST_LIMIT, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Company, Contact, Deal
@@ -33,24 +33,15 @@ def visible(principal):
 
 
 def load_company(ctx, company_id: str) -> Company:
-    company = ctx.db.get(Company, company_id)
-    if company is None:
-        raise not_found("Company")
-    return company
+    return visible_row(ctx.db, Company, company_id, visible(ctx.principal), "Company")
 
 
 def load_contact(ctx, contact_id: str) -> Contact:
-    contact = ctx.db.get(Contact, contact_id)
-    if contact is None:
-        raise not_found("Contact")
-    return contact
+    return visible_row(ctx.db, Contact, contact_id, visible(ctx.principal), "Contact")
 
 
 def load_deal(ctx, deal_id: str) -> Deal:
-    deal = ctx.db.get(Deal, deal_id)
-    if deal is None:
-        raise not_found("Deal")
-    return deal
+    return visible_row(ctx.db, Deal, deal_id, visible(ctx.principal), "Deal")
 
 
 # ---- reference checks ---------------------------------------------------------------------------

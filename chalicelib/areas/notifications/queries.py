@@ -10,6 +10,7 @@ from chalicelib.core.errors import NotFound
 from chalicelib.core.models import Squad, User
 from chalicelib.core.notify import Notification
 from chalicelib.core.notify_models import PushSubscription
+from chalicelib.core.query import visible_row
 from chalicelib.core.serialize import flag, value_out
 
 NOTIFICATION_FIELDS = ("id", "user_id", "type", "title", "body", "icon", "resource_type", "resource_id",
@@ -40,10 +41,7 @@ def load_notification(ctx, notification_id: str) -> Notification:
 
 def load_squad(ctx, squad_id: str) -> Squad:
     """The squad (squad configuration is executive-only: every squad is in scope); 404 otherwise."""
-    squad = ctx.db.get(Squad, squad_id)
-    if squad is None:
-        raise NotFound("Squad not found")
-    return squad
+    return visible_row(ctx.db, Squad, squad_id, None, "Squad")
 
 
 def notification_record(notification: Notification, actor_name: str | None, actor_picture: str | None) -> dict:

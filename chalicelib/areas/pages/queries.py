@@ -8,6 +8,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
+from chalicelib.core.query import visible_row
 from chalicelib.core.serialize import flag, value_out
 
 from .models import Page, PageComment, PageDiscussion, PageFavourite, PageVersion
@@ -25,10 +26,7 @@ def visible(principal):
 
 def load_page(ctx, page_id: str) -> Page:
     """The page; 404 otherwise."""
-    page = ctx.db.get(Page, page_id)
-    if page is None:
-        raise not_found("Page")
-    return page
+    return visible_row(ctx.db, Page, page_id, visible(ctx.principal), "Page")
 
 
 def page_exists(ctx, page_id: str) -> None:

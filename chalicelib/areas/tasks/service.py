@@ -9,7 +9,7 @@ from dataclasses import replace
 from sqlalchemy import func, or_, select, update as sql_update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, NotFound, not_found
+from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.lookup import among
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
@@ -20,8 +20,9 @@ from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import AgentTask, Task, TaskWatcher
-from .queries import (Assignee, PriorityItem, StatusItem, list_order, load_task, load_task_record, task_records,
-                      task_row, task_select, visible, visible_task_exists)
+from .queries import (Assignee, PriorityItem, StatusItem, list_order, load_task, task_records, task_row, task_select,
+                      visible)
+from .queries import visible_task_exists  # noqa: F401 - other areas check their task references through the service
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 
 CONFIG_FIELDS = {"status_id": "task_status", "priority_id": "task_priority", "type_id": "task_type",
