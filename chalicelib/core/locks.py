@@ -22,6 +22,8 @@ from typing import Any, Iterable, Sequence
 
 from sqlalchemy import case, func, select, update
 
+from .errors import BadRequest
+
 
 def _dialect(db) -> str:
     return db.get_bind().dialect.name
@@ -108,3 +110,18 @@ def set_positions(db, model, column, ids: Sequence[str], *, where=None) -> None:
     if where is not None:
         stmt = stmt.where(where)
     db.execute(stmt.execution_options(synchronize_session="fetch"))
+
+
+def reorder(db, model, column, ids: Sequence[str], *, parent, field: str, what: str) -> None:
+    """A whole-order change: `column` = index in `ids` for each row, every id a row under `parent` (a WHERE
+    clause, such as `Item.list_id == list_id`) named once; else a 400 naming `field`, before any write.
+    The caller holds the parent's lock (`lock_row`), so the result is exactly one request's order."""
+    ids = list(ids)
+    if len(set(ids)) != len(ids):
+        raise BadRequest(f"{field} names an id twice", details=[{"field": field, "message": "duplicate id"}])
+    found = set(db.scalars(select(model.id).where(model.id.in_(ids), parent))) if ids else set()
+    unknown = [row_id for row_id in ids if row_id not in found]
+    if unknown:
+        raise BadRequest(f"{field} must name {what}",
+                         details=[{"field": field, "message": f"not one of {what}: {row_id}"} for row_id in unknown[:10]])
+    set_positions(db, model, column, ids)  # one statement

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import lock_row, set_positions
+from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.permissions import allows
 from chalicelib.core.query import Page, in_scope, paginate, visible_exists
@@ -253,15 +253,8 @@ def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> None:
     before any write, so the reorder is all or nothing)."""
     budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id)  # one reorder at a time: the result is exactly one request's order
-    if len(set(item_ids)) != len(item_ids):
-        raise BadRequest("item_ids contains duplicates", details=[{"field": "item_ids", "message": "duplicate id"}])
-    items = set(ctx.db.scalars(
-        select(BudgetLineItem.id).where(BudgetLineItem.id.in_(item_ids), BudgetLineItem.budget_id == budget.id)))
-    foreign = [item_id for item_id in item_ids if item_id not in items]
-    if foreign:
-        raise BadRequest("item_ids must be line items of this budget",
-                         details=[{"field": "item_ids", "message": f"not an item of this budget: {foreign[0]}"}])
-    set_positions(ctx.db, BudgetLineItem, BudgetLineItem.position, item_ids)  # one statement
+    reorder(ctx.db, BudgetLineItem, BudgetLineItem.position, item_ids, parent=BudgetLineItem.budget_id == budget.id,
+            field="item_ids", what="line items of this budget")
     _touch(budget)
     ctx.db.flush()
 

@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
-from chalicelib.core.locks import lock_row, set_positions
+from chalicelib.core.locks import lock_row, reorder as reorder_rows
 from chalicelib.core.models import ConfigList, ConfigListItem
 
 from . import queries
@@ -89,15 +89,8 @@ def update_item(ctx, *, key: str, item_id: str, data: ConfigItemUpdate) -> dict:
 def reorder(ctx, *, key: str, item_ids: list[str]) -> None:
     config_list = load_config_list(ctx, key)
     lock_row(ctx.db, ConfigList, config_list.id)  # one reorder at a time: the result is exactly one request's order
-    if len(set(item_ids)) != len(item_ids):
-        raise BadRequest("item_ids contains duplicates", details=[{"field": "item_ids", "message": "duplicate id"}])
-    items = set(ctx.db.scalars(
-        select(ConfigListItem.id).where(ConfigListItem.id.in_(item_ids), ConfigListItem.list_id == config_list.id)))
-    foreign = [item_id for item_id in item_ids if item_id not in items]
-    if foreign:
-        raise BadRequest(f"item_ids not in list {key}: {', '.join(foreign[:10])}",
-                         details=[{"field": "item_ids", "message": "ids of items of another list or unknown"}])
-    set_positions(ctx.db, ConfigListItem, ConfigListItem.position, item_ids)  # one statement
+    reorder_rows(ctx.db, ConfigListItem, ConfigListItem.position, item_ids,
+                 parent=ConfigListItem.list_id == config_list.id, field="item_ids", what=f"items of the list {key}")
 
 
 def delete_item(ctx, *, key: str, item_id: str) -> None:

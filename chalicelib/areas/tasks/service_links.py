@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import delete, func, select
 
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
-from chalicelib.core.locks import insert_ignore, lock_row, set_positions
+from chalicelib.core.locks import insert_ignore, lock_row, reorder
 from chalicelib.core.models import User
 from chalicelib.core.serialize import row_dict
 
@@ -116,12 +116,5 @@ def reorder_resources(ctx, *, task_id: str, data: ResourceReorder) -> None:
     order = data.order or []
     if not order:
         raise BadRequest("order must be a non-empty list of resource ids")
-    if len(set(order)) != len(order):
-        raise BadRequest("order lists a resource twice")
-    resources = set(ctx.db.scalars(select(TaskResource.id).where(TaskResource.task_id == task.id,
-                                                                  TaskResource.id.in_(order))))
-    unknown = [rid for rid in order if rid not in resources]
-    if unknown:
-        raise BadRequest("order names resources that are not attached to this task",
-                         details=[{"field": "order", "message": f"unknown resource {rid}"} for rid in unknown])
-    set_positions(ctx.db, TaskResource, TaskResource.sort_order, order)  # one statement
+    reorder(ctx.db, TaskResource, TaskResource.sort_order, order, parent=TaskResource.task_id == task.id,
+            field="order", what="links attached to this task")
