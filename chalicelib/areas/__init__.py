@@ -21,6 +21,7 @@ AREAS = (
     "pages",
     "budgets",
     "roadmaps",
+    "action_items",
 )
 
 

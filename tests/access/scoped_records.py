@@ -166,6 +166,15 @@ def _hidden_roadmap_item(db, made) -> Made:
     return Made(item.id, owner)
 
 
+# ------------------------------------------------------------------ action items
+
+def _hidden_action_item(db, made) -> Made:
+    from tests.areas.action_items.factories import make_action_item
+
+    owner = _someone(db)
+    return Made(make_action_item(db, assigned_to=owner.id, created_by=owner.id).id, owner)
+
+
 def _parent(db, made, name, maker):
     if name in made:
         return made[name].id, made[name].owner
@@ -190,6 +199,8 @@ SCOPED: dict[str, Scoped] = {
     "roadmap_id": Scoped(_hidden_roadmap, rule="a project's roadmap is seen with the project; one without a "
                                                "project by every roadmaps holder (docs/decisions/roadmaps.md)"),
     "roadmap_item_id": Scoped(_hidden_roadmap_item, rule="a roadmap's items are seen with the roadmap"),
+    "action_item_id": Scoped(_hidden_action_item, rule="employee, lead and manager see the action items assigned "
+                                                         "to them (document 1, Action items)"),
     "notification_id": Scoped(_hidden_notification, rule="notifications are own data (decisions.md section 5)"),
 }
 

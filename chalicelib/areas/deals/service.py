@@ -29,6 +29,15 @@ def company_names(db: Session, company_ids: list[str]) -> dict[str, str]:
     return dict(db.execute(select(Company.id, Company.name).where(Company.id.in_(ids))).all())
 
 
+def contact_names(db: Session, contact_ids: list[str]) -> dict[str, tuple[str, str | None]]:
+    """`{contact_id: (first_name, last_name)}` for the ids that exist (one query)."""
+    ids = {contact_id for contact_id in contact_ids if contact_id}
+    if not ids:
+        return {}
+    rows = db.execute(select(Contact.id, Contact.first_name, Contact.last_name).where(Contact.id.in_(ids))).all()
+    return {row.id: (row.first_name, row.last_name) for row in rows}
+
+
 def deal_brief(db: Session, deal_id: str) -> dict | None:
     """`{"id", "title", "status"}` of a deal, or None when it does not exist."""
     if not deal_id:

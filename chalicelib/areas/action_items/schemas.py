@@ -1,0 +1,140 @@
+"""Request and read models of action items (unknown fields are ignored)."""
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+from pydantic import Field, StringConstraints, field_validator
+
+from chalicelib.core.schemas import CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Read, Text, choice
+
+from .models import URGENCIES
+
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+Module = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
+Urgency = choice(*URGENCIES)
+PAGE_SIZE, PAGE_MAX = 50, 100  # document 1, Limits: action items page size
+
+
+def _csv(value):
+    if value is None:
+        return None
+    parts = [part.strip() for part in str(value).split(",") if part.strip()]
+    if any(len(part) > 50 for part in parts) or len(parts) > 50:
+        raise ValueError("must be at most 50 comma-separated names of at most 50 characters")
+    return ",".join(parts) or None
+
+
+def names(value: str | None) -> list[str]:
+    """The names of a comma-separated filter (validated by `_csv`)."""
+    return value.split(",") if value else []
+
+
+class ActionItemListQuery(Input):
+    source_module: Optional[str] = None
+    source_type: Optional[str] = None
+    urgency: Optional[Urgency] = None
+    company_id: Optional[Id] = None
+    project_id: Optional[Id] = None
+    assigned_to: Optional[Id] = None
+    is_completed: choice("0", "1") = "0"
+    page: int = Field(1, ge=1, le=1_000_000)
+    limit: int = Field(PAGE_SIZE, ge=1, le=PAGE_MAX)
+
+    _lists = field_validator("source_module", "source_type", mode="before")(_csv)
+
+
+class ActionCentreQuery(Input):
+    sprint_id: Optional[Id] = None
+
+
+class ActionItemCreate(Input):
+    NOT_NULL = frozenset({"title"})
+
+    title: Title
+    description: Optional[Text(20000)] = None
+    company_id: Optional[Id] = None
+    contact_id: Optional[Id] = None
+    deal_id: Optional[Id] = None
+    project_id: Optional[Id] = None
+    assigned_to: Optional[Id] = None
+    due_date: CalendarDate = None
+    notes: Optional[Text(20000)] = None
+
+
+class ActionItemUpdate(Input):
+    NOT_NULL = frozenset({"title", "urgency"})
+
+    title: Optional[Title] = None
+    description: Optional[Text(20000)] = None
+    assigned_to: Optional[Id] = None
+    due_date: CalendarDate = None
+    notes: Optional[Text(20000)] = None
+    urgency: Optional[Urgency] = None
+
+
+class ActionItemPreferenceInput(Input):
+    NOT_NULL = frozenset({"source_module", "is_visible", "show_in_feed", "show_work_board"})
+
+    source_module: Module
+    is_visible: Flag = True
+    show_in_feed: Flag = True
+    show_work_board: Flag = True
+
+
+class ActionItemPreferencesUpdate(Input):
+    NOT_NULL = frozenset({"preferences"})
+
+    preferences: list[ActionItemPreferenceInput] = Field(..., max_length=100)
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class ActionItemRead(Read):
+    id: str
+    title: str
+    description: str | None
+    company_id: str | None
+    contact_id: str | None
+    deal_id: str | None
+    project_id: str | None
+    assigned_to: str | None
+    created_by: str | None
+    due_date: IsoDate | None
+    notes: str | None
+    urgency: Urgency
+    source_module: str
+    source_type: str | None
+    source_id: str | None
+    is_completed: Flag01
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    assigned_user_name: str | None
+    assigned_user_picture: str | None
+    contact_first_name: str | None
+    contact_last_name: str | None
+
+
+class ActionItemPage(Read):
+    action_items: list[ActionItemRead]
+    total: int
+    page: int
+    limit: int
+
+
+class ActionItemCountsRead(Read):
+    overdue: int
+    today: int
+    this_week: int
+    total: int
+    by_module: dict[str, int]
+
+
+class ActionItemPreferenceRead(Read):
+    source_module: str
+    is_visible: Flag01
+    show_in_feed: Flag01
+    show_work_board: Flag01
+
+
+class ActionItemPreferencesRead(Read):
+    preferences: list[ActionItemPreferenceRead]

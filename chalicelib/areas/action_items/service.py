@@ -1,0 +1,148 @@
+"""Action items: the list, counts, preferences, create, patch, complete and delete (scope, urgency and reads
+are in queries.py).
+
+Scoping: employee, lead and manager see the items assigned to them; head and executive see all, and only
+they may filter by `assigned_to` (403 for others). References in a body must name records that exist
+(company, contact, deal, an active user) or, for `project_id`, a project the caller can see: 400 otherwise.
+Only manual items can be deleted (400 otherwise): by their creator or a holder of action-centre:manage
+(403 otherwise). Other areas (projects, deals) are reached through their `service`, imported where needed.
+"""
+from __future__ import annotations
+
+from sqlalchemy import delete, func, select
+
+from chalicelib.core.errors import BadRequest, Forbidden, NotFound
+from chalicelib.core.models import User
+from chalicelib.core.query import in_scope
+from chalicelib.core.scoping import sees_all
+
+from .models import ActionItem, ActionItemPreference
+from .queries import (URGENCY_ORDER, item_record, item_records, item_select, load_action_item, preference_records,
+                      urgency_for, visible)
+from .schemas import names
+
+
+def _bad(field: str, message: str) -> BadRequest:
+    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
+
+
+# ---------------------------------------------------------------- reads
+
+def _filtered(ctx, query):
+    if query.assigned_to and not sees_all(ctx.principal):
+        raise Forbidden("Only head and executive may filter by assigned_to")
+    stmt = in_scope(item_select(), visible(ctx.principal))
+    stmt = stmt.where(ActionItem.is_completed.is_(query.is_completed == "1"))
+    if query.source_module:
+        stmt = stmt.where(ActionItem.source_module.in_(names(query.source_module)))
+    if query.source_type:
+        stmt = stmt.where(ActionItem.source_type.in_(names(query.source_type)))
+    for name in ("urgency", "company_id", "project_id", "assigned_to"):
+        if getattr(query, name):
+            stmt = stmt.where(getattr(ActionItem, name) == getattr(query, name))
+    return stmt
+
+
+def list_items(ctx, query) -> dict:
+    """One page of the caller's items: overdue, today, this week, normal; then due date (none last); then
+    newest first. Three statements whatever the page holds (rows, total, contact names)."""
+    stmt = _filtered(ctx, query).order_by(URGENCY_ORDER, ActionItem.due_date.asc().nulls_last(),
+                                          ActionItem.created_at.desc(), ActionItem.id)
+    rows = ctx.db.execute(stmt.limit(query.limit).offset((query.page - 1) * query.limit)).all()
+    total = ctx.db.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+    return {"action_items": item_records(ctx.db, rows), "total": total, "page": query.page, "limit": query.limit}
+
+
+def counts(ctx) -> dict:
+    """Open items the caller sees, by urgency and by source module (one statement)."""
+    stmt = in_scope(select(ActionItem.source_module, ActionItem.urgency, func.count())
+                    .where(ActionItem.is_completed.is_(False)), visible(ctx.principal))
+    out = {"overdue": 0, "today": 0, "this_week": 0, "total": 0, "by_module": {}}
+    for module, urgency, count in ctx.db.execute(stmt.group_by(ActionItem.source_module, ActionItem.urgency)):
+        if urgency in ("overdue", "today", "this_week"):
+            out[urgency] += count
+        out["total"] += count
+        out["by_module"][module] = out["by_module"].get(module, 0) + count
+    return out
+
+
+def preferences(ctx) -> list[dict]:
+    """The caller's per-module preferences; empty means the role defaults apply."""
+    return preference_records(ctx.db, ctx.user_id)
+
+
+def set_preferences(ctx, *, data) -> None:
+    """Replaces the caller's preferences whole (an empty list restores the role defaults)."""
+    modules = [pref.source_module for pref in data.preferences]
+    if len(set(modules)) != len(modules):
+        raise _bad("preferences", "must name each source_module once")
+    ctx.db.execute(delete(ActionItemPreference).where(ActionItemPreference.user_id == ctx.user_id))
+    ctx.db.add_all([ActionItemPreference(user_id=ctx.user_id, **pref.model_dump()) for pref in data.preferences])
+    ctx.db.flush()
+
+
+# ---------------------------------------------------------------- writes
+
+def _check_references(ctx, values: dict) -> None:
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.areas.projects import service as projects_service
+
+    if values.get("assigned_to"):
+        if ctx.db.scalar(select(User.id).where(User.id == values["assigned_to"], User.is_active.is_(True))) is None:
+            raise _bad("assigned_to", "must be an active user")
+    if values.get("project_id"):
+        try:
+            projects_service.load_project(ctx, values["project_id"])
+        except NotFound as exc:
+            raise _bad("project_id", "must be a project you can see") from exc
+    if values.get("company_id") and not deals_service.company_names(ctx.db, [values["company_id"]]):
+        raise _bad("company_id", "must be an existing company")
+    if values.get("contact_id") and not deals_service.contact_names(ctx.db, [values["contact_id"]]):
+        raise _bad("contact_id", "must be an existing contact")
+    if values.get("deal_id") and deals_service.deal_brief(ctx.db, values["deal_id"]) is None:
+        raise _bad("deal_id", "must be an existing deal")
+
+
+def create_item(ctx, *, data) -> dict:
+    """A manual item, assigned to the caller unless `assigned_to` names another user; urgency from due_date."""
+    values = data.model_dump()
+    values["assigned_to"] = values["assigned_to"] or ctx.user_id
+    _check_references(ctx, values)
+    item = ActionItem(**values, created_by=ctx.user_id, source_module="manual", is_completed=False,
+                      urgency=urgency_for(values["due_date"]))
+    ctx.db.add(item)
+    ctx.db.flush()
+    return item_record(ctx.db, item.id)
+
+
+def update_item(ctx, *, item_id: str, data) -> dict:
+    """Urgency is recomputed when due_date changes and urgency is not given."""
+    item = load_action_item(ctx, item_id)
+    changes = data.changes()
+    if "assigned_to" in changes and changes["assigned_to"] is None:
+        raise _bad("assigned_to", "may not be null")
+    _check_references(ctx, {"assigned_to": changes.get("assigned_to")})
+    if "due_date" in changes and "urgency" not in changes and changes["due_date"] != item.due_date:
+        changes["urgency"] = urgency_for(changes["due_date"])
+    for key, value in changes.items():
+        setattr(item, key, value)
+    ctx.db.flush()
+    return item_record(ctx.db, item.id)
+
+
+def complete_item(ctx, *, item_id: str) -> None:
+    """Marks the item completed (again: no change). The relationships and agent-pipeline areas do not exist
+    yet: whichever lands second writes the explicit call (docs/decisions/action_items.md)."""
+    item = load_action_item(ctx, item_id)
+    item.is_completed = True
+    ctx.db.flush()
+
+
+def delete_item(ctx, *, item_id: str) -> None:
+    item = load_action_item(ctx, item_id)
+    if item.source_module != "manual":
+        raise BadRequest("Only manual action items can be deleted")
+    if item.created_by != ctx.user_id and not ctx.can("action-centre", "manage"):
+        raise Forbidden("Only the creator or a manager of the action centre may delete this item")
+    ctx.db.delete(item)
+    ctx.db.flush()
