@@ -1,10 +1,10 @@
 """Action items and the action centre (tool `action-centre`: view reads, update writes)."""
-from chalice import Blueprint
+from chalice import Blueprint, Rate
 
 from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, one
 
-from . import service
+from . import jobs, service
 from .schemas import (ActionItemCreate, ActionItemListQuery, ActionItemPage, ActionItemRead, ActionItemUpdate,
                       ActionItemCountsRead, ActionItemPreferencesRead, ActionItemPreferencesUpdate)
 
@@ -69,3 +69,9 @@ def delete_action_item(ctx, action_item_id: str):
     """Delete a manual action item (its creator, or action-centre:manage)"""
     service.delete_item(ctx, item_id=action_item_id)
     return {"ok": True}
+
+
+@bp.schedule(Rate(1, unit=Rate.HOURS))
+def action_items_urgency(event):
+    """Recompute open items' urgency from today in ORG_TIMEZONE (a new day is seen within the hour)."""
+    return jobs.refresh_urgency()

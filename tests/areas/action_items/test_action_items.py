@@ -190,3 +190,42 @@ def test_list_costs_constant_statements(api, db, exec_user, count_queries):
     few = cost(5)
     many = cost(95)
     assert few == many
+
+
+def _stale_items(db, user):
+    """Items whose stored urgency is yesterday's view of their due date (the day has turned since)."""
+    today = org_today()
+    return [make_action_item(db, assigned_to=user.id, due_date=today, urgency="this_week"),
+            make_action_item(db, assigned_to=user.id, due_date=today - timedelta(days=1), urgency="today"),
+            make_action_item(db, assigned_to=user.id, due_date=today + timedelta(days=60), urgency="normal")]
+
+
+def test_urgency_job_through_the_scheduled_handler(api, db, client, employee):
+    due_today, overdue, unchanged = _stale_items(db, employee)
+    done = make_action_item(db, assigned_to=employee.id, due_date=org_today(), urgency="normal", is_completed=True)
+    event = client.events.generate_cw_event(source="aws.events", detail_type="Scheduled Event", detail={},
+                                            resources=[])
+    first = client.lambda_.invoke("action_items_urgency", event).payload
+    assert first["updated"] == 2
+    assert client.lambda_.invoke("action_items_urgency", event).payload["updated"] == 0
+    for item in (due_today, overdue, unchanged, done):
+        db.refresh(item)
+    assert (due_today.urgency, overdue.urgency, unchanged.urgency, done.urgency) == ("today", "overdue", "normal",
+                                                                                  "normal")
+    counts = api.get("/api/action-items/counts", as_=employee).json
+    assert (counts["today"], counts["overdue"]) == (1, 1)
+
+
+def test_urgency_job_through_the_cli(db, employee, capsys):
+    import json
+
+    from chalicelib import cli
+
+    due_today, overdue, _ = _stale_items(db, employee)
+    assert cli.main(["job", "action-items-urgency"]) == 0
+    assert json.loads(capsys.readouterr().out)["updated"] == 2
+    assert cli.main(["job", "action-items-urgency"]) == 0
+    assert json.loads(capsys.readouterr().out)["updated"] == 0
+    db.refresh(due_today)
+    db.refresh(overdue)
+    assert (due_today.urgency, overdue.urgency) == ("today", "overdue")
