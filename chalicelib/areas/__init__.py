@@ -22,6 +22,7 @@ AREAS = (
     "budgets",
     "roadmaps",
     "action_items",
+    "sla",
 )
 
 

@@ -274,6 +274,15 @@ def _comment(db, made) -> str:
     return make_comment(db, discussion, make_user(db)).id
 
 
+def _sla_policy(db, made) -> str:
+    from chalicelib.areas.sla.models import SlaPolicy
+
+    policy = SlaPolicy(name="Any policy")
+    db.add(policy)
+    db.flush()
+    return policy.id
+
+
 def _version(db, made) -> str:
     from tests.areas.pages.factories import make_version
 
@@ -294,6 +303,8 @@ UNSCOPED: dict[str, Unscoped] = {
     "comment_id": Unscoped("seen with the page; editing another's comment is an authorship rule (403) that the "
                            "pages area tests, and pages:manage may delete any comment", _comment),
     "version_id": Unscoped("a page's versions are seen with the page", _version),
+    "policy_id": Unscoped("SLA policies are organisation-wide: every sla holder sees every policy "
+                          "(docs/decisions/sla.md)", _sla_policy),
 }
 
 

@@ -1,0 +1,98 @@
+"""Service levels: policies with per-priority rules (scope and reads are in queries.py).
+
+Policies are organisation-wide (every sla holder sees every policy). A rule's priority_id must be an item
+of the `task_priority` config list, at most one rule per priority (400 otherwise); `rules` on update
+replaces every existing rule. company_id must name an existing company (400). Other areas (deals) are
+reached through their `service`, imported where it is needed.
+"""
+from __future__ import annotations
+
+from sqlalchemy import delete, select
+
+from chalicelib.core.errors import BadRequest
+from chalicelib.core.locks import lock_row
+from chalicelib.core.query import Page, in_scope, paginate
+
+from .models import SlaPolicy, SlaPolicyRule
+from .queries import load_policy, policy_records, priority_items, visible
+
+
+def list_policies(ctx, query) -> Page:
+    """The policies (filter company_id), by name; one page with the total, rules and company names in two
+    more statements."""
+    stmt = in_scope(select(SlaPolicy), visible(ctx.principal))
+    if query.company_id:
+        stmt = stmt.where(SlaPolicy.company_id == query.company_id)
+    page = paginate(ctx.db, stmt.order_by(SlaPolicy.name, SlaPolicy.id), query, lambda row: row[0])
+    return Page(policy_records(ctx.db, page.items), page.total, page.limit, page.offset)
+
+
+def _check_company(ctx, company_id: str | None) -> None:
+    from chalicelib.areas.deals import service as deals_service
+
+    if company_id and not deals_service.company_names(ctx.db, [company_id]):
+        raise BadRequest("company_id must be an existing company",
+                         details=[{"field": "company_id", "message": "must be an existing company"}])
+
+
+def _check_rules(ctx, rules) -> None:
+    details = []
+    found = priority_items(ctx.db, [rule.priority_id for rule in rules])
+    seen = set()
+    for index, rule in enumerate(rules):
+        if rule.priority_id not in found:
+            details.append({"field": f"rules.{index}.priority_id", "message": "must be a task_priority item"})
+        elif rule.priority_id in seen:
+            details.append({"field": f"rules.{index}.priority_id", "message": "has a rule already"})
+        seen.add(rule.priority_id)
+    if details:
+        raise BadRequest("Invalid SLA rules", details=details)
+
+
+def _write_rules(ctx, policy_id: str, rules) -> None:
+    ctx.db.execute(delete(SlaPolicyRule).where(SlaPolicyRule.policy_id == policy_id)
+                   .execution_options(synchronize_session=False))
+    ctx.db.add_all([SlaPolicyRule(policy_id=policy_id, priority_id=rule.priority_id,
+                                  response_hours=rule.response_hours, resolution_hours=rule.resolution_hours)
+                    for rule in rules])
+    ctx.db.flush()
+
+
+def policy_record(ctx, policy_id: str) -> dict:
+    return policy_records(ctx.db, [ctx.db.get(SlaPolicy, policy_id)])[0]
+
+
+def create_policy(ctx, *, data) -> dict:
+    _check_company(ctx, data.company_id)
+    _check_rules(ctx, data.rules)
+    policy = SlaPolicy(name=data.name, description=data.description, company_id=data.company_id,
+                       created_by=ctx.user_id)
+    ctx.db.add(policy)
+    ctx.db.flush()
+    _write_rules(ctx, policy.id, data.rules)
+    return policy_record(ctx, policy.id)
+
+
+def update_policy(ctx, *, policy_id: str, data) -> dict:
+    policy = load_policy(ctx, policy_id)
+    lock_row(ctx.db, SlaPolicy, policy.id)  # concurrent rule replacements do not interleave
+    changes = data.changes()
+    if "company_id" in changes:
+        _check_company(ctx, changes["company_id"])
+    rules = changes.pop("rules", None)
+    if rules is not None:
+        _check_rules(ctx, data.rules)
+    for key, value in changes.items():
+        setattr(policy, key, value)
+    ctx.db.flush()
+    if rules is not None:
+        _write_rules(ctx, policy.id, data.rules)
+    ctx.db.expire_all()
+    return policy_record(ctx, policy.id)
+
+
+def delete_policy(ctx, *, policy_id: str) -> None:
+    """Deletes the policy, its rules and the task assignments made under it (cascade)."""
+    policy = load_policy(ctx, policy_id)
+    ctx.db.delete(policy)
+    ctx.db.flush()
