@@ -5,7 +5,7 @@ from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, one
 
 from . import jobs, service
-from .schemas import (ActionItemCreate, ActionItemListQuery, ActionItemPage, ActionItemRead, ActionItemUpdate,
+from .schemas import (ActionCentreQuery, ActionCentreRead, ActionItemCreate, ActionItemListQuery, ActionItemPage, ActionItemRead, ActionItemUpdate,
                       ActionItemCountsRead, ActionItemPreferencesRead, ActionItemPreferencesUpdate)
 
 bp = Blueprint(__name__)
@@ -23,6 +23,14 @@ def list_action_items(ctx, query: ActionItemListQuery):
 def action_item_counts(ctx):
     """Open items by urgency and by source module"""
     return service.counts(ctx)
+
+
+
+@bp.route("/api/action-items/centre", methods=["GET"])
+@endpoint(tool="action-centre", level="view", query=ActionCentreQuery, response=ActionCentreRead)
+def get_action_centre(ctx, query: ActionCentreQuery):
+    """The action centre: items, counts, preferences, the sprint and its board, in one payload"""
+    return service.centre(ctx, query, ActionItemListQuery())
 
 
 @bp.route("/api/action-items/preferences", methods=["GET"])

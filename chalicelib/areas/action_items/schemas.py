@@ -138,3 +138,63 @@ class ActionItemPreferenceRead(Read):
 
 class ActionItemPreferencesRead(Read):
     preferences: list[ActionItemPreferenceRead]
+
+
+class SprintSummaryRead(Read):
+    id: str
+    name: str
+    start_date: IsoDate | None
+    end_date: IsoDate | None
+    status: str
+    project_id: str
+    project_name: str | None
+    company_name: str | None
+
+
+class SprintBriefRead(Read):
+    id: str
+    name: str
+
+
+class SprintAdjacentRead(Read):
+    previous: SprintBriefRead | None
+    next: SprintBriefRead | None
+
+
+class CentreTaskRead(Read):
+    """A sprint or backlog task on the work board (served by the tasks area)."""
+    id: str
+    title: str
+    sprint_id: str | None
+    parent_task_id: str | None
+    status_id: str | None
+    priority_id: str | None
+    type_id: str | None
+    assignee_id: str | None
+    due_date: IsoDate | None
+    start_date: IsoDate | None
+    sort_order: float | None
+    created_at: IsoTimestamp
+    status_label: str | None
+    status_color: str | None
+    status_value: str | None
+    priority_label: str | None
+    priority_color: str | None
+    type_label: str | None
+    type_color: str | None
+    assignee_name: str | None
+    assignee_picture: str | None
+    project_id: str | None
+    project_name: str | None
+    company_name: str | None
+
+
+class ActionCentreRead(Read):
+    action_items: list[ActionItemRead]
+    counts: ActionItemCountsRead
+    preferences: list[ActionItemPreferenceRead]
+    show_work_board: bool
+    current_sprint: SprintSummaryRead | None
+    sprint_tasks: list[CentreTaskRead]
+    backlog_tasks: list[CentreTaskRead]
+    sprint_adjacent: SprintAdjacentRead

@@ -146,3 +146,61 @@ def delete_item(ctx, *, item_id: str) -> None:
         raise Forbidden("Only the creator or a manager of the action centre may delete this item")
     ctx.db.delete(item)
     ctx.db.flush()
+
+
+# ---------------------------------------------------------------- the action centre
+
+CENTRE_TASK_FIELDS = ("id", "title", "sprint_id", "parent_task_id", "status_id", "priority_id", "type_id",
+                      "assignee_id", "due_date", "start_date", "sort_order", "created_at", "status_label",
+                      "status_color", "status_value", "priority_label", "priority_color", "type_label",
+                      "assignee_name", "assignee_picture")
+
+
+def _board_tasks(ctx, tasks: list[dict]) -> list[dict]:
+    """The work board's view of task records, with the type colour and project and company names (three
+    statements for both lists together)."""
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.core.lookup import names as lookup_names
+
+    projects = {t["id"]: t["resource_id"] for t in tasks if t.get("resource_type") == "project"}
+    found = lookup_names(ctx.db, item_ids=[t["type_id"] for t in tasks])
+    briefs = projects_service.project_companies(ctx.db, projects.values())
+    companies = deals_service.company_names(ctx.db, [company for _, company in briefs.values()])
+    out = []
+    for task in tasks:
+        project_id = projects.get(task["id"])
+        name, company_id = briefs.get(project_id, (None, None))
+        out.append({**{key: task.get(key) for key in CENTRE_TASK_FIELDS},
+                    "type_color": found.item(task["type_id"])["color"], "project_id": project_id,
+                    "project_name": name, "company_name": companies.get(company_id)})
+    return out
+
+
+def centre(ctx, query, list_query) -> dict:
+    """The action centre in one payload: the first page of open items, counts, preferences, whether the work
+    board shows, the sprint (`sprint_id` or the caller's most recent active sprint), its tasks and its
+    project's backlog, and the sprints before and after it. A constant number of statements."""
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.areas.sprints import service as sprints_service
+    from chalicelib.areas.tasks import service as tasks_service
+
+    prefs = preferences(ctx)
+    sprint, previous, following = sprints_service.centre_sprints(ctx, query.sprint_id)
+    sprint_tasks, backlog_tasks, summary = [], [], None
+    if sprint is not None:
+        sprint_tasks, backlog_tasks = tasks_service.sprint_board(ctx, sprint["id"], sprint["project_id"])
+        project_name, company_id = projects_service.project_companies(ctx.db, [sprint["project_id"]]).get(
+            sprint["project_id"], (None, None))
+        company = deals_service.company_names(ctx.db, [company_id]).get(company_id) if company_id else None
+        summary = {key: sprint[key] for key in ("id", "name", "start_date", "end_date", "status", "project_id")}
+        summary.update(project_name=project_name, company_name=company)
+        boards = _board_tasks(ctx, sprint_tasks + backlog_tasks)
+        sprint_tasks, backlog_tasks = boards[:len(sprint_tasks)], boards[len(sprint_tasks):]
+    return {"action_items": list_items(ctx, list_query)["action_items"], "counts": counts(ctx),
+            "preferences": prefs,
+            # no preferences: the role default shows the board; otherwise any module asking for it shows it
+            "show_work_board": not prefs or any(pref["show_work_board"] for pref in prefs),
+            "current_sprint": summary, "sprint_tasks": sprint_tasks, "backlog_tasks": backlog_tasks,
+            "sprint_adjacent": {"previous": previous, "next": following}}

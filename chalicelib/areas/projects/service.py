@@ -57,6 +57,21 @@ def project_names(db, project_ids) -> dict[str, str]:
     return dict(db.execute(select(Project.id, Project.name).where(Project.id.in_(ids))).all())
 
 
+def own_project_ids(user_id: str):
+    """A subquery of the ids of the projects the user owns or belongs to (the action centre's sprints)."""
+    members = select(ProjectMember.project_id).where(ProjectMember.user_id == user_id)
+    return select(Project.id).where((Project.owner_id == user_id) | Project.id.in_(members))
+
+
+def project_companies(db, project_ids) -> dict[str, tuple[str, str | None]]:
+    """`{project_id: (name, company_id)}` for the ids that exist (one query; no scoping)."""
+    ids = {pid for pid in project_ids or () if pid}
+    if not ids:
+        return {}
+    rows = db.execute(select(Project.id, Project.name, Project.company_id).where(Project.id.in_(ids))).all()
+    return {row.id: (row.name, row.company_id) for row in rows}
+
+
 def member_count(db, project_id: str) -> int:
     return db.scalar(select(func.count(ProjectMember.id)).where(ProjectMember.project_id == project_id)) or 0
 

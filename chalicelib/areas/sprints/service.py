@@ -10,7 +10,7 @@ from chalicelib.core.locks import lock_row
 from chalicelib.core.query import visible_exists
 
 from .models import Sprint
-from .queries import load_sprint, sprint_record, visible
+from .queries import FIELDS, load_sprint, sprint_record, visible
 
 
 def _require_project(ctx, project_id: str) -> None:
@@ -62,3 +62,34 @@ def visible_sprint_exists(ctx, sprint_id: str) -> bool:
     """Whether the sprint exists in a project the caller can see (one query): a task may name only such
     a sprint."""
     return visible_exists(ctx.db, Sprint, sprint_id, visible(ctx.principal))
+
+
+
+def centre_sprints(ctx, sprint_id: str | None) -> tuple[dict | None, dict | None, dict | None]:
+    """(sprint, previous, next) for the action centre: `sprint_id` (a sprint the caller can see: 404
+    otherwise) or the caller's most recent active sprint (latest start) across the projects they own or
+    belong to; previous and next are the sprints of the same project just before and after it by start date
+    (`{id, name}`; none when it has no start date). Three statements at most."""
+    from sqlalchemy import select
+
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.core.serialize import row_dict
+
+    if sprint_id:
+        sprint = load_sprint(ctx, sprint_id)
+    else:
+        sprint = ctx.db.scalar(select(Sprint).where(Sprint.status == "active",
+                                                    Sprint.project_id.in_(projects_service.own_project_ids(ctx.user_id)))
+                               .order_by(Sprint.start_date.desc().nulls_last(), Sprint.created_at.desc(), Sprint.id)
+                               .limit(1))
+    if sprint is None:
+        return None, None, None
+    if sprint.start_date is None:
+        return row_dict(sprint, FIELDS), None, None
+    same = (Sprint.project_id == sprint.project_id, Sprint.id != sprint.id)
+    before = ctx.db.execute(select(Sprint.id, Sprint.name).where(*same, Sprint.start_date < sprint.start_date)
+                            .order_by(Sprint.start_date.desc(), Sprint.created_at.desc(), Sprint.id).limit(1)).first()
+    after = ctx.db.execute(select(Sprint.id, Sprint.name).where(*same, Sprint.start_date > sprint.start_date)
+                           .order_by(Sprint.start_date, Sprint.created_at, Sprint.id).limit(1)).first()
+    brief = lambda row: {"id": row.id, "name": row.name} if row else None  # noqa: E731
+    return row_dict(sprint, FIELDS), brief(before), brief(after)

@@ -335,6 +335,24 @@ def project_tasks(db, project_id: str, query) -> Page:
     return paginate(db, list_order(stmt), query, lambda row: {key: value_out(value) for key, value in row._mapping.items()})
 
 
+def sprint_board(ctx, sprint_id: str, project_id: str) -> tuple[list[dict], list[dict]]:
+    """(sprint tasks, backlog tasks) the caller can see, as task records in list order, at most LIST_LIMIT
+    each: the tasks planned into the sprint, and the top-level tasks of the sprint's project in no sprint and
+    not done. Six statements whatever their number (two reads, two lookups each)."""
+    from sqlalchemy import and_
+
+    from .queries import visible
+
+    sprint = ctx.db.scalars(list_order(task_select().where(Task.sprint_id == sprint_id, visible(ctx.principal)))
+                            .limit(LIST_LIMIT)).all()
+    done = select(ConfigListItem.id).where(ConfigListItem.stage_type == "done")
+    backlog = ctx.db.scalars(list_order(task_select().where(
+        and_(Task.resource_type == "project", Task.resource_id == project_id, Task.sprint_id.is_(None),
+             Task.parent_task_id.is_(None), or_(Task.status_id.is_(None), Task.status_id.not_in(done))),
+        visible(ctx.principal))).limit(LIST_LIMIT)).all()
+    return task_records(ctx.db, sprint), task_records(ctx.db, backlog)
+
+
 def task_titles(db, task_ids) -> dict[str, str]:
     """`{task_id: title}` for the ids that exist (one query; no scoping)."""
     ids = {tid for tid in task_ids or () if tid}
