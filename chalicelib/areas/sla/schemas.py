@@ -1,11 +1,11 @@
 """Request and read models of service levels (unknown fields are ignored)."""
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import Field
 
-from chalicelib.core.schemas import Id, Input, IsoTimestamp, Name, PageQuery, Read, Text
+from chalicelib.core.schemas import Flag01, Id, Input, IsoTimestamp, Name, PageQuery, Read, Text, Timestamp
 
 Hours = Annotated[float, Field(gt=0, le=100_000)]
 Description = Text(20000)
@@ -60,3 +60,67 @@ class SlaPolicyRead(Read):
     created_at: IsoTimestamp
     updated_at: IsoTimestamp
     rules: list[SlaRuleRead]
+
+
+class TaskSlaAssign(Input):
+    NOT_NULL = frozenset({"policy_id"})
+
+    policy_id: Id
+    created_at: Timestamp = None
+
+
+class ComplianceQuery(Input):
+    policy_id: Optional[Id] = None
+
+
+class TaskSlaRead(Read):
+    id: str
+    task_id: str
+    policy_id: str
+    priority_id: str | None
+    created_at: IsoTimestamp
+    response_deadline: IsoTimestamp
+    resolution_deadline: IsoTimestamp
+    responded_at: IsoTimestamp | None
+    resolved_at: IsoTimestamp | None
+    response_met: Flag01
+    resolution_met: Flag01
+    response_breached: Flag01
+    resolution_breached: Flag01
+    policy_name: str
+    response_hours: float | None
+    resolution_hours: float | None
+    priority_label: str | None
+
+
+class TaskSlaResponse(Read):
+    sla: TaskSlaRead | None
+
+
+class SlaMarkResponse(Read):
+    ok: Literal[True]
+    breached: bool
+
+
+class ComplianceEntry(Read):
+    policy_id: str
+    policy_name: str
+    total: int
+    response_breaches: int
+    resolution_breaches: int
+    open_response_breaches: int
+    open_resolution_breaches: int
+
+
+class AtRiskEntry(Read):
+    id: str
+    title: str
+    response_deadline: IsoTimestamp
+    resolution_deadline: IsoTimestamp
+    policy_name: str
+    assignee_name: str | None
+
+
+class ComplianceReport(Read):
+    compliance: list[ComplianceEntry]
+    at_risk: list[AtRiskEntry]

@@ -1,0 +1,208 @@
+"""Service levels of tasks: assignment, respond, resolve, the breach notice, compliance and at-risk.
+
+A task's SLA is seen by whoever sees the task (tasks' scoping: 404 otherwise). Deadlines come from the
+policy's rule for the task's priority (400 when the task has no priority or the policy no rule for it).
+Respond and resolve happen once each (409 the second time), under a lock on the assignment row. A breach
+notifies the task's assignee (`sla_breach`) once per assignment: on respond/resolve after a deadline, or
+from the `sla-breach-scan` job for deadlines passed while still open.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, case, func, or_, select
+
+from chalicelib.core.errors import BadRequest, Conflict, NotFound
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row
+from chalicelib.core.models import ConfigListItem, User
+from chalicelib.core.notify import notify, notify_many
+from chalicelib.core.query import in_scope
+from chalicelib.core.serialize import flag, value_out
+
+from .models import SlaPolicy, SlaPolicyRule, TaskSla
+
+AT_RISK_WINDOW = timedelta(hours=4)
+AT_RISK_LIMIT = 20
+
+
+def _sla_row(db, task_id: str):
+    stmt = (select(TaskSla, SlaPolicy.name, SlaPolicyRule.response_hours, SlaPolicyRule.resolution_hours,
+                   ConfigListItem.label)
+            .join(SlaPolicy, SlaPolicy.id == TaskSla.policy_id)
+            .outerjoin(SlaPolicyRule, and_(SlaPolicyRule.policy_id == TaskSla.policy_id,
+                                           SlaPolicyRule.priority_id == TaskSla.priority_id))
+            .outerjoin(ConfigListItem, ConfigListItem.id == TaskSla.priority_id)
+            .where(TaskSla.task_id == task_id))
+    return db.execute(stmt).first()
+
+
+def sla_record(db, task_id: str) -> dict | None:
+    """The task's SLA record with policy_name, the rule's hours and priority_label (one query); None."""
+    row = _sla_row(db, task_id)
+    if row is None:
+        return None
+    sla, policy_name, response_hours, resolution_hours, priority_label = row
+    return {
+        "id": sla.id, "task_id": sla.task_id, "policy_id": sla.policy_id, "priority_id": sla.priority_id,
+        "created_at": value_out(sla.created_at), "response_deadline": value_out(sla.response_deadline),
+        "resolution_deadline": value_out(sla.resolution_deadline), "responded_at": value_out(sla.responded_at),
+        "resolved_at": value_out(sla.resolved_at), "response_met": flag(sla.responded_at is not None),
+        "resolution_met": flag(sla.resolved_at is not None), "response_breached": flag(sla.response_breached),
+        "resolution_breached": flag(sla.resolution_breached), "policy_name": policy_name,
+        "response_hours": response_hours, "resolution_hours": resolution_hours, "priority_label": priority_label,
+    }
+
+
+def _load_task(ctx, task_id: str):
+    from chalicelib.areas.tasks import service as tasks_service
+
+    return tasks_service.load_task(ctx, task_id)
+
+
+def get_task_sla(ctx, *, task_id: str) -> dict | None:
+    task = _load_task(ctx, task_id)
+    return sla_record(ctx.db, task.id)
+
+
+def assign(ctx, task, policy_id: str, start: datetime | None = None) -> None:
+    """Give `task` (loaded by the caller) the SLA of the policy, replacing any it has. Raises BadRequest when
+    the policy does not exist, the task has no priority, or the policy has no rule for it."""
+    policy = ctx.db.get(SlaPolicy, policy_id)
+    if policy is None:
+        raise BadRequest("policy_id must be an existing SLA policy",
+                         details=[{"field": "policy_id", "message": "must be an existing SLA policy"}])
+    if not task.priority_id:
+        raise BadRequest("The task has no priority, so no SLA rule applies",
+                         details=[{"field": "priority_id", "message": "the task needs a priority"}])
+    rule = ctx.db.scalar(select(SlaPolicyRule).where(SlaPolicyRule.policy_id == policy.id,
+                                                     SlaPolicyRule.priority_id == task.priority_id))
+    if rule is None:
+        raise BadRequest("The policy has no rule for the task's priority",
+                         details=[{"field": "policy_id", "message": "has no rule for the task's priority"}])
+    start = start or task.created_at or utcnow()
+    sla = ctx.db.scalar(select(TaskSla).where(TaskSla.task_id == task.id).with_for_update())
+    if sla is None:
+        sla = TaskSla(task_id=task.id)
+        ctx.db.add(sla)
+    sla.policy_id, sla.priority_id, sla.created_at = policy.id, task.priority_id, start
+    sla.response_deadline = start + timedelta(hours=rule.response_hours)
+    sla.resolution_deadline = start + timedelta(hours=rule.resolution_hours)
+    sla.responded_at = sla.resolved_at = sla.breach_notified_at = None
+    sla.response_breached = sla.resolution_breached = False
+    ctx.db.flush()
+
+
+def assign_task_sla(ctx, *, task_id: str, data) -> dict:
+    from chalicelib.areas.tasks import service as tasks_service
+
+    task = _load_task(ctx, task_id)
+    lock_row(ctx.db, tasks_service.Task, task.id)  # concurrent reassignments replace one another in turn
+    assign(ctx, task, data.policy_id, data.created_at)
+    return sla_record(ctx.db, task.id)
+
+
+def _notify_breach(ctx, sla: TaskSla, task) -> None:
+    if sla.breach_notified_at is not None:
+        return
+    sla.breach_notified_at = utcnow()
+    if task.assignee_id:
+        notify(ctx, user_id=task.assignee_id, type="sla_breach", title=f"Service level breached: {task.title}",
+               resource_type="task", resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
+
+
+def mark(ctx, *, task_id: str, what: str) -> bool:
+    """Mark the response (`what` = "response") or the resolution met now; answers whether it was late."""
+    task = _load_task(ctx, task_id)
+    current = ctx.db.scalar(select(TaskSla.id).where(TaskSla.task_id == task.id))
+    sla = lock_row(ctx.db, TaskSla, current) if current else None
+    if sla is None:
+        raise NotFound("No SLA is assigned to this task")
+    done_at, deadline = ("responded_at", "response_deadline") if what == "response" else ("resolved_at",
+                                                                                            "resolution_deadline")
+    if getattr(sla, done_at) is not None:
+        raise Conflict(f"The {what} is already marked met")
+    now = utcnow()
+    breached = now > getattr(sla, deadline)
+    setattr(sla, done_at, now)
+    setattr(sla, f"{what}_breached", breached)
+    if breached:
+        _notify_breach(ctx, sla, task)
+    ctx.db.flush()
+    return breached
+
+
+def _open_breach(now):
+    return or_(and_(TaskSla.responded_at.is_(None), TaskSla.response_deadline < now),
+               and_(TaskSla.resolved_at.is_(None), TaskSla.resolution_deadline < now))
+
+
+def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
+    """Per policy (all, or the one named), counts over the assignments of tasks the caller can see; and the
+    tasks with an open deadline in the next AT_RISK_WINDOW, soonest first, at most AT_RISK_LIMIT. Two
+    statements."""
+    from chalicelib.areas.tasks import service as tasks_service
+
+    Task = tasks_service.Task
+    now = utcnow()
+    scope = tasks_service.visible(ctx.principal)
+
+    def count(condition):
+        return func.count(case((condition, 1)))
+
+    slas = in_scope(select(TaskSla).join(Task, Task.id == TaskSla.task_id), scope).subquery()
+    stmt = (select(SlaPolicy.id, SlaPolicy.name, func.count(slas.c.id),
+                   count(slas.c.response_breached.is_(True)), count(slas.c.resolution_breached.is_(True)),
+                   count(and_(slas.c.responded_at.is_(None), slas.c.response_deadline < now)),
+                   count(and_(slas.c.resolved_at.is_(None), slas.c.resolution_deadline < now)))
+            .outerjoin(slas, slas.c.policy_id == SlaPolicy.id)
+            .group_by(SlaPolicy.id, SlaPolicy.name).order_by(SlaPolicy.name, SlaPolicy.id))
+    if policy_id:
+        stmt = stmt.where(SlaPolicy.id == policy_id)
+    report = [{"policy_id": pid, "policy_name": name, "total": total, "response_breaches": rb,
+               "resolution_breaches": sb, "open_response_breaches": orb, "open_resolution_breaches": osb}
+              for pid, name, total, rb, sb, orb, osb in ctx.db.execute(stmt)]
+
+    until = now + AT_RISK_WINDOW
+    response_due = and_(TaskSla.responded_at.is_(None), TaskSla.response_deadline >= now,
+                        TaskSla.response_deadline <= until)
+    resolution_due = and_(TaskSla.resolved_at.is_(None), TaskSla.resolution_deadline >= now,
+                          TaskSla.resolution_deadline <= until)
+    soonest = func.least(case((response_due, TaskSla.response_deadline)),
+                         case((resolution_due, TaskSla.resolution_deadline)))
+    risk = (select(Task.id, Task.title, TaskSla.response_deadline, TaskSla.resolution_deadline, SlaPolicy.name,
+                   User.name)
+            .join(TaskSla, TaskSla.task_id == Task.id).join(SlaPolicy, SlaPolicy.id == TaskSla.policy_id)
+            .outerjoin(User, User.id == Task.assignee_id)
+            .where(or_(response_due, resolution_due)))
+    if policy_id:
+        risk = risk.where(TaskSla.policy_id == policy_id)
+    risk = in_scope(risk, scope).order_by(soonest, Task.id).limit(AT_RISK_LIMIT)
+    at_risk = [{"id": tid, "title": title, "response_deadline": value_out(rd), "resolution_deadline": value_out(sd),
+                "policy_name": pname, "assignee_name": aname}
+               for tid, title, rd, sd, pname, aname in ctx.db.execute(risk)]
+    return report, at_risk
+
+
+# ---- the job ------------------------------------------------------------------------------------
+
+def scan_breaches(ctx) -> int:
+    """Notify the assignee of every task whose SLA has a deadline passed while open and that was not yet
+    notified (a fixed number of statements); answers how many assignments were newly noticed."""
+    from chalicelib.areas.tasks import service as tasks_service
+
+    Task = tasks_service.Task
+    now = utcnow()
+    rows = ctx.db.execute(select(TaskSla, Task.id, Task.title, Task.assignee_id)
+                          .join(Task, Task.id == TaskSla.task_id)
+                          .where(TaskSla.breach_notified_at.is_(None), _open_breach(now))
+                          .with_for_update(of=TaskSla, skip_locked=True)).all()
+    notices = []
+    for sla, task_id, title, assignee_id in rows:
+        sla.breach_notified_at = now
+        if assignee_id:
+            notices.append({"user_id": assignee_id, "type": "sla_breach", "title": f"Service level breached: {title}",
+                            "resource_type": "task", "resource_id": task_id, "action_url": f"/tasks/{task_id}"})
+    notify_many(ctx, notices)
+    ctx.db.flush()
+    return len(rows)

@@ -1,0 +1,187 @@
+"""Task SLAs at /api/sla/tasks/:taskId (assign, respond, resolve), the compliance report and the breach scan."""
+import json
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from chalicelib.areas.sla.models import SlaPolicy, SlaPolicyRule, TaskSla
+from chalicelib.core.ids import utcnow
+from chalicelib.core.notify import Notification
+from tests.areas.tasks.factories import make_task
+from tests.factories import config_item, make_user
+
+
+def policy(db, name="Gold", rules=((1, 8),), priority="high"):
+    made = SlaPolicy(name=name)
+    db.add(made)
+    db.flush()
+    item = config_item(db, "task_priority", priority)
+    for response, resolution in rules:
+        db.add(SlaPolicyRule(policy_id=made.id, priority_id=item.id, response_hours=response,
+                             resolution_hours=resolution))
+    db.flush()
+    return made
+
+
+def iso(moment):
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + "Z"
+
+
+def breaches(db, task):
+    return db.scalar(select(func.count(Notification.id)).where(Notification.type == "sla_breach",
+                                                               Notification.resource_id == task.id))
+
+
+@pytest.mark.smoke
+def test_assign_respond_resolve(api, db, exec_user):
+    gold = policy(db, rules=((2, 24),))
+    assignee = make_user(db)
+    task = make_task(db, priority_id=config_item(db, "task_priority", "high").id, assignee_id=assignee.id)
+    path = f"/api/sla/tasks/{task.id}"
+    assert api.get(path, as_=exec_user).json == {"sla": None}
+    assigned = api.put(path, as_=exec_user, json={"policy_id": gold.id, "created_at": "2030-01-01T10:00:00Z"})
+    assert assigned.status == 200, assigned
+    sla = assigned.json["sla"]
+    assert (sla["created_at"], sla["response_deadline"], sla["resolution_deadline"]) == (
+        "2030-01-01T10:00:00Z", "2030-01-01T12:00:00Z", "2030-01-02T10:00:00Z")
+    assert (sla["policy_name"], sla["response_hours"], sla["resolution_hours"]) == ("Gold", 2, 24)
+    assert sla["priority_label"] == config_item(db, "task_priority", "high").label
+    assert api.get(path, as_=exec_user).json["sla"] == sla
+
+    assert api.post(f"{path}/respond", as_=exec_user).json == {"ok": True, "breached": False}
+    assert api.post(f"{path}/respond", as_=exec_user).status == 409
+    assert api.post(f"{path}/resolve", as_=exec_user).json == {"ok": True, "breached": False}
+    after = api.get(path, as_=exec_user).json["sla"]
+    assert (after["response_met"], after["resolution_met"], after["response_breached"]) == (1, 1, 0)
+    assert breaches(db, task) == 0
+
+    # reassigning replaces the assignment (deadlines from the task's creation time when no start is given)
+    again = api.put(path, as_=exec_user, json={"policy_id": gold.id}).json["sla"]
+    assert again["id"] == sla["id"] and again["response_met"] == 0 and again["created_at"] != sla["created_at"]
+    assert db.scalar(select(func.count(TaskSla.id)).where(TaskSla.task_id == task.id)) == 1
+
+
+def test_late_response_is_breached_and_notifies_once(api, db, exec_user):
+    gold = policy(db, rules=((1, 2),))
+    assignee = make_user(db)
+    task = make_task(db, priority_id=config_item(db, "task_priority", "high").id, assignee_id=assignee.id)
+    path = f"/api/sla/tasks/{task.id}"
+    api.put(path, as_=exec_user, json={"policy_id": gold.id, "created_at": iso(utcnow() - timedelta(hours=3))})
+    assert api.post(f"{path}/respond", as_=exec_user).json == {"ok": True, "breached": True}
+    assert api.post(f"{path}/resolve", as_=exec_user).json == {"ok": True, "breached": True}
+    assert breaches(db, task) == 1
+    notice = db.scalar(select(Notification).where(Notification.type == "sla_breach"))
+    assert notice.user_id == assignee.id
+    sla = api.get(path, as_=exec_user).json["sla"]
+    assert (sla["response_breached"], sla["resolution_breached"]) == (1, 1)
+
+
+def test_assignment_errors(api, db, exec_user):
+    gold = policy(db)
+    no_priority = make_task(db)
+    low = make_task(db, priority_id=config_item(db, "task_priority", "low").id)
+    high = make_task(db, priority_id=config_item(db, "task_priority", "high").id)
+    answer = api.put(f"/api/sla/tasks/{no_priority.id}", as_=exec_user, json={"policy_id": gold.id})
+    assert answer.status == 400 and answer.json["details"][0]["field"] == "priority_id"
+    answer = api.put(f"/api/sla/tasks/{low.id}", as_=exec_user, json={"policy_id": gold.id})
+    assert answer.status == 400 and answer.json["details"][0]["field"] == "policy_id"
+    answer = api.put(f"/api/sla/tasks/{high.id}", as_=exec_user, json={"policy_id": "missing"})
+    assert answer.status == 400 and answer.json["details"][0]["field"] == "policy_id"
+    assert api.put(f"/api/sla/tasks/{high.id}", as_=exec_user, json={}).status == 400
+    assert api.put(f"/api/sla/tasks/{high.id}", as_=exec_user, json={"policy_id": gold.id,
+                                                                        "created_at": "yesterday"}).status == 400
+    assert api.put("/api/sla/tasks/missing", as_=exec_user, json={"policy_id": gold.id}).status == 404
+    assert api.post(f"/api/sla/tasks/{high.id}/respond", as_=exec_user).status == 404  # none assigned
+    assert api.post(f"/api/sla/tasks/{high.id}/resolve", as_=exec_user).status == 404
+
+
+def test_task_sla_follows_task_scoping(api, db, exec_user):
+    gold = policy(db)
+    employee = make_user(db, access_level="employee")
+    manager = make_user(db, access_level="manager")
+    hidden = make_task(db, priority_id=config_item(db, "task_priority", "high").id, assignee_id=make_user(db).id)
+    own = make_task(db, priority_id=config_item(db, "task_priority", "high").id, assignee_id=employee.id)
+    for task in (hidden, own):
+        api.put(f"/api/sla/tasks/{task.id}", as_=exec_user, json={"policy_id": gold.id,
+                                                                  "created_at": iso(utcnow() - timedelta(minutes=30))})
+    for viewer in (employee, manager):
+        assert api.get(f"/api/sla/tasks/{hidden.id}", as_=viewer).status == 404
+        risk = api.get("/api/sla/compliance", as_=viewer).json
+        assert hidden.id not in [entry["id"] for entry in risk["at_risk"]]
+    assert api.get(f"/api/sla/tasks/{own.id}", as_=employee).json["sla"]["policy_id"] == gold.id
+    assert api.put(f"/api/sla/tasks/{own.id}", as_=employee, json={"policy_id": gold.id}).status == 403
+    assert {e["id"] for e in api.get("/api/sla/compliance", as_=exec_user).json["at_risk"]} == {hidden.id, own.id}
+
+
+def test_compliance_and_at_risk(api, db, exec_user):
+    gold, silver = policy(db, "Gold", rules=((1, 3),)), policy(db, "Silver", rules=((10, 20),))
+    high = config_item(db, "task_priority", "high").id
+    now = utcnow()
+    late = make_task(db, title="Late", priority_id=high)
+    soon = make_task(db, title="Soon", priority_id=high, assignee_id=make_user(db, name="Ann").id)
+    calm = make_task(db, title="Calm", priority_id=high)
+    api.put(f"/api/sla/tasks/{late.id}", as_=exec_user, json={"policy_id": gold.id, "created_at": iso(now - timedelta(hours=5))})
+    api.put(f"/api/sla/tasks/{soon.id}", as_=exec_user, json={"policy_id": gold.id, "created_at": iso(now - timedelta(minutes=30))})
+    api.put(f"/api/sla/tasks/{calm.id}", as_=exec_user, json={"policy_id": silver.id, "created_at": iso(now)})
+    api.post(f"/api/sla/tasks/{late.id}/respond", as_=exec_user)  # late: response breached, resolution open+late
+    report = api.get("/api/sla/compliance", as_=exec_user).json
+    by_name = {entry["policy_name"]: entry for entry in report["compliance"]}
+    assert by_name["Gold"] == {"policy_id": gold.id, "policy_name": "Gold", "total": 2, "response_breaches": 1,
+                               "resolution_breaches": 0, "open_response_breaches": 0, "open_resolution_breaches": 1}
+    assert by_name["Silver"]["total"] == 1 and by_name["Silver"]["open_response_breaches"] == 0
+    assert [(e["id"], e["title"], e["policy_name"], e["assignee_name"]) for e in report["at_risk"]] == [
+        (soon.id, "Soon", "Gold", "Ann")]
+    only = api.get(f"/api/sla/compliance?policy_id={silver.id}", as_=exec_user).json
+    assert [e["policy_id"] for e in only["compliance"]] == [silver.id] and only["at_risk"] == []
+
+
+def test_at_risk_lists_at_most_20(api, db, exec_user):
+    gold = policy(db, rules=((1, 3),))
+    high = config_item(db, "task_priority", "high").id
+    start = utcnow() - timedelta(minutes=30)
+    for n in range(25):
+        task = make_task(db, priority_id=high)
+        db.add(TaskSla(task_id=task.id, policy_id=gold.id, priority_id=high, created_at=start,
+                       response_deadline=start + timedelta(hours=1, minutes=n),
+                       resolution_deadline=start + timedelta(hours=3)))
+    db.flush()
+    at_risk = api.get("/api/sla/compliance", as_=exec_user).json["at_risk"]
+    assert len(at_risk) == 20
+    assert [e["response_deadline"] for e in at_risk] == sorted(e["response_deadline"] for e in at_risk)
+
+
+def _overdue(db, api, exec_user):
+    gold = policy(db, rules=((1, 2),))
+    assignee = make_user(db)
+    high = config_item(db, "task_priority", "high").id
+    late = make_task(db, priority_id=high, assignee_id=assignee.id)
+    fine = make_task(db, priority_id=high, assignee_id=assignee.id)
+    api.put(f"/api/sla/tasks/{late.id}", as_=exec_user, json={"policy_id": gold.id,
+                                                              "created_at": iso(utcnow() - timedelta(hours=2))})
+    api.put(f"/api/sla/tasks/{fine.id}", as_=exec_user, json={"policy_id": gold.id})
+    return late, fine
+
+
+def test_breach_scan_through_the_scheduled_handler(api, db, client, exec_user):
+    late, fine = _overdue(db, api, exec_user)
+    event = client.events.generate_cw_event(source="aws.events", detail_type="Scheduled Event", detail={},
+                                            resources=[])
+    assert client.lambda_.invoke("sla_breach_scan", event).payload == {"noticed": 1}
+    assert client.lambda_.invoke("sla_breach_scan", event).payload == {"noticed": 0}
+    assert (breaches(db, late), breaches(db, fine)) == (1, 0)
+    # a breach already noticed is not notified again on respond
+    assert api.post(f"/api/sla/tasks/{late.id}/respond", as_=exec_user).json["breached"] is True
+    assert breaches(db, late) == 1
+
+
+def test_breach_scan_through_the_cli(api, db, exec_user, capsys):
+    from chalicelib import cli
+
+    late, _ = _overdue(db, api, exec_user)
+    capsys.readouterr()
+    assert cli.main(["job", "sla-breach-scan"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"noticed": 1}
+    assert cli.main(["job", "sla-breach-scan"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"noticed": 0}
+    assert breaches(db, late) == 1
