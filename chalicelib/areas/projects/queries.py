@@ -143,6 +143,14 @@ def project_records(db, rows, *, detail: bool = False) -> list[dict]:
     counts = tasks_service.task_counts_by_project(db, [r["id"] for r in records])
     for record in records:
         record["task_count"] = int(counts.get(record["id"], 0))
+    if detail and any(p.sla_policy_id for p in projects):
+        from chalicelib.areas.sla import service as sla_service
+
+        policies = sla_service.policy_summaries(db, [p.sla_policy_id for p in projects])
+        for record in records:
+            policy = policies.get(record["sla_policy_id"]) or {}
+            record.update(sla_policy_name=policy.get("name"), sla_response_hours=policy.get("response_hours"),
+                          sla_resolution_hours=policy.get("resolution_hours"))
     return records
 
 

@@ -96,3 +96,51 @@ def delete_policy(ctx, *, policy_id: str) -> None:
     policy = load_policy(ctx, policy_id)
     ctx.db.delete(policy)
     ctx.db.flush()
+
+
+# ---- for other areas (tasks, projects) ---------------------------------------------------------------
+
+def assign_on_task_create(ctx, task, policy_id: str) -> bool:
+    """Called by the tasks area when a task is created in a project with an `sla_policy_id`: give the task
+    the policy's SLA from its creation time. A task without a priority, a policy without a rule for it, or
+    a policy that no longer exists gets none (the task is still created). Answers whether it got one."""
+    from .service_tasks import assign
+
+    if not task.priority_id or ctx.db.get(SlaPolicy, policy_id) is None:
+        return False
+    rule = ctx.db.scalar(select(SlaPolicyRule.id).where(SlaPolicyRule.policy_id == policy_id,
+                                                        SlaPolicyRule.priority_id == task.priority_id))
+    if rule is None:
+        return False
+    assign(ctx, task, policy_id)
+    return True
+
+
+def policy_summaries(db, policy_ids) -> dict[str, dict]:
+    """`{policy_id: {name, response_hours, resolution_hours}}` for the projects detail (one query): the
+    hours are those of the rule for the default task priority, else of the first rule by priority position;
+    None when the policy has no rule."""
+    from .queries import rules_by_policy
+
+    ids = {policy_id for policy_id in policy_ids if policy_id}
+    if not ids:
+        return {}
+    names = dict(db.execute(select(SlaPolicy.id, SlaPolicy.name).where(SlaPolicy.id.in_(ids))).all())
+    rules = rules_by_policy(db, names)
+    defaults = _default_priority_ids(db)
+    found = {}
+    for policy_id, name in names.items():
+        policy_rules = rules.get(policy_id, [])
+        rule = next((r for r in policy_rules if r["priority_id"] in defaults), policy_rules[0] if policy_rules else {})
+        found[policy_id] = {"name": name, "response_hours": rule.get("response_hours"),
+                            "resolution_hours": rule.get("resolution_hours")}
+    return found
+
+
+def _default_priority_ids(db) -> set[str]:
+    from chalicelib.core.models import ConfigList, ConfigListItem
+
+    from .queries import PRIORITY_LIST
+
+    return set(db.scalars(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+                          .where(ConfigList.key == PRIORITY_LIST, ConfigListItem.is_default.is_(True))))

@@ -260,7 +260,20 @@ def create_task(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
     ctx.db.add(task)
     ctx.db.flush()
     _after_create(ctx, task)
+    _assign_project_sla(ctx, task)
     return task_row(ctx.db, task.id)
+
+
+def _assign_project_sla(ctx, task: Task) -> None:
+    """A task created in a project that has an SLA policy gets its SLA assignment (the SLA area decides)."""
+    if task.resource_type != "project" or not task.resource_id:
+        return
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.areas.sla import service as sla_service
+
+    policy_id = projects_service.load_project(ctx, task.resource_id).sla_policy_id
+    if policy_id:
+        sla_service.assign_on_task_create(ctx, task, policy_id)
 
 
 COPIED_FIELDS = [name for name in columns(Task) if name not in ("id", "created_at", "updated_at", "status_id",
