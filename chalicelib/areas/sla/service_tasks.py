@@ -81,13 +81,18 @@ def assign(ctx, task, policy_id: str, start: datetime | None = None) -> None:
         raise BadRequest("The policy has no rule for the task's priority",
                          details=[{"field": "policy_id", "message": "has no rule for the task's priority"}])
     start = start or task.created_at or utcnow()
+    try:
+        response_deadline = start + timedelta(hours=rule.response_hours)
+        resolution_deadline = start + timedelta(hours=rule.resolution_hours)
+    except OverflowError as exc:
+        raise BadRequest("created_at is too late: the deadlines would pass year 9999",
+                         details=[{"field": "created_at", "message": "deadlines would pass year 9999"}]) from exc
     sla = ctx.db.scalar(select(TaskSla).where(TaskSla.task_id == task.id).with_for_update())
     if sla is None:
         sla = TaskSla(task_id=task.id)
         ctx.db.add(sla)
     sla.policy_id, sla.priority_id, sla.created_at = policy.id, task.priority_id, start
-    sla.response_deadline = start + timedelta(hours=rule.response_hours)
-    sla.resolution_deadline = start + timedelta(hours=rule.resolution_hours)
+    sla.response_deadline, sla.resolution_deadline = response_deadline, resolution_deadline
     sla.responded_at = sla.resolved_at = sla.breach_notified_at = None
     sla.response_breached = sla.resolution_breached = False
     ctx.db.flush()

@@ -185,3 +185,12 @@ def test_breach_scan_through_the_cli(api, db, exec_user, capsys):
     assert cli.main(["job", "sla-breach-scan"]) == 0
     assert json.loads(capsys.readouterr().out) == {"noticed": 0}
     assert breaches(db, late) == 1
+
+
+def test_start_too_late_for_its_deadlines_is_a_400(api, db, exec_user):
+    gold = policy(db, rules=((1, 8),))
+    task = make_task(db, priority_id=config_item(db, "task_priority", "high").id)
+    answer = api.put(f"/api/sla/tasks/{task.id}", as_=exec_user, json={"policy_id": gold.id,
+                                                                       "created_at": "9999-12-31T20:00:00Z"})
+    assert answer.status == 400 and answer.json["details"][0]["field"] == "created_at"
+    assert api.get(f"/api/sla/tasks/{task.id}", as_=exec_user).json == {"sla": None}
