@@ -13,6 +13,7 @@ from sqlalchemy import delete, func, select
 
 from chalicelib.core.errors import BadRequest, Forbidden, NotFound
 from chalicelib.core.models import User
+from chalicelib.core.notify import notify
 from chalicelib.core.query import in_scope
 from chalicelib.core.scoping import sees_all
 
@@ -83,6 +84,14 @@ def set_preferences(ctx, *, data) -> None:
 
 # ---------------------------------------------------------------- writes
 
+def _notify_assigned(ctx, item: ActionItem) -> None:
+    """`action_item_assigned` to the assignee, unless they assigned it themselves."""
+    if item.assigned_to and item.assigned_to != ctx.user_id:
+        notify(ctx, user_id=item.assigned_to, type="action_item_assigned",
+               title=f"You were assigned an action item: {item.title}", resource_type="action_item",
+               resource_id=item.id, action_url="/action-centre", actor_id=ctx.user_id)
+
+
 def _check_references(ctx, values: dict) -> None:
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.projects import service as projects_service
@@ -112,6 +121,7 @@ def create_item(ctx, *, data) -> dict:
                       urgency=urgency_for(values["due_date"]))
     ctx.db.add(item)
     ctx.db.flush()
+    _notify_assigned(ctx, item)
     return item_record(ctx.db, item.id)
 
 
@@ -124,9 +134,12 @@ def update_item(ctx, *, item_id: str, data) -> dict:
     _check_references(ctx, {"assigned_to": changes.get("assigned_to")})
     if "due_date" in changes and "urgency" not in changes and changes["due_date"] != item.due_date:
         changes["urgency"] = urgency_for(changes["due_date"])
+    reassigned = "assigned_to" in changes and changes["assigned_to"] != item.assigned_to
     for key, value in changes.items():
         setattr(item, key, value)
     ctx.db.flush()
+    if reassigned:
+        _notify_assigned(ctx, item)
     return item_record(ctx.db, item.id)
 
 

@@ -229,3 +229,23 @@ def test_urgency_job_through_the_cli(db, employee, capsys):
     db.refresh(due_today)
     db.refresh(overdue)
     assert (due_today.urgency, overdue.urgency) == ("today", "overdue")
+
+
+def test_assignment_notifies_the_assignee(api, db, exec_user, employee):
+    from sqlalchemy import select
+
+    from chalicelib.core.notify import Notification
+
+    def sent(user):
+        return db.scalars(select(Notification).where(Notification.user_id == user.id,
+                                                     Notification.type == "action_item_assigned")).all()
+
+    other = make_user(db, access_level="employee")
+    own = api.post("/api/action-items", as_=employee, json={"title": "Mine"}).json["action_item"]
+    assert sent(employee) == []
+    given = api.post("/api/action-items", as_=exec_user, json={"title": "Yours", "assigned_to": employee.id})
+    (notice,) = sent(employee)
+    assert notice.resource_id == given.json["action_item"]["id"] and "Yours" in notice.title
+    api.patch(f"/api/action-items/{own['id']}", as_=employee, json={"assigned_to": other.id})
+    assert [n.resource_id for n in sent(other)] == [own["id"]]
+    assert sent(exec_user) == []
