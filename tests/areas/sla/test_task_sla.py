@@ -194,3 +194,25 @@ def test_start_too_late_for_its_deadlines_is_a_400(api, db, exec_user):
                                                                        "created_at": "9999-12-31T20:00:00Z"})
     assert answer.status == 400 and answer.json["details"][0]["field"] == "created_at"
     assert api.get(f"/api/sla/tasks/{task.id}", as_=exec_user).json == {"sla": None}
+
+
+def test_compliance_costs_constant_statements(api, db, exec_user, count_queries):
+    gold = policy(db, rules=((1, 3),))
+    high = config_item(db, "task_priority", "high").id
+    start = utcnow() - timedelta(minutes=30)
+
+    def grow(n):
+        for _ in range(n):
+            task = make_task(db, priority_id=high, assignee_id=make_user(db).id)
+            db.add(TaskSla(task_id=task.id, policy_id=gold.id, priority_id=high, created_at=start,
+                           response_deadline=start + timedelta(hours=1), resolution_deadline=start + timedelta(hours=3)))
+        db.flush()
+
+    counts = []
+    for n in (5, 95):
+        grow(n)
+        with count_queries() as counter:
+            report = api.get("/api/sla/compliance", as_=exec_user).json
+        counts.append(counter.count)
+    assert report["compliance"][0]["total"] == 100 and len(report["at_risk"]) == 20
+    assert counts[0] == counts[1], counts
