@@ -67,6 +67,10 @@ ENDPOINTS = [
              "items of the list", params=lambda ds: {"key": ds.ids["config_key"]}),
     Endpoint("notifications list", "notifications", "GET", "/api/notifications", "list",
              "notifications of the caller (the page is at most 100)", query={"limit": "100"}),
+    Endpoint("action item list", "action_items", "GET", "/api/action-items", "list",
+             "action items assigned to the caller (the page is at most 100)", query={"limit": "100"}),
+    Endpoint("action centre", "action_items", "GET", "/api/action-items/centre", "list",
+             "action items assigned to the caller (the centre's first page)"),
 ]
 
 
@@ -107,6 +111,8 @@ class Dataset:
                 self._scale_config(db, n)
             if ("GET", "/api/notifications") in routes:
                 self._scale_notifications(db, n)
+            if ("GET", "/api/action-items") in routes:
+                self._scale_action_items(db, n)
 
     def _scale_tasks(self, db, n: int) -> None:
         from tests.areas.tasks.factories import make_task, make_todo, priority, status
@@ -195,3 +201,10 @@ class Dataset:
         self._top_up("notifications", n, lambda db, i: db.add(Notification(
             user_id=self.executive_id, type="task_assigned", title=f"Bench notification {i}",
             resource_type="task", resource_id=self.ids.get("task"), is_read=bool(i % 2))), db)
+
+    def _scale_action_items(self, db, n: int) -> None:
+        from chalicelib.areas.action_items.models import ActionItem
+
+        self._top_up("action_items", n, lambda db, i: db.add(ActionItem(
+            title=f"Bench action {i}", source_module="manual", assigned_to=self.executive_id, is_completed=False,
+            urgency="normal")), db)
