@@ -24,14 +24,24 @@ SECRET_SETTINGS = ("auth_jwt_secret", "secrets_key", "portal_service_token", "ai
 _REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{7,127}")
 
 
+_secrets_of: tuple[object, list[str]] | None = None
+
+
 def _secret_values() -> list[str]:
+    """The secret settings' values, longest first: worked out once per settings object (settings are read
+    once per container; a test that resets them gets a new object), not on every log line."""
+    global _secrets_of
     from .settings import get_settings
 
     settings = get_settings()
+    if _secrets_of is not None and _secrets_of[0] is settings:
+        return _secrets_of[1]
     values = [getattr(settings, name, None) for name in SECRET_SETTINGS]
     values += [value for name, value in settings.model_dump().items()
                if isinstance(value, str) and name.endswith(("_secret", "_api_key", "_token", "_password"))]
-    return sorted({value for value in values if isinstance(value, str) and len(value) >= 8}, key=len, reverse=True)
+    found = sorted({value for value in values if isinstance(value, str) and len(value) >= 8}, key=len, reverse=True)
+    _secrets_of = (settings, found)
+    return found
 
 
 def redact(text: str) -> str:
