@@ -23,6 +23,7 @@ AREAS = (
     "roadmaps",
     "action_items",
     "sla",
+    "notes",
 )
 
 

@@ -175,6 +175,19 @@ def _hidden_action_item(db, made) -> Made:
     return Made(make_action_item(db, assigned_to=owner.id, created_by=owner.id).id, owner)
 
 
+# ------------------------------------------------------------------ notes
+
+def _hidden_note(db, made) -> Made:
+    from chalicelib.areas.notes.models import Note
+
+    project = _hidden_project(db, made)
+    note = Note(resource_type="project", resource_id=project.id, author_id=project.owner.id, content="Hidden",
+                visibility=["employee", "lead", "manager", "head", "executive"], mentions=[])
+    db.add(note)
+    db.flush()
+    return Made(note.id, project.owner)
+
+
 def _parent(db, made, name, maker):
     if name in made:
         return made[name].id, made[name].owner
@@ -202,6 +215,9 @@ SCOPED: dict[str, Scoped] = {
     "action_item_id": Scoped(_hidden_action_item, rule="employee, lead and manager see the action items assigned "
                                                          "to them (document 1, Action items)"),
     "notification_id": Scoped(_hidden_notification, rule="notifications are own data (decisions.md section 5)"),
+    "record_id": Scoped(_hidden_project, rule="a note's record must be visible to the caller (here a project, "
+                                              "with resource_type `project`: docs/decisions/notes.md)"),
+    "note_id": Scoped(_hidden_note, rule="a note is read with its record (here a hidden project)"),
 }
 
 
@@ -303,6 +319,8 @@ UNSCOPED: dict[str, Unscoped] = {
     "comment_id": Unscoped("seen with the page; editing another's comment is an authorship rule (403) that the "
                            "pages area tests, and pages:manage may delete any comment", _comment),
     "version_id": Unscoped("a page's versions are seen with the page", _version),
+    "resource_type": Unscoped("a note's resource type is a name; the record_id beside it is scoped",
+                              lambda db, made: "project"),
     "policy_id": Unscoped("SLA policies are organisation-wide: every sla holder sees every policy "
                           "(docs/decisions/sla.md)", _sla_policy),
 }

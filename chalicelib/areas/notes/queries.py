@@ -1,0 +1,111 @@
+"""The notes area's leaf module: the scope clauses (`visible` for a note's visibility levels, `person_reach`
+for the person-note hierarchy), `load_resource` (the noted record must exist and be visible), `load_note`,
+and the record builders. service.py imports it, never the reverse."""
+from __future__ import annotations
+
+from sqlalchemy import String, cast, or_, select
+
+from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.models import ACCESS_LEVELS, User
+from chalicelib.core.query import LIST_LIMIT, in_scope
+from chalicelib.core.scoping import direct_report_ids
+from chalicelib.core.serialize import row_dict
+
+from .models import RESOURCE_TOOLS, Note
+
+NOTE_FIELDS = ("id", "resource_type", "resource_id", "author_id", "content", "visibility", "mentions", "parent_id",
+               "created_at", "updated_at")
+# the frontend's page of each resource type, for the deep link of a mention
+DEEP_LINKS = {
+    "person": "/people/{id}", "candidate": "/candidates/{id}", "scorecard": "/scorecards/{id}",
+    "review": "/performance/reviews/{id}", "deal": "/deals/{id}", "company": "/companies/{id}",
+    "contact": "/contacts/{id}", "announcement": "/announcements/{id}", "task": "/tasks/{id}",
+    "project": "/projects/{id}", "budget": "/budgets/{id}", "invoice": "/invoices/{id}", "proposal": "/proposals/{id}",
+}
+
+
+def visible(principal):
+    """WHERE clause of the notes the principal may read (None: all): executives every note (they are always in a
+    note's visibility); others the notes whose visibility names their access level, and their own notes."""
+    if principal.access_level == "executive":
+        return None
+    # visibility is a JSON array of level names: '["employee", "executive"]'; a level is matched with its quotes
+    return or_(Note.author_id == principal.id,
+               cast(Note.visibility, String).like(f'%"{principal.access_level}"%'))
+
+
+def person_reach(principal):
+    """WHERE clause on User of the people whose notes the principal may read (None: everyone): executives all,
+    heads their subtree (reports of reports, any depth), managers their direct reports; everyone themselves."""
+    level = principal.access_level
+    if level == "executive":
+        return None
+    if level == "head":
+        tree = select(User.id).where(User.manager_id == principal.id).cte("note_subtree", recursive=True)
+        tree = tree.union(select(User.id).join(tree, User.manager_id == tree.c.id))
+        return or_(User.id == principal.id, User.id.in_(select(tree.c.id)))
+    if level == "manager":
+        return or_(User.id == principal.id, User.id.in_(direct_report_ids(principal)))
+    return User.id == principal.id
+
+
+def tool_for(resource_type: str) -> str:
+    tool = RESOURCE_TOOLS.get(resource_type)
+    if tool is None:
+        raise BadRequest(f"Unknown resource type {resource_type[:40]!r}",
+                         details=[{"field": "resource_type", "message": f"must be one of {', '.join(RESOURCE_TOOLS)}"}])
+    return tool
+
+
+def load_resource(ctx, resource_type: str, resource_id: str) -> None:
+    """The noted record must exist and be visible to the caller (404 otherwise), and the caller must hold view
+    on its type's tool (403). Types whose area is not built yet have no record to find: 404."""
+    from chalicelib.areas.budgets import service as budgets_service
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.areas.tasks import service as tasks_service
+
+    ctx.require(tool_for(resource_type), "view")
+    if resource_type == "person":
+        if ctx.db.scalar(in_scope(select(User.id).where(User.id == resource_id), person_reach(ctx.principal))) is None:
+            raise not_found("Person")
+    elif resource_type == "task":
+        tasks_service.load_task(ctx, resource_id)
+    elif resource_type == "project":
+        projects_service.load_project(ctx, resource_id)
+    elif resource_type == "budget":
+        budgets_service.load_budget(ctx, resource_id)
+    elif resource_type == "company":
+        deals_service.load_company(ctx, resource_id)
+    elif resource_type == "contact":
+        deals_service.load_contact(ctx, resource_id)
+    elif resource_type == "deal":
+        if deals_service.deal_brief(ctx.db, resource_id) is None:
+            raise not_found("Deal")
+    else:  # candidate, scorecard, review, announcement, invoice, proposal: their areas add the lookup
+        raise not_found(resource_type.capitalize())
+
+
+def load_note(ctx, note_id: str) -> Note:
+    """The note if the caller may read it (its visibility, its record's visibility and tool): 404 otherwise."""
+    note = ctx.db.scalar(in_scope(select(Note).where(Note.id == note_id), visible(ctx.principal)))
+    if note is None:
+        raise not_found("Note")
+    load_resource(ctx, note.resource_type, note.resource_id)
+    return note
+
+
+def ordered_levels(levels) -> list[str]:
+    """Distinct levels in the order of ACCESS_LEVELS, with `executive` always included."""
+    chosen = set(levels) | {"executive"}
+    return [level for level in ACCESS_LEVELS if level in chosen]
+
+
+def note_rows(db, principal, resource_type: str, resource_id: str) -> list[dict]:
+    """The notes of one record that the principal may read, newest first, with the author's name and picture
+    (one statement, at most LIST_LIMIT)."""
+    stmt = (select(Note, User.name, User.picture).outerjoin(User, User.id == Note.author_id)
+            .where(Note.resource_type == resource_type, Note.resource_id == resource_id)
+            .order_by(Note.created_at.desc(), Note.id).limit(LIST_LIMIT))
+    return [{**row_dict(note, NOTE_FIELDS), "author_name": name, "author_picture": picture}
+            for note, name, picture in db.execute(in_scope(stmt, visible(principal)))]

@@ -1,0 +1,79 @@
+"""Notes: list, create (threading, mentions), edit (author or executive) and delete (author or the type's
+manage holder). The noted record is checked through its own area's service (queries.load_resource)."""
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from chalicelib.core.errors import BadRequest, Forbidden
+from chalicelib.core.models import ACCESS_LEVELS, User
+from chalicelib.core.notify import notify_many
+from chalicelib.core.query import in_scope
+
+from .models import Note
+from .queries import DEEP_LINKS, load_note, load_resource, note_rows, ordered_levels, tool_for, visible
+
+
+def _bad(field: str, message: str) -> BadRequest:
+    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
+
+
+def list_notes(ctx, *, resource_type: str, resource_id: str) -> list[dict]:
+    load_resource(ctx, resource_type, resource_id)
+    return note_rows(ctx.db, ctx.principal, resource_type, resource_id)
+
+
+def _check_mentions(ctx, mentions: list[str]) -> list[str]:
+    ids = list(dict.fromkeys(mentions))
+    if not ids:
+        return []
+    found = set(ctx.db.scalars(select(User.id).where(User.id.in_(ids), User.is_active.is_(True))))
+    missing = [user_id for user_id in ids if user_id not in found]
+    if missing:
+        raise _bad("mentions", f"must name active users ({', '.join(m[:36] for m in missing[:5])} not found)")
+    return ids
+
+
+def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
+    """A note on a visible record; a reply (`parent_id`) must answer a note of the same record that the caller
+    reads. Mentioned users (active users) are notified with a deep link to the note."""
+    load_resource(ctx, resource_type, resource_id)
+    if data.parent_id:
+        parent = ctx.db.scalar(in_scope(select(Note.id).where(
+            Note.id == data.parent_id, Note.resource_type == resource_type, Note.resource_id == resource_id),
+            visible(ctx.principal)))
+        if parent is None:
+            raise _bad("parent_id", "must be a note on the same record")
+    mentions = _check_mentions(ctx, data.mentions)
+    levels = ordered_levels(ACCESS_LEVELS if data.visibility is None else data.visibility)
+    note = Note(resource_type=resource_type, resource_id=resource_id, author_id=ctx.user_id, content=data.content,
+                visibility=levels, mentions=mentions, parent_id=data.parent_id)
+    ctx.db.add(note)
+    ctx.db.flush()
+    link = DEEP_LINKS[resource_type].format(id=resource_id) + f"#note-{note.id}"
+    author = ctx.user.name if ctx.user else "Someone"
+    notify_many(ctx, [{"user_id": user_id, "type": "mention", "title": f"{author} mentioned you in a note",
+                       "body": data.content[:500], "resource_type": "note", "resource_id": note.id,
+                       "action_url": link, "actor_id": ctx.user_id}
+                      for user_id in mentions if user_id != ctx.user_id])
+    return note.id
+
+
+def update_note(ctx, *, note_id: str, data) -> None:
+    """Content and visibility; only the author or an executive (403 for others who read the note)."""
+    note = load_note(ctx, note_id)
+    if note.author_id != ctx.user_id and ctx.principal.access_level != "executive":
+        raise Forbidden("Only the author or an executive may edit this note")
+    changes = data.changes()
+    note.content = changes["content"]
+    if changes.get("visibility") is not None:
+        note.visibility = ordered_levels(changes["visibility"])
+    ctx.db.flush()
+
+
+def delete_note(ctx, *, note_id: str) -> None:
+    """The author, or a holder of manage on the record's tool (403 otherwise); replies go with it."""
+    note = load_note(ctx, note_id)
+    if note.author_id != ctx.user_id and not ctx.can(tool_for(note.resource_type), "manage"):
+        raise Forbidden("Only the author or a manager of this record's tool may delete this note")
+    ctx.db.delete(note)
+    ctx.db.flush()

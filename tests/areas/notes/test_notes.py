@@ -1,0 +1,175 @@
+"""Notes at /api/notes (view permission of the tool that owns the resource type)."""
+import pytest
+from sqlalchemy import select
+
+from chalicelib.core.notify import Notification
+from tests.areas.deals.factories import make_company, make_contact, make_deal
+from tests.areas.projects.factories import make_project
+from tests.areas.tasks.factories import make_task
+from tests.factories import grant, make_user
+
+
+def _notes(api, user, path):
+    answer = api.get(f"/api/notes/{path}", as_=user)
+    assert answer.status == 200, answer
+    return answer.json["notes"]
+
+
+@pytest.mark.smoke
+def test_create_list_edit_delete_on_a_project(api, db, employee, exec_user):
+    project = make_project(db, owner_id=employee.id)
+    path = f"project/{project.id}"
+    first = api.post(f"/api/notes/{path}", as_=employee, json={"content": " First "})
+    assert first.status == 201 and set(first.json) == {"id"}, first
+    second = api.post(f"/api/notes/{path}", as_=employee, json={"content": "Second", "visibility": ["employee"]})
+    notes = _notes(api, employee, path)
+    assert [n["id"] for n in notes] == [second.json["id"], first.json["id"]]  # newest first
+    newest, oldest = notes
+    assert oldest["content"] == "First" and oldest["visibility"] == ["employee", "lead", "manager", "head", "executive"]
+    assert newest["visibility"] == ["employee", "executive"]  # executive always added
+    assert (newest["author_id"], newest["author_name"], newest["resource_type"], newest["resource_id"]) == (
+        employee.id, employee.name, "project", project.id)
+    assert newest["mentions"] == [] and newest["parent_id"] is None
+
+    edit = api.put(f"/api/notes/{first.json['id']}", as_=employee, json={"content": "Edited", "visibility": ["head"]})
+    assert edit.json == {"ok": True}
+    edited = next(n for n in _notes(api, exec_user, path) if n["id"] == first.json["id"])
+    assert edited["content"] == "Edited" and edited["visibility"] == ["head", "executive"]
+    assert api.put(f"/api/notes/{first.json['id']}", as_=employee, json={"content": "  "}).status == 400
+    assert api.put(f"/api/notes/{first.json['id']}", as_=employee, json={"visibility": ["head"]}).status == 400
+    assert api.delete(f"/api/notes/{first.json['id']}", as_=employee).json == {"ok": True}
+    assert [n["id"] for n in _notes(api, employee, path)] == [second.json["id"]]
+    assert api.delete(f"/api/notes/{first.json['id']}", as_=employee).status == 404
+
+
+def test_resource_types_and_existence(api, db, employee, exec_user):
+    for resource_type, record in (("deal", make_deal(db)), ("company", make_company(db)),
+                                  ("contact", make_contact(db)), ("task", make_task(db, created_by=employee.id)),
+                                  ("person", employee)):
+        made = api.post(f"/api/notes/{resource_type}/{record.id}", as_=employee, json={"content": "x"})
+        assert made.status == 201, (resource_type, made)
+        assert len(_notes(api, employee, f"{resource_type}/{record.id}")) == 1
+    unknown = api.get(f"/api/notes/planet/{employee.id}", as_=employee)
+    assert unknown.status == 400 and unknown.json["details"][0]["field"] == "resource_type"
+    for resource_type in ("deal", "company", "contact", "task", "project", "budget", "person"):
+        assert api.get(f"/api/notes/{resource_type}/missing", as_=exec_user).status == 404, resource_type
+        assert api.post(f"/api/notes/{resource_type}/missing", as_=exec_user, json={"content": "x"}).status == 404
+    # areas not built yet: no record can be found
+    for resource_type in ("candidate", "scorecard", "review", "announcement", "invoice", "proposal"):
+        assert api.get(f"/api/notes/{resource_type}/{employee.id}", as_=exec_user).status == 404
+
+
+def test_record_scope_and_tool_permission(api, db, employee):
+    hidden = make_project(db)
+    assert api.get(f"/api/notes/project/{hidden.id}", as_=employee).status == 404
+    assert api.post(f"/api/notes/project/{hidden.id}", as_=employee, json={"content": "x"}).status == 404
+    company = make_company(db)
+    grant(db, employee, "deals", "none")
+    assert api.get(f"/api/notes/company/{company.id}", as_=employee).status == 403
+    assert api.post(f"/api/notes/company/{company.id}", as_=employee, json={"content": "x"}).status == 403
+
+
+def test_visibility_levels(api, db, employee, exec_user):
+    company = make_company(db)
+    path = f"company/{company.id}"
+    lead = make_user(db, access_level="lead")
+    manager = make_user(db, access_level="manager")
+    for_managers = api.post(f"/api/notes/{path}", as_=exec_user, json={"content": "m", "visibility": ["manager"]})
+    own = api.post(f"/api/notes/{path}", as_=lead, json={"content": "mine", "visibility": ["manager"]})
+    for_all = api.post(f"/api/notes/{path}", as_=exec_user, json={"content": "all"})
+    ids = lambda user: {n["id"] for n in _notes(api, user, path)}  # noqa: E731
+    assert ids(employee) == {for_all.json["id"]}
+    assert ids(lead) == {for_all.json["id"], own.json["id"]}  # the author always reads their own note
+    assert ids(manager) == ids(exec_user) == {for_all.json["id"], own.json["id"], for_managers.json["id"]}
+    # a note the caller may not read answers 404 on edit and delete
+    assert api.put(f"/api/notes/{for_managers.json['id']}", as_=employee, json={"content": "x"}).status == 404
+    assert api.delete(f"/api/notes/{for_managers.json['id']}", as_=employee).status == 404
+    bad = api.post(f"/api/notes/{path}", as_=employee, json={"content": "x", "visibility": ["boss"]})
+    assert bad.status == 400
+
+
+def test_person_notes_follow_the_hierarchy(api, db, exec_user):
+    head = make_user(db, access_level="head")
+    manager = make_user(db, access_level="manager", manager_id=head.id)
+    report = make_user(db, access_level="employee", manager_id=manager.id)
+    outsider = make_user(db, access_level="employee")
+    for person in (manager, report, outsider):
+        made = api.post(f"/api/notes/person/{person.id}", as_=exec_user, json={"content": f"about {person.name}"})
+        assert made.status == 201
+
+    def reads(user, person):
+        answer = api.get(f"/api/notes/person/{person.id}", as_=user)
+        assert answer.status in (200, 404), answer
+        return answer.status == 200
+
+    assert all(reads(exec_user, p) for p in (manager, report, outsider, head))
+    assert reads(head, manager) and reads(head, report) and not reads(head, outsider)  # the subtree, any depth
+    assert reads(manager, report) and not reads(manager, outsider) and not reads(manager, head)
+    assert not reads(report, manager) and not reads(report, outsider)
+    assert reads(report, report)  # themselves: the notes whose visibility names their level
+    assert [n["content"] for n in _notes(api, report, f"person/{report.id}")] == [f"about {report.name}"]
+    assert api.post(f"/api/notes/person/{outsider.id}", as_=manager, json={"content": "x"}).status == 404
+
+
+def test_threading(api, db, employee):
+    company, other = make_company(db), make_company(db)
+    root = api.post(f"/api/notes/company/{company.id}", as_=employee, json={"content": "root"}).json["id"]
+    reply = api.post(f"/api/notes/company/{company.id}", as_=employee, json={"content": "reply", "parent_id": root})
+    assert reply.status == 201
+    listed = {n["id"]: n for n in _notes(api, employee, f"company/{company.id}")}
+    assert listed[reply.json["id"]]["parent_id"] == root
+    wrong = api.post(f"/api/notes/company/{other.id}", as_=employee, json={"content": "x", "parent_id": root})
+    assert wrong.status == 400 and wrong.json["details"][0]["field"] == "parent_id"
+    missing = api.post(f"/api/notes/company/{company.id}", as_=employee, json={"content": "x", "parent_id": "nope"})
+    assert missing.status == 400
+    assert api.delete(f"/api/notes/{root}", as_=employee).json == {"ok": True}  # replies go with it
+    assert _notes(api, employee, f"company/{company.id}") == []
+
+
+def test_mentions_notify_with_a_deep_link(api, db, employee):
+    colleague = make_user(db)
+    inactive = make_user(db, is_active=False)
+    deal = make_deal(db)
+    made = api.post(f"/api/notes/deal/{deal.id}", as_=employee,
+                    json={"content": "Look at this", "mentions": [colleague.id, colleague.id, employee.id]})
+    assert made.status == 201
+    note = _notes(api, employee, f"deal/{deal.id}")[0]
+    assert note["mentions"] == [colleague.id, employee.id]
+    sent = db.scalars(select(Notification).where(Notification.type == "mention")).all()
+    assert [(n.user_id, n.action_url, n.resource_id) for n in sent] == [
+        (colleague.id, f"/deals/{deal.id}#note-{made.json['id']}", made.json["id"])]  # not the author
+    for mentions in ([inactive.id], ["nobody"]):
+        refused = api.post(f"/api/notes/deal/{deal.id}", as_=employee, json={"content": "x", "mentions": mentions})
+        assert refused.status == 400 and refused.json["details"][0]["field"] == "mentions"
+
+
+def test_edit_by_author_or_executive_delete_by_author_or_manage(api, db, employee, exec_user):
+    colleague = make_user(db)
+    company = make_company(db)
+    note = api.post(f"/api/notes/company/{company.id}", as_=employee, json={"content": "x"}).json["id"]
+    assert api.put(f"/api/notes/{note}", as_=colleague, json={"content": "y"}).status == 403
+    assert api.put(f"/api/notes/{note}", as_=exec_user, json={"content": "by exec"}).json == {"ok": True}
+    assert api.delete(f"/api/notes/{note}", as_=colleague).status == 403
+    grant(db, colleague, "deals", "manage")
+    assert api.delete(f"/api/notes/{note}", as_=colleague).json == {"ok": True}
+
+
+def test_list_costs_constant_statements(api, db, exec_user, count_queries):
+    def cost(n):
+        company = make_company(db)
+        authors = [make_user(db) for _ in range(3)]
+        from chalicelib.areas.notes.models import Note
+
+        parent = None
+        for i in range(n):
+            note = Note(resource_type="company", resource_id=company.id, author_id=authors[i % 3].id, content=str(i),
+                        visibility=["executive"], mentions=[], parent_id=parent)
+            db.add(note)
+            db.flush()
+            parent = parent or note.id
+        with count_queries() as counter:
+            answer = api.get(f"/api/notes/company/{company.id}", as_=exec_user)
+        assert answer.status == 200 and len(answer.json["notes"]) == n
+        return counter.count
+
+    assert cost(5) == cost(100)
