@@ -24,6 +24,8 @@ AREAS = (
     "action_items",
     "sla",
     "notes",
+    "announcements",
+    "calendar",
 )
 
 

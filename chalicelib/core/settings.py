@@ -73,6 +73,23 @@ class Settings(BaseModel):
     vapid_public_key: str | None = None
     vapid_private_key: str | None = None
     vapid_subject: str = "mailto:ops@example.com"
+    # calendar: Google Calendar API v3 through a service account with domain-wide delegation
+    calendar_mode: str = "sandbox"
+    calendar_service_account_email: str | None = None
+    calendar_private_key: str | None = None  # the service account's PEM private key (RS256)
+    calendar_team_calendar_id: str | None = None  # the shared team calendar (sandbox default `team`)
+    # place search: a Nominatim-compatible search endpoint
+    places_mode: str = "sandbox"
+    places_base_url: str = "https://nominatim.openstreetmap.org"
+    places_user_agent: str = "work-management-service/1.0 (ops@example.com)"
+    # meeting notes: the Fireflies GraphQL API
+    meetnotes_mode: str = "sandbox"
+    meetnotes_api_key: str | None = None
+    meetnotes_sync_interval_minutes: int = 30
+    meetnotes_sync_enabled: bool = True
+    # announcements' distribution targets (sandbox defaults when unset: see docs/decisions/announcements.md)
+    announcements_chat_channel: str | None = None
+    announcements_email_to: str | None = None
 
     @property
     def is_sqlite(self) -> bool:

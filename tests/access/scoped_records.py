@@ -305,6 +305,12 @@ def _version(db, made) -> str:
     return make_version(db, _page_record(db, made), make_user(db)).id
 
 
+def _announcement(db, made) -> str:
+    from tests.areas.announcements.factories import make_announcement
+
+    return make_announcement(db).id
+
+
 UNSCOPED: dict[str, Unscoped] = {
     "key": Unscoped("config lists are organisation-wide: every config-lists holder sees every list", _config_key),
     "item_id": Unscoped("config list items are organisation-wide", _config_item),
@@ -323,6 +329,8 @@ UNSCOPED: dict[str, Unscoped] = {
                               lambda db, made: "project"),
     "policy_id": Unscoped("SLA policies are organisation-wide: every sla holder sees every policy "
                           "(docs/decisions/sla.md)", _sla_policy),
+    "announcement_id": Unscoped("announcements are company-wide: every announcements holder sees every one "
+                                "(document 3; docs/decisions/announcements.md)", _announcement),
 }
 
 

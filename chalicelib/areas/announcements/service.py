@@ -1,0 +1,193 @@
+"""Announcements: list, unread count, detail, create, edit, delete, read receipts and distribution.
+
+Rules (document 3, Announcements): create needs update:announcements and head or executive access; edit and
+distribute are for the original author or an executive (403 otherwise); delete needs manage:announcements and
+executive access, and removes the read receipts (and distributions) with it. Read receipts are shown to head
+and executive only. A new announcement notifies active staff (`announcement_published`, the author left out)
+through `notify_many`: a fixed number of statements whatever the staff count.
+
+Distribution calls the providers with no transaction held open (`ctx.release_connection()`), each channel on
+its own: one failing does not stop the others. Each outcome is recorded as a distribution row.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from sqlalchemy import delete, func, select
+
+from chalicelib.core.errors import BadRequest, DomainError, Forbidden, ServiceUnavailable
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_ignore, insert_rows
+from chalicelib.core.models import User
+from chalicelib.core.notify import notify_many
+from chalicelib.core.scoping import sees_all
+
+from .models import Announcement, AnnouncementDistribution, AnnouncementReceipt
+from .queries import list_records, load_announcement, one_record, receipt_records
+
+log = logging.getLogger("wms.announcements")
+SANDBOX_CHAT_CHANNEL = "C_ANNOUNCEMENTS"
+SANDBOX_EMAIL_TO = "all-staff@example.com"
+
+
+def list_announcements(ctx, query) -> list[dict]:
+    return list_records(ctx.db, ctx.user_id, query.category)
+
+
+def unread_count(ctx) -> int:
+    read = select(AnnouncementReceipt.announcement_id).where(AnnouncementReceipt.user_id == ctx.user_id)
+    return ctx.db.scalar(select(func.count()).select_from(Announcement).where(Announcement.id.not_in(read)))
+
+
+def get_announcement(ctx, announcement_id: str) -> dict:
+    load_announcement(ctx, announcement_id)
+    body = {"announcement": one_record(ctx.db, ctx.user_id, announcement_id)}
+    if sees_all(ctx.principal):
+        body["read_receipts"] = receipt_records(ctx.db, announcement_id)
+    return body
+
+
+def _notify_staff(ctx, announcement: Announcement) -> None:
+    staff = ctx.db.scalars(select(User.id).where(User.is_active.is_(True), User.id != ctx.user_id))
+    notify_many(ctx, [{"user_id": user_id, "type": "announcement_published",
+                       "title": f"New announcement: {announcement.title}"[:500], "resource_type": "announcement",
+                       "resource_id": announcement.id, "action_url": f"/announcements/{announcement.id}",
+                       "actor_id": ctx.user_id} for user_id in staff])
+
+
+def create_announcement(ctx, *, data) -> dict:
+    announcement = Announcement(**data.model_dump(), author_id=ctx.user_id)
+    ctx.db.add(announcement)
+    ctx.db.flush()
+    _notify_staff(ctx, announcement)
+    return one_record(ctx.db, ctx.user_id, announcement.id)
+
+
+def _author_or_executive(ctx, announcement: Announcement, what: str) -> None:
+    if announcement.author_id != ctx.user_id and ctx.principal.access_level != "executive":
+        raise Forbidden(f"Only the author or an executive may {what} this announcement")
+
+
+def update_announcement(ctx, *, announcement_id: str, data) -> dict:
+    announcement = load_announcement(ctx, announcement_id)
+    _author_or_executive(ctx, announcement, "edit")
+    for key, value in data.changes().items():
+        setattr(announcement, key, value)
+    ctx.db.flush()
+    return one_record(ctx.db, ctx.user_id, announcement.id)
+
+
+def delete_announcement(ctx, *, announcement_id: str) -> None:
+    load_announcement(ctx, announcement_id)
+    # receipts and distributions go with it (ON DELETE CASCADE)
+    ctx.db.execute(delete(Announcement).where(Announcement.id == announcement_id))
+
+
+def mark_read(ctx, *, announcement_id: str) -> None:
+    """Idempotent: the first read is kept (a concurrent second read is a no-op)."""
+    load_announcement(ctx, announcement_id)
+    insert_ignore(ctx.db, AnnouncementReceipt, {"announcement_id": announcement_id, "user_id": ctx.user_id},
+                  conflict=("announcement_id", "user_id"))
+
+
+def distributions(ctx, *, announcement_id: str) -> list[dict]:
+    from .queries import distribution_records
+
+    load_announcement(ctx, announcement_id)
+    return distribution_records(ctx.db, announcement_id)
+
+
+# ---------------------------------------------------------------- distribution
+
+def _configured(value: str | None, mode: str, sandbox_default: str, what: str) -> str:
+    if value:
+        return value
+    if mode == "sandbox":
+        return sandbox_default
+    raise ServiceUnavailable(f"No {what} is configured")
+
+
+def _calendar_event(announcement: dict, spec) -> dict:
+    from chalicelib.core.settings import get_settings
+
+    event = {"summary": announcement["title"], "description": announcement["content"]}
+    if spec.start_time:
+        zone = get_settings().org_timezone
+        day = spec.date.isoformat()
+        event["start"] = {"dateTime": f"{day}T{spec.start_time}:00", "timeZone": zone}
+        event["end"] = {"dateTime": f"{day}T{spec.end_time}:00", "timeZone": zone}
+    else:  # all-day: Google's end date is exclusive
+        event["start"] = {"date": spec.date.isoformat()}
+        event["end"] = {"date": (spec.date + timedelta(days=1)).isoformat()}
+    return event
+
+
+def _send_chat(ctx, announcement: dict) -> str:
+    from chalicelib.providers.chat import get_chat
+
+    settings = ctx.settings
+    channel = _configured(settings.announcements_chat_channel, settings.provider_mode("chat"), SANDBOX_CHAT_CHANNEL,
+                          "announcements chat channel (ANNOUNCEMENTS_CHAT_CHANNEL)")
+    text = f"*{announcement['title']}*\n{announcement['content']}"
+    return get_chat(db=ctx.db).post_message(channel=channel, text=text[:39000])["ts"]
+
+
+def _send_calendar(ctx, announcement: dict, spec, user_email: str) -> str:
+    from chalicelib.providers.calendar import get_calendar, team_calendar_id
+
+    calendar = get_calendar(db=ctx.db)
+    if calendar is None:
+        raise ServiceUnavailable("The calendar is not configured")
+    return calendar.insert_event(user_email, team_calendar_id(), _calendar_event(announcement, spec))["id"]
+
+
+def _send_email(ctx, announcement: dict) -> str:
+    from chalicelib.providers.mail import get_mail
+
+    settings = ctx.settings
+    address = _configured(settings.announcements_email_to, settings.provider_mode("mail"), SANDBOX_EMAIL_TO,
+                          "announcements e-mail address (ANNOUNCEMENTS_EMAIL_TO)")
+    text = announcement["content"]
+    if announcement.get("author_name"):
+        text = f"{text}\n\n— {announcement['author_name']}"
+    return get_mail(db=ctx.db).send(to=[address], subject=f"Announcement: {announcement['title']}", text=text)
+
+
+def distribute(ctx, *, announcement_id: str, data) -> dict:
+    """Send to each channel asked for; answer `{channel: {status, external_id} | {status: failed, error}}`."""
+    channels = [name for name in ("chat", "calendar", "email") if getattr(data, name)]
+    if not channels:
+        raise BadRequest("Name at least one channel: chat, calendar or email",
+                         details=[{"field": "body", "message": "no channel requested"}])
+    announcement = load_announcement(ctx, announcement_id)
+    _author_or_executive(ctx, announcement, "distribute")
+    record = one_record(ctx.db, ctx.user_id, announcement_id)
+    user_email = ctx.principal.user.email
+    ctx.release_connection()  # no transaction is held open while the providers answer
+    results: dict[str, dict] = {}
+    rows = []
+    for channel in channels:
+        try:
+            if channel == "chat":
+                external_id = _send_chat(ctx, record)
+            elif channel == "calendar":
+                external_id = _send_calendar(ctx, record, data.calendar, user_email)
+            else:
+                external_id = _send_email(ctx, record)
+            results[channel] = {"status": "sent", "external_id": external_id}
+            rows.append({"channel": channel, "status": "sent", "external_id": external_id, "error": None})
+        except DomainError as exc:
+            detail = exc.extra.get("detail") if exc.extra else None
+            error = f"{exc.message}: {detail}" if detail and detail != exc.message else exc.message
+            results[channel] = {"status": "failed", "error": error}
+            rows.append({"channel": channel, "status": "failed", "external_id": None, "error": error})
+        except Exception as exc:  # noqa: BLE001 - a provider's unexpected failure is this channel's failure only
+            log.exception("announcement distribution to %s failed", channel)
+            results[channel] = {"status": "failed", "error": f"Unexpected error: {type(exc).__name__}"}
+            rows.append({"channel": channel, "status": "failed", "external_id": None,
+                         "error": results[channel]["error"]})
+    now = utcnow()
+    insert_rows(ctx.db, AnnouncementDistribution, [
+        {**row, "announcement_id": announcement_id, "sent_by": ctx.user_id, "sent_at": now} for row in rows])
+    return {"results": results}

@@ -1,0 +1,76 @@
+"""Calendar: the interface every calendar adapter implements, in Google Calendar API v3's terms.
+
+Every call acts as a user of the organisation (`user_email`: domain-wide delegation), on a calendar id
+(`primary` is that user's own calendar). Events are Google event resources (id, status, htmlLink,
+summary, description, location, start, end, attendees, organizer).
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+from chalicelib.core.errors import DomainError
+from chalicelib.core.settings import get_settings
+
+RESPONSES = ("accepted", "declined", "tentative")
+
+
+class CalendarError(DomainError):
+    """A provider failure: `{ error, detail }` with the provider's message in detail (document 3: calendar
+    create failure). Status 502 by default; the provider's 404 stays 404, a rate limit is 503, a timeout 504."""
+
+    status = 502
+    default_message = "Calendar provider request failed"
+
+    def __init__(self, message: str | None = None, *, detail: str = "", status: int | None = None) -> None:
+        super().__init__(message, extra={"detail": detail or message or self.default_message})
+        if status is not None:
+            self.status = status
+
+
+def team_calendar_id() -> str:
+    """The shared team calendar (CALENDAR_TEAM_CALENDAR_ID; `team` in the sandbox)."""
+    return get_settings().calendar_team_calendar_id or "team"
+
+
+class CalendarProvider(Protocol):
+    def list_calendars(self, user_email: str) -> list[dict]:
+        """`[{id, label}]`: the user's primary calendar and the shared team calendar."""
+        ...
+
+    def list_events(self, user_email: str, calendar_id: str, *, time_min: str, time_max: str) -> list[dict]:
+        """Events overlapping [time_min, time_max) (RFC 3339), single events (recurrences expanded)."""
+        ...
+
+    def get_event(self, user_email: str, calendar_id: str, event_id: str) -> dict:
+        ...
+
+    def insert_event(self, user_email: str, calendar_id: str, event: dict) -> dict:
+        """Create; invitations are sent to the attendees (sendUpdates=all)."""
+        ...
+
+    def update_event(self, user_email: str, calendar_id: str, event_id: str, event: dict) -> dict:
+        """Replace the event's fields given (attendees replaces the whole list); sendUpdates=all."""
+        ...
+
+    def patch_event(self, user_email: str, calendar_id: str, event_id: str, patch: dict) -> dict:
+        ...
+
+    def delete_event(self, user_email: str, calendar_id: str, event_id: str) -> None:
+        ...
+
+    def respond(self, user_email: str, calendar_id: str, event_id: str, status: str) -> dict:
+        """Set only the caller's attendee responseStatus (the organiser is told: sendUpdates=all)."""
+        ...
+
+
+def with_own_response(event: dict, user_email: str, status: str) -> list[dict]:
+    """The event's attendees with the caller's responseStatus set to `status` (others unchanged); a
+    CalendarError 400 when the caller is not invited."""
+    attendees = [dict(attendee) for attendee in event.get("attendees") or []]
+    mine = [a for a in attendees if (a.get("email") or "").lower() == user_email.lower() or a.get("self")]
+    if not mine:
+        raise CalendarError("You are not an attendee of this event", detail="The caller is not in the attendee list",
+                            status=400)
+    for attendee in mine:
+        attendee["responseStatus"] = status
+    return attendees

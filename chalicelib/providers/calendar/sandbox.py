@@ -1,0 +1,164 @@
+"""Sandbox calendar: events kept in `sandbox_calendar_events`, answered in Google Calendar's event shape.
+
+Behaves like Google for the cases the service needs: `primary` is the acting user's calendar; an event
+with attendees also appears on each attendee's primary calendar with their responseStatus `needsAction`
+(the organiser `accepted`); a calendar id containing `invalid` is not found (404); writing another
+user's primary calendar is forbidden (403); an event without start or end is refused (400).
+"""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import or_, select
+
+from chalicelib.core.ids import utcnow
+from chalicelib.core.timeutil import iso
+
+from .base import CalendarError, team_calendar_id, with_own_response
+from .models import SandboxCalendarEvent
+
+EVENT_FIELDS = ("summary", "description", "location", "start", "end", "attendees")
+
+
+def _parse_time(value: dict | None, field: str) -> datetime:
+    if not isinstance(value, dict) or not (value.get("dateTime") or value.get("date")):
+        raise CalendarError("Calendar provider refused the event", detail=f"Missing {field} time.", status=400)
+    try:
+        if value.get("dateTime"):
+            moment = datetime.fromisoformat(str(value["dateTime"]).replace("Z", "+00:00"))
+            return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        day = datetime.fromisoformat(str(value["date"]))
+        return day.replace(tzinfo=timezone.utc)
+    except ValueError as exc:
+        raise CalendarError("Calendar provider refused the event", detail=f"Invalid {field} time.", status=400) from exc
+
+
+def _parse_bound(value: str) -> datetime:
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+class SandboxCalendar:
+    def __init__(self, *, db=None) -> None:
+        if db is None:
+            from chalicelib.core.db import new_session
+
+            db = new_session()
+        self.db = db
+
+    # ------------------------------------------------------------ helpers
+
+    def _calendar(self, user_email: str, calendar_id: str) -> str:
+        if "invalid" in calendar_id.lower():
+            raise CalendarError("Calendar not found", detail="Not Found", status=404)
+        return user_email.lower() if calendar_id in ("primary", user_email, user_email.lower()) else calendar_id
+
+    def _writable(self, user_email: str, calendar_id: str) -> str:
+        calendar = self._calendar(user_email, calendar_id)
+        if calendar not in (user_email.lower(), team_calendar_id()):
+            raise CalendarError("Calendar provider refused the request",
+                                detail="You need to have writer access to this calendar.", status=403)
+        return calendar
+
+    def _row(self, user_email: str, calendar_id: str, event_id: str) -> SandboxCalendarEvent:
+        calendar = self._calendar(user_email, calendar_id)
+        row = self.db.get(SandboxCalendarEvent, event_id)
+        if row is None or (row.calendar_id != calendar and f",{calendar}," not in row.attendee_emails):
+            raise CalendarError("Event not found", detail="Not Found", status=404)
+        return row
+
+    def _view(self, row: SandboxCalendarEvent, viewer: str) -> dict:
+        event = dict(row.event)
+        attendees = [dict(a) for a in event.get("attendees") or []]
+        for attendee in attendees:
+            if (attendee.get("email") or "").lower() == viewer.lower():
+                attendee["self"] = True
+        if attendees:
+            event["attendees"] = attendees
+        organizer = dict(event.get("organizer") or {})
+        if (organizer.get("email") or "").lower() == viewer.lower():
+            organizer["self"] = True
+        event["organizer"] = organizer
+        return event
+
+    def _store(self, row: SandboxCalendarEvent, event: dict) -> None:
+        start, end = _parse_time(event.get("start"), "start"), _parse_time(event.get("end"), "end")
+        if end < start:
+            raise CalendarError("Calendar provider refused the event", detail="The specified time range is empty.",
+                                status=400)
+        attendees = []
+        for attendee in event.get("attendees") or []:
+            email = str(attendee.get("email") or "").strip().lower()
+            if not email:
+                continue
+            attendees.append({**{k: v for k, v in attendee.items() if k != "self"}, "email": email,
+                              "responseStatus": attendee.get("responseStatus") or (
+                                  "accepted" if email == row.organizer_email else "needsAction")})
+        event["attendees"] = attendees
+        event["updated"] = iso(utcnow())
+        row.event = {key: value for key, value in event.items() if key != "self"}
+        row.start_at, row.end_at = start, end
+        row.attendee_emails = "," + ",".join(a["email"] for a in attendees) + "," if attendees else ""
+        self.db.flush()
+
+    # ------------------------------------------------------------ the interface
+
+    def list_calendars(self, user_email: str) -> list[dict]:
+        return [{"id": "primary", "label": user_email}, {"id": team_calendar_id(), "label": "Team calendar"}]
+
+    def list_events(self, user_email: str, calendar_id: str, *, time_min: str, time_max: str) -> list[dict]:
+        calendar = self._calendar(user_email, calendar_id)
+        rows = self.db.scalars(
+            select(SandboxCalendarEvent)
+            .where(or_(SandboxCalendarEvent.calendar_id == calendar,
+                       SandboxCalendarEvent.attendee_emails.contains(f",{calendar},")),
+                   SandboxCalendarEvent.end_at > _parse_bound(time_min),
+                   SandboxCalendarEvent.start_at < _parse_bound(time_max))
+            .order_by(SandboxCalendarEvent.start_at, SandboxCalendarEvent.id).limit(2500))
+        return [self._view(row, user_email) for row in rows]
+
+    def get_event(self, user_email: str, calendar_id: str, event_id: str) -> dict:
+        return self._view(self._row(user_email, calendar_id, event_id), user_email)
+
+    def insert_event(self, user_email: str, calendar_id: str, event: dict) -> dict:
+        calendar = self._writable(user_email, calendar_id)
+        event_id = uuid.uuid4().hex
+        now = iso(utcnow())
+        body = {key: event[key] for key in EVENT_FIELDS if event.get(key) is not None}
+        body.update(id=event_id, status="confirmed", htmlLink=f"https://calendar.sandbox.test/event?eid={event_id}",
+                    created=now, organizer={"email": user_email.lower()}, creator={"email": user_email.lower()})
+        row = SandboxCalendarEvent(id=event_id, calendar_id=calendar, organizer_email=user_email.lower(),
+                                   start_at=utcnow(), end_at=utcnow() + timedelta(hours=1), event={})
+        self._store(row, body)
+        self.db.add(row)
+        self.db.flush()
+        return self._view(row, user_email)
+
+    def update_event(self, user_email: str, calendar_id: str, event_id: str, event: dict) -> dict:
+        self._writable(user_email, calendar_id)
+        row = self._row(user_email, calendar_id, event_id)
+        old = {(a.get("email") or "").lower(): a.get("responseStatus") for a in row.event.get("attendees") or []}
+        body = {**row.event, **{key: event.get(key) for key in EVENT_FIELDS}}
+        body["attendees"] = [{**a, "responseStatus": a.get("responseStatus") or old.get((a.get("email") or "").lower())}
+                             for a in body.get("attendees") or []]
+        self._store(row, {k: v for k, v in body.items() if v is not None})
+        return self._view(row, user_email)
+
+    def patch_event(self, user_email: str, calendar_id: str, event_id: str, patch: dict) -> dict:
+        row = self._row(user_email, calendar_id, event_id)
+        if set(patch) - {"attendees"}:
+            self._writable(user_email, calendar_id)
+        self._store(row, {**row.event, **patch})
+        return self._view(row, user_email)
+
+    def delete_event(self, user_email: str, calendar_id: str, event_id: str) -> None:
+        self._writable(user_email, calendar_id)
+        row = self._row(user_email, calendar_id, event_id)
+        self.db.delete(row)
+        self.db.flush()
+
+    def respond(self, user_email: str, calendar_id: str, event_id: str, status: str) -> dict:
+        event = self.get_event(user_email, calendar_id, event_id)
+        return self.patch_event(user_email, calendar_id, event_id,
+                                {"attendees": with_own_response(event, user_email, status)})
