@@ -103,8 +103,12 @@ def dbapi_connect(url: str, driver: str = "pg8000"):
                                dbname=u.database, sslmode="disable", gssencmode="disable")
     import pg8000.dbapi
 
-    return pg8000.dbapi.connect(user=u.username, password=u.password, host=u.host, port=u.port or 5432,
-                                database=u.database)
+    from chalicelib.core.db import pipeline_pg8000
+
+    connection = pg8000.dbapi.connect(user=u.username, password=u.password, host=u.host, port=u.port or 5432,
+                                      database=u.database)
+    pipeline_pg8000(connection)  # the driver as the app configures it: the floor is not made slower than ours
+    return connection
 
 
 class PrimaryKeyFloor:

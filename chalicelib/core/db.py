@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import logging
 import ssl
+import time
 from contextlib import contextmanager
+from functools import lru_cache
 from datetime import date, datetime, timezone
 from typing import Any, Iterator
 
@@ -89,7 +91,7 @@ def _ssl_context(settings) -> ssl.SSLContext:
 def make_engine(url: str | None = None) -> Engine:
     settings = get_settings()
     url = url or settings.database_url
-    kwargs: dict[str, Any] = {"pool_pre_ping": True, "future": True}
+    kwargs: dict[str, Any] = {"future": True}
     connect_args: dict[str, Any] = {}
     if url.startswith("sqlite"):
         connect_args["check_same_thread"] = False
@@ -99,11 +101,76 @@ def make_engine(url: str | None = None) -> Engine:
         if settings.database_ssl == "verify" and "pg8000" in url:
             connect_args["ssl_context"] = _ssl_context(settings)
     engine = create_engine(url, connect_args=connect_args, **kwargs)
+    _ping_when_idle(engine)
     if url.startswith("sqlite"):
         _sqlite_transactions(engine)
     elif engine.dialect.driver == "pg8000":
         _pg8000_fast_timestamps(engine)
+        _pg8000_cached_placeholders()
     return engine
+
+
+# A connection back from the pool within this many seconds of its last use is not pinged: a Lambda
+# container serves requests back to back on one connection, and `pool_pre_ping` paid a round trip on
+# every request for the rare connection that died in between (issue 11 item 6). One idle for longer
+# (the database or RDS Proxy may have closed it) is pinged first and replaced when the ping fails.
+PING_AFTER_IDLE_SECONDS = 30.0
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    from sqlalchemy import exc
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(_dbapi_connection, record):
+        record.info["wms_last_used"] = time.monotonic()
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_connection, record):
+        if record is not None:
+            record.info["wms_last_used"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_connection, record, _proxy):
+        last_used = record.info.get("wms_last_used")
+        if last_used is not None and time.monotonic() - last_used < PING_AFTER_IDLE_SECONDS:
+            return
+        try:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("SELECT 1")
+            cursor.close()
+            dbapi_connection.rollback()
+        except Exception as error:  # noqa: BLE001 - any failure means the connection is gone
+            # the pool discards this connection and checks out a fresh one (SQLAlchemy's documented
+            # pessimistic disconnect handling)
+            raise exc.DisconnectionError(f"stale pooled connection: {type(error).__name__}") from error
+        record.info["wms_last_used"] = time.monotonic()
+
+
+def _pg8000_cached_placeholders() -> None:
+    """pg8000 rewrites `%s` placeholders to `$n` by scanning every statement character by character on
+    every execute (half a millisecond for a long list query: a tenth of a request). The rewrite of the
+    `format` paramstyle (the one SQLAlchemy's dialect uses) depends on the statement's text alone, and
+    SQLAlchemy's compiled cache hands the same texts back request after request, so the rewritten text is
+    remembered (bounded). Other paramstyles keep pg8000's own function. Installed once per process."""
+    from pg8000 import dbapi, legacy
+
+    original = dbapi.convert_paramstyle
+    if getattr(legacy.convert_paramstyle, "wms_cached", False):
+        return
+
+    @lru_cache(maxsize=2048)
+    def rewritten(query: str) -> str:
+        return original("format", query, ())[0]
+
+    def convert_paramstyle(style, query, args):
+        if style == "format":
+            return rewritten(query), args
+        return original(style, query, args)
+
+    convert_paramstyle.wms_cached = True
+    convert_paramstyle.original = original
+    legacy.convert_paramstyle = convert_paramstyle
+    dbapi.convert_paramstyle = convert_paramstyle
 
 
 def _pg8000_fast_timestamps(engine: Engine) -> None:
@@ -128,6 +195,44 @@ def _pg8000_fast_timestamps(engine: Engine) -> None:
     def _on_connect(dbapi_connection, _record):
         for oid, read in readers.items():
             dbapi_connection.register_in_adapter(oid, read)
+        pipeline_pg8000(dbapi_connection)
+
+
+def pipeline_pg8000(dbapi_connection) -> None:
+    """One round trip per statement on a pg8000 connection instead of three (issue 11 item 6).
+
+    pg8000 runs a parameterised statement as Parse+Sync (wait), Describe+Sync (wait), Bind+Execute+Sync
+    (wait). The extended query protocol allows the whole sequence in one message batch (what libpq and
+    psycopg send): Parse, Bind, Describe portal, Execute, Sync, then read until ReadyForQuery. pg8000's
+    own message handlers read the answers unchanged (RowDescription or NoData, DataRows,
+    CommandComplete; an ErrorResponse makes the server skip to the Sync and pg8000 raises it as
+    before). The parameters are encoded before anything is written, so an unencodable value fails
+    without leaving half a batch on the wire. COPY (a `stream`) keeps pg8000's own path."""
+    from pg8000 import core
+
+    original = dbapi_connection.execute_unnamed
+    describe_portal = core.PORTAL + core.NULL_BYTE
+
+    def execute_unnamed(statement, vals=(), oids=(), stream=None):
+        if stream is not None:
+            return original(statement, vals=vals, oids=oids, stream=stream)
+        params = core.make_params(dbapi_connection.py_types, vals)
+        context = core.Context(statement)
+        dbapi_connection.send_PARSE(core.NULL_BYTE, statement, oids)
+        dbapi_connection.send_BIND(core.NULL_BYTE, params)
+        dbapi_connection._send_message(core.DESCRIBE, describe_portal)
+        dbapi_connection.send_EXECUTE()
+        core._write(dbapi_connection._sock, core.SYNC_MSG)
+        try:
+            core._flush(dbapi_connection._sock)
+        except AttributeError as error:
+            if dbapi_connection._sock is None:
+                raise core.InterfaceError("connection is closed") from error
+            raise
+        dbapi_connection.handle_messages(context)
+        return context
+
+    dbapi_connection.execute_unnamed = execute_unnamed
 
 
 def _sqlite_transactions(engine: Engine) -> None:

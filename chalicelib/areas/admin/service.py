@@ -21,7 +21,9 @@ REDACTED = "[redacted]"
 
 def me(ctx) -> tuple[dict, dict]:
     """The caller's own record (salary included) and effective permissions."""
-    return get_user_record(ctx, user_id=ctx.user_id, show_salary=True), dict(ctx.principal.permissions)
+    principal = ctx.principal  # the user and the names were read by the principal's statement
+    return (user_record(principal.user, principal.squad_name, principal.manager_name, show_salary=True),
+            dict(principal.permissions))
 
 
 def list_users(ctx, *, query: UserListQuery) -> Page:

@@ -1,0 +1,130 @@
+"""The pg8000 connection as core/db.py configures it (issue 11 item 6): one round trip per statement
+(Parse, Bind, Describe, Execute, Sync sent together), placeholder rewriting remembered, a pooled connection
+pinged only after it sat idle. Each behaviour is checked for what it must keep: results, errors and a
+connection that stays usable after an error."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from sqlalchemy import create_engine, exc, text
+
+from bench.pgproxy import CountingProxy
+from chalicelib.core import db as core_db
+
+
+@pytest.fixture
+def pg8000_url(database_url):
+    if "pg8000" not in database_url:
+        pytest.skip("the pg8000 configuration is about pg8000")
+    return database_url
+
+
+@pytest.fixture
+def proxied(pg8000_url):
+    """An engine made by core.db.make_engine whose connections go through a counting proxy."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(pg8000_url)
+    proxy = CountingProxy(url.host or "127.0.0.1", url.port or 5432)
+    engine = core_db.make_engine(url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False))
+    yield engine, proxy
+    engine.dispose()
+    proxy.close()
+
+
+def test_a_parameterised_statement_is_one_round_trip(proxied):
+    engine, proxy = proxied
+    with engine.connect() as conn:
+        conn.execute(text("SELECT 1")).all()  # opens the transaction
+        before, _ = proxy.snapshot()
+        for n in range(5):
+            assert conn.execute(text("SELECT CAST(:n AS integer) + 1 AS v"), {"n": n}).scalar_one() == n + 1
+        after, _ = proxy.snapshot()
+        conn.rollback()
+    assert after - before == 5  # pg8000 alone takes three per statement: 15
+
+
+def test_results_types_and_statements_without_rows(pg8000_url):
+    engine = core_db.make_engine(pg8000_url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("CREATE TEMPORARY TABLE wms_pipe (id integer PRIMARY KEY, at timestamptz, d date, "
+                              "note text)"))
+            result = conn.execute(text("INSERT INTO wms_pipe VALUES (:i, :at, :d, :note)"),
+                                  {"i": 1, "at": dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc),
+                                   "d": dt.date(2026, 2, 3), "note": "it's %s"})
+            assert result.rowcount == 1
+            row = conn.execute(text("SELECT id, at, d, note FROM wms_pipe WHERE id = :i"), {"i": 1}).one()
+            assert row == (1, dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc), dt.date(2026, 2, 3), "it's %s")
+            assert conn.execute(text("SELECT id FROM wms_pipe WHERE id = :i"), {"i": 2}).all() == []
+            conn.rollback()
+    finally:
+        engine.dispose()
+
+
+def test_errors_are_raised_and_the_connection_stays_usable(pg8000_url):
+    engine = core_db.make_engine(pg8000_url)
+    try:
+        with engine.connect() as conn:
+            with pytest.raises(exc.ProgrammingError):
+                conn.execute(text("SELEC broken :x"), {"x": 1})  # a Parse error: the batch is skipped to Sync
+            conn.rollback()
+            conn.execute(text("CREATE TEMPORARY TABLE wms_pipe2 (id integer PRIMARY KEY)"))
+            conn.execute(text("INSERT INTO wms_pipe2 VALUES (:i)"), {"i": 1})
+            with pytest.raises(exc.IntegrityError):
+                conn.execute(text("INSERT INTO wms_pipe2 VALUES (:i)"), {"i": 1})  # an Execute error
+            conn.rollback()
+            assert conn.execute(text("SELECT :a || :b"), {"a": "still ", "b": "fine"}).scalar_one() == "still fine"
+    finally:
+        engine.dispose()
+
+
+def test_placeholder_rewriting_is_remembered_and_keeps_pg8000s_rules(pg8000_url):
+    core_db.make_engine(pg8000_url).dispose()  # installs the cache
+    from pg8000 import dbapi, legacy
+
+    convert = legacy.convert_paramstyle
+    assert convert is dbapi.convert_paramstyle and convert.wms_cached
+    query = "SELECT '%s' AS literal, %s AS value, 10 %% 3 -- a comment %s\n"
+    assert convert("format", query, (1,)) == convert.original("format", query, (1,))
+    assert convert("format", query, (2,))[1] == (2,)  # the parameters are the call's, not the cached ones
+    assert convert("named", "SELECT :a, :b, :a", {"a": 1, "b": 2}) == ("SELECT $1, $2, $1", (1, 2))
+
+
+def test_a_connection_idle_past_the_limit_is_pinged_and_a_dead_one_replaced(pg8000_url, monkeypatch):
+    engine = core_db.make_engine(pg8000_url)
+    try:
+        with engine.connect() as conn:
+            first_pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+            conn.rollback()
+        # the server ends the pooled session while it sits in the pool
+        with engine.connect() as other:
+            pass
+        killer = create_engine(pg8000_url)
+        with killer.connect() as conn:
+            conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": first_pid})
+            conn.commit()
+        killer.dispose()
+        # within the idle limit it would be handed out unpinged; past it the ping finds it dead
+        monkeypatch.setattr(core_db, "PING_AFTER_IDLE_SECONDS", -1.0)
+        with engine.connect() as conn:
+            pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+        assert pid != first_pid
+        del other
+    finally:
+        engine.dispose()
+
+
+def test_a_recently_used_connection_is_not_pinged(proxied):
+    engine, proxy = proxied
+    with engine.connect() as conn:
+        conn.execute(text("SELECT 1")).all()
+        conn.rollback()
+    before, _ = proxy.snapshot()
+    with engine.connect() as conn:
+        conn.execute(text("SELECT CAST(:n AS integer)"), {"n": 1}).all()
+        conn.rollback()
+    after, _ = proxy.snapshot()
+    # begin, the statement, rollback: no ping
+    assert after - before == 3
