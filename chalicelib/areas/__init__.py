@@ -26,6 +26,8 @@ AREAS = (
     "notes",
     "announcements",
     "calendar",
+    "clients",
+    "relationships",
 )
 
 

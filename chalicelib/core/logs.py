@@ -20,7 +20,8 @@ _FIELDS = re.compile(
     r"(?i)((?:\\?[\"'])?(?:password|passwd|secret|token|api_key|apikey|authorization|cookie|private_key)"
     r"[a-z_]*(?:\\?[\"'])?\s*[:=]\s*)(\\?[\"'])?([^\s\"',;\\}]+)")
 SECRET_SETTINGS = ("auth_jwt_secret", "secrets_key", "portal_service_token", "ai_api_key", "chat_bot_token",
-                   "vapid_private_key", "calendar_private_key", "meetnotes_api_key")
+                   "vapid_private_key", "calendar_private_key", "meetnotes_api_key",
+                   "twilio_auth_token")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{7,127}")
 
 

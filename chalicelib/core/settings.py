@@ -70,6 +70,12 @@ class Settings(BaseModel):
     chat_mode: str = "sandbox"
     chat_bot_token: str | None = None
     push_mode: str = "sandbox"
+    # SMS, MMS and message app: Twilio (the message app is WhatsApp)
+    sms_mode: str = "sandbox"
+    twilio_account_sid: str | None = None
+    twilio_auth_token: str | None = None
+    twilio_from_number: str | None = None
+    twilio_msgapp_from: str | None = None  # the WhatsApp sender; default twilio_from_number
     vapid_public_key: str | None = None
     vapid_private_key: str | None = None
     vapid_subject: str = "mailto:ops@example.com"

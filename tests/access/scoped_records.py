@@ -188,6 +188,41 @@ def _hidden_note(db, made) -> Made:
     return Made(note.id, project.owner)
 
 
+# ------------------------------------------------------------------ relationships
+
+def _hidden_relationship_action(db, made) -> Made:
+    from chalicelib.areas.relationships.models import RelationshipAction
+    from tests.areas.deals.factories import make_contact
+
+    owner = _someone(db)
+    action = RelationshipAction(contact_id=make_contact(db).id, title="Hidden call", action_type="call",
+                                assigned_to_user_id=owner.id, status="pending", is_auto=False)
+    db.add(action)
+    db.flush()
+    return Made(action.id, owner)
+
+
+def _life_event(db, made) -> str:
+    from chalicelib.areas.relationships.models import LifeEvent
+
+    event = LifeEvent(contact_id=made["contact_id"].id, event_type="birthday", title="Birthday",
+                      recurs_annually=False, auto_action_enabled=False, auto_action_days_before=7)
+    db.add(event)
+    db.flush()
+    return event.id
+
+
+def _partner(db, made) -> str:
+    from chalicelib.areas.clients.service import ensure_client_profile
+    from chalicelib.areas.relationships.models import Partner
+
+    ensure_client_profile(db, made["company_id"].id)
+    partner = Partner(company_id=made["company_id"].id, partner_company_name="Partner Co")
+    db.add(partner)
+    db.flush()
+    return partner.id
+
+
 def _parent(db, made, name, maker):
     if name in made:
         return made[name].id, made[name].owner
@@ -218,6 +253,8 @@ SCOPED: dict[str, Scoped] = {
     "record_id": Scoped(_hidden_project, rule="a note's record must be visible to the caller (here a project, "
                                               "with resource_type `project`: docs/decisions/notes.md)"),
     "note_id": Scoped(_hidden_note, rule="a note is read with its record (here a hidden project)"),
+    "relationship_action_id": Scoped(_hidden_relationship_action, rule="executive and head see every relationship "
+                                     "action; a manager their own and their squad's; others their own (document 2)"),
 }
 
 
@@ -325,6 +362,9 @@ UNSCOPED: dict[str, Unscoped] = {
     "comment_id": Unscoped("seen with the page; editing another's comment is an authorship rule (403) that the "
                            "pages area tests, and pages:manage may delete any comment", _comment),
     "version_id": Unscoped("a page's versions are seen with the page", _version),
+    "event_id": Unscoped("life events: every relationships holder sees every contact's (docs/decisions/"
+                         "relationships.md)", _life_event),
+    "partner_id": Unscoped("partners: every relationships holder sees every client's", _partner),
     "resource_type": Unscoped("a note's resource type is a name; the record_id beside it is scoped",
                               lambda db, made: "project"),
     "policy_id": Unscoped("SLA policies are organisation-wide: every sla holder sees every policy "

@@ -22,6 +22,7 @@ BODY_SCOPED = {
     "roadmap_item_id": records._hidden_roadmap_item,
     "goal_id": records._hidden_goal,
     "resource_id": records._hidden_project,  # with resource_type "project"
+    "auto_action_id": records._hidden_relationship_action,
 }
 _USERS = "users are the directory: any active user may be named (permission rules apply, not record scope)"
 _CONFIG = "config list items are organisation-wide (checked to belong to their list)"
@@ -38,6 +39,8 @@ BODY_UNSCOPED = {
     "policy_id": "SLA policies are organisation-wide: every sla holder sees every policy (docs/decisions/sla.md)",
     "entity_id": "pages are shared by every pages holder; the entity link is a label (docs/decisions/pages.md)",
     "parent_id": "pages are shared by every pages holder",
+    "assigned_to_user_id": _USERS,
+    "onboarding_template_id": "onboarding templates are organisation-wide (their area is not built yet)",
     "page_id": "an upload's folder is named after a page; pages are shared by every pages holder",
 }
 

@@ -24,6 +24,8 @@ BOTH_WAYS = {
     frozenset({"budgets", "timesheets"}): "a time entry may name a budget line; a budget totals its time entries",
     frozenset({"sla", "tasks"}): "a task created in a project with an SLA policy gets its SLA (issue 12 item 3); "
                                  "a task's SLA is seen with the task",
+    frozenset({"action_items", "relationships"}): "relationship actions are mirrored to the action centre and "
+                                                  "completion on either side completes the other (issue 14 item 4)",
 }
 
 

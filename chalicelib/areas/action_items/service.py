@@ -9,7 +9,7 @@ Only manual items can be deleted (400 otherwise): by their creator or a holder o
 """
 from __future__ import annotations
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 
 from chalicelib.core.errors import BadRequest, Forbidden, NotFound
 from chalicelib.core.models import User
@@ -144,11 +144,37 @@ def update_item(ctx, *, item_id: str, data) -> dict:
 
 
 def complete_item(ctx, *, item_id: str) -> None:
-    """Marks the item completed (again: no change). The relationships and agent-pipeline areas do not exist
-    yet: whichever lands second writes the explicit call (docs/decisions/action_items.md)."""
+    """Marks the item completed (again: no change). An item mirrored from a relationship action marks that
+    action done (relationships service). The agent-pipeline area does not exist yet: its issue writes the
+    explicit call for chat and mail items (docs/decisions/action_items.md)."""
+    from chalicelib.areas.relationships import service as relationships_service
+
     item = load_action_item(ctx, item_id)
+    if item.is_completed:
+        return
     item.is_completed = True
     ctx.db.flush()
+    if item.source_module == "relationships" and item.source_id:
+        relationships_service.completed_in_action_centre(ctx, action_id=item.source_id)
+
+
+# ---------------------------------------------------------------- items other areas keep here
+
+def create_source_items(ctx, items: list[dict]) -> None:
+    """Items mirrored from another area's records (e.g. relationship actions: source_module `relationships`,
+    source_id the action's id), urgency from due_date; one INSERT whatever their number."""
+    from chalicelib.core.locks import insert_rows
+
+    insert_rows(ctx.db, ActionItem, [{**item, "is_completed": False, "urgency": urgency_for(item.get("due_date"))}
+                                     for item in items])
+
+
+def complete_source_items(ctx, *, source_module: str, source_ids: list[str]) -> None:
+    """The source completed its records: their mirrored items are completed (one UPDATE, no call back)."""
+    if source_ids:
+        ctx.db.execute(update(ActionItem).where(ActionItem.source_module == source_module,
+                                                ActionItem.source_id.in_(source_ids))
+                       .values(is_completed=True).execution_options(synchronize_session=False))
 
 
 def delete_item(ctx, *, item_id: str) -> None:

@@ -38,6 +38,37 @@ def contact_names(db: Session, contact_ids: list[str]) -> dict[str, tuple[str, s
     return {row.id: (row.first_name, row.last_name) for row in rows}
 
 
+def contact_briefs(db: Session, contact_ids: list[str]) -> dict[str, dict]:
+    """`{contact_id: {first_name, last_name, email, phone, company_id}}` for the ids that exist (one query)."""
+    ids = {contact_id for contact_id in contact_ids if contact_id}
+    if not ids:
+        return {}
+    rows = db.execute(select(Contact.id, Contact.first_name, Contact.last_name, Contact.email, Contact.phone,
+                             Contact.company_id).where(Contact.id.in_(ids))).all()
+    return {row.id: {"first_name": row.first_name, "last_name": row.last_name, "email": row.email,
+                     "phone": row.phone, "company_id": row.company_id} for row in rows}
+
+
+def company_contacts(db: Session, company_id: str) -> list[dict]:
+    """The company's contacts (at most DETAIL_LIMIT, the cap enforced on write), by name (one query)."""
+    from .queries import contact_name, contact_order
+
+    rows = db.execute(select(Contact.id, Contact.first_name, Contact.last_name, Contact.email, Contact.phone,
+                             Contact.job_title).where(Contact.company_id == company_id)
+                      .order_by(*contact_order()).limit(DETAIL_LIMIT)).all()
+    return [{"id": r.id, "first_name": r.first_name, "last_name": r.last_name,
+             "name": contact_name(r.first_name, r.last_name), "email": r.email, "phone": r.phone,
+             "job_title": r.job_title} for r in rows]
+
+
+def _client_profile(ctx, company: Company) -> None:
+    """A company that is a client has a client profile (decisions.md section 6): made with defaults."""
+    from chalicelib.areas.clients import service as clients_service
+
+    if company.status == "client":
+        clients_service.ensure_client_profile(ctx.db, company.id)
+
+
 def deal_brief(db: Session, deal_id: str) -> dict | None:
     """`{"id", "title", "status"}` of a deal, or None when it does not exist."""
     if not deal_id:
@@ -85,6 +116,7 @@ def create_company(ctx, *, data) -> dict:
     company = Company(**values, created_by=ctx.user_id)
     ctx.db.add(company)
     ctx.db.flush()
+    _client_profile(ctx, company)
     return company_record(ctx.db, company.id)
 
 
@@ -95,6 +127,7 @@ def update_company(ctx, *, company_id: str, data) -> dict:
     for key, value in changes.items():
         setattr(company, key, value)
     ctx.db.flush()
+    _client_profile(ctx, company)
     return company_record(ctx.db, company_id)
 
 

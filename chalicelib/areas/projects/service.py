@@ -203,6 +203,10 @@ def update_project(ctx, *, project_id: str, data) -> dict:
                        changes=changes)
         ctx.db.flush()
         if "status" in changes and project.status == "completed" and project.company_id:
+            from chalicelib.areas.relationships import service as relationships_service
+
+            relationships_service.project_completed(ctx, project_id=project.id, company_id=project.company_id,
+                                                    project_name=project.name)
             if project.delivery_manager_id:
                 notify(ctx, user_id=project.delivery_manager_id, type="project_completed",
                        title=f"Project completed: {project.name}",

@@ -1,0 +1,21 @@
+"""Client profiles (decisions.md section 6): one per client company, created with defaults when a company
+becomes a client; read by relationships (partners), the portal and proposals."""
+from __future__ import annotations
+
+from sqlalchemy import JSON, Boolean, ForeignKey, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from chalicelib.core.db import Base, Timestamps, id_column
+
+
+class ClientProfile(Timestamps, Base):
+    __tablename__ = "client_profiles"
+    __table_args__ = (UniqueConstraint("company_id", name="uq_client_profiles_company_id"),)
+
+    id: Mapped[str] = id_column()
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False)
+    dashboard_enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    delivery_manager_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    onboarding_template_id: Mapped[str | None] = mapped_column(String(36))  # onboarding templates: not built yet
+    portal_visibility: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
+    client_group: Mapped[str | None] = mapped_column(String(200), index=True)

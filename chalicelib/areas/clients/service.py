@@ -1,0 +1,63 @@
+"""Client profiles: the functions other areas call, and the profile's read and edit.
+
+`client_profile_for_company(db, company_id)` answers the profile as a dict, or None; `ensure_client_profile`
+creates one with defaults when the company has none (deals calls it when a company becomes a client).
+`get_profile` / `update_profile` serve `GET` / `PUT /api/clients/:companyId/profile`.
+"""
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from chalicelib.core.locks import insert_ignore
+from chalicelib.core.serialize import row_dict
+
+from .models import ClientProfile
+
+PROFILE_FIELDS = ("id", "company_id", "dashboard_enabled", "delivery_manager_id", "onboarding_template_id",
+                  "portal_visibility", "client_group", "created_at", "updated_at")
+
+
+def client_profile_for_company(db, company_id: str) -> dict | None:
+    """The company's client profile (flags as 0/1), or None when it has none (one query)."""
+    if not company_id:
+        return None
+    profile = db.scalar(select(ClientProfile).where(ClientProfile.company_id == company_id))
+    return row_dict(profile, PROFILE_FIELDS, flags=("dashboard_enabled",)) if profile is not None else None
+
+
+def ensure_client_profile(db, company_id: str) -> None:
+    """A profile with defaults for the company unless it has one (INSERT ... ON CONFLICT DO NOTHING)."""
+    insert_ignore(db, ClientProfile, {"company_id": company_id, "dashboard_enabled": False, "portal_visibility": {}},
+                  conflict=("company_id",))
+
+
+def _load(ctx, company_id: str) -> ClientProfile:
+    """The company's profile; 404 when the company is missing or not a client (a profile exists for every
+    company that became a client: the deals area makes it, the database deletes it with the company)."""
+    from chalicelib.core.errors import not_found
+
+    profile = ctx.db.scalar(select(ClientProfile).where(ClientProfile.company_id == company_id))
+    if profile is None:
+        raise not_found("Client profile")
+    return profile
+
+
+def get_profile(ctx, *, company_id: str) -> dict:
+    """The profile of a company that is (or was) a client: 404 for a prospect that never was one."""
+    return client_profile_for_company(ctx.db, _load(ctx, company_id).company_id)
+
+
+def update_profile(ctx, *, company_id: str, data) -> dict:
+    from chalicelib.core.errors import BadRequest
+    from chalicelib.core.models import User
+
+    profile = _load(ctx, company_id)
+    changes = data.changes()
+    manager = changes.get("delivery_manager_id")
+    if manager and ctx.db.scalar(select(User.id).where(User.id == manager, User.is_active.is_(True))) is None:
+        raise BadRequest("delivery_manager_id must be an active user",
+                         details=[{"field": "delivery_manager_id", "message": "must be an active user"}])
+    for key, value in changes.items():
+        setattr(profile, key, value)
+    ctx.db.flush()
+    return client_profile_for_company(ctx.db, company_id)

@@ -1,0 +1,185 @@
+"""Relationship actions: list (scoped), create, status change, and the auto-actions of life events. Every
+action is mirrored to the action centre (action_items, source_module `relationships`, source_id the action's
+id), and completion on either side is reflected on the other through explicit calls."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from sqlalchemy import select, update
+
+from chalicelib.core.errors import BadRequest
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_rows, lock_row
+from chalicelib.core.models import User
+from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.timeutil import org_today
+
+from .models import LifeEvent, RelationshipAction
+from .queries import action_list, action_records, load_action, load_contact, next_occurrence, visible
+
+SOURCE_MODULE = "relationships"
+SOURCE_TYPE = "relationship_action"
+# the action an auto-action asks for, by life event type (anything else: a call)
+AUTO_ACTION_TYPES = {"birthday": "card", "anniversary": "gift", "work_anniversary": "card"}
+
+
+def _bad(field: str, message: str) -> BadRequest:
+    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
+
+
+def _mirror(ctx, actions: list[dict]) -> None:
+    """The action centre's copies of new actions (their column values; one INSERT whatever their number)."""
+    from chalicelib.areas.action_items import service as action_items_service
+
+    action_items_service.create_source_items(ctx, [
+        {"title": a["title"], "description": a.get("description"), "contact_id": a["contact_id"],
+         "company_id": a.get("company_id"), "assigned_to": a.get("assigned_to_user_id"), "due_date": a.get("due_date"),
+         "created_by": a.get("created_by"), "source_module": SOURCE_MODULE, "source_type": SOURCE_TYPE,
+         "source_id": a["id"]} for a in actions])
+
+
+def list_actions(ctx) -> list[dict]:
+    return action_list(ctx.db, ctx.principal, limit=LIST_LIMIT)
+
+
+def list_contact_actions(ctx, *, contact_id: str) -> list[dict]:
+    load_contact(ctx, contact_id)
+    return action_list(ctx.db, ctx.principal, RelationshipAction.contact_id == contact_id, limit=LIST_LIMIT)
+
+
+def create_action(ctx, *, contact_id: str, data) -> dict:
+    """An action on a contact, assigned to the caller unless `assigned_to_user_id` names an active user."""
+    from chalicelib.areas.deals import service as deals_service
+
+    contact = load_contact(ctx, contact_id)
+    values = data.model_dump()
+    values["assigned_to_user_id"] = values["assigned_to_user_id"] or ctx.user_id
+    if ctx.db.scalar(select(User.id).where(User.id == values["assigned_to_user_id"], User.is_active.is_(True))) is None:
+        raise _bad("assigned_to_user_id", "must be an active user")
+    if values["company_id"] and not deals_service.company_names(ctx.db, [values["company_id"]]):
+        raise _bad("company_id", "must be an existing company")
+    values["company_id"] = values["company_id"] or contact.company_id
+    action = RelationshipAction(**values, contact_id=contact_id, status="pending", is_auto=False,
+                                created_by=ctx.user_id)
+    ctx.db.add(action)
+    ctx.db.flush()
+    _mirror(ctx, [{key: getattr(action, key) for key in (
+        "id", "title", "description", "contact_id", "company_id", "assigned_to_user_id", "due_date", "created_by")}])
+    return action_records(ctx.db, [action])[0]
+
+
+def _finish(ctx, action: RelationshipAction, status: str) -> None:
+    action.status = status
+    action.completed_at = utcnow()
+    ctx.db.flush()
+
+
+def update_action(ctx, *, action_id: str, data) -> dict:
+    """Status `done` or `dismissed`; the action centre's copy is completed with it (either status takes the
+    action off the queue)."""
+    from chalicelib.areas.action_items import service as action_items_service
+
+    action = load_action(ctx, action_id)
+    lock_row(ctx.db, RelationshipAction, action.id)
+    if action.status != data.status:
+        _finish(ctx, action, data.status)
+        action_items_service.complete_source_items(ctx, source_module=SOURCE_MODULE, source_ids=[action.id])
+    return action_records(ctx.db, [action])[0]
+
+
+def contact_action(ctx, *, action_id: str, contact_id: str) -> RelationshipAction:
+    """The relationship action named by a message's `auto_action_id`: one of the contact's actions that the
+    caller sees (400 naming the field otherwise)."""
+    stmt = select(RelationshipAction).where(RelationshipAction.id == action_id,
+                                            RelationshipAction.contact_id == contact_id)
+    scope = visible(ctx.principal)
+    action = ctx.db.scalar(stmt if scope is None else stmt.where(scope))
+    if action is None:
+        raise _bad("auto_action_id", "must be a relationship action of this contact")
+    return action
+
+
+def mark_done(ctx, action: RelationshipAction) -> None:
+    """A message was sent with `auto_action_id`: that action is done and its action-centre copy completed."""
+    from chalicelib.areas.action_items import service as action_items_service
+
+    if action.status == "pending":
+        _finish(ctx, action, "done")
+        action_items_service.complete_source_items(ctx, source_module=SOURCE_MODULE, source_ids=[action.id])
+
+
+def completed_in_action_centre(ctx, *, action_id: str) -> None:
+    """The action centre completed an item mirrored from here: the action is done (no call back)."""
+    ctx.db.execute(update(RelationshipAction).where(RelationshipAction.id == action_id,
+                                                    RelationshipAction.status == "pending")
+                   .values(status="done", completed_at=utcnow(), updated_at=utcnow())
+                   .execution_options(synchronize_session=False))
+
+
+# ---- auto-actions of life events -------------------------------------------------------------------
+
+def occurrence_for(event: LifeEvent, today: date) -> date | None:
+    """The occurrence an auto-action is for: a recurring event's next anniversary on or after today; a
+    one-off event's date when it is today or later; None otherwise (no date, or past)."""
+    if event.event_date is None:
+        return None
+    if event.recurs_annually:
+        return next_occurrence(event.event_date, today)
+    return event.event_date if event.event_date >= today else None
+
+
+def _auto_action_row(event: LifeEvent, occurrence: date, names: dict, today: date) -> dict:
+    first, last = names.get(event.contact_id, (None, None))
+    who = " ".join(part for part in (first, last) if part) or "contact"
+    due = max(occurrence - timedelta(days=event.auto_action_days_before), today)
+    return {"contact_id": event.contact_id, "life_event_id": event.id, "occurrence_date": occurrence,
+            "title": f"{event.title} ({who}, {occurrence.isoformat()})",
+            "action_type": AUTO_ACTION_TYPES.get(event.event_type, "call"),
+            "description": event.description, "assigned_to_user_id": event.created_by, "due_date": due,
+            "company_id": event.company_id, "status": "pending", "is_auto": True, "created_by": event.created_by}
+
+
+def create_auto_actions(ctx, pairs: list[tuple[LifeEvent, date]]) -> int:
+    """Auto-actions for (event, occurrence) pairs that have none yet, mirrored to the action centre: a fixed
+    number of statements whatever their number. The caller holds the lock that makes this happen once."""
+    from chalicelib.areas.deals import service as deals_service
+
+    if not pairs:
+        return 0
+    existing = set(ctx.db.execute(select(RelationshipAction.life_event_id, RelationshipAction.occurrence_date).where(
+        RelationshipAction.life_event_id.in_({event.id for event, _ in pairs}))).tuples())
+    missing = [(event, day) for event, day in pairs if (event.id, day) not in existing]
+    if not missing:
+        return 0
+    names = deals_service.contact_names(ctx.db, [event.contact_id for event, _ in missing])
+    today = org_today()
+    rows = insert_rows(ctx.db, RelationshipAction, [_auto_action_row(e, day, names, today) for e, day in missing])
+    _mirror(ctx, rows)
+    return len(rows)
+
+
+def auto_action_for_new_event(ctx, event: LifeEvent) -> None:
+    if not event.auto_action_enabled:
+        return
+    occurrence = occurrence_for(event, org_today())
+    if occurrence is not None:
+        create_auto_actions(ctx, [(event, occurrence)])
+
+
+def due_auto_actions(ctx) -> dict:
+    """The daily job: for each recurring life event with auto-actions enabled whose next occurrence is within
+    its `auto_action_days_before`, the auto-action of that occurrence, once (the unique (event, occurrence)
+    pair and a lock on the job make a second run a no-op)."""
+    from chalicelib.core.locks import lock_key
+
+    lock_key(ctx.db, "life-event-auto-actions")
+    today = org_today()
+    events = ctx.db.scalars(select(LifeEvent).where(LifeEvent.recurs_annually.is_(True),
+                                                    LifeEvent.auto_action_enabled.is_(True),
+                                                    LifeEvent.event_date.is_not(None))).all()
+    pairs = []
+    for event in events:
+        occurrence = next_occurrence(event.event_date, today)
+        if (occurrence - today).days <= event.auto_action_days_before:
+            pairs.append((event, occurrence))
+    return {"today": today.isoformat(), "considered": len(pairs), "created": create_auto_actions(ctx, pairs)}

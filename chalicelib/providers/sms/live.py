@@ -1,0 +1,78 @@
+"""Twilio Messages API: `POST /2010-04-01/Accounts/{AccountSid}/Messages.json` through `requests`.
+
+Form-encoded `To`, `From`, `Body` and `MediaUrl` (MMS), HTTP basic auth with the account SID and auth token.
+The message app is WhatsApp: `To` and `From` carry the `whatsapp:` prefix. Twilio answers 201 with the
+message resource (`sid`, `status`); an error answers a JSON body `{code, message, more_info, status}`.
+Mapping: 401/403 (20003 authentication) and other refusals -> 502 naming Twilio's code; 429 (20429) ->
+503 with Retry-After; 5xx -> 502; no answer in time -> 504.
+"""
+from __future__ import annotations
+
+import requests
+
+from chalicelib.core.errors import BadGateway, DomainError, ServiceUnavailable
+
+DEFAULT_BASE_URL = "https://api.twilio.com"
+
+# Twilio error codes worth a clearer message (https://www.twilio.com/docs/errors)
+ERROR_MESSAGES = {
+    20003: "Twilio refused the account SID or auth token",
+    20429: "Twilio rate limit reached",
+    21211: "the 'To' number is not a valid phone number",
+    21408: "sending to this region is not enabled on the Twilio account",
+    21606: "the 'From' number cannot send messages",
+    21610: "the recipient has unsubscribed (replied STOP)",
+    21614: "the 'To' number cannot receive SMS",
+    21620: "the media URL is not valid",
+    63016: "WhatsApp refuses free-form messages outside the 24-hour window",
+}
+
+
+class GatewayTimeout(DomainError):
+    status = 504
+    default_message = "The SMS provider did not answer in time"
+
+
+class TwilioSms:
+    def __init__(self, *, account_sid: str, auth_token: str, from_number: str, msgapp_from: str | None = None,
+                 base_url: str = DEFAULT_BASE_URL, timeout: float = 10.0) -> None:
+        self.account_sid = account_sid
+        self.auth = (account_sid, auth_token)
+        self.from_number = from_number
+        self.msgapp_from = msgapp_from or from_number
+        self.url = f"{base_url.rstrip('/')}/2010-04-01/Accounts/{account_sid}/Messages.json"
+        self.timeout = timeout
+
+    def send(self, *, channel: str, to: str, body: str, media_url: str | None = None) -> dict:
+        data: list[tuple[str, str]] = [("Body", body)]
+        if channel == "msgapp":
+            data += [("To", f"whatsapp:{to}"), ("From", f"whatsapp:{self.msgapp_from.removeprefix('whatsapp:')}")]
+        else:
+            data += [("To", to), ("From", self.from_number)]
+        if media_url:
+            data.append(("MediaUrl", media_url))
+        try:
+            response = requests.post(self.url, data=data, auth=self.auth, timeout=self.timeout)
+        except requests.Timeout as exc:
+            raise GatewayTimeout() from exc
+        except requests.RequestException as exc:
+            raise BadGateway("The SMS provider could not be reached") from exc
+        if response.status_code in (200, 201):
+            try:
+                message = response.json()
+                return {"sid": message["sid"], "status": message.get("status") or "queued"}
+            except (ValueError, KeyError, TypeError) as exc:
+                raise BadGateway("The SMS provider's answer could not be read") from exc
+        try:
+            error = response.json()
+        except ValueError:
+            error = {}
+        code = error.get("code") if isinstance(error, dict) else None
+        text = ERROR_MESSAGES.get(code) or (error.get("message") if isinstance(error, dict) else None) or "refused"
+        if response.status_code == 429:
+            retry = response.headers.get("Retry-After")
+            raise ServiceUnavailable(f"SMS provider busy: {text}" + (f" (retry after {retry} s)" if retry else ""),
+                                     extra={"retry_after": retry} if retry else None)
+        if response.status_code >= 500:
+            raise BadGateway(f"SMS provider failed (HTTP {response.status_code})")
+        raise BadGateway(f"SMS provider refused the message: {code or response.status_code} {text}")

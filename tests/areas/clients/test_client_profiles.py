@@ -1,0 +1,36 @@
+"""Client profiles at /api/clients/{company_id}/profile (tool deals), made when a company becomes a client."""
+from chalicelib.areas.clients import service as clients_service
+from tests.areas.deals.factories import make_company
+from tests.factories import grant, make_user
+
+
+def test_profile_made_when_a_company_becomes_a_client(api, db, employee):
+    made = api.post("/api/deals/companies", as_=employee, json={"name": "Acme", "status": "client"}).json["company"]
+    profile = api.get(f"/api/clients/{made['id']}/profile", as_=employee)
+    assert profile.status == 200, profile
+    body = profile.json["profile"]
+    assert (body["company_id"], body["dashboard_enabled"], body["portal_visibility"], body["client_group"]) == (
+        made["id"], 0, {}, None)
+    prospect = make_company(db)
+    assert api.get(f"/api/clients/{prospect.id}/profile", as_=employee).status == 404
+    assert clients_service.client_profile_for_company(db, prospect.id) is None
+    api.put(f"/api/deals/companies/{prospect.id}", as_=employee, json={"status": "client"})
+    api.put(f"/api/deals/companies/{prospect.id}", as_=employee, json={"name": "Renamed"})  # still one profile
+    assert clients_service.client_profile_for_company(db, prospect.id)["company_id"] == prospect.id
+
+
+def test_profile_edit(api, db, employee):
+    company_id = api.post("/api/deals/companies", as_=employee, json={"name": "Acme", "status": "client"}).json[
+        "company"]["id"]
+    manager = make_user(db, access_level="manager")
+    edited = api.put(f"/api/clients/{company_id}/profile", as_=employee, json={
+        "dashboard_enabled": True, "delivery_manager_id": manager.id, "portal_visibility": {"invoices": True},
+        "client_group": "Acme Group"})
+    assert edited.status == 200, edited
+    body = edited.json["profile"]
+    assert (body["dashboard_enabled"], body["delivery_manager_id"], body["portal_visibility"], body["client_group"]) == (
+        1, manager.id, {"invoices": True}, "Acme Group")
+    for bad in ({"delivery_manager_id": "nobody"}, {"dashboard_enabled": "yes"}, {"portal_visibility": None}):
+        assert api.put(f"/api/clients/{company_id}/profile", as_=employee, json=bad).status == 400, bad
+    grant(db, employee, "deals", "view")
+    assert api.put(f"/api/clients/{company_id}/profile", as_=employee, json={}).status == 403
