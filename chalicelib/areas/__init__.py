@@ -28,6 +28,7 @@ AREAS = (
     "calendar",
     "clients",
     "relationships",
+    "research",
 )
 
 

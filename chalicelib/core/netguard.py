@@ -1,12 +1,19 @@
 """Outbound URLs that users give us (web push endpoints) must point at public hosts on the
 internet, never at the internal network: private, loopback, link-local (the cloud metadata
 service's 169.254.169.254 included), multicast, reserved and unspecified addresses are refused,
-for an address written in the URL and for every address its host name resolves to."""
+for an address written in the URL and for every address its host name resolves to.
+
+`check_public_web_url` is the rule for fetching a page a user names (research briefs): http or https
+only, on ports 80 and 443 only, to a public host. `fetch_public_page` fetches such a page with every
+resolved address checked before connecting and again on each redirect (at most 3), timeouts, a byte
+cap, and (when the connection exposes it) the connected peer checked before the body is read, so a
+name that resolves differently on the second lookup (DNS rebinding) is refused too."""
 from __future__ import annotations
 
 import ipaddress
 import socket
-from urllib.parse import urlsplit
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
 
 _REFUSED_SUFFIXES = (".localhost", ".local", ".internal", ".localdomain", ".home.arpa")
 
@@ -28,20 +35,11 @@ def _is_public(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-def check_public_https_url(url: str) -> str:
-    """`url` unchanged when it is https on a public host; UnsafeURL otherwise."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
-    except ValueError as exc:
-        raise UnsafeURL("must be a valid URL") from exc
-    if parts.scheme != "https":
-        raise UnsafeURL("must be an https URL")
+def _public_addresses(host: str | None) -> list[str]:
+    """The addresses of a public host (its literal address, or every address it resolves to); UnsafeURL
+    when it has none or any of them is not public."""
     if not host:
         raise UnsafeURL("must name a host")
-    if parts.username is not None or parts.password is not None:
-        raise UnsafeURL("must not carry credentials")
     host = host.rstrip(".").lower()
     try:
         literal = ipaddress.ip_address(host)
@@ -60,4 +58,118 @@ def check_public_https_url(url: str) -> str:
             raise UnsafeURL("host name does not resolve")
     if not all(_is_public(address) for address in addresses):
         raise UnsafeURL("must be a public host (private, loopback, link-local and metadata addresses are refused)")
+    return addresses
+
+
+def _split(url: str):
+    try:
+        parts = urlsplit(url)
+        parts.hostname  # noqa: B018
+        port = parts.port  # raises ValueError on a malformed port
+    except ValueError as exc:
+        raise UnsafeURL("must be a valid URL") from exc
+    if parts.username is not None or parts.password is not None:
+        raise UnsafeURL("must not carry credentials")
+    return parts, port
+
+
+def check_public_https_url(url: str) -> str:
+    """`url` unchanged when it is https on a public host; UnsafeURL otherwise."""
+    parts, _port = _split(url)
+    if parts.scheme != "https":
+        raise UnsafeURL("must be an https URL")
+    _public_addresses(parts.hostname)
     return url
+
+
+WEB_PORTS = {"http": 80, "https": 443}
+
+
+def check_public_web_url(url: str) -> list[str]:
+    """The public addresses of an http or https URL on port 80 or 443 (the default port of either scheme);
+    UnsafeURL otherwise (another scheme or port, credentials, a private, loopback, link-local, metadata or
+    IPv6-equivalent address, written or resolved)."""
+    if not isinstance(url, str) or len(url) > 2000 or any(ch.isspace() or ord(ch) < 32 for ch in url):
+        raise UnsafeURL("must be a valid URL")
+    parts, port = _split(url)
+    if parts.scheme not in WEB_PORTS:
+        raise UnsafeURL("must be an http or https URL")
+    if port is not None and port not in WEB_PORTS.values():
+        raise UnsafeURL("must use port 80 or 443")
+    return _public_addresses(parts.hostname)
+
+
+class FetchFailed(Exception):
+    """The page could not be fetched within the rules (too large, too many redirects, an error status, a
+    timeout, a redirect to a refused address): the message says why."""
+
+
+@dataclass
+class FetchedPage:
+    url: str  # after redirects
+    status: int
+    content_type: str
+    text: str
+    redirects: int
+
+
+REDIRECTS = (301, 302, 303, 307, 308)
+
+
+def _peer_is_public(response) -> bool:
+    """The address actually connected to, when the connection exposes it (a real socket); True otherwise."""
+    try:
+        sock = response.raw._connection.sock  # urllib3's connection of a streamed response
+        address = sock.getpeername()[0]
+    except Exception:  # noqa: BLE001 - stubbed responses and closed sockets expose nothing to check
+        return True
+    return _is_public(address)
+
+
+def fetch_public_page(url: str, *, max_bytes: int = 2_000_000, timeout: tuple[float, float] = (3.05, 10.0),
+                      max_redirects: int = 3, user_agent: str = "WMS-research/1.0") -> FetchedPage:
+    """GET a public web page: the URL and every redirect target checked (`check_public_web_url`) before
+    connecting; at most `max_redirects` redirects; connect and read timeouts; the body cut off at
+    `max_bytes` (FetchFailed beyond). UnsafeURL for a refused address, FetchFailed for other failures."""
+    import requests
+
+    current = url
+    for hop in range(max_redirects + 1):
+        check_public_web_url(current)
+        try:
+            response = requests.get(current, timeout=timeout, allow_redirects=False, stream=True,
+                                    headers={"User-Agent": user_agent, "Accept": "text/html,*/*;q=0.5"})
+        except requests.Timeout as exc:
+            raise FetchFailed("the site did not answer in time") from exc
+        except requests.RequestException as exc:
+            raise FetchFailed("the site could not be reached") from exc
+        try:
+            if not _peer_is_public(response):
+                raise UnsafeURL("must be a public host (the connection reached a refused address)")
+            if response.status_code in REDIRECTS and response.headers.get("Location"):
+                if hop == max_redirects:
+                    raise FetchFailed(f"more than {max_redirects} redirects")
+                current = urljoin(current, response.headers["Location"])
+                continue
+            if response.status_code >= 400:
+                raise FetchFailed(f"the site answered HTTP {response.status_code}")
+            declared = response.headers.get("Content-Length")
+            if declared and declared.isdigit() and int(declared) > max_bytes:
+                raise FetchFailed(f"the page is larger than {max_bytes} bytes")
+            body = bytearray()
+            for chunk in response.iter_content(chunk_size=65536):
+                body.extend(chunk)
+                if len(body) > max_bytes:
+                    raise FetchFailed(f"the page is larger than {max_bytes} bytes")
+            encoding = response.encoding or "utf-8"
+            try:
+                text = bytes(body).decode(encoding, errors="replace")
+            except LookupError:
+                text = bytes(body).decode("utf-8", errors="replace")
+            return FetchedPage(url=current, status=response.status_code,
+                               content_type=response.headers.get("Content-Type", ""), text=text, redirects=hop)
+        except requests.RequestException as exc:
+            raise FetchFailed("the site's answer could not be read") from exc
+        finally:
+            response.close()
+    raise FetchFailed(f"more than {max_redirects} redirects")  # unreachable: the loop returns or raises

@@ -76,6 +76,8 @@ class Settings(BaseModel):
     twilio_auth_token: str | None = None
     twilio_from_number: str | None = None
     twilio_msgapp_from: str | None = None  # the WhatsApp sender; default twilio_from_number
+    # website fetch for research briefs (live: plain HTTP behind core.netguard; sandbox: a storefront page)
+    website_mode: str = "sandbox"
     vapid_public_key: str | None = None
     vapid_private_key: str | None = None
     vapid_subject: str = "mailto:ops@example.com"

@@ -365,6 +365,8 @@ UNSCOPED: dict[str, Unscoped] = {
     "event_id": Unscoped("life events: every relationships holder sees every contact's (docs/decisions/"
                          "relationships.md)", _life_event),
     "partner_id": Unscoped("partners: every relationships holder sees every client's", _partner),
+    "brief_id": Unscoped("research briefs follow deals and companies: every deals holder sees them all "
+                         "(docs/decisions/research.md)"),
     "resource_type": Unscoped("a note's resource type is a name; the record_id beside it is scoped",
                               lambda db, made: "project"),
     "policy_id": Unscoped("SLA policies are organisation-wide: every sla holder sees every policy "

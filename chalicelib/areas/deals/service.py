@@ -61,6 +61,20 @@ def company_contacts(db: Session, company_id: str) -> list[dict]:
              "job_title": r.job_title} for r in rows]
 
 
+def deal_facts(db: Session, deal_id: str) -> dict | None:
+    """`{id, title, company_id, owner_id, website}` of a deal, or None when it does not exist (research)."""
+    row = db.execute(select(Deal.id, Deal.title, Deal.company_id, Deal.owner_id, Deal.website)
+                     .where(Deal.id == deal_id)).first() if deal_id else None
+    return dict(row._mapping) if row else None
+
+
+def company_facts(db: Session, company_id: str) -> dict | None:
+    """`{id, name, website, domain, owner_id}` of a company, or None when it does not exist (research)."""
+    row = db.execute(select(Company.id, Company.name, Company.website, Company.domain, Company.owner_id)
+                     .where(Company.id == company_id)).first() if company_id else None
+    return dict(row._mapping) if row else None
+
+
 def _client_profile(ctx, company: Company) -> None:
     """A company that is a client has a client profile (decisions.md section 6): made with defaults."""
     from chalicelib.areas.clients import service as clients_service

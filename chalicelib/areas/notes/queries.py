@@ -60,6 +60,7 @@ def tool_for(resource_type: str) -> str:
 def load_resource(ctx, resource_type: str, resource_id: str) -> None:
     """The noted record must exist and be visible to the caller (404 otherwise), and the caller must hold view
     on its type's tool (403). Types whose area is not built yet have no record to find: 404."""
+    from chalicelib.areas.announcements import service as announcements_service
     from chalicelib.areas.budgets import service as budgets_service
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.projects import service as projects_service
@@ -73,6 +74,8 @@ def load_resource(ctx, resource_type: str, resource_id: str) -> None:
         tasks_service.load_task(ctx, resource_id)
     elif resource_type == "project":
         projects_service.load_project(ctx, resource_id)
+    elif resource_type == "announcement":
+        announcements_service.load_announcement(ctx, resource_id)
     elif resource_type == "budget":
         budgets_service.load_budget(ctx, resource_id)
     elif resource_type == "company":
@@ -82,7 +85,7 @@ def load_resource(ctx, resource_type: str, resource_id: str) -> None:
     elif resource_type == "deal":
         if deals_service.deal_brief(ctx.db, resource_id) is None:
             raise not_found("Deal")
-    else:  # candidate, scorecard, review, announcement, invoice, proposal: their areas add the lookup
+    else:  # candidate, scorecard, review, invoice, proposal: their areas add the lookup
         raise not_found(resource_type.capitalize())
 
 

@@ -19,6 +19,11 @@ class AIProvider(ABC):
         """Edit or rewrite a selection, or generate new text, following the instruction."""
 
     @abstractmethod
+    def research_brief(self, page: dict) -> dict:
+        """A pre-call research brief as JSON from a fetched page's facts (url, title, description, text,
+        platform): the research area checks it against its schema (a failure stores a failed brief)."""
+
+    @abstractmethod
     def complete(self, *, prefix: str, max_tokens: int, system: str | None = None,
                  timeout: float | None = None) -> str:
         """Continue the text (copilot), at most `max_tokens` tokens; `system` steers the style and

@@ -13,6 +13,12 @@ SUMMARY_PROMPT = (
     "You summarise agency projects for their managers. Answer with a JSON object "
     '{"summary": string of 3 to 5 sentences, "recommendations": array of 2 to 3 short strings}.'
 )
+RESEARCH_PROMPT = (
+    "You prepare agency sales staff for a first call with an online business. From the facts of its website, "
+    'answer with a JSON object {"company_summary": string, "offering": array of strings, "platform": string or '
+    'null, "talking_points": array of 2 to 6 strings, "questions": array of 2 to 6 strings, "risks": array of '
+    "strings}. Use only the facts given."
+)
 COPILOT_PROMPT = "Continue the user's text naturally. Answer with the continuation only."
 EDIT_PROMPTS = {
     "edit": "Edit the selected text as instructed. Answer with the edited text only.",
@@ -61,6 +67,17 @@ class LiveAI(AIProvider):
         except ValueError as exc:
             raise BadGateway("AI summary generation failed: the answer was not JSON") from exc
         return check_project_summary(result)
+
+    def research_brief(self, page: dict) -> dict:
+        content = self.chat([{"role": "system", "content": RESEARCH_PROMPT},
+                             {"role": "user", "content": json.dumps(page, default=str)[:24000]}], json_mode=True)
+        try:
+            result = json.loads(content)
+        except ValueError as exc:
+            raise BadGateway("AI research brief failed: the answer was not JSON") from exc
+        if not isinstance(result, dict):
+            raise BadGateway("AI research brief failed: the answer was not a JSON object")
+        return result
 
     def edit_text(self, *, mode: str, instruction: str, text: str | None = None, context: str | None = None) -> str:
         parts = [f"Instruction: {instruction}"]

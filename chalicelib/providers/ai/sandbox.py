@@ -33,6 +33,19 @@ class SandboxAI(AIProvider):
             recommendations.append("Add team members so work can be assigned.")
         return check_project_summary({"summary": " ".join(sentences), "recommendations": recommendations})
 
+    def research_brief(self, page: dict) -> dict:
+        title = (page.get("title") or page.get("url") or "The business").split("|")[0].strip()
+        platform = page.get("platform")
+        headings = page.get("headings") or []
+        points = [f"Open with what {title} says about itself: {page.get('description') or 'see the site'}",
+                  f"Ask how {platform} is working for them" if platform else "Ask what their site is built on"]
+        if headings:
+            points.append(f"Their site leads with: {', '.join(headings[:3])}")
+        return {"company_summary": f"{title}: {page.get('description') or 'no description on the site'}",
+                "offering": headings[:5], "platform": platform, "talking_points": points,
+                "questions": ["What are this year's growth goals?", "Where does the site lose customers today?"],
+                "risks": [] if platform else ["No recognised storefront platform was detected"]}
+
     def edit_text(self, *, mode: str, instruction: str, text: str | None = None, context: str | None = None) -> str:
         instruction_l = instruction.lower()
         if mode == "generate" or not text:

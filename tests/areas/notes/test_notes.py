@@ -3,6 +3,7 @@ import pytest
 from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
+from tests.areas.announcements.factories import make_announcement
 from tests.areas.deals.factories import make_company, make_contact, make_deal
 from tests.areas.projects.factories import make_project
 from tests.areas.tasks.factories import make_task
@@ -45,17 +46,17 @@ def test_create_list_edit_delete_on_a_project(api, db, employee, exec_user):
 def test_resource_types_and_existence(api, db, employee, exec_user):
     for resource_type, record in (("deal", make_deal(db)), ("company", make_company(db)),
                                   ("contact", make_contact(db)), ("task", make_task(db, created_by=employee.id)),
-                                  ("person", employee)):
+                                  ("person", employee), ("announcement", make_announcement(db))):
         made = api.post(f"/api/notes/{resource_type}/{record.id}", as_=employee, json={"content": "x"})
         assert made.status == 201, (resource_type, made)
         assert len(_notes(api, employee, f"{resource_type}/{record.id}")) == 1
     unknown = api.get(f"/api/notes/planet/{employee.id}", as_=employee)
     assert unknown.status == 400 and unknown.json["details"][0]["field"] == "resource_type"
-    for resource_type in ("deal", "company", "contact", "task", "project", "budget", "person"):
+    for resource_type in ("deal", "company", "contact", "task", "project", "budget", "person", "announcement"):
         assert api.get(f"/api/notes/{resource_type}/missing", as_=exec_user).status == 404, resource_type
         assert api.post(f"/api/notes/{resource_type}/missing", as_=exec_user, json={"content": "x"}).status == 404
     # areas not built yet: no record can be found
-    for resource_type in ("candidate", "scorecard", "review", "announcement", "invoice", "proposal"):
+    for resource_type in ("candidate", "scorecard", "review", "invoice", "proposal"):
         assert api.get(f"/api/notes/{resource_type}/{employee.id}", as_=exec_user).status == 404
 
 
