@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, literal_column, or_, select, union_all
 
 from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, not_found
@@ -100,14 +100,20 @@ def project_select():
     return select(Project)
 
 
-def member_counts(db, project_ids) -> dict[str, int]:
-    """`{project_id: member count}` for the projects with members (one grouped statement)."""
+def project_counts(db, project_ids) -> dict[str, dict[str, int]]:
+    """`{project_id: {"members": n, "tasks": n}}` for the projects with any: member counts and the tasks
+    area's top-level task counts in one grouped statement (a UNION ALL), none when there are no ids."""
     ids = sorted({pid for pid in project_ids if pid})
     if not ids:
         return {}
-    return {pid: int(count) for pid, count in db.execute(
-        select(ProjectMember.project_id, func.count()).where(among(db, ProjectMember.project_id, ids))
-        .group_by(ProjectMember.project_id)).all()}
+    from chalicelib.areas.tasks import service as tasks_service
+
+    members = (select(ProjectMember.project_id, literal_column("'members'"), func.count())
+               .where(among(db, ProjectMember.project_id, ids)).group_by(ProjectMember.project_id))
+    counts: dict[str, dict[str, int]] = {}
+    for project_id, kind, count in db.execute(union_all(members, tasks_service.project_task_counts(db, ids))).all():
+        counts.setdefault(project_id, {})[kind] = int(count)
+    return counts
 
 
 def project_records(db, rows, *, detail: bool = False) -> list[dict]:
@@ -119,14 +125,15 @@ def project_records(db, rows, *, detail: bool = False) -> list[dict]:
         return []
     found = names(db, user_ids=[uid for p in projects for uid in (p.owner_id, p.delivery_manager_id)],
                   item_ids=[p.type_id for p in projects])
-    members = member_counts(db, [p.id for p in projects])
+    counts = project_counts(db, [p.id for p in projects])
     records = []
     for project in projects:
         record = {field: value_out(get_field(project, field)) for field in PROJECT_FIELDS}
         owner, project_type = found.user(project.owner_id), found.item(project.type_id)
         record.update(owner_name=owner["name"], delivery_manager_name=found.user(project.delivery_manager_id)["name"],
                       type_label=project_type["label"], type_value=project_type["value"],
-                      member_count=members.get(project.id, 0), company_name=None, task_count=0)
+                      member_count=counts.get(project.id, {}).get("members", 0), company_name=None,
+                      task_count=counts.get(project.id, {}).get("tasks", 0))
         if detail:
             record.update(owner_picture=owner["picture"], sla_policy_name=None, sla_response_hours=None,
                           sla_resolution_hours=None)
@@ -138,11 +145,6 @@ def project_records(db, rows, *, detail: bool = False) -> list[dict]:
         companies = deals_service.company_names(db, company_ids)
         for record in records:
             record["company_name"] = companies.get(record["company_id"]) if record["company_id"] else None
-    from chalicelib.areas.tasks import service as tasks_service
-
-    counts = tasks_service.task_counts_by_project(db, [r["id"] for r in records])
-    for record in records:
-        record["task_count"] = int(counts.get(record["id"], 0))
     if detail and any(p.sla_policy_id for p in projects):
         from chalicelib.areas.sla import service as sla_service
 

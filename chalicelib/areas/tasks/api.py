@@ -30,10 +30,7 @@ def create_task(ctx, body: TaskCreate):
 @endpoint(tool="tasks", level="view", response=TaskDetail)
 def get_task(ctx, task_id: str):
     """A task with its todos, subtasks, watchers and agent meta record."""
-    task = queries.load_task_record(ctx, task_id)
-    return {"task": task, "todos": service_todos.todo_records(ctx.db, task_id),
-            "subtasks": service.subtask_records(ctx, task_id), "watchers": service.watcher_records(ctx.db, task_id),
-            "agent": service.agent_record(ctx.db, task_id)}
+    return service.task_detail(ctx, task_id)
 
 
 @bp.route("/api/tasks/{task_id}", methods=["PUT"])

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlalchemy import func, or_, select, update as sql_update
+from sqlalchemy import case, func, literal_column, or_, select, update as sql_update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.lookup import among
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
@@ -24,6 +24,7 @@ from .queries import (Assignee, PriorityItem, StatusItem, list_order, load_task,
                       visible)
 from .queries import visible_task_exists  # noqa: F401 - other areas check their task references through the service
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
+from .service_todos import todo_records
 
 CONFIG_FIELDS = {"status_id": "task_status", "priority_id": "task_priority", "type_id": "task_type",
                  "phase_id": "task_phase"}
@@ -198,6 +199,22 @@ def agent_record(db, task_id: str) -> dict | None:
 def _subtasks(ctx, task_id: str):
     return task_select().where(Task.parent_task_id == task_id, visible(ctx.principal)).order_by(
         Task.sort_order.asc().nulls_last(), Task.created_at, Task.id)
+
+
+def task_detail(ctx, task_id: str) -> dict:
+    """The detail body: the task and its first LIST_LIMIT visible subtasks read by one statement (the scope
+    clause applies to both; a task out of scope answers 404 even when a subtask of it is visible), their
+    names, labels and counts by one `task_records` call for all of them, then the todos, watchers and agent
+    record: seven statements with the caller's, whatever the children (issue 11 item 6)."""
+    first = case((Task.id == task_id, 0), else_=1)
+    rows = ctx.db.scalars(
+        task_select().where(or_(Task.id == task_id, Task.parent_task_id == task_id), visible(ctx.principal))
+        .order_by(first, Task.sort_order.asc().nulls_last(), Task.created_at, Task.id).limit(LIST_LIMIT + 1)).all()
+    if not rows or rows[0].id != task_id:
+        raise not_found("Task")
+    records = task_records(ctx.db, rows)
+    return {"task": records[0], "todos": todo_records(ctx.db, task_id), "subtasks": records[1:],
+            "watchers": watcher_records(ctx.db, task_id), "agent": agent_record(ctx.db, task_id)}
 
 
 def subtask_records(ctx, task_id: str) -> list[dict]:
@@ -402,18 +419,14 @@ def clear_roadmap_items(db, item_ids) -> None:
                    .execution_options(synchronize_session=False))
 
 
-def task_counts_by_project(db, project_ids: list[str]) -> dict[str, int]:
-    """Number of top-level tasks linked to each project (every requested id present, 0 when none). One query."""
-    ids = [pid for pid in dict.fromkeys(project_ids or []) if pid]
-    counts = {pid: 0 for pid in ids}
-    if not ids:
-        return counts
-    stmt = (select(Task.resource_id, func.count(Task.id))
-            .where(Task.resource_type == "project", among(db, Task.resource_id, ids), Task.parent_task_id.is_(None))
+def project_task_counts(db, project_ids: list[str]):
+    """A statement of (project_id, 'tasks', count of top-level tasks linked to it) for the projects with any:
+    the projects area unions it with its own counts, so that a project list reads all its counts in one
+    grouped statement (issue 11 item 1)."""
+    return (select(Task.resource_id, literal_column("'tasks'"), func.count(Task.id))
+            .where(Task.resource_type == "project", among(db, Task.resource_id, project_ids),
+                   Task.parent_task_id.is_(None))
             .group_by(Task.resource_id))
-    for project_id, count in db.execute(stmt).all():
-        counts[project_id] = int(count)
-    return counts
 
 
 

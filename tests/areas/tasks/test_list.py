@@ -75,8 +75,17 @@ def test_detail_costs_the_same_statements_whatever_the_children(api, db, count_q
         make_todo(db, task)
         make_task(db, parent_task_id=task.id)
     with count_queries() as large:
-        api.get(f"/api/tasks/{task.id}", as_=exec_user)
+        body = api.get(f"/api/tasks/{task.id}", as_=exec_user).json
     assert large.count == small.count
+    # the caller, the task with its subtasks, their names and labels, their counts, todos, watchers, agent
+    assert large.count <= 7, large.statements
+    assert len(body["subtasks"]) == 31 and body["task"]["subtask_count"] == 31 and body["task"]["todo_count"] == 31
+
+
+def test_detail_of_a_hidden_task_is_404_even_when_a_subtask_is_visible(api, db, employee):
+    parent = make_task(db, is_private=False)
+    make_task(db, parent_task_id=parent.id, assignee_id=employee.id)
+    assert api.get(f"/api/tasks/{parent.id}", as_=employee).status == 404
 
 
 def test_list_is_capped_at_500(api, db, exec_user):
