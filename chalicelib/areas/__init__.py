@@ -29,6 +29,7 @@ AREAS = (
     "clients",
     "relationships",
     "research",
+    "meetings",
 )
 
 

@@ -175,6 +175,26 @@ def _hidden_action_item(db, made) -> Made:
     return Made(make_action_item(db, assigned_to=owner.id, created_by=owner.id).id, owner)
 
 
+# ------------------------------------------------------------------ meetings
+
+def _hidden_meeting(db, made) -> Made:
+    from tests.areas.meetings.factories import make_meeting
+
+    owner = _someone(db)
+    return Made(make_meeting(db, attendees=[owner]).id, owner)
+
+
+def _hidden_meeting_action_item(db, made) -> Made:
+    from chalicelib.areas.meetings.models import MeetingActionItem
+
+    meeting_id, owner = _parent(db, made, "meeting_id", _hidden_meeting)
+    item = MeetingActionItem(meeting_id=meeting_id, position=0, text="Follow up", status="pending",
+                             assignee_id=owner.id, source="ai")
+    db.add(item)
+    db.flush()
+    return Made(item.id, owner)
+
+
 # ------------------------------------------------------------------ notes
 
 def _hidden_note(db, made) -> Made:
@@ -247,6 +267,9 @@ SCOPED: dict[str, Scoped] = {
     "roadmap_id": Scoped(_hidden_roadmap, rule="a project's roadmap is seen with the project; one without a "
                                                "project by every roadmaps holder (docs/decisions/roadmaps.md)"),
     "roadmap_item_id": Scoped(_hidden_roadmap_item, rule="a roadmap's items are seen with the roadmap"),
+    "meeting_id": Scoped(_hidden_meeting, rule="attendees and organisers see their meetings, managers their team's, "
+                                               "head and executive all (docs/decisions/meetings.md)"),
+    "action_id": Scoped(_hidden_meeting_action_item, rule="a meeting's action items are seen with the meeting"),
     "action_item_id": Scoped(_hidden_action_item, rule="employee, lead and manager see the action items assigned "
                                                          "to them (document 1, Action items)"),
     "notification_id": Scoped(_hidden_notification, rule="notifications are own data (decisions.md section 5)"),

@@ -37,7 +37,9 @@ BODY_UNSCOPED = {
     "squad_id": "squads are organisation-wide", "chat_channel_id": "a chat provider's channel, not a record",
     "sla_policy_id": "service levels are organisation-wide: every sla holder sees every policy (docs/decisions/sla.md)",
     "policy_id": "SLA policies are organisation-wide: every sla holder sees every policy (docs/decisions/sla.md)",
-    "entity_id": "pages are shared by every pages holder; the entity link is a label (docs/decisions/pages.md)",
+    "entity_id": "pages are shared by every pages holder; the entity link is a label (docs/decisions/pages.md); "
+                 "a meeting's match checks the entity exists, and a project the caller may see (400 otherwise: "
+                 "tests/areas/meetings)",
     "parent_id": "pages are shared by every pages holder",
     "assigned_to_user_id": _USERS,
     "onboarding_template_id": "onboarding templates are organisation-wide (their area is not built yet)",

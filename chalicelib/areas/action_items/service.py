@@ -243,3 +243,28 @@ def centre(ctx, query, list_query) -> dict:
             "show_work_board": not prefs or any(pref["show_work_board"] for pref in prefs),
             "current_sprint": summary, "sprint_tasks": sprint_tasks, "backlog_tasks": backlog_tasks,
             "sprint_adjacent": {"previous": previous, "next": following}}
+
+
+# ---------------------------------------------------------------- items other areas raise
+
+def create_sourced_items(ctx, items: list[dict], *, source_module: str, source_type: str) -> int:
+    """Items raised by another area (for example the meetings sync), in one INSERT: each `{title,
+    assigned_to, source_id}` (description, project_id, company_id optional). Answers how many."""
+    from chalicelib.core.locks import insert_rows
+
+    rows = [{"title": item["title"][:500], "description": item.get("description"), "assigned_to": item["assigned_to"],
+             "project_id": item.get("project_id"), "company_id": item.get("company_id"), "created_by": None,
+             "source_module": source_module, "source_type": source_type, "source_id": item["source_id"],
+             "urgency": "normal", "is_completed": False} for item in items]
+    insert_rows(ctx.db, ActionItem, rows)
+    return len(rows)
+
+
+def set_sourced_completed(ctx, *, source_module: str, source_ids: list[str], completed: bool) -> None:
+    """Complete (or reopen) the items another area raised for these source records: one UPDATE."""
+    from sqlalchemy import update
+
+    if source_ids:
+        ctx.db.execute(update(ActionItem).where(ActionItem.source_module == source_module,
+                                                ActionItem.source_id.in_(source_ids))
+                       .values(is_completed=completed).execution_options(synchronize_session=False))

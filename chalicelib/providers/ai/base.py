@@ -7,6 +7,7 @@ from abc import ABC, abstractmethod
 from chalicelib.core.errors import BadGateway
 
 EDIT_MODES = ("edit", "rewrite", "generate")
+MEETING_CATEGORIES = ("client", "sales", "internal", "standup", "one_on_one", "interview", "other")
 
 
 class AIProvider(ABC):
@@ -28,6 +29,25 @@ class AIProvider(ABC):
                  timeout: float | None = None) -> str:
         """Continue the text (copilot), at most `max_tokens` tokens; `system` steers the style and
         `timeout` (seconds) bounds the provider call."""
+
+    def analyse_meeting(self, *, title: str, summary: str, action_items: str, attendees: list[dict]) -> dict:
+        """`{category: one of MEETING_CATEGORIES, action_items: [{text, assignee_email or None}]}` from a
+        meeting's notes (the meetings area's categorisation and action-item extraction)."""
+        raise NotImplementedError
+
+
+def check_meeting_analysis(result: dict, attendees: list[dict]) -> dict:
+    """The contract of a meeting analysis; an answer outside it is a failed analysis (502)."""
+    if not isinstance(result, dict) or result.get("category") not in MEETING_CATEGORIES:
+        raise BadGateway("AI meeting analysis failed: the category must be one of " + ", ".join(MEETING_CATEGORIES))
+    emails = {(a.get("email") or "").lower() for a in attendees}
+    items = []
+    for item in result.get("action_items") or []:
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].strip():
+            raise BadGateway("AI meeting analysis failed: each action item needs a text")
+        email = (item.get("assignee_email") or "").lower() or None
+        items.append({"text": item["text"].strip()[:2000], "assignee_email": email if email in emails else None})
+    return {"category": result["category"], "action_items": items[:50]}
 
 
 def sentence_count(text: str) -> int:

@@ -7,7 +7,7 @@ import requests
 
 from chalicelib.core.errors import BadGateway
 
-from .base import AIProvider, check_project_summary
+from .base import MEETING_CATEGORIES, AIProvider, check_meeting_analysis, check_project_summary
 
 SUMMARY_PROMPT = (
     "You summarise agency projects for their managers. Answer with a JSON object "
@@ -94,3 +94,17 @@ class LiveAI(AIProvider):
             [{"role": "system", "content": system or COPILOT_PROMPT}, {"role": "user", "content": prefix}],
             max_tokens=max_tokens, timeout=timeout,
         )
+
+    def analyse_meeting(self, *, title: str, summary: str, action_items: str, attendees: list[dict]) -> dict:
+        prompt = ("You categorise agency meetings and extract their action items. Answer with a JSON object "
+                  '{"category": one of ' + ", ".join(MEETING_CATEGORIES) + ', "action_items": [{"text": string, '
+                  '"assignee_email": the e-mail of the attendee who owns it, or null}]}.')
+        content = self.chat([{"role": "system", "content": prompt},
+                             {"role": "user", "content": json.dumps({"title": title, "summary": summary,
+                                                                     "action_items": action_items,
+                                                                     "attendees": attendees})}], json_mode=True)
+        try:
+            result = json.loads(content)
+        except ValueError as exc:
+            raise BadGateway("AI meeting analysis failed: the answer was not JSON") from exc
+        return check_meeting_analysis(result, attendees)

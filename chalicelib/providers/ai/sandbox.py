@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .base import AIProvider, check_project_summary
+from .base import AIProvider, check_meeting_analysis, check_project_summary
 
 
 class SandboxAI(AIProvider):
@@ -69,3 +69,21 @@ class SandboxAI(AIProvider):
         tail = words[-1].lower() if words else "this"
         continuation = f" and the {tail} work continues as planned with the team reviewing each step together".split(" ")
         return " ".join(continuation[: max(0, max_tokens)])
+
+    CATEGORY_WORDS = (("standup", ("standup", "stand-up", "daily")), ("one_on_one", ("one-on-one", "1:1", "catch-up")),
+                      ("interview", ("interview", "candidate")), ("sales", ("proposal", "discovery", "pricing", "pitch")),
+                      ("client", ("client", "status", "review")), ("internal", ("sprint", "planning", "team", "retro")))
+
+    def analyse_meeting(self, *, title: str, summary: str, action_items: str, attendees: list[dict]) -> dict:
+        text = f"{title} {summary}".lower()
+        category = next((name for name, words in self.CATEGORY_WORDS if any(w in text for w in words)), "other")
+        by_name = {(a.get("name") or "").strip().lower(): a.get("email") for a in attendees if a.get("name")}
+        items = []
+        for line in (action_items or "").splitlines():
+            line = line.strip().lstrip("-*• ").strip()
+            if not line:
+                continue
+            owner, sep, what = line.partition(":")
+            email = by_name.get(owner.strip().strip("*").lower()) if sep else None
+            items.append({"text": what.strip() if sep and email else line, "assignee_email": email})
+        return check_meeting_analysis({"category": category, "action_items": items}, attendees)

@@ -1,0 +1,165 @@
+"""Meetings: list, detail, transcript, match and unmatch, action item status, re-analysis, stats and the
+meeting-notes admin status and sync. The sync and the AI analysis are in service_sync.py; they run after
+commit (never inside a request's transaction).
+
+Matching checks the entity exists (a project the caller can see, a company, a contact or a deal): 400 naming
+`entity_id` otherwise. An action item's status change completes (done, dismissed) or reopens (pending) the
+action centre item the sync raised for it.
+"""
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.query import contains_text, in_scope
+
+from .models import Meeting, MeetingActionItem, MeetingAttendee, MeetingSyncState
+from .queries import load_meeting, meeting_records, visible
+
+
+def _filtered(ctx, query):
+    stmt = in_scope(select(Meeting), visible(ctx.principal))
+    for name in ("category", "entity_type", "entity_id"):
+        if getattr(query, name):
+            stmt = stmt.where(getattr(Meeting, name) == getattr(query, name))
+    if query.attendee_user_id:
+        stmt = stmt.where(Meeting.id.in_(select(MeetingAttendee.meeting_id)
+                                         .where(MeetingAttendee.user_id == query.attendee_user_id)))
+    if query.unmatched is not None:
+        stmt = stmt.where(Meeting.entity_id.is_(None) if query.unmatched else Meeting.entity_id.is_not(None))
+    if query.date_from:
+        stmt = stmt.where(Meeting.meeting_date >= query.date_from)
+    if query.date_to:
+        stmt = stmt.where(Meeting.meeting_date <= query.date_to)
+    if query.search:
+        stmt = stmt.where(contains_text(query.search, Meeting.title, Meeting.summary))
+    return stmt
+
+
+def list_meetings(ctx, query) -> dict:
+    """Newest first; four statements whatever the page holds (rows, total, attendees, action items)."""
+    stmt = _filtered(ctx, query)
+    rows = list(ctx.db.scalars(stmt.order_by(Meeting.meeting_date.desc().nulls_last(), Meeting.id)
+                               .limit(query.per_page).offset((query.page - 1) * query.per_page)))
+    total = ctx.db.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+    return {"meetings": meeting_records(ctx.db, rows), "total": total, "page": query.page, "per_page": query.per_page}
+
+
+def _entity_name(ctx, entity_type: str, entity_id: str, *, check: bool) -> str | None:
+    """The entity's name; with `check`, a 400 naming entity_id when it does not exist (or, for a project,
+    when the caller cannot see it)."""
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.areas.projects import service as projects_service
+
+    name = None
+    if entity_type == "project":
+        try:
+            name = projects_service.load_project(ctx, entity_id).name if check else \
+                projects_service.project_companies(ctx.db, [entity_id]).get(entity_id, (None, None))[0]
+        except NotFound:
+            name = None
+    elif entity_type == "company":
+        name = deals_service.company_names(ctx.db, [entity_id]).get(entity_id)
+    elif entity_type == "contact":
+        first, last = deals_service.contact_names(ctx.db, [entity_id]).get(entity_id, (None, None))
+        name = " ".join(part for part in (first, last) if part) or None
+    elif entity_type == "deal":
+        brief = deals_service.deal_brief(ctx.db, entity_id)
+        name = brief["title"] if brief else None
+    if check and name is None:
+        raise BadRequest(f"entity_id must name an existing {entity_type}",
+                         details=[{"field": "entity_id", "message": f"no such {entity_type}"}])
+    return name
+
+
+def meeting_detail(ctx, meeting: Meeting) -> dict:
+    record = meeting_records(ctx.db, [meeting])[0]
+    match = None
+    if meeting.entity_type and meeting.entity_id:
+        match = {"entity_type": meeting.entity_type, "entity_id": meeting.entity_id,
+                 "entity_name": _entity_name(ctx, meeting.entity_type, meeting.entity_id, check=False)}
+    return {**record, "match": match}
+
+
+def get_meeting(ctx, meeting_id: str) -> dict:
+    return meeting_detail(ctx, load_meeting(ctx, meeting_id))
+
+
+def transcript(ctx, meeting_id: str) -> dict:
+    """Fetched from the provider on the first request (with no transaction open), then served from the cache."""
+    from chalicelib.providers.meetnotes import get_meetnotes
+
+    meeting = load_meeting(ctx, meeting_id)
+    if meeting.transcript is None:
+        provider = get_meetnotes(db=ctx.db)
+        ctx.release_connection()
+        sentences = provider.get_transcript(meeting_id)
+        ctx.db.get(Meeting, meeting_id).transcript = sentences
+        ctx.db.flush()
+    return {"meeting_id": meeting_id, "sentences": meeting.transcript}
+
+
+def match(ctx, meeting_id: str, *, data) -> dict:
+    meeting = load_meeting(ctx, meeting_id)
+    _entity_name(ctx, data.entity_type, data.entity_id, check=True)
+    meeting.entity_type, meeting.entity_id = data.entity_type, data.entity_id
+    ctx.db.flush()
+    return meeting_detail(ctx, meeting)
+
+
+def unmatch(ctx, meeting_id: str) -> dict:
+    meeting = load_meeting(ctx, meeting_id)
+    meeting.entity_type = meeting.entity_id = None
+    ctx.db.flush()
+    return meeting_detail(ctx, meeting)
+
+
+def set_action_item_status(ctx, meeting_id: str, action_id: str, *, data) -> dict:
+    from chalicelib.areas.action_items import service as action_items_service
+
+    load_meeting(ctx, meeting_id)
+    item = ctx.db.scalar(select(MeetingActionItem).where(MeetingActionItem.id == action_id,
+                                                         MeetingActionItem.meeting_id == meeting_id))
+    if item is None:
+        raise NotFound("Action item not found")
+    item.status = data.status
+    ctx.db.flush()
+    action_items_service.set_sourced_completed(ctx, source_module="meetings", source_ids=[item.id],
+                                               completed=data.status != "pending")
+    return next(record for record in meeting_records(ctx.db, [ctx.db.get(Meeting, meeting_id)])[0]["action_items"]
+                if record["id"] == item.id)
+
+
+def reanalyse(ctx, meeting_id: str) -> None:
+    """202: the AI categorisation runs after commit, in its own unit of work."""
+    from .service_sync import analyse_after_commit
+
+    load_meeting(ctx, meeting_id)
+    ctx.after_commit(lambda: analyse_after_commit(meeting_id))
+
+
+def stats(ctx) -> dict:
+    stmt = in_scope(select(func.count()).select_from(Meeting).where(Meeting.entity_id.is_(None)), visible(ctx.principal))
+    return {"unmatched_count": ctx.db.scalar(stmt)}
+
+
+def sync_status(ctx) -> dict:
+    from chalicelib.providers.meetnotes import is_configured
+
+    settings = ctx.settings
+    state = ctx.db.get(MeetingSyncState, "meetnotes")
+    total, unmatched = ctx.db.execute(select(func.count(), func.count().filter(Meeting.entity_id.is_(None)))
+                                      .select_from(Meeting)).one()
+    return {"connected": is_configured(), "last_synced_at": state.last_synced_at if state else None,
+            "sync_interval_minutes": settings.meetnotes_sync_interval_minutes,
+            "sync_enabled": settings.meetnotes_sync_enabled, "total_notes": total, "unmatched_count": unmatched}
+
+
+def request_sync(ctx) -> None:
+    """202: the sync runs after commit, in its own unit of work (as the scheduled one does)."""
+    from chalicelib.providers.meetnotes import get_meetnotes
+
+    from .service_sync import sync_after_commit
+
+    get_meetnotes()  # 503 now when meeting notes are not configured
+    ctx.after_commit(sync_after_commit)

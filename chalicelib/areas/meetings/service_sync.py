@@ -1,0 +1,204 @@
+"""The meetings sync and the AI analysis.
+
+The sync pulls the notes dated since the newest one it saw (all on the first run) from the meeting-notes
+provider, page by page, with no transaction open; asks the AI provider to categorise each new note and extract
+its action items (also with no transaction open); then, holding the `meetings-sync` lock (a transaction-scoped
+advisory lock), upserts the meetings by note id, replaces their attendees (resolved from e-mail to active
+users), adds the action items of the notes that were new under the lock, raises action centre items for the
+assigned ones (source_module `meetings`) and notifies their assignees, and records last_synced_at. Run twice,
+or twice at once: the second run changes nothing new (the lock and the upsert: never a duplicate).
+"""
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, or_, select
+
+from chalicelib.core.context import job_context
+from chalicelib.core.errors import DomainError
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_rows, lock_key
+from chalicelib.core.models import User
+from chalicelib.core.notify import notify_many
+
+from .models import Meeting, MeetingActionItem, MeetingAttendee, MeetingSyncState
+
+log = logging.getLogger("wms.meetings")
+PROVIDER = "meetnotes"
+MEETING_COLUMNS = ("title", "summary", "meeting_date", "duration_minutes", "organizer_email", "action_items_text")
+
+
+def _analyse(note: dict) -> dict | None:
+    """The AI analysis of one note, or None when the AI provider fails or is not configured (logged; the
+    meeting is kept uncategorised and can be re-analysed)."""
+    from chalicelib.providers.ai import get_ai
+
+    try:
+        return get_ai().analyse_meeting(title=note["title"], summary=note.get("overview") or "",
+                                        action_items=note.get("action_items") or "", attendees=note["attendees"])
+    except DomainError as exc:
+        log.warning("meeting analysis failed for %s: %s", note["id"], exc.message)
+        return None
+
+
+def _upsert_meetings(db, rows: list[dict]) -> None:
+    """One INSERT ... ON CONFLICT (id) DO UPDATE of the provider's fields (category and match are kept)."""
+    if not rows:
+        return
+    if db.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    stmt = insert(Meeting).values(rows)
+    changed = or_(*(getattr(Meeting, name).is_distinct_from(getattr(stmt.excluded, name)) for name in MEETING_COLUMNS))
+    db.execute(stmt.on_conflict_do_update(index_elements=["id"], where=changed, set_={
+        **{name: getattr(stmt.excluded, name) for name in MEETING_COLUMNS}, "updated_at": stmt.excluded.updated_at}))
+
+
+def _users_by_email(db, emails) -> dict[str, str]:
+    emails = sorted({email.lower() for email in emails if email})
+    if not emails:
+        return {}
+    return {email.lower(): user_id for email, user_id in db.execute(
+        select(User.email, User.id).where(func.lower(User.email).in_(emails), User.is_active.is_(True)))}
+
+
+def _add_action_items(ctx, analyses: dict[str, dict], users: dict[str, str], titles: dict[str, str]) -> int:
+    """The analysed action items of these meetings, their action centre items and the assignees'
+    notifications: a fixed number of statements whatever their number."""
+    from chalicelib.areas.action_items import service as action_items_service
+
+    rows = []
+    for meeting_id, analysis in analyses.items():
+        for position, item in enumerate(analysis["action_items"]):
+            rows.append({"meeting_id": meeting_id, "position": position, "text": item["text"], "status": "pending",
+                         "assignee_id": users.get(item["assignee_email"] or ""), "source": "ai"})
+    rows = insert_rows(ctx.db, MeetingActionItem, rows)
+    assigned = [row for row in rows if row["assignee_id"]]
+    action_items_service.create_sourced_items(ctx, [
+        {"title": row["text"], "assigned_to": row["assignee_id"], "source_id": row["id"],
+         "description": f"From the meeting: {titles.get(row['meeting_id'], '')}"} for row in assigned],
+        source_module="meetings", source_type="meeting_action_item")
+    notify_many(ctx, [{"user_id": row["assignee_id"], "type": "meeting_action_item",
+                       "title": f"Action item from {titles.get(row['meeting_id'], 'a meeting')}: {row['text']}"[:500],
+                       "resource_type": "meeting", "resource_id": row["meeting_id"][:36],
+                       "action_url": f"/meetings/{row['meeting_id']}"} for row in assigned])
+    return len(rows)
+
+
+def run_sync(*, force: bool = False) -> dict:
+    """One sync. Without `force` (the schedule) it runs only when enabled and due (sync_interval_minutes
+    after the last one). Answers what it did."""
+    from chalicelib.core.settings import get_settings
+    from chalicelib.providers.meetnotes import get_meetnotes, is_configured
+
+    settings = get_settings()
+    if not force and (not settings.meetnotes_sync_enabled or not is_configured()):
+        return {"skipped": "sync disabled or meeting notes not configured"}
+    started = utcnow()
+    with job_context() as ctx:
+        db = ctx.db
+        state = db.get(MeetingSyncState, PROVIDER)
+        if not force and state and state.last_synced_at and \
+                started - state.last_synced_at < timedelta(minutes=settings.meetnotes_sync_interval_minutes):
+            return {"skipped": "not due"}
+        since = state.last_note_date if state else None
+        provider = get_meetnotes(db=db)
+        ctx.release_connection()
+        notes = provider.list_notes(since=since)  # paged by the adapter; no transaction is open
+        ids = [note["id"] for note in notes]
+        known = set(db.scalars(select(Meeting.id).where(Meeting.id.in_(ids)))) if ids else set()
+        ctx.release_connection()
+        analyses = {note["id"]: _analyse(note) for note in notes if note["id"] not in known}
+
+        lock_key(db, "meetings-sync")  # writes are serialised; a concurrent run waits here, then adds nothing
+        known = set(db.scalars(select(Meeting.id).where(Meeting.id.in_(ids)))) if ids else set()
+        now = utcnow()
+        _upsert_meetings(db, [{"id": note["id"], "title": (note["title"] or "Untitled meeting")[:500],
+                               "summary": note.get("overview"), "meeting_date": note.get("date"),
+                               "duration_minutes": note.get("duration"),
+                               "organizer_email": (note.get("organizer_email") or None),
+                               "action_items_text": note.get("action_items"), "created_at": now, "updated_at": now}
+                              for note in notes])
+        users = _users_by_email(db, [a["email"] for note in notes for a in note["attendees"]])
+        if ids:
+            db.execute(delete(MeetingAttendee).where(MeetingAttendee.meeting_id.in_(ids)))
+        attendees = {}
+        for note in notes:
+            for attendee in note["attendees"]:
+                attendees[(note["id"], attendee["email"].lower())] = {
+                    "meeting_id": note["id"], "email": attendee["email"].lower()[:320],
+                    "name": (attendee.get("name") or None) and attendee["name"][:200],
+                    "user_id": users.get(attendee["email"].lower())}
+        insert_rows(db, MeetingAttendee, list(attendees.values()))
+        fresh = {meeting_id: analysis for meeting_id, analysis in analyses.items()
+                 if analysis is not None and meeting_id not in known}
+        _categorise(db, fresh, now)
+        titles = {note["id"]: note["title"] for note in notes}
+        added = _add_action_items(ctx, {k: v for k, v in fresh.items() if v["action_items"]}, users, titles)
+        newest = max((note["date"] for note in notes if note.get("date")), default=None)
+        if state is None:
+            db.add(MeetingSyncState(provider=PROVIDER, last_synced_at=now, last_note_date=newest))
+        else:
+            state = db.get(MeetingSyncState, PROVIDER)
+            state.last_synced_at = now
+            if newest and (state.last_note_date is None or newest > state.last_note_date):
+                state.last_note_date = newest
+        db.flush()
+    return {"fetched": len(notes), "created": len([i for i in ids if i not in known]),
+            "updated": len([i for i in ids if i in known]), "action_items": added}
+
+
+def _categorise(db, analyses: dict[str, dict], now: datetime) -> None:
+    """Each meeting's category: one UPDATE per category (at most seven), never one per meeting."""
+    from sqlalchemy import update
+
+    by_category: dict[str, list[str]] = {}
+    for meeting_id, analysis in analyses.items():
+        by_category.setdefault(analysis["category"], []).append(meeting_id)
+    for category, meeting_ids in by_category.items():
+        db.execute(update(Meeting).where(Meeting.id.in_(meeting_ids)).values(category=category, analysed_at=now)
+                   .execution_options(synchronize_session=False))
+
+
+def analyse_meeting(meeting_id: str) -> dict:
+    """Re-categorise one meeting; when it has no action items yet, add the extracted ones (and their action
+    centre items). The AI call runs with no transaction open."""
+    with job_context() as ctx:
+        db = ctx.db
+        meeting = db.get(Meeting, meeting_id)
+        if meeting is None:
+            return {"analysed": False}
+        note = {"id": meeting.id, "title": meeting.title, "overview": meeting.summary or "",
+                "action_items": meeting.action_items_text or "",
+                "attendees": [{"email": a.email, "name": a.name} for a in db.scalars(
+                    select(MeetingAttendee).where(MeetingAttendee.meeting_id == meeting_id))]}
+        ctx.release_connection()
+        analysis = _analyse(note)
+        if analysis is None:
+            return {"analysed": False}
+        lock_key(db, "meeting-analysis", meeting_id)
+        now = utcnow()
+        _categorise(db, {meeting_id: analysis}, now)
+        has_items = db.scalar(select(func.count()).select_from(MeetingActionItem)
+                              .where(MeetingActionItem.meeting_id == meeting_id))
+        added = 0
+        if not has_items and analysis["action_items"]:
+            users = _users_by_email(db, [item["assignee_email"] for item in analysis["action_items"]])
+            added = _add_action_items(ctx, {meeting_id: analysis}, users, {meeting_id: note["title"]})
+    return {"analysed": True, "category": analysis["category"], "action_items": added}
+
+
+def analyse_after_commit(meeting_id: str) -> None:
+    try:
+        analyse_meeting(meeting_id)
+    except Exception:  # noqa: BLE001 - after the response: logged, the meeting can be re-analysed again
+        log.exception("meeting re-analysis failed for %s", meeting_id)
+
+
+def sync_after_commit() -> None:
+    try:
+        run_sync(force=True)
+    except Exception:  # noqa: BLE001 - after the response: logged; the schedule runs it again
+        log.exception("meetings sync failed")

@@ -1,0 +1,119 @@
+"""The live meeting-notes adapter (Fireflies GraphQL API) against recorded answers (`responses`): the query,
+variables and auth it sends, paging with limit/skip, and how it reads errors (GraphQL errors, 429, timeouts);
+then a whole sync through it."""
+import json
+from datetime import datetime, timezone
+
+import pytest
+import requests
+import responses
+from sqlalchemy import func, select
+
+from chalicelib.areas.meetings.models import Meeting, MeetingAttendee
+from chalicelib.areas.meetings.service_sync import run_sync
+from chalicelib.core.errors import BadGateway, NotFound, ServiceUnavailable
+from chalicelib.providers.meetnotes import get_meetnotes
+from chalicelib.providers.meetnotes.base import GatewayTimeout
+from chalicelib.providers.meetnotes.live import FirefliesNotes
+from tests.factories import make_user
+
+URL = "https://api.fireflies.ai/graphql"
+BASE_MS = 1_763_000_000_000  # 2025-11-13, milliseconds since the epoch as Fireflies answers `date`
+
+
+def transcript(n: int, emails=("pat@agency.test", "guest@client.test")) -> dict:
+    return {"id": f"01JFF{n:05d}", "title": f"Call {n}", "date": BASE_MS + n * 60_000, "duration": 30.5,
+            "organizer_email": emails[0],
+            "meeting_attendees": [{"displayName": "Pat", "email": emails[0], "name": None},
+                                  {"displayName": None, "email": emails[1], "name": "Guest"}],
+            "summary": {"overview": f"Overview {n}", "action_items": "**Pat**\nPat: send the notes", "keywords": ["x"]}}
+
+
+@pytest.fixture
+def live(set_env):
+    set_env(MEETNOTES_MODE="live", MEETNOTES_API_KEY="ff-test-key")
+    with responses.RequestsMock() as mock:
+        yield mock
+
+
+def _sent(call) -> dict:
+    assert call.request.url == URL
+    assert call.request.headers["Authorization"] == "Bearer ff-test-key"
+    return json.loads(call.request.body)
+
+
+def test_lists_every_page_since_a_date(live):
+    live.add(responses.POST, URL, json={"data": {"transcripts": [transcript(n) for n in range(50)]}})
+    live.add(responses.POST, URL, json={"data": {"transcripts": [transcript(n) for n in range(50, 53)]}})
+    since = datetime(2025, 11, 1, 0, 0, tzinfo=timezone.utc)
+    notes = get_meetnotes().list_notes(since=since)
+    assert len(notes) == 53 and notes[0]["id"] == "01JFF00000" and notes[-1]["id"] == "01JFF00052"
+    first, second = (_sent(call) for call in live.calls)
+    assert "transcripts(fromDate: $fromDate, limit: $limit, skip: $skip)" in first["query"]
+    assert first["variables"] == {"limit": 50, "skip": 0, "fromDate": "2025-11-01T00:00:00.000Z"}
+    assert second["variables"]["skip"] == 50
+    note = notes[0]
+    assert note["date"] == datetime.fromtimestamp(BASE_MS / 1000, tz=timezone.utc)
+    assert note["attendees"] == [{"email": "pat@agency.test", "name": "Pat"}, {"email": "guest@client.test", "name": "Guest"}]
+    assert (note["overview"], note["action_items"], note["organizer_email"]) == (
+        "Overview 0", "**Pat**\nPat: send the notes", "pat@agency.test")
+
+
+def test_first_sync_sends_no_from_date(live):
+    live.add(responses.POST, URL, json={"data": {"transcripts": []}})
+    assert get_meetnotes().list_notes(since=None) == []
+    assert "fromDate" not in _sent(live.calls[0])["variables"]
+
+
+def test_transcript(live):
+    live.add(responses.POST, URL, json={"data": {"transcript": {"id": "01JFF1", "sentences": [
+        {"speaker_name": "Pat", "text": "Hello", "start_time": 0.5, "end_time": 1.25}]}}})
+    assert get_meetnotes().get_transcript("01JFF1") == [
+        {"speaker_name": "Pat", "text": "Hello", "start_time": 0.5, "end_time": 1.25}]
+    body = _sent(live.calls[0])
+    assert body["variables"] == {"transcriptId": "01JFF1"} and "sentences" in body["query"]
+
+
+@pytest.mark.parametrize("status, body, headers, error", [
+    (429, {"errors": [{"message": "Too many requests", "code": "too_many_requests"}]}, {"Retry-After": "60"},
+     ServiceUnavailable),
+    (200, {"data": None, "errors": [{"message": "Invalid API key", "code": "auth_failed"}]}, {}, BadGateway),
+    (200, {"data": None, "errors": [{"message": "Too many requests", "extensions": {"code": "too_many_requests"}}]}, {},
+     ServiceUnavailable),
+    (200, {"data": {"transcript": None}, "errors": [{"message": "Transcript not found", "code": "object_not_found"}]},
+     {}, NotFound),
+    (500, {"message": "internal"}, {}, BadGateway),
+    (502, None, {}, BadGateway),
+])
+def test_errors(live, status, body, headers, error):
+    if body is None:
+        live.add(responses.POST, URL, body="<html>bad gateway</html>", status=status)
+    else:
+        live.add(responses.POST, URL, json=body, status=status, headers=headers)
+    with pytest.raises(error) as raised:
+        get_meetnotes().get_transcript("x")
+    if status == 429:
+        assert "60" in raised.value.message
+
+
+def test_timeout_is_504(live):
+    live.add(responses.POST, URL, body=requests.Timeout("slow"))
+    with pytest.raises(GatewayTimeout) as raised:
+        FirefliesNotes(api_key="ff-test-key").list_notes(since=None)
+    assert raised.value.status == 504
+
+
+def test_a_whole_sync_through_the_live_adapter(live, db, api):
+    pat = make_user(db, email="pat@agency.test", name="Pat")
+    live.add(responses.POST, URL, json={"data": {"transcripts": [transcript(1), transcript(2)]}})
+    result = run_sync(force=True)
+    assert (result["created"], result["fetched"]) == (2, 2)
+    assert db.scalar(select(func.count()).select_from(Meeting)) == 2
+    users = {a.email: a.user_id for a in db.scalars(select(MeetingAttendee).where(MeetingAttendee.meeting_id == "01JFF00001"))}
+    assert users == {"pat@agency.test": pat.id, "guest@client.test": None}
+    # the next sync asks from the newest note's date, and finds it again (no duplicate)
+    live.add(responses.POST, URL, json={"data": {"transcripts": [transcript(2)]}})
+    again = run_sync(force=True)
+    assert (again["created"], again["updated"]) == (0, 1)
+    assert _sent(live.calls[1])["variables"]["fromDate"].startswith("2025-11-13T")
+    assert db.scalar(select(func.count()).select_from(Meeting)) == 2

@@ -1,0 +1,160 @@
+"""Meetings at /api/meetings (document 3): list with filters, paging, search and scope; detail; transcript;
+match and unmatch; action item status; stats."""
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import select
+
+from chalicelib.areas.action_items.models import ActionItem
+from chalicelib.areas.meetings.models import Meeting
+from tests.areas.deals.factories import make_company, make_contact, make_deal
+from tests.areas.meetings.factories import make_meeting
+from tests.areas.projects.factories import make_project
+from tests.factories import make_squad, make_user
+
+
+def _ids(api, user, query=""):
+    answer = api.get(f"/api/meetings{query}", as_=user)
+    assert answer.status == 200, answer
+    return [m["id"] for m in answer.json["meetings"]]
+
+
+def test_scope_by_access_level(api, db, employee):
+    squad = make_squad(db)
+    manager = make_user(db, access_level="manager")
+    squad.manager_id = manager.id
+    member = make_user(db, squad_id=squad.id)
+    outsider_manager = make_user(db, access_level="manager")
+    head = make_user(db, access_level="head")
+    executive = make_user(db, access_level="executive")
+    mine = make_meeting(db, attendees=[employee])
+    theirs = make_meeting(db, attendees=[member])
+    organised = make_meeting(db, organizer_email=employee.email.upper())
+    assert set(_ids(api, employee)) == {mine.id, organised.id}
+    assert _ids(api, member) == [theirs.id]
+    assert _ids(api, manager) == [theirs.id]
+    assert _ids(api, outsider_manager) == []
+    for user in (head, executive):
+        assert set(_ids(api, user)) == {mine.id, theirs.id, organised.id}
+    for user in (member, outsider_manager):
+        assert api.get(f"/api/meetings/{mine.id}", as_=user).status == 404
+        assert api.get(f"/api/meetings/{mine.id}/transcript", as_=user).status == 404
+        assert api.post(f"/api/meetings/{mine.id}/unmatch", as_=user).status == 404
+    assert api.get("/api/meetings/stats", as_=employee).json == {"unmatched_count": 2}
+    assert api.get("/api/meetings/stats", as_=head).json == {"unmatched_count": 3}
+
+
+def test_filters_search_and_paging(api, db, exec_user):
+    now = datetime.now(timezone.utc)
+    someone = make_user(db)
+    project = make_project(db)
+    a = make_meeting(db, title="Acme kickoff", category="client", meeting_date=now - timedelta(days=1),
+                     entity_type="project", entity_id=project.id, attendees=[someone])
+    b = make_meeting(db, title="Standup", summary="Blockers on ACME api", category="standup",
+                     meeting_date=now - timedelta(days=3))
+    c = make_meeting(db, title="Retro", category="internal", meeting_date=now - timedelta(days=10))
+    d = make_meeting(db, title="Undated", meeting_date=None)
+    assert _ids(api, exec_user) == [a.id, b.id, c.id, d.id]  # newest first, undated last
+    assert _ids(api, exec_user, "?category=standup") == [b.id]
+    assert _ids(api, exec_user, "?search=acme") == [a.id, b.id]  # title and summary, any case
+    assert _ids(api, exec_user, "?unmatched=true") == [b.id, c.id, d.id]
+    assert _ids(api, exec_user, "?unmatched=0") == [a.id]
+    assert _ids(api, exec_user, f"?entity_type=project&entity_id={project.id}") == [a.id]
+    assert _ids(api, exec_user, f"?attendee_user_id={someone.id}") == [a.id]
+    since = (now - timedelta(days=5)).date().isoformat()
+    assert _ids(api, exec_user, f"?date_from={since}") == [a.id, b.id]
+    until = (now - timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert _ids(api, exec_user, f"?date_to={until}") == [b.id, c.id]
+    page = api.get("/api/meetings?per_page=2&page=2", as_=exec_user).json
+    assert ([m["id"] for m in page["meetings"]], page["total"], page["page"], page["per_page"]) == ([c.id, d.id], 4, 2, 2)
+    default = api.get("/api/meetings", as_=exec_user).json
+    assert (default["page"], default["per_page"]) == (1, 20)
+    for bad in ("per_page=51", "per_page=0", "page=0", "category=party", "entity_type=task", "unmatched=maybe",
+                "date_from=yesterday"):
+        assert api.get(f"/api/meetings?{bad}", as_=exec_user).status == 400, bad
+
+
+def test_detail_transcript_match_and_action_items(api, db, employee, set_env):
+    other = make_user(db, name="Olive Other")
+    meeting = make_meeting(db, id="sandbox-note-2", title="Sprint planning", attendees=[employee, other],
+                           items=[("Split the epic", employee), ("Book a room", None)])
+    path = f"/api/meetings/{meeting.id}"
+    detail = api.get(path, as_=employee).json["meeting"]
+    assert detail["match"] is None and detail["title"] == "Sprint planning"
+    assert sorted((a["user_id"], a["user_name"]) for a in detail["attendees"]) == sorted(
+        [(employee.id, employee.name), (other.id, "Olive Other")])
+    assert [(i["text"], i["assignee_id"], i["status"]) for i in detail["action_items"]] == [
+        ("Split the epic", employee.id, "pending"), ("Book a room", None, "pending")]
+
+    first = api.get(f"{path}/transcript", as_=employee)
+    assert first.status == 200 and first.json["transcript"]["meeting_id"] == meeting.id
+    assert first.json["transcript"]["sentences"][0]["text"] == "Welcome to Sprint planning."
+    set_env(MEETNOTES_API_KEY="invalid-key")  # the provider would refuse now: the cache answers
+    again = api.get(f"{path}/transcript", as_=employee)
+    assert again.status == 200 and again.json == first.json
+    unknown = make_meeting(db, id="not-at-the-provider", attendees=[employee])
+    set_env(MEETNOTES_API_KEY=None)
+    assert api.get(f"/api/meetings/{unknown.id}/transcript", as_=employee).status == 404
+    set_env(MEETNOTES_API_KEY="invalid-key")
+    refused = api.get(f"/api/meetings/{unknown.id}/transcript", as_=employee)
+    assert refused.status == 502 and refused.json["error"]
+
+    company, contact, deal = make_company(db, name="Acme"), make_contact(db, first_name="Cy", last_name="Dee"), make_deal(db)
+    project = make_project(db, name="Website", members=[employee])
+    for entity_type, entity_id, name in (("company", company.id, "Acme"), ("contact", contact.id, "Cy Dee"),
+                                         ("deal", deal.id, deal.title), ("project", project.id, "Website")):
+        matched = api.post(f"{path}/match", as_=employee, json={"entity_type": entity_type, "entity_id": entity_id})
+        assert matched.status == 200, matched
+        assert matched.json["meeting"]["match"] == {"entity_type": entity_type, "entity_id": entity_id, "entity_name": name}
+    hidden = make_project(db)
+    for body in ({"entity_type": "company", "entity_id": "nope"}, {"entity_type": "project", "entity_id": hidden.id},
+                 {"entity_type": "task", "entity_id": "x"}, {"entity_type": "deal"}):
+        refused = api.post(f"{path}/match", as_=employee, json=body)
+        assert refused.status == 400, (body, refused)
+    assert api.get("/api/meetings/stats", as_=employee).json == {"unmatched_count": 1}
+    cleared = api.post(f"{path}/unmatch", as_=employee).json["meeting"]
+    assert cleared["match"] is None and cleared["entity_id"] is None
+    assert api.get("/api/meetings/stats", as_=employee).json == {"unmatched_count": 2}
+
+    item_id = detail["action_items"][0]["id"]
+    db.add(ActionItem(title="Split the epic", assigned_to=employee.id, source_module="meetings", source_id=item_id,
+                      urgency="normal", is_completed=False))
+    db.flush()
+    done = api.post(f"{path}/action-items/{item_id}/status", as_=employee, json={"status": "done"})
+    assert done.status == 200 and done.json["action_item"]["status"] == "done"
+    centre = db.scalar(select(ActionItem).where(ActionItem.source_id == item_id))
+    db.refresh(centre)
+    assert centre.is_completed is True
+    api.post(f"{path}/action-items/{item_id}/status", as_=employee, json={"status": "pending"})
+    db.refresh(centre)
+    assert centre.is_completed is False
+    assert api.post(f"{path}/action-items/{item_id}/status", as_=employee, json={"status": "closed"}).status == 400
+    assert api.post(f"{path}/action-items/nope/status", as_=employee, json={"status": "done"}).status == 404
+
+
+def test_list_costs_constant_statements(api, db, exec_user, count_queries):
+    def cost(n):
+        people = [make_user(db) for _ in range(3)]
+        for _ in range(n):
+            make_meeting(db, attendees=people, items=[("Do it", people[0]), ("Do that", None)])
+        with count_queries() as counter:
+            answer = api.get("/api/meetings?per_page=50", as_=exec_user)
+        assert answer.status == 200 and len(answer.json["meetings"]) == min(50, answer.json["total"])
+        return counter.count
+
+    assert cost(5) == cost(100)
+
+
+@pytest.mark.parametrize("level", ["employee", "manager"])
+def test_list_scope_costs_constant_statements(api, db, count_queries, level):
+    viewer = make_user(db, access_level=level)
+
+    def cost(n):
+        for _ in range(n):
+            make_meeting(db, attendees=[viewer, make_user(db)])
+        with count_queries() as counter:
+            answer = api.get("/api/meetings", as_=viewer)
+        assert answer.status == 200
+        return counter.count
+
+    assert cost(5) == cost(100)

@@ -1,0 +1,102 @@
+"""The meetings sync (issue 18 item 5) against the sandbox meeting-notes provider, the admin status and sync
+routes, and the re-analysis."""
+import pytest
+from sqlalchemy import func, select
+
+from chalicelib.areas.action_items.models import ActionItem
+from chalicelib.areas.meetings.models import Meeting, MeetingActionItem, MeetingAttendee
+from chalicelib.areas.meetings.service_sync import run_sync
+from chalicelib.core.notify import Notification
+from tests.factories import make_user
+
+
+@pytest.fixture
+def people(db):
+    """The first three active users by e-mail: the sandbox notes' internal attendees."""
+    return [make_user(db, email=f"0{n}-person@agency.test", name=name)
+            for n, name in enumerate(("Alice Able", "Bob Baker", "Cara Cole"))]
+
+
+def _count(db, model, *where):
+    return db.scalar(select(func.count()).select_from(model).where(*where))
+
+
+@pytest.mark.smoke
+def test_admin_sync_imports_notes_once(api, db, exec_user, people):
+    answer = api.post("/api/admin/connections/meetnotes/sync", as_=exec_user)
+    assert answer.status == 202 and answer.json == {"ok": True}
+    assert _count(db, Meeting) == 5
+    acme = db.get(Meeting, "sandbox-note-1")
+    assert acme.title == "Acme weekly status" and acme.category == "client" and acme.analysed_at is not None
+    attendees = {a.email: a.user_id for a in db.scalars(select(MeetingAttendee).where(MeetingAttendee.meeting_id == acme.id))}
+    assert attendees == {**{p.email: p.id for p in people}, "client@acme.test": None}
+    items = db.scalars(select(MeetingActionItem).where(MeetingActionItem.meeting_id == acme.id)
+                       .order_by(MeetingActionItem.position)).all()
+    assert [(i.text, i.assignee_id, i.status) for i in items] == [
+        ("send the updated timeline to the client", people[0].id, "pending"), ("book the launch review", people[1].id, "pending")]
+    centre = db.scalars(select(ActionItem).where(ActionItem.source_module == "meetings")).all()
+    assert len(centre) == 6 and {i.source_id for i in centre} <= set(db.scalars(select(MeetingActionItem.id)))
+    assert all(i.source_type == "meeting_action_item" and i.assigned_to for i in centre)
+    assert _count(db, Notification, Notification.type == "meeting_action_item") == 6  # one per assignee and meeting
+    categories = {k: v for k, v in db.execute(select(Meeting.id, Meeting.category))}
+    assert categories == {"sandbox-note-1": "client", "sandbox-note-2": "internal", "sandbox-note-3": "sales",
+                          "sandbox-note-4": "one_on_one", "sandbox-note-5": "standup"}
+
+    status = api.get("/api/admin/connections/meetnotes/status", as_=exec_user).json
+    assert status["connected"] is True and status["last_synced_at"] and status["sync_enabled"] is True
+    assert (status["total_notes"], status["unmatched_count"], status["sync_interval_minutes"]) == (5, 5, 30)
+
+    # run twice: one effect
+    before = (_count(db, Meeting), _count(db, MeetingActionItem), _count(db, ActionItem), _count(db, MeetingAttendee),
+              _count(db, Notification))
+    again = run_sync(force=True)
+    assert again["created"] == 0 and again["action_items"] == 0
+    assert (_count(db, Meeting), _count(db, MeetingActionItem), _count(db, ActionItem), _count(db, MeetingAttendee),
+            _count(db, Notification)) == before
+    assert run_sync() == {"skipped": "not due"}  # the schedule: within the interval nothing runs
+
+
+def test_first_scheduled_sync_runs_and_disabled_does_not(db, people, set_env):
+    set_env(MEETNOTES_SYNC_ENABLED="false")
+    assert "skipped" in run_sync()
+    assert _count(db, Meeting) == 0
+    set_env(MEETNOTES_SYNC_ENABLED="true")
+    assert run_sync()["created"] == 5
+
+
+def test_a_failed_analysis_keeps_the_meeting_and_reanalyse_fills_it(api, db, exec_user, people, set_env):
+    set_env(AI_MODE="off")
+    assert run_sync(force=True)["created"] == 5
+    meeting = db.get(Meeting, "sandbox-note-3")
+    assert meeting.category is None and _count(db, MeetingActionItem) == 0
+    set_env(AI_MODE="sandbox")
+    answer = api.post("/api/meetings/sandbox-note-3/reanalyse", as_=exec_user)
+    assert answer.status == 202 and answer.json == {"ok": True}
+    db.expire_all()
+    assert db.get(Meeting, "sandbox-note-3").category == "sales"
+    items = db.scalars(select(MeetingActionItem).where(MeetingActionItem.meeting_id == "sandbox-note-3")).all()
+    assert sorted(i.assignee_id for i in items) == sorted([people[1].id, people[0].id])
+    # again: categorised again, items not doubled
+    assert api.post("/api/meetings/sandbox-note-3/reanalyse", as_=exec_user).status == 202
+    assert _count(db, MeetingActionItem, MeetingActionItem.meeting_id == "sandbox-note-3") == 2
+    assert api.post("/api/meetings/nope/reanalyse", as_=exec_user).status == 404
+
+
+def test_admin_routes_need_admin_and_a_configured_provider(api, db, exec_user, employee, set_env):
+    manager = make_user(db, access_level="manager")
+    for user in (employee, manager):
+        assert api.post("/api/admin/connections/meetnotes/sync", as_=user).status == 403
+        assert api.get("/api/admin/connections/meetnotes/status", as_=user).status == 403
+    set_env(MEETNOTES_MODE="off")
+    assert api.post("/api/admin/connections/meetnotes/sync", as_=exec_user).status == 503
+    status = api.get("/api/admin/connections/meetnotes/status", as_=exec_user).json
+    assert status["connected"] is False and status["last_synced_at"] is None and status["total_notes"] == 0
+
+
+def test_a_refused_key_fails_the_sync_and_changes_nothing(db, people, set_env):
+    set_env(MEETNOTES_API_KEY="invalid-key")
+    from chalicelib.core.errors import BadGateway
+
+    with pytest.raises(BadGateway):
+        run_sync(force=True)
+    assert _count(db, Meeting) == 0
