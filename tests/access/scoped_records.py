@@ -371,6 +371,24 @@ def _announcement(db, made) -> str:
     return make_announcement(db).id
 
 
+def _holiday(db, made) -> str:
+    from chalicelib.areas.calendar.models import PublicHoliday
+
+    row = PublicHoliday(date=date(2026, 12, 25), name="Christmas Day")
+    db.add(row)
+    db.flush()
+    return row.id
+
+
+def _culture_event(db, made) -> str:
+    from chalicelib.areas.calendar.models import CultureEvent
+
+    row = CultureEvent(title="Party", date=date(2026, 12, 18), status="planned")
+    db.add(row)
+    db.flush()
+    return row.id
+
+
 UNSCOPED: dict[str, Unscoped] = {
     "key": Unscoped("config lists are organisation-wide: every config-lists holder sees every list", _config_key),
     "item_id": Unscoped("config list items are organisation-wide", _config_item),
@@ -394,6 +412,12 @@ UNSCOPED: dict[str, Unscoped] = {
                               lambda db, made: "project"),
     "policy_id": Unscoped("SLA policies are organisation-wide: every sla holder sees every policy "
                           "(docs/decisions/sla.md)", _sla_policy),
+    "calendar_id": Unscoped("a calendar of the calendar provider, reached as the caller (domain-wide delegation): "
+                            "the provider's own sharing rules answer (403/404 with detail), not a record scope"),
+    "event_id": Unscoped("an event of the calendar provider, reached as the caller: the provider decides"),
+    "holiday_id": Unscoped("public holidays are organisation-wide: every calendar holder sees all", _holiday),
+    "culture_event_id": Unscoped("culture events are organisation-wide: every calendar holder sees all",
+                                 _culture_event),
     "announcement_id": Unscoped("announcements are company-wide: every announcements holder sees every one "
                                 "(document 3; docs/decisions/announcements.md)", _announcement),
 }

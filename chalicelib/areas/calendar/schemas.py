@@ -1,0 +1,316 @@
+"""Request and read models of the calendar (unknown fields are ignored)."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Optional
+
+from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Name, Read, Text,
+                                     Timestamp, choice)
+
+from .models import CULTURE_STATUSES, VIEWS
+
+CalendarId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=320)]
+MAX_RANGE_DAYS = 400
+
+
+def _email(value):
+    if value is None:
+        return None
+    value = value.strip()
+    if "@" not in value or value.startswith("@") or value.endswith("@") or " " in value:
+        raise ValueError("must be an e-mail address")
+    return value
+
+
+class EventTime(Input):
+    """Google's event time: `dateTime` (RFC 3339) or `date` (all-day), with an optional IANA `timeZone`."""
+    dateTime: Optional[Text(40)] = None  # noqa: N815 - the provider's field names
+    date: CalendarDate = None
+    timeZone: Optional[Text(100)] = None  # noqa: N815
+
+    @field_validator("dateTime")
+    @classmethod
+    def _datetime(cls, value):
+        if value is None:
+            return None
+        try:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise ValueError("must be an ISO 8601 date and time") from exc
+        return value
+
+    @field_validator("timeZone")
+    @classmethod
+    def _zone(cls, value):
+        if value is None:
+            return None
+        from zoneinfo import ZoneInfo
+
+        try:
+            ZoneInfo(value)
+        except Exception as exc:  # noqa: BLE001 - any unreadable zone name is a 400
+            raise ValueError("must be an IANA time zone") from exc
+        return value
+
+    @model_validator(mode="after")
+    def _one(self):
+        if (self.dateTime is None) == (self.date is None):
+            raise ValueError("give either dateTime or date")
+        return self
+
+    def provider(self) -> dict:
+        out = {"dateTime": self.dateTime} if self.dateTime else {"date": self.date.isoformat()}
+        if self.timeZone:
+            out["timeZone"] = self.timeZone
+        return out
+
+
+class Attendee(Input):
+    NOT_NULL = frozenset({"email"})
+
+    email: Text(320)
+    displayName: Optional[Text(200)] = None  # noqa: N815
+
+    _email = field_validator("email")(_email)
+
+
+class EventUpdate(Input):
+    summary: Optional[Text(1000)] = None
+    description: Optional[Text(20000)] = None
+    location: Optional[Text(1000)] = None
+    start: Optional[EventTime] = None
+    end: Optional[EventTime] = None
+    attendees: Optional[list[Attendee]] = Field(None, max_length=200)
+
+    def provider(self) -> dict:
+        """The provider's fields for the values sent."""
+        out = {}
+        for name, value in self.changes().items():
+            if name in ("start", "end"):
+                out[name] = value.provider() if value is not None else None
+            elif name == "attendees":
+                out[name] = [{k: v for k, v in a.model_dump().items() if v is not None} for a in value or []]
+            else:
+                out[name] = value
+        return out
+
+
+class EventCreate(EventUpdate):
+    NOT_NULL = frozenset({"calendarId", "start", "end"})
+
+    calendarId: CalendarId  # noqa: N815
+    start: EventTime
+    end: EventTime
+
+    def provider(self) -> dict:
+        out = super().provider()
+        out.pop("calendarId", None)
+        out["start"], out["end"] = self.start.provider(), self.end.provider()
+        return out
+
+
+class EventPatch(Input):
+    NOT_NULL = frozenset({"start", "end"})
+
+    start: Optional[EventTime] = None
+    end: Optional[EventTime] = None
+
+    @model_validator(mode="after")
+    def _some(self):
+        if self.start is None and self.end is None:
+            raise ValueError("give start, end or both")
+        return self
+
+    def provider(self) -> dict:
+        return {name: getattr(self, name).provider() for name in ("start", "end") if getattr(self, name) is not None}
+
+
+class RespondRequest(Input):
+    NOT_NULL = frozenset({"status"})
+
+    status: choice("accepted", "declined", "tentative")
+
+
+class EventsQuery(Input):
+    NOT_NULL = frozenset({"timeMin", "timeMax"})
+
+    timeMin: Timestamp  # noqa: N815
+    timeMax: Timestamp  # noqa: N815
+    calendarIds: Optional[Text(2000)] = None  # noqa: N815
+
+    @model_validator(mode="after")
+    def _range(self):
+        if self.timeMin is None or self.timeMax is None:
+            raise ValueError("timeMin and timeMax are required")
+        if self.timeMax <= self.timeMin:
+            raise ValueError("timeMax must be after timeMin")
+        if (self.timeMax - self.timeMin).days > MAX_RANGE_DAYS:
+            raise ValueError(f"the range may span at most {MAX_RANGE_DAYS} days")
+        return self
+
+    def calendar_ids(self) -> list[str]:
+        ids = [part.strip() for part in (self.calendarIds or "").split(",") if part.strip()]
+        return list(dict.fromkeys(ids))[:10] or ["primary"]
+
+
+class PlacesQuery(Input):
+    NOT_NULL = frozenset({"q"})
+
+    q: Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=200)]
+    tz: Optional[Text(100)] = None
+
+
+class SettingsUpdate(Input):
+    NOT_NULL = frozenset({"default_view", "show_birthdays", "show_anniversaries", "show_leave", "show_public_holidays",
+                          "show_new_starters", "show_events", "show_weekends"})
+
+    default_view: Optional[choice(*VIEWS)] = None
+    visible_calendar_ids: Optional[list[CalendarId]] = Field(None, max_length=50)
+    show_birthdays: Optional[Flag] = None
+    show_anniversaries: Optional[Flag] = None
+    show_leave: Optional[Flag] = None
+    show_public_holidays: Optional[Flag] = None
+    show_new_starters: Optional[Flag] = None
+    show_events: Optional[Flag] = None
+    show_weekends: Optional[Flag] = None
+    viewed_person_ids: Optional[list[Id]] = Field(None, max_length=200)
+
+
+class HolidayListQuery(Input):
+    year: Optional[int] = Field(None, ge=1900, le=2200)
+
+
+class HolidayCreate(Input):
+    NOT_NULL = frozenset({"date", "name"})
+
+    date: CalendarDate
+    name: Name
+    region: Optional[Text(100)] = None
+
+    @model_validator(mode="after")
+    def _date(self):
+        if self.date is None:
+            raise ValueError("date is required")
+        return self
+
+
+class HolidayUpdate(Input):
+    NOT_NULL = frozenset({"date", "name"})
+
+    date: CalendarDate = None
+    name: Optional[Name] = None
+    region: Optional[Text(100)] = None
+
+
+class CultureEventListQuery(Input):
+    year: Optional[int] = Field(None, ge=1900, le=2200)
+    status: Optional[choice(*CULTURE_STATUSES)] = None
+
+
+class CultureEventCreate(Input):
+    NOT_NULL = frozenset({"title", "date", "status"})
+
+    title: Name
+    description: Optional[Text(20000)] = None
+    date: CalendarDate
+    end_date: CalendarDate = None
+    location: Optional[Text(500)] = None
+    status: choice(*CULTURE_STATUSES) = "planned"
+
+    @model_validator(mode="after")
+    def _dates(self):
+        if self.date is None:
+            raise ValueError("date is required")
+        if self.end_date is not None and self.end_date < self.date:
+            raise ValueError("end_date must not be before date")
+        return self
+
+
+class CultureEventUpdate(Input):
+    NOT_NULL = frozenset({"title", "date", "status"})
+
+    title: Optional[Name] = None
+    description: Optional[Text(20000)] = None
+    date: CalendarDate = None
+    end_date: CalendarDate = None
+    location: Optional[Text(500)] = None
+    status: Optional[choice(*CULTURE_STATUSES)] = None
+
+
+# --- read models ----------------------------------------------------------------------------------
+
+class CalendarRead(Read):
+    id: str
+    label: str
+
+
+class CalendarsRead(Read):
+    calendars: list[CalendarRead]
+
+
+class CalendarEventRead(Read):
+    """An event in the calendar provider's shape (Google's other fields pass through); synthetic events add
+    `type`, `color` and `synthetic: true`."""
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+    id: str
+    summary: Optional[str] = None
+    description: Optional[str] = None
+    location: Optional[str] = None
+    start: Optional[dict] = None
+    end: Optional[dict] = None
+    attendees: Optional[list[dict]] = None
+    status: Optional[str] = None
+    htmlLink: Optional[str] = None  # noqa: N815
+    type: Optional[str] = None
+    color: Optional[str] = None
+    synthetic: Optional[bool] = None
+
+
+class PlaceRead(Read):
+    id: str
+    label: str
+
+
+class PlacesRead(Read):
+    results: list[PlaceRead]
+
+
+class SettingsRead(Read):
+    default_view: choice(*VIEWS)
+    visible_calendar_ids: str | None
+    show_birthdays: Flag01
+    show_anniversaries: Flag01
+    show_leave: Flag01
+    show_public_holidays: Flag01
+    show_new_starters: Flag01
+    show_events: Flag01
+    show_weekends: Flag01
+    viewed_person_ids: str | None
+
+
+class SettingsBody(Read):
+    settings: SettingsRead
+
+
+class HolidayRead(Read):
+    id: str
+    date: IsoDate
+    name: str
+    region: str | None
+    created_at: IsoTimestamp
+
+
+class CultureEventRead(Read):
+    id: str
+    title: str
+    description: str | None
+    date: IsoDate
+    end_date: IsoDate | None
+    location: str | None
+    status: choice(*CULTURE_STATUSES)
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp

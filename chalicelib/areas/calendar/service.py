@@ -1,0 +1,222 @@
+"""Calendar: provider events merged with synthetic events, event writes through the provider, the response to
+an invitation, settings, place search, public holidays and culture events.
+
+Provider calls run with no transaction open (`ctx.release_connection()`); what the request reads from the
+database (settings, synthetic events) is read first. An unconfigured provider (`CALENDAR_MODE=off`) gives
+`{ calendars: [] }`, only synthetic events, and 503 `{ error, detail }` for writes.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import extract, select
+
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_ignore
+from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.timeutil import org_zone
+from chalicelib.providers.calendar import CalendarError, get_calendar
+
+from .models import CalendarInvite, CalendarSettings, CultureEvent, PlaceSearchCache, PublicHoliday
+from .queries import (DEFAULTS, culture_record, holiday_record, json_list, load_culture_event, load_holiday,
+                      settings_record, settings_values, synthetic_events)
+
+PLACES_CACHE_DAYS = 30
+
+
+def _provider(ctx, *, required: bool):
+    calendar = get_calendar(db=ctx.db)
+    if calendar is None and required:
+        raise CalendarError("The calendar is not configured", detail="CALENDAR_MODE is off or the service account "
+                            "is not set", status=503)
+    return calendar
+
+
+def calendars(ctx) -> list[dict]:
+    calendar = _provider(ctx, required=False)
+    return calendar.list_calendars(ctx.user.email) if calendar else []
+
+
+def _start_key(event: dict) -> str:
+    start = event.get("start") or {}
+    return str(start.get("dateTime") or start.get("date") or "")
+
+
+def list_events(ctx, query) -> list[dict]:
+    """The provider's events of each calendar asked for (default primary) and the synthetic events the caller's
+    settings show, in the requested range, ordered by start. Statements: settings, people, holidays, culture
+    events (at most four), whatever the number of records."""
+    zone = org_zone()
+    first, last = query.timeMin.astimezone(zone).date(), query.timeMax.astimezone(zone).date()
+    events = synthetic_events(ctx.db, settings_values(ctx.db, ctx.user_id), first, last)
+    calendar = _provider(ctx, required=False)
+    if calendar is not None:
+        email = ctx.user.email
+        time_min = query.timeMin.strftime("%Y-%m-%dT%H:%M:%SZ")
+        time_max = query.timeMax.strftime("%Y-%m-%dT%H:%M:%SZ")
+        ctx.release_connection()
+        for calendar_id in query.calendar_ids():
+            events.extend(calendar.list_events(email, calendar_id, time_min=time_min, time_max=time_max))
+    return sorted(events, key=_start_key)
+
+
+def create_event(ctx, *, data) -> dict:
+    calendar = _provider(ctx, required=True)
+    email = ctx.user.email
+    ctx.release_connection()
+    return calendar.insert_event(email, data.calendarId, data.provider())
+
+
+def update_event(ctx, calendar_id: str, event_id: str, *, data) -> dict:
+    """The fields sent replace the event's (attendees replaces the whole list); the rest are kept."""
+    calendar = _provider(ctx, required=True)
+    email = ctx.user.email
+    ctx.release_connection()
+    current = calendar.get_event(email, calendar_id, event_id)
+    merged = {**current, **data.provider()}
+    return calendar.update_event(email, calendar_id, event_id, {k: v for k, v in merged.items() if v is not None})
+
+
+def patch_event(ctx, calendar_id: str, event_id: str, *, data) -> dict:
+    calendar = _provider(ctx, required=True)
+    email = ctx.user.email
+    ctx.release_connection()
+    return calendar.patch_event(email, calendar_id, event_id, data.provider())
+
+
+def delete_event(ctx, calendar_id: str, event_id: str) -> None:
+    calendar = _provider(ctx, required=True)
+    email = ctx.user.email
+    ctx.release_connection()
+    calendar.delete_event(email, calendar_id, event_id)
+
+
+def respond(ctx, calendar_id: str, event_id: str, *, data) -> dict:
+    """Only the caller's attendee status changes (the organiser is told by the provider: sendUpdates=all); the
+    invitation is recorded as answered, so the invite scan never notifies it again."""
+    calendar = _provider(ctx, required=True)
+    email, user_id = ctx.user.email, ctx.user_id
+    ctx.release_connection()
+    event = calendar.respond(email, calendar_id, event_id, data.status)
+    now = utcnow()
+    key = str(event.get("id") or event_id)[:255]
+    if not insert_ignore(ctx.db, CalendarInvite, {"user_id": user_id, "event_id": key, "responded_at": now,
+                                                  "response": data.status}, conflict=("user_id", "event_id")):
+        invite = ctx.db.get(CalendarInvite, (user_id, key))
+        invite.responded_at, invite.response = now, data.status
+        ctx.db.flush()
+    return event
+
+
+# ---------------------------------------------------------------- settings
+
+def get_settings_record(ctx) -> dict:
+    values = settings_values(ctx.db, ctx.user_id)
+    return settings_record(values)
+
+
+def put_settings(ctx, *, data) -> None:
+    """Upsert: the fields sent replace the stored ones (arrays stored as JSON array text)."""
+    from chalicelib.core.locks import lock_key
+
+    lock_key(ctx.db, "calendar-settings", ctx.user_id)
+    row = ctx.db.get(CalendarSettings, ctx.user_id)
+    if row is None:
+        row = CalendarSettings(user_id=ctx.user_id, **{k: v for k, v in DEFAULTS.items()})
+        ctx.db.add(row)
+    for key, value in data.changes().items():
+        if key in ("visible_calendar_ids", "viewed_person_ids"):
+            value = json_list(value)
+        setattr(row, key, value)
+    row.updated_at = utcnow()
+    ctx.db.flush()
+
+
+# ---------------------------------------------------------------- places
+
+def search_places(ctx, query) -> list[dict]:
+    """At most 5 results, biased to the country of `tz`; answers are cached for 30 days (shared by every
+    user), so a repeated query never reaches the provider (its usage policy)."""
+    from chalicelib.providers.places import MAX_RESULTS, country_for_timezone, get_places
+
+    country = country_for_timezone(query.tz)
+    key = f"{country or ''}|{' '.join(query.q.lower().split())}"[:300]
+    cached = ctx.db.get(PlaceSearchCache, key)
+    if cached is not None and cached.cached_at > utcnow() - timedelta(days=PLACES_CACHE_DAYS):
+        return cached.results[:MAX_RESULTS]
+    provider = get_places()
+    ctx.release_connection()
+    results = provider.search(query.q, country=country)[:MAX_RESULTS]
+    row = ctx.db.get(PlaceSearchCache, key)
+    if row is None:
+        insert_ignore(ctx.db, PlaceSearchCache, {"key": key, "results": results, "cached_at": utcnow()},
+                      conflict=("key",))
+    else:
+        row.results, row.cached_at = results, utcnow()
+        ctx.db.flush()
+    return results
+
+
+# ---------------------------------------------------------------- public holidays and culture events
+
+def list_holidays(ctx, query) -> list[dict]:
+    stmt = select(PublicHoliday)
+    if query.year:
+        stmt = stmt.where(extract("year", PublicHoliday.date) == query.year)
+    return [holiday_record(row) for row in ctx.db.scalars(stmt.order_by(PublicHoliday.date, PublicHoliday.name)
+                                                          .limit(LIST_LIMIT))]
+
+
+def create_holiday(ctx, *, data) -> dict:
+    row = PublicHoliday(**data.model_dump())
+    ctx.db.add(row)
+    ctx.db.flush()
+    return holiday_record(row)
+
+
+def update_holiday(ctx, holiday_id: str, *, data) -> dict:
+    row = load_holiday(ctx, holiday_id)
+    for key, value in data.changes().items():
+        setattr(row, key, value)
+    ctx.db.flush()
+    return holiday_record(row)
+
+
+def delete_holiday(ctx, holiday_id: str) -> None:
+    ctx.db.delete(load_holiday(ctx, holiday_id))
+    ctx.db.flush()
+
+
+def list_culture_events(ctx, query) -> list[dict]:
+    stmt = select(CultureEvent)
+    if query.year:
+        stmt = stmt.where(extract("year", CultureEvent.date) == query.year)
+    if query.status:
+        stmt = stmt.where(CultureEvent.status == query.status)
+    return [culture_record(row) for row in ctx.db.scalars(stmt.order_by(CultureEvent.date, CultureEvent.title)
+                                                          .limit(LIST_LIMIT))]
+
+
+def create_culture_event(ctx, *, data) -> dict:
+    row = CultureEvent(**data.model_dump(), created_by=ctx.user_id)
+    ctx.db.add(row)
+    ctx.db.flush()
+    return culture_record(row)
+
+
+def update_culture_event(ctx, event_id: str, *, data) -> dict:
+    from chalicelib.core.errors import BadRequest
+
+    row = load_culture_event(ctx, event_id)
+    for key, value in data.changes().items():
+        setattr(row, key, value)
+    if row.end_date is not None and row.end_date < row.date:
+        raise BadRequest("end_date must not be before date",
+                         details=[{"field": "end_date", "message": "before date"}])
+    ctx.db.flush()
+    return culture_record(row)
+
+
+def delete_culture_event(ctx, event_id: str) -> None:
+    ctx.db.delete(load_culture_event(ctx, event_id))
+    ctx.db.flush()

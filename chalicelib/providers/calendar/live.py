@@ -1,0 +1,166 @@
+"""Google Calendar API v3 through a service account with domain-wide delegation.
+
+Each call acts as a user of the organisation: a JWT (RS256, signed with the service account's private key
+through pyjwt) with `iss` the service account, `sub` the user, `scope` calendar and `aud` the token URL is
+exchanged at `https://oauth2.googleapis.com/token` (grant type jwt-bearer) for an access token, cached per
+user until a minute before it expires. A 401 from the API (an expired or revoked token) drops the cached
+token and retries once with a new one. Errors come back as CalendarError `{ error, detail }` with Google's
+message in detail: its 400, 403, 404 and 409 keep their status; a rate limit (429, or 403 with reason
+`rateLimitExceeded` / `userRateLimitExceeded`) is 503 naming Retry-After; a timeout 504; anything else 502.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from urllib.parse import quote
+
+import jwt
+import requests
+
+from .base import CalendarError, team_calendar_id, with_own_response
+
+TOKEN_URL = "https://oauth2.googleapis.com/token"
+API_URL = "https://www.googleapis.com/calendar/v3"
+SCOPE = "https://www.googleapis.com/auth/calendar"
+RATE_REASONS = ("rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded")
+MAX_PAGES = 20  # 250 events a page: 5000 events in one range at most
+
+_tokens: dict[tuple[str, str], tuple[str, float]] = {}
+_lock = threading.Lock()
+
+
+def clear_token_cache() -> None:
+    with _lock:
+        _tokens.clear()
+
+
+class GoogleCalendar:
+    def __init__(self, *, client_email: str, private_key: str, timeout: float = 15.0) -> None:
+        self.client_email = client_email
+        self.private_key = private_key.replace("\\n", "\n")  # a key from an environment variable keeps \n escaped
+        # CALENDAR_API_URL / CALENDAR_TOKEN_URL: optional overrides (a compatible stand-in); not core settings
+        self.api_url = (os.environ.get("CALENDAR_API_URL") or API_URL).rstrip("/")
+        self.token_url = os.environ.get("CALENDAR_TOKEN_URL") or TOKEN_URL
+        self.timeout = timeout
+
+    # ------------------------------------------------------------ auth
+
+    def _assertion(self, user_email: str) -> str:
+        now = int(time.time())
+        claims = {"iss": self.client_email, "sub": user_email, "scope": SCOPE, "aud": self.token_url,
+                  "iat": now, "exp": now + 3600}
+        return jwt.encode(claims, self.private_key, algorithm="RS256")
+
+    def _token(self, user_email: str, *, fresh: bool = False) -> str:
+        key = (self.client_email, user_email.lower())
+        with _lock:
+            cached = _tokens.get(key)
+        if cached and not fresh and cached[1] > time.time():
+            return cached[0]
+        try:
+            response = requests.post(self.token_url, timeout=self.timeout, data={
+                "grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": self._assertion(user_email)})
+        except requests.Timeout as exc:
+            raise CalendarError("Calendar provider timed out", detail=str(exc), status=504) from exc
+        except requests.RequestException as exc:
+            raise CalendarError("Calendar provider unreachable", detail=str(exc)) from exc
+        try:
+            body = response.json()
+        except ValueError:
+            body = {}
+        if response.status_code != 200 or not body.get("access_token"):
+            detail = body.get("error_description") or body.get("error") or f"HTTP {response.status_code}"
+            raise CalendarError("Calendar authorisation failed", detail=str(detail))
+        token = body["access_token"]
+        with _lock:
+            _tokens[key] = (token, time.time() + int(body.get("expires_in", 3600)) - 60)
+        return token
+
+    # ------------------------------------------------------------ calls
+
+    def _error(self, response) -> CalendarError:
+        try:
+            error = response.json().get("error") or {}
+        except ValueError:
+            error = {}
+        if isinstance(error, str):
+            error = {"message": error}
+        message = error.get("message") or f"HTTP {response.status_code}"
+        reasons = [e.get("reason") for e in error.get("errors") or [] if isinstance(e, dict)]
+        if response.status_code == 429 or (response.status_code == 403 and set(reasons) & set(RATE_REASONS)):
+            retry = response.headers.get("Retry-After")
+            return CalendarError("Calendar provider rate limited the request",
+                                 detail=f"{message}" + (f" (retry after {retry} s)" if retry else ""), status=503)
+        if response.status_code in (400, 403, 404, 409, 410):
+            return CalendarError("Calendar provider refused the request", detail=message,
+                                 status=404 if response.status_code == 410 else response.status_code)
+        return CalendarError("Calendar provider request failed", detail=message)
+
+    def _call(self, method: str, user_email: str, path: str, *, params: dict | None = None,
+              json: dict | None = None) -> dict | None:
+        url = f"{self.api_url}{path}"
+        for attempt in (1, 2):
+            token = self._token(user_email, fresh=attempt == 2)
+            try:
+                response = requests.request(method, url, params=params, json=json, timeout=self.timeout,
+                                            headers={"Authorization": f"Bearer {token}"})
+            except requests.Timeout as exc:
+                raise CalendarError("Calendar provider timed out", detail=str(exc), status=504) from exc
+            except requests.RequestException as exc:
+                raise CalendarError("Calendar provider unreachable", detail=str(exc)) from exc
+            if response.status_code == 401 and attempt == 1:
+                continue  # the token expired or was revoked: a new one, once
+            if response.status_code >= 400:
+                raise self._error(response)
+            if response.status_code == 204 or not response.content:
+                return None
+            try:
+                return response.json()
+            except ValueError as exc:
+                raise CalendarError("Calendar provider answered without JSON", detail=str(exc)) from exc
+        raise CalendarError("Calendar authorisation failed", detail="the access token was refused twice")
+
+    @staticmethod
+    def _events(calendar_id: str, event_id: str | None = None) -> str:
+        path = f"/calendars/{quote(calendar_id, safe='')}/events"
+        return f"{path}/{quote(event_id, safe='')}" if event_id else path
+
+    # ------------------------------------------------------------ the interface
+
+    def list_calendars(self, user_email: str) -> list[dict]:
+        return [{"id": "primary", "label": user_email}, {"id": team_calendar_id(), "label": "Team calendar"}]
+
+    def list_events(self, user_email: str, calendar_id: str, *, time_min: str, time_max: str) -> list[dict]:
+        events: list[dict] = []
+        params = {"timeMin": time_min, "timeMax": time_max, "singleEvents": "true", "orderBy": "startTime",
+                  "maxResults": 250}
+        for _ in range(MAX_PAGES):
+            body = self._call("GET", user_email, self._events(calendar_id), params=params) or {}
+            events.extend(body.get("items") or [])
+            if not body.get("nextPageToken"):
+                break
+            params = {**params, "pageToken": body["nextPageToken"]}
+        return events
+
+    def get_event(self, user_email: str, calendar_id: str, event_id: str) -> dict:
+        return self._call("GET", user_email, self._events(calendar_id, event_id))
+
+    def insert_event(self, user_email: str, calendar_id: str, event: dict) -> dict:
+        return self._call("POST", user_email, self._events(calendar_id), params={"sendUpdates": "all"}, json=event)
+
+    def update_event(self, user_email: str, calendar_id: str, event_id: str, event: dict) -> dict:
+        return self._call("PUT", user_email, self._events(calendar_id, event_id), params={"sendUpdates": "all"},
+                          json=event)
+
+    def patch_event(self, user_email: str, calendar_id: str, event_id: str, patch: dict) -> dict:
+        return self._call("PATCH", user_email, self._events(calendar_id, event_id), params={"sendUpdates": "all"},
+                          json=patch)
+
+    def delete_event(self, user_email: str, calendar_id: str, event_id: str) -> None:
+        self._call("DELETE", user_email, self._events(calendar_id, event_id), params={"sendUpdates": "all"})
+
+    def respond(self, user_email: str, calendar_id: str, event_id: str, status: str) -> dict:
+        event = self.get_event(user_email, calendar_id, event_id)
+        return self.patch_event(user_email, calendar_id, event_id,
+                                {"attendees": with_own_response(event, user_email, status)})

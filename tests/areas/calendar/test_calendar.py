@@ -1,0 +1,240 @@
+"""Calendar at /api/calendar (document 3) against the sandbox provider: calendars, events merged with the
+synthetic events, event writes, respond, settings, places, public holidays, culture events, the invite scan."""
+from datetime import date
+
+import pytest
+from sqlalchemy import func, select
+
+from chalicelib.areas.calendar.jobs import scan_invites
+from chalicelib.areas.calendar.models import CultureEvent, PublicHoliday
+from chalicelib.core.notify import Notification
+from tests.factories import grant
+from tests.factories import make_user as _make_user
+
+RANGE = "timeMin=2026-12-01T00:00:00Z&timeMax=2026-12-31T00:00:00Z"
+
+
+def make_user(db, **values):
+    """A user who may write calendar events (employees have calendar:view by default)."""
+    user = _make_user(db, **values)
+    grant(db, user, "calendar", "update")
+    return user
+
+
+@pytest.fixture
+def employee(db):
+    return make_user(db, access_level="employee", name="Emma Employee")
+
+
+def _event(**extra):
+    return {"calendarId": "primary", "summary": "Planning", "start": {"dateTime": "2026-12-03T10:00:00+11:00"},
+            "end": {"dateTime": "2026-12-03T11:00:00+11:00"}, **extra}
+
+
+def test_calendars_and_off(api, employee, set_env):
+    listed = api.get("/api/calendar/calendars", as_=employee).json["calendars"]
+    assert [c["id"] for c in listed] == ["primary", "team"]
+    set_env(CALENDAR_MODE="off")
+    assert api.get("/api/calendar/calendars", as_=employee).json == {"calendars": []}
+    refused = api.post("/api/calendar/events", as_=employee, json=_event())
+    assert refused.status == 503 and set(refused.json) == {"error", "detail"}
+
+
+@pytest.mark.smoke
+def test_event_lifecycle_and_invitation_response(api, db, employee):
+    guest = make_user(db, name="Gus Guest")
+    created = api.post("/api/calendar/events", as_=employee, json=_event(
+        description="Q1", location="Room 1", attendees=[{"email": guest.email, "displayName": "Gus"}]))
+    assert created.status == 201, created
+    event = created.json["event"]
+    assert event["summary"] == "Planning" and event["htmlLink"] and event["status"] == "confirmed"
+    assert [(a["email"], a["responseStatus"]) for a in event["attendees"]] == [(guest.email, "needsAction")]
+    path = f"/api/calendar/events/primary/{event['id']}"
+
+    moved = api.patch(path, as_=employee, json={"start": {"dateTime": "2026-12-03T12:00:00+11:00"},
+                                                "end": {"dateTime": "2026-12-03T13:00:00+11:00"}})
+    assert moved.status == 200 and moved.json["event"]["start"]["dateTime"] == "2026-12-03T12:00:00+11:00"
+    assert moved.json["event"]["summary"] == "Planning"
+    other = make_user(db)
+    replaced = api.put(path, as_=employee, json={"summary": "Planning v2", "attendees": [{"email": other.email}]})
+    assert replaced.status == 200
+    assert [a["email"] for a in replaced.json["event"]["attendees"]] == [other.email]  # the whole list replaced
+    assert replaced.json["event"]["location"] == "Room 1"
+
+    # the invitee sees it on their primary calendar and answers; only their status changes
+    theirs = api.get(f"/api/calendar/events?{RANGE}", as_=other).json["events"]
+    assert [e["id"] for e in theirs if not e.get("synthetic")] == [event["id"]]
+    answered = api.post(f"/api/calendar/events/primary/{event['id']}/respond", as_=other, json={"status": "accepted"})
+    assert answered.status == 200
+    assert [(a["email"], a["responseStatus"]) for a in answered.json["event"]["attendees"]] == [(other.email, "accepted")]
+    assert api.post(f"/api/calendar/events/primary/{event['id']}/respond", as_=guest,
+                    json={"status": "accepted"}).status == 404  # no longer invited: not on their calendar
+    assert api.post(f"/api/calendar/events/primary/{event['id']}/respond", as_=other,
+                    json={"status": "maybe"}).status == 400
+
+    assert api.delete(path, as_=employee).json == {"ok": True}
+    gone = api.delete(path, as_=employee)
+    assert gone.status == 404 and set(gone.json) == {"error", "detail"}
+
+
+def test_event_validation_and_provider_errors(api, employee):
+    for bad in ({"summary": "x"}, _event(calendarId=""), _event(start={"dateTime": "tomorrow"}),
+                _event(start={"date": "2026-12-01", "dateTime": "2026-12-01T10:00:00Z"}),
+                _event(start={"dateTime": "2026-12-01T10:00:00Z", "timeZone": "Mars/Olympus"}),
+                _event(attendees=[{"email": "not-an-address"}]), _event(attendees="x")):
+        assert api.post("/api/calendar/events", as_=employee, json=bad).status == 400, bad
+    refused = api.post("/api/calendar/events", as_=employee, json=_event(calendarId="someone-else@agency.test"))
+    assert refused.status == 403 and "writer access" in refused.json["detail"]
+    missing = api.post("/api/calendar/events", as_=employee, json=_event(calendarId="invalid-calendar"))
+    assert missing.status == 404 and missing.json["detail"] == "Not Found"
+    backwards = api.post("/api/calendar/events", as_=employee, json=_event(
+        start={"dateTime": "2026-12-03T12:00:00Z"}, end={"dateTime": "2026-12-03T11:00:00Z"}))
+    assert backwards.status == 400 and backwards.json["detail"]
+    assert api.patch("/api/calendar/events/primary/x", as_=employee, json={}).status == 400
+    for query in ("", "timeMin=2026-12-01T00:00:00Z", "timeMin=x&timeMax=y",
+                  "timeMin=2026-12-02T00:00:00Z&timeMax=2026-12-01T00:00:00Z",
+                  "timeMin=2026-01-01T00:00:00Z&timeMax=2028-01-01T00:00:00Z"):
+        assert api.get(f"/api/calendar/events?{query}", as_=employee).status == 400, query
+
+
+def _people(db):
+    make_user(db, name="Bea Birthday", date_of_birth=date(1990, 12, 10))
+    make_user(db, name="Leap Day", date_of_birth=date(1992, 2, 29))
+    make_user(db, name="Ann Anniversary", start_date=date(2020, 12, 15))
+    make_user(db, name="Nina New", start_date=date(2026, 12, 7))
+    make_user(db, name="Gone", date_of_birth=date(1990, 12, 11), is_active=False)
+    db.add_all([PublicHoliday(date=date(2026, 12, 25), name="Christmas Day"),
+                PublicHoliday(date=date(2027, 1, 1), name="New Year's Day"),
+                CultureEvent(title="End of year party", date=date(2026, 12, 18), status="confirmed"),
+                CultureEvent(title="Hackathon", date=date(2026, 11, 30), end_date=date(2026, 12, 2), status="planned"),
+                CultureEvent(title="Cancelled picnic", date=date(2026, 12, 5), status="cancelled")])
+    db.flush()
+
+
+def test_synthetic_events_in_range_with_colours_and_toggles(api, db, employee):
+    _people(db)
+    api.post("/api/calendar/events", as_=employee, json=_event())
+    events = api.get(f"/api/calendar/events?{RANGE}", as_=employee).json["events"]
+    synthetic = [(e["type"], e["summary"], e["start"]["date"], e["color"]) for e in events if e.get("synthetic")]
+    assert synthetic == [
+        ("culture_event", "Hackathon", "2026-11-30", "grape"),
+        ("new_starter", "Nina New starts", "2026-12-07", "basil"),
+        ("birthday", "Bea Birthday's birthday", "2026-12-10", "banana"),
+        ("anniversary", "Ann Anniversary: 6 years at the company", "2026-12-15", "sage"),
+        ("culture_event", "End of year party", "2026-12-18", "grape"),
+        ("public_holiday", "Christmas Day", "2026-12-25", "tomato")]
+    assert [e["summary"] for e in events if not e.get("synthetic")] == ["Planning"]
+    assert all(e["synthetic"] is True for e in events if e.get("type"))
+    feb = api.get("/api/calendar/events?timeMin=2027-02-01T00:00:00Z&timeMax=2027-03-01T00:00:00Z", as_=employee)
+    assert [e["start"]["date"] for e in feb.json["events"] if e.get("type") == "birthday"] == ["2027-02-28"]
+
+    assert api.put("/api/calendar/settings", as_=employee, json={
+        "show_birthdays": False, "show_public_holidays": 0, "show_events": False}).json == {"ok": True}
+    kinds = {e["type"] for e in api.get(f"/api/calendar/events?{RANGE}", as_=employee).json["events"] if e.get("type")}
+    assert kinds == {"new_starter", "anniversary"}
+
+
+def test_events_merge_costs_constant_statements(api, db, employee, count_queries):
+    def cost(n):
+        for i in range(n):
+            make_user(db, date_of_birth=date(1990, 12, 1 + i % 28), start_date=date(2019, 12, 1 + i % 28))
+            db.add(PublicHoliday(date=date(2026, 12, 1 + i % 28), name=f"Holiday {i}"))
+            db.add(CultureEvent(title=f"Event {i}", date=date(2026, 12, 1 + i % 28), status="confirmed"))
+        db.flush()
+        with count_queries() as counter:
+            answer = api.get(f"/api/calendar/events?{RANGE}", as_=employee)
+        assert answer.status == 200
+        return counter.count
+
+    assert cost(5) == cost(100)
+
+
+def test_settings_defaults_and_upsert(api, employee):
+    assert api.get("/api/calendar/settings", as_=employee).json["settings"] == {
+        "default_view": "month", "visible_calendar_ids": None, "show_birthdays": 1, "show_anniversaries": 1,
+        "show_leave": 1, "show_public_holidays": 1, "show_new_starters": 1, "show_events": 1, "show_weekends": 0,
+        "viewed_person_ids": None}
+    assert api.put("/api/calendar/settings", as_=employee, json={
+        "default_view": "week", "visible_calendar_ids": ["primary", "team"], "show_weekends": True}).json == {"ok": True}
+    assert api.put("/api/calendar/settings", as_=employee, json={"show_leave": False}).json == {"ok": True}
+    saved = api.get("/api/calendar/settings", as_=employee).json["settings"]
+    assert (saved["default_view"], saved["visible_calendar_ids"], saved["show_weekends"], saved["show_leave"]) == (
+        "week", '["primary", "team"]', 1, 0)
+    for bad in ({"default_view": "year"}, {"show_weekends": "yes"}, {"visible_calendar_ids": "primary"},
+                {"default_view": None}):
+        assert api.put("/api/calendar/settings", as_=employee, json=bad).status == 400, bad
+
+
+def test_places(api, db, employee, set_env):
+    results = api.get("/api/calendar/places?q=sydney&tz=Australia/Sydney", as_=employee).json["results"]
+    assert len(results) == 5 and all("Australia" in r["label"] for r in results)
+    anywhere = api.get("/api/calendar/places?q=sydney", as_=employee).json["results"]
+    assert any("United Kingdom" in r["label"] for r in anywhere) and len(anywhere) <= 5
+    assert api.get("/api/calendar/places?q=Sydney%20Street&tz=Europe/London", as_=employee).json["results"] == [
+        {"id": "W1008", "label": "Sydney Street, London SW3 6NU, United Kingdom"}]
+    assert api.get("/api/calendar/places?q=s", as_=employee).status == 400
+    assert api.get("/api/calendar/places", as_=employee).status == 400
+    set_env(PLACES_MODE="off")  # cached: the same query is answered without the provider
+    assert api.get("/api/calendar/places?q=SYDNEY&tz=Australia/Sydney", as_=employee).json["results"] == results
+    assert api.get("/api/calendar/places?q=melbourne", as_=employee).status == 503
+
+
+def test_public_holidays_and_culture_events_crud(api, db, exec_user, employee):
+    created = api.post("/api/calendar/public-holidays", as_=exec_user, json={"date": "2026-12-26", "name": "Boxing Day"})
+    assert created.status == 201
+    holiday = created.json["public_holiday"]
+    assert (holiday["date"], holiday["name"], holiday["region"]) == ("2026-12-26", "Boxing Day", None)
+    api.post("/api/calendar/public-holidays", as_=exec_user, json={"date": "2027-01-26", "name": "Australia Day",
+                                                                   "region": "AU"})
+    assert [h["name"] for h in api.get("/api/calendar/public-holidays?year=2026", as_=employee).json["public_holidays"]] == [
+        "Boxing Day"]
+    path = f"/api/calendar/public-holidays/{holiday['id']}"
+    assert api.put(path, as_=exec_user, json={"region": "NSW"}).json["public_holiday"]["region"] == "NSW"
+    assert api.post("/api/calendar/public-holidays", as_=employee, json={"date": "2026-12-26", "name": "x"}).status == 403
+    for bad in ({"name": "x"}, {"date": "2026-12-26"}, {"date": "26/12/2026", "name": "x"}):
+        assert api.post("/api/calendar/public-holidays", as_=exec_user, json=bad).status == 400, bad
+    assert api.delete(path, as_=exec_user).json == {"ok": True}
+    assert api.put(path, as_=exec_user, json={"name": "x"}).status == 404
+
+    event = api.post("/api/calendar/culture-events", as_=exec_user, json={
+        "title": "Summer party", "date": "2026-12-18", "location": "Rooftop"}).json["culture_event"]
+    assert (event["status"], event["created_by"]) == ("planned", exec_user.id)
+    epath = f"/api/calendar/culture-events/{event['id']}"
+    assert api.put(epath, as_=exec_user, json={"status": "confirmed"}).json["culture_event"]["status"] == "confirmed"
+    assert api.put(epath, as_=exec_user, json={"end_date": "2026-12-01"}).status == 400
+    assert api.put(epath, as_=exec_user, json={"status": "done"}).status == 400
+    assert [e["id"] for e in api.get("/api/calendar/culture-events?status=confirmed", as_=employee).json[
+        "culture_events"]] == [event["id"]]
+    assert api.delete(epath, as_=employee).status == 403
+    assert api.delete(epath, as_=exec_user).json == {"ok": True}
+
+
+def test_invite_scan_notifies_once_and_never_after_a_response(api, db, employee):
+    invitee, other = make_user(db, name="Ivy Invitee"), make_user(db, name="Otto")
+    first = api.post("/api/calendar/events", as_=employee, json={
+        "calendarId": "primary", "summary": "Kick-off", "start": {"dateTime": "2099-01-05T10:00:00Z"},
+        "end": {"dateTime": "2099-01-05T11:00:00Z"}, "attendees": [{"email": invitee.email}, {"email": other.email}]})
+    assert first.status == 201
+
+    def invited(user):
+        return db.scalar(select(func.count()).select_from(Notification).where(
+            Notification.user_id == user.id, Notification.type == "meeting_invited"))
+
+    # past the scan window: nothing yet
+    assert scan_invites()["notified"] == 0
+    soon = api.post("/api/calendar/events", as_=employee, json=_event(
+        start={"dateTime": _in_days(2, 10)}, end={"dateTime": _in_days(2, 11)},
+        attendees=[{"email": invitee.email}, {"email": other.email}])).json["event"]
+    answered = api.post(f"/api/calendar/events/primary/{soon['id']}/respond", as_=other, json={"status": "declined"})
+    assert answered.status == 200
+    result = scan_invites()
+    assert result["notified"] == 1 and (invited(invitee), invited(other), invited(employee)) == (1, 0, 0)
+    again = scan_invites()
+    assert again["notified"] == 0 and invited(invitee) == 1
+
+
+def _in_days(days: int, hour: int) -> str:
+    from datetime import datetime, timedelta, timezone
+
+    moment = (datetime.now(timezone.utc) + timedelta(days=days)).replace(hour=hour, minute=0, second=0, microsecond=0)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
