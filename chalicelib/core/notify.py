@@ -25,7 +25,6 @@ from .db import Base, UTCDateTime, created_at_column, id_column
 from .errors import BadRequest, NotFound
 from .ids import new_id, utcnow
 from .notify_catalogue import DELIVERY_CHANNELS, type_info
-from .notify_models import NotificationDelivery, NotificationPreference, SquadNotificationConfig
 
 DEDUP_WINDOW = timedelta(minutes=5)
 QUEUE = "notifications"
@@ -67,6 +66,8 @@ class Notification(Base):
 
 def effective_channels(db, *, user_id: str, type: str) -> dict[str, bool]:
     """The catalogue's default channels for `type`, replaced by the user's override when any."""
+    from .notify_models import NotificationPreference  # on first use: a read request never loads these models
+
     override = db.get(NotificationPreference, (user_id, type))
     return override.channels() if override is not None else type_info(type).defaults()
 
@@ -119,6 +120,8 @@ def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None,
            icon: str | None = None) -> Notification | None:
     """Create an in-app notification (and its deliveries after commit). `ctx` is the core Context of a
     request or of a job (`core.context.job_context()`). Returns None when de-duplicated."""
+    from .notify_models import NotificationDelivery  # on first use: a read request never loads these models
+
     db = ctx.db
     if _is_duplicate(db, user_id=user_id, type=type, resource_type=resource_type, resource_id=resource_id):
         return None
@@ -149,6 +152,7 @@ def notify_many(ctx, notices: list[dict]) -> list[str]:
     action_url, actor_id and icon. De-duplication as in `notify()` (also among the notices). Answers
     the ids of the users notified (those not de-duplicated), in the notices' order."""
     from .locks import insert_rows
+    from .notify_models import NotificationDelivery, NotificationPreference  # on first use, as above
 
     db = ctx.db
     notices = [{**{field: None for field in NOTICE_FIELDS}, **notice} for notice in notices]
@@ -223,6 +227,8 @@ def notify_squad(ctx, *, squad_id: str, audience: str, type: str, title: str, bo
     A configuration row with enabled = 0 posts nothing to the squad's channels (members are still
     notified per their own preferences). Answers `{notified, deliveries}` (user ids, delivery ids)."""
     from .models import Squad
+
+    from .notify_models import NotificationDelivery, SquadNotificationConfig  # on first use: a read request never loads these models
 
     db = ctx.db
     squad = db.get(Squad, squad_id)
