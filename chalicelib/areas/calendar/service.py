@@ -105,7 +105,28 @@ def respond(ctx, calendar_id: str, event_id: str, *, data) -> dict:
         invite = ctx.db.get(CalendarInvite, (user_id, key))
         invite.responded_at, invite.response = now, data.status
         ctx.db.flush()
+    _tell_organiser(ctx, event, data.status)
     return event
+
+
+def _tell_organiser(ctx, event: dict, status: str) -> None:
+    """The organiser, when a user of the service other than the caller, also gets an in-app notification
+    (`meeting_response`); the provider e-mails them too (sendUpdates=all)."""
+    from sqlalchemy import func
+
+    from chalicelib.core.models import User
+    from chalicelib.core.notify import notify
+
+    organiser = ((event.get("organizer") or {}).get("email") or "").lower()
+    if not organiser or organiser == ctx.user.email.lower():
+        return
+    organiser_id = ctx.db.scalar(select(User.id).where(func.lower(User.email) == organiser, User.is_active.is_(True)))
+    if organiser_id is None:
+        return
+    notify(ctx, user_id=organiser_id, type="meeting_response",
+           title=f"{ctx.user.name} {status} {event.get('summary') or 'your meeting'}"[:500],
+           resource_type="calendar_event", resource_id=str(event.get("id") or "")[:36] or None,
+           action_url=f"/calendar?event={event.get('id')}", actor_id=ctx.user_id)
 
 
 # ---------------------------------------------------------------- settings

@@ -1,17 +1,33 @@
 """Nominatim-compatible search: `GET {base}/search?q=&format=jsonv2&limit=5&countrycodes=<cc>`.
 
 The usage policy of the public Nominatim service is respected: an identifying User-Agent (PLACES_USER_AGENT),
-at most 5 results a query, and results cached by the calendar area (a repeated query never reaches the
+at most one request a second from a process, at most 5 results a query, and results cached by the calendar area (a repeated query never reaches the
 provider); the sandbox is the default, so development and tests never call it. 429 is a rate limit (503
 naming Retry-After), a timeout 504, other failures 502.
 """
 from __future__ import annotations
+
+import threading
+import time
 
 import requests
 
 from chalicelib.core.errors import BadGateway, DomainError, ServiceUnavailable
 
 from .base import MAX_RESULTS
+
+
+MIN_INTERVAL = 1.0  # Nominatim's usage policy: at most one request a second (per process here)
+_lock = threading.Lock()
+_last = [0.0]
+
+
+def _throttle() -> None:
+    with _lock:
+        wait = _last[0] + MIN_INTERVAL - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        _last[0] = time.monotonic()
 
 
 class GatewayTimeout(DomainError):
@@ -29,6 +45,7 @@ class NominatimPlaces:
         params = {"q": query, "format": "jsonv2", "limit": MAX_RESULTS, "addressdetails": 0}
         if country:
             params["countrycodes"] = country
+        _throttle()
         try:
             response = requests.get(self.url, params=params, timeout=self.timeout,
                                     headers={"User-Agent": self.user_agent, "Accept-Language": "en"})

@@ -67,6 +67,9 @@ def test_event_lifecycle_and_invitation_response(api, db, employee):
     answered = api.post(f"/api/calendar/events/primary/{event['id']}/respond", as_=other, json={"status": "accepted"})
     assert answered.status == 200
     assert [(a["email"], a["responseStatus"]) for a in answered.json["event"]["attendees"]] == [(other.email, "accepted")]
+    told = db.scalars(select(Notification).where(Notification.user_id == employee.id,
+                                                 Notification.type == "meeting_response")).all()
+    assert [n.title for n in told] == [f"{other.name} accepted Planning v2"]
     assert api.post(f"/api/calendar/events/primary/{event['id']}/respond", as_=guest,
                     json={"status": "accepted"}).status == 404  # no longer invited: not on their calendar
     assert api.post(f"/api/calendar/events/primary/{event['id']}/respond", as_=other,
