@@ -21,7 +21,7 @@ _FIELDS = re.compile(
     r"[a-z_]*(?:\\?[\"'])?\s*[:=]\s*)(\\?[\"'])?([^\s\"',;\\}]+)")
 SECRET_SETTINGS = ("auth_jwt_secret", "secrets_key", "portal_service_token", "ai_api_key", "chat_bot_token",
                    "vapid_private_key", "calendar_private_key", "meetnotes_api_key",
-                   "twilio_auth_token")
+                   "twilio_auth_token", "pdl_api_key")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{7,127}")
 
 

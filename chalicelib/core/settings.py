@@ -76,6 +76,10 @@ class Settings(BaseModel):
     twilio_auth_token: str | None = None
     twilio_from_number: str | None = None
     twilio_msgapp_from: str | None = None  # the WhatsApp sender; default twilio_from_number
+    # professional-network data: People Data Labs
+    enrichment_mode: str = "sandbox"
+    pdl_api_key: str | None = None
+    pdl_base_url: str = "https://api.peopledatalabs.com/v5"
     # website fetch for research briefs (live: plain HTTP behind core.netguard; sandbox: a storefront page)
     website_mode: str = "sandbox"
     vapid_public_key: str | None = None

@@ -4,10 +4,10 @@ from chalice import Blueprint
 from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, one, paged
 
-from . import service, service_deals
+from . import service, service_deals, service_enrichment
 from .schemas import (CompanyCreate, CompanyDetail, CompanyListQuery, CompanyPage, CompanyRead, CompanyUpdate,
                       ContactCreate, ContactDetail, ContactListQuery, ContactPage, ContactRead, ContactUpdate,
-                      DealCreate, DealListQuery, DealRead, DealUpdate)
+                      DealCreate, DealListQuery, DealRead, DealUpdate, EnrichQuery, EnrichResult)
 
 bp = Blueprint(__name__)
 
@@ -130,3 +130,21 @@ def delete_deal(ctx, deal_id: str):
     """Delete a deal"""
     service_deals.delete_deal(ctx, deal_id=deal_id)
     return {"ok": True}
+
+
+# ---- enrichment (People Data Labs) ----
+
+@bp.route("/api/deals/companies/{company_id}/enrich", methods=["POST"])
+@endpoint(tool="deals", level="update", query=EnrichQuery, errors=(400, 404, 409, 502, 503, 504),
+          response=EnrichResult)
+def enrich_company(ctx, company_id: str, query: EnrichQuery):
+    """Enrich a company from the professional-network data provider (once per 24 hours unless force=true)"""
+    return service_enrichment.enrich_company(ctx, company_id=company_id, force=bool(query.force))
+
+
+@bp.route("/api/deals/contacts/{contact_id}/enrich", methods=["POST"])
+@endpoint(tool="deals", level="update", query=EnrichQuery, errors=(400, 404, 409, 502, 503, 504),
+          response=EnrichResult)
+def enrich_contact(ctx, contact_id: str, query: EnrichQuery):
+    """Enrich a contact by profile URL, or by a person search on name, e-mail and company"""
+    return service_enrichment.enrich_contact(ctx, contact_id=contact_id, force=bool(query.force))

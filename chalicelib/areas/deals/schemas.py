@@ -1,11 +1,11 @@
 """Request and read models of companies, contacts and deals (unknown fields are ignored)."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import Id, Input, IsoTimestamp, Money, Name, PageQuery, Read, Search, choice
+from chalicelib.core.schemas import Id, Input, IsoTimestamp, Money, Name, PageQuery, QueryFlag, Read, Search, choice
 
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
@@ -180,3 +180,15 @@ class ContactDetail(Read):
     """A contact with its deals (newest first); a contact holds at most 500 deals."""
     contact: ContactRead
     deals: list[DealRead]
+
+
+# ---- enrichment ----
+
+class EnrichQuery(Input):
+    force: QueryFlag = False
+
+
+class EnrichResult(Read):
+    """`{ success: true, network_data }` (document 2): the stored record."""
+    success: Literal[True]
+    network_data: dict

@@ -1,0 +1,76 @@
+"""People Data Labs (API v5) through `requests`: company enrich, person enrich, person search.
+
+Authentication: the `X-Api-Key` header. `GET /v5/company/enrich?name=&website=` answers the company record
+(its fields at the top level, with `status` and `likelihood`); `GET /v5/person/enrich?profile=` answers
+`{status, likelihood, data}`; `POST /v5/person/search` with `{query: <Elasticsearch>, size: 1}` answers
+`{status, data: [...], total}`. Errors answer `{status, error: {type, message}}`: 404 means no record
+matched (None here); 402 credits exhausted and 429 rate limited (with x-ratelimit-reset or Retry-After)
+are 503 with a clear message; 400, 401, 403 and 5xx are 502; a timeout is 504.
+"""
+from __future__ import annotations
+
+import requests
+
+from chalicelib.core.errors import BadGateway, ServiceUnavailable
+
+from .base import EnrichmentTimeout
+
+DEFAULT_BASE_URL = "https://api.peopledatalabs.com/v5"
+
+
+class PeopleDataLabs:
+    def __init__(self, *, api_key: str, base_url: str | None = None, timeout: float = 15.0) -> None:
+        self.api_key = api_key
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self.timeout = timeout
+
+    def _call(self, method: str, path: str, *, params: dict | None = None, json: dict | None = None) -> dict | None:
+        headers = {"X-Api-Key": self.api_key, "Accept": "application/json"}
+        try:
+            response = requests.request(method, f"{self.base_url}{path}", params=params, json=json, headers=headers,
+                                        timeout=self.timeout)
+        except requests.Timeout as exc:
+            raise EnrichmentTimeout() from exc
+        except requests.RequestException as exc:
+            raise BadGateway("The enrichment provider could not be reached") from exc
+        if response.status_code == 404:
+            return None
+        try:
+            body = response.json()
+        except ValueError:
+            body = {}
+        message = ((body.get("error") or {}).get("message") if isinstance(body, dict) else None) or ""
+        if response.status_code == 402:
+            raise ServiceUnavailable("The enrichment provider's credits are exhausted (People Data Labs 402)")
+        if response.status_code == 429:
+            retry = response.headers.get("Retry-After") or response.headers.get("x-ratelimit-reset")
+            raise ServiceUnavailable("The enrichment provider's rate limit was reached"
+                                     + (f" (retry after {retry})" if retry else ""),
+                                     extra={"retry_after": retry} if retry else None)
+        if response.status_code in (401, 403):
+            raise BadGateway("The enrichment provider refused the API key")
+        if response.status_code != 200 or not isinstance(body, dict):
+            raise BadGateway(f"The enrichment provider failed (HTTP {response.status_code}) {message}".strip())
+        return body
+
+    def enrich_company(self, *, name: str | None, website: str | None) -> dict | None:
+        params = {key: value for key, value in (("name", name), ("website", website)) if value}
+        return self._call("GET", "/company/enrich", params=params)
+
+    def enrich_person(self, *, profile_url: str) -> dict | None:
+        body = self._call("GET", "/person/enrich", params={"profile": profile_url})
+        if body is None or not isinstance(body.get("data"), dict):
+            return None
+        return {**body["data"], "likelihood": body.get("likelihood")}
+
+    def search_person(self, *, name: str | None, email: str | None, company: str | None) -> dict | None:
+        must = []
+        if email:
+            must.append({"term": {"emails.address": email.lower()}})
+        if name:
+            must.append({"match": {"full_name": name}})
+        if company:
+            must.append({"match": {"job_company_name": company}})
+        body = self._call("POST", "/person/search", json={"query": {"bool": {"must": must}}, "size": 1})
+        records = (body or {}).get("data") or []
+        return records[0] if records and isinstance(records[0], dict) else None
