@@ -185,7 +185,7 @@ class ContactDetail(Read):
 # ---- enrichment ----
 
 class EnrichQuery(Input):
-    force: QueryFlag = False
+    force: QueryFlag = None  # absent: false
 
 
 class EnrichResult(Read):
