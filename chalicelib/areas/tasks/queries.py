@@ -59,16 +59,17 @@ def task_counts(db, task_ids) -> dict[str, tuple[int, int, int]]:
     return {task_id: tuple(entry) for task_id, entry in counts.items()}
 
 
-def task_records(db, tasks) -> list[dict]:
+def task_records(db, tasks, *, new: bool = False) -> list[dict]:
     """Task records with the joined names and labels (JOINED) and the counts (COUNTS): two statements for the
-    whole list (users and config items in one lookup, counts in one grouped statement), none when empty."""
+    whole list (users and config items in one lookup, counts in one grouped statement), none when empty.
+    `new`: tasks created by this request, which have no subtasks or todos yet (no counts statement)."""
     tasks = list(tasks)
     if not tasks:
         return []
     found = names(db, user_ids=[uid for t in tasks
                                 for uid in (t.assignee_id, t.reporter_id, t.created_by, t.approved_by_user_id)],
                   item_ids=[iid for t in tasks for iid in (t.status_id, t.priority_id, t.type_id, t.phase_id)])
-    counts = task_counts(db, [t.id for t in tasks])
+    counts = {} if new else task_counts(db, [t.id for t in tasks])
     records = []
     for task in tasks:
         record = row_dict(task, TASK_FIELDS, TASK_FLAGS)

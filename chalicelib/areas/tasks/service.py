@@ -278,7 +278,9 @@ def create_task(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
     ctx.db.flush()
     _after_create(ctx, task)
     _assign_project_sla(ctx, task)
-    return task_row(ctx.db, task.id)
+    # the flushed object holds every column (defaults applied by the flush): no reload, and a task created
+    # just now has no subtasks or todos to count
+    return task_records(ctx.db, [task], new=True)[0]
 
 
 def _assign_project_sla(ctx, task: Task) -> None:

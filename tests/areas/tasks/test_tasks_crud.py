@@ -347,3 +347,20 @@ def test_assignee_sees_task_assigned_in_their_notifications(api, db, exec_user, 
     assert response.status == 200
     mine = [n for n in response.json["notifications"] if n["type"] == "task_assigned"]
     assert len(mine) == 1 and mine[0]["resource_id"] == task["id"] and "Ship it" in mine[0]["title"]
+
+
+def test_create_answers_the_record_a_read_gives_in_a_bounded_number_of_statements(api, db, exec_user,
+                                                                                   count_queries, aws):
+    """With the notifications queue configured (the deployment; in-process delivery is a development mode)."""
+    assignee = make_user(db, name="Create Assignee")
+    body = {"title": "Counted", "assignee_id": assignee.id, "priority_id": priority(db, "high").id,
+            "due_date": "2026-12-01", "description": "d"}
+    with count_queries() as counter:
+        created = api.post("/api/tasks", as_=exec_user, json=body)
+    assert created.status == 201
+    # the caller; the referenced config items; the referenced users; the default status; the insert; history;
+    # the notice (de-duplication, preferences, notification, delivery); names and labels of the answer (no
+    # reload, no counts: was 13)
+    assert counter.count <= 11, "\n".join(s[:90] for s in counter.statements)
+    read = api.get(f"/api/tasks/{created.json['task']['id']}", as_=exec_user).json["task"]
+    assert created.json["task"] == read
