@@ -117,13 +117,14 @@ def _is_duplicate(db, *, user_id, type, resource_type, resource_id) -> bool:
 
 def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None, resource_type: str | None = None,
            resource_id: str | None = None, action_url: str | None = None, actor_id: str | None = None,
-           icon: str | None = None) -> Notification | None:
+           icon: str | None = None, dedup: bool = True) -> Notification | None:
     """Create an in-app notification (and its deliveries after commit). `ctx` is the core Context of a
-    request or of a job (`core.context.job_context()`). Returns None when de-duplicated."""
+    request or of a job (`core.context.job_context()`). Returns None when de-duplicated. `dedup=False` is for
+    events that are distinct even on the same resource within minutes (an agent task's successive stages)."""
     from .notify_models import NotificationDelivery  # on first use: a read request never loads these models
 
     db = ctx.db
-    if _is_duplicate(db, user_id=user_id, type=type, resource_type=resource_type, resource_id=resource_id):
+    if dedup and _is_duplicate(db, user_id=user_id, type=type, resource_type=resource_type, resource_id=resource_id):
         return None
     channels = effective_channels(db, user_id=user_id, type=type)
     notification = Notification(id=new_id(), user_id=user_id, type=type, title=title, body=body,

@@ -102,6 +102,16 @@ class Settings(BaseModel):
     # announcements' distribution targets (sandbox defaults when unset: see docs/decisions/announcements.md)
     announcements_chat_channel: str | None = None
     announcements_email_to: str | None = None
+    # the agent pipeline (docs/decisions/agents.md): the runner is reached at each project's runner_url;
+    # the orchestrator at ORCHESTRATOR_URL; business agents are the registry BUSINESS_AGENTS
+    # ("id=https://url,id2=https://url2"); ORCHESTRATOR_MODE picks the adapter of both
+    runner_mode: str = "sandbox"
+    runner_timeout_seconds: float = 10.0
+    orchestrator_mode: str = "sandbox"
+    orchestrator_url: str | None = None
+    orchestrator_token: str | None = None
+    orchestrator_timeout_seconds: float = 15.0
+    business_agents: str | None = None
 
     @property
     def is_sqlite(self) -> bool:

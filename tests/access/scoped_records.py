@@ -243,6 +243,16 @@ def _partner(db, made) -> str:
     return partner.id
 
 
+# ------------------------------------------------------------------ agents
+
+def _hidden_agent_task(db, made) -> Made:
+    from tests.areas.agents.factories import make_agent_task
+
+    owner = _someone(db)
+    task, _agent = make_agent_task(db, owner=owner)
+    return Made(task.id, owner)
+
+
 def _parent(db, made, name, maker):
     if name in made:
         return made[name].id, made[name].owner
@@ -278,6 +288,8 @@ SCOPED: dict[str, Scoped] = {
     "note_id": Scoped(_hidden_note, rule="a note is read with its record (here a hidden project)"),
     "relationship_action_id": Scoped(_hidden_relationship_action, rule="executive and head see every relationship "
                                      "action; a manager their own and their squad's; others their own (document 2)"),
+    "agent_task_id": Scoped(_hidden_agent_task, rule="an agent task is seen with its task (document 1, Tasks; "
+                                                     "docs/decisions/agents.md)"),
 }
 
 
@@ -418,6 +430,8 @@ UNSCOPED: dict[str, Unscoped] = {
     "holiday_id": Unscoped("public holidays are organisation-wide: every calendar holder sees all", _holiday),
     "culture_event_id": Unscoped("culture events are organisation-wide: every calendar holder sees all",
                                  _culture_event),
+    "agent_id": Unscoped("business agents are a registry shared by every tasks holder (docs/decisions/agents.md)"),
+    "trigger_name": Unscoped("a business agent's trigger name, not a record"),
     "announcement_id": Unscoped("announcements are company-wide: every announcements holder sees every one "
                                 "(document 3; docs/decisions/announcements.md)", _announcement),
 }

@@ -26,6 +26,8 @@ BOTH_WAYS = {
                                  "a task's SLA is seen with the task",
     frozenset({"action_items", "relationships"}): "relationship actions are mirrored to the action centre and "
                                                   "completion on either side completes the other (issue 14 item 4)",
+    frozenset({"agents", "tasks"}): "a task of type agent_task gets its agent meta record, which the agents area "
+                                    "owns (issue 13); an agent task is a task, seen with it",
 }
 
 

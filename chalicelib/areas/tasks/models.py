@@ -1,4 +1,5 @@
-"""Tasks: the task, its checklist (todos), watchers, attached links and the agent task meta record."""
+"""Tasks: the task, its checklist (todos), watchers and attached links. The agent task meta record (table
+`agent_tasks`, created by migration tasks_0001) is modelled by the agents area (chalicelib/areas/agents/models.py)."""
 from __future__ import annotations
 
 from datetime import date, datetime
@@ -91,22 +92,3 @@ class TaskResource(Created, Base):
     sort_order: Mapped[int | None] = mapped_column(Integer)
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
 
-
-class AgentTask(Timestamps, Base):
-    """Pipeline metadata of a task whose type is `agent_task` (one per task)."""
-
-    __tablename__ = "agent_tasks"
-
-    id: Mapped[str] = id_column()
-    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False, unique=True)
-    stage: Mapped[str] = mapped_column(String(30), nullable=False, default="draft")
-    effort_estimate: Mapped[str | None] = mapped_column(String(50))
-    scope_document: Mapped[str | None] = mapped_column(Text)
-    agent_confidence_note: Mapped[str | None] = mapped_column(Text)
-    retry_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
-    branch_name: Mapped[str | None] = mapped_column(String(300))
-    pr_url: Mapped[str | None] = mapped_column(Text)
-    preview_url: Mapped[str | None] = mapped_column(Text)
-    browser_test_status: Mapped[str | None] = mapped_column(String(30))
-    browser_test_video_url: Mapped[str | None] = mapped_column(Text)
-    ci_status: Mapped[str | None] = mapped_column(String(30))

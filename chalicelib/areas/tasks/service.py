@@ -16,10 +16,10 @@ from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
 from chalicelib.core.query import LIST_LIMIT, Page, contains_text, paginate
 from chalicelib.core.schemas import PageQuery
-from chalicelib.core.serialize import columns, row_dict, value_out
+from chalicelib.core.serialize import columns, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
-from .models import AgentTask, Task, TaskWatcher
+from .models import Task, TaskWatcher
 from .queries import (Assignee, PriorityItem, StatusItem, list_order, load_task, task_records, task_row, task_select,
                       visible)
 from .queries import visible_task_exists  # noqa: F401 - other areas check their task references through the service
@@ -29,9 +29,6 @@ from .service_todos import todo_records
 CONFIG_FIELDS = {"status_id": "task_status", "priority_id": "task_priority", "type_id": "task_type",
                  "phase_id": "task_phase"}
 USER_FIELDS = ("assignee_id", "reporter_id", "approved_by_user_id")
-AGENT_FIELDS = ("id", "task_id", "stage", "effort_estimate", "scope_document", "agent_confidence_note", "retry_count",
-                "branch_name", "pr_url", "preview_url", "browser_test_status", "browser_test_video_url",
-                "ci_status", "created_at", "updated_at")
 
 
 # --- loading and scoping ------------------------------------------------------------------------
@@ -192,8 +189,10 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
 # --- detail ---------------------------------------------------------------------------------------
 
 def agent_record(db, task_id: str) -> dict | None:
-    agent = db.scalar(select(AgentTask).where(AgentTask.task_id == task_id))
-    return row_dict(agent, AGENT_FIELDS) if agent else None
+    """The task's agent meta record, or None (the agents area owns it)."""
+    from chalicelib.areas.agents import service as agents_service  # another area: imported lazily
+
+    return agents_service.agent_record(db, task_id)
 
 
 def _subtasks(ctx, task_id: str):
@@ -249,9 +248,10 @@ def _notify_assigned(ctx, task: Task) -> None:
 
 
 def ensure_agent_meta(db, task_id: str) -> None:
-    if db.scalar(select(AgentTask.id).where(AgentTask.task_id == task_id)) is None:
-        db.add(AgentTask(task_id=task_id, stage="draft", retry_count=0))
-        db.flush()
+    """A task of type `agent_task` gets its agent meta record (document 1), made by the agents area."""
+    from chalicelib.areas.agents import service as agents_service  # another area: imported lazily
+
+    agents_service.ensure_agent_meta(db, task_id)
 
 
 def _after_create(ctx, task: Task) -> None:

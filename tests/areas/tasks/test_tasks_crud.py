@@ -4,7 +4,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import select
 
-from chalicelib.areas.tasks.models import AgentTask, Task
+from chalicelib.areas.agents.models import AgentTask
+from chalicelib.areas.tasks.models import Task
 from chalicelib.core.notify import Notification
 from tests.areas.tasks.factories import add_watcher, make_task, make_todo, phase, priority, status, task_type
 from tests.areas.projects.factories import make_project

@@ -1,0 +1,130 @@
+"""The agents area's leaf module: the scope clause `visible` (an agent task is seen with its task), the
+load-or-404 helpers, the record builders and the read queries. service*.py import it, never the reverse."""
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from chalicelib.core.errors import not_found
+from chalicelib.core.lookup import names
+from chalicelib.core.query import visible_row
+from chalicelib.core.serialize import row_dict, value_out
+
+from .models import AgentRun, AgentTask, ProjectAgentConfig
+
+AGENT_FIELDS = ("id", "task_id", "stage", "effort_estimate", "scope_document", "agent_confidence_note", "retry_count",
+                "branch_name", "pr_url", "preview_url", "browser_test_status", "browser_test_video_url",
+                "ci_status", "created_at", "updated_at")
+TASK_FIELDS = ("id", "title", "description", "resource_type", "resource_id", "status_id", "priority_id", "type_id",
+               "assignee_id", "reporter_id", "created_by", "due_date", "created_at", "updated_at")
+RUN_FIELDS = ("id", "task_id", "project_id", "stage", "status", "tokens", "cost", "error", "feedback", "created_by",
+              "started_at", "finished_at", "created_at", "updated_at")
+CONFIG_FIELDS = ("id", "project_id", "project_type", "repo_org", "repo_name", "default_branch", "deploy_target",
+                 "preview_url_pattern", "production_url", "workflow_config", "runner_url", "updated_by",
+                 "created_at", "updated_at")
+RECENT_RUNS = 50  # runs in an agent task's detail, newest first (runs_total says how many there are)
+
+
+def task_model():
+    """The tasks area's Task model (reached through its service)."""
+    from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
+
+    return tasks_service.Task
+
+
+def visible(principal):
+    """WHERE clause of the agent tasks the principal may see: those whose task the principal sees (document 1,
+    Tasks: own, squad for a manager, all for head and executive). Used with `Task` joined."""
+    from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
+
+    return tasks_service.visible(principal)
+
+
+def agent_task_select():
+    """(AgentTask, Task) rows: an agent task with its task (one join)."""
+    Task = task_model()
+    return select(AgentTask, Task).join(Task, Task.id == AgentTask.task_id)
+
+
+def load_agent_task(ctx, task_id: str):
+    """(agent meta, task) of the task if it is an agent task the caller may see; 404 otherwise (one query)."""
+    Task = task_model()
+    row = ctx.db.execute(agent_task_select().where(Task.id == task_id, visible(ctx.principal))).first()
+    if row is None:
+        raise not_found("Agent task")
+    return row[0], row[1]
+
+
+def agent_record(agent: AgentTask) -> dict:
+    return row_dict(agent, AGENT_FIELDS)
+
+
+def project_of(task) -> str | None:
+    """The project a task belongs to: the one it links (resource_type `project`)."""
+    return task.resource_id if task.resource_type == "project" and task.resource_id else None
+
+
+def agent_task_records(db, rows, *, with_agent: bool = True) -> list[dict]:
+    """Records of (agent, task) rows with assignee, reporter, status and priority names: one statement for the
+    whole list (core.lookup), none when empty."""
+    rows = list(rows)
+    if not rows:
+        return []
+    found = names(db, user_ids=[uid for _, t in rows for uid in (t.assignee_id, t.reporter_id)],
+                  item_ids=[iid for _, t in rows for iid in (t.status_id, t.priority_id)])
+    records = []
+    for agent, task in rows:
+        record = row_dict(task, TASK_FIELDS)
+        status, priority = found.item(task.status_id), found.item(task.priority_id)
+        assignee = found.user(task.assignee_id)
+        record.update(project_id=project_of(task),
+                      status_label=status["label"], status_color=status["color"], status_value=status["value"],
+                      priority_label=priority["label"], priority_color=priority["color"],
+                      priority_value=priority["value"], assignee_name=assignee["name"],
+                      assignee_picture=assignee["picture"], reporter_name=found.user(task.reporter_id)["name"])
+        if with_agent:
+            record["agent"] = agent_record(agent)
+        records.append(record)
+    return records
+
+
+def run_record(run: AgentRun) -> dict:
+    record = row_dict(run, RUN_FIELDS)
+    record["cost"] = float(run.cost or 0)
+    record["tokens"] = int(run.tokens or 0)
+    return record
+
+
+def recent_runs(db, task_id: str) -> tuple[list[dict], int]:
+    """The task's most recent runs, newest first, and how many it has (two statements)."""
+    runs = db.scalars(select(AgentRun).where(AgentRun.task_id == task_id)
+                      .order_by(AgentRun.created_at.desc(), AgentRun.id.desc()).limit(RECENT_RUNS)).all()
+    total = len(runs) if len(runs) < RECENT_RUNS else db.scalar(
+        select(func.count()).select_from(AgentRun).where(AgentRun.task_id == task_id))
+    return [run_record(run) for run in runs], int(total)
+
+
+# --- project agent configuration ----------------------------------------------------------------
+
+def load_project(ctx, project_id: str):
+    """The project if the caller may see it; 404 otherwise (the projects area decides)."""
+    from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+    return projects_service.load_project(ctx, project_id)
+
+
+def project_config(db, project_id: str) -> ProjectAgentConfig | None:
+    return db.scalar(select(ProjectAgentConfig).where(ProjectAgentConfig.project_id == project_id))
+
+
+def config_record(config: ProjectAgentConfig) -> dict:
+    """The configuration as answered: never the secret, only whether one is set."""
+    record = row_dict(config, CONFIG_FIELDS)
+    record["enabled"] = 1 if config.enabled else 0
+    record["runner_secret_set"] = 1 if config.runner_secret_encrypted else 0
+    return record
+
+
+def payload_config(config: ProjectAgentConfig) -> dict:
+    """The configuration sent to the runner with a run (everything but the secret)."""
+    return {name: value_out(getattr(config, name)) for name in CONFIG_FIELDS
+            if name not in ("id", "updated_by", "created_at", "updated_at")}

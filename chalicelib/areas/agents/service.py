@@ -1,0 +1,118 @@
+"""Agent tasks: list, detail, the three editable fields, stats; functions the tasks area calls.
+
+Stage moves live in service_moves.py, the runner callback in service_callback.py, project agent
+configuration in service_config.py. An agent task is seen with its task (tasks' scope clause).
+"""
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row
+from chalicelib.core.query import Page, paginate
+
+from .models import STAGES, AgentRun, AgentTask
+from .queries import (agent_record as _agent_record, agent_task_records, agent_task_select, load_agent_task,
+                      recent_runs, task_model, visible)
+
+EDITABLE = ("effort_estimate", "scope_document", "agent_confidence_note")
+
+
+# --- for the tasks area -----------------------------------------------------------------------------
+
+def agent_record(db, task_id: str) -> dict | None:
+    """The task's agent meta record, or None (one query)."""
+    agent = db.scalar(select(AgentTask).where(AgentTask.task_id == task_id))
+    return _agent_record(agent) if agent else None
+
+
+def ensure_agent_meta(db, task_id: str) -> None:
+    """A task of type `agent_task` gets its meta record, starting in `draft` (decisions.md section 9); once."""
+    if db.scalar(select(AgentTask.id).where(AgentTask.task_id == task_id)) is None:
+        db.add(AgentTask(task_id=task_id, stage="draft", retry_count=0))
+        db.flush()
+
+
+# --- reads ------------------------------------------------------------------------------------------
+
+def parse_stages(value: str | None) -> list[str]:
+    """The comma-separated stage filter: each must be a stage (400 naming `stage` otherwise)."""
+    stages = [part.strip() for part in (value or "").split(",") if part.strip()]
+    unknown = [stage for stage in stages if stage not in STAGES]
+    if unknown:
+        raise BadRequest("Unknown stage", details=[{"field": "stage", "message": f"{', '.join(unknown)}: not one of "
+                                                                                  f"{', '.join(STAGES)}"}])
+    return stages
+
+
+def _filtered(stmt, project_id: str | None):
+    Task = task_model()
+    if project_id:
+        stmt = stmt.where(Task.resource_type == "project", Task.resource_id == project_id)
+    return stmt
+
+
+def list_agent_tasks(ctx, *, query) -> Page:
+    """The agent tasks the caller may see (filters: project_id, stage list), most recently changed first; one
+    page with the total, names in one more statement."""
+    Task = task_model()
+    stages = parse_stages(query.stage)
+    stmt = _filtered(agent_task_select().where(visible(ctx.principal)), query.project_id)
+    if stages:
+        stmt = stmt.where(AgentTask.stage.in_(stages))
+    stmt = stmt.order_by(AgentTask.updated_at.desc(), Task.created_at.desc(), AgentTask.id)
+    page = paginate(ctx.db, stmt, query, lambda row: (row[0], row[1]))
+    return Page(agent_task_records(ctx.db, page.items), page.total, page.limit, page.offset)
+
+
+def get_detail(ctx, *, task_id: str) -> dict:
+    agent, task = load_agent_task(ctx, task_id)
+    runs, total = recent_runs(ctx.db, task.id)
+    return {"task": agent_task_records(ctx.db, [(agent, task)], with_agent=False)[0], "agent": _agent_record(agent),
+            "runs": runs, "runs_total": total}
+
+
+def agent_task_record(ctx, task_id: str) -> dict:
+    agent, task = load_agent_task(ctx, task_id)
+    return agent_task_records(ctx.db, [(agent, task)])[0]
+
+
+def update_agent_task(ctx, *, task_id: str, data) -> dict:
+    """Writes only effort_estimate, scope_document and agent_confidence_note (400 when none is sent)."""
+    values = {name: value for name, value in data.changes().items() if name in EDITABLE}
+    if not values:
+        raise BadRequest("No fields to update: only effort_estimate, scope_document and agent_confidence_note "
+                         "can be changed")
+    agent, task = load_agent_task(ctx, task_id)
+    agent = lock_row(ctx.db, AgentTask, agent.id)
+    changes = {name: {"from": getattr(agent, name), "to": value} for name, value in values.items()
+               if getattr(agent, name) != value}
+    for name, value in values.items():
+        setattr(agent, name, value)
+    agent.updated_at = utcnow()
+    ctx.db.flush()
+    if changes:
+        history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_updated", actor_id=ctx.user_id,
+                       changes=changes)
+    return agent_task_records(ctx.db, [(agent, task)])[0]
+
+
+def stats(ctx, *, project_id: str | None) -> dict:
+    """Totals of the visible agent tasks (and their runs, tokens, cost) and the count per stage: two
+    statements whatever the number of tasks."""
+    Task = task_model()
+    scope = _filtered(select(AgentTask.task_id).join(Task, Task.id == AgentTask.task_id)
+                      .where(visible(ctx.principal)), project_id)
+    per_stage = dict(ctx.db.execute(
+        _filtered(select(AgentTask.stage, func.count()).join(Task, Task.id == AgentTask.task_id)
+                  .where(visible(ctx.principal)), project_id).group_by(AgentTask.stage)).all())
+    runs, tokens, cost = ctx.db.execute(
+        select(func.count(AgentRun.id), func.coalesce(func.sum(AgentRun.tokens), 0),
+               func.coalesce(func.sum(AgentRun.cost), 0))
+        .where(AgentRun.task_id.in_(scope))).one()
+    stages = {stage: int(per_stage.get(stage, 0)) for stage in STAGES}
+    return {"total_tasks": sum(int(n) for n in per_stage.values()), "total_runs": int(runs or 0),
+            "total_tokens": int(tokens or 0), "total_cost": float(cost or 0), "stages": stages}
+

@@ -1,0 +1,116 @@
+"""The runner callback: POST /api/webhooks/agent-callback (no user session).
+
+`Authorization: Bearer <runner secret>` is compared in constant time with the stored secret of the project named
+in the body; an unknown project, a project without a secret and a wrong secret all answer the same 401. The
+task must be an agent task of that project and the run one of the task's runs (404 otherwise), reporting the
+run's own stage (400 otherwise). The report is applied once: (run id, stage, status) is recorded with
+`INSERT ... ON CONFLICT DO NOTHING`, so the same delivery repeated answers the same and changes nothing.
+
+Applied: the run's status (and finished_at unless `running`), tokens and cost (the run's totals so far), error;
+the agent meta's scope document, effort estimate, confidence note and proof-of-work fields that the result
+carries. Status `success` for stage `scoping` moves a task in scoping to pending_approval, for stage `building`
+a task in building to review (decisions.md section 9); another status, or a task no longer in the reported
+stage, records the run and leaves the stage.
+"""
+from __future__ import annotations
+
+import hmac
+import logging
+
+from sqlalchemy import select
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, NotFound, Unauthorized
+from chalicelib.core.http import parse_json_body, validate
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_ignore, lock_row
+
+from .models import AgentRun, AgentRunReport, AgentTask
+from .queries import project_config, task_model
+from .schemas import AgentCallback
+from .service_config import runner_secret
+from .service_moves import change_stage
+
+log = logging.getLogger("wms.agents")
+
+RESULT_FIELDS = ("scope_document", "effort_estimate", "agent_confidence_note", "branch_name", "pr_url",
+                 "preview_url", "browser_test_status", "browser_test_video_url", "ci_status")
+SUCCESS_MOVES = {"scoping": "pending_approval", "building": "review"}
+_DUMMY = "x" * 43  # compared against when there is no secret, so an unknown project costs the same time
+REFUSED = "Invalid runner credentials"
+
+
+def _bearer(ctx) -> str | None:
+    value = ctx.header("Authorization") or ""
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def _check_secret(ctx, token: str, project_id) -> None:
+    config = project_config(ctx.db, project_id) if isinstance(project_id, str) and 0 < len(project_id) <= 36 else None
+    secret = runner_secret(config)
+    matches = hmac.compare_digest(token.encode(), (secret or _DUMMY).encode())
+    if secret is None or not matches:
+        log.warning("runner callback refused", extra={"project_id": project_id if isinstance(project_id, str) else None})
+        raise Unauthorized(REFUSED)
+
+
+def receive(ctx) -> dict:
+    token = _bearer(ctx)
+    if token is None:
+        raise Unauthorized("A runner callback needs Authorization: Bearer <runner secret>")
+    raw = parse_json_body(ctx.request)
+    _check_secret(ctx, token, raw.get("project_id") if isinstance(raw, dict) else None)
+    body = validate(AgentCallback, raw, "request body")
+    return apply_report(ctx, body)
+
+
+def _answer(agent, run, duplicate: bool) -> dict:
+    return {"ok": True, "task_id": agent.task_id, "run_id": run.id, "stage": agent.stage, "run_status": run.status,
+            "duplicate": 1 if duplicate else 0}
+
+
+def apply_report(ctx, body: AgentCallback) -> dict:
+    Task = task_model()
+    row = ctx.db.execute(select(AgentTask, Task).join(Task, Task.id == AgentTask.task_id).where(
+        Task.id == body.task_id, Task.resource_type == "project", Task.resource_id == body.project_id)).first()
+    if row is None:
+        raise NotFound("Agent task not found in this project")
+    agent, task = row
+    run = ctx.db.scalar(select(AgentRun).where(AgentRun.id == body.run_id, AgentRun.task_id == task.id))
+    if run is None:
+        raise NotFound("Run not found for this task")
+    if body.stage != run.stage:
+        raise BadRequest(f"The run is a {run.stage} run", details=[{"field": "stage",
+                                                                     "message": f"must be {run.stage} for this run"}])
+    agent = lock_row(ctx.db, AgentTask, agent.id)
+    run = lock_row(ctx.db, AgentRun, run.id)
+    fresh = insert_ignore(ctx.db, AgentRunReport, {"run_id": run.id, "stage": body.stage, "status": body.status},
+                          conflict=("run_id", "stage", "status"))
+    if not fresh:
+        return _answer(agent, run, True)
+    result = body.result
+    now = utcnow()
+    run.status = body.status
+    run.started_at = run.started_at or now
+    if body.status != "running":
+        run.finished_at = now
+    if result is not None:
+        if result.tokens is not None:
+            run.tokens = result.tokens
+        if result.cost is not None:
+            run.cost = result.cost
+        if result.error is not None:
+            run.error = result.error
+        for name in RESULT_FIELDS:
+            value = getattr(result, name)
+            if value is not None:
+                setattr(agent, name, value)
+    agent.updated_at = now
+    ctx.db.flush()
+    history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_run_reported", actor_id=None,
+                   changes={"run_id": run.id, "stage": body.stage, "status": body.status})
+    target = SUCCESS_MOVES.get(body.stage) if body.status == "success" else None
+    if target is not None and agent.stage == body.stage:
+        change_stage(ctx, agent, task, target, actor_id=None, run_id=run.id)
+    return _answer(agent, run, False)

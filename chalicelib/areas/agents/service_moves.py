@@ -1,0 +1,213 @@
+"""Stage moves of an agent task (document 1 and decisions.md section 9) and the runs they start.
+
+| move           | from               | to        | effects                                                  |
+| dispatch       | draft, rejected    | scoping   | a scoping run, sent to the project's runner after commit |
+| approve        | pending_approval   | building  | a build run, sent to the runner after commit             |
+| reject         | pending_approval   | rejected  | reason required (400)                                    |
+| review-approve | review             | done      | gates browser_test_status and ci_status `passed`, or force |
+| review-reject  | review             | building  | reason required; retry_count + 1; a build run carrying the reason when the project's runner is configured |
+
+A move from another stage is 409. Dispatch and approve need the project's enabled agent configuration (runner
+URL and secret), else 409, so that no run waits for a runner that will never hear of it. Each move locks the
+agent meta row, writes a task history event (`agent_stage_changed`) and notifies the task's assignee and
+reporter (`agent_task_stage_changed`, not the person who made the move). The runner is called only after the
+commit; a runner that cannot be reached marks the run failed and puts the task back in the stage it left.
+"""
+from __future__ import annotations
+
+import logging
+
+from sqlalchemy import select
+
+from chalicelib.core import history
+from chalicelib.core.errors import Conflict
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row
+from chalicelib.core.notify import notify
+
+from .models import AgentRun, AgentTask
+from .queries import (agent_record, agent_task_records, load_agent_task, payload_config, project_config, project_of,
+                      run_record)
+from .service_config import runner_secret
+
+log = logging.getLogger("wms.agents")
+
+MOVES = {
+    "dispatch": (("draft", "rejected"), "scoping"),
+    "approve": (("pending_approval",), "building"),
+    "reject": (("pending_approval",), "rejected"),
+    "review-approve": (("review",), "done"),
+    "review-reject": (("review",), "building"),
+}
+GATES = ("browser_test_status", "ci_status")
+CALLBACK_PATH = "/api/webhooks/agent-callback"
+
+
+def _locked(ctx, task_id: str, move: str):
+    agent, task = load_agent_task(ctx, task_id)
+    agent = lock_row(ctx.db, AgentTask, agent.id)  # concurrent moves serialise; the second sees the first's stage
+    allowed, _to = MOVES[move]
+    if agent.stage not in allowed:
+        raise Conflict(f"Cannot {move.replace('-', ' ')} an agent task in stage {agent.stage} "
+                       f"(allowed from {' or '.join(allowed)})")
+    return agent, task
+
+
+def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None) -> None:
+    """The task's assignee and reporter hear of the move (once each; not the actor)."""
+    recipients = [uid for uid in dict.fromkeys((task.assignee_id, task.reporter_id)) if uid and uid != actor_id]
+    for user_id in recipients:
+        notify(ctx, user_id=user_id, type="agent_task_stage_changed",
+               title=f"Agent task moved to {new.replace('_', ' ')}: {task.title}"[:500],
+               body=f"{task.title} moved from {old.replace('_', ' ')} to {new.replace('_', ' ')}.",
+               resource_type="task", resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=actor_id,
+               dedup=False)
+
+
+def change_stage(ctx, agent: AgentTask, task, new: str, *, actor_id: str | None, **details) -> None:
+    """Set the stage; history event and notifications."""
+    old = agent.stage
+    agent.stage = new
+    agent.updated_at = utcnow()
+    ctx.db.flush()
+    changes = {"stage": {"from": old, "to": new}, **{k: v for k, v in details.items() if v is not None}}
+    history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_stage_changed", actor_id=actor_id,
+                   changes=changes)
+    notify_stage_change(ctx, task, old, new, actor_id=actor_id)
+
+
+def _runner_target(ctx, task, *, required: bool = True):
+    """(project id, configuration, secret) of the task's project runner. When `required`, a task outside a
+    project, a project without an enabled configuration, or an unreadable secret is 409, and RUNNER_MODE=off
+    is 503, before anything is written; otherwise those answer None."""
+    from chalicelib.providers.runner import get_runner
+
+    project_id = project_of(task)
+    config = project_config(ctx.db, project_id) if project_id else None
+    problem = None
+    if project_id is None:
+        problem = "The task is not linked to a project, so no runner can take it (link it to a project first)"
+    elif config is None or not config.enabled or not config.runner_url:
+        problem = ("The task's project has no enabled agent configuration with a runner_url "
+                   f"(PUT /api/projects/{project_id}/agent-config)")
+    secret = runner_secret(config) if problem is None else None
+    if problem is None and not secret:
+        problem = "The project's runner secret is not set or cannot be read: set it again in the agent configuration"
+    if problem is not None:
+        if required:
+            raise Conflict(problem)
+        return None
+    try:
+        get_runner()
+    except Exception:
+        if required:
+            raise
+        return None
+    return project_id, config, secret
+
+
+def _start_run(ctx, agent: AgentTask, task, target, *, stage: str, previous_stage: str,
+               feedback: str | None = None) -> AgentRun:
+    """A run record, and the runner asked for it once the transaction has committed."""
+    from chalicelib.core.settings import get_settings
+
+    project_id, config, secret = target
+    if stage == "building":  # a new build: the proof of work of an earlier one no longer counts
+        agent.browser_test_status = agent.ci_status = None
+    run = AgentRun(task_id=task.id, project_id=project_id, stage=stage, status="queued", tokens=0, cost=0,
+                   feedback=feedback, created_by=ctx.user_id)
+    ctx.db.add(run)
+    ctx.db.flush()
+    task_record = agent_task_records(ctx.db, [(agent, task)], with_agent=False)[0]
+    payload = {"run_id": run.id, "task_id": task.id, "project_id": project_id, "stage": stage,
+               "task": task_record, "agent": agent_record(agent), "config": payload_config(config),
+               "feedback": feedback, "retry_count": agent.retry_count,
+               "callback_url": get_settings().public_base_url.rstrip("/") + CALLBACK_PATH}
+    runner_url = config.runner_url
+    run_id = run.id
+    ctx.after_commit(lambda: send_run(run_id, runner_url, secret, payload, previous_stage))
+    return run
+
+
+def send_run(run_id: str, runner_url: str, secret: str, payload: dict, previous_stage: str) -> None:
+    """After commit: ask the runner. Accepted: the run is `running`. Refused or unreachable: the run is `failed`
+    with the reason (visible in the detail) and the task goes back to the stage it left, so it can be retried."""
+    from chalicelib.core.context import job_context
+    from chalicelib.providers.runner import RunnerUnreachable, get_runner
+
+    error = None
+    try:
+        get_runner().start_run(runner_url=runner_url, secret=secret, payload=payload)
+    except RunnerUnreachable as exc:
+        error = str(exc)
+    except Exception as exc:  # noqa: BLE001 - whatever failed, the run must not be left queued
+        log.exception("the runner call failed", extra={"run_id": run_id})
+        error = f"the runner call failed ({type(exc).__name__})"
+    with job_context() as ctx:
+        task_id = ctx.db.scalar(select(AgentRun.task_id).where(AgentRun.id == run_id))
+        # the same lock order as the moves and the callback: the agent meta row, then the run
+        agent = ctx.db.scalar(select(AgentTask).where(AgentTask.task_id == task_id).with_for_update()) if task_id else None
+        run = lock_row(ctx.db, AgentRun, run_id)
+        if run is None or run.status != "queued":  # deleted, or the runner already reported
+            return
+        now = utcnow()
+        if error is None:
+            run.status, run.started_at = "running", now
+            return
+        log.warning("the runner did not take the run", extra={"run_id": run_id, "reason": error})
+        run.status, run.error, run.finished_at = "failed", error, now
+        if agent is not None and agent.stage == run.stage:
+            from .queries import task_model
+
+            task = ctx.db.get(task_model(), run.task_id)
+            change_stage(ctx, agent, task, previous_stage, actor_id=None, run_id=run.id, reason=error)
+
+
+def _answer(ctx, agent, task, run=None) -> dict:
+    return {"task": agent_task_records(ctx.db, [(agent, task)])[0], "run": run_record(run) if run else None}
+
+
+def dispatch(ctx, *, task_id: str) -> dict:
+    agent, task = _locked(ctx, task_id, "dispatch")
+    target = _runner_target(ctx, task)
+    previous = agent.stage
+    change_stage(ctx, agent, task, "scoping", actor_id=ctx.user_id)
+    run = _start_run(ctx, agent, task, target, stage="scoping", previous_stage=previous)
+    return _answer(ctx, agent, task, run)
+
+
+def approve(ctx, *, task_id: str) -> dict:
+    agent, task = _locked(ctx, task_id, "approve")
+    target = _runner_target(ctx, task)
+    change_stage(ctx, agent, task, "building", actor_id=ctx.user_id)
+    run = _start_run(ctx, agent, task, target, stage="building", previous_stage="pending_approval")
+    return _answer(ctx, agent, task, run)
+
+
+def reject(ctx, *, task_id: str, reason: str) -> dict:
+    agent, task = _locked(ctx, task_id, "reject")
+    change_stage(ctx, agent, task, "rejected", actor_id=ctx.user_id, reason=reason)
+    return _answer(ctx, agent, task)
+
+
+def review_approve(ctx, *, task_id: str, force: bool) -> dict:
+    agent, task = _locked(ctx, task_id, "review-approve")
+    failing = [name for name in GATES if getattr(agent, name) != "passed"]
+    if failing and not force:
+        raise Conflict("The proof-of-work gates have not passed (send force: true to override)",
+                       details=[{"field": name, "message": f"is {getattr(agent, name) or 'not reported'}, not passed"}
+                                for name in failing])
+    change_stage(ctx, agent, task, "done", actor_id=ctx.user_id, forced=True if failing else None,
+                 gates={name: getattr(agent, name) for name in GATES})
+    return _answer(ctx, agent, task)
+
+
+def review_reject(ctx, *, task_id: str, reason: str) -> dict:
+    agent, task = _locked(ctx, task_id, "review-reject")
+    agent.retry_count = (agent.retry_count or 0) + 1
+    target = _runner_target(ctx, task, required=False)
+    change_stage(ctx, agent, task, "building", actor_id=ctx.user_id, reason=reason, retry_count=agent.retry_count)
+    run = None
+    if target is not None:
+        run = _start_run(ctx, agent, task, target, stage="building", previous_stage="review", feedback=reason)
+    return _answer(ctx, agent, task, run)

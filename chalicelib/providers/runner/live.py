@@ -1,0 +1,36 @@
+"""The live runner: one HTTP POST to the project's runner_url through `requests`, with a timeout.
+
+2xx accepts the run. 429 (with Retry-After), any other 4xx or 5xx, a timeout or a connection failure raise
+RunnerUnreachable; the run is then marked failed by the caller. The secret travels only in the header.
+"""
+from __future__ import annotations
+
+import requests
+
+from .base import RunnerUnreachable
+
+
+class HttpRunner:
+    def __init__(self, *, timeout: float = 10.0) -> None:
+        self.timeout = timeout
+
+    def start_run(self, *, runner_url: str, secret: str, payload: dict) -> dict:
+        headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json",
+                   "Accept": "application/json", "X-WMS-Run-Id": str(payload.get("run_id", ""))}
+        try:
+            response = requests.post(runner_url, json=payload, headers=headers, timeout=self.timeout,
+                                     allow_redirects=False)
+        except requests.Timeout as exc:
+            raise RunnerUnreachable(f"the runner did not answer within {self.timeout:g} s") from exc
+        except requests.RequestException as exc:
+            raise RunnerUnreachable(f"the runner cannot be reached ({type(exc).__name__})") from exc
+        if response.status_code == 429:
+            retry = response.headers.get("Retry-After", "?")
+            raise RunnerUnreachable(f"the runner is rate limiting (retry after {retry} s)")
+        if not 200 <= response.status_code < 300:
+            raise RunnerUnreachable(f"the runner answered HTTP {response.status_code}")
+        try:
+            data = response.json() if response.content else {}
+        except ValueError:
+            data = {}
+        return data if isinstance(data, dict) else {}

@@ -1,0 +1,160 @@
+"""The runner callback (issue 13 item 4): POST /api/webhooks/agent-callback with the project's runner secret."""
+import logging
+
+import pytest
+from sqlalchemy import func, select
+
+from chalicelib.areas.agents.models import AgentRun
+from chalicelib.core.history import HistoryEntry
+from chalicelib.core.notify import Notification
+from chalicelib.providers.runner import sandbox as runner_sandbox
+from tests.areas.agents.factories import SECRET, make_agent_task, make_config, make_run
+from tests.areas.projects.factories import make_project
+from tests.factories import make_user
+
+PATH = "/api/webhooks/agent-callback"
+
+
+def _post(api, body, secret=SECRET, headers=None):
+    headers = dict(headers or {})
+    if secret is not None:
+        headers["Authorization"] = f"Bearer {secret}"
+    return api.post(PATH, json=body, headers=headers)
+
+
+def _dispatched(api, db, exec_user, **people):
+    project = make_project(db)
+    make_config(db, project)
+    task, agent = make_agent_task(db, project=project, stage="draft", **people)
+    answer = api.post(f"/api/agent-tasks/{task.id}/dispatch", as_=exec_user)
+    assert answer.status == 200, answer
+    return project, task, agent, answer.json["run"]["id"]
+
+
+def test_the_sandbox_runner_reports_back_through_the_route(api, db, exec_user, caplog):
+    caplog.set_level(logging.DEBUG)
+    reporter, assignee = make_user(db), make_user(db)
+    project, task, agent, run_id = _dispatched(api, db, exec_user, reporter_id=reporter.id, assignee_id=assignee.id)
+    headers, body = runner_sandbox.callback_for(db, run_id, status="success", result={
+        "scope_document": "# Scope\nBuild it", "effort_estimate": "M", "tokens": 1200, "cost": 0.42})
+    answer = api.post(PATH, json=body, headers=headers)
+    assert answer.status == 200, answer
+    assert answer.json == {"ok": True, "task_id": task.id, "run_id": run_id, "stage": "pending_approval",
+                           "run_status": "success", "duplicate": 0}
+    detail = api.get(f"/api/agent-tasks/{task.id}", as_=exec_user).json
+    assert detail["agent"]["stage"] == "pending_approval" and detail["agent"]["scope_document"] == "# Scope\nBuild it"
+    assert detail["agent"]["effort_estimate"] == "M"
+    [run] = detail["runs"]
+    assert (run["status"], run["tokens"], run["cost"]) == ("success", 1200, 0.42) and run["finished_at"]
+    moved = db.scalars(select(HistoryEntry).where(HistoryEntry.entity_id == task.id,
+                                                  HistoryEntry.action == "agent_stage_changed")
+                       .order_by(HistoryEntry.created_at)).all()
+    assert [e.changes["stage"]["to"] for e in moved] == ["scoping", "pending_approval"]
+    assert moved[-1].actor_id is None and moved[-1].changes["run_id"] == run_id
+    notified = db.scalars(select(Notification.user_id).where(Notification.resource_id == task.id,
+                                                             Notification.type == "agent_task_stage_changed")).all()
+    assert sorted(notified) == sorted([reporter.id, assignee.id] * 2)  # dispatch and the report, each
+
+    # the build: approve, then the runner's proof of work moves it to review
+    approved = api.post(f"/api/agent-tasks/{task.id}/approve", as_=exec_user).json
+    build_id = approved["run"]["id"]
+    headers, body = runner_sandbox.callback_for(db, build_id, result={
+        "branch_name": "agent/landing", "pr_url": "https://git.test/pr/1", "preview_url": "https://agent-landing.test",
+        "browser_test_status": "passed", "browser_test_video_url": "https://videos.test/1.mp4", "ci_status": "passed"})
+    built = api.post(PATH, json=body, headers=headers)
+    assert built.json["stage"] == "review"
+    agent_now = api.get(f"/api/agent-tasks/{task.id}", as_=exec_user).json["agent"]
+    assert agent_now["branch_name"] == "agent/landing" and agent_now["ci_status"] == "passed"
+    assert api.post(f"/api/agent-tasks/{task.id}/review-approve", as_=exec_user).json["task"]["agent"]["stage"] == "done"
+    assert SECRET not in caplog.text
+
+
+def test_wrong_secret_unknown_project_and_other_projects_secret_are_401(api, db, exec_user):
+    project, task, agent, run_id = _dispatched(api, db, exec_user)
+    other = make_project(db)
+    make_config(db, other, secret="the-other-projects-secret-0001")
+    body = {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "success", "run_id": run_id}
+    answers = [
+        _post(api, body, secret="wrong-secret-wrong-secret"),
+        _post(api, body, secret="the-other-projects-secret-0001"),
+        _post(api, {**body, "project_id": "no-such-project"}),
+        _post(api, body, secret=None),
+        _post(api, body, secret=None, headers={"Authorization": f"Basic {SECRET}"}),
+        _post(api, {**body, "project_id": None}),
+        _post(api, {**body, "project_id": 5}),
+    ]
+    for answer in answers:
+        assert answer.status == 401, answer
+    assert {a.json["error"] for a in answers[:3] + answers[5:]} == {"Invalid runner credentials"}
+    # the other project's secret, naming the other project, still cannot touch this project's task
+    wrong_project = _post(api, {**body, "project_id": other.id}, secret="the-other-projects-secret-0001")
+    assert wrong_project.status == 404
+    assert db.scalar(select(AgentRun.status).where(AgentRun.id == run_id)) == "running"
+    assert api.get(f"/api/agent-tasks/{task.id}", as_=exec_user).json["agent"]["stage"] == "scoping"
+
+
+def test_a_replayed_delivery_has_one_effect(api, db, exec_user):
+    project, task, agent, run_id = _dispatched(api, db, exec_user)
+    body = {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "success", "run_id": run_id,
+            "result": {"tokens": 10, "cost": 0.1, "scope_document": "first"}}
+    first = _post(api, body)
+    again = _post(api, {**body, "result": {"tokens": 99, "scope_document": "second"}})
+    assert first.json["duplicate"] == 0 and again.status == 200 and again.json["duplicate"] == 1
+    assert again.json["stage"] == "pending_approval"
+    detail = api.get(f"/api/agent-tasks/{task.id}", as_=exec_user).json
+    assert detail["agent"]["scope_document"] == "first" and detail["runs"][0]["tokens"] == 10
+    reports = db.scalar(select(func.count()).select_from(HistoryEntry).where(
+        HistoryEntry.entity_id == task.id, HistoryEntry.action == "agent_run_reported"))
+    assert reports == 1
+
+
+def test_a_failed_report_records_the_run_and_keeps_the_stage(api, db, exec_user):
+    project, task, agent, run_id = _dispatched(api, db, exec_user)
+    running = _post(api, {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "running",
+                          "run_id": run_id, "result": {"tokens": 5}})
+    assert running.json["run_status"] == "running" and running.json["stage"] == "scoping"
+    failed = _post(api, {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "failed",
+                         "run_id": run_id, "result": {"tokens": 50, "cost": 0.05, "error": "the model gave up"}})
+    assert failed.status == 200 and failed.json["stage"] == "scoping" and failed.json["run_status"] == "failed"
+    [run] = api.get(f"/api/agent-tasks/{task.id}", as_=exec_user).json["runs"]
+    assert (run["status"], run["error"], run["tokens"]) == ("failed", "the model gave up", 50) and run["finished_at"]
+
+
+def test_the_report_must_name_a_run_of_the_task_and_its_stage(api, db, exec_user):
+    project, task, agent, run_id = _dispatched(api, db, exec_user)
+    body = {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "success", "run_id": run_id}
+    elsewhere, _ = make_agent_task(db, project=make_project(db))
+    assert _post(api, {**body, "task_id": elsewhere.id}).status == 404  # a task of another project
+    sibling, _ = make_agent_task(db, project=project)
+    other_run = make_run(db, sibling)
+    assert _post(api, {**body, "run_id": other_run.id}).status == 404  # a run of another task
+    wrong_stage = _post(api, {**body, "stage": "building"})
+    assert wrong_stage.status == 400 and wrong_stage.json["details"][0]["field"] == "stage"
+    for broken in ({**body, "status": ""}, {**body, "result": {"tokens": -1}}, {**body, "result": {"cost": True}},
+                   {k: v for k, v in body.items() if k != "run_id"}, {**body, "result": "text"}):
+        assert _post(api, broken).status == 400, broken
+    not_json = api.post(PATH, body=b"{nope", headers={"Authorization": f"Bearer {SECRET}",
+                                                       "Content-Type": "application/json"})
+    assert not_json.status == 400
+
+
+def test_a_stale_success_leaves_the_stage(api, db, exec_user):
+    project, task, agent, run_id = _dispatched(api, db, exec_user)
+    db.refresh(agent)
+    agent.stage = "rejected"
+    db.flush()
+    answer = _post(api, {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "success",
+                         "run_id": run_id})
+    assert answer.status == 200 and answer.json["stage"] == "rejected" and answer.json["run_status"] == "success"
+
+
+@pytest.mark.parametrize("secret_in", ["header"])
+def test_the_secret_is_never_logged(api, db, exec_user, caplog, capsys, secret_in):
+    caplog.set_level(logging.DEBUG)
+    project, task, agent, run_id = _dispatched(api, db, exec_user)
+    _post(api, {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "success",
+                "run_id": run_id})
+    _post(api, {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "success",
+                "run_id": run_id}, secret=SECRET + "x")
+    out = capsys.readouterr()
+    assert SECRET not in caplog.text and SECRET not in out.out and SECRET not in out.err
