@@ -145,8 +145,9 @@ def update_item(ctx, *, item_id: str, data) -> dict:
 
 def complete_item(ctx, *, item_id: str) -> None:
     """Marks the item completed (again: no change). An item mirrored from a relationship action marks that
-    action done (relationships service). The agent-pipeline area does not exist yet: its issue writes the
-    explicit call for chat and mail items (docs/decisions/action_items.md)."""
+    action done (relationships service); an item from chat or mail is unstarred at its source by the actions
+    agent after commit (agents service; docs/decisions/action_items.md)."""
+    from chalicelib.areas.agents import service as agents_service
     from chalicelib.areas.relationships import service as relationships_service
 
     item = load_action_item(ctx, item_id)
@@ -156,6 +157,8 @@ def complete_item(ctx, *, item_id: str) -> None:
     ctx.db.flush()
     if item.source_module == "relationships" and item.source_id:
         relationships_service.completed_in_action_centre(ctx, action_id=item.source_id)
+    agents_service.unstar_at_source(ctx, action_item_id=item.id, source_module=item.source_module,
+                                    source_type=item.source_type, source_id=item.source_id)
 
 
 # ---------------------------------------------------------------- items other areas keep here

@@ -35,6 +35,23 @@ def ensure_agent_meta(db, task_id: str) -> None:
         db.flush()
 
 
+UNSTAR_SOURCES = ("chat", "mail")
+
+
+def unstar_at_source(ctx, *, action_item_id: str, source_module: str, source_type: str | None = None,
+                     source_id: str | None = None) -> bool:
+    """Called by the action items area when an item is completed: an item from chat or mail is unstarred at
+    its source by the actions agent, after commit (a failure is recorded on the item's history, not raised).
+    Answers whether the agent is asked."""
+    from .service_proxy import unstar_after_commit
+
+    if source_module not in UNSTAR_SOURCES:
+        return False
+    unstar_after_commit(ctx, action_item_id=action_item_id, source_module=source_module, source_type=source_type,
+                        source_id=source_id)
+    return True
+
+
 # --- reads ------------------------------------------------------------------------------------------
 
 def parse_stages(value: str | None) -> list[str]:

@@ -8,11 +8,15 @@ configured 503. Live calls release the database connection first (a slow upstrea
 """
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
-from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.errors import BadRequest, DomainError, NotFound
 from chalicelib.core.http import parse_json_body
+
+log = logging.getLogger("wms.agents")
+ACTIONS_AGENT = "actions"
 
 TRIGGER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 MAX_PARAMS = 20
@@ -88,3 +92,44 @@ def trigger(ctx, agent_id: str, name: str, body: dict) -> tuple[int, dict]:
         raise BadRequest("Invalid trigger name", details=[{"field": "name", "message": "letters, digits, _ . - "
                                                                                        "(at most 100)"}])
     return agent(ctx, agent_id, "POST", f"/trigger/{name}", body=body)
+
+
+# --- the actions agent (issue 13 item 6) ----------------------------------------------------------------
+
+def unstar_after_commit(ctx, *, action_item_id: str, source_module: str, source_type: str | None,
+                        source_id: str | None) -> None:
+    """Once the transaction has committed, ask the actions agent to unstar the item at its source (chat or
+    mail): `POST /command {command: "unstar", args: {...}}` to the business agent `actions`."""
+    caller = _caller(ctx)
+    args = {"action_item_id": action_item_id, "source_module": source_module, "source_type": source_type,
+            "source_id": source_id, "user_id": caller["id"]}
+    ctx.after_commit(lambda: send_unstar(caller, args))
+
+
+def send_unstar(caller: dict, args: dict) -> str | None:
+    """Ask the actions agent; a failure (not registered, unreachable, refused) is recorded on the action item's
+    history (`unstar_failed`, with the reason) and logged, never raised. Answers the failure or None."""
+    from chalicelib.core import history
+    from chalicelib.core.context import job_context
+    from chalicelib.providers.orchestrator import get_orchestrator
+
+    error = None
+    with job_context() as jctx:
+        try:
+            status, data = get_orchestrator(db=jctx.db).agent(ACTIONS_AGENT, "POST", "/command", caller=caller,
+                                                              body={"command": "unstar", "args": args})
+            if status >= 400:
+                error = shape(status, data, what="actions agent", key="result")[1]["error"]
+        except DomainError as exc:
+            error = exc.message
+        except Exception as exc:  # noqa: BLE001 - the item is completed; the source keeps its star
+            log.exception("the actions agent call failed")
+            error = f"the actions agent call failed ({type(exc).__name__})"
+        if error is not None:
+            log.warning("the actions agent did not unstar an item",
+                        extra={"action_item_id": args["action_item_id"], "reason": error})
+            history.record(jctx.db, entity_type="action_item", entity_id=args["action_item_id"],
+                           action="unstar_failed", actor_id=caller.get("id"),
+                           changes={"error": error, "source_module": args["source_module"],
+                                    "source_id": args["source_id"]})
+    return error
