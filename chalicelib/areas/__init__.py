@@ -30,6 +30,7 @@ AREAS = (
     "relationships",
     "research",
     "meetings",
+    "invoices",
 )
 
 
