@@ -34,6 +34,7 @@ BODY_UNSCOPED = {
     "company_id": "companies are seen by every deals holder (docs/decisions/deals.md)",
     "contact_id": "contacts are seen by every deals holder", "deal_id": "deals are not record-scoped",
     "reported_by_contact_id": "contacts are seen by every deals holder",
+    "ledger_invoice_id": "an id in the external accounting ledger, not a record of the service",
     "squad_id": "squads are organisation-wide", "chat_channel_id": "a chat provider's channel, not a record",
     "sla_policy_id": "service levels are organisation-wide: every sla holder sees every policy (docs/decisions/sla.md)",
     "policy_id": "SLA policies are organisation-wide: every sla holder sees every policy (docs/decisions/sla.md)",
