@@ -31,6 +31,7 @@ AREAS = (
     "research",
     "meetings",
     "invoices",
+    "connections",
 )
 
 

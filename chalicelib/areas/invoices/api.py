@@ -5,8 +5,8 @@ from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, many, one, paged
 
 from . import service, service_lines
-from .schemas import (InvoiceCreate, InvoiceDetail, InvoiceListQuery, InvoiceRead, InvoiceUpdate, LineItemCreate,
-                      LineItemRead, LineItemReorder, LineItemUpdate, MappingRuleRead, MappingRuleUpsert)
+from .schemas import (InvoiceCreate, InvoiceDetail, InvoiceListQuery, InvoiceRead, InvoiceUpdate, InvoiceLineItemCreate,
+                      InvoiceLineItemRead, InvoiceLineItemReorder, InvoiceLineItemUpdate, MappingRuleRead, MappingRuleUpsert)
 
 bp = Blueprint(__name__)
 
@@ -64,23 +64,23 @@ def delete_invoice(ctx, invoice_id: str):
 
 
 @bp.route("/api/invoices/{invoice_id}/line-items", methods=["POST"])
-@endpoint(tool="invoices", level="update", body=LineItemCreate, status=201, response=one("item", LineItemRead))
-def add_line_item(ctx, invoice_id: str, body: LineItemCreate):
+@endpoint(tool="invoices", level="update", body=InvoiceLineItemCreate, status=201, response=one("item", InvoiceLineItemRead))
+def add_line_item(ctx, invoice_id: str, body: InvoiceLineItemCreate):
     """Add a line item (at most 500 per invoice); totals recalculated"""
     return {"item": service_lines.add_line_item(ctx, invoice_id=invoice_id, data=body)}
 
 
 @bp.route("/api/invoices/{invoice_id}/line-items/reorder", methods=["PUT"])
-@endpoint(tool="invoices", level="update", body=LineItemReorder, response=OkResponse)
-def reorder_line_items(ctx, invoice_id: str, body: LineItemReorder):
+@endpoint(tool="invoices", level="update", body=InvoiceLineItemReorder, response=OkResponse)
+def reorder_line_items(ctx, invoice_id: str, body: InvoiceLineItemReorder):
     """Reorder an invoice's line items"""
     service_lines.reorder_line_items(ctx, invoice_id=invoice_id, item_ids=body.item_ids)
     return {"ok": True}
 
 
 @bp.route("/api/invoices/{invoice_id}/line-items/{invoice_item_id}", methods=["PUT"])
-@endpoint(tool="invoices", level="update", body=LineItemUpdate, response=one("item", LineItemRead))
-def update_line_item(ctx, invoice_id: str, invoice_item_id: str, body: LineItemUpdate):
+@endpoint(tool="invoices", level="update", body=InvoiceLineItemUpdate, response=one("item", InvoiceLineItemRead))
+def update_line_item(ctx, invoice_id: str, invoice_item_id: str, body: InvoiceLineItemUpdate):
     """Update a line item; amount and totals recalculated"""
     return {"item": service_lines.update_line_item(ctx, invoice_id=invoice_id, item_id=invoice_item_id, data=body)}
 

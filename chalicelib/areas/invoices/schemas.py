@@ -59,7 +59,7 @@ class InvoiceListQuery(PageQuery):
     deal_id: Optional[Id] = None
 
 
-class LineItemCreate(Input):
+class InvoiceLineItemCreate(Input):
     NOT_NULL = frozenset({"description", "quantity", "unit_price", "position"})
 
     description: Description
@@ -71,13 +71,13 @@ class LineItemCreate(Input):
     position: Optional[Position] = None
 
 
-class LineItemUpdate(LineItemCreate):
+class InvoiceLineItemUpdate(InvoiceLineItemCreate):
     description: Optional[Description] = None
     quantity: Optional[Quantity] = None
     unit_price: Optional[Money] = None
 
 
-class LineItemReorder(Input):
+class InvoiceLineItemReorder(Input):
     item_ids: Annotated[list[Id], Field(min_length=1, max_length=500)]
 
 
@@ -125,7 +125,7 @@ class InvoiceDetailRead(InvoiceRead):
     ledger_url: str | None
 
 
-class LineItemRead(Read):
+class InvoiceLineItemRead(Read):
     id: str
     invoice_id: str
     description: str
@@ -142,7 +142,7 @@ class LineItemRead(Read):
     service_type_name: str | None
 
 
-class PaymentRead(Read):
+class InvoicePaymentRead(Read):
     id: str
     invoice_id: str
     ledger_payment_id: str
@@ -155,8 +155,8 @@ class PaymentRead(Read):
 
 class InvoiceDetail(Read):
     invoice: InvoiceDetailRead
-    line_items: list[LineItemRead]
-    payments: list[PaymentRead]
+    line_items: list[InvoiceLineItemRead]
+    payments: list[InvoicePaymentRead]
 
 
 class MappingRuleRead(Read):
@@ -169,25 +169,25 @@ class MappingRuleRead(Read):
     service_type_name: str | None
 
 
-class PushRead(Read):
+class LedgerPushRead(Read):
     invoice: InvoiceRead
     ledger_invoice_id: str
 
 
-class SyncOneRead(Read):
+class InvoiceSyncRead(Read):
     invoice: InvoiceRead
-    payments: list[PaymentRead]
+    payments: list[InvoicePaymentRead]
     ledger_status: str | None
     payment_status: str | None
 
 
-class SyncErrorRead(Read):
+class InvoiceSyncErrorRead(Read):
     invoice_id: str
     invoice_number: str | None
     error: str
 
 
-class SyncAllRead(Read):
+class InvoiceBatchSyncRead(Read):
     updated: int
-    errors: list[SyncErrorRead]
+    errors: list[InvoiceSyncErrorRead]
     synced_at: IsoTimestamp
