@@ -96,9 +96,6 @@ class Settings(BaseModel):
     planner_mode: str = "sandbox"
     planner_api_token: str | None = None
     planner_organization_id: str | None = None
-    # calendar (Google service account): connections report whether it is configured
-    calendar_mode: str = "sandbox"
-    calendar_service_account_json: str | None = None
     vapid_public_key: str | None = None
     vapid_private_key: str | None = None
     vapid_subject: str = "mailto:ops@example.com"

@@ -87,10 +87,11 @@ def list_connections(ctx) -> list[dict]:
 
 
 def calendar_status(ctx) -> bool:
-    """Configured through settings, not stored: sandbox, or live with a service account."""
-    settings = ctx.settings
-    mode = settings.provider_mode("calendar")
-    return mode == "sandbox" or (mode == "live" and bool(settings.calendar_service_account_json))
+    """Configured through settings, not stored (the calendar provider says: sandbox, or live with a service
+    account)."""
+    from chalicelib.providers.calendar import is_configured
+
+    return is_configured()
 
 
 # ---------------------------------------------------------------- writing

@@ -154,7 +154,7 @@ def test_calendar_status(api, exec_user, set_env):
     assert api.get(f"{BASE}/calendar/status", as_=exec_user).json == {"configured": True}  # sandbox
     set_env(CALENDAR_MODE="live")
     assert api.get(f"{BASE}/calendar/status", as_=exec_user).json == {"configured": False}
-    set_env(CALENDAR_SERVICE_ACCOUNT_JSON='{"type": "service_account"}')
+    set_env(CALENDAR_SERVICE_ACCOUNT_EMAIL="svc@project.iam.gserviceaccount.com", CALENDAR_PRIVATE_KEY="pem")
     assert api.get(f"{BASE}/calendar/status", as_=exec_user).json == {"configured": True}
     set_env(CALENDAR_MODE="off")
     assert api.get(f"{BASE}/calendar/status", as_=exec_user).json == {"configured": False}
