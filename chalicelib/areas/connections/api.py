@@ -73,7 +73,7 @@ def chat_disconnect(ctx):
 
 @bp.route("/api/admin/connections/calendar/status", methods=["GET"])
 @endpoint(access=EXEC, response=CalendarStatus)
-def calendar_status(ctx):
+def connections_calendar_status(ctx):
     """Whether the calendar is configured (through settings, not stored)"""
     return {"configured": service.calendar_status(ctx)}
 

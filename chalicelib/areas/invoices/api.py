@@ -65,14 +65,14 @@ def delete_invoice(ctx, invoice_id: str):
 
 @bp.route("/api/invoices/{invoice_id}/line-items", methods=["POST"])
 @endpoint(tool="invoices", level="update", body=InvoiceLineItemCreate, status=201, response=one("item", InvoiceLineItemRead))
-def add_line_item(ctx, invoice_id: str, body: InvoiceLineItemCreate):
+def add_invoice_line_item(ctx, invoice_id: str, body: InvoiceLineItemCreate):
     """Add a line item (at most 500 per invoice); totals recalculated"""
     return {"item": service_lines.add_line_item(ctx, invoice_id=invoice_id, data=body)}
 
 
 @bp.route("/api/invoices/{invoice_id}/line-items/reorder", methods=["PUT"])
 @endpoint(tool="invoices", level="update", body=InvoiceLineItemReorder, response=OkResponse)
-def reorder_line_items(ctx, invoice_id: str, body: InvoiceLineItemReorder):
+def reorder_invoice_line_items(ctx, invoice_id: str, body: InvoiceLineItemReorder):
     """Reorder an invoice's line items"""
     service_lines.reorder_line_items(ctx, invoice_id=invoice_id, item_ids=body.item_ids)
     return {"ok": True}
@@ -80,14 +80,14 @@ def reorder_line_items(ctx, invoice_id: str, body: InvoiceLineItemReorder):
 
 @bp.route("/api/invoices/{invoice_id}/line-items/{invoice_item_id}", methods=["PUT"])
 @endpoint(tool="invoices", level="update", body=InvoiceLineItemUpdate, response=one("item", InvoiceLineItemRead))
-def update_line_item(ctx, invoice_id: str, invoice_item_id: str, body: InvoiceLineItemUpdate):
+def update_invoice_line_item(ctx, invoice_id: str, invoice_item_id: str, body: InvoiceLineItemUpdate):
     """Update a line item; amount and totals recalculated"""
     return {"item": service_lines.update_line_item(ctx, invoice_id=invoice_id, item_id=invoice_item_id, data=body)}
 
 
 @bp.route("/api/invoices/{invoice_id}/line-items/{invoice_item_id}", methods=["DELETE"])
 @endpoint(tool="invoices", level="update", response=OkResponse)
-def delete_line_item(ctx, invoice_id: str, invoice_item_id: str):
+def delete_invoice_line_item(ctx, invoice_id: str, invoice_item_id: str):
     """Remove a line item; totals recalculated"""
     service_lines.delete_line_item(ctx, invoice_id=invoice_id, item_id=invoice_item_id)
     return {"ok": True}
