@@ -1,12 +1,13 @@
 """Invoices (tool `invoices`: view reads, update creates and edits, manage deletes and moves in the ledger)."""
-from chalice import Blueprint
+from chalice import Blueprint, Rate
 
-from chalicelib.core.http import endpoint
+from chalicelib.core.http import endpoint, file_response
 from chalicelib.core.schemas import OkResponse, many, one, paged
 
-from . import service, service_lines
-from .schemas import (InvoiceCreate, InvoiceDetail, InvoiceListQuery, InvoiceRead, InvoiceUpdate, InvoiceLineItemCreate,
-                      InvoiceLineItemRead, InvoiceLineItemReorder, InvoiceLineItemUpdate, MappingRuleRead, MappingRuleUpsert)
+from . import jobs, service, service_ledger, service_lines
+from .schemas import (InvoiceBatchSyncRead, InvoiceCreate, InvoiceDetail, InvoiceLineItemCreate, InvoiceLineItemRead,
+                      InvoiceLineItemReorder, InvoiceLineItemUpdate, InvoiceListQuery, InvoiceRead, InvoiceSyncRead,
+                      InvoiceUpdate, LedgerPushRead, MappingRuleRead, MappingRuleUpsert)
 
 bp = Blueprint(__name__)
 
@@ -91,3 +92,71 @@ def delete_invoice_line_item(ctx, invoice_id: str, invoice_item_id: str):
     """Remove a line item; totals recalculated"""
     service_lines.delete_line_item(ctx, invoice_id=invoice_id, item_id=invoice_item_id)
     return {"ok": True}
+
+
+# --- the accounting ledger (service_ledger) -----------------------------------------------------------
+
+@bp.route("/api/invoices/sync-ledger", methods=["POST"])
+@endpoint(tool="invoices", level="update", errors=(503,), response=InvoiceBatchSyncRead)
+def sync_all_with_ledger(ctx):
+    """Batch sync of payment status, amounts paid and due and payments for every ledger-linked invoice"""
+    return service_ledger.sync_all(ctx, trigger="request")
+
+
+@bp.route("/api/invoices/{invoice_id}/push-to-ledger", methods=["POST"])
+@endpoint(tool="invoices", level="update", errors=(409, 502, 503, 504), response=LedgerPushRead)
+def push_to_ledger(ctx, invoice_id: str):
+    """Create a draft ledger invoice (company name as contact, account codes from mapping rules)"""
+    invoice, ledger_invoice_id = service_ledger.push(ctx, invoice_id=invoice_id)
+    return {"invoice": invoice, "ledger_invoice_id": ledger_invoice_id}
+
+
+@bp.route("/api/invoices/{invoice_id}/ledger-approve", methods=["POST"])
+@endpoint(tool="invoices", level="manage", errors=(409, 502, 503, 504), response=one("invoice", InvoiceRead))
+def ledger_approve(ctx, invoice_id: str):
+    """Authorise the ledger invoice (local status approved)"""
+    return {"invoice": service_ledger.approve(ctx, invoice_id=invoice_id)}
+
+
+@bp.route("/api/invoices/{invoice_id}/ledger-send", methods=["POST"])
+@endpoint(tool="invoices", level="manage", errors=(409, 502, 503, 504), response=one("invoice", InvoiceRead))
+def ledger_send(ctx, invoice_id: str):
+    """E-mail the authorised ledger invoice to its contact (local status sent)"""
+    return {"invoice": service_ledger.send(ctx, invoice_id=invoice_id)}
+
+
+@bp.route("/api/invoices/{invoice_id}/ledger-void", methods=["POST"])
+@endpoint(tool="invoices", level="manage", errors=(409, 502, 503, 504), response=one("invoice", InvoiceRead))
+def ledger_void(ctx, invoice_id: str):
+    """Void the ledger invoice (local status voided)"""
+    return {"invoice": service_ledger.void(ctx, invoice_id=invoice_id)}
+
+
+@bp.route("/api/invoices/{invoice_id}/ledger-delete", methods=["POST"])
+@endpoint(tool="invoices", level="manage", errors=(409, 502, 503, 504), response=one("invoice", InvoiceRead))
+def ledger_delete(ctx, invoice_id: str):
+    """Delete the ledger draft; the ledger id is cleared (local status draft)"""
+    return {"invoice": service_ledger.delete_draft(ctx, invoice_id=invoice_id)}
+
+
+@bp.route("/api/invoices/{invoice_id}/pdf", methods=["GET"])
+@endpoint(tool="invoices", level="view", response_content="application/pdf", errors=(404, 409, 502, 503, 504))
+def invoice_pdf(ctx, invoice_id: str):
+    """The ledger's PDF of the invoice (binary; `Content-Disposition: attachment`)"""
+    number, body = service_ledger.pdf(ctx, invoice_id=invoice_id)
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in number)
+    return file_response(ctx.request, body, 200, {"Content-Type": "application/pdf",
+                                                  "Content-Disposition": f'attachment; filename="{safe}.pdf"'})
+
+
+@bp.route("/api/invoices/{invoice_id}/sync-ledger", methods=["POST"])
+@endpoint(tool="invoices", level="update", errors=(409, 502, 503, 504), response=InvoiceSyncRead)
+def sync_with_ledger(ctx, invoice_id: str):
+    """Sync one invoice's status, amounts and payments from the ledger"""
+    return service_ledger.sync_one(ctx, invoice_id=invoice_id)
+
+
+@bp.schedule(Rate(1, unit=Rate.HOURS))
+def ledger_invoice_sync(event):
+    """Hourly: sync every ledger-linked invoice's status, amounts and payments; records the run and its errors"""
+    return jobs.ledger_invoice_sync()

@@ -182,7 +182,7 @@ class InvoiceSyncRead(Read):
 
 
 class InvoiceSyncErrorRead(Read):
-    invoice_id: str
+    invoice_id: str | None = Field(description="null when the ledger itself could not be read")
     invoice_number: str | None
     error: str
 
