@@ -174,6 +174,8 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
     if number and number != invoice.invoice_number and _number_taken(ctx.db, number, invoice.id):
         raise Conflict(f"Invoice number {number} is taken")
     before = _snapshot(invoice)
+    if "ledger_invoice_id" in changes and changes["ledger_invoice_id"] != invoice.ledger_invoice_id:
+        invoice.ledger_status = None  # a ledger id set by hand: its status is read by the next sync
     for key, value in changes.items():
         setattr(invoice, key, value)
     invoice.updated_at = utcnow()

@@ -100,11 +100,25 @@ def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
 
 # ---------------------------------------------------------------- moves
 
-def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str | None, check=None) -> dict:
+MOVES_FROM = {"ledger_approved": ("DRAFT", "SUBMITTED"), "ledger_sent": ("AUTHORISED", "PAID"),
+              "ledger_voided": ("AUTHORISED",), "ledger_deleted": LEDGER_DRAFTS}
+WHAT = {"ledger_approved": "approved", "ledger_sent": "sent", "ledger_voided": "voided",
+        "ledger_deleted": "deleted in the ledger (only drafts are; void it)"}
+
+
+def _check_move(invoice: Invoice, action: str) -> None:
+    """The ledger's own rules, checked on the status last read from it (409), so that a move the ledger
+    would refuse is a conflict here; an unknown status (a ledger id set by hand) needs a sync first."""
+    if not invoice.ledger_status:
+        raise Conflict("The invoice's ledger status is unknown; sync it from the ledger first")
+    if invoice.ledger_status not in MOVES_FROM[action]:
+        raise Conflict(f"A ledger invoice that is {invoice.ledger_status} cannot be {WHAT[action]}")
+
+
+def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str | None) -> dict:
     invoice = load_invoice(ctx, invoice_id)
     ledger_id = _linked(invoice)
-    if check:
-        check(invoice)
+    _check_move(invoice, action)
     ledger = _ledger(ctx)
     ctx.release_connection()
     if action == "ledger_sent":
@@ -123,11 +137,6 @@ def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str |
     return invoice_record(ctx.db, invoice.id)
 
 
-def _draft_only(invoice: Invoice) -> None:
-    if invoice.ledger_status and invoice.ledger_status not in LEDGER_DRAFTS:
-        raise Conflict(f"Only a ledger draft can be deleted; this invoice is {invoice.ledger_status} (void it)")
-
-
 def approve(ctx, *, invoice_id: str) -> dict:
     return _move(ctx, invoice_id, action="ledger_approved", local="approved", ledger_status="AUTHORISED")
 
@@ -141,8 +150,7 @@ def void(ctx, *, invoice_id: str) -> dict:
 
 
 def delete_draft(ctx, *, invoice_id: str) -> dict:
-    return _move(ctx, invoice_id, action="ledger_deleted", local="draft", ledger_status="DELETED",
-                 check=_draft_only)
+    return _move(ctx, invoice_id, action="ledger_deleted", local="draft", ledger_status="DELETED")
 
 
 def remove_from_ledger(ctx, invoice: Invoice) -> None:
@@ -162,6 +170,8 @@ def remove_from_ledger(ctx, invoice: Invoice) -> None:
 def pdf(ctx, *, invoice_id: str) -> tuple[str, bytes]:
     invoice = load_invoice(ctx, invoice_id)
     ledger_id = _linked(invoice)
+    if invoice.ledger_status in (None, "DELETED"):
+        raise Conflict("The ledger holds no PDF of this invoice (its ledger status is unknown or deleted; sync it)")
     number = invoice.invoice_number
     ledger = _ledger(ctx)
     ctx.release_connection()

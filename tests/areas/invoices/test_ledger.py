@@ -44,7 +44,8 @@ def test_push_approve_send_and_pay(api, db, exec_user, ready):
     assert stored.contact_name == "Acme Pty" and stored.status == "DRAFT" and stored.total == Decimal("1210.00")
     assert [line["account_code"] for line in stored.lines] == ["210", "260"]  # mapping rule, then the line's own
     assert post(api, exec_user, ready, "push-to-ledger").status == 409  # once
-    assert post(api, exec_user, ready, "ledger-send").status == 502  # a draft cannot be e-mailed
+    assert post(api, exec_user, ready, "ledger-send").status == 409  # a draft cannot be e-mailed
+    assert post(api, exec_user, ready, "ledger-void").status == 409  # nor voided
     approved = post(api, exec_user, ready, "ledger-approve")
     assert approved.status == 200 and approved.json["invoice"]["status"] == "approved"
     assert approved.json["invoice"]["ledger_status"] == "AUTHORISED"
@@ -66,7 +67,15 @@ def test_push_approve_send_and_pay(api, db, exec_user, ready):
     assert detail["invoice"]["ledger_status"] == "PAID" and detail["invoice"]["payment_status"] == "paid"
     assert detail["invoice"]["status"] == "paid" and len(detail["payments"]) == 2
     assert detail["invoice"]["ledger_url"].endswith(ledger_id)
-    assert post(api, exec_user, ready, "ledger-void").status == 502  # paid: the ledger refuses
+    assert post(api, exec_user, ready, "ledger-void").status == 409  # paid: the ledger would refuse
+    # a ledger id set by hand: its status is unknown until a sync
+    hand = make_invoice(db, company_id=ready.company_id)
+    api.put(f"/api/invoices/{hand.id}", as_=exec_user, json={"ledger_invoice_id": "made-up"})
+    for move in ("ledger-approve", "ledger-send", "ledger-void", "ledger-delete"):
+        assert post(api, exec_user, hand, move).status == 409, move
+    assert api.get(f"/api/invoices/{hand.id}/pdf", as_=exec_user).status == 409
+    assert post(api, exec_user, hand, "sync-ledger").status == 409  # the ledger does not hold it
+    assert api.get(f"/api/invoices/{hand.id}", as_=exec_user).status == 200
 
 
 def test_void_and_delete_draft(api, db, exec_user, ready):
