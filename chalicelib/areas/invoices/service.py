@@ -17,6 +17,7 @@ from sqlalchemy import func, select, update
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_ignore
 from chalicelib.core.models import ConfigList, ConfigListItem
 from chalicelib.core.query import Page, in_scope, paginate
 from chalicelib.core.serialize import value_out
@@ -221,15 +222,14 @@ def upsert_rule(ctx, *, service_type_id: str, data) -> dict:
                           .where(ConfigListItem.id == service_type_id, ConfigList.key == "service_type"))
     if found is None:
         raise NotFound("Service type not found")
-    rule = ctx.db.get(InvoiceMappingRule, service_type_id, with_for_update=True)
     values = data.model_dump()
-    if rule is None:
-        rule = InvoiceMappingRule(service_type_id=service_type_id, **values)
-        ctx.db.add(rule)
-    else:
-        for key, value in values.items():
-            setattr(rule, key, value)
-        rule.updated_at = utcnow()
+    # concurrent first upserts of one service type: one inserts, the other finds the row (never a 409)
+    insert_ignore(ctx.db, InvoiceMappingRule, {"service_type_id": service_type_id, **values},
+                  conflict=("service_type_id",))
+    rule = ctx.db.get(InvoiceMappingRule, service_type_id, with_for_update=True, populate_existing=True)
+    for key, value in values.items():
+        setattr(rule, key, value)
+    rule.updated_at = utcnow()
     ctx.db.flush()
     return rule_records(ctx.db, service_type_id)[0]
 
