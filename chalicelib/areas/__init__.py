@@ -31,6 +31,8 @@ AREAS = (
     "research",
     "meetings",
     "agents",
+    "invoices",
+    "connections",
 )
 
 

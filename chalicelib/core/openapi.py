@@ -130,8 +130,11 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
             success_schema = {}
         else:
             success_schema = {"type": "string", "format": "binary"}
-        operation["responses"][str(spec.status)] = {"description": "Success",
-                                                    "content": {spec.response_content: {"schema": success_schema}}}
+        content = {spec.response_content: {"schema": success_schema}}
+        if success_schema.get("format") == "binary" and not spec.response_content.startswith("text/"):
+            # a binary answer (a PDF) read as plain bytes by a generic client (one that Accepts octet-stream)
+            content.setdefault("application/octet-stream", {"schema": success_schema})
+        operation["responses"][str(spec.status)] = {"description": "Success", "content": content}
         error_ref = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         statuses = {400, *spec.error_statuses}
         if spec.auth == "user":

@@ -82,6 +82,20 @@ class Settings(BaseModel):
     pdl_base_url: str = "https://api.peopledatalabs.com/v5"
     # website fetch for research briefs (live: plain HTTP behind core.netguard; sandbox: a storefront page)
     website_mode: str = "sandbox"
+    # accounting ledger (Xero Accounting API and Payroll AU, OAuth 2.0): the app's client credentials; the
+    # organisation's tokens come from the stored connection (connections area), else these two
+    ledger_mode: str = "sandbox"
+    ledger_client_id: str | None = None
+    ledger_client_secret: str | None = None
+    ledger_redirect_uri: str | None = None
+    ledger_access_token: str | None = None
+    ledger_tenant_id: str | None = None
+    # ledger 429 answers: wait up to this many seconds (Retry-After) and retry once, else answer 503
+    ledger_max_retry_wait: float = 5.0
+    # resource planner (Productive): the stored connection first, else these
+    planner_mode: str = "sandbox"
+    planner_api_token: str | None = None
+    planner_organization_id: str | None = None
     vapid_public_key: str | None = None
     vapid_private_key: str | None = None
     vapid_subject: str = "mailto:ops@example.com"

@@ -241,6 +241,21 @@ def _partner(db, made) -> str:
     db.add(partner)
     db.flush()
     return partner.id
+# ------------------------------------------------------------------ invoices
+
+def _hidden_invoice(db, made) -> Made:
+    from tests.areas.invoices.factories import make_invoice
+
+    budget_id, owner = _parent(db, made, "budget_id", _hidden_budget)
+    return Made(make_invoice(db, budget_id=budget_id).id, owner)
+
+
+def _hidden_invoice_item(db, made) -> Made:
+    from chalicelib.areas.invoices.models import Invoice
+    from tests.areas.invoices.factories import make_invoice_item
+
+    invoice_id, owner = _parent(db, made, "invoice_id", _hidden_invoice)
+    return Made(make_invoice_item(db, db.get(Invoice, invoice_id)).id, owner)
 
 
 # ------------------------------------------------------------------ agents
@@ -282,6 +297,9 @@ SCOPED: dict[str, Scoped] = {
     "action_id": Scoped(_hidden_meeting_action_item, rule="a meeting's action items are seen with the meeting"),
     "action_item_id": Scoped(_hidden_action_item, rule="employee, lead and manager see the action items assigned "
                                                          "to them (document 1, Action items)"),
+    "invoice_id": Scoped(_hidden_invoice, rule="an invoice of a budget is seen with the budget; one without a "
+                                               "budget by every invoices holder (docs/decisions/invoices.md)"),
+    "invoice_item_id": Scoped(_hidden_invoice_item, rule="an invoice's line items are seen with the invoice"),
     "notification_id": Scoped(_hidden_notification, rule="notifications are own data (decisions.md section 5)"),
     "record_id": Scoped(_hidden_project, rule="a note's record must be visible to the caller (here a project, "
                                               "with resource_type `project`: docs/decisions/notes.md)"),
@@ -371,6 +389,14 @@ def _sla_policy(db, made) -> str:
     return policy.id
 
 
+def _service_type(db, made) -> str:
+    from sqlalchemy import select
+
+    from chalicelib.core.models import ConfigList, ConfigListItem
+
+    return db.scalar(select(ConfigListItem.id).join(ConfigList).where(ConfigList.key == "service_type").limit(1))
+
+
 def _version(db, made) -> str:
     from tests.areas.pages.factories import make_version
 
@@ -422,6 +448,8 @@ UNSCOPED: dict[str, Unscoped] = {
                          "(docs/decisions/research.md)"),
     "resource_type": Unscoped("a note's resource type is a name; the record_id beside it is scoped",
                               lambda db, made: "project"),
+    "service_type_id": Unscoped("service types are an organisation-wide config list (invoice mapping rules)",
+                                _service_type),
     "policy_id": Unscoped("SLA policies are organisation-wide: every sla holder sees every policy "
                           "(docs/decisions/sla.md)", _sla_policy),
     "calendar_id": Unscoped("a calendar of the calendar provider, reached as the caller (domain-wide delegation): "

@@ -22,6 +22,8 @@ BOTH_WAYS = {
     frozenset({"projects", "tasks"}): "a task may link a visible project; a project lists and counts its tasks",
     frozenset({"roadmaps", "tasks"}): "a task may name a visible roadmap item; a roadmap lists its items' tasks",
     frozenset({"budgets", "timesheets"}): "a time entry may name a budget line; a budget totals its time entries",
+    frozenset({"budgets", "invoices"}): "an invoice is generated from a visible budget; a budget's lines and a "
+                                        "project's profitability show what its invoices billed (issue 15)",
     frozenset({"sla", "tasks"}): "a task created in a project with an SLA policy gets its SLA (issue 12 item 3); "
                                  "a task's SLA is seen with the task",
     frozenset({"action_items", "relationships"}): "relationship actions are mirrored to the action centre and "

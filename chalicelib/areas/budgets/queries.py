@@ -109,13 +109,16 @@ def item_rows(db, budget_id: str, item_id: str | None = None) -> list:
 
 def item_records(db, rows, titles: dict | None = None) -> list[dict]:
     """Line items with service_type_name, task_title, logged_hours (approved entries) and
-    invoiced_amount (0 until the invoices area exists). Titles are fetched when not given."""
+    invoiced_amount (what non-voided invoices billed from the line: invoices area). Titles are fetched when
+    not given."""
+    from chalicelib.areas.invoices import service as invoices_service
     from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
     if titles is None:
         titles = tasks_service.task_titles(db, [item.task_id for item, _ in rows if item.task_id])
     hours = timesheets_service.approved_hours_by_line_item(db, [item.id for item, _ in rows])
+    invoiced = invoices_service.invoiced_by_budget_line_item(db, [item.id for item, _ in rows])
     return [{**row_dict(item, ITEM_FIELDS), "service_type_name": label, "task_title": titles.get(item.task_id),
-             "logged_hours": hours.get(item.id, 0.0), "invoiced_amount": 0.0}
+             "logged_hours": hours.get(item.id, 0.0), "invoiced_amount": invoiced.get(item.id, 0.0)}
             for item, label in rows]

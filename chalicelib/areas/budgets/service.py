@@ -42,6 +42,45 @@ def line_item_budget_id(db, line_item_id: str) -> str | None:
     return db.scalar(select(BudgetLineItem.budget_id).where(BudgetLineItem.id == line_item_id))
 
 
+# ---------------------------------------------------------------- for other areas (invoices)
+
+def visible_budget_ids(principal):
+    """A SELECT of the ids of the budgets the principal may see (None: all), for invoices' scoping."""
+    clause = visible(principal)
+    return None if clause is None else select(Budget.id).where(clause)
+
+
+def budget_ids_of(resource_type: str, resource_id: str):
+    """A SELECT of the ids of the budgets of a project or a deal (invoices' project_id / deal_id filters)."""
+    return select(Budget.id).where(Budget.resource_type == resource_type, Budget.resource_id == resource_id)
+
+
+def budget_briefs(db, budget_ids) -> dict[str, dict]:
+    """`{budget_id: {name, resource_type, resource_id, po_number}}` for the ids that exist (one query; no scoping)."""
+    ids = {bid for bid in budget_ids or () if bid}
+    if not ids:
+        return {}
+    rows = db.execute(select(Budget.id, Budget.name, Budget.resource_type, Budget.resource_id, Budget.po_number)
+                      .where(Budget.id.in_(ids))).all()
+    return {row.id: {"name": row.name, "resource_type": row.resource_type, "resource_id": row.resource_id,
+                     "po_number": row.po_number} for row in rows}
+
+
+def invoice_source(db, budget_id: str) -> dict | None:
+    """What an invoice generated from a budget needs (two queries; no scoping, the caller checked it):
+    `{budget: {id, name, budget_type, total_amount (Decimal or None), company_id, currency}, items: [{id,
+    description, quantity, unit_price, amount, service_type_id}]}` in position order, or None."""
+    budget = db.scalar(select(Budget).where(Budget.id == budget_id))
+    if budget is None:
+        return None
+    items = db.scalars(select(BudgetLineItem).where(BudgetLineItem.budget_id == budget_id)
+                       .order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id)).all()
+    return {"budget": {field: getattr(budget, field) for field in
+                       ("id", "name", "budget_type", "total_amount", "company_id", "currency")},
+            "items": [{field: getattr(item, field) for field in
+                       ("id", "description", "quantity", "unit_price", "amount", "service_type_id")} for item in items]}
+
+
 # ---------------------------------------------------------------- reading
 
 def list_budgets(ctx, *, query) -> Page:
@@ -279,13 +318,16 @@ def _number(value) -> float:
 
 
 def project_profitability(ctx, *, project_id: str) -> dict:
-    """Budget total of the project's budgets, hours from time entries, team size from its members; invoices
-    do not exist yet (0). 404 when the project is missing or out of the caller's scope."""
+    """Budget total of the project's budgets, hours from time entries, team size from its members, invoiced
+    and collected from the invoices (not voided) of its budgets. 404 when the project is missing or out of
+    the caller's scope."""
+    from chalicelib.areas.invoices import service as invoices_service
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
     projects_service.load_project(ctx, project_id)
     budget_total = project_budget_total(ctx.db, project_id)
+    invoiced, collected = invoices_service.invoiced_totals(ctx.db, budget_ids_of("project", project_id))
     time_by_member = [
         {"id": row["user_id"], "name": row.get("name"), "picture": row.get("picture"),
          "total_hours": _number(row.get("total_hours")), "billable_hours": _number(row.get("billable_hours"))}
@@ -296,7 +338,7 @@ def project_profitability(ctx, *, project_id: str) -> dict:
         "total_hours": _number(sum(r["total_hours"] for r in time_by_member)),
         "billable_hours": _number(sum(r["billable_hours"] for r in time_by_member)),
         "team_size": projects_service.member_count(ctx.db, project_id),
-        "invoiced": 0.0,
-        "collected": 0.0,
+        "invoiced": invoiced,
+        "collected": collected,
         "time_by_member": time_by_member,
     }

@@ -70,6 +70,16 @@ def budget_entries(db: Session, budget_id: str, *, query) -> Page:
     return paginate(db, list_order(entry_select().where(TimeEntry.budget_id == budget_id)), query, entry_record)
 
 
+def approved_billable_entries(db: Session, budget_id: str, *, exclude) -> list:
+    """The approved, billable entries of a budget that name a line item, minus the ids of the SELECT
+    `exclude` (those already invoiced): rows (id, line_item_id, hours), oldest first (one query)."""
+    return db.execute(select(TimeEntry.id, TimeEntry.line_item_id, TimeEntry.hours)
+                      .where(TimeEntry.budget_id == budget_id, TimeEntry.status == "approved",
+                             TimeEntry.billable.is_(True), TimeEntry.line_item_id.is_not(None),
+                             TimeEntry.id.not_in(exclude))
+                      .order_by(TimeEntry.date, TimeEntry.created_at, TimeEntry.id)).all()
+
+
 def clear_budget(db: Session, *, budget_id: str) -> None:
     """A budget is being deleted: its entries keep their hours and lose budget_id and line_item_id."""
     db.execute(update(TimeEntry).where(TimeEntry.budget_id == budget_id)

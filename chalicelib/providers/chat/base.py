@@ -13,3 +13,8 @@ class ChatProvider(Protocol):
     def lookup_user_by_email(self, email: str) -> str | None:
         """The chat user id of a workspace member with this e-mail address, or None."""
         ...
+
+    def auth_test(self) -> dict:
+        """Check the bot token (Slack `auth.test`): `{team, team_id, user_id, bot_id}`; BadRequest (400) with
+        Slack's error when the token is refused."""
+        ...

@@ -59,3 +59,16 @@ class SlackChat:
                 return None
             raise
         return (data.get("user") or {}).get("id")
+
+    def auth_test(self) -> dict:
+        from chalicelib.core.errors import BadRequest
+
+        try:
+            data = self._call("auth.test", json={})
+        except BadGateway as exc:
+            if any(code in exc.message for code in ("invalid_auth", "not_authed", "account_inactive",
+                                                     "token_revoked", "token_expired")):
+                raise BadRequest(f"Team chat refused the bot token: {exc.message.rsplit(': ', 1)[-1]}") from exc
+            raise
+        return {"team": data.get("team"), "team_id": data.get("team_id"), "user_id": data.get("user_id"),
+                "bot_id": data.get("bot_id")}

@@ -16,8 +16,19 @@ _counter = itertools.count(1)
 
 
 class SandboxChat:
-    def __init__(self, *, db=None) -> None:
+    def __init__(self, *, db=None, token: str | None = None) -> None:
         self.db = db
+        self.token = token
+
+    def auth_test(self) -> dict:
+        """Any token but one containing `invalid` (refused as Slack refuses it: `invalid_auth`)."""
+        from chalicelib.core.errors import BadRequest
+
+        if self.token is not None and "invalid" in self.token.lower():
+            raise BadRequest("Team chat refused the bot token: invalid_auth")
+        digest = hashlib.sha1((self.token or "sandbox").encode()).hexdigest()
+        return {"team": "Sandbox Workspace", "team_id": "T" + digest[:8].upper(), "user_id": "U" + digest[8:16].upper(),
+                "bot_id": "B" + digest[16:24].upper()}
 
     def post_message(self, *, channel: str, text: str, blocks: list | None = None) -> dict:
         if not channel or channel.upper().startswith("C_INVALID"):

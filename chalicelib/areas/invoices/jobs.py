@@ -1,0 +1,18 @@
+"""Background work of the invoices area: the hourly ledger invoice sync (decisions.md section 8).
+
+Lambda may import this module without app.py; it sets itself up through core (settings and the database
+engine are created lazily by `core.context.job_context()`).
+"""
+from __future__ import annotations
+
+from chalicelib.core.context import job_context
+
+
+def ledger_invoice_sync() -> dict:
+    """Sync every ledger-linked invoice (status, amounts paid and due, payments) and record the run
+    (`invoice_ledger_sync_runs`: when, how many changed, what failed). Run again: nothing new changes.
+    By hand: `python -m chalicelib.cli job ledger-invoice-sync`."""
+    from .service_ledger import sync_all
+
+    with job_context() as ctx:
+        return sync_all(ctx, trigger="schedule")

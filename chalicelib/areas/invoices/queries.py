@@ -1,0 +1,123 @@
+"""The invoices area's leaf module: the scope clause `visible`, the load-or-404 helpers `load_invoice` and
+`load_line_item`, and the read queries and record builders of invoices, line items, payments and mapping
+rules. The services import it, never the reverse."""
+from __future__ import annotations
+
+from sqlalchemy import or_, select
+
+from chalicelib.core.errors import NotFound
+from chalicelib.core.models import ConfigListItem
+from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.serialize import row_dict
+
+from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoicePayment
+
+INVOICE_FIELDS = ("id", "invoice_number", "status", "currency", "due_date", "issued_date", "notes", "company_id",
+                  "contact_id", "budget_id", "ledger_invoice_id", "subtotal", "tax", "total", "amount_paid",
+                  "amount_due", "payment_status", "ledger_status", "ledger_synced_at", "created_by", "created_at",
+                  "updated_at")
+ITEM_FIELDS = ("id", "invoice_id", "description", "quantity", "unit_price", "amount", "service_type_id",
+               "ledger_account_code", "tax_type", "position", "budget_line_item_id", "created_at", "updated_at")
+PAYMENT_FIELDS = ("id", "invoice_id", "ledger_payment_id", "amount", "date", "reference", "status", "created_at")
+# An invoice holds at most this many line items (enforced on write), so its detail answers them all.
+LINE_ITEM_LIMIT = LIST_LIMIT
+LEDGER_URL = "https://go.xero.com/AccountsReceivable/View.aspx?InvoiceID={}"
+
+
+def visible(principal):
+    """WHERE clause of the invoices the principal may see (None: all): an invoice of a budget is seen by
+    those who see the budget (budgets' scoping, itself the project's); one without a budget by every
+    holder of invoices:view."""
+    from chalicelib.areas.budgets import service as budgets_service
+
+    budgets = budgets_service.visible_budget_ids(principal)
+    if budgets is None:
+        return None
+    return or_(Invoice.budget_id.is_(None), Invoice.budget_id.in_(budgets))
+
+
+def load_invoice(ctx, invoice_id: str) -> Invoice:
+    """The invoice if it exists and the caller may see it; 404 otherwise (one query)."""
+    return visible_row(ctx.db, Invoice, invoice_id, visible(ctx.principal), "Invoice")
+
+
+def load_line_item(ctx, invoice_id: str, item_id: str) -> InvoiceLineItem:
+    """The line item of this invoice (already loaded through `load_invoice`); 404 otherwise."""
+    item = ctx.db.scalar(select(InvoiceLineItem).where(InvoiceLineItem.id == item_id,
+                                                      InvoiceLineItem.invoice_id == invoice_id))
+    if item is None:
+        raise NotFound("Line item not found")
+    return item
+
+
+def _person(first_last) -> str | None:
+    if not first_last:
+        return None
+    return " ".join(part for part in first_last if part) or None
+
+
+def invoice_records(db, invoices, *, detail: bool = False) -> list[dict]:
+    """Invoice records with company_name, contact_name and budget_name (one lookup per kind for the whole
+    list); `detail` adds project_id, project_name, po_number and ledger_url."""
+    from chalicelib.areas.budgets import service as budgets_service
+    from chalicelib.areas.deals import service as deals_service
+
+    if not invoices:
+        return []
+    companies = deals_service.company_names(db, [i.company_id for i in invoices if i.company_id])
+    contacts = deals_service.contact_names(db, [i.contact_id for i in invoices if i.contact_id])
+    budgets = budgets_service.budget_briefs(db, [i.budget_id for i in invoices if i.budget_id])
+    projects = {}
+    if detail:
+        from chalicelib.areas.projects import service as projects_service
+
+        projects = projects_service.project_names(db, [b["resource_id"] for b in budgets.values()
+                                                       if b["resource_type"] == "project"])
+    out = []
+    for invoice in invoices:
+        record = row_dict(invoice, INVOICE_FIELDS)
+        budget = budgets.get(invoice.budget_id) or {}
+        record.update(company_name=companies.get(invoice.company_id),
+                      contact_name=_person(contacts.get(invoice.contact_id)), budget_name=budget.get("name"))
+        if detail:
+            project_id = budget.get("resource_id") if budget.get("resource_type") == "project" else None
+            record.update(project_id=project_id, project_name=projects.get(project_id),
+                          po_number=budget.get("po_number"),
+                          ledger_url=LEDGER_URL.format(invoice.ledger_invoice_id) if invoice.ledger_invoice_id else None)
+        out.append(record)
+    return out
+
+
+def invoice_record(db, invoice_id: str, *, detail: bool = False) -> dict:
+    return invoice_records(db, [db.get(Invoice, invoice_id)], detail=detail)[0]
+
+
+def item_rows(db, invoice_id: str, item_id: str | None = None) -> list:
+    stmt = (select(InvoiceLineItem, ConfigListItem.label)
+            .outerjoin(ConfigListItem, ConfigListItem.id == InvoiceLineItem.service_type_id)
+            .where(InvoiceLineItem.invoice_id == invoice_id))
+    if item_id is not None:
+        stmt = stmt.where(InvoiceLineItem.id == item_id)
+    return db.execute(stmt.order_by(InvoiceLineItem.position, InvoiceLineItem.created_at, InvoiceLineItem.id)
+                      .limit(LINE_ITEM_LIMIT)).all()
+
+
+def item_records(rows) -> list[dict]:
+    return [{**row_dict(item, ITEM_FIELDS), "service_type_name": label} for item, label in rows]
+
+
+def payment_records(db, invoice_id: str) -> list[dict]:
+    rows = db.scalars(select(InvoicePayment).where(InvoicePayment.invoice_id == invoice_id)
+                      .order_by(InvoicePayment.date, InvoicePayment.created_at, InvoicePayment.id)
+                      .limit(LIST_LIMIT)).all()
+    return [row_dict(payment, PAYMENT_FIELDS) for payment in rows]
+
+
+def rule_records(db, service_type_id: str | None = None) -> list[dict]:
+    stmt = (select(InvoiceMappingRule, ConfigListItem.label)
+            .join(ConfigListItem, ConfigListItem.id == InvoiceMappingRule.service_type_id))
+    if service_type_id is not None:
+        stmt = stmt.where(InvoiceMappingRule.service_type_id == service_type_id)
+    rows = db.execute(stmt.order_by(ConfigListItem.label, InvoiceMappingRule.service_type_id).limit(LIST_LIMIT)).all()
+    return [{"id": rule.service_type_id, **row_dict(rule, ("service_type_id", "ledger_account_code", "description", "created_at", "updated_at")),
+             "service_type_name": label} for rule, label in rows]

@@ -1,0 +1,243 @@
+"""Invoices: list, detail, create (optionally generated from a budget), update, delete, mapping rules, and
+the reads other areas make (budgets' invoiced amounts).
+
+Scoping: an invoice of a budget is seen by those who see the budget (budgets' scoping, itself the
+project's); an invoice without a budget by every holder of invoices:view. Out of scope answers 404.
+Other areas are reached through their `service`, imported inside the function that needs it: budgets
+(scope, names, generation source), deals (company and contact names and checks), projects (names),
+timesheets (the time a generation bills). Every write is recorded in history (entity_type `invoice`).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+
+from sqlalchemy import func, select, update
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, Conflict, NotFound
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_ignore
+from chalicelib.core.models import ConfigList, ConfigListItem
+from chalicelib.core.query import Page, in_scope, paginate
+from chalicelib.core.serialize import value_out
+from chalicelib.core.timeutil import org_today
+
+from . import service_generate, service_lines
+from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoiceNumberCounter
+from .queries import (INVOICE_FIELDS, invoice_record, invoice_records, item_records, item_rows, load_invoice,
+                      payment_records, rule_records, visible)
+
+ENTITY = "invoice"
+NUMBER_FORMAT = "INV-{:05d}"
+
+
+# ---------------------------------------------------------------- for other areas (budgets)
+
+def invoiced_by_budget_line_item(db, line_item_ids) -> dict[str, float]:
+    """`{budget_line_item_id: amount}` billed from each budget line by invoices that are not voided (one
+    grouped statement)."""
+    ids = {iid for iid in line_item_ids or () if iid}
+    if not ids:
+        return {}
+    rows = db.execute(select(InvoiceLineItem.budget_line_item_id, func.sum(InvoiceLineItem.amount))
+                      .join(Invoice, Invoice.id == InvoiceLineItem.invoice_id)
+                      .where(InvoiceLineItem.budget_line_item_id.in_(ids), Invoice.status != "voided")
+                      .group_by(InvoiceLineItem.budget_line_item_id)).all()
+    return {iid: round(float(total or 0), 2) for iid, total in rows}
+
+
+def invoiced_totals(db, budget_ids) -> tuple[float, float]:
+    """(invoiced, collected): the totals and amounts paid of the invoices of these budgets (a SELECT of ids)
+    that are not voided (one statement); for a project's profitability."""
+    row = db.execute(select(func.coalesce(func.sum(Invoice.total), 0), func.coalesce(func.sum(Invoice.amount_paid), 0))
+                     .where(Invoice.budget_id.in_(budget_ids), Invoice.status != "voided")).one()
+    return round(float(row[0] or 0), 2), round(float(row[1] or 0), 2)
+
+
+# ---------------------------------------------------------------- reading
+
+def list_invoices(ctx, *, query) -> Page:
+    """One page of the invoices the caller may see (filters), newest issued first, with the total."""
+    from chalicelib.areas.budgets import service as budgets_service
+
+    stmt = in_scope(select(Invoice), visible(ctx.principal))
+    for field in ("status", "company_id", "budget_id"):
+        value = getattr(query, field)
+        if value:
+            stmt = stmt.where(getattr(Invoice, field) == value)
+    if query.project_id:
+        stmt = stmt.where(Invoice.budget_id.in_(budgets_service.budget_ids_of("project", query.project_id)))
+    if query.deal_id:
+        stmt = stmt.where(Invoice.budget_id.in_(budgets_service.budget_ids_of("deal", query.deal_id)))
+    stmt = stmt.order_by(Invoice.issued_date.desc(), Invoice.created_at.desc(), Invoice.id)
+    page = paginate(ctx.db, stmt, query, lambda row: row[0])
+    return replace(page, items=invoice_records(ctx.db, page.items))
+
+
+def get_invoice(ctx, *, invoice_id: str) -> tuple[dict, list[dict], list[dict]]:
+    """(invoice with its joined names, line items, payments). A ledger-linked invoice's status is read live
+    from the ledger first (service_ledger.refresh_one; a ledger failure leaves the stored status)."""
+    from . import service_ledger
+
+    invoice = load_invoice(ctx, invoice_id)
+    if invoice.ledger_invoice_id:
+        service_ledger.refresh_live(ctx, invoice)
+    return (invoice_record(ctx.db, invoice.id, detail=True), item_records(item_rows(ctx.db, invoice.id)),
+            payment_records(ctx.db, invoice.id))
+
+
+# ---------------------------------------------------------------- checks
+
+def _check_references(ctx, values: dict, invoice: Invoice | None = None) -> None:
+    """company_id (a company), contact_id (a contact), budget_id (a budget the caller can see): 400 with
+    details otherwise. On update, unchanged values are not re-checked."""
+    from chalicelib.areas.deals import service as deals_service
+
+    def changed(field):
+        return values.get(field) and (invoice is None or values[field] != getattr(invoice, field))
+
+    details = []
+    if changed("company_id") and not deals_service.company_names(ctx.db, [values["company_id"]]):
+        details.append({"field": "company_id", "message": "must be an existing company"})
+    if changed("contact_id") and not deals_service.contact_names(ctx.db, [values["contact_id"]]):
+        details.append({"field": "contact_id", "message": "must be an existing contact"})
+    if changed("budget_id"):
+        from chalicelib.areas.budgets import service as budgets_service
+
+        if not budgets_service.visible_budget_exists(ctx, values["budget_id"]):
+            details.append({"field": "budget_id", "message": "must be a budget you can see"})
+    if details:
+        raise BadRequest("Invalid invoice references", details=details)
+
+
+def _number_taken(db, number: str, invoice_id: str | None = None) -> bool:
+    stmt = select(Invoice.id).where(Invoice.invoice_number == number)
+    if invoice_id:
+        stmt = stmt.where(Invoice.id != invoice_id)
+    return db.scalar(stmt) is not None
+
+
+def next_invoice_number(db) -> str:
+    """The next generated number, from the counter row (`UPDATE ... RETURNING`: the row stays locked until
+    commit, so concurrent creates take consecutive numbers and a rolled-back create gives its number back).
+    A number already taken by hand is skipped."""
+    while True:
+        value = db.execute(update(InvoiceNumberCounter).where(InvoiceNumberCounter.name == "invoice")
+                           .values(last_value=InvoiceNumberCounter.last_value + 1)
+                           .returning(InvoiceNumberCounter.last_value)).scalar_one()
+        number = NUMBER_FORMAT.format(value)
+        if not _number_taken(db, number):
+            return number
+
+
+def _snapshot(invoice: Invoice) -> dict:
+    return {field: value_out(getattr(invoice, field)) for field in INVOICE_FIELDS if field != "updated_at"}
+
+
+# ---------------------------------------------------------------- writing
+
+def create_invoice(ctx, *, data) -> dict:
+    """201 with the invoice. `invoice_number` generated when omitted; `issued_date` today in ORG_TIMEZONE
+    when omitted; `generate_from_budget` (needs budget_id) adds the lines of the budget's type."""
+    values = data.model_dump()
+    generate = values.pop("generate_from_budget")
+    if generate and not values.get("budget_id"):
+        raise BadRequest("generate_from_budget needs a budget_id",
+                         details=[{"field": "budget_id", "message": "required with generate_from_budget"}])
+    _check_references(ctx, values)
+    if values.get("invoice_number"):
+        if _number_taken(ctx.db, values["invoice_number"]):
+            raise Conflict(f"Invoice number {values['invoice_number']} is taken")
+    else:
+        values["invoice_number"] = next_invoice_number(ctx.db)
+    values["issued_date"] = values.get("issued_date") or org_today()
+    invoice = Invoice(**values, status="draft", subtotal=Decimal("0"), tax=Decimal("0"), total=Decimal("0"),
+                      amount_paid=Decimal("0"), amount_due=Decimal("0"), created_by=ctx.user_id)
+    ctx.db.add(invoice)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="created", actor_id=ctx.user_id,
+                   changes={"invoice_number": invoice.invoice_number, "status": invoice.status,
+                            "budget_id": invoice.budget_id})
+    if generate:
+        service_generate.generate_from_budget(ctx, invoice)
+    ctx.db.flush()
+    return invoice_record(ctx.db, invoice.id)
+
+
+def update_invoice(ctx, *, invoice_id: str, data) -> dict:
+    changes = data.changes()
+    if not changes:
+        raise BadRequest("At least one field is required")
+    invoice = service_lines.locked_invoice(ctx, invoice_id)
+    _check_references(ctx, changes, invoice)
+    number = changes.get("invoice_number")
+    if number and number != invoice.invoice_number and _number_taken(ctx.db, number, invoice.id):
+        raise Conflict(f"Invoice number {number} is taken")
+    before = _snapshot(invoice)
+    if "ledger_invoice_id" in changes and changes["ledger_invoice_id"] != invoice.ledger_invoice_id:
+        invoice.ledger_status = None  # a ledger id set by hand: its status is read by the next sync
+    for key, value in changes.items():
+        setattr(invoice, key, value)
+    invoice.updated_at = utcnow()
+    ctx.db.flush()
+    diff = history.diff(before, {k: v for k, v in _snapshot(invoice).items() if k in changes})
+    status_change = diff.pop("status", None)
+    if status_change is not None:
+        history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="status_changed",
+                       actor_id=ctx.user_id, changes={"status": status_change})
+    if diff:
+        history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="updated", actor_id=ctx.user_id,
+                       changes=diff)
+    ctx.db.flush()
+    return invoice_record(ctx.db, invoice.id)
+
+
+def delete_invoice(ctx, *, invoice_id: str) -> None:
+    """A ledger-linked invoice is first deleted in the ledger (a draft there) or voided (authorised or
+    later): service_ledger.remove_from_ledger. Then `deleted` is logged and the invoice goes, with its lines,
+    payments and billed-time links (those entries become billable again)."""
+    from . import service_ledger
+
+    invoice = load_invoice(ctx, invoice_id)
+    if invoice.ledger_invoice_id:
+        service_ledger.remove_from_ledger(ctx, invoice)
+    invoice = service_lines.locked_invoice(ctx, invoice_id)
+    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="deleted", actor_id=ctx.user_id,
+                   changes={"invoice_number": invoice.invoice_number, "status": invoice.status,
+                            "total": value_out(invoice.total)})
+    ctx.db.delete(invoice)
+    ctx.db.flush()
+
+
+# ---------------------------------------------------------------- mapping rules
+
+def list_rules(ctx) -> list[dict]:
+    return rule_records(ctx.db)
+
+
+def upsert_rule(ctx, *, service_type_id: str, data) -> dict:
+    """Create or replace the rule of a service type (404 when it is not an item of the service_type list)."""
+    found = ctx.db.scalar(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+                          .where(ConfigListItem.id == service_type_id, ConfigList.key == "service_type"))
+    if found is None:
+        raise NotFound("Service type not found")
+    values = data.model_dump()
+    # concurrent first upserts of one service type: one inserts, the other finds the row (never a 409)
+    insert_ignore(ctx.db, InvoiceMappingRule, {"service_type_id": service_type_id, **values},
+                  conflict=("service_type_id",))
+    rule = ctx.db.get(InvoiceMappingRule, service_type_id, with_for_update=True, populate_existing=True)
+    for key, value in values.items():
+        setattr(rule, key, value)
+    rule.updated_at = utcnow()
+    ctx.db.flush()
+    return rule_records(ctx.db, service_type_id)[0]
+
+
+def account_codes(db, service_type_ids) -> dict[str, str]:
+    """`{service_type_id: ledger_account_code}` of the mapping rules (one query)."""
+    ids = {sid for sid in service_type_ids or () if sid}
+    if not ids:
+        return {}
+    return dict(db.execute(select(InvoiceMappingRule.service_type_id, InvoiceMappingRule.ledger_account_code)
+                           .where(InvoiceMappingRule.service_type_id.in_(ids))).all())

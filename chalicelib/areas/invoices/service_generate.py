@@ -1,0 +1,113 @@
+"""Generation of an invoice's lines from its budget, by budget type (decisions.md section 9):
+
+- sprints, retainer: the budget's line items copied at their amounts; a retainer budget is invoiced once
+  (a second invoice that is not voided is a 409);
+- time_and_materials: per budget line item, the approved, billable time entries not yet invoiced (hours
+  x the line's unit price); the entries are linked to the new line (`invoice_time_entries`, one row per
+  entry), so they are never billed twice;
+- fixed_price: the budget's amount not yet invoiced (its total, or the sum of its lines, less the
+  subtotals of its invoices that are not voided) as one line.
+
+Generations of one budget are serialised (a transaction-scoped lock on the budget's key), so two at once
+cannot bill the same time or the same remainder; the entry links' primary key is the last guard.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from decimal import Decimal
+
+from sqlalchemy import func, select
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.locks import insert_rows, lock_key
+from chalicelib.core.serialize import value_out
+
+from .models import Invoice, InvoiceLineItem, InvoiceTimeEntry
+from .service_lines import cents, recalculate
+
+ENTITY = "invoice"
+
+
+def _lines(ctx, invoice: Invoice, rows: list[dict]) -> list[dict]:
+    for position, row in enumerate(rows):
+        row.update(invoice_id=invoice.id, position=position, amount=row["quantity"] * row["unit_price"])
+    return insert_rows(ctx.db, InvoiceLineItem, rows)  # one statement
+
+
+def _live_invoices_of(db, budget_id: str, invoice_id: str):
+    return (Invoice.budget_id == budget_id, Invoice.status != "voided", Invoice.id != invoice_id)
+
+
+def generate_from_budget(ctx, invoice: Invoice) -> None:
+    from chalicelib.areas.budgets import service as budgets_service
+
+    lock_key(ctx.db, "invoice-generation", invoice.budget_id)
+    source = budgets_service.invoice_source(ctx.db, invoice.budget_id)
+    budget, items = source["budget"], source["items"]
+    kind = budget["budget_type"]
+    if not invoice.company_id and budget["company_id"]:
+        invoice.company_id = budget["company_id"]
+    if kind in ("sprints", "retainer"):
+        if kind == "retainer" and ctx.db.scalar(
+                select(Invoice.id).where(*_live_invoices_of(ctx.db, budget["id"], invoice.id)).limit(1)):
+            raise Conflict("A retainer budget can be invoiced only once")
+        rows = [{"description": item["description"], "quantity": item["quantity"], "unit_price": item["unit_price"],
+                 "service_type_id": item["service_type_id"], "budget_line_item_id": item["id"]} for item in items]
+        if not rows:
+            raise Conflict("The budget has no line items to invoice")
+        _lines(ctx, invoice, rows)
+        detail = {"budget_type": kind, "lines": len(rows)}
+    elif kind == "time_and_materials":
+        detail = _time_and_materials(ctx, invoice, budget, items)
+    elif kind == "fixed_price":
+        detail = _fixed_price(ctx, invoice, budget, items)
+    else:
+        raise BadRequest("The budget has no budget_type to generate from",
+                         details=[{"field": "budget_id", "message": "the budget needs a budget_type"}])
+    ctx.db.flush()
+    recalculate(ctx.db, invoice)
+    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="generated_from_budget",
+                   actor_id=ctx.user_id, changes={"budget_id": budget["id"], **detail,
+                                                  "total": value_out(invoice.total)})
+
+
+def _time_and_materials(ctx, invoice: Invoice, budget: dict, items: list[dict]) -> dict:
+    from chalicelib.areas.timesheets import service as timesheets_service
+
+    entries = timesheets_service.approved_billable_entries(ctx.db, budget["id"],
+                                                           exclude=select(InvoiceTimeEntry.time_entry_id))
+    by_item: dict[str, list] = defaultdict(list)
+    for entry in entries:
+        by_item[entry.line_item_id].append(entry)
+    rows, links = [], []
+    for item in items:
+        billed = by_item.get(item["id"])
+        if not billed:
+            continue
+        hours = sum((Decimal(entry.hours) for entry in billed), Decimal("0"))
+        rows.append({"description": item["description"], "quantity": hours, "unit_price": item["unit_price"],
+                     "service_type_id": item["service_type_id"], "budget_line_item_id": item["id"]})
+        links.append([entry.id for entry in billed])
+    if not rows:
+        raise Conflict("The budget has no approved time left to invoice")
+    made = _lines(ctx, invoice, rows)
+    insert_rows(ctx.db, InvoiceTimeEntry, [{"time_entry_id": entry_id, "invoice_id": invoice.id,
+                                            "line_item_id": line["id"]}
+                                           for line, ids in zip(made, links) for entry_id in ids])
+    return {"budget_type": "time_and_materials", "lines": len(rows),
+            "time_entries": sum(len(ids) for ids in links)}
+
+
+def _fixed_price(ctx, invoice: Invoice, budget: dict, items: list[dict]) -> dict:
+    whole = budget["total_amount"]
+    if whole is None:
+        whole = sum((Decimal(item["amount"]) for item in items), Decimal("0"))
+    invoiced = ctx.db.scalar(select(func.coalesce(func.sum(Invoice.subtotal), 0))
+                             .where(*_live_invoices_of(ctx.db, budget["id"], invoice.id)))
+    remaining = cents(Decimal(whole) - Decimal(invoiced or 0))
+    if remaining <= 0:
+        raise Conflict("Nothing of the fixed price is left to invoice")
+    _lines(ctx, invoice, [{"description": f"{budget['name']}: remaining fixed price", "quantity": Decimal("1"),
+                           "unit_price": remaining, "service_type_id": None, "budget_line_item_id": None}])
+    return {"budget_type": "fixed_price", "lines": 1, "remaining": value_out(remaining)}

@@ -1,0 +1,293 @@
+"""An invoice's life in the accounting ledger (document 2, "Invoice (local status)"; decisions.md section 8):
+push (a DRAFT ledger invoice: the company's name as contact, account codes from the line or its service
+type's mapping rule) -> finalised; approve (AUTHORISED) -> approved; send (e-mailed) -> sent; void (VOIDED) ->
+voided; delete of a ledger draft (DELETED; ledger id cleared) -> draft; the PDF; the live status on detail;
+the sync of one invoice or all of them (status, amounts paid and due, payment records), also hourly.
+
+Provider calls run with no transaction open (`ctx.release_connection()`), after the reads they need; the
+invoice is then locked and written. A ledger that refuses answers 502 with its message; not connected 503.
+"""
+from __future__ import annotations
+
+import logging
+from decimal import Decimal
+
+from sqlalchemy import bindparam, delete, select
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, Conflict, DomainError
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_rows, lock_row
+from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.serialize import value_out
+from chalicelib.core.timeutil import iso
+
+from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoicePayment, LedgerSyncRun
+from .queries import invoice_record, load_invoice, payment_records
+
+ENTITY = "invoice"
+log = logging.getLogger("wms.invoices")
+LEDGER_DRAFTS = ("DRAFT", "SUBMITTED")
+
+
+def _ledger(ctx):
+    from chalicelib.providers.ledger import get_ledger
+
+    return get_ledger(ctx.db)
+
+
+def _linked(invoice: Invoice) -> str:
+    if not invoice.ledger_invoice_id:
+        raise Conflict("The invoice is not in the ledger; push it first")
+    return invoice.ledger_invoice_id
+
+
+def _locked(ctx, invoice_id: str) -> Invoice:
+    return lock_row(ctx.db, Invoice, invoice_id)
+
+
+def _log(ctx, invoice: Invoice, action: str, changes: dict) -> None:
+    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action=action, actor_id=ctx.user_id,
+                   changes=changes)
+
+
+# ---------------------------------------------------------------- push
+
+def _payload(ctx, invoice: Invoice) -> dict:
+    from chalicelib.areas.deals import service as deals_service
+
+    contact = deals_service.company_names(ctx.db, [invoice.company_id]).get(invoice.company_id) if invoice.company_id else None
+    if not contact:
+        raise BadRequest("The invoice needs a company: its name is the ledger contact",
+                         details=[{"field": "company_id", "message": "required to push to the ledger"}])
+    lines = ctx.db.scalars(select(InvoiceLineItem).where(InvoiceLineItem.invoice_id == invoice.id)
+                           .order_by(InvoiceLineItem.position, InvoiceLineItem.created_at, InvoiceLineItem.id)).all()
+    if not lines:
+        raise Conflict("The invoice has no line items to push")
+    rules = dict(ctx.db.execute(select(InvoiceMappingRule.service_type_id, InvoiceMappingRule.ledger_account_code)
+                                .where(InvoiceMappingRule.service_type_id.in_(
+                                    {line.service_type_id for line in lines if line.service_type_id}))).all())
+    return {"invoice_number": invoice.invoice_number, "contact_name": contact, "date": invoice.issued_date.isoformat(),
+            "due_date": invoice.due_date.isoformat() if invoice.due_date else None, "currency": invoice.currency,
+            "reference": invoice.notes[:255] if invoice.notes else None,
+            "lines": [{"description": line.description, "quantity": line.quantity, "unit_amount": line.unit_price,
+                       "account_code": line.ledger_account_code or rules.get(line.service_type_id),
+                       "tax_type": line.tax_type} for line in lines]}
+
+
+def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
+    invoice = load_invoice(ctx, invoice_id)
+    if invoice.ledger_invoice_id:
+        raise Conflict("The invoice is already in the ledger")
+    if invoice.status == "voided":
+        raise Conflict("A voided invoice cannot be pushed")
+    payload = _payload(ctx, invoice)
+    ledger = _ledger(ctx)
+    ctx.release_connection()
+    made = ledger.create_invoice(payload)
+    invoice = _locked(ctx, invoice_id)
+    if invoice is None or invoice.ledger_invoice_id:  # deleted or pushed meanwhile: undo ours
+        ledger.set_status(made["ledger_invoice_id"], "DELETED")
+        raise Conflict("The invoice changed while it was pushed; nothing was linked")
+    before = invoice.status
+    invoice.ledger_invoice_id, invoice.ledger_status = made["ledger_invoice_id"], made["status"]
+    invoice.status, invoice.updated_at = "finalised", utcnow()
+    _log(ctx, invoice, "pushed_to_ledger", {"ledger_invoice_id": invoice.ledger_invoice_id,
+                                            "status": {"from": before, "to": "finalised"}})
+    ctx.db.flush()
+    return invoice_record(ctx.db, invoice.id), invoice.ledger_invoice_id
+
+
+# ---------------------------------------------------------------- moves
+
+MOVES_FROM = {"ledger_approved": ("DRAFT", "SUBMITTED"), "ledger_sent": ("AUTHORISED", "PAID"),
+              "ledger_voided": ("AUTHORISED",), "ledger_deleted": LEDGER_DRAFTS}
+WHAT = {"ledger_approved": "approved", "ledger_sent": "sent", "ledger_voided": "voided",
+        "ledger_deleted": "deleted in the ledger (only drafts are; void it)"}
+
+
+def _check_move(invoice: Invoice, action: str) -> None:
+    """The ledger's own rules, checked on the status last read from it (409), so that a move the ledger
+    would refuse is a conflict here; an unknown status (a ledger id set by hand) needs a sync first."""
+    if not invoice.ledger_status:
+        raise Conflict("The invoice's ledger status is unknown; sync it from the ledger first")
+    if invoice.ledger_status not in MOVES_FROM[action]:
+        raise Conflict(f"A ledger invoice that is {invoice.ledger_status} cannot be {WHAT[action]}")
+
+
+def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str | None) -> dict:
+    invoice = load_invoice(ctx, invoice_id)
+    ledger_id = _linked(invoice)
+    _check_move(invoice, action)
+    ledger = _ledger(ctx)
+    ctx.release_connection()
+    if action == "ledger_sent":
+        ledger.email_invoice(ledger_id)
+    else:
+        ledger.set_status(ledger_id, ledger_status)
+    invoice = _locked(ctx, invoice_id)
+    before = invoice.status
+    invoice.status, invoice.updated_at = local, utcnow()
+    if action == "ledger_deleted":
+        invoice.ledger_invoice_id, invoice.ledger_status = None, None
+    elif ledger_status:
+        invoice.ledger_status = ledger_status
+    _log(ctx, invoice, action, {"ledger_invoice_id": ledger_id, "status": {"from": before, "to": local}})
+    ctx.db.flush()
+    return invoice_record(ctx.db, invoice.id)
+
+
+def approve(ctx, *, invoice_id: str) -> dict:
+    return _move(ctx, invoice_id, action="ledger_approved", local="approved", ledger_status="AUTHORISED")
+
+
+def send(ctx, *, invoice_id: str) -> dict:
+    return _move(ctx, invoice_id, action="ledger_sent", local="sent", ledger_status=None)
+
+
+def void(ctx, *, invoice_id: str) -> dict:
+    return _move(ctx, invoice_id, action="ledger_voided", local="voided", ledger_status="VOIDED")
+
+
+def delete_draft(ctx, *, invoice_id: str) -> dict:
+    return _move(ctx, invoice_id, action="ledger_deleted", local="draft", ledger_status="DELETED")
+
+
+def remove_from_ledger(ctx, invoice: Invoice) -> None:
+    """Before a local delete: the ledger invoice is deleted when it is a draft there, voided when authorised
+    or later (its current status is read first); one already voided or deleted is left."""
+    ledger_id = invoice.ledger_invoice_id
+    ledger = _ledger(ctx)
+    ctx.release_connection()
+    states = ledger.get_invoices([ledger_id])
+    status = states[0]["status"] if states else None
+    if status in LEDGER_DRAFTS:
+        ledger.set_status(ledger_id, "DELETED")
+    elif status not in (None, "VOIDED", "DELETED"):
+        ledger.set_status(ledger_id, "VOIDED")
+
+
+def pdf(ctx, *, invoice_id: str) -> tuple[str, bytes]:
+    invoice = load_invoice(ctx, invoice_id)
+    ledger_id = _linked(invoice)
+    if invoice.ledger_status in (None, "DELETED"):
+        raise Conflict("The ledger holds no PDF of this invoice (its ledger status is unknown or deleted; sync it)")
+    number = invoice.invoice_number
+    ledger = _ledger(ctx)
+    ctx.release_connection()
+    return number, ledger.get_pdf(ledger_id)
+
+
+# ---------------------------------------------------------------- sync
+
+def payment_status(state: dict) -> str:
+    if state["status"] == "PAID" or (state["amount_paid"] > 0 and state["amount_due"] <= 0):
+        return "paid"
+    return "partially_paid" if state["amount_paid"] > 0 else "unpaid"
+
+
+def _apply(db, invoices: dict[str, Invoice], states: list[dict], actor_id: str | None) -> int:
+    """Write the ledger's answers onto the invoices: one bulk UPDATE, one DELETE and one INSERT of payments,
+    one history row per invoice that changed. Answers how many changed."""
+    now = utcnow()
+    updates, payments, changed_ids = [], [], []
+    by_ledger = {invoice.ledger_invoice_id: invoice for invoice in invoices.values()}
+    for state in states:
+        invoice = by_ledger.get(state["ledger_invoice_id"])
+        if invoice is None:
+            continue
+        values = {"ledger_status": state["status"], "amount_paid": Decimal(state["amount_paid"]),
+                  "amount_due": Decimal(state["amount_due"]), "payment_status": payment_status(state),
+                  "status": {"VOIDED": "voided", "PAID": "paid"}.get(state["status"], invoice.status)}
+        before = {key: value_out(getattr(invoice, key)) for key in values}
+        diff = history.diff(before, {key: value_out(value) for key, value in values.items()})
+        updates.append({"id": invoice.id, **values, "ledger_synced_at": now})
+        if diff:
+            changed_ids.append(invoice.id)
+            history.record(db, entity_type=ENTITY, entity_id=invoice.id, action="ledger_synced", actor_id=actor_id,
+                           changes=diff)
+        payments += [{"invoice_id": invoice.id, "ledger_payment_id": p["ledger_payment_id"], "amount": p["amount"],
+                      "date": _date(p.get("date")), "reference": (p.get("reference") or None) and p["reference"][:255],
+                      "status": p.get("status")} for p in state["payments"]]
+    if updates:
+        table = Invoice.__table__
+        db.execute(table.update().where(table.c.id == bindparam("b_id"))
+                   .values({key: bindparam(f"b_{key}") for key in updates[0] if key != "id"}),
+                   [{f"b_{key}": value for key, value in row.items()} for row in updates])  # one executemany
+        db.execute(delete(InvoicePayment).where(InvoicePayment.invoice_id.in_([row["id"] for row in updates])))
+        insert_rows(db, InvoicePayment, payments)
+        db.flush()
+        for invoice in invoices.values():
+            db.expire(invoice)
+    return len(changed_ids)
+
+
+def _date(value):
+    from datetime import date
+
+    return date.fromisoformat(value) if value else None
+
+
+def refresh_live(ctx, invoice: Invoice) -> None:
+    """The detail's live read: the ledger's state written onto the invoice; a ledger failure is logged and the
+    stored state answered."""
+    try:
+        ledger = _ledger(ctx)
+        ctx.release_connection()
+        states = ledger.get_invoices([invoice.ledger_invoice_id])
+    except DomainError as exc:
+        log.warning("live ledger status unavailable: %s", exc.message)
+        return
+    _apply(ctx.db, {invoice.id: invoice}, states, ctx.user_id)
+
+
+def sync_one(ctx, *, invoice_id: str) -> dict:
+    invoice = load_invoice(ctx, invoice_id)
+    ledger_id = _linked(invoice)
+    ledger = _ledger(ctx)
+    ctx.release_connection()
+    states = ledger.get_invoices([ledger_id])
+    if not states:
+        raise Conflict("The ledger no longer holds this invoice")
+    invoice = _locked(ctx, invoice_id)
+    _apply(ctx.db, {invoice.id: invoice}, states, ctx.user_id)
+    ctx.db.refresh(invoice)
+    return {"invoice": invoice_record(ctx.db, invoice.id), "payments": payment_records(ctx.db, invoice.id),
+            "ledger_status": invoice.ledger_status, "payment_status": invoice.payment_status}
+
+
+def sync_all(ctx, *, trigger: str) -> dict:
+    """Every ledger-linked invoice that is not voided (any scope: a bookkeeping run), in pages of 500: its
+    status, amounts and payments from the ledger. Recorded as a run (`invoice_ledger_sync_runs`) with what
+    failed. Run twice: the second changes nothing."""
+    started = utcnow()
+    errors, updated = [], 0
+    try:
+        ledger = _ledger(ctx)
+    except DomainError as exc:
+        ledger, errors = None, [{"invoice_id": None, "invoice_number": None, "error": exc.message}]
+    after = ""
+    while ledger is not None:
+        batch = ctx.db.scalars(select(Invoice).where(Invoice.ledger_invoice_id.is_not(None), Invoice.status != "voided",
+                                                     Invoice.id > after)
+                               .order_by(Invoice.id).limit(LIST_LIMIT)).all()
+        if not batch:
+            break
+        after = batch[-1].id
+        invoices = {invoice.id: invoice for invoice in batch}
+        ledger_ids = [invoice.ledger_invoice_id for invoice in batch]
+        ctx.release_connection()  # no transaction open while the ledger answers (earlier pages are committed)
+        try:
+            states = ledger.get_invoices(ledger_ids)
+        except DomainError as exc:
+            errors.append({"invoice_id": None, "invoice_number": None, "error": exc.message})
+            break
+        known = {state["ledger_invoice_id"] for state in states}
+        errors += [{"invoice_id": i.id, "invoice_number": i.invoice_number, "error": "not found in the ledger"}
+                   for i in batch if i.ledger_invoice_id not in known]
+        updated += _apply(ctx.db, invoices, states, ctx.user_id)
+    finished = utcnow()
+    ctx.db.add(LedgerSyncRun(trigger=trigger, started_at=started, finished_at=finished, updated=updated,
+                             errors=errors))
+    ctx.db.flush()
+    return {"updated": updated, "errors": errors, "synced_at": iso(finished)}

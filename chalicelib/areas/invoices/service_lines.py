@@ -1,0 +1,147 @@
+"""Invoice line items: add, update, remove, reorder, and the totals every line change recalculates.
+
+Totals (docs/decisions/invoices.md): each line's amount = quantity x unit_price, exact (Decimal, stored
+with 4 places, never rounded); subtotal = the sum of the amounts rounded half up to the cent; tax = 10%
+GST of the subtotal rounded half up to the cent; total = subtotal + tax. All in SQL Numeric / Decimal.
+"""
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+from sqlalchemy import func, select
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row, reorder
+from chalicelib.core.models import ConfigList, ConfigListItem
+from chalicelib.core.serialize import value_out
+
+from .models import Invoice, InvoiceLineItem
+from .queries import ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, load_invoice, load_line_item
+
+ENTITY = "invoice"
+GST_RATE = Decimal("0.10")
+CENT = Decimal("0.01")
+
+
+def cents(value) -> Decimal:
+    return Decimal(value or 0).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def totals_of(amounts_sum) -> tuple[Decimal, Decimal, Decimal]:
+    """(subtotal, tax, total) of a sum of line amounts: the rounding rule of the module docstring."""
+    subtotal = cents(amounts_sum)
+    tax = cents(subtotal * GST_RATE)
+    return subtotal, tax, subtotal + tax
+
+
+def recalculate(db, invoice: Invoice) -> None:
+    """Subtotal, tax and total of the invoice from its line items (one aggregate statement)."""
+    amounts = db.scalar(select(func.coalesce(func.sum(InvoiceLineItem.amount), 0))
+                        .where(InvoiceLineItem.invoice_id == invoice.id))
+    invoice.subtotal, invoice.tax, invoice.total = totals_of(amounts)
+    if not invoice.ledger_invoice_id:
+        invoice.amount_due = invoice.total - (invoice.amount_paid or 0)
+    invoice.updated_at = utcnow()
+
+
+def locked_invoice(ctx, invoice_id: str) -> Invoice:
+    """The visible invoice, locked for the rest of the transaction: line changes and their totals, and
+    status moves, happen one request at a time per invoice."""
+    load_invoice(ctx, invoice_id)
+    return lock_row(ctx.db, Invoice, invoice_id)
+
+
+def check_service_type(ctx, service_type_id: str | None, field: str = "service_type_id") -> None:
+    if not service_type_id:
+        return
+    found = ctx.db.scalar(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+                          .where(ConfigListItem.id == service_type_id, ConfigList.key == "service_type"))
+    if found is None:
+        raise BadRequest("Invalid line item references",
+                         details=[{"field": field, "message": "must be an item of the service_type list"}])
+
+
+def _count(db, invoice_id: str) -> int:
+    return db.scalar(select(func.count(InvoiceLineItem.id)).where(InvoiceLineItem.invoice_id == invoice_id)) or 0
+
+
+def _next_position(db, invoice_id: str) -> int:
+    last = db.scalar(select(func.max(InvoiceLineItem.position)).where(InvoiceLineItem.invoice_id == invoice_id))
+    return 0 if last is None else last + 1
+
+
+def _item_out(ctx, item: InvoiceLineItem) -> dict:
+    return item_records(item_rows(ctx.db, item.invoice_id, item.id))[0]
+
+
+def add_line_item(ctx, *, invoice_id: str, data) -> dict:
+    """At most LINE_ITEM_LIMIT (500) line items per invoice: 409 beyond. Without `position` the item goes
+    last. Totals recalculated."""
+    invoice = locked_invoice(ctx, invoice_id)
+    if _count(ctx.db, invoice.id) >= LINE_ITEM_LIMIT:
+        raise Conflict(f"An invoice holds at most {LINE_ITEM_LIMIT} line items")
+    values = data.model_dump()
+    check_service_type(ctx, values.get("service_type_id"))
+    if values.get("position") is None:
+        values["position"] = _next_position(ctx.db, invoice.id)
+    item = InvoiceLineItem(invoice_id=invoice.id, **values, amount=values["quantity"] * values["unit_price"])
+    ctx.db.add(item)
+    ctx.db.flush()
+    recalculate(ctx.db, invoice)
+    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="line_item_added", actor_id=ctx.user_id,
+                   changes={"item_id": item.id, "description": item.description, "amount": value_out(item.amount),
+                            "total": value_out(invoice.total)})
+    ctx.db.flush()
+    return _item_out(ctx, item)
+
+
+def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
+    invoice = locked_invoice(ctx, invoice_id)
+    item = load_line_item(ctx, invoice.id, item_id)
+    changes = data.changes()
+    if "position" in changes and changes["position"] is None:
+        changes.pop("position")
+    if changes.get("service_type_id") != item.service_type_id:
+        check_service_type(ctx, changes.get("service_type_id"))
+    before = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS if field != "updated_at"}
+    for key, value in changes.items():
+        setattr(item, key, value)
+    item.amount = item.quantity * item.unit_price
+    item.updated_at = utcnow()
+    ctx.db.flush()
+    recalculate(ctx.db, invoice)
+    after = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS if field != "updated_at"}
+    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="line_item_updated",
+                   actor_id=ctx.user_id, changes={"item_id": item.id, **history.diff(before, after),
+                                                  "total": value_out(invoice.total)})
+    ctx.db.flush()
+    return _item_out(ctx, item)
+
+
+def delete_line_item(ctx, *, invoice_id: str, item_id: str) -> None:
+    """Removes the line (time entries it billed become billable again: their links cascade)."""
+    invoice = locked_invoice(ctx, invoice_id)
+    item = load_line_item(ctx, invoice.id, item_id)
+    description, amount = item.description, value_out(item.amount)
+    ctx.db.delete(item)
+    ctx.db.flush()
+    recalculate(ctx.db, invoice)
+    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="line_item_removed",
+                   actor_id=ctx.user_id, changes={"item_id": item_id, "description": description, "amount": amount,
+                                                  "total": value_out(invoice.total)})
+    ctx.db.flush()
+
+
+def reorder_line_items(ctx, *, invoice_id: str, item_ids: list[str]) -> None:
+    """Each named item's position = its index, every id an item of this invoice named once (400 before any
+    write: all or nothing), under the invoice's lock (one reorder at a time)."""
+    invoice = locked_invoice(ctx, invoice_id)
+    reorder(ctx.db, InvoiceLineItem, InvoiceLineItem.position, item_ids,
+            parent=InvoiceLineItem.invoice_id == invoice.id, field="item_ids", what="line items of this invoice")
+    invoice.updated_at = utcnow()
+    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="line_items_reordered",
+                   actor_id=ctx.user_id, changes={"item_ids": list(item_ids)})
+    ctx.db.flush()
+

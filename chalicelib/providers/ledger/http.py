@@ -1,0 +1,41 @@
+"""HTTP to a provider through `requests`, with the error mapping of the live adapters (ledger, planner):
+unreachable -> 502, timeout -> 504, 429 -> wait `Retry-After` (when it is at most `max_wait` seconds) and
+retry once, else 503 naming when to retry; other answers are the caller's to read. Tokens never go into a
+message."""
+from __future__ import annotations
+
+import time
+
+import requests
+
+from chalicelib.core.errors import BadGateway, ServiceUnavailable
+
+from .base import GatewayTimeout
+
+sleep = time.sleep  # tests replace it
+
+
+def retry_after(response) -> float:
+    try:
+        return max(0.0, float(response.headers.get("Retry-After", "1")))
+    except ValueError:
+        return 1.0
+
+
+def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 20.0, **kwargs):
+    """The response of the request (any status but 429); 429 handled as the module docstring says."""
+    for attempt in (1, 2):
+        try:
+            response = requests.request(method, url, timeout=timeout, **kwargs)
+        except requests.Timeout as exc:
+            raise GatewayTimeout(f"{name} did not answer in time") from exc
+        except requests.RequestException as exc:
+            raise BadGateway(f"{name} unreachable ({type(exc).__name__})") from exc
+        if response.status_code != 429:
+            return response
+        wait = retry_after(response)
+        if attempt == 2 or wait > max_wait:
+            raise ServiceUnavailable(f"{name} is rate limiting requests; retry after {int(wait + 0.999)} s",
+                                     extra={"retry_after": int(wait + 0.999)})
+        sleep(wait)
+    raise AssertionError("unreachable")

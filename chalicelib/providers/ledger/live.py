@@ -1,0 +1,208 @@
+"""Xero: the OAuth 2.0 authorisation code flow (identity.xero.com), the Accounting API (invoices, PDF,
+e-mail, payments) and Payroll AU (employees), through `requests`.
+
+- Every API call carries `Authorization: Bearer <access token>` and `Xero-tenant-id`.
+- An access token that has expired (or is about to) is refreshed first (`grant_type=refresh_token`, HTTP
+  Basic client authentication); a 401 refreshes once and retries. Xero rotates refresh tokens: the new pair
+  is handed to `on_tokens` at once (the connections area stores it encrypted, in its own transaction).
+- 429: `Retry-After` honoured (ledger.http); other errors are 502 carrying Xero's message (a validation
+  exception's messages, or its `Detail` / `Message`).
+"""
+from __future__ import annotations
+
+import base64
+import re
+import time
+from datetime import datetime, timezone
+from decimal import Decimal
+from urllib.parse import urlencode
+
+from chalicelib.core.errors import BadGateway, BadRequest
+from chalicelib.core.settings import get_settings
+
+from . import http
+from .base import LedgerAuth, LedgerProvider
+
+AUTHORIZE_URL = "https://login.xero.com/identity/connect/authorize"
+TOKEN_URL = "https://identity.xero.com/connect/token"
+CONNECTIONS_URL = "https://api.xero.com/connections"
+ACCOUNTING = "https://api.xero.com/api.xro/2.0"
+PAYROLL = "https://api.xero.com/payroll.xro/1.0"
+SCOPES = ("openid profile email offline_access accounting.transactions accounting.contacts "
+          "accounting.settings.read payroll.employees payroll.leaveapplications payroll.settings")
+PAGE_SIZE = 100
+IDS_PER_CALL = 50
+NAME = "The accounting ledger"
+
+
+def _max_wait() -> float:
+    return get_settings().ledger_max_retry_wait
+
+
+def xero_message(response) -> str:
+    """Xero's own words for a failed call."""
+    try:
+        body = response.json()
+    except ValueError:
+        return (response.text or "").strip()[:300] or f"HTTP {response.status_code}"
+    if not isinstance(body, dict):
+        return f"HTTP {response.status_code}"
+    messages = [error.get("Message") for element in body.get("Elements") or []
+                for error in element.get("ValidationErrors") or [] if error.get("Message")]
+    if messages:
+        return "; ".join(messages)
+    return str(body.get("Detail") or body.get("Message") or body.get("error_description") or body.get("error")
+               or body.get("Title") or f"HTTP {response.status_code}")
+
+
+def xero_date(value) -> str | None:
+    """`/Date(1573603200000+0000)/` or `2019-11-13T00:00:00` -> `2019-11-13`."""
+    if not value:
+        return None
+    match = re.match(r"/Date\((-?\d+)([+-]\d{4})?\)/", str(value))
+    if match:
+        return datetime.fromtimestamp(int(match.group(1)) / 1000, tz=timezone.utc).date().isoformat()
+    return str(value)[:10]
+
+
+class XeroAuth(LedgerAuth):
+    def __init__(self, *, client_id: str, client_secret: str, redirect_uri: str) -> None:
+        self.client_id, self.client_secret, self.redirect_uri = client_id, client_secret, redirect_uri
+
+    def authorize_url(self, state: str) -> str:
+        return AUTHORIZE_URL + "?" + urlencode({"response_type": "code", "client_id": self.client_id,
+                                                "redirect_uri": self.redirect_uri, "scope": SCOPES, "state": state})
+
+    def _token(self, form: dict) -> dict:
+        basic = base64.b64encode(f"{self.client_id}:{self.client_secret}".encode()).decode()
+        response = http.send("POST", TOKEN_URL, name=NAME, max_wait=_max_wait(), data=form,
+                             headers={"Authorization": f"Basic {basic}", "Accept": "application/json"})
+        if response.status_code == 400:
+            raise BadRequest(f"The accounting ledger refused the authorisation: {xero_message(response)}")
+        if response.status_code != 200:
+            raise BadGateway(f"The accounting ledger token endpoint failed: {xero_message(response)}")
+        body = response.json()
+        if not body.get("access_token"):
+            raise BadGateway("The accounting ledger answered no access token")
+        return {"access_token": body["access_token"], "refresh_token": body.get("refresh_token"),
+                "expires_at": time.time() + float(body.get("expires_in") or 1800)}
+
+    def refresh(self, refresh_token: str) -> dict:
+        try:
+            return self._token({"grant_type": "refresh_token", "refresh_token": refresh_token})
+        except BadRequest as exc:  # invalid_grant: the connection must be made again
+            raise BadGateway(f"{exc.message}; reconnect the ledger") from exc
+
+    def exchange_code(self, code: str) -> dict:
+        tokens = self._token({"grant_type": "authorization_code", "code": code, "redirect_uri": self.redirect_uri})
+        response = http.send("GET", CONNECTIONS_URL, name=NAME, max_wait=_max_wait(),
+                             headers={"Authorization": f"Bearer {tokens['access_token']}",
+                                      "Accept": "application/json"})
+        if response.status_code != 200:
+            raise BadGateway(f"The accounting ledger connections lookup failed: {xero_message(response)}")
+        tenants = [t for t in response.json() or [] if t.get("tenantType", "ORGANISATION") == "ORGANISATION"]
+        if not tenants:
+            raise BadRequest("The accounting ledger authorisation gave access to no organisation")
+        return {**tokens, "tenant_id": tenants[0]["tenantId"], "org_name": tenants[0].get("tenantName")}
+
+
+class XeroLedger(LedgerProvider):
+    def __init__(self, *, auth: XeroAuth | None, tokens: dict, tenant_id: str, on_tokens=None) -> None:
+        self.auth, self.tokens, self.tenant_id, self.on_tokens = auth, dict(tokens), tenant_id, on_tokens
+
+    # ---- transport
+    def _refresh(self) -> None:
+        if self.auth is None or not self.tokens.get("refresh_token"):
+            raise BadGateway("The accounting ledger access token expired and cannot be refreshed; reconnect")
+        fresh = self.auth.refresh(self.tokens["refresh_token"])
+        self.tokens.update(fresh)
+        if self.on_tokens is not None:
+            self.on_tokens(fresh)
+
+    def _call(self, method: str, url: str, *, accept: str = "application/json", **kwargs):
+        expires_at = self.tokens.get("expires_at")
+        if expires_at and float(expires_at) < time.time() + 60:
+            self._refresh()
+        for attempt in (1, 2):
+            headers = {"Authorization": f"Bearer {self.tokens['access_token']}", "Xero-tenant-id": self.tenant_id,
+                       "Accept": accept}
+            response = http.send(method, url, name=NAME, max_wait=_max_wait(), headers=headers, **kwargs)
+            if response.status_code == 401 and attempt == 1 and self.auth is not None:
+                self._refresh()
+                continue
+            if response.status_code >= 400:
+                raise BadGateway(f"The accounting ledger refused the request: {xero_message(response)}")
+            return response
+        raise AssertionError("unreachable")
+
+    def _invoice_body(self, response) -> dict:
+        try:
+            return response.json()["Invoices"][0]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise BadGateway("The accounting ledger answered an unreadable invoice") from exc
+
+    # ---- invoices
+    def create_invoice(self, invoice: dict) -> dict:
+        body = {"Invoices": [{
+            "Type": "ACCREC", "Contact": {"Name": invoice["contact_name"]}, "Status": "DRAFT",
+            "LineAmountTypes": "Exclusive", "InvoiceNumber": invoice["invoice_number"],
+            "Reference": invoice.get("reference") or "", "Date": invoice["date"],
+            **({"DueDate": invoice["due_date"]} if invoice.get("due_date") else {}),
+            "CurrencyCode": invoice.get("currency") or "AUD",
+            "LineItems": [{"Description": line["description"], "Quantity": float(line["quantity"]),
+                           "UnitAmount": float(line["unit_amount"]),
+                           **({"AccountCode": line["account_code"]} if line.get("account_code") else {}),
+                           **({"TaxType": line["tax_type"]} if line.get("tax_type") else {})}
+                          for line in invoice["lines"]],
+        }]}
+        made = self._invoice_body(self._call("PUT", f"{ACCOUNTING}/Invoices", json=body))
+        return {"ledger_invoice_id": made["InvoiceID"], "status": made.get("Status", "DRAFT")}
+
+    def set_status(self, ledger_invoice_id: str, status: str) -> dict:
+        body = {"Invoices": [{"InvoiceID": ledger_invoice_id, "Status": status}]}
+        made = self._invoice_body(self._call("POST", f"{ACCOUNTING}/Invoices/{ledger_invoice_id}", json=body))
+        return {"status": made.get("Status", status)}
+
+    def email_invoice(self, ledger_invoice_id: str) -> None:
+        self._call("POST", f"{ACCOUNTING}/Invoices/{ledger_invoice_id}/Email", json={})
+
+    def get_invoices(self, ledger_invoice_ids: list[str]) -> list[dict]:
+        found = []
+        ids = list(dict.fromkeys(ledger_invoice_ids))
+        for start in range(0, len(ids), IDS_PER_CALL):
+            chunk = ids[start:start + IDS_PER_CALL]
+            page = 1
+            while True:
+                response = self._call("GET", f"{ACCOUNTING}/Invoices",
+                                      params={"IDs": ",".join(chunk), "page": page})
+                invoices = (response.json() or {}).get("Invoices") or []
+                found += [self._state(item) for item in invoices]
+                if len(invoices) < PAGE_SIZE:
+                    break
+                page += 1
+        return found
+
+    @staticmethod
+    def _state(item: dict) -> dict:
+        return {"ledger_invoice_id": item["InvoiceID"], "status": item.get("Status"),
+                "total": Decimal(str(item.get("Total") or 0)), "amount_paid": Decimal(str(item.get("AmountPaid") or 0)),
+                "amount_due": Decimal(str(item.get("AmountDue") or 0)),
+                "payments": [{"ledger_payment_id": p["PaymentID"], "date": xero_date(p.get("Date")),
+                              "amount": Decimal(str(p.get("Amount") or 0)), "reference": p.get("Reference"),
+                              "status": p.get("Status")} for p in item.get("Payments") or [] if p.get("PaymentID")]}
+
+    def get_pdf(self, ledger_invoice_id: str) -> bytes:
+        return self._call("GET", f"{ACCOUNTING}/Invoices/{ledger_invoice_id}", accept="application/pdf").content
+
+    # ---- payroll
+    def list_employees(self) -> list[dict]:
+        people, page = [], 1
+        while True:
+            response = self._call("GET", f"{PAYROLL}/Employees", params={"page": page})
+            employees = (response.json() or {}).get("Employees") or []
+            people += [{"id": e["EmployeeID"], "email": (e.get("Email") or "").strip().lower() or None,
+                        "name": " ".join(p for p in (e.get("FirstName"), e.get("LastName")) if p)}
+                       for e in employees if e.get("EmployeeID")]
+            if len(employees) < PAGE_SIZE:
+                return people
+            page += 1

@@ -1,0 +1,148 @@
+"""Sandbox ledger: keeps invoices, statuses, payments and PDFs in `ledger_sandbox_invoices` and behaves like
+Xero for ordinary input: DRAFT -> AUTHORISED -> (PAID when payments cover it) or VOIDED; only a draft can be
+DELETED; only an authorised (or paid) invoice can be e-mailed; an authorised invoice with payments cannot be
+voided; a contact name containing `invalid` is a validation error (502). Totals: the lines' amounts plus 10%
+GST, rounded half up to the cent. `record_payment` plays the customer paying (tests, `make run`). The OAuth
+flow accepts any code except one containing `invalid`. Payroll employees: one per active user, by e-mail
+(none at the domain `nopayroll.test`)."""
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+from urllib.parse import urlencode
+
+from sqlalchemy import select
+
+from chalicelib.core.errors import BadGateway, BadRequest
+from chalicelib.core.ids import utcnow
+
+from .base import LedgerAuth, LedgerProvider
+from .models import LedgerSandboxInvoice
+
+CENT = Decimal("0.01")
+
+
+class SandboxLedgerAuth(LedgerAuth):
+    def __init__(self, *, base_url: str) -> None:
+        self.base_url = base_url.rstrip("/")
+
+    def authorize_url(self, state: str) -> str:
+        return f"{self.base_url}/sandbox/ledger/authorize?" + urlencode({"response_type": "code", "state": state})
+
+    def exchange_code(self, code: str) -> dict:
+        if "invalid" in code.lower():
+            raise BadRequest("The accounting ledger refused the authorisation: invalid_grant")
+        digest = hashlib.sha256(code.encode()).hexdigest()
+        return {"access_token": f"sandbox-access-{digest[:24]}", "refresh_token": f"sandbox-refresh-{digest[24:48]}",
+                "expires_at": utcnow().timestamp() + 1800, "tenant_id": str(uuid.UUID(digest[:32])),
+                "org_name": "Sandbox Organisation"}
+
+
+def _pdf(number: str, contact: str, total: Decimal) -> bytes:
+    """A small, valid one-page PDF naming the invoice."""
+    text = f"Tax invoice {number} - {contact} - total {total}".replace("(", "[").replace(")", "]")
+    stream = f"BT /F1 14 Tf 72 720 Td ({text}) Tj ET".encode("latin-1", "replace")
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number_, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number_} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def record_payment(db, ledger_invoice_id: str, amount, *, on: date | None = None, reference: str | None = None) -> dict:
+    """The customer pays (part of) a sandbox invoice: AUTHORISED -> PAID once the total is covered."""
+    row = db.get(LedgerSandboxInvoice, ledger_invoice_id)
+    if row is None or row.status not in ("AUTHORISED",):
+        raise BadGateway("Payment not applied: the invoice is not AUTHORISED")
+    payment = {"ledger_payment_id": str(uuid.uuid4()), "date": (on or date.today()).isoformat(),
+               "amount": str(Decimal(str(amount)).quantize(CENT)), "reference": reference, "status": "AUTHORISED"}
+    row.payments = [*row.payments, payment]
+    row.amount_paid = Decimal(row.amount_paid) + Decimal(payment["amount"])
+    if row.amount_paid >= row.total:
+        row.status = "PAID"
+    row.updated_at = utcnow()
+    db.flush()
+    return payment
+
+
+class SandboxLedger(LedgerProvider):
+    def __init__(self, *, db) -> None:
+        self.db = db
+
+    def _row(self, ledger_invoice_id: str) -> LedgerSandboxInvoice:
+        row = self.db.get(LedgerSandboxInvoice, ledger_invoice_id)
+        if row is None:
+            raise BadGateway("The accounting ledger refused the request: The resource you're looking for cannot be "
+                             "found")
+        return row
+
+    def create_invoice(self, invoice: dict) -> dict:
+        contact = invoice["contact_name"] or ""
+        if not contact.strip() or "invalid" in contact.lower():
+            raise BadGateway("The accounting ledger refused the request: A Contact must be specified with a valid "
+                             "Name")
+        lines = [{"description": line["description"], "quantity": str(line["quantity"]),
+                  "unit_amount": str(line["unit_amount"]), "account_code": line.get("account_code"),
+                  "tax_type": line.get("tax_type")} for line in invoice["lines"]]
+        subtotal = sum((Decimal(line["quantity"]) * Decimal(line["unit_amount"]) for line in lines), Decimal("0"))
+        subtotal = subtotal.quantize(CENT, rounding=ROUND_HALF_UP)
+        total = subtotal + (subtotal * Decimal("0.10")).quantize(CENT, rounding=ROUND_HALF_UP)
+        row = LedgerSandboxInvoice(id=str(uuid.uuid4()), invoice_number=invoice["invoice_number"], contact_name=contact,
+                                   status="DRAFT", currency=invoice.get("currency") or "AUD", total=total,
+                                   amount_paid=Decimal("0"), lines=lines, payments=[],
+                                   pdf=_pdf(invoice["invoice_number"], contact, total))
+        self.db.add(row)
+        self.db.flush()
+        return {"ledger_invoice_id": row.id, "status": row.status}
+
+    def set_status(self, ledger_invoice_id: str, status: str) -> dict:
+        row = self._row(ledger_invoice_id)
+        allowed = {"AUTHORISED": ("DRAFT", "SUBMITTED"), "DELETED": ("DRAFT", "SUBMITTED"), "VOIDED": ("AUTHORISED",)}
+        if status not in allowed or row.status not in allowed[status]:
+            raise BadGateway(f"The accounting ledger refused the request: Invoice not of valid status for "
+                             f"{status.lower()} (it is {row.status})")
+        if status == "VOIDED" and row.payments:
+            raise BadGateway("The accounting ledger refused the request: Invoice has payments allocated and cannot "
+                             "be voided")
+        row.status = status
+        row.updated_at = utcnow()
+        self.db.flush()
+        return {"status": status}
+
+    def email_invoice(self, ledger_invoice_id: str) -> None:
+        row = self._row(ledger_invoice_id)
+        if row.status not in ("AUTHORISED", "PAID"):
+            raise BadGateway("The accounting ledger refused the request: Invoice must be AUTHORISED to be emailed")
+        row.emailed_at = utcnow()
+        self.db.flush()
+
+    def get_invoices(self, ledger_invoice_ids: list[str]) -> list[dict]:
+        ids = sorted(set(ledger_invoice_ids))
+        if not ids:
+            return []
+        rows = self.db.scalars(select(LedgerSandboxInvoice).where(LedgerSandboxInvoice.id.in_(ids))).all()
+        return [{"ledger_invoice_id": row.id, "status": row.status, "total": Decimal(row.total),
+                 "amount_paid": Decimal(row.amount_paid),
+                 "amount_due": Decimal("0") if row.status in ("VOIDED", "DELETED") else Decimal(row.total) - Decimal(row.amount_paid),
+                 "payments": [{**p, "amount": Decimal(p["amount"])} for p in row.payments]} for row in rows]
+
+    def get_pdf(self, ledger_invoice_id: str) -> bytes:
+        return bytes(self._row(ledger_invoice_id).pdf)
+
+    def list_employees(self) -> list[dict]:
+        from chalicelib.core.models import User
+
+        users = self.db.execute(select(User.email, User.name).where(User.is_active.is_(True))).all()
+        return [{"id": "EMP-" + hashlib.sha1(email.lower().encode()).hexdigest()[:12], "email": email.lower(),
+                 "name": name} for email, name in users if not email.lower().endswith("@nopayroll.test")]

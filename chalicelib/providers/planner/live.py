@@ -1,0 +1,88 @@
+"""Productive (api.productive.io, JSON:API) through `requests`: `X-Auth-Token` and `X-Organization-Id`
+headers, `application/vnd.api+json` bodies, `page[number]` / `page[size]` paging (meta.total_pages).
+A token is checked with `GET /organization_memberships` (which needs no organisation id and names the
+organisation). 429: Retry-After honoured (ledger.http); a refused token is a 400 with Productive's message;
+other errors are 502 with it."""
+from __future__ import annotations
+
+import os
+
+from chalicelib.core.errors import BadGateway, BadRequest
+from chalicelib.core.settings import get_settings
+from chalicelib.providers.ledger import http
+
+from .base import PlannerProvider
+
+DEFAULT_BASE_URL = "https://api.productive.io/api/v2"
+JSONAPI = "application/vnd.api+json"
+PAGE_SIZE = 200
+NAME = "The resource planner"
+
+
+def productive_message(response) -> str:
+    try:
+        errors = (response.json() or {}).get("errors") or []
+    except ValueError:
+        errors = []
+    details = [e.get("detail") or e.get("title") for e in errors if isinstance(e, dict)]
+    return "; ".join(d for d in details if d) or f"HTTP {response.status_code}"
+
+
+class ProductivePlanner(PlannerProvider):
+    def __init__(self, *, api_token: str, organization_id: str | None, base_url: str | None = None) -> None:
+        self.api_token, self.organization_id = api_token, organization_id
+        self.base_url = (base_url or os.environ.get("PLANNER_API_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+
+    def _call(self, method: str, path: str, **kwargs):
+        headers = {"X-Auth-Token": self.api_token, "Content-Type": JSONAPI, "Accept": JSONAPI}
+        if self.organization_id:
+            headers["X-Organization-Id"] = str(self.organization_id)
+        response = http.send(method, f"{self.base_url}{path}", name=NAME,
+                             max_wait=get_settings().ledger_max_retry_wait, headers=headers, **kwargs)
+        if response.status_code in (401, 403):
+            raise BadRequest(f"The resource planner refused the token: {productive_message(response)}")
+        if response.status_code >= 400 and not (method == "DELETE" and response.status_code == 404):
+            raise BadGateway(f"The resource planner refused the request: {productive_message(response)}")
+        return response
+
+    def verify(self) -> dict:
+        body = self._call("GET", "/organization_memberships", params={"include": "organization"}).json() or {}
+        memberships = body.get("data") or []
+        if not memberships:
+            raise BadRequest("The resource planner refused the token: it belongs to no organisation")
+        org = ((memberships[0].get("relationships") or {}).get("organization") or {}).get("data") or {}
+        names = {item.get("id"): (item.get("attributes") or {}).get("name")
+                 for item in body.get("included") or [] if item.get("type") == "organizations"}
+        self.organization_id = org.get("id")
+        return {"organization_id": org.get("id"), "org_name": names.get(org.get("id"))}
+
+    def list_people(self) -> list[dict]:
+        people, page = [], 1
+        while True:
+            body = self._call("GET", "/people", params={"page[number]": page, "page[size]": PAGE_SIZE}).json() or {}
+            for item in body.get("data") or []:
+                attributes = item.get("attributes") or {}
+                people.append({"id": item["id"], "email": (attributes.get("email") or "").strip().lower() or None,
+                               "name": " ".join(p for p in (attributes.get("first_name"), attributes.get("last_name"))
+                                                if p)})
+            if page >= int((body.get("meta") or {}).get("total_pages") or 1):
+                return people
+            page += 1
+
+    def create_booking(self, *, person_id: str, started_on: str, ended_on: str, hours_per_day: float = 8.0,
+                       note: str | None = None, event_id: str | None = None) -> dict:
+        relationships = {"person": {"data": {"type": "people", "id": str(person_id)}}}
+        if event_id:
+            relationships["event"] = {"data": {"type": "events", "id": str(event_id)}}
+        body = {"data": {"type": "bookings", "attributes": {
+            "started_on": started_on, "ended_on": ended_on, "booking_method_id": 1,
+            "time": int(round(hours_per_day * 60)), **({"note": note} if note else {})},
+            "relationships": relationships}}
+        made = self._call("POST", "/bookings", json=body).json() or {}
+        booking_id = (made.get("data") or {}).get("id")
+        if not booking_id:
+            raise BadGateway("The resource planner answered no booking id")
+        return {"id": str(booking_id)}
+
+    def delete_booking(self, booking_id: str) -> None:
+        self._call("DELETE", f"/bookings/{booking_id}")

@@ -1,0 +1,142 @@
+"""Invoices generated from a budget by its type (decisions.md section 9; issue 15 item 2), and the budget's
+invoiced amounts that read them."""
+from datetime import date
+from decimal import Decimal
+
+from sqlalchemy import func, select
+
+from chalicelib.areas.invoices.models import InvoiceTimeEntry
+from tests.areas.budgets.factories import make_budget, make_line_item
+from tests.areas.deals.factories import make_company
+from tests.areas.projects.factories import make_project
+from tests.areas.timesheets.factories import make_entry
+from tests.factories import config_item, make_user
+
+
+def generate(api, user, budget, **extra):
+    return api.post("/api/invoices", as_=user, json={"budget_id": budget.id, "generate_from_budget": True, **extra})
+
+
+def lines(api, user, invoice_id):
+    return api.get(f"/api/invoices/{invoice_id}", as_=user).json["line_items"]
+
+
+def test_sprints_copy_the_budget_lines_every_time(api, db, exec_user):
+    company = make_company(db, name="Acme")
+    design = config_item(db, "service_type", "design")
+    budget = make_budget(db, budget_type="sprints", company_id=company.id)
+    make_line_item(db, budget, description="Sprint 2", position=1, quantity=Decimal("1"), unit_price=Decimal("5000"))
+    make_line_item(db, budget, description="Sprint 1", position=0, quantity=Decimal("2"), unit_price=Decimal("1250.50"),
+                   service_type_id=design.id)
+    made = generate(api, exec_user, budget)
+    assert made.status == 201, made
+    invoice = made.json["invoice"]
+    assert invoice["company_id"] == company.id and invoice["company_name"] == "Acme"  # from the budget
+    assert (invoice["subtotal"], invoice["tax"], invoice["total"]) == (7501.0, 750.1, 8251.1)
+    got = lines(api, exec_user, invoice["id"])
+    assert [(l["description"], l["amount"], l["position"]) for l in got] == [("Sprint 1", 2501.0, 0),
+                                                                          ("Sprint 2", 5000.0, 1)]
+    assert got[0]["service_type_id"] == design.id and got[0]["budget_line_item_id"]
+    assert generate(api, exec_user, budget).status == 201  # sprints may be invoiced again
+    detail = api.get(f"/api/budgets/{budget.id}", as_=exec_user).json["line_items"]
+    assert [i["invoiced_amount"] for i in detail] == [5002.0, 10000.0]
+
+
+def test_a_retainer_is_invoiced_once_unless_voided(api, db, exec_user):
+    budget = make_budget(db, budget_type="retainer")
+    make_line_item(db, budget, description="Monthly retainer", unit_price=Decimal("3000"))
+    first = generate(api, exec_user, budget)
+    assert first.status == 201 and first.json["invoice"]["total"] == 3300
+    again = generate(api, exec_user, budget)
+    assert again.status == 409 and "once" in again.json["error"]
+    assert api.put(f"/api/invoices/{first.json['invoice']['id']}", as_=exec_user,
+                   json={"status": "voided"}).status == 200
+    assert api.get(f"/api/budgets/{budget.id}", as_=exec_user).json["line_items"][0]["invoiced_amount"] == 0
+    assert generate(api, exec_user, budget).status == 201
+
+
+def test_time_and_materials_bills_approved_time_once(api, db, exec_user):
+    worker = make_user(db)
+    budget = make_budget(db, budget_type="time_and_materials")
+    dev = make_line_item(db, budget, description="Development", unit_price=Decimal("150"))
+    design = make_line_item(db, budget, description="Design", unit_price=Decimal("120"), position=1)
+    idle = make_line_item(db, budget, description="Nothing logged", unit_price=Decimal("99"), position=2)
+    billed = [make_entry(db, worker, budget_id=budget.id, line_item_id=dev.id, hours=Decimal("2.5"), status="approved"),
+              make_entry(db, worker, budget_id=budget.id, line_item_id=dev.id, hours=Decimal("1.25"), status="approved"),
+              make_entry(db, worker, budget_id=budget.id, line_item_id=design.id, hours=Decimal("1"), status="approved")]
+    make_entry(db, worker, budget_id=budget.id, line_item_id=dev.id, hours=Decimal("8"), status="submitted")
+    make_entry(db, worker, budget_id=budget.id, line_item_id=dev.id, hours=Decimal("8"), status="approved",
+               billable=False)
+    make_entry(db, worker, budget_id=budget.id, hours=Decimal("8"), status="approved")  # no line: not priced
+    made = generate(api, exec_user, budget)
+    assert made.status == 201, made
+    got = lines(api, exec_user, made.json["invoice"]["id"])
+    assert [(l["description"], l["quantity"], l["unit_price"], l["amount"]) for l in got] == [
+        ("Development", 3.75, 150.0, 562.5), ("Design", 1.0, 120.0, 120.0)]
+    assert made.json["invoice"]["subtotal"] == 682.5 and made.json["invoice"]["total"] == 750.75
+    linked = set(db.scalars(select(InvoiceTimeEntry.time_entry_id)))
+    assert {e.id for e in billed} <= linked and len(linked & {e.id for e in billed}) == 3
+    # nothing new approved: a second generation has nothing to bill
+    again = generate(api, exec_user, budget)
+    assert again.status == 409 and "time" in again.json["error"]
+    later = make_entry(db, worker, budget_id=budget.id, line_item_id=design.id, hours=Decimal("2"), status="approved",
+                       date=date(2026, 3, 9))
+    second = generate(api, exec_user, budget)
+    assert second.status == 201
+    assert [(l["description"], l["quantity"]) for l in lines(api, exec_user, second.json["invoice"]["id"])] == [
+        ("Design", 2.0)]
+    assert db.scalar(select(InvoiceTimeEntry.invoice_id).where(InvoiceTimeEntry.time_entry_id == later.id)) == \
+        second.json["invoice"]["id"]
+    # removing a generated line frees its time for the next invoice
+    design_line = lines(api, exec_user, second.json["invoice"]["id"])[0]
+    api.delete(f"/api/invoices/{second.json['invoice']['id']}/line-items/{design_line['id']}", as_=exec_user)
+    third = generate(api, exec_user, budget)
+    assert third.status == 201 and third.json["invoice"]["subtotal"] == 240
+    detail = api.get(f"/api/budgets/{budget.id}", as_=exec_user).json["line_items"]
+    assert [i["invoiced_amount"] for i in detail] == [562.5, 360.0, 0]
+    assert idle.id == detail[2]["id"]
+
+
+def test_fixed_price_bills_the_remainder(api, db, exec_user):
+    budget = make_budget(db, budget_type="fixed_price", total_amount=Decimal("10000"), name="Website")
+    manual = api.post("/api/invoices", as_=exec_user, json={"budget_id": budget.id}).json["invoice"]
+    api.post(f"/api/invoices/{manual['id']}/line-items", as_=exec_user,
+             json={"description": "Deposit", "unit_price": "2500.50"})
+    made = generate(api, exec_user, budget)
+    assert made.status == 201, made
+    got = lines(api, exec_user, made.json["invoice"]["id"])
+    assert [(l["description"], l["amount"]) for l in got] == [("Website: remaining fixed price", 7499.5)]
+    assert generate(api, exec_user, budget).status == 409  # nothing left
+    api.put(f"/api/invoices/{manual['id']}", as_=exec_user, json={"status": "voided"})
+    rest = generate(api, exec_user, budget)
+    assert rest.status == 201 and rest.json["invoice"]["subtotal"] == 2500.5
+    # without total_amount the line items make the price
+    by_lines = make_budget(db, budget_type="fixed_price")
+    make_line_item(db, by_lines, quantity=Decimal("3"), unit_price=Decimal("100"))
+    assert generate(api, exec_user, by_lines).json["invoice"]["subtotal"] == 300
+
+
+def test_generation_rules_and_errors(api, db, exec_user):
+    untyped = make_budget(db)
+    response = generate(api, exec_user, untyped)
+    assert response.status == 400 and response.json["details"][0]["field"] == "budget_id"
+    empty = make_budget(db, budget_type="sprints")
+    assert generate(api, exec_user, empty).status == 409
+    from chalicelib.areas.invoices.models import Invoice
+
+    assert db.scalar(select(func.count(Invoice.id)).where(Invoice.budget_id == empty.id)) == 0  # all or nothing
+
+
+def test_profitability_reads_invoices(api, db, exec_user):
+    project = make_project(db)
+    budget = make_budget(db, resource_id=project.id, budget_type="sprints")
+    make_line_item(db, budget, unit_price=Decimal("1000"))
+    invoice = generate(api, exec_user, budget).json["invoice"]
+    voided = generate(api, exec_user, budget).json["invoice"]
+    api.put(f"/api/invoices/{voided['id']}", as_=exec_user, json={"status": "voided"})
+    from chalicelib.areas.invoices.models import Invoice
+
+    db.get(Invoice, invoice["id"]).amount_paid = Decimal("400")
+    db.flush()
+    body = api.get(f"/api/projects/{project.id}/profitability", as_=exec_user).json
+    assert (body["invoiced"], body["collected"]) == (1100.0, 400.0)
