@@ -85,7 +85,11 @@ def load_resource(ctx, resource_type: str, resource_id: str) -> None:
     elif resource_type == "deal":
         if deals_service.deal_brief(ctx.db, resource_id) is None:
             raise not_found("Deal")
-    else:  # candidate, scorecard, review, invoice, proposal: their areas add the lookup
+    elif resource_type == "invoice":
+        from chalicelib.areas.invoices import service as invoices_service
+
+        invoices_service.load_invoice(ctx, resource_id)
+    else:  # candidate, scorecard, review, proposal: their areas add the lookup
         raise not_found(resource_type.capitalize())
 
 

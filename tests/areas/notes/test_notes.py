@@ -55,8 +55,15 @@ def test_resource_types_and_existence(api, db, employee, exec_user):
     for resource_type in ("deal", "company", "contact", "task", "project", "budget", "person", "announcement"):
         assert api.get(f"/api/notes/{resource_type}/missing", as_=exec_user).status == 404, resource_type
         assert api.post(f"/api/notes/{resource_type}/missing", as_=exec_user, json={"content": "x"}).status == 404
+    # an invoice is found through the invoices area (executives see every invoice)
+    from tests.areas.invoices.factories import make_invoice
+
+    invoice = make_invoice(db)
+    assert api.post(f"/api/notes/invoice/{invoice.id}", as_=exec_user, json={"content": "x"}).status == 201
+    assert len(_notes(api, exec_user, f"invoice/{invoice.id}")) == 1
+    assert api.get("/api/notes/invoice/missing", as_=exec_user).status == 404
     # areas not built yet: no record can be found
-    for resource_type in ("candidate", "scorecard", "review", "invoice", "proposal"):
+    for resource_type in ("candidate", "scorecard", "review", "proposal"):
         assert api.get(f"/api/notes/{resource_type}/{employee.id}", as_=exec_user).status == 404
 
 
