@@ -256,6 +256,26 @@ def _hidden_invoice_item(db, made) -> Made:
 
     invoice_id, owner = _parent(db, made, "invoice_id", _hidden_invoice)
     return Made(make_invoice_item(db, db.get(Invoice, invoice_id)).id, owner)
+# ------------------------------------------------------------------ performance
+
+def _hidden_review(db, made) -> Made:
+    from tests.areas.performance.factories import make_cycle, make_review
+
+    owner = _someone(db)
+    review = make_review(db, cycle=make_cycle(db), user=owner, reviewer=owner)
+    return Made(review.id, owner)
+
+
+def _hidden_feedback_request(db, made) -> Made:
+    from chalicelib.areas.performance.models import FeedbackRequest
+    from tests.areas.performance.factories import make_cycle
+
+    owner = _someone(db)
+    request = FeedbackRequest(cycle_id=make_cycle(db).id, subject_id=_someone(db).id, reviewer_id=owner.id,
+                              requested_by=owner.id, status="pending")
+    db.add(request)
+    db.flush()
+    return Made(request.id, owner)
 
 
 # ------------------------------------------------------------------ agents
@@ -308,6 +328,10 @@ SCOPED: dict[str, Scoped] = {
                                      "action; a manager their own and their squad's; others their own (document 2)"),
     "agent_task_id": Scoped(_hidden_agent_task, rule="an agent task is seen with its task (document 1, Tasks; "
                                                      "docs/decisions/agents.md)"),
+    "review_id": Scoped(_hidden_review, rule="employee and lead see their own reviews and those they review; a "
+                                             "manager also their team's (docs/decisions/performance.md)"),
+    "request_id": Scoped(_hidden_feedback_request, rule="a feedback request is seen by its reviewer, its requester "
+                                                        "and whoever reaches its subject"),
 }
 
 
@@ -403,6 +427,18 @@ def _version(db, made) -> str:
     return make_version(db, _page_record(db, made), make_user(db)).id
 
 
+def _open_cycle(db, made) -> str:
+    from tests.areas.performance.factories import make_cycle
+
+    return make_cycle(db).id
+
+
+def _review_template(db, made) -> str:
+    from tests.areas.performance.factories import make_template
+
+    return make_template(db)[0].id
+
+
 def _announcement(db, made) -> str:
     from tests.areas.announcements.factories import make_announcement
 
@@ -460,6 +496,10 @@ UNSCOPED: dict[str, Unscoped] = {
                                  _culture_event),
     "agent_id": Unscoped("business agents are a registry shared by every tasks holder (docs/decisions/agents.md)"),
     "trigger_name": Unscoped("a business agent's trigger name, not a record"),
+    "cycle_id": Unscoped("review cycles are organisation-wide; only drafts are hidden from non-executive reads "
+                         "(document 2), and performance:manage writes any cycle", _open_cycle),
+    "template_id": Unscoped("review templates are organisation-wide (docs/decisions/performance.md)",
+                            _review_template),
     "announcement_id": Unscoped("announcements are company-wide: every announcements holder sees every one "
                                 "(document 3; docs/decisions/announcements.md)", _announcement),
 }

@@ -23,12 +23,15 @@ BODY_SCOPED = {
     "goal_id": records._hidden_goal,
     "resource_id": records._hidden_project,  # with resource_type "project"
     "auto_action_id": records._hidden_relationship_action,
+    "request_id": records._hidden_feedback_request,
 }
 _USERS = "users are the directory: any active user may be named (permission rules apply, not record scope)"
 _CONFIG = "config list items are organisation-wide (checked to belong to their list)"
 BODY_UNSCOPED = {
     "assignee_id": _USERS, "reporter_id": _USERS, "approved_by_user_id": _USERS, "manager_id": _USERS,
     "owner_id": _USERS, "delivery_manager_id": _USERS, "user_id": _USERS,
+    "reviewer_id": _USERS, "subject_id": _USERS,
+    "cycle_id": "review cycles are organisation-wide; a review or feedback request needs an open one (400 naming cycle_id)",
     "status_id": _CONFIG, "priority_id": _CONFIG, "type_id": _CONFIG, "phase_id": _CONFIG, "stage_id": _CONFIG,
     "service_type_id": _CONFIG, "email_template_id": "a template reference of a config item, organisation-wide",
     "company_id": "companies are seen by every deals holder (docs/decisions/deals.md)",

@@ -1,0 +1,158 @@
+"""Performance: review cycles and review templates (reviews are in service_reviews.py, feedback and alerts in
+service_feedback.py; scope and reads are in queries.py).
+
+Cycles: non-executives read open and closed cycles only; holders of performance:manage create, edit and delete
+any cycle (a head creates a draft and opens it). Statuses move draft -> open -> closed and closed -> open
+(decisions.md section 9); any other move is 409. Only a draft cycle can be deleted (400). period_end may not
+be before period_start (400).
+
+Templates (decisions.md section 6, paths in docs/decisions/performance.md): a name, a description and KPI items
+(area, label, is_mandatory, sort_order), assigned to users (one template per user; assigning replaces the
+user's earlier template). Reads need performance:view, writes performance:manage.
+"""
+from __future__ import annotations
+
+from sqlalchemy import delete, select
+
+from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.locks import insert_rows, lock_row
+from chalicelib.core.models import User
+from chalicelib.core.query import LIST_LIMIT, in_scope
+
+from .models import ReviewCycle, ReviewTemplate, ReviewTemplateAssignment, ReviewTemplateItem
+from .queries import cycle_progress, cycle_record, load_cycle, load_template, template_records, visible, visible_cycles
+
+CYCLE_MOVES = {("draft", "open"), ("open", "closed"), ("closed", "open")}
+
+
+def _bad(field: str, message: str) -> BadRequest:
+    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
+
+
+def _check_period(start, end) -> None:
+    if start and end and end < start:
+        raise _bad("period_end", "must not be before period_start")
+
+
+# ---------------------------------------------------------------- cycles
+
+def list_cycles(ctx) -> list[dict]:
+    """Newest period first (one statement)."""
+    stmt = in_scope(select(ReviewCycle), visible_cycles(ctx.principal))
+    stmt = stmt.order_by(ReviewCycle.period_start.desc(), ReviewCycle.created_at.desc(), ReviewCycle.id)
+    return [cycle_record(cycle) for cycle in ctx.db.scalars(stmt.limit(LIST_LIMIT))]
+
+
+def get_cycle(ctx, *, cycle_id: str) -> dict:
+    """The cycle with review counts by status (of the reviews the caller may see)."""
+    cycle = load_cycle(ctx, cycle_id)
+    return {**cycle_record(cycle), "progress": cycle_progress(ctx.db, cycle.id, visible(ctx.principal))}
+
+
+def create_cycle(ctx, *, data) -> dict:
+    _check_period(data.period_start, data.period_end)
+    cycle = ReviewCycle(**data.model_dump(), status="draft", created_by=ctx.user_id)
+    ctx.db.add(cycle)
+    ctx.db.flush()
+    return cycle_record(cycle)
+
+
+def update_cycle(ctx, *, cycle_id: str, data) -> dict:
+    load_cycle(ctx, cycle_id, any_status=True)
+    cycle = lock_row(ctx.db, ReviewCycle, cycle_id)
+    changes = data.changes()
+    _check_period(changes.get("period_start", cycle.period_start), changes.get("period_end", cycle.period_end))
+    status = changes.get("status")
+    if status is not None and status != cycle.status and (cycle.status, status) not in CYCLE_MOVES:
+        raise Conflict(f"A cycle cannot move from {cycle.status} to {status}")
+    for key, value in changes.items():
+        setattr(cycle, key, value)
+    ctx.db.flush()
+    return cycle_record(cycle)
+
+
+def delete_cycle(ctx, *, cycle_id: str) -> None:
+    load_cycle(ctx, cycle_id, any_status=True)
+    cycle = lock_row(ctx.db, ReviewCycle, cycle_id)
+    if cycle.status != "draft":
+        raise BadRequest("Only a draft cycle can be deleted")
+    ctx.db.delete(cycle)
+    ctx.db.flush()
+
+
+# ---------------------------------------------------------------- templates
+
+def list_templates(ctx) -> list[dict]:
+    stmt = select(ReviewTemplate).order_by(ReviewTemplate.name, ReviewTemplate.id).limit(LIST_LIMIT)
+    return template_records(ctx.db, ctx.db.scalars(stmt))
+
+
+def template_record(ctx, template_id: str) -> dict:
+    return template_records(ctx.db, [ctx.db.get(ReviewTemplate, template_id)])[0]
+
+
+def get_template(ctx, *, template_id: str) -> dict:
+    return template_records(ctx.db, [load_template(ctx, template_id)])[0]
+
+
+def _write_items(ctx, template_id: str, items) -> None:
+    """Replaces the template's items (one DELETE, one INSERT). Reviews keep the ratings copied earlier; a
+    removed item's ratings lose their template_item_id (ON DELETE SET NULL)."""
+    ctx.db.execute(delete(ReviewTemplateItem).where(ReviewTemplateItem.template_id == template_id)
+                   .execution_options(synchronize_session=False))
+    insert_rows(ctx.db, ReviewTemplateItem, [
+        {"template_id": template_id, "area": item.area, "label": item.label, "is_mandatory": item.is_mandatory,
+         "sort_order": index if item.sort_order is None else item.sort_order}
+        for index, item in enumerate(items)])
+
+
+def create_template(ctx, *, data) -> dict:
+    template = ReviewTemplate(name=data.name, description=data.description)
+    ctx.db.add(template)
+    ctx.db.flush()
+    _write_items(ctx, template.id, data.items)
+    return template_record(ctx, template.id)
+
+
+def update_template(ctx, *, template_id: str, data) -> dict:
+    load_template(ctx, template_id)
+    template = lock_row(ctx.db, ReviewTemplate, template_id)
+    changes = data.changes()
+    items = changes.pop("items", None)
+    for key, value in changes.items():
+        setattr(template, key, value)
+    ctx.db.flush()
+    if items is not None:
+        _write_items(ctx, template.id, data.items)
+    ctx.db.expire_all()
+    return template_record(ctx, template.id)
+
+
+def delete_template(ctx, *, template_id: str) -> None:
+    """Deletes the template, its items and assignments; reviews keep their copied ratings."""
+    ctx.db.delete(load_template(ctx, template_id))
+    ctx.db.flush()
+
+
+def assign_template(ctx, *, template_id: str, data) -> dict:
+    """Assigns the template to users (each user's earlier template is replaced): one DELETE, one INSERT."""
+    load_template(ctx, template_id)
+    user_ids = list(dict.fromkeys(data.user_ids))
+    found = set(ctx.db.scalars(select(User.id).where(User.id.in_(user_ids))))
+    unknown = [user_id for user_id in user_ids if user_id not in found]
+    if unknown:
+        raise BadRequest("user_ids must name existing users",
+                         details=[{"field": "user_ids", "message": f"no such user: {user_id}"} for user_id in unknown[:10]])
+    lock_row(ctx.db, ReviewTemplate, template_id)
+    ctx.db.execute(delete(ReviewTemplateAssignment).where(ReviewTemplateAssignment.user_id.in_(user_ids))
+                   .execution_options(synchronize_session=False))
+    insert_rows(ctx.db, ReviewTemplateAssignment, [{"user_id": user_id, "template_id": template_id}
+                                                   for user_id in user_ids])
+    return template_record(ctx, template_id)
+
+
+def unassign_template(ctx, *, template_id: str, user_id: str) -> None:
+    load_template(ctx, template_id)
+    ctx.db.execute(delete(ReviewTemplateAssignment).where(ReviewTemplateAssignment.template_id == template_id,
+                                                          ReviewTemplateAssignment.user_id == user_id)
+                   .execution_options(synchronize_session=False))

@@ -1,0 +1,183 @@
+"""Peer feedback (requests, bulk requests, responses, the anonymised summary) and the performance alerts.
+
+- A request names an open cycle (400), a subject within the caller's reach (403) and an active reviewer other
+  than the subject (400); the same reviewer asked twice about a subject in a cycle is 409. The reviewer is
+  notified (`feedback_requested`).
+- Bulk requests ask the subject's peers (document 2): an employee or lead's squad peers; a manager's fellow
+  managers and direct reports; a head or executive's fellow heads and the direct reports who are managers.
+  Peers asked already are skipped: `{created, total_peers}`.
+- Only the requested reviewer responds (403), once (409); the request becomes `submitted`.
+- The summary (manager access level or above, subject within reach) aggregates submitted responses: counts per
+  rating per area and the comments, shuffled; it never carries a reviewer, a request, a time or an order.
+"""
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy import and_, func, or_, select
+
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
+from chalicelib.core.ids import new_id, utcnow
+from chalicelib.core.locks import insert_ignore, lock_row
+from chalicelib.core.models import User
+from chalicelib.core.notify import notify, notify_many
+from chalicelib.core.query import LIST_LIMIT
+
+from .models import FEEDBACK_AREAS, FEEDBACK_COMMENTS, FeedbackRequest, FeedbackResponse, Review, ReviewCycle
+from .queries import (feedback_request_record, feedback_request_select, in_reach, load_cycle,
+                      load_feedback_request)
+
+MINIMUM_RESPONSES = 1  # document 2: `minimum_required: 1`
+_random = secrets.SystemRandom()
+
+
+def _bad(field: str, message: str) -> BadRequest:
+    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
+
+
+def _open_cycle(ctx, cycle_id: str) -> ReviewCycle:
+    try:
+        cycle = load_cycle(ctx, cycle_id)
+    except NotFound as exc:
+        raise _bad("cycle_id", "must be an open review cycle") from exc
+    if cycle.status != "open":
+        raise _bad("cycle_id", "must be an open review cycle")
+    return cycle
+
+
+def _subject(ctx, subject_id: str) -> User:
+    subject = ctx.db.scalar(select(User).where(User.id == subject_id, User.is_active.is_(True)))
+    if subject is None:
+        raise _bad("subject_id", "must be an active user")
+    if not in_reach(ctx.db, ctx.principal, subject_id):
+        raise Forbidden("You may not request feedback about this user")
+    return subject
+
+
+def _notice(ctx, reviewer_id: str, subject: User, cycle: ReviewCycle, request_id: str) -> dict:
+    return {"user_id": reviewer_id, "type": "feedback_requested",
+            "title": f"Feedback requested about {subject.name} ({cycle.name})", "resource_type": "feedback_request",
+            "resource_id": request_id, "action_url": "/performance/feedback", "actor_id": ctx.user_id}
+
+
+def list_requests(ctx) -> list[dict]:
+    """Pending requests assigned to the caller, soonest due first (one statement)."""
+    stmt = (feedback_request_select()
+            .where(FeedbackRequest.reviewer_id == ctx.user_id, FeedbackRequest.status == "pending")
+            .order_by(FeedbackRequest.due_date.asc().nulls_last(), FeedbackRequest.created_at, FeedbackRequest.id)
+            .limit(LIST_LIMIT))
+    return [feedback_request_record(row) for row in ctx.db.execute(stmt)]
+
+
+def create_request(ctx, *, data) -> dict:
+    cycle = _open_cycle(ctx, data.cycle_id)
+    subject = _subject(ctx, data.subject_id)
+    if data.reviewer_id == subject.id:
+        raise _bad("reviewer_id", "must be someone other than the subject")
+    if ctx.db.scalar(select(User.id).where(User.id == data.reviewer_id, User.is_active.is_(True))) is None:
+        raise _bad("reviewer_id", "must be an active user")
+    inserted = insert_ignore(ctx.db, FeedbackRequest, {
+        "cycle_id": cycle.id, "subject_id": subject.id, "reviewer_id": data.reviewer_id,
+        "requested_by": ctx.user_id, "due_date": data.due_date, "status": "pending"},
+        conflict=("cycle_id", "subject_id", "reviewer_id"))
+    if not inserted:
+        raise Conflict("This reviewer was already asked about this person in this cycle")
+    row = ctx.db.execute(feedback_request_select().where(
+        FeedbackRequest.cycle_id == cycle.id, FeedbackRequest.subject_id == subject.id,
+        FeedbackRequest.reviewer_id == data.reviewer_id)).one()
+    notify(ctx, **_notice(ctx, data.reviewer_id, subject, cycle, row[0].id))
+    return feedback_request_record(row)
+
+
+def peer_ids(db, subject: User) -> list[str]:
+    """The subject's peers by access level (document 2, bulk feedback), active users only (one statement)."""
+    level = subject.access_level
+    if level in ("employee", "lead"):
+        if not subject.squad_id:
+            return []
+        rule = User.squad_id == subject.squad_id
+    elif level == "manager":
+        rule = or_(User.access_level == "manager", User.manager_id == subject.id)
+    else:
+        rule = or_(User.access_level == "head", and_(User.manager_id == subject.id, User.access_level == "manager"))
+    return list(db.scalars(select(User.id).where(rule, User.id != subject.id, User.is_active.is_(True))
+                           .order_by(User.name, User.id)))
+
+
+def create_bulk(ctx, *, data) -> dict:
+    """One INSERT for every peer not asked yet, one batch of notifications: a fixed number of statements."""
+    cycle = _open_cycle(ctx, data.cycle_id)
+    subject = _subject(ctx, data.subject_id)
+    peers = peer_ids(ctx.db, subject)
+    asked = set(ctx.db.scalars(select(FeedbackRequest.reviewer_id).where(
+        FeedbackRequest.cycle_id == cycle.id, FeedbackRequest.subject_id == subject.id))) if peers else set()
+    fresh = [peer for peer in peers if peer not in asked]
+    ids = {peer: new_id() for peer in fresh}
+    created = insert_ignore(ctx.db, FeedbackRequest, [
+        {"id": ids[peer], "cycle_id": cycle.id, "subject_id": subject.id, "reviewer_id": peer,
+         "requested_by": ctx.user_id, "due_date": data.due_date, "status": "pending"} for peer in fresh],
+        conflict=("cycle_id", "subject_id", "reviewer_id"))
+    if fresh:
+        notify_many(ctx, [_notice(ctx, peer, subject, cycle, ids[peer]) for peer in fresh])
+    return {"created": created, "total_peers": len(peers)}
+
+
+def respond(ctx, *, data) -> dict:
+    request = load_feedback_request(ctx, data.request_id)
+    if request.reviewer_id != ctx.user_id:
+        raise Forbidden("Only the requested reviewer may respond")
+    request = lock_row(ctx.db, FeedbackRequest, request.id)
+    if request.status != "pending":
+        raise Conflict("This feedback request has been answered already")
+    values = data.model_dump(exclude={"request_id"})
+    ctx.db.add(FeedbackResponse(request_id=request.id, **values))
+    request.status = "submitted"
+    request.submitted_at = utcnow()
+    ctx.db.flush()
+    return {"ok": True}
+
+
+def summary(ctx, *, user_id: str, cycle_id: str | None) -> dict:
+    """The anonymised aggregate of the submitted responses about the user (one statement after the check)."""
+    if not in_reach(ctx.db, ctx.principal, user_id):
+        raise NotFound("User not found")
+    columns = [getattr(FeedbackResponse, f"{area}_rating") for area in FEEDBACK_AREAS]
+    columns += [getattr(FeedbackResponse, f"{area}_comment") for area in FEEDBACK_COMMENTS]
+    stmt = (select(*columns, FeedbackResponse.overall_comment)
+            .join(FeedbackRequest, FeedbackRequest.id == FeedbackResponse.request_id)
+            .where(FeedbackRequest.subject_id == user_id, FeedbackRequest.status == "submitted"))
+    if cycle_id:
+        stmt = stmt.where(FeedbackRequest.cycle_id == cycle_id)
+    rows = [row._mapping for row in ctx.db.execute(stmt)]
+    if len(rows) < MINIMUM_RESPONSES:
+        return {"sufficient": False, "response_count": len(rows), "minimum_required": MINIMUM_RESPONSES}
+    areas = {}
+    for area in FEEDBACK_AREAS:
+        ratings: dict[str, int] = {}
+        for row in rows:
+            if row[f"{area}_rating"]:
+                ratings[row[f"{area}_rating"]] = ratings.get(row[f"{area}_rating"], 0) + 1
+        comments = [row[f"{area}_comment"] for row in rows
+                    if area in FEEDBACK_COMMENTS and row[f"{area}_comment"] and row[f"{area}_comment"].strip()]
+        _random.shuffle(comments)
+        areas[area] = {"ratings": dict(sorted(ratings.items())), "comments": comments}
+    overall = [row["overall_comment"] for row in rows if row["overall_comment"] and row["overall_comment"].strip()]
+    _random.shuffle(overall)
+    return {"sufficient": True, "response_count": len(rows), "minimum_required": MINIMUM_RESPONSES,
+            "areas": areas, "overall_comments": overall}
+
+
+def alerts(ctx) -> dict:
+    """The caller's counts in one statement: reviews they review not completed, their own reviews awaiting
+    self-assessment, feedback requests awaiting them, and open cycles."""
+    me = ctx.user_id
+
+    def count(model, *where):
+        return select(func.count()).select_from(model).where(*where).scalar_subquery()
+
+    row = ctx.db.execute(select(
+        count(Review, Review.reviewer_id == me, Review.status != "completed"),
+        count(Review, Review.user_id == me, Review.status == "self_assessment"),
+        count(FeedbackRequest, FeedbackRequest.reviewer_id == me, FeedbackRequest.status == "pending"),
+        count(ReviewCycle, ReviewCycle.status == "open"))).one()
+    return {"pending_reviews": row[0], "self_assessments": row[1], "pending_feedback": row[2], "open_cycles": row[3]}

@@ -1,0 +1,284 @@
+"""Reviews: list, create (KPI items copied from the user's template), detail with previous reviews and the
+annual KPI aggregation, update with ratings and goals, the pass rule on completion, previous goals' outcomes,
+history, my goals and delete (scope and reads are in queries.py).
+
+Rules (document 2 and decisions.md section 9; the rest in docs/decisions/performance.md):
+- a review is created only in an open cycle (400), for a user within the caller's reach (403), once per user
+  and cycle (409); the reviewer defaults to the caller and is notified (`review_assigned`) when someone else;
+- statuses move one step forward, or one step back before completion; a jump is 409; a completed review is
+  not changed any more (409);
+- the reviewed person alone (not the reviewer) may write the self-assessment (strengths, growth areas,
+  discussion topics, goals) and move the review up to `in_review`; ratings, reviewer notes, action items and
+  the last two steps are the reviewer's or a manager-level caller's (403 otherwise);
+- on completion a KPI passes when rated `achieving` or `exceeding`; the review passes when at least 75% of its
+  KPIs pass and every mandatory KPI passes (a review without KPIs passes);
+- only a draft review can be deleted (400).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from sqlalchemy import case, delete, select, update
+
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_rows, lock_row
+from chalicelib.core.models import User
+from chalicelib.core.notify import notify
+from chalicelib.core.query import LIST_LIMIT, in_scope
+
+from .models import (PASSING_RATINGS, RATINGS, REVIEW_STATUSES, Review, ReviewCycle, ReviewGoal, ReviewKpiRating,
+                     ReviewTemplateAssignment, ReviewTemplateItem)
+from .queries import (goal_records, history_rows, in_reach, kpi_records, load_cycle, load_review, review_record,
+                      review_row, review_select, visible)
+
+REVIEWER_FIELDS = ("reviewer_notes", "action_items")
+MANAGER_LEVELS = ("manager", "head", "executive")
+
+
+def _bad(field: str, message: str) -> BadRequest:
+    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
+
+
+def _active_user(ctx, user_id: str, field: str) -> None:
+    if ctx.db.scalar(select(User.id).where(User.id == user_id, User.is_active.is_(True))) is None:
+        raise _bad(field, "must be an active user")
+
+
+def review_passes(kpis: list[tuple[str | None, bool]]) -> tuple[int, int, bool]:
+    """(pass count, total, passed) of (rating, is_mandatory) pairs: a KPI passes when rated achieving or
+    exceeding; the review passes with at least 75% passing (4 * passed >= 3 * total, exact) and every
+    mandatory KPI passing."""
+    total = len(kpis)
+    passing = [rating in PASSING_RATINGS for rating, _ in kpis]
+    count = sum(passing)
+    mandatory_ok = all(ok for ok, (_, mandatory) in zip(passing, kpis) if mandatory)
+    return count, total, 4 * count >= 3 * total and mandatory_ok
+
+
+# ---------------------------------------------------------------- reads
+
+def list_reviews(ctx, query) -> list[dict]:
+    """The reviews the caller may see (filters cycle_id, status), newest cycle first, then by person; three
+    joins, one statement."""
+    stmt = in_scope(review_select(), visible(ctx.principal))
+    if query.cycle_id:
+        stmt = stmt.where(Review.cycle_id == query.cycle_id)
+    if query.status:
+        stmt = stmt.where(Review.status == query.status)
+    stmt = stmt.order_by(ReviewCycle.period_start.desc(), Review.created_at.desc(), Review.id).limit(LIST_LIMIT)
+    return [review_record(row) for row in ctx.db.execute(stmt)]
+
+
+def _previous_reviews(ctx, review: Review, cycle: ReviewCycle) -> tuple[list[dict], dict | None]:
+    """For an annual review: every completed quarterly review of the same person inside the annual period, and
+    the aggregation of their ratings per template item. Otherwise: the person's latest completed review before
+    this one (its goals are the ones whose outcomes are recorded), and no aggregation. Three statements."""
+    stmt = (select(Review.id, ReviewCycle.name, Review.reviewer_notes, Review.action_items)
+            .join(ReviewCycle, ReviewCycle.id == Review.cycle_id)
+            .where(Review.user_id == review.user_id, Review.status == "completed", Review.id != review.id))
+    annual = cycle.type == "annual"
+    if annual:
+        stmt = stmt.where(ReviewCycle.type == "quarterly", ReviewCycle.period_start >= cycle.period_start,
+                          ReviewCycle.period_end <= cycle.period_end).order_by(ReviewCycle.period_start, Review.id)
+    else:
+        stmt = (stmt.where(ReviewCycle.period_start <= cycle.period_start)
+                .order_by(ReviewCycle.period_end.desc(), Review.completed_at.desc(), Review.id).limit(1))
+    rows = ctx.db.execute(stmt).all()
+    ids = [row[0] for row in rows]
+    kpis = kpi_records(ctx.db, ids)
+    goals = goal_records(ctx.db, ids)
+    previous = [{"review": {"id": rid, "cycle_name": name, "reviewer_notes": notes, "action_items": actions},
+                 "kpi_ratings": [{"template_item_id": k["template_item_id"], "rating": k["rating"]} for k in kpis[rid]],
+                 "goals": [{"id": g["id"], "goal": g["goal"], "status": g["status"]} for g in goals[rid]]}
+                for rid, name, notes, actions in rows]
+    if not annual:
+        return previous, None
+    counts: dict[str, Counter] = {}
+    for rid in ids:
+        for kpi in kpis[rid]:
+            if kpi["template_item_id"] and kpi["rating"]:
+                counts.setdefault(kpi["template_item_id"], Counter())[kpi["rating"]] += 1
+    aggregation = {}
+    for item_id, counter in counts.items():
+        # the most frequent rating; a tie goes to the higher rating
+        most = max(counter.items(), key=lambda pair: (pair[1], RATINGS.index(pair[0])))[0]
+        aggregation[item_id] = {"ratings": dict(counter), "most_common": most}
+    return previous, aggregation
+
+
+def get_review(ctx, *, review_id: str) -> dict:
+    review = load_review(ctx, review_id)
+    cycle = ctx.db.get(ReviewCycle, review.cycle_id)
+    previous, aggregation = _previous_reviews(ctx, review, cycle)
+    return {"review": review_record(review_row(ctx.db, review.id)),
+            "kpi_ratings": kpi_records(ctx.db, [review.id])[review.id],
+            "goals": goal_records(ctx.db, [review.id])[review.id],
+            "previous_reviews": previous, "kpi_aggregation": aggregation}
+
+
+def history(ctx, *, user_id: str) -> list[dict]:
+    """The person's completed reviews with pass results and goal outcomes (one statement after the check)."""
+    if not in_reach(ctx.db, ctx.principal, user_id):
+        raise NotFound("User not found")
+    return history_rows(ctx.db, user_id, visible(ctx.principal))
+
+
+def my_goals(ctx) -> dict:
+    """The goals of the caller's most recent completed review."""
+    row = ctx.db.execute(select(Review.id, ReviewCycle.name).join(ReviewCycle, ReviewCycle.id == Review.cycle_id)
+                         .where(Review.user_id == ctx.user_id, Review.status == "completed")
+                         .order_by(Review.completed_at.desc().nulls_last(), Review.id).limit(1)).first()
+    if row is None:
+        return {"goals": [], "cycle_name": ""}
+    return {"goals": goal_records(ctx.db, [row[0]])[row[0]], "cycle_name": row[1]}
+
+
+# ---------------------------------------------------------------- writes
+
+def create_review(ctx, *, data) -> dict:
+    try:
+        cycle = load_cycle(ctx, data.cycle_id)
+    except NotFound as exc:
+        raise _bad("cycle_id", "must be an open review cycle") from exc
+    if cycle.status != "open":
+        raise _bad("cycle_id", "must be an open review cycle")
+    _active_user(ctx, data.user_id, "user_id")
+    if not in_reach(ctx.db, ctx.principal, data.user_id):
+        raise Forbidden("You may not create a review for this user")
+    reviewer_id = data.reviewer_id or ctx.user_id
+    if data.reviewer_id:
+        _active_user(ctx, reviewer_id, "reviewer_id")
+    lock_row(ctx.db, ReviewCycle, cycle.id)  # two creates for the same person serialise: one 201, one 409
+    if ctx.db.scalar(select(Review.id).where(Review.cycle_id == cycle.id, Review.user_id == data.user_id)):
+        raise Conflict("The user already has a review in this cycle")
+    review = Review(cycle_id=cycle.id, user_id=data.user_id, reviewer_id=reviewer_id, status="draft",
+                    created_by=ctx.user_id)
+    ctx.db.add(review)
+    ctx.db.flush()
+    items = ctx.db.scalars(select(ReviewTemplateItem)
+                           .join(ReviewTemplateAssignment,
+                                 ReviewTemplateAssignment.template_id == ReviewTemplateItem.template_id)
+                           .where(ReviewTemplateAssignment.user_id == data.user_id)
+                           .order_by(ReviewTemplateItem.sort_order, ReviewTemplateItem.id)).all()
+    insert_rows(ctx.db, ReviewKpiRating, [
+        {"review_id": review.id, "template_item_id": item.id, "area": item.area, "label": item.label,
+         "is_mandatory": item.is_mandatory, "sort_order": item.sort_order, "rating": None, "notes": None}
+        for item in items])
+    if reviewer_id != ctx.user_id:
+        notify(ctx, user_id=reviewer_id, type="review_assigned", title=f"You were asked to review ({cycle.name})",
+               resource_type="review", resource_id=review.id, action_url=f"/performance/reviews/{review.id}",
+               actor_id=ctx.user_id)
+    return review_record(review_row(ctx.db, review.id))
+
+
+def _is_reviewer_side(ctx, review: Review) -> bool:
+    if ctx.user_id == review.reviewer_id:
+        return True
+    return ctx.user_id != review.user_id and ctx.principal.access_level in MANAGER_LEVELS
+
+
+def _check_move(current: str, target: str) -> None:
+    if target == current:
+        return
+    if current == "completed":
+        raise Conflict("A completed review cannot change status")
+    step = REVIEW_STATUSES.index(target) - REVIEW_STATUSES.index(current)
+    if step not in (1, -1):
+        raise Conflict(f"A review moves one step at a time: {current} cannot move to {target}")
+
+
+def update_review(ctx, *, review_id: str, data) -> dict:
+    load_review(ctx, review_id)
+    review = lock_row(ctx.db, Review, review_id)
+    if review.status == "completed":
+        raise Conflict("A completed review cannot be changed")
+    changes = data.changes()
+    kpi_inputs = changes.pop("kpi_ratings", None)
+    goal_inputs = changes.pop("goals", None)
+    status = changes.pop("status", None)
+    reviewer_side = _is_reviewer_side(ctx, review)
+    if not reviewer_side:
+        if any(field in changes for field in REVIEWER_FIELDS) or kpi_inputs:
+            raise Forbidden("Only the reviewer may rate KPIs or write reviewer notes and action items")
+        if status in ("ready_for_review", "completed") and status != review.status:
+            raise Forbidden("Only the reviewer may move a review past in_review")
+    if status is not None:
+        _check_move(review.status, status)
+    for key, value in changes.items():
+        setattr(review, key, value)
+    if kpi_inputs:
+        _write_ratings(ctx, review.id, data.kpi_ratings)
+    if goal_inputs is not None:
+        ctx.db.execute(delete(ReviewGoal).where(ReviewGoal.review_id == review.id)
+                       .execution_options(synchronize_session=False))
+        insert_rows(ctx.db, ReviewGoal, [
+            {"review_id": review.id, "goal": goal.goal, "success_measures": goal.success_measures,
+             "support_needed": goal.support_needed, "status": None,
+             "sort_order": index if goal.sort_order is None else goal.sort_order}
+            for index, goal in enumerate(data.goals)])
+    if status is not None and status != review.status:
+        if status == "completed":
+            kpis = ctx.db.execute(select(ReviewKpiRating.rating, ReviewKpiRating.is_mandatory)
+                                  .where(ReviewKpiRating.review_id == review.id)).all()
+            review.kpi_pass_count, review.kpi_total_count, review.kpi_passed = review_passes(
+                [tuple(kpi) for kpi in kpis])
+            review.completed_at = utcnow()
+        review.status = status
+    ctx.db.flush()
+    return review_record(review_row(ctx.db, review.id))
+
+
+def _write_ratings(ctx, review_id: str, ratings) -> None:
+    """Each rating names a KPI of this review (400 otherwise); one UPDATE for all of them."""
+    ids = [rating.id for rating in ratings]
+    if len(set(ids)) != len(ids):
+        raise _bad("kpi_ratings", "names a KPI twice")
+    found = set(ctx.db.scalars(select(ReviewKpiRating.id).where(ReviewKpiRating.id.in_(ids),
+                                                                 ReviewKpiRating.review_id == review_id)))
+    unknown = [index for index, rating_id in enumerate(ids) if rating_id not in found]
+    if unknown:
+        raise BadRequest("kpi_ratings must name KPIs of this review",
+                         details=[{"field": f"kpi_ratings.{index}.id", "message": "not a KPI of this review"}
+                                  for index in unknown[:10]])
+    values = {}
+    sent = [rating.model_fields_set for rating in ratings]
+    if any("rating" in fields for fields in sent):
+        values["rating"] = case({r.id: r.rating for r, f in zip(ratings, sent) if "rating" in f},
+                                value=ReviewKpiRating.id, else_=ReviewKpiRating.rating)
+    if any("notes" in fields for fields in sent):
+        values["notes"] = case({r.id: r.notes for r, f in zip(ratings, sent) if "notes" in f},
+                               value=ReviewKpiRating.id, else_=ReviewKpiRating.notes)
+    if values:
+        ctx.db.execute(update(ReviewKpiRating).where(ReviewKpiRating.id.in_(ids)).values(values)
+                       .execution_options(synchronize_session=False))
+
+
+def record_previous_goals(ctx, *, review_id: str, data) -> dict:
+    """Outcomes of goals set in the same person's earlier reviews (400 for any other goal); one UPDATE."""
+    review = load_review(ctx, review_id)
+    if review.status == "completed":
+        raise Conflict("A completed review cannot be changed")
+    outcomes = {outcome.goal_id: outcome.status for outcome in data.outcomes}
+    found = set(ctx.db.scalars(select(ReviewGoal.id).join(Review, Review.id == ReviewGoal.review_id)
+                               .where(ReviewGoal.id.in_(list(outcomes)), Review.user_id == review.user_id,
+                                      Review.id != review.id))) if outcomes else set()
+    unknown = [index for index, outcome in enumerate(data.outcomes) if outcome.goal_id not in found]
+    if unknown:
+        raise BadRequest("outcomes must name goals of this person's earlier reviews",
+                         details=[{"field": f"outcomes.{index}.goal_id", "message": "not a goal of an earlier review"}
+                                  for index in unknown[:10]])
+    if outcomes:
+        ctx.db.execute(update(ReviewGoal).where(ReviewGoal.id.in_(list(outcomes)))
+                       .values(status=case(outcomes, value=ReviewGoal.id))
+                       .execution_options(synchronize_session=False))
+    return {"ok": True}
+
+
+def delete_review(ctx, *, review_id: str) -> None:
+    load_review(ctx, review_id)
+    review = lock_row(ctx.db, Review, review_id)
+    if review.status != "draft":
+        raise BadRequest("Only a draft review can be deleted")
+    ctx.db.delete(review)
+    ctx.db.flush()
