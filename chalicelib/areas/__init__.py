@@ -34,6 +34,8 @@ AREAS = (
     "invoices",
     "connections",
     "performance",
+    "leave",
+    "insights",
 )
 
 

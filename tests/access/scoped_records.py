@@ -288,6 +288,13 @@ def _hidden_agent_task(db, made) -> Made:
     return Made(task.id, owner)
 
 
+def _hidden_leave_request(db, made) -> Made:
+    from tests.areas.leave.factories import make_leave
+
+    owner = _someone(db)
+    return Made(make_leave(db, owner).id, owner)
+
+
 def _parent(db, made, name, maker):
     if name in made:
         return made[name].id, made[name].owner
@@ -330,8 +337,8 @@ SCOPED: dict[str, Scoped] = {
                                                      "docs/decisions/agents.md)"),
     "review_id": Scoped(_hidden_review, rule="employee and lead see their own reviews and those they review; a "
                                              "manager also their team's (docs/decisions/performance.md)"),
-    "request_id": Scoped(_hidden_feedback_request, rule="a feedback request is seen by its reviewer, its requester "
-                                                        "and whoever reaches its subject"),
+    "leave_request_id": Scoped(_hidden_leave_request, rule="head and executive see every leave request; others "
+                                                          "their own and their managed squads' (docs/decisions/leave.md)"),
 }
 
 
@@ -518,6 +525,9 @@ def value_for(db, name: str, made: dict) -> str:
 # Routes where a rule of the area answers before record scoping does, for one kind of viewer:
 # (method, path, viewer access level) -> (statuses, why). The other viewers still get SCOPED's expect.
 ROUTE_EXPECT: dict[tuple[str, str, str], tuple[tuple[int, ...], str]] = {
+    ("POST", "/api/leave/requests/{leave_request_id}/retry-integrations", "executive"): (
+        (409,), "executive only: an executive sees every leave request, so the hidden one is found and is not "
+                "approved"),
     ("POST", "/api/time-entries/{entry_id}/approve", "employee"): (
         (403,), "only approvers (manager and above, or timesheets:manage) decide; the role check comes first"),
     ("POST", "/api/time-entries/{entry_id}/reject", "employee"): (

@@ -31,6 +31,7 @@ BODY_UNSCOPED = {
     "assignee_id": _USERS, "reporter_id": _USERS, "approved_by_user_id": _USERS, "manager_id": _USERS,
     "owner_id": _USERS, "delivery_manager_id": _USERS, "user_id": _USERS,
     "reviewer_id": _USERS, "subject_id": _USERS,
+    "leave_type_id": "a leave type is the ledger's id, organisation-wide (checked against the cached types)",
     "cycle_id": "review cycles are organisation-wide; a review or feedback request needs an open one (400 naming cycle_id)",
     "status_id": _CONFIG, "priority_id": _CONFIG, "type_id": _CONFIG, "phase_id": _CONFIG, "stage_id": _CONFIG,
     "service_type_id": _CONFIG, "email_template_id": "a template reference of a config item, organisation-wide",

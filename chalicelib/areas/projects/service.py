@@ -184,7 +184,18 @@ def create_project(ctx, *, data) -> dict:
                    changes={field: {"from": None, "to": value} for field, value in _snapshot(project).items()
                             if value is not None})
     ctx.db.flush()
+    if project.company_id and project.type_id:
+        _capacity_changed(ctx, project)
     return project_record(ctx, project.id)
+
+
+def _capacity_changed(ctx, project: Project) -> None:
+    """The capacity heatmap cell of the project's company and type (document 1: filled on create when both
+    are set, refreshed when status or company changes)."""
+    from chalicelib.areas.insights import service as insights_service
+
+    insights_service.project_changed(ctx, project_id=project.id, company_id=project.company_id,
+                                     type_id=project.type_id, status=project.status)
 
 
 def update_project(ctx, *, project_id: str, data) -> dict:
@@ -202,6 +213,8 @@ def update_project(ctx, *, project_id: str, data) -> dict:
         history.record(ctx.db, entity_type=ENTITY, entity_id=project.id, action="updated", actor_id=ctx.user_id,
                        changes=changes)
         ctx.db.flush()
+        if {"status", "company_id", "type_id"} & changes.keys():
+            _capacity_changed(ctx, project)
         if "status" in changes and project.status == "completed" and project.company_id:
             from chalicelib.areas.relationships import service as relationships_service
 

@@ -1,0 +1,135 @@
+"""The insights area's leaf module: the population of users an answer counts, "employed on a day", tenure and
+age in whole months and years, the buckets, and the months of a series. Everything is a SQL expression over
+`users`: a figure is an aggregate, never a Python loop over the table.
+
+Definitions (docs/decisions/insights.md):
+- a person is employed on day D when they started on or before D (no start date: always), have not left
+  before D (end_date null or on/after D), and are active or have an end date (a deactivated account without an
+  end date has left at an unknown date and is no longer counted);
+- starters of a period: start_date inside it; leavers: end_date inside it (active or not);
+- the figures of a range describe the people employed on `to_date` unless stated otherwise.
+"""
+from __future__ import annotations
+
+import calendar
+from datetime import date, timedelta
+
+from sqlalchemy import Date, String, and_, case, extract, func, literal, or_, select, true, union_all
+
+from chalicelib.core.errors import BadRequest
+from chalicelib.core.models import User
+from chalicelib.core.timeutil import org_today
+
+MAX_MONTHS = 240  # a series covers at most 20 years
+
+TENURE_BUCKETS = (("< 1 year", 0, 12), ("1-2 years", 12, 24), ("2-5 years", 24, 60), ("5+ years", 60, None))
+AGE_BUCKETS = (("under 25", 0, 25), ("25-34", 25, 35), ("35-44", 35, 45), ("45-54", 45, 55), ("55+", 55, None))
+SALARY_BANDS = (("under 50k", 0, 50000), ("50k-75k", 50000, 75000), ("75k-100k", 75000, 100000),
+                ("100k-150k", 100000, 150000), ("150k+", 150000, None))
+SPAN_BUCKETS = (("1-3", 1, 4), ("4-6", 4, 7), ("7-10", 7, 11), ("11+", 11, None))
+UNSPECIFIED = "unspecified"
+
+
+def date_range(query) -> tuple[date, date]:
+    """(from, to): to_date defaults to today in ORG_TIMEZONE, from_date to the same day a year before."""
+    to_day = query.to_date or org_today()
+    from_day = query.from_date or _year_before(to_day)
+    if from_day > to_day:
+        raise BadRequest("from_date must not be after to_date",
+                         details=[{"field": "from_date", "message": "must not be after to_date"}])
+    if len(months(from_day, to_day)) > MAX_MONTHS:
+        raise BadRequest("The date range may cover at most 20 years",
+                         details=[{"field": "from_date", "message": "at most 20 years before to_date"}])
+    return from_day, to_day
+
+
+def _year_before(day: date) -> date:
+    try:
+        return day.replace(year=day.year - 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year - 1, day=28)
+
+
+def filters(query, user=User) -> list:
+    """The population filters: location and gender, case-insensitive."""
+    out = []
+    if query.location:
+        out.append(func.lower(user.location) == query.location.strip().lower())
+    if query.gender:
+        out.append(func.lower(user.gender) == query.gender.strip().lower())
+    return out
+
+
+def employed_on(day, user=User):
+    return and_(or_(user.start_date.is_(None), user.start_date <= day),
+                or_(user.end_date.is_(None), user.end_date >= day),
+                or_(user.is_active.is_(True), user.end_date.is_not(None)))
+
+
+def between(column, start, end):
+    return and_(column.is_not(None), column >= start, column <= end)
+
+
+def count_if(condition):
+    return func.count(case((condition, 1)))
+
+
+def whole_months(since, day: date):
+    """Whole months from the date column `since` to the constant `day`."""
+    return ((day.year - extract("year", since)) * 12 + (day.month - extract("month", since))
+            - case((extract("day", since) > day.day, 1), else_=0))
+
+
+def whole_years(since, day: date):
+    """Whole years (an age) from the date column `since` to the constant `day`."""
+    later_birthday = or_(extract("month", since) > day.month,
+                         and_(extract("month", since) == day.month, extract("day", since) > day.day))
+    return day.year - extract("year", since) - case((later_birthday, 1), else_=0)
+
+
+def bucket(value, buckets, *, else_=None):
+    """A CASE naming the bucket whose [low, high) holds `value`."""
+    whens = [((value >= low) if high is None else and_(value >= low, value < high), name)
+             for name, low, high in buckets]
+    return case(*whens, else_=else_)
+
+
+def months(from_day: date, to_day: date) -> list[tuple[str, date, date]]:
+    """`(label YYYY-MM, first day, last day)` of each month the range touches, cut to the range."""
+    out = []
+    year, month = from_day.year, from_day.month
+    while (year, month) <= (to_day.year, to_day.month):
+        first = date(year, month, 1)
+        last = date(year, month, calendar.monthrange(year, month)[1])
+        out.append((first.strftime("%Y-%m"), max(first, from_day), min(last, to_day)))
+        if len(out) > MAX_MONTHS:
+            break
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return out
+
+
+def months_table(from_day: date, to_day: date):
+    """The months of the range as a SQL table (label, month_start, month_end): a UNION ALL of constants, so
+    one grouped statement answers a whole series on PostgreSQL and SQLite alike."""
+    rows = [select(literal(label, String).label("label"), literal(first, Date).label("month_start"),
+                   literal(last, Date).label("month_end"))
+            for label, first, last in months(from_day, to_day)]
+    table = rows[0] if len(rows) == 1 else union_all(*rows)
+    return table.subquery("months")
+
+
+def population(query, *conditions, user=User):
+    """A SELECT's WHERE for the filtered users (and more conditions)."""
+    return and_(true(), *filters(query, user), *conditions)
+
+
+def percent(part, whole) -> float:
+    return round(100.0 * part / whole, 1) if whole else 0.0
+
+
+def one_decimal(value) -> float | None:
+    return None if value is None else round(float(value), 1)
+
+
+__all__ = ["date_range", "filters", "employed_on", "between", "count_if", "whole_months", "whole_years", "bucket",
+           "months", "months_table", "population", "percent", "one_decimal", "timedelta"]

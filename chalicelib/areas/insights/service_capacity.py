@@ -1,0 +1,45 @@
+"""The capacity heatmap (document 1, project side effects): a cell per company and project type, filled when a
+project has both and refreshed when its status, company or type changes. The projects area calls
+`project_changed` explicitly (one way: insights never reads the projects area); a deleted project leaves the
+heatmap with its row (ON DELETE CASCADE)."""
+from __future__ import annotations
+
+from sqlalchemy import delete, func, select
+
+from chalicelib.core.lookup import names
+
+from .models import INACTIVE_PROJECT_STATUSES, CapacityProject
+from .queries import count_if
+
+
+def project_changed(ctx, *, project_id: str, company_id: str | None, type_id: str | None, status: str) -> None:
+    """Fill or refresh the project's cell; a project without a company or a type leaves the heatmap. The
+    caller holds the project's row (created in this transaction, or locked for the update)."""
+    if not (company_id and type_id):
+        ctx.db.execute(delete(CapacityProject).where(CapacityProject.project_id == project_id)
+                       .execution_options(synchronize_session=False))
+        return
+    row = ctx.db.get(CapacityProject, project_id)
+    if row is None:
+        ctx.db.add(CapacityProject(project_id=project_id, company_id=company_id, project_type_id=type_id,
+                                   status=status))
+    else:
+        row.company_id, row.project_type_id, row.status = company_id, type_id, status
+    ctx.db.flush()
+
+
+def heatmap(ctx) -> list[dict]:
+    """Every filled cell: its project count and active project count (not completed, cancelled or archived),
+    with the company's name and the type's label; three statements whatever the cells."""
+    from chalicelib.areas.deals import service as deals_service
+
+    active = count_if(CapacityProject.status.not_in(INACTIVE_PROJECT_STATUSES))
+    rows = ctx.db.execute(select(CapacityProject.company_id, CapacityProject.project_type_id, func.count(), active)
+                          .group_by(CapacityProject.company_id, CapacityProject.project_type_id)).all()
+    companies = deals_service.company_names(ctx.db, [row[0] for row in rows])
+    labels = names(ctx.db, item_ids=[row[1] for row in rows])
+    cells = [{"company_id": company, "company_name": companies.get(company), "project_type_id": type_id,
+              "project_type_label": labels.item(type_id)["label"], "project_count": total,
+              "active_project_count": running} for company, type_id, total, running in rows]
+    return sorted(cells, key=lambda c: ((c["company_name"] or "").lower(), (c["project_type_label"] or "").lower(),
+                                        c["company_id"], c["project_type_id"]))

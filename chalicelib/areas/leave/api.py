@@ -1,0 +1,69 @@
+"""Leave (base /api/leave, tool `leave`): leave types and balances from the ledger, requests with the approval
+chain, integrations on approval, and the pending count."""
+from chalice import Blueprint
+
+from chalicelib.core.http import endpoint
+from chalicelib.core.schemas import many, one
+
+from . import service
+from .schemas import (LeaveListQuery, LeaveReject, LeaveRequestCreate, LeaveRequestDetail, LeaveRequestRead,
+                      PendingCountRead)
+
+bp = Blueprint(__name__)
+BASE = "/api/leave"
+
+
+@bp.route(f"{BASE}/requests", methods=["GET"])
+@endpoint(tool="leave", level="view", query=LeaveListQuery, response=many("requests", LeaveRequestRead))
+def list_leave_requests(ctx, query: LeaveListQuery):
+    """Leave requests: tab `mine` (default), `pending` (awaiting your approval) or `all` (head and executive)"""
+    return {"requests": service.list_requests(ctx, query)}
+
+
+@bp.route(f"{BASE}/requests/{{leave_request_id}}", methods=["GET"])
+@endpoint(tool="leave", level="view", response=LeaveRequestDetail)
+def get_leave_request(ctx, leave_request_id: str):
+    """A leave request with its history"""
+    return service.get_request(ctx, request_id=leave_request_id)
+
+
+@bp.route(f"{BASE}/requests", methods=["POST"])
+@endpoint(tool="leave", level="update", body=LeaveRequestCreate, status=201, response=one("request", LeaveRequestRead))
+def create_leave_request(ctx, body: LeaveRequestCreate):
+    """Submit a leave request (its first status depends on the submitter's access level)"""
+    return {"request": service.create_request(ctx, data=body)}
+
+
+@bp.route(f"{BASE}/requests/{{leave_request_id}}/approve", methods=["POST"])
+@endpoint(tool="leave", level="update", response=one("request", LeaveRequestRead))
+def approve_leave_request(ctx, leave_request_id: str):
+    """Approve the request's current step (squad manager or executive, then executive)"""
+    return {"request": service.approve(ctx, request_id=leave_request_id)}
+
+
+@bp.route(f"{BASE}/requests/{{leave_request_id}}/reject", methods=["POST"])
+@endpoint(tool="leave", level="update", body=LeaveReject, response=one("request", LeaveRequestRead))
+def reject_leave_request(ctx, leave_request_id: str, body: LeaveReject):
+    """Reject a pending request with a reason"""
+    return {"request": service.reject(ctx, request_id=leave_request_id, data=body)}
+
+
+@bp.route(f"{BASE}/requests/{{leave_request_id}}/cancel", methods=["POST"])
+@endpoint(tool="leave", level="update", response=one("request", LeaveRequestRead))
+def cancel_leave_request(ctx, leave_request_id: str):
+    """Cancel a pending or approved request (its owner or an executive); approved: integrations reversed"""
+    return {"request": service.cancel(ctx, request_id=leave_request_id)}
+
+
+@bp.route(f"{BASE}/requests/{{leave_request_id}}/retry-integrations", methods=["POST"])
+@endpoint(tool="leave", level="manage", access=("executive",), response=one("request", LeaveRequestRead))
+def retry_leave_integrations(ctx, leave_request_id: str):
+    """Re-run the integrations of an approved request that failed or were skipped (executive)"""
+    return {"request": service.retry_integrations(ctx, request_id=leave_request_id)}
+
+
+@bp.route(f"{BASE}/pending-count", methods=["GET"])
+@endpoint(tool="leave", level="view", response=PendingCountRead)
+def leave_pending_count(ctx):
+    """How many requests await the caller's approval"""
+    return {"count": service.pending_count(ctx)}

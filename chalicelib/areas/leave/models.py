@@ -1,0 +1,70 @@
+"""Leave: leave types and balances cached from the leave ledger, leave requests with their approval chain and
+the outcome of each integration run on approval."""
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from sqlalchemy import Boolean, Date, ForeignKey, Index, Numeric, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from chalicelib.core.db import JSON, Base, Timestamps, UTCDateTime, id_column
+
+STATUSES = ("pending_manager", "pending_exec", "approved", "rejected", "cancelled")
+PENDING = ("pending_manager", "pending_exec")
+ACTIVE = ("pending_manager", "pending_exec", "approved")  # what an overlapping request collides with
+INTEGRATIONS = ("ledger", "planner", "calendar", "chat")
+
+
+class LeaveType(Base):
+    """A leave type as the ledger answered it; `id` is the ledger's own id (leave applications name it)."""
+
+    __tablename__ = "leave_types"
+
+    id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    is_paid: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    fetched_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+
+
+class LeaveBalance(Base):
+    __tablename__ = "leave_balances"
+    __table_args__ = (UniqueConstraint("user_id", "leave_type_id", name="uq_leave_balances_user_type"),)
+
+    id: Mapped[str] = id_column()
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
+    leave_type_id: Mapped[str] = mapped_column(String(100), nullable=False)
+    leave_type_name: Mapped[str] = mapped_column(String(200), nullable=False)
+    balance_hours: Mapped[Decimal] = mapped_column(Numeric(10, 2), nullable=False)
+    fetched_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+
+
+class LeaveRequest(Timestamps, Base):
+    __tablename__ = "leave_requests"
+    __table_args__ = (Index("ix_leave_requests_user_dates", "user_id", "start_date", "end_date"),
+                      Index("ix_leave_requests_status", "status"))
+
+    id: Mapped[str] = id_column()
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
+    leave_type_id: Mapped[str] = mapped_column(String(100), nullable=False)
+    leave_type_name: Mapped[str] = mapped_column(String(200), nullable=False)
+    start_date: Mapped[date] = mapped_column(Date, nullable=False)
+    end_date: Mapped[date] = mapped_column(Date, nullable=False)
+    total_hours: Mapped[Decimal | None] = mapped_column(Numeric(8, 2))
+    notes: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(20), nullable=False)
+    manager_approved_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    manager_approved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    exec_approved_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    exec_approved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    rejected_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    rejected_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    rejection_reason: Mapped[str | None] = mapped_column(Text)
+    cancelled_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    cancelled_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    ledger_leave_application_id: Mapped[str | None] = mapped_column(String(200))
+    planner_booking_id: Mapped[str | None] = mapped_column(String(200))
+    calendar_event_id: Mapped[str | None] = mapped_column(String(200))
+    chat_message_ts: Mapped[str | None] = mapped_column(String(100))
+    chat_channel: Mapped[str | None] = mapped_column(String(200))
+    integration_errors: Mapped[dict | None] = mapped_column(JSON)

@@ -1,0 +1,226 @@
+"""Leave requests: list by tab, detail with history, create in the initial status by submitter level, the
+approval chain, reject, cancel, retry of integrations and the pending count (scope and reads in queries.py;
+the integrations in service_integrations.py; types and balances in service_cache.py).
+
+Rules (document 2, Leave; decisions.md section 9; docs/decisions/leave.md):
+- a new request starts `approved` for an executive (integrations run), `pending_exec` for a manager or head,
+  `pending_manager` for a lead or employee; end_date before start_date is 400; a request overlapping another
+  pending or approved request of the same person is 409;
+- approve at `pending_manager`: the requester's squad manager or an executive -> `pending_exec`; at
+  `pending_exec`: an executive -> `approved`, then the integrations run after commit; anyone else 403, another
+  status 409; nobody approves their own request;
+- reject (a reason is required) a pending request: the same approvers as its step; cancel a pending or approved
+  request: its owner or an executive (403); cancelling an approved request reverses its integrations;
+- every step is a history entry; the next approver gets `leave_requested`, the requester `leave_approved` or
+  `leave_rejected` (and `leave_cancelled` when someone else cancels).
+"""
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden
+from chalicelib.core.history import record as record_history
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_key, lock_row
+from chalicelib.core.models import User
+from chalicelib.core.notify import notify, notify_many
+from chalicelib.core.query import LIST_LIMIT, in_scope
+from chalicelib.core.scoping import sees_all
+
+from . import service_integrations
+from .models import ACTIVE, PENDING, LeaveRequest, LeaveType
+from .queries import (ENTITY, awaiting, history_records, load_leave_request, one_record, request_record,
+                      request_select, squad_manager_id, visible)
+
+INITIAL_STATUS = {"executive": "approved", "head": "pending_exec", "manager": "pending_exec",
+                  "lead": "pending_manager", "employee": "pending_manager"}
+
+
+def _bad(field: str, message: str) -> BadRequest:
+    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
+
+
+def _history(ctx, request_id: str, action: str, comment: str | None = None) -> None:
+    record_history(ctx.db, entity_type=ENTITY, entity_id=request_id, action=action, actor_id=ctx.user_id,
+                   changes={"comment": comment} if comment else None)
+
+
+def _is_executive(ctx) -> bool:
+    return ctx.principal.access_level == "executive"
+
+
+# ---------------------------------------------------------------- reads
+
+def list_requests(ctx, query) -> list[dict]:
+    """`mine` (default), `pending` (awaiting the caller's decision) or `all` (head and executive only, 403
+    otherwise); newest first, one statement, at most 500."""
+    stmt = request_select()
+    if query.tab == "mine":
+        stmt = stmt.where(LeaveRequest.user_id == ctx.user_id)
+    elif query.tab == "pending":
+        stmt = stmt.where(awaiting(ctx.principal))
+    else:
+        if not sees_all(ctx.principal):
+            raise Forbidden("The all tab is for head and executive")
+        stmt = in_scope(stmt, visible(ctx.principal))
+    stmt = stmt.order_by(LeaveRequest.start_date.desc(), LeaveRequest.created_at.desc(), LeaveRequest.id)
+    return [request_record(row) for row in ctx.db.execute(stmt.limit(LIST_LIMIT))]
+
+
+def pending_count(ctx) -> int:
+    return ctx.db.scalar(select(func.count()).select_from(LeaveRequest).where(awaiting(ctx.principal)))
+
+
+def get_request(ctx, *, request_id: str) -> dict:
+    request = load_leave_request(ctx, request_id)
+    return {"request": one_record(ctx.db, request.id), "history": history_records(ctx.db, request.id)}
+
+
+# ---------------------------------------------------------------- notices
+
+def _executive_ids(db, exclude: str) -> list[str]:
+    return list(db.scalars(select(User.id).where(User.access_level == "executive", User.is_active.is_(True),
+                                                 User.id != exclude).order_by(User.id)))
+
+
+def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
+    """`leave_requested` to whoever decides the next step: the squad manager at the first step (executives when
+    there is none), every executive at the second."""
+    approvers: list[str] = []
+    if request.status == "pending_manager":
+        manager = squad_manager_id(ctx.db, request.user_id)
+        if manager and manager != request.user_id:
+            active = ctx.db.scalar(select(User.id).where(User.id == manager, User.is_active.is_(True)))
+            approvers = [active] if active else []
+    if not approvers:
+        approvers = _executive_ids(ctx.db, request.user_id)
+    title = (f"Leave request from {requester.name}: {request.leave_type_name}, "
+             f"{request.start_date.isoformat()} to {request.end_date.isoformat()}")
+    notify_many(ctx, [{"user_id": user_id, "type": "leave_requested", "title": title, "resource_type": ENTITY,
+                       "resource_id": request.id, "action_url": f"/leave/requests/{request.id}",
+                       "actor_id": ctx.user_id} for user_id in approvers if user_id != ctx.user_id])
+
+
+def _notify_requester(ctx, request: LeaveRequest, type: str, title: str, body: str | None = None) -> None:
+    if request.user_id != ctx.user_id:
+        notify(ctx, user_id=request.user_id, type=type, title=title, body=body, resource_type=ENTITY,
+               resource_id=request.id, action_url=f"/leave/requests/{request.id}", actor_id=ctx.user_id)
+
+
+# ---------------------------------------------------------------- writes
+
+def create_request(ctx, *, data) -> dict:
+    if data.end_date < data.start_date:
+        raise _bad("end_date", "must not be before start_date")
+    type_name = data.leave_type_name
+    if ctx.db.scalar(select(LeaveType.id).limit(1)) is not None:  # the ledger's types are known: check it
+        known = ctx.db.scalar(select(LeaveType.name).where(LeaveType.id == data.leave_type_id))
+        if known is None:
+            raise _bad("leave_type_id", "must be a leave type of the ledger")
+        type_name = known
+    lock_key(ctx.db, "leave-requests", ctx.user_id)  # two overlapping submissions serialise: one is 409
+    overlap = ctx.db.scalar(select(LeaveRequest.id).where(
+        LeaveRequest.user_id == ctx.user_id, LeaveRequest.status.in_(ACTIVE),
+        LeaveRequest.start_date <= data.end_date, LeaveRequest.end_date >= data.start_date).limit(1))
+    if overlap:
+        raise Conflict("This request overlaps another pending or approved leave request of yours")
+    status = INITIAL_STATUS[ctx.principal.access_level]
+    request = LeaveRequest(user_id=ctx.user_id, leave_type_id=data.leave_type_id, leave_type_name=type_name,
+                           start_date=data.start_date, end_date=data.end_date, total_hours=data.total_hours,
+                           notes=data.notes, status=status)
+    if status == "approved":
+        request.exec_approved_by, request.exec_approved_at = ctx.user_id, utcnow()
+    ctx.db.add(request)
+    ctx.db.flush()
+    _history(ctx, request.id, "submitted", data.notes)
+    if status == "approved":
+        _history(ctx, request.id, "approved")
+        service_integrations.run_after_commit(ctx, request.id)
+    else:
+        _notify_next(ctx, request, ctx.principal.user)
+    ctx.db.flush()
+    return one_record(ctx.db, request.id)
+
+
+def _approver_of_step(ctx, request: LeaveRequest) -> None:
+    """403 unless the caller decides the request's current step (never their own request)."""
+    if request.user_id == ctx.user_id:
+        raise Forbidden("You cannot decide your own leave request")
+    if request.status == "pending_manager":
+        if not (_is_executive(ctx) or squad_manager_id(ctx.db, request.user_id) == ctx.user_id):
+            raise Forbidden("Only the squad manager or an executive approves this step")
+    elif request.status == "pending_exec":
+        if not _is_executive(ctx):
+            raise Forbidden("Only an executive approves this step")
+
+
+def _locked(ctx, request_id: str) -> LeaveRequest:
+    load_leave_request(ctx, request_id)
+    return lock_row(ctx.db, LeaveRequest, request_id)
+
+
+def approve(ctx, *, request_id: str) -> dict:
+    request = _locked(ctx, request_id)
+    if request.status not in PENDING:
+        raise Conflict(f"A {request.status} request cannot be approved")
+    _approver_of_step(ctx, request)
+    now = utcnow()
+    if request.status == "pending_manager":
+        request.status, request.manager_approved_by, request.manager_approved_at = "pending_exec", ctx.user_id, now
+        ctx.db.flush()
+        _history(ctx, request.id, "manager_approved")
+        _notify_next(ctx, request, ctx.db.get(User, request.user_id))
+    else:
+        request.status, request.exec_approved_by, request.exec_approved_at = "approved", ctx.user_id, now
+        ctx.db.flush()
+        _history(ctx, request.id, "approved")
+        _notify_requester(ctx, request, "leave_approved", f"Your leave was approved: {request.leave_type_name}, "
+                          f"{request.start_date.isoformat()} to {request.end_date.isoformat()}")
+        service_integrations.run_after_commit(ctx, request.id)
+    ctx.db.flush()
+    return one_record(ctx.db, request.id)
+
+
+def reject(ctx, *, request_id: str, data) -> dict:
+    request = _locked(ctx, request_id)
+    if request.status not in PENDING:
+        raise Conflict(f"A {request.status} request cannot be rejected")
+    _approver_of_step(ctx, request)
+    request.status, request.rejected_by, request.rejected_at = "rejected", ctx.user_id, utcnow()
+    request.rejection_reason = data.reason
+    ctx.db.flush()
+    _history(ctx, request.id, "rejected", data.reason)
+    _notify_requester(ctx, request, "leave_rejected", f"Your leave request was rejected: {request.leave_type_name}",
+                      body=data.reason)
+    ctx.db.flush()
+    return one_record(ctx.db, request.id)
+
+
+def cancel(ctx, *, request_id: str) -> dict:
+    request = _locked(ctx, request_id)
+    if request.user_id != ctx.user_id and not _is_executive(ctx):
+        raise Forbidden("Only the requester or an executive cancels a leave request")
+    if request.status not in (*PENDING, "approved"):
+        raise Conflict(f"A {request.status} request cannot be cancelled")
+    was_approved = request.status == "approved"
+    request.status, request.cancelled_by, request.cancelled_at = "cancelled", ctx.user_id, utcnow()
+    ctx.db.flush()
+    _history(ctx, request.id, "cancelled")
+    _notify_requester(ctx, request, "leave_cancelled", f"Your leave was cancelled: {request.leave_type_name}")
+    if was_approved:
+        service_integrations.reverse_after_commit(ctx, request.id)
+    ctx.db.flush()
+    return one_record(ctx.db, request.id)
+
+
+def retry_integrations(ctx, *, request_id: str) -> dict:
+    """Re-runs the integrations that have no id yet (failed or skipped), answering the request after the
+    providers answered; no transaction is held open during the calls."""
+    request = load_leave_request(ctx, request_id)
+    if request.status != "approved":
+        raise Conflict("Only an approved request runs integrations")
+    names = [name for name, field in service_integrations.ID_FIELDS.items() if not getattr(request, field)]
+    _history(ctx, request.id, "integrations_retried", ", ".join(names) or None)
+    ctx.db.flush()
+    service_integrations.run(ctx, request.id, names)
+    return one_record(ctx.db, request.id)

@@ -1,0 +1,218 @@
+"""The integrations of an approved leave request (document 2, Events): the ledger's leave application, the
+planner's booking, an event on the team calendar and a chat message; reversed when an approved request is
+cancelled.
+
+Each runs after the approval is committed, with no transaction held open while a provider answers, and on its
+own: a failure is recorded in `integration_errors[<name>]` and does not stop the others; the request stays
+approved. An integration whose provider is not configured (mode `off`, no connection, no mapping of the user) is
+recorded as skipped in the same place (`Not configured: ...`), so that `retry-integrations` runs it once
+configured. A success stores the provider's id (`ledger_leave_application_id`, `planner_booking_id`,
+`calendar_event_id`, `chat_message_ts`) and clears that integration's error. Retry re-runs exactly the
+integrations without an id. A request cancelled while its integrations ran is reversed when they answer.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from chalicelib.core.context import job_context
+from chalicelib.core.errors import DomainError, ServiceUnavailable
+from chalicelib.core.locks import lock_row
+from chalicelib.core.models import Squad, User
+
+from .models import INTEGRATIONS, LeaveRequest
+
+log = logging.getLogger("wms.leave")
+SANDBOX_CHAT_CHANNEL = "C_LEAVE"
+ID_FIELDS = {"ledger": "ledger_leave_application_id", "planner": "planner_booking_id",
+             "calendar": "calendar_event_id", "chat": "chat_message_ts"}
+
+
+class NotConfigured(Exception):
+    """The provider of an integration is not configured: the integration is skipped (recorded, retried later)."""
+
+
+def _snapshot(db, request: LeaveRequest) -> dict:
+    user = db.get(User, request.user_id)
+    squad = db.get(Squad, user.squad_id) if user.squad_id else None
+    return {"id": request.id, "user_id": user.id, "user_email": user.email, "user_name": user.name,
+            "chat_channel": (squad.chat_channel_id if squad else None) or request.chat_channel,
+            "leave_type_id": request.leave_type_id, "leave_type_name": request.leave_type_name,
+            "start_date": request.start_date, "end_date": request.end_date,
+            "total_hours": float(request.total_hours) if request.total_hours is not None else None,
+            "notes": request.notes, **{field: getattr(request, field) for field in ID_FIELDS.values()}}
+
+
+def _summary(leave: dict) -> str:
+    return f"{leave['user_name']}: {leave['leave_type_name']}"
+
+
+def _dates(leave: dict) -> str:
+    start, end = leave["start_date"].isoformat(), leave["end_date"].isoformat()
+    return start if start == end else f"{start} to {end}"
+
+
+# ---------------------------------------------------------------- one function per integration
+
+def _ledger(ctx, leave: dict) -> str:
+    raise NotConfigured("Not configured: the leave ledger (Xero Payroll AU) is not available")
+
+
+def _ledger_reverse(ctx, leave: dict) -> None:
+    raise NotConfigured("Not configured: the leave ledger (Xero Payroll AU) is not available")
+
+
+def _planner(ctx, leave: dict) -> str:
+    raise NotConfigured("Not configured: the resource planner (Productive) is not available")
+
+
+def _planner_reverse(ctx, leave: dict) -> None:
+    raise NotConfigured("Not configured: the resource planner (Productive) is not available")
+
+
+def _calendar_provider(ctx):
+    from chalicelib.providers.calendar import get_calendar
+
+    calendar = get_calendar(db=ctx.db)
+    if calendar is None:
+        raise NotConfigured("Not configured: the calendar (CALENDAR_MODE)")
+    return calendar
+
+
+def _calendar(ctx, leave: dict) -> str:
+    from chalicelib.providers.calendar import team_calendar_id
+
+    event = {"summary": f"On leave — {_summary(leave)}",
+             "description": leave["notes"] or f"{leave['leave_type_name']} ({_dates(leave)})",
+             "start": {"date": leave["start_date"].isoformat()},
+             "end": {"date": (leave["end_date"] + timedelta(days=1)).isoformat()}}  # Google's end is exclusive
+    return _calendar_provider(ctx).insert_event(leave["user_email"], team_calendar_id(), event)["id"]
+
+
+def _calendar_reverse(ctx, leave: dict) -> None:
+    from chalicelib.providers.calendar import CalendarError, team_calendar_id
+
+    try:
+        _calendar_provider(ctx).delete_event(leave["user_email"], team_calendar_id(), leave["calendar_event_id"])
+    except CalendarError as exc:
+        if exc.status != 404:  # already gone: reversed
+            raise
+
+
+def _chat_target(ctx, leave: dict):
+    from chalicelib.providers.chat import get_chat
+
+    try:
+        chat = get_chat(db=ctx.db)
+    except ServiceUnavailable as exc:
+        raise NotConfigured("Not configured: team chat (CHAT_MODE)") from exc
+    channel = leave["chat_channel"]
+    if not channel and ctx.settings.provider_mode("chat") == "sandbox":
+        channel = SANDBOX_CHAT_CHANNEL
+    if not channel:
+        raise NotConfigured("Not configured: the requester's squad has no chat channel")
+    return chat, channel
+
+
+def _chat(ctx, leave: dict) -> str:
+    chat, channel = _chat_target(ctx, leave)
+    leave["chat_channel"] = channel
+    return chat.post_message(channel=channel, text=f":palm_tree: {_summary(leave)}, {_dates(leave)} (approved)")["ts"]
+
+
+def _chat_reverse(ctx, leave: dict) -> None:
+    chat, channel = _chat_target(ctx, leave)
+    chat.post_message(channel=channel, text=f":x: Cancelled — {_summary(leave)}, {_dates(leave)}")
+
+
+RUN = {"ledger": _ledger, "planner": _planner, "calendar": _calendar, "chat": _chat}
+REVERSE = {"ledger": _ledger_reverse, "planner": _planner_reverse, "calendar": _calendar_reverse,
+           "chat": _chat_reverse}
+
+
+def _attempt(ctx, fn, name: str, leave: dict):
+    """(outcome, value): ("ok", id), ("skipped", message) or ("failed", message)."""
+    try:
+        return "ok", fn(ctx, leave)
+    except NotConfigured as exc:
+        return "skipped", str(exc)
+    except DomainError as exc:
+        detail = exc.extra.get("detail") if exc.extra else None
+        return "failed", f"{exc.message}: {detail}" if detail and detail != exc.message else exc.message
+    except Exception as exc:  # noqa: BLE001 - one provider's surprise is this integration's failure only
+        log.exception("leave integration %s failed", name)
+        return "failed", f"Unexpected error: {type(exc).__name__}"
+
+
+# ---------------------------------------------------------------- running
+
+def run(ctx, request_id: str, names=None) -> dict:
+    """Run the named integrations (default: every one without an id) for an approved request and record the
+    outcomes. The caller's transaction is ended first (its writes committed), so no transaction is held open
+    while the providers answer. Answers `{name: outcome}`."""
+    request = ctx.db.get(LeaveRequest, request_id)
+    if request is None or request.status != "approved":
+        return {}
+    leave = _snapshot(ctx.db, request)
+    names = [n for n in (names or INTEGRATIONS) if n in RUN and not leave[ID_FIELDS[n]]]
+    ctx.release_connection()
+    results = {name: _attempt(ctx, RUN[name], name, leave) for name in names}
+    request = lock_row(ctx.db, LeaveRequest, request_id)
+    if request.status != "approved":  # cancelled while the providers answered: undo what was just made
+        made = {**leave, **{ID_FIELDS[n]: value for n, (outcome, value) in results.items() if outcome == "ok"}}
+        for name, (outcome, _) in results.items():
+            if outcome == "ok":
+                _attempt(ctx, REVERSE[name], name, made)
+        return {name: outcome for name, (outcome, _) in results.items()}
+    errors = dict(request.integration_errors or {})
+    for name, (outcome, value) in results.items():
+        if outcome == "ok":
+            setattr(request, ID_FIELDS[name], value)
+            errors.pop(name, None)
+        else:
+            errors[name] = value
+    if leave["chat_channel"] and results.get("chat", ("",))[0] == "ok":
+        request.chat_channel = leave["chat_channel"]
+    request.integration_errors = errors or None
+    ctx.db.flush()
+    return {name: outcome for name, (outcome, _) in results.items()}
+
+
+def reverse(ctx, request_id: str) -> dict:
+    """Undo each integration that succeeded (a chat cancellation message for the chat post); a reversed
+    integration loses its id, a failed reversal is recorded in integration_errors and keeps it."""
+    request = ctx.db.get(LeaveRequest, request_id)
+    if request is None:
+        return {}
+    leave = _snapshot(ctx.db, request)
+    names = [n for n in INTEGRATIONS if leave[ID_FIELDS[n]]]
+    ctx.release_connection()
+    results = {name: _attempt(ctx, REVERSE[name], name, leave) for name in names}
+    request = lock_row(ctx.db, LeaveRequest, request_id)
+    errors = dict(request.integration_errors or {})
+    for name, (outcome, value) in results.items():
+        if outcome == "ok":
+            if name != "chat":  # the chat post stays; the cancellation was posted beside it
+                setattr(request, ID_FIELDS[name], None)
+            errors.pop(name, None)
+        else:
+            errors[name] = f"Reversal: {value}"
+    request.integration_errors = errors or None
+    ctx.db.flush()
+    return {name: outcome for name, (outcome, _) in results.items()}
+
+
+def _in_job(fn, request_id: str) -> None:
+    try:
+        with job_context() as ctx:
+            fn(ctx, request_id)
+    except Exception:  # noqa: BLE001 - the approval is committed; the failure is logged and retried by hand
+        log.exception("leave integrations of %s failed", request_id)
+
+
+def run_after_commit(ctx, request_id: str) -> None:
+    ctx.after_commit(lambda: _in_job(run, request_id))
+
+
+def reverse_after_commit(ctx, request_id: str) -> None:
+    ctx.after_commit(lambda: _in_job(reverse, request_id))

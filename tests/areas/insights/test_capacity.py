@@ -1,0 +1,46 @@
+"""The capacity heatmap (document 1, project side effects): filled by the projects area when a project has a
+company and a type, refreshed when its status, company or type changes, read at /api/insights/capacity-heatmap."""
+from tests.areas.deals.factories import make_company
+from tests.factories import config_item, make_user
+
+
+def _cells(api, user):
+    answer = api.get("/api/insights/capacity-heatmap", as_=user)
+    assert answer.status == 200, answer
+    return {(c["company_id"], c["project_type_id"]): (c["project_count"], c["active_project_count"])
+            for c in answer.json["cells"]}
+
+
+def test_cells_follow_projects(api, db, exec_user):
+    acme, globex = make_company(db, name="Acme"), make_company(db, name="Globex")
+    website, retainer = config_item(db, "project_type", "website"), config_item(db, "project_type", "retainer")
+    assert _cells(api, exec_user) == {}
+
+    def create(**body):
+        answer = api.post("/api/projects", as_=exec_user, json={"name": "P", **body})
+        assert answer.status == 201, answer
+        return answer.json["project"]["id"]
+
+    first = create(company_id=acme.id, type_id=website.id)
+    create(company_id=acme.id, type_id=website.id, status="on_hold")
+    create(company_id=acme.id)  # no type: no cell
+    untyped = create(type_id=retainer.id)  # no company: no cell
+    assert _cells(api, exec_user) == {(acme.id, website.id): (2, 2)}
+    body = api.get("/api/insights/capacity-heatmap", as_=exec_user).json["cells"][0]
+    assert body["company_name"] == "Acme" and body["project_type_label"] == website.label
+
+    api.put(f"/api/projects/{first}", as_=exec_user, json={"status": "completed"})
+    assert _cells(api, exec_user) == {(acme.id, website.id): (2, 1)}
+    api.put(f"/api/projects/{first}", as_=exec_user, json={"company_id": globex.id})
+    assert _cells(api, exec_user) == {(acme.id, website.id): (1, 1), (globex.id, website.id): (1, 0)}
+    api.put(f"/api/projects/{untyped}", as_=exec_user, json={"company_id": globex.id})
+    assert _cells(api, exec_user)[(globex.id, retainer.id)] == (1, 1)
+    api.put(f"/api/projects/{first}", as_=exec_user, json={"type_id": None})
+    assert (globex.id, website.id) not in _cells(api, exec_user)
+    assert api.delete(f"/api/projects/{untyped}", as_=exec_user).status == 200
+    assert (globex.id, retainer.id) not in _cells(api, exec_user)
+
+
+def test_heatmap_access(api, db):
+    assert api.get("/api/insights/capacity-heatmap", as_=make_user(db, access_level="manager")).status == 200
+    assert api.get("/api/insights/capacity-heatmap", as_=make_user(db)).status == 403

@@ -1,0 +1,158 @@
+"""Workforce insights at /api/insights against a hand-computed fixture (docs/decisions/insights.md)."""
+from datetime import date, timedelta
+
+import pytest
+
+from chalicelib.core.timeutil import org_today
+from tests.factories import make_squad, make_user
+
+RANGE = "from_date=2025-07-01&to_date=2026-06-30"
+
+
+@pytest.fixture
+def org(db):
+    """Seven people; five employed on 2026-06-30 (boss, mgr, e1, e2, e6), five on 2025-07-01 (boss, mgr, e1, e3,
+    e6); e2 started and e3 left inside the range; e4 starts after it; e5 is deactivated without an end date."""
+    alpha, beta = make_squad(db, name="Alpha"), make_squad(db, name="Beta")
+    boss = make_user(db, name="Boss", access_level="executive", start_date=date(2020, 1, 15),
+                     date_of_birth=date(1975, 8, 20), gender="female", salary=250000, location="Sydney",
+                     employment_basis="full_time")
+    mgr = make_user(db, name="Mgr", access_level="manager", start_date=date(2022, 3, 1), date_of_birth=date(1985, 7, 1),
+                    gender="male", salary=140000, location="Sydney", employment_basis="full_time",
+                    manager_id=boss.id, squad_id=alpha.id)
+    alpha.manager_id = mgr.id
+    people = {"boss": boss, "mgr": mgr, "alpha": alpha, "beta": beta}
+    people["e1"] = make_user(db, name="E1", start_date=date(2024, 9, 10), date_of_birth=date(1995, 12, 31),
+                             gender="female", salary=90000, location="Sydney", employment_basis="full_time",
+                             manager_id=mgr.id, squad_id=alpha.id)
+    people["e2"] = make_user(db, name="E2", start_date=date(2025, 8, 1), date_of_birth=date(2002, 6, 30),
+                             gender="male", salary=60000, location="Melbourne", employment_basis="part_time",
+                             manager_id=mgr.id, squad_id=alpha.id)
+    people["e3"] = make_user(db, name="E3", start_date=date(2023, 1, 1), end_date=date(2026, 2, 15), is_active=False,
+                             gender="female", salary=80000, location="Melbourne", employment_basis="full_time",
+                             manager_id=mgr.id, squad_id=alpha.id)
+    people["e4"] = make_user(db, name="E4", start_date=date(2026, 7, 15), gender="male", location="Sydney")
+    people["e5"] = make_user(db, name="E5", start_date=date(2021, 1, 1), is_active=False, gender="male",
+                             location="Sydney")
+    people["e6"] = make_user(db, name="E6", start_date=date(2018, 5, 1), manager_id=boss.id, squad_id=beta.id)
+    db.flush()
+    return people
+
+
+def _get(api, user, path, query=RANGE):
+    answer = api.get(f"/api/insights/{path}?{query}", as_=user)
+    assert answer.status == 200, answer
+    return answer.json
+
+
+@pytest.mark.smoke
+def test_overview(api, org):
+    assert _get(api, org["boss"], "overview") == {
+        "headcount": {"total": 5, "growth": 0.0, "starters": 1, "leavers": 1},
+        "retention": {"turnover_rate": 20.0, "avg_tenure_months": 51.2},
+        "diversity": {"gender": {"female": 2, "male": 2, "unspecified": 1}, "avg_age": 36.0},
+        "compensation": {"median_salary": 115000.0, "min_salary": 60000.0, "max_salary": 250000.0},
+        "structure": {"avg_span": 2.0, "largest_team": 3, "smallest_team": 1, "emp_to_mgr_ratio": "1.5:1"},
+        "location": {"breakdown": [{"name": "Sydney", "count": 3}, {"name": "Melbourne", "count": 1},
+                                   {"name": "Unspecified", "count": 1}]},
+    }
+
+
+def test_headcount_series(api, org):
+    series = _get(api, org["boss"], "headcount")["series"]
+    assert [p["label"] for p in series] == ["2025-07", "2025-08", "2025-09", "2025-10", "2025-11", "2025-12",
+                                            "2026-01", "2026-02", "2026-03", "2026-04", "2026-05", "2026-06"]
+    by = {p["label"]: (p["headcount"], p["starters"], p["leavers"]) for p in series}
+    assert by["2025-07"] == (5, 0, 0) and by["2025-08"] == (6, 1, 0) and by["2026-01"] == (6, 0, 0)
+    assert by["2026-02"] == (5, 0, 1) and by["2026-06"] == (5, 0, 0)
+    assert sum(p["starters"] for p in series) == 1 and sum(p["leavers"] for p in series) == 1
+
+
+def test_retention(api, org):
+    body = _get(api, org["boss"], "retention")
+    assert body["tenure_distribution"] == [{"bucket": "< 1 year", "count": 1}, {"bucket": "1-2 years", "count": 1},
+                                           {"bucket": "2-5 years", "count": 1}, {"bucket": "5+ years", "count": 2}]
+    by = {p["label"]: p for p in body["turnover_series"]}
+    assert by["2026-02"] == {"label": "2026-02", "turnover_rate": 18.2, "leavers": 1, "headcount": 5}  # 1 / 5.5
+    assert by["2025-09"] == {"label": "2025-09", "turnover_rate": 0.0, "leavers": 0, "headcount": 6}
+
+
+def test_diversity(api, org):
+    assert _get(api, org["boss"], "diversity") == {
+        "gender": [{"gender": "female", "count": 2}, {"gender": "male", "count": 2}, {"gender": "unspecified", "count": 1}],
+        "manager_gender": [{"gender": "female", "count": 1}, {"gender": "male", "count": 1}],
+        "age_distribution": [{"bucket": "under 25", "count": 1}, {"bucket": "25-34", "count": 1},
+                             {"bucket": "35-44", "count": 1}, {"bucket": "45-54", "count": 1},
+                             {"bucket": "55+", "count": 0}]}
+
+
+def test_compensation(api, org):
+    assert _get(api, org["boss"], "compensation") == {
+        "median_salary": 115000.0, "min_salary": 60000.0, "max_salary": 250000.0,
+        "salary_bands": [{"band": "under 50k", "count": 0}, {"band": "50k-75k", "count": 1},
+                         {"band": "75k-100k", "count": 1}, {"band": "100k-150k", "count": 1},
+                         {"band": "150k+", "count": 1}],
+        "employment_basis": [{"basis": "full_time", "count": 3}, {"basis": "part_time", "count": 1},
+                             {"basis": "unspecified", "count": 1}]}
+
+
+def test_structure(api, org):
+    assert _get(api, org["boss"], "structure") == {
+        "avg_span": 2.0,
+        "span_distribution": [{"bucket": "1-3", "count": 2}, {"bucket": "4-6", "count": 0},
+                              {"bucket": "7-10", "count": 0}, {"bucket": "11+", "count": 0}],
+        "team_sizes": [{"squad_name": "Alpha", "size": 3}, {"squad_name": "Beta", "size": 1}],
+        "managers": [{"manager_name": "Boss", "reports": 2}, {"manager_name": "Mgr", "reports": 2}]}
+
+
+def test_location(api, org):
+    assert _get(api, org["boss"], "location") == {
+        "breakdown": [{"name": "Sydney", "count": 3, "percentage": 60.0},
+                      {"name": "Melbourne", "count": 1, "percentage": 20.0},
+                      {"name": "Unspecified", "count": 1, "percentage": 20.0}], "total": 5}
+
+
+def test_filters(api, org):
+    sydney = _get(api, org["boss"], "overview", f"{RANGE}&location=sydney")
+    assert sydney["headcount"] == {"total": 3, "growth": 0.0, "starters": 0, "leavers": 0}
+    assert sydney["location"]["breakdown"] == [{"name": "Sydney", "count": 3}]
+    women = _get(api, org["boss"], "overview", f"{RANGE}&gender=Female")
+    assert women["headcount"] == {"total": 2, "growth": -33.3, "starters": 0, "leavers": 1}
+    assert women["compensation"]["median_salary"] == 170000.0  # 90k and 250k
+    assert _get(api, org["boss"], "location", f"{RANGE}&location=Perth") == {"breakdown": [], "total": 0}
+
+
+def test_default_range_and_bad_input(api, org):
+    series = _get(api, org["boss"], "headcount", "")["series"]
+    today = org_today()
+    assert series[-1]["label"] == today.strftime("%Y-%m") and len(series) == 13
+    assert api.get("/api/insights/overview?from_date=2026-07-01&to_date=2026-06-30", as_=org["boss"]).status == 400
+    assert api.get("/api/insights/overview?from_date=2026-13-01", as_=org["boss"]).status == 400
+    assert api.get("/api/insights/overview?from_date=1990-01-01&to_date=2026-01-01", as_=org["boss"]).status == 400
+    one_day = _get(api, org["boss"], "headcount", "from_date=2026-06-30&to_date=2026-06-30")["series"]
+    assert one_day == [{"label": "2026-06", "headcount": 5, "starters": 0, "leavers": 0}]
+    assert (today - timedelta(days=400)) < today
+
+
+def test_access(api, db, org):
+    assert api.get("/api/insights/overview", as_=org["mgr"]).status == 200  # view:insights by default
+    assert api.get("/api/insights/overview", as_=org["e1"]).status == 403  # employee
+    assert api.get("/api/insights/structure", as_=make_user(db, access_level="lead")).status == 403
+    assert api.get("/api/insights/location", as_=make_user(db, access_level="head")).status == 200
+
+
+@pytest.mark.parametrize("path", ["overview", "headcount", "retention", "diversity", "compensation", "structure",
+                                  "location"])
+def test_statements_do_not_grow_with_users(api, db, org, count_queries, path):
+    squad = make_squad(db)
+    counts = []
+    for n in (10, 490):
+        for i in range(n):
+            make_user(db, start_date=date(2020 + i % 6, 1 + i % 12, 1 + i % 28), gender=("female", "male")[i % 2],
+                      salary=40000 + 1000 * (i % 150), location=("Sydney", "Perth")[i % 2], squad_id=squad.id,
+                      manager_id=org["mgr"].id, date_of_birth=date(1970 + i % 30, 1, 1))
+        with count_queries() as counter:
+            answer = api.get(f"/api/insights/{path}?{RANGE}", as_=org["boss"])
+        assert answer.status == 200
+        counts.append(counter.count)
+    assert counts[0] == counts[1], counts
