@@ -63,6 +63,7 @@ def load_resource(ctx, resource_type: str, resource_id: str) -> None:
     from chalicelib.areas.announcements import service as announcements_service
     from chalicelib.areas.budgets import service as budgets_service
     from chalicelib.areas.deals import service as deals_service
+    from chalicelib.areas.performance import service as performance_service
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.areas.tasks import service as tasks_service
 
@@ -89,7 +90,9 @@ def load_resource(ctx, resource_type: str, resource_id: str) -> None:
         from chalicelib.areas.invoices import service as invoices_service
 
         invoices_service.load_invoice(ctx, resource_id)
-    else:  # candidate, scorecard, review, proposal: their areas add the lookup
+    elif resource_type == "review":
+        performance_service.load_review(ctx, resource_id)
+    else:  # candidate, scorecard, proposal: their areas add the lookup
         raise not_found(resource_type.capitalize())
 
 

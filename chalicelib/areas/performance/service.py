@@ -20,7 +20,8 @@ from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT, in_scope
 
 from .models import ReviewCycle, ReviewTemplate, ReviewTemplateAssignment, ReviewTemplateItem
-from .queries import cycle_progress, cycle_record, load_cycle, load_template, template_records, visible, visible_cycles
+from .queries import (cycle_progress, cycle_record, load_cycle, load_review, load_template,  # noqa: F401 - load_review:
+                      template_records, visible, visible_cycles)  # the notes area checks a noted review with it
 
 CYCLE_MOVES = {("draft", "open"), ("open", "closed"), ("closed", "open")}
 
