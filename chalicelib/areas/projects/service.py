@@ -187,6 +187,23 @@ def create_project(ctx, *, data) -> dict:
     return project_record(ctx, project.id)
 
 
+def create_project_for(ctx, *, name: str, company_id: str | None, owner_id: str | None,
+                       description: str | None = None) -> str:
+    """A project made by another area's automation (proposals' onboarding on accept): active, owned and
+    joined (role owner) by `owner_id`, history written with no actor. Answers its id."""
+    project = Project(name=name[:300], description=description, company_id=company_id, status="active",
+                      owner_id=owner_id, created_by=owner_id)
+    ctx.db.add(project)
+    ctx.db.flush()
+    if owner_id:
+        ctx.db.add(ProjectMember(project_id=project.id, user_id=owner_id, role="owner"))
+    history.record(ctx.db, entity_type=ENTITY, entity_id=project.id, action="created", actor_id=None,
+                   changes={field: {"from": None, "to": value} for field, value in _snapshot(project).items()
+                            if value is not None})
+    ctx.db.flush()
+    return project.id
+
+
 def update_project(ctx, *, project_id: str, data) -> dict:
     project = load_project(ctx, project_id)
     lock_row(ctx.db, Project, project.id)  # a status transition (completed: hooks, notification) happens once
@@ -223,6 +240,6 @@ def delete_project(ctx, *, project_id: str) -> None:
     ctx.db.flush()
 
 
-__all__ = ["list_projects", "get_detail", "create_project", "update_project", "delete_project", "load_project",
+__all__ = ["list_projects", "get_detail", "create_project", "create_project_for", "update_project", "delete_project", "load_project",
            "visible", "visible_project_ids", "project_history", "project_record", "require_users", "project_brief",
            "project_names", "goal_briefs", "member_count"]

@@ -27,7 +27,7 @@ VariableName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]
 
 # --- templates ------------------------------------------------------------------------------------
 
-class TemplateCreate(Input):
+class ProposalTemplateCreate(Input):
     NOT_NULL = frozenset({"name"})
 
     name: Name
@@ -40,15 +40,15 @@ class TemplateCreate(Input):
     contract_template_id: Optional[Id] = None
 
 
-class TemplateUpdate(TemplateCreate):
+class ProposalTemplateUpdate(ProposalTemplateCreate):
     name: Optional[Name] = None
 
 
-class TemplateListQuery(PageQuery):
+class ProposalTemplateListQuery(PageQuery):
     category: Optional[Category] = None
 
 
-class TemplateRead(Read):
+class ProposalTemplateRead(Read):
     id: str
     name: str
     description: str | None
@@ -63,11 +63,11 @@ class TemplateRead(Read):
     updated_at: IsoTimestamp
 
 
-class TemplateDetail(TemplateRead):
+class ProposalTemplateDetail(ProposalTemplateRead):
     content_rich: str | None
 
 
-class IdResponse(Read):
+class ProposalTemplateCreated(Read):
     id: str
 
 
@@ -126,7 +126,7 @@ class ShareBody(Input):
     NOT_NULL = frozenset({"share_enabled"})
 
     share_enabled: Flag
-    share_password: Optional[Annotated[str, StringConstraints(min_length=1, max_length=200)]] = None
+    share_password: Optional[Annotated[str, StringConstraints(max_length=200)]] = None  # empty or null clears it
 
 
 class ShareResponse(Read):
@@ -311,7 +311,7 @@ class PublicContent(Read):
     proposal: PublicProposal | None = None
 
 
-class SuccessResponse(Read):
+class ProposalAnswerResponse(Read):
     success: Literal[True]
 
 
