@@ -34,6 +34,7 @@ AREAS = (
     "invoices",
     "connections",
     "proposals",
+    "onboarding",
 )
 
 

@@ -448,6 +448,10 @@ def _culture_event(db, made) -> str:
 UNSCOPED: dict[str, Unscoped] = {
     "template_id": Unscoped("proposal and client onboarding templates are organisation-wide: every holder of the "
                            "tool sees every template (docs/decisions/proposals.md, onboarding.md)"),
+    "stage_id": Unscoped("client onboarding stages belong to organisation-wide templates "
+                         "(docs/decisions/onboarding.md)"),
+    "milestone_id": Unscoped("client onboarding milestones belong to organisation-wide templates; a company's "
+                             "progress follows companies, seen by every deals holder"),
     "section_id": Unscoped("a pricing section is reached through its proposal (the proposal_id beside it is "
                            "scoped)"),
     "key": Unscoped("config lists are organisation-wide: every config-lists holder sees every list", _config_key),

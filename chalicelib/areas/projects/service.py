@@ -169,6 +169,14 @@ def _snapshot(project: Project) -> dict:
     return {field: value_out(get_field(project, field)) for field in WRITABLE}
 
 
+def _onboarding_hook(ctx, project: Project) -> None:
+    """A client company's onboarding milestones with auto_source `project_created` are completed."""
+    if project.company_id:
+        from chalicelib.areas.onboarding import service as onboarding_service
+
+        onboarding_service.auto_complete(ctx, company_id=project.company_id, source="project_created")
+
+
 def create_project(ctx, *, data) -> dict:
     values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})
     values["status"] = values.get("status") or "active"
@@ -184,6 +192,7 @@ def create_project(ctx, *, data) -> dict:
                    changes={field: {"from": None, "to": value} for field, value in _snapshot(project).items()
                             if value is not None})
     ctx.db.flush()
+    _onboarding_hook(ctx, project)
     return project_record(ctx, project.id)
 
 
@@ -201,6 +210,7 @@ def create_project_for(ctx, *, name: str, company_id: str | None, owner_id: str 
                    changes={field: {"from": None, "to": value} for field, value in _snapshot(project).items()
                             if value is not None})
     ctx.db.flush()
+    _onboarding_hook(ctx, project)
     return project.id
 
 

@@ -8,7 +8,9 @@ accept's transaction so that all of it happens or none of it:
 3. with that budget: a draft invoice generated from it, once the invoices area exists (it has not landed
    yet: docs/decisions/proposals.md);
 4. always a contract signed by the accepting name and email;
-5. the linked deal moved to won.
+5. the linked deal moved to won;
+6. the company's client onboarding milestones with auto_source `deal_won` completed (onboarding started
+   from the profile's or the default template when needed).
 The owner's notification and the history entry are written by the caller (service_public.accept).
 """
 from __future__ import annotations
@@ -53,5 +55,9 @@ def run_onboarding(ctx, proposal: Proposal) -> dict:
     created["contract_id"] = proposal.contract_id
     if proposal.deal_id and deals_service.mark_deal_won(ctx.db, proposal.deal_id):
         created["deal_won"] = proposal.deal_id
+    from chalicelib.areas.onboarding import service as onboarding_service
+
+    created["onboarding_milestones"] = onboarding_service.auto_complete(ctx, company_id=proposal.company_id,
+                                                                       source="deal_won")
     ctx.db.flush()
     return created
