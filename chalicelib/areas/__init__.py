@@ -36,6 +36,8 @@ AREAS = (
     "performance",
     "leave",
     "insights",
+    "proposals",
+    "onboarding",
 )
 
 

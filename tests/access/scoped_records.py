@@ -208,6 +208,22 @@ def _hidden_note(db, made) -> Made:
     return Made(note.id, project.owner)
 
 
+# ------------------------------------------------------------------ proposals
+
+def _hidden_proposal(db, made) -> Made:
+    from chalicelib.areas.pages.models import Page
+    from chalicelib.areas.proposals.models import Proposal
+
+    owner = _someone(db)
+    page = Page(title="Hidden proposal", entity_type="proposal", created_by=owner.id)
+    db.add(page)
+    db.flush()
+    proposal = Proposal(title="Hidden proposal", page_id=page.id, owner_id=owner.id, created_by=owner.id)
+    db.add(proposal)
+    db.flush()
+    return Made(proposal.id, owner)
+
+
 # ------------------------------------------------------------------ relationships
 
 def _hidden_relationship_action(db, made) -> Made:
@@ -303,6 +319,8 @@ def _parent(db, made, name, maker):
 
 
 SCOPED: dict[str, Scoped] = {
+    "proposal_id": Scoped(_hidden_proposal, rule="employee and lead see the proposals they own (or approve), a "
+                                                 "manager their team's, head and executive all (issue 16)"),
     "task_id": Scoped(_hidden_task, rule="employee and lead see tasks they are assigned to, reported, created or "
                                          "watch (document 1, Tasks)"),
     "resource_id": Scoped(_hidden_task_resource, rule="a task's resources are seen with the task"),
@@ -471,6 +489,14 @@ def _culture_event(db, made) -> str:
 
 
 UNSCOPED: dict[str, Unscoped] = {
+    "template_id": Unscoped("proposal and client onboarding templates are organisation-wide: every holder of the "
+                           "tool sees every template (docs/decisions/proposals.md, onboarding.md)"),
+    "stage_id": Unscoped("client onboarding stages belong to organisation-wide templates "
+                         "(docs/decisions/onboarding.md)"),
+    "milestone_id": Unscoped("client onboarding milestones belong to organisation-wide templates; a company's "
+                             "progress follows companies, seen by every deals holder"),
+    "section_id": Unscoped("a pricing section is reached through its proposal (the proposal_id beside it is "
+                           "scoped)"),
     "key": Unscoped("config lists are organisation-wide: every config-lists holder sees every list", _config_key),
     "item_id": Unscoped("config list items are organisation-wide", _config_item),
     "user_id": Unscoped("users are the directory (admin:view sees all; a project member is reached through the "

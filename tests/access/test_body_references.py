@@ -52,6 +52,8 @@ BODY_UNSCOPED = {
     "assigned_to_user_id": _USERS,
     "onboarding_template_id": "onboarding templates are organisation-wide (their area is not built yet)",
     "page_id": "an upload's folder is named after a page; pages are shared by every pages holder",
+    "template_id": "proposal and client onboarding templates are organisation-wide (docs/decisions/proposals.md)",
+    "contract_template_id": "a label naming the contract template of a proposal template (no record scope)",
 }
 
 

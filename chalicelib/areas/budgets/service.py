@@ -172,6 +172,34 @@ def create_budget(ctx, *, data) -> dict:
     return budget_record(ctx, budget.id)
 
 
+def create_budget_for(ctx, *, name: str, project_id: str, company_id: str | None, currency: str,
+                      owner_id: str | None, items: list[dict]) -> str:
+    """A draft budget of a project made by another area's automation (proposals' onboarding on accept), with
+    its line items (description, quantity, unit_price, service_type_id) in one multi-row INSERT; amounts
+    and the total computed exactly. Answers its id."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    from chalicelib.core.locks import insert_rows
+
+    budget = Budget(name=name[:200], resource_type="project", resource_id=project_id, company_id=company_id,
+                    currency=currency, status="draft", owner_id=owner_id, created_by=owner_id)
+    ctx.db.add(budget)
+    ctx.db.flush()
+    rows, total = [], Decimal("0")
+    for position, item in enumerate(items):
+        amount = Decimal(item["quantity"]) * Decimal(item["unit_price"])
+        total += amount
+        rows.append({"budget_id": budget.id, "description": item["description"], "quantity": item["quantity"],
+                     "unit_price": item["unit_price"], "amount": amount,
+                     "service_type_id": item.get("service_type_id"), "position": position})
+    insert_rows(ctx.db, BudgetLineItem, rows)
+    budget.total_amount = total.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="created", actor_id=None,
+                   changes={"name": budget.name, "status": budget.status})
+    ctx.db.flush()
+    return budget.id
+
+
 def update_budget(ctx, *, budget_id: str, data) -> dict:
     changes = data.changes()
     if not changes:

@@ -19,3 +19,18 @@ class ClientProfile(Timestamps, Base):
     onboarding_template_id: Mapped[str | None] = mapped_column(String(36))  # onboarding templates: not built yet
     portal_visibility: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
     client_group: Mapped[str | None] = mapped_column(String(200), index=True)
+
+
+class Contract(Timestamps, Base):
+    """A client contract (decisions.md section 6): made by staff, or by a proposal's acceptance (signed by
+    the accepting name and email). `signers`: a list of {name, email, signed_at}."""
+    __tablename__ = "contracts"
+
+    id: Mapped[str] = id_column()
+    title: Mapped[str] = mapped_column(String(300), nullable=False)
+    company_id: Mapped[str | None] = mapped_column(ForeignKey("companies.id", ondelete="SET NULL"), index=True)
+    proposal_id: Mapped[str | None] = mapped_column(String(36), index=True)  # proposals area, no FK
+    status: Mapped[str] = mapped_column(String(20), nullable=False, default="draft", index=True)
+    signers: Mapped[list] = mapped_column(JSON, nullable=False, default=list)
+    document_url: Mapped[str | None] = mapped_column(String(2000))
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))

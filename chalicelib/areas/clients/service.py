@@ -61,3 +61,21 @@ def update_profile(ctx, *, company_id: str, data) -> dict:
         setattr(profile, key, value)
     ctx.db.flush()
     return client_profile_for_company(ctx.db, company_id)
+
+
+# ---------------------------------------------------------------- contracts
+
+CONTRACT_FIELDS = ("id", "title", "company_id", "proposal_id", "status", "signers", "document_url", "created_by",
+                   "created_at", "updated_at")
+
+
+def create_contract_for(ctx, *, title: str, company_id: str | None, proposal_id: str | None, status: str,
+                        signers: list[dict], actor_id: str | None = None) -> str:
+    """A contract made by another area (proposals' onboarding on accept); answers its id."""
+    from .models import Contract
+
+    contract = Contract(title=title[:300], company_id=company_id, proposal_id=proposal_id, status=status,
+                        signers=signers, created_by=actor_id)
+    ctx.db.add(contract)
+    ctx.db.flush()
+    return contract.id

@@ -75,6 +75,11 @@ def company_facts(db: Session, company_id: str) -> dict | None:
     return dict(row._mapping) if row else None
 
 
+def mark_deal_won(db: Session, deal_id: str) -> bool:
+    """Move a deal to won (proposals' onboarding on accept); whether it exists (one statement)."""
+    return db.execute(update(Deal).where(Deal.id == deal_id).values(status="won")).rowcount > 0
+
+
 def _client_profile(ctx, company: Company) -> None:
     """A company that is a client has a client profile (decisions.md section 6): made with defaults."""
     from chalicelib.areas.clients import service as clients_service

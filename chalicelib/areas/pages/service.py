@@ -166,3 +166,26 @@ def toggle_favourite(ctx, *, page_id: str) -> bool:
         return False
     insert_ignore(ctx.db, PageFavourite, {"page_id": page_id, "user_id": ctx.user_id}, conflict=("user_id", "page_id"))
     return True
+
+
+# ---------------------------------------------------------------- for other areas (proposals)
+
+def create_record_page(ctx, *, title: str, content: str, content_rich: str | None, entity_type: str,
+                       entity_id: str, actor_id: str | None) -> str:
+    """A page attached to another area's record (kept out of the standalone page tree); answers its id."""
+    page = Page(title=clean_title(title), content=content or "", content_rich=content_rich, entity_type=entity_type,
+                entity_id=entity_id, position=0, created_by=actor_id, updated_by=actor_id)
+    ctx.db.add(page)
+    ctx.db.flush()
+    return page.id
+
+
+def record_page_content(db, page_id: str) -> tuple[str, str | None] | None:
+    """(content, content_rich) of a page, or None when it does not exist (one query)."""
+    row = db.execute(select(Page.content, Page.content_rich).where(Page.id == page_id)).first()
+    return (row[0], row[1]) if row else None
+
+
+def remove_record_page(db, page_id: str) -> None:
+    """Delete a record's page for good (its discussions, versions and favourites go with it)."""
+    db.execute(delete(Page).where(Page.id == page_id))

@@ -169,6 +169,14 @@ def _snapshot(project: Project) -> dict:
     return {field: value_out(get_field(project, field)) for field in WRITABLE}
 
 
+def _onboarding_hook(ctx, project: Project) -> None:
+    """A client company's onboarding milestones with auto_source `project_created` are completed."""
+    if project.company_id:
+        from chalicelib.areas.onboarding import service as onboarding_service
+
+        onboarding_service.auto_complete(ctx, company_id=project.company_id, source="project_created")
+
+
 def create_project(ctx, *, data) -> dict:
     values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})
     values["status"] = values.get("status") or "active"
@@ -186,6 +194,7 @@ def create_project(ctx, *, data) -> dict:
     ctx.db.flush()
     if project.company_id and project.type_id:
         _capacity_changed(ctx, project)
+    _onboarding_hook(ctx, project)
     return project_record(ctx, project.id)
 
 
@@ -196,6 +205,24 @@ def _capacity_changed(ctx, project: Project) -> None:
 
     insights_service.project_changed(ctx, project_id=project.id, company_id=project.company_id,
                                      type_id=project.type_id, status=project.status)
+
+
+def create_project_for(ctx, *, name: str, company_id: str | None, owner_id: str | None,
+                       description: str | None = None) -> str:
+    """A project made by another area's automation (proposals' onboarding on accept): active, owned and
+    joined (role owner) by `owner_id`, history written with no actor. Answers its id."""
+    project = Project(name=name[:300], description=description, company_id=company_id, status="active",
+                      owner_id=owner_id, created_by=owner_id)
+    ctx.db.add(project)
+    ctx.db.flush()
+    if owner_id:
+        ctx.db.add(ProjectMember(project_id=project.id, user_id=owner_id, role="owner"))
+    history.record(ctx.db, entity_type=ENTITY, entity_id=project.id, action="created", actor_id=None,
+                   changes={field: {"from": None, "to": value} for field, value in _snapshot(project).items()
+                            if value is not None})
+    ctx.db.flush()
+    _onboarding_hook(ctx, project)
+    return project.id
 
 
 def update_project(ctx, *, project_id: str, data) -> dict:
@@ -236,6 +263,6 @@ def delete_project(ctx, *, project_id: str) -> None:
     ctx.db.flush()
 
 
-__all__ = ["list_projects", "get_detail", "create_project", "update_project", "delete_project", "load_project",
+__all__ = ["list_projects", "get_detail", "create_project", "create_project_for", "update_project", "delete_project", "load_project",
            "visible", "visible_project_ids", "project_history", "project_record", "require_users", "project_brief",
            "project_names", "goal_briefs", "member_count"]

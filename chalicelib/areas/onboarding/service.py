@@ -1,0 +1,235 @@
+"""Client onboarding templates (document 2; base /api/admin, tool templates): list, detail, create, update
+(is_default clears the other defaults), delete (soft-disabled while clients use it, otherwise hard-deleted
+with its stages and milestones), duplicate (" (Copy)" with its structure), reorder (stages, and milestones
+that may move between stages, atomically), stages and milestones. Progress per company is in
+service_progress.py."""
+from __future__ import annotations
+
+from sqlalchemy import case, select, update
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest
+from chalicelib.core.ids import new_id, utcnow
+from chalicelib.core.locks import insert_rows, lock_row
+
+from .models import OnboardingMilestone, OnboardingStage, OnboardingTemplate
+from .queries import (clients_using, load_any_stage, load_milestone, load_stage, load_template, milestone_out,
+                      stage_out, stages_of, template_records)
+
+ENTITY = "onboarding_template"
+
+
+def _record(ctx, template_id: str, action: str, changes: dict | None = None) -> None:
+    history.record(ctx.db, entity_type=ENTITY, entity_id=template_id, action=action, actor_id=ctx.user_id,
+                   changes=changes)
+
+
+def list_templates(ctx) -> list[dict]:
+    """Every template (active and disabled), the default first then by name, at most LIST_LIMIT."""
+    from chalicelib.core.query import LIST_LIMIT
+
+    templates = ctx.db.scalars(select(OnboardingTemplate).order_by(OnboardingTemplate.is_default.desc(), OnboardingTemplate.is_active.desc(),
+                                                                   OnboardingTemplate.name, OnboardingTemplate.id)
+                               .limit(LIST_LIMIT)).all()
+    return template_records(ctx.db, templates)
+
+
+def template_record(ctx, template_id: str) -> dict:
+    return template_records(ctx.db, [load_template(ctx, template_id)])[0]
+
+
+def get_template(ctx, *, template_id: str) -> dict:
+    template = template_records(ctx.db, [load_template(ctx, template_id)])[0]
+    stages = [stage_out(stage, [milestone_out(m) for m in milestones])
+              for stage, milestones in stages_of(ctx.db, template_id)]
+    return {"template": template, "stages": stages, "clients_using": template["clients_using"]}
+
+
+def _clear_defaults(ctx, keep_id: str) -> None:
+    ctx.db.execute(update(OnboardingTemplate).where(OnboardingTemplate.id != keep_id,
+                                                    OnboardingTemplate.is_default.is_(True))
+                   .values(is_default=False, updated_at=utcnow()))
+
+
+def create_template(ctx, *, data) -> dict:
+    template = OnboardingTemplate(name=data.name, description=data.description, is_default=False, is_active=True,
+                                  created_by=ctx.user_id)
+    ctx.db.add(template)
+    ctx.db.flush()
+    _record(ctx, template.id, "created", {"name": template.name})
+    return template_record(ctx, template.id)
+
+
+def update_template(ctx, *, template_id: str, data) -> dict:
+    load_template(ctx, template_id)
+    template = lock_row(ctx.db, OnboardingTemplate, template_id)
+    changes = data.changes()
+    if changes.get("is_default"):
+        _clear_defaults(ctx, template.id)
+    before = {key: getattr(template, key) for key in changes}
+    for key, value in changes.items():
+        setattr(template, key, value)
+    template.updated_at = utcnow()
+    diff = history.diff(before, changes)
+    if diff:
+        _record(ctx, template.id, "updated", diff)
+    ctx.db.flush()
+    return template_record(ctx, template.id)
+
+
+def delete_template(ctx, *, template_id: str) -> bool:
+    """True when soft-disabled (clients use it), False when deleted with its stages and milestones."""
+    load_template(ctx, template_id)
+    template = lock_row(ctx.db, OnboardingTemplate, template_id)
+    if clients_using(ctx.db, [template.id]).get(template.id, 0):
+        template.is_active, template.is_default, template.updated_at = False, False, utcnow()
+        _record(ctx, template.id, "disabled", {"is_active": {"from": 1, "to": 0}})
+        ctx.db.flush()
+        return True
+    _record(ctx, template.id, "deleted", {"name": {"from": template.name, "to": None}})
+    ctx.db.delete(template)  # stages and milestones go with it (ON DELETE CASCADE)
+    ctx.db.flush()
+    return False
+
+
+def duplicate_template(ctx, *, template_id: str) -> dict:
+    source = load_template(ctx, template_id)
+    copy = OnboardingTemplate(id=new_id(), name=f"{source.name} (Copy)"[:200], description=source.description,
+                              is_default=False, is_active=True, created_by=ctx.user_id)
+    ctx.db.add(copy)
+    ctx.db.flush()
+    stage_rows, milestone_rows = [], []
+    for stage, milestones in stages_of(ctx.db, source.id):
+        stage_id = new_id()
+        stage_rows.append({"id": stage_id, "template_id": copy.id, "name": stage.name, "stage_type": stage.stage_type,
+                           "description": stage.description, "color": stage.color, "sort_order": stage.sort_order})
+        milestone_rows += [{"stage_id": stage_id, "title": m.title, "description": m.description,
+                            "is_required": m.is_required, "auto_source": m.auto_source, "sort_order": m.sort_order}
+                           for m in milestones]
+    insert_rows(ctx.db, OnboardingStage, stage_rows)
+    insert_rows(ctx.db, OnboardingMilestone, milestone_rows)
+    _record(ctx, copy.id, "created", {"name": copy.name, "duplicated_from": source.id})
+    ctx.db.flush()
+    return template_record(ctx, copy.id)
+
+
+def reorder(ctx, *, template_id: str, data) -> None:
+    """Every id must belong to the template (400 naming the entry otherwise); one UPDATE for the stages and
+    one for the milestones (stage and order together), under the template's row lock."""
+    load_template(ctx, template_id)
+    lock_row(ctx.db, OnboardingTemplate, template_id)
+    stage_ids = set(ctx.db.scalars(select(OnboardingStage.id).where(OnboardingStage.template_id == template_id)))
+    milestone_ids = set(ctx.db.scalars(select(OnboardingMilestone.id).join(
+        OnboardingStage, OnboardingStage.id == OnboardingMilestone.stage_id).where(
+        OnboardingStage.template_id == template_id)))
+    details = [{"field": f"stages.{i}.id", "message": "is not a stage of this template"}
+               for i, entry in enumerate(data.stages) if entry.id not in stage_ids]
+    for i, entry in enumerate(data.milestones):
+        if entry.id not in milestone_ids:
+            details.append({"field": f"milestones.{i}.id", "message": "is not a milestone of this template"})
+        if entry.stage_id not in stage_ids:
+            details.append({"field": f"milestones.{i}.stage_id", "message": "is not a stage of this template"})
+    if details:
+        raise BadRequest("Invalid reorder", details=details)
+    now = utcnow()
+    if data.stages:
+        orders = {entry.id: entry.sort_order for entry in data.stages}
+        ctx.db.execute(update(OnboardingStage).where(OnboardingStage.id.in_(list(orders)))
+                       .values(sort_order=case(orders, value=OnboardingStage.id), updated_at=now))
+    if data.milestones:
+        orders = {entry.id: entry.sort_order for entry in data.milestones}
+        stages = {entry.id: entry.stage_id for entry in data.milestones}
+        ctx.db.execute(update(OnboardingMilestone).where(OnboardingMilestone.id.in_(list(orders)))
+                       .values(sort_order=case(orders, value=OnboardingMilestone.id),
+                               stage_id=case(stages, value=OnboardingMilestone.id), updated_at=now))
+    _record(ctx, template_id, "reordered", {"stages": len(data.stages), "milestones": len(data.milestones)})
+    ctx.db.flush()
+    ctx.db.expire_all()
+
+
+# ---------------------------------------------------------------- stages and milestones
+
+def _next_order(ctx, column, where) -> int:
+    from sqlalchemy import func
+
+    highest = ctx.db.scalar(select(func.max(column)).where(where))
+    return 0 if highest is None else highest + 1
+
+
+def create_stage(ctx, *, template_id: str, data) -> dict:
+    load_template(ctx, template_id)
+    lock_row(ctx.db, OnboardingTemplate, template_id)
+    stage = OnboardingStage(template_id=template_id, name=data.name, stage_type=data.stage_type,
+                            description=data.description, color=data.color,
+                            sort_order=_next_order(ctx, OnboardingStage.sort_order,
+                                                   OnboardingStage.template_id == template_id))
+    ctx.db.add(stage)
+    ctx.db.flush()
+    _record(ctx, template_id, "stage_created", {"stage_id": stage.id, "name": stage.name})
+    return stage_out(stage, [])
+
+
+def _stage_milestones(ctx, stage_id: str) -> list[dict]:
+    return [milestone_out(m) for m in ctx.db.scalars(
+        select(OnboardingMilestone).where(OnboardingMilestone.stage_id == stage_id)
+        .order_by(OnboardingMilestone.sort_order, OnboardingMilestone.created_at, OnboardingMilestone.id))]
+
+
+def update_stage(ctx, *, template_id: str, stage_id: str, data) -> dict:
+    load_template(ctx, template_id)
+    stage = load_stage(ctx, template_id, stage_id)
+    for key, value in data.changes().items():
+        setattr(stage, key, value)
+    stage.updated_at = utcnow()
+    ctx.db.flush()
+    _record(ctx, template_id, "stage_updated", {"stage_id": stage.id, **{k: str(v) for k, v in data.changes().items()}})
+    return stage_out(stage, _stage_milestones(ctx, stage.id))
+
+
+def delete_stage(ctx, *, template_id: str, stage_id: str) -> None:
+    load_template(ctx, template_id)
+    stage = load_stage(ctx, template_id, stage_id)
+    _record(ctx, template_id, "stage_deleted", {"stage_id": stage.id, "name": stage.name})
+    ctx.db.delete(stage)
+    ctx.db.flush()
+
+
+def create_milestone(ctx, *, stage_id: str, data) -> dict:
+    stage = load_any_stage(ctx, stage_id)
+    lock_row(ctx.db, OnboardingStage, stage.id)
+    milestone = OnboardingMilestone(stage_id=stage.id, title=data.title, description=data.description,
+                                    is_required=data.is_required, auto_source=data.auto_source,
+                                    sort_order=_next_order(ctx, OnboardingMilestone.sort_order,
+                                                           OnboardingMilestone.stage_id == stage.id))
+    ctx.db.add(milestone)
+    ctx.db.flush()
+    _record(ctx, stage.template_id, "milestone_created", {"milestone_id": milestone.id, "title": milestone.title})
+    return milestone_out(milestone)
+
+
+def update_milestone(ctx, *, milestone_id: str, data) -> dict:
+    milestone = load_milestone(ctx, milestone_id)
+    for key, value in data.changes().items():
+        setattr(milestone, key, value)
+    milestone.updated_at = utcnow()
+    ctx.db.flush()
+    stage = ctx.db.get(OnboardingStage, milestone.stage_id)
+    _record(ctx, stage.template_id, "milestone_updated", {"milestone_id": milestone.id})
+    return milestone_out(milestone)
+
+
+def delete_milestone(ctx, *, milestone_id: str) -> None:
+    milestone = load_milestone(ctx, milestone_id)
+    stage = ctx.db.get(OnboardingStage, milestone.stage_id)
+    _record(ctx, stage.template_id, "milestone_deleted", {"milestone_id": milestone.id, "title": milestone.title})
+    ctx.db.delete(milestone)
+    ctx.db.flush()
+
+
+# ---------------------------------------------------------------- for other areas (proposals, projects)
+
+def auto_complete(ctx, *, company_id: str | None, source: str) -> int:
+    """Complete the company's onboarding milestones whose auto_source is `source` (service_progress)."""
+    from .service_progress import auto_complete as complete
+
+    return complete(ctx, company_id=company_id, source=source)

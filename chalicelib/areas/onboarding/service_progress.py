@@ -1,0 +1,177 @@
+"""Client onboarding progress per company (decisions.md section 6; paths in docs/decisions/onboarding.md).
+
+A company's onboarding starts from the template named by its client profile, else the default template
+(an active one). Milestones are completed by hand or by their `auto_source` (`auto_complete(ctx,
+company_id, source)`: `deal_won` from a proposal's acceptance, `project_created` from projects on create;
+`first_invoice` waits for the invoices area), which also starts the onboarding when it has not started.
+percent_complete counts the required milestones (all milestones when none is required); the current stage
+is the first stage with an open required milestone; completed_at is set when every required one is done.
+"""
+from __future__ import annotations
+
+from sqlalchemy import delete, select
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_ignore, lock_key
+from chalicelib.core.serialize import value_out
+
+from .models import MilestoneCompletion, OnboardingMilestone, OnboardingProgress, OnboardingStage, OnboardingTemplate
+from .queries import milestone_out, stages_of
+
+ENTITY = "client_onboarding"
+
+
+def _company(ctx, company_id: str) -> None:
+    from chalicelib.areas.deals import service as deals_service
+
+    if not deals_service.company_names(ctx.db, [company_id]):
+        raise not_found("Company")
+
+
+def _progress(db, company_id: str) -> OnboardingProgress | None:
+    return db.scalar(select(OnboardingProgress).where(OnboardingProgress.company_id == company_id))
+
+
+def progress_record(db, progress: OnboardingProgress) -> dict:
+    """The progress with its stages, milestones, completions, percentage and current stage (four statements)."""
+    template_name = db.scalar(select(OnboardingTemplate.name).where(OnboardingTemplate.id == progress.template_id))
+    done = {c.milestone_id: c for c in db.scalars(select(MilestoneCompletion)
+                                                  .where(MilestoneCompletion.progress_id == progress.id))}
+    stages, required, required_done, total, total_done, current = [], 0, 0, 0, 0, None
+    for stage, milestones in stages_of(db, progress.template_id):
+        rows = []
+        for m in milestones:
+            completion = done.get(m.id)
+            total += 1
+            total_done += completion is not None
+            if m.is_required:
+                required += 1
+                required_done += completion is not None
+                if completion is None and current is None:
+                    current = {"id": stage.id, "name": stage.name, "stage_type": stage.stage_type}
+            rows.append({**milestone_out(m), "completed_at": value_out(completion.created_at) if completion else None,
+                         "completed_by": completion.completed_by if completion else None,
+                         "source": completion.source if completion else None})
+        stages.append({"id": stage.id, "name": stage.name, "stage_type": stage.stage_type, "color": stage.color,
+                       "sort_order": stage.sort_order, "milestones": rows})
+    base, finished = (required, required_done) if required else (total, total_done)
+    percent = int(finished * 100 // base) if base else 0
+    return {"company_id": progress.company_id, "template_id": progress.template_id, "template_name": template_name,
+            "started_at": value_out(progress.started_at), "completed_at": value_out(progress.completed_at),
+            "percent_complete": percent, "current_stage": current, "stages": stages}
+
+
+def get_progress(ctx, *, company_id: str) -> dict | None:
+    _company(ctx, company_id)
+    progress = _progress(ctx.db, company_id)
+    return progress_record(ctx.db, progress) if progress else None
+
+
+def _template_for(ctx, company_id: str, template_id: str | None) -> str | None:
+    from chalicelib.areas.clients import service as clients_service
+
+    if template_id:
+        found = ctx.db.scalar(select(OnboardingTemplate.id).where(OnboardingTemplate.id == template_id,
+                                                                  OnboardingTemplate.is_active.is_(True)))
+        if found is None:
+            raise BadRequest("template_id must be an active onboarding template",
+                             details=[{"field": "template_id", "message": "must be an active onboarding template"}])
+        return found
+    profile = clients_service.client_profile_for_company(ctx.db, company_id)
+    if profile and profile.get("onboarding_template_id"):
+        found = ctx.db.scalar(select(OnboardingTemplate.id).where(
+            OnboardingTemplate.id == profile["onboarding_template_id"], OnboardingTemplate.is_active.is_(True)))
+        if found:
+            return found
+    return ctx.db.scalar(select(OnboardingTemplate.id).where(OnboardingTemplate.is_default.is_(True),
+                                                            OnboardingTemplate.is_active.is_(True)).limit(1))
+
+
+def _begin(ctx, company_id: str, template_id: str) -> OnboardingProgress:
+    insert_ignore(ctx.db, OnboardingProgress, {"company_id": company_id, "template_id": template_id,
+                                               "started_at": utcnow()}, conflict=("company_id",))
+    progress = _progress(ctx.db, company_id)
+    history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action="started", actor_id=ctx.user_id,
+                   changes={"template_id": template_id})
+    return progress
+
+
+def start(ctx, *, company_id: str, template_id: str | None) -> dict:
+    _company(ctx, company_id)
+    lock_key(ctx.db, ENTITY, company_id)
+    if _progress(ctx.db, company_id) is not None:
+        raise Conflict("Onboarding has already started for this company")
+    chosen = _template_for(ctx, company_id, template_id)
+    if chosen is None:
+        raise BadRequest("No onboarding template: name one, set one on the client profile, or mark one default")
+    progress = _begin(ctx, company_id, chosen)
+    ctx.db.flush()
+    return progress_record(ctx.db, progress)
+
+
+def _refresh_completed(ctx, progress: OnboardingProgress) -> None:
+    record = progress_record(ctx.db, progress)
+    finished = record["current_stage"] is None and record["percent_complete"] == 100
+    if finished and progress.completed_at is None:
+        progress.completed_at = utcnow()
+    elif not finished:
+        progress.completed_at = None
+    ctx.db.flush()
+
+
+def _milestone_of(ctx, progress: OnboardingProgress, milestone_id: str) -> OnboardingMilestone:
+    milestone = ctx.db.scalar(select(OnboardingMilestone).join(OnboardingStage,
+                                                               OnboardingStage.id == OnboardingMilestone.stage_id)
+                              .where(OnboardingMilestone.id == milestone_id,
+                                     OnboardingStage.template_id == progress.template_id))
+    if milestone is None:
+        raise not_found("Milestone")
+    return milestone
+
+
+def set_milestone(ctx, *, company_id: str, milestone_id: str, done: bool) -> dict:
+    _company(ctx, company_id)
+    lock_key(ctx.db, ENTITY, company_id)
+    progress = _progress(ctx.db, company_id)
+    if progress is None:
+        raise not_found("Onboarding")
+    milestone = _milestone_of(ctx, progress, milestone_id)
+    if done:
+        insert_ignore(ctx.db, MilestoneCompletion, {"progress_id": progress.id, "milestone_id": milestone.id,
+                                                    "completed_by": ctx.user_id, "source": "manual"},
+                      conflict=("progress_id", "milestone_id"))
+    else:
+        ctx.db.execute(delete(MilestoneCompletion).where(MilestoneCompletion.progress_id == progress.id,
+                                                         MilestoneCompletion.milestone_id == milestone.id))
+    history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action="milestone_completed" if done
+                   else "milestone_reopened", actor_id=ctx.user_id, changes={"milestone_id": milestone.id})
+    _refresh_completed(ctx, progress)
+    return progress_record(ctx.db, progress)
+
+
+def auto_complete(ctx, *, company_id: str | None, source: str) -> int:
+    """Complete the company's open milestones whose auto_source is `source` (starting the onboarding from
+    the profile's or the default template when it has not started); how many were completed. Nothing when
+    the company has no onboarding and no template applies."""
+    if not company_id:
+        return 0
+    lock_key(ctx.db, ENTITY, company_id)
+    progress = _progress(ctx.db, company_id)
+    if progress is None:
+        template_id = _template_for(ctx, company_id, None)
+        if template_id is None:
+            return 0
+        progress = _begin(ctx, company_id, template_id)
+    ids = list(ctx.db.scalars(select(OnboardingMilestone.id).join(
+        OnboardingStage, OnboardingStage.id == OnboardingMilestone.stage_id).where(
+        OnboardingStage.template_id == progress.template_id, OnboardingMilestone.auto_source == source)))
+    added = insert_ignore(ctx.db, MilestoneCompletion, [{"progress_id": progress.id, "milestone_id": mid,
+                                                          "completed_by": ctx.user_id, "source": source}
+                                                         for mid in ids], conflict=("progress_id", "milestone_id")) if ids else 0
+    if added:
+        history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action="milestone_completed",
+                       actor_id=ctx.user_id, changes={"source": source, "milestones": added})
+    _refresh_completed(ctx, progress)
+    return added

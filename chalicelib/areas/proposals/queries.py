@@ -1,0 +1,153 @@
+"""The proposals area's leaf module: the scope clause `visible(principal)`, the load-or-404 helpers
+`load_proposal` and `load_template`, the record builders and the read queries. The services import it,
+never the reverse.
+
+Scope (issue 16 item 2): employee and lead see the proposals they own; a manager those owned by anyone
+of their team (squad members and direct reports) and their own; head and executive all. A listed approver
+also sees the proposals they are asked to approve (docs/decisions/proposals.md).
+"""
+from __future__ import annotations
+
+from sqlalchemy import exists, or_, select
+from sqlalchemy.orm import aliased
+
+from chalicelib.core.models import User
+from chalicelib.core.query import visible_row
+from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
+from chalicelib.core.serialize import flag, row_dict, value_out
+
+from .models import PricingItem, PricingSection, Proposal, ProposalApproval, ProposalTemplate
+
+TEMPLATE_FIELDS = ("id", "name", "description", "category", "brand_config", "variables_schema", "speaker_notes",
+                   "contract_template_id", "is_active", "created_by", "created_at", "updated_at")
+PROPOSAL_FIELDS = ("id", "title", "deal_id", "company_id", "contact_id", "template_id", "page_id", "status",
+                   "version", "currency", "total_amount", "valid_until", "speaker_notes", "brand_config",
+                   "share_token", "share_enabled", "owner_id", "created_by", "sent_at", "viewed_at", "accepted_at",
+                   "declined_at", "decline_reason", "responder_name", "responder_email", "contract_id", "project_id",
+                   "budget_id", "invoice_id", "created_at", "updated_at")
+ITEM_FIELDS = ("id", "section_id", "description", "service_type_id", "quantity", "unit_price", "amount", "notes",
+               "position")
+
+
+def visible(principal):
+    """WHERE clause of the proposals the principal may see (None: all)."""
+    if sees_all(principal):
+        return None
+    approver = exists().where(ProposalApproval.proposal_id == Proposal.id, ProposalApproval.user_id == principal.id,
+                              ProposalApproval.listed.is_(True))
+    if is_manager(principal):
+        return or_(Proposal.owner_id.in_(team_user_ids(principal)), approver)
+    return or_(Proposal.owner_id == principal.id, approver)
+
+
+def visible_templates(principal):
+    """Templates are shared by every holder of proposals:view (None: all)."""
+    return None
+
+
+def load_proposal(ctx, proposal_id: str) -> Proposal:
+    """The proposal if the caller may see it; 404 otherwise (one query)."""
+    return visible_row(ctx.db, Proposal, proposal_id, visible(ctx.principal), "Proposal")
+
+
+def load_template(ctx, template_id: str) -> ProposalTemplate:
+    return visible_row(ctx.db, ProposalTemplate, template_id, visible_templates(ctx.principal), "Proposal template")
+
+
+def template_record(template: ProposalTemplate, *, detail: bool = False) -> dict:
+    out = row_dict(template, TEMPLATE_FIELDS, flags=("is_active",))
+    if detail:
+        out["content_rich"] = template.content_rich
+    return out
+
+
+def proposal_select():
+    """The proposal with its company name, contact names, deal title and owner name: one statement."""
+    from chalicelib.areas.deals import service as deals_service
+
+    Company, Contact, Deal = deals_service.Company, deals_service.Contact, deals_service.Deal
+    owner = aliased(User)
+    return (select(Proposal, Company.name, Contact.first_name, Contact.last_name, Deal.title, owner.name)
+            .outerjoin(Company, Company.id == Proposal.company_id)
+            .outerjoin(Contact, Contact.id == Proposal.contact_id)
+            .outerjoin(Deal, Deal.id == Proposal.deal_id)
+            .outerjoin(owner, owner.id == Proposal.owner_id))
+
+
+def approver_ids(db, proposal_ids) -> dict[str, list[str]]:
+    """`{proposal_id: [listed approver ids]}` (one statement for any number of proposals)."""
+    ids = list(set(proposal_ids))
+    if not ids:
+        return {}
+    found: dict[str, list[str]] = {}
+    rows = db.execute(select(ProposalApproval.proposal_id, ProposalApproval.user_id)
+                      .where(ProposalApproval.proposal_id.in_(ids), ProposalApproval.listed.is_(True))
+                      .order_by(ProposalApproval.created_at, ProposalApproval.user_id))
+    for proposal_id, user_id in rows:
+        found.setdefault(proposal_id, []).append(user_id)
+    return found
+
+
+def proposal_out(row, approvers: list[str]) -> dict:
+    proposal, company_name, first_name, last_name, deal_title, owner_name = row
+    out = row_dict(proposal, PROPOSAL_FIELDS, flags=("share_enabled",))
+    contact_name = " ".join(part for part in (first_name, last_name) if part) or None
+    out.update(share_protected=flag(proposal.share_password), company_name=company_name, contact_name=contact_name,
+               deal_title=deal_title, owner_name=owner_name, approver_ids=approvers)
+    return out
+
+
+def proposal_records(db, rows) -> list[dict]:
+    """Records of proposal_select() rows: one more statement for the approvers of them all."""
+    rows = list(rows)
+    approvers = approver_ids(db, [row[0].id for row in rows])
+    return [proposal_out(row, approvers.get(row[0].id, [])) for row in rows]
+
+
+def approvals(db, proposal_id: str) -> list[dict]:
+    rows = db.execute(select(ProposalApproval, User.name).outerjoin(User, User.id == ProposalApproval.user_id)
+                      .where(ProposalApproval.proposal_id == proposal_id)
+                      .order_by(ProposalApproval.created_at, ProposalApproval.user_id))
+    return [{"user_id": a.user_id, "user_name": name, "listed": flag(a.listed), "approved_at": value_out(a.approved_at),
+             "comments": a.comments} for a, name in rows]
+
+
+def proposal_detail(ctx, proposal_id: str) -> dict:
+    """The proposal (scope-checked) with joined names, approver ids and approvals: three statements."""
+    from chalicelib.core.errors import not_found
+    from chalicelib.core.query import in_scope
+
+    row = ctx.db.execute(in_scope(proposal_select().where(Proposal.id == proposal_id), visible(ctx.principal))).first()
+    if row is None:
+        raise not_found("Proposal")
+    out = proposal_records(ctx.db, [row])[0]
+    out["approvals"] = approvals(ctx.db, proposal_id)
+    return out
+
+
+def pricing_sections(db, proposal_id: str, *, public: bool = False) -> list[dict]:
+    """The proposal's sections by position with their items by position (two statements)."""
+    sections = db.scalars(select(PricingSection).where(PricingSection.proposal_id == proposal_id)
+                          .order_by(PricingSection.position, PricingSection.id)).all()
+    items: dict[str, list[dict]] = {}
+    if sections:
+        rows = db.scalars(select(PricingItem).where(PricingItem.section_id.in_([s.id for s in sections]))
+                          .order_by(PricingItem.position, PricingItem.id))
+        for item in rows:
+            record = row_dict(item, ITEM_FIELDS)
+            if public:
+                record = {key: record[key] for key in ("description", "quantity", "unit_price", "amount", "notes",
+                                                        "position")}
+            items.setdefault(item.section_id, []).append(record)
+    if public:
+        return [{"title": s.title, "position": s.position, "items": items.get(s.id, [])} for s in sections]
+    return [{"id": s.id, "proposal_id": s.proposal_id, "title": s.title, "position": s.position,
+             "items": items.get(s.id, [])} for s in sections]
+
+
+def approval_rows(db, proposal_id: str) -> list[ProposalApproval]:
+    return list(db.scalars(select(ProposalApproval).where(ProposalApproval.proposal_id == proposal_id)))
+
+
+__all__ = ["visible", "visible_templates", "load_proposal", "load_template", "template_record", "proposal_select",
+           "proposal_records", "proposal_detail", "pricing_sections", "approval_rows"]

@@ -1,0 +1,384 @@
+"""Proposals: list (scoped, queries.visible), create (from a template: its rich content cloned into a new page
+with the variables resolved), get, update, delete (with its page), duplicate, and the internal approval
+flow: submit, approve, request changes, mark sent. A move from a wrong status is a 409; every change writes
+history (entity `proposal`). Pricing is in service_pricing.py, sharing and the public viewer in
+service_public.py. Other areas are reached through their `service`: deals (references, names), pages (the
+content page).
+"""
+from __future__ import annotations
+
+import json
+from datetime import date
+
+from sqlalchemy import delete, select, update
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden
+from chalicelib.core.ids import new_id, utcnow
+from chalicelib.core.locks import insert_rows, lock_row
+from chalicelib.core.models import User
+from chalicelib.core.permissions import allows
+from chalicelib.core.query import Page, in_scope, paginate
+from chalicelib.core.timeutil import org_today
+
+from .models import PricingItem, PricingSection, Proposal, ProposalApproval, ProposalTemplate
+from .queries import (approval_rows, load_proposal, load_template, proposal_detail, proposal_records, proposal_select,
+                      visible)
+from .service_templates import check_json
+
+ENTITY = "proposal"
+EDITABLE = ("draft", "changes_requested", "review", "approved")  # content and fields may change
+VARIABLES = ("company", "contact", "deal", "owner", "valid_until", "today")
+
+
+def record(ctx, proposal_id: str, action: str, changes: dict | None = None) -> None:
+    history.record(ctx.db, entity_type=ENTITY, entity_id=proposal_id, action=action, actor_id=ctx.user_id,
+                   changes=changes)
+
+
+# ---------------------------------------------------------------- reading
+
+def list_proposals(ctx, query) -> Page:
+    stmt = in_scope(proposal_select(), visible(ctx.principal))
+    for field in ("status", "deal_id", "owner_id", "company_id"):
+        value = getattr(query, field)
+        if value:
+            stmt = stmt.where(getattr(Proposal, field) == value)
+    page = paginate(ctx.db, stmt.order_by(Proposal.created_at.desc(), Proposal.id), query)
+    return Page(proposal_records(ctx.db, page.items), page.total, page.limit, page.offset)
+
+
+def get_proposal(ctx, *, proposal_id: str) -> dict:
+    return proposal_detail(ctx, proposal_id)
+
+
+# ---------------------------------------------------------------- checks
+
+def _check_references(ctx, values: dict) -> None:
+    from chalicelib.areas.deals import service as deals_service
+
+    details = []
+    if values.get("company_id") and not deals_service.company_names(ctx.db, [values["company_id"]]):
+        details.append({"field": "company_id", "message": "must be an existing company"})
+    if values.get("contact_id") and not deals_service.contact_names(ctx.db, [values["contact_id"]]):
+        details.append({"field": "contact_id", "message": "must be an existing contact"})
+    if values.get("deal_id") and deals_service.deal_facts(ctx.db, values["deal_id"]) is None:
+        details.append({"field": "deal_id", "message": "must be an existing deal"})
+    approvers = values.get("approver_ids") or []
+    if approvers:
+        found = set(ctx.db.scalars(select(User.id).where(User.id.in_(set(approvers)), User.is_active.is_(True))))
+        missing = [a for a in approvers if a not in found]
+        if missing:
+            details.append({"field": "approver_ids", "message": f"must be active users ({', '.join(missing[:5])})"})
+        elif len(set(approvers)) != len(approvers):
+            details.append({"field": "approver_ids", "message": "must not repeat a user"})
+    if details:
+        raise BadRequest("Invalid proposal references", details=details)
+
+
+def _set_approvers(ctx, proposal_id: str, approver_ids: list[str]) -> None:
+    """Replace the listed approvers (one DELETE, one INSERT); approvals given by the kept ones stay."""
+    kept = {a.user_id: a for a in approval_rows(ctx.db, proposal_id) if a.listed}
+    ctx.db.execute(delete(ProposalApproval).where(ProposalApproval.proposal_id == proposal_id,
+                                                  ProposalApproval.user_id.not_in(approver_ids or [""])))
+    new = [{"proposal_id": proposal_id, "user_id": user_id, "listed": True}
+           for user_id in approver_ids if user_id not in kept]
+    insert_rows(ctx.db, ProposalApproval, new)
+
+
+# ---------------------------------------------------------------- variables
+
+def _variable_values(ctx, values: dict, owner_id: str, template: ProposalTemplate | None, extra: dict) -> dict:
+    """The values of the template variables: company, contact, deal, owner, valid_until, today (the
+    organisation's date), then the defaults of the template's variables_schema and the caller's `variables`."""
+    from chalicelib.areas.deals import service as deals_service
+
+    resolved: dict[str, str] = {}
+    if template is not None and template.variables_schema:
+        schema = json.loads(template.variables_schema)
+        entries = schema.items() if isinstance(schema, dict) else (
+            (entry.get("name") or entry.get("key"), entry) for entry in schema if isinstance(entry, dict))
+        for name, spec in entries:
+            if name and isinstance(spec, dict) and spec.get("default") is not None:
+                resolved[str(name)] = str(spec["default"])
+    company = deals_service.company_names(ctx.db, [values.get("company_id")]).get(values.get("company_id"))
+    contact = deals_service.contact_names(ctx.db, [values.get("contact_id")]).get(values.get("contact_id"))
+    deal = deals_service.deal_facts(ctx.db, values["deal_id"]) if values.get("deal_id") else None
+    owner = ctx.db.scalar(select(User.name).where(User.id == owner_id)) if owner_id else None
+    valid_until: date | None = values.get("valid_until")
+    resolved.update({
+        "company": company or "", "contact": " ".join(p for p in (contact or ()) if p), "deal": (deal or {}).get("title") or "",
+        "owner": owner or "", "valid_until": valid_until.isoformat() if valid_until else "",
+        "today": org_today().isoformat()})
+    resolved.update(extra or {})
+    return resolved
+
+
+def _fill(text: str, values: dict) -> str:
+    for name, value in values.items():
+        for pattern in ("{{" + name + "}}", "{{ " + name + " }}"):
+            text = text.replace(pattern, value)
+    return text
+
+
+def resolve_variables(content_rich: str | None, values: dict) -> str | None:
+    """`{{name}}` placeholders replaced in every string of the rich content's JSON (the JSON stays valid);
+    content that is not JSON is treated as text. Unknown placeholders stay as they are."""
+    if not content_rich:
+        return content_rich
+    try:
+        document = json.loads(content_rich)
+    except ValueError:
+        return _fill(content_rich, values)
+
+    def walk(node):
+        if isinstance(node, str):
+            return _fill(node, values)
+        if isinstance(node, list):
+            return [walk(child) for child in node]
+        if isinstance(node, dict):
+            return {key: walk(child) for key, child in node.items()}
+        return node
+
+    return json.dumps(walk(document))
+
+
+def plain_text(content_rich: str | None) -> str:
+    """The text of rich content (every `text` value, in order), for the page's searchable content."""
+    if not content_rich:
+        return ""
+    try:
+        document = json.loads(content_rich)
+    except ValueError:
+        return content_rich
+    parts: list[str] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("text"), str):
+                parts.append(node["text"])
+            for child in node.values():
+                if isinstance(child, (list, dict)):
+                    walk(child)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    walk(document)
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------- writing
+
+def create_proposal(ctx, *, data) -> dict:
+    from chalicelib.areas.pages import service as pages_service
+
+    values = data.model_dump()
+    check_json(values, ("speaker_notes", "brand_config"))
+    _check_references(ctx, values)
+    template = load_template(ctx, values["template_id"]) if values.get("template_id") else None
+    if template is not None and not template.is_active:
+        raise BadRequest("template_id must be an active template",
+                         details=[{"field": "template_id", "message": "must be an active template"}])
+    content_rich = None
+    speaker_notes, brand_config = values.get("speaker_notes"), values.get("brand_config")
+    if template is not None:
+        content_rich = resolve_variables(template.content_rich,
+                                         _variable_values(ctx, values, ctx.user_id, template, values["variables"]))
+        speaker_notes = speaker_notes if speaker_notes is not None else template.speaker_notes
+        brand_config = brand_config if brand_config is not None else template.brand_config
+    proposal = Proposal(title=values["title"], deal_id=values.get("deal_id"), company_id=values.get("company_id"),
+                        contact_id=values.get("contact_id"), template_id=template.id if template else None,
+                        valid_until=values.get("valid_until"), currency=values["currency"],
+                        speaker_notes=speaker_notes, brand_config=brand_config, status="draft", version=1,
+                        owner_id=ctx.user_id, created_by=ctx.user_id, share_enabled=False)
+    proposal.id = new_id()
+    proposal.page_id = pages_service.create_record_page(
+        ctx, title=values["title"], content=plain_text(content_rich), content_rich=content_rich,
+        entity_type=ENTITY, entity_id=proposal.id, actor_id=ctx.user_id)
+    ctx.db.add(proposal)
+    ctx.db.flush()
+    _set_approvers(ctx, proposal.id, values["approver_ids"])
+    record(ctx, proposal.id, "created", {"title": proposal.title, "status": "draft",
+                                         "template_id": proposal.template_id})
+    ctx.db.flush()
+    return {"id": proposal.id, "page_id": proposal.page_id}
+
+
+def _locked(ctx, proposal_id: str) -> Proposal:
+    """The visible proposal, locked for a state change (404 when out of scope)."""
+    load_proposal(ctx, proposal_id)
+    return lock_row(ctx.db, Proposal, proposal_id)
+
+
+def update_proposal(ctx, *, proposal_id: str, data) -> None:
+    proposal = _locked(ctx, proposal_id)
+    changes = data.changes()
+    if not changes:
+        raise BadRequest("At least one field is required")
+    if proposal.status not in EDITABLE:
+        raise Conflict(f"A proposal in status {proposal.status} cannot be changed")
+    check_json(changes, ("speaker_notes", "brand_config"))
+    _check_references(ctx, changes)
+    before = {key: getattr(proposal, key) for key in changes if key != "approver_ids"}
+    if "approver_ids" in changes:
+        before_approvers = sorted(a.user_id for a in approval_rows(ctx.db, proposal.id) if a.listed)
+        _set_approvers(ctx, proposal.id, changes["approver_ids"])
+    for key, value in changes.items():
+        if key != "approver_ids":
+            setattr(proposal, key, value)
+    diff = {k: {"from": _plain(v["from"]), "to": _plain(v["to"])}
+            for k, v in history.diff(before, {k: v for k, v in changes.items() if k != "approver_ids"}).items()}
+    if "approver_ids" in changes and sorted(changes["approver_ids"]) != before_approvers:
+        diff["approver_ids"] = {"from": before_approvers, "to": sorted(changes["approver_ids"])}
+    if "title" in changes:
+        ctx.db.execute(update(_page_model()).where(_page_model().id == proposal.page_id).values(title=proposal.title))
+    proposal.updated_at = utcnow()
+    if diff:
+        record(ctx, proposal.id, "updated", diff)
+    ctx.db.flush()
+
+
+def _page_model():
+    from chalicelib.areas.pages import service as pages_service
+
+    return pages_service.Page
+
+
+def _plain(value):
+    return value.isoformat() if isinstance(value, date) else value
+
+
+def delete_proposal(ctx, *, proposal_id: str) -> None:
+    from chalicelib.areas.pages import service as pages_service
+
+    proposal = _locked(ctx, proposal_id)
+    page_id = proposal.page_id
+    record(ctx, proposal.id, "deleted", {"title": {"from": proposal.title, "to": None}})
+    ctx.db.delete(proposal)
+    ctx.db.flush()
+    pages_service.remove_record_page(ctx.db, page_id)
+
+
+def duplicate_proposal(ctx, *, proposal_id: str) -> str:
+    """A new draft proposal owned by the caller: the page content, fields and pricing copied; sharing off,
+    no approvals, no outcome."""
+    from chalicelib.areas.pages import service as pages_service
+
+    source = load_proposal(ctx, proposal_id)
+    content, content_rich = pages_service.record_page_content(ctx.db, source.page_id) or ("", None)
+    copy = Proposal(id=new_id(), title=f"{source.title} (Copy)"[:300], deal_id=source.deal_id,
+                    company_id=source.company_id, contact_id=source.contact_id, template_id=source.template_id,
+                    status="draft", version=1, currency=source.currency, total_amount=source.total_amount,
+                    valid_until=source.valid_until, speaker_notes=source.speaker_notes,
+                    brand_config=source.brand_config, share_enabled=False, owner_id=ctx.user_id,
+                    created_by=ctx.user_id)
+    copy.page_id = pages_service.create_record_page(ctx, title=copy.title, content=content, content_rich=content_rich,
+                                                    entity_type=ENTITY, entity_id=copy.id, actor_id=ctx.user_id)
+    ctx.db.add(copy)
+    ctx.db.flush()
+    sections = ctx.db.scalars(select(PricingSection).where(PricingSection.proposal_id == source.id)).all()
+    section_ids = {section.id: new_id() for section in sections}
+    insert_rows(ctx.db, PricingSection, [{"id": section_ids[s.id], "proposal_id": copy.id, "title": s.title,
+                                          "position": s.position} for s in sections])
+    if sections:
+        items = ctx.db.scalars(select(PricingItem).where(PricingItem.section_id.in_(list(section_ids)))).all()
+        insert_rows(ctx.db, PricingItem, [
+            {"section_id": section_ids[i.section_id], "description": i.description, "service_type_id": i.service_type_id,
+             "quantity": i.quantity, "unit_price": i.unit_price, "amount": i.amount, "notes": i.notes,
+             "position": i.position} for i in items])
+    listed = [a.user_id for a in approval_rows(ctx.db, source.id) if a.listed]
+    _set_approvers(ctx, copy.id, listed)
+    record(ctx, copy.id, "created", {"title": copy.title, "status": "draft", "duplicated_from": source.id})
+    record(ctx, source.id, "duplicated", {"copy_id": copy.id})
+    ctx.db.flush()
+    return copy.id
+
+
+# ---------------------------------------------------------------- the approval flow
+
+def _move(ctx, proposal: Proposal, to: str, action: str, extra: dict | None = None) -> None:
+    changes = {"status": {"from": proposal.status, "to": to}, **(extra or {})}
+    proposal.status = to
+    proposal.updated_at = utcnow()
+    record(ctx, proposal.id, action, changes)
+    ctx.db.flush()
+
+
+def submit(ctx, *, proposal_id: str) -> None:
+    """draft or changes_requested to review (a new review round: earlier approvals are cleared; a resubmission
+    after changes raises the version)."""
+    proposal = _locked(ctx, proposal_id)
+    if proposal.status not in ("draft", "changes_requested"):
+        raise Conflict(f"Only a draft or a proposal with changes requested can be submitted (status {proposal.status})")
+    ctx.db.execute(delete(ProposalApproval).where(ProposalApproval.proposal_id == proposal.id,
+                                                  ProposalApproval.listed.is_(False)))
+    ctx.db.execute(update(ProposalApproval).where(ProposalApproval.proposal_id == proposal.id)
+                   .values(approved_at=None, comments=None))
+    extra = {}
+    if proposal.status == "changes_requested":
+        extra["version"] = {"from": proposal.version, "to": proposal.version + 1}
+        proposal.version += 1
+    _move(ctx, proposal, "review", "submitted", extra)
+
+
+def _approver(ctx, proposal: Proposal) -> ProposalApproval | None:
+    """The caller's listed approval row; None when nobody is listed and the caller holds proposals:manage.
+    403 when the caller may not decide."""
+    rows = [a for a in approval_rows(ctx.db, proposal.id) if a.listed]
+    if rows:
+        mine = next((a for a in rows if a.user_id == ctx.user_id), None)
+        if mine is None:
+            raise Forbidden("Only the proposal's listed approvers can decide")
+        return mine
+    if not allows(ctx.principal.permissions, "proposals", "manage"):
+        raise Forbidden("Requires proposals:manage (the proposal lists no approvers)")
+    return None
+
+
+def approve(ctx, *, proposal_id: str, comments: str | None) -> None:
+    proposal = _locked(ctx, proposal_id)
+    if proposal.status != "review":
+        raise Conflict(f"Only a proposal in review can be approved (status {proposal.status})")
+    mine = _approver(ctx, proposal)
+    now = utcnow()
+    if mine is None:
+        ctx.db.add(ProposalApproval(proposal_id=proposal.id, user_id=ctx.user_id, listed=False, approved_at=now,
+                                    comments=comments))
+        ctx.db.flush()
+        _move(ctx, proposal, "approved", "approved", {"comments": comments})
+        return
+    if mine.approved_at is not None:
+        raise Conflict("You have already approved this proposal")
+    mine.approved_at, mine.comments = now, comments
+    ctx.db.flush()
+    pending = [a for a in approval_rows(ctx.db, proposal.id) if a.listed and a.approved_at is None]
+    if pending:
+        record(ctx, proposal.id, "approval_given", {"approver_id": ctx.user_id, "comments": comments,
+                                                    "pending": len(pending)})
+        proposal.updated_at = now
+        ctx.db.flush()
+    else:
+        _move(ctx, proposal, "approved", "approved", {"approver_id": ctx.user_id, "comments": comments})
+
+
+def request_changes(ctx, *, proposal_id: str, comments: str) -> None:
+    from chalicelib.core.notify import notify
+
+    proposal = _locked(ctx, proposal_id)
+    if proposal.status != "review":
+        raise Conflict(f"Changes can only be requested on a proposal in review (status {proposal.status})")
+    _approver(ctx, proposal)
+    _move(ctx, proposal, "changes_requested", "changes_requested", {"comments": comments})
+    if proposal.owner_id and proposal.owner_id != ctx.user_id:
+        notify(ctx, user_id=proposal.owner_id, type="proposal_changes_requested",
+               title=f"Changes requested: {proposal.title}", body=comments[:500], resource_type=ENTITY,
+               resource_id=proposal.id, action_url=f"/proposals/{proposal.id}", actor_id=ctx.user_id)
+
+
+def mark_sent(ctx, *, proposal_id: str) -> None:
+    proposal = _locked(ctx, proposal_id)
+    if proposal.status != "approved":
+        raise Conflict(f"Only an approved proposal can be marked sent (status {proposal.status})")
+    proposal.sent_at = utcnow()
+    _move(ctx, proposal, "sent", "sent", {"sent_at": proposal.sent_at.isoformat()})

@@ -1,0 +1,63 @@
+"""The onboarding automation of a public accept (document 2, Events; decisions.md section 5), run inside the
+accept's transaction so that all of it happens or none of it:
+
+1. a project for the proposal's company (none without a company: the project has no company), owned by the
+   proposal's owner;
+2. with pricing: a draft budget of that project from the pricing sections' items (each item a line item,
+   titled "<section>: <description>");
+3. with that budget: a draft invoice generated from it, once the invoices area exists (it has not landed
+   yet: docs/decisions/proposals.md);
+4. always a contract signed by the accepting name and email;
+5. the linked deal moved to won;
+6. the company's client onboarding milestones with auto_source `deal_won` completed (onboarding started
+   from the profile's or the default template when needed).
+The owner's notification and the history entry are written by the caller (service_public.accept).
+"""
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from chalicelib.core.timeutil import iso
+
+from .models import PricingItem, PricingSection, Proposal
+
+
+def _pricing_items(db, proposal_id: str) -> list[dict]:
+    rows = db.execute(select(PricingSection.title, PricingItem)
+                      .join(PricingItem, PricingItem.section_id == PricingSection.id)
+                      .where(PricingSection.proposal_id == proposal_id)
+                      .order_by(PricingSection.position, PricingSection.id, PricingItem.position, PricingItem.id)).all()
+    return [{"description": f"{title}: {item.description}"[:2000], "quantity": item.quantity,
+             "unit_price": item.unit_price, "service_type_id": item.service_type_id} for title, item in rows]
+
+
+def run_onboarding(ctx, proposal: Proposal) -> dict:
+    from chalicelib.areas.budgets import service as budgets_service
+    from chalicelib.areas.clients import service as clients_service
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.areas.projects import service as projects_service
+
+    created: dict = {}
+    proposal.project_id = projects_service.create_project_for(
+        ctx, name=proposal.title, company_id=proposal.company_id, owner_id=proposal.owner_id,
+        description=f"Created when the proposal \"{proposal.title}\" was accepted.")
+    created["project_id"] = proposal.project_id
+    items = _pricing_items(ctx.db, proposal.id)
+    if items:
+        proposal.budget_id = budgets_service.create_budget_for(
+            ctx, name=proposal.title, project_id=proposal.project_id, company_id=proposal.company_id,
+            currency=proposal.currency, owner_id=proposal.owner_id, items=items)
+        created["budget_id"] = proposal.budget_id
+    proposal.contract_id = clients_service.create_contract_for(
+        ctx, title=proposal.title, company_id=proposal.company_id, proposal_id=proposal.id, status="signed",
+        signers=[{"name": proposal.responder_name, "email": proposal.responder_email,
+                  "signed_at": iso(proposal.accepted_at)}])
+    created["contract_id"] = proposal.contract_id
+    if proposal.deal_id and deals_service.mark_deal_won(ctx.db, proposal.deal_id):
+        created["deal_won"] = proposal.deal_id
+    from chalicelib.areas.onboarding import service as onboarding_service
+
+    created["onboarding_milestones"] = onboarding_service.auto_complete(ctx, company_id=proposal.company_id,
+                                                                       source="deal_won")
+    ctx.db.flush()
+    return created

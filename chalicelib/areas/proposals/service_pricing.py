@@ -1,0 +1,94 @@
+"""Proposal pricing: sections with items. An item's amount is quantity x unit_price, computed exactly with
+decimals and rounded half-up to the cent (an `amount` sent is ignored); the proposal's total_amount is the
+sum of its items (null when it has no section). Replacing the pricing is one DELETE and two multi-row
+INSERTs under the proposal's row lock; a change after acceptance or decline is a 409."""
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+from sqlalchemy import delete, func, select
+
+from chalicelib.core import history
+from chalicelib.core.errors import Conflict, not_found
+from chalicelib.core.ids import new_id, utcnow
+from chalicelib.core.locks import insert_rows, lock_row
+
+from .models import PricingItem, PricingSection, Proposal
+from .queries import load_proposal, pricing_sections
+
+CENT = Decimal("0.01")
+FINAL = ("accepted", "declined", "expired")
+
+
+def amount_of(quantity: Decimal, unit_price: Decimal) -> Decimal:
+    return (Decimal(quantity) * Decimal(unit_price)).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def get_pricing(ctx, *, proposal_id: str) -> dict:
+    proposal = load_proposal(ctx, proposal_id)
+    return {"sections": pricing_sections(ctx.db, proposal.id), "currency": proposal.currency,
+            "total_amount": float(proposal.total_amount) if proposal.total_amount is not None else None}
+
+
+def _locked(ctx, proposal_id: str) -> Proposal:
+    load_proposal(ctx, proposal_id)
+    proposal = lock_row(ctx.db, Proposal, proposal_id)
+    if proposal.status in FINAL:
+        raise Conflict(f"The pricing of a proposal in status {proposal.status} cannot change")
+    return proposal
+
+
+def refresh_total(ctx, proposal: Proposal) -> Decimal | None:
+    has_sections = ctx.db.scalar(select(PricingSection.id).where(PricingSection.proposal_id == proposal.id).limit(1))
+    total = ctx.db.scalar(select(func.sum(PricingItem.amount)).join(PricingSection,
+                                                                     PricingSection.id == PricingItem.section_id)
+                          .where(PricingSection.proposal_id == proposal.id))
+    proposal.total_amount = None if has_sections is None else (total or Decimal("0"))
+    proposal.updated_at = utcnow()
+    return proposal.total_amount
+
+
+def replace_pricing(ctx, *, proposal_id: str, sections) -> None:
+    proposal = _locked(ctx, proposal_id)
+    before = proposal.total_amount
+    ctx.db.execute(delete(PricingSection).where(PricingSection.proposal_id == proposal.id))
+    section_rows, item_rows, total = [], [], Decimal("0")
+    for index, section in enumerate(sections):
+        section_id = new_id()
+        section_rows.append({"id": section_id, "proposal_id": proposal.id, "title": section.title,
+                             "position": section.position if section.position is not None else index})
+        for position, item in enumerate(section.items):
+            amount = amount_of(item.quantity, item.unit_price)
+            total += amount
+            item_rows.append({"section_id": section_id, "description": item.description,
+                              "service_type_id": item.service_type_id, "quantity": item.quantity,
+                              "unit_price": item.unit_price, "amount": amount, "notes": item.notes,
+                              "position": position})
+    insert_rows(ctx.db, PricingSection, section_rows)
+    insert_rows(ctx.db, PricingItem, item_rows)
+    proposal.total_amount = total if section_rows else None
+    proposal.updated_at = utcnow()
+    history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="pricing_replaced",
+                   actor_id=ctx.user_id, changes={"sections": len(section_rows), "items": len(item_rows),
+                                                  "total_amount": {"from": _num(before), "to": _num(proposal.total_amount)}})
+    ctx.db.flush()
+
+
+def delete_section(ctx, *, proposal_id: str, section_id: str) -> None:
+    proposal = _locked(ctx, proposal_id)
+    section = ctx.db.scalar(select(PricingSection).where(PricingSection.id == section_id,
+                                                         PricingSection.proposal_id == proposal.id))
+    if section is None:
+        raise not_found("Pricing section")
+    before = proposal.total_amount
+    ctx.db.delete(section)
+    ctx.db.flush()
+    refresh_total(ctx, proposal)
+    history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="pricing_section_deleted",
+                   actor_id=ctx.user_id, changes={"section": section.title, "total_amount": {
+                       "from": _num(before), "to": _num(proposal.total_amount)}})
+    ctx.db.flush()
+
+
+def _num(value):
+    return float(value) if value is not None else None

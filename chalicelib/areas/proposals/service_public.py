@@ -1,0 +1,315 @@
+"""Sharing, the public viewer, view analytics, and public accept and decline (decisions.md section 5).
+
+- The share token is 256 random bits, URL-safe (`secrets.token_urlsafe(32)`); it is kept when sharing is
+  turned off and on again (the same link works again). Disabled sharing or an unknown token answers 404.
+- The password is stored only as a salted scrypt hash (n=2^14, r=8, p=1), never returned.
+- verify sets `proposal_session` (HttpOnly, Secure, SameSite=Lax, Path=/api/proposals/public/<token>,
+  24 hours): `<expires>.<hmac>` where the HMAC-SHA256 (key derived from SECRETS_KEY) covers the share token,
+  the expiry and the current password hash, so it cannot be forged, moved to another token, or outlive a
+  password change.
+- Wrong passwords: at most MAX_ATTEMPTS in ATTEMPT_WINDOW per proposal, then 429 until the window passes.
+- The first public view of a sent proposal moves it to `viewed`. A proposal past valid_until in review,
+  approved, sent or viewed is `expired` (the public viewer marks it; the daily `proposal-expiry` job too).
+- Accept (from sent, viewed, approved or review) runs the onboarding automation in the request's
+  transaction (service_onboarding.py); decline records the reason. A second accept, a decline after accept
+  (or any answer after one) is 409.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import secrets
+import time
+from datetime import timedelta
+from http.cookies import CookieError, SimpleCookie
+
+from sqlalchemy import func, select
+
+from chalicelib.core import history
+from chalicelib.core.errors import Conflict, DomainError, Unauthorized, not_found
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row
+from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.settings import get_settings
+from chalicelib.core.timeutil import org_today
+
+from .models import Proposal, ProposalPasswordAttempt, ProposalView
+from .queries import load_proposal, pricing_sections
+
+COOKIE = "proposal_session"
+SESSION_SECONDS = 24 * 3600
+MAX_ATTEMPTS = 10
+ATTEMPT_WINDOW = timedelta(minutes=15)
+ANSWERABLE = ("sent", "viewed", "approved", "review")
+EXPIRABLE = ("review", "approved", "sent", "viewed")
+SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
+
+
+class TooManyAttempts(DomainError):
+    status = 429
+    default_message = "Too many wrong passwords: try again later"
+
+
+# ---------------------------------------------------------------- password and session
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def hash_password(password: str) -> str:
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, maxmem=64 * 1024 * 1024, **SCRYPT)
+    return f"scrypt${SCRYPT['n']}${SCRYPT['r']}${SCRYPT['p']}${_b64(salt)}${_b64(digest)}"
+
+
+def check_password(password: str, stored: str) -> bool:
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        computed = hashlib.scrypt(password.encode(), salt=_unb64(salt), n=int(n), r=int(r), p=int(p), dklen=32,
+                                  maxmem=64 * 1024 * 1024)
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(computed, _unb64(digest))
+
+
+def _mac(proposal: Proposal, expires: int) -> str:
+    key = hashlib.sha256(b"proposal-session:" + (get_settings().secrets_key or "").encode()).digest()
+    message = f"{proposal.share_token}|{expires}|{proposal.share_password or ''}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def session_cookie(proposal: Proposal) -> str:
+    expires = int(time.time()) + SESSION_SECONDS
+    value = f"{expires}.{_mac(proposal, expires)}"
+    return (f"{COOKIE}={value}; Max-Age={SESSION_SECONDS}; Path=/api/proposals/public/{proposal.share_token}; "
+            f"HttpOnly; Secure; SameSite=Lax")
+
+
+def has_session(proposal: Proposal, cookie_header: str | None) -> bool:
+    """Whether the request carries a valid, unexpired session for this proposal's token and password."""
+    if not cookie_header:
+        return False
+    try:
+        jar = SimpleCookie()
+        jar.load(cookie_header)
+    except CookieError:
+        return False
+    morsel = jar.get(COOKIE)
+    if morsel is None:
+        return False
+    expires, _, mac = morsel.value.partition(".")
+    if not expires.isdigit() or int(expires) < time.time():
+        return False
+    return hmac.compare_digest(mac, _mac(proposal, int(expires)))
+
+
+# ---------------------------------------------------------------- sharing (authenticated)
+
+def configure_sharing(ctx, *, proposal_id: str, data) -> str | None:
+    load_proposal(ctx, proposal_id)
+    proposal = lock_row(ctx.db, Proposal, proposal_id)
+    changes = {"share_enabled": {"from": int(proposal.share_enabled), "to": int(data.share_enabled)}}
+    proposal.share_enabled = data.share_enabled
+    if data.share_enabled and not proposal.share_token:
+        proposal.share_token = secrets.token_urlsafe(32)
+        changes["share_token"] = "created"
+    if "share_password" in data.model_fields_set:
+        proposal.share_password = hash_password(data.share_password) if data.share_password else None
+        changes["share_password"] = "set" if data.share_password else "cleared"
+    proposal.updated_at = utcnow()
+    history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="sharing_changed",
+                   actor_id=ctx.user_id, changes=changes)
+    ctx.db.flush()
+    return proposal.share_token
+
+
+# ---------------------------------------------------------------- public
+
+def _shared(ctx, share_token: str, *, lock: bool = True) -> Proposal:
+    """The proposal shared under this token (locked), or 404 (unknown token or sharing disabled)."""
+    if not share_token or len(share_token) > 64:
+        raise not_found("Proposal")
+    stmt = select(Proposal).where(Proposal.share_token == share_token, Proposal.share_enabled.is_(True))
+    if lock:
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
+    proposal = ctx.db.scalar(stmt)
+    if proposal is None:
+        raise not_found("Proposal")
+    return proposal
+
+
+def _is_past(proposal: Proposal) -> bool:
+    return proposal.valid_until is not None and proposal.valid_until < org_today()
+
+
+def expire(ctx, proposal: Proposal) -> None:
+    history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="expired", actor_id=None,
+                   changes={"status": {"from": proposal.status, "to": "expired"},
+                            "valid_until": proposal.valid_until.isoformat()})
+    proposal.status = "expired"
+    proposal.updated_at = utcnow()
+
+
+def _notify_owner(ctx, proposal: Proposal, type: str, title: str, body: str | None = None) -> None:
+    from chalicelib.core.notify import notify
+
+    if proposal.owner_id:
+        notify(ctx, user_id=proposal.owner_id, type=type, title=title, body=body, resource_type="proposal",
+               resource_id=proposal.id, action_url=f"/proposals/{proposal.id}")
+
+
+def public_content(ctx, *, share_token: str, cookie: str | None) -> dict:
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.areas.pages import service as pages_service
+
+    proposal = _shared(ctx, share_token)
+    if proposal.share_password and not has_session(proposal, cookie):
+        return {"password_required": True}
+    if proposal.status in EXPIRABLE and _is_past(proposal):
+        expire(ctx, proposal)
+    elif proposal.status == "sent":
+        proposal.status, proposal.viewed_at = "viewed", utcnow()
+        history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="viewed", actor_id=None,
+                       changes={"status": {"from": "sent", "to": "viewed"}})
+        _notify_owner(ctx, proposal, "proposal_viewed", f"Proposal viewed: {proposal.title}")
+    ctx.db.flush()
+    content, content_rich = pages_service.record_page_content(ctx.db, proposal.page_id) or ("", None)
+    company = deals_service.company_names(ctx.db, [proposal.company_id]).get(proposal.company_id)
+    return {"proposal": {
+        "title": proposal.title, "status": proposal.status, "currency": proposal.currency,
+        "total_amount": float(proposal.total_amount) if proposal.total_amount is not None else None,
+        "valid_until": proposal.valid_until.isoformat() if proposal.valid_until else None,
+        "content": content, "content_rich": content_rich, "brand_config": proposal.brand_config,
+        "company_name": company, "sections": pricing_sections(ctx.db, proposal.id, public=True)}}
+
+
+def verify(ctx, *, share_token: str, password: str) -> str | None:
+    """The session cookie when the password is right (or none is set); None when wrong (the attempt is
+    recorded: the caller commits it). 429 once MAX_ATTEMPTS wrong ones fell within ATTEMPT_WINDOW."""
+    proposal = _shared(ctx, share_token)
+    since = utcnow() - ATTEMPT_WINDOW
+    recent = ctx.db.scalar(select(func.count()).select_from(ProposalPasswordAttempt).where(
+        ProposalPasswordAttempt.proposal_id == proposal.id, ProposalPasswordAttempt.created_at > since))
+    if recent >= MAX_ATTEMPTS:
+        raise TooManyAttempts()
+    if proposal.share_password and not check_password(password, proposal.share_password):
+        ctx.db.add(ProposalPasswordAttempt(proposal_id=proposal.id))
+        ctx.db.flush()
+        return None
+    return session_cookie(proposal)
+
+
+def _require_session(proposal: Proposal, cookie: str | None) -> None:
+    if proposal.share_password and not has_session(proposal, cookie):
+        raise Unauthorized("This proposal is password protected: verify the password first")
+
+
+def track(ctx, *, share_token: str, data, cookie: str | None) -> None:
+    """Add a duration delta to (session, slide): one upsert."""
+    proposal = _shared(ctx, share_token, lock=False)
+    _require_session(proposal, cookie)
+    values = {"proposal_id": proposal.id, "session_id": data.session_id, "slide_index": data.slide_index,
+              "duration_seconds": data.duration_delta, "events": 1}
+    if ctx.db.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    from chalicelib.core.ids import new_id
+
+    now = utcnow()
+    stmt = insert(ProposalView).values(id=new_id(), created_at=now, updated_at=now, **values)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["proposal_id", "session_id", "slide_index"],
+        set_={"duration_seconds": ProposalView.duration_seconds + stmt.excluded.duration_seconds,
+              "events": ProposalView.events + 1, "updated_at": now})
+    ctx.db.execute(stmt)
+
+
+def analytics(ctx, *, proposal_id: str) -> dict:
+    """Per slide (views = tracked deltas, sessions, total and average seconds per session) and per session
+    (slides viewed, total seconds, first and last seen; newest first, at most LIST_LIMIT): three statements."""
+    proposal = load_proposal(ctx, proposal_id)
+    where = ProposalView.proposal_id == proposal.id
+    slides = ctx.db.execute(select(ProposalView.slide_index, func.sum(ProposalView.events),
+                                   func.count(func.distinct(ProposalView.session_id)),
+                                   func.sum(ProposalView.duration_seconds))
+                            .where(where).group_by(ProposalView.slide_index).order_by(ProposalView.slide_index)
+                            .limit(LIST_LIMIT)).all()
+    sessions = ctx.db.execute(select(ProposalView.session_id, func.count(), func.sum(ProposalView.duration_seconds),
+                                     func.min(ProposalView.created_at), func.max(ProposalView.updated_at))
+                              .where(where).group_by(ProposalView.session_id)
+                              .order_by(func.max(ProposalView.updated_at).desc(), ProposalView.session_id)
+                              .limit(LIST_LIMIT)).all()
+    totals = ctx.db.execute(select(func.count(func.distinct(ProposalView.session_id)),
+                                   func.coalesce(func.sum(ProposalView.duration_seconds), 0)).where(where)).one()
+    from chalicelib.core.timeutil import iso
+
+    return {
+        "analytics": [{"slide_index": index, "views": int(views), "sessions": count, "total_duration": round(total, 3),
+                       "average_duration": round(total / count, 3) if count else 0.0}
+                      for index, views, count, total in slides],
+        "sessions": [{"session_id": sid, "slides_viewed": n, "total_duration": round(total, 3),
+                      "first_seen": iso(first), "last_seen": iso(last)} for sid, n, total, first, last in sessions],
+        "total_sessions": totals[0], "total_duration": round(float(totals[1]), 3)}
+
+
+def _answerable(proposal: Proposal, what: str) -> None:
+    if proposal.status == "accepted":
+        raise Conflict("This proposal has already been accepted")
+    if proposal.status == "declined":
+        raise Conflict("This proposal has already been declined")
+    if proposal.status == "expired" or (proposal.status in EXPIRABLE and _is_past(proposal)):
+        raise Conflict("This proposal has expired")
+    if proposal.status not in ANSWERABLE:
+        raise Conflict(f"This proposal cannot be {what} yet")
+
+
+def accept(ctx, *, share_token: str, name: str, email: str, cookie: str | None) -> None:
+    from .service_onboarding import run_onboarding
+
+    proposal = _shared(ctx, share_token)
+    _require_session(proposal, cookie)
+    _answerable(proposal, "accepted")
+    before = proposal.status
+    proposal.status, proposal.accepted_at = "accepted", utcnow()
+    proposal.responder_name, proposal.responder_email = name, email
+    ctx.db.flush()
+    created = run_onboarding(ctx, proposal)
+    history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="accepted", actor_id=None,
+                   changes={"status": {"from": before, "to": "accepted"}, "name": name, "email": email, **created})
+    _notify_owner(ctx, proposal, "proposal_accepted", f"Proposal accepted: {proposal.title}",
+                  f"{name} <{email}> accepted the proposal.")
+    ctx.db.flush()
+
+
+def decline(ctx, *, share_token: str, name: str, email: str, reason: str | None, cookie: str | None) -> None:
+    proposal = _shared(ctx, share_token)
+    _require_session(proposal, cookie)
+    _answerable(proposal, "declined")
+    before = proposal.status
+    proposal.status, proposal.declined_at, proposal.decline_reason = "declined", utcnow(), reason
+    proposal.responder_name, proposal.responder_email = name, email
+    history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="declined", actor_id=None,
+                   changes={"status": {"from": before, "to": "declined"}, "name": name, "email": email,
+                            "reason": reason})
+    _notify_owner(ctx, proposal, "proposal_declined", f"Proposal declined: {proposal.title}", reason)
+    ctx.db.flush()
+
+
+def expire_due(ctx) -> int:
+    """The daily job: every proposal past valid_until still in review, approved, sent or viewed becomes
+    expired (one history entry each). Run twice: nothing the second time."""
+    due = ctx.db.scalars(select(Proposal).where(Proposal.status.in_(EXPIRABLE), Proposal.valid_until < org_today())
+                         .with_for_update(skip_locked=True)).all()
+    for proposal in due:
+        expire(ctx, proposal)
+    ctx.db.flush()
+    return len(due)

@@ -1,0 +1,82 @@
+"""Proposal templates: list (active, filter category), create, get, update, soft delete (is_active 0;
+proposals made from a template keep their content). Templates are shared by every proposals:view holder."""
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import select
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest
+from chalicelib.core.query import Page, in_scope, paginate
+
+from .models import ProposalTemplate
+from .queries import load_template, template_record, visible_templates
+
+ENTITY = "proposal_template"
+JSON_FIELDS = ("content_rich", "brand_config", "variables_schema", "speaker_notes")
+
+
+def check_json(values: dict, fields=JSON_FIELDS) -> None:
+    """The JSON text fields must hold JSON (400 with the field otherwise); variables_schema an object."""
+    details = []
+    for field in fields:
+        text = values.get(field)
+        if text is None or text == "":
+            continue
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            details.append({"field": field, "message": "must be JSON text"})
+            continue
+        if field == "variables_schema" and not isinstance(parsed, (dict, list)):
+            details.append({"field": field, "message": "must be a JSON object or array"})
+    if details:
+        raise BadRequest("Invalid JSON text", details=details)
+
+
+def list_templates(ctx, query) -> Page:
+    stmt = in_scope(select(ProposalTemplate), visible_templates(ctx.principal)).where(
+        ProposalTemplate.is_active.is_(True))
+    if query.category:
+        stmt = stmt.where(ProposalTemplate.category == query.category)
+    stmt = stmt.order_by(ProposalTemplate.name, ProposalTemplate.id)
+    return paginate(ctx.db, stmt, query, lambda row: template_record(row[0]))
+
+
+def create_template(ctx, *, data) -> str:
+    values = data.model_dump()
+    check_json(values)
+    template = ProposalTemplate(**values, created_by=ctx.user_id, is_active=True)
+    ctx.db.add(template)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type=ENTITY, entity_id=template.id, action="created", actor_id=ctx.user_id,
+                   changes={"name": template.name})
+    return template.id
+
+
+def get_template(ctx, *, template_id: str) -> dict:
+    return template_record(load_template(ctx, template_id), detail=True)
+
+
+def update_template(ctx, *, template_id: str, data) -> None:
+    template = load_template(ctx, template_id)
+    changes = data.changes()
+    check_json(changes)
+    before = {key: getattr(template, key) for key in changes}
+    for key, value in changes.items():
+        setattr(template, key, value)
+    diff = history.diff(before, changes)
+    if diff:
+        history.record(ctx.db, entity_type=ENTITY, entity_id=template.id, action="updated", actor_id=ctx.user_id,
+                       changes={k: v for k, v in diff.items() if k not in ("content_rich",)} or {"content_rich": "changed"})
+    ctx.db.flush()
+
+
+def delete_template(ctx, *, template_id: str) -> None:
+    template = load_template(ctx, template_id)
+    if template.is_active:
+        template.is_active = False
+        history.record(ctx.db, entity_type=ENTITY, entity_id=template.id, action="deleted", actor_id=ctx.user_id,
+                       changes={"is_active": {"from": 1, "to": 0}})
+    ctx.db.flush()

@@ -1,0 +1,247 @@
+"""Proposals: CRUD, template cloning with variables, scope, the approval flow with its 409s, pricing and
+history (decisions.md section 5)."""
+import json
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import select
+
+from chalicelib.core.models import HistoryEntry
+from tests.areas.deals.factories import make_company, make_contact, make_deal
+from tests.areas.proposals.factories import create, price
+from tests.factories import make_squad, make_user
+
+
+def history(db, pid):
+    return [e.action for e in db.scalars(select(HistoryEntry).where(HistoryEntry.entity_type == "proposal",
+                                                                    HistoryEntry.entity_id == pid)
+                                          .order_by(HistoryEntry.created_at, HistoryEntry.id))]
+
+
+@pytest.mark.smoke
+def test_create_from_template_resolves_variables(api, db, exec_user):
+    from chalicelib.areas.pages.models import Page
+
+    company = make_company(db, name="Acme & Co")
+    contact = make_contact(db, first_name="Jo", last_name="Quote\"s", company_id=company.id)
+    deal = make_deal(db, title="Big deal", company_id=company.id)
+    rich = json.dumps({"type": "doc", "content": [
+        {"type": "p", "text": "For {{company}} / {{ contact }} on {{deal}} by {{owner}}"},
+        {"type": "p", "text": "Valid until {{valid_until}}, today {{today}}, budget {{budget}}, {{unknown}}"}]})
+    tid = api.post("/api/proposals/templates", as_=exec_user, json={
+        "name": "T", "content_rich": rich, "brand_config": '{"c": 1}', "speaker_notes": '["n"]',
+        "variables_schema": json.dumps({"budget": {"default": "10k"}})}).json["id"]
+    made = api.post("/api/proposals", as_=exec_user, json={
+        "title": "Acme site", "template_id": tid, "company_id": company.id, "contact_id": contact.id,
+        "deal_id": deal.id, "valid_until": "2030-01-31"})
+    assert made.status == 201, made
+    page = db.get(Page, made.json["page_id"])
+    texts = [node["text"] for node in json.loads(page.content_rich)["content"]]
+    assert texts[0] == f'For Acme & Co / Jo Quote"s on Big deal by {exec_user.name}'
+    assert texts[1].startswith("Valid until 2030-01-31, today 20") and "budget 10k, {{unknown}}" in texts[1]
+    assert "Acme & Co" in page.content and page.entity_type == "proposal" and page.entity_id == made.json["id"]
+    detail = api.get(f"/api/proposals/{made.json['id']}", as_=exec_user).json["proposal"]
+    assert detail["status"] == "draft" and detail["version"] == 1 and detail["currency"] == "AUD"
+    assert detail["company_name"] == "Acme & Co" and detail["contact_name"] == 'Jo Quote"s'
+    assert detail["deal_title"] == "Big deal" and detail["owner_name"] == exec_user.name
+    assert detail["brand_config"] == '{"c": 1}' and detail["speaker_notes"] == '["n"]' and detail["template_id"] == tid
+    assert detail["share_token"] is None and detail["share_enabled"] == 0 and detail["share_protected"] == 0
+    # a standalone page list does not show proposal pages
+    assert all(p["id"] != page.id for p in api.get("/api/pages", as_=exec_user).json["pages"])
+
+    api.delete(f"/api/proposals/templates/{tid}", as_=exec_user)
+    refused = api.post("/api/proposals", as_=exec_user, json={"title": "x", "template_id": tid})
+    assert refused.status == 400
+    assert api.post("/api/proposals", as_=exec_user, json={"title": "x", "template_id": "nope"}).status == 404
+
+
+def test_create_update_delete_and_history(api, db, exec_user):
+    from chalicelib.areas.pages.models import Page
+
+    company = make_company(db)
+    pid = create(api, exec_user, company_id=company.id, currency="usd")
+    assert api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]["currency"] == "USD"
+    bad = api.post("/api/proposals", as_=exec_user, json={"title": "x", "company_id": "nope", "deal_id": "nope"})
+    assert bad.status == 400 and {d["field"] for d in bad.json["details"]} == {"company_id", "deal_id"}
+    assert api.post("/api/proposals", as_=exec_user, json={"title": "x", "valid_until": "soon"}).status == 400
+    assert api.post("/api/proposals", as_=exec_user, json={"title": " "}).status == 400
+    assert api.put(f"/api/proposals/{pid}", as_=exec_user, json={}).status == 400
+    assert api.put(f"/api/proposals/{pid}", as_=exec_user, json={"title": "New", "valid_until": "2031-02-03"}).json == {"ok": True}
+    detail = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
+    assert detail["title"] == "New" and detail["valid_until"] == "2031-02-03"
+    assert db.get(Page, detail["page_id"]).title == "New"
+    assert api.put(f"/api/proposals/{pid}", as_=exec_user, json={"title": None}).status == 400
+    assert api.delete(f"/api/proposals/{pid}", as_=exec_user).json == {"ok": True}
+    db.expire_all()
+    assert db.get(Page, detail["page_id"]) is None
+    assert api.get(f"/api/proposals/{pid}", as_=exec_user).status == 404
+    assert history(db, pid) == ["created", "updated", "deleted"]
+
+
+def test_duplicate_copies_content_and_pricing(api, db, exec_user):
+    from chalicelib.areas.pages.models import Page
+
+    tid = api.post("/api/proposals/templates", as_=exec_user, json={
+        "name": "T", "content_rich": '{"text": "hi"}'}).json["id"]
+    pid = create(api, exec_user, template_id=tid)
+    price(api, exec_user, pid)
+    api.post(f"/api/proposals/{pid}/submit", as_=exec_user)
+    copy = api.post(f"/api/proposals/{pid}/duplicate", as_=exec_user)
+    assert copy.status == 200 and set(copy.json) == {"proposal"}
+    cid = copy.json["proposal"]["id"]
+    original = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
+    duplicate = api.get(f"/api/proposals/{cid}", as_=exec_user).json["proposal"]
+    assert duplicate["status"] == "draft" and duplicate["title"] == "Website rebuild (Copy)"
+    assert duplicate["page_id"] != original["page_id"] and duplicate["total_amount"] == original["total_amount"]
+    assert db.get(Page, duplicate["page_id"]).content_rich == '{"text": "hi"}'
+    a = api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["sections"]
+    b = api.get(f"/api/proposals/{cid}/pricing", as_=exec_user).json["sections"]
+    strip = lambda sections: [(s["title"], [(i["description"], i["amount"]) for i in s["items"]]) for s in sections]  # noqa: E731
+    assert strip(a) == strip(b) and a[0]["id"] != b[0]["id"]
+    assert "duplicated" in history(db, pid)
+
+
+def test_pricing_amounts_are_exact(api, db, exec_user):
+    pid = create(api, exec_user)
+    assert api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json == {"sections": [], "total_amount": None,
+                                                                             "currency": "AUD"}
+    price(api, exec_user, pid, [
+        {"title": "A", "items": [{"description": "x", "quantity": "0.1", "unit_price": "0.2", "amount": 999},
+                                 {"description": "y", "quantity": 3, "unit_price": "33.33"}]},
+        {"title": "B", "position": 7, "items": [{"description": "z", "quantity": "1.5", "unit_price": "0.03"}]}])
+    pricing = api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json
+    amounts = [[i["amount"] for i in s["items"]] for s in pricing["sections"]]
+    assert amounts == [[0.02, 99.99], [0.05]]  # 0.1 x 0.2 = 0.02 (the amount sent is ignored); 0.045 -> 0.05
+    assert pricing["total_amount"] == 100.06 and [s["position"] for s in pricing["sections"]] == [0, 7]
+    from chalicelib.areas.proposals.models import Proposal
+    assert db.get(Proposal, pid).total_amount == Decimal("100.06")
+    section_b = pricing["sections"][1]["id"]
+    assert api.delete(f"/api/proposals/{pid}/pricing/{section_b}", as_=exec_user).json == {"ok": True}
+    assert api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["total_amount"] == 100.01
+    assert api.delete(f"/api/proposals/{pid}/pricing/{section_b}", as_=exec_user).status == 404
+    other = create(api, exec_user)
+    assert api.delete(f"/api/proposals/{other}/pricing/{pricing['sections'][0]['id']}", as_=exec_user).status == 404
+    bad = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+        {"title": "A", "items": [{"description": "x", "quantity": -1}]}]})
+    assert bad.status == 400
+    assert api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+        {"title": "A", "items": [{"description": "x", "unit_price": True}]}]}).status == 400
+    assert api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": []}).json == {"ok": True}
+    assert api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["total_amount"] is None
+    assert history(db, pid).count("pricing_replaced") == 2 and "pricing_section_deleted" in history(db, pid)
+
+
+def test_status_moves_and_409s(api, db, exec_user):
+    pid = create(api, exec_user)
+    for step in ("approve", "request-changes", "mark-sent"):
+        answer = api.post(f"/api/proposals/{pid}/{step}", as_=exec_user, json={"comments": "c"})
+        assert answer.status == 409, (step, answer)
+    assert api.post(f"/api/proposals/{pid}/submit", as_=exec_user).json == {"ok": True}
+    assert api.post(f"/api/proposals/{pid}/submit", as_=exec_user).status == 409
+    assert api.post(f"/api/proposals/{pid}/mark-sent", as_=exec_user).status == 409
+    missing = api.post(f"/api/proposals/{pid}/request-changes", as_=exec_user, json={})
+    assert missing.status == 400
+    assert api.post(f"/api/proposals/{pid}/request-changes", as_=exec_user, json={"comments": "  "}).status == 400
+    assert api.post(f"/api/proposals/{pid}/request-changes", as_=exec_user, json={"comments": "Fix price"}).json == {"ok": True}
+    proposal = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
+    assert proposal["status"] == "changes_requested"
+    assert api.post(f"/api/proposals/{pid}/approve", as_=exec_user, json={}).status == 409
+    assert api.post(f"/api/proposals/{pid}/submit", as_=exec_user).status == 200
+    proposal = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
+    assert proposal["status"] == "review" and proposal["version"] == 2
+    assert api.post(f"/api/proposals/{pid}/approve", as_=exec_user, json={"comments": "ok"}).status == 200
+    assert api.post(f"/api/proposals/{pid}/approve", as_=exec_user, json={}).status == 409
+    assert api.post(f"/api/proposals/{pid}/mark-sent", as_=exec_user).status == 200
+    proposal = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
+    assert proposal["status"] == "sent" and proposal["sent_at"]
+    assert api.post(f"/api/proposals/{pid}/mark-sent", as_=exec_user).status == 409
+    assert api.post(f"/api/proposals/{pid}/submit", as_=exec_user).status == 409
+    assert history(db, pid) == ["created", "submitted", "changes_requested", "submitted", "approved", "sent"]
+
+
+def test_listed_approvers_each_approve_once(api, db, exec_user):
+    manager_a = make_user(db, access_level="manager")
+    manager_b = make_user(db, access_level="manager")
+    pid = create(api, exec_user, approver_ids=[manager_a.id, manager_b.id])
+    bad = api.post("/api/proposals", as_=exec_user, json={"title": "x", "approver_ids": ["nope"]})
+    assert bad.status == 400 and bad.json["details"][0]["field"] == "approver_ids"
+    api.post(f"/api/proposals/{pid}/submit", as_=exec_user)
+    assert api.post(f"/api/proposals/{pid}/approve", as_=exec_user, json={}).status == 403  # not listed
+    assert api.post(f"/api/proposals/{pid}/approve", as_=manager_a, json={"comments": "yes"}).status == 200
+    assert api.post(f"/api/proposals/{pid}/approve", as_=manager_a, json={}).status == 409
+    detail = api.get(f"/api/proposals/{pid}", as_=manager_a).json["proposal"]  # an approver sees it
+    assert detail["status"] == "review" and sorted(detail["approver_ids"]) == sorted([manager_a.id, manager_b.id])
+    assert [a["comments"] for a in detail["approvals"] if a["user_id"] == manager_a.id] == ["yes"]
+    assert api.post(f"/api/proposals/{pid}/approve", as_=manager_b, json={}).status == 200
+    assert api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]["status"] == "approved"
+    assert history(db, pid)[-2:] == ["approval_given", "approved"]
+
+
+def test_manage_holder_approves_when_none_listed(api, db, exec_user, employee):
+    pid = create(api, employee)
+    api.post(f"/api/proposals/{pid}/submit", as_=employee)
+    assert api.post(f"/api/proposals/{pid}/approve", as_=employee, json={}).status == 403  # update only
+    assert api.post(f"/api/proposals/{pid}/request-changes", as_=employee, json={"comments": "x"}).status == 403
+    assert api.post(f"/api/proposals/{pid}/approve", as_=exec_user, json={}).status == 200
+    assert api.get(f"/api/proposals/{pid}", as_=employee).json["proposal"]["status"] == "approved"
+
+
+def test_scope_by_access_level(api, db, exec_user):
+    squad = make_squad(db)
+    manager = make_user(db, access_level="manager", squad_id=squad.id)
+    mine = make_user(db, access_level="employee", squad_id=squad.id)
+    other = make_user(db, access_level="employee")
+    lead = make_user(db, access_level="lead")
+    head = make_user(db, access_level="head")
+    own = create(api, mine)
+    foreign = create(api, other)
+    assert {p["id"] for p in api.get("/api/proposals", as_=mine).json["proposals"]} == {own}
+    assert {p["id"] for p in api.get("/api/proposals", as_=lead).json["proposals"]} == set()
+    assert {p["id"] for p in api.get("/api/proposals", as_=manager).json["proposals"]} == {own}
+    assert {own, foreign} <= {p["id"] for p in api.get("/api/proposals", as_=head).json["proposals"]}
+    assert {own, foreign} <= {p["id"] for p in api.get("/api/proposals", as_=exec_user).json["proposals"]}
+    for path in (f"/api/proposals/{foreign}", f"/api/proposals/{foreign}/pricing"):
+        assert api.get(path, as_=mine).status == 404 and api.get(path, as_=manager).status == 404
+    assert api.put(f"/api/proposals/{foreign}", as_=mine, json={"title": "x"}).status == 404
+    assert api.post(f"/api/proposals/{foreign}/submit", as_=manager).status == 404
+    assert api.post(f"/api/proposals/{foreign}/duplicate", as_=mine).status == 404
+    assert api.delete(f"/api/proposals/{own}", as_=mine).status == 403  # delete needs manage
+    filtered = api.get(f"/api/proposals?owner_id={other.id}&status=draft", as_=exec_user).json["proposals"]
+    assert [p["id"] for p in filtered] == [foreign]
+    assert api.get("/api/proposals?status=bogus", as_=exec_user).status == 400
+
+
+def test_final_statuses_refuse_changes(api, db, exec_user):
+    from chalicelib.areas.proposals.models import Proposal
+
+    pid = create(api, exec_user)
+    db.get(Proposal, pid).status = "accepted"
+    db.flush()
+    assert api.put(f"/api/proposals/{pid}", as_=exec_user, json={"title": "x"}).status == 409
+    assert api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": []}).status == 409
+    for step in ("submit", "approve", "mark-sent"):
+        assert api.post(f"/api/proposals/{pid}/{step}", as_=exec_user, json={}).status == 409
+
+
+def test_proposal_list_costs_constant_statements(api, db, exec_user, count_queries):
+    from chalicelib.areas.pages.models import Page
+    from chalicelib.areas.proposals.models import Proposal, ProposalApproval
+
+    approver = make_user(db, access_level="manager")
+    counts = []
+    for n in (5, 95):
+        for i in range(n):
+            company = make_company(db)
+            page = Page(title=f"P{i}", entity_type="proposal")
+            db.add(page)
+            db.flush()
+            proposal = Proposal(title=f"P{i}", page_id=page.id, company_id=company.id, owner_id=exec_user.id)
+            db.add(proposal)
+            db.flush()
+            db.add(ProposalApproval(proposal_id=proposal.id, user_id=approver.id, listed=True))
+        db.flush()
+        with count_queries() as counter:
+            answer = api.get("/api/proposals", as_=exec_user)
+        assert answer.status == 200 and all(p["company_name"] and p["approver_ids"] for p in answer.json["proposals"])
+        counts.append(counter.count)
+    assert len(answer.json["proposals"]) == 100 and counts[0] == counts[1], counts
