@@ -33,6 +33,7 @@ AREAS = (
     "agents",
     "invoices",
     "connections",
+    "portal",
 )
 
 
