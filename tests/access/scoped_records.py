@@ -462,6 +462,10 @@ UNSCOPED: dict[str, Unscoped] = {
     "trigger_name": Unscoped("a business agent's trigger name, not a record"),
     "announcement_id": Unscoped("announcements are company-wide: every announcements holder sees every one "
                                 "(document 3; docs/decisions/announcements.md)", _announcement),
+    "qbr_id": Unscoped("QBRs follow client companies: every deals holder sees every client's (decisions.md "
+                       "section 6; docs/decisions/portal.md)"),
+    "client_goal_id": Unscoped("client goals follow client companies: every deals holder sees every client's "
+                               "(docs/decisions/portal.md)"),
 }
 
 

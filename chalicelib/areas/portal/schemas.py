@@ -16,7 +16,7 @@ Percent = Annotated[Money, Field(ge=0, le=100)]
 
 # ---------------------------------------------------------------- inputs
 
-class ProjectListQuery(Input):
+class PortalProjectListQuery(Input):
     status: Optional[Short] = None
 
 
@@ -65,20 +65,20 @@ class QuestionnaireSubmit(Input):
     portalUserId: Optional[Short] = None
 
 
-class NotificationListQuery(Input):
+class PortalNotificationListQuery(Input):
     filter: choice("all", "unread", "archived") = "all"
     limit: int = Field(50, ge=1, le=100)
     offset: int = Field(0, ge=0, le=100_000_000)
 
 
-class PreferenceEntry(Input):
+class PortalPreferenceEntry(Input):
     notification_type: Short
     channel_in_app: Flag = True
     channel_email: Flag = False
 
 
-class PreferencesUpdate(Input):
-    preferences: list[PreferenceEntry] = Field(max_length=50)
+class PortalPreferencesUpdate(Input):
+    preferences: list[PortalPreferenceEntry] = Field(max_length=50)
 
 
 class QbrSectionInput(Input):
@@ -167,7 +167,7 @@ class PortalMemberRead(Read):
     role: str
 
 
-class AiSummaryRead(Read):
+class PortalAiSummaryRead(Read):
     summary_text: str
     recommendations: list
     generated_at: IsoTimestamp
@@ -188,7 +188,7 @@ class ProjectDetailBody(Read):
     project: PortalProjectRead
     goals: list[PortalGoalRead]
     members: list[PortalMemberRead]
-    aiSummary: AiSummaryRead | None
+    aiSummary: PortalAiSummaryRead | None
     decisions: list[PortalDecisionRead]
 
 
@@ -453,7 +453,7 @@ class NotificationsBody(Read):
     offset: int
 
 
-class UnreadCount(Read):
+class PortalUnreadCount(Read):
     unread_count: int
 
 
