@@ -78,3 +78,34 @@ def test_group_ids_are_honoured_only_inside_the_client_group(portal, db):
     # a route that is not group-aware ignores the header
     listed = portal.get("/projects", mine, group=[sister]).json
     assert [p["id"] for p in listed["projects"]] == [projects[mine.id]]
+
+
+def test_group_aware_lists_read_the_honoured_group_only(portal, db):
+    from chalicelib.areas.notes.models import Note
+    from tests.areas.budgets.factories import make_budget
+    from tests.areas.pages.factories import make_page
+    from tests.areas.projects.factories import add_member
+    from tests.factories import make_user
+
+    mine, sister, stranger = (make_client(db, group="G"), make_client(db, group="G"), make_client(db, group="H"))
+    names = {}
+    for company in (mine, sister, stranger):
+        project = make_project(db, company_id=company.id)
+        make_budget(db, resource_id=project.id, name=f"B {company.id}")
+        make_page(db, title=f"P {company.id}", entity_type="company", entity_id=company.id, is_published=True)
+        db.add(Note(resource_type="project", resource_id=project.id, content=f"N {company.id}", visibility=["client"],
+                    mentions=[]))
+        add_member(db, project, make_user(db, name=f"M {company.id}"))
+        names[company.id] = company.id
+    db.flush()
+    group = [sister, stranger]
+    expected = {mine.id, sister.id}
+    for path, key, field in (("/budgets", "budgets", "name"), ("/pages", "pages", "title"),
+                             ("/notes", "notes", "content"), ("/team", "team", "name")):
+        listed = portal.get(path, mine, group=group).json[key]
+        assert {item[field].split(" ", 1)[1] for item in listed} == expected, path
+        alone = portal.get(path, mine).json[key]
+        assert {item[field].split(" ", 1)[1] for item in alone} == {mine.id}, path
+    # detail routes read the company alone, not its group
+    sister_budget = portal.get("/budgets", sister).json["budgets"][0]["id"]
+    assert portal.get(f"/budgets/{sister_budget}", mine, group=group).status == 404

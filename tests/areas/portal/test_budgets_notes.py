@@ -93,3 +93,25 @@ def test_create_note_and_reply(portal, db):
     # staff see the client's note through the notes area
     note = db.get(Note, note_id)
     assert note.author_id is None and "client" in note.visibility and "employee" in note.visibility
+
+
+def test_notes_and_budgets_cost_constant_statements(portal, db, count_queries):
+    mine = make_client(db)
+    project = make_project(db, company_id=mine.id)
+
+    def add(n):
+        for index in range(n):
+            db.add(Note(resource_type="project", resource_id=project.id, content=f"c{index}", visibility=["client"],
+                        mentions=[]))
+            make_budget(db, resource_id=project.id)
+        db.flush()
+
+    add(5)
+    with count_queries() as small:
+        assert len(portal.get("/notes", mine).json["notes"]) == 5
+        assert len(portal.get("/budgets", mine).json["budgets"]) == 5
+    add(95)
+    with count_queries() as large:
+        assert len(portal.get("/notes", mine).json["notes"]) == 100
+        assert len(portal.get("/budgets", mine).json["budgets"]) == 100
+    assert large.count == small.count
