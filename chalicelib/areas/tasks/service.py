@@ -16,7 +16,7 @@ from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
 from chalicelib.core.query import LIST_LIMIT, Page, contains_text, paginate
 from chalicelib.core.schemas import PageQuery
-from chalicelib.core.serialize import columns, value_out
+from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import Task, TaskWatcher
