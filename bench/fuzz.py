@@ -148,6 +148,26 @@ def seed_notifications(user_id: str, count: int = 5) -> None:
             uow.session.add(Notification(user_id=user_id, type="task_assigned", title=f"Fuzz notification {n}"))
 
 
+PORTAL_TOKEN = "fuzz-portal-token-" + uuid.uuid4().hex
+
+
+def seed_portal_client() -> dict[str, str]:
+    """A client company (with its profile, dashboard on) whose portal the fuzzer calls: the headers of the
+    portal worker for /api/portal routes (the service token, company, an admin portal user)."""
+    from chalicelib.areas.clients.models import ClientProfile
+    from chalicelib.areas.deals.models import Company
+    from chalicelib.core.db import unit_of_work
+
+    with unit_of_work() as uow:
+        company = Company(name="Fuzz Client", status="client")
+        uow.session.add(company)
+        uow.session.flush()
+        uow.session.add(ClientProfile(company_id=company.id, dashboard_enabled=True, portal_visibility={}))
+        company_id = company.id
+    return {"Authorization": f"Bearer {PORTAL_TOKEN}", "X-Portal-Company-Id": company_id,
+            "X-Portal-User-Role": "admin", "X-Portal-User-Id": "fuzz-portal-user"}
+
+
 def error_body_problem(response) -> str | None:
     """None when a 4xx body is decisions.md section 4's error body, else what is wrong."""
     try:
@@ -382,7 +402,8 @@ def hostile_requests(method: str, path: str, seeded, combos: list[dict]):
         yield "query surrogate", {"path": filled + "?search=%ED%BF%BF&q=%00", "headers": {}, "data": None}
 
 
-def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str, document: dict) -> dict:
+def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str, document: dict,
+             portal_headers: dict | None = None) -> dict:
     import requests
     import schemathesis
     from hypothesis import HealthCheck, Phase, given, seed as hypothesis_seed, settings, strategies as st
@@ -411,8 +432,12 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
     started = time.monotonic()
     cap_end = started + args.time_cap
 
+    staff_headers = headers
     for index, (method, path, operation) in enumerate(operations):
         label = f"{method} {path}"
+        # the portal's routes are called as the portal worker (its token and context headers)
+        headers = {**staff_headers, **portal_headers} if portal_headers and path.startswith("/api/portal") \
+            else staff_headers
         remaining_ops = len(operations) - index
         op_deadline = time.monotonic() + max(2.0, (cap_end - time.monotonic()) / remaining_ops)
         statuses: Counter = Counter()
@@ -517,7 +542,7 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
             if problem:
                 hostile_findings.append({"operation": label, "case": name, "problem": problem})
             # the service is still healthy for everyone else afterwards
-            if session.get(base_url + "/api/me", headers=headers, timeout=30).status_code != 200:
+            if session.get(base_url + "/api/me", headers=staff_headers, timeout=30).status_code != 200:
                 hostile_findings.append({"operation": label, "case": name, "problem": "next request failed"})
         stats["statuses"] = {str(code): count for code, count in sorted(statuses.items())}
         stats["successes"] = sum(count for code, count in statuses.items() if 200 <= code < 300)
@@ -551,17 +576,19 @@ def main(argv=None) -> int:
     with fresh_database("wms_fuzz") as url:
         env = service_environment(url)
         env["WMS_CHECK_RESPONSES"] = "1"
+        env["PORTAL_SERVICE_TOKEN"] = PORTAL_TOKEN
         apply_environment(env)
         migrate(url)
         executive_id = create_user(EXECUTIVE_EMAIL, "Fuzz Executive", "executive")
         seed_notifications(executive_id)
+        portal_headers = seed_portal_client()
         token = token_for(EXECUTIVE_EMAIL)
         document = write_openapi(args.openapi)
         print(f"fuzz: {sum(len(v) for v in document['paths'].values())} operations in {args.openapi}", flush=True)
         server = Server(env, free_port())
         try:
             server.wait_ready()
-            outcome = run_fuzz(args, server.base_url, token, server, executive_id, document)
+            outcome = run_fuzz(args, server.base_url, token, server, executive_id, document, portal_headers)
         finally:
             server.stop()
     report = {

@@ -38,6 +38,7 @@ AREAS = (
     "insights",
     "proposals",
     "onboarding",
+    "portal",
 )
 
 

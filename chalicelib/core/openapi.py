@@ -21,6 +21,15 @@ ERROR_SCHEMA = {
 _PARAM = re.compile(r"{([^}+]+)\+?}")
 
 
+PORTAL_HEADERS = [
+    {"name": "X-Portal-Company-Id", "in": "header", "required": True, "schema": {"type": "string"}},
+    {"name": "X-Portal-User-Role", "in": "header", "required": False,
+     "schema": {"type": "string", "enum": ["viewer", "collaborator", "admin"]}},
+    {"name": "X-Portal-User-Id", "in": "header", "required": False, "schema": {"type": "string"}},
+    {"name": "X-Portal-Group-Company-Ids", "in": "header", "required": False,
+     "schema": {"type": "string", "description": "comma-separated company ids (group-aware routes)"}},
+]
+
 def iter_routes(app):
     for path, methods in sorted(app.routes.items()):
         for method, entry in sorted(methods.items()):
@@ -113,6 +122,9 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
         operation["x-auth"] = spec.auth
         if spec.auth == "user":
             operation["security"] = [{"bearerAuth": []}, {"cookieAuth": []}]
+        elif spec.auth == "portal":  # the portal worker: its service token and context headers (document 3, rule 5)
+            operation["security"] = [{"portalServiceToken": []}]
+            operation["parameters"].extend(PORTAL_HEADERS)
         if spec.query is not None:
             query_schema = spec.query.model_json_schema(ref_template="#/components/schemas/{model}")
             required = set(query_schema.get("required", []))
@@ -155,6 +167,8 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
             "securitySchemes": {
                 "bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
                 "cookieAuth": {"type": "apiKey", "in": "cookie", "name": get_settings().auth_cookie_name},
+                "portalServiceToken": {"type": "http", "scheme": "bearer",
+                                       "description": "PORTAL_SERVICE_TOKEN of the portal worker"},
             },
         },
     }

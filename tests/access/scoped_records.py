@@ -535,6 +535,10 @@ UNSCOPED: dict[str, Unscoped] = {
                             _review_template),
     "announcement_id": Unscoped("announcements are company-wide: every announcements holder sees every one "
                                 "(document 3; docs/decisions/announcements.md)", _announcement),
+    "qbr_id": Unscoped("QBRs follow client companies: every deals holder sees every client's (decisions.md "
+                       "section 6; docs/decisions/portal.md)"),
+    "client_goal_id": Unscoped("client goals follow client companies: every deals holder sees every client's "
+                               "(docs/decisions/portal.md)"),
 }
 
 

@@ -191,3 +191,24 @@ def distribute(ctx, *, announcement_id: str, data) -> dict:
     insert_rows(ctx.db, AnnouncementDistribution, [
         {**row, "announcement_id": announcement_id, "sent_by": ctx.user_id, "sent_at": now} for row in rows])
     return {"results": results}
+
+
+# ---------------------------------------------------------------- the client portal
+
+PORTAL_ANNOUNCEMENT_LIMIT = 20  # document 3: the latest 20 of category `company`
+
+
+def portal_announcements(db) -> list[dict]:
+    """The latest 20 announcements of category `company` (one query; no author ids or read receipts)."""
+    from sqlalchemy import select
+
+    from chalicelib.core.serialize import value_out
+
+    from .models import Announcement
+
+    rows = db.scalars(select(Announcement).where(Announcement.category == "company")
+                      .order_by(Announcement.created_at.desc(), Announcement.id.desc())
+                      .limit(PORTAL_ANNOUNCEMENT_LIMIT))
+    return [{"id": a.id, "title": a.title, "content": a.content, "category": a.category,
+             "attachment_url": a.attachment_url, "attachment_name": a.attachment_name,
+             "created_at": value_out(a.created_at)} for a in rows]

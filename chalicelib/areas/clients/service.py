@@ -79,3 +79,18 @@ def create_contract_for(ctx, *, title: str, company_id: str | None, proposal_id:
     ctx.db.add(contract)
     ctx.db.flush()
     return contract.id
+
+
+def portal_profiles(db, company_ids) -> dict[str, dict]:
+    """`{company_id: {dashboard_enabled, delivery_manager_id, portal_visibility, client_group}}` of the given
+    companies that have a profile (one query; the portal's trust boundary and group check)."""
+    ids = {cid for cid in company_ids or () if cid}
+    if not ids:
+        return {}
+    rows = db.execute(select(ClientProfile.company_id, ClientProfile.dashboard_enabled, ClientProfile.delivery_manager_id,
+                             ClientProfile.portal_visibility, ClientProfile.client_group)
+                      .where(ClientProfile.company_id.in_(ids))).all()
+    return {row.company_id: {"dashboard_enabled": bool(row.dashboard_enabled),
+                             "delivery_manager_id": row.delivery_manager_id,
+                             "portal_visibility": row.portal_visibility or {}, "client_group": row.client_group}
+            for row in rows}

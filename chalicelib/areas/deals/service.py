@@ -29,6 +29,19 @@ def company_names(db: Session, company_ids: list[str]) -> dict[str, str]:
     return dict(db.execute(select(Company.id, Company.name).where(Company.id.in_(ids))).all())
 
 
+def client_company_ids(db: Session, company_ids) -> set[str]:
+    """The ids among `company_ids` of companies that are clients (status `client`; one query)."""
+    ids = {company_id for company_id in company_ids or () if company_id}
+    if not ids:
+        return set()
+    return set(db.scalars(select(Company.id).where(Company.id.in_(ids), Company.status == "client")))
+
+
+def company_deal_ids(company_ids):
+    """A SELECT of the ids of the deals of these companies (the portal's budgets linked to deals)."""
+    return select(Deal.id).where(Deal.company_id.in_(list(company_ids)))
+
+
 def contact_names(db: Session, contact_ids: list[str]) -> dict[str, tuple[str, str | None]]:
     """`{contact_id: (first_name, last_name)}` for the ids that exist (one query)."""
     ids = {contact_id for contact_id in contact_ids if contact_id}

@@ -13,6 +13,7 @@ from chalicelib.core.serialize import row_dict
 
 from .models import RESOURCE_TOOLS, Note
 
+CLIENT_LEVEL = "client"  # a visibility value: the note is shown in the client portal
 NOTE_FIELDS = ("id", "resource_type", "resource_id", "author_id", "content", "visibility", "mentions", "parent_id",
                "created_at", "updated_at")
 # the frontend's page of each resource type, for the deep link of a mention
@@ -106,9 +107,10 @@ def load_note(ctx, note_id: str) -> Note:
 
 
 def ordered_levels(levels) -> list[str]:
-    """Distinct levels in the order of ACCESS_LEVELS, with `executive` always included."""
+    """Distinct levels in the order of ACCESS_LEVELS, with `executive` always included; `client` (shown in the
+    client portal) last when chosen."""
     chosen = set(levels) | {"executive"}
-    return [level for level in ACCESS_LEVELS if level in chosen]
+    return [level for level in ACCESS_LEVELS if level in chosen] + ([CLIENT_LEVEL] if CLIENT_LEVEL in chosen else [])
 
 
 def note_rows(db, principal, resource_type: str, resource_id: str) -> list[dict]:

@@ -9,14 +9,15 @@ from chalicelib.core.models import ACCESS_LEVELS
 from chalicelib.core.schemas import Id, Input, IsoTimestamp, Read, choice
 
 Content = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20000)]
-Level = choice(*ACCESS_LEVELS)
+# `client`: the note is shown in the client portal (docs/decisions/portal.md)
+Level = choice(*ACCESS_LEVELS, "client")
 
 
 class NoteCreate(Input):
     NOT_NULL = frozenset({"content", "mentions"})
 
     content: Content
-    visibility: Optional[list[Level]] = Field(None, max_length=len(ACCESS_LEVELS) * 2)
+    visibility: Optional[list[Level]] = Field(None, max_length=(len(ACCESS_LEVELS) + 1) * 2)
     mentions: list[Id] = Field(default_factory=list, max_length=100)
     parent_id: Optional[Id] = None
 
@@ -25,7 +26,7 @@ class NoteUpdate(Input):
     NOT_NULL = frozenset({"content"})
 
     content: Content
-    visibility: Optional[list[Level]] = Field(None, max_length=len(ACCESS_LEVELS) * 2)
+    visibility: Optional[list[Level]] = Field(None, max_length=(len(ACCESS_LEVELS) + 1) * 2)
 
 
 class NoteRead(Read):

@@ -8,6 +8,7 @@ from chalicelib.core.errors import BadRequest, Forbidden
 from chalicelib.core.models import ACCESS_LEVELS, User
 from chalicelib.core.notify import notify_many
 from chalicelib.core.query import in_scope
+from chalicelib.core.serialize import value_out
 
 from .models import Note
 from .queries import DEEP_LINKS, load_note, load_resource, note_rows, ordered_levels, tool_for, visible
@@ -77,3 +78,53 @@ def delete_note(ctx, *, note_id: str) -> None:
         raise Forbidden("Only the author or a manager of this record's tool may delete this note")
     ctx.db.delete(note)
     ctx.db.flush()
+
+
+# ---------------------------------------------------------------- the client portal
+
+PORTAL_NOTE_LIMIT = 100  # document 3: portal notes, at most 100
+
+
+def _client_visible():
+    from sqlalchemy import String, cast
+
+    from .queries import CLIENT_LEVEL
+
+    return cast(Note.visibility, String).like(f'%"{CLIENT_LEVEL}"%')
+
+
+def portal_notes(db, targets: dict) -> list[dict]:
+    """The client-visible notes (visibility names `client`) on the given records, newest first, at most 100,
+    with the author's name (one statement). `targets`: `{resource_type: ids or a SELECT of ids}`."""
+    from sqlalchemy import and_, or_
+
+    from chalicelib.core.models import User
+
+    clauses = [and_(Note.resource_type == kind, Note.resource_id.in_(ids)) for kind, ids in targets.items()]
+    if not clauses:
+        return []
+    rows = db.execute(select(Note, User.name).outerjoin(User, User.id == Note.author_id)
+                      .where(or_(*clauses), _client_visible())
+                      .order_by(Note.created_at.desc(), Note.id).limit(PORTAL_NOTE_LIMIT)).all()
+    return [{"id": note.id, "resource_type": note.resource_type, "resource_id": note.resource_id,
+             "content": note.content, "parent_id": note.parent_id, "author_name": name,
+             "from_client": 1 if note.author_id is None else 0, "created_at": value_out(note.created_at)}
+            for note, name in rows]
+
+
+def portal_create_note(ctx, *, resource_type: str, resource_id: str, content: str, parent_id: str | None) -> str:
+    """A note written by a client in the portal (the portal checked the record's company): visible to the
+    client and every staff level, no author user; a reply must answer a client-visible note of the same record
+    (400 otherwise)."""
+    from .queries import CLIENT_LEVEL
+
+    if parent_id:
+        parent = ctx.db.scalar(select(Note.id).where(Note.id == parent_id, Note.resource_type == resource_type,
+                                                     Note.resource_id == resource_id, _client_visible()))
+        if parent is None:
+            raise _bad("parentId", "must be a client-visible note on the same record")
+    note = Note(resource_type=resource_type, resource_id=resource_id, author_id=None, content=content,
+                visibility=ordered_levels([*ACCESS_LEVELS, CLIENT_LEVEL]), mentions=[], parent_id=parent_id)
+    ctx.db.add(note)
+    ctx.db.flush()
+    return note.id

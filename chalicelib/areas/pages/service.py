@@ -11,6 +11,7 @@ from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_key
 from chalicelib.core.query import Page as ResultPage, contains_text, paginate
+from chalicelib.core.serialize import value_out
 
 from .models import Page, PageFavourite
 from .queries import load_page, page_exists, page_out, page_query, page_record
@@ -189,3 +190,38 @@ def record_page_content(db, page_id: str) -> tuple[str, str | None] | None:
 def remove_record_page(db, page_id: str) -> None:
     """Delete a record's page for good (its discussions, versions and favourites go with it)."""
     db.execute(delete(Page).where(Page.id == page_id))
+
+
+# ---------------------------------------------------------------- the client portal
+
+PORTAL_PAGE_FIELDS = ("id", "title", "icon", "parent_id", "entity_type", "entity_id", "cover_image", "published_at",
+                      "created_at", "updated_at")
+
+
+def _portal_scope(company_ids, project_ids):
+    from sqlalchemy import and_, or_
+
+    return and_(Page.is_published.is_(True), Page.is_archived.is_(False),
+                or_(and_(Page.entity_type == "company", Page.entity_id.in_(list(company_ids))),
+                    and_(Page.entity_type == "project", Page.entity_id.in_(project_ids))))
+
+
+def portal_pages(db, company_ids, project_ids) -> list[dict]:
+    """The published, unarchived pages linked to these companies or their projects (`project_ids`: a SELECT),
+    newest published first, at most LIST_LIMIT (one query; no content, no staff fields)."""
+    from chalicelib.core.query import LIST_LIMIT
+
+    pages = db.scalars(select(Page).where(_portal_scope(company_ids, project_ids))
+                       .order_by(Page.published_at.desc().nulls_last(), Page.id).limit(LIST_LIMIT))
+    return [{f: value_out(getattr(p, f)) for f in PORTAL_PAGE_FIELDS} for p in pages]
+
+
+def portal_page(db, page_id: str, company_ids, project_ids) -> dict:
+    """One published page of these companies or their projects with its rich content; 404 otherwise."""
+    from chalicelib.core.errors import not_found
+
+    page = db.scalar(select(Page).where(Page.id == page_id, _portal_scope(company_ids, project_ids)))
+    if page is None:
+        raise not_found("Page")
+    return {**{f: value_out(getattr(page, f)) for f in PORTAL_PAGE_FIELDS}, "content": page.content or "",
+            "content_rich": page.content_rich}

@@ -266,3 +266,132 @@ def delete_project(ctx, *, project_id: str) -> None:
 __all__ = ["list_projects", "get_detail", "create_project", "create_project_for", "update_project", "delete_project", "load_project",
            "visible", "visible_project_ids", "project_history", "project_record", "require_users", "project_brief",
            "project_names", "goal_briefs", "member_count"]
+
+
+# ---------------------------------------------------------------- the client portal (company-scoped, no principal)
+
+PORTAL_PROJECT_FIELDS = ("id", "name", "description", "company_id", "status", "start_date", "end_date", "created_at",
+                         "updated_at")
+
+
+def company_project_ids(company_ids):
+    """A SELECT of the ids of the projects of these companies (the portal's scope)."""
+    return select(Project.id).where(Project.company_id.in_(list(company_ids)))
+
+
+def portal_projects(db, company_ids, *, status: str | None = None) -> list[dict]:
+    """The projects of these companies (client-safe fields, with the delivery manager's and owner's names),
+    newest first, at most LIST_LIMIT (one query)."""
+    from sqlalchemy.orm import aliased
+
+    from chalicelib.core.models import User
+    from chalicelib.core.query import LIST_LIMIT
+
+    owner, manager = aliased(User), aliased(User)
+    stmt = (select(Project, owner.name, manager.name, ConfigListItem.label)
+            .outerjoin(owner, owner.id == Project.owner_id).outerjoin(manager, manager.id == Project.delivery_manager_id)
+            .outerjoin(ConfigListItem, ConfigListItem.id == Project.type_id)
+            .where(Project.company_id.in_(list(company_ids))))
+    if status:
+        stmt = stmt.where(Project.status == status)
+    rows = db.execute(stmt.order_by(Project.created_at.desc(), Project.id).limit(LIST_LIMIT)).all()
+    return [{**{field: value_out(getattr(project, field)) for field in PORTAL_PROJECT_FIELDS},
+             "type_label": type_label, "owner_name": owner_name, "delivery_manager_name": manager_name,
+             "delivery_manager_id": project.delivery_manager_id, "owner_id": project.owner_id,
+             "sla_policy_id": project.sla_policy_id}
+            for project, owner_name, manager_name, type_label in rows]
+
+
+def portal_project_detail(db, company_ids, project_id: str, *, brief: bool = False):
+    """(project, goals, members, AI summary, decisions) of a project of these companies, or None (a project of
+    another company looks missing). Five statements; `brief`: the project record alone (one)."""
+    from .models import ProjectAISummary, ProjectDecision
+    from .queries import decision_records
+
+    found = _portal_project(db, company_ids, project_id) if project_id and len(project_id) <= 36 else []
+    if not found:
+        return None
+    if brief:
+        return found[0]
+    summary = db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id))
+    ai = None if summary is None else {"summary_text": summary.summary_text,
+                                       "recommendations": list(summary.recommendations or []),
+                                       "generated_at": value_out(summary.generated_at)}
+    members = [{"user_id": m["user_id"], "name": m["name"], "picture": m["picture"], "job_title": m["job_title"],
+                "role": m["role"]} for m in member_records(db, project_id=project_id)]
+    return (found[0], goal_records(db, project_id=project_id), members, ai,
+            decision_records(db, ProjectDecision.project_id == project_id))
+
+
+def _portal_project(db, company_ids, project_id: str) -> list[dict]:
+    from sqlalchemy.orm import aliased
+
+    from chalicelib.core.models import User
+
+    owner, manager = aliased(User), aliased(User)
+    rows = db.execute(select(Project, owner.name, manager.name, ConfigListItem.label)
+                      .outerjoin(owner, owner.id == Project.owner_id)
+                      .outerjoin(manager, manager.id == Project.delivery_manager_id)
+                      .outerjoin(ConfigListItem, ConfigListItem.id == Project.type_id)
+                      .where(Project.id == project_id, Project.company_id.in_(list(company_ids)))).all()
+    return [{**{field: value_out(getattr(project, field)) for field in PORTAL_PROJECT_FIELDS},
+             "type_label": type_label, "owner_name": owner_name, "delivery_manager_name": manager_name,
+             "delivery_manager_id": project.delivery_manager_id, "owner_id": project.owner_id,
+             "sla_policy_id": project.sla_policy_id}
+            for project, owner_name, manager_name, type_label in rows]
+
+
+def portal_decisions(db, project_id: str) -> list[dict]:
+    """A project's decisions with decided_by_name (the portal checked the project's company; one query)."""
+    from .models import ProjectDecision
+    from .queries import decision_records
+
+    return decision_records(db, ProjectDecision.project_id == project_id)
+
+
+def portal_milestones(db, company_ids, limit: int = 10) -> list[dict]:
+    """The open goals with a due date of these companies' active projects, soonest first (one query)."""
+    from .models import ProjectGoal
+
+    rows = db.execute(select(ProjectGoal, Project.name).join(Project, Project.id == ProjectGoal.project_id)
+                      .where(Project.company_id.in_(list(company_ids)), Project.status == "active",
+                             ProjectGoal.due_date.is_not(None))
+                      .order_by(ProjectGoal.due_date, ProjectGoal.id).limit(limit)).all()
+    return [{"id": goal.id, "project_id": goal.project_id, "project_name": name, "title": goal.title,
+             "status": goal.status, "due_date": value_out(goal.due_date)} for goal, name in rows]
+
+
+def portal_team(db, company_ids) -> tuple[list[dict], list[dict]]:
+    """(team, leads) across these companies' active projects: members by name, each once with their projects;
+    leads are the projects' owners and delivery managers. Three queries."""
+    from chalicelib.core.models import User
+    from chalicelib.core.query import LIST_LIMIT
+
+    active = select(Project.id).where(Project.company_id.in_(list(company_ids)), Project.status == "active")
+    team: dict[str, dict] = {}
+    for member, name, picture, title in db.execute(
+            select(ProjectMember, User.name, User.picture, User.job_title).join(User, User.id == ProjectMember.user_id)
+            .where(ProjectMember.project_id.in_(active), User.is_active.is_(True))
+            .order_by(User.name, ProjectMember.id).limit(LIST_LIMIT)):
+        entry = team.setdefault(member.user_id, {"user_id": member.user_id, "name": name, "picture": picture,
+                                                 "job_title": title, "roles": [], "project_ids": []})
+        entry["project_ids"].append(member.project_id)
+        if member.role not in entry["roles"]:
+            entry["roles"].append(member.role)
+    leads: dict[str, dict] = {}
+    rows = db.execute(select(Project.id, Project.owner_id, Project.delivery_manager_id)
+                      .where(Project.id.in_(active)).limit(LIST_LIMIT)).all()
+    lead_ids = {uid for row in rows for uid in (row.owner_id, row.delivery_manager_id) if uid}
+    people = {u.id: u for u in db.scalars(select(User).where(User.id.in_(lead_ids)))} if lead_ids else {}
+    for row in rows:
+        for uid, role in ((row.delivery_manager_id, "delivery_manager"), (row.owner_id, "owner")):
+            if uid and uid in people:
+                user = people[uid]
+                entry = leads.setdefault(uid, {"user_id": uid, "name": user.name, "picture": user.picture,
+                                               "job_title": user.job_title, "email": user.email, "roles": [],
+                                               "project_ids": []})
+                if role not in entry["roles"]:
+                    entry["roles"].append(role)
+                if row.id not in entry["project_ids"]:
+                    entry["project_ids"].append(row.id)
+    return list(team.values()), sorted(leads.values(), key=lambda lead: lead["name"])

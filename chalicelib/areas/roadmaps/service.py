@@ -149,3 +149,22 @@ def visible_item_exists(ctx, item_id: str) -> bool:
     an item."""
     stmt = select(RoadmapItem.id).join(Roadmap, Roadmap.id == RoadmapItem.roadmap_id).where(RoadmapItem.id == item_id)
     return ctx.db.scalar(in_scope(stmt, visible(ctx.principal))) is not None
+
+
+# ---------------------------------------------------------------- the client portal
+
+def portal_roadmap(db, project_id: str) -> tuple[dict | None, list[dict]]:
+    """The project's newest roadmap and its items in position order (the portal checked the project's
+    company); (None, []) when it has none. Two queries."""
+    from chalicelib.core.serialize import value_out
+
+    roadmap = db.scalar(select(Roadmap).where(Roadmap.project_id == project_id)
+                        .order_by(Roadmap.created_at.desc(), Roadmap.id).limit(1))
+    if roadmap is None:
+        return None, []
+    items = db.scalars(select(RoadmapItem).where(RoadmapItem.roadmap_id == roadmap.id)
+                       .order_by(RoadmapItem.position, RoadmapItem.id).limit(ITEM_LIMIT))
+    fields = ("id", "title", "description", "area", "start_date", "end_date", "color", "position")
+    return ({f: value_out(getattr(roadmap, f)) for f in ("id", "name", "description", "project_id", "start_date",
+                                                         "end_date")},
+            [{f: value_out(getattr(i, f)) for f in fields} for i in items])

@@ -16,7 +16,7 @@ from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
 from chalicelib.core.query import LIST_LIMIT, Page, contains_text, paginate
 from chalicelib.core.schemas import PageQuery
-from chalicelib.core.serialize import columns, value_out
+from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import Task, TaskWatcher
@@ -444,3 +444,64 @@ def create_subtask(ctx, *, parent_id: str, data) -> dict:
         if name in data.model_fields_set:
             fields[name] = getattr(data, name)
     return create_task(ctx, data=TaskCreate(**fields), parent=parent)
+
+
+# --- the client portal (company-scoped by the portal; private tasks never shown) ----------------------------
+
+PORTAL_TASK_FIELDS = ("id", "title", "description", "parent_task_id", "due_date", "start_date", "created_at",
+                      "updated_at")
+
+
+def portal_tasks(db, project_id: str) -> list[dict]:
+    """The non-private tasks of a project (a subtask of a private task is private too), with status, priority,
+    type and assignee, in list order, at most LIST_LIMIT (one query)."""
+    from sqlalchemy.orm import aliased
+
+    parent = aliased(Task)
+    kind = aliased(ConfigListItem)
+    priority = aliased(ConfigListItem)
+    status = aliased(ConfigListItem)
+    stmt = (select(Task, status.label, status.value, status.color, priority.label, priority.value, kind.label,
+                   User.name)
+            .outerjoin(parent, parent.id == Task.parent_task_id)
+            .outerjoin(status, status.id == Task.status_id).outerjoin(priority, priority.id == Task.priority_id)
+            .outerjoin(kind, kind.id == Task.type_id).outerjoin(User, User.id == Task.assignee_id)
+            .where(Task.resource_type == "project", Task.resource_id == project_id, Task.is_private.is_(False),
+                   or_(parent.id.is_(None), parent.is_private.is_(False))))
+    from .queries import list_order
+
+    rows = db.execute(list_order(stmt).limit(LIST_LIMIT)).all()
+    return [{**row_dict(task, PORTAL_TASK_FIELDS), "status_label": s_label, "status_value": s_value,
+             "status_color": s_color, "priority_label": p_label, "priority_value": p_value, "type_label": k_label,
+             "assignee_id": task.assignee_id, "assignee_name": assignee}
+            for task, s_label, s_value, s_color, p_label, p_value, k_label, assignee in rows]
+
+
+def portal_task_counts(db, project_ids) -> dict[str, dict[str, int]]:
+    """`{project_id: {total, done, open}}` of the non-private top-level tasks of these projects (one grouped
+    query; `done` counts the tasks whose status has stage_type `done`). `project_ids`: ids or a SELECT."""
+    done = case((ConfigListItem.stage_type == "done", 1), else_=0)
+    rows = db.execute(select(Task.resource_id, func.count(Task.id), func.coalesce(func.sum(done), 0))
+                      .outerjoin(ConfigListItem, ConfigListItem.id == Task.status_id)
+                      .where(Task.resource_type == "project", Task.resource_id.in_(project_ids),
+                             Task.parent_task_id.is_(None), Task.is_private.is_(False))
+                      .group_by(Task.resource_id)).all()
+    return {pid: {"total": int(total), "done": int(finished), "open": int(total) - int(finished)}
+            for pid, total, finished in rows}
+
+
+def create_request_task(ctx, *, project_id: str, title: str, description: str | None, priority_id: str | None,
+                        sla_policy_id: str | None, actor_label: str) -> str:
+    """A client's request raised through the portal: a task in the project (default status, not private),
+    history recorded, and the project's SLA assigned through the SLA area when it has a policy."""
+    task = Task(title=title, description=description, resource_type="project", resource_id=project_id,
+                priority_id=priority_id, status_id=default_status_id(ctx.db), is_private=False)
+    ctx.db.add(task)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type="task", entity_id=task.id, action="created", actor_id=None,
+                   changes={"title": task.title, "source": actor_label})
+    if sla_policy_id:
+        from chalicelib.areas.sla import service as sla_service
+
+        sla_service.assign_on_task_create(ctx, task, sla_policy_id)
+    return task.id

@@ -1,0 +1,102 @@
+"""The portal's own records: portal users' notifications and preferences, QBRs with their sections, client
+goals and the client questionnaire (decisions.md section 6; docs/decisions/portal.md)."""
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, Numeric, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, id_column, updated_at_column
+
+
+class PortalNotification(Created, Base):
+    """A notification of one portal user (not a staff user) of one company."""
+    __tablename__ = "portal_notifications"
+    __table_args__ = (Index("ix_portal_notifications_recipient", "company_id", "portal_user_id", "created_at"),)
+
+    id: Mapped[str] = id_column()
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False)
+    portal_user_id: Mapped[str] = mapped_column(String(100), nullable=False)
+    type: Mapped[str] = mapped_column(String(100), nullable=False)
+    title: Mapped[str] = mapped_column(String(500), nullable=False)
+    body: Mapped[str | None] = mapped_column(Text)
+    resource_type: Mapped[str | None] = mapped_column(String(50))
+    resource_id: Mapped[str | None] = mapped_column(String(36))
+    action_url: Mapped[str | None] = mapped_column(Text)
+    is_read: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    read_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    archived: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class PortalNotificationPreference(Base):
+    __tablename__ = "portal_notification_preferences"
+
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
+    portal_user_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    notification_type: Mapped[str] = mapped_column(String(100), primary_key=True)
+    channel_in_app: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    channel_email: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    updated_at: Mapped[datetime] = updated_at_column()
+
+
+class Qbr(Timestamps, Base):
+    """A quarterly business review of a client company; the portal shows it once `presented`."""
+    __tablename__ = "qbrs"
+
+    id: Mapped[str] = id_column()
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False, index=True)
+    title: Mapped[str] = mapped_column(String(200), nullable=False)
+    quarter: Mapped[str] = mapped_column(String(7), nullable=False)  # YYYY-Qn
+    summary: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(20), nullable=False, default="draft")  # draft | presented
+    presented_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+
+
+class QbrSection(Timestamps, Base):
+    __tablename__ = "qbr_sections"
+
+    id: Mapped[str] = id_column()
+    qbr_id: Mapped[str] = mapped_column(ForeignKey("qbrs.id", ondelete="CASCADE"), nullable=False, index=True)
+    section_key: Mapped[str] = mapped_column(String(100), nullable=False)
+    title: Mapped[str] = mapped_column(String(200), nullable=False)
+    content: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    portal_visible: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    position: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+
+
+class ClientGoal(Timestamps, Base):
+    __tablename__ = "client_goals"
+
+    id: Mapped[str] = id_column()
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False, index=True)
+    metric: Mapped[str] = mapped_column(String(200), nullable=False)
+    metric_key: Mapped[str | None] = mapped_column(String(100))
+    metric_label: Mapped[str | None] = mapped_column(String(200))
+    target: Mapped[Decimal | None] = mapped_column(Numeric(16, 2))
+    unit: Mapped[str | None] = mapped_column(String(50))
+    period: Mapped[str | None] = mapped_column(String(20))
+    source: Mapped[str] = mapped_column(String(20), nullable=False, default="staff")  # staff | questionnaire
+    created_by: Mapped[str | None] = mapped_column(String(100))
+
+
+class ClientQuestionnaire(Base):
+    """The client's questionnaire answers, one per company."""
+    __tablename__ = "client_questionnaires"
+
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
+    financial_year_start: Mapped[str | None] = mapped_column(String(100))
+    financial_year_end: Mapped[str | None] = mapped_column(String(100))
+    key_trading_periods: Mapped[str | None] = mapped_column(Text)
+    channel_online_pct: Mapped[Decimal | None] = mapped_column(Numeric(5, 2))
+    channel_instore_pct: Mapped[Decimal | None] = mapped_column(Numeric(5, 2))
+    channel_wholesale_pct: Mapped[Decimal | None] = mapped_column(Numeric(5, 2))
+    celebration_vision: Mapped[str | None] = mapped_column(Text)
+    growth_priorities_text: Mapped[str | None] = mapped_column(Text)
+    company_direction_text: Mapped[str | None] = mapped_column(Text)
+    completed_by: Mapped[str | None] = mapped_column(String(100))
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    updated_at: Mapped[datetime] = updated_at_column()

@@ -1,0 +1,142 @@
+"""The portal's leaf module: who the caller is (`resolve_caller`), the company scope of its own records
+(`visible`), load-or-404 helpers and record builders of its own tables."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+
+from chalicelib.core.errors import not_found
+from chalicelib.core.serialize import row_dict
+
+from .models import ClientGoal, ClientQuestionnaire, PortalNotification, Qbr, QbrSection
+
+MAX_GROUP_IDS = 50
+
+
+@dataclass(frozen=True)
+class PortalCaller:
+    company_id: str
+    role: str
+    user_id: str | None
+    profile: dict
+    group_ids: tuple[str, ...] = field(default=())  # the company first, then the honoured group companies
+
+    @property
+    def company_ids(self) -> list[str]:
+        """The companies a group-aware route reads (the company alone on other routes)."""
+        return list(self.group_ids or (self.company_id,))
+
+
+def _group_candidates(header: str | None, company_id: str) -> list[str]:
+    if not header:
+        return []
+    ids = []
+    for part in header.split(","):
+        part = part.strip()
+        if part and len(part) <= 36 and part != company_id and part not in ids:
+            ids.append(part)
+    return ids[:MAX_GROUP_IDS]
+
+
+def resolve_caller(db, *, company_id: str, role: str, user_id: str | None, group_header: str | None) -> PortalCaller:
+    """The portal caller: the company must be a client (404 otherwise); group ids are kept only for client
+    companies whose profile carries the company's non-empty `client_group` (others ignored). Two statements."""
+    from chalicelib.areas.clients import service as clients_service
+    from chalicelib.areas.deals import service as deals_service
+
+    if len(company_id) > 36:
+        raise not_found("Client")
+    candidates = _group_candidates(group_header, company_id)
+    profiles = clients_service.portal_profiles(db, [company_id, *candidates])
+    profile = profiles.get(company_id)
+    if profile is None:
+        raise not_found("Client")
+    group = profile["client_group"]
+    same_group = [cid for cid in candidates if group and profiles.get(cid, {}).get("client_group") == group]
+    clients = deals_service.client_company_ids(db, [company_id, *same_group])
+    if company_id not in clients:
+        raise not_found("Client")
+    members = (company_id, *[cid for cid in same_group if cid in clients]) if candidates else ()
+    return PortalCaller(company_id=company_id, role=role, user_id=user_id, profile=profile, group_ids=members)
+
+
+# ---------------------------------------------------------------- own records
+
+QBR_FIELDS = ("id", "company_id", "title", "quarter", "summary", "status", "presented_at", "created_by", "created_at",
+              "updated_at")
+SECTION_FIELDS = ("id", "qbr_id", "section_key", "title", "content", "portal_visible", "position")
+GOAL_FIELDS = ("id", "company_id", "metric", "metric_key", "metric_label", "target", "unit", "period", "source",
+               "created_at", "updated_at")
+NOTIFICATION_FIELDS = ("id", "type", "title", "body", "resource_type", "resource_id", "action_url", "is_read",
+                       "read_at", "archived", "archived_at", "created_at")
+QUESTIONNAIRE_FIELDS = ("financial_year_start", "financial_year_end", "key_trading_periods", "channel_online_pct",
+                        "channel_instore_pct", "channel_wholesale_pct", "celebration_vision", "growth_priorities_text",
+                        "company_direction_text", "completed_by", "completed_at", "updated_at")
+
+
+def qbr_record(qbr: Qbr, sections: list) -> dict:
+    return {**row_dict(qbr, QBR_FIELDS),
+            "sections": [row_dict(s, SECTION_FIELDS, flags=("portal_visible",)) for s in sections]}
+
+
+def goal_record(goal: ClientGoal) -> dict:
+    return row_dict(goal, GOAL_FIELDS)
+
+
+def notification_record(notification: PortalNotification) -> dict:
+    return row_dict(notification, NOTIFICATION_FIELDS, flags=("is_read", "archived"))
+
+
+def load_qbr(db, company_id: str, qbr_id: str) -> Qbr:
+    qbr = db.scalar(select(Qbr).where(Qbr.id == qbr_id, Qbr.company_id == company_id))
+    if qbr is None:
+        raise not_found("QBR")
+    return qbr
+
+
+def load_goal(db, company_id: str, goal_id: str) -> ClientGoal:
+    goal = db.scalar(select(ClientGoal).where(ClientGoal.id == goal_id, ClientGoal.company_id == company_id))
+    if goal is None:
+        raise not_found("Client goal")
+    return goal
+
+
+def sections_of(db, qbr_ids) -> dict[str, list]:
+    out: dict[str, list] = {qid: [] for qid in qbr_ids}
+    if not qbr_ids:
+        return out
+    for section in db.scalars(select(QbrSection).where(QbrSection.qbr_id.in_(list(qbr_ids)))
+                              .order_by(QbrSection.position, QbrSection.id)):
+        out[section.qbr_id].append(section)
+    return out
+
+
+def questionnaire_row(db, company_id: str) -> ClientQuestionnaire | None:
+    return db.get(ClientQuestionnaire, company_id)
+
+
+# ---------------------------------------------------------------- the company's records in other areas
+
+def project_ids(company_ids):
+    """A SELECT of the ids of these companies' projects."""
+    from chalicelib.areas.projects import service as projects_service
+
+    return projects_service.company_project_ids(company_ids)
+
+
+def deal_ids(company_ids):
+    """A SELECT of the ids of these companies' deals."""
+    from chalicelib.areas.deals import service as deals_service
+
+    return deals_service.company_deal_ids(company_ids)
+
+
+def load_project(ctx, project_id: str) -> dict:
+    """The portal record of a project of the caller's company; 404 for another company's or a missing one."""
+    from chalicelib.areas.projects import service as projects_service
+
+    found = projects_service.portal_project_detail(ctx.db, [ctx.portal.company_id], project_id, brief=True)
+    if found is None:
+        raise not_found("Project")
+    return found

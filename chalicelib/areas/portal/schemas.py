@@ -1,0 +1,466 @@
+"""Request and read models of the client portal and of the staff QBR and client goal CRUD."""
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+from pydantic import Field, StringConstraints
+
+from chalicelib.core.schemas import (Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, Name, Read, Text,
+                                     choice)
+
+Period = choice("week", "month", "quarter", "year")
+Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]
+Label = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
+Percent = Annotated[Money, Field(ge=0, le=100)]
+
+
+# ---------------------------------------------------------------- inputs
+
+class PortalProjectListQuery(Input):
+    status: Optional[Short] = None
+
+
+class PortalNoteCreate(Input):
+    NOT_NULL = frozenset({"resourceType", "resourceId", "content"})
+
+    resourceType: choice("project", "invoice")
+    resourceId: Id
+    content: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20000)]
+    parentId: Optional[Id] = None
+    portalUserId: Optional[Short] = None
+
+
+class PortalRequestCreate(Input):
+    NOT_NULL = frozenset({"title", "projectId"})
+
+    title: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+    description: Optional[Text(20000)] = None
+    priority: Optional[Short] = None
+    projectId: Id
+    portalUserId: Optional[Short] = None
+
+
+class GoalInput(Input):
+    NOT_NULL = frozenset({"metric"})
+
+    metric: Label = Field(min_length=1)
+    target: Optional[Money] = None
+    unit: Optional[Short] = None
+    period: Optional[Period] = None
+    metric_key: Optional[Short] = None
+    metric_label: Optional[Label] = None
+
+
+class QuestionnaireSubmit(Input):
+    financial_year_start: Optional[Short] = None
+    financial_year_end: Optional[Short] = None
+    key_trading_periods: Optional[Text(5000)] = None
+    channel_online_pct: Optional[Percent] = None
+    channel_instore_pct: Optional[Percent] = None
+    channel_wholesale_pct: Optional[Percent] = None
+    celebration_vision: Optional[Text(5000)] = None
+    growth_priorities_text: Optional[Text(5000)] = None
+    company_direction_text: Optional[Text(5000)] = None
+    goals: Optional[list[GoalInput]] = Field(None, max_length=20)
+    portalUserId: Optional[Short] = None
+
+
+class PortalNotificationListQuery(Input):
+    filter: choice("all", "unread", "archived") = "all"
+    limit: int = Field(50, ge=1, le=100)
+    offset: int = Field(0, ge=0, le=100_000_000)
+
+
+class PortalPreferenceEntry(Input):
+    notification_type: Short
+    channel_in_app: Flag = True
+    channel_email: Flag = False
+
+
+class PortalPreferencesUpdate(Input):
+    preferences: list[PortalPreferenceEntry] = Field(max_length=50)
+
+
+class QbrSectionInput(Input):
+    section_key: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+    title: Name
+    content: Optional[Text(50000)] = None
+    portal_visible: Flag = True
+
+
+class QbrCreate(Input):
+    NOT_NULL = frozenset({"title", "quarter", "sections"})
+
+    title: Name
+    quarter: Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^\d{4}-Q[1-4]$")]
+    summary: Optional[Text(20000)] = None
+    sections: Optional[list[QbrSectionInput]] = Field(None, max_length=50)
+
+
+class QbrUpdate(Input):
+    NOT_NULL = frozenset({"title", "quarter", "sections"})
+
+    title: Optional[Name] = None
+    quarter: Optional[Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^\d{4}-Q[1-4]$")]] = None
+    summary: Optional[Text(20000)] = None
+    sections: Optional[list[QbrSectionInput]] = Field(None, max_length=50)
+
+
+class ClientGoalCreate(GoalInput):
+    pass
+
+
+class ClientGoalUpdate(Input):
+    NOT_NULL = frozenset({"metric"})
+
+    metric: Optional[Label] = Field(None, min_length=1)
+    target: Optional[Money] = None
+    unit: Optional[Short] = None
+    period: Optional[Period] = None
+    metric_key: Optional[Short] = None
+    metric_label: Optional[Label] = None
+
+
+# ---------------------------------------------------------------- read models
+
+class TaskCounts(Read):
+    total: int
+    done: int
+    open: int
+
+
+class PortalProjectRead(Read):
+    id: str
+    name: str
+    description: str | None
+    company_id: str | None
+    status: str
+    start_date: IsoDate | None
+    end_date: IsoDate | None
+    type_label: str | None
+    delivery_manager_name: str | None
+    owner_name: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    task_counts: TaskCounts
+
+
+class ProjectsBody(Read):
+    projects: list[PortalProjectRead]
+    taskCounts: TaskCounts
+
+
+class PortalGoalRead(Read):
+    id: str
+    title: str
+    description: str | None
+    status: str | None
+    due_date: IsoDate | None
+    position: int
+
+
+class PortalMemberRead(Read):
+    user_id: str
+    name: str
+    picture: str | None
+    job_title: str | None
+    role: str
+
+
+class PortalAiSummaryRead(Read):
+    summary_text: str
+    recommendations: list
+    generated_at: IsoTimestamp
+
+
+class PortalDecisionRead(Read):
+    id: str
+    title: str
+    decision: str
+    rationale: str | None
+    decided_at: IsoDate | None
+    status: str
+    decided_by_name: str | None
+    created_at: IsoTimestamp
+
+
+class ProjectDetailBody(Read):
+    project: PortalProjectRead
+    goals: list[PortalGoalRead]
+    members: list[PortalMemberRead]
+    aiSummary: PortalAiSummaryRead | None
+    decisions: list[PortalDecisionRead]
+
+
+class PortalTaskRead(Read):
+    id: str
+    title: str
+    description: str | None
+    parent_task_id: str | None
+    due_date: IsoDate | None
+    start_date: IsoDate | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    status_label: str | None
+    status_value: str | None
+    status_color: str | None
+    priority_label: str | None
+    priority_value: str | None
+    type_label: str | None
+    assignee_id: str | None
+    assignee_name: str | None
+
+
+class PortalRoadmapRead(Read):
+    id: str
+    name: str
+    description: str | None
+    project_id: str | None
+    start_date: IsoDate | None
+    end_date: IsoDate | None
+
+
+class PortalRoadmapItemRead(Read):
+    id: str
+    title: str
+    description: str | None
+    area: str | None
+    start_date: IsoDate | None
+    end_date: IsoDate | None
+    color: str | None
+    position: int
+
+
+class RoadmapBody(Read):
+    roadmap: PortalRoadmapRead | None
+    items: list[PortalRoadmapItemRead]
+
+
+class PortalBudgetRead(Read):
+    id: str
+    name: str
+    resource_type: str
+    resource_id: str
+    po_number: str | None
+    currency: str
+    status: str
+    total_amount: float | None
+    budget_type: str | None
+    forecast_date: IsoDate | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+
+
+class PortalLineItemRead(Read):
+    id: str
+    description: str
+    quantity: float
+    unit_price: float
+    amount: float
+    position: int
+
+
+class BudgetDetailBody(Read):
+    budget: PortalBudgetRead
+    lineItems: list[PortalLineItemRead]
+
+
+class PortalPageRead(Read):
+    id: str
+    title: str
+    icon: str | None
+    parent_id: str | None
+    entity_type: str | None
+    entity_id: str | None
+    cover_image: str | None
+    published_at: IsoTimestamp | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+
+
+class PortalPageDetail(PortalPageRead):
+    content: str
+    content_rich: str | None
+
+
+class PortalNoteRead(Read):
+    id: str
+    resource_type: str
+    resource_id: str
+    content: str
+    parent_id: str | None
+    author_name: str | None
+    from_client: Flag01
+    created_at: IsoTimestamp
+
+
+class IdBody(Read):
+    id: str
+
+
+class HistoryRead(Read):
+    id: str
+    entity_type: str
+    entity_id: str
+    action: str
+    actor_name: str | None
+    created_at: IsoTimestamp
+
+
+class TeamMemberRead(Read):
+    user_id: str
+    name: str
+    picture: str | None
+    job_title: str | None
+    roles: list[str]
+    project_ids: list[str]
+
+
+class LeadRead(TeamMemberRead):
+    email: str
+
+
+class TeamBody(Read):
+    team: list[TeamMemberRead]
+    leads: list[LeadRead]
+
+
+class PortalAnnouncementRead(Read):
+    id: str
+    title: str
+    content: str
+    category: str
+    attachment_url: str | None
+    attachment_name: str | None
+    created_at: IsoTimestamp
+
+
+class MilestoneRead(Read):
+    id: str
+    project_id: str
+    project_name: str
+    title: str
+    status: str | None
+    due_date: IsoDate | None
+
+
+class FinancialRead(Read):
+    total_invoiced: float
+    total_outstanding: float
+    total_overdue: float
+
+
+class DashboardBody(Read):
+    projects: list[PortalProjectRead]
+    taskCounts: TaskCounts
+    financial: FinancialRead | None
+    recentActivity: list[HistoryRead]
+    milestones: list[MilestoneRead]
+    announcements: list[PortalAnnouncementRead]
+
+
+class RequestCreated(Read):
+    taskId: str
+    ok: bool
+
+
+class ClientGoalRead(Read):
+    id: str
+    company_id: str
+    metric: str
+    metric_key: str | None
+    metric_label: str | None
+    target: float | None
+    unit: str | None
+    period: str | None
+    source: str
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+
+
+class QuestionnaireRead(Read):
+    company_id: str
+    financial_year_start: str | None
+    financial_year_end: str | None
+    key_trading_periods: str | None
+    channel_online_pct: float | None
+    channel_instore_pct: float | None
+    channel_wholesale_pct: float | None
+    celebration_vision: str | None
+    growth_priorities_text: str | None
+    company_direction_text: str | None
+    completed_by: str | None
+    completed_at: IsoTimestamp | None
+    updated_at: IsoTimestamp | None
+    completed: Flag01
+    goals: list[ClientGoalRead]
+
+
+class PortalQbrSectionRead(Read):
+    id: str
+    section_key: str
+    title: str
+    content: str
+    position: int
+
+
+class PortalQbrRead(Read):
+    id: str
+    title: str
+    quarter: str
+    summary: str | None
+    presented_at: IsoTimestamp | None
+    sections: list[PortalQbrSectionRead]
+
+
+class QbrSectionRead(PortalQbrSectionRead):
+    qbr_id: str
+    portal_visible: Flag01
+
+
+class QbrRead(Read):
+    id: str
+    company_id: str
+    title: str
+    quarter: str
+    summary: str | None
+    status: str
+    presented_at: IsoTimestamp | None
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    sections: list[QbrSectionRead]
+
+
+class PortalNotificationRead(Read):
+    id: str
+    type: str
+    title: str
+    body: str | None
+    resource_type: str | None
+    resource_id: str | None
+    action_url: str | None
+    is_read: Flag01
+    read_at: IsoTimestamp | None
+    archived: Flag01
+    archived_at: IsoTimestamp | None
+    created_at: IsoTimestamp
+
+
+class NotificationsBody(Read):
+    notifications: list[PortalNotificationRead]
+    limit: int
+    offset: int
+
+
+class PortalUnreadCount(Read):
+    unread_count: int
+
+
+class PortalPreferenceRead(Read):
+    notification_type: str
+    label: str
+    description: str
+    channel_in_app: Flag01
+    channel_email: Flag01
+    is_customized: bool

@@ -1,0 +1,158 @@
+"""The portal's reads of delivery work: dashboard, projects and their detail, tasks, roadmap, decisions, team,
+history, published pages and announcements. Every read is limited to the caller's company (`ctx.portal`), or
+to its honoured group companies on group-aware routes; other areas are read through their `service`.
+Budgets, notes, requests and the questionnaire, QBRs and goals, and notifications live in service_*.py."""
+from __future__ import annotations
+
+from sqlalchemy import and_, or_, select
+
+from chalicelib.core.models import HistoryEntry, User
+from chalicelib.core.serialize import value_out
+
+from .queries import deal_ids, load_project, project_ids
+
+HISTORY_LIMIT = 50  # document 3: portal history, at most 50 entries
+RECENT_ACTIVITY = 10
+DASHBOARD_ANNOUNCEMENTS = 5
+
+
+def _sum_counts(counts: dict) -> dict:
+    total = {"total": 0, "done": 0, "open": 0}
+    for entry in counts.values():
+        for key in total:
+            total[key] += entry[key]
+    return total
+
+
+def list_projects(ctx, *, company_ids, status: str | None = None) -> tuple[list[dict], dict]:
+    """(projects with their task counts, task counts in total) of these companies. Two statements."""
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.areas.tasks import service as tasks_service
+
+    projects = projects_service.portal_projects(ctx.db, company_ids, status=status)
+    counts = tasks_service.portal_task_counts(ctx.db, [p["id"] for p in projects]) if projects else {}
+    empty = {"total": 0, "done": 0, "open": 0}
+    records = [_project_out(p, counts.get(p["id"], empty)) for p in projects]
+    return records, _sum_counts(counts)
+
+
+def _project_out(project: dict, counts: dict) -> dict:
+    out = {key: project[key] for key in ("id", "name", "description", "company_id", "status", "start_date",
+                                         "end_date", "type_label", "delivery_manager_name", "owner_name",
+                                         "created_at", "updated_at")}
+    out["task_counts"] = counts
+    return out
+
+
+def project_detail(ctx, *, project_id: str) -> dict:
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.areas.tasks import service as tasks_service
+
+    from chalicelib.core.errors import not_found
+
+    found = projects_service.portal_project_detail(ctx.db, [ctx.portal.company_id], project_id)
+    if found is None:
+        raise not_found("Project")
+    project, goals, members, summary, decisions = found
+    counts = tasks_service.portal_task_counts(ctx.db, [project["id"]])
+    goals = [{k: g[k] for k in ("id", "title", "description", "status", "due_date", "position")} for g in goals]
+    return {"project": _project_out(project, counts.get(project["id"], {"total": 0, "done": 0, "open": 0})),
+            "goals": goals, "members": members, "aiSummary": summary, "decisions": [_decision(d) for d in decisions]}
+
+
+def _decision(record: dict) -> dict:
+    return {k: record[k] for k in ("id", "title", "decision", "rationale", "decided_at", "status", "decided_by_name",
+                                   "created_at")}
+
+
+def project_tasks(ctx, *, project_id: str) -> list[dict]:
+    from chalicelib.areas.tasks import service as tasks_service
+
+    load_project(ctx, project_id)
+    return tasks_service.portal_tasks(ctx.db, project_id)
+
+
+def project_roadmap(ctx, *, project_id: str) -> tuple[dict | None, list[dict]]:
+    from chalicelib.areas.roadmaps import service as roadmaps_service
+
+    load_project(ctx, project_id)
+    return roadmaps_service.portal_roadmap(ctx.db, project_id)
+
+
+def project_decisions(ctx, *, project_id: str) -> list[dict]:
+    from chalicelib.areas.projects import service as projects_service
+
+    load_project(ctx, project_id)
+    return [_decision(d) for d in projects_service.portal_decisions(ctx.db, project_id)]
+
+
+def team(ctx) -> tuple[list[dict], list[dict]]:
+    from chalicelib.areas.projects import service as projects_service
+
+    return projects_service.portal_team(ctx.db, ctx.portal.company_ids)
+
+
+def _history_targets(company_ids):
+    """WHERE clause of the history entries of these companies' projects, budgets and invoices."""
+    from chalicelib.areas.budgets import service as budgets_service
+
+    projects = project_ids(company_ids)
+    clauses = [and_(HistoryEntry.entity_type == "project", HistoryEntry.entity_id.in_(projects)),
+               and_(HistoryEntry.entity_type == "budget",
+                    HistoryEntry.entity_id.in_(budgets_service.portal_budget_ids(projects, deal_ids(company_ids))))]
+    return or_(*clauses)
+
+
+def history(ctx, *, company_ids=None, limit: int = HISTORY_LIMIT) -> list[dict]:
+    """The newest history entries of the company's projects, budgets and invoices (one statement): what was
+    done, by whom (a staff member's name, or none for the client), when; never the changed values, which may
+    carry internal figures."""
+    rows = ctx.db.execute(
+        select(HistoryEntry, User.name).outerjoin(User, User.id == HistoryEntry.actor_id)
+        .where(_history_targets(company_ids or [ctx.portal.company_id]))
+        .order_by(HistoryEntry.created_at.desc(), HistoryEntry.id).limit(limit)).all()
+    return [{"id": entry.id, "entity_type": entry.entity_type, "entity_id": entry.entity_id, "action": entry.action,
+             "actor_name": name, "created_at": value_out(entry.created_at)} for entry, name in rows]
+
+
+def pages(ctx) -> list[dict]:
+    from chalicelib.areas.pages import service as pages_service
+
+    ids = ctx.portal.company_ids
+    return pages_service.portal_pages(ctx.db, ids, project_ids(ids))
+
+
+def page(ctx, *, page_id: str) -> dict:
+    from chalicelib.areas.pages import service as pages_service
+
+    ids = [ctx.portal.company_id]
+    return pages_service.portal_page(ctx.db, page_id, ids, project_ids(ids))
+
+
+def announcements(ctx) -> list[dict]:
+    from chalicelib.areas.announcements import service as announcements_service
+
+    return announcements_service.portal_announcements(ctx.db)
+
+
+def dashboard(ctx) -> dict:
+    """Projects with task counts, financial totals, recent activity, milestones and announcements of the
+    company and its honoured group companies: a fixed number of statements whatever the rows."""
+    from chalicelib.areas.projects import service as projects_service
+
+    ids = ctx.portal.company_ids
+    projects, counts = list_projects(ctx, company_ids=ids)
+    return {
+        "projects": projects,
+        "taskCounts": counts,
+        "financial": financial(ctx, company_ids=ids),
+        "recentActivity": history(ctx, company_ids=ids, limit=RECENT_ACTIVITY),
+        "milestones": projects_service.portal_milestones(ctx.db, ids),
+        "announcements": announcements(ctx)[:DASHBOARD_ANNOUNCEMENTS],
+    }
+
+
+def financial(ctx, *, company_ids) -> dict | None:
+    """total_invoiced, total_outstanding and total_overdue of these companies' invoices; None while the
+    invoices area is not built (docs/decisions/portal.md)."""
+    return None

@@ -1,0 +1,41 @@
+"""The portal's notes: the client-visible notes on the company's projects, deals, budgets and invoices (at
+most 100, group-aware), and a client's note or reply on a project or invoice of the company."""
+from __future__ import annotations
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest
+
+from .queries import deal_ids, project_ids
+
+
+def list_notes(ctx) -> list[dict]:
+    from chalicelib.areas.budgets import service as budgets_service
+    from chalicelib.areas.notes import service as notes_service
+
+    ids = ctx.portal.company_ids
+    projects, deals = project_ids(ids), deal_ids(ids)
+    targets = {"project": projects, "deal": deals, "budget": budgets_service.portal_budget_ids(projects, deals)}
+    return notes_service.portal_notes(ctx.db, targets)
+
+
+def _record_belongs(ctx, resource_type: str, resource_id: str) -> bool:
+    from chalicelib.areas.projects import service as projects_service
+
+    if resource_type == "project":
+        return projects_service.portal_project_detail(ctx.db, [ctx.portal.company_id], resource_id,
+                                                      brief=True) is not None
+    return False  # invoices: the invoices area is not built yet (docs/decisions/portal.md)
+
+
+def create_note(ctx, *, data) -> str:
+    from chalicelib.areas.notes import service as notes_service
+
+    if not _record_belongs(ctx, data.resourceType, data.resourceId):
+        raise BadRequest("resourceId must be a project or invoice of the company",
+                         details=[{"field": "resourceId", "message": "not a record of the company"}])
+    note_id = notes_service.portal_create_note(ctx, resource_type=data.resourceType, resource_id=data.resourceId,
+                                               content=data.content, parent_id=data.parentId)
+    history.record(ctx.db, entity_type="note", entity_id=note_id, action="created_in_portal", actor_id=None,
+                   changes={"portal_user_id": data.portalUserId or ctx.portal.user_id,
+                            "company_id": ctx.portal.company_id})
+    return note_id

@@ -1,0 +1,141 @@
+"""QBRs and client goals: the staff CRUD (decisions.md section 6; paths under /api/clients/:companyId, tool
+`deals`) and the portal's reads (presented QBRs only, sections filtered by their own portal visibility and
+the client profile's `portal_visibility`)."""
+from __future__ import annotations
+
+from sqlalchemy import delete, select
+
+from chalicelib.core import history
+from chalicelib.core.errors import Conflict, not_found
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_rows, lock_row
+from chalicelib.core.query import LIST_LIMIT
+
+from .models import ClientGoal, Qbr, QbrSection
+from .queries import goal_record, load_goal, load_qbr, qbr_record, sections_of
+
+
+def require_client(ctx, company_id: str) -> None:
+    """404 unless the company is a client (staff routes)."""
+    from chalicelib.areas.deals import service as deals_service
+
+    if len(company_id) > 36 or company_id not in deals_service.client_company_ids(ctx.db, [company_id]):
+        raise not_found("Client")
+
+
+def _qbr_records(db, qbrs) -> list[dict]:
+    qbrs = list(qbrs)
+    sections = sections_of(db, [q.id for q in qbrs])
+    return [qbr_record(q, sections[q.id]) for q in qbrs]
+
+
+def list_qbrs(ctx, *, company_id: str) -> list[dict]:
+    require_client(ctx, company_id)
+    return _qbr_records(ctx.db, ctx.db.scalars(select(Qbr).where(Qbr.company_id == company_id)
+                                               .order_by(Qbr.quarter.desc(), Qbr.created_at.desc(), Qbr.id)
+                                               .limit(LIST_LIMIT)))
+
+
+def get_qbr(ctx, *, company_id: str, qbr_id: str) -> dict:
+    require_client(ctx, company_id)
+    return _qbr_records(ctx.db, [load_qbr(ctx.db, company_id, qbr_id)])[0]
+
+
+def _replace_sections(db, qbr_id: str, sections) -> None:
+    db.execute(delete(QbrSection).where(QbrSection.qbr_id == qbr_id))
+    insert_rows(db, QbrSection, [{"qbr_id": qbr_id, "section_key": s.section_key, "title": s.title,
+                                  "content": s.content or "", "portal_visible": s.portal_visible,
+                                  "position": index} for index, s in enumerate(sections)])
+
+
+def create_qbr(ctx, *, company_id: str, data) -> dict:
+    require_client(ctx, company_id)
+    qbr = Qbr(company_id=company_id, title=data.title, quarter=data.quarter, summary=data.summary, status="draft",
+              created_by=ctx.user_id)
+    ctx.db.add(qbr)
+    ctx.db.flush()
+    _replace_sections(ctx.db, qbr.id, data.sections or [])
+    history.record(ctx.db, entity_type="qbr", entity_id=qbr.id, action="created", actor_id=ctx.user_id)
+    return get_qbr(ctx, company_id=company_id, qbr_id=qbr.id)
+
+
+def update_qbr(ctx, *, company_id: str, qbr_id: str, data) -> dict:
+    require_client(ctx, company_id)
+    qbr = lock_row(ctx.db, Qbr, qbr_id, where=Qbr.company_id == company_id)
+    if qbr is None:
+        raise not_found("QBR")
+    changes = data.changes()
+    sections = changes.pop("sections", None)
+    for key, value in changes.items():
+        setattr(qbr, key, value)
+    if sections is not None:
+        _replace_sections(ctx.db, qbr.id, data.sections)
+    qbr.updated_at = utcnow()
+    ctx.db.flush()
+    return get_qbr(ctx, company_id=company_id, qbr_id=qbr.id)
+
+
+def present_qbr(ctx, *, company_id: str, qbr_id: str) -> dict:
+    """draft -> presented (409 when already presented): the portal shows it from now on."""
+    require_client(ctx, company_id)
+    qbr = lock_row(ctx.db, Qbr, qbr_id, where=Qbr.company_id == company_id)
+    if qbr is None:
+        raise not_found("QBR")
+    if qbr.status == "presented":
+        raise Conflict("This QBR has been presented already")
+    qbr.status, qbr.presented_at = "presented", utcnow()
+    ctx.db.flush()
+    history.record(ctx.db, entity_type="qbr", entity_id=qbr.id, action="presented", actor_id=ctx.user_id)
+    return get_qbr(ctx, company_id=company_id, qbr_id=qbr.id)
+
+
+def delete_qbr(ctx, *, company_id: str, qbr_id: str) -> None:
+    require_client(ctx, company_id)
+    ctx.db.delete(load_qbr(ctx.db, company_id, qbr_id))
+    ctx.db.flush()
+
+
+def portal_qbrs(ctx) -> list[dict]:
+    """The company's presented QBRs, newest quarter first, with only the sections marked portal-visible and
+    not hidden by the client profile's `portal_visibility` (`{section_key: false}` hides that kind)."""
+    hidden = {key for key, shown in (ctx.portal.profile.get("portal_visibility") or {}).items() if not shown}
+    out = []
+    for record in _qbr_records(ctx.db, ctx.db.scalars(
+            select(Qbr).where(Qbr.company_id == ctx.portal.company_id, Qbr.status == "presented")
+            .order_by(Qbr.quarter.desc(), Qbr.presented_at.desc(), Qbr.id).limit(LIST_LIMIT))):
+        sections = [{k: s[k] for k in ("id", "section_key", "title", "content", "position")}
+                    for s in record["sections"] if s["portal_visible"] and s["section_key"] not in hidden]
+        out.append({k: record[k] for k in ("id", "title", "quarter", "summary", "presented_at")} | {"sections": sections})
+    return out
+
+
+# ---------------------------------------------------------------- client goals (staff)
+
+def list_goals(ctx, *, company_id: str) -> list[dict]:
+    require_client(ctx, company_id)
+    return [goal_record(g) for g in ctx.db.scalars(select(ClientGoal).where(ClientGoal.company_id == company_id)
+                                                    .order_by(ClientGoal.created_at, ClientGoal.id).limit(LIST_LIMIT))]
+
+
+def create_goal(ctx, *, company_id: str, data) -> dict:
+    require_client(ctx, company_id)
+    goal = ClientGoal(company_id=company_id, source="staff", created_by=ctx.user_id, **data.changes())
+    ctx.db.add(goal)
+    ctx.db.flush()
+    return goal_record(goal)
+
+
+def update_goal(ctx, *, company_id: str, goal_id: str, data) -> dict:
+    require_client(ctx, company_id)
+    goal = load_goal(ctx.db, company_id, goal_id)
+    for key, value in data.changes().items():
+        setattr(goal, key, value)
+    goal.updated_at = utcnow()
+    ctx.db.flush()
+    return goal_record(goal)
+
+
+def delete_goal(ctx, *, company_id: str, goal_id: str) -> None:
+    require_client(ctx, company_id)
+    ctx.db.delete(load_goal(ctx.db, company_id, goal_id))
+    ctx.db.flush()

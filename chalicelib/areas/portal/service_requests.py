@@ -1,0 +1,114 @@
+"""Client requests and the client questionnaire. A request becomes a task in a project of the company (SLA
+assigned by the tasks area through the SLA area when the project has a policy) and notifies the delivery
+manager; the questionnaire stores the client's answers, replaces the goals it created before, and notifies
+the delivery manager on its first completion only."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from sqlalchemy import delete, select
+
+from chalicelib.core.errors import BadRequest
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_rows, lock_key
+from chalicelib.core.models import ConfigList, ConfigListItem
+from chalicelib.core.notify import notify
+from chalicelib.core.serialize import row_dict
+
+from .models import ClientGoal, ClientQuestionnaire
+from .queries import QUESTIONNAIRE_FIELDS, goal_record
+
+
+def _bad(field: str, message: str) -> BadRequest:
+    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
+
+
+def _priority_id(db, value: str | None) -> str | None:
+    if not value:
+        return None
+    item = db.scalar(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+                     .where(ConfigList.key == "task_priority", ConfigListItem.value == value.strip()))
+    if item is None:
+        raise _bad("priority", "must be a task priority value")
+    return item
+
+
+def _delivery_manager(ctx, project: dict | None = None) -> str | None:
+    return (project or {}).get("delivery_manager_id") or ctx.portal.profile.get("delivery_manager_id")
+
+
+def create_request(ctx, *, data) -> str:
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.areas.tasks import service as tasks_service
+
+    project = projects_service.portal_project_detail(ctx.db, [ctx.portal.company_id], data.projectId, brief=True)
+    if project is None:
+        raise _bad("projectId", "must be a project of the company")
+    priority_id = _priority_id(ctx.db, data.priority)
+    requester = data.portalUserId or ctx.portal.user_id
+    task_id = tasks_service.create_request_task(
+        ctx, project_id=project["id"], title=data.title, description=data.description, priority_id=priority_id,
+        sla_policy_id=project.get("sla_policy_id"), actor_label=f"portal:{requester}" if requester else "portal")
+    manager = _delivery_manager(ctx, project)
+    if manager:
+        notify(ctx, user_id=manager, type="portal_request", title=f"Client request: {data.title}",
+               body=(data.description or "")[:500] or None, resource_type="task", resource_id=task_id,
+               action_url=f"/tasks/{task_id}")
+    return task_id
+
+
+# ---------------------------------------------------------------- questionnaire
+
+def get_questionnaire(ctx) -> dict:
+    """The client's answers (nulls before the first completion) and its client goals."""
+    row = ctx.db.get(ClientQuestionnaire, ctx.portal.company_id)
+    answers = row_dict(row, QUESTIONNAIRE_FIELDS) if row else {field: None for field in QUESTIONNAIRE_FIELDS}
+    goals = ctx.db.scalars(select(ClientGoal).where(ClientGoal.company_id == ctx.portal.company_id)
+                           .order_by(ClientGoal.created_at, ClientGoal.id).limit(200))
+    return {"company_id": ctx.portal.company_id, **answers, "completed": 1 if row and row.completed_at else 0,
+            "goals": [goal_record(g) for g in goals]}
+
+
+PCT_FIELDS = ("channel_online_pct", "channel_instore_pct", "channel_wholesale_pct")
+TEXT_FIELDS = ("financial_year_start", "financial_year_end", "key_trading_periods", "celebration_vision",
+               "growth_priorities_text", "company_direction_text")
+
+
+def _check_percentages(values: dict) -> None:
+    given = {name: values[name] for name in PCT_FIELDS if values.get(name) is not None}
+    total = sum(given.values(), Decimal(0))
+    if len(given) == len(PCT_FIELDS) and total != 100:
+        raise _bad("channel_online_pct", "the three channel percentages must add up to 100")
+    if total > 100:
+        raise _bad("channel_online_pct", "the channel percentages must not add up to more than 100")
+
+
+def submit_questionnaire(ctx, *, data) -> None:
+    company_id = ctx.portal.company_id
+    values = data.changes()
+    _check_percentages(values)
+    lock_key(ctx.db, "portal-questionnaire", company_id)
+    row = ctx.db.get(ClientQuestionnaire, company_id)
+    first = row is None or row.completed_at is None
+    if row is None:
+        row = ClientQuestionnaire(company_id=company_id)
+        ctx.db.add(row)
+    for name in (*TEXT_FIELDS, *PCT_FIELDS):
+        if name in values:
+            setattr(row, name, values[name])
+    row.completed_by = data.portalUserId or ctx.portal.user_id or row.completed_by
+    row.completed_at = row.completed_at or utcnow()
+    row.updated_at = utcnow()
+    ctx.db.flush()
+    if data.goals is not None:  # the questionnaire's goals replace those it created before (one DELETE, one INSERT)
+        ctx.db.execute(delete(ClientGoal).where(ClientGoal.company_id == company_id,
+                                                ClientGoal.source == "questionnaire"))
+        insert_rows(ctx.db, ClientGoal, [
+            {"company_id": company_id, "metric": goal.metric, "metric_key": goal.metric_key,
+             "metric_label": goal.metric_label, "target": goal.target, "unit": goal.unit, "period": goal.period,
+             "source": "questionnaire", "created_by": row.completed_by} for goal in data.goals])
+    manager = _delivery_manager(ctx)
+    if first and manager:
+        notify(ctx, user_id=manager, type="portal_questionnaire", title="A client completed the questionnaire",
+               resource_type="company", resource_id=company_id, action_url=f"/companies/{company_id}")
+
