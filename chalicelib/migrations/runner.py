@@ -24,7 +24,18 @@ def alembic_config(url: str | None = None, connection=None) -> Config:
 
 
 def upgrade(url: str | None = None, revision: str = "heads") -> None:
-    command.upgrade(alembic_config(url), revision)
+    """`heads`: each area branch's head in turn (sorted), each `upgrade` applying what that head still needs.
+    One `upgrade heads` over thirty branches that all start at core_0001 and depend on each other's first
+    revisions trips Alembic's head bookkeeping (KeyError 'core_0001' in HeadMaintainer._delete_version);
+    upgrading one head at a time gives the same schema, and a second run applies nothing."""
+    config = alembic_config(url)
+    if revision != "heads":
+        command.upgrade(config, revision)
+        return
+    from alembic.script import ScriptDirectory
+
+    for head in sorted(ScriptDirectory.from_config(config).get_heads()):
+        command.upgrade(config, head)
 
 
 def downgrade(url: str | None = None, revision: str = "base") -> None:
