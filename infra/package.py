@@ -384,7 +384,9 @@ def build(stage: str, output: Path) -> Path:
     template = json.loads(sam.read_text())
     config = json.loads((INFRA / "areas.json").read_text())
     split_template(template, ownership(), config, migrations_fingerprint())
-    sam.write_text(json.dumps(template, indent=2, sort_keys=False) + "\n")
+    # compact JSON: CloudFormation takes at most 1,000,000 bytes of template and thirty area functions with
+    # their routes pass that when indented
+    sam.write_text(json.dumps(template, separators=(",", ":"), sort_keys=False) + "\n")
     return sam
 
 

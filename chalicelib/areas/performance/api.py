@@ -9,8 +9,8 @@ from . import service, service_feedback, service_reviews
 from .schemas import (AlertsRead, BulkFeedbackRead, CycleCreate, CycleDetailRead, CycleRead, CycleUpdate,
                       FeedbackBulkCreate, FeedbackRequestCreate, FeedbackRequestRead, FeedbackResponseCreate,
                       FeedbackSummaryQuery, FeedbackSummaryRead, HistoryRead, MyGoalsRead, PreviousGoalsUpdate,
-                      ReviewCreate, ReviewDetail, ReviewListQuery, ReviewRead, ReviewUpdate, TemplateAssign,
-                      TemplateCreate, TemplateRead, TemplateUpdate)
+                      ReviewCreate, ReviewDetail, ReviewListQuery, ReviewRead, ReviewUpdate, ReviewTemplateAssign,
+                      ReviewTemplateCreate, ReviewTemplateRead, ReviewTemplateUpdate)
 
 bp = Blueprint(__name__)
 BASE = "/api/performance"
@@ -58,29 +58,29 @@ def delete_cycle(ctx, cycle_id: str):
 # ---------------------------------------------------------------- templates
 
 @bp.route(f"{BASE}/templates", methods=["GET"])
-@endpoint(tool="performance", level="view", response=many("templates", TemplateRead))
+@endpoint(tool="performance", level="view", response=many("templates", ReviewTemplateRead))
 def list_templates(ctx):
     """Review templates with their KPI items and assigned users"""
     return {"templates": service.list_templates(ctx)}
 
 
 @bp.route(f"{BASE}/templates", methods=["POST"])
-@endpoint(tool="performance", level="manage", body=TemplateCreate, status=201, response=one("template", TemplateRead))
-def create_template(ctx, body: TemplateCreate):
+@endpoint(tool="performance", level="manage", body=ReviewTemplateCreate, status=201, response=one("template", ReviewTemplateRead))
+def create_template(ctx, body: ReviewTemplateCreate):
     """Create a review template with KPI items (area, label, is_mandatory)"""
     return {"template": service.create_template(ctx, data=body)}
 
 
 @bp.route(f"{BASE}/templates/{{template_id}}", methods=["GET"])
-@endpoint(tool="performance", level="view", response=one("template", TemplateRead))
+@endpoint(tool="performance", level="view", response=one("template", ReviewTemplateRead))
 def get_template(ctx, template_id: str):
     """A review template"""
     return {"template": service.get_template(ctx, template_id=template_id)}
 
 
 @bp.route(f"{BASE}/templates/{{template_id}}", methods=["PUT"])
-@endpoint(tool="performance", level="manage", body=TemplateUpdate, response=one("template", TemplateRead))
-def update_template(ctx, template_id: str, body: TemplateUpdate):
+@endpoint(tool="performance", level="manage", body=ReviewTemplateUpdate, response=one("template", ReviewTemplateRead))
+def update_template(ctx, template_id: str, body: ReviewTemplateUpdate):
     """Update a review template; `items`, when given, replaces every item"""
     return {"template": service.update_template(ctx, template_id=template_id, data=body)}
 
@@ -94,8 +94,8 @@ def delete_template(ctx, template_id: str):
 
 
 @bp.route(f"{BASE}/templates/{{template_id}}/users", methods=["POST"])
-@endpoint(tool="performance", level="manage", body=TemplateAssign, response=one("template", TemplateRead))
-def assign_template(ctx, template_id: str, body: TemplateAssign):
+@endpoint(tool="performance", level="manage", body=ReviewTemplateAssign, response=one("template", ReviewTemplateRead))
+def assign_template(ctx, template_id: str, body: ReviewTemplateAssign):
     """Assign the template to users (replacing each user's earlier template)"""
     return {"template": service.assign_template(ctx, template_id=template_id, data=body)}
 

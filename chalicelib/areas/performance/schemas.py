@@ -71,7 +71,7 @@ class CycleDetailRead(CycleRead):
 
 # --- templates --------------------------------------------------------------------------------------
 
-class TemplateItemInput(Input):
+class ReviewTemplateItemInput(Input):
     NOT_NULL = frozenset({"area", "label", "is_mandatory"})
 
     area: Name
@@ -80,29 +80,29 @@ class TemplateItemInput(Input):
     sort_order: Optional[SortOrder] = None
 
 
-class TemplateCreate(Input):
+class ReviewTemplateCreate(Input):
     NOT_NULL = frozenset({"name", "items"})
 
     name: Name
     description: Optional[LongText] = None
-    items: list[TemplateItemInput] = Field(default_factory=list, max_length=100)
+    items: list[ReviewTemplateItemInput] = Field(default_factory=list, max_length=100)
 
 
-class TemplateUpdate(Input):
+class ReviewTemplateUpdate(Input):
     NOT_NULL = frozenset({"name", "items"})
 
     name: Optional[Name] = None
     description: Optional[LongText] = None
-    items: Optional[list[TemplateItemInput]] = Field(None, max_length=100)
+    items: Optional[list[ReviewTemplateItemInput]] = Field(None, max_length=100)
 
 
-class TemplateAssign(Input):
+class ReviewTemplateAssign(Input):
     NOT_NULL = frozenset({"user_ids"})
 
     user_ids: list[Id] = Field(..., min_length=1, max_length=500)
 
 
-class TemplateItemRead(Read):
+class ReviewTemplateItemRead(Read):
     id: str
     area: str
     label: str
@@ -110,11 +110,11 @@ class TemplateItemRead(Read):
     sort_order: int
 
 
-class TemplateRead(Read):
+class ReviewTemplateRead(Read):
     id: str
     name: str
     description: str | None
-    items: list[TemplateItemRead]
+    items: list[ReviewTemplateItemRead]
     user_ids: list[str]
     created_at: IsoTimestamp
     updated_at: IsoTimestamp

@@ -10,7 +10,7 @@ from chalicelib.core.schemas import OkResponse, many, one
 
 from . import service, service_budgets, service_notes, service_notifications, service_qbrs, service_requests
 from .boundary import portal_endpoint
-from .schemas import (BudgetDetailBody, ClientGoalCreate, ClientGoalRead, ClientGoalUpdate, DashboardBody, HistoryRead,
+from .schemas import (BudgetDetailBody, ClientGoalCreate, ClientGoalRead, ClientGoalUpdate, DashboardBody, PortalHistoryRead,
                       IdBody, PortalNotificationListQuery, NotificationsBody, PortalAnnouncementRead, PortalBudgetRead,
                       PortalDecisionRead, PortalNoteCreate, PortalNoteRead, PortalPageDetail, PortalPageRead,
                       PortalPreferenceRead, PortalQbrRead, PortalRequestCreate, PortalTaskRead, PortalPreferencesUpdate,
@@ -117,7 +117,7 @@ def portal_create_note(ctx, body: PortalNoteCreate):
 
 
 @bp.route(f"{P}/history", methods=["GET"])
-@portal_endpoint(response=many("history", HistoryRead))
+@portal_endpoint(response=many("history", PortalHistoryRead))
 def portal_history(ctx):
     """The newest 50 history entries of the company's projects, budgets and invoices"""
     return {"history": service.history(ctx)}

@@ -298,7 +298,7 @@ class IdBody(Read):
     id: str
 
 
-class HistoryRead(Read):
+class PortalHistoryRead(Read):
     id: str
     entity_type: str
     entity_id: str
@@ -335,7 +335,7 @@ class PortalAnnouncementRead(Read):
     created_at: IsoTimestamp
 
 
-class MilestoneRead(Read):
+class PortalMilestoneRead(Read):
     id: str
     project_id: str
     project_name: str
@@ -354,8 +354,8 @@ class DashboardBody(Read):
     projects: list[PortalProjectRead]
     taskCounts: TaskCounts
     financial: FinancialRead | None
-    recentActivity: list[HistoryRead]
-    milestones: list[MilestoneRead]
+    recentActivity: list[PortalHistoryRead]
+    milestones: list[PortalMilestoneRead]
     announcements: list[PortalAnnouncementRead]
 
 
