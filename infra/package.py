@@ -384,7 +384,8 @@ def build(stage: str, output: Path) -> Path:
     template = json.loads(sam.read_text())
     config = json.loads((INFRA / "areas.json").read_text())
     split_template(template, ownership(), config, migrations_fingerprint())
-    sam.write_text(json.dumps(template, indent=2, sort_keys=False) + "\n")
+    # compact: CloudFormation counts every byte of the template against its 1,000,000-byte limit
+    sam.write_text(json.dumps(template, separators=(",", ":"), sort_keys=False) + "\n")
     return sam
 
 
