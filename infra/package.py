@@ -384,8 +384,7 @@ def build(stage: str, output: Path) -> Path:
     template = json.loads(sam.read_text())
     config = json.loads((INFRA / "areas.json").read_text())
     split_template(template, ownership(), config, migrations_fingerprint())
-    # compact JSON: CloudFormation takes at most 1,000,000 bytes of template and thirty area functions with
-    # their routes pass that when indented
+    # compact: CloudFormation counts every byte of the template against its 1,000,000-byte limit
     sam.write_text(json.dumps(template, separators=(",", ":"), sort_keys=False) + "\n")
     return sam
 

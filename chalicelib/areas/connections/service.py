@@ -180,6 +180,17 @@ def _mapping_rows(db, user_ids=None) -> list[dict]:
              "ledger_id": row.ledger_id, "planner_id": row.planner_id} for row in rows]
 
 
+def user_mappings(db, user_ids) -> dict[str, dict]:
+    """`{user_id: {ledger_id, planner_id}}` of these users' stored mappings (one statement; the leave area's
+    ledger and planner integrations and balances read them)."""
+    ids = sorted({user_id for user_id in user_ids if user_id})
+    if not ids:
+        return {}
+    rows = db.execute(select(UserMapping.user_id, UserMapping.ledger_id, UserMapping.planner_id)
+                      .where(UserMapping.user_id.in_(ids)))
+    return {row.user_id: {"ledger_id": row.ledger_id, "planner_id": row.planner_id} for row in rows}
+
+
 def list_mappings(ctx) -> list[dict]:
     """Every active user (at most 500, by name) with the ids mapped to them."""
     return _mapping_rows(ctx.db)

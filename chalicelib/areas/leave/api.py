@@ -1,16 +1,37 @@
 """Leave (base /api/leave, tool `leave`): leave types and balances from the ledger, requests with the approval
 chain, integrations on approval, and the pending count."""
-from chalice import Blueprint
+from chalice import Blueprint, Rate
 
 from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import many, one
 
-from . import service
-from .schemas import (LeaveListQuery, LeaveReject, LeaveRequestCreate, LeaveRequestDetail, LeaveRequestRead,
-                      PendingCountRead)
+from . import jobs, service, service_cache
+from .schemas import (LeaveBalanceRead, LeaveListQuery, LeaveReject, LeaveRequestCreate, LeaveRequestDetail,
+                      LeaveRequestRead, LeaveTypeRead, PendingCountRead)
 
 bp = Blueprint(__name__)
 BASE = "/api/leave"
+
+
+@bp.route(f"{BASE}/types", methods=["GET"])
+@endpoint(tool="leave", level="view", response=many("types", LeaveTypeRead))
+def list_leave_types(ctx):
+    """Leave types cached from the ledger (refreshed when older than an hour)"""
+    return {"types": service_cache.list_types(ctx)}
+
+
+@bp.route(f"{BASE}/balances", methods=["GET"])
+@endpoint(tool="leave", level="view", response=many("balances", LeaveBalanceRead))
+def list_leave_balances(ctx):
+    """The caller's leave balances (cached for an hour; 409 without a ledger employee mapping)"""
+    return {"balances": service_cache.list_balances(ctx)}
+
+
+@bp.route(f"{BASE}/balances/refresh", methods=["POST"])
+@endpoint(tool="leave", level="update", response=many("balances", LeaveBalanceRead))
+def refresh_leave_balances(ctx):
+    """The caller's leave balances fetched from the ledger now (bypasses the cache)"""
+    return {"balances": service_cache.refresh_balances(ctx)}
 
 
 @bp.route(f"{BASE}/requests", methods=["GET"])
@@ -67,3 +88,9 @@ def retry_leave_integrations(ctx, leave_request_id: str):
 def leave_pending_count(ctx):
     """How many requests await the caller's approval"""
     return {"count": service.pending_count(ctx)}
+
+
+@bp.schedule(Rate(1, unit=Rate.HOURS))
+def leave_cache_refresh(event):
+    """Refresh leave types and balances from the ledger when older than an hour."""
+    return jobs.cache_refresh()

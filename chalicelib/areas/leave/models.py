@@ -9,6 +9,7 @@ from sqlalchemy import Boolean, Date, ForeignKey, Index, Numeric, String, Text, 
 from sqlalchemy.orm import Mapped, mapped_column
 
 from chalicelib.core.db import JSON, Base, Timestamps, UTCDateTime, id_column
+from chalicelib.providers.payroll.models import PayrollSandboxLeaveApplication  # noqa: F401 (migrated by leave_0002)
 
 STATUSES = ("pending_manager", "pending_exec", "approved", "rejected", "cancelled")
 PENDING = ("pending_manager", "pending_exec")

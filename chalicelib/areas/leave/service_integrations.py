@@ -33,9 +33,13 @@ class NotConfigured(Exception):
 
 
 def _snapshot(db, request: LeaveRequest) -> dict:
+    from .service_cache import ledger_employee_ids, planner_person_ids
+
     user = db.get(User, request.user_id)
     squad = db.get(Squad, user.squad_id) if user.squad_id else None
     return {"id": request.id, "user_id": user.id, "user_email": user.email, "user_name": user.name,
+            "ledger_employee_id": ledger_employee_ids(db, [user.id]).get(user.id),
+            "planner_person_id": planner_person_ids(db, [user.id]).get(user.id),
             "chat_channel": (squad.chat_channel_id if squad else None) or request.chat_channel,
             "leave_type_id": request.leave_type_id, "leave_type_name": request.leave_type_name,
             "start_date": request.start_date, "end_date": request.end_date,
@@ -54,20 +58,57 @@ def _dates(leave: dict) -> str:
 
 # ---------------------------------------------------------------- one function per integration
 
+def _weekdays(leave: dict) -> int:
+    days, day = 0, leave["start_date"]
+    while day <= leave["end_date"]:
+        days += day.weekday() < 5
+        day += timedelta(days=1)
+    return days
+
+
+def _payroll(ctx):
+    from chalicelib.providers.payroll import get_payroll
+
+    try:
+        return get_payroll(ctx.db)
+    except ServiceUnavailable as exc:
+        raise NotConfigured(f"Not configured: {exc.message}") from exc
+
+
 def _ledger(ctx, leave: dict) -> str:
-    raise NotConfigured("Not configured: the leave ledger (Xero Payroll AU) is not available")
+    if not leave["ledger_employee_id"]:
+        raise NotConfigured("Not configured: the requester has no ledger employee mapping")
+    return _payroll(ctx).create_leave_application(
+        employee_id=leave["ledger_employee_id"], leave_type_id=leave["leave_type_id"], title=leave["leave_type_name"],
+        start_date=leave["start_date"].isoformat(), end_date=leave["end_date"].isoformat(), description=leave["notes"])
 
 
 def _ledger_reverse(ctx, leave: dict) -> None:
-    raise NotConfigured("Not configured: the leave ledger (Xero Payroll AU) is not available")
+    _payroll(ctx).reject_leave_application(leave["ledger_leave_application_id"])
+
+
+def _planner_provider(ctx):
+    from chalicelib.providers.planner import get_planner
+
+    try:
+        return get_planner(ctx.db)
+    except ServiceUnavailable as exc:
+        raise NotConfigured(f"Not configured: {exc.message}") from exc
 
 
 def _planner(ctx, leave: dict) -> str:
-    raise NotConfigured("Not configured: the resource planner (Productive) is not available")
+    if not leave["planner_person_id"]:
+        raise NotConfigured("Not configured: the requester has no planner person mapping")
+    days = max(_weekdays(leave), 1)
+    per_day = round(leave["total_hours"] / days, 2) if leave["total_hours"] else 7.6
+    booking = _planner_provider(ctx).create_booking(
+        person_id=leave["planner_person_id"], started_on=leave["start_date"].isoformat(),
+        ended_on=leave["end_date"].isoformat(), hours_per_day=per_day, note=f"Leave: {leave['leave_type_name']}")
+    return str(booking["id"])
 
 
 def _planner_reverse(ctx, leave: dict) -> None:
-    raise NotConfigured("Not configured: the resource planner (Productive) is not available")
+    _planner_provider(ctx).delete_booking(leave["planner_booking_id"])
 
 
 def _calendar_provider(ctx):

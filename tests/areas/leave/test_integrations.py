@@ -7,9 +7,11 @@ from chalicelib.core.notify_models import SandboxOutboxMessage
 from chalicelib.providers.calendar.models import SandboxCalendarEvent
 from tests.factories import make_squad, make_user
 
-BODY = {"leave_type_id": "annual", "leave_type_name": "Annual Leave", "start_date": "2026-12-01",
+from chalicelib.providers.payroll.sandbox import LEAVE_TYPES  # noqa: E402
+
+BODY = {"leave_type_id": LEAVE_TYPES[0]["id"], "leave_type_name": "Annual Leave", "start_date": "2026-12-01",
         "end_date": "2026-12-03"}
-NOT_YET = ("ledger", "planner")  # providers this area cannot reach yet: recorded as skipped
+NOT_YET = ("ledger", "planner")  # the employee has no ledger or planner mapping: recorded as skipped
 
 
 @pytest.fixture
@@ -127,3 +129,77 @@ def test_a_failed_reversal_is_recorded(api, db, people, set_env):
     after = api.get(path, as_=people["exec"]).json["request"]
     assert after["status"] == "cancelled" and after["calendar_event_id"] == request["calendar_event_id"]
     assert after["integration_errors"]["calendar"].startswith("Reversal:")
+
+
+# ---------------------------------------------------------------- ledger and planner (mapped users)
+
+def _mapped(db, user, ledger_id="EMP-0001", planner_id=None):
+    from chalicelib.areas.connections.models import UserMapping
+    from chalicelib.core.ids import utcnow
+    from chalicelib.providers.planner.sandbox import person_id
+
+    db.merge(UserMapping(user_id=user.id, ledger_id=ledger_id, planner_id=planner_id or person_id(user.email),
+                         updated_at=utcnow()))
+    db.flush()
+
+
+def _ledger_rows(db):
+    from chalicelib.providers.payroll.models import PayrollSandboxLeaveApplication
+
+    return list(db.scalars(select(PayrollSandboxLeaveApplication)))
+
+
+def _bookings(db):
+    from chalicelib.providers.planner.models import PlannerSandboxBooking
+
+    return list(db.scalars(select(PlannerSandboxBooking)))
+
+
+def test_all_four_run_for_a_mapped_user_and_are_reversed(api, db, people):
+    _mapped(db, people["employee"])
+    path, request = _approved(api, people, db)
+    assert request["integration_errors"] is None, request["integration_errors"]
+    assert request["ledger_leave_application_id"] and request["planner_booking_id"]
+    assert request["calendar_event_id"] and request["chat_message_ts"]
+    [application] = _ledger_rows(db)
+    assert application.id == request["ledger_leave_application_id"] and application.status == "SCHEDULED"
+    assert application.employee_id == "EMP-0001" and str(application.start_date) == "2026-12-01"
+    [booking] = _bookings(db)
+    assert str(booking.id) == request["planner_booking_id"] and str(booking.ended_on) == "2026-12-03"
+    api.post(f"{path}/cancel", as_=people["employee"])
+    after = api.get(path, as_=people["exec"]).json["request"]
+    db.expire_all()
+    assert _ledger_rows(db)[0].status == "REJECTED" and _bookings(db) == []
+    assert after["ledger_leave_application_id"] is None and after["planner_booking_id"] is None
+    assert after["calendar_event_id"] is None and after["integration_errors"] is None
+
+
+def test_the_ledger_failing_alone_then_retried(api, db, people):
+    _mapped(db, people["employee"], ledger_id="EMP-invalid")
+    path, request = _approved(api, people, db)
+    assert request["status"] == "approved" and request["ledger_leave_application_id"] is None
+    assert set(request["integration_errors"]) == {"ledger"} and "employee" in request["integration_errors"]["ledger"]
+    assert request["planner_booking_id"] and request["calendar_event_id"] and request["chat_message_ts"]
+    _mapped(db, people["employee"])
+    body = api.post(f"{path}/retry-integrations", as_=people["exec"]).json["request"]
+    assert body["ledger_leave_application_id"] and body["integration_errors"] is None
+    assert len(_bookings(db)) == 1 and len(_chat_posts(db, "C_TEAM")) == 1  # only the ledger ran again
+
+
+def test_the_planner_failing_alone_then_retried(api, db, people):
+    _mapped(db, people["employee"], planner_id="404404")
+    path, request = _approved(api, people, db)
+    assert set(request["integration_errors"]) == {"planner"} and "person not found" in request["integration_errors"]["planner"]
+    assert request["ledger_leave_application_id"] and request["planner_booking_id"] is None
+    _mapped(db, people["employee"])
+    body = api.post(f"{path}/retry-integrations", as_=people["exec"]).json["request"]
+    assert body["planner_booking_id"] and body["integration_errors"] is None
+    assert len(_ledger_rows(db)) == 1
+
+
+def test_the_ledger_switched_off_is_skipped(api, db, people, set_env):
+    _mapped(db, people["employee"])
+    set_env(LEDGER_MODE="off", PLANNER_MODE="off")
+    path, request = _approved(api, people, db)
+    assert request["integration_errors"]["ledger"].startswith("Not configured")
+    assert request["integration_errors"]["planner"].startswith("Not configured")

@@ -1,0 +1,22 @@
+"""Background work of the leave area: the hourly refresh of leave types and balances from the leave ledger.
+
+Lambda may import this module without app.py; it sets itself up through core (settings and the database
+engine are created lazily by `core.context.job_context()`).
+"""
+from __future__ import annotations
+
+from chalicelib.core.context import job_context
+
+
+def cache_refresh() -> dict:
+    """Refresh the leave types and each mapped user's balances older than an hour (decisions.md section 8). Run
+    again within the hour: nothing is fetched. By hand: `python -m chalicelib.cli job leave-cache-refresh`."""
+    from chalicelib.core.errors import DomainError
+
+    from .service_cache import refresh_stale
+
+    with job_context() as ctx:
+        try:
+            return refresh_stale(ctx)
+        except DomainError as exc:  # the ledger is off or not connected: nothing to refresh, said plainly
+            return {"types": 0, "balances_refreshed": 0, "balances_failed": 0, "skipped": exc.message}

@@ -1,0 +1,157 @@
+"""Leave types and balances cached from the leave ledger (Xero Payroll AU) for one hour (document 2, Limits).
+
+- Types are organisation-wide: `GET /types` answers the cache, refreshed first when it is empty or older than an
+  hour. A refresh that fails with a cache in hand answers the cache (stale beats nothing); with none it fails
+  (503 not configured, 502/503/504 from the ledger).
+- Balances are per user and need the user's ledger employee mapping (connections area): 409 without one.
+  `GET /balances` answers the cache when younger than an hour; `POST /balances/refresh` always asks the ledger.
+- The ledger is asked with no transaction open (ctx.release_connection); a refresh replaces the cached rows in
+  one DELETE and one INSERT.
+- The `leave-cache-refresh` job refreshes the types and every mapped user's balances older than an hour.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from sqlalchemy import delete, func, select
+
+from chalicelib.core.errors import Conflict, DomainError
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_rows
+from chalicelib.core.serialize import row_dict
+
+from .models import LeaveBalance, LeaveType
+
+CACHE_TTL = timedelta(hours=1)
+log = logging.getLogger("wms.leave")
+
+
+def _payroll(ctx):
+    from chalicelib.providers.payroll import get_payroll
+
+    return get_payroll(ctx.db)
+
+
+def ledger_employee_ids(db, user_ids) -> dict[str, str]:
+    """`{user_id: ledger employee id}` of the users mapped in the connections area (one statement)."""
+    from chalicelib.areas.connections import service as connections_service
+
+    return {user_id: ids["ledger_id"] for user_id, ids in connections_service.user_mappings(db, user_ids).items()
+            if ids.get("ledger_id")}
+
+
+def planner_person_ids(db, user_ids) -> dict[str, str]:
+    from chalicelib.areas.connections import service as connections_service
+
+    return {user_id: ids["planner_id"] for user_id, ids in connections_service.user_mappings(db, user_ids).items()
+            if ids.get("planner_id")}
+
+
+# ---------------------------------------------------------------- types
+
+def _type_records(db) -> list[dict]:
+    rows = db.scalars(select(LeaveType).order_by(LeaveType.name, LeaveType.id))
+    return [row_dict(row, ("id", "name", "is_paid"), flags=("is_paid",)) for row in rows]
+
+
+def _store_types(db, types: list[dict]) -> None:
+    now = utcnow()
+    db.execute(delete(LeaveType).execution_options(synchronize_session=False))
+    insert_rows(db, LeaveType, [{"id": t["id"], "name": t["name"], "is_paid": bool(t["is_paid"]), "fetched_at": now}
+                                for t in types])
+
+
+def refresh_types(ctx) -> int:
+    """Ask the ledger for the leave types and replace the cache; answers how many."""
+    payroll = _payroll(ctx)
+    ctx.release_connection()
+    types = payroll.list_leave_types()
+    _store_types(ctx.db, types)
+    ctx.db.flush()
+    return len(types)
+
+
+def list_types(ctx) -> list[dict]:
+    oldest = ctx.db.scalar(select(func.min(LeaveType.fetched_at)))
+    if oldest is None or oldest < utcnow() - CACHE_TTL:
+        try:
+            refresh_types(ctx)
+        except DomainError:
+            if oldest is None:
+                raise
+            log.warning("leave types refresh failed; answering the cache of %s", oldest.isoformat())
+    return _type_records(ctx.db)
+
+
+# ---------------------------------------------------------------- balances
+
+def _balance_records(db, user_id: str) -> list[dict]:
+    rows = db.scalars(select(LeaveBalance).where(LeaveBalance.user_id == user_id)
+                      .order_by(LeaveBalance.leave_type_name, LeaveBalance.leave_type_id))
+    return [row_dict(row, ("id", "leave_type_id", "leave_type_name", "balance_hours", "fetched_at")) for row in rows]
+
+
+def _store_balances(db, user_id: str, balances: list[dict]) -> None:
+    now = utcnow()
+    db.execute(delete(LeaveBalance).where(LeaveBalance.user_id == user_id).execution_options(synchronize_session=False))
+    insert_rows(db, LeaveBalance, [{"user_id": user_id, "leave_type_id": b["leave_type_id"],
+                                    "leave_type_name": b["leave_type_name"], "balance_hours": b["balance_hours"],
+                                    "fetched_at": now} for b in balances])
+
+
+def _employee_id(ctx, user_id: str) -> str:
+    employee = ledger_employee_ids(ctx.db, [user_id]).get(user_id)
+    if not employee:
+        raise Conflict("Your account has no ledger employee mapping: an executive maps it in the connections "
+                       "settings (user mappings)")
+    return employee
+
+
+def refresh_balances(ctx, user_id: str | None = None) -> list[dict]:
+    user_id = user_id or ctx.user_id
+    employee = _employee_id(ctx, user_id)
+    payroll = _payroll(ctx)
+    ctx.release_connection()
+    balances = payroll.leave_balances(employee)
+    _store_balances(ctx.db, user_id, balances)
+    ctx.db.flush()
+    return _balance_records(ctx.db, user_id)
+
+
+def list_balances(ctx) -> list[dict]:
+    _employee_id(ctx, ctx.user_id)  # 409 without a mapping, cached or not
+    fetched = ctx.db.scalar(select(func.min(LeaveBalance.fetched_at)).where(LeaveBalance.user_id == ctx.user_id))
+    if fetched is not None and fetched >= utcnow() - CACHE_TTL:
+        return _balance_records(ctx.db, ctx.user_id)
+    return refresh_balances(ctx)
+
+
+# ---------------------------------------------------------------- the hourly job
+
+def refresh_stale(ctx) -> dict:
+    """Refresh the types when older than an hour, and each mapped user's balances older than an hour (or never
+    fetched). Run again within the hour: nothing is fetched. A user whose refresh fails is counted in
+    `failed` and the others go on."""
+    from chalicelib.core.models import User
+
+    types = 0
+    oldest = ctx.db.scalar(select(func.min(LeaveType.fetched_at)))
+    if oldest is None or oldest < utcnow() - CACHE_TTL:
+        types = refresh_types(ctx)
+    active = list(ctx.db.scalars(select(User.id).where(User.is_active.is_(True))))
+    mapped = ledger_employee_ids(ctx.db, active)
+    fresh = set(ctx.db.scalars(select(LeaveBalance.user_id).where(LeaveBalance.user_id.in_(list(mapped)))
+                               .group_by(LeaveBalance.user_id)
+                               .having(func.min(LeaveBalance.fetched_at) >= utcnow() - CACHE_TTL))) if mapped else set()
+    refreshed = failed = 0
+    for user_id in mapped:
+        if user_id in fresh:
+            continue
+        try:
+            refresh_balances(ctx, user_id)
+            refreshed += 1
+        except DomainError as exc:
+            failed += 1
+            log.warning("leave balances refresh failed for %s: %s", user_id, exc.message)
+    return {"types": types, "balances_refreshed": refreshed, "balances_failed": failed}

@@ -1,0 +1,25 @@
+"""Leave ledger: the leave side of Xero Payroll AU (leave types, an employee's leave balances, leave
+applications), the interface every adapter implements. The accounting side of the same Xero connection is
+the ledger provider (chalicelib/providers/ledger); the live adapter here reuses its authenticated transport."""
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class PayrollProvider(Protocol):
+    def list_leave_types(self) -> list[dict]:
+        """`[{id, name, is_paid}]`: the organisation's leave types (the ledger's ids)."""
+        ...
+
+    def leave_balances(self, employee_id: str) -> list[dict]:
+        """`[{leave_type_id, leave_type_name, balance_hours}]` of one payroll employee (hours as float)."""
+        ...
+
+    def create_leave_application(self, *, employee_id: str, leave_type_id: str, title: str, start_date: str,
+                                 end_date: str, description: str | None = None) -> str:
+        """Apply for leave (dates YYYY-MM-DD); answers the leave application's id."""
+        ...
+
+    def reject_leave_application(self, leave_application_id: str) -> None:
+        """Withdraw an application (Xero: reject a REQUESTED or SCHEDULED application)."""
+        ...

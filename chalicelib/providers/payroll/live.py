@@ -1,0 +1,59 @@
+"""Xero Payroll AU leave through the ledger's authenticated transport (`XeroLedger._call`: bearer token with
+refresh and rotation, `Xero-tenant-id`, 429 with Retry-After, errors as 502 with Xero's message, timeouts 504).
+
+- `GET  /payroll.xro/1.0/PayItems`: `{PayItems: {LeaveTypes: [{LeaveTypeID, Name, IsPaidLeave, ...}]}}`
+- `GET  /payroll.xro/1.0/Employees/{EmployeeID}`: `{Employees: [{LeaveBalances: [{LeaveName, LeaveTypeID,
+  NumberOfUnits, TypeOfUnits}]}]}` (units are hours for AU leave)
+- `POST /payroll.xro/1.0/LeaveApplications` with `[{EmployeeID, LeaveTypeID, Title, StartDate, EndDate,
+  Description}]`: `{LeaveApplications: [{LeaveApplicationID, ...}]}`
+- `POST /payroll.xro/1.0/LeaveApplications/{LeaveApplicationID}/reject`: withdraws it
+"""
+from __future__ import annotations
+
+from chalicelib.core.errors import BadGateway
+
+PAYROLL = "https://api.xero.com/payroll.xro/1.0"
+
+
+def _body(response, key: str):
+    try:
+        return response.json()[key]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadGateway(f"The leave ledger answered without {key}") from exc
+
+
+class XeroPayroll:
+    def __init__(self, ledger) -> None:
+        self.ledger = ledger  # a chalicelib.providers.ledger.live.XeroLedger
+
+    def _call(self, method: str, path: str, **kwargs):
+        return self.ledger._call(method, f"{PAYROLL}/{path}", **kwargs)
+
+    def list_leave_types(self) -> list[dict]:
+        items = _body(self._call("GET", "PayItems"), "PayItems") or {}
+        return [{"id": item["LeaveTypeID"], "name": item.get("Name") or "Leave",
+                 "is_paid": bool(item.get("IsPaidLeave", True))}
+                for item in items.get("LeaveTypes") or [] if item.get("LeaveTypeID")
+                and item.get("CurrentRecord", True) is not False]
+
+    def leave_balances(self, employee_id: str) -> list[dict]:
+        employees = _body(self._call("GET", f"Employees/{employee_id}"), "Employees") or []
+        if not employees:
+            raise BadGateway("The leave ledger does not know this employee")
+        return [{"leave_type_id": balance["LeaveTypeID"], "leave_type_name": balance.get("LeaveName") or "Leave",
+                 "balance_hours": float(balance.get("NumberOfUnits") or 0)}
+                for balance in employees[0].get("LeaveBalances") or [] if balance.get("LeaveTypeID")]
+
+    def create_leave_application(self, *, employee_id: str, leave_type_id: str, title: str, start_date: str,
+                                 end_date: str, description: str | None = None) -> str:
+        application = {"EmployeeID": employee_id, "LeaveTypeID": leave_type_id, "Title": title[:50],
+                       "StartDate": start_date, "EndDate": end_date}
+        if description:
+            application["Description"] = description[:200]
+        created = _body(self._call("POST", "LeaveApplications", json=[application]), "LeaveApplications") or []
+        if not created or not created[0].get("LeaveApplicationID"):
+            raise BadGateway("The leave ledger answered no leave application id")
+        return created[0]["LeaveApplicationID"]
+
+    def reject_leave_application(self, leave_application_id: str) -> None:
+        self._call("POST", f"LeaveApplications/{leave_application_id}/reject")

@@ -1,0 +1,83 @@
+"""Sandbox leave ledger: Xero Payroll AU's leave behaviour kept in the database.
+
+Four leave types with fixed ids; an employee's balance of each type starts from a deterministic number of
+hours (from the employee id) less the hours of their scheduled applications (7.6 hours a weekday); an
+employee id containing `invalid` is unknown to the ledger (502), as is a leave type it does not have.
+Rejecting an application gives its hours back.
+"""
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import date, timedelta
+from decimal import Decimal
+
+from sqlalchemy import func, select
+
+from chalicelib.core.errors import BadGateway
+
+from .models import PayrollSandboxLeaveApplication
+
+HOURS_PER_DAY = Decimal("7.6")
+LEAVE_TYPES = (
+    {"id": "a6a6c1b4-0000-4000-8000-000000000001", "name": "Annual Leave", "is_paid": True, "base": 152},
+    {"id": "a6a6c1b4-0000-4000-8000-000000000002", "name": "Personal/Carer's Leave", "is_paid": True, "base": 76},
+    {"id": "a6a6c1b4-0000-4000-8000-000000000003", "name": "Long Service Leave", "is_paid": True, "base": 0},
+    {"id": "a6a6c1b4-0000-4000-8000-000000000004", "name": "Unpaid Leave", "is_paid": False, "base": 0},
+)
+_BY_ID = {item["id"]: item for item in LEAVE_TYPES}
+
+
+def _weekdays(start: date, end: date) -> int:
+    days = 0
+    day = start
+    while day <= end:
+        days += day.weekday() < 5
+        day += timedelta(days=1)
+    return days
+
+
+class SandboxPayroll:
+    def __init__(self, *, db) -> None:
+        self.db = db
+
+    @staticmethod
+    def _check_employee(employee_id: str) -> None:
+        if not employee_id or "invalid" in employee_id.lower():
+            raise BadGateway("The leave ledger refused the request: The employee could not be found")
+
+    def list_leave_types(self) -> list[dict]:
+        return [{key: item[key] for key in ("id", "name", "is_paid")} for item in LEAVE_TYPES]
+
+    def leave_balances(self, employee_id: str) -> list[dict]:
+        self._check_employee(employee_id)
+        taken = dict(self.db.execute(
+            select(PayrollSandboxLeaveApplication.leave_type_id, func.sum(PayrollSandboxLeaveApplication.hours))
+            .where(PayrollSandboxLeaveApplication.employee_id == employee_id,
+                   PayrollSandboxLeaveApplication.status == "SCHEDULED")
+            .group_by(PayrollSandboxLeaveApplication.leave_type_id)).all())
+        extra = int(hashlib.sha1(employee_id.encode()).hexdigest()[:4], 16) % 40
+        return [{"leave_type_id": item["id"], "leave_type_name": item["name"],
+                 "balance_hours": float(Decimal(item["base"] + (extra if item["base"] else 0))
+                                        - Decimal(taken.get(item["id"]) or 0))}
+                for item in LEAVE_TYPES if item["is_paid"]]
+
+    def create_leave_application(self, *, employee_id: str, leave_type_id: str, title: str, start_date: str,
+                                 end_date: str, description: str | None = None) -> str:
+        self._check_employee(employee_id)
+        if leave_type_id not in _BY_ID:
+            raise BadGateway("The leave ledger refused the request: The leave type could not be found")
+        start, end = date.fromisoformat(start_date), date.fromisoformat(end_date)
+        application = PayrollSandboxLeaveApplication(
+            id=str(uuid.uuid4()), employee_id=employee_id, leave_type_id=leave_type_id, title=title[:200],
+            start_date=start, end_date=end, hours=HOURS_PER_DAY * _weekdays(start, end), status="SCHEDULED")
+        self.db.add(application)
+        self.db.flush()
+        return application.id
+
+    def reject_leave_application(self, leave_application_id: str) -> None:
+        application = self.db.get(PayrollSandboxLeaveApplication, leave_application_id)
+        if application is None:
+            raise BadGateway("The leave ledger refused the request: The leave application could not be found")
+        application.status = "REJECTED"
+        self.db.flush()

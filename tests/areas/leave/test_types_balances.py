@@ -1,0 +1,89 @@
+"""Leave types and balances cached from the leave ledger for an hour, the refresh bypassing it, the mapping a
+balance needs, and the hourly `leave-cache-refresh` job (sandbox leave ledger)."""
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select, update
+
+from chalicelib.areas.connections.models import UserMapping
+from chalicelib.areas.leave.models import LeaveBalance, LeaveType
+from chalicelib.core.ids import utcnow
+from chalicelib.providers.payroll.sandbox import LEAVE_TYPES
+from tests.factories import make_user
+
+
+def _map(db, user, ledger_id="EMP-0001", planner_id=None):
+    db.merge(UserMapping(user_id=user.id, ledger_id=ledger_id, planner_id=planner_id, updated_at=utcnow()))
+    db.flush()
+
+
+@pytest.mark.smoke
+def test_types_are_cached_for_an_hour(api, db, employee):
+    answer = api.get("/api/leave/types", as_=employee)
+    assert answer.status == 200, answer
+    types = answer.json["types"]
+    assert {t["name"] for t in types} == {t["name"] for t in LEAVE_TYPES}
+    assert {t["id"]: t["is_paid"] for t in types}[LEAVE_TYPES[3]["id"]] == 0
+    db.execute(update(LeaveType).values(name="Renamed in cache"))
+    assert {t["name"] for t in api.get("/api/leave/types", as_=employee).json["types"]} == {"Renamed in cache"}
+    db.execute(update(LeaveType).values(fetched_at=utcnow() - timedelta(minutes=61)))
+    assert "Annual Leave" in {t["name"] for t in api.get("/api/leave/types", as_=employee).json["types"]}
+
+
+def test_types_answer_the_stale_cache_when_the_ledger_is_off(api, db, employee, set_env):
+    api.get("/api/leave/types", as_=employee)
+    db.execute(update(LeaveType).values(fetched_at=utcnow() - timedelta(hours=3)))
+    set_env(LEDGER_MODE="off")
+    assert len(api.get("/api/leave/types", as_=employee).json["types"]) == len(LEAVE_TYPES)
+    db.execute(LeaveType.__table__.delete())
+    answer = api.get("/api/leave/types", as_=employee)
+    assert answer.status == 503 and "error" in answer.json
+
+
+def test_a_request_names_a_cached_type(api, db, employee):
+    api.get("/api/leave/types", as_=employee)
+    body = {"leave_type_name": "Anything", "start_date": "2026-12-01", "end_date": "2026-12-01"}
+    bad = api.post("/api/leave/requests", as_=employee, json={**body, "leave_type_id": "nope"})
+    assert bad.status == 400 and bad.json["details"][0]["field"] == "leave_type_id"
+    made = api.post("/api/leave/requests", as_=employee, json={**body, "leave_type_id": LEAVE_TYPES[0]["id"]})
+    assert made.status == 201 and made.json["request"]["leave_type_name"] == "Annual Leave"
+
+
+def test_balances_need_a_mapping_and_are_cached(api, db, employee):
+    missing = api.get("/api/leave/balances", as_=employee)
+    assert missing.status == 409 and "mapping" in missing.json["error"]
+    assert api.post("/api/leave/balances/refresh", as_=employee).status == 409
+    _map(db, employee)
+    balances = api.get("/api/leave/balances", as_=employee).json["balances"]
+    assert {b["leave_type_name"] for b in balances} == {"Annual Leave", "Personal/Carer's Leave", "Long Service Leave"}
+    assert all(b["fetched_at"].endswith("Z") for b in balances)
+    db.execute(update(LeaveBalance).values(balance_hours=1))
+    assert {b["balance_hours"] for b in api.get("/api/leave/balances", as_=employee).json["balances"]} == {1.0}
+    refreshed = api.post("/api/leave/balances/refresh", as_=employee).json["balances"]  # bypasses the cache
+    assert {b["balance_hours"] for b in refreshed} != {1.0}
+    db.execute(update(LeaveBalance).values(balance_hours=1, fetched_at=utcnow() - timedelta(hours=2)))
+    assert {b["balance_hours"] for b in api.get("/api/leave/balances", as_=employee).json["balances"]} != {1.0}
+    _map(db, employee, ledger_id="EMP-invalid")
+    assert api.post("/api/leave/balances/refresh", as_=employee).status == 502
+
+
+def test_cache_refresh_job_is_idempotent(db, employee):
+    from chalicelib.areas.leave.jobs import cache_refresh
+
+    other = make_user(db)
+    make_user(db)  # not mapped: not refreshed
+    _map(db, employee)
+    _map(db, other, ledger_id="EMP-0002")
+    first = cache_refresh()
+    assert first == {"types": len(LEAVE_TYPES), "balances_refreshed": 2, "balances_failed": 0}
+    assert cache_refresh() == {"types": 0, "balances_refreshed": 0, "balances_failed": 0}  # within the hour
+    assert db.scalar(select(func.count()).select_from(LeaveBalance)) == 6
+    db.execute(update(LeaveBalance).where(LeaveBalance.user_id == other.id)
+               .values(fetched_at=utcnow() - timedelta(hours=2)))
+    assert cache_refresh()["balances_refreshed"] == 1
+
+
+def test_the_job_is_listed(capsys):
+    from chalicelib import cli
+
+    assert "leave-cache-refresh" in cli.scheduled_jobs()
