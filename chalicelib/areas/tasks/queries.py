@@ -136,11 +136,3 @@ def visible_task_exists(ctx, task_id: str) -> bool:
 
 def task_row(db, task_id: str) -> dict:
     return task_record(db, db.scalars(task_select().where(Task.id == task_id)).one())
-
-
-def load_task_record(ctx, task_id: str) -> dict:
-    """The task record if the caller may see it (one query); 404 otherwise."""
-    task = ctx.db.scalars(task_select().where(Task.id == task_id, visible(ctx.principal))).one_or_none()
-    if task is None:
-        raise not_found("Task")
-    return task_record(ctx.db, task)

@@ -216,12 +216,6 @@ def task_detail(ctx, task_id: str) -> dict:
             "watchers": watcher_records(ctx.db, task_id), "agent": agent_record(ctx.db, task_id)}
 
 
-def subtask_records(ctx, task_id: str) -> list[dict]:
-    """The first LIST_LIMIT subtasks, for the detail (its `subtask_count` says how many there are; the
-    subtasks route pages through all of them)."""
-    return task_records(ctx.db, ctx.db.scalars(_subtasks(ctx, task_id).limit(LIST_LIMIT)).all())
-
-
 def subtask_page(ctx, task_id: str, query) -> Page:
     rows = paginate(ctx.db, _subtasks(ctx, task_id), query, lambda row: row[0])
     return Page(task_records(ctx.db, rows.items), rows.total, rows.limit, rows.offset)
