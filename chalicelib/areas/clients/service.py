@@ -81,6 +81,33 @@ def create_contract_for(ctx, *, title: str, company_id: str | None, proposal_id:
     return contract.id
 
 
+PORTAL_CONTRACT_FIELDS = ("id", "title", "company_id", "status", "signers", "document_url", "created_at", "updated_at")
+
+
+def portal_contracts(db, signer_emails, limit: int) -> list[dict]:
+    """The contracts (drafts aside) of which any signer's e-mail is one of `signer_emails` (a SELECT of
+    lower-cased addresses), newest first, at most `limit` (one statement); no creator or proposal id, and of
+    each signer only name, email and signed_at."""
+    from sqlalchemy import case, cast, func, literal
+    from sqlalchemy.dialects.postgresql import JSON
+
+    from .models import Contract
+
+    array = case((func.json_typeof(Contract.signers) == "array", Contract.signers), else_=cast(literal("[]"), JSON))
+    signer = func.json_array_elements(array).table_valued("value").render_derived(name="signer")
+    matches = select(1).select_from(signer).where(
+        func.lower(signer.c.value.op("->>")("email")).in_(signer_emails)).exists()
+    rows = db.scalars(select(Contract).where(Contract.status != "draft", matches)
+                      .order_by(Contract.created_at.desc(), Contract.id).limit(limit))
+    out = []
+    for contract in rows:
+        record = row_dict(contract, PORTAL_CONTRACT_FIELDS)
+        record["signers"] = [{"name": s.get("name"), "email": s.get("email"), "signed_at": s.get("signed_at")}
+                             for s in (contract.signers or []) if isinstance(s, dict)]
+        out.append(record)
+    return out
+
+
 def portal_profiles(db, company_ids) -> dict[str, dict]:
     """`{company_id: {dashboard_enabled, delivery_manager_id, portal_visibility, client_group}}` of the given
     companies that have a profile (one query; the portal's trust boundary and group check)."""

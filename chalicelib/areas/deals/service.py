@@ -42,6 +42,11 @@ def company_deal_ids(company_ids):
     return select(Deal.id).where(Deal.company_id.in_(list(company_ids)))
 
 
+def company_contact_emails(company_ids):
+    """A SELECT of the lower-cased e-mail addresses of these companies' contacts (the portal's contracts)."""
+    return select(func.lower(Contact.email)).where(Contact.company_id.in_(list(company_ids)), Contact.email.is_not(None))
+
+
 def contact_names(db: Session, contact_ids: list[str]) -> dict[str, tuple[str, str | None]]:
     """`{contact_id: (first_name, last_name)}` for the ids that exist (one query)."""
     ids = {contact_id for contact_id in contact_ids if contact_id}

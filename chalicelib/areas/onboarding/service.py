@@ -233,3 +233,10 @@ def auto_complete(ctx, *, company_id: str | None, source: str) -> int:
     from .service_progress import auto_complete as complete
 
     return complete(ctx, company_id=company_id, source=source)
+
+
+def company_progress(ctx, *, company_id: str) -> dict | None:
+    """The company's onboarding progress record, or None before it starts (service_progress; the portal)."""
+    from .service_progress import get_progress
+
+    return get_progress(ctx, company_id=company_id)

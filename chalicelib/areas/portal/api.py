@@ -8,7 +8,8 @@ from chalice import Blueprint
 from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, many, one
 
-from . import service, service_budgets, service_notes, service_notifications, service_qbrs, service_requests
+from . import (service, service_budgets, service_clients, service_invoices, service_notes, service_notifications,
+               service_qbrs, service_requests)
 from .boundary import portal_endpoint
 from .schemas import (BudgetDetailBody, ClientGoalCreate, ClientGoalRead, ClientGoalUpdate, DashboardBody, PortalHistoryRead,
                       IdBody, PortalNotificationListQuery, NotificationsBody, PortalAnnouncementRead, PortalBudgetRead,
@@ -16,6 +17,7 @@ from .schemas import (BudgetDetailBody, ClientGoalCreate, ClientGoalRead, Client
                       PortalPreferenceRead, PortalQbrRead, PortalRequestCreate, PortalTaskRead, PortalPreferencesUpdate,
                       ProjectDetailBody, PortalProjectListQuery, ProjectsBody, QbrCreate, QbrRead, QbrUpdate,
                       QuestionnaireRead, QuestionnaireSubmit, RequestCreated, RoadmapBody, TeamBody, PortalUnreadCount)
+from .schemas import InvoiceDetailBody, OnboardingBody, PortalContractRead, PortalInvoiceRead
 
 bp = Blueprint(__name__)
 P = "/api/portal"
@@ -86,6 +88,28 @@ def portal_approve_budget(ctx, budget_id: str):
     """Approve a budget pending approval (collaborator or admin): history logged, the owner notified"""
     service_budgets.approve_budget(ctx, budget_id=budget_id)
     return {"ok": True}
+
+
+@bp.route(f"{P}/invoices", methods=["GET"])
+@portal_endpoint(group_aware=True, response=many("invoices", PortalInvoiceRead))
+def portal_list_invoices(ctx):
+    """The client's issued invoices (approved, sent, paid), newest first (group-aware)"""
+    return {"invoices": service_invoices.list_invoices(ctx)}
+
+
+@bp.route(f"{P}/invoices/{{invoice_id}}", methods=["GET"])
+@portal_endpoint(response=InvoiceDetailBody)
+def portal_get_invoice(ctx, invoice_id: str):
+    """An issued invoice of the company with its line items and payments"""
+    invoice, items, payments = service_invoices.invoice_detail(ctx, invoice_id=invoice_id)
+    return {"invoice": invoice, "lineItems": items, "payments": payments}
+
+
+@bp.route(f"{P}/contracts", methods=["GET"])
+@portal_endpoint(group_aware=True, response=many("contracts", PortalContractRead))
+def portal_list_contracts(ctx):
+    """Contracts of which any signer's e-mail belongs to a contact of the company (group-aware)"""
+    return {"contracts": service_clients.contracts(ctx)}
 
 
 @bp.route(f"{P}/pages", methods=["GET"])
@@ -167,6 +191,13 @@ def portal_submit_questionnaire(ctx, body: QuestionnaireSubmit):
 def portal_qbrs(ctx):
     """Presented quarterly business reviews, sections filtered by portal visibility"""
     return {"qbrs": service_qbrs.portal_qbrs(ctx)}
+
+
+@bp.route(f"{P}/onboarding", methods=["GET"])
+@portal_endpoint(response=OnboardingBody)
+def portal_onboarding(ctx):
+    """The company's onboarding progress: stages and milestones, counts, percentage, current stage"""
+    return service_clients.onboarding(ctx)
 
 
 # ---------------------------------------------------------------- portal notifications

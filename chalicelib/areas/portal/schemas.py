@@ -265,6 +265,65 @@ class BudgetDetailBody(Read):
     lineItems: list[PortalLineItemRead]
 
 
+class PortalInvoiceRead(Read):
+    id: str
+    invoice_number: str
+    status: str
+    currency: str
+    due_date: IsoDate | None
+    issued_date: IsoDate
+    company_id: str | None
+    subtotal: float
+    tax: float
+    total: float
+    amount_paid: float
+    amount_due: float | None
+    payment_status: str | None
+    is_overdue: bool
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+
+
+class PortalInvoiceLineRead(Read):
+    id: str
+    description: str
+    quantity: float
+    unit_price: float
+    amount: float
+    position: int
+
+
+class PortalPaymentRead(Read):
+    id: str
+    amount: float
+    date: IsoDate | None
+    reference: str | None
+    status: str | None
+
+
+class InvoiceDetailBody(Read):
+    invoice: PortalInvoiceRead
+    lineItems: list[PortalInvoiceLineRead]
+    payments: list[PortalPaymentRead]
+
+
+class PortalSignerRead(Read):
+    name: str | None
+    email: str | None
+    signed_at: str | None
+
+
+class PortalContractRead(Read):
+    id: str
+    title: str
+    company_id: str | None
+    status: str
+    signers: list[PortalSignerRead]
+    document_url: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+
+
 class PortalPageRead(Read):
     id: str
     title: str
@@ -411,6 +470,40 @@ class PortalQbrRead(Read):
     summary: str | None
     presented_at: IsoTimestamp | None
     sections: list[PortalQbrSectionRead]
+
+
+class PortalOnboardingMilestoneRead(Read):
+    id: str
+    title: str
+    description: str | None
+    is_required: Flag01
+    sort_order: int
+    completed_at: IsoTimestamp | None
+
+
+class PortalOnboardingStageRead(Read):
+    id: str
+    name: str
+    stage_type: str
+    color: str | None
+    sort_order: int
+    milestones: list[PortalOnboardingMilestoneRead]
+
+
+class PortalOnboardingTemplateRead(Read):
+    id: str
+    name: str
+
+
+class OnboardingBody(Read):
+    template: PortalOnboardingTemplateRead | None
+    stages: list[PortalOnboardingStageRead]
+    total_milestones: int
+    completed_milestones: int
+    completion_percentage: int
+    current_stage_type: str | None
+    started_at: IsoTimestamp | None
+    completed_at: IsoTimestamp | None
 
 
 class QbrSectionRead(PortalQbrSectionRead):

@@ -96,10 +96,14 @@ def _history_targets(company_ids):
     """WHERE clause of the history entries of these companies' projects, budgets and invoices."""
     from chalicelib.areas.budgets import service as budgets_service
 
+    from . import service_invoices
+
     projects = project_ids(company_ids)
     clauses = [and_(HistoryEntry.entity_type == "project", HistoryEntry.entity_id.in_(projects)),
                and_(HistoryEntry.entity_type == "budget",
-                    HistoryEntry.entity_id.in_(budgets_service.portal_budget_ids(projects, deal_ids(company_ids))))]
+                    HistoryEntry.entity_id.in_(budgets_service.portal_budget_ids(projects, deal_ids(company_ids)))),
+               and_(HistoryEntry.entity_type == "invoice",
+                    HistoryEntry.entity_id.in_(service_invoices.invoice_ids(company_ids)))]
     return or_(*clauses)
 
 
@@ -152,7 +156,9 @@ def dashboard(ctx) -> dict:
     }
 
 
-def financial(ctx, *, company_ids) -> dict | None:
-    """total_invoiced, total_outstanding and total_overdue of these companies' invoices; None while the
-    invoices area is not built (docs/decisions/portal.md)."""
-    return None
+def financial(ctx, *, company_ids) -> dict:
+    """total_invoiced, total_outstanding and total_overdue of these companies' issued invoices (overdue: due
+    before today in ORG_TIMEZONE and not paid); service_invoices."""
+    from . import service_invoices
+
+    return service_invoices.financial(ctx, company_ids=company_ids)

@@ -12,19 +12,25 @@ def list_notes(ctx) -> list[dict]:
     from chalicelib.areas.budgets import service as budgets_service
     from chalicelib.areas.notes import service as notes_service
 
+    from . import service_invoices
+
     ids = ctx.portal.company_ids
     projects, deals = project_ids(ids), deal_ids(ids)
-    targets = {"project": projects, "deal": deals, "budget": budgets_service.portal_budget_ids(projects, deals)}
+    targets = {"project": projects, "deal": deals, "budget": budgets_service.portal_budget_ids(projects, deals),
+               "invoice": service_invoices.invoice_ids(ids)}
     return notes_service.portal_notes(ctx.db, targets)
 
 
 def _record_belongs(ctx, resource_type: str, resource_id: str) -> bool:
     from chalicelib.areas.projects import service as projects_service
 
+    from . import service_invoices
+
     if resource_type == "project":
         return projects_service.portal_project_detail(ctx.db, [ctx.portal.company_id], resource_id,
                                                       brief=True) is not None
-    return False  # invoices: the invoices area is not built yet (docs/decisions/portal.md)
+    # an invoice: one the company sees in the portal (issued), not a sister company's
+    return service_invoices.company_has_invoice(ctx, resource_id)
 
 
 def create_note(ctx, *, data) -> str:
