@@ -54,6 +54,7 @@ TYPES: tuple[NotificationType, ...] = (
     T("squad_broadcast", "squads", "Squad broadcast", "A message to your squad.", chat=True),
     # calendar and meetings
     T("meeting_invited", "calendar", "Meeting invitation", "You were invited to a meeting that needs a response.", email=True),
+    T("meeting_response", "calendar", "Meeting response", "An invitee answered a meeting you organised."),
     T("meeting_action_item", "meetings", "Meeting action item", "A meeting produced an action item for you."),
     # people
     T("leave_requested", "leave", "Leave request to review", "A leave request awaits your approval.", email=True),
@@ -69,6 +70,7 @@ TYPES: tuple[NotificationType, ...] = (
     T("proposal_viewed", "proposals", "Proposal viewed", "A client opened a proposal you sent."),
     T("proposal_accepted", "proposals", "Proposal accepted", "A client accepted a proposal.", email=True, chat=True),
     T("proposal_declined", "proposals", "Proposal declined", "A client declined a proposal.", email=True),
+    T("research_brief_ready", "deals", "Research brief ready", "A research brief on a deal you own is ready.", email=True),
     T("deal_assigned", "deals", "Deal assigned", "A deal was assigned to you."),
     T("invoice_created", "invoices", "Invoice created", "An invoice was created for a project you manage."),
     T("invoice_overdue", "invoices", "Invoice overdue", "An invoice is past its due date.", email=True),
