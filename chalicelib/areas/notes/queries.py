@@ -93,7 +93,11 @@ def load_resource(ctx, resource_type: str, resource_id: str) -> None:
         invoices_service.load_invoice(ctx, resource_id)
     elif resource_type == "review":
         performance_service.load_review(ctx, resource_id)
-    else:  # candidate, scorecard, proposal: their areas add the lookup
+    elif resource_type == "proposal":
+        from chalicelib.areas.proposals import service as proposals_service
+
+        proposals_service.load_proposal(ctx, resource_id)
+    else:  # candidate, scorecard: their areas add the lookup
         raise not_found(resource_type.capitalize())
 
 

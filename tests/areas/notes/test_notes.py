@@ -67,6 +67,22 @@ def test_resource_types_and_existence(api, db, employee, exec_user):
         assert api.get(f"/api/notes/{resource_type}/{employee.id}", as_=exec_user).status == 404
 
 
+def test_notes_on_a_proposal_follow_the_proposal_scope(api, db, employee, exec_user):
+    from tests.areas.proposals.factories import create as create_proposal
+
+    own = create_proposal(api, employee)
+    others = create_proposal(api, exec_user)
+    assert api.post(f"/api/notes/proposal/{own}", as_=employee, json={"content": "Check pricing"}).status == 201
+    assert [n["content"] for n in _notes(api, employee, f"proposal/{own}")] == ["Check pricing"]
+    assert [n["content"] for n in _notes(api, exec_user, f"proposal/{own}")] == ["Check pricing"]
+    # an employee sees their own proposals only: another's proposal is out of scope
+    assert api.get(f"/api/notes/proposal/{others}", as_=employee).status == 404
+    assert api.post(f"/api/notes/proposal/{others}", as_=employee, json={"content": "x"}).status == 404
+    assert api.post(f"/api/notes/proposal/{others}", as_=exec_user, json={"content": "x"}).status == 201
+    grant(db, employee, "proposals", "none")
+    assert api.get(f"/api/notes/proposal/{own}", as_=employee).status == 403
+
+
 def test_record_scope_and_tool_permission(api, db, employee):
     hidden = make_project(db)
     assert api.get(f"/api/notes/project/{hidden.id}", as_=employee).status == 404
