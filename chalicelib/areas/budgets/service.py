@@ -173,7 +173,7 @@ def create_budget(ctx, *, data) -> dict:
 
 
 def create_budget_for(ctx, *, name: str, project_id: str, company_id: str | None, currency: str,
-                      owner_id: str | None, items: list[dict]) -> str:
+                      owner_id: str | None, items: list[dict], budget_type: str | None = None) -> str:
     """A draft budget of a project made by another area's automation (proposals' onboarding on accept), with
     its line items (description, quantity, unit_price, service_type_id) in one multi-row INSERT; amounts
     and the total computed exactly. Answers its id."""
@@ -182,7 +182,8 @@ def create_budget_for(ctx, *, name: str, project_id: str, company_id: str | None
     from chalicelib.core.locks import insert_rows
 
     budget = Budget(name=name[:200], resource_type="project", resource_id=project_id, company_id=company_id,
-                    currency=currency, status="draft", owner_id=owner_id, created_by=owner_id)
+                    currency=currency, status="draft", owner_id=owner_id, created_by=owner_id,
+                    budget_type=budget_type)
     ctx.db.add(budget)
     ctx.db.flush()
     rows, total = [], Decimal("0")

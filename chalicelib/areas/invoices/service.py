@@ -242,7 +242,39 @@ def create_invoice(ctx, *, data) -> dict:
     if generate:
         service_generate.generate_from_budget(ctx, invoice)
     ctx.db.flush()
+    _first_invoice_milestone(ctx, invoice)
     return invoice_record(ctx.db, invoice.id)
+
+
+def create_draft_from_budget(ctx, *, budget_id: str, currency: str) -> str:
+    """A draft invoice generated from a budget by another area's automation (proposals' onboarding on accept):
+    numbered, issued today, the budget's company, lines by the budget's type (service_generate). Answers its
+    id. No scope check: the caller made the budget in the same transaction."""
+    invoice = Invoice(budget_id=budget_id, currency=currency, invoice_number=next_invoice_number(ctx.db),
+                      issued_date=org_today(), status="draft", subtotal=Decimal("0"), tax=Decimal("0"),
+                      total=Decimal("0"), amount_paid=Decimal("0"), amount_due=Decimal("0"), created_by=ctx.user_id)
+    ctx.db.add(invoice)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="created", actor_id=ctx.user_id,
+                   changes={"invoice_number": invoice.invoice_number, "status": invoice.status,
+                            "budget_id": invoice.budget_id, "source": "proposal_accepted"})
+    service_generate.generate_from_budget(ctx, invoice)
+    ctx.db.flush()
+    _first_invoice_milestone(ctx, invoice)
+    return invoice.id
+
+
+def _first_invoice_milestone(ctx, invoice: Invoice) -> None:
+    """The company's first invoice completes its client onboarding milestones with auto_source
+    `first_invoice` (the onboarding area; started from the profile's or default template when needed)."""
+    if not invoice.company_id:
+        return
+    earlier = ctx.db.scalar(select(Invoice.id).where(Invoice.company_id == invoice.company_id,
+                                                     Invoice.id != invoice.id).limit(1))
+    if earlier is None:
+        from chalicelib.areas.onboarding import service as onboarding_service
+
+        onboarding_service.auto_complete(ctx, company_id=invoice.company_id, source="first_invoice")
 
 
 def update_invoice(ctx, *, invoice_id: str, data) -> dict:

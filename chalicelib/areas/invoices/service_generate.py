@@ -108,6 +108,7 @@ def _fixed_price(ctx, invoice: Invoice, budget: dict, items: list[dict]) -> dict
     remaining = cents(Decimal(whole) - Decimal(invoiced or 0))
     if remaining <= 0:
         raise Conflict("Nothing of the fixed price is left to invoice")
-    _lines(ctx, invoice, [{"description": f"{budget['name']}: remaining fixed price", "quantity": Decimal("1"),
+    label = "remaining fixed price" if invoiced else "fixed price"
+    _lines(ctx, invoice, [{"description": f"{budget['name']}: {label}", "quantity": Decimal("1"),
                            "unit_price": remaining, "service_type_id": None, "budget_line_item_id": None}])
     return {"budget_type": "fixed_price", "lines": 1, "remaining": value_out(remaining)}

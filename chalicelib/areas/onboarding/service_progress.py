@@ -3,7 +3,7 @@
 A company's onboarding starts from the template named by its client profile, else the default template
 (an active one). Milestones are completed by hand or by their `auto_source` (`auto_complete(ctx,
 company_id, source)`: `deal_won` from a proposal's acceptance, `project_created` from projects on create;
-`first_invoice` waits for the invoices area), which also starts the onboarding when it has not started.
+`first_invoice` from invoices on a company's first invoice), which also starts the onboarding when it has not started.
 percent_complete counts the required milestones (all milestones when none is required); the current stage
 is the first stage with an open required milestone; completed_at is set when every required one is done.
 """

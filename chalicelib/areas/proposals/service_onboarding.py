@@ -5,8 +5,9 @@ accept's transaction so that all of it happens or none of it:
    proposal's owner;
 2. with pricing: a draft budget of that project from the pricing sections' items (each item a line item,
    titled "<section>: <description>");
-3. with that budget: a draft invoice generated from it, once the invoices area exists (it has not landed
-   yet: docs/decisions/proposals.md);
+3. with that budget (type `fixed_price`: the accepted pricing is the price): a draft invoice generated from
+   it (the invoices area: one line of the whole price), which is the company's first invoice milestone
+   when it has no other;
 4. always a contract signed by the accepting name and email;
 5. the linked deal moved to won;
 6. the company's client onboarding milestones with auto_source `deal_won` completed (onboarding started
@@ -46,8 +47,13 @@ def run_onboarding(ctx, proposal: Proposal) -> dict:
     if items:
         proposal.budget_id = budgets_service.create_budget_for(
             ctx, name=proposal.title, project_id=proposal.project_id, company_id=proposal.company_id,
-            currency=proposal.currency, owner_id=proposal.owner_id, items=items)
+            currency=proposal.currency, owner_id=proposal.owner_id, items=items, budget_type="fixed_price")
         created["budget_id"] = proposal.budget_id
+        from chalicelib.areas.invoices import service as invoices_service
+
+        proposal.invoice_id = invoices_service.create_draft_from_budget(ctx, budget_id=proposal.budget_id,
+                                                                        currency=proposal.currency)
+        created["invoice_id"] = proposal.invoice_id
     proposal.contract_id = clients_service.create_contract_for(
         ctx, title=proposal.title, company_id=proposal.company_id, proposal_id=proposal.id, status="signed",
         signers=[{"name": proposal.responder_name, "email": proposal.responder_email,

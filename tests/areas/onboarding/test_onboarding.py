@@ -203,3 +203,27 @@ def test_profile_template_and_auto_sources(api, db, exec_user):
     with job_context() as ctx:
         assert onboarding_service.auto_complete(ctx, company_id=other.id, source="deal_won") == 0
     assert api.get(f"/api/clients/{other.id}/onboarding", as_=exec_user).json["onboarding"]["template_id"] == default["template"]
+
+
+def test_first_invoice_completes_its_milestone_once(api, db, exec_user):
+    from chalicelib.areas.onboarding.models import MilestoneCompletion
+
+    ids = template(api, exec_user, "Invoiced", stages=(("Billing", "billing", ("First invoice", "Paid")),))
+    api.patch(f"{BASE}/{ids['template']}", as_=exec_user, json={"is_default": True})
+    api.patch(f"{BASE}/milestones/{ids['First invoice']}", as_=exec_user, json={"auto_source": "first_invoice"})
+    company = make_company(db, status="client")
+    path = f"/api/clients/{company.id}/onboarding"
+    # an invoice without a company completes nothing
+    assert api.post("/api/invoices", as_=exec_user, json={}).status == 201
+    assert api.get(path, as_=exec_user).json == {"onboarding": None}
+    first = api.post("/api/invoices", as_=exec_user, json={"company_id": company.id})
+    assert first.status == 201, first
+    progress = api.get(path, as_=exec_user).json["onboarding"]  # started from the default template
+    done = {m["title"]: m["source"] for s in progress["stages"] for m in s["milestones"] if m["completed_at"]}
+    assert done == {"First invoice": "first_invoice"} and progress["percent_complete"] == 50
+    # reopened by hand, a second invoice does not complete it again: only the first invoice counts
+    api.delete(f"{path}/milestones/{ids['First invoice']}/complete", as_=exec_user)
+    assert api.post("/api/invoices", as_=exec_user, json={"company_id": company.id}).status == 201
+    progress = api.get(path, as_=exec_user).json["onboarding"]
+    assert progress["percent_complete"] == 0
+    assert db.scalar(select(func.count()).select_from(MilestoneCompletion)) == 0

@@ -151,6 +151,7 @@ def test_accept_runs_the_onboarding_automation(api, db, exec_user):
     from chalicelib.areas.budgets.models import Budget, BudgetLineItem
     from chalicelib.areas.clients.models import Contract
     from chalicelib.areas.deals.models import Deal
+    from chalicelib.areas.invoices.models import Invoice
     from chalicelib.areas.projects.models import Project, ProjectMember
 
     company = make_company(db, name="Acme")
@@ -176,6 +177,12 @@ def test_accept_runs_the_onboarding_automation(api, db, exec_user):
     lines = db.scalars(select(BudgetLineItem).where(BudgetLineItem.budget_id == budget.id)
                        .order_by(BudgetLineItem.position)).all()
     assert [line.description for line in lines] == ["Build: Design", "Build: Development", "Care: Support"]
+    assert budget.budget_type == "fixed_price"
+    # the draft invoice generated from that budget: one line of the whole accepted price
+    invoice = api.get(f"/api/invoices/{detail['invoice_id']}", as_=owner).json
+    assert (invoice["invoice"]["status"], invoice["invoice"]["budget_id"], invoice["invoice"]["company_id"],
+            invoice["invoice"]["subtotal"]) == ("draft", budget.id, company.id, 4560.97)
+    assert [(l["description"], l["amount"]) for l in invoice["line_items"]] == [("Website rebuild: fixed price", 4560.97)]
     contract = db.get(Contract, detail["contract_id"])
     assert contract.status == "signed" and contract.proposal_id == pid and contract.company_id == company.id
     assert contract.signers[0]["name"] == "Ann Client" and contract.signers[0]["email"] == "ann@acme.test"
@@ -184,10 +191,11 @@ def test_accept_runs_the_onboarding_automation(api, db, exec_user):
     assert db.get(Deal, deal.id).status == "won"
     assert db.scalar(select(Notification.id).where(Notification.user_id == owner.id,
                                                    Notification.type == "proposal_accepted"))
-    counts = [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract)]
+    counts = [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract, Invoice)]
+    assert counts == [1, 1, 1, 1]
     assert api.post(f"{PUBLIC}/{token}/accept", json={"name": "Ann", "email": "ann@acme.test"}).status == 409
     assert api.post(f"{PUBLIC}/{token}/decline", json={"name": "Ann", "email": "ann@acme.test"}).status == 409
-    assert [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract)] == counts
+    assert [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract, Invoice)] == counts
 
 
 def test_accept_without_company_or_pricing(api, db, exec_user):
@@ -206,24 +214,25 @@ def test_accept_rolls_everything_back_when_a_step_fails(api, db, exec_user, monk
     from chalicelib.areas.budgets.models import Budget
     from chalicelib.areas.clients import service as clients_service
     from chalicelib.areas.clients.models import Contract
+    from chalicelib.areas.invoices.models import Invoice
     from chalicelib.areas.projects.models import Project
     from chalicelib.core.errors import Conflict
 
     pid = sent(api, exec_user, company_id=make_company(db).id)
     price(api, exec_user, pid)
     token = share(api, exec_user, pid)
-    before = [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract)]
+    before = [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract, Invoice)]
 
-    def broken(*args, **kwargs):  # the contract step fails after the project and budget were written
+    def broken(*args, **kwargs):  # the contract step fails after the project, budget and invoice were written
         raise Conflict("contract store refused")
 
     monkeypatch.setattr(clients_service, "create_contract_for", broken)
     assert api.post(f"{PUBLIC}/{token}/accept", json={"name": "A", "email": "a@b.co"}).status == 409
-    assert [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract)] == before
+    assert [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract, Invoice)] == before
     assert status_of(api, exec_user, pid) == "sent"
     monkeypatch.undo()
     assert api.post(f"{PUBLIC}/{token}/accept", json={"name": "A", "email": "a@b.co"}).status == 200
-    assert [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract)] == [
+    assert [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract, Invoice)] == [
         n + 1 for n in before]
 
 
