@@ -77,9 +77,9 @@ def _on(year: int, month: int, day: int) -> date:
 
 
 def synthetic_events(db, settings: dict, first: date, last: date) -> list[dict]:
-    """Birthdays, work anniversaries, new starters, public holidays and culture events (confirmed or planned)
-    between `first` and `last` (inclusive), each kind when its setting shows it: at most three statements
-    whatever the number of people and records. Approved leave joins when the leave area exists."""
+    """Birthdays, work anniversaries, new starters, approved leave (the leave area), public holidays and
+    culture events (confirmed or planned) between `first` and `last` (inclusive), each kind when its setting
+    shows it: at most four statements whatever the number of people and records."""
     events: list[dict] = []
     people = settings["show_birthdays"] or settings["show_anniversaries"] or settings["show_new_starters"]
     if people:
@@ -105,6 +105,11 @@ def synthetic_events(db, settings: dict, first: date, last: date) -> list[dict]:
             if settings["show_new_starters"] and started and first <= started <= last:
                 events.append(_all_day(f"new-starter-{user_id}", "new_starter", f"{name} starts", started,
                                        user_id=user_id))
+    if settings["show_leave"]:
+        from chalicelib.areas.leave import service as leave_service
+
+        for request_id, user_id, name, start, end in leave_service.approved_leave_between(db, first, last):
+            events.append(_all_day(f"leave-{request_id}", "leave", f"{name} on leave", start, end, user_id=user_id))
     if settings["show_public_holidays"]:
         for holiday in db.scalars(select(PublicHoliday).where(PublicHoliday.date.between(first, last))
                                   .order_by(PublicHoliday.date).limit(LIST_LIMIT)):

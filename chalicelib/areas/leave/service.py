@@ -67,6 +67,18 @@ def list_requests(ctx, query) -> list[dict]:
     return [request_record(row) for row in ctx.db.execute(stmt.limit(LIST_LIMIT))]
 
 
+def approved_leave_between(db, first, last, *, limit: int = 2000) -> list[tuple]:
+    """The approved leave overlapping `first`..`last` (dates, inclusive) of active users, for the calendar's
+    synthetic `leave` events: `(request id, user id, user name, start_date, end_date)`, by start date, one
+    statement. Organisation-wide (the calendar shows who is away, never the leave type or notes)."""
+    return list(db.execute(
+        select(LeaveRequest.id, LeaveRequest.user_id, User.name, LeaveRequest.start_date, LeaveRequest.end_date)
+        .join(User, User.id == LeaveRequest.user_id)
+        .where(LeaveRequest.status == "approved", User.is_active.is_(True),
+               LeaveRequest.start_date <= last, LeaveRequest.end_date >= first)
+        .order_by(LeaveRequest.start_date, User.name, LeaveRequest.id).limit(limit)))
+
+
 def pending_count(ctx) -> int:
     return ctx.db.scalar(select(func.count()).select_from(LeaveRequest).where(awaiting(ctx.principal)))
 

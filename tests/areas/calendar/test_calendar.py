@@ -137,12 +137,38 @@ def test_synthetic_events_in_range_with_colours_and_toggles(api, db, employee):
     assert kinds == {"new_starter", "anniversary"}
 
 
+def test_approved_leave_shows_as_synthetic_events(api, db, employee):
+    from tests.areas.leave.factories import make_leave
+
+    away = make_user(db, name="Lee Away")
+    approved = make_leave(db, away, status="approved", start_date=date(2026, 11, 28), end_date=date(2026, 12, 2),
+                          leave_type_name="Sick Leave", notes="flu")
+    make_leave(db, away, status="pending_manager", start_date=date(2026, 12, 9), end_date=date(2026, 12, 9))
+    make_leave(db, away, status="rejected", start_date=date(2026, 12, 10), end_date=date(2026, 12, 10))
+    make_leave(db, away, status="approved", start_date=date(2027, 3, 1), end_date=date(2027, 3, 2))  # out of range
+    make_leave(db, make_user(db, name="Left", is_active=False), status="approved", start_date=date(2026, 12, 4),
+               end_date=date(2026, 12, 4))
+    events = api.get(f"/api/calendar/events?{RANGE}", as_=employee).json["events"]
+    leave = [e for e in events if e.get("type") == "leave"]
+    assert [(e["id"], e["summary"], e["start"], e["end"], e["color"], e["user_id"]) for e in leave] == [
+        (f"leave-{approved.id}", "Lee Away on leave", {"date": "2026-11-28"}, {"date": "2026-12-03"}, "peacock",
+         away.id)]
+    assert "Sick" not in str(leave) and "flu" not in str(leave)  # the type and notes are personal
+    assert api.put("/api/calendar/settings", as_=employee, json={"show_leave": False}).json == {"ok": True}
+    assert not [e for e in api.get(f"/api/calendar/events?{RANGE}", as_=employee).json["events"]
+                if e.get("type") == "leave"]
+
+
 def test_events_merge_costs_constant_statements(api, db, employee, count_queries):
+    from tests.areas.leave.factories import make_leave
+
     def cost(n):
         for i in range(n):
             make_user(db, date_of_birth=date(1990, 12, 1 + i % 28), start_date=date(2019, 12, 1 + i % 28))
             db.add(PublicHoliday(date=date(2026, 12, 1 + i % 28), name=f"Holiday {i}"))
             db.add(CultureEvent(title=f"Event {i}", date=date(2026, 12, 1 + i % 28), status="confirmed"))
+            make_leave(db, make_user(db), status="approved", start_date=date(2026, 12, 1 + i % 28),
+                       end_date=date(2026, 12, 1 + i % 28))
         db.flush()
         with count_queries() as counter:
             answer = api.get(f"/api/calendar/events?{RANGE}", as_=employee)
