@@ -65,6 +65,9 @@ Timestamp = Annotated[datetime | None, AfterValidator(_utc_timestamp)]
 Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=36)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Search = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
+# An e-mail address: one @, a dot in the domain, no spaces, at most 320 characters.
+Email = Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=320,
+                                         pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
 # A `YYYY-MM-DD` date or null, strictly in that form (not a datetime, not a number).
 CalendarDate = Annotated[date | None, BeforeValidator(_calendar_date)]
 

@@ -488,7 +488,18 @@ def _culture_event(db, made) -> str:
     return row.id
 
 
+def _contract(db, made) -> str:
+    from chalicelib.areas.clients.models import Contract
+
+    row = Contract(title="Master services", status="draft", signers=[])
+    db.add(row)
+    db.flush()
+    return row.id
+
+
 UNSCOPED: dict[str, Unscoped] = {
+    "contract_id": Unscoped("contracts follow companies and deals: every holder of deals:view sees them all "
+                           "(docs/decisions/clients.md)", _contract),
     "template_id": Unscoped("proposal and client onboarding templates are organisation-wide: every holder of the "
                            "tool sees every template (docs/decisions/proposals.md, onboarding.md)"),
     "stage_id": Unscoped("client onboarding stages belong to organisation-wide templates "

@@ -24,6 +24,7 @@ BODY_SCOPED = {
     "resource_id": records._hidden_project,  # with resource_type "project"
     "auto_action_id": records._hidden_relationship_action,
     "request_id": records._hidden_feedback_request,
+    "proposal_id": records._hidden_proposal,
 }
 _USERS = "users are the directory: any active user may be named (permission rules apply, not record scope)"
 _CONFIG = "config list items are organisation-wide (checked to belong to their list)"

@@ -28,6 +28,10 @@ BOTH_WAYS = {
                                  "a task's SLA is seen with the task",
     frozenset({"action_items", "relationships"}): "relationship actions are mirrored to the action centre and "
                                                   "completion on either side completes the other (issue 14 item 4)",
+    frozenset({"clients", "deals"}): "a company that becomes a client gets its profile; a profile created by staff "
+                                     "makes its company a client, and contracts show their company's name",
+    frozenset({"clients", "proposals"}): "an accepted proposal makes its contract; a staff contract may name a "
+                                         "proposal the caller can see (issue 16 item 6)",
     frozenset({"agents", "tasks"}): "a task of type agent_task gets its agent meta record, which the agents area "
                                     "owns (issue 13); an agent task is a task, seen with it",
 }

@@ -121,3 +121,46 @@ def portal_profiles(db, company_ids) -> dict[str, dict]:
                              "delivery_manager_id": row.delivery_manager_id,
                              "portal_visibility": row.portal_visibility or {}, "client_group": row.client_group}
             for row in rows}
+
+
+# ---------------------------------------------------------------- staff list and create
+
+def list_profiles(ctx, query):
+    """The client profiles (filters client_group, delivery_manager_id, dashboard_enabled), by company name,
+    with the company's and the delivery manager's names: one page in one statement (two when paged)."""
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.core.models import User
+    from chalicelib.core.query import Page, paginate
+    from sqlalchemy.orm import aliased
+
+    company = deals_service.company_table()
+    manager = aliased(User)
+    stmt = (select(ClientProfile, company.c.name, manager.name)
+            .join(company, company.c.id == ClientProfile.company_id)
+            .outerjoin(manager, manager.id == ClientProfile.delivery_manager_id))
+    if query.client_group is not None:
+        stmt = stmt.where(ClientProfile.client_group == query.client_group)
+    if query.delivery_manager_id is not None:
+        stmt = stmt.where(ClientProfile.delivery_manager_id == query.delivery_manager_id)
+    if query.dashboard_enabled is not None:
+        stmt = stmt.where(ClientProfile.dashboard_enabled.is_(query.dashboard_enabled))
+
+    def record(row):
+        out = row_dict(row[0], PROFILE_FIELDS, flags=("dashboard_enabled",))
+        out["company_name"], out["delivery_manager_name"] = row[1], row[2]
+        return out
+
+    page = paginate(ctx.db, stmt.order_by(company.c.name, ClientProfile.id), query, record)
+    return Page(page.items, page.total, page.limit, page.offset)
+
+
+def create_profile(ctx, *, company_id: str, data) -> dict:
+    """`POST /api/clients/:companyId/profile`: the company (404 when missing) becomes a client with this
+    profile; 409 when it has a profile already (every client has one: edit it with PUT)."""
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.core.errors import Conflict
+
+    if ctx.db.scalar(select(ClientProfile.id).where(ClientProfile.company_id == company_id)) is not None:
+        raise Conflict("The company has a client profile already: edit it with PUT")
+    deals_service.make_client(ctx, company_id)
+    return update_profile(ctx, company_id=company_id, data=data)

@@ -5,14 +5,13 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import Id, Input, IsoTimestamp, Money, Name, PageQuery, QueryFlag, Read, Search, choice
+from chalicelib.core.schemas import (Email, Id, Input, IsoTimestamp, Money, Name, PageQuery, QueryFlag, Read, Search,
+                                     choice)
 
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
 Phone = Annotated[str, StringConstraints(strip_whitespace=True, max_length=50)]
 Url = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)]
-Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=320,
-                                         pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
 Currency = Annotated[str, StringConstraints(strip_whitespace=True, to_upper=True, pattern=r"^[A-Za-z]{3}$")]
 Page = Annotated[int, Field(ge=1, le=100000)]
 CompanyStatus = choice("prospect", "client")

@@ -98,6 +98,22 @@ def mark_deal_won(db: Session, deal_id: str) -> bool:
     return db.execute(update(Deal).where(Deal.id == deal_id).values(status="won")).rowcount > 0
 
 
+def company_table():
+    """The companies table, for another area's list that joins and sorts by a company's name in its one
+    statement (clients: the profiles list)."""
+    return Company.__table__
+
+
+def make_client(ctx, company_id: str) -> None:
+    """The company (404 when missing) becomes a client, with its client profile (the clients area's profile
+    create)."""
+    company = load_company(ctx, company_id)
+    if company.status != "client":
+        company.status = "client"
+        ctx.db.flush()
+    _client_profile(ctx, company)
+
+
 def _client_profile(ctx, company: Company) -> None:
     """A company that is a client has a client profile (decisions.md section 6): made with defaults."""
     from chalicelib.areas.clients import service as clients_service

@@ -7,7 +7,7 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import Field, StringConstraints, field_validator
 
-from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, Name,
+from chalicelib.core.schemas import (CalendarDate, Email, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, Name,
                                      PageQuery, QueryFlag, Read, Text, choice, non_blank)
 
 Status = choice("draft", "review", "changes_requested", "approved", "sent", "viewed", "accepted", "declined",
@@ -17,8 +17,6 @@ JsonText = Text(200_000)
 RichText = Text(2_000_000)
 Category = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
-Email = Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=320,
-                                         pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
 Quantity = Annotated[Money, Field(ge=0, max_digits=12)]
 UnitPrice = Annotated[Money, Field(ge=-1_000_000_000, le=1_000_000_000)]
 Comments = Text(20_000)

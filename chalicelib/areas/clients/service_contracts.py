@@ -1,0 +1,102 @@
+"""Contracts for staff (decisions.md section 6; tool `deals`: view reads, update creates and edits): list
+(filters company_id, proposal_id, status; paged), detail, create and update, each change in history.
+Contracts are not record-scoped, like the companies and deals they belong to (docs/decisions/clients.md);
+a contract made by a proposal's acceptance is `service.create_contract_for`."""
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.query import Page, paginate, visible_row
+from chalicelib.core.serialize import row_dict, value_out
+
+from .models import Contract
+
+ENTITY = "contract"
+FIELDS = ("id", "title", "company_id", "proposal_id", "status", "signers", "document_url", "created_by",
+          "created_at", "updated_at")
+
+
+def load_contract(ctx, contract_id: str) -> Contract:
+    return visible_row(ctx.db, Contract, contract_id, None, "Contract")
+
+
+def contract_records(db, contracts: list[Contract]) -> list[dict]:
+    """Read models with the company's name (one statement for the page)."""
+    from chalicelib.areas.deals import service as deals_service
+
+    names = deals_service.company_names(db, [c.company_id for c in contracts])
+    out = []
+    for contract in contracts:
+        record = row_dict(contract, FIELDS)
+        record["company_name"] = names.get(contract.company_id)
+        record["signers"] = [{"name": s.get("name"), "email": s.get("email"), "signed_at": s.get("signed_at")}
+                             for s in contract.signers or []]
+        out.append(record)
+    return out
+
+
+def list_contracts(ctx, query) -> Page:
+    stmt = select(Contract)
+    for field in ("company_id", "proposal_id", "status"):
+        if getattr(query, field) is not None:
+            stmt = stmt.where(getattr(Contract, field) == getattr(query, field))
+    page = paginate(ctx.db, stmt.order_by(Contract.created_at.desc(), Contract.id), query, lambda row: row[0])
+    return Page(contract_records(ctx.db, page.items), page.total, page.limit, page.offset)
+
+
+def get_contract(ctx, *, contract_id: str) -> dict:
+    return contract_records(ctx.db, [load_contract(ctx, contract_id)])[0]
+
+
+def _signers(signers) -> list[dict]:
+    return [{"name": s.name, "email": s.email, "signed_at": value_out(s.signed_at)} for s in signers]
+
+
+def _check_references(ctx, values: dict) -> None:
+    """company_id an existing company, proposal_id a proposal the caller may see: 400 naming the field."""
+    from chalicelib.areas.deals import service as deals_service
+
+    if values.get("company_id") and not deals_service.company_names(ctx.db, [values["company_id"]]):
+        raise BadRequest("company_id must be an existing company",
+                         details=[{"field": "company_id", "message": "must be an existing company"}])
+    if values.get("proposal_id"):
+        from chalicelib.areas.proposals import service as proposals_service
+
+        try:
+            proposals_service.load_proposal(ctx, values["proposal_id"])
+        except NotFound:
+            raise BadRequest("proposal_id must be a proposal you can see",
+                             details=[{"field": "proposal_id", "message": "must be a proposal you can see"}]) from None
+
+
+def create_contract(ctx, *, data) -> dict:
+    values = data.model_dump()
+    _check_references(ctx, values)
+    values["signers"] = _signers(data.signers)
+    contract = Contract(**values, created_by=ctx.user_id)
+    ctx.db.add(contract)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type=ENTITY, entity_id=contract.id, action="created", actor_id=ctx.user_id,
+                   changes={"title": contract.title, "status": contract.status, "company_id": contract.company_id})
+    return get_contract(ctx, contract_id=contract.id)
+
+
+def update_contract(ctx, *, contract_id: str, data) -> dict:
+    contract = load_contract(ctx, contract_id)
+    changes = data.changes()
+    _check_references(ctx, {key: value for key, value in changes.items() if key in ("company_id", "proposal_id")})
+    if "signers" in changes:
+        changes["signers"] = _signers(data.signers)
+    diff = {}
+    for key, value in changes.items():
+        before = getattr(contract, key)
+        if before != value:
+            diff[key] = {"from": value_out(before), "to": value_out(value)}
+            setattr(contract, key, value)
+    if diff:
+        ctx.db.flush()
+        history.record(ctx.db, entity_type=ENTITY, entity_id=contract.id, action="updated", actor_id=ctx.user_id,
+                       changes=diff)
+    return get_contract(ctx, contract_id=contract.id)
