@@ -26,6 +26,9 @@ PORTAL_HEADERS = [
     {"name": "X-Portal-User-Role", "in": "header", "required": False,
      "schema": {"type": "string", "enum": ["viewer", "collaborator", "admin"]}},
     {"name": "X-Portal-User-Id", "in": "header", "required": False, "schema": {"type": "string"}},
+    {"name": "X-Portal-User-Email", "in": "header", "required": False,
+     "schema": {"type": "string", "format": "email",
+                "description": "the portal user's address, recorded for e-mail delivery of portal notifications"}},
     {"name": "X-Portal-Group-Company-Ids", "in": "header", "required": False,
      "schema": {"type": "string", "description": "comma-separated company ids (group-aware routes)"}},
 ]

@@ -34,6 +34,14 @@ BOTH_WAYS = {
                                          "proposal the caller can see (issue 16 item 6)",
     frozenset({"agents", "tasks"}): "a task of type agent_task gets its agent meta record, which the agents area "
                                     "owns (issue 13); an agent task is a task, seen with it",
+    frozenset({"budgets", "portal"}): "the portal lists and approves the client's budgets; a budget moved to "
+                                      "pending_approval notifies the client's portal users (issue 19 item 3)",
+    frozenset({"portal", "tasks"}): "a portal request creates a task; a request's status change notifies its "
+                                    "requester (issue 19 item 3)",
+    frozenset({"notes", "portal"}): "the portal lists and writes client-visible notes; a staff reply visible to "
+                                    "the client notifies the portal author (issue 19 item 3)",
+    frozenset({"announcements", "portal"}): "the portal lists company announcements; a company announcement "
+                                            "notifies the portal users (issue 19 item 3)",
 }
 
 

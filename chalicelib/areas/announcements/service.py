@@ -61,6 +61,10 @@ def create_announcement(ctx, *, data) -> dict:
     ctx.db.add(announcement)
     ctx.db.flush()
     _notify_staff(ctx, announcement)
+    if announcement.category == "company":
+        from chalicelib.areas.portal import service as portal_service  # every client reads company announcements
+
+        portal_service.announcement_published(ctx, announcement_id=announcement.id, title=announcement.title)
     return one_record(ctx.db, ctx.user_id, announcement.id)
 
 

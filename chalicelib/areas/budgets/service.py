@@ -218,6 +218,11 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
     if status_change is not None:
         history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="status_changed",
                        actor_id=ctx.user_id, changes={"status": status_change})
+        if budget.status == "pending_approval":
+            from chalicelib.areas.portal import service as portal_service  # the client's portal users are told
+
+            portal_service.budget_pending_approval(ctx, budget_id=budget.id, name=budget.name,
+                                                   resource_type=budget.resource_type, resource_id=budget.resource_id)
     if diff:
         history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="updated", actor_id=ctx.user_id,
                        changes=diff)

@@ -56,6 +56,13 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
                        "body": data.content[:500], "resource_type": "note", "resource_id": note.id,
                        "action_url": link, "actor_id": ctx.user_id}
                       for user_id in mentions if user_id != ctx.user_id])
+    from .queries import CLIENT_LEVEL
+
+    if data.parent_id and CLIENT_LEVEL in levels:
+        from chalicelib.areas.portal import service as portal_service  # a reply the client sees: its author told
+
+        portal_service.note_replied(ctx, parent_id=data.parent_id, note_id=note.id, resource_type=resource_type,
+                                    resource_id=resource_id, content=data.content)
     return note.id
 
 

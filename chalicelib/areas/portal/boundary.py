@@ -11,7 +11,8 @@ before the handler runs: `Authorization: Bearer <PORTAL_SERVICE_TOKEN>` compared
 when the token is not configured, 401 when missing or wrong); `X-Portal-Company-Id` required (400) and a
 client company (404 otherwise); `X-Portal-User-Role` one of viewer, collaborator, admin (viewer when
 absent, 400 when unknown), and `collaborator` or `admin` for writes (403); `X-Portal-User-Id` required
-where a route names it (400); on group-aware routes the ids of `X-Portal-Group-Company-Ids` kept only when
+where a route names it (400); `X-Portal-User-Email`, when sent, an e-mail address (400 otherwise), recorded
+with the portal user id for e-mail delivery of portal notifications; on group-aware routes the ids of `X-Portal-Group-Company-Ids` kept only when
 they are clients of the same client group as the company (queries.resolve_caller), so that a forged header
 reads nothing more.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 
 from chalicelib.core.auth import bearer_secret_matches
 from chalicelib.core.errors import BadRequest, Forbidden, ServiceUnavailable, Unauthorized
@@ -26,11 +28,15 @@ from chalicelib.core.http import _query_dict, endpoint, parse_json_body, validat
 from chalicelib.core.settings import get_settings
 
 from .queries import PortalCaller, resolve_caller
+from .service_notifications import record_portal_user
 
 ROLES = ("viewer", "collaborator", "admin")
 WRITE_ROLES = ("collaborator", "admin")
-PORTAL_HEADERS = ("X-Portal-Company-Id", "X-Portal-User-Role", "X-Portal-User-Id", "X-Portal-Group-Company-Ids")
+PORTAL_HEADERS = ("X-Portal-Company-Id", "X-Portal-User-Role", "X-Portal-User-Id", "X-Portal-User-Email",
+                  "X-Portal-Group-Company-Ids")
 MAX_USER_ID = 100
+MAX_EMAIL = 320
+EMAIL = re.compile(r"^[^@\s,;<>]+@[^@\s,;<>]+\.[^@\s,;<>]+$")
 
 
 def _header(request, name: str) -> str | None:
@@ -67,10 +73,16 @@ def caller(ctx, *, write: bool, group_aware: bool, needs_user: bool) -> PortalCa
     if needs_user and not user_id:
         raise BadRequest("X-Portal-User-Id is required",
                          details=[{"field": "X-Portal-User-Id", "message": "required"}])
+    email = _header(request, "X-Portal-User-Email") or None
+    if email is not None and (len(email) > MAX_EMAIL or not EMAIL.match(email)):
+        raise BadRequest("X-Portal-User-Email must be an e-mail address",
+                         details=[{"field": "X-Portal-User-Email", "message": "must be an e-mail address"}])
     group_header = _header(request, "X-Portal-Group-Company-Ids") if group_aware else None
     found = resolve_caller(ctx.db, company_id=company_id, role=role, user_id=user_id, group_header=group_header)
     if write and role not in WRITE_ROLES:
         raise Forbidden("Requires portal role collaborator or admin")
+    if user_id:
+        record_portal_user(ctx.db, company_id=company_id, portal_user_id=user_id, email=email, role=role)
     return found
 
 

@@ -8,7 +8,8 @@ from decimal import Decimal
 from sqlalchemy import Boolean, ForeignKey, Index, Integer, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, id_column, updated_at_column
+from chalicelib.core.db import (Base, Created, Timestamps, UTCDateTime, created_at_column, id_column,
+                                updated_at_column)
 
 
 class PortalNotification(Created, Base):
@@ -40,6 +41,31 @@ class PortalNotificationPreference(Base):
     channel_in_app: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
     channel_email: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     updated_at: Mapped[datetime] = updated_at_column()
+
+
+class PortalUser(Base):
+    """A portal user the portal worker has called for (X-Portal-User-Id), with the e-mail address it sent
+    (X-Portal-User-Email): the recipients of the company's portal notifications."""
+    __tablename__ = "portal_users"
+
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
+    portal_user_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    email: Mapped[str | None] = mapped_column(String(320))
+    role: Mapped[str | None] = mapped_column(String(20))
+    created_at: Mapped[datetime] = created_at_column()
+    updated_at: Mapped[datetime] = updated_at_column()
+
+
+class PortalSubmission(Base):
+    """What a portal user submitted (`task`: a request, `note`: a note), so that the agency's update or reply
+    is notified to them."""
+    __tablename__ = "portal_submissions"
+
+    record_type: Mapped[str] = mapped_column(String(20), primary_key=True)
+    record_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False, index=True)
+    portal_user_id: Mapped[str] = mapped_column(String(100), nullable=False)
+    created_at: Mapped[datetime] = created_at_column()
 
 
 class Qbr(Timestamps, Base):

@@ -162,3 +162,64 @@ def financial(ctx, *, company_ids) -> dict:
     from . import service_invoices
 
     return service_invoices.financial(ctx, company_ids=company_ids)
+
+
+# ---------------------------------------------------------------- for other areas: portal notifications
+# Called by the producing area after its change, in its transaction (the e-mails go after commit).
+
+def budget_pending_approval(ctx, *, budget_id: str, name: str, resource_type: str, resource_id: str) -> int:
+    """A budget moved to `pending_approval` (budgets): the portal users of the client company of its project
+    or deal are told (`portal_budget_pending`)."""
+    from . import service_notifications
+
+    company_id = None
+    if resource_type == "project":
+        from chalicelib.areas.projects import service as projects_service
+
+        company_id = (projects_service.project_companies(ctx.db, [resource_id]).get(resource_id) or (None, None))[1]
+    elif resource_type == "deal":
+        from chalicelib.areas.deals import service as deals_service
+
+        company_id = (deals_service.deal_facts(ctx.db, resource_id) or {}).get("company_id")
+    if not company_id:
+        return 0
+    return service_notifications.notify_portal_users(
+        ctx, company_ids=[company_id], type="portal_budget_pending", title=f"Budget awaiting your approval: {name}",
+        resource_type="budget", resource_id=budget_id, action_url=f"/budgets/{budget_id}")
+
+
+def task_status_changed(ctx, *, task_id: str, title: str) -> int:
+    """A task's status changed (tasks): when the task is a client's request, its requester is told
+    (`portal_request_updated`)."""
+    from . import service_notifications
+
+    found = service_notifications.submitter(ctx.db, "task", task_id)
+    if found is None:
+        return 0
+    return service_notifications.notify_portal_users(
+        ctx, recipients=[found], type="portal_request_updated", title=f"Your request was updated: {title}",
+        resource_type="task", resource_id=task_id)
+
+
+def note_replied(ctx, *, parent_id: str, note_id: str, resource_type: str, resource_id: str, content: str) -> int:
+    """A staff member replied, visibly to the client, to a note (notes): when the note was written in the portal,
+    its author is told (`portal_note_reply`)."""
+    from . import service_notifications
+
+    found = service_notifications.submitter(ctx.db, "note", parent_id)
+    if found is None:
+        return 0
+    return service_notifications.notify_portal_users(
+        ctx, recipients=[found], type="portal_note_reply", title="The agency replied to your note",
+        body=content[:500], resource_type="note", resource_id=note_id,
+        action_url=f"/{resource_type}s/{resource_id}")
+
+
+def announcement_published(ctx, *, announcement_id: str, title: str) -> int:
+    """An announcement of category `company` was published (announcements): every portal user is told
+    (`portal_announcement`), as every client reads the company announcements."""
+    from . import service_notifications
+
+    return service_notifications.notify_portal_users(
+        ctx, every_company=True, type="portal_announcement", title=f"Announcement: {title}",
+        resource_type="announcement", resource_id=announcement_id, action_url="/announcements")

@@ -1,15 +1,19 @@
 """Portal users' notifications: keyed by the portal user id (X-Portal-User-Id) and the company, never staff
 notifications. List with the document's paging, unread count, read, read all, and preferences limited to the
-types that support portal delivery and to the in-app and e-mail channels. `notify_portal` creates one."""
+types that support portal delivery and to the in-app and e-mail channels. `notify_portal_users` notifies
+portal users (in-app, and e-mail through the notifications queue and the mail provider after commit); the
+portal user's e-mail address is the one the portal worker sends in X-Portal-User-Email (`record_portal_user`)."""
 from __future__ import annotations
+
+import logging
 
 from sqlalchemy import func, select, update
 
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_rows, lock_key
+from chalicelib.core.locks import insert_ignore, insert_rows, lock_key
 
-from .models import PortalNotification, PortalNotificationPreference
+from .models import PortalNotification, PortalNotificationPreference, PortalSubmission, PortalUser
 from .queries import notification_record
 
 # The notification types that support portal delivery: (id, label, description, in-app default, e-mail default)
@@ -21,6 +25,7 @@ PORTAL_TYPES = (
     ("portal_announcement", "Announcement", "The agency published an announcement.", True, False),
 )
 TYPE_IDS = tuple(t[0] for t in PORTAL_TYPES)
+log = logging.getLogger("wms.portal")
 
 
 def _mine(ctx):
@@ -95,17 +100,120 @@ def update_preferences(ctx, *, data) -> None:
         for type_id, entry in entries.items()])
 
 
-def notify_portal(ctx, *, company_id: str, portal_user_id: str, type: str, title: str, body: str | None = None,
-                  resource_type: str | None = None, resource_id: str | None = None,
-                  action_url: str | None = None) -> PortalNotification | None:
-    """An in-app notification for one portal user, unless their preference turns in-app off for the type."""
-    pref = ctx.db.get(PortalNotificationPreference, (company_id, portal_user_id, type))
-    in_app = pref.channel_in_app if pref else next((t[3] for t in PORTAL_TYPES if t[0] == type), True)
-    if not in_app:
-        return None
-    notification = PortalNotification(company_id=company_id, portal_user_id=portal_user_id, type=type, title=title,
-                                      body=body, resource_type=resource_type, resource_id=resource_id,
-                                      action_url=action_url, is_read=False, archived=False)
-    ctx.db.add(notification)
-    ctx.db.flush()
-    return notification
+# ---------------------------------------------------------------- delivery (in-app and e-mail)
+
+DEFAULTS = {t[0]: (t[3], t[4]) for t in PORTAL_TYPES}
+
+
+def record_portal_user(db, *, company_id: str, portal_user_id: str, email: str | None, role: str | None) -> None:
+    """Remember the portal user the worker calls for, with its e-mail address when the worker sends one (one
+    statement; the row is written only when new or when the address or role changed; an absent address
+    keeps the one recorded)."""
+    from sqlalchemy import or_
+    from sqlalchemy.dialects.postgresql import insert
+
+    stmt = insert(PortalUser).values(company_id=company_id, portal_user_id=portal_user_id, email=email, role=role,
+                                     created_at=utcnow(), updated_at=utcnow())
+    new_email = func.coalesce(stmt.excluded.email, PortalUser.email)
+    new_role = func.coalesce(stmt.excluded.role, PortalUser.role)
+    db.execute(stmt.on_conflict_do_update(
+        index_elements=["company_id", "portal_user_id"],
+        set_={"email": new_email, "role": new_role, "updated_at": stmt.excluded.updated_at},
+        where=or_(PortalUser.email.is_distinct_from(new_email), PortalUser.role.is_distinct_from(new_role))))
+
+
+def record_submission(ctx, *, record_type: str, record_id: str, portal_user_id: str | None) -> None:
+    """Remember who submitted a request's task or a note (nothing without a portal user id)."""
+    if not portal_user_id:
+        return
+    insert_ignore(ctx.db, PortalUser, {"company_id": ctx.portal.company_id, "portal_user_id": portal_user_id,
+                                       "created_at": utcnow(), "updated_at": utcnow()},
+                  conflict=("company_id", "portal_user_id"))
+    insert_rows(ctx.db, PortalSubmission, [{"record_type": record_type, "record_id": record_id,
+                                            "company_id": ctx.portal.company_id, "portal_user_id": portal_user_id}])
+
+
+def submitter(db, record_type: str, record_id: str) -> tuple[str, str] | None:
+    """(company id, portal user id) of who submitted the record through the portal, or None (one statement)."""
+    row = db.execute(select(PortalSubmission.company_id, PortalSubmission.portal_user_id).where(
+        PortalSubmission.record_type == record_type, PortalSubmission.record_id == record_id)).first()
+    return (row[0], row[1]) if row else None
+
+
+def _send_after_commit(ctx, delivery_ids: list[str]) -> None:
+    """After commit, one notifications-queue message per e-mail delivery (the staff notifications' worker
+    delivers it through the mail provider); a failed send leaves them pending for notifications-drain."""
+    from chalicelib.core import queue
+    from chalicelib.core.notify import QUEUE  # importing core.notify registers the in-process handler
+
+    if not delivery_ids:
+        return
+    messages = [{"delivery_id": delivery_id, "channel": "email"} for delivery_id in delivery_ids]
+
+    def send() -> None:
+        try:
+            failed = queue.send_batch(QUEUE, messages)
+        except Exception:  # noqa: BLE001 - committed already: never a 500; notifications-drain retries
+            log.error("portal notification queue send failed for deliveries %s", ",".join(delivery_ids),
+                      exc_info=True)
+            return
+        if failed:
+            log.error("portal notification queue refused deliveries %s",
+                      ",".join(m["delivery_id"] for m in failed))
+
+    ctx.after_commit(send)
+
+
+def notify_portal_users(ctx, *, type: str, title: str, body: str | None = None, resource_type: str | None = None,
+                        resource_id: str | None = None, action_url: str | None = None, company_ids=None,
+                        recipients=None, every_company: bool = False) -> int:
+    """Notify portal users: those of `company_ids`, the `(company_id, portal_user_id)` pairs of `recipients`,
+    or every known portal user (`every_company`). Each gets the in-app notification unless their preference
+    turns it off, and an e-mail (a notifications-queue delivery after commit) when their preference (or the
+    type's default) has e-mail on and their address is known. A fixed number of statements: one SELECT of the
+    users with their preference, one INSERT of notifications, one of deliveries. Answers how many were told."""
+    from sqlalchemy import and_, tuple_
+
+    from chalicelib.core.ids import new_id
+    from chalicelib.core.notify_models import NotificationDelivery
+
+    pref = PortalNotificationPreference
+    stmt = (select(PortalUser.company_id, PortalUser.portal_user_id, PortalUser.email, pref.channel_in_app,
+                   pref.channel_email)
+            .outerjoin(pref, and_(pref.company_id == PortalUser.company_id,
+                                  pref.portal_user_id == PortalUser.portal_user_id, pref.notification_type == type)))
+    if recipients is not None:
+        pairs = sorted({(c, u) for c, u in recipients if c and u})
+        if not pairs:
+            return 0
+        stmt = stmt.where(tuple_(PortalUser.company_id, PortalUser.portal_user_id).in_(pairs))
+    elif company_ids is not None:
+        ids = sorted({c for c in company_ids if c})
+        if not ids:
+            return 0
+        stmt = stmt.where(PortalUser.company_id.in_(ids))
+    elif not every_company:
+        return 0
+    in_app_default, email_default = DEFAULTS.get(type, (True, False))
+    notifications, deliveries = [], []
+    for company_id, user_id, email, pref_in_app, pref_email in ctx.db.execute(stmt).all():
+        in_app = in_app_default if pref_in_app is None else pref_in_app
+        by_email = email_default if pref_email is None else pref_email
+        notification_id = new_id() if in_app else None
+        if in_app:
+            notifications.append({"id": notification_id, "company_id": company_id, "portal_user_id": user_id,
+                                  "type": type, "title": title[:500], "body": body, "resource_type": resource_type,
+                                  "resource_id": resource_id, "action_url": action_url, "is_read": False,
+                                  "archived": False})
+        if by_email and email:
+            # the e-mail carries no link: the portal's own addresses are the portal worker's, not known here
+            payload = {"type": type, "title": title[:500], "body": body, "action_url": None, "icon": None,
+                       "notification_id": notification_id, "resource_type": resource_type,
+                       "resource_id": resource_id}
+            deliveries.append({"id": new_id(), "notification_id": notification_id, "user_id": None,
+                               "channel": "email", "target": email, "type": type, "payload": payload,
+                               "status": "pending", "attempts": 0})
+    insert_rows(ctx.db, PortalNotification, notifications)
+    insert_rows(ctx.db, NotificationDelivery, deliveries)
+    _send_after_commit(ctx, [d["id"] for d in deliveries])
+    return len(notifications) + sum(1 for d in deliveries if d["notification_id"] is None)

@@ -86,6 +86,11 @@ def present_qbr(ctx, *, company_id: str, qbr_id: str) -> dict:
     qbr.status, qbr.presented_at = "presented", utcnow()
     ctx.db.flush()
     history.record(ctx.db, entity_type="qbr", entity_id=qbr.id, action="presented", actor_id=ctx.user_id)
+    from .service_notifications import notify_portal_users
+
+    notify_portal_users(ctx, company_ids=[company_id], type="portal_qbr_presented",
+                        title=f"Quarterly business review: {qbr.title}", body=qbr.summary and qbr.summary[:500],
+                        resource_type="qbr", resource_id=qbr.id, action_url="/qbrs")
     return get_qbr(ctx, company_id=company_id, qbr_id=qbr.id)
 
 

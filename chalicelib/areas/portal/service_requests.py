@@ -49,6 +49,9 @@ def create_request(ctx, *, data) -> str:
     task_id = tasks_service.create_request_task(
         ctx, project_id=project["id"], title=data.title, description=data.description, priority_id=priority_id,
         sla_policy_id=project.get("sla_policy_id"), actor_label=f"portal:{requester}" if requester else "portal")
+    from .service_notifications import record_submission
+
+    record_submission(ctx, record_type="task", record_id=task_id, portal_user_id=requester)
     manager = _delivery_manager(ctx, project)
     if manager:
         notify(ctx, user_id=manager, type="portal_request", title=f"Client request: {data.title}",

@@ -321,6 +321,9 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     if task.status_id != before["status_id"]:
         history.record(db, entity_type="task", entity_id=task.id, action="status_changed", actor_id=ctx.user_id,
                        changes={"status_id": {"from": before["status_id"], "to": task.status_id}})
+        from chalicelib.areas.portal import service as portal_service  # a client's request: its requester is told
+
+        portal_service.task_status_changed(ctx, task_id=task.id, title=task.title)
     if task.assignee_id != before["assignee_id"]:
         history.record(db, entity_type="task", entity_id=task.id, action="assigned", actor_id=ctx.user_id,
                        changes={"assignee_id": {"from": before["assignee_id"], "to": task.assignee_id}})
