@@ -30,13 +30,15 @@ def lambda_context(name: str = "wms-bench") -> SimpleNamespace:
 
 
 def proxy_event(method: str, resource: str, params: dict | None = None, *, query: dict | None = None,
-                body=None, token: str | None = None) -> dict:
+                body=None, token: str | None = None, headers: dict | None = None) -> dict:
     params = params or {}
     path = _PARAM.sub(lambda m: params[m.group(1)], resource)
+    extra = headers
     headers = {"Host": "abc123.execute-api.ap-southeast-2.amazonaws.com", "Accept": "application/json",
                "User-Agent": "wms-bench", "X-Forwarded-Proto": "https", "X-Forwarded-Port": "443"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
+    headers.update(extra or {})
     raw_body = None
     if body is not None:
         raw_body = json.dumps(body)
