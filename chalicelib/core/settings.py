@@ -126,6 +126,19 @@ class Settings(BaseModel):
     orchestrator_token: str | None = None
     orchestrator_timeout_seconds: float = 15.0
     business_agents: str | None = None
+    # ad platforms of the client portal's results (providers/adplatforms): Google Ads API (GAQL over REST; the
+    # agency's developer token and OAuth client, each client's refresh token stored with its connection),
+    # Meta Marketing API insights, Shopify Admin API (orders)
+    adplatforms_mode: str = "sandbox"
+    google_ads_developer_token: str | None = None
+    google_ads_client_id: str | None = None
+    google_ads_client_secret: str | None = None
+    google_ads_api_version: str = "v23"
+    meta_api_version: str = "v25.0"
+    shopify_api_version: str = "2026-07"
+    adplatforms_max_retry_wait: float = 5.0
+    adplatforms_backfill_days: int = 400  # a new connection's first sync
+    adplatforms_resync_days: int = 30  # later syncs re-read (upsert) this many days (late conversions)
 
     @property
     def is_sqlite(self) -> bool:

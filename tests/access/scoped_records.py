@@ -550,6 +550,8 @@ UNSCOPED: dict[str, Unscoped] = {
                        "section 6; docs/decisions/portal.md)"),
     "client_goal_id": Unscoped("client goals follow client companies: every deals holder sees every client's "
                                "(docs/decisions/portal.md)"),
+    "ad_connection_id": Unscoped("a client's ad platform connections follow client companies: every deals holder "
+                                 "sees every client's (docs/decisions/portal.md)"),
 }
 
 

@@ -323,3 +323,101 @@ def staff_delete_goal(ctx, company_id: str, client_goal_id: str):
     """Delete a client goal"""
     service_qbrs.delete_goal(ctx, company_id=company_id, goal_id=client_goal_id)
     return {"ok": True}
+
+
+# ---------------------------------------------------------------- connected ad platforms and results
+# (issue 19 item 4; docs/decisions/portal.md, "Connected platforms and results")
+
+from chalice import Cron  # noqa: E402
+
+from . import jobs, service_connections, service_results  # noqa: E402
+from .schemas import (AdConnectionCreate, AdConnectionRead, AdConnectionsBody, CampaignResultsQuery,  # noqa: E402
+                      CampaignsBody, ResultsAnswer, ResultsBody, ResultsQuery, ResultsQuestion, SyncStarted)
+
+
+@bp.route(f"{P}/connections", methods=["GET"])
+@portal_endpoint(response=AdConnectionsBody)
+def portal_list_connections(ctx):
+    """The client's connected ad platforms and store (never their credentials); an empty list with
+    dashboard_enabled 0 when the client's results dashboard is not enabled"""
+    return {"connections": service_connections.list_connections(ctx),
+            "dashboard_enabled": 1 if ctx.portal.profile.get("dashboard_enabled") else 0}
+
+
+@bp.route(f"{P}/connections", methods=["POST"])
+@portal_endpoint(write=True, body=AdConnectionCreate, status=201, errors=(400, 409),
+                 response=one("connection", AdConnectionRead))
+def portal_create_connection(ctx, body: AdConnectionCreate):
+    """Connect an ad platform or store (google_ads, meta_ads, shopify): the credentials are tested against the
+    platform (400 when refused, nothing stored), stored encrypted, and the delivery manager notified
+    (collaborator or admin; 403 when the dashboard is not enabled)"""
+    return {"connection": service_connections.create_connection(ctx, data=body)}
+
+
+@bp.route(f"{P}/connections/sync", methods=["POST"])
+@portal_endpoint(write=True, status=202, response=SyncStarted)
+def portal_sync_connections(ctx):
+    """Start a sync of all the client's connected platforms; it runs after the request (collaborator or admin)"""
+    return {"message": service_connections.request_sync(ctx)}
+
+
+@bp.route(f"{P}/connections/{{ad_connection_id}}", methods=["DELETE"])
+@portal_endpoint(write=True, errors=(409,), response=OkResponse)
+def portal_delete_connection(ctx, ad_connection_id: str):
+    """Disconnect a platform and drop its synced figures; agency-managed connections answer 409 (collaborator
+    or admin)"""
+    service_connections.delete_connection(ctx, connection_id=ad_connection_id)
+    return {"ok": True}
+
+
+@bp.route(f"{P}/results", methods=["GET"])
+@portal_endpoint(query=ResultsQuery, response=ResultsBody)
+def portal_results(ctx, query: ResultsQuery):
+    """Each metric of the period (week, month default, quarter, year ending at period_end, default today) with
+    the prior period, delta_pct, the client goal's target and a tracking status"""
+    return service_results.results(ctx, query=query)
+
+
+@bp.route(f"{P}/results/campaigns", methods=["GET"])
+@portal_endpoint(query=CampaignResultsQuery, response=CampaignsBody)
+def portal_results_campaigns(ctx, query: CampaignResultsQuery):
+    """The period's campaigns (filter: platform) sorted by sort_by (default spend) and sort_dir, with totals"""
+    return service_results.campaigns(ctx, query=query)
+
+
+@bp.route(f"{P}/results/ask", methods=["POST"])
+@portal_endpoint(body=ResultsQuestion, query=ResultsQuery, errors=(400, 502), response=ResultsAnswer)
+def portal_results_ask(ctx, body: ResultsQuestion, query: ResultsQuery):
+    """A natural-language answer about the client's performance, from this client's figures of the period only
+    (503 when AI is not configured)"""
+    return {"answer": service_results.ask(ctx, question=body.question, query=query)}
+
+
+@bp.route(f"{C}/connections", methods=["GET"])
+@endpoint(tool="deals", level="view", errors=(404,), response=many("connections", AdConnectionRead))
+def staff_list_connections(ctx, company_id: str):
+    """A client's connected ad platforms (the client's own and the agency-managed ones), never their credentials"""
+    return {"connections": service_connections.staff_list(ctx, company_id=company_id)}
+
+
+@bp.route(f"{C}/connections", methods=["POST"])
+@endpoint(tool="deals", level="update", body=AdConnectionCreate, status=201, errors=(404, 409, 502, 503),
+          response=one("connection", AdConnectionRead))
+def staff_create_connection(ctx, company_id: str, body: AdConnectionCreate):
+    """Connect an agency-managed ad platform for a client: tested first, stored encrypted; the portal cannot
+    remove it"""
+    return {"connection": service_connections.staff_create(ctx, company_id=company_id, data=body)}
+
+
+@bp.route(f"{C}/connections/{{ad_connection_id}}", methods=["DELETE"])
+@endpoint(tool="deals", level="manage", response=OkResponse)
+def staff_delete_connection(ctx, company_id: str, ad_connection_id: str):
+    """Remove any connection of a client, agency-managed or not, with its synced figures"""
+    service_connections.staff_delete(ctx, company_id=company_id, connection_id=ad_connection_id)
+    return {"ok": True}
+
+
+@bp.schedule(Cron(30, 15, "*", "*", "?", "*"))
+def adplatforms_sync(event):
+    """Daily: sync the connected ad platforms' recent days (upsert per connection, campaign and day)."""
+    return jobs.adplatforms_sync()

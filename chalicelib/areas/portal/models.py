@@ -126,3 +126,56 @@ class ClientQuestionnaire(Base):
     completed_by: Mapped[str | None] = mapped_column(String(100))
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     updated_at: Mapped[datetime] = updated_at_column()
+
+
+# ---------------------------------------------------------------- connected ad platforms and their results
+# (migration branch `adplatforms`; docs/decisions/portal.md, "Connected platforms and results")
+
+from datetime import date as _date  # noqa: E402
+
+from sqlalchemy import BigInteger, Date, UniqueConstraint  # noqa: E402
+
+
+class AdConnection(Timestamps, Base):
+    """A client's connected ad platform or store account. `secret` is the credentials JSON encrypted with
+    SECRETS_KEY (core.crypto), never answered; `account_id` is the platform's non-secret account id.
+    `agency_managed` connections are made by staff and cannot be removed from the portal."""
+    __tablename__ = "ad_connections"
+    __table_args__ = (UniqueConstraint("company_id", "platform", "account_id", name="uq_ad_connections_account"),)
+
+    id: Mapped[str] = id_column()
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False, index=True)
+    platform: Mapped[str] = mapped_column(String(20), nullable=False)  # google_ads | meta_ads | shopify
+    display_name: Mapped[str] = mapped_column(String(200), nullable=False)
+    account_id: Mapped[str] = mapped_column(String(120), nullable=False)
+    account_name: Mapped[str | None] = mapped_column(String(300))
+    currency: Mapped[str | None] = mapped_column(String(10))
+    secret: Mapped[str] = mapped_column(Text, nullable=False)
+    agency_managed: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    status: Mapped[str] = mapped_column(String(20), nullable=False, default="connected")  # connected | error
+    last_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    last_sync_error: Mapped[str | None] = mapped_column(Text)
+    created_by: Mapped[str | None] = mapped_column(String(100))  # portal:<portal user id> or a staff user id
+
+
+class AdDailyMetric(Base):
+    """One synced day of one campaign of a connection (Shopify: campaign `store`); a re-sync upserts."""
+    __tablename__ = "ad_daily_metrics"
+    __table_args__ = (UniqueConstraint("connection_id", "campaign_id", "date", name="uq_ad_daily_metrics_day"),
+                      Index("ix_ad_daily_metrics_company_date", "company_id", "date"))
+
+    id: Mapped[str] = id_column()
+    connection_id: Mapped[str] = mapped_column(ForeignKey("ad_connections.id", ondelete="CASCADE"), nullable=False)
+    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False)
+    platform: Mapped[str] = mapped_column(String(20), nullable=False)
+    campaign_id: Mapped[str] = mapped_column(String(100), nullable=False)
+    campaign_name: Mapped[str] = mapped_column(String(300), nullable=False)
+    date: Mapped[_date] = mapped_column(Date, nullable=False)
+    spend: Mapped[Decimal] = mapped_column(Numeric(16, 2), nullable=False, default=0)
+    impressions: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    clicks: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    conversions: Mapped[Decimal] = mapped_column(Numeric(16, 2), nullable=False, default=0)
+    conversion_value: Mapped[Decimal] = mapped_column(Numeric(16, 2), nullable=False, default=0)
+    orders: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    revenue: Mapped[Decimal] = mapped_column(Numeric(16, 2), nullable=False, default=0)
+    synced_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)

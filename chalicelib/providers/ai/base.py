@@ -35,6 +35,11 @@ class AIProvider(ABC):
         meeting's notes (the meetings area's categorisation and action-item extraction)."""
         raise NotImplementedError
 
+    def answer_from_figures(self, *, question: str, figures: dict) -> str:
+        """A short natural-language answer to a client's question about its performance, from `figures` only
+        (the portal's results: period, metrics with prior values and targets, top campaigns)."""
+        raise NotImplementedError
+
 
 def check_meeting_analysis(result: dict, attendees: list[dict]) -> dict:
     """The contract of a meeting analysis; an answer outside it is a failed analysis (502)."""

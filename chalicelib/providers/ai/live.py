@@ -108,3 +108,16 @@ class LiveAI(AIProvider):
         except ValueError as exc:
             raise BadGateway("AI meeting analysis failed: the answer was not JSON") from exc
         return check_meeting_analysis(result, attendees)
+
+    FIGURES_PROMPT = ("You answer an agency client's question about its advertising and store performance. Use only "
+                      "the figures given as JSON (the period, each metric with its prior-period value, change and "
+                      "target, and the largest campaigns). Say so when the figures cannot answer the question. "
+                      "Answer in at most five sentences, with the numbers that support the answer.")
+
+    def answer_from_figures(self, *, question: str, figures: dict) -> str:
+        answer = self.chat([{"role": "system", "content": self.FIGURES_PROMPT},
+                            {"role": "user", "content": json.dumps({"question": question, "figures": figures})}],
+                           max_tokens=400)
+        if not isinstance(answer, str) or not answer.strip():
+            raise BadGateway("AI answer failed: the provider answered nothing")
+        return answer.strip()

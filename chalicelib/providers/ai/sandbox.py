@@ -87,3 +87,33 @@ class SandboxAI(AIProvider):
             email = by_name.get(owner.strip().strip("*").lower()) if sep else None
             items.append({"text": what.strip() if sep and email else line, "assignee_email": email})
         return check_meeting_analysis({"category": category, "action_items": items}, attendees)
+
+    FIGURE_WORDS = {"spend": ("spend", "spent", "cost", "budget"), "roas": ("roas", "return"),
+                    "revenue": ("revenue", "sales"), "orders": ("order",), "conversions": ("conversion",),
+                    "clicks": ("click",), "impressions": ("impression", "reach"), "cpa": ("cpa", "acquisition"),
+                    "ctr": ("ctr", "click-through"), "cpc": ("cpc", "per click"), "aov": ("aov", "order value")}
+
+    def answer_from_figures(self, *, question: str, figures: dict) -> str:
+        """Deterministic: the metrics the question names (else the first three), each with its change and
+        target, and the largest campaign when the question asks about campaigns."""
+        text = question.lower()
+        metrics = [m for m in figures.get("metrics") or [] if m.get("value") is not None]
+        named = [m for m in metrics if any(w in text for w in self.FIGURE_WORDS.get(m["key"], (m["key"],)))]
+        period = figures.get("period") or {}
+        if not metrics:
+            return (f"There are no synced figures for the {period.get('type', 'period')} from {period.get('start')} "
+                    f"to {period.get('end')} yet.")
+        sentences = [f"For the {period.get('type')} from {period.get('start')} to {period.get('end')}:"]
+        for m in (named or metrics[:3]):
+            sentence = f"{m['label']} was {m['value']:,.2f}"
+            if m.get("delta_pct") is not None:
+                sentence += f", {'up' if m['delta_pct'] >= 0 else 'down'} {abs(m['delta_pct']):.1f}% on the prior period"
+            if m.get("target") is not None:
+                sentence += f" against a target of {m['target']:,.2f} ({m['tracking_status'].replace('_', ' ')})"
+            sentences.append(sentence + ".")
+        campaigns = figures.get("campaigns") or []
+        if "campaign" in text and campaigns:
+            top = campaigns[0]
+            sentences.append(f"The largest campaign by spend was {top['campaign_name']} ({top['platform']}) with "
+                             f"{top['spend']:,.2f} spent.")
+        return " ".join(sentences)

@@ -1,0 +1,217 @@
+"""Connected ad platforms of a client (document 3: /api/portal/connections; issue 19 item 4), their staff side
+(agency-managed connections: /api/clients/:companyId/connections) and the sync of their daily metrics.
+
+Credentials are validated per platform, TESTED against the platform before they are stored (the provider call
+runs with no transaction open: `ctx.release_connection()`), stored encrypted with SECRETS_KEY (core.crypto) and
+never answered. A sync reads each connection's days from the platform outside any transaction and upserts one
+row per connection, campaign and day (a re-sync of the same days updates, never duplicates).
+"""
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+
+from sqlalchemy import select, update
+
+from chalicelib.core import crypto
+from chalicelib.core.errors import Conflict, DomainError, Forbidden, not_found
+from chalicelib.core.ids import new_id, utcnow
+from chalicelib.core.locks import lock_key
+from chalicelib.core.notify import notify
+from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.serialize import row_dict
+
+from .models import AdConnection, AdDailyMetric
+
+log = logging.getLogger("wms.portal")
+CONNECTION_FIELDS = ("id", "company_id", "platform", "display_name", "account_id", "account_name", "currency",
+                     "agency_managed", "status", "last_synced_at", "last_sync_error", "created_by", "created_at",
+                     "updated_at")
+UPSERT_CHUNK = 1000
+METRIC_COLUMNS = ("spend", "impressions", "clicks", "conversions", "conversion_value", "orders", "revenue")
+
+
+def connection_record(row: AdConnection) -> dict:
+    return row_dict(row, CONNECTION_FIELDS, flags=("agency_managed",))
+
+
+def require_dashboard(ctx) -> None:
+    """The results dashboard (connections and results) is for clients whose profile enables it: 403 otherwise
+    (the two GET routes answer an empty body with dashboard_enabled 0 instead)."""
+    if not ctx.portal.profile.get("dashboard_enabled"):
+        raise Forbidden("The results dashboard is not enabled for this client")
+
+
+def _rows(db, company_id: str) -> list[AdConnection]:
+    return list(db.scalars(select(AdConnection).where(AdConnection.company_id == company_id)
+                           .order_by(AdConnection.created_at, AdConnection.id).limit(LIST_LIMIT)))
+
+
+def list_connections(ctx) -> list[dict]:
+    if not ctx.portal.profile.get("dashboard_enabled"):
+        return []
+    return [connection_record(row) for row in _rows(ctx.db, ctx.portal.company_id)]
+
+
+def _load(db, company_id: str, connection_id: str) -> AdConnection:
+    row = db.scalar(select(AdConnection).where(AdConnection.id == connection_id, AdConnection.company_id == company_id)
+                    .with_for_update())
+    if row is None:
+        raise not_found("Connection")
+    return row
+
+
+def _connect(ctx, *, company_id: str, data, agency_managed: bool, created_by: str | None) -> AdConnection:
+    """Validate the credentials, test them against the platform (no transaction open), then store them."""
+    from chalicelib.providers.adplatforms import get_adplatform, parse_credentials
+
+    credentials = parse_credentials(data.platform, data.credentials)
+    account_id = credentials.account_id()
+    connection_id = new_id()
+    platform = get_adplatform(data.platform, credentials, seed=connection_id)  # 503 when off
+    ctx.release_connection()
+    info = platform.verify()  # CredentialsRefused: 400, nothing stored
+    lock_key(ctx.db, "ad-connection", company_id, data.platform, account_id)
+    exists = ctx.db.scalar(select(AdConnection.id).where(AdConnection.company_id == company_id,
+                                                         AdConnection.platform == data.platform,
+                                                         AdConnection.account_id == account_id))
+    if exists:
+        raise Conflict("This account is connected already")
+    row = AdConnection(id=connection_id, company_id=company_id, platform=data.platform, display_name=data.display_name,
+                       account_id=account_id, account_name=(info.get("account_name") or "")[:300] or None,
+                       currency=(info.get("currency") or "")[:10] or None,
+                       secret=crypto.encrypt(json.dumps(credentials.model_dump())), agency_managed=agency_managed,
+                       status="connected", created_by=created_by)
+    ctx.db.add(row)
+    ctx.db.flush()
+    ctx.after_commit(lambda: sync_connections(connection_id=connection_id))  # the first sync (backfill)
+    return row
+
+
+def create_connection(ctx, *, data) -> dict:
+    from chalicelib.providers.adplatforms import PLATFORM_NAMES
+
+    require_dashboard(ctx)
+    company_id = ctx.portal.company_id
+    who = f"portal:{ctx.portal.user_id}" if ctx.portal.user_id else "portal"
+    row = _connect(ctx, company_id=company_id, data=data, agency_managed=False, created_by=who)
+    manager = ctx.portal.profile.get("delivery_manager_id")
+    if manager:
+        notify(ctx, user_id=manager, type="portal_connection",
+               title=f"A client connected {PLATFORM_NAMES[row.platform]}: {row.display_name}",
+               resource_type="company", resource_id=company_id, action_url=f"/companies/{company_id}")
+    return connection_record(row)
+
+
+def delete_connection(ctx, *, connection_id: str) -> None:
+    require_dashboard(ctx)
+    row = _load(ctx.db, ctx.portal.company_id, connection_id)
+    if row.agency_managed:
+        raise Conflict("This connection is managed by the agency and cannot be disconnected in the portal")
+    ctx.db.delete(row)
+    ctx.db.flush()
+
+
+def request_sync(ctx) -> str:
+    require_dashboard(ctx)
+    company_id = ctx.portal.company_id
+    count = len(_rows(ctx.db, company_id))
+    ctx.after_commit(lambda: sync_connections(company_id=company_id))
+    return f"Sync started for {count} connected platform{'s' if count != 1 else ''}"
+
+
+# ---------------------------------------------------------------- staff: agency-managed connections
+
+def _client(ctx, company_id: str) -> None:
+    from chalicelib.areas.deals import service as deals_service
+
+    if company_id not in deals_service.client_company_ids(ctx.db, [company_id]):
+        raise not_found("Client")
+
+
+def staff_list(ctx, *, company_id: str) -> list[dict]:
+    _client(ctx, company_id)
+    return [connection_record(row) for row in _rows(ctx.db, company_id)]
+
+
+def staff_create(ctx, *, company_id: str, data) -> dict:
+    _client(ctx, company_id)
+    return connection_record(_connect(ctx, company_id=company_id, data=data, agency_managed=True,
+                                      created_by=ctx.user_id))
+
+
+def staff_delete(ctx, *, company_id: str, connection_id: str) -> None:
+    _client(ctx, company_id)
+    ctx.db.delete(_load(ctx.db, company_id, connection_id))
+    ctx.db.flush()
+
+
+# ---------------------------------------------------------------- sync
+
+def _upsert(db, rows: list[dict]) -> None:
+    if db.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    for start in range(0, len(rows), UPSERT_CHUNK):
+        stmt = insert(AdDailyMetric).values(rows[start:start + UPSERT_CHUNK])
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["connection_id", "campaign_id", "date"],
+            set_={name: stmt.excluded[name] for name in ("campaign_name", *METRIC_COLUMNS, "synced_at")})
+        db.execute(stmt)
+
+
+def _window(last_synced_at) -> tuple:
+    from chalicelib.core.settings import get_settings
+    from chalicelib.core.timeutil import org_today
+
+    settings = get_settings()
+    until = org_today()
+    days = settings.adplatforms_resync_days if last_synced_at else settings.adplatforms_backfill_days
+    return until - timedelta(days=max(0, days - 1)), until
+
+
+def sync_connections(*, company_id: str | None = None, connection_id: str | None = None) -> dict:
+    """Sync the daily metrics of one connection, of one company's connections, or (neither given) of every
+    connection. Each platform is read with no transaction open; each connection's rows are written in a unit of
+    work of their own, with its status (`connected`, or `error` and the message). Answers counts."""
+    from chalicelib.core.db import unit_of_work
+    from chalicelib.providers.adplatforms import get_adplatform, parse_credentials
+
+    with unit_of_work() as uow:
+        stmt = select(AdConnection.id, AdConnection.company_id, AdConnection.platform, AdConnection.secret,
+                      AdConnection.last_synced_at).order_by(AdConnection.company_id, AdConnection.id)
+        if connection_id:
+            stmt = stmt.where(AdConnection.id == connection_id)
+        if company_id:
+            stmt = stmt.where(AdConnection.company_id == company_id)
+        found = uow.session.execute(stmt).all()
+    result = {"connections": len(found), "synced": 0, "failed": 0, "rows": 0}
+    for conn in found:
+        rows, error = [], None
+        try:
+            credentials = parse_credentials(conn.platform, json.loads(crypto.decrypt(conn.secret)))
+            since, until = _window(conn.last_synced_at)
+            rows = get_adplatform(conn.platform, credentials, seed=conn.id).daily_metrics(since, until)
+        except crypto.SecretUnreadable:
+            error = "The stored credentials cannot be read (SECRETS_KEY changed); connect the account again"
+        except DomainError as exc:
+            error = exc.message
+        except Exception as exc:  # noqa: BLE001 - one failing platform never stops the others
+            log.exception("ad platform sync failed", extra={"connection_id": conn.id})
+            error = f"The sync failed ({type(exc).__name__})"
+        now = utcnow()
+        with unit_of_work() as uow:
+            if rows:
+                _upsert(uow.session, [{"id": new_id(), "connection_id": conn.id, "company_id": conn.company_id,
+                                       "platform": conn.platform, "synced_at": now, **row,
+                                       "campaign_name": row["campaign_name"][:300],
+                                       "campaign_id": row["campaign_id"][:100]} for row in rows])
+            values = ({"status": "error", "last_sync_error": error[:2000], "updated_at": now} if error else
+                      {"status": "connected", "last_sync_error": None, "last_synced_at": now, "updated_at": now})
+            uow.session.execute(update(AdConnection).where(AdConnection.id == conn.id).values(**values))
+        result["failed" if error else "synced"] += 1
+        result["rows"] += len(rows)
+    return result
+

@@ -1,0 +1,50 @@
+"""HTTP to an ad platform through `requests`, with the error mapping of the live adapters: unreachable ->
+502, timeout -> 504, 429 -> wait `Retry-After` (when at most `max_wait` seconds) and retry once, else 503
+naming when to retry. Other answers are the caller's to read. Tokens never go into a message."""
+from __future__ import annotations
+
+import time
+
+import requests
+
+from chalicelib.core.errors import BadGateway, ServiceUnavailable
+
+from .base import GatewayTimeout
+
+sleep = time.sleep  # tests replace it
+
+
+def retry_after(response) -> float:
+    try:
+        return max(0.0, float(response.headers.get("Retry-After", "1")))
+    except ValueError:
+        return 1.0
+
+
+def rate_limited(name: str, wait: float) -> ServiceUnavailable:
+    seconds = int(wait + 0.999)
+    return ServiceUnavailable(f"{name} is rate limiting requests; retry after {seconds} s", extra={"retry_after": seconds})
+
+
+def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 30.0, **kwargs):
+    for attempt in (1, 2):
+        try:
+            response = requests.request(method, url, timeout=timeout, **kwargs)
+        except requests.Timeout as exc:
+            raise GatewayTimeout(f"{name} did not answer in time") from exc
+        except requests.RequestException as exc:
+            raise BadGateway(f"{name} unreachable ({type(exc).__name__})") from exc
+        if response.status_code != 429:
+            return response
+        wait = retry_after(response)
+        if attempt == 2 or wait > max_wait:
+            raise rate_limited(name, wait)
+        sleep(wait)
+    raise AssertionError("unreachable")
+
+
+def json_body(response, name: str):
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise BadGateway(f"{name} answered a body that is not JSON (HTTP {response.status_code})") from exc

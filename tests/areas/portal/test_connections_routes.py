@@ -1,0 +1,190 @@
+"""Portal connections (issue 19 item 4): list, connect (credentials validated, tested before they are stored,
+encrypted, never answered; the delivery manager notified), disconnect (agency-managed 409, another company's
+404), sync (202, after commit, idempotent), the daily job through the CLI, and the staff side that makes
+agency-managed connections."""
+import json
+
+from sqlalchemy import func, select
+
+from chalicelib.areas.portal.models import AdConnection, AdDailyMetric
+from chalicelib.core import crypto
+from chalicelib.core.notify import Notification
+from tests.areas.deals.factories import make_company
+from tests.areas.portal.conftest import make_client
+from tests.factories import make_user
+
+GOOGLE = {"platform": "google_ads", "display_name": "Google Ads",
+          "credentials": {"customer_id": "123-456-7890", "refresh_token": "1//refresh-SECRET-g"}}
+META = {"platform": "meta_ads", "display_name": "Meta",
+        "credentials": {"ad_account_id": "act_998877", "access_token": "EAAB-SECRET-meta"}}
+SHOP = {"platform": "shopify", "display_name": "Store",
+        "credentials": {"shop_domain": "acme-store.myshopify.com", "access_token": "shpat_SECRET_shop"}}
+SECRETS = ("1//refresh-SECRET-g", "EAAB-SECRET-meta", "shpat_SECRET_shop")
+
+
+def count(db, model, **where):
+    stmt = select(func.count()).select_from(model)
+    for key, value in where.items():
+        stmt = stmt.where(getattr(model, key) == value)
+    return db.scalar(stmt)
+
+
+def no_secret(answer):
+    text = answer.body.decode()
+    assert not any(secret in text for secret in SECRETS), text
+    assert "secret" not in (answer.json or {}).get("connection", {})
+
+
+def test_connect_tests_stores_encrypted_notifies_and_syncs(portal, db, set_env):
+    set_env(ADPLATFORMS_BACKFILL_DAYS="40")
+    manager = make_user(db)
+    mine = make_client(db, dashboard=True, manager=manager)
+    answer = portal.post("/connections", mine, role="collaborator", user="pu-9", json=GOOGLE)
+    assert answer.status == 201, answer
+    no_secret(answer)
+    connection = answer.json["connection"]
+    assert set(connection) == {"id", "company_id", "platform", "display_name", "account_id", "account_name",
+                               "currency", "agency_managed", "status", "last_synced_at", "last_sync_error",
+                               "created_by", "created_at", "updated_at"}
+    assert (connection["platform"], connection["account_id"], connection["agency_managed"],
+            connection["created_by"], connection["company_id"]) == ("google_ads", "1234567890", 0, "portal:pu-9", mine.id)
+    row = db.get(AdConnection, connection["id"])
+    assert "SECRET" not in row.secret
+    assert json.loads(crypto.decrypt(row.secret))["refresh_token"] == "1//refresh-SECRET-g"
+    assert db.scalar(select(Notification.type).where(Notification.user_id == manager.id)) == "portal_connection"
+    # the first sync ran after the commit: 40 days of each campaign
+    campaigns = db.scalar(select(func.count(func.distinct(AdDailyMetric.campaign_id)))
+                          .where(AdDailyMetric.connection_id == row.id))
+    assert campaigns >= 2 and count(db, AdDailyMetric, connection_id=row.id) == 40 * campaigns
+    db.refresh(row)
+    assert row.status == "connected" and row.last_synced_at is not None
+
+    listed = portal.get("/connections", mine)
+    assert listed.status == 200 and listed.json["dashboard_enabled"] == 1
+    assert [c["id"] for c in listed.json["connections"]] == [row.id]
+    assert listed.json["connections"][0]["last_synced_at"] is not None
+    no_secret(listed)
+    for body in (META, SHOP):
+        made = portal.post("/connections", mine, role="admin", json=body)
+        assert made.status == 201, made
+        no_secret(made)
+    assert len(portal.get("/connections", mine).json["connections"]) == 3
+    # the same account again: 409
+    assert portal.post("/connections", mine, role="admin", json=GOOGLE).status == 409
+    # another client sees none of them
+    other = make_client(db, dashboard=True)
+    assert portal.get("/connections", other).json["connections"] == []
+
+
+def test_refused_or_malformed_credentials_store_nothing(portal, db):
+    mine = make_client(db, dashboard=True)
+    refused = {**GOOGLE, "credentials": {**GOOGLE["credentials"], "refresh_token": "invalid-token"}}
+    answer = portal.post("/connections", mine, role="admin", json=refused)
+    assert answer.status == 400 and "refused" in answer.json["error"]
+    assert count(db, AdConnection, company_id=mine.id) == 0
+    cases = [
+        ({**GOOGLE, "credentials": {"refresh_token": "x"}}, "credentials.customer_id"),
+        ({**GOOGLE, "credentials": {"customer_id": "12345", "refresh_token": "x"}}, "credentials.customer_id"),
+        ({**META, "credentials": {"ad_account_id": "act_x1", "access_token": "t"}}, "credentials.ad_account_id"),
+        ({**SHOP, "credentials": {"shop_domain": "evil.example.com", "access_token": "t"}}, "credentials.shop_domain"),
+        ({**SHOP, "credentials": {"shop_domain": "acme.myshopify.com"}}, "credentials.access_token"),
+        ({**GOOGLE, "platform": "tiktok"}, "platform"),
+        ({**GOOGLE, "credentials": "text"}, "credentials"),
+        ({"platform": "google_ads", "credentials": GOOGLE["credentials"]}, "display_name"),
+    ]
+    for body, field in cases:
+        answer = portal.post("/connections", mine, role="admin", json=body)
+        assert answer.status == 400, (body, answer)
+        assert field in [d["field"] for d in answer.json.get("details", [])], (field, answer.json)
+    assert count(db, AdConnection, company_id=mine.id) == 0
+
+
+def test_roles_dashboard_flag_and_provider_off(portal, db, set_env):
+    mine = make_client(db, dashboard=True)
+    assert portal.post("/connections", mine, role="viewer", json=GOOGLE).status == 403
+    assert portal.post("/connections/sync", mine, role="viewer").status == 403
+    disabled = make_client(db, dashboard=False)
+    listed = portal.get("/connections", disabled)
+    assert (listed.status, listed.json) == (200, {"connections": [], "dashboard_enabled": 0})
+    results = portal.get("/results", disabled)
+    assert results.status == 200 and results.json["dashboard_enabled"] == 0 and results.json["metrics"] == []
+    for method, path, body in (("POST", "/connections", GOOGLE), ("POST", "/connections/sync", None),
+                               ("DELETE", "/connections/00000000-0000-0000-0000-000000000000", None),
+                               ("GET", "/results/campaigns", None), ("POST", "/results/ask", {"question": "How?"})):
+        answer = portal.request(method, path, disabled, role="admin", json=body)
+        assert answer.status == 403 and "not enabled" in answer.json["error"], (path, answer)
+    assert count(db, AdConnection, company_id=disabled.id) == 0
+    set_env(ADPLATFORMS_MODE="off")
+    assert portal.post("/connections", mine, role="admin", json=GOOGLE).status == 503
+    assert count(db, AdConnection, company_id=mine.id) == 0
+
+
+def test_disconnect_scoping_and_agency_managed(portal, api, db, exec_user, set_env):
+    set_env(ADPLATFORMS_BACKFILL_DAYS="3")
+    mine, other = make_client(db, dashboard=True), make_client(db, dashboard=True)
+    own = portal.post("/connections", mine, role="admin", json=META).json["connection"]
+    foreign = portal.post("/connections", other, role="admin", json=META).json["connection"]
+    managed = api.post(f"/api/clients/{mine.id}/connections", as_=exec_user, json=GOOGLE)
+    assert managed.status == 201, managed
+    no_secret(managed)
+    managed = managed.json["connection"]
+    assert managed["agency_managed"] == 1 and managed["created_by"] == exec_user.id
+    assert {c["id"] for c in portal.get("/connections", mine).json["connections"]} == {own["id"], managed["id"]}
+    assert portal.delete(f"/connections/{foreign['id']}", mine, role="admin").status == 404
+    assert portal.delete(f"/connections/{own['id']}", mine, role="viewer").status == 403
+    assert portal.delete(f"/connections/{managed['id']}", mine, role="admin").status == 409
+    assert count(db, AdDailyMetric, connection_id=own["id"]) > 0
+    assert portal.delete(f"/connections/{own['id']}", mine, role="admin").json == {"ok": True}
+    assert db.get(AdConnection, own["id"]) is None and count(db, AdDailyMetric, connection_id=own["id"]) == 0
+    assert portal.delete(f"/connections/{own['id']}", mine, role="admin").status == 404
+    assert db.get(AdConnection, foreign["id"]) is not None
+    # staff: list, refuse a company that is not a client, remove the managed one
+    staff = api.get(f"/api/clients/{mine.id}/connections", as_=exec_user)
+    assert [c["id"] for c in staff.json["connections"]] == [managed["id"]]
+    no_secret(staff)
+    prospect = make_company(db)
+    assert api.get(f"/api/clients/{prospect.id}/connections", as_=exec_user).status == 404
+    assert api.post(f"/api/clients/{prospect.id}/connections", as_=exec_user, json=GOOGLE).status == 404
+    assert api.delete(f"/api/clients/{other.id}/connections/{managed['id']}", as_=exec_user).status == 404
+    assert api.delete(f"/api/clients/{mine.id}/connections/{managed['id']}", as_=exec_user).json == {"ok": True}
+    refused = {**GOOGLE, "credentials": {**GOOGLE["credentials"], "refresh_token": "invalid"}}
+    assert api.post(f"/api/clients/{mine.id}/connections", as_=exec_user, json=refused).status == 400
+    assert count(db, AdConnection, company_id=mine.id) == 0
+
+
+def test_sync_is_accepted_runs_after_commit_and_is_idempotent(portal, db, set_env):
+    set_env(ADPLATFORMS_BACKFILL_DAYS="10", ADPLATFORMS_RESYNC_DAYS="4")
+    mine = make_client(db, dashboard=True)
+    made = portal.post("/connections", mine, role="admin", json=SHOP).json["connection"]
+    before = db.execute(select(AdDailyMetric.date, AdDailyMetric.orders, AdDailyMetric.revenue)
+                        .where(AdDailyMetric.connection_id == made["id"]).order_by(AdDailyMetric.date)).all()
+    assert len(before) == 10
+    answer = portal.post("/connections/sync", mine, role="collaborator")
+    assert answer.status == 202 and answer.json == {"message": "Sync started for 1 connected platform"}
+    after = db.execute(select(AdDailyMetric.date, AdDailyMetric.orders, AdDailyMetric.revenue)
+                       .where(AdDailyMetric.connection_id == made["id"]).order_by(AdDailyMetric.date)).all()
+    assert after == before  # the same days re-read: updated in place, never duplicated
+
+
+def test_daily_job_through_the_cli_is_idempotent(portal, db, set_env, capsys):
+    from chalicelib import cli
+
+    set_env(ADPLATFORMS_BACKFILL_DAYS="5", ADPLATFORMS_RESYNC_DAYS="5")
+    mine = make_client(db, dashboard=True)
+    good = portal.post("/connections", mine, role="admin", json=META).json["connection"]
+    broken = AdConnection(company_id=mine.id, platform="google_ads", display_name="Broken", account_id="1111111111",
+                          secret=crypto.encrypt(json.dumps({"customer_id": "1111111111", "refresh_token": "invalid"})))
+    db.add(broken)
+    db.flush()
+    rows = count(db, AdDailyMetric, connection_id=good["id"])
+    capsys.readouterr()
+    assert cli.main(["job", "adplatforms-sync"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert cli.main(["job", "adplatforms-sync"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert first == second
+    assert first["failed"] == 1 and first["synced"] >= 1 and first["rows"] >= rows
+    assert count(db, AdDailyMetric, connection_id=good["id"]) == rows
+    db.refresh(broken)
+    assert broken.status == "error" and "refused" in broken.last_sync_error
+    assert count(db, AdDailyMetric, connection_id=broken.id) == 0
