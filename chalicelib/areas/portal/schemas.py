@@ -561,6 +561,10 @@ class PortalPreferenceRead(Read):
 
 # ---------------------------------------------------------------- connected ad platforms and results
 
+from datetime import date as _date  # noqa: E402
+
+from pydantic import field_validator  # noqa: E402
+
 from chalicelib.core.schemas import CalendarDate  # noqa: E402
 
 AdPlatformKey = choice("google_ads", "meta_ads", "shopify")
@@ -581,6 +585,13 @@ class AdConnectionCreate(Input):
 class ResultsQuery(Input):
     period_type: Period = "month"
     period_end: CalendarDate = None
+
+    @field_validator("period_end")
+    @classmethod
+    def _within_years(cls, value):
+        if value is not None and not _date(2000, 1, 1) <= value <= _date(2100, 12, 31):
+            raise ValueError("must be between 2000-01-01 and 2100-12-31")
+        return value
 
 
 class CampaignResultsQuery(ResultsQuery):

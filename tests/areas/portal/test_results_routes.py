@@ -122,7 +122,8 @@ def test_defaults_empty_and_bad_queries(portal, db):
     assert answer.status == 200
     assert answer.json["period"]["type"] == "month" and answer.json["period"]["end"] == org_today().isoformat()
     assert (answer.json["metrics"], answer.json["insight"], answer.json["connected_platforms"]) == ([], None, [])
-    for query in ("period_type=decade", "period_end=2024-02-30", "period_end=yesterday"):
+    for query in ("period_type=decade", "period_end=2024-02-30", "period_end=yesterday", "period_end=0001-01-01",
+                  "period_end=9999-12-31"):
         assert portal.get(f"/results?{query}", mine).status == 400, query
         assert portal.get(f"/results/campaigns?{query}", mine).status == 400, query
     for query in ("sort_by=bogus", "sort_dir=up", "platform=tiktok"):
