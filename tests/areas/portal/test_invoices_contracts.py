@@ -240,3 +240,49 @@ def test_onboarding_empty_before_it_starts_then_progress(portal, db, api, exec_u
     assert done["completion_percentage"] == 100 and done["current_stage_type"] is None and done["completed_at"]
     # another company's progress is not read
     assert portal.get("/onboarding", other).json["template"] is None
+
+
+def test_invoice_and_contract_lists_are_capped(portal, db):
+    from chalicelib.core.locks import insert_rows
+    from chalicelib.core.query import LIST_LIMIT
+    from chalicelib.areas.invoices.models import Invoice
+
+    mine = make_client(db)
+    make_contact(db, company_id=mine.id, email="cap@client.example")
+    insert_rows(db, Invoice, [{"invoice_number": f"CAP-{index:05d}", "status": "sent", "company_id": mine.id,
+                               "issued_date": date(2026, 1, 1) + timedelta(days=index % 300)}
+                              for index in range(LIST_LIMIT + 5)])
+    insert_rows(db, Contract, [{"title": f"K{index}", "status": "signed",
+                                "signers": [{"name": "Cap", "email": "cap@client.example"}]}
+                               for index in range(LIST_LIMIT + 5)])
+    db.flush()
+    invoices = portal.get("/invoices", mine).json["invoices"]
+    assert len(invoices) == LIST_LIMIT and invoices[0]["issued_date"] >= invoices[-1]["issued_date"]
+    assert len(portal.get("/contracts", mine).json["contracts"]) == LIST_LIMIT
+
+
+def test_contracts_cost_constant_statements(portal, db, count_queries):
+    mine = make_client(db)
+    make_contact(db, company_id=mine.id, email="k@client.example")
+
+    def add(n):
+        for index in range(n):
+            _contract(db, f"K{index}", [{"name": "K", "email": "k@client.example"}])
+
+    add(5)
+    with count_queries() as small:
+        assert len(portal.get("/contracts", mine).json["contracts"]) == 5
+    add(95)
+    with count_queries() as large:
+        assert len(portal.get("/contracts", mine).json["contracts"]) == 100
+    assert large.count == small.count
+
+
+def test_onboarding_ignores_the_group_header(portal, db, api, exec_user):
+    mine, sister = make_client(db, group="G"), make_client(db, group="G")
+    template = api.post("/api/admin/onboarding-templates/client", json={"name": "Sister's"},
+                        as_=exec_user).json["template"]
+    assert api.post(f"/api/clients/{sister.id}/onboarding", json={"template_id": template["id"]},
+                    as_=exec_user).status == 201
+    assert portal.get("/onboarding", sister).json["template"]["name"] == "Sister's"
+    assert portal.get("/onboarding", mine, group=[sister]).json["template"] is None
