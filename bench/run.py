@@ -39,14 +39,13 @@ from bench.harness import (  # noqa: E402
     write_json,
 )
 from bench.pgproxy import CountingProxy  # noqa: E402
-from bench.scenarios import Dataset, select  # noqa: E402
+from bench.scenarios import PORTAL_TOKEN, Dataset, select  # noqa: E402
 from chalicelib.areas import AREAS as ALL_AREAS  # noqa: E402 - the names only: no area is imported
 
 EXECUTIVE_EMAIL = "bench.executive@agency.test"
 DRIVERS = ("pg8000", "psycopg")
 COLD_START_TARGET = 1.15  # an area's function import / the floor app's (issue 11 item 7)
 AREAS = tuple(ALL_AREAS)  # every area's function (infra/areas.json): the cold-start target is per area
-PORTAL_TOKEN = "bench-portal-service-token-0123456789"  # PORTAL_SERVICE_TOKEN of the benched service
 
 
 def parse_args(argv=None):
@@ -163,11 +162,11 @@ class Bench:
 
 
 def statements_constant(endpoint, statements: dict) -> bool:
-    """The statement count does not grow with the rows. A paged list (`limit` in its query) skips its count
-    statement while the first page is short (core.query.paginate: one statement fewer below the page size), so
-    its count is compared at the row counts that fill the page; below, it may only be lower."""
+    """The statement count does not grow with the rows. A paged read (`limit` in its query, or its page_size)
+    skips its count statement while the first page is short (core.query.paginate: one statement fewer below the
+    page size), so its count is compared at the row counts that fill the page; below, it may only be lower."""
     counts = {int(rows): count for rows, count in statements.items()}
-    limit = int((endpoint.query or {}).get("limit", 0) or 0)
+    limit = endpoint.page_size or int((endpoint.query or {}).get("limit", 0) or 0)
     full = [count for rows, count in counts.items() if limit and rows >= limit]
     if len(full) < 2:
         return len(set(counts.values())) == 1 or (bool(full) and all(c <= full[0] for c in counts.values())

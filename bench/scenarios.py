@@ -33,6 +33,8 @@ class Endpoint:
     queue: bool = False  # run with the notifications queue configured (SQS, moto), not in-process delivery
     # the caller's headers instead of the executive's bearer token (the portal: its service token and headers)
     headers: Callable[["Dataset"], dict] | None = None
+    # the page the read cuts its rows to, when its query's `limit` does not say it: a short page skips the count
+    page_size: int | None = None
 
 
 def _task_body(ds, i):
@@ -118,6 +120,56 @@ ENDPOINTS = [
     Endpoint("page list", "pages", "GET", "/api/pages", "list", "standalone pages", query={"limit": "100"}),
     Endpoint("page detail", "pages", "GET", "/api/pages/{page_id}", "detail", "nothing (the page and its content)",
              params=lambda ds: {"page_id": ds.ids["page"]}, per_record=True),
+    Endpoint("agent task list", "agents", "GET", "/api/agent-tasks", "list", "agent tasks (one project)",
+             query={"limit": "100"}),
+    Endpoint("agent task detail", "agents", "GET", "/api/agent-tasks/{agent_task_id}", "detail",
+             "runs of the agent task (the detail shows the 50 most recent, and counts them when there are more)",
+             params=lambda ds: {"agent_task_id": ds.ids["agent_task"]}, per_record=True,
+             page_size=50),  # chalicelib/areas/agents/queries.py RECENT_RUNS
+    Endpoint("culture event list", "calendar", "GET", "/api/calendar/culture-events", "list", "culture events"),
+    Endpoint("public holiday list", "calendar", "GET", "/api/calendar/public-holidays", "list", "public holidays"),
+    Endpoint("connection list", "connections", "GET", "/api/admin/connections", "list",
+             "stored connections: at most one per provider (ledger, planner, chat), all three stored"),
+    Endpoint("user mapping list", "connections", "GET", "/api/admin/connections/user-mappings", "list",
+             "active users with their ledger and planner ids"),
+    Endpoint("insights overview", "insights", "GET", "/api/insights/overview", "list",
+             "employees (headcount, retention, diversity, compensation, structure, location)"),
+    Endpoint("meeting list", "meetings", "GET", "/api/meetings", "list",
+             "meetings (the page is at most 50: the route's cap)", query={"per_page": "50"}),
+    Endpoint("meeting detail", "meetings", "GET", "/api/meetings/{meeting_id}", "detail",
+             "attendees and action items of the meeting", params=lambda ds: {"meeting_id": ds.ids["meeting"]},
+             per_record=True),
+    Endpoint("note list", "notes", "GET", "/api/notes/{resource_type}/{record_id}", "list", "notes of one deal",
+             params=lambda ds: {"resource_type": "deal", "record_id": ds.ids["note_deal"]}),
+    Endpoint("onboarding template list", "onboarding", "GET", "/api/admin/onboarding-templates/client", "list",
+             "onboarding templates (one stage and milestone each)"),
+    Endpoint("onboarding template detail", "onboarding", "GET", "/api/admin/onboarding-templates/client/{template_id}",
+             "detail", "stages of the template (one milestone each)",
+             params=lambda ds: {"template_id": ds.ids["onboarding_template"]}, per_record=True),
+    Endpoint("review list", "performance", "GET", "/api/performance/reviews", "list", "reviews (one cycle)"),
+    Endpoint("review detail", "performance", "GET", "/api/performance/reviews/{review_id}", "detail",
+             "KPI ratings and goals of the review", params=lambda ds: {"review_id": ds.ids["review"]},
+             per_record=True),
+    Endpoint("proposal list", "proposals", "GET", "/api/proposals", "list", "proposals", query={"limit": "100"}),
+    Endpoint("proposal detail", "proposals", "GET", "/api/proposals/{proposal_id}", "detail",
+             "approvals of the proposal", params=lambda ds: {"proposal_id": ds.ids["proposal"]}, per_record=True),
+    Endpoint("relationship action list", "relationships", "GET", "/api/relationships/relationship-actions", "list",
+             "relationship actions"),
+    Endpoint("relationship profile", "relationships", "GET", "/api/relationships/contacts/{contact_id}/relationship",
+             "detail", "nothing (a contact's profile, made on the first read)",
+             params=lambda ds: {"contact_id": ds.ids["relationship_contact"]}, per_record=True),
+    Endpoint("research brief list", "research", "GET", "/api/research/companies/{company_id}/briefs", "list",
+             "briefs of one company", params=lambda ds: {"company_id": ds.ids["research_company"]}),
+    Endpoint("research brief detail", "research", "GET", "/api/research/{brief_id}", "detail",
+             "nothing (a brief and its content)", params=lambda ds: {"brief_id": ds.ids["research_brief"]},
+             per_record=True),
+    Endpoint("portal dashboard", "portal", "GET", "/api/portal/dashboard", "list",
+             "projects of the portal's company (the dashboard's summary)", headers=lambda ds: ds.portal_headers()),
+    Endpoint("portal project list", "portal", "GET", "/api/portal/projects", "list",
+             "projects of the portal's company", headers=lambda ds: ds.portal_headers()),
+    Endpoint("portal project detail", "portal", "GET", "/api/portal/projects/{project_id}", "detail",
+             "goals and members of the project", params=lambda ds: {"project_id": ds.ids["portal_project"]},
+             headers=lambda ds: ds.portal_headers(), per_record=True),
 ]
 
 # The area whose data an endpoint reads -> the Dataset method that makes it (areas not listed need none).
@@ -126,7 +178,13 @@ _SCALERS = {"tasks": "_scale_tasks", "projects": "_scale_projects", "budgets": "
             "action_items": "_scale_action_items", "deals": "_scale_deals", "clients": "_scale_clients",
             "invoices": "_scale_invoices", "announcements": "_scale_announcements", "leave": "_scale_leave",
             "sprints": "_scale_sprints", "roadmaps": "_scale_roadmaps", "sla": "_scale_sla",
-            "timesheets": "_scale_timesheets", "pages": "_scale_pages"}
+            "timesheets": "_scale_timesheets", "pages": "_scale_pages", "agents": "_scale_agents",
+            "calendar": "_scale_calendar", "connections": "_scale_connections", "insights": "_scale_insights",
+            "meetings": "_scale_meetings", "notes": "_scale_notes", "onboarding": "_scale_onboarding",
+            "performance": "_scale_performance", "proposals": "_scale_proposals",
+            "relationships": "_scale_relationships", "research": "_scale_research", "portal": "_scale_portal"}
+
+PORTAL_TOKEN = "bench-portal-service-token-0123456789"  # the benched service's PORTAL_SERVICE_TOKEN
 
 
 def select(only: str | None) -> list[Endpoint]:
@@ -170,6 +228,11 @@ class Dataset:
                     areas.append(e.area)
             for area in areas:
                 getattr(self, _SCALERS[area])(db, n)
+
+    def portal_headers(self) -> dict:
+        """The portal's call: its service token and the portal user's headers (tests/areas/portal/conftest.py)."""
+        return {"Authorization": f"Bearer {PORTAL_TOKEN}", "X-Portal-Company-Id": self.ids["portal_company"],
+                "X-Portal-User-Role": "viewer", "X-Portal-User-Id": "bench-portal-user"}
 
     def _users(self, db, n: int) -> list[str]:
         """n bench users (employees), shared by the areas whose records need one user each."""
@@ -441,3 +504,200 @@ class Dataset:
             self.ids.setdefault("page", page.id)
 
         self._top_up("pages", n, record, db)
+
+    def _scale_agents(self, db, n: int) -> None:
+        from chalicelib.core.models import User
+        from tests.areas.agents.factories import make_agent_task, make_run
+        from tests.areas.projects.factories import make_project
+
+        owner = db.get(User, self.executive_id)
+        if "agent_task" not in self.ids:
+            project = make_project(db, name="Bench agent project", owner_id=self.executive_id)
+            self.ids["agent_project"] = project.id
+            task, agent = make_agent_task(db, project=project, owner=owner, title="Bench detail agent task")
+            self.ids["agent_task"] = task.id
+        from chalicelib.areas.projects.models import Project
+        from chalicelib.areas.tasks.models import Task
+
+        project = db.get(Project, self.ids["agent_project"])
+        task = db.get(Task, self.ids["agent_task"])
+        self._top_up("agent tasks", n, lambda db, i: make_agent_task(db, project=project, owner=owner,
+                                                                     title=f"Bench agent task {i}"), db)
+        self._top_up("agent task children", n, lambda db, i: make_run(db, task, stage="scoping"), db)
+
+    def _scale_calendar(self, db, n: int) -> None:
+        from datetime import timedelta
+
+        from chalicelib.areas.calendar.models import CultureEvent, PublicHoliday
+
+        start = date(2026, 1, 1)
+        self._top_up("calendar", n, lambda db, i: db.add_all([
+            CultureEvent(title=f"Bench event {i}", date=start + timedelta(days=i % 365), status="planned",
+                         created_by=self.executive_id),
+            PublicHoliday(date=start + timedelta(days=i % 365), name=f"Bench holiday {i}", region="AU")]), db)
+
+    def _scale_connections(self, db, n: int) -> None:
+        from datetime import datetime, timezone
+
+        from chalicelib.areas.connections.models import Connection, UserMapping
+        from chalicelib.core import crypto
+
+        if "connections" not in self.ids:
+            for provider in ("ledger", "planner", "chat"):
+                db.add(Connection(provider=provider, org_name=f"Bench {provider}", external_id=f"bench-{provider}",
+                                  secret=crypto.encrypt('{"access_token": "bench"}'), connected_by=self.executive_id,
+                                  connected_at=datetime.now(timezone.utc)))
+            self.ids["connections"] = True
+        users = self._users(db, n)
+        self._top_up("user mappings", n, lambda db, i: db.add(UserMapping(
+            user_id=users[i], ledger_id=f"ledger-{i}", planner_id=f"planner-{i}")), db)
+
+    def _scale_insights(self, db, n: int) -> None:
+        self._users(db, n)
+
+    def _scale_meetings(self, db, n: int) -> None:
+        from chalicelib.areas.meetings.models import MeetingActionItem, MeetingAttendee
+        from tests.areas.meetings.factories import make_meeting
+
+        if "meeting" not in self.ids:
+            self.ids["meeting"] = make_meeting(db, title="Bench detail meeting").id
+        self._top_up("meetings", n, lambda db, i: make_meeting(db, title=f"Bench meeting {i}"), db)
+        users = self._users(db, n)
+
+        def child(db, i):
+            db.add(MeetingAttendee(meeting_id=self.ids["meeting"], email=f"bench.person{i}@agency.test",
+                                   name=f"Bench Person {i}", user_id=users[i]))
+            db.add(MeetingActionItem(meeting_id=self.ids["meeting"], position=i, text=f"Bench follow-up {i}",
+                                     status="pending", assignee_id=users[i], source="ai"))
+
+        self._top_up("meeting children", n, child, db)
+
+    def _scale_notes(self, db, n: int) -> None:
+        from chalicelib.areas.notes.models import Note
+        from tests.areas.deals.factories import make_deal
+
+        if "note_deal" not in self.ids:
+            self.ids["note_deal"] = make_deal(db, title="Bench noted deal", owner_id=self.executive_id).id
+        self._top_up("notes", n, lambda db, i: db.add(Note(
+            resource_type="deal", resource_id=self.ids["note_deal"], author_id=self.executive_id,
+            content=f"Bench note {i}", visibility=["employee", "manager", "head", "executive"], mentions=[])), db)
+
+    def _scale_onboarding(self, db, n: int) -> None:
+        from chalicelib.areas.onboarding.models import OnboardingMilestone, OnboardingStage, OnboardingTemplate
+
+        def stage(db, template_id, i):
+            row = OnboardingStage(template_id=template_id, name=f"Bench stage {i}", stage_type="kickoff", sort_order=i)
+            db.add(row)
+            db.flush()
+            db.add(OnboardingMilestone(stage_id=row.id, title=f"Bench milestone {i}", sort_order=0))
+
+        def template(db, name):
+            row = OnboardingTemplate(name=name, created_by=self.executive_id)
+            db.add(row)
+            db.flush()
+            return row.id
+
+        if "onboarding_template" not in self.ids:
+            self.ids["onboarding_template"] = template(db, "Bench detail template")
+        self._top_up("onboarding templates", n, lambda db, i: stage(db, template(db, f"Bench template {i}"), 0), db)
+        self._top_up("onboarding children", n, lambda db, i: stage(db, self.ids["onboarding_template"], i), db)
+
+    def _scale_performance(self, db, n: int) -> None:
+        from tests.areas.performance.factories import make_cycle, make_review
+
+        if "review_cycle" not in self.ids:
+            self.ids["review_cycle"] = make_cycle(db, name="Bench cycle").id
+            self.ids["detail_cycle"] = make_cycle(db, name="Bench detail cycle").id
+            self.ids["review"] = make_review(db, cycle=_Id(self.ids["detail_cycle"]), user=_Id(self.ids["user"]),
+                                             reviewer=_Id(self.executive_id), status="draft").id
+        users = self._users(db, n)
+        self._top_up("reviews", n, lambda db, i: make_review(
+            db, cycle=_Id(self.ids["review_cycle"]), user=_Id(users[i]), reviewer=_Id(self.executive_id)), db)
+        from chalicelib.areas.performance.models import ReviewGoal, ReviewKpiRating
+
+        def child(db, i):
+            db.add(ReviewKpiRating(review_id=self.ids["review"], area="Delivery", label=f"Bench KPI {i}",
+                                   is_mandatory=False, rating=3, sort_order=i))
+            db.add(ReviewGoal(review_id=self.ids["review"], goal=f"Bench goal {i}", status="pending", sort_order=i))
+
+        self._top_up("review children", n, child, db)
+
+    def _scale_proposals(self, db, n: int) -> None:
+        from chalicelib.areas.proposals.models import Proposal, ProposalApproval
+        from tests.areas.pages.factories import make_page
+
+        def proposal(db, title):
+            page = make_page(db, title=title, created_by=self.executive_id)
+            row = Proposal(title=title, page_id=page.id, status="draft", owner_id=self.executive_id,
+                           created_by=self.executive_id)
+            db.add(row)
+            db.flush()
+            return row.id
+
+        if "proposal" not in self.ids:
+            self.ids["proposal"] = proposal(db, "Bench detail proposal")
+        self._top_up("proposals", n, lambda db, i: proposal(db, f"Bench proposal {i}"), db)
+        users = self._users(db, n)
+        self._top_up("proposal children", n, lambda db, i: db.add(ProposalApproval(
+            proposal_id=self.ids["proposal"], user_id=users[i], listed=True)), db)
+
+    def _scale_relationships(self, db, n: int) -> None:
+        from chalicelib.areas.relationships.models import RelationshipAction
+        from tests.areas.deals.factories import make_contact
+
+        if "relationship_contact" not in self.ids:
+            self.ids["relationship_contact"] = make_contact(db, first_name="Bench", last_name="Relation",
+                                                            email="bench.relation@client.test").id
+        self._top_up("relationship actions", n, lambda db, i: db.add(RelationshipAction(
+            contact_id=self.ids["relationship_contact"], title=f"Bench action {i}", action_type="check_in",
+            assigned_to_user_id=self.executive_id, due_date=date(2026, 12, 1), status="pending",
+            created_by=self.executive_id)), db)
+
+    def _scale_research(self, db, n: int) -> None:
+        from chalicelib.areas.research.models import ResearchBrief
+        from tests.areas.deals.factories import make_company
+
+        if "research_company" not in self.ids:
+            self.ids["research_company"] = make_company(db, name="Bench researched company").id
+
+        def brief(db, i):
+            row = ResearchBrief(entity_type="company", entity_id=self.ids["research_company"],
+                                company_id=self.ids["research_company"], url=f"https://bench{i}.example.com",
+                                status="completed", brief_content={"summary": f"Bench brief {i}"},
+                                created_by=self.executive_id)
+            db.add(row)
+            if "research_brief" not in self.ids:
+                db.flush()
+                self.ids["research_brief"] = row.id
+
+        self._top_up("research briefs", n, brief, db)
+
+    def _scale_portal(self, db, n: int) -> None:
+        from chalicelib.areas.clients.models import ClientProfile
+        from chalicelib.areas.projects.models import Project, ProjectGoal
+        from tests.areas.deals.factories import make_company
+        from tests.areas.projects.factories import add_member, make_project
+
+        if "portal_company" not in self.ids:
+            company = make_company(db, name="Bench portal client", status="client")
+            db.add(ClientProfile(company_id=company.id, dashboard_enabled=True, portal_visibility={}))
+            self.ids["portal_company"] = company.id
+            self.ids["portal_project"] = make_project(db, name="Bench portal detail project", company_id=company.id,
+                                                      owner_id=self.executive_id,
+                                                      delivery_manager_id=self.ids["user"]).id
+        self._top_up("portal projects", n, lambda db, i: make_project(
+            db, name=f"Bench portal project {i}", company_id=self.ids["portal_company"], owner_id=self.executive_id), db)
+        project = db.get(Project, self.ids["portal_project"])
+        users = self._users(db, n)
+
+        def child(db, i):
+            add_member(db, project, _Id(users[i]))
+            db.add(ProjectGoal(project_id=project.id, title=f"Bench portal goal {i}", position=i))
+
+        self._top_up("portal children", n, child, db)
+
+
+@dataclass
+class _Id:
+    """A record known by its id (what the factories read of a user or a cycle)."""
+    id: str
