@@ -7,9 +7,9 @@ from __future__ import annotations
 
 
 def adplatforms_sync() -> dict:
-    """Sync every connected ad platform's recent days (ADPLATFORMS_RESYNC_DAYS; a connection never synced reads
-    ADPLATFORMS_BACKFILL_DAYS), upserting one row per connection, campaign and day: run again, the same rows.
-    By hand: `python -m chalicelib.cli job adplatforms-sync`."""
+    """Sync every connected ad platform's recent days (ADPLATFORMS_RESYNC_DAYS; a connection whose history was
+    never read gets ADPLATFORMS_BACKFILL_DAYS), upserting one row per connection, campaign and day: run again,
+    the same rows. By hand: `python -m chalicelib.cli job adplatforms-sync`."""
     from .service_connections import sync_connections
 
-    return sync_connections()
+    return sync_connections(backfill=True)

@@ -156,6 +156,7 @@ class AdConnection(Timestamps, Base):
     last_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     last_sync_error: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[str | None] = mapped_column(String(100))  # portal:<portal user id> or a staff user id
+    backfilled_at: Mapped[datetime | None] = mapped_column(UTCDateTime())  # the scheduled job's first long read
 
 
 class AdDailyMetric(Base):

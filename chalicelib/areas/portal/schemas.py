@@ -618,6 +618,7 @@ class AdConnectionRead(Read):
     status: str
     last_synced_at: IsoTimestamp | None
     last_sync_error: str | None
+    backfilled_at: IsoTimestamp | None
     created_by: str | None
     created_at: IsoTimestamp
     updated_at: IsoTimestamp

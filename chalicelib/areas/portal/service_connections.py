@@ -26,8 +26,8 @@ from .models import AdConnection, AdDailyMetric
 
 log = logging.getLogger("wms.portal")
 CONNECTION_FIELDS = ("id", "company_id", "platform", "display_name", "account_id", "account_name", "currency",
-                     "agency_managed", "status", "last_synced_at", "last_sync_error", "created_by", "created_at",
-                     "updated_at")
+                     "agency_managed", "status", "last_synced_at", "last_sync_error", "backfilled_at", "created_by",
+                     "created_at", "updated_at")
 UPSERT_CHUNK = 1000
 METRIC_COLUMNS = ("spend", "impressions", "clicks", "conversions", "conversion_value", "orders", "revenue")
 
@@ -85,7 +85,7 @@ def _connect(ctx, *, company_id: str, data, agency_managed: bool, created_by: st
                        status="connected", created_by=created_by)
     ctx.db.add(row)
     ctx.db.flush()
-    ctx.after_commit(lambda: sync_connections(connection_id=connection_id))  # the first sync (backfill)
+    ctx.after_commit(lambda: sync_connections(connection_id=connection_id))  # the recent days at once
     return row
 
 
@@ -162,26 +162,29 @@ def _upsert(db, rows: list[dict]) -> None:
         db.execute(stmt)
 
 
-def _window(last_synced_at) -> tuple:
+def _window(backfill: bool) -> tuple:
     from chalicelib.core.settings import get_settings
     from chalicelib.core.timeutil import org_today
 
     settings = get_settings()
     until = org_today()
-    days = settings.adplatforms_resync_days if last_synced_at else settings.adplatforms_backfill_days
+    days = settings.adplatforms_backfill_days if backfill else settings.adplatforms_resync_days
     return until - timedelta(days=max(0, days - 1)), until
 
 
-def sync_connections(*, company_id: str | None = None, connection_id: str | None = None) -> dict:
+def sync_connections(*, company_id: str | None = None, connection_id: str | None = None,
+                     backfill: bool = False) -> dict:
     """Sync the daily metrics of one connection, of one company's connections, or (neither given) of every
-    connection. Each platform is read with no transaction open; each connection's rows are written in a unit of
-    work of their own, with its status (`connected`, or `error` and the message). Answers counts."""
+    connection: the last ADPLATFORMS_RESYNC_DAYS days; with `backfill` (the scheduled job) a connection whose
+    history was never read gets ADPLATFORMS_BACKFILL_DAYS days instead (a request never waits for that long
+    read). Each platform is read with no transaction open; each connection's rows are written in a unit of work
+    of their own, with its status (`connected`, or `error` and the message). Answers counts."""
     from chalicelib.core.db import unit_of_work
     from chalicelib.providers.adplatforms import get_adplatform, parse_credentials
 
     with unit_of_work() as uow:
         stmt = select(AdConnection.id, AdConnection.company_id, AdConnection.platform, AdConnection.secret,
-                      AdConnection.last_synced_at).order_by(AdConnection.company_id, AdConnection.id)
+                      AdConnection.backfilled_at).order_by(AdConnection.company_id, AdConnection.id)
         if connection_id:
             stmt = stmt.where(AdConnection.id == connection_id)
         if company_id:
@@ -189,10 +192,11 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
         found = uow.session.execute(stmt).all()
     result = {"connections": len(found), "synced": 0, "failed": 0, "rows": 0}
     for conn in found:
-        rows, error = [], None
+        rows, error, long_read = [], None, False
         try:
             credentials = parse_credentials(conn.platform, json.loads(crypto.decrypt(conn.secret)))
-            since, until = _window(conn.last_synced_at)
+            long_read = backfill and conn.backfilled_at is None
+            since, until = _window(long_read)
             rows = get_adplatform(conn.platform, credentials, seed=conn.id).daily_metrics(since, until)
         except crypto.SecretUnreadable:
             error = "The stored credentials cannot be read (SECRETS_KEY changed); connect the account again"
@@ -209,7 +213,8 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
                                        "campaign_name": row["campaign_name"][:300],
                                        "campaign_id": row["campaign_id"][:100]} for row in rows])
             values = ({"status": "error", "last_sync_error": error[:2000], "updated_at": now} if error else
-                      {"status": "connected", "last_sync_error": None, "last_synced_at": now, "updated_at": now})
+                      {"status": "connected", "last_sync_error": None, "last_synced_at": now, "updated_at": now,
+                       **({"backfilled_at": now} if long_read else {})})
             uow.session.execute(update(AdConnection).where(AdConnection.id == conn.id).values(**values))
         result["failed" if error else "synced"] += 1
         result["rows"] += len(rows)

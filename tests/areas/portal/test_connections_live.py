@@ -232,3 +232,37 @@ def test_shopify_verify_and_refused_token():
     responses.get(f"{SHOP}/shop.json", status=500, json={"errors": "Internal Server Error"})
     with pytest.raises(BadGateway):
         shopify().verify()
+
+
+@responses.activate
+def test_portal_connect_in_live_mode_tests_the_token_before_storing(portal, db, set_env):
+    """Through the route with ADPLATFORMS_MODE=live: a token Shopify refuses is 400 and nothing is stored; an
+    accepted one is stored (the shop's name kept) and its recent orders synced after the commit."""
+    from sqlalchemy import func, select
+
+    from chalicelib.areas.portal.models import AdConnection, AdDailyMetric
+    from chalicelib.core.timeutil import org_today
+    from tests.areas.portal.conftest import make_client
+
+    set_env(ADPLATFORMS_MODE="live", SHOPIFY_API_VERSION="2026-07", ADPLATFORMS_RESYNC_DAYS="3")
+    mine = make_client(db, dashboard=True)
+    body = {"platform": "shopify", "display_name": "Store",
+            "credentials": {"shop_domain": "acme", "access_token": "shpat_LIVE"}}
+    responses.get(f"{SHOP}/shop.json", status=401, json={"errors": "[API] Invalid API key or access token"})
+    refused = portal.post("/connections", mine, role="admin", json=body)
+    assert refused.status == 400 and "Invalid API key" in refused.json["error"]
+    assert db.scalar(select(func.count()).select_from(AdConnection).where(AdConnection.company_id == mine.id)) == 0
+    responses.reset()
+    today = org_today().isoformat()
+    responses.get(f"{SHOP}/shop.json", json={"shop": {"id": 1, "name": "Acme Store", "currency": "AUD"}})
+    responses.get(f"{SHOP}/orders.json", json={"orders": [
+        {"id": 9, "created_at": f"{today}T10:00:00+11:00", "current_total_price": "42.00", "cancelled_at": None}]})
+    made = portal.post("/connections", mine, role="admin", json=body)
+    assert made.status == 201, made
+    assert (made.json["connection"]["account_id"], made.json["connection"]["account_name"]) == (
+        "acme.myshopify.com", "Acme Store")
+    assert all(call.request.headers["X-Shopify-Access-Token"] == "shpat_LIVE" for call in responses.calls)
+    assert [c.request.url.split("?")[0] for c in responses.calls] == [f"{SHOP}/shop.json", f"{SHOP}/orders.json"]
+    row = db.execute(select(AdDailyMetric.date, AdDailyMetric.orders, AdDailyMetric.revenue)
+                     .where(AdDailyMetric.connection_id == made.json["connection"]["id"])).one()
+    assert (row.date.isoformat(), row.orders, row.revenue) == (today, 1, Decimal("42.00"))

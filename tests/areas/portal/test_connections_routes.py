@@ -36,7 +36,7 @@ def no_secret(answer):
 
 
 def test_connect_tests_stores_encrypted_notifies_and_syncs(portal, db, set_env):
-    set_env(ADPLATFORMS_BACKFILL_DAYS="40")
+    set_env(ADPLATFORMS_RESYNC_DAYS="40")
     manager = make_user(db)
     mine = make_client(db, dashboard=True, manager=manager)
     answer = portal.post("/connections", mine, role="collaborator", user="pu-9", json=GOOGLE)
@@ -45,19 +45,19 @@ def test_connect_tests_stores_encrypted_notifies_and_syncs(portal, db, set_env):
     connection = answer.json["connection"]
     assert set(connection) == {"id", "company_id", "platform", "display_name", "account_id", "account_name",
                                "currency", "agency_managed", "status", "last_synced_at", "last_sync_error",
-                               "created_by", "created_at", "updated_at"}
+                               "backfilled_at", "created_by", "created_at", "updated_at"}
     assert (connection["platform"], connection["account_id"], connection["agency_managed"],
             connection["created_by"], connection["company_id"]) == ("google_ads", "1234567890", 0, "portal:pu-9", mine.id)
     row = db.get(AdConnection, connection["id"])
     assert "SECRET" not in row.secret
     assert json.loads(crypto.decrypt(row.secret))["refresh_token"] == "1//refresh-SECRET-g"
     assert db.scalar(select(Notification.type).where(Notification.user_id == manager.id)) == "portal_connection"
-    # the first sync ran after the commit: 40 days of each campaign
+    # the first sync ran after the commit: the recent 40 days (ADPLATFORMS_RESYNC_DAYS) of each campaign
     campaigns = db.scalar(select(func.count(func.distinct(AdDailyMetric.campaign_id)))
                           .where(AdDailyMetric.connection_id == row.id))
     assert campaigns >= 2 and count(db, AdDailyMetric, connection_id=row.id) == 40 * campaigns
     db.refresh(row)
-    assert row.status == "connected" and row.last_synced_at is not None
+    assert row.status == "connected" and row.last_synced_at is not None and row.backfilled_at is None
 
     listed = portal.get("/connections", mine)
     assert listed.status == 200 and listed.json["dashboard_enabled"] == 1
@@ -120,7 +120,7 @@ def test_roles_dashboard_flag_and_provider_off(portal, db, set_env):
 
 
 def test_disconnect_scoping_and_agency_managed(portal, api, db, exec_user, set_env):
-    set_env(ADPLATFORMS_BACKFILL_DAYS="3")
+    set_env(ADPLATFORMS_RESYNC_DAYS="3")
     mine, other = make_client(db, dashboard=True), make_client(db, dashboard=True)
     own = portal.post("/connections", mine, role="admin", json=META).json["connection"]
     foreign = portal.post("/connections", other, role="admin", json=META).json["connection"]
@@ -152,39 +152,55 @@ def test_disconnect_scoping_and_agency_managed(portal, api, db, exec_user, set_e
     assert count(db, AdConnection, company_id=mine.id) == 0
 
 
-def test_sync_is_accepted_runs_after_commit_and_is_idempotent(portal, db, set_env):
+def test_sync_is_accepted_runs_after_commit_and_is_idempotent(portal, db, set_env, capsys):
+    from chalicelib import cli
+
     set_env(ADPLATFORMS_BACKFILL_DAYS="10", ADPLATFORMS_RESYNC_DAYS="4")
     mine = make_client(db, dashboard=True)
     made = portal.post("/connections", mine, role="admin", json=SHOP).json["connection"]
-    before = db.execute(select(AdDailyMetric.date, AdDailyMetric.orders, AdDailyMetric.revenue)
-                        .where(AdDailyMetric.connection_id == made["id"]).order_by(AdDailyMetric.date)).all()
-    assert len(before) == 10
+
+    def stored():
+        return db.execute(select(AdDailyMetric.date, AdDailyMetric.orders, AdDailyMetric.revenue)
+                          .where(AdDailyMetric.connection_id == made["id"]).order_by(AdDailyMetric.date)).all()
+
+    before = stored()
+    assert len(before) == 4  # a request reads the recent days only
     answer = portal.post("/connections/sync", mine, role="collaborator")
     assert answer.status == 202 and answer.json == {"message": "Sync started for 1 connected platform"}
-    after = db.execute(select(AdDailyMetric.date, AdDailyMetric.orders, AdDailyMetric.revenue)
-                       .where(AdDailyMetric.connection_id == made["id"]).order_by(AdDailyMetric.date)).all()
-    assert after == before  # the same days re-read: updated in place, never duplicated
+    assert stored() == before  # the same days re-read: updated in place, never duplicated
+    # the scheduled job reads the history once (backfill), then the recent days again
+    assert cli.main(["job", "adplatforms-sync"]) == 0
+    backfilled = stored()
+    assert len(backfilled) == 10 and backfilled[-4:] == before
+    connection = portal.get("/connections", mine).json["connections"][0]
+    assert connection["backfilled_at"] is not None
+    assert cli.main(["job", "adplatforms-sync"]) == 0
+    assert stored() == backfilled
+    capsys.readouterr()
 
 
 def test_daily_job_through_the_cli_is_idempotent(portal, db, set_env, capsys):
     from chalicelib import cli
 
-    set_env(ADPLATFORMS_BACKFILL_DAYS="5", ADPLATFORMS_RESYNC_DAYS="5")
+    set_env(ADPLATFORMS_BACKFILL_DAYS="6", ADPLATFORMS_RESYNC_DAYS="2")
     mine = make_client(db, dashboard=True)
     good = portal.post("/connections", mine, role="admin", json=META).json["connection"]
     broken = AdConnection(company_id=mine.id, platform="google_ads", display_name="Broken", account_id="1111111111",
                           secret=crypto.encrypt(json.dumps({"customer_id": "1111111111", "refresh_token": "invalid"})))
     db.add(broken)
     db.flush()
-    rows = count(db, AdDailyMetric, connection_id=good["id"])
+    campaigns = db.scalar(select(func.count(func.distinct(AdDailyMetric.campaign_id)))
+                          .where(AdDailyMetric.connection_id == good["id"]))
+    assert count(db, AdDailyMetric, connection_id=good["id"]) == 2 * campaigns
     capsys.readouterr()
     assert cli.main(["job", "adplatforms-sync"]) == 0
     first = json.loads(capsys.readouterr().out)
+    assert first == {"connections": 2, "synced": 1, "failed": 1, "rows": 6 * campaigns}
+    assert count(db, AdDailyMetric, connection_id=good["id"]) == 6 * campaigns
     assert cli.main(["job", "adplatforms-sync"]) == 0
     second = json.loads(capsys.readouterr().out)
-    assert first == second
-    assert first["failed"] == 1 and first["synced"] >= 1 and first["rows"] >= rows
-    assert count(db, AdDailyMetric, connection_id=good["id"]) == rows
+    assert second == {"connections": 2, "synced": 1, "failed": 1, "rows": 2 * campaigns}
+    assert count(db, AdDailyMetric, connection_id=good["id"]) == 6 * campaigns
     db.refresh(broken)
-    assert broken.status == "error" and "refused" in broken.last_sync_error
+    assert broken.status == "error" and "refused" in broken.last_sync_error and broken.backfilled_at is None
     assert count(db, AdDailyMetric, connection_id=broken.id) == 0

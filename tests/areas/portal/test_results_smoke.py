@@ -4,7 +4,7 @@ from tests.areas.portal.test_connections_routes import GOOGLE, SHOP
 
 
 def test_results_campaigns_and_ask_over_sandbox_figures(portal, db, set_env):
-    set_env(ADPLATFORMS_BACKFILL_DAYS="70")
+    set_env(ADPLATFORMS_RESYNC_DAYS="70")
     mine = make_client(db, dashboard=True)
     assert portal.post("/connections", mine, role="admin", json=GOOGLE).status == 201
     assert portal.post("/connections", mine, role="admin", json=SHOP).status == 201
