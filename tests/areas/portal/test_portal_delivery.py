@@ -180,3 +180,27 @@ def test_fan_out_costs_constant_statements(portal, db, api, exec_user, count_que
     for index in range(5, 60):
         _seen(portal, companies[index % 3], f"pu-{index}", f"u{index}@client.example")
     assert announce("B") == small
+
+
+def test_the_email_goes_through_the_notifications_queue_and_worker(portal, db, api, exec_user, aws, client):
+    """With a queue configured: the request only queues the delivery (after commit); the staff notifications'
+    worker sends it through the mail provider."""
+    import json
+
+    from tests.areas.notifications.test_worker import WORKER, _event, _receive
+
+    mine = make_client(db)
+    _seen(portal, mine, "pu-1", "ann@client.example")
+    qbr = api.post(f"/api/clients/{mine.id}/qbrs", json={"title": "Q2", "quarter": "2026-Q2"},
+                   as_=exec_user).json["qbr"]
+    assert _receive(aws["sqs"], aws["queue_url"]) == []
+    assert api.post(f"/api/clients/{mine.id}/qbrs/{qbr['id']}/present", as_=exec_user).status == 200
+    messages = _receive(aws["sqs"], aws["queue_url"])
+    db.expire_all()
+    delivery = db.scalar(select(NotificationDelivery).where(NotificationDelivery.target == "ann@client.example"))
+    assert [json.loads(m["Body"]) for m in messages] == [{"delivery_id": delivery.id, "channel": "email"}]
+    assert delivery.status == "pending" and _mail_to(db) == []  # the queue delivers, not the request
+    assert client.lambda_.invoke(WORKER, _event(client, messages)).payload == {"batchItemFailures": []}
+    assert _mail_to(db) == ["ann@client.example"]
+    db.expire_all()
+    assert db.get(NotificationDelivery, delivery.id).status == "sent"
