@@ -373,8 +373,8 @@ def run(args) -> dict:
                 "floor_app": coldstart.import_breakdown(env, "bench.floor_app"),
                 "tasks_function": coldstart.import_breakdown({**env, "WMS_MODULES": "tasks"}, "app"),
             }
-            reads = [(e, [e.method, e.resource, e.params(dataset), e.query, None]) for e in endpoints
-                     if e.method == "GET" and e.headers is None]  # the portal's callers carry their own headers
+            reads = [(e, [e.method, e.resource, e.params(dataset), e.query, None,
+                          e.headers(dataset) if e.headers else None]) for e in endpoints if e.method == "GET"]
             report["memory"] = {
                 "whole_app": coldstart.peak_memory(env, token, [r for _e, r in reads]),
                 "floor_app_import": coldstart.floor_peak_memory(env),
