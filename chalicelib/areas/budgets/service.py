@@ -168,8 +168,18 @@ def create_budget(ctx, *, data) -> dict:
     ctx.db.flush()
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="created", actor_id=ctx.user_id,
                    changes={"name": budget.name, "status": budget.status})
+    if budget.status == "pending_approval":
+        _tell_portal_pending(ctx, budget)
     ctx.db.flush()
     return budget_record(ctx, budget.id)
+
+
+def _tell_portal_pending(ctx, budget: Budget) -> None:
+    """A budget that is (created or moved to) `pending_approval`: the client's portal users are told."""
+    from chalicelib.areas.portal import service as portal_service
+
+    portal_service.budget_pending_approval(ctx, budget_id=budget.id, name=budget.name,
+                                           resource_type=budget.resource_type, resource_id=budget.resource_id)
 
 
 def create_budget_for(ctx, *, name: str, project_id: str, company_id: str | None, currency: str,
@@ -219,10 +229,7 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
         history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="status_changed",
                        actor_id=ctx.user_id, changes={"status": status_change})
         if budget.status == "pending_approval":
-            from chalicelib.areas.portal import service as portal_service  # the client's portal users are told
-
-            portal_service.budget_pending_approval(ctx, budget_id=budget.id, name=budget.name,
-                                                   resource_type=budget.resource_type, resource_id=budget.resource_id)
+            _tell_portal_pending(ctx, budget)
     if diff:
         history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="updated", actor_id=ctx.user_id,
                        changes=diff)

@@ -97,6 +97,16 @@ def test_budget_pending_approval_notifies_the_company_of_its_project_or_deal(por
     # another status change notifies nobody
     assert api.put(f"/api/budgets/{on_project.id}", json={"status": "approved"}, as_=exec_user).status == 200
     assert len(_mine(db, mine, "pu-1")) == 2 and _mine(db, other, "pu-9") == []
+    # a budget created already awaiting approval tells them too; a draft one does not
+    project = make_project(db, company_id=mine.id)
+    for name, state in (("Created pending", "pending_approval"), ("Created draft", "draft")):
+        made = api.post("/api/budgets", as_=exec_user, json={"name": name, "resource_type": "project",
+                                                              "resource_id": project.id, "status": state})
+        assert made.status == 201, made
+    assert sorted(n.title for n in _mine(db, mine, "pu-1")) == [
+        "Budget awaiting your approval: Build", "Budget awaiting your approval: Created pending",
+        "Budget awaiting your approval: Deal budget"]
+    assert _mine(db, other, "pu-9") == []
 
 
 def test_request_updated_notifies_its_requester_email_only_when_turned_on(portal, db, api, exec_user):
