@@ -36,7 +36,7 @@ def row_dict(obj: Any, fields: Iterable[str], flags: Iterable[str] = ()) -> dict
     out = {}
     for name in fields:
         value = loaded[name] if name in loaded else getattr(obj, name)
-        out[name] = (1 if value else 0) if name in flag_set else value_out(value)
+        out[name] = flag(value) if name in flag_set else value_out(value)
     return out
 
 

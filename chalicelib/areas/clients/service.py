@@ -69,6 +69,12 @@ CONTRACT_FIELDS = ("id", "title", "company_id", "proposal_id", "status", "signer
                    "created_at", "updated_at")
 
 
+def signer_records(signers) -> list[dict]:
+    """A contract's stored signers as answered: name, email and signed_at of each (nothing else stored)."""
+    return [{"name": s.get("name"), "email": s.get("email"), "signed_at": s.get("signed_at")}
+            for s in (signers or []) if isinstance(s, dict)]
+
+
 def create_contract_for(ctx, *, title: str, company_id: str | None, proposal_id: str | None, status: str,
                         signers: list[dict], actor_id: str | None = None) -> str:
     """A contract made by another area (proposals' onboarding on accept); answers its id."""
@@ -102,8 +108,7 @@ def portal_contracts(db, signer_emails, limit: int) -> list[dict]:
     out = []
     for contract in rows:
         record = row_dict(contract, PORTAL_CONTRACT_FIELDS)
-        record["signers"] = [{"name": s.get("name"), "email": s.get("email"), "signed_at": s.get("signed_at")}
-                             for s in (contract.signers or []) if isinstance(s, dict)]
+        record["signers"] = signer_records(contract.signers)
         out.append(record)
     return out
 
@@ -130,7 +135,7 @@ def list_profiles(ctx, query):
     with the company's and the delivery manager's names: one page in one statement (two when paged)."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.core.models import User
-    from chalicelib.core.query import Page, paginate
+    from chalicelib.core.query import paginate
     from sqlalchemy.orm import aliased
 
     company = deals_service.company_table()
@@ -150,8 +155,7 @@ def list_profiles(ctx, query):
         out["company_name"], out["delivery_manager_name"] = row[1], row[2]
         return out
 
-    page = paginate(ctx.db, stmt.order_by(company.c.name, ClientProfile.id), query, record)
-    return Page(page.items, page.total, page.limit, page.offset)
+    return paginate(ctx.db, stmt.order_by(company.c.name, ClientProfile.id), query, record)
 
 
 def create_profile(ctx, *, company_id: str, data) -> dict:

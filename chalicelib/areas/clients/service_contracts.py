@@ -12,10 +12,9 @@ from chalicelib.core.query import Page, paginate, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Contract
+from .service import CONTRACT_FIELDS, signer_records
 
 ENTITY = "contract"
-FIELDS = ("id", "title", "company_id", "proposal_id", "status", "signers", "document_url", "created_by",
-          "created_at", "updated_at")
 
 
 def load_contract(ctx, contract_id: str) -> Contract:
@@ -29,10 +28,9 @@ def contract_records(db, contracts: list[Contract]) -> list[dict]:
     names = deals_service.company_names(db, [c.company_id for c in contracts])
     out = []
     for contract in contracts:
-        record = row_dict(contract, FIELDS)
+        record = row_dict(contract, CONTRACT_FIELDS)
         record["company_name"] = names.get(contract.company_id)
-        record["signers"] = [{"name": s.get("name"), "email": s.get("email"), "signed_at": s.get("signed_at")}
-                             for s in contract.signers or []]
+        record["signers"] = signer_records(contract.signers)
         out.append(record)
     return out
 
@@ -58,9 +56,7 @@ def _check_references(ctx, values: dict) -> None:
     """company_id an existing company, proposal_id a proposal the caller may see: 400 naming the field."""
     from chalicelib.areas.deals import service as deals_service
 
-    if values.get("company_id") and not deals_service.company_names(ctx.db, [values["company_id"]]):
-        raise BadRequest("company_id must be an existing company",
-                         details=[{"field": "company_id", "message": "must be an existing company"}])
+    deals_service.check_company(ctx.db, values.get("company_id"))
     if values.get("proposal_id"):
         from chalicelib.areas.proposals import service as proposals_service
 

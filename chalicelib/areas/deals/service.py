@@ -42,6 +42,15 @@ def company_deal_ids(company_ids):
     return select(Deal.id).where(Deal.company_id.in_(list(company_ids)))
 
 
+def check_company(db: Session, company_id: str | None) -> None:
+    """A body's `company_id`, when given, names an existing company: a 400 naming the field otherwise."""
+    from chalicelib.core.errors import BadRequest
+
+    if company_id and not company_names(db, [company_id]):
+        raise BadRequest("company_id must be an existing company",
+                         details=[{"field": "company_id", "message": "must be an existing company"}])
+
+
 def company_contact_emails(company_ids):
     """A SELECT of the lower-cased e-mail addresses of these companies' contacts (the portal's contracts)."""
     return select(func.lower(Contact.email)).where(Contact.company_id.in_(list(company_ids)), Contact.email.is_not(None))

@@ -232,13 +232,7 @@ def create_invoice(ctx, *, data) -> dict:
     else:
         values["invoice_number"] = next_invoice_number(ctx.db)
     values["issued_date"] = values.get("issued_date") or org_today()
-    invoice = Invoice(**values, status="draft", subtotal=Decimal("0"), tax=Decimal("0"), total=Decimal("0"),
-                      amount_paid=Decimal("0"), amount_due=Decimal("0"), created_by=ctx.user_id)
-    ctx.db.add(invoice)
-    ctx.db.flush()
-    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="created", actor_id=ctx.user_id,
-                   changes={"invoice_number": invoice.invoice_number, "status": invoice.status,
-                            "budget_id": invoice.budget_id})
+    invoice = _new_draft(ctx, values)
     if generate:
         service_generate.generate_from_budget(ctx, invoice)
     ctx.db.flush()
@@ -250,18 +244,26 @@ def create_draft_from_budget(ctx, *, budget_id: str, currency: str) -> str:
     """A draft invoice generated from a budget by another area's automation (proposals' onboarding on accept):
     numbered, issued today, the budget's company, lines by the budget's type (service_generate). Answers its
     id. No scope check: the caller made the budget in the same transaction."""
-    invoice = Invoice(budget_id=budget_id, currency=currency, invoice_number=next_invoice_number(ctx.db),
-                      issued_date=org_today(), status="draft", subtotal=Decimal("0"), tax=Decimal("0"),
-                      total=Decimal("0"), amount_paid=Decimal("0"), amount_due=Decimal("0"), created_by=ctx.user_id)
-    ctx.db.add(invoice)
-    ctx.db.flush()
-    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="created", actor_id=ctx.user_id,
-                   changes={"invoice_number": invoice.invoice_number, "status": invoice.status,
-                            "budget_id": invoice.budget_id, "source": "proposal_accepted"})
+    invoice = _new_draft(ctx, {"budget_id": budget_id, "currency": currency,
+                               "invoice_number": next_invoice_number(ctx.db), "issued_date": org_today()},
+                         source="proposal_accepted")
     service_generate.generate_from_budget(ctx, invoice)
     ctx.db.flush()
     _first_invoice_milestone(ctx, invoice)
     return invoice.id
+
+
+def _new_draft(ctx, values: dict, **noted) -> Invoice:
+    """A draft invoice with zero totals from `values` (numbered and dated by the caller), and its `created`
+    history entry (with `noted`, such as the automation that made it)."""
+    invoice = Invoice(**values, status="draft", subtotal=Decimal("0"), tax=Decimal("0"), total=Decimal("0"),
+                      amount_paid=Decimal("0"), amount_due=Decimal("0"), created_by=ctx.user_id)
+    ctx.db.add(invoice)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="created", actor_id=ctx.user_id,
+                   changes={"invoice_number": invoice.invoice_number, "status": invoice.status,
+                            "budget_id": invoice.budget_id, **noted})
+    return invoice
 
 
 def _first_invoice_milestone(ctx, invoice: Invoice) -> None:

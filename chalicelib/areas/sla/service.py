@@ -30,9 +30,7 @@ def list_policies(ctx, query) -> Page:
 def _check_company(ctx, company_id: str | None) -> None:
     from chalicelib.areas.deals import service as deals_service
 
-    if company_id and not deals_service.company_names(ctx.db, [company_id]):
-        raise BadRequest("company_id must be an existing company",
-                         details=[{"field": "company_id", "message": "must be an existing company"}])
+    deals_service.check_company(ctx.db, company_id)
 
 
 def _check_rules(ctx, rules) -> None:
