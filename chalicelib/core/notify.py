@@ -72,14 +72,15 @@ def effective_channels(db, *, user_id: str, type: str) -> dict[str, bool]:
     return override.channels() if override is not None else type_info(type).defaults()
 
 
-def _payload(*, type: str, title: str, body: str | None, action_url: str | None, icon: str | None,
+def delivery_payload(*, type: str, title: str, body: str | None, action_url: str | None, icon: str | None,
              notification_id: str | None, resource_type: str | None, resource_id: str | None) -> dict:
     return {"type": type, "title": title, "body": body, "action_url": action_url, "icon": icon,
             "notification_id": notification_id, "resource_type": resource_type, "resource_id": resource_id}
 
 
-def _send_after_commit(ctx, deliveries: list) -> None:
-    """`deliveries`: NotificationDelivery records, or their rows as dicts."""
+def send_after_commit(ctx, deliveries: list) -> None:
+    """One notifications-queue message per delivery, after commit (also the portal's e-mail deliveries).
+    `deliveries`: NotificationDelivery records, or their rows as dicts."""
     if not deliveries:
         return
     messages = [{"delivery_id": d["id"], "channel": d["channel"]} if isinstance(d, dict)
@@ -131,7 +132,7 @@ def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None,
                                 resource_type=resource_type, resource_id=resource_id, action_url=action_url,
                                 actor_id=actor_id, icon=icon, in_app=channels["in_app"])
     db.add(notification)
-    payload = _payload(type=type, title=title, body=body, action_url=action_url, icon=notification.icon,
+    payload = delivery_payload(type=type, title=title, body=body, action_url=action_url, icon=notification.icon,
                        notification_id=notification.id, resource_type=resource_type, resource_id=resource_id)
     deliveries = [
         NotificationDelivery(id=new_id(), notification_id=notification.id, user_id=user_id, channel=channel,
@@ -140,7 +141,7 @@ def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None,
     ]
     db.add_all(deliveries)
     db.flush()
-    _send_after_commit(ctx, deliveries)
+    send_after_commit(ctx, deliveries)
     return notification
 
 
@@ -184,7 +185,7 @@ def notify_many(ctx, notices: list[dict]) -> list[str]:
         notifications.append({"id": notification_id, "user_id": user_id, "type": type, "title": notice["title"],
                               **{field: notice[field] for field in NOTICE_FIELDS}, "in_app": channels["in_app"],
                               "is_read": False, "archived": False, "created_at": now})
-        payload = _payload(type=type, title=notice["title"], body=notice["body"], action_url=notice["action_url"],
+        payload = delivery_payload(type=type, title=notice["title"], body=notice["body"], action_url=notice["action_url"],
                            icon=notice["icon"], notification_id=notification_id,
                            resource_type=notice["resource_type"], resource_id=notice["resource_id"])
         deliveries.extend(
@@ -195,7 +196,7 @@ def notify_many(ctx, notices: list[dict]) -> list[str]:
         notified.append(user_id)
     insert_rows(db, Notification, notifications)
     insert_rows(db, NotificationDelivery, deliveries)
-    _send_after_commit(ctx, deliveries)
+    send_after_commit(ctx, deliveries)
     return notified
 
 
@@ -249,7 +250,7 @@ def notify_squad(ctx, *, squad_id: str, audience: str, type: str, title: str, bo
             targets.append(("chat", channel))
         if config is not None and config.email_group:
             targets.append(("email", config.email_group))
-    payload = _payload(type=type, title=title, body=body, action_url=action_url, icon=icon,
+    payload = delivery_payload(type=type, title=title, body=body, action_url=action_url, icon=icon,
                        notification_id=None, resource_type=resource_type, resource_id=resource_id)
     payload["audience"] = audience
     deliveries = [
@@ -260,7 +261,7 @@ def notify_squad(ctx, *, squad_id: str, audience: str, type: str, title: str, bo
     if deliveries:
         db.add_all(deliveries)
         db.flush()
-        _send_after_commit(ctx, deliveries)
+        send_after_commit(ctx, deliveries)
     return {"notified": notified, "deliveries": [d.id for d in deliveries]}
 
 

@@ -5,8 +5,6 @@ portal users (in-app, and e-mail through the notifications queue and the mail pr
 portal user's e-mail address is the one the portal worker sends in X-Portal-User-Email (`record_portal_user`)."""
 from __future__ import annotations
 
-import logging
-
 from sqlalchemy import func, select, update
 
 from chalicelib.core.errors import BadRequest, not_found
@@ -25,7 +23,6 @@ PORTAL_TYPES = (
     ("portal_announcement", "Announcement", "The agency published an announcement.", True, False),
 )
 TYPE_IDS = tuple(t[0] for t in PORTAL_TYPES)
-log = logging.getLogger("wms.portal")
 
 
 def _mine(ctx):
@@ -140,30 +137,6 @@ def submitter(db, record_type: str, record_id: str) -> tuple[str, str] | None:
     return (row[0], row[1]) if row else None
 
 
-def _send_after_commit(ctx, delivery_ids: list[str]) -> None:
-    """After commit, one notifications-queue message per e-mail delivery (the staff notifications' worker
-    delivers it through the mail provider); a failed send leaves them pending for notifications-drain."""
-    from chalicelib.core import queue
-    from chalicelib.core.notify import QUEUE  # importing core.notify registers the in-process handler
-
-    if not delivery_ids:
-        return
-    messages = [{"delivery_id": delivery_id, "channel": "email"} for delivery_id in delivery_ids]
-
-    def send() -> None:
-        try:
-            failed = queue.send_batch(QUEUE, messages)
-        except Exception:  # noqa: BLE001 - committed already: never a 500; notifications-drain retries
-            log.error("portal notification queue send failed for deliveries %s", ",".join(delivery_ids),
-                      exc_info=True)
-            return
-        if failed:
-            log.error("portal notification queue refused deliveries %s",
-                      ",".join(m["delivery_id"] for m in failed))
-
-    ctx.after_commit(send)
-
-
 def notify_portal_users(ctx, *, type: str, title: str, body: str | None = None, resource_type: str | None = None,
                         resource_id: str | None = None, action_url: str | None = None, company_ids=None,
                         recipients=None, every_company: bool = False) -> int:
@@ -175,6 +148,7 @@ def notify_portal_users(ctx, *, type: str, title: str, body: str | None = None, 
     from sqlalchemy import and_, tuple_
 
     from chalicelib.core.ids import new_id
+    from chalicelib.core.notify import delivery_payload, send_after_commit
     from chalicelib.core.notify_models import NotificationDelivery
 
     pref = PortalNotificationPreference
@@ -207,13 +181,13 @@ def notify_portal_users(ctx, *, type: str, title: str, body: str | None = None, 
                                   "archived": False})
         if by_email and email:
             # the e-mail carries no link: the portal's own addresses are the portal worker's, not known here
-            payload = {"type": type, "title": title[:500], "body": body, "action_url": None, "icon": None,
-                       "notification_id": notification_id, "resource_type": resource_type,
-                       "resource_id": resource_id}
+            payload = delivery_payload(type=type, title=title[:500], body=body, action_url=None, icon=None,
+                                       notification_id=notification_id, resource_type=resource_type,
+                                       resource_id=resource_id)
             deliveries.append({"id": new_id(), "notification_id": notification_id, "user_id": None,
                                "channel": "email", "target": email, "type": type, "payload": payload,
                                "status": "pending", "attempts": 0})
     insert_rows(ctx.db, PortalNotification, notifications)
     insert_rows(ctx.db, NotificationDelivery, deliveries)
-    _send_after_commit(ctx, [d["id"] for d in deliveries])
+    send_after_commit(ctx, deliveries)
     return len(notifications) + sum(1 for d in deliveries if d["notification_id"] is None)
