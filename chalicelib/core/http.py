@@ -21,6 +21,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+import orjson
 from chalice import Response
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError
@@ -88,9 +89,23 @@ def json_default(value):
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+_ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
+def dump_json(body: Any) -> str:
+    """The compact JSON text of a response body. orjson (about ten times the standard library's speed: a
+    100-row list is a millisecond of json.dumps); datetimes still go through `json_default` (the API's ISO
+    form). What orjson refuses (a string with a lone surrogate, an integer beyond 64 bits) is written by the
+    standard library as before."""
+    try:
+        return orjson.dumps(body, default=json_default, option=_ORJSON_OPTIONS).decode()
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return json.dumps(body, default=json_default, separators=(",", ":"))
+
+
 def json_response(body: Any, status: int = 200, headers: dict | None = None) -> Response:
     return Response(
-        body=json.dumps(body, default=json_default, separators=(",", ":")),
+        body=dump_json(body),
         status_code=status,
         headers={"Content-Type": "application/json", **(headers or {})},
     )

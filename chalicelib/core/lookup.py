@@ -30,6 +30,18 @@ class Names:
     def item(self, item_id) -> dict:
         return self.items.get(item_id, _NO_ITEM) if item_id else _NO_ITEM
 
+    @classmethod
+    def of(cls, rows) -> "Names":
+        """From the rows of `names_select`: tuples, or records `{kind, id, a, b, c}`."""
+        found = cls()
+        for row in rows:
+            kind, row_id, a, b, c = (row["kind"], row["id"], row["a"], row["b"], row["c"]) if isinstance(row, dict) else row
+            if kind == "u":
+                found.users[row_id] = {"name": a, "picture": b}
+            else:
+                found.items[row_id] = {"label": a, "color": b, "value": c}
+        return found
+
 
 def among(db, column, ids):
     """`column IN ids` for a page's ids. On Postgres the ids travel as one text parameter, split there
@@ -44,9 +56,9 @@ def among(db, column, ids):
     return column.in_(ids)
 
 
-def names(db, user_ids=(), item_ids=()) -> Names:
-    """The users and config items with these ids (None and repeats ignored): one statement, none when
-    there is nothing to look up."""
+def names_select(db, user_ids=(), item_ids=()):
+    """The statement `names()` runs (rows kind 'u'/'i', id, a, b, c), or None when there is nothing to look
+    up: for a read that sends it with others in one round trip (core.query.record_sets), then `Names.of`."""
     users = sorted({uid for uid in user_ids if uid})
     items = sorted({iid for iid in item_ids if iid})
     parts = []
@@ -57,13 +69,13 @@ def names(db, user_ids=(), item_ids=()) -> Names:
         parts.append(select(literal_column("'i'").label("kind"), ConfigListItem.id.label("id"),
                             ConfigListItem.label.label("a"), ConfigListItem.color.label("b"),
                             ConfigListItem.value.label("c")).where(among(db, ConfigListItem.id, items)))
-    found = Names()
     if not parts:
-        return found
-    stmt = parts[0] if len(parts) == 1 else union_all(*parts)
-    for kind, row_id, a, b, c in db.execute(stmt).all():
-        if kind == "u":
-            found.users[row_id] = {"name": a, "picture": b}
-        else:
-            found.items[row_id] = {"label": a, "color": b, "value": c}
-    return found
+        return None
+    return parts[0] if len(parts) == 1 else union_all(*parts)
+
+
+def names(db, user_ids=(), item_ids=()) -> Names:
+    """The users and config items with these ids (None and repeats ignored): one statement, none when
+    there is nothing to look up."""
+    stmt = names_select(db, user_ids, item_ids)
+    return Names() if stmt is None else Names.of(db.execute(stmt).all())

@@ -28,6 +28,12 @@ def agent_record(db, task_id: str) -> dict | None:
     return _agent_record(agent) if agent else None
 
 
+def agent_select(task_id: str):
+    """The statement of `agent_record` (the meta record's columns), for a read that sends it with others
+    (core.query.record_sets)."""
+    return select(AgentTask).where(AgentTask.task_id == task_id)
+
+
 def ensure_agent_meta(db, task_id: str) -> None:
     """A task of type `agent_task` gets its meta record, starting in `draft` (decisions.md section 9); once."""
     if db.scalar(select(AgentTask.id).where(AgentTask.task_id == task_id)) is None:

@@ -23,10 +23,15 @@ PAGE_SIZE = 50  # the spec's pages of companies and contacts (`page`, 50 each)
 
 def company_names(db: Session, company_ids: list[str]) -> dict[str, str]:
     """`{company_id: name}` for the ids that exist (one query)."""
-    ids = {company_id for company_id in company_ids if company_id}
-    if not ids:
-        return {}
-    return dict(db.execute(select(Company.id, Company.name).where(Company.id.in_(ids))).all())
+    stmt = company_names_select(company_ids)
+    return {} if stmt is None else dict(db.execute(stmt).all())
+
+
+def company_names_select(company_ids):
+    """The statement of `company_names` (rows id, name), None without ids: for a read that sends it with
+    others in one round trip (core.query.record_sets)."""
+    ids = sorted({company_id for company_id in company_ids if company_id})
+    return select(Company.id, Company.name).where(Company.id.in_(ids)) if ids else None
 
 
 def client_company_ids(db: Session, company_ids) -> set[str]:

@@ -9,9 +9,9 @@ from sqlalchemy import func, literal_column, or_, select, union_all
 
 from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, not_found
-from chalicelib.core.lookup import among, names
+from chalicelib.core.lookup import Names, among, names_select
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.query import LIST_LIMIT, record_rows, record_sets, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Project, ProjectDecision, ProjectGoal, ProjectMember
@@ -100,97 +100,119 @@ def project_select():
     return select(Project)
 
 
-def project_counts(db, project_ids) -> dict[str, dict[str, int]]:
-    """`{project_id: {"members": n, "tasks": n}}` for the projects with any: member counts and the tasks
-    area's top-level task counts in one grouped statement (a UNION ALL), none when there are no ids."""
+def project_counts_select(db, project_ids):
+    """Member counts and the tasks area's top-level task counts in one grouped statement (a UNION ALL; rows
+    project_id, kind 'members' or 'tasks', count), None when there are no ids."""
     ids = sorted({pid for pid in project_ids if pid})
     if not ids:
-        return {}
+        return None
     from chalicelib.areas.tasks import service as tasks_service
 
-    members = (select(ProjectMember.project_id, literal_column("'members'"), func.count())
+    members = (select(ProjectMember.project_id, literal_column("'members'").label("kind"), func.count().label("n"))
                .where(among(db, ProjectMember.project_id, ids)).group_by(ProjectMember.project_id))
+    return union_all(members, tasks_service.project_task_counts(db, ids))
+
+
+def _counts(rows) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = {}
-    for project_id, kind, count in db.execute(union_all(members, tasks_service.project_task_counts(db, ids))).all():
+    for row in rows:
+        project_id, kind, count = (row["project_id"], row["kind"], row["n"]) if isinstance(row, dict) else row
         counts.setdefault(project_id, {})[kind] = int(count)
     return counts
 
 
-def project_records(db, rows, *, detail: bool = False) -> list[dict]:
+def project_counts(db, project_ids) -> dict[str, dict[str, int]]:
+    """`{project_id: {"members": n, "tasks": n}}` for the projects with any (one grouped statement, none
+    when there are no ids)."""
+    stmt = project_counts_select(db, project_ids)
+    return {} if stmt is None else _counts(db.execute(stmt).all())
+
+
+def project_records(db, rows, *, detail: bool = False, also: dict | None = None):
     """Project records (the detail shape adds owner_picture and the SLA fields) with the owner's and delivery
-    manager's names and the type's label (one lookup), member_count (one grouped statement), company_name and
-    task_count: one statement each for the whole list. `rows`: projects, or rows whose first item is one."""
-    projects = [row if isinstance(row, Project) else row[0] for row in rows]
-    if not projects:
-        return []
-    found = names(db, user_ids=[uid for p in projects for uid in (p.owner_id, p.delivery_manager_id)],
-                  item_ids=[p.type_id for p in projects])
-    counts = project_counts(db, [p.id for p in projects])
-    records = []
-    for project in projects:
-        record = {field: value_out(get_field(project, field)) for field in PROJECT_FIELDS}
-        owner, project_type = found.user(project.owner_id), found.item(project.type_id)
-        record.update(owner_name=owner["name"], delivery_manager_name=found.user(project.delivery_manager_id)["name"],
+    manager's names and the type's label, member_count, task_count and company_name: one statement for the
+    whole list (the lookups sent together, core.query.record_sets), and one more for the detail of a project
+    with an SLA policy. `rows`: records read by `core.query.record_rows` (the list's and the detail's path),
+    projects, or rows whose first item is one. `also`: more independent reads for the same round trip
+    (`{name: statement}`); then the answer is `(records, {name: records})`."""
+    from chalicelib.areas.deals import service as deals_service
+
+    records = [row if isinstance(row, dict) else _project_dict(row if isinstance(row, Project) else row[0])
+               for row in rows]
+    sets = record_sets(
+        db,
+        names=names_select(db, user_ids=[r[key] for r in records for key in ("owner_id", "delivery_manager_id")],
+                           item_ids=[r["type_id"] for r in records]),
+        counts=project_counts_select(db, [r["id"] for r in records]),
+        companies=deals_service.company_names_select([r["company_id"] for r in records]),
+        **(also or {}))
+    found, counts = Names.of(sets.pop("names")), _counts(sets.pop("counts"))
+    companies = {row["id"]: row["name"] for row in sets.pop("companies")}
+    for record in records:
+        owner, project_type = found.user(record["owner_id"]), found.item(record["type_id"])
+        count = counts.get(record["id"], {})
+        record.update(owner_name=owner["name"], delivery_manager_name=found.user(record["delivery_manager_id"])["name"],
                       type_label=project_type["label"], type_value=project_type["value"],
-                      member_count=counts.get(project.id, {}).get("members", 0), company_name=None,
-                      task_count=counts.get(project.id, {}).get("tasks", 0))
+                      member_count=count.get("members", 0), company_name=companies.get(record["company_id"]),
+                      task_count=count.get("tasks", 0))
         if detail:
             record.update(owner_picture=owner["picture"], sla_policy_name=None, sla_response_hours=None,
                           sla_resolution_hours=None)
-        records.append(record)
-    company_ids = sorted({r["company_id"] for r in records if r["company_id"]})
-    if company_ids:
-        from chalicelib.areas.deals import service as deals_service
-
-        companies = deals_service.company_names(db, company_ids)
-        for record in records:
-            record["company_name"] = companies.get(record["company_id"]) if record["company_id"] else None
-    if detail and any(p.sla_policy_id for p in projects):
+    if detail and any(r["sla_policy_id"] for r in records):
         from chalicelib.areas.sla import service as sla_service
 
-        policies = sla_service.policy_summaries(db, [p.sla_policy_id for p in projects])
+        policies = sla_service.policy_summaries(db, [r["sla_policy_id"] for r in records])
         for record in records:
             policy = policies.get(record["sla_policy_id"]) or {}
             record.update(sla_policy_name=policy.get("name"), sla_response_hours=policy.get("response_hours"),
                           sla_resolution_hours=policy.get("resolution_hours"))
-    return records
+    return (records, sets) if also is not None else records
 
 
-def project_record(ctx, project_id: str, *, scope=None) -> dict:
+def _project_dict(project: Project) -> dict:
+    return {field: value_out(get_field(project, field)) for field in PROJECT_FIELDS}
+
+
+def project_record(ctx, project_id: str, *, scope=None, also: dict | None = None):
     """The detail shape of one project; with `scope` (a WHERE clause) a project outside it is 404.
-    Callers that have checked the scope already pass none."""
+    Callers that have checked the scope already pass none. `also`: as project_records takes it (then the
+    answer is `(record, {name: records})`)."""
     stmt = project_select().where(Project.id == project_id)
     if scope is not None:
         stmt = stmt.where(scope)
-    rows = ctx.db.scalars(stmt).all()
+    rows = record_rows(ctx.db, stmt)
     if not rows:
         raise not_found("Project")
-    return project_records(ctx.db, rows, detail=True)[0]
+    if also is None:
+        return project_records(ctx.db, rows, detail=True)[0]
+    records, sets = project_records(ctx.db, rows, detail=True, also=also)
+    return records[0], sets
 
 
 # ---------------------------------------------------------------- members, goals, decisions
 
 def member_records(db, *, project_id: str) -> list[dict]:
     """Members with their user's name, picture and job title, oldest first (one query)."""
-    rows = db.execute(
-        select(ProjectMember, User.name, User.picture, User.job_title)
-        .join(User, User.id == ProjectMember.user_id)
-        .where(ProjectMember.project_id == project_id)
-        .order_by(ProjectMember.created_at, User.name, ProjectMember.id)
-        .limit(SUB_LIST_LIMIT)
-    ).all()
-    return [
-        {"id": member.id, "project_id": member.project_id, "user_id": member.user_id, "role": member.role,
-         "created_at": value_out(member.created_at), "name": name, "picture": picture, "job_title": job_title}
-        for member, name, picture, job_title in rows
-    ]
+    return record_rows(db, member_select(project_id))
+
+
+def member_select(project_id: str):
+    return (select(ProjectMember.id, ProjectMember.project_id, ProjectMember.user_id, ProjectMember.role,
+                   ProjectMember.created_at, User.name, User.picture, User.job_title)
+            .join(User, User.id == ProjectMember.user_id)
+            .where(ProjectMember.project_id == project_id)
+            .order_by(ProjectMember.created_at, User.name, ProjectMember.id)
+            .limit(SUB_LIST_LIMIT))
 
 
 def goal_records(db, *, project_id: str) -> list[dict]:
     """Goals by position then creation (one query)."""
-    goals = db.scalars(select(ProjectGoal).where(ProjectGoal.project_id == project_id)
-                       .order_by(ProjectGoal.position, ProjectGoal.created_at, ProjectGoal.id).limit(SUB_LIST_LIMIT))
-    return [row_dict(goal, GOAL_FIELDS) for goal in goals]
+    return record_rows(db, goal_select(project_id))
+
+
+def goal_select(project_id: str):
+    return (select(ProjectGoal).where(ProjectGoal.project_id == project_id)
+            .order_by(ProjectGoal.position, ProjectGoal.created_at, ProjectGoal.id).limit(SUB_LIST_LIMIT))
 
 
 def goal_record(goal: ProjectGoal) -> dict:

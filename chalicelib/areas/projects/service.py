@@ -16,12 +16,12 @@ from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad
 from chalicelib.core.notify import notify
-from chalicelib.core.query import Page, contains_text, in_scope, paginate
+from chalicelib.core.query import Page, contains_text, in_scope, record_page
 from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
-from .queries import (ATTRIBUTE, ENTITY, get_field, goal_records, load_project, member_records, project_record,
-                      project_records, project_select, require_users, visible)
+from .queries import (ATTRIBUTE, ENTITY, get_field, goal_records, goal_select, load_project, member_records,
+                      member_select, project_record, project_records, project_select, require_users, visible)
 
 WRITABLE = ("name", "description", "company_id", "type_id", "status", "owner_id", "delivery_manager_id", "squad",
             "start_date", "end_date", "metadata", "sla_policy_id", "auto_ticket_from_email")
@@ -113,14 +113,15 @@ def list_projects(ctx, *, query) -> Page:
             stmt = stmt.where(getattr(Project, field).in_(values))
     if query.search and query.search.strip():
         stmt = stmt.where(contains_text(query.search.strip(), Project.name, Project.description))
-    page = paginate(ctx.db, stmt.order_by(Project.created_at.desc(), Project.id), query)
+    page = record_page(ctx.db, stmt.order_by(Project.created_at.desc(), Project.id), query)
     return replace(page, items=project_records(ctx.db, page.items))
 
 
 def get_detail(ctx, *, project_id: str) -> tuple[dict, list[dict], list[dict]]:
     """(the project, its members, its goals)."""
-    return (project_record(ctx, project_id, scope=visible(ctx.principal)),
-            member_records(ctx.db, project_id=project_id), goal_records(ctx.db, project_id=project_id))
+    record, sets = project_record(ctx, project_id, scope=visible(ctx.principal),
+                                  also={"members": member_select(project_id), "goals": goal_select(project_id)})
+    return record, sets["members"], sets["goals"]
 
 
 def project_history(ctx, *, project_id: str, query):

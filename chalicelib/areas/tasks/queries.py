@@ -9,8 +9,8 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core import scoping
 from chalicelib.core.errors import not_found
-from chalicelib.core.lookup import among, names
-from chalicelib.core.query import visible_row
+from chalicelib.core.lookup import Names, among, names_select
+from chalicelib.core.query import record_sets, visible_row
 from chalicelib.core.models import ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
 
@@ -38,20 +38,25 @@ def task_select() -> Select:
     return select(Task)
 
 
-def task_counts(db, task_ids) -> dict[str, tuple[int, int, int]]:
-    """`{task_id: (subtask_count, todo_count, todo_done_count)}` for the tasks with any (one grouped
-    statement over the given ids; none when there are no ids)."""
+def task_counts_select(db, task_ids):
+    """The grouped statement of `task_counts` (rows task_id, subtasks, todos, done), None without ids."""
     ids = sorted({tid for tid in task_ids if tid})
     if not ids:
-        return {}
+        return None
     zero = literal_column("0")
     subtasks = (select(Task.parent_task_id.label("task_id"), func.count().label("subtasks"), zero.label("todos"),
                        zero.label("done"))
                 .where(among(db, Task.parent_task_id, ids)).group_by(Task.parent_task_id))
     todos = (select(TaskTodo.task_id, zero, func.count(), func.sum(case((TaskTodo.is_done.is_(True), 1), else_=0)))
              .where(among(db, TaskTodo.task_id, ids)).group_by(TaskTodo.task_id))
+    return union_all(subtasks, todos)
+
+
+def _counts(rows) -> dict[str, tuple[int, int, int]]:
     counts: dict[str, list[int]] = {}
-    for task_id, subtask_count, todo_count, done_count in db.execute(union_all(subtasks, todos)).all():
+    for row in rows:
+        task_id, subtask_count, todo_count, done_count = (
+            (row["task_id"], row["subtasks"], row["todos"], row["done"]) if isinstance(row, dict) else row)
         entry = counts.setdefault(task_id, [0, 0, 0])
         entry[0] += int(subtask_count or 0)
         entry[1] += int(todo_count or 0)
@@ -59,35 +64,46 @@ def task_counts(db, task_ids) -> dict[str, tuple[int, int, int]]:
     return {task_id: tuple(entry) for task_id, entry in counts.items()}
 
 
-def task_records(db, tasks, *, new: bool = False) -> list[dict]:
-    """Task records with the joined names and labels (JOINED) and the counts (COUNTS): two statements for the
-    whole list (users and config items in one lookup, counts in one grouped statement), none when empty.
-    `new`: tasks created by this request, which have no subtasks or todos yet (no counts statement)."""
-    tasks = list(tasks)
-    if not tasks:
-        return []
-    found = names(db, user_ids=[uid for t in tasks
-                                for uid in (t.assignee_id, t.reporter_id, t.created_by, t.approved_by_user_id)],
-                  item_ids=[iid for t in tasks for iid in (t.status_id, t.priority_id, t.type_id, t.phase_id)])
-    counts = {} if new else task_counts(db, [t.id for t in tasks])
-    records = []
-    for task in tasks:
-        record = row_dict(task, TASK_FIELDS, TASK_FLAGS)
-        assignee, status = found.user(task.assignee_id), found.item(task.status_id)
-        priority, kind, phase = found.item(task.priority_id), found.item(task.type_id), found.item(task.phase_id)
+def task_counts(db, task_ids) -> dict[str, tuple[int, int, int]]:
+    """`{task_id: (subtask_count, todo_count, todo_done_count)}` for the tasks with any (one grouped
+    statement over the given ids; none when there are no ids)."""
+    stmt = task_counts_select(db, task_ids)
+    return {} if stmt is None else _counts(db.execute(stmt).all())
+
+
+def task_records(db, tasks, *, new: bool = False, also: dict | None = None):
+    """Task records with the joined names and labels (JOINED) and the counts (COUNTS): one statement for the
+    whole list (the users and config items lookup and the grouped counts sent together, core.query.record_sets),
+    none when empty. `tasks`: Task instances, or records already read by `core.query.record_rows` (the lists'
+    and the detail's path: no ORM instances). `new`: tasks created by this request, which have no subtasks
+    or todos yet (no counts). `also`: more independent reads for the same round trip (`{name: statement}`,
+    as record_sets takes them); then the answer is `(records, {name: records})`."""
+    records = [task if isinstance(task, dict) else row_dict(task, TASK_FIELDS, TASK_FLAGS) for task in tasks]
+    sets = record_sets(
+        db,
+        names=names_select(db, user_ids=[r[key] for r in records for key in
+                                         ("assignee_id", "reporter_id", "created_by", "approved_by_user_id")],
+                           item_ids=[r[key] for r in records for key in ("status_id", "priority_id", "type_id",
+                                                                         "phase_id")]),
+        counts=None if new else task_counts_select(db, [r["id"] for r in records]),
+        **(also or {}))
+    found, counts = Names.of(sets.pop("names")), _counts(sets.pop("counts"))
+    user, item = found.user, found.item
+    for record in records:
+        assignee, status = user(record["assignee_id"]), item(record["status_id"])
+        priority, kind, phase = item(record["priority_id"]), item(record["type_id"]), item(record["phase_id"])
         record.update(
             assignee_name=assignee["name"], assignee_picture=assignee["picture"],
-            reporter_name=found.user(task.reporter_id)["name"], created_by_name=found.user(task.created_by)["name"],
+            reporter_name=user(record["reporter_id"])["name"], created_by_name=user(record["created_by"])["name"],
             status_label=status["label"], status_color=status["color"], status_value=status["value"],
             priority_label=priority["label"], priority_color=priority["color"], priority_value=priority["value"],
             type_label=kind["label"], type_value=kind["value"],
             phase_label=phase["label"], phase_color=phase["color"],
-            approved_by_name=found.user(task.approved_by_user_id)["name"],
+            approved_by_name=user(record["approved_by_user_id"])["name"],
         )
-        subtask_count, todo_count, todo_done_count = counts.get(task.id, (0, 0, 0))
+        subtask_count, todo_count, todo_done_count = counts.get(record["id"], (0, 0, 0))
         record.update(subtask_count=subtask_count, todo_count=todo_count, todo_done_count=todo_done_count)
-        records.append(record)
-    return records
+    return (records, sets) if also is not None else records
 
 
 def task_record(db, task: Task) -> dict:

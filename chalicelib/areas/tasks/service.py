@@ -14,17 +14,17 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.lookup import among
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
-from chalicelib.core.query import LIST_LIMIT, Page, contains_text, paginate
+from chalicelib.core.query import LIST_LIMIT, Page, contains_text, paginate, record_page, record_rows
 from chalicelib.core.schemas import PageQuery
 from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import Task, TaskWatcher
-from .queries import (Assignee, PriorityItem, StatusItem, list_order, load_task, task_records, task_row, task_select,
-                      visible)
+from .queries import (TASK_FLAGS, Assignee, PriorityItem, StatusItem, list_order, load_task, task_records, task_row,
+                      task_select, visible)
 from .queries import visible_task_exists  # noqa: F401 - other areas check their task references through the service
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
-from .service_todos import todo_records
+from .service_todos import TODO_FLAGS, todo_select
 
 CONFIG_FIELDS = {"status_id": "task_status", "priority_id": "task_priority", "type_id": "task_type",
                  "phase_id": "task_phase"}
@@ -182,18 +182,11 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
     if query.search and query.search.strip():
         term = query.search.strip()
         stmt = stmt.where(contains_text(term, Task.title, Task.description))
-    page = paginate(ctx.db, list_order(stmt), query, lambda row: row[0])
+    page = record_page(ctx.db, list_order(stmt), query, TASK_FLAGS)
     return replace(page, items=task_records(ctx.db, page.items))
 
 
 # --- detail ---------------------------------------------------------------------------------------
-
-def agent_record(db, task_id: str) -> dict | None:
-    """The task's agent meta record, or None (the agents area owns it)."""
-    from chalicelib.areas.agents import service as agents_service  # another area: imported lazily
-
-    return agents_service.agent_record(db, task_id)
-
 
 def _subtasks(ctx, task_id: str):
     return task_select().where(Task.parent_task_id == task_id, visible(ctx.principal)).order_by(
@@ -206,25 +199,32 @@ def task_detail(ctx, task_id: str) -> dict:
     names, labels and counts by one `task_records` call for all of them, then the todos, watchers and agent
     record: seven statements with the caller's, whatever the children (issue 11 item 6)."""
     first = case((Task.id == task_id, 0), else_=1)
-    rows = ctx.db.scalars(
-        task_select().where(or_(Task.id == task_id, Task.parent_task_id == task_id), visible(ctx.principal))
-        .order_by(first, Task.sort_order.asc().nulls_last(), Task.created_at, Task.id).limit(LIST_LIMIT + 1)).all()
-    if not rows or rows[0].id != task_id:
+    rows = record_rows(ctx.db, task_select().where(
+        or_(Task.id == task_id, Task.parent_task_id == task_id), visible(ctx.principal))
+        .order_by(first, Task.sort_order.asc().nulls_last(), Task.created_at, Task.id).limit(LIST_LIMIT + 1),
+        TASK_FLAGS)
+    if not rows or rows[0]["id"] != task_id:
         raise not_found("Task")
-    records = task_records(ctx.db, rows)
-    return {"task": records[0], "todos": todo_records(ctx.db, task_id), "subtasks": records[1:],
-            "watchers": watcher_records(ctx.db, task_id), "agent": agent_record(ctx.db, task_id)}
+    from chalicelib.areas.agents import service as agents_service  # another area: imported lazily
+
+    records, sets = task_records(ctx.db, rows, also={
+        "todos": (todo_select(task_id), TODO_FLAGS), "watchers": watcher_select(task_id),
+        "agent": agents_service.agent_select(task_id)})
+    return {"task": records[0], "todos": sets["todos"], "subtasks": records[1:], "watchers": sets["watchers"],
+            "agent": sets["agent"][0] if sets["agent"] else None}
 
 
 def subtask_page(ctx, task_id: str, query) -> Page:
-    rows = paginate(ctx.db, _subtasks(ctx, task_id), query, lambda row: row[0])
-    return Page(task_records(ctx.db, rows.items), rows.total, rows.limit, rows.offset)
+    page = record_page(ctx.db, _subtasks(ctx, task_id), query, TASK_FLAGS)
+    return replace(page, items=task_records(ctx.db, page.items))
 
 
-def watcher_records(db, task_id: str) -> list[dict]:
-    stmt = (select(User.id, User.name, User.picture).join(TaskWatcher, TaskWatcher.user_id == User.id)
-            .where(TaskWatcher.task_id == task_id).order_by(TaskWatcher.created_at, User.name))
-    return [{"id": uid, "name": name, "picture": picture} for uid, name, picture in db.execute(stmt).all()]
+def watcher_select(task_id: str):
+    """The task's watchers (id, name, picture), first watcher first."""
+    return (select(User.id, User.name, User.picture).join(TaskWatcher, TaskWatcher.user_id == User.id)
+            .where(TaskWatcher.task_id == task_id).order_by(TaskWatcher.created_at, User.name)
+            .limit(LIST_LIMIT))
+
 
 
 def task_history(ctx, *, task_id: str, query) -> Page:

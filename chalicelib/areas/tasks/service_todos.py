@@ -8,7 +8,7 @@ from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.notify import notify_many
-from chalicelib.core.serialize import row_dict
+from chalicelib.core.query import record_rows
 
 from .models import Task, TaskTodo
 from .queries import load_task
@@ -18,17 +18,20 @@ MAX_TODOS = 500  # the replacement refuses more (schemas.TodosReplace), so the r
 TODO_FIELDS = ("id", "task_id", "title", "is_done", "position", "assignee_id", "due_date", "created_at", "updated_at")
 
 
-def todo_records(db, task_id: str) -> list[dict]:
-    stmt = (select(TaskTodo, User.name, User.picture).outerjoin(User, User.id == TaskTodo.assignee_id)
+TODO_FLAGS = ("is_done",)
+
+
+def todo_select(task_id: str):
+    """The task's todos in order with their assignee's name and picture (at most MAX_TODOS)."""
+    return (select(*(getattr(TaskTodo, name) for name in TODO_FIELDS), User.name.label("assignee_name"),
+                   User.picture.label("assignee_picture"))
+            .outerjoin(User, User.id == TaskTodo.assignee_id)
             .where(TaskTodo.task_id == task_id).order_by(TaskTodo.position, TaskTodo.created_at, TaskTodo.id)
-            .limit(MAX_TODOS).execution_options(populate_existing=True))
-    records = []
-    for todo, name, picture in db.execute(stmt).all():
-        record = row_dict(todo, TODO_FIELDS, ("is_done",))
-        record["assignee_name"] = name
-        record["assignee_picture"] = picture
-        records.append(record)
-    return records
+            .limit(MAX_TODOS))
+
+
+def todo_records(db, task_id: str) -> list[dict]:
+    return record_rows(db, todo_select(task_id), TODO_FLAGS)
 
 
 def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
