@@ -170,6 +170,55 @@ class OkResponse(Read):
     ok: Literal[True]
 
 
+# --- read models that more than one area answers ------------------------------------------------
+# Declared once here: an area's schemas import only the core (docs/area-contract.md), so a record that one
+# area builds and another area's route also answers cannot be imported from the owning area.
+
+# A time entry: the timesheets area builds it; a budget's detail lists its own (budgets.BudgetTimeEntryRead).
+class TimeEntryRead(Read):
+    id: str
+    user_id: str
+    date: IsoDate
+    hours: float
+    task_id: str | None
+    project_id: str | None
+    budget_id: str | None
+    line_item_id: str | None
+    billable: Flag01
+    status: str
+    description: str | None
+    submitted_at: IsoTimestamp | None
+    approved_by: str | None
+    approved_at: IsoTimestamp | None
+    rejected_by: str | None
+    rejected_at: IsoTimestamp | None
+    rejection_reason: str | None
+    created_by: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+    user_name: str | None
+    approver_name: str | None
+
+
+# The agent meta record of an agent task: the agents area owns it; a task's detail shows it too.
+class AgentMetaRead(Read):
+    id: str
+    task_id: str
+    stage: str
+    effort_estimate: str | None
+    scope_document: str | None
+    agent_confidence_note: str | None
+    retry_count: int
+    branch_name: str | None
+    pr_url: str | None
+    preview_url: str | None
+    browser_test_status: str | None
+    browser_test_video_url: str | None
+    ci_status: str | None
+    created_at: IsoTimestamp
+    updated_at: IsoTimestamp
+
+
 def _camel(key: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in key.split("_"))
 

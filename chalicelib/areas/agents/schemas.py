@@ -7,7 +7,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BeforeValidator, Field, create_model, field_validator
 
-from chalicelib.core.schemas import Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, PageQuery, Read, Text, non_blank
+from chalicelib.core.schemas import (AgentMetaRead, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, PageQuery, Read, Text,
+                                     non_blank)
 
 from .models import STAGES
 
@@ -155,24 +156,6 @@ class AgentCallback(Input):
 
 
 # --- read models ----------------------------------------------------------------------------------
-
-class AgentMetaRead(Read):
-    id: str
-    task_id: str
-    stage: str
-    effort_estimate: str | None
-    scope_document: str | None
-    agent_confidence_note: str | None
-    retry_count: int
-    branch_name: str | None
-    pr_url: str | None
-    preview_url: str | None
-    browser_test_status: str | None
-    browser_test_video_url: str | None
-    ci_status: str | None
-    created_at: IsoTimestamp
-    updated_at: IsoTimestamp
-
 
 class AgentTaskBrief(Read):
     """The task of an agent task: its own fields with the names and labels a pipeline board shows."""

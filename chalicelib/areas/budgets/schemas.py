@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import (CalendarDate, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, Name, PageQuery,
-                                     Read, Text, Timestamp, choice)
+from chalicelib.core.schemas import (CalendarDate, Id, Input, IsoDate, IsoTimestamp, Money, Name, PageQuery,
+                                     Read, Text, TimeEntryRead, Timestamp, choice)
 
 BudgetType = choice("sprints", "retainer", "time_and_materials", "fixed_price")
 BudgetStatus = choice("draft", "pending_approval", "approved", "active", "completed", "cancelled")
@@ -126,30 +126,8 @@ class LineItemRead(Read):
     invoiced_amount: float
 
 
-class BudgetTimeEntryRead(Read):
+class BudgetTimeEntryRead(TimeEntryRead):
     """A time entry logged against the budget (served by the timesheets area), with its task's title."""
-    id: str
-    user_id: str
-    date: IsoDate
-    hours: float
-    task_id: str | None
-    project_id: str | None
-    budget_id: str | None
-    line_item_id: str | None
-    billable: Flag01
-    status: str
-    description: str | None
-    submitted_at: IsoTimestamp | None
-    approved_by: str | None
-    approved_at: IsoTimestamp | None
-    rejected_by: str | None
-    rejected_at: IsoTimestamp | None
-    rejection_reason: str | None
-    created_by: str | None
-    created_at: IsoTimestamp
-    updated_at: IsoTimestamp
-    user_name: str | None
-    approver_name: str | None
     task_title: str | None
 
 

@@ -252,6 +252,7 @@ class PortalBudgetRead(Read):
 
 
 class PortalLineItemRead(Read):
+    """A line of a budget or an invoice, as the client sees it."""
     id: str
     description: str
     quantity: float
@@ -284,15 +285,6 @@ class PortalInvoiceRead(Read):
     updated_at: IsoTimestamp
 
 
-class PortalInvoiceLineRead(Read):
-    id: str
-    description: str
-    quantity: float
-    unit_price: float
-    amount: float
-    position: int
-
-
 class PortalPaymentRead(Read):
     id: str
     amount: float
@@ -303,7 +295,7 @@ class PortalPaymentRead(Read):
 
 class InvoiceDetailBody(Read):
     invoice: PortalInvoiceRead
-    lineItems: list[PortalInvoiceLineRead]
+    lineItems: list[PortalLineItemRead]
     payments: list[PortalPaymentRead]
 
 

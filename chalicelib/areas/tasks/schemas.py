@@ -5,8 +5,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictFloat, StrictStr, field_validator
 
-from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, PageQuery, QueryFlag, Read,
-                                     Timestamp)
+from chalicelib.core.schemas import (AgentMetaRead, CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money,
+                                     PageQuery, QueryFlag, Read, Timestamp)
 
 
 def _required_title(value: str) -> str:
@@ -211,30 +211,12 @@ class WatcherRead(Read):
     picture: str | None
 
 
-class AgentTaskRead(Read):
-    id: str
-    task_id: str
-    stage: str
-    effort_estimate: str | None
-    scope_document: str | None
-    agent_confidence_note: str | None
-    retry_count: int
-    branch_name: str | None
-    pr_url: str | None
-    preview_url: str | None
-    browser_test_status: str | None
-    browser_test_video_url: str | None
-    ci_status: str | None
-    created_at: IsoTimestamp
-    updated_at: IsoTimestamp
-
-
 class TaskDetail(Read):
     task: TaskRead
     todos: list[TodoRead]
     subtasks: list[TaskRead]
     watchers: list[WatcherRead]
-    agent: AgentTaskRead | None
+    agent: AgentMetaRead | None
 
 
 class ResourceRead(Read):

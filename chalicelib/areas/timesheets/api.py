@@ -3,10 +3,10 @@ manage approves and rejects)."""
 from chalice import Blueprint
 
 from chalicelib.core.http import endpoint
-from chalicelib.core.schemas import OkResponse, one, paged
+from chalicelib.core.schemas import OkResponse, TimeEntryRead, one, paged
 
 from . import service
-from .schemas import RejectBody, TimeEntryCreate, TimeEntryListQuery, TimeEntryRead, TimeEntryUpdate
+from .schemas import RejectBody, TimeEntryCreate, TimeEntryListQuery, TimeEntryUpdate
 
 ONE = one("time_entry", TimeEntryRead)
 

@@ -1,4 +1,5 @@
-"""Request and read models of time entries (unknown fields are ignored)."""
+"""Request models of time entries (unknown fields are ignored); their read model, TimeEntryRead, is the core's
+(core/schemas.py), since a budget's detail answers it too."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -6,8 +7,7 @@ from typing import Annotated, Optional
 
 from pydantic import Field, StringConstraints, model_validator
 
-from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, PageQuery, Read,
-                                     choice)
+from chalicelib.core.schemas import CalendarDate, Flag, Id, Input, PageQuery, choice
 
 Hours = Annotated[Decimal, Field(gt=0, le=24, max_digits=4, decimal_places=2)]
 # Free text of at most 5000 characters, stripped.
@@ -60,29 +60,3 @@ class TimeEntryListQuery(PageQuery):
             raise ValueError("date_to must not be before date_from")
         return self
 
-
-# --- read models ----------------------------------------------------------------------------------
-
-class TimeEntryRead(Read):
-    id: str
-    user_id: str
-    date: IsoDate
-    hours: float
-    task_id: str | None
-    project_id: str | None
-    budget_id: str | None
-    line_item_id: str | None
-    billable: Flag01
-    status: str
-    description: str | None
-    submitted_at: IsoTimestamp | None
-    approved_by: str | None
-    approved_at: IsoTimestamp | None
-    rejected_by: str | None
-    rejected_at: IsoTimestamp | None
-    rejection_reason: str | None
-    created_by: str | None
-    created_at: IsoTimestamp
-    updated_at: IsoTimestamp
-    user_name: str | None
-    approver_name: str | None
