@@ -79,5 +79,10 @@ class ServiceUnavailable(DomainError):
     default_message = "Service not configured"
 
 
+class GatewayTimeout(DomainError):
+    status = 504
+    default_message = "The provider did not answer in time"
+
+
 def not_found(what: str) -> NotFound:
     return NotFound(f"{what} not found")

@@ -11,11 +11,10 @@ from __future__ import annotations
 from chalicelib.core.errors import ServiceUnavailable
 from chalicelib.core.settings import get_settings
 
-from .base import (CREDENTIALS, PLATFORM_NAMES, PLATFORMS, AdPlatform, CredentialsRefused, GatewayTimeout,
-                   parse_credentials)
+from .base import CREDENTIALS, PLATFORM_NAMES, PLATFORMS, AdPlatform, CredentialsRefused, parse_credentials
 
-__all__ = ["get_adplatform", "parse_credentials", "AdPlatform", "CredentialsRefused", "GatewayTimeout", "PLATFORMS",
-           "PLATFORM_NAMES", "CREDENTIALS"]
+__all__ = ["get_adplatform", "parse_credentials", "AdPlatform", "CredentialsRefused", "PLATFORMS", "PLATFORM_NAMES",
+           "CREDENTIALS"]
 
 
 def get_adplatform(platform: str, credentials, *, seed: str = "") -> AdPlatform:

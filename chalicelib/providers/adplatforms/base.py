@@ -15,7 +15,7 @@ from typing import Annotated, Optional, Protocol
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, field_validator
 
-from chalicelib.core.errors import BadRequest, DomainError
+from chalicelib.core.errors import BadRequest
 
 PLATFORMS = ("google_ads", "meta_ads", "shopify")
 PLATFORM_NAMES = {"google_ads": "Google Ads", "meta_ads": "Meta Ads", "shopify": "Shopify"}
@@ -24,11 +24,6 @@ SHOPIFY_STORE_CAMPAIGN = ("store", "Online store")
 
 class CredentialsRefused(BadRequest):
     """The platform refused the credentials (a 400 when a connection is made; a sync error later)."""
-
-
-class GatewayTimeout(DomainError):
-    status = 504
-    default_message = "The ad platform did not answer in time"
 
 
 Secret = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]

@@ -23,13 +23,15 @@ from decimal import Decimal, InvalidOperation
 
 from chalicelib.core.errors import BadGateway
 
-from . import http
+from chalicelib.providers import http
+
 from .base import SHOPIFY_STORE_CAMPAIGN, CredentialsRefused, empty_row
 
 GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token"
 GOOGLE_ADS_BASE = "https://googleads.googleapis.com"
 META_BASE = "https://graph.facebook.com"
 MAX_PAGES = 500
+TIMEOUT = 30.0  # seconds a platform may take to answer one request (reports can be slow)
 META_PURCHASE_TYPES = ("omni_purchase", "purchase", "offsite_conversion.fb_pixel_purchase")
 META_RATE_LIMIT_CODES = {4, 17, 32, 613, *range(80000, 80015)}
 
@@ -81,7 +83,7 @@ class GoogleAds:
     def _access_token(self) -> str:
         if self._token:
             return self._token
-        response = http.send("POST", GOOGLE_TOKEN_URL, name=self.NAME, max_wait=self.max_wait, data={
+        response = http.send("POST", GOOGLE_TOKEN_URL, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT, data={
             "grant_type": "refresh_token", "refresh_token": self.credentials.refresh_token,
             "client_id": self.client_id, "client_secret": self.client_secret})
         if response.status_code in (400, 401):
@@ -109,7 +111,8 @@ class GoogleAds:
             body = {"query": query}
             if token:
                 body["pageToken"] = token
-            response = http.send("POST", url, name=self.NAME, max_wait=self.max_wait, json=body, headers=self._headers())
+            response = http.send("POST", url, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT, json=body,
+                                 headers=self._headers())
             if response.status_code in (401, 403):
                 raise CredentialsRefused(f"Google Ads refused the access: {google_message(response)}")
             if response.status_code == 503:
@@ -162,7 +165,8 @@ class MetaAds:
 
     def _get(self, url: str, params: dict | None) -> dict:
         headers = {"Authorization": f"Bearer {self.credentials.access_token}"}
-        response = http.send("GET", url, name=self.NAME, max_wait=self.max_wait, params=params, headers=headers)
+        response = http.send("GET", url, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT, params=params,
+                             headers=headers)
         body = http.json_body(response, self.NAME)
         error = body.get("error") if isinstance(body, dict) else None
         if response.status_code < 300 and not error:
@@ -240,7 +244,7 @@ class Shopify:
         self.base = f"https://{credentials.shop_domain}/admin/api/{version}"
 
     def _get(self, url: str, params: dict | None):
-        response = http.send("GET", url, name=self.NAME, max_wait=self.max_wait, params=params,
+        response = http.send("GET", url, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT, params=params,
                              headers={"X-Shopify-Access-Token": self.credentials.access_token,
                                       "Accept": "application/json"})
         if response.status_code in (401, 403, 404):

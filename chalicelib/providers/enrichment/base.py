@@ -3,13 +3,6 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from chalicelib.core.errors import DomainError
-
-
-class EnrichmentTimeout(DomainError):
-    status = 504
-    default_message = "The enrichment provider did not answer in time"
-
 
 class EnrichmentProvider(Protocol):
     def enrich_company(self, *, name: str | None, website: str | None) -> dict | None:

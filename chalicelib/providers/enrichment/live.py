@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import requests
 
-from chalicelib.core.errors import BadGateway, ServiceUnavailable
-
-from .base import EnrichmentTimeout
+from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 
 DEFAULT_BASE_URL = "https://api.peopledatalabs.com/v5"
 
@@ -30,7 +28,7 @@ class PeopleDataLabs:
             response = requests.request(method, f"{self.base_url}{path}", params=params, json=json, headers=headers,
                                         timeout=self.timeout)
         except requests.Timeout as exc:
-            raise EnrichmentTimeout() from exc
+            raise GatewayTimeout("The enrichment provider did not answer in time") from exc
         except requests.RequestException as exc:
             raise BadGateway("The enrichment provider could not be reached") from exc
         if response.status_code == 404:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from chalicelib.core.errors import ServiceUnavailable
 from chalicelib.core.settings import get_settings
 
-from .base import GatewayTimeout, LedgerAuth, LedgerProvider
+from .base import LedgerAuth, LedgerProvider
 
-__all__ = ["get_ledger", "get_ledger_auth", "GatewayTimeout", "LedgerAuth", "LedgerProvider"]
+__all__ = ["get_ledger", "get_ledger_auth", "LedgerAuth", "LedgerProvider"]
 
 
 def get_ledger_auth() -> LedgerAuth:

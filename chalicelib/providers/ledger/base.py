@@ -9,13 +9,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from chalicelib.core.errors import DomainError
-
-
-class GatewayTimeout(DomainError):
-    status = 504
-    default_message = "The provider did not answer in time"
-
 
 class LedgerAuth(ABC):
     """The OAuth 2.0 authorisation code flow of the ledger (the connections area drives it)."""

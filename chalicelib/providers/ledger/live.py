@@ -5,7 +5,7 @@ e-mail, payments) and Payroll AU (employees), through `requests`.
 - An access token that has expired (or is about to) is refreshed first (`grant_type=refresh_token`, HTTP
   Basic client authentication); a 401 refreshes once and retries. Xero rotates refresh tokens: the new pair
   is handed to `on_tokens` at once (the connections area stores it encrypted, in its own transaction).
-- 429: `Retry-After` honoured (ledger.http); other errors are 502 carrying Xero's message (a validation
+- 429: `Retry-After` honoured (providers.http); other errors are 502 carrying Xero's message (a validation
   exception's messages, or its `Detail` / `Message`).
 """
 from __future__ import annotations
@@ -19,8 +19,8 @@ from urllib.parse import urlencode
 
 from chalicelib.core.errors import BadGateway, BadRequest
 from chalicelib.core.settings import get_settings
+from chalicelib.providers import http
 
-from . import http
 from .base import LedgerAuth, LedgerProvider
 
 AUTHORIZE_URL = "https://login.xero.com/identity/connect/authorize"

@@ -9,14 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
-from chalicelib.core.errors import DomainError
-
 PAGE_SIZE = 50  # Fireflies: `limit` at most 50 per transcripts query
-
-
-class GatewayTimeout(DomainError):
-    status = 504
-    default_message = "Meeting notes provider timed out"
 
 
 class MeetNotesProvider(Protocol):

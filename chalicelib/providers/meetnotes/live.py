@@ -12,9 +12,9 @@ from datetime import datetime, timezone
 
 import requests
 
-from chalicelib.core.errors import BadGateway, NotFound, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, GatewayTimeout, NotFound, ServiceUnavailable
 
-from .base import PAGE_SIZE, GatewayTimeout
+from .base import PAGE_SIZE
 
 DEFAULT_URL = "https://api.fireflies.ai/graphql"
 MAX_PAGES = 200  # 10 000 notes per sync at most; the next sync continues from the last note's date

@@ -5,16 +5,16 @@ whose state lives in the database (`sandbox_outbox`, providers `orchestrator` an
 ServiceUnavailable, 503). Live: `ORCHESTRATOR_URL` (503 on orchestrator calls without it),
 `ORCHESTRATOR_TOKEN` (optional bearer), `ORCHESTRATOR_TIMEOUT_SECONDS`, and the business agents registry
 `BUSINESS_AGENTS` (`id=https://url,...`). Upstream failures and non-JSON answers raise BadGateway (502), a
-timeout GatewayTimeout (504).
+timeout core.errors.GatewayTimeout (504).
 """
 from __future__ import annotations
 
 from chalicelib.core.errors import ServiceUnavailable
 from chalicelib.core.settings import get_settings
 
-from .base import GatewayTimeout, OrchestratorProvider, parse_registry
+from .base import OrchestratorProvider, parse_registry
 
-__all__ = ["get_orchestrator", "GatewayTimeout", "OrchestratorProvider", "parse_registry"]
+__all__ = ["get_orchestrator", "OrchestratorProvider", "parse_registry"]
 
 
 def get_orchestrator(db=None) -> OrchestratorProvider:

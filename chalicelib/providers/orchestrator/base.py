@@ -7,13 +7,6 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from chalicelib.core.errors import DomainError
-
-
-class GatewayTimeout(DomainError):
-    status = 504
-    default_message = "The upstream service did not answer in time"
-
 
 class OrchestratorProvider(Protocol):
     def orchestrator(self, method: str, path: str, *, caller: dict, body: Any = None,

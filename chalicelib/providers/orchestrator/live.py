@@ -11,9 +11,7 @@ from typing import Any
 
 import requests
 
-from chalicelib.core.errors import BadGateway, NotFound, ServiceUnavailable
-
-from .base import GatewayTimeout
+from chalicelib.core.errors import BadGateway, GatewayTimeout, NotFound, ServiceUnavailable
 
 
 class HttpOrchestrator:

@@ -12,7 +12,7 @@ import time
 
 import requests
 
-from chalicelib.core.errors import BadGateway, DomainError, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 
 from .base import MAX_RESULTS
 
@@ -28,11 +28,6 @@ def _throttle() -> None:
         if wait > 0:
             time.sleep(wait)
         _last[0] = time.monotonic()
-
-
-class GatewayTimeout(DomainError):
-    status = 504
-    default_message = "Place search timed out"
 
 
 class NominatimPlaces:

@@ -1,7 +1,7 @@
 """Productive (api.productive.io, JSON:API) through `requests`: `X-Auth-Token` and `X-Organization-Id`
 headers, `application/vnd.api+json` bodies, `page[number]` / `page[size]` paging (meta.total_pages).
 A token is checked with `GET /organization_memberships` (which needs no organisation id and names the
-organisation). 429: Retry-After honoured (ledger.http); a refused token is a 400 with Productive's message;
+organisation). 429: Retry-After honoured (providers.http); a refused token is a 400 with Productive's message;
 other errors are 502 with it."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 
 from chalicelib.core.errors import BadGateway, BadRequest
 from chalicelib.core.settings import get_settings
-from chalicelib.providers.ledger import http
+from chalicelib.providers import http
 
 from .base import PlannerProvider
 

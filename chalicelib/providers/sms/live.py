@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import requests
 
-from chalicelib.core.errors import BadGateway, DomainError, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 
 DEFAULT_BASE_URL = "https://api.twilio.com"
 
@@ -26,11 +26,6 @@ ERROR_MESSAGES = {
     21620: "the media URL is not valid",
     63016: "WhatsApp refuses free-form messages outside the 24-hour window",
 }
-
-
-class GatewayTimeout(DomainError):
-    status = 504
-    default_message = "The SMS provider did not answer in time"
 
 
 class TwilioSms:
@@ -54,7 +49,7 @@ class TwilioSms:
         try:
             response = requests.post(self.url, data=data, auth=self.auth, timeout=self.timeout)
         except requests.Timeout as exc:
-            raise GatewayTimeout() from exc
+            raise GatewayTimeout("The SMS provider did not answer in time") from exc
         except requests.RequestException as exc:
             raise BadGateway("The SMS provider could not be reached") from exc
         if response.status_code in (200, 201):

@@ -5,9 +5,9 @@ import pytest
 import requests
 import responses
 
-from chalicelib.core.errors import BadGateway, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 from chalicelib.providers.enrichment import get_enrichment
-from chalicelib.providers.enrichment.base import EnrichmentTimeout, normalise_person
+from chalicelib.providers.enrichment.base import normalise_person
 from chalicelib.providers.enrichment.live import PeopleDataLabs
 
 BASE = "https://api.peopledatalabs.com/v5"
@@ -80,7 +80,7 @@ def test_errors_are_mapped(status, headers, error, text):
 @responses.activate
 def test_timeout_and_unreachable():
     responses.get(f"{BASE}/company/enrich", body=requests.Timeout("slow"))
-    with pytest.raises(EnrichmentTimeout) as raised:
+    with pytest.raises(GatewayTimeout) as raised:
         _pdl().enrich_company(name="x", website=None)
     assert raised.value.status == 504
     responses.replace(responses.GET, f"{BASE}/company/enrich", body=requests.ConnectionError("down"))

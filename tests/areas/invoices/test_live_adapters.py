@@ -11,9 +11,8 @@ import pytest
 import responses
 
 from chalicelib.core import crypto
-from chalicelib.core.errors import BadGateway, BadRequest, ServiceUnavailable
-from chalicelib.providers.ledger import http as ledger_http
-from chalicelib.providers.ledger.base import GatewayTimeout
+from chalicelib.core.errors import BadGateway, BadRequest, GatewayTimeout, ServiceUnavailable
+from chalicelib.providers import http as provider_http
 from chalicelib.providers.ledger.live import ACCOUNTING, CONNECTIONS_URL, PAYROLL, TOKEN_URL, XeroAuth, XeroLedger
 from chalicelib.providers.planner.live import ProductivePlanner
 
@@ -24,7 +23,7 @@ INVOICE = "243216c5-369e-4056-ac67-05388f86dc81"
 @pytest.fixture
 def waits(monkeypatch):
     slept = []
-    monkeypatch.setattr(ledger_http, "sleep", slept.append)
+    monkeypatch.setattr(provider_http, "sleep", slept.append)
     return slept
 
 

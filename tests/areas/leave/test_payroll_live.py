@@ -8,7 +8,7 @@ import pytest
 import responses
 
 from chalicelib.core.errors import BadGateway, ServiceUnavailable
-from chalicelib.providers.ledger import http as ledger_http
+from chalicelib.providers import http as provider_http
 from chalicelib.providers.ledger.live import TOKEN_URL, XeroAuth, XeroLedger
 from chalicelib.providers.payroll.live import PAYROLL, XeroPayroll
 
@@ -20,7 +20,7 @@ ANNUAL = "184ea8f7-d143-46dd-bef3-0c60e1aa6fca"
 @pytest.fixture
 def waits(monkeypatch):
     slept = []
-    monkeypatch.setattr(ledger_http, "sleep", slept.append)
+    monkeypatch.setattr(provider_http, "sleep", slept.append)
     return slept
 
 

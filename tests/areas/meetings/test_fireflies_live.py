@@ -11,9 +11,8 @@ from sqlalchemy import func, select
 
 from chalicelib.areas.meetings.models import Meeting, MeetingAttendee
 from chalicelib.areas.meetings.service_sync import run_sync
-from chalicelib.core.errors import BadGateway, NotFound, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, GatewayTimeout, NotFound, ServiceUnavailable
 from chalicelib.providers.meetnotes import get_meetnotes
-from chalicelib.providers.meetnotes.base import GatewayTimeout
 from chalicelib.providers.meetnotes.live import FirefliesNotes
 from tests.factories import make_user
 

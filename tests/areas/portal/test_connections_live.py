@@ -13,9 +13,9 @@ import pytest
 import requests
 import responses
 
-from chalicelib.core.errors import BadGateway, ServiceUnavailable
-from chalicelib.providers.adplatforms import http as ad_http
-from chalicelib.providers.adplatforms.base import (CredentialsRefused, GatewayTimeout, GoogleAdsCredentials,
+from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
+from chalicelib.providers import http as provider_http
+from chalicelib.providers.adplatforms.base import (CredentialsRefused, GoogleAdsCredentials,
                                                    MetaAdsCredentials, ShopifyCredentials)
 from chalicelib.providers.adplatforms.live import GOOGLE_TOKEN_URL, GoogleAds, MetaAds, Shopify
 
@@ -27,7 +27,7 @@ SHOP = "https://acme.myshopify.com/admin/api/2026-07"
 @pytest.fixture
 def waits(monkeypatch):
     slept = []
-    monkeypatch.setattr(ad_http, "sleep", slept.append)
+    monkeypatch.setattr(provider_http, "sleep", slept.append)
     return slept
 
 

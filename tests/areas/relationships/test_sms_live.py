@@ -5,9 +5,9 @@ import pytest
 import requests
 import responses
 
-from chalicelib.core.errors import BadGateway, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 from chalicelib.providers.sms import SmsDisabled, SmsNotConfigured, get_sms
-from chalicelib.providers.sms.live import GatewayTimeout, TwilioSms
+from chalicelib.providers.sms.live import TwilioSms
 
 SID = "AC" + "0" * 32
 URL = f"https://api.twilio.com/2010-04-01/Accounts/{SID}/Messages.json"

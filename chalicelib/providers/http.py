@@ -1,15 +1,14 @@
-"""HTTP to an ad platform through `requests`, with the error mapping of the live adapters: unreachable ->
-502, timeout -> 504, 429 -> wait `Retry-After` (when at most `max_wait` seconds) and retry once, else 503
-naming when to retry. Other answers are the caller's to read. Tokens never go into a message."""
+"""HTTP to a provider through `requests`, with the error mapping of the live adapters (ledger, planner, payroll,
+ad platforms): unreachable -> 502, timeout -> 504, 429 -> wait `Retry-After` (when it is at most `max_wait`
+seconds) and retry once, else 503 naming when to retry; other answers are the caller's to read. Tokens never go
+into a message."""
 from __future__ import annotations
 
 import time
 
 import requests
 
-from chalicelib.core.errors import BadGateway, ServiceUnavailable
-
-from .base import GatewayTimeout
+from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 
 sleep = time.sleep  # tests replace it
 
@@ -22,11 +21,13 @@ def retry_after(response) -> float:
 
 
 def rate_limited(name: str, wait: float) -> ServiceUnavailable:
+    """503 naming, in whole seconds, when to retry (`retry_after` in the body too)."""
     seconds = int(wait + 0.999)
     return ServiceUnavailable(f"{name} is rate limiting requests; retry after {seconds} s", extra={"retry_after": seconds})
 
 
-def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 30.0, **kwargs):
+def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 20.0, **kwargs):
+    """The response of the request (any status but 429); 429 handled as the module docstring says."""
     for attempt in (1, 2):
         try:
             response = requests.request(method, url, timeout=timeout, **kwargs)
@@ -44,6 +45,7 @@ def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 
 
 
 def json_body(response, name: str):
+    """The response's JSON; a body that is not JSON is a 502."""
     try:
         return response.json()
     except ValueError as exc:
