@@ -86,3 +86,8 @@ class GatewayTimeout(DomainError):
 
 def not_found(what: str) -> NotFound:
     return NotFound(f"{what} not found")
+
+
+def bad_field(field: str, message: str) -> BadRequest:
+    """A 400 about one field of the request: `"<field> <message>"`, the field and message in `details`."""
+    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])

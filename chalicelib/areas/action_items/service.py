@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, func, select, update
 
-from chalicelib.core.errors import BadRequest, Forbidden, NotFound
+from chalicelib.core.errors import BadRequest, Forbidden, NotFound, bad_field
 from chalicelib.core.models import User
 from chalicelib.core.notify import notify
 from chalicelib.core.query import in_scope
@@ -21,10 +21,6 @@ from .models import ActionItem, ActionItemPreference
 from .queries import (URGENCY_ORDER, item_record, item_records, item_select, load_action_item, preference_records,
                       urgency_for, visible)
 from .schemas import names
-
-
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
 
 
 # ---------------------------------------------------------------- reads
@@ -76,7 +72,7 @@ def set_preferences(ctx, *, data) -> None:
     """Replaces the caller's preferences whole (an empty list restores the role defaults)."""
     modules = [pref.source_module for pref in data.preferences]
     if len(set(modules)) != len(modules):
-        raise _bad("preferences", "must name each source_module once")
+        raise bad_field("preferences", "must name each source_module once")
     ctx.db.execute(delete(ActionItemPreference).where(ActionItemPreference.user_id == ctx.user_id))
     ctx.db.add_all([ActionItemPreference(user_id=ctx.user_id, **pref.model_dump()) for pref in data.preferences])
     ctx.db.flush()
@@ -98,18 +94,16 @@ def _check_references(ctx, values: dict) -> None:
 
     if values.get("assigned_to"):
         if ctx.db.scalar(select(User.id).where(User.id == values["assigned_to"], User.is_active.is_(True))) is None:
-            raise _bad("assigned_to", "must be an active user")
+            raise bad_field("assigned_to", "must be an active user")
     if values.get("project_id"):
         try:
             projects_service.load_project(ctx, values["project_id"])
         except NotFound as exc:
-            raise _bad("project_id", "must be a project you can see") from exc
-    if values.get("company_id") and not deals_service.company_names(ctx.db, [values["company_id"]]):
-        raise _bad("company_id", "must be an existing company")
-    if values.get("contact_id") and not deals_service.contact_names(ctx.db, [values["contact_id"]]):
-        raise _bad("contact_id", "must be an existing contact")
+            raise bad_field("project_id", "must be a project you can see") from exc
+    deals_service.check_company(ctx.db, values.get("company_id"))
+    deals_service.check_contact(ctx.db, values.get("contact_id"))
     if values.get("deal_id") and deals_service.deal_brief(ctx.db, values["deal_id"]) is None:
-        raise _bad("deal_id", "must be an existing deal")
+        raise bad_field("deal_id", "must be an existing deal")
 
 
 def create_item(ctx, *, data) -> dict:
@@ -130,7 +124,7 @@ def update_item(ctx, *, item_id: str, data) -> dict:
     item = load_action_item(ctx, item_id)
     changes = data.changes()
     if "assigned_to" in changes and changes["assigned_to"] is None:
-        raise _bad("assigned_to", "may not be null")
+        raise bad_field("assigned_to", "may not be null")
     _check_references(ctx, {"assigned_to": changes.get("assigned_to")})
     if "due_date" in changes and "urgency" not in changes and changes["due_date"] != item.due_date:
         changes["urgency"] = urgency_for(changes["due_date"])

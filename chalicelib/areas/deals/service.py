@@ -49,11 +49,10 @@ def company_deal_ids(company_ids):
 
 def check_company(db: Session, company_id: str | None) -> None:
     """A body's `company_id`, when given, names an existing company: a 400 naming the field otherwise."""
-    from chalicelib.core.errors import BadRequest
+    from chalicelib.core.errors import bad_field
 
     if company_id and not company_names(db, [company_id]):
-        raise BadRequest("company_id must be an existing company",
-                         details=[{"field": "company_id", "message": "must be an existing company"}])
+        raise bad_field("company_id", "must be an existing company")
 
 
 def company_contact_emails(company_ids):
@@ -68,6 +67,14 @@ def contact_names(db: Session, contact_ids: list[str]) -> dict[str, tuple[str, s
         return {}
     rows = db.execute(select(Contact.id, Contact.first_name, Contact.last_name).where(Contact.id.in_(ids))).all()
     return {row.id: (row.first_name, row.last_name) for row in rows}
+
+
+def check_contact(db: Session, contact_id: str | None) -> None:
+    """A body's `contact_id`, when given, names an existing contact: a 400 naming the field otherwise."""
+    from chalicelib.core.errors import bad_field
+
+    if contact_id and not contact_names(db, [contact_id]):
+        raise bad_field("contact_id", "must be an existing contact")
 
 
 def contact_briefs(db: Session, contact_ids: list[str]) -> dict[str, dict]:

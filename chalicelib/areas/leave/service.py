@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden
+from chalicelib.core.errors import Conflict, Forbidden, bad_field
 from chalicelib.core.history import record as record_history
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_key, lock_row
@@ -34,10 +34,6 @@ from .queries import (ENTITY, awaiting, history_records, load_leave_request, one
 
 INITIAL_STATUS = {"executive": "approved", "head": "pending_exec", "manager": "pending_exec",
                   "lead": "pending_manager", "employee": "pending_manager"}
-
-
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
 
 
 def _history(ctx, request_id: str, action: str, comment: str | None = None) -> None:
@@ -123,12 +119,12 @@ def _notify_requester(ctx, request: LeaveRequest, type: str, title: str, body: s
 
 def create_request(ctx, *, data) -> dict:
     if data.end_date < data.start_date:
-        raise _bad("end_date", "must not be before start_date")
+        raise bad_field("end_date", "must not be before start_date")
     type_name = data.leave_type_name
     if ctx.db.scalar(select(LeaveType.id).limit(1)) is not None:  # the ledger's types are known: check it
         known = ctx.db.scalar(select(LeaveType.name).where(LeaveType.id == data.leave_type_id))
         if known is None:
-            raise _bad("leave_type_id", "must be a leave type of the ledger")
+            raise bad_field("leave_type_id", "must be a leave type of the ledger")
         type_name = known
     lock_key(ctx.db, "leave-requests", ctx.user_id)  # two overlapping submissions serialise: one is 409
     overlap = ctx.db.scalar(select(LeaveRequest.id).where(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from chalicelib.core.errors import BadRequest, Forbidden
+from chalicelib.core.errors import Forbidden, bad_field
 from chalicelib.core.models import ACCESS_LEVELS, User
 from chalicelib.core.notify import notify_many
 from chalicelib.core.query import in_scope
@@ -12,10 +12,6 @@ from chalicelib.core.serialize import value_out
 
 from .models import Note
 from .queries import DEEP_LINKS, load_note, load_resource, note_rows, ordered_levels, tool_for, visible
-
-
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
 
 
 def list_notes(ctx, *, resource_type: str, resource_id: str) -> list[dict]:
@@ -30,7 +26,7 @@ def _check_mentions(ctx, mentions: list[str]) -> list[str]:
     found = set(ctx.db.scalars(select(User.id).where(User.id.in_(ids), User.is_active.is_(True))))
     missing = [user_id for user_id in ids if user_id not in found]
     if missing:
-        raise _bad("mentions", f"must name active users ({', '.join(m[:36] for m in missing[:5])} not found)")
+        raise bad_field("mentions", f"must name active users ({', '.join(m[:36] for m in missing[:5])} not found)")
     return ids
 
 
@@ -43,7 +39,7 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
             Note.id == data.parent_id, Note.resource_type == resource_type, Note.resource_id == resource_id),
             visible(ctx.principal)))
         if parent is None:
-            raise _bad("parent_id", "must be a note on the same record")
+            raise bad_field("parent_id", "must be a note on the same record")
     mentions = _check_mentions(ctx, data.mentions)
     levels = ordered_levels(ACCESS_LEVELS if data.visibility is None else data.visibility)
     note = Note(resource_type=resource_type, resource_id=resource_id, author_id=ctx.user_id, content=data.content,
@@ -129,7 +125,7 @@ def portal_create_note(ctx, *, resource_type: str, resource_id: str, content: st
         parent = ctx.db.scalar(select(Note.id).where(Note.id == parent_id, Note.resource_type == resource_type,
                                                      Note.resource_id == resource_id, _client_visible()))
         if parent is None:
-            raise _bad("parentId", "must be a client-visible note on the same record")
+            raise bad_field("parentId", "must be a client-visible note on the same record")
     note = Note(resource_type=resource_type, resource_id=resource_id, author_id=None, content=content,
                 visibility=ordered_levels([*ACCESS_LEVELS, CLIENT_LEVEL]), mentions=[], parent_id=parent_id)
     ctx.db.add(note)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, select
 
-from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.errors import BadRequest, Conflict, bad_field
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT, in_scope
@@ -26,13 +26,9 @@ from .queries import (cycle_progress, cycle_record, load_cycle, load_review, loa
 CYCLE_MOVES = {("draft", "open"), ("open", "closed"), ("closed", "open")}
 
 
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
-
-
 def _check_period(start, end) -> None:
     if start and end and end < start:
-        raise _bad("period_end", "must not be before period_start")
+        raise bad_field("period_end", "must not be before period_start")
 
 
 # ---------------------------------------------------------------- cycles

@@ -16,7 +16,7 @@ import secrets
 
 from sqlalchemy import and_, func, or_, select
 
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
+from chalicelib.core.errors import Conflict, Forbidden, NotFound, bad_field
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_ignore, lock_row
 from chalicelib.core.models import User
@@ -31,24 +31,20 @@ MINIMUM_RESPONSES = 1  # document 2: `minimum_required: 1`
 _random = secrets.SystemRandom()
 
 
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
-
-
 def _open_cycle(ctx, cycle_id: str) -> ReviewCycle:
     try:
         cycle = load_cycle(ctx, cycle_id)
     except NotFound as exc:
-        raise _bad("cycle_id", "must be an open review cycle") from exc
+        raise bad_field("cycle_id", "must be an open review cycle") from exc
     if cycle.status != "open":
-        raise _bad("cycle_id", "must be an open review cycle")
+        raise bad_field("cycle_id", "must be an open review cycle")
     return cycle
 
 
 def _subject(ctx, subject_id: str) -> User:
     subject = ctx.db.scalar(select(User).where(User.id == subject_id, User.is_active.is_(True)))
     if subject is None:
-        raise _bad("subject_id", "must be an active user")
+        raise bad_field("subject_id", "must be an active user")
     if not in_reach(ctx.db, ctx.principal, subject_id):
         raise Forbidden("You may not request feedback about this user")
     return subject
@@ -73,9 +69,9 @@ def create_request(ctx, *, data) -> dict:
     cycle = _open_cycle(ctx, data.cycle_id)
     subject = _subject(ctx, data.subject_id)
     if data.reviewer_id == subject.id:
-        raise _bad("reviewer_id", "must be someone other than the subject")
+        raise bad_field("reviewer_id", "must be someone other than the subject")
     if ctx.db.scalar(select(User.id).where(User.id == data.reviewer_id, User.is_active.is_(True))) is None:
-        raise _bad("reviewer_id", "must be an active user")
+        raise bad_field("reviewer_id", "must be an active user")
     inserted = insert_ignore(ctx.db, FeedbackRequest, {
         "cycle_id": cycle.id, "subject_id": subject.id, "reviewer_id": data.reviewer_id,
         "requested_by": ctx.user_id, "due_date": data.due_date, "status": "pending"},

@@ -20,7 +20,7 @@ from collections import Counter
 
 from sqlalchemy import case, delete, select, update
 
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound, bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
@@ -36,13 +36,9 @@ REVIEWER_FIELDS = ("reviewer_notes", "action_items")
 MANAGER_LEVELS = ("manager", "head", "executive")
 
 
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
-
-
 def _active_user(ctx, user_id: str, field: str) -> None:
     if ctx.db.scalar(select(User.id).where(User.id == user_id, User.is_active.is_(True))) is None:
-        raise _bad(field, "must be an active user")
+        raise bad_field(field, "must be an active user")
 
 
 def review_passes(kpis: list[tuple[str | None, bool]]) -> tuple[int, int, bool]:
@@ -140,9 +136,9 @@ def create_review(ctx, *, data) -> dict:
     try:
         cycle = load_cycle(ctx, data.cycle_id)
     except NotFound as exc:
-        raise _bad("cycle_id", "must be an open review cycle") from exc
+        raise bad_field("cycle_id", "must be an open review cycle") from exc
     if cycle.status != "open":
-        raise _bad("cycle_id", "must be an open review cycle")
+        raise bad_field("cycle_id", "must be an open review cycle")
     _active_user(ctx, data.user_id, "user_id")
     if not in_reach(ctx.db, ctx.principal, data.user_id):
         raise Forbidden("You may not create a review for this user")
@@ -233,7 +229,7 @@ def _write_ratings(ctx, review_id: str, ratings) -> None:
     """Each rating names a KPI of this review (400 otherwise); one UPDATE for all of them."""
     ids = [rating.id for rating in ratings]
     if len(set(ids)) != len(ids):
-        raise _bad("kpi_ratings", "names a KPI twice")
+        raise bad_field("kpi_ratings", "names a KPI twice")
     found = set(ctx.db.scalars(select(ReviewKpiRating.id).where(ReviewKpiRating.id.in_(ids),
                                                                  ReviewKpiRating.review_id == review_id)))
     unknown = [index for index, rating_id in enumerate(ids) if rating_id not in found]

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from sqlalchemy import delete, select
 
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
 from chalicelib.core.models import ConfigList, ConfigListItem
@@ -19,17 +19,13 @@ from .models import ClientGoal, ClientQuestionnaire
 from .queries import QUESTIONNAIRE_FIELDS, goal_record
 
 
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
-
-
 def _priority_id(db, value: str | None) -> str | None:
     if not value:
         return None
     item = db.scalar(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
                      .where(ConfigList.key == "task_priority", ConfigListItem.value == value.strip()))
     if item is None:
-        raise _bad("priority", "must be a task priority value")
+        raise bad_field("priority", "must be a task priority value")
     return item
 
 
@@ -43,7 +39,7 @@ def create_request(ctx, *, data) -> str:
 
     project = projects_service.portal_project_detail(ctx.db, [ctx.portal.company_id], data.projectId, brief=True)
     if project is None:
-        raise _bad("projectId", "must be a project of the company")
+        raise bad_field("projectId", "must be a project of the company")
     priority_id = _priority_id(ctx.db, data.priority)
     requester = data.portalUserId or ctx.portal.user_id
     task_id = tasks_service.create_request_task(
@@ -81,9 +77,9 @@ def _check_percentages(values: dict) -> None:
     given = {name: values[name] for name in PCT_FIELDS if values.get(name) is not None}
     total = sum(given.values(), Decimal(0))
     if len(given) == len(PCT_FIELDS) and total != 100:
-        raise _bad("channel_online_pct", "the three channel percentages must add up to 100")
+        raise bad_field("channel_online_pct", "the three channel percentages must add up to 100")
     if total > 100:
-        raise _bad("channel_online_pct", "the channel percentages must not add up to more than 100")
+        raise bad_field("channel_online_pct", "the channel percentages must not add up to more than 100")
 
 
 def submit_questionnaire(ctx, *, data) -> None:

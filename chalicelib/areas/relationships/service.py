@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from sqlalchemy import and_, case, or_, select
 
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import bad_field
 from chalicelib.core.locks import insert_ignore
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.timeutil import org_today
@@ -20,10 +20,6 @@ from .queries import (action_list, event_record, load_client_company, load_compa
 
 SUMMARY_DAYS = 90  # document 2, Limits: events in the next 90 days
 SUMMARY_MESSAGES = 10  # last 10 messages
-
-
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
 
 
 # ---- functions other areas call -------------------------------------------------------------------
@@ -84,18 +80,13 @@ def list_events(ctx, *, contact_id: str) -> list[dict]:
     return [event_record(event) for event in events]
 
 
-def _check_company(ctx, company_id: str | None) -> None:
-    from chalicelib.areas.deals import service as deals_service
-
-    if company_id and not deals_service.company_names(ctx.db, [company_id]):
-        raise _bad("company_id", "must be an existing company")
-
-
 def create_event(ctx, *, contact_id: str, data) -> dict:
     """The event, and its auto-action (unless auto_action_enabled is false, or the event has no coming date)."""
+    from chalicelib.areas.deals import service as deals_service
+
     contact = load_contact(ctx, contact_id)
     values = data.model_dump()
-    _check_company(ctx, values["company_id"])
+    deals_service.check_company(ctx.db, values["company_id"])
     values["company_id"] = values["company_id"] or contact.company_id
     event = LifeEvent(**values, contact_id=contact_id, created_by=ctx.user_id)
     ctx.db.add(event)
@@ -133,20 +124,14 @@ def _partners(db, company_id: str) -> list[dict]:
     return [partner_record(partner) for partner in partners]
 
 
-def _check_partner_contact(ctx, contact_id: str | None) -> None:
-    from chalicelib.areas.deals import service as deals_service
-
-    if contact_id and not deals_service.contact_names(ctx.db, [contact_id]):
-        raise _bad("contact_id", "must be an existing contact")
-
-
 def create_partner(ctx, *, company_id: str, data) -> dict:
+    from chalicelib.areas.deals import service as deals_service
     from chalicelib.core.locks import lock_row
     from chalicelib.core.query import LIST_LIMIT as CAP
 
     company = load_client_company(ctx, company_id)
     values = data.model_dump()
-    _check_partner_contact(ctx, values["contact_id"])
+    deals_service.check_contact(ctx.db, values["contact_id"])
     lock_row(ctx.db, type(company), company.id)
     count = ctx.db.scalar(select(Partner.id).where(Partner.company_id == company_id).offset(CAP - 1).limit(1))
     if count is not None:
@@ -160,10 +145,12 @@ def create_partner(ctx, *, company_id: str, data) -> dict:
 
 
 def update_partner(ctx, *, company_id: str, partner_id: str, data) -> dict:
+    from chalicelib.areas.deals import service as deals_service
+
     load_client_company(ctx, company_id)
     partner = load_partner(ctx, company_id, partner_id)
     changes = data.changes()
-    _check_partner_contact(ctx, changes.get("contact_id"))
+    deals_service.check_contact(ctx.db, changes.get("contact_id"))
     for key, value in changes.items():
         setattr(partner, key, value)
     ctx.db.flush()

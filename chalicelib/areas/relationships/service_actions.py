@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 from sqlalchemy import select, update
 
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
@@ -21,10 +21,6 @@ SOURCE_MODULE = "relationships"
 SOURCE_TYPE = "relationship_action"
 # the action an auto-action asks for, by life event type (anything else: a call)
 AUTO_ACTION_TYPES = {"birthday": "card", "anniversary": "gift", "work_anniversary": "card"}
-
-
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
 
 
 def _mirror(ctx, actions: list[dict]) -> None:
@@ -55,9 +51,8 @@ def create_action(ctx, *, contact_id: str, data) -> dict:
     values = data.model_dump()
     values["assigned_to_user_id"] = values["assigned_to_user_id"] or ctx.user_id
     if ctx.db.scalar(select(User.id).where(User.id == values["assigned_to_user_id"], User.is_active.is_(True))) is None:
-        raise _bad("assigned_to_user_id", "must be an active user")
-    if values["company_id"] and not deals_service.company_names(ctx.db, [values["company_id"]]):
-        raise _bad("company_id", "must be an existing company")
+        raise bad_field("assigned_to_user_id", "must be an active user")
+    deals_service.check_company(ctx.db, values["company_id"])
     values["company_id"] = values["company_id"] or contact.company_id
     action = RelationshipAction(**values, contact_id=contact_id, status="pending", is_auto=False,
                                 created_by=ctx.user_id)
@@ -95,7 +90,7 @@ def contact_action(ctx, *, action_id: str, contact_id: str) -> RelationshipActio
     scope = visible(ctx.principal)
     action = ctx.db.scalar(stmt if scope is None else stmt.where(scope))
     if action is None:
-        raise _bad("auto_action_id", "must be a relationship action of this contact")
+        raise bad_field("auto_action_id", "must be a relationship action of this contact")
     return action
 
 

@@ -21,10 +21,6 @@ E164 = re.compile(r"^\+[1-9]\d{6,14}$")
 log = logging.getLogger("wms.relationships")
 
 
-def _bad(field: str, message: str) -> BadRequest:
-    return BadRequest(f"{field} {message}", details=[{"field": field, "message": message}])
-
-
 def normalise_phone(value: str | None) -> str | None:
     """A phone number without spaces, dots, dashes and brackets; None when empty."""
     if value is None:
