@@ -8,7 +8,6 @@ from datetime import timedelta
 
 from sqlalchemy import and_, case, or_, select
 
-from chalicelib.core.errors import bad_field
 from chalicelib.core.locks import insert_ignore
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.timeutil import org_today
