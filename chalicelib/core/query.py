@@ -36,7 +36,8 @@ def visible_exists(db, model, row_id: str, scope) -> bool:
 
 
 def visible_row(db, model, row_id: str, scope, what: str):
-    """The `model` row with this id if it is inside `scope` (a WHERE clause, or None for no limit).
+    """The `model` row with this id if it is inside `scope` (a WHERE clause, or None for no limit; for a child
+    row, the clause naming its parent: `LineItem.budget_id == budget_id`).
 
     404 `"<what> not found"` otherwise: a row out of the caller's scope looks missing. One query.
     """

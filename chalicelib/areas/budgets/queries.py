@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from sqlalchemy import func, or_, select
 
-from chalicelib.core.errors import NotFound
 from chalicelib.core.lookup import among, names
 from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import LIST_LIMIT, visible_row
@@ -41,11 +40,7 @@ def load_budget(ctx, budget_id: str) -> Budget:
 
 def load_line_item(ctx, budget_id: str, item_id: str) -> BudgetLineItem:
     """The line item of this budget (already loaded through `load_budget`); 404 otherwise."""
-    item = ctx.db.scalar(select(BudgetLineItem).where(BudgetLineItem.id == item_id,
-                                                     BudgetLineItem.budget_id == budget_id))
-    if item is None:
-        raise NotFound("Line item not found")
-    return item
+    return visible_row(ctx.db, BudgetLineItem, item_id, BudgetLineItem.budget_id == budget_id, "Line item")
 
 
 def line_item_count(db, budget_id: str) -> int:

@@ -8,7 +8,7 @@ from sqlalchemy.orm import selectinload
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import ConfigList, ConfigListItem
-from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.query import LIST_LIMIT, visible_row
 from chalicelib.core.serialize import row_dict
 
 LIST_FIELDS = ("id", "key", "name", "description", "is_system", "created_at")
@@ -38,11 +38,7 @@ def load_config_list(ctx, key: str) -> ConfigList:
 
 def load_config_list_item(ctx, config_list: ConfigList, item_id: str) -> ConfigListItem:
     """The item of this list; 404 otherwise (an item of another list too)."""
-    item = ctx.db.scalar(select(ConfigListItem).where(ConfigListItem.id == item_id,
-                                                      ConfigListItem.list_id == config_list.id))
-    if item is None:
-        raise not_found("Config list item")
-    return item
+    return visible_row(ctx.db, ConfigListItem, item_id, ConfigListItem.list_id == config_list.id, "Config list item")
 
 
 def item_record(item: ConfigListItem) -> dict:

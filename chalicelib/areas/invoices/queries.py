@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from sqlalchemy import or_, select
 
-from chalicelib.core.errors import NotFound
 from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import LIST_LIMIT, visible_row
 from chalicelib.core.serialize import row_dict
@@ -43,11 +42,7 @@ def load_invoice(ctx, invoice_id: str) -> Invoice:
 
 def load_line_item(ctx, invoice_id: str, item_id: str) -> InvoiceLineItem:
     """The line item of this invoice (already loaded through `load_invoice`); 404 otherwise."""
-    item = ctx.db.scalar(select(InvoiceLineItem).where(InvoiceLineItem.id == item_id,
-                                                      InvoiceLineItem.invoice_id == invoice_id))
-    if item is None:
-        raise NotFound("Line item not found")
-    return item
+    return visible_row(ctx.db, InvoiceLineItem, item_id, InvoiceLineItem.invoice_id == invoice_id, "Line item")
 
 
 def _person(first_last) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from chalicelib.core.errors import BadRequest, NotFound
-from chalicelib.core.query import contains_text, in_scope
+from chalicelib.core.query import contains_text, in_scope, visible_row
 
 from .models import Meeting, MeetingActionItem, MeetingAttendee, MeetingSyncState
 from .queries import load_meeting, meeting_records, visible
@@ -118,10 +118,7 @@ def set_action_item_status(ctx, meeting_id: str, action_id: str, *, data) -> dic
     from chalicelib.areas.action_items import service as action_items_service
 
     load_meeting(ctx, meeting_id)
-    item = ctx.db.scalar(select(MeetingActionItem).where(MeetingActionItem.id == action_id,
-                                                         MeetingActionItem.meeting_id == meeting_id))
-    if item is None:
-        raise NotFound("Action item not found")
+    item = visible_row(ctx.db, MeetingActionItem, action_id, MeetingActionItem.meeting_id == meeting_id, "Action item")
     item.status = data.status
     ctx.db.flush()
     action_items_service.set_sourced_completed(ctx, source_module="meetings", source_ids=[item.id],

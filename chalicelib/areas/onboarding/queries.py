@@ -24,12 +24,7 @@ def load_template(ctx, template_id: str) -> OnboardingTemplate:
 
 
 def load_stage(ctx, template_id: str, stage_id: str) -> OnboardingStage:
-    stage = ctx.db.scalar(select(OnboardingStage).where(OnboardingStage.id == stage_id,
-                                                        OnboardingStage.template_id == template_id))
-    if stage is None:
-        from chalicelib.core.errors import not_found
-        raise not_found("Stage")
-    return stage
+    return visible_row(ctx.db, OnboardingStage, stage_id, OnboardingStage.template_id == template_id, "Stage")
 
 
 def load_any_stage(ctx, stage_id: str) -> OnboardingStage:

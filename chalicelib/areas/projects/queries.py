@@ -69,20 +69,13 @@ def load_project(ctx, project_id: str) -> Project:
 def load_goal(ctx, project_id: str, goal_id: str) -> ProjectGoal:
     """The goal of a project the caller can see; 404 otherwise."""
     load_project(ctx, project_id)
-    goal = ctx.db.scalar(select(ProjectGoal).where(ProjectGoal.id == goal_id, ProjectGoal.project_id == project_id))
-    if goal is None:
-        raise not_found("Goal")
-    return goal
+    return visible_row(ctx.db, ProjectGoal, goal_id, ProjectGoal.project_id == project_id, "Goal")
 
 
 def load_decision(ctx, project_id: str, decision_id: str) -> ProjectDecision:
     """The decision of a project the caller can see; 404 otherwise."""
     load_project(ctx, project_id)
-    decision = ctx.db.scalar(select(ProjectDecision).where(ProjectDecision.id == decision_id,
-                                                           ProjectDecision.project_id == project_id))
-    if decision is None:
-        raise not_found("Decision")
-    return decision
+    return visible_row(ctx.db, ProjectDecision, decision_id, ProjectDecision.project_id == project_id, "Decision")
 
 
 def count_of(db, model, project_id: str) -> int:

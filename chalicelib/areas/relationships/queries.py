@@ -66,10 +66,7 @@ def load_client_company(ctx, company_id: str):
 
 
 def load_life_event(ctx, contact_id: str, event_id: str) -> LifeEvent:
-    event = ctx.db.scalar(select(LifeEvent).where(LifeEvent.id == event_id, LifeEvent.contact_id == contact_id))
-    if event is None:
-        raise not_found("Life event")
-    return event
+    return visible_row(ctx.db, LifeEvent, event_id, LifeEvent.contact_id == contact_id, "Life event")
 
 
 def load_action(ctx, action_id: str) -> RelationshipAction:
@@ -77,10 +74,7 @@ def load_action(ctx, action_id: str) -> RelationshipAction:
 
 
 def load_partner(ctx, company_id: str, partner_id: str) -> Partner:
-    partner = ctx.db.scalar(select(Partner).where(Partner.id == partner_id, Partner.company_id == company_id))
-    if partner is None:
-        raise not_found("Partner")
-    return partner
+    return visible_row(ctx.db, Partner, partner_id, Partner.company_id == company_id, "Partner")
 
 
 # ---- records -------------------------------------------------------------------------------------

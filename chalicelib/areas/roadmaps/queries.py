@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from sqlalchemy import func, or_, select
 
-from chalicelib.core.errors import NotFound
 from chalicelib.core.query import LIST_LIMIT, visible_row
 from chalicelib.core.serialize import row_dict
 
@@ -36,10 +35,7 @@ def load_roadmap(ctx, roadmap_id: str) -> Roadmap:
 
 def load_roadmap_item(ctx, roadmap_id: str, item_id: str) -> RoadmapItem:
     """The item of this roadmap (already loaded through `load_roadmap`); 404 otherwise."""
-    item = ctx.db.scalar(select(RoadmapItem).where(RoadmapItem.id == item_id, RoadmapItem.roadmap_id == roadmap_id))
-    if item is None:
-        raise NotFound("Roadmap item not found")
-    return item
+    return visible_row(ctx.db, RoadmapItem, item_id, RoadmapItem.roadmap_id == roadmap_id, "Roadmap item")
 
 
 def item_count(db, roadmap_id: str) -> int:

@@ -5,9 +5,10 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import delete, func, select
 
-from chalicelib.core.errors import BadRequest, Conflict, NotFound
+from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.locks import insert_ignore, lock_row, reorder
 from chalicelib.core.models import User
+from chalicelib.core.query import visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Task, TaskResource, TaskWatcher
@@ -102,11 +103,7 @@ def add_resource(ctx, *, task_id: str, data: ResourceCreate) -> dict:
 
 def delete_resource(ctx, *, task_id: str, resource_id: str) -> None:
     task = load_task(ctx, task_id)
-    resource = ctx.db.scalar(select(TaskResource).where(TaskResource.id == resource_id,
-                                                        TaskResource.task_id == task.id))
-    if resource is None:
-        raise NotFound("Resource not found")
-    ctx.db.delete(resource)
+    ctx.db.delete(visible_row(ctx.db, TaskResource, resource_id, TaskResource.task_id == task.id, "Resource"))
     ctx.db.flush()
 
 
