@@ -23,6 +23,20 @@ def diff(before: dict, after: dict) -> dict:
     return {key: {"from": before.get(key), "to": value} for key, value in after.items() if before.get(key) != value}
 
 
+def record_update(db: Session, *, entity_type: str, entity_id: str, actor_id: str | None, before: dict,
+                  after: dict) -> dict | None:
+    """The history of an update: a `status_changed` entry when `status` changed, an `updated` entry with the other
+    changed fields when there are any. Answers the status change (`{"from", "to"}`), or None."""
+    changes = diff(before, after)
+    status_change = changes.pop("status", None)
+    if status_change is not None:
+        record(db, entity_type=entity_type, entity_id=entity_id, action="status_changed", actor_id=actor_id,
+               changes={"status": status_change})
+    if changes:
+        record(db, entity_type=entity_type, entity_id=entity_id, action="updated", actor_id=actor_id, changes=changes)
+    return status_change
+
+
 class HistoryEntryRead(Read):
     id: str
     entity_type: str

@@ -223,16 +223,11 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
         setattr(budget, key, value)
     budget.updated_at = utcnow()
     ctx.db.flush()
-    diff = history.diff(before, {k: v for k, v in _snapshot(budget).items() if k in changes})
-    status_change = diff.pop("status", None)
-    if status_change is not None:
-        history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="status_changed",
-                       actor_id=ctx.user_id, changes={"status": status_change})
-        if budget.status == "pending_approval":
-            _tell_portal_pending(ctx, budget)
-    if diff:
-        history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="updated", actor_id=ctx.user_id,
-                       changes=diff)
+    status_change = history.record_update(ctx.db, entity_type=ENTITY, entity_id=budget.id, actor_id=ctx.user_id,
+                                          before=before,
+                                          after={k: v for k, v in _snapshot(budget).items() if k in changes})
+    if status_change is not None and budget.status == "pending_approval":
+        _tell_portal_pending(ctx, budget)
     ctx.db.flush()
     return budget_record(ctx, budget.id)
 

@@ -295,14 +295,8 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
         setattr(invoice, key, value)
     invoice.updated_at = utcnow()
     ctx.db.flush()
-    diff = history.diff(before, {k: v for k, v in _snapshot(invoice).items() if k in changes})
-    status_change = diff.pop("status", None)
-    if status_change is not None:
-        history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="status_changed",
-                       actor_id=ctx.user_id, changes={"status": status_change})
-    if diff:
-        history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="updated", actor_id=ctx.user_id,
-                       changes=diff)
+    history.record_update(ctx.db, entity_type=ENTITY, entity_id=invoice.id, actor_id=ctx.user_id, before=before,
+                          after={k: v for k, v in _snapshot(invoice).items() if k in changes})
     ctx.db.flush()
     return invoice_record(ctx.db, invoice.id)
 
