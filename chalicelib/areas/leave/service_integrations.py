@@ -66,13 +66,18 @@ def _weekdays(leave: dict) -> int:
     return days
 
 
+def _configured(get_provider, ctx):
+    """The provider `get_provider(db)` answers; NotConfigured when it is switched off or lacks its settings."""
+    try:
+        return get_provider(ctx.db)
+    except ServiceUnavailable as exc:
+        raise NotConfigured(f"Not configured: {exc.message}") from exc
+
+
 def _payroll(ctx):
     from chalicelib.providers.payroll import get_payroll
 
-    try:
-        return get_payroll(ctx.db)
-    except ServiceUnavailable as exc:
-        raise NotConfigured(f"Not configured: {exc.message}") from exc
+    return _configured(get_payroll, ctx)
 
 
 def _ledger(ctx, leave: dict) -> str:
@@ -90,10 +95,7 @@ def _ledger_reverse(ctx, leave: dict) -> None:
 def _planner_provider(ctx):
     from chalicelib.providers.planner import get_planner
 
-    try:
-        return get_planner(ctx.db)
-    except ServiceUnavailable as exc:
-        raise NotConfigured(f"Not configured: {exc.message}") from exc
+    return _configured(get_planner, ctx)
 
 
 def _planner(ctx, leave: dict) -> str:
