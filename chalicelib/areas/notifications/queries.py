@@ -6,9 +6,10 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
-from chalicelib.core.errors import NotFound
+from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.models import Squad, User
 from chalicelib.core.notify import Notification
+from chalicelib.core.notify_catalogue import get_type
 from chalicelib.core.notify_models import PushSubscription
 from chalicelib.core.query import visible_row
 from chalicelib.core.serialize import flag, value_out
@@ -66,3 +67,11 @@ def notifications_with_actor(where):
 def subscription_record(row: PushSubscription) -> dict:
     return {"id": row.id, "endpoint": row.endpoint, "user_agent": row.user_agent,
             "created_at": value_out(row.created_at), "last_used_at": value_out(row.last_used_at)}
+
+
+def check_known_types(type_ids, field: str) -> None:
+    """A 400 naming every notification type in `type_ids` that the catalogue does not know (`field` in details)."""
+    unknown = sorted({type_id for type_id in type_ids if get_type(type_id) is None})
+    if unknown:
+        raise BadRequest(f"Unknown notification type: {', '.join(unknown)}",
+                         details=[{"field": field, "message": f"unknown type {name}"} for name in unknown])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, func, select, update
 
-from chalicelib.core.errors import BadRequest, ServiceUnavailable
+from chalicelib.core.errors import ServiceUnavailable
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
 from chalicelib.core.notify_catalogue import TYPES, get_type
@@ -15,8 +15,8 @@ from chalicelib.core.notify_models import NotificationPreference, PushSubscripti
 from chalicelib.core.query import Page, paginate
 from chalicelib.core.serialize import flag
 
-from .queries import (MAX_PUSH_SUBSCRIPTIONS, load_notification, notification_record, notifications_with_actor,
-                      subscription_record, visible, visible_subscriptions)
+from .queries import (MAX_PUSH_SUBSCRIPTIONS, check_known_types, load_notification, notification_record,
+                      notifications_with_actor, subscription_record, visible, visible_subscriptions)
 from .schemas import NotificationListQuery, PreferencesUpdate, PushSubscribe
 
 
@@ -92,11 +92,7 @@ def preferences(ctx) -> list[dict]:
 def update_preferences(ctx, *, data: PreferencesUpdate) -> None:
     """Channels left out of an entry keep their effective value. An entry equal to the type's
     defaults removes the override (the type is no longer customised)."""
-    unknown = sorted({entry.notification_type for entry in data.preferences if get_type(entry.notification_type) is None})
-    if unknown:
-        raise BadRequest(f"Unknown notification type: {', '.join(unknown)}",
-                         details=[{"field": "preferences.notification_type", "message": f"unknown type {name}"}
-                                  for name in unknown])
+    check_known_types([entry.notification_type for entry in data.preferences], "preferences.notification_type")
     existing = {row.notification_type: row for row in ctx.db.scalars(
         select(NotificationPreference).where(NotificationPreference.user_id == ctx.user_id))}
     for entry in data.preferences:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from chalicelib.core.errors import BadRequest
-from chalicelib.core.notify_catalogue import TYPES, get_type
+from chalicelib.core.notify_catalogue import TYPES
 from chalicelib.core.notify_models import SquadNotificationConfig
 from chalicelib.core.serialize import flag
 
-from .queries import load_squad
+from .queries import check_known_types, load_squad
 from .schemas import SquadConfigUpdate
 
 
@@ -33,11 +32,7 @@ def get_config(ctx, *, squad_id: str) -> list[dict]:
 
 def update_config(ctx, *, squad_id: str, data: SquadConfigUpdate) -> int:
     load_squad(ctx, squad_id)
-    unknown = sorted({entry.notification_type for entry in data.config if get_type(entry.notification_type) is None})
-    if unknown:
-        raise BadRequest(f"Unknown notification type: {', '.join(unknown)}",
-                         details=[{"field": "config.notification_type", "message": f"unknown type {name}"}
-                                  for name in unknown])
+    check_known_types([entry.notification_type for entry in data.config], "config.notification_type")
     rows = {row.notification_type: row for row in ctx.db.scalars(
         select(SquadNotificationConfig).where(SquadNotificationConfig.squad_id == squad_id))}
     for entry in data.config:
