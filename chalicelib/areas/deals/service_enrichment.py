@@ -28,6 +28,17 @@ def _guard(record, force: bool) -> None:
                        extra={"network_enriched_at": enriched.isoformat().replace("+00:00", "Z")})
 
 
+def _store(ctx, model, record_id: str, what: str, force: bool, data: dict):
+    """The record, locked and checked against the 24-hour guard again, with `data` stored as its network data."""
+    record = lock_row(ctx.db, model, record_id)
+    if record is None:
+        raise not_found(what)
+    _guard(record, force)
+    record.network_data = data
+    record.network_enriched_at = utcnow()
+    return record
+
+
 def enrich_company(ctx, *, company_id: str, force: bool) -> dict:
     from chalicelib.providers.enrichment import get_enrichment
 
@@ -39,12 +50,7 @@ def enrich_company(ctx, *, company_id: str, force: bool) -> dict:
     record = provider.enrich_company(name=name, website=website)
     if not record:
         raise BadRequest("No data found for this company")
-    company = lock_row(ctx.db, Company, company_id)
-    if company is None:
-        raise not_found("Company")
-    _guard(company, force)
-    company.network_data = record
-    company.network_enriched_at = utcnow()
+    _store(ctx, Company, company_id, "Company", force, record)
     ctx.db.flush()
     return {"success": True, "network_data": record}
 
@@ -70,12 +76,7 @@ def enrich_contact(ctx, *, contact_id: str, force: bool) -> dict:
     if not record:
         raise BadRequest("No data found for this contact")
     data = normalise_person(record)
-    contact = lock_row(ctx.db, Contact, contact_id)
-    if contact is None:
-        raise not_found("Contact")
-    _guard(contact, force)
-    contact.network_data = data
-    contact.network_enriched_at = utcnow()
+    contact = _store(ctx, Contact, contact_id, "Contact", force, data)
     if not contact.network_url and data.get("profile_url"):
         contact.network_url = data["profile_url"][:500]
     ctx.db.flush()
