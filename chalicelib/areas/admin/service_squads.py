@@ -49,10 +49,8 @@ def update_squad(ctx, *, squad_id: str, data: SquadUpdate) -> dict:
     for key, value in values.items():
         setattr(squad, key, value)
     ctx.db.flush()
-    changes = history.diff(before, {key: getattr(squad, key) for key in EDITABLE})
-    if changes:
-        history.record(ctx.db, entity_type="squad", entity_id=squad.id, action="updated", actor_id=ctx.user_id,
-                       changes=changes)
+    history.record_update(ctx.db, entity_type="squad", entity_id=squad.id, actor_id=ctx.user_id, before=before,
+                          after={key: getattr(squad, key) for key in EDITABLE})
     return get_squad_record(ctx, squad.id)
 
 

@@ -79,10 +79,8 @@ def update_item(ctx, *, key: str, item_id: str, data: ConfigItemUpdate) -> dict:
     for name, value in values.items():
         setattr(item, name, value)
     ctx.db.flush()
-    changes = history.diff(before, {name: getattr(item, name) for name in values})
-    if changes:
-        history.record(ctx.db, entity_type="config_list_item", entity_id=item.id, action="updated",
-                       actor_id=ctx.user_id, changes=changes)
+    history.record_update(ctx.db, entity_type="config_list_item", entity_id=item.id, actor_id=ctx.user_id,
+                          before=before, after={name: getattr(item, name) for name in values})
     return item_record(item)
 
 
