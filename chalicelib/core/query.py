@@ -79,8 +79,14 @@ def _as_float(value):
 
 
 def _as_iso(value):
-    """A timestamp as Postgres writes it in JSON (any offset, 0 to 6 fraction digits) in the API's form."""
-    return None if value is None else iso(datetime.fromisoformat(value))
+    """A timestamp as Postgres writes it in JSON (any offset, 0 to 6 fraction digits, trailing zeros dropped)
+    in the API's form (core.timeutil.iso: UTC, Z, six fraction digits or none). In UTC it is text work alone."""
+    if value is None:
+        return None
+    if value.endswith("+00:00") and len(value) >= 25 and value[10] == "T":
+        body = value[:-6]
+        return (body.ljust(26, "0") if len(body) > 19 else body) + "Z"
+    return iso(datetime.fromisoformat(value))
 
 
 def _json_converters(columns, flags) -> list:

@@ -1,0 +1,67 @@
+"""core.query.record_rows / record_sets answer what core.serialize.row_dict answers for the same rows (the API's
+form: 0/1 flags, ISO timestamps in UTC with Z, floats), on Postgres through row_to_json and on SQLite through
+plain rows; record_sets sends several reads in one statement and keeps each read's order."""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import select
+
+from chalicelib.areas.tasks.models import Task, TaskTodo
+from chalicelib.core.query import _as_iso, record_rows, record_sets
+from chalicelib.core.serialize import columns, row_dict
+from chalicelib.core.timeutil import iso
+
+
+@pytest.mark.parametrize("text", [
+    "2026-11-23T19:22:36.98412+00:00", "2026-11-23T19:22:36+00:00", "2026-11-23T19:22:36.000001+00:00",
+    "2026-11-23T19:22:36.1+00:00", "2026-11-23T19:22:36.5+11:00", "2026-02-28T23:59:59.999999-05:30",
+])
+def test_json_timestamps_take_the_api_form(text):
+    assert _as_iso(text) == iso(datetime.fromisoformat(text))
+    assert _as_iso(None) is None
+
+
+def _tasks(db, user_id):
+    base = datetime(2026, 11, 23, 19, 22, 36, 984120, tzinfo=timezone.utc)
+    tasks = []
+    for index, micro in enumerate((984120, 0, 1, 100000)):
+        task = Task(title=f"T{index}", created_by=user_id, is_private=bool(index % 2), sort_order=index,
+                    estimated_hours=[2.0, 1.5, None, 12.0][index], due_date=date(2026, 12, 1 + index),
+                    approved_at=base.replace(microsecond=micro) + timedelta(days=index))
+        db.add(task)
+        tasks.append(task)
+    db.flush()
+    return tasks
+
+
+def test_record_rows_match_row_dict(app, db, exec_user):
+    tasks = _tasks(db, exec_user.id)
+    db.expire_all()
+    stmt = select(Task).where(Task.id.in_([t.id for t in tasks])).order_by(Task.sort_order)
+    expected = [row_dict(task, columns(Task), ("is_private",)) for task in db.scalars(stmt)]
+    records = record_rows(db, stmt, ("is_private",))
+    assert records == expected
+    assert [r["title"] for r in records] == ["T0", "T1", "T2", "T3"]
+    assert records[1]["is_private"] == 1 and records[0]["is_private"] == 0
+    assert records[0]["estimated_hours"] == 2.0 and isinstance(records[0]["estimated_hours"], float)
+    assert records[1]["approved_at"].endswith("Z") and records[0]["approved_at"].endswith(".984120Z")
+
+
+def test_record_sets_one_statement_each_in_order(app, db, exec_user, count_queries):
+    tasks = _tasks(db, exec_user.id)
+    db.add_all([TaskTodo(task_id=tasks[0].id, title=f"todo {i}", position=9 - i, is_done=i == 3) for i in range(10)])
+    db.flush()
+    todos = (select(TaskTodo.id, TaskTodo.title, TaskTodo.is_done).where(TaskTodo.task_id == tasks[0].id)
+             .order_by(TaskTodo.position).limit(500))
+    ordered = select(Task).where(Task.id.in_([t.id for t in tasks])).order_by(Task.sort_order.desc()).limit(500)
+    with count_queries() as counted:
+        sets = record_sets(db, todos=(todos, ("is_done",)), tasks=ordered, nothing=None)
+    assert counted.count == (1 if db.get_bind().dialect.name == "postgresql" else 2)
+    assert [t["title"] for t in sets["todos"]] == [f"todo {i}" for i in range(9, -1, -1)]
+    assert [t["is_done"] for t in sets["todos"]].count(1) == 1
+    assert [t["title"] for t in sets["tasks"]] == ["T3", "T2", "T1", "T0"]
+    assert sets["nothing"] == []
+    empty = record_sets(db, none=select(Task).where(Task.id == "missing"))
+    assert empty == {"none": []}
