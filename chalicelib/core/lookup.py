@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import String, bindparam, cast, func, literal_column, null, select, union_all
 
 from .models import ConfigListItem, User
+from .query import Read, ids_param, ids_value, template
 
 _NO_USER = {"name": None, "picture": None}
 _NO_ITEM = {"label": None, "color": None, "value": None}
@@ -56,26 +57,45 @@ def among(db, column, ids):
     return column.in_(ids)
 
 
-def names_select(db, user_ids=(), item_ids=()):
-    """The statement `names()` runs (rows kind 'u'/'i', id, a, b, c), or None when there is nothing to look
-    up: for a read that sends it with others in one round trip (core.query.record_sets), then `Names.of`."""
-    users = sorted({uid for uid in user_ids if uid})
-    items = sorted({iid for iid in item_ids if iid})
+def _names_parts(user_where, item_where):
     parts = []
-    if users:
+    if user_where is not None:
         parts.append(select(literal_column("'u'").label("kind"), User.id.label("id"), User.name.label("a"),
-                            User.picture.label("b"), cast(null(), String).label("c")).where(among(db, User.id, users)))
-    if items:
+                            User.picture.label("b"), cast(null(), String).label("c")).where(user_where))
+    if item_where is not None:
         parts.append(select(literal_column("'i'").label("kind"), ConfigListItem.id.label("id"),
                             ConfigListItem.label.label("a"), ConfigListItem.color.label("b"),
-                            ConfigListItem.value.label("c")).where(among(db, ConfigListItem.id, items)))
-    if not parts:
-        return None
+                            ConfigListItem.value.label("c")).where(item_where))
     return parts[0] if len(parts) == 1 else union_all(*parts)
+
+
+@template
+def _names_template(postgres: bool, users: bool, items: bool):
+    return _names_parts(ids_param(User.id, "lookup_user_ids", postgres) if users else None,
+                        ids_param(ConfigListItem.id, "lookup_item_ids", postgres) if items else None)
+
+
+def names_select(db, user_ids=(), item_ids=()) -> Read | None:
+    """The read `names()` runs (rows kind 'u'/'i', id, a, b, c; built once per process), or None when there
+    is nothing to look up: for a read that sends it with others in one round trip (core.query.record_sets),
+    then `Names.of`."""
+    postgres = db.get_bind().dialect.name == "postgresql"
+    users, items = ids_value(user_ids, postgres), ids_value(item_ids, postgres)
+    if users is None or items is None:  # an id with a comma: a statement of its own (among's IN list)
+        return Read(_names_parts(among(db, User.id, user_ids) if any(user_ids) else None,
+                                 among(db, ConfigListItem.id, item_ids) if any(item_ids) else None))
+    if not users and not items:
+        return None
+    params = {}
+    if users:
+        params["lookup_user_ids"] = users
+    if items:
+        params["lookup_item_ids"] = items
+    return Read(_names_template(postgres, bool(users), bool(items)), params)
 
 
 def names(db, user_ids=(), item_ids=()) -> Names:
     """The users and config items with these ids (None and repeats ignored): one statement, none when
     there is nothing to look up."""
-    stmt = names_select(db, user_ids, item_ids)
-    return Names() if stmt is None else Names.of(db.execute(stmt).all())
+    read = names_select(db, user_ids, item_ids)
+    return Names() if read is None else Names.of(db.execute(read.stmt, read.params).all())

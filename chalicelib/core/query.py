@@ -1,10 +1,12 @@
 """Query pieces every area's lists share."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache, wraps
+from typing import Any
 
-from sqlalchemy import DateTime, Float, Integer, Numeric, and_, func, or_, select
+from sqlalchemy import DateTime, Float, Integer, Numeric, String, and_, bindparam, func, or_, select
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.serialize import flag, value_out
@@ -89,72 +91,154 @@ def _as_iso(value):
     return iso(datetime.fromisoformat(value))
 
 
-def _json_converters(columns, flags) -> list:
-    """`[(key, convert), ...]` for the columns whose JSON value is not yet the API's value: timestamps (API
-    form, UTC with Z), exact decimals and floats (a float, as row_dict answers: JSON writes 12.0 as 12), and
-    the named 0/1 flags. `columns`: the statement's `selected_columns` (a subquery's `.c` would build a proxy
-    of every column: a millisecond for a wide table)."""
-    out = []
-    for column in columns:
-        impl = getattr(column.type, "impl", column.type)
-        if column.name in flags:
-            out.append((column.name, flag))
-        elif isinstance(impl, DateTime):
-            out.append((column.name, _as_iso))
-        elif isinstance(impl, (Numeric, Float)) and not isinstance(impl, Integer):
-            out.append((column.name, _as_float))
-    return out
+# --- reads built once ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Read:
+    """One read: a statement and this request's values of its named bind parameters (and the 0/1 flag
+    columns of its records). A statement from a `template` is built once per process, so a request pays
+    neither its construction nor its cache key (together about a millisecond for a detail's lookups)."""
+
+    stmt: Any
+    params: dict = field(default_factory=dict)
+    flags: tuple = ()
+
+
+_TEMPLATES: dict[int, Any] = {}  # id -> statement, kept alive: what `template` built
+_DERIVED: dict[tuple, Any] = {}  # what is built from templates alone (wrappers, converters), by their ids
+
+
+def template(build):
+    """Decorator for a function that builds a statement with named bind parameters from hashable arguments
+    (a dialect name, a few booleans): it runs once per distinct arguments and its statement is marked as a
+    template, so that what record_rows and record_sets build around it is built once too."""
+    cached = cache(build)
+
+    @wraps(build)
+    def get(*args):
+        stmt = cached(*args)
+        _TEMPLATES.setdefault(id(stmt), stmt)
+        return stmt
+
+    return get
+
+
+def ids_param(column, name: str, postgres: bool):
+    """`column IN :name` for a template (core.lookup.among's two forms): on Postgres the ids travel as one
+    text parameter split there (`ids_value` joins them), elsewhere as an expanding list."""
+    if postgres:
+        return column.in_(select(func.unnest(func.string_to_array(bindparam(name, type_=String), ","))))
+    return column.in_(bindparam(name, expanding=True))
+
+
+def ids_value(ids, postgres: bool):
+    """The value of an `ids_param` parameter; None when an id holds a comma on Postgres (then the caller
+    builds its statement with core.lookup.among instead)."""
+    ids = sorted({value for value in ids if value})
+    if not postgres:
+        return ids
+    return None if any("," in value for value in ids) else ",".join(ids)
+
+
+def _derived(key: tuple, stmts, build):
+    """`build()` once for templates (`key` holds their ids), every time otherwise."""
+    if all(id(stmt) in _TEMPLATES for stmt in stmts):
+        found = _DERIVED.get(key)
+        if found is None:
+            found = _DERIVED[key] = build()
+        return found
+    return build()
+
+
+def _read(value) -> Read | None:
+    if value is None or isinstance(value, Read):
+        return value
+    if isinstance(value, tuple):
+        return Read(value[0], {}, tuple(value[1]))
+    return Read(value)
+
+
+def _json_converters(stmt, flags) -> list:
+    """`[(key, convert), ...]` for the columns of `stmt` whose JSON value is not yet the API's value:
+    timestamps (API form, UTC with Z), exact decimals and floats (a float, as row_dict answers: JSON writes
+    12.0 as 12), and the named 0/1 flags. From the statement's `selected_columns` (a subquery's `.c` would
+    build a proxy of every column: a millisecond for a wide table); once per template."""
+    def build():
+        out = []
+        for column in stmt.selected_columns:
+            impl = getattr(column.type, "impl", column.type)
+            if column.name in flags:
+                out.append((column.name, flag))
+            elif isinstance(impl, DateTime):
+                out.append((column.name, _as_iso))
+            elif isinstance(impl, (Numeric, Float)) and not isinstance(impl, Integer):
+                out.append((column.name, _as_float))
+        return out
+
+    return _derived(("converters", id(stmt), tuple(flags)), [stmt], build)
+
+
+def _convert(rows, converters) -> list:
+    if converters:
+        for row in rows:
+            for key, convert in converters:
+                row[key] = convert(row[key])
+    return rows
 
 
 def record_rows(db, stmt, flags=()) -> list[dict]:
     """The rows of `stmt` (any select whose columns have distinct names: `select(Model)`, or a model's columns
-    with labelled joined ones) as records `{column name: value}` in the response form of
+    with labelled joined ones; or a `Read`) as records `{column name: value}` in the response form of
     core.serialize.row_dict (flags 0/1, ISO timestamps, floats), without ORM instances.
 
     On Postgres each row comes back as one JSON value (`row_to_json`), which the driver decodes in C: for a
     100-row page of a wide table that is about a third of the time pg8000 takes to parse the columns one by
     one, and no identity map is filled. Elsewhere (SQLite), plain rows converted by `value_out`."""
-    page = stmt.subquery("record_row")
+    read = _read(stmt) if isinstance(stmt, Read) else Read(stmt, {}, tuple(flags))
     if db.get_bind().dialect.name == "postgresql":
-        rows = db.execute(select(func.row_to_json(page.table_valued()))).scalars().all()
-        converters = _json_converters(stmt.selected_columns, frozenset(flags))
-        if converters:
-            for row in rows:
-                for key, convert in converters:
-                    row[key] = convert(row[key])
-        return rows
-    flag_set = set(flags)
+        wrapped = _derived(("rows", id(read.stmt)), [read.stmt],
+                           lambda: select(func.row_to_json(read.stmt.subquery("record_row").table_valued())))
+        rows = db.execute(wrapped, read.params).scalars().all()
+        return _convert(rows, _json_converters(read.stmt, read.flags))
+    flag_set = set(read.flags)
     return [{key: flag(value) if key in flag_set else value_out(value) for key, value in row.items()}
-            for row in db.execute(select(page)).mappings()]
+            for row in db.execute(select(read.stmt.subquery("record_row")), read.params).mappings()]
 
 
 def record_sets(db, **sets) -> dict[str, list[dict]]:
-    """Several independent reads in one statement: `record_sets(db, todos=stmt, watchers=(stmt, flags), ...)`
-    answers `{"todos": [records], "watchers": [records]}` as `record_rows` would for each (a None statement
-    answers an empty list without asking).
+    """Several independent reads in one statement: `record_sets(db, todos=read, watchers=stmt, ...)` (a
+    `Read`, a statement, `(statement, flags)`, or None for an empty list without asking) answers
+    `{"todos": [records], "watchers": [records]}` as `record_rows` would for each.
 
-    On Postgres one round trip: `SELECT (SELECT json_agg(r) FROM (<todos>) r) AS todos, (...) AS watchers`.
-    Each set keeps its statement's order (the aggregate reads its ordered subquery as it comes, which Postgres
-    does when the outer level adds no join or sort; keep a LIMIT on a set that must stay ordered).
-    Elsewhere (SQLite) one statement a set."""
-    asked = {name: (value if isinstance(value, tuple) else (value, ())) for name, value in sets.items()}
-    out = {name: [] for name in asked}
-    asked = {name: value for name, value in asked.items() if value[0] is not None}
-    if not asked:
+    On Postgres one round trip: `SELECT (SELECT json_agg(r) FROM (<todos>) r) AS todos, (...) AS watchers`,
+    built once when every read comes from a `template`. Each set keeps its statement's order (the aggregate
+    reads its ordered subquery as it comes, which Postgres does when the outer level adds no join or sort;
+    keep a LIMIT on a set that must stay ordered). The reads' parameter names must not clash. Elsewhere
+    (SQLite) one statement a set."""
+    reads = {name: _read(value) for name, value in sets.items()}
+    out = {name: [] for name in reads}
+    reads = {name: read for name, read in reads.items() if read is not None}
+    if not reads:
         return out
     if db.get_bind().dialect.name != "postgresql":
-        for name, (stmt, flags) in asked.items():
-            out[name] = record_rows(db, stmt, flags)
+        for name, read in reads.items():
+            out[name] = record_rows(db, read)
         return out
-    subqueries = {name: stmt.subquery(f"set_{name}") for name, (stmt, _flags) in asked.items()}
-    row = db.execute(select(*(select(func.json_agg(sub.table_valued())).scalar_subquery().label(name)
-                              for name, sub in subqueries.items()))).one()
-    for (name, sub), rows in zip(subqueries.items(), row):
-        converters = _json_converters(asked[name][0].selected_columns, frozenset(asked[name][1]))
-        for record in rows or ():
-            for key, convert in converters:
-                record[key] = convert(record[key])
-        out[name] = rows or []
+    params: dict = {}
+    for read in reads.values():
+        for key, value in read.params.items():
+            if params.setdefault(key, value) != value:
+                raise ValueError(f"record_sets: parameter {key} has two values")
+
+    def build():
+        return select(*(select(func.json_agg(read.stmt.subquery(f"set_{name}").table_valued()))
+                        .scalar_subquery().label(name) for name, read in reads.items()))
+
+    stmt = _derived(("sets",) + tuple((name, id(read.stmt)) for name, read in reads.items()),
+                    [read.stmt for read in reads.values()], build)
+    row = db.execute(stmt, params).one()
+    for (name, read), rows in zip(reads.items(), row):
+        out[name] = _convert(rows or [], _json_converters(read.stmt, read.flags))
     return out
 
 

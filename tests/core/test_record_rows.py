@@ -65,3 +65,20 @@ def test_record_sets_one_statement_each_in_order(app, db, exec_user, count_queri
     assert sets["nothing"] == []
     empty = record_sets(db, none=select(Task).where(Task.id == "missing"))
     assert empty == {"none": []}
+
+
+def test_templates_are_built_once_and_carry_the_request_values(app, db, exec_user, employee):
+    from chalicelib.core import query
+    from chalicelib.core.lookup import names_select
+
+    first = names_select(db, user_ids=[exec_user.id], item_ids=[])
+    second = names_select(db, user_ids=[employee.id, None], item_ids=[])
+    assert first.stmt is second.stmt and first.params != second.params
+    found = record_sets(db, a=first)["a"]
+    assert [(r["kind"], r["id"], r["a"]) for r in found] == [("u", exec_user.id, exec_user.name)]
+    assert [r["id"] for r in record_sets(db, a=second)["a"]] == [employee.id]
+    if db.get_bind().dialect.name == "postgresql":  # one statement around the sets, built once
+        wrapped = [key for key in query._DERIVED if key[0] == "sets" and key[1:] == (("a", id(first.stmt)),)]
+        assert len(wrapped) == 1
+        with pytest.raises(ValueError):  # one statement: one value a parameter name
+            record_sets(db, a=first, b=query.Read(first.stmt, {"lookup_user_ids": "other"}))

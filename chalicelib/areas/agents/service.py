@@ -5,13 +5,13 @@ configuration in service_config.py. An agent task is seen with its task (tasks' 
 """
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
-from chalicelib.core.query import Page, paginate
+from chalicelib.core.query import Page, Read, paginate, template
 
 from .models import STAGES, AgentRun, AgentTask
 from .queries import (agent_record as _agent_record, agent_task_records, agent_task_select, load_agent_task,
@@ -28,10 +28,15 @@ def agent_record(db, task_id: str) -> dict | None:
     return _agent_record(agent) if agent else None
 
 
-def agent_select(task_id: str):
-    """The statement of `agent_record` (the meta record's columns), for a read that sends it with others
-    (core.query.record_sets)."""
-    return select(AgentTask).where(AgentTask.task_id == task_id)
+@template
+def _agent_template():
+    return select(AgentTask).where(AgentTask.task_id == bindparam("agent_task_id"))
+
+
+def agent_select(task_id: str) -> Read:
+    """The read of `agent_record` (the meta record's columns; built once per process), for a read that
+    sends it with others (core.query.record_sets)."""
+    return Read(_agent_template(), {"agent_task_id": task_id})
 
 
 def ensure_agent_meta(db, task_id: str) -> None:

@@ -10,7 +10,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from chalicelib.core.errors import Conflict
-from chalicelib.core.query import contains_text
+from chalicelib.core.query import Read, contains_text, ids_param, ids_value, template
 
 from .models import Company, Contact, Deal
 from .queries import (DETAIL_LIMIT, check_room, company_out, company_record, company_select, contact_record,
@@ -23,15 +23,23 @@ PAGE_SIZE = 50  # the spec's pages of companies and contacts (`page`, 50 each)
 
 def company_names(db: Session, company_ids: list[str]) -> dict[str, str]:
     """`{company_id: name}` for the ids that exist (one query)."""
-    stmt = company_names_select(company_ids)
-    return {} if stmt is None else dict(db.execute(stmt).all())
+    read = company_names_select(db, company_ids)
+    return {} if read is None else dict(db.execute(read.stmt, read.params).all())
 
 
-def company_names_select(company_ids):
-    """The statement of `company_names` (rows id, name), None without ids: for a read that sends it with
-    others in one round trip (core.query.record_sets)."""
-    ids = sorted({company_id for company_id in company_ids if company_id})
-    return select(Company.id, Company.name).where(Company.id.in_(ids)) if ids else None
+@template
+def _company_names_template(postgres: bool):
+    return select(Company.id, Company.name).where(ids_param(Company.id, "company_name_ids", postgres))
+
+
+def company_names_select(db, company_ids) -> Read | None:
+    """The read of `company_names` (rows id, name; built once per process), None without ids: for a read that
+    sends it with others in one round trip (core.query.record_sets)."""
+    postgres = db.get_bind().dialect.name == "postgresql"
+    ids = ids_value(company_ids, postgres)
+    if ids is None:
+        return Read(select(Company.id, Company.name).where(Company.id.in_({i for i in company_ids if i})))
+    return Read(_company_names_template(postgres), {"company_name_ids": ids}) if ids else None
 
 
 def client_company_ids(db: Session, company_ids) -> set[str]:

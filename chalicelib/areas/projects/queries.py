@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import func, literal_column, or_, select, union_all
+from sqlalchemy import bindparam, func, literal_column, or_, select, union_all
 
 from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.lookup import Names, among, names_select
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, record_rows, record_sets, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, ids_param, ids_value, record_rows, record_sets, template, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Project, ProjectDecision, ProjectGoal, ProjectMember
@@ -93,17 +93,27 @@ def project_select():
     return select(Project)
 
 
-def project_counts_select(db, project_ids):
-    """Member counts and the tasks area's top-level task counts in one grouped statement (a UNION ALL; rows
-    project_id, kind 'members' or 'tasks', count), None when there are no ids."""
-    ids = sorted({pid for pid in project_ids if pid})
-    if not ids:
-        return None
+def _counts_statement(resource_in):
     from chalicelib.areas.tasks import service as tasks_service
 
     members = (select(ProjectMember.project_id, literal_column("'members'").label("kind"), func.count().label("n"))
-               .where(among(db, ProjectMember.project_id, ids)).group_by(ProjectMember.project_id))
-    return union_all(members, tasks_service.project_task_counts(db, ids))
+               .where(resource_in(ProjectMember.project_id)).group_by(ProjectMember.project_id))
+    return union_all(members, tasks_service.project_task_counts(resource_in))
+
+
+@template
+def _counts_template(postgres: bool):
+    return _counts_statement(lambda column: ids_param(column, "count_project_ids", postgres))
+
+
+def project_counts_select(db, project_ids) -> Read | None:
+    """Member counts and the tasks area's top-level task counts in one grouped read (a UNION ALL; rows
+    project_id, kind 'members' or 'tasks', count; built once per process), None when there are no ids."""
+    postgres = db.get_bind().dialect.name == "postgresql"
+    ids = ids_value(project_ids, postgres)
+    if ids is None:
+        return Read(_counts_statement(lambda column: among(db, column, project_ids)))
+    return Read(_counts_template(postgres), {"count_project_ids": ids}) if ids else None
 
 
 def _counts(rows) -> dict[str, dict[str, int]]:
@@ -117,8 +127,8 @@ def _counts(rows) -> dict[str, dict[str, int]]:
 def project_counts(db, project_ids) -> dict[str, dict[str, int]]:
     """`{project_id: {"members": n, "tasks": n}}` for the projects with any (one grouped statement, none
     when there are no ids)."""
-    stmt = project_counts_select(db, project_ids)
-    return {} if stmt is None else _counts(db.execute(stmt).all())
+    read = project_counts_select(db, project_ids)
+    return {} if read is None else _counts(db.execute(read.stmt, read.params).all())
 
 
 def project_records(db, rows, *, detail: bool = False, also: dict | None = None):
@@ -137,7 +147,7 @@ def project_records(db, rows, *, detail: bool = False, also: dict | None = None)
         names=names_select(db, user_ids=[r[key] for r in records for key in ("owner_id", "delivery_manager_id")],
                            item_ids=[r["type_id"] for r in records]),
         counts=project_counts_select(db, [r["id"] for r in records]),
-        companies=deals_service.company_names_select([r["company_id"] for r in records]),
+        companies=deals_service.company_names_select(db, [r["company_id"] for r in records]),
         **(also or {}))
     found, counts = Names.of(sets.pop("names")), _counts(sets.pop("counts"))
     companies = {row["id"]: row["name"] for row in sets.pop("companies")}
@@ -189,13 +199,18 @@ def member_records(db, *, project_id: str) -> list[dict]:
     return record_rows(db, member_select(project_id))
 
 
-def member_select(project_id: str):
+@template
+def _member_template():
     return (select(ProjectMember.id, ProjectMember.project_id, ProjectMember.user_id, ProjectMember.role,
                    ProjectMember.created_at, User.name, User.picture, User.job_title)
             .join(User, User.id == ProjectMember.user_id)
-            .where(ProjectMember.project_id == project_id)
+            .where(ProjectMember.project_id == bindparam("member_project_id"))
             .order_by(ProjectMember.created_at, User.name, ProjectMember.id)
             .limit(SUB_LIST_LIMIT))
+
+
+def member_select(project_id: str) -> Read:
+    return Read(_member_template(), {"member_project_id": project_id})
 
 
 def goal_records(db, *, project_id: str) -> list[dict]:
@@ -203,9 +218,14 @@ def goal_records(db, *, project_id: str) -> list[dict]:
     return record_rows(db, goal_select(project_id))
 
 
-def goal_select(project_id: str):
-    return (select(ProjectGoal).where(ProjectGoal.project_id == project_id)
+@template
+def _goal_template():
+    return (select(ProjectGoal).where(ProjectGoal.project_id == bindparam("goal_project_id"))
             .order_by(ProjectGoal.position, ProjectGoal.created_at, ProjectGoal.id).limit(SUB_LIST_LIMIT))
+
+
+def goal_select(project_id: str) -> Read:
+    return Read(_goal_template(), {"goal_project_id": project_id})
 
 
 def goal_record(goal: ProjectGoal) -> dict:

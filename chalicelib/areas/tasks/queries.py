@@ -10,7 +10,7 @@ from sqlalchemy.orm import aliased
 from chalicelib.core import scoping
 from chalicelib.core.errors import not_found
 from chalicelib.core.lookup import Names, among, names_select
-from chalicelib.core.query import record_sets, visible_row
+from chalicelib.core.query import Read, ids_param, ids_value, record_sets, template, visible_row
 from chalicelib.core.models import ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
 
@@ -38,18 +38,30 @@ def task_select() -> Select:
     return select(Task)
 
 
-def task_counts_select(db, task_ids):
-    """The grouped statement of `task_counts` (rows task_id, subtasks, todos, done), None without ids."""
-    ids = sorted({tid for tid in task_ids if tid})
-    if not ids:
-        return None
+def _counts_statement(parent_in, todo_in):
     zero = literal_column("0")
     subtasks = (select(Task.parent_task_id.label("task_id"), func.count().label("subtasks"), zero.label("todos"),
                        zero.label("done"))
-                .where(among(db, Task.parent_task_id, ids)).group_by(Task.parent_task_id))
+                .where(parent_in).group_by(Task.parent_task_id))
     todos = (select(TaskTodo.task_id, zero, func.count(), func.sum(case((TaskTodo.is_done.is_(True), 1), else_=0)))
-             .where(among(db, TaskTodo.task_id, ids)).group_by(TaskTodo.task_id))
+             .where(todo_in).group_by(TaskTodo.task_id))
     return union_all(subtasks, todos)
+
+
+@template
+def _counts_template(postgres: bool):
+    return _counts_statement(ids_param(Task.parent_task_id, "count_task_ids", postgres),
+                             ids_param(TaskTodo.task_id, "count_task_ids", postgres))
+
+
+def task_counts_select(db, task_ids) -> Read | None:
+    """The grouped read of `task_counts` (rows task_id, subtasks, todos, done; built once per process), None
+    without ids."""
+    postgres = db.get_bind().dialect.name == "postgresql"
+    ids = ids_value(task_ids, postgres)
+    if ids is None:
+        return Read(_counts_statement(among(db, Task.parent_task_id, task_ids), among(db, TaskTodo.task_id, task_ids)))
+    return Read(_counts_template(postgres), {"count_task_ids": ids}) if ids else None
 
 
 def _counts(rows) -> dict[str, tuple[int, int, int]]:
@@ -67,8 +79,8 @@ def _counts(rows) -> dict[str, tuple[int, int, int]]:
 def task_counts(db, task_ids) -> dict[str, tuple[int, int, int]]:
     """`{task_id: (subtask_count, todo_count, todo_done_count)}` for the tasks with any (one grouped
     statement over the given ids; none when there are no ids)."""
-    stmt = task_counts_select(db, task_ids)
-    return {} if stmt is None else _counts(db.execute(stmt).all())
+    read = task_counts_select(db, task_ids)
+    return {} if read is None else _counts(db.execute(read.stmt, read.params).all())
 
 
 def task_records(db, tasks, *, new: bool = False, also: dict | None = None):

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlalchemy import case, func, literal_column, or_, select, update as sql_update
+from sqlalchemy import bindparam, case, func, literal_column, or_, select, update as sql_update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
-from chalicelib.core.lookup import among
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
-from chalicelib.core.query import LIST_LIMIT, Page, contains_text, paginate, record_page, record_rows
+from chalicelib.core.query import LIST_LIMIT, Page, Read, contains_text, paginate, record_page, record_rows, template
 from chalicelib.core.schemas import PageQuery
 from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
@@ -24,7 +23,7 @@ from .queries import (TASK_FLAGS, Assignee, PriorityItem, StatusItem, list_order
                       task_select, visible)
 from .queries import visible_task_exists  # noqa: F401 - other areas check their task references through the service
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
-from .service_todos import TODO_FLAGS, todo_select
+from .service_todos import todo_select
 
 CONFIG_FIELDS = {"status_id": "task_status", "priority_id": "task_priority", "type_id": "task_type",
                  "phase_id": "task_phase"}
@@ -208,7 +207,7 @@ def task_detail(ctx, task_id: str) -> dict:
     from chalicelib.areas.agents import service as agents_service  # another area: imported lazily
 
     records, sets = task_records(ctx.db, rows, also={
-        "todos": (todo_select(task_id), TODO_FLAGS), "watchers": watcher_select(task_id),
+        "todos": todo_select(task_id), "watchers": watcher_select(task_id),
         "agent": agents_service.agent_select(task_id)})
     return {"task": records[0], "todos": sets["todos"], "subtasks": records[1:], "watchers": sets["watchers"],
             "agent": sets["agent"][0] if sets["agent"] else None}
@@ -219,11 +218,16 @@ def subtask_page(ctx, task_id: str, query) -> Page:
     return replace(page, items=task_records(ctx.db, page.items))
 
 
-def watcher_select(task_id: str):
-    """The task's watchers (id, name, picture), first watcher first."""
+@template
+def _watcher_template():
     return (select(User.id, User.name, User.picture).join(TaskWatcher, TaskWatcher.user_id == User.id)
-            .where(TaskWatcher.task_id == task_id).order_by(TaskWatcher.created_at, User.name)
+            .where(TaskWatcher.task_id == bindparam("watcher_task_id")).order_by(TaskWatcher.created_at, User.name)
             .limit(LIST_LIMIT))
+
+
+def watcher_select(task_id: str) -> Read:
+    """The task's watchers (id, name, picture), first watcher first."""
+    return Read(_watcher_template(), {"watcher_task_id": task_id})
 
 
 
@@ -418,13 +422,13 @@ def clear_roadmap_items(db, item_ids) -> None:
                    .execution_options(synchronize_session=False))
 
 
-def project_task_counts(db, project_ids: list[str]):
-    """A statement of (project_id, 'tasks', count of top-level tasks linked to it) for the projects with any:
+def project_task_counts(resource_in):
+    """A statement of (project_id, 'tasks', count of top-level tasks linked to it) for the projects with any,
+    `resource_in(column)` being the projects' `column IN (...)` clause (a template's parameter or a list):
     the projects area unions it with its own counts, so that a project list reads all its counts in one
     grouped statement (issue 11 item 1)."""
     return (select(Task.resource_id, literal_column("'tasks'"), func.count(Task.id))
-            .where(Task.resource_type == "project", among(db, Task.resource_id, project_ids),
-                   Task.parent_task_id.is_(None))
+            .where(Task.resource_type == "project", resource_in(Task.resource_id), Task.parent_task_id.is_(None))
             .group_by(Task.resource_id))
 
 

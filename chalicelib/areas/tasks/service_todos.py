@@ -1,14 +1,14 @@
 """Task todos (checklist items): the whole set is replaced by one request."""
 from __future__ import annotations
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.notify import notify_many
-from chalicelib.core.query import record_rows
+from chalicelib.core.query import Read, record_rows, template
 
 from .models import Task, TaskTodo
 from .queries import load_task
@@ -21,17 +21,23 @@ TODO_FIELDS = ("id", "task_id", "title", "is_done", "position", "assignee_id", "
 TODO_FLAGS = ("is_done",)
 
 
-def todo_select(task_id: str):
-    """The task's todos in order with their assignee's name and picture (at most MAX_TODOS)."""
+@template
+def _todo_template():
     return (select(*(getattr(TaskTodo, name) for name in TODO_FIELDS), User.name.label("assignee_name"),
                    User.picture.label("assignee_picture"))
             .outerjoin(User, User.id == TaskTodo.assignee_id)
-            .where(TaskTodo.task_id == task_id).order_by(TaskTodo.position, TaskTodo.created_at, TaskTodo.id)
+            .where(TaskTodo.task_id == bindparam("todo_task_id"))
+            .order_by(TaskTodo.position, TaskTodo.created_at, TaskTodo.id)
             .limit(MAX_TODOS))
 
 
+def todo_select(task_id: str) -> Read:
+    """The task's todos in order with their assignee's name and picture (at most MAX_TODOS)."""
+    return Read(_todo_template(), {"todo_task_id": task_id}, TODO_FLAGS)
+
+
 def todo_records(db, task_id: str) -> list[dict]:
-    return record_rows(db, todo_select(task_id), TODO_FLAGS)
+    return record_rows(db, todo_select(task_id))
 
 
 def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
