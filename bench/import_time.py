@@ -72,20 +72,26 @@ def sample(module: str, path: Path, env: dict, uncached: bool) -> tuple[float, i
     return float(elapsed), int(modules), areas
 
 
-def measure(name: str, module: str, path: Path, env: dict, repeat: int, uncached: bool) -> dict:
-    samples, modules, areas = [], 0, ""
+def measure_interleaved(targets, repeat: int, uncached: bool) -> list[dict]:
+    """`measure` for every target, round by round (each round samples every target once), so that a
+    passing load on the machine weighs on the floor and the areas alike instead of on whichever was being
+    measured at the time."""
+    samples: dict[str, list[float]] = {name: [] for name, *_ in targets}
+    last: dict[str, tuple[int, str]] = {}
     for _ in range(repeat):
-        elapsed, modules, areas = sample(module, path, env, uncached)
-        samples.append(elapsed)
-    return {
+        for name, module, path, target_env in targets:
+            elapsed, modules, areas = sample(module, path, target_env, uncached)
+            samples[name].append(elapsed)
+            last[name] = (modules, areas)
+    return [{
         "name": name,
-        "median_ms": round(statistics.median(samples) * 1000, 1),
-        "min_ms": round(min(samples) * 1000, 1),
-        "max_ms": round(max(samples) * 1000, 1),
-        "samples_ms": [round(s * 1000, 1) for s in samples],
-        "modules": modules,
-        "areas_loaded": [a for a in areas.split(",") if a],
-    }
+        "median_ms": round(statistics.median(samples[name]) * 1000, 1),
+        "min_ms": round(min(samples[name]) * 1000, 1),
+        "max_ms": round(max(samples[name]) * 1000, 1),
+        "samples_ms": [round(s * 1000, 1) for s in samples[name]],
+        "modules": last[name][0],
+        "areas_loaded": [a for a in last[name][1].split(",") if a],
+    } for name, *_ in targets]
 
 
 def base_env(data_dir: str) -> dict:
@@ -126,7 +132,7 @@ def run(repeat: int, modes: list[str]) -> dict:
         if not uncached:  # make sure the bytecode cache exists before timing the cached mode
             for _, module, path, target_env in targets:
                 sample(module, path, target_env, False)
-        rows = [measure(name, module, path, target_env, repeat, uncached) for name, module, path, target_env in targets]
+        rows = measure_interleaved(targets, repeat, uncached)
         by_name = {row["name"]: row for row in rows}
         bare = by_name["bare chalice"]["median_ms"]
         whole = by_name["whole app"]["median_ms"]

@@ -7,6 +7,7 @@ and rolls back on any exception.
 from __future__ import annotations
 
 import logging
+import os
 import ssl
 import time
 from contextlib import contextmanager
@@ -198,8 +199,14 @@ def _pg8000_fast_timestamps(engine: Engine) -> None:
         pipeline_pg8000(dbapi_connection)
 
 
+PREPARE_AFTER = 2  # a statement's executions on one connection before it is prepared (named) there
+PREPARED_MAX = 200  # named statements kept on one connection; the least recently used is closed beyond
+_PREPARABLE = ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH")
+
+
 def pipeline_pg8000(dbapi_connection) -> None:
-    """One round trip per statement on a pg8000 connection instead of three (issue 11 item 6).
+    """One round trip per statement on a pg8000 connection instead of three, and no parse or plan again for a
+    statement the connection has run before (issue 11 items 1 and 6).
 
     pg8000 runs a parameterised statement as Parse+Sync (wait), Describe+Sync (wait), Bind+Execute+Sync
     (wait). The extended query protocol allows the whole sequence in one message batch (what libpq and
@@ -207,28 +214,96 @@ def pipeline_pg8000(dbapi_connection) -> None:
     own message handlers read the answers unchanged (RowDescription or NoData, DataRows,
     CommandComplete; an ErrorResponse makes the server skip to the Sync and pg8000 raises it as
     before). The parameters are encoded before anything is written, so an unencodable value fails
-    without leaving half a batch on the wire. COPY (a `stream`) keeps pg8000's own path."""
+    without leaving half a batch on the wire. COPY (a `stream`) keeps pg8000's own path.
+
+    pg8000 sends every statement unnamed, so Postgres parses and plans it on every request (a detail's
+    lookups in one statement cost more to plan than to run). As psycopg does (its prepare_threshold), a
+    statement text that this connection runs for the PREPARE_AFTER-th time is sent as a named statement in
+    the same one batch (Parse named, Describe, Bind, Execute, Sync), and later runs send only Bind, Execute
+    and Sync: Postgres reuses the parse, and its plan once a generic plan costs no more than the custom
+    ones. Named statements outlive transactions and rollbacks; at most PREPARED_MAX per connection, the
+    least recently used closed. A statement whose cached plan no longer fits the schema (a migration under
+    a live connection) is dropped from the cache when Postgres says so, and parsed again next time."""
+    from collections import OrderedDict
+
     from pg8000 import core
+    from pg8000.exceptions import DatabaseError
 
     original = dbapi_connection.execute_unnamed
     describe_portal = core.PORTAL + core.NULL_BYTE
+    prepare = os.environ.get("WMS_PG8000_PREPARE", "1") != "0"  # 0: every statement unnamed, as pg8000 sends
+    seen: dict = {}  # statement key -> executions before it is prepared
+    prepared: OrderedDict = OrderedDict()  # statement key -> (name, columns, input_funcs)
 
-    def execute_unnamed(statement, vals=(), oids=(), stream=None):
-        if stream is not None:
-            return original(statement, vals=vals, oids=oids, stream=stream)
-        params = core.make_params(dbapi_connection.py_types, vals)
-        context = core.Context(statement)
-        dbapi_connection.send_PARSE(core.NULL_BYTE, statement, oids)
-        dbapi_connection.send_BIND(core.NULL_BYTE, params)
-        dbapi_connection._send_message(core.DESCRIBE, describe_portal)
-        dbapi_connection.send_EXECUTE()
-        core._write(dbapi_connection._sock, core.SYNC_MSG)
+    def flush():
         try:
             core._flush(dbapi_connection._sock)
         except AttributeError as error:
             if dbapi_connection._sock is None:
                 raise core.InterfaceError("connection is closed") from error
             raise
+
+    def run_named(key, entry, statement, params):
+        name, columns, input_funcs = entry
+        context = core.Context(columns=columns, input_funcs=input_funcs, statement=statement)
+        dbapi_connection.send_BIND(name, params)
+        dbapi_connection.send_EXECUTE()
+        core._write(dbapi_connection._sock, core.SYNC_MSG)
+        flush()
+        try:
+            dbapi_connection.handle_messages(context)
+        except DatabaseError as error:
+            code = error.args[0].get("C") if error.args and isinstance(error.args[0], dict) else None
+            if code in ("0A000", "26000"):  # cached plan must not change result type; no such statement
+                prepared.pop(key, None)
+                dbapi_connection._statement_nums.discard(name)
+            raise
+        return context
+
+    def prepare_and_run(key, statement, oids, params):
+        if len(prepared) >= PREPARED_MAX:
+            _old_key, (old_name, _c, _f) = prepared.popitem(last=False)
+            dbapi_connection.close_prepared_statement(old_name)
+        number = len(dbapi_connection._statement_nums)
+        while f"wms_{number}".encode("ascii") + core.NULL_BYTE in dbapi_connection._statement_nums:
+            number += 1
+        name = f"wms_{number}".encode("ascii") + core.NULL_BYTE
+        context = core.Context(statement)
+        dbapi_connection.send_PARSE(name, statement, oids)
+        dbapi_connection.send_DESCRIBE_STATEMENT(name)
+        dbapi_connection.send_BIND(name, params)
+        dbapi_connection.send_EXECUTE()
+        core._write(dbapi_connection._sock, core.SYNC_MSG)
+        flush()
+        dbapi_connection.handle_messages(context)  # raises on error: nothing is cached
+        dbapi_connection._statement_nums.add(name)
+        prepared[key] = (name, context.columns, context.input_funcs)
+        return context
+
+    def execute_unnamed(statement, vals=(), oids=(), stream=None):
+        if stream is not None:
+            return original(statement, vals=vals, oids=oids, stream=stream)
+        params = core.make_params(dbapi_connection.py_types, vals)
+        key = (statement, tuple(oids or ()))
+        entry = prepared.get(key)
+        if entry is not None:
+            prepared.move_to_end(key)
+            return run_named(key, entry, statement, params)
+        if prepare and statement.lstrip()[:6].upper().startswith(_PREPARABLE):
+            count = seen.get(key, 0) + 1
+            if count >= PREPARE_AFTER:
+                seen.pop(key, None)
+                return prepare_and_run(key, statement, oids, params)
+            if len(seen) > 10 * PREPARED_MAX:  # statements seen once (ad hoc texts) do not pile up
+                seen.clear()
+            seen[key] = count
+        context = core.Context(statement)
+        dbapi_connection.send_PARSE(core.NULL_BYTE, statement, oids)
+        dbapi_connection.send_BIND(core.NULL_BYTE, params)
+        dbapi_connection._send_message(core.DESCRIBE, describe_portal)
+        dbapi_connection.send_EXECUTE()
+        core._write(dbapi_connection._sock, core.SYNC_MSG)
+        flush()
         dbapi_connection.handle_messages(context)
         return context
 

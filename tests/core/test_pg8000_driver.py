@@ -128,3 +128,56 @@ def test_a_recently_used_connection_is_not_pinged(proxied):
     after, _ = proxy.snapshot()
     # begin, the statement, rollback: no ping
     assert after - before == 3
+
+
+def _prepared_names(conn) -> set[str]:
+    return {name for (name,) in conn.execute(text("SELECT name FROM pg_prepared_statements")).all()}
+
+
+def test_a_repeated_statement_is_prepared_once_and_keeps_its_answers(proxied):
+    """From its PREPARE_AFTER-th run a statement goes as a named statement (Bind, Execute, Sync: still one
+    round trip), parsed once on the connection; its answers, rows and errors are those of the unnamed path."""
+    engine, proxy = proxied
+    with engine.connect() as conn:
+        conn.execute(text("CREATE TEMPORARY TABLE wms_named (id integer PRIMARY KEY, note text)"))
+        insert = text("INSERT INTO wms_named VALUES (:i, :note)")
+        select_one = text("SELECT id, note FROM wms_named WHERE id = :i")
+        before, _ = proxy.snapshot()
+        for n in range(6):
+            assert conn.execute(insert, {"i": n, "note": f"n{n}"}).rowcount == 1
+            assert conn.execute(select_one, {"i": n}).one() == (n, f"n{n}")
+        after, _ = proxy.snapshot()
+        assert after - before == 12  # one round trip each, the preparing runs included
+        assert len({n for n in _prepared_names(conn) if n.startswith("wms_")}) == 2
+        assert conn.execute(select_one, {"i": 99}).all() == []
+        with pytest.raises(exc.IntegrityError):  # an error on a named statement
+            conn.execute(insert, {"i": 1, "note": "again"})
+        conn.rollback()
+        conn.execute(text("CREATE TEMPORARY TABLE wms_named (id integer PRIMARY KEY, note text)"))
+        assert conn.execute(insert, {"i": 1, "note": "after rollback"}).rowcount == 1  # named statements outlive it
+        assert conn.execute(select_one, {"i": 1}).one() == (1, "after rollback")
+        conn.rollback()
+
+
+def test_prepared_statements_are_bounded_and_can_be_turned_off(pg8000_url, monkeypatch):
+    monkeypatch.setattr(core_db, "PREPARED_MAX", 3)
+    engine = core_db.make_engine(pg8000_url)
+    try:
+        with engine.connect() as conn:
+            for n in range(6):
+                for _ in range(core_db.PREPARE_AFTER):
+                    assert conn.execute(text(f"SELECT CAST(:n AS integer) + {n}"), {"n": 1}).scalar_one() == 1 + n
+            assert len({n for n in _prepared_names(conn) if n.startswith("wms_")}) == 3
+            conn.rollback()
+    finally:
+        engine.dispose()
+    monkeypatch.setenv("WMS_PG8000_PREPARE", "0")
+    engine = core_db.make_engine(pg8000_url)
+    try:
+        with engine.connect() as conn:
+            for _ in range(5):
+                conn.execute(text("SELECT CAST(:n AS integer)"), {"n": 1}).scalar_one()
+            assert not {n for n in _prepared_names(conn) if n.startswith("wms_")}
+            conn.rollback()
+    finally:
+        engine.dispose()
