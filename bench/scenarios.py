@@ -65,7 +65,7 @@ ENDPOINTS = [
              target_ratio=3.0, floor_target=15.0),
     Endpoint("budget detail", "budgets", "GET", "/api/budgets/{budget_id}", "detail",
              "line items and time entries of the budget", params=lambda ds: {"budget_id": ds.ids["budget"]},
-             per_record=True),
+             per_record=True, page_size=500),  # its time entries are the first page (500) of the budget's
     Endpoint("config lists", "config_lists", "GET", "/api/config-lists", "list", "items of one list"),
     Endpoint("config list items", "config_lists", "GET", "/api/config-lists/{key}/items", "list",
              "items of the list", params=lambda ds: {"key": ds.ids["config_key"]}),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import ssl
 import time
 from contextlib import contextmanager
@@ -308,6 +309,11 @@ def pipeline_pg8000(dbapi_connection) -> None:
         return context
 
     dbapi_connection.execute_unnamed = execute_unnamed
+    # A batch larger than the socket's buffer leaves in several segments; without TCP_NODELAY the last,
+    # small one waits for the server's delayed ACK (40 ms on Linux), as libpq avoids by setting it too.
+    raw_socket = getattr(dbapi_connection, "_usock", None)
+    if raw_socket is not None and raw_socket.family in (socket.AF_INET, socket.AF_INET6):
+        raw_socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _sqlite_transactions(engine: Engine) -> None:

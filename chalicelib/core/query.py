@@ -242,12 +242,17 @@ def record_sets(db, **sets) -> dict[str, list[dict]]:
     return out
 
 
-def record_page(db, stmt, query, flags=()) -> Page:
-    """`paginate` with `record_rows`: the page's rows as records (one statement, two when the first page is
-    full or an offset is asked: the total)."""
+def record_page(db, stmt, query, flags=(), lookups=None):
+    """`paginate` with `record_rows`: the page's rows as records, then its total (counted only when the first
+    page is full or an offset is asked). `lookups(rows)`: the reads that follow the rows (`{name: read}`, as
+    record_sets takes them); they and the count travel in one statement, and the answer is
+    `(page, {name: records})`. Without: the page alone (the count, when asked, a statement of its own)."""
     rows = record_rows(db, stmt.limit(query.limit).offset(query.offset), flags)
-    if query.offset == 0 and len(rows) < query.limit:
-        total = len(rows)
-    else:
-        total = db.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
-    return Page(rows, total, query.limit, query.offset)
+    counted = not (query.offset == 0 and len(rows) < query.limit)
+    reads = dict(lookups(rows)) if lookups is not None else {}
+    if counted:
+        reads["page_total"] = select(func.count().label("n")).select_from(stmt.order_by(None).subquery())
+    sets = record_sets(db, **reads) if reads else {}
+    total = sets.pop("page_total")[0]["n"] if counted else len(rows)
+    page = Page(rows, total, query.limit, query.offset)
+    return (page, sets) if lookups is not None else page

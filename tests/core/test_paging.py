@@ -1,5 +1,7 @@
 """One paging shape (issue 10 item 4): `limit` (1..500, default 500) and `offset`, answered with
 `total`, `limit` and `offset` beside the plural key; the task list is the worked example."""
+import re
+
 import pytest
 
 
@@ -42,12 +44,19 @@ def test_bad_paging_is_a_400_naming_the_field(api, exec_user, params):
     assert response.json["details"][0]["field"] == params.split("=")[0]
 
 
-def test_a_page_costs_at_most_two_statements_beyond_auth(api, exec_user, five_tasks, count_queries):
+def test_a_page_costs_at_most_two_statements_beyond_auth(api, exec_user, five_tasks, count_queries, engine):
     with count_queries() as whole:
         api.get("/api/tasks", as_=exec_user)
     with count_queries() as cut:
         api.get("/api/tasks?limit=2", as_=exec_user)
-    assert cut.count == whole.count + 1  # the count statement, only when the page is cut
+    # the count is asked only when the page is cut; on Postgres it travels in the statement of the page's
+    # lookups (core.query.record_page), elsewhere it is a statement of its own
+    total = re.compile(r"count\(\*\) AS n\b")
+    assert len([s for s in cut.statements if total.search(s)]) == 1
+    assert not [s for s in whole.statements if total.search(s)]
+    postgres = engine.dialect.name == "postgresql"
+    assert cut.count == whole.count + (0 if postgres else 1)
+    assert whole.count <= (3 if postgres else 4)  # the caller, the page, its lookups (names and counts)
 
 
 def test_histories_subtasks_and_project_tasks_page_instead_of_cutting(api, db, exec_user):

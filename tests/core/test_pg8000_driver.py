@@ -181,3 +181,23 @@ def test_prepared_statements_are_bounded_and_can_be_turned_off(pg8000_url, monke
             conn.rollback()
     finally:
         engine.dispose()
+
+
+def test_tcp_connections_send_without_delay(pg8000_url):
+    """A batch bigger than the socket buffer leaves in several segments: with Nagle's algorithm on, the last
+    one waited for the server's delayed ACK (40 ms a statement with a long id list, measured)."""
+    import socket
+
+    engine = core_db.make_engine(pg8000_url)
+    try:
+        with engine.connect() as conn:
+            raw = conn.connection.dbapi_connection._usock
+            if raw.family not in (socket.AF_INET, socket.AF_INET6):
+                pytest.skip("a Unix socket has no Nagle's algorithm")
+            assert raw.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+            long_value = ",".join(f"id-{n:06d}" for n in range(3000))  # about 30 kB, several segments
+            for _ in range(4):
+                assert conn.execute(text("SELECT length(:v)"), {"v": long_value}).scalar_one() == len(long_value)
+            conn.rollback()
+    finally:
+        engine.dispose()

@@ -131,24 +131,23 @@ def project_counts(db, project_ids) -> dict[str, dict[str, int]]:
     return {} if read is None else _counts(db.execute(read.stmt, read.params).all())
 
 
-def project_records(db, rows, *, detail: bool = False, also: dict | None = None):
-    """Project records (the detail shape adds owner_picture and the SLA fields) with the owner's and delivery
-    manager's names and the type's label, member_count, task_count and company_name: one statement for the
-    whole list (the lookups sent together, core.query.record_sets), and one more for the detail of a project
-    with an SLA policy. `rows`: records read by `core.query.record_rows` (the list's and the detail's path),
-    projects, or rows whose first item is one. `also`: more independent reads for the same round trip
-    (`{name: statement}`); then the answer is `(records, {name: records})`."""
+def project_lookups(db, records) -> dict:
+    """The reads that complete project records (names and labels, counts, company names), for one
+    record_sets round trip."""
     from chalicelib.areas.deals import service as deals_service
 
-    records = [row if isinstance(row, dict) else _project_dict(row if isinstance(row, Project) else row[0])
-               for row in rows]
-    sets = record_sets(
-        db,
-        names=names_select(db, user_ids=[r[key] for r in records for key in ("owner_id", "delivery_manager_id")],
-                           item_ids=[r["type_id"] for r in records]),
-        counts=project_counts_select(db, [r["id"] for r in records]),
-        companies=deals_service.company_names_select(db, [r["company_id"] for r in records]),
-        **(also or {}))
+    return {
+        "names": names_select(db, user_ids=[r[key] for r in records for key in ("owner_id", "delivery_manager_id")],
+                              item_ids=[r["type_id"] for r in records]),
+        "counts": project_counts_select(db, [r["id"] for r in records]),
+        "companies": deals_service.company_names_select(db, [r["company_id"] for r in records]),
+    }
+
+
+def with_project_lookups(db, records: list[dict], sets: dict, *, detail: bool = False) -> list[dict]:
+    """The records with the owner's and delivery manager's names, the type's label, member_count, task_count
+    and company_name from `project_lookups`'s answers (`sets`; taken out of it); the detail shape adds
+    owner_picture and the SLA fields (one more statement for a project with an SLA policy)."""
     found, counts = Names.of(sets.pop("names")), _counts(sets.pop("counts"))
     companies = {row["id"]: row["name"] for row in sets.pop("companies")}
     for record in records:
@@ -169,6 +168,19 @@ def project_records(db, rows, *, detail: bool = False, also: dict | None = None)
             policy = policies.get(record["sla_policy_id"]) or {}
             record.update(sla_policy_name=policy.get("name"), sla_response_hours=policy.get("response_hours"),
                           sla_resolution_hours=policy.get("resolution_hours"))
+    return records
+
+
+def project_records(db, rows, *, detail: bool = False, also: dict | None = None):
+    """Project records (see `with_project_lookups`): one statement for the whole list (the lookups sent
+    together, core.query.record_sets), and one more for the detail of a project with an SLA policy. `rows`:
+    records read by `core.query.record_rows` (the list's and the detail's path), projects, or rows whose first
+    item is one. `also`: more independent reads for the same round trip (`{name: read}`); then the answer is
+    `(records, {name: records})`."""
+    records = [row if isinstance(row, dict) else _project_dict(row if isinstance(row, Project) else row[0])
+               for row in rows]
+    sets = record_sets(db, **project_lookups(db, records), **(also or {}))
+    records = with_project_lookups(db, records, sets, detail=detail)
     return (records, sets) if also is not None else records
 
 

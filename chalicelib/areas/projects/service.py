@@ -21,7 +21,8 @@ from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
 from .queries import (ATTRIBUTE, ENTITY, get_field, goal_records, goal_select, load_project, member_records,
-                      member_select, project_record, project_records, project_select, require_users, visible)
+                      member_select, project_lookups, project_record, project_select, require_users, visible,
+                      with_project_lookups)
 
 WRITABLE = ("name", "description", "company_id", "type_id", "status", "owner_id", "delivery_manager_id", "squad",
             "start_date", "end_date", "metadata", "sla_policy_id", "auto_ticket_from_email")
@@ -113,8 +114,9 @@ def list_projects(ctx, *, query) -> Page:
             stmt = stmt.where(getattr(Project, field).in_(values))
     if query.search and query.search.strip():
         stmt = stmt.where(contains_text(query.search.strip(), Project.name, Project.description))
-    page = record_page(ctx.db, stmt.order_by(Project.created_at.desc(), Project.id), query)
-    return replace(page, items=project_records(ctx.db, page.items))
+    page, sets = record_page(ctx.db, stmt.order_by(Project.created_at.desc(), Project.id), query,
+                             lookups=lambda rows: project_lookups(ctx.db, rows))
+    return replace(page, items=with_project_lookups(ctx.db, page.items, sets))
 
 
 def get_detail(ctx, *, project_id: str) -> tuple[dict, list[dict], list[dict]]:

@@ -83,23 +83,31 @@ def task_counts(db, task_ids) -> dict[str, tuple[int, int, int]]:
     return {} if read is None else _counts(db.execute(read.stmt, read.params).all())
 
 
-def task_records(db, tasks, *, new: bool = False, also: dict | None = None):
-    """Task records with the joined names and labels (JOINED) and the counts (COUNTS): one statement for the
-    whole list (the users and config items lookup and the grouped counts sent together, core.query.record_sets),
-    none when empty. `tasks`: Task instances, or records already read by `core.query.record_rows` (the lists'
-    and the detail's path: no ORM instances). `new`: tasks created by this request, which have no subtasks
-    or todos yet (no counts). `also`: more independent reads for the same round trip (`{name: statement}`,
-    as record_sets takes them); then the answer is `(records, {name: records})`."""
-    records = [task if isinstance(task, dict) else row_dict(task, TASK_FIELDS, TASK_FLAGS) for task in tasks]
-    sets = record_sets(
-        db,
-        names=names_select(db, user_ids=[r[key] for r in records for key in
-                                         ("assignee_id", "reporter_id", "created_by", "approved_by_user_id")],
-                           item_ids=[r[key] for r in records for key in ("status_id", "priority_id", "type_id",
-                                                                         "phase_id")]),
-        counts=None if new else task_counts_select(db, [r["id"] for r in records]),
-        **(also or {}))
+USER_KEYS = ("assignee_id", "reporter_id", "created_by", "approved_by_user_id")
+ITEM_KEYS = ("status_id", "priority_id", "type_id", "phase_id")
+
+
+def task_lookups(db, records, *, new: bool = False, known: Names | None = None) -> dict:
+    """The reads that complete task records (names and labels, counts), for one record_sets round trip.
+    `new`: tasks created by this request, which have no subtasks or todos yet (no counts). `known`: names
+    and labels read already; the names read is left out when they cover every id."""
+    user_ids = [r[key] for r in records for key in USER_KEYS if r[key]]
+    item_ids = [r[key] for r in records for key in ITEM_KEYS if r[key]]
+    if known is not None and all(uid in known.users for uid in user_ids) and all(
+            iid in known.items for iid in item_ids):
+        names = None
+    else:
+        names = names_select(db, user_ids=user_ids, item_ids=item_ids)
+    return {"names": names, "counts": None if new else task_counts_select(db, [r["id"] for r in records])}
+
+
+def with_task_lookups(records: list[dict], sets: dict, known: Names | None = None) -> list[dict]:
+    """The records with the joined names and labels (JOINED) and the counts (COUNTS) of `task_lookups`'s
+    answers (`sets`; the two are taken out of it) and of `known`."""
     found, counts = Names.of(sets.pop("names")), _counts(sets.pop("counts"))
+    if known is not None:
+        found.users.update(known.users)
+        found.items.update(known.items)
     user, item = found.user, found.item
     for record in records:
         assignee, status = user(record["assignee_id"]), item(record["status_id"])
@@ -115,6 +123,20 @@ def task_records(db, tasks, *, new: bool = False, also: dict | None = None):
         )
         subtask_count, todo_count, todo_done_count = counts.get(record["id"], (0, 0, 0))
         record.update(subtask_count=subtask_count, todo_count=todo_count, todo_done_count=todo_done_count)
+    return records
+
+
+def task_records(db, tasks, *, new: bool = False, also: dict | None = None, known: Names | None = None):
+    """Task records with the joined names and labels (JOINED) and the counts (COUNTS): one statement for the
+    whole list (the users and config items lookup and the grouped counts sent together, core.query.record_sets),
+    none when empty. `tasks`: Task instances, or records already read by `core.query.record_rows` (the lists'
+    and the detail's path: no ORM instances). `new`: tasks created by this request, which have no subtasks
+    or todos yet (no counts). `also`: more independent reads for the same round trip (`{name: read}`, as
+    record_sets takes them); then the answer is `(records, {name: records})`. `known`: names and labels read
+    already (task_lookups)."""
+    records = [task if isinstance(task, dict) else row_dict(task, TASK_FIELDS, TASK_FLAGS) for task in tasks]
+    sets = record_sets(db, **task_lookups(db, records, new=new, known=known), **(also or {}))
+    records = with_task_lookups(records, sets, known)
     return (records, sets) if also is not None else records
 
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlalchemy import bindparam, case, func, literal_column, or_, select, update as sql_update
+from sqlalchemy import (String, bindparam, case, cast, func, literal_column, null, or_, select, union_all,
+                        update as sql_update)
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
+from chalicelib.core.lookup import Names
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
 from chalicelib.core.query import LIST_LIMIT, Page, Read, contains_text, paginate, record_page, record_rows, template
@@ -19,8 +21,8 @@ from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import Task, TaskWatcher
-from .queries import (TASK_FLAGS, Assignee, PriorityItem, StatusItem, list_order, load_task, task_records, task_row,
-                      task_select, visible)
+from .queries import (TASK_FLAGS, Assignee, PriorityItem, StatusItem, list_order, load_task, task_lookups,
+                      task_records, task_row, task_select, visible, with_task_lookups)
 from .queries import visible_task_exists  # noqa: F401 - other areas check their task references through the service
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 from .service_todos import todo_select
@@ -61,27 +63,36 @@ def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | 
     return f"resource_type must be one of {', '.join(RESOURCE_TYPES)}"
 
 
-def check_references(ctx, values: dict, *, task_id: str | None = None, current: Task | None = None) -> None:
+def check_references(ctx, values: dict, *, task_id: str | None = None, current: Task | None = None) -> Names:
     """Config item ids must belong to their list, user ids must exist, the parent must be a task the caller
-    can see (an invisible parent answers like a missing one): else 400."""
+    can see (an invisible parent answers like a missing one): else 400. Answers the names and labels of the
+    users and config items it read (a record built next need not look them up again)."""
     db = ctx.db
     details = []
     config_ids = {values[name] for name in CONFIG_FIELDS if values.get(name)}
-    if config_ids:
-        found = dict(db.execute(
-            select(ConfigListItem.id, ConfigList.key).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
-            .where(ConfigListItem.id.in_(config_ids))).all())
-        for name, list_key in CONFIG_FIELDS.items():
-            value = values.get(name)
-            if value and found.get(value) != list_key:
-                details.append({"field": name, "message": f"must be an item of the {list_key} list"})
     user_ids = {values[name] for name in USER_FIELDS if values.get(name)}
+    parts = []  # the config items with their list, and the users, in one statement (with what records show)
+    if config_ids:
+        parts.append(select(literal_column("'i'").label("kind"), ConfigListItem.id.label("id"),
+                            ConfigList.key.label("key"), ConfigListItem.label.label("a"),
+                            ConfigListItem.color.label("b"), ConfigListItem.value.label("c"))
+                     .join(ConfigList, ConfigList.id == ConfigListItem.list_id).where(ConfigListItem.id.in_(config_ids)))
     if user_ids:
-        existing = set(db.scalars(select(User.id).where(User.id.in_(user_ids))))
-        for name in USER_FIELDS:
-            value = values.get(name)
-            if value and value not in existing:
-                details.append({"field": name, "message": "must be an existing user"})
+        parts.append(select(literal_column("'u'").label("kind"), User.id.label("id"), cast(null(), String).label("key"),
+                            User.name.label("a"), User.picture.label("b"), cast(null(), String).label("c"))
+                     .where(User.id.in_(user_ids)))
+    rows = db.execute(parts[0] if len(parts) == 1 else union_all(*parts)).all() if parts else []
+    found = {row[1]: row[2] for row in rows if row[0] == "i"}
+    existing = {row[1] for row in rows if row[0] == "u"}
+    known = Names.of((kind, row_id, a, b, c) for kind, row_id, _key, a, b, c in rows)
+    for name, list_key in CONFIG_FIELDS.items():
+        value = values.get(name)
+        if value and found.get(value) != list_key:
+            details.append({"field": name, "message": f"must be an item of the {list_key} list"})
+    for name in USER_FIELDS:
+        value = values.get(name)
+        if value and value not in existing:
+            details.append({"field": name, "message": "must be an existing user"})
     parent_id = values.get("parent_task_id")
     if parent_id:
         if parent_id == task_id:
@@ -111,6 +122,7 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
             details.append({"field": "sprint_id", "message": "must be an existing sprint"})
     if details:
         raise BadRequest("Invalid task fields", details=details)
+    return known
 
 
 def _is_descendant(db, candidate_id: str, ancestor_id: str) -> bool:
@@ -181,8 +193,9 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
     if query.search and query.search.strip():
         term = query.search.strip()
         stmt = stmt.where(contains_text(term, Task.title, Task.description))
-    page = record_page(ctx.db, list_order(stmt), query, TASK_FLAGS)
-    return replace(page, items=task_records(ctx.db, page.items))
+    page, sets = record_page(ctx.db, list_order(stmt), query, TASK_FLAGS,
+                             lookups=lambda rows: task_lookups(ctx.db, rows))
+    return replace(page, items=with_task_lookups(page.items, sets))
 
 
 # --- detail ---------------------------------------------------------------------------------------
@@ -214,8 +227,9 @@ def task_detail(ctx, task_id: str) -> dict:
 
 
 def subtask_page(ctx, task_id: str, query) -> Page:
-    page = record_page(ctx.db, _subtasks(ctx, task_id), query, TASK_FLAGS)
-    return replace(page, items=task_records(ctx.db, page.items))
+    page, sets = record_page(ctx.db, _subtasks(ctx, task_id), query, TASK_FLAGS,
+                             lookups=lambda rows: task_lookups(ctx.db, rows))
+    return replace(page, items=with_task_lookups(page.items, sets))
 
 
 @template
@@ -265,7 +279,7 @@ def create_task(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
     values["title"] = data.title
     if parent is not None:
         values["parent_task_id"] = parent.id
-    check_references(ctx, values)
+    known = check_references(ctx, values)
     if not values.get("status_id"):
         values["status_id"] = default_status_id(ctx.db)
     if values.get("is_private") is None:
@@ -277,8 +291,10 @@ def create_task(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
     _after_create(ctx, task)
     _assign_project_sla(ctx, task)
     # the flushed object holds every column (defaults applied by the flush): no reload, and a task created
-    # just now has no subtasks or todos to count
-    return task_records(ctx.db, [task], new=True)[0]
+    # just now has no subtasks or todos to count; the names the reference check read, and the caller's own,
+    # need no lookup
+    known.users.setdefault(ctx.user_id, {"name": ctx.principal.user.name, "picture": ctx.principal.user.picture})
+    return task_records(ctx.db, [task], new=True, known=known)[0]
 
 
 def _assign_project_sla(ctx, task: Task) -> None:
