@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from sqlalchemy import func, or_, select
 
-from chalicelib.core.lookup import among, names
+from chalicelib.core.lookup import Names, among, names_select
 from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, ids_param, ids_value, record_sets, template, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
@@ -47,14 +47,36 @@ def line_item_count(db, budget_id: str) -> int:
     return db.scalar(select(func.count(BudgetLineItem.id)).where(BudgetLineItem.budget_id == budget_id)) or 0
 
 
+def _totals_statement(budget_in):
+    return (select(BudgetLineItem.budget_id.label("budget_id"), func.count(BudgetLineItem.id).label("n"),
+                   func.coalesce(func.sum(BudgetLineItem.amount), 0).label("spent"))
+            .where(budget_in(BudgetLineItem.budget_id)).group_by(BudgetLineItem.budget_id))
+
+
+@template
+def _totals_template(postgres: bool):
+    return _totals_statement(lambda column: ids_param(column, "total_budget_ids", postgres))
+
+
+def budget_totals_select(db, budget_ids) -> Read | None:
+    """The grouped read of `budget_totals` (rows budget_id, n, spent; built once per process), None without
+    ids."""
+    postgres = db.get_bind().dialect.name == "postgresql"
+    ids = ids_value(budget_ids, postgres)
+    if ids is None:
+        return Read(_totals_statement(lambda column: among(db, column, budget_ids)))
+    return Read(_totals_template(postgres), {"total_budget_ids": ids}) if ids else None
+
+
+def _totals(rows) -> dict[str, tuple[int, object]]:
+    pairs = ((row["budget_id"], row["n"], row["spent"]) if isinstance(row, dict) else tuple(row) for row in rows)
+    return {bid: (int(count or 0), spent) for bid, count, spent in pairs}
+
+
 def budget_totals(db, budget_ids) -> dict[str, tuple[int, object]]:
     """`{budget_id: (line_item_count, spent_amount)}` for the budgets with line items (one grouped statement)."""
-    ids = sorted({bid for bid in budget_ids if bid})
-    if not ids:
-        return {}
-    stmt = (select(BudgetLineItem.budget_id, func.count(BudgetLineItem.id), func.coalesce(func.sum(BudgetLineItem.amount), 0))
-            .where(among(db, BudgetLineItem.budget_id, ids)).group_by(BudgetLineItem.budget_id))
-    return {bid: (int(count or 0), spent) for bid, count, spent in db.execute(stmt).all()}
+    read = budget_totals_select(db, budget_ids)
+    return {} if read is None else _totals(db.execute(read.stmt, read.params).all())
 
 
 def budget_select():
@@ -63,29 +85,43 @@ def budget_select():
     return select(Budget)
 
 
-def budget_records(db, rows) -> list[dict]:
-    """Budget records with owner_name (one lookup), line_item_count and spent_amount (one grouped statement),
-    company_name and logged_hours (one query each) for the whole list. `rows`: budgets, or rows whose first
-    item is one."""
+def budget_lookups(db, records) -> dict:
+    """The reads that complete budget records (the owner's name, line item counts and spent amounts, company
+    names, logged hours), for one record_sets round trip."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    budgets = [row if isinstance(row, Budget) else row[0] for row in rows]
-    if not budgets:
-        return []
-    owners = names(db, user_ids=[b.owner_id for b in budgets])
-    totals = budget_totals(db, [b.id for b in budgets])
-    companies = deals_service.company_names(db, [b.company_id for b in budgets if b.company_id])
-    hours = timesheets_service.hours_by_budget(db, [b.id for b in budgets])
-    out = []
-    for budget in budgets:
-        count, spent = totals.get(budget.id, (0, 0))
-        record = row_dict(budget, BUDGET_FIELDS)
-        record.update(company_name=companies.get(budget.company_id), owner_name=owners.user(budget.owner_id)["name"],
+    return {"names": names_select(db, user_ids=[r["owner_id"] for r in records]),
+            "totals": budget_totals_select(db, [r["id"] for r in records]),
+            "companies": deals_service.company_names_select(db, [r["company_id"] for r in records]),
+            "hours": timesheets_service.hours_by_budget_select(db, [r["id"] for r in records])}
+
+
+def with_budget_lookups(records: list[dict], sets: dict) -> list[dict]:
+    """The records with company_name, owner_name, line_item_count, spent_amount and logged_hours from
+    `budget_lookups`'s answers (`sets`; taken out of it)."""
+    from chalicelib.areas.timesheets import service as timesheets_service
+
+    owners, totals = Names.of(sets.pop("names")), _totals(sets.pop("totals"))
+    companies = {row["id"]: row["name"] for row in sets.pop("companies")}
+    hours = timesheets_service.budget_hours(sets.pop("hours"))
+    for record in records:
+        count, spent = totals.get(record["id"], (0, 0))
+        record.update(company_name=companies.get(record["company_id"]), owner_name=owners.user(record["owner_id"])["name"],
                       line_item_count=count, spent_amount=value_out(spent or 0) or 0.0,
-                      logged_hours=hours.get(budget.id, 0.0))
-        out.append(record)
-    return out
+                      logged_hours=hours.get(record["id"], 0.0))
+    return records
+
+
+def budget_records(db, rows) -> list[dict]:
+    """Budget records with owner_name, line_item_count, spent_amount, company_name and logged_hours: one
+    statement for the whole list (core.query.record_sets). `rows`: records read by core.query.record_rows,
+    budgets, or rows whose first item is one."""
+    records = [row if isinstance(row, dict) else row_dict(row if isinstance(row, Budget) else row[0], BUDGET_FIELDS)
+               for row in rows]
+    if not records:
+        return []
+    return with_budget_lookups(records, record_sets(db, **budget_lookups(db, records)))
 
 
 def budget_record(ctx, budget_id: str) -> dict:

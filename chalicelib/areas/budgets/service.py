@@ -19,13 +19,14 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.permissions import allows
-from chalicelib.core.query import Page, in_scope, paginate, visible_exists
+from chalicelib.core.query import Page, in_scope, record_page, visible_exists
 from chalicelib.core.schemas import PageQuery
 from chalicelib.core.serialize import value_out
 
 from .models import Budget, BudgetLineItem
-from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_record, budget_records, budget_select,
-                      item_records, item_rows, line_item_count, load_budget, load_line_item, visible)
+from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_lookups, budget_record, budget_records,
+                      budget_select, item_records, item_rows, line_item_count, load_budget, load_line_item, visible,
+                      with_budget_lookups)
 
 ENTITY = "budget"
 
@@ -91,8 +92,8 @@ def list_budgets(ctx, *, query) -> Page:
         if value:
             stmt = stmt.where(getattr(Budget, field) == value)
     stmt = stmt.order_by(Budget.created_at.desc(), Budget.id)
-    page = paginate(ctx.db, stmt, query)
-    return replace(page, items=budget_records(ctx.db, page.items))
+    page, sets = record_page(ctx.db, stmt, query, lookups=lambda rows: budget_lookups(ctx.db, rows))
+    return replace(page, items=with_budget_lookups(page.items, sets))
 
 
 def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], int]:

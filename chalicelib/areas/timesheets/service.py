@@ -15,7 +15,7 @@ from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import User
-from chalicelib.core.query import Page, paginate
+from chalicelib.core.query import Page, Read, ids_param, ids_value, paginate, template
 
 from .models import TimeEntry
 from .queries import entry_record, entry_row, entry_select, list_order, load_entry, visible
@@ -46,12 +46,34 @@ def project_time_by_member(db: Session, project_id: str) -> list[dict]:
 
 def hours_by_budget(db: Session, budget_ids: list[str]) -> dict[str, float]:
     """`{budget_id: hours}` of the entries logged against each budget, rejected ones left out (one query)."""
-    ids = {bid for bid in budget_ids or () if bid}
-    if not ids:
-        return {}
-    stmt = (select(TimeEntry.budget_id, func.sum(TimeEntry.hours))
-            .where(TimeEntry.budget_id.in_(ids), TimeEntry.status != "rejected").group_by(TimeEntry.budget_id))
-    return {bid: round(float(total or 0), 2) for bid, total in db.execute(stmt).all()}
+    read = hours_by_budget_select(db, budget_ids)
+    return {} if read is None else budget_hours(db.execute(read.stmt, read.params).all())
+
+
+def _hours_statement(budget_in):
+    return (select(TimeEntry.budget_id.label("budget_id"), func.sum(TimeEntry.hours).label("hours"))
+            .where(budget_in(TimeEntry.budget_id), TimeEntry.status != "rejected").group_by(TimeEntry.budget_id))
+
+
+@template
+def _hours_template(postgres: bool):
+    return _hours_statement(lambda column: ids_param(column, "hours_budget_ids", postgres))
+
+
+def hours_by_budget_select(db, budget_ids) -> Read | None:
+    """The read of `hours_by_budget` (rows budget_id, hours; built once per process), None without ids: for a
+    read that sends it with others in one round trip (core.query.record_sets); `budget_hours` reads its rows."""
+    postgres = db.get_bind().dialect.name == "postgresql"
+    ids = ids_value(budget_ids, postgres)
+    if ids is None:
+        return Read(_hours_statement(lambda column: column.in_({bid for bid in budget_ids if bid})))
+    return Read(_hours_template(postgres), {"hours_budget_ids": ids}) if ids else None
+
+
+def budget_hours(rows) -> dict[str, float]:
+    """`{budget_id: hours}` from the rows of `hours_by_budget_select` (tuples or records)."""
+    pairs = ((row["budget_id"], row["hours"]) if isinstance(row, dict) else tuple(row) for row in rows)
+    return {bid: round(float(total or 0), 2) for bid, total in pairs}
 
 
 def approved_hours_by_line_item(db: Session, line_item_ids: list[str]) -> dict[str, float]:
