@@ -57,6 +57,23 @@ def among(db, column, ids):
     return column.in_(ids)
 
 
+@template
+def _ids_template(build, name: str, postgres: bool):
+    return build(lambda column: ids_param(column, name, postgres))
+
+
+def ids_read(db, build, name: str, ids) -> Read | None:
+    """The read `build(ids_in)` answers for these ids, `ids_in(column)` being `column IN (the ids)`: a template
+    built once per process (core.query.template) whose parameter `name` carries the ids, or None when there
+    are none. `build` is a module-level function (the template's key). An id holding a comma (no such id is
+    made here) gets a statement of its own through `among`."""
+    postgres = db.get_bind().dialect.name == "postgresql"
+    value = ids_value(ids, postgres)
+    if value is None:
+        return Read(build(lambda column: among(db, column, ids)))
+    return Read(_ids_template(build, name, postgres), {name: value}) if value else None
+
+
 def _names_parts(user_where, item_where):
     parts = []
     if user_where is not None:

@@ -82,3 +82,21 @@ def test_templates_are_built_once_and_carry_the_request_values(app, db, exec_use
         assert len(wrapped) == 1
         with pytest.raises(ValueError):  # one statement: one value a parameter name
             record_sets(db, a=first, b=query.Read(first.stmt, {"lookup_user_ids": "other"}))
+
+
+def test_ids_read_is_one_template_and_an_id_with_a_comma_gets_its_own_statement(app, db, exec_user):
+    from chalicelib.core.lookup import ids_read
+    from chalicelib.core.models import User
+
+    def users_named(user_in):
+        return select(User.id, User.name).where(user_in(User.id))
+
+    first = ids_read(db, users_named, "test_user_ids", [exec_user.id, None])
+    again = ids_read(db, users_named, "test_user_ids", [exec_user.id, "missing"])
+    assert first.stmt is again.stmt
+    assert record_sets(db, a=first)["a"] == [{"id": exec_user.id, "name": exec_user.name}]
+    assert ids_read(db, users_named, "test_user_ids", [None, ""]) is None
+    odd = ids_read(db, users_named, "test_user_ids", [exec_user.id, "a,b"])
+    if db.get_bind().dialect.name == "postgresql":  # the ids travel joined by commas there
+        assert odd.stmt is not first.stmt and not odd.params
+    assert [r["id"] for r in record_sets(db, a=odd)["a"]] == [exec_user.id]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from sqlalchemy import func, or_, select
 
-from chalicelib.core.lookup import Names, among, names_select
+from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import LIST_LIMIT, Read, ids_param, ids_value, record_sets, template, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, record_sets, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
@@ -53,19 +53,10 @@ def _totals_statement(budget_in):
             .where(budget_in(BudgetLineItem.budget_id)).group_by(BudgetLineItem.budget_id))
 
 
-@template
-def _totals_template(postgres: bool):
-    return _totals_statement(lambda column: ids_param(column, "total_budget_ids", postgres))
-
-
 def budget_totals_select(db, budget_ids) -> Read | None:
     """The grouped read of `budget_totals` (rows budget_id, n, spent; built once per process), None without
     ids."""
-    postgres = db.get_bind().dialect.name == "postgresql"
-    ids = ids_value(budget_ids, postgres)
-    if ids is None:
-        return Read(_totals_statement(lambda column: among(db, column, budget_ids)))
-    return Read(_totals_template(postgres), {"total_budget_ids": ids}) if ids else None
+    return ids_read(db, _totals_statement, "total_budget_ids", budget_ids)
 
 
 def _totals(rows) -> dict[str, tuple[int, object]]:

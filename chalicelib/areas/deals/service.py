@@ -10,7 +10,8 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from chalicelib.core.errors import Conflict
-from chalicelib.core.query import Read, contains_text, ids_param, ids_value, template
+from chalicelib.core.lookup import ids_read
+from chalicelib.core.query import Read, contains_text
 
 from .models import Company, Contact, Deal
 from .queries import (DETAIL_LIMIT, check_room, company_out, company_record, company_select, contact_record,
@@ -27,19 +28,14 @@ def company_names(db: Session, company_ids: list[str]) -> dict[str, str]:
     return {} if read is None else dict(db.execute(read.stmt, read.params).all())
 
 
-@template
-def _company_names_template(postgres: bool):
-    return select(Company.id, Company.name).where(ids_param(Company.id, "company_name_ids", postgres))
+def _company_names_statement(company_in):
+    return select(Company.id, Company.name).where(company_in(Company.id))
 
 
 def company_names_select(db, company_ids) -> Read | None:
     """The read of `company_names` (rows id, name; built once per process), None without ids: for a read that
     sends it with others in one round trip (core.query.record_sets)."""
-    postgres = db.get_bind().dialect.name == "postgresql"
-    ids = ids_value(company_ids, postgres)
-    if ids is None:
-        return Read(select(Company.id, Company.name).where(Company.id.in_({i for i in company_ids if i})))
-    return Read(_company_names_template(postgres), {"company_name_ids": ids}) if ids else None
+    return ids_read(db, _company_names_statement, "company_name_ids", company_ids)
 
 
 def client_company_ids(db: Session, company_ids) -> set[str]:

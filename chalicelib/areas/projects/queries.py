@@ -9,9 +9,9 @@ from sqlalchemy import bindparam, func, literal_column, or_, select, union_all
 
 from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, not_found
-from chalicelib.core.lookup import Names, among, names_select
+from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, Read, ids_param, ids_value, record_rows, record_sets, template, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, record_rows, record_sets, template, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Project, ProjectDecision, ProjectGoal, ProjectMember
@@ -101,19 +101,10 @@ def _counts_statement(resource_in):
     return union_all(members, tasks_service.project_task_counts(resource_in))
 
 
-@template
-def _counts_template(postgres: bool):
-    return _counts_statement(lambda column: ids_param(column, "count_project_ids", postgres))
-
-
 def project_counts_select(db, project_ids) -> Read | None:
     """Member counts and the tasks area's top-level task counts in one grouped read (a UNION ALL; rows
     project_id, kind 'members' or 'tasks', count; built once per process), None when there are no ids."""
-    postgres = db.get_bind().dialect.name == "postgresql"
-    ids = ids_value(project_ids, postgres)
-    if ids is None:
-        return Read(_counts_statement(lambda column: among(db, column, project_ids)))
-    return Read(_counts_template(postgres), {"count_project_ids": ids}) if ids else None
+    return ids_read(db, _counts_statement, "count_project_ids", project_ids)
 
 
 def _counts(rows) -> dict[str, dict[str, int]]:

@@ -8,9 +8,8 @@ from sqlalchemy import Select, case, false, func, literal_column, or_, select, t
 from sqlalchemy.orm import aliased
 
 from chalicelib.core import scoping
-from chalicelib.core.errors import not_found
-from chalicelib.core.lookup import Names, among, names_select
-from chalicelib.core.query import Read, ids_param, ids_value, record_sets, template, visible_row
+from chalicelib.core.lookup import Names, ids_read, names_select
+from chalicelib.core.query import Read, record_sets, visible_row
 from chalicelib.core.models import ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
 
@@ -38,30 +37,20 @@ def task_select() -> Select:
     return select(Task)
 
 
-def _counts_statement(parent_in, todo_in):
+def _counts_statement(task_in):
     zero = literal_column("0")
     subtasks = (select(Task.parent_task_id.label("task_id"), func.count().label("subtasks"), zero.label("todos"),
                        zero.label("done"))
-                .where(parent_in).group_by(Task.parent_task_id))
+                .where(task_in(Task.parent_task_id)).group_by(Task.parent_task_id))
     todos = (select(TaskTodo.task_id, zero, func.count(), func.sum(case((TaskTodo.is_done.is_(True), 1), else_=0)))
-             .where(todo_in).group_by(TaskTodo.task_id))
+             .where(task_in(TaskTodo.task_id)).group_by(TaskTodo.task_id))
     return union_all(subtasks, todos)
-
-
-@template
-def _counts_template(postgres: bool):
-    return _counts_statement(ids_param(Task.parent_task_id, "count_task_ids", postgres),
-                             ids_param(TaskTodo.task_id, "count_task_ids", postgres))
 
 
 def task_counts_select(db, task_ids) -> Read | None:
     """The grouped read of `task_counts` (rows task_id, subtasks, todos, done; built once per process), None
     without ids."""
-    postgres = db.get_bind().dialect.name == "postgresql"
-    ids = ids_value(task_ids, postgres)
-    if ids is None:
-        return Read(_counts_statement(among(db, Task.parent_task_id, task_ids), among(db, TaskTodo.task_id, task_ids)))
-    return Read(_counts_template(postgres), {"count_task_ids": ids}) if ids else None
+    return ids_read(db, _counts_statement, "count_task_ids", task_ids)
 
 
 def _counts(rows) -> dict[str, tuple[int, int, int]]:

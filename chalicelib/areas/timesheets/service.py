@@ -15,7 +15,8 @@ from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import User
-from chalicelib.core.query import Page, Read, ids_param, ids_value, paginate, template
+from chalicelib.core.lookup import ids_read
+from chalicelib.core.query import Page, Read, paginate
 
 from .models import TimeEntry
 from .queries import entry_record, entry_row, entry_select, list_order, load_entry, visible
@@ -55,19 +56,10 @@ def _hours_statement(budget_in):
             .where(budget_in(TimeEntry.budget_id), TimeEntry.status != "rejected").group_by(TimeEntry.budget_id))
 
 
-@template
-def _hours_template(postgres: bool):
-    return _hours_statement(lambda column: ids_param(column, "hours_budget_ids", postgres))
-
-
 def hours_by_budget_select(db, budget_ids) -> Read | None:
     """The read of `hours_by_budget` (rows budget_id, hours; built once per process), None without ids: for a
     read that sends it with others in one round trip (core.query.record_sets); `budget_hours` reads its rows."""
-    postgres = db.get_bind().dialect.name == "postgresql"
-    ids = ids_value(budget_ids, postgres)
-    if ids is None:
-        return Read(_hours_statement(lambda column: column.in_({bid for bid in budget_ids if bid})))
-    return Read(_hours_template(postgres), {"hours_budget_ids": ids}) if ids else None
+    return ids_read(db, _hours_statement, "hours_budget_ids", budget_ids)
 
 
 def budget_hours(rows) -> dict[str, float]:
