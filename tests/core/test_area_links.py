@@ -134,3 +134,31 @@ def test_the_walk_catches_a_misspelt_lazy_import():
     assert not module_exists("chalicelib.areas.slas.service")      # an area that does not exist
     assert not module_exists("chalicelib.areas.tasks.servcie")     # a typo in an existing area
     assert module_exists("chalicelib.areas.tasks.service")
+
+
+def _imports_of_service(path: Path) -> list[int]:
+    """Lines where this module imports its own area's service.py (`from .service import ...`,
+    `from . import service`), at module level or inside a function."""
+    tree = ast.parse(path.read_text(), str(path))
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module == "service" or (node.module is None and any(a.name == "service" for a in node.names)):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_service_modules_and_queries_never_import_the_area_service():
+    """docs/area-contract.md: shared lookups of an area live in its leaf module (queries.py) that service.py
+    and service_*.py import, never the reverse, so that no area has an import cycle inside it."""
+    found = []
+    for path in sorted(AREAS_DIR.glob("*/*.py")):
+        if path.name.startswith("service_") or path.name == "queries.py":
+            found += [f"{path.parent.name}/{path.name}:{line}" for line in _imports_of_service(path)]
+    assert found == []
+
+
+def test_the_leaf_rule_catches_an_import_of_the_service(tmp_path):
+    module = tmp_path / "service_x.py"
+    module.write_text("def f():\n    from .service import thing\n    from . import service\n")
+    assert _imports_of_service(module) == [2, 3]

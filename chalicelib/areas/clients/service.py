@@ -12,6 +12,7 @@ from chalicelib.core.locks import insert_ignore
 from chalicelib.core.serialize import row_dict
 
 from .models import ClientProfile
+from .queries import signer_records
 
 PROFILE_FIELDS = ("id", "company_id", "dashboard_enabled", "delivery_manager_id", "onboarding_template_id",
                   "portal_visibility", "client_group", "created_at", "updated_at")
@@ -64,16 +65,6 @@ def update_profile(ctx, *, company_id: str, data) -> dict:
 
 
 # ---------------------------------------------------------------- contracts
-
-CONTRACT_FIELDS = ("id", "title", "company_id", "proposal_id", "status", "signers", "document_url", "created_by",
-                   "created_at", "updated_at")
-
-
-def signer_records(signers) -> list[dict]:
-    """A contract's stored signers as answered: name, email and signed_at of each (nothing else stored)."""
-    return [{"name": s.get("name"), "email": s.get("email"), "signed_at": s.get("signed_at")}
-            for s in (signers or []) if isinstance(s, dict)]
-
 
 def create_contract_for(ctx, *, title: str, company_id: str | None, proposal_id: str | None, status: str,
                         signers: list[dict], actor_id: str | None = None) -> str:

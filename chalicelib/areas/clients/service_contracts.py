@@ -12,7 +12,7 @@ from chalicelib.core.query import Page, paginate, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Contract
-from .service import CONTRACT_FIELDS, signer_records
+from .queries import CONTRACT_FIELDS, signer_records
 
 ENTITY = "contract"
 

@@ -10,7 +10,8 @@ from sqlalchemy.orm import Session
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigList, ConfigListItem, User
-from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.lookup import ids_read
+from chalicelib.core.query import LIST_LIMIT, Read, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Company, Contact, Deal
@@ -165,3 +166,21 @@ def deal_record(db: Session, deal_id: str) -> dict:
     if row is None:
         raise not_found("Deal")
     return deal_out(row)
+
+
+# ---- company names (other areas call them through the service) -----------------------------------
+
+def company_names(db: Session, company_ids: list[str]) -> dict[str, str]:
+    """`{company_id: name}` for the ids that exist (one query)."""
+    read = company_names_select(db, company_ids)
+    return {} if read is None else dict(db.execute(read.stmt, read.params).all())
+
+
+def _company_names_statement(company_in):
+    return select(Company.id, Company.name).where(company_in(Company.id))
+
+
+def company_names_select(db, company_ids) -> Read | None:
+    """The read of `company_names` (rows id, name; built once per process), None without ids: for a read that
+    sends it with others in one round trip (core.query.record_sets)."""
+    return ids_read(db, _company_names_statement, "company_name_ids", company_ids)

@@ -10,32 +10,18 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from chalicelib.core.errors import Conflict
-from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import Read, contains_text
+from chalicelib.core.query import contains_text
 
 from .models import Company, Contact, Deal
 from .queries import (DETAIL_LIMIT, check_room, company_out, company_record, company_select, contact_record,
                       contact_rows, count_of, deal_rows, load_company, load_contact, require_company, require_user)
+from .queries import company_names, company_names_select  # noqa: F401 - other areas call them through the service
 
 PAGE_SIZE = 50  # the spec's pages of companies and contacts (`page`, 50 each)
 
 
 # ---- functions other areas call -------------------------------------------------------------
-
-def company_names(db: Session, company_ids: list[str]) -> dict[str, str]:
-    """`{company_id: name}` for the ids that exist (one query)."""
-    read = company_names_select(db, company_ids)
-    return {} if read is None else dict(db.execute(read.stmt, read.params).all())
-
-
-def _company_names_statement(company_in):
-    return select(Company.id, Company.name).where(company_in(Company.id))
-
-
-def company_names_select(db, company_ids) -> Read | None:
-    """The read of `company_names` (rows id, name; built once per process), None without ids: for a read that
-    sends it with others in one round trip (core.query.record_sets)."""
-    return ids_read(db, _company_names_statement, "company_name_ids", company_ids)
+# company_names and company_names_select (queries.py) are imported above for them.
 
 
 def client_company_ids(db: Session, company_ids) -> set[str]:

@@ -16,7 +16,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 
 from .models import Company, Contact
-from .queries import contact_name, load_company, load_contact
+from .queries import company_names, contact_name, load_company, load_contact
 
 GUARD = timedelta(hours=24)  # document 2, Limits: one enrichment per 24 hours unless force=true
 
@@ -58,8 +58,6 @@ def enrich_company(ctx, *, company_id: str, force: bool) -> dict:
 def enrich_contact(ctx, *, contact_id: str, force: bool) -> dict:
     from chalicelib.providers.enrichment import get_enrichment
     from chalicelib.providers.enrichment.base import normalise_person
-
-    from .service import company_names
 
     contact = load_contact(ctx, contact_id)
     _guard(contact, force)
