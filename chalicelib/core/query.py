@@ -67,11 +67,18 @@ def paginate(db, stmt, query, record=lambda row: row) -> Page:
     """`stmt` (ordered) cut to the query's `limit` and `offset` (core.schemas.PageQuery), with the total:
     one statement when the first page holds every row, two otherwise (never one per row)."""
     rows = db.execute(stmt.limit(query.limit).offset(query.offset)).all()
-    if query.offset == 0 and len(rows) < query.limit:
-        total = len(rows)
-    else:
-        total = db.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
+    total = db.scalar(total_select(stmt)) if needs_total(query, len(rows)) else len(rows)
     return Page([record(row) for row in rows], total, query.limit, query.offset)
+
+
+def needs_total(query, rows: int) -> bool:
+    """Whether a page of `rows` rows must count the whole: not when the first page holds every row."""
+    return not (query.offset == 0 and rows < query.limit)
+
+
+def total_select(stmt):
+    """The count of every row `stmt` (ordered) selects: one row, column `n`."""
+    return select(func.count().label("n")).select_from(stmt.order_by(None).subquery())
 
 
 # --- read rows as response-ready dicts ------------------------------------------------------------
@@ -194,7 +201,7 @@ def record_rows(db, stmt, flags=()) -> list[dict]:
     On Postgres each row comes back as one JSON value (`row_to_json`), which the driver decodes in C: for a
     100-row page of a wide table that is about a third of the time pg8000 takes to parse the columns one by
     one, and no identity map is filled. Elsewhere (SQLite), plain rows converted by `value_out`."""
-    read = _read(stmt) if isinstance(stmt, Read) else Read(stmt, {}, tuple(flags))
+    read = stmt if isinstance(stmt, Read) else Read(stmt, {}, tuple(flags))
     if db.get_bind().dialect.name == "postgresql":
         wrapped = _derived(("rows", id(read.stmt)), [read.stmt],
                            lambda: select(func.row_to_json(read.stmt.subquery("record_row").table_valued())))
@@ -248,10 +255,10 @@ def record_page(db, stmt, query, flags=(), lookups=None):
     record_sets takes them); they and the count travel in one statement, and the answer is
     `(page, {name: records})`. Without: the page alone (the count, when asked, a statement of its own)."""
     rows = record_rows(db, stmt.limit(query.limit).offset(query.offset), flags)
-    counted = not (query.offset == 0 and len(rows) < query.limit)
+    counted = needs_total(query, len(rows))
     reads = dict(lookups(rows)) if lookups is not None else {}
     if counted:
-        reads["page_total"] = select(func.count().label("n")).select_from(stmt.order_by(None).subquery())
+        reads["page_total"] = total_select(stmt)
     sets = record_sets(db, **reads) if reads else {}
     total = sets.pop("page_total")[0]["n"] if counted else len(rows)
     page = Page(rows, total, query.limit, query.offset)
