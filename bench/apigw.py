@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from urllib.parse import urlencode
 
 _PARAM = re.compile(r"{([^}+]+)\+?}")
-_INSERT = re.compile(r'INSERT INTO ("?[\w.]+"?) \(([^)]*)\) VALUES', re.IGNORECASE)
+_INSERT_INTO = re.compile(r'INSERT INTO ("?[\w.]+"?) \(', re.IGNORECASE)
 
 
 def lambda_context(name: str = "wms-bench") -> SimpleNamespace:
@@ -153,29 +153,28 @@ class DirectReplay:
             self.connection.rollback()
 
     def delete_inserted(self, statements) -> int:
-        """Delete the rows a captured create committed, so that replays (rolled back) can insert them."""
-        rows = []
+        """Delete the rows a captured create committed, so that replays (rolled back) can insert them: from each
+        table a statement inserts into (a plain INSERT, or INSERTs chained as CTEs), the rows whose id is one of
+        the statement's values (ids are UUIDs: no other value names a row of those tables)."""
+        deletes = []
         for statement, parameters, many in statements:
-            match = _INSERT.match(statement.strip())
-            if not match:
+            tables = [m.group(1).strip('"') for m in _INSERT_INTO.finditer(statement)]
+            if not tables:
                 continue
-            table, columns = match.group(1).strip('"'), [c.strip().strip('"') for c in match.group(2).split(",")]
-            if "id" not in columns:
-                continue
-            index, width = columns.index("id"), len(columns)
             batches = parameters if many else [parameters]
+            values = set()
             for params in batches:
-                if isinstance(params, dict):  # psycopg's named parameters: id, or id_m0, id_m1... (multi-row)
-                    rows += [(table, value) for key, value in params.items() if re.fullmatch(r"id(_m\d+)?", key)]
-                    continue
-                params = list(params)
-                for offset in range(0, len(params), width):
-                    rows.append((table, params[offset + index]))
+                items = params.values() if isinstance(params, dict) else params  # psycopg's named parameters
+                values.update(v for v in items if isinstance(v, str))
+            deletes += [(table, sorted(values)) for table in tables]
         cursor = self.connection.cursor()
-        for table, row_id in reversed(rows):
-            cursor.execute(f'DELETE FROM "{table}" WHERE id = %s', (row_id,))
+        count = 0
+        for table, values in reversed(deletes):
+            for value in values:
+                cursor.execute(f'DELETE FROM "{table}" WHERE id::text = %s', (value,))
+                count += cursor.rowcount if cursor.rowcount and cursor.rowcount > 0 else 0
         self.connection.commit()
-        return len(rows)
+        return count
 
     def close(self) -> None:
         self.connection.close()

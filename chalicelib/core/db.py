@@ -178,8 +178,19 @@ def _pg8000_cached_placeholders() -> None:
 def _pg8000_fast_timestamps(engine: Engine) -> None:
     """pg8000 reads timestamps and dates with `strptime` (a few microseconds each: a 100-row list holds
     hundreds); `fromisoformat` reads Postgres's text form ten times faster. Anything it cannot read
-    (infinity, years beyond 9999) goes to pg8000's own converter, as before (issue 11 item 6)."""
+    (infinity, years beyond 9999) goes to pg8000's own converter, as before (issue 11 item 6). JSON values
+    are read by orjson, likewise with pg8000's own reader behind it."""
+    import re
+
+    import orjson
     from pg8000 import converters
+
+    long_number = re.compile(r"[0-9]{19}").search
+
+    def read_json(data):
+        if long_number(data):
+            return converters.json_in(data)
+        return orjson.loads(data)
 
     def reader(fast, fallback):
         def read(data):
@@ -191,7 +202,12 @@ def _pg8000_fast_timestamps(engine: Engine) -> None:
 
     readers = {1184: reader(datetime.fromisoformat, converters.timestamptz_in),  # timestamptz
                1114: reader(datetime.fromisoformat, converters.timestamp_in),  # timestamp
-               1082: reader(date.fromisoformat, converters.date_in)}  # date
+               1082: reader(date.fromisoformat, converters.date_in),  # date
+               # json and jsonb (a list's rows arrive as row_to_json values): orjson reads them about four
+               # times faster than json.loads; what it refuses (NaN, lone surrogates) goes to json.loads, and
+               # so does a text with a run of 19 digits (orjson reads an integer beyond 64 bits as a float)
+               114: reader(read_json, converters.json_in),
+               3802: reader(read_json, converters.json_in)}
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record):

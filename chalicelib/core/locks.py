@@ -59,6 +59,12 @@ def _rows(rows: dict | Iterable[dict]) -> list[dict]:
     return [rows] if isinstance(rows, dict) else list(rows)
 
 
+def complete_rows(model, rows: Iterable[dict]) -> list[dict]:
+    """The rows as `insert_rows` writes them (Python-side defaults filled in, every row with the same keys),
+    for a multi-row INSERT built elsewhere (such as one in a CTE)."""
+    return _complete(model, _rows(rows))
+
+
 def _complete(model, rows: list[dict]) -> list[dict]:
     """Each row with the Python-side defaults of the columns it leaves out (ids, timestamps), and
     every row with the same keys (a multi-row VALUES needs them)."""

@@ -5,9 +5,11 @@ type and resource within 5 minutes, and records one delivery per channel (email,
 the user's effective preferences enable. After commit, one message per delivery goes to the
 notifications queue (`core.queue`); without a queue URL the in-process handler registered below
 delivers at once. A failed request sends nothing. `notify_many()` does the same for many
-notifications in a fixed number of statements (one de-duplication query, one preference query, one
-INSERT of notifications, one of deliveries, then SQS batches of ten). `notify_squad()` notifies a
-squad's members that way and posts to the squad's chat channel.
+notifications. Both take a fixed number of statements whatever the number of notifications: one read
+(the recent notifications for de-duplication and the preference overrides; one statement on Postgres,
+two elsewhere), one write (the notifications and their deliveries; one statement on Postgres, the
+notifications' INSERT a CTE of the deliveries', two elsewhere), then SQS batches of ten after commit.
+`notify_squad()` notifies a squad's members that way and posts to the squad's chat channel.
 
 Delivery itself (`core/notify_delivery.py`) lives in core because `notify()` runs in every area's
 function, loaded or not the notifications area; it imports the providers lazily.
@@ -17,7 +19,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from sqlalchemy import Boolean, ForeignKey, Index, String, Text, or_, select
+from sqlalchemy import Boolean, ForeignKey, Index, String, Text, bindparam, insert, or_, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from . import queue
@@ -25,6 +27,7 @@ from .db import Base, UTCDateTime, created_at_column, id_column
 from .errors import BadRequest, NotFound
 from .ids import new_id, utcnow
 from .notify_catalogue import DELIVERY_CHANNELS, type_info
+from .query import Read, ids_param, ids_value, record_sets, template
 
 DEDUP_WINDOW = timedelta(minutes=5)
 QUEUE = "notifications"
@@ -64,14 +67,6 @@ class Notification(Base):
     created_at: Mapped[datetime] = created_at_column()
 
 
-def effective_channels(db, *, user_id: str, type: str) -> dict[str, bool]:
-    """The catalogue's default channels for `type`, replaced by the user's override when any."""
-    from .notify_models import NotificationPreference  # on first use: a read request never loads these models
-
-    override = db.get(NotificationPreference, (user_id, type))
-    return override.channels() if override is not None else type_info(type).defaults()
-
-
 def delivery_payload(*, type: str, title: str, body: str | None, action_url: str | None, icon: str | None,
              notification_id: str | None, resource_type: str | None, resource_id: str | None) -> dict:
     return {"type": type, "title": title, "body": body, "action_url": action_url, "icon": icon,
@@ -104,58 +99,64 @@ def send_after_commit(ctx, deliveries: list) -> None:
     ctx.after_commit(send)
 
 
-def _is_duplicate(db, *, user_id, type, resource_type, resource_id) -> bool:
-    since = utcnow() - DEDUP_WINDOW
-    return db.scalar(
-        select(Notification.id).where(
-            Notification.user_id == user_id, Notification.type == type,
-            Notification.resource_type.is_(None) if resource_type is None else Notification.resource_type == resource_type,
-            Notification.resource_id.is_(None) if resource_id is None else Notification.resource_id == resource_id,
-            Notification.created_at >= since,
-        ).limit(1)
-    ) is not None
+@template
+def _recent_template(postgres: bool):
+    """The notifications of these users and types made within the de-duplication window."""
+    return (select(Notification.user_id, Notification.type, Notification.resource_type, Notification.resource_id)
+            .where(ids_param(Notification.user_id, "recent_users", postgres),
+                   ids_param(Notification.type, "recent_types", postgres),
+                   Notification.created_at >= bindparam("recent_since", type_=UTCDateTime())))
 
 
-def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None, resource_type: str | None = None,
-           resource_id: str | None = None, action_url: str | None = None, actor_id: str | None = None,
-           icon: str | None = None, dedup: bool = True) -> Notification | None:
-    """Create an in-app notification (and its deliveries after commit). `ctx` is the core Context of a
-    request or of a job (`core.context.job_context()`). Returns None when de-duplicated. `dedup=False` is for
-    events that are distinct even on the same resource within minutes (an agent task's successive stages)."""
-    from .notify_models import NotificationDelivery  # on first use: a read request never loads these models
+@template
+def _overrides_template(postgres: bool):
+    """The users' own channel choices for these types (notification_preferences rows)."""
+    from .notify_models import NotificationPreference  # on first use: a read request never loads these models
 
-    db = ctx.db
-    if dedup and _is_duplicate(db, user_id=user_id, type=type, resource_type=resource_type, resource_id=resource_id):
-        return None
-    channels = effective_channels(db, user_id=user_id, type=type)
-    notification = Notification(id=new_id(), user_id=user_id, type=type, title=title, body=body,
-                                resource_type=resource_type, resource_id=resource_id, action_url=action_url,
-                                actor_id=actor_id, icon=icon, in_app=channels["in_app"])
-    db.add(notification)
-    payload = delivery_payload(type=type, title=title, body=body, action_url=action_url, icon=notification.icon,
-                       notification_id=notification.id, resource_type=resource_type, resource_id=resource_id)
-    deliveries = [
-        NotificationDelivery(id=new_id(), notification_id=notification.id, user_id=user_id, channel=channel,
-                             type=type, payload=payload, status="pending", attempts=0)
-        for channel in DELIVERY_CHANNELS if channels.get(channel)
-    ]
-    db.add_all(deliveries)
-    db.flush()
-    send_after_commit(ctx, deliveries)
-    return notification
+    return (select(NotificationPreference.user_id, NotificationPreference.notification_type,
+                   NotificationPreference.channel_in_app, NotificationPreference.channel_email,
+                   NotificationPreference.channel_chat, NotificationPreference.channel_push)
+            .where(ids_param(NotificationPreference.user_id, "pref_users", postgres),
+                   ids_param(NotificationPreference.notification_type, "pref_types", postgres)))
+
+
+def _lookups(db, user_ids: set, types: set, *, dedup: bool) -> dict:
+    """The recent notifications (when de-duplicating) and the preference overrides of these users and types:
+    one statement on Postgres (core.query.record_sets). An id or type holding a comma (never made by the
+    service) is read with expanding lists instead."""
+    postgres = db.get_bind().dialect.name == "postgresql"
+    users, kinds = ids_value(user_ids, postgres), ids_value(types, postgres)
+    if users is None or kinds is None:
+        postgres, users, kinds = False, ids_value(user_ids, False), ids_value(types, False)
+    reads = {"overrides": Read(_overrides_template(postgres), {"pref_users": users, "pref_types": kinds},
+                               ("channel_in_app", "channel_email", "channel_chat", "channel_push"))}
+    if dedup:
+        reads["recent"] = Read(_recent_template(postgres), {"recent_users": users, "recent_types": kinds,
+                                                            "recent_since": utcnow() - DEDUP_WINDOW})
+    return record_sets(db, **reads)
+
+
+def _insert(db, notifications: list[dict], deliveries: list[dict]) -> None:
+    """The notifications and their deliveries: on Postgres one statement (the notifications' INSERT as a
+    CTE of the deliveries' INSERT), elsewhere one INSERT each."""
+    from .locks import complete_rows, insert_rows
+    from .notify_models import NotificationDelivery
+
+    if deliveries and notifications and db.get_bind().dialect.name == "postgresql":
+        made = insert(Notification).values(complete_rows(Notification, notifications)).cte("new_notifications")
+        db.execute(insert(NotificationDelivery).values(complete_rows(NotificationDelivery, deliveries)).add_cte(made))
+        return
+    insert_rows(db, Notification, notifications)
+    insert_rows(db, NotificationDelivery, deliveries)
 
 
 NOTICE_FIELDS = ("body", "resource_type", "resource_id", "action_url", "actor_id", "icon")
 
 
-def notify_many(ctx, notices: list[dict]) -> list[str]:
-    """`notify()` for many notifications at once, in a fixed number of statements whatever their
-    number. Each notice holds user_id, type and title, and may hold body, resource_type, resource_id,
-    action_url, actor_id and icon. De-duplication as in `notify()` (also among the notices). Answers
-    the ids of the users notified (those not de-duplicated), in the notices' order."""
-    from .locks import insert_rows
-    from .notify_models import NotificationDelivery, NotificationPreference  # on first use, as above
-
+def _create(ctx, notices: list[dict], *, dedup: bool = True) -> list[dict]:
+    """The notifications of `notices` not de-duplicated, written with their deliveries (queued after commit),
+    in a fixed number of statements: one read (recent notifications and preference overrides), one write.
+    Answers the notifications' rows as inserted."""
     db = ctx.db
     notices = [{**{field: None for field in NOTICE_FIELDS}, **notice} for notice in notices]
     if not notices:
@@ -164,27 +165,25 @@ def notify_many(ctx, notices: list[dict]) -> list[str]:
     def key(notice) -> tuple:
         return notice["user_id"], notice["type"], notice["resource_type"], notice["resource_id"]
 
-    user_ids = {n["user_id"] for n in notices}
-    types = {n["type"] for n in notices}
-    recent = set(db.execute(
-        select(Notification.user_id, Notification.type, Notification.resource_type, Notification.resource_id)
-        .where(Notification.user_id.in_(user_ids), Notification.type.in_(types),
-               Notification.created_at >= utcnow() - DEDUP_WINDOW)).tuples())
-    overrides = {(p.user_id, p.notification_type): p.channels() for p in db.scalars(
-        select(NotificationPreference).where(NotificationPreference.user_id.in_(user_ids),
-                                             NotificationPreference.notification_type.in_(types)))}
-    notifications, deliveries, notified = [], [], []
+    found = _lookups(db, {n["user_id"] for n in notices}, {n["type"] for n in notices}, dedup=dedup)
+    recent = {(r["user_id"], r["type"], r["resource_type"], r["resource_id"]) for r in found.get("recent", [])}
+    overrides = {(r["user_id"], r["notification_type"]): {
+        "in_app": bool(r["channel_in_app"]), "email": bool(r["channel_email"]), "chat": bool(r["channel_chat"]),
+        "push": bool(r["channel_push"])} for r in found["overrides"]}
+    notifications, deliveries = [], []
     now = utcnow()
     for notice in notices:
-        if key(notice) in recent:
-            continue
-        recent.add(key(notice))
+        if dedup:
+            if key(notice) in recent:
+                continue
+            recent.add(key(notice))
         user_id, type = notice["user_id"], notice["type"]
         channels = overrides.get((user_id, type)) or type_info(type).defaults()
         notification_id = new_id()
         notifications.append({"id": notification_id, "user_id": user_id, "type": type, "title": notice["title"],
                               **{field: notice[field] for field in NOTICE_FIELDS}, "in_app": channels["in_app"],
-                              "is_read": False, "archived": False, "created_at": now})
+                              "is_read": False, "read_at": None, "archived": False, "archived_at": None,
+                              "created_at": now})
         payload = delivery_payload(type=type, title=notice["title"], body=notice["body"], action_url=notice["action_url"],
                            icon=notice["icon"], notification_id=notification_id,
                            resource_type=notice["resource_type"], resource_id=notice["resource_id"])
@@ -193,11 +192,30 @@ def notify_many(ctx, notices: list[dict]) -> list[str]:
              "type": type, "payload": payload, "status": "pending", "attempts": 0, "created_at": now,
              "updated_at": now}
             for channel in DELIVERY_CHANNELS if channels.get(channel))
-        notified.append(user_id)
-    insert_rows(db, Notification, notifications)
-    insert_rows(db, NotificationDelivery, deliveries)
+    _insert(db, notifications, deliveries)
     send_after_commit(ctx, deliveries)
-    return notified
+    return notifications
+
+
+def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None, resource_type: str | None = None,
+           resource_id: str | None = None, action_url: str | None = None, actor_id: str | None = None,
+           icon: str | None = None, dedup: bool = True) -> Notification | None:
+    """Create an in-app notification (and its deliveries after commit). `ctx` is the core Context of a
+    request or of a job (`core.context.job_context()`). Returns None when de-duplicated, else the notification
+    (its row is written; the object is not in the session). `dedup=False` is for events that are distinct even
+    on the same resource within minutes (an agent task's successive stages)."""
+    made = _create(ctx, [{"user_id": user_id, "type": type, "title": title, "body": body,
+                          "resource_type": resource_type, "resource_id": resource_id, "action_url": action_url,
+                          "actor_id": actor_id, "icon": icon}], dedup=dedup)
+    return Notification(**made[0]) if made else None
+
+
+def notify_many(ctx, notices: list[dict]) -> list[str]:
+    """`notify()` for many notifications at once, in a fixed number of statements whatever their
+    number. Each notice holds user_id, type and title, and may hold body, resource_type, resource_id,
+    action_url, actor_id and icon. De-duplication as in `notify()` (also among the notices). Answers
+    the ids of the users notified (those not de-duplicated), in the notices' order."""
+    return [row["user_id"] for row in _create(ctx, notices)]
 
 
 def squad_audience_ids(db, *, squad_id: str, audience: str) -> list[str]:
