@@ -17,7 +17,22 @@ from types import SimpleNamespace
 from urllib.parse import urlencode
 
 _PARAM = re.compile(r"{([^}+]+)\+?}")
-_INSERT_INTO = re.compile(r'INSERT INTO ("?[\w.]+"?) \(', re.IGNORECASE)
+_INSERT_INTO = re.compile(r'INSERT INTO ("?[\w.]+"?)\s', re.IGNORECASE)
+
+
+def _values(value) -> list[str]:
+    """The strings a parameter holds: itself, or the `id`s of the rows a JSON parameter carries (rows inserted
+    through json_populate_recordset)."""
+    if not isinstance(value, str):
+        return []
+    if value[:1] in "[{":
+        try:
+            rows = json.loads(value)
+        except ValueError:
+            return [value]
+        rows = rows if isinstance(rows, list) else [rows]
+        return [row["id"] for row in rows if isinstance(row, dict) and isinstance(row.get("id"), str)]
+    return [value]
 
 
 def lambda_context(name: str = "wms-bench") -> SimpleNamespace:
@@ -155,7 +170,8 @@ class DirectReplay:
     def delete_inserted(self, statements) -> int:
         """Delete the rows a captured create committed, so that replays (rolled back) can insert them: from each
         table a statement inserts into (a plain INSERT, or INSERTs chained as CTEs), the rows whose id is one of
-        the statement's values (ids are UUIDs: no other value names a row of those tables)."""
+        the statement's values or of the rows its JSON values carry (ids are UUIDs: no other value names a row of
+        those tables)."""
         deletes = []
         for statement, parameters, many in statements:
             tables = [m.group(1).strip('"') for m in _INSERT_INTO.finditer(statement)]
@@ -165,7 +181,7 @@ class DirectReplay:
             values = set()
             for params in batches:
                 items = params.values() if isinstance(params, dict) else params  # psycopg's named parameters
-                values.update(v for v in items if isinstance(v, str))
+                values.update(found for v in items for found in _values(v))
             deletes += [(table, sorted(values)) for table in tables]
         cursor = self.connection.cursor()
         count = 0

@@ -19,7 +19,8 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from sqlalchemy import Boolean, ForeignKey, Index, String, Text, bindparam, insert, or_, select
+import orjson
+from sqlalchemy import Boolean, ForeignKey, Index, String, Text, bindparam, or_, select, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from . import queue
@@ -100,11 +101,14 @@ def send_after_commit(ctx, deliveries: list) -> None:
 
 
 @template
-def _recent_template(postgres: bool):
-    """The notifications of these users and types made within the de-duplication window."""
+def _recent_template(postgres: bool, no_resource: bool):
+    """The notifications of these users, types and resources (`no_resource`: or of none) made within the
+    de-duplication window."""
+    resource = ids_param(Notification.resource_id, "recent_resources", postgres)
     return (select(Notification.user_id, Notification.type, Notification.resource_type, Notification.resource_id)
             .where(ids_param(Notification.user_id, "recent_users", postgres),
                    ids_param(Notification.type, "recent_types", postgres),
+                   or_(resource, Notification.resource_id.is_(None)) if no_resource else resource,
                    Notification.created_at >= bindparam("recent_since", type_=UTCDateTime())))
 
 
@@ -120,31 +124,49 @@ def _overrides_template(postgres: bool):
                    ids_param(NotificationPreference.notification_type, "pref_types", postgres)))
 
 
-def _lookups(db, user_ids: set, types: set, *, dedup: bool) -> dict:
-    """The recent notifications (when de-duplicating) and the preference overrides of these users and types:
-    one statement on Postgres (core.query.record_sets). An id or type holding a comma (never made by the
-    service) is read with expanding lists instead."""
+def _lookups(db, notices: list[dict], *, dedup: bool) -> dict:
+    """The recent notifications of the notices' users, types and resources (when de-duplicating) and the
+    preference overrides of their users and types: one statement on Postgres (core.query.record_sets). An id
+    or type holding a comma (never made by the service) is read with expanding lists instead."""
+    wanted = [{n["user_id"] for n in notices}, {n["type"] for n in notices}, {n["resource_id"] for n in notices}]
     postgres = db.get_bind().dialect.name == "postgresql"
-    users, kinds = ids_value(user_ids, postgres), ids_value(types, postgres)
-    if users is None or kinds is None:
-        postgres, users, kinds = False, ids_value(user_ids, False), ids_value(types, False)
+    users, kinds, resources = (ids_value(values, postgres) for values in wanted)
+    if postgres and None in (users, kinds, resources):
+        postgres = False
+        users, kinds, resources = (ids_value(values, False) for values in wanted)
     reads = {"overrides": Read(_overrides_template(postgres), {"pref_users": users, "pref_types": kinds},
                                ("channel_in_app", "channel_email", "channel_chat", "channel_push"))}
     if dedup:
-        reads["recent"] = Read(_recent_template(postgres), {"recent_users": users, "recent_types": kinds,
-                                                            "recent_since": utcnow() - DEDUP_WINDOW})
+        reads["recent"] = Read(_recent_template(postgres, None in wanted[2]), {
+            "recent_users": users, "recent_types": kinds, "recent_resources": resources,
+            "recent_since": utcnow() - DEDUP_WINDOW})
     return record_sets(db, **reads)
 
 
+@template
+def _insert_template():
+    """The notifications and their deliveries in one statement whatever their number: each set travels as one
+    JSON parameter that json_populate_recordset turns into the table's rows (the notifications' INSERT a CTE of
+    the deliveries'). The statement never changes, so it is compiled once and prepared on each connection."""
+    return text(
+        "WITH new_notifications AS (INSERT INTO notifications SELECT * FROM "
+        "json_populate_recordset(NULL::notifications, CAST(:notifications AS json))) "
+        "INSERT INTO notification_deliveries SELECT * FROM "
+        "json_populate_recordset(NULL::notification_deliveries, CAST(:deliveries AS json))")
+
+
 def _insert(db, notifications: list[dict], deliveries: list[dict]) -> None:
-    """The notifications and their deliveries: on Postgres one statement (the notifications' INSERT as a
-    CTE of the deliveries' INSERT), elsewhere one INSERT each."""
+    """The notifications and their deliveries: one statement on Postgres (`_insert_template`), one INSERT each
+    elsewhere."""
     from .locks import complete_rows, insert_rows
     from .notify_models import NotificationDelivery
 
-    if deliveries and notifications and db.get_bind().dialect.name == "postgresql":
-        made = insert(Notification).values(complete_rows(Notification, notifications)).cte("new_notifications")
-        db.execute(insert(NotificationDelivery).values(complete_rows(NotificationDelivery, deliveries)).add_cte(made))
+    if not notifications:
+        return
+    if db.get_bind().dialect.name == "postgresql":
+        db.execute(_insert_template(), {
+            "notifications": orjson.dumps(complete_rows(Notification, notifications)).decode(),
+            "deliveries": orjson.dumps(complete_rows(NotificationDelivery, deliveries)).decode()})
         return
     insert_rows(db, Notification, notifications)
     insert_rows(db, NotificationDelivery, deliveries)
@@ -165,7 +187,7 @@ def _create(ctx, notices: list[dict], *, dedup: bool = True) -> list[dict]:
     def key(notice) -> tuple:
         return notice["user_id"], notice["type"], notice["resource_type"], notice["resource_id"]
 
-    found = _lookups(db, {n["user_id"] for n in notices}, {n["type"] for n in notices}, dedup=dedup)
+    found = _lookups(db, notices, dedup=dedup)
     recent = {(r["user_id"], r["type"], r["resource_type"], r["resource_id"]) for r in found.get("recent", [])}
     overrides = {(r["user_id"], r["notification_type"]): {
         "in_app": bool(r["channel_in_app"]), "email": bool(r["channel_email"]), "chat": bool(r["channel_chat"]),

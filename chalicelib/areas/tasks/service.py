@@ -15,7 +15,8 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.lookup import Names
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.notify import notify
-from chalicelib.core.query import LIST_LIMIT, Page, Read, contains_text, paginate, record_page, record_rows, template
+from chalicelib.core.query import (LIST_LIMIT, Page, Read, contains_text, ids_param, ids_value, paginate, record_page,
+                                   record_rows, template)
 from chalicelib.core.schemas import PageQuery
 from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
@@ -63,6 +64,44 @@ def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | 
     return f"resource_type must be one of {', '.join(RESOURCE_TYPES)}"
 
 
+def _references_parts(item_where, user_where):
+    parts = []
+    if item_where is not None:
+        parts.append(select(literal_column("'i'").label("kind"), ConfigListItem.id.label("id"),
+                            ConfigList.key.label("key"), ConfigListItem.label.label("a"),
+                            ConfigListItem.color.label("b"), ConfigListItem.value.label("c"))
+                     .join(ConfigList, ConfigList.id == ConfigListItem.list_id).where(item_where))
+    if user_where is not None:
+        parts.append(select(literal_column("'u'").label("kind"), User.id.label("id"), cast(null(), String).label("key"),
+                            User.name.label("a"), User.picture.label("b"), cast(null(), String).label("c"))
+                     .where(user_where))
+    return parts[0] if len(parts) == 1 else union_all(*parts)
+
+
+@template
+def _references_template(postgres: bool, items: bool, users: bool):
+    return _references_parts(ids_param(ConfigListItem.id, "ref_item_ids", postgres) if items else None,
+                             ids_param(User.id, "ref_user_ids", postgres) if users else None)
+
+
+def _references_read(db, config_ids: set, user_ids: set) -> Read | None:
+    """The config items (with their list's key) and users a write names (rows kind, id, key, a, b, c), built
+    once per process; None when it names none. An id holding a comma gets a statement of its own."""
+    if not config_ids and not user_ids:
+        return None
+    postgres = db.get_bind().dialect.name == "postgresql"
+    items, users = ids_value(config_ids, postgres), ids_value(user_ids, postgres)
+    if items is None or users is None:
+        return Read(_references_parts(ConfigListItem.id.in_(config_ids) if config_ids else None,
+                                      User.id.in_(user_ids) if user_ids else None))
+    params = {}
+    if items:
+        params["ref_item_ids"] = items
+    if users:
+        params["ref_user_ids"] = users
+    return Read(_references_template(postgres, bool(items), bool(users)), params)
+
+
 def check_references(ctx, values: dict, *, task_id: str | None = None, current: Task | None = None) -> Names:
     """Config item ids must belong to their list, user ids must exist, the parent must be a task the caller
     can see (an invisible parent answers like a missing one): else 400. Answers the names and labels of the
@@ -71,17 +110,9 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
     details = []
     config_ids = {values[name] for name in CONFIG_FIELDS if values.get(name)}
     user_ids = {values[name] for name in USER_FIELDS if values.get(name)}
-    parts = []  # the config items with their list, and the users, in one statement (with what records show)
-    if config_ids:
-        parts.append(select(literal_column("'i'").label("kind"), ConfigListItem.id.label("id"),
-                            ConfigList.key.label("key"), ConfigListItem.label.label("a"),
-                            ConfigListItem.color.label("b"), ConfigListItem.value.label("c"))
-                     .join(ConfigList, ConfigList.id == ConfigListItem.list_id).where(ConfigListItem.id.in_(config_ids)))
-    if user_ids:
-        parts.append(select(literal_column("'u'").label("kind"), User.id.label("id"), cast(null(), String).label("key"),
-                            User.name.label("a"), User.picture.label("b"), cast(null(), String).label("c"))
-                     .where(User.id.in_(user_ids)))
-    rows = db.execute(parts[0] if len(parts) == 1 else union_all(*parts)).all() if parts else []
+    # the config items with their list, and the users, in one statement (with what records show)
+    read = _references_read(db, config_ids, user_ids)
+    rows = db.execute(read.stmt, read.params).all() if read is not None else []
     found = {row[1]: row[2] for row in rows if row[0] == "i"}
     existing = {row[1] for row in rows if row[0] == "u"}
     known = Names.of((kind, row_id, a, b, c) for kind, row_id, _key, a, b, c in rows)
