@@ -148,11 +148,15 @@ def _insert_template():
     """The notifications and their deliveries in one statement whatever their number: each set travels as one
     JSON parameter that json_populate_recordset turns into the table's rows (the notifications' INSERT a CTE of
     the deliveries'). The statement never changes, so it is compiled once and prepared on each connection."""
-    return text(
-        "WITH new_notifications AS (INSERT INTO notifications SELECT * FROM "
-        "json_populate_recordset(NULL::notifications, CAST(:notifications AS json))) "
-        "INSERT INTO notification_deliveries SELECT * FROM "
-        "json_populate_recordset(NULL::notification_deliveries, CAST(:deliveries AS json))")
+    from .notify_models import NotificationDelivery
+
+    def insert(table, param: str) -> str:
+        names = ", ".join(f'"{column.name}"' for column in table.columns)  # the model's columns, named
+        return (f"INSERT INTO {table.name} ({names}) SELECT {names} FROM "
+                f"json_populate_recordset(NULL::{table.name}, CAST(:{param} AS json))")
+
+    return text(f"WITH new_notifications AS ({insert(Notification.__table__, 'notifications')}) "
+                f"{insert(NotificationDelivery.__table__, 'deliveries')}")
 
 
 def _insert(db, notifications: list[dict], deliveries: list[dict]) -> None:
