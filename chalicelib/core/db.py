@@ -187,10 +187,21 @@ def _pg8000_fast_timestamps(engine: Engine) -> None:
 
     long_number = re.compile(r"[0-9]{19}").search
 
+    def has_float(value) -> bool:
+        for item in (value.values() if type(value) is dict else value):
+            kind = type(item)
+            if kind is float or ((kind is dict or kind is list) and has_float(item)):
+                return True
+        return False
+
     def read_json(data):
-        if long_number(data):
+        # orjson reads an integer beyond 64 bits as a float: a value holding a float whose text has a run of 19
+        # digits is read again by json.loads (scanning only those: the scan costs more than orjson's read)
+        value = orjson.loads(data)
+        kind = type(value)
+        if (kind is float or ((kind is dict or kind is list) and has_float(value))) and long_number(data):
             return converters.json_in(data)
-        return orjson.loads(data)
+        return value
 
     def reader(fast, fallback):
         def read(data):
@@ -205,7 +216,7 @@ def _pg8000_fast_timestamps(engine: Engine) -> None:
                1082: reader(date.fromisoformat, converters.date_in),  # date
                # json and jsonb (a list's rows arrive as row_to_json values): orjson reads them about four
                # times faster than json.loads; what it refuses (NaN, lone surrogates) goes to json.loads, and
-               # so does a text with a run of 19 digits (orjson reads an integer beyond 64 bits as a float)
+               # so does an integer beyond 64 bits (read_json)
                114: reader(read_json, converters.json_in),
                3802: reader(read_json, converters.json_in)}
 

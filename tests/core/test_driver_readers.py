@@ -21,6 +21,8 @@ def _pg8000(db):
     '{"big": 123456789012345678901234567890}',  # beyond 64 bits: orjson would read a float
     '{"big": -9223372036854775809, "id": "1234567890123456789012"}',
     '{"u64": 18446744073709551615, "f": 0.1}',
+    '[{"deep": {"n": 123456789012345678901234567890}}]',  # nested
+    '123456789012345678901234567890',  # a bare number
     '{"lone": "\\ud800"}',  # a lone surrogate (json only: jsonb refuses it): orjson refuses it
 ])
 @pytest.mark.parametrize("kind", ["json", "jsonb"])
