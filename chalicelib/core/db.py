@@ -4,7 +4,6 @@ Only core talks to the engine. Areas receive a session through the request conte
 or through `unit_of_work()` in jobs. Services flush, never commit: the unit of work commits once,
 and rolls back on any exception.
 """
-from __future__ import annotations
 
 import logging
 import os

@@ -1,5 +1,4 @@
 """The generic history log that areas write to: entity type and id, action, actor, changes, time."""
-from __future__ import annotations
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session

@@ -2,7 +2,6 @@
 
 They live in core so that an area's function can join them without importing another area.
 """
-from __future__ import annotations
 
 from datetime import date, datetime
 from decimal import Decimal

@@ -18,7 +18,6 @@ conventions, `IsoTimestamp` and `IsoDate` for times and dates; a route declares 
 `endpoint(response=...)`, usually an envelope built by `one("task", TaskRead)`,
 `many("tasks", TaskRead)` or `paged("tasks", TaskRead)`, or `OkResponse`.
 """
-from __future__ import annotations
 
 import re
 from datetime import date, datetime, timezone

@@ -4,7 +4,6 @@ Defaults are the embedded ones of decisions.md section 1: a SQLite file, a local
 in-process notification delivery and sandbox providers. Secrets that must persist across restarts
 in development (the HS256 secret, the Fernet key) are generated once and written under `.data/`.
 """
-from __future__ import annotations
 
 import os
 import secrets

@@ -1,5 +1,4 @@
 """Announcements: company announcements, their read receipts and their distributions to outside channels."""
-from __future__ import annotations
 
 from datetime import datetime
 

@@ -1,5 +1,4 @@
 """Request and read models of announcements (unknown fields are ignored)."""
-from __future__ import annotations
 
 import re
 from typing import Annotated, Optional

@@ -1,6 +1,5 @@
 """Performance: review cycles, review templates with KPI items assigned to users, reviews with KPI ratings
 and goals, peer feedback requests and their responses."""
-from __future__ import annotations
 
 from datetime import date, datetime
 

@@ -1,5 +1,4 @@
 """Request and read models of the performance area (unknown fields are ignored)."""
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

@@ -1,6 +1,5 @@
 """The portal's own records: portal users' notifications and preferences, QBRs with their sections, client
 goals and the client questionnaire (decisions.md section 6; docs/decisions/portal.md)."""
-from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal

@@ -1,5 +1,4 @@
 """Request and read models of the client portal and of the staff QBR and client goal CRUD."""
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

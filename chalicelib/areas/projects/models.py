@@ -3,7 +3,6 @@
 Foreign keys only to this area's own tables and to core tables (users, config_list_items);
 company, deal and SLA policy ids are plain strings (other areas' records).
 """
-from __future__ import annotations
 
 from datetime import date, datetime
 

@@ -1,5 +1,4 @@
 """Request and read models of the projects area. Unknown fields are ignored; read-only fields are never written."""
-from __future__ import annotations
 
 from typing import Annotated, Optional
 

@@ -1,6 +1,5 @@
 """Tasks: the task, its checklist (todos), watchers and attached links. The agent task meta record (table
 `agent_tasks`, created by migration tasks_0001) is modelled by the agents area (chalicelib/areas/agents/models.py)."""
-from __future__ import annotations
 
 from datetime import date, datetime
 

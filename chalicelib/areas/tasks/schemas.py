@@ -1,5 +1,4 @@
 """Request models of the tasks area (unknown fields are ignored, read-only fields never written)."""
-from __future__ import annotations
 
 from typing import Annotated, Literal
 
