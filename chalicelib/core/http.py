@@ -31,6 +31,7 @@ from .auth import authenticate
 from .context import Context
 from .db import UnitOfWork
 from .errors import BadRequest, Conflict, DomainError, Forbidden
+from .schemas import model_of
 from .settings import get_settings
 from .timeutil import iso
 
@@ -220,7 +221,7 @@ def check_response(spec: EndpointSpec, response: Response) -> None:
             "application/json"):
         return
     try:
-        spec.response.model_validate_json(response.body, strict=True)
+        model_of(spec.response).model_validate_json(response.body, strict=True)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:10])
         raise ResponseMismatch(f"answer does not match {spec.response.__name__}: {problems}") from exc

@@ -5,6 +5,7 @@ import re
 
 from pydantic.json_schema import models_json_schema
 
+from .schemas import model_of
 from .settings import get_settings
 
 ERROR_SCHEMA = {
@@ -54,7 +55,7 @@ def operation_id(method: str, view_name: str) -> str:
 
 def _created_key(spec) -> str | None:
     """The envelope key of a create's answer (`{"task": {...id...}}` -> "task"), when it has one."""
-    model = spec.response if spec is not None else None
+    model = model_of(spec.response) if spec is not None else None
     if model is None or len(model.model_fields) != 1:
         return None
     key, field = next(iter(model.model_fields.items()))
@@ -94,7 +95,7 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
         spec = getattr(entry.view_function, "__wms_endpoint__", None)
         if spec is None:
             continue
-        for key in ((spec.body, "validation"), (spec.query, "validation"), (spec.response, "serialization")):
+        for key in ((spec.body, "validation"), (spec.query, "validation"), (model_of(spec.response), "serialization")):
             if key[0] is not None and key not in keyed:
                 keyed.append(key)
     refs, top = models_json_schema(keyed, ref_template="#/components/schemas/{model}") if keyed else ({}, {})
@@ -140,7 +141,7 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
             operation["requestBody"] = {"required": True,
                                         "content": {spec.request_content: {"schema": spec.request_schema or {}}}}
         if spec.response is not None:
-            success_schema = refs[(spec.response, "serialization")]
+            success_schema = refs[(model_of(spec.response), "serialization")]
         elif spec.response_content == "application/json":
             success_schema = {}
         else:

@@ -1,8 +1,8 @@
 """An area's function imports only what it uses (issue 11 item 7): importing the app as one area's
 function (WMS_MODULES=<area>) loads no AWS SDK, no SQLite dialect, no multipart parser, no notification delivery
 models (loaded by the first notice), and builds no
-request or response model (core.schemas Input and Read defer their build to first use). Each case is a
-fresh interpreter."""
+request or response model (core.schemas Input defers its validator to first use; a Read model is not even
+a pydantic class until first use, core.schemas.model_of). Each case is a fresh interpreter."""
 from __future__ import annotations
 
 import json
@@ -25,16 +25,19 @@ USES = {"notifications": ("chalicelib.core.notify_models",)}
 PROBE = """
 import json, sys
 import app
-from chalicelib.core.schemas import Input, Read
+from chalicelib.core.schemas import Input, Read, is_built
 
 def subclasses(cls):
     for sub in cls.__subclasses__():
         yield sub
         yield from subclasses(sub)
 
-built = sorted({f"{m.__module__}.{m.__qualname__}" for base in (Input, Read) for m in subclasses(base)
+built = sorted({f"{m.__module__}.{m.__qualname__}" for m in subclasses(Input)
                 if m.__pydantic_complete__ and m.__module__.startswith("chalicelib.areas.")})
-print(json.dumps({"modules": sorted(sys.modules), "built": built}))
+reads = list(subclasses(Read))
+read_models_built = sorted(f"{m.__module__}.{m.__qualname__}" for m in [Read, *reads] if is_built(m))
+print(json.dumps({"modules": sorted(sys.modules), "built": built, "reads": len(reads),
+                  "read_models_built": read_models_built}))
 """
 
 
@@ -49,3 +52,35 @@ def test_an_area_function_imports_only_what_it_uses(area):
     loaded = [name for name in NOT_AT_IMPORT if name in found["modules"] and name not in USES.get(area, ())]
     assert not loaded, f"{area}: imported at cold start: {loaded}"
     assert not found["built"], f"{area}: models built at import (defer_build expected): {found['built'][:10]}"
+    # read models are for the OpenAPI document and tests' answer checks, never a production request: none is
+    # built into a pydantic class at import (every function declares some: core's own and its area's envelopes)
+    assert found["reads"] > 0
+    assert not found["read_models_built"], f"{area}: read models built at import: {found['read_models_built'][:10]}"
+
+
+def test_a_read_model_is_built_on_first_use_and_answers_as_its_model():
+    from pydantic import BaseModel
+
+    from chalicelib.core.schemas import Flag01, Read, is_built, model_of, one
+
+    class PartRead(Read):
+        id: str
+        done: Flag01
+
+    class WholeRead(Read):
+        part: PartRead
+        parts: list[PartRead]
+        maybe: "PartRead | None"
+
+    envelope = one("whole", WholeRead)
+    assert not any(is_built(m) for m in (PartRead, WholeRead, envelope))
+    model = model_of(envelope)
+    assert issubclass(model, BaseModel) and model.__name__ == "WholeResponse"
+    assert all(is_built(m) for m in (PartRead, WholeRead, envelope))
+    whole = model_of(WholeRead)
+    assert whole.model_fields["part"].annotation is model_of(PartRead)
+    assert whole.model_fields["parts"].annotation == list[model_of(PartRead)]
+    assert set(WholeRead.model_fields) == {"part", "parts", "maybe"}  # asked of the class: its model answers
+    record = {"part": {"id": "a", "done": 1}, "parts": [], "maybe": None}
+    assert isinstance(WholeRead(**record), WholeRead)
+    assert model.model_validate({"whole": record}).whole.part.id == "a"
