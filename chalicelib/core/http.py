@@ -207,7 +207,7 @@ def validate(model: type[BaseModel], data: Any, what: str) -> BaseModel:
     if not isinstance(data, dict):
         raise BadRequest(f"The {what} must be a JSON object")
     try:
-        return model.model_validate(data)
+        return model_of(model).model_validate(data)
     except ValidationError as exc:
         raise BadRequest(f"Invalid {what}", details=validation_details(exc)) from exc
 

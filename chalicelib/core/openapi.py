@@ -95,7 +95,8 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
         spec = getattr(entry.view_function, "__wms_endpoint__", None)
         if spec is None:
             continue
-        for key in ((spec.body, "validation"), (spec.query, "validation"), (model_of(spec.response), "serialization")):
+        for key in ((model_of(spec.body), "validation"), (model_of(spec.query), "validation"),
+                    (model_of(spec.response), "serialization")):
             if key[0] is not None and key not in keyed:
                 keyed.append(key)
     refs, top = models_json_schema(keyed, ref_template="#/components/schemas/{model}") if keyed else ({}, {})
@@ -130,12 +131,12 @@ def build_document(app, *, title: str = "Work Management Service", version: str 
             operation["security"] = [{"portalServiceToken": []}]
             operation["parameters"].extend(PORTAL_HEADERS)
         if spec.query is not None:
-            query_schema = spec.query.model_json_schema(ref_template="#/components/schemas/{model}")
+            query_schema = model_of(spec.query).model_json_schema(ref_template="#/components/schemas/{model}")
             required = set(query_schema.get("required", []))
             for name, prop in query_schema.get("properties", {}).items():
                 operation["parameters"].append({"name": name, "in": "query", "required": name in required, "schema": prop})
         if spec.body is not None:
-            ref = refs[(spec.body, "validation")]
+            ref = refs[(model_of(spec.body), "validation")]
             operation["requestBody"] = {"required": True, "content": {"application/json": {"schema": ref}}}
         elif spec.request_content:
             operation["requestBody"] = {"required": True,

@@ -85,15 +85,108 @@ def non_blank(value: str | None) -> str | None:
     return value
 
 
-class Input(BaseModel):
+class _Deferred(type):
+    """The class of request and response models (`Input`, `Read`): a class statement records its name, bases and
+    body, and builds nothing; `model_of(cls)` builds the pydantic model on first use, once. A function's cold start
+    then skips the pydantic class construction of every model its area declares (issue 11 item 7): a request builds
+    the one input model its route validates, and a read model is built only for the OpenAPI document or a
+    WMS_CHECK_RESPONSES check (no production request uses one). Anything else asked of the class
+    (`model_fields`, `model_validate`, calling it, `isinstance`) is answered by the built model.
+    """
+
+    def __new__(mcs, name, bases, namespace, **kwargs):
+        cls = super().__new__(mcs, name, bases, {key: value for key, value in namespace.items()
+                                                 if key in ("__module__", "__qualname__", "__doc__", "__classcell__")})
+        # (a body calling super() has a __classcell__: set to this class now, to the built model when it is built)
+        frame = sys._getframe(1)  # a class written inside a function may name its neighbours (as pydantic allows)
+        cls._deferred_source = (dict(namespace), kwargs, frame.f_locals if frame.f_code.co_name != "<module>" else {})
+        cls._deferred_model = None
+        return cls
+
+    def __getattr__(cls, name):
+        if name.startswith("_deferred_"):
+            raise AttributeError(name)
+        return getattr(model_of(cls), name)
+
+    def __call__(cls, *args, **kwargs):
+        return model_of(cls)(*args, **kwargs)
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, model_of(cls))
+
+
+def _resolved(annotation: Any, globalns: dict, localns: dict) -> Any:
+    """An annotation with every deferred model in it (also inside `list[...]`, `X | None`, `Annotated[...]`) replaced
+    by its built model; a string annotation (a module with `from __future__ import annotations`) evaluated first."""
+    while isinstance(annotation, (str, ForwardRef)):  # "X", or list["X"]'s ForwardRef("X")
+        text = annotation if isinstance(annotation, str) else annotation.__forward_arg__
+        annotation = eval(text, globalns, localns)  # noqa: S307 - the class's own annotation text
+    if isinstance(annotation, _Deferred):
+        return model_of(annotation)
+    args = get_args(annotation)
+    if not args:
+        return annotation
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        inner = _resolved(args[0], globalns, localns)
+        return annotation if inner is args[0] else Annotated[(inner, *annotation.__metadata__)]
+    if origin is Literal:
+        return annotation
+    new = tuple(_resolved(arg, globalns, localns) for arg in args)
+    if all(a is b for a, b in zip(new, args)):
+        return annotation
+    if origin in (Union, types.UnionType):
+        return reduce(or_, new) if origin is types.UnionType else Union[new]
+    if isinstance(annotation, types.GenericAlias):
+        return types.GenericAlias(origin, new)
+    return annotation.copy_with(new)
+
+
+_building = threading.RLock()  # reentrant: a model builds the models it names first
+
+
+def model_of(model: Any) -> Any:
+    """The pydantic model of an input or read model (built on first use), or `model` itself when it is already one
+    (an area's own `BaseModel`) or None."""
+    if not isinstance(model, _Deferred):
+        return model
+    if model._deferred_model is not None:
+        return model._deferred_model
+    with _building:  # once, also when two threads answer their first request at the same time
+        if model._deferred_model is not None:
+            return model._deferred_model
+        namespace, kwargs, localns = model._deferred_source
+        if "_deferred_envelope" in namespace:  # one/many/paged: create_model, as before
+            name, fields = namespace["_deferred_envelope"]
+            built = create_model(name, __base__=model_of(Read),
+                                 **{key: (_resolved(tp, {}, {}), default) for key, (tp, default) in fields.items()})
+        else:
+            bases = tuple(model_of(base) for base in model.__bases__)
+            if bases == (object,):
+                bases = (BaseModel,)
+            module = sys.modules.get(namespace.get("__module__"))
+            globalns = dict(vars(module)) if module is not None else {}
+            body = dict(namespace)
+            body["__annotations__"] = {key: _resolved(value, globalns, localns)
+                                       for key, value in namespace.get("__annotations__", {}).items()}
+            built = type(BaseModel)(model.__name__, bases, body, **{**kwargs, "__pydantic_reset_parent_namespace__": False})
+        model._deferred_model = built
+        return built
+
+
+def is_built(model: Any) -> bool:
+    """Whether an input or read model's pydantic model has been built (tests of the cold start)."""
+    return not isinstance(model, _Deferred) or model._deferred_model is not None
+
+
+class Input(metaclass=_Deferred):
     """A request body or query: unknown fields ignored (decisions.md section 4).
 
     `NOT_NULL` names the fields that may be left out but never sent as null (an update may clear an
     optional field with null, never a required one). `changes()` answers the fields the caller sent.
     """
 
-    # defer_build: a model's validator is built on its first use, not at import (cold start: a function
-    # builds the few models its request uses, not every model of its area)
+    # the class is built on first use (_Deferred), and defer_build: its validator on its first validation
     model_config = ConfigDict(extra="ignore", defer_build=True)
     NOT_NULL: ClassVar[frozenset[str]] = frozenset()
 
@@ -163,99 +256,7 @@ IsoDate = Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{2}-\d{2}$"),
                     WithJsonSchema({"type": "string", "format": "date"})]
 
 
-class _ReadType(type):
-    """The class of read models: a class statement deriving from `Read` records its name, bases and body, and
-    builds nothing; `model_of(cls)` builds the pydantic model on first use, once. A production request never uses
-    a read model (they are for the OpenAPI document and, with WMS_CHECK_RESPONSES=1, for checking answers), so a
-    function's cold start skips the pydantic class construction of every read model its area declares (issue 11
-    item 7: 3 ms for tasks, 12 ms for portal). Anything else asked of the class (`model_fields`,
-    `model_validate_json`, calling it, `isinstance`) is answered by the built model."""
-
-    def __new__(mcs, name, bases, namespace, **kwargs):
-        cls = super().__new__(mcs, name, bases, {key: value for key, value in namespace.items()
-                                                 if key in ("__module__", "__qualname__", "__doc__")})
-        frame = sys._getframe(1)  # a class written inside a function may name its neighbours (as pydantic allows)
-        cls._read_source = (dict(namespace), kwargs, frame.f_locals if frame.f_code.co_name != "<module>" else {})
-        cls._read_model = None
-        return cls
-
-    def __getattr__(cls, name):
-        if name.startswith("_read_"):
-            raise AttributeError(name)
-        return getattr(model_of(cls), name)
-
-    def __call__(cls, *args, **kwargs):
-        return model_of(cls)(*args, **kwargs)
-
-    def __instancecheck__(cls, instance):
-        return isinstance(instance, model_of(cls))
-
-
-def _resolved(annotation: Any, globalns: dict, localns: dict) -> Any:
-    """An annotation with every read model in it (also inside `list[...]`, `X | None`, `Annotated[...]`) replaced
-    by its built model; a string annotation (a module with `from __future__ import annotations`) evaluated first."""
-    while isinstance(annotation, (str, ForwardRef)):  # "X", or list["X"]'s ForwardRef("X")
-        text = annotation if isinstance(annotation, str) else annotation.__forward_arg__
-        annotation = eval(text, globalns, localns)  # noqa: S307 - the class's own annotation text
-    if isinstance(annotation, _ReadType):
-        return model_of(annotation)
-    args = get_args(annotation)
-    if not args:
-        return annotation
-    origin = get_origin(annotation)
-    if origin is Annotated:
-        inner = _resolved(args[0], globalns, localns)
-        return annotation if inner is args[0] else Annotated[(inner, *annotation.__metadata__)]
-    if origin is Literal:
-        return annotation
-    new = tuple(_resolved(arg, globalns, localns) for arg in args)
-    if all(a is b for a, b in zip(new, args)):
-        return annotation
-    if origin in (Union, types.UnionType):
-        return reduce(or_, new) if origin is types.UnionType else Union[new]
-    if isinstance(annotation, types.GenericAlias):
-        return types.GenericAlias(origin, new)
-    return annotation.copy_with(new)
-
-
-_building = threading.RLock()  # reentrant: a model builds the read models it names first
-
-
-def model_of(model: Any) -> Any:
-    """The pydantic model of a read model (built on first use), or `model` itself when it is already one (an area's
-    own `BaseModel`, an input model) or None."""
-    if not isinstance(model, _ReadType):
-        return model
-    if model._read_model is not None:
-        return model._read_model
-    with _building:  # once, also when two threads answer their first request at the same time
-        if model._read_model is not None:
-            return model._read_model
-        namespace, kwargs, localns = model._read_source
-        if "_read_envelope" in namespace:  # one/many/paged: create_model, as before
-            name, fields = namespace["_read_envelope"]
-            built = create_model(name, __base__=model_of(Read),
-                                 **{key: (_resolved(tp, {}, {}), default) for key, (tp, default) in fields.items()})
-        else:
-            bases = tuple(model_of(base) for base in model.__bases__)
-            if bases == (object,):
-                bases = (BaseModel,)
-            module = sys.modules.get(namespace.get("__module__"))
-            globalns = dict(vars(module)) if module is not None else {}
-            body = dict(namespace)
-            body["__annotations__"] = {key: _resolved(value, globalns, localns)
-                                       for key, value in namespace.get("__annotations__", {}).items()}
-            built = type(BaseModel)(model.__name__, bases, body, **{**kwargs, "__pydantic_reset_parent_namespace__": False})
-        model._read_model = built
-        return built
-
-
-def is_built(model: Any) -> bool:
-    """Whether a read model's pydantic model has been built (tests of the cold start)."""
-    return not isinstance(model, _ReadType) or model._read_model is not None
-
-
-class Read(metaclass=_ReadType):
+class Read(metaclass=_Deferred):
     """A response record: every field the service answers, declared (an undeclared one is an error in tests).
     Its pydantic model is built on first use (`model_of`), and its validator only on its first validation."""
 
@@ -329,7 +330,7 @@ def _envelope(kind: str, key: str, model: type[BaseModel], fields: dict) -> type
         name = f"{base}{name}"
     _envelope_names.setdefault(name, (kind, key, model))
     # a read model like the others: built (create_model over Read) on first use
-    return _ReadType(name, (Read,), {"__module__": __name__, "__qualname__": name, "_read_envelope": (name, fields)})
+    return _Deferred(name, (Read,), {"__module__": __name__, "__qualname__": name, "_deferred_envelope": (name, fields)})
 
 
 @cache
