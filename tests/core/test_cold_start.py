@@ -17,10 +17,11 @@ from chalicelib.areas import AREAS
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 NOT_AT_IMPORT = ("boto3", "botocore.client", "sqlalchemy.dialects.sqlite", "multipart", "python_multipart",
-                 "chalicelib.core.notify_models")
-# the areas whose own modules use a module of NOT_AT_IMPORT (the notifications area reads preferences,
-# subscriptions and deliveries); every other area loads the delivery models on its first notice only
-USES = {"notifications": ("chalicelib.core.notify_models",)}
+                 "chalicelib.core.notify", "chalicelib.core.notify_models")
+# the areas whose own modules use a module of NOT_AT_IMPORT (the notifications area reads notifications,
+# preferences, subscriptions and deliveries); every other area loads core.notify (imported inside the function
+# that notifies) and the delivery models on its first notice only
+USES = {"notifications": ("chalicelib.core.notify", "chalicelib.core.notify_models")}
 
 PROBE = """
 import json, sys

@@ -13,7 +13,6 @@ from sqlalchemy import delete, func, select, update
 
 from chalicelib.core.errors import BadRequest, Forbidden, NotFound, bad_field
 from chalicelib.core.models import User
-from chalicelib.core.notify import notify
 from chalicelib.core.query import in_scope
 from chalicelib.core.scoping import sees_all
 
@@ -82,6 +81,8 @@ def set_preferences(ctx, *, data) -> None:
 
 def _notify_assigned(ctx, item: ActionItem) -> None:
     """`action_item_assigned` to the assignee, unless they assigned it themselves."""
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     if item.assigned_to and item.assigned_to != ctx.user_id:
         notify(ctx, user_id=item.assigned_to, type="action_item_assigned",
                title=f"You were assigned an action item: {item.title}", resource_type="action_item",

@@ -23,7 +23,6 @@ from chalicelib.core import history
 from chalicelib.core.errors import Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
-from chalicelib.core.notify import notify
 
 from .models import AgentRun, AgentTask
 from .queries import (agent_record, agent_task_records, load_agent_task, payload_config, project_config, project_of,
@@ -55,6 +54,8 @@ def _locked(ctx, task_id: str, move: str):
 
 def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None) -> None:
     """The task's assignee and reporter hear of the move (once each; not the actor)."""
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     recipients = [uid for uid in dict.fromkeys((task.assignee_id, task.reporter_id)) if uid and uid != actor_id]
     for user_id in recipients:
         notify(ctx, user_id=user_id, type="agent_task_stage_changed",

@@ -20,7 +20,6 @@ from chalicelib.core.errors import BadRequest, DomainError, Forbidden, ServiceUn
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, insert_rows
 from chalicelib.core.models import User
-from chalicelib.core.notify import notify_many
 from chalicelib.core.scoping import sees_all
 
 from .models import Announcement, AnnouncementDistribution, AnnouncementReceipt
@@ -49,6 +48,8 @@ def get_announcement(ctx, announcement_id: str) -> dict:
 
 
 def _notify_staff(ctx, announcement: Announcement) -> None:
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
     staff = ctx.db.scalars(select(User.id).where(User.is_active.is_(True), User.id != ctx.user_id))
     notify_many(ctx, [{"user_id": user_id, "type": "announcement_published",
                        "title": f"New announcement: {announcement.title}"[:500], "resource_type": "announcement",

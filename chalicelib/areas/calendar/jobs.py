@@ -14,7 +14,6 @@ from chalicelib.core.context import job_context
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
 from chalicelib.core.models import User
-from chalicelib.core.notify import notify_many
 
 from .models import CalendarInvite
 
@@ -37,6 +36,8 @@ def scan_invites() -> dict:
     60 days that await their response, once per invitation: one answered through the respond endpoint, or
     already notified, is never notified again. Run twice: nothing new. By hand:
     `python -m chalicelib.cli job calendar-invite-scan`."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
     from chalicelib.core.errors import DomainError
     from chalicelib.providers.calendar import get_calendar
 

@@ -23,7 +23,6 @@ from chalicelib.core.history import record as record_history
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_key, lock_row
 from chalicelib.core.models import User
-from chalicelib.core.notify import notify, notify_many
 from chalicelib.core.query import LIST_LIMIT, in_scope
 from chalicelib.core.scoping import sees_all
 
@@ -94,6 +93,8 @@ def _executive_ids(db, exclude: str) -> list[str]:
 def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
     """`leave_requested` to whoever decides the next step: the squad manager at the first step (executives when
     there is none), every executive at the second."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
     approvers: list[str] = []
     if request.status == "pending_manager":
         manager = squad_manager_id(ctx.db, request.user_id)
@@ -110,6 +111,8 @@ def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
 
 
 def _notify_requester(ctx, request: LeaveRequest, type: str, title: str, body: str | None = None) -> None:
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     if request.user_id != ctx.user_id:
         notify(ctx, user_id=request.user_id, type=type, title=title, body=body, resource_type=ENTITY,
                resource_id=request.id, action_url=f"/leave/requests/{request.id}", actor_id=ctx.user_id)

@@ -20,7 +20,6 @@ from chalicelib.core.errors import DomainError
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
 from chalicelib.core.models import User
-from chalicelib.core.notify import notify_many
 
 from .models import Meeting, MeetingActionItem, MeetingAttendee, MeetingSyncState
 
@@ -67,6 +66,8 @@ def _users_by_email(db, emails) -> dict[str, str]:
 def _add_action_items(ctx, analyses: dict[str, dict], users: dict[str, str], titles: dict[str, str]) -> int:
     """The analysed action items of these meetings, their action centre items and the assignees'
     notifications: a fixed number of statements whatever their number."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
     from chalicelib.areas.action_items import service as action_items_service
 
     rows = []

@@ -6,7 +6,6 @@ from sqlalchemy import select
 
 from chalicelib.core.errors import Forbidden, bad_field
 from chalicelib.core.models import ACCESS_LEVELS, User
-from chalicelib.core.notify import notify_many
 from chalicelib.core.query import in_scope
 from chalicelib.core.serialize import value_out
 
@@ -33,6 +32,8 @@ def _check_mentions(ctx, mentions: list[str]) -> list[str]:
 def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
     """A note on a visible record; a reply (`parent_id`) must answer a note of the same record that the caller
     reads. Mentioned users (active users) are notified with a deep link to the note."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
     load_resource(ctx, resource_type, resource_id)
     if data.parent_id:
         parent = ctx.db.scalar(in_scope(select(Note.id).where(

@@ -20,7 +20,6 @@ from chalicelib.core.errors import Conflict, Forbidden, NotFound, bad_field
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_ignore, lock_row
 from chalicelib.core.models import User
-from chalicelib.core.notify import notify, notify_many
 from chalicelib.core.query import LIST_LIMIT
 
 from .models import FEEDBACK_AREAS, FEEDBACK_COMMENTS, FeedbackRequest, FeedbackResponse, Review, ReviewCycle
@@ -66,6 +65,8 @@ def list_requests(ctx) -> list[dict]:
 
 
 def create_request(ctx, *, data) -> dict:
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     cycle = _open_cycle(ctx, data.cycle_id)
     subject = _subject(ctx, data.subject_id)
     if data.reviewer_id == subject.id:
@@ -102,6 +103,8 @@ def peer_ids(db, subject: User) -> list[str]:
 
 def create_bulk(ctx, *, data) -> dict:
     """One INSERT for every peer not asked yet, one batch of notifications: a fixed number of statements."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
     cycle = _open_cycle(ctx, data.cycle_id)
     subject = _subject(ctx, data.subject_id)
     peers = peer_ids(ctx.db, subject)

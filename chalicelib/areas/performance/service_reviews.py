@@ -24,7 +24,6 @@ from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound, ba
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
-from chalicelib.core.notify import notify
 from chalicelib.core.query import LIST_LIMIT, in_scope
 
 from .models import (PASSING_RATINGS, RATINGS, REVIEW_STATUSES, Review, ReviewCycle, ReviewGoal, ReviewKpiRating,
@@ -133,6 +132,8 @@ def my_goals(ctx) -> dict:
 # ---------------------------------------------------------------- writes
 
 def create_review(ctx, *, data) -> dict:
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     try:
         cycle = load_cycle(ctx, data.cycle_id)
     except NotFound as exc:

@@ -18,7 +18,6 @@ from chalicelib.core import crypto
 from chalicelib.core.errors import Conflict, DomainError, Forbidden, not_found
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import lock_key
-from chalicelib.core.notify import notify
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import row_dict
 
@@ -90,6 +89,8 @@ def _connect(ctx, *, company_id: str, data, agency_managed: bool, created_by: st
 
 
 def create_connection(ctx, *, data) -> dict:
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     from chalicelib.providers.adplatforms import PLATFORM_NAMES
 
     require_dashboard(ctx)

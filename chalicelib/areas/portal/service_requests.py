@@ -12,7 +12,6 @@ from chalicelib.core.errors import bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
 from chalicelib.core.models import ConfigList, ConfigListItem
-from chalicelib.core.notify import notify
 from chalicelib.core.serialize import row_dict
 
 from .models import ClientGoal, ClientQuestionnaire
@@ -34,6 +33,8 @@ def _delivery_manager(ctx, project: dict | None = None) -> str | None:
 
 
 def create_request(ctx, *, data) -> str:
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.areas.tasks import service as tasks_service
 
@@ -83,6 +84,8 @@ def _check_percentages(values: dict) -> None:
 
 
 def submit_questionnaire(ctx, *, data) -> None:
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     company_id = ctx.portal.company_id
     values = data.changes()
     _check_percentages(values)

@@ -15,7 +15,6 @@ from chalicelib.core import history
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad
-from chalicelib.core.notify import notify
 from chalicelib.core.query import Page, contains_text, in_scope, record_page
 from chalicelib.core.serialize import value_out
 
@@ -229,6 +228,8 @@ def create_project_for(ctx, *, name: str, company_id: str | None, owner_id: str 
 
 
 def update_project(ctx, *, project_id: str, data) -> dict:
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     project = load_project(ctx, project_id)
     lock_row(ctx.db, Project, project.id)  # a status transition (completed: hooks, notification) happens once
     values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})

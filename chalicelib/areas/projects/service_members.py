@@ -5,7 +5,6 @@ from sqlalchemy import select
 
 from chalicelib.core.errors import Conflict, not_found
 from chalicelib.core.locks import insert_ignore, lock_row
-from chalicelib.core.notify import notify
 
 from .models import Project, ProjectMember
 from .queries import ENTITY, SUB_LIST_LIMIT, count_of, load_project, member_records, require_users
@@ -20,6 +19,8 @@ def add_member(ctx, *, project_id: str, data) -> None:
     """Adds the user with the role (default `member`); an existing member is left as is. A project holds
     at most SUB_LIST_LIMIT (500) members (409 beyond; the project row is locked so that concurrent adds
     cannot pass the cap together)."""
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     project = load_project(ctx, project_id)
     require_users(ctx.db, user_id=data.user_id)
     lock_row(ctx.db, Project, project.id)

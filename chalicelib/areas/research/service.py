@@ -16,7 +16,6 @@ from pydantic import ValidationError
 from chalicelib.core import history
 from chalicelib.core.errors import DomainError, NotFound, Unprocessable
 from chalicelib.core.netguard import FetchFailed, UnsafeURL, check_public_web_url
-from chalicelib.core.notify import notify
 
 from .models import ResearchBrief
 from .queries import brief_record, brief_records, load_brief
@@ -88,6 +87,8 @@ def _generate(url: str) -> dict:
 
 
 def _run(ctx, target: dict, url: str, refreshed_from_id: str | None = None) -> dict:
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     deal, company = target["deal"], target["company"]
     ctx.release_connection()  # the fetch and the AI call run outside the transaction
     result = _generate(url)

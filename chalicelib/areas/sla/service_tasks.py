@@ -16,7 +16,6 @@ from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigListItem, User
-from chalicelib.core.notify import notify, notify_many
 from chalicelib.core.query import in_scope
 from chalicelib.core.serialize import flag, value_out
 
@@ -108,6 +107,8 @@ def assign_task_sla(ctx, *, task_id: str, data) -> dict:
 
 
 def _notify_breach(ctx, sla: TaskSla, task) -> None:
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     if sla.breach_notified_at is not None:
         return
     sla.breach_notified_at = utcnow()
@@ -194,6 +195,8 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
 def scan_breaches(ctx) -> int:
     """Notify the assignee of every task whose SLA has a deadline passed while open and that was not yet
     notified (a fixed number of statements); answers how many assignments were newly noticed."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
     from chalicelib.areas.tasks import service as tasks_service
 
     Task = tasks_service.Task

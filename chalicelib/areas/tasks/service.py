@@ -14,7 +14,6 @@ from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.lookup import Names
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
-from chalicelib.core.notify import notify
 from chalicelib.core.query import (LIST_LIMIT, Page, Read, contains_text, ids_param, ids_value, paginate, record_page,
                                    record_rows, template)
 from chalicelib.core.schemas import PageQuery
@@ -284,6 +283,8 @@ def task_history(ctx, *, task_id: str, query) -> Page:
 # --- writes ---------------------------------------------------------------------------------------
 
 def _notify_assigned(ctx, task: Task) -> None:
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
     if task.assignee_id and task.assignee_id != ctx.user_id:
         notify(ctx, user_id=task.assignee_id, type="task_assigned", title=f"You were assigned a task: {task.title}",
                body=task.description[:500] if task.description else None, resource_type="task",

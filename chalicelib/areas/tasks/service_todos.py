@@ -7,7 +7,6 @@ from chalicelib.core.errors import BadRequest
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
-from chalicelib.core.notify import notify_many
 from chalicelib.core.query import Read, record_rows, template
 
 from .models import Task, TaskTodo
@@ -47,6 +46,8 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     The task row is locked first (core.locks.lock_row), so concurrent replacements run one after the
     other and the result is exactly one request's set. The set is written as one DELETE and one
     multi-row INSERT (ids and created_at of existing todos kept), whatever the number of todos."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
     load_task(ctx, task_id)
     task = lock_row(ctx.db, Task, task_id)
     db = ctx.db
