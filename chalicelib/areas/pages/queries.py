@@ -78,6 +78,33 @@ def page_query(ctx):
             .outerjoin(updater, updater.id == Page.updated_by))
 
 
+def page_list_select(ctx, *, preview: bool = False):
+    """The list's columns only (no content, rich content or collaboration snapshot: a list shows none of them),
+    with the names, children_count and is_favourited of `page_query`; a search's first PREVIEW_LENGTH characters
+    of the content as `content_preview`. Read with core.query.record_rows / record_page (flags: FLAGS)."""
+    creator, updater = aliased(User), aliased(User)
+    child = aliased(Page)
+    children_count = (select(func.count(child.id))
+                      .where(child.parent_id == Page.id, child.is_archived.is_(False))
+                      .correlate(Page).scalar_subquery())
+    favourited = exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id)
+    columns = [getattr(Page, name) for name in LIST_FIELDS + FLAGS]
+    columns += [creator.name.label("created_by_name"), updater.name.label("updated_by_name"),
+                children_count.label("children_count"), favourited.label("is_favourited")]
+    if preview:
+        columns.append(func.coalesce(func.substr(Page.content, 1, PREVIEW_LENGTH), "").label("content_preview"))
+    return (select(*columns).outerjoin(creator, creator.id == Page.created_by)
+            .outerjoin(updater, updater.id == Page.updated_by))
+
+
+def page_list_records(records: list[dict]) -> list[dict]:
+    """Records of `page_list_select` in the list's form (a count and a yes/no whatever the database)."""
+    for record in records:
+        record["children_count"] = int(record["children_count"] or 0)
+        record["is_favourited"] = bool(record["is_favourited"])
+    return records
+
+
 def page_out(row, *, detail: bool = False, preview: bool = False) -> dict:
     page, created_by_name, updated_by_name, children_count, is_favourited = row
     out = {name: value_out(getattr(page, name)) for name in LIST_FIELDS}

@@ -5,16 +5,18 @@ children_count as a correlated count, is_favourited as a correlated EXISTS for t
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy import and_, delete, exists, func, select
 
 from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_key
-from chalicelib.core.query import Page as ResultPage, contains_text, paginate
+from chalicelib.core.query import Page as ResultPage, contains_text, record_page
 from chalicelib.core.serialize import value_out
 
 from .models import Page, PageFavourite
-from .queries import load_page, page_exists, page_out, page_query, page_record
+from .queries import FLAGS, load_page, page_exists, page_list_records, page_list_select, page_record
 
 SEARCH_LIMIT = 50  # the spec's cap of search results: a search answers at most 50 rows per request
 UNTITLED = "Untitled"
@@ -29,9 +31,10 @@ def clean_title(title: str | None) -> str:
 
 def list_pages(ctx, *, query) -> ResultPage:
     """One page of the list (`limit`/`offset`, with `total`); a search answers at most SEARCH_LIMIT
-    rows per request (its `limit` says so, its `total` counts every match)."""
-    stmt = page_query(ctx).where(Page.is_archived.is_(bool(query.archived)))
+    rows per request (its `limit` says so, its `total` counts every match). The rows are read as records
+    (core.query.record_page) with the list's columns only."""
     search = query.search or ""
+    stmt = page_list_select(ctx, preview=bool(search)).where(Page.is_archived.is_(bool(query.archived)))
     if query.entity_type or query.entity_id:
         if not (query.entity_type and query.entity_id):
             raise BadRequest("entity_type and entity_id go together")
@@ -43,11 +46,15 @@ def list_pages(ctx, *, query) -> ResultPage:
         stmt = (stmt.where(contains_text(search, Page.title, Page.content))
                 .order_by(title_match.desc(), Page.updated_at.desc(), Page.id))
         cut = query.model_copy(update={"limit": min(query.limit, SEARCH_LIMIT)})
-        return paginate(ctx.db, stmt, cut, lambda row: page_out(row, preview=True))
+        return _records(record_page(ctx.db, stmt, cut, FLAGS))
     if not (query.entity_type or query.favourites or query.archived):
         stmt = stmt.where(Page.entity_type.is_(None))  # standalone pages: not attached to another record
     stmt = stmt.order_by(Page.parent_id.is_not(None), Page.parent_id, Page.position, Page.title, Page.id)
-    return paginate(ctx.db, stmt, query, page_out)
+    return _records(record_page(ctx.db, stmt, query, FLAGS))
+
+
+def _records(page: ResultPage) -> ResultPage:
+    return replace(page, items=page_list_records(page.items))
 
 
 def get_page(ctx, *, page_id: str) -> dict:
