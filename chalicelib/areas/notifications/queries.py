@@ -12,7 +12,7 @@ from chalicelib.core.notify import Notification
 from chalicelib.core.notify_catalogue import get_type
 from chalicelib.core.notify_models import PushSubscription
 from chalicelib.core.query import visible_row
-from chalicelib.core.serialize import flag, value_out
+from chalicelib.core.serialize import value_out
 
 NOTIFICATION_FIELDS = ("id", "user_id", "type", "title", "body", "icon", "resource_type", "resource_id",
                        "action_url", "actor_id")
@@ -45,20 +45,18 @@ def load_squad(ctx, squad_id: str) -> Squad:
     return visible_row(ctx.db, Squad, squad_id, None, "Squad")
 
 
-def notification_record(notification: Notification, actor_name: str | None, actor_picture: str | None) -> dict:
-    record = {name: getattr(notification, name) for name in NOTIFICATION_FIELDS}
-    record.update(
-        actor_name=actor_name, actor_picture=actor_picture, is_read=flag(notification.is_read),
-        read_at=value_out(notification.read_at), archived=flag(notification.archived),
-        archived_at=value_out(notification.archived_at), created_at=value_out(notification.created_at),
-    )
-    return record
+NOTIFICATION_FLAGS = ("is_read", "archived")
 
 
 def notifications_with_actor(where):
-    """The ordered statement of the notifications matching `where`, newest first, actor joined."""
+    """The ordered statement of the notifications matching `where`, newest first: a notification's record (the
+    NOTIFICATION_FIELDS, is_read and archived as 0/1, read_at, archived_at, created_at) with the actor's name and
+    picture, read as records (core.query.record_page, flags NOTIFICATION_FLAGS)."""
     actor = aliased(User)
-    return (select(Notification, actor.name, actor.picture)
+    columns = [getattr(Notification, name) for name in NOTIFICATION_FIELDS + NOTIFICATION_FLAGS]
+    columns += [Notification.read_at, Notification.archived_at, Notification.created_at,
+                actor.name.label("actor_name"), actor.picture.label("actor_picture")]
+    return (select(*columns)
             .outerjoin(actor, actor.id == Notification.actor_id)
             .where(*where)
             .order_by(Notification.created_at.desc(), Notification.id.desc()))

@@ -12,10 +12,10 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
 from chalicelib.core.notify_catalogue import TYPES, get_type
 from chalicelib.core.notify_models import NotificationPreference, PushSubscription
-from chalicelib.core.query import Page, paginate
+from chalicelib.core.query import Page, record_page
 from chalicelib.core.serialize import flag
 
-from .queries import (MAX_PUSH_SUBSCRIPTIONS, check_known_types, load_notification, notification_record,
+from .queries import (NOTIFICATION_FLAGS, MAX_PUSH_SUBSCRIPTIONS, check_known_types, load_notification,
                       notifications_with_actor, subscription_record, visible, visible_subscriptions)
 from .schemas import NotificationListQuery, PreferencesUpdate, PushSubscribe
 
@@ -30,7 +30,7 @@ def list_notifications(ctx, *, query: NotificationListQuery) -> Page:
         where.append(Notification.archived.is_(False))
         if query.filter == "unread":
             where.append(Notification.is_read.is_(False))
-    return paginate(ctx.db, notifications_with_actor(where), query, lambda row: notification_record(*row))
+    return record_page(ctx.db, notifications_with_actor(where), query, NOTIFICATION_FLAGS)
 
 
 def unread_count(ctx) -> int:
