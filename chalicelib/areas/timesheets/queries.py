@@ -37,6 +37,21 @@ def entry_select():
     )
 
 
+ENTRY_FLAGS = ("billable",)
+
+
+def entry_list_select():
+    """`entry_select`'s records as columns (FIELDS, user_name, approver_name), for a list read as records
+    (core.query.record_page with ENTRY_FLAGS): no ORM rows."""
+    owner, approver = aliased(User), aliased(User)
+    return (
+        select(*(getattr(TimeEntry, name) for name in FIELDS), owner.name.label("user_name"),
+               approver.name.label("approver_name"))
+        .outerjoin(owner, owner.id == TimeEntry.user_id)
+        .outerjoin(approver, approver.id == TimeEntry.approved_by)
+    )
+
+
 def entry_record(row) -> dict:
     entry, user_name, approver_name = row
     out = row_dict(entry, FIELDS, flags=("billable",))
