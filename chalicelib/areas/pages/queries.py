@@ -63,38 +63,35 @@ def load_version(ctx, page_id: str, version_id: str) -> PageVersion:
 
 # --- pages ------------------------------------------------------------------------------------
 
-def page_query(ctx):
-    """Pages with what a record needs in one statement: creator and updater names by joins,
-    children_count as a correlated count, is_favourited as a correlated EXISTS for the caller."""
+def _with_extras(ctx, *columns):
+    """`columns` with what a page record adds, in one statement: the creator's and updater's names by joins
+    (created_by_name, updated_by_name), children_count as a correlated count, is_favourited as a correlated
+    EXISTS for the caller."""
     creator, updater = aliased(User), aliased(User)
     child = aliased(Page)
     children_count = (select(func.count(child.id))
                       .where(child.parent_id == Page.id, child.is_archived.is_(False))
                       .correlate(Page).scalar_subquery())
     favourited = exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id)
-    return (select(Page, creator.name, updater.name, children_count.label("children_count"),
-                   favourited.label("is_favourited"))
+    return (select(*columns, creator.name.label("created_by_name"), updater.name.label("updated_by_name"),
+                   children_count.label("children_count"), favourited.label("is_favourited"))
             .outerjoin(creator, creator.id == Page.created_by)
             .outerjoin(updater, updater.id == Page.updated_by))
 
 
+def page_query(ctx):
+    """Pages (the whole row, for a detail) with `_with_extras`' names, children_count and is_favourited."""
+    return _with_extras(ctx, Page)
+
+
 def page_list_select(ctx, *, preview: bool = False):
     """The list's columns only (no content, rich content or collaboration snapshot: a list shows none of them),
-    with the names, children_count and is_favourited of `page_query`; a search's first PREVIEW_LENGTH characters
-    of the content as `content_preview`. Read with core.query.record_rows / record_page (flags: FLAGS)."""
-    creator, updater = aliased(User), aliased(User)
-    child = aliased(Page)
-    children_count = (select(func.count(child.id))
-                      .where(child.parent_id == Page.id, child.is_archived.is_(False))
-                      .correlate(Page).scalar_subquery())
-    favourited = exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id)
+    with `_with_extras`' names, children_count and is_favourited; a search's first PREVIEW_LENGTH characters of
+    the content as `content_preview`. Read with core.query.record_rows / record_page (flags: FLAGS)."""
     columns = [getattr(Page, name) for name in LIST_FIELDS + FLAGS]
-    columns += [creator.name.label("created_by_name"), updater.name.label("updated_by_name"),
-                children_count.label("children_count"), favourited.label("is_favourited")]
     if preview:
         columns.append(func.coalesce(func.substr(Page.content, 1, PREVIEW_LENGTH), "").label("content_preview"))
-    return (select(*columns).outerjoin(creator, creator.id == Page.created_by)
-            .outerjoin(updater, updater.id == Page.updated_by))
+    return _with_extras(ctx, *columns)
 
 
 def page_list_records(records: list[dict]) -> list[dict]:
