@@ -7,8 +7,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core import scoping
 from chalicelib.core.models import User
-from chalicelib.core.query import visible_row
-from chalicelib.core.serialize import row_dict
+from chalicelib.core.query import record_rows, visible_row
 
 from .models import TimeEntry
 
@@ -27,22 +26,12 @@ def visible(principal):
     return TimeEntry.user_id == principal.id
 
 
-def entry_select():
-    """Entries with their owner's and approver's names (one statement whatever the number of rows)."""
-    owner, approver = aliased(User), aliased(User)
-    return (
-        select(TimeEntry, owner.name, approver.name)
-        .outerjoin(owner, owner.id == TimeEntry.user_id)
-        .outerjoin(approver, approver.id == TimeEntry.approved_by)
-    )
-
-
 ENTRY_FLAGS = ("billable",)
 
 
-def entry_list_select():
-    """`entry_select`'s records as columns (FIELDS, user_name, approver_name), for a list read as records
-    (core.query.record_page with ENTRY_FLAGS): no ORM rows."""
+def entry_select():
+    """Entries as records: FIELDS with their owner's and approver's names (user_name, approver_name), one
+    statement whatever the number of rows, read with core.query.record_rows / record_page and ENTRY_FLAGS."""
     owner, approver = aliased(User), aliased(User)
     return (
         select(*(getattr(TimeEntry, name) for name in FIELDS), owner.name.label("user_name"),
@@ -50,13 +39,6 @@ def entry_list_select():
         .outerjoin(owner, owner.id == TimeEntry.user_id)
         .outerjoin(approver, approver.id == TimeEntry.approved_by)
     )
-
-
-def entry_record(row) -> dict:
-    entry, user_name, approver_name = row
-    out = row_dict(entry, FIELDS, flags=("billable",))
-    out.update(user_name=user_name, approver_name=approver_name)
-    return out
 
 
 def list_order(stmt):
@@ -71,4 +53,4 @@ def load_entry(ctx, entry_id: str) -> TimeEntry:
 
 def entry_row(db, entry_id: str) -> dict:
     """The record of an entry already loaded (or just written)."""
-    return entry_record(db.execute(entry_select().where(TimeEntry.id == entry_id)).one())
+    return record_rows(db, entry_select().where(TimeEntry.id == entry_id), ENTRY_FLAGS)[0]

@@ -19,7 +19,7 @@ from chalicelib.core.lookup import ids_read
 from chalicelib.core.query import Page, Read, record_page
 
 from .models import TimeEntry
-from .queries import ENTRY_FLAGS, entry_list_select, entry_row, list_order, load_entry, visible
+from .queries import ENTRY_FLAGS, entry_select, entry_row, list_order, load_entry, visible
 
 EDITABLE = ("draft", "rejected")
 
@@ -81,7 +81,7 @@ def approved_hours_by_line_item(db: Session, line_item_ids: list[str]) -> dict[s
 def budget_entries(db: Session, budget_id: str, *, query) -> Page:
     """One page (query: a core.schemas.PageQuery) of the entries logged against a budget, newest date first,
     with user_name, and how many there are (at most two statements)."""
-    return record_page(db, list_order(entry_list_select().where(TimeEntry.budget_id == budget_id)), query, ENTRY_FLAGS)
+    return record_page(db, list_order(entry_select().where(TimeEntry.budget_id == budget_id)), query, ENTRY_FLAGS)
 
 
 def approved_billable_entries(db: Session, budget_id: str, *, exclude) -> list:
@@ -190,7 +190,7 @@ def list_entries(ctx, *, query) -> Page:
         conditions.append(TimeEntry.date >= query.date_from)
     if query.date_to:
         conditions.append(TimeEntry.date <= query.date_to)
-    return record_page(ctx.db, list_order(entry_list_select().where(*conditions)), query, ENTRY_FLAGS)
+    return record_page(ctx.db, list_order(entry_select().where(*conditions)), query, ENTRY_FLAGS)
 
 
 def get_entry(ctx, *, entry_id: str) -> dict:
