@@ -86,8 +86,10 @@ def overrides(db, user_id: str) -> dict[str, str]:
 
 # --- squads -----------------------------------------------------------------------------------
 
+@cache
 def squad_select():
-    """Squads with their manager's name and active member count (one statement)."""
+    """Squads with their manager's name and active member count (one statement). Built once per process
+    (statements are immutable: `.where()` answers a copy)."""
     manager = aliased(User)
     members = (
         select(User.squad_id.label("squad_id"), func.count(User.id).label("member_count"))

@@ -29,9 +29,12 @@ def load_announcement(ctx, announcement_id: str) -> Announcement:
     return visible_row(ctx.db, Announcement, announcement_id, visible(ctx.principal), "Announcement")
 
 
+_AUTHOR = aliased(User, name="author")  # once per process: an alias proxies its table's columns on first use
+
+
 def announcement_select(user_id: str):
     """(Announcement, author name, author picture, the caller's read_at) rows."""
-    author = aliased(User)
+    author = _AUTHOR
     return (select(Announcement, author.name, author.picture, AnnouncementReceipt.read_at)
             .outerjoin(author, author.id == Announcement.author_id)
             .outerjoin(AnnouncementReceipt, and_(AnnouncementReceipt.announcement_id == Announcement.id,

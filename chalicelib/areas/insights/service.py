@@ -62,9 +62,12 @@ def _salary(db, query, end) -> dict:
             "min_salary": None if low is None else float(low), "max_salary": None if high is None else float(high)}
 
 
+_REPORT = aliased(User, name="report")  # once per process: an alias proxies its table's columns on first use
+
+
 def _reports(query, end):
     """A subquery (manager_id, reports) of the employed, filtered people's managers and their report counts."""
-    report = aliased(User)
+    report = _REPORT
     return (select(report.manager_id.label("manager_id"), func.count().label("reports"))
             .where(population(query, employed_on(end, report), report.manager_id.is_not(None), user=report))
             .group_by(report.manager_id).subquery("reports"))

@@ -44,12 +44,15 @@ def squad_manager_id(db, user_id: str) -> str | None:
     return db.scalar(select(Squad.manager_id).join(User, User.squad_id == Squad.id).where(User.id == user_id))
 
 
+# Once per process: an alias proxies its table's columns on first use.
+_MEMBER, _MEMBER_SQUAD = aliased(User, name="member"), aliased(Squad, name="member_squad")
+
+
 def awaiting(principal):
     """WHERE clause of the pending requests awaiting the principal's decision: the first step of the members of
     squads they manage; for an executive also every second step and the first step of requesters whom no
     other squad manager approves (no squad, no squad manager, or their own squad's manager)."""
-    member = aliased(User)
-    squad = aliased(Squad)
+    member, squad = _MEMBER, _MEMBER_SQUAD
     mine = and_(LeaveRequest.status == "pending_manager", LeaveRequest.user_id.in_(managed_member_ids(principal.id)),
                 LeaveRequest.user_id != principal.id)
     if principal.access_level != "executive":

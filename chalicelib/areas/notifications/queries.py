@@ -48,11 +48,14 @@ def load_squad(ctx, squad_id: str) -> Squad:
 NOTIFICATION_FLAGS = ("is_read", "archived")
 
 
+_ACTOR = aliased(User, name="actor")  # once per process: an alias proxies its table's columns on first use
+
+
 def notifications_with_actor(where):
     """The ordered statement of the notifications matching `where`, newest first: a notification's record (the
     NOTIFICATION_FIELDS, is_read and archived as 0/1, read_at, archived_at, created_at) with the actor's name and
     picture, read as records (core.query.record_page, flags NOTIFICATION_FLAGS)."""
-    actor = aliased(User)
+    actor = _ACTOR
     columns = [getattr(Notification, name) for name in NOTIFICATION_FIELDS + NOTIFICATION_FLAGS]
     columns += [Notification.read_at, Notification.archived_at, Notification.created_at,
                 actor.name.label("actor_name"), actor.picture.label("actor_picture")]

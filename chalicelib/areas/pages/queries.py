@@ -63,12 +63,16 @@ def load_version(ctx, page_id: str, version_id: str) -> PageVersion:
 
 # --- pages ------------------------------------------------------------------------------------
 
+# Aliases built once per process: an alias builds a proxy of each of its table's columns on first use (about 60
+# Column objects a request when they were made per call).
+_CREATOR, _UPDATER, _CHILD = aliased(User, name="creator"), aliased(User, name="updater"), aliased(Page, name="child")
+
+
 def _with_extras(ctx, *columns):
     """`columns` with what a page record adds, in one statement: the creator's and updater's names by joins
     (created_by_name, updated_by_name), children_count as a correlated count, is_favourited as a correlated
     EXISTS for the caller."""
-    creator, updater = aliased(User), aliased(User)
-    child = aliased(Page)
+    creator, updater, child = _CREATOR, _UPDATER, _CHILD
     children_count = (select(func.count(child.id))
                       .where(child.parent_id == Page.id, child.is_archived.is_(False))
                       .correlate(Page).scalar_subquery())

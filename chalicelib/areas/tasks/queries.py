@@ -151,13 +151,16 @@ def _own(model, principal):
     return or_(*conditions)
 
 
+_SCOPE_PARENT = aliased(Task, name="scope_parent")  # once per process: an alias proxies its columns on first use
+
+
 def visible(principal):
     """WHERE clause of the tasks the principal may see. A subtask is also visible to whoever sees its parent."""
     if principal is None:
         return false()
     if scoping.sees_all(principal):
         return true()
-    parent = aliased(Task, name="scope_parent")
+    parent = _SCOPE_PARENT
     return or_(_own(Task, principal), Task.parent_task_id.in_(select(parent.id).where(_own(parent, principal))))
 
 

@@ -5,6 +5,7 @@ Todos live in service_todos.py; watchers and attached links in service_links.py.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 
 from sqlalchemy import (String, bindparam, case, cast, func, literal_column, null, or_, select, union_all,
                         update as sql_update)
@@ -501,15 +502,20 @@ PORTAL_TASK_FIELDS = ("id", "title", "description", "parent_task_id", "due_date"
                       "updated_at")
 
 
+@cache
+def _portal_aliases():
+    """The parent task and the type, priority and status items of `portal_tasks`, aliased once per process (an
+    alias proxies its table's columns on first use); built on the portal's first call, not at import."""
+    from sqlalchemy.orm import aliased
+
+    return (aliased(Task, name="portal_parent"), aliased(ConfigListItem, name="portal_kind"),
+            aliased(ConfigListItem, name="portal_priority"), aliased(ConfigListItem, name="portal_status"))
+
+
 def portal_tasks(db, project_id: str) -> list[dict]:
     """The non-private tasks of a project (a subtask of a private task is private too), with status, priority,
     type and assignee, in list order, at most LIST_LIMIT (one query)."""
-    from sqlalchemy.orm import aliased
-
-    parent = aliased(Task)
-    kind = aliased(ConfigListItem)
-    priority = aliased(ConfigListItem)
-    status = aliased(ConfigListItem)
+    parent, kind, priority, status = _portal_aliases()
     stmt = (select(Task, status.label, status.value, status.color, priority.label, priority.value, kind.label,
                    User.name)
             .outerjoin(parent, parent.id == Task.parent_task_id)

@@ -2,6 +2,8 @@
 entry read query and record builder. service.py imports it, never the reverse."""
 from __future__ import annotations
 
+from functools import cache
+
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
@@ -29,9 +31,11 @@ def visible(principal):
 ENTRY_FLAGS = ("billable",)
 
 
+@cache
 def entry_select():
     """Entries as records: FIELDS with their owner's and approver's names (user_name, approver_name), one
-    statement whatever the number of rows, read with core.query.record_rows / record_page and ENTRY_FLAGS."""
+    statement whatever the number of rows, read with core.query.record_rows / record_page and ENTRY_FLAGS.
+    Built once per process (statements are immutable: `.where()` answers a copy)."""
     owner, approver = aliased(User), aliased(User)
     return (
         select(*(getattr(TimeEntry, name) for name in FIELDS), owner.name.label("user_name"),
