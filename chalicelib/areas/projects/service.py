@@ -8,6 +8,7 @@ needs it (tasks: task counts; deals: company names).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 
 from sqlalchemy import func, select
 
@@ -283,15 +284,23 @@ def company_project_ids(company_ids):
     return select(Project.id).where(Project.company_id.in_(list(company_ids)))
 
 
-def portal_projects(db, company_ids, *, status: str | None = None) -> list[dict]:
-    """The projects of these companies (client-safe fields, with the delivery manager's and owner's names),
-    newest first, at most LIST_LIMIT (one query)."""
+@cache
+def _portal_people():
+    """The owner and delivery manager (users) of the portal's project reads, aliased once per process (an alias
+    proxies its table's columns on first use); built on the portal's first call, not at import."""
     from sqlalchemy.orm import aliased
 
     from chalicelib.core.models import User
+
+    return aliased(User, name="portal_owner"), aliased(User, name="portal_manager")
+
+
+def portal_projects(db, company_ids, *, status: str | None = None) -> list[dict]:
+    """The projects of these companies (client-safe fields, with the delivery manager's and owner's names),
+    newest first, at most LIST_LIMIT (one query)."""
     from chalicelib.core.query import LIST_LIMIT
 
-    owner, manager = aliased(User), aliased(User)
+    owner, manager = _portal_people()
     stmt = (select(Project, owner.name, manager.name, ConfigListItem.label)
             .outerjoin(owner, owner.id == Project.owner_id).outerjoin(manager, manager.id == Project.delivery_manager_id)
             .outerjoin(ConfigListItem, ConfigListItem.id == Project.type_id)
@@ -328,11 +337,7 @@ def portal_project_detail(db, company_ids, project_id: str, *, brief: bool = Fal
 
 
 def _portal_project(db, company_ids, project_id: str) -> list[dict]:
-    from sqlalchemy.orm import aliased
-
-    from chalicelib.core.models import User
-
-    owner, manager = aliased(User), aliased(User)
+    owner, manager = _portal_people()
     rows = db.execute(select(Project, owner.name, manager.name, ConfigListItem.label)
                       .outerjoin(owner, owner.id == Project.owner_id)
                       .outerjoin(manager, manager.id == Project.delivery_manager_id)
