@@ -15,6 +15,10 @@ from chalicelib.core.timeutil import iso
 
 # The most rows a list answers (decisions.md section 4); a paged list answers `total` beside them.
 LIST_LIMIT = 500
+# How far a paged list counts beyond its page (docs/decisions/paging.md): `total` is exact when no more than
+# this many rows (or offset + limit, when larger) match; beyond, `total` says how many at least match and
+# `total_exact` is 0. Counting every row made a first page's cost grow with the table (50,000 rows: 2 ms).
+COUNT_LIMIT = 10_000
 
 
 def contains_text(term: str, *columns):
@@ -58,18 +62,23 @@ class Page:
     total: int
     limit: int
     offset: int
+    total_exact: bool = True
 
     def body(self, key: str) -> dict:
-        """The response body `{key: [...], total, limit, offset}` (built in api.py)."""
-        return {key: self.items, "total": self.total, "limit": self.limit, "offset": self.offset}
+        """The response body `{key: [...], total, total_exact, limit, offset}` (built in api.py)."""
+        return {key: self.items, "total": self.total, "total_exact": 1 if self.total_exact else 0,
+                "limit": self.limit, "offset": self.offset}
 
 
-def paginate(db, stmt, query, record=lambda row: row) -> Page:
+def paginate(db, stmt, query, record=lambda row: row, exact_total: bool = False) -> Page:
     """`stmt` (ordered) cut to the query's `limit` and `offset` (core.schemas.PageQuery), with the total:
-    one statement when the first page holds every row, two otherwise (never one per row)."""
+    one statement when the first page holds every row, two otherwise (never one per row). The count reads at
+    most `count_window` rows; `exact_total` counts every row (a total the specification promises)."""
     rows = db.execute(stmt.limit(query.limit).offset(query.offset)).all()
-    total = db.scalar(total_select(stmt)) if needs_total(query, len(rows)) else len(rows)
-    return Page([record(row) for row in rows], total, query.limit, query.offset)
+    window = count_window(query, exact_total)
+    total, exact = (counted_total(db.scalar(total_select(stmt, window)), window) if needs_total(query, len(rows))
+                    else (len(rows), True))
+    return Page([record(row) for row in rows], total, query.limit, query.offset, exact)
 
 
 def needs_total(query, rows: int) -> bool:
@@ -77,14 +86,30 @@ def needs_total(query, rows: int) -> bool:
     return not (query.offset == 0 and rows < query.limit)
 
 
-def total_select(stmt):
-    """The count of every row `stmt` (ordered) selects: one row, column `n`. It counts a one-column copy of the
-    statement (the same FROM, joins and WHERE): wrapping a wide list's every column in a subquery cost more to
-    build than the count itself. A DISTINCT or grouped statement, whose rows depend on its columns, is counted
-    whole."""
+def count_window(query, exact_total: bool = False) -> int | None:
+    """How many rows a page's count reads at most before it stops: COUNT_LIMIT, or the end of the asked page
+    when that is further (so that a client walking the pages always learns whether another follows); None
+    (every row) for an exact total."""
+    return None if exact_total else max(COUNT_LIMIT, query.offset + query.limit)
+
+
+def counted_total(n: int, window: int | None) -> tuple[int, bool]:
+    """(total, exact) from a count read by `total_select(stmt, window)`: past the window, at least `window`
+    rows match and the total says so inexactly."""
+    return (n, True) if window is None or n <= window else (window, False)
+
+
+def total_select(stmt, window: int | None = None):
+    """The count of the rows `stmt` (ordered) selects, reading at most `window` + 1 of them (None: all): one
+    row, column `n`. It counts a one-column copy of the statement (the same FROM, joins and WHERE): wrapping a
+    wide list's every column in a subquery cost more to build than the count itself. A DISTINCT or grouped
+    statement, whose rows depend on its columns, is counted whole."""
     if isinstance(stmt, Select) and not (stmt._distinct or stmt._distinct_on or stmt._group_by_clauses):
         stmt = stmt.with_only_columns(literal_column("1"), maintain_column_froms=True)
-    return select(func.count().label("n")).select_from(stmt.order_by(None).subquery())
+    stmt = stmt.order_by(None)
+    if window is not None:
+        stmt = stmt.limit(window + 1)
+    return select(func.count().label("n")).select_from(stmt.subquery())
 
 
 # --- read rows as response-ready dicts ------------------------------------------------------------
@@ -255,17 +280,19 @@ def record_sets(db, **sets) -> dict[str, list[dict]]:
     return out
 
 
-def record_page(db, stmt, query, flags=(), lookups=None):
+def record_page(db, stmt, query, flags=(), lookups=None, exact_total: bool = False):
     """`paginate` with `record_rows`: the page's rows as records, then its total (counted only when the first
-    page is full or an offset is asked). `lookups(rows)`: the reads that follow the rows (`{name: read}`, as
-    record_sets takes them); they and the count travel in one statement, and the answer is
-    `(page, {name: records})`. Without: the page alone (the count, when asked, a statement of its own)."""
+    page is full or an offset is asked; within `count_window`, as `paginate`). `lookups(rows)`: the reads that
+    follow the rows (`{name: read}`, as record_sets takes them); they and the count travel in one statement,
+    and the answer is `(page, {name: records})`. Without: the page alone (the count, when asked, a statement
+    of its own)."""
     rows = record_rows(db, stmt.limit(query.limit).offset(query.offset), flags)
     counted = needs_total(query, len(rows))
+    window = count_window(query, exact_total)
     reads = dict(lookups(rows)) if lookups is not None else {}
     if counted:
-        reads["page_total"] = total_select(stmt)
+        reads["page_total"] = total_select(stmt, window)
     sets = record_sets(db, **reads) if reads else {}
-    total = sets.pop("page_total")[0]["n"] if counted else len(rows)
-    page = Page(rows, total, query.limit, query.offset)
+    total, exact = counted_total(sets.pop("page_total")[0]["n"], window) if counted else (len(rows), True)
+    page = Page(rows, total, query.limit, query.offset, exact)
     return (page, sets) if lookups is not None else page

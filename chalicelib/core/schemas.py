@@ -347,9 +347,10 @@ def many(key: str, model: type[BaseModel]) -> type[BaseModel]:
 
 @cache
 def paged(key: str, model: type[BaseModel]) -> type[BaseModel]:
-    """`{key: [model], total, limit, offset}`: the body of a paged list."""
-    return _envelope("paged", key, model, {key: (list[model], ...), "total": (int, ...), "limit": (int, ...),
-                                           "offset": (int, ...)})
+    """`{key: [model], total, total_exact, limit, offset}`: the body of a paged list (`total_exact` 0: at
+    least `total` rows match; counting stopped there, core.query.COUNT_LIMIT)."""
+    return _envelope("paged", key, model, {key: (list[model], ...), "total": (int, ...), "total_exact": (Flag01, ...),
+                                           "limit": (int, ...), "offset": (int, ...)})
 
 
 class PageQuery(Input):

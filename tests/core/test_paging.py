@@ -1,5 +1,6 @@
 """One paging shape (issue 10 item 4): `limit` (1..500, default 500) and `offset`, answered with
-`total`, `limit` and `offset` beside the plural key; the task list is the worked example."""
+`total`, `total_exact`, `limit` and `offset` beside the plural key; the task list is the worked example. The
+count stops past core.query.COUNT_LIMIT rows or the asked page's end (docs/decisions/paging.md)."""
 import re
 
 import pytest
@@ -35,6 +36,47 @@ def test_limit_and_offset_walk_the_list(api, exec_user, five_tasks):
 def test_filters_apply_to_the_total(api, exec_user, five_tasks):
     body = api.get("/api/tasks?search=task%203&limit=1", as_=exec_user).json
     assert body["total"] == 1 and len(body["tasks"]) == 1
+
+
+def test_the_total_is_exact_and_says_so(api, exec_user, five_tasks):
+    for params in ("", "?limit=2", "?limit=2&offset=4"):
+        assert api.get(f"/api/tasks{params}", as_=exec_user).json["total_exact"] == 1
+
+
+@pytest.fixture
+def count_limit_3(monkeypatch):
+    from chalicelib.core import query
+
+    monkeypatch.setattr(query, "COUNT_LIMIT", 3)
+
+
+@pytest.mark.parametrize("params, total, exact", [
+    ("limit=2", 3, 0),            # more than COUNT_LIMIT match: at least 3
+    ("limit=2&offset=2", 4, 0),   # the count reads to the asked page's end (4) and one more: at least 4
+    ("limit=2&offset=4", 5, 1),   # the list ends inside the window: exact
+    ("limit=3&offset=3", 5, 1),
+    ("", 5, 1),                   # the first page holds every row: no count at all
+])
+def test_the_count_stops_past_count_limit_or_the_pages_end(api, exec_user, five_tasks, count_limit_3, params,
+                                                           total, exact):
+    body = api.get(f"/api/tasks?{params}", as_=exec_user).json
+    assert (body["total"], body["total_exact"]) == (total, exact)
+    assert len(body["tasks"]) == min(body["limit"], 5 - body["offset"])
+
+
+def test_a_list_paged_by_paginate_counts_within_the_same_window(api, db, exec_user, count_limit_3):
+    """core.query.paginate (lists that read ORM rows) answers like record_page."""
+    from tests.factories import make_user
+
+    for _ in range(5):
+        make_user(db)
+    whole = api.get("/api/admin/users?limit=500", as_=exec_user).json
+    users = len(whole["users"])
+    assert users >= 6 and (whole["total"], whole["total_exact"]) == (users, 1)
+    cut = api.get("/api/admin/users?limit=1", as_=exec_user).json
+    assert (cut["total"], cut["total_exact"], len(cut["users"])) == (3, 0, 1)
+    last = api.get(f"/api/admin/users?limit=2&offset={users - 2}", as_=exec_user).json
+    assert (last["total"], last["total_exact"]) == (users, 1)
 
 
 @pytest.mark.parametrize("params", ["limit=0", "limit=501", "limit=abc", "offset=-1", "offset=x"])

@@ -51,7 +51,7 @@ def test_errors_and_non_json_answers_are_not_checked():
 
 
 def test_paged_envelope_has_paging_fields():
-    assert set(paged("things", ThingRead).model_fields) == {"things", "total", "limit", "offset"}
+    assert set(paged("things", ThingRead).model_fields) == {"things", "total", "total_exact", "limit", "offset"}
 
 
 def test_every_json_route_declares_its_read_model(app):

@@ -30,7 +30,7 @@ def list_notifications(ctx, *, query: NotificationListQuery) -> Page:
         where.append(Notification.archived.is_(False))
         if query.filter == "unread":
             where.append(Notification.is_read.is_(False))
-    return record_page(ctx.db, notifications_with_actor(where), query, NOTIFICATION_FLAGS)
+    return record_page(ctx.db, notifications_with_actor(where), query, NOTIFICATION_FLAGS, exact_total=True)
 
 
 def unread_count(ctx) -> int:

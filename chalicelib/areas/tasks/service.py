@@ -445,7 +445,8 @@ def task_titles(db, task_ids) -> dict[str, str]:
 
 def roadmap_item_tasks(ctx, item_ids) -> Page:
     """Tasks linked to these roadmap items that the caller may see, with status_label and status_color,
-    in list order: the first LIST_LIMIT, with the total (one query, two when there are more)."""
+    in list order: the first LIST_LIMIT, with the total, all counted: the roadmap detail's `tasks_total` has no
+    `total_exact` beside it (one query, two when there are more)."""
     ids = [iid for iid in dict.fromkeys(item_ids or []) if iid]
     if not ids:
         return Page([], 0, LIST_LIMIT, 0)
@@ -460,7 +461,7 @@ def roadmap_item_tasks(ctx, item_ids) -> Page:
         .where(Task.roadmap_item_id.in_(ids), visible(ctx.principal))
     )
     return paginate(ctx.db, list_order(stmt), PageQuery(),
-                    lambda row: {key: value_out(value) for key, value in row._mapping.items()})
+                    lambda row: {key: value_out(value) for key, value in row._mapping.items()}, exact_total=True)
 
 
 def clear_roadmap_items(db, item_ids) -> None:

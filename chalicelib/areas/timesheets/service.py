@@ -80,8 +80,10 @@ def approved_hours_by_line_item(db: Session, line_item_ids: list[str]) -> dict[s
 
 def budget_entries(db: Session, budget_id: str, *, query) -> Page:
     """One page (query: a core.schemas.PageQuery) of the entries logged against a budget, newest date first,
-    with user_name, and how many there are (at most two statements)."""
-    return record_page(db, list_order(entry_select().where(TimeEntry.budget_id == budget_id)), query, ENTRY_FLAGS)
+    with user_name, and how many there are, all counted: the budget detail's `time_entries_total` has no
+    `total_exact` beside it (at most two statements)."""
+    return record_page(db, list_order(entry_select().where(TimeEntry.budget_id == budget_id)), query, ENTRY_FLAGS,
+                       exact_total=True)
 
 
 def approved_billable_entries(db: Session, budget_id: str, *, exclude) -> list:

@@ -57,6 +57,19 @@ def test_list_pages_with_limit_and_offset(api, db):
     assert [n["id"] for n in response.json["notifications"]] == [made[2].id, made[3].id]
 
 
+def test_the_total_the_specification_promises_counts_every_notification(api, db, monkeypatch):
+    """Document 3 answers `{ notifications, total, limit, offset }`: the total is counted whole, never stopped at
+    core.query.COUNT_LIMIT as the contract's own totals are."""
+    from chalicelib.core import query
+
+    monkeypatch.setattr(query, "COUNT_LIMIT", 2)
+    user = make_user(db)
+    for index in range(5):
+        make_notification(db, user, minutes_ago=index)
+    body = api.get("/api/notifications?limit=1", as_=user).json
+    assert (body["total"], body["total_exact"], len(body["notifications"])) == (5, 1, 1)
+
+
 @pytest.mark.parametrize("query", ["limit=101", "limit=0", "offset=-1", "filter=starred", "limit=abc"])
 def test_list_rejects_bad_query(api, db, query):
     response = api.get(f"/api/notifications?{query}", as_=make_user(db))

@@ -48,8 +48,8 @@ def test_roadmap_lifecycle(api, db, exec_user):
 
     listed = api.get(f"/api/roadmaps?project_id={project.id}", as_=exec_user).json["roadmaps"]
     assert [(r["id"], r["item_count"]) for r in listed] == [(roadmap["id"], 2)]
-    assert api.get("/api/roadmaps?project_id=other", as_=exec_user).json == {"roadmaps": [], "total": 0, "limit": 500,
-                                                                          "offset": 0}
+    assert api.get("/api/roadmaps?project_id=other", as_=exec_user).json == {"roadmaps": [], "total": 0, "total_exact": 1,
+                                                                          "limit": 500, "offset": 0}
 
     updated = api.put(f"{path}/items/{item_id}", as_=exec_user, json={"title": "Beta 2", "position": 5})
     assert updated.json["item"]["title"] == "Beta 2" and updated.json["item"]["goal_title"] == "Launch"
