@@ -92,7 +92,7 @@ def list_agent_tasks(ctx, *, query) -> Page:
         stmt = stmt.where(AgentTask.stage.in_(stages))
     stmt = stmt.order_by(AgentTask.updated_at.desc(), Task.created_at.desc(), AgentTask.id)
     page = paginate(ctx.db, stmt, query, lambda row: (row[0], row[1]))
-    return Page(agent_task_records(ctx.db, page.items), page.total, page.limit, page.offset)
+    return page.with_items(agent_task_records(ctx.db, page.items))
 
 
 def get_detail(ctx, *, task_id: str) -> dict:

@@ -41,7 +41,7 @@ def list_contracts(ctx, query) -> Page:
         if getattr(query, field) is not None:
             stmt = stmt.where(getattr(Contract, field) == getattr(query, field))
     page = paginate(ctx.db, stmt.order_by(Contract.created_at.desc(), Contract.id), query, lambda row: row[0])
-    return Page(contract_records(ctx.db, page.items), page.total, page.limit, page.offset)
+    return page.with_items(contract_records(ctx.db, page.items))
 
 
 def get_contract(ctx, *, contract_id: str) -> dict:

@@ -45,7 +45,7 @@ def list_proposals(ctx, query) -> Page:
         if value:
             stmt = stmt.where(getattr(Proposal, field) == value)
     page = paginate(ctx.db, stmt.order_by(Proposal.created_at.desc(), Proposal.id), query)
-    return Page(proposal_records(ctx.db, page.items), page.total, page.limit, page.offset)
+    return page.with_items(proposal_records(ctx.db, page.items))
 
 
 def get_proposal(ctx, *, proposal_id: str) -> dict:

@@ -24,7 +24,7 @@ def list_policies(ctx, query) -> Page:
     if query.company_id:
         stmt = stmt.where(SlaPolicy.company_id == query.company_id)
     page = paginate(ctx.db, stmt.order_by(SlaPolicy.name, SlaPolicy.id), query, lambda row: row[0])
-    return Page(policy_records(ctx.db, page.items), page.total, page.limit, page.offset)
+    return page.with_items(policy_records(ctx.db, page.items))
 
 
 def _check_company(ctx, company_id: str | None) -> None:
