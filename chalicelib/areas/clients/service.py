@@ -6,6 +6,8 @@ creates one with defaults when the company has none (deals calls it when a compa
 """
 from __future__ import annotations
 
+from functools import cache
+
 from sqlalchemy import select
 
 from chalicelib.core.locks import insert_ignore
@@ -121,19 +123,27 @@ def portal_profiles(db, company_ids) -> dict[str, dict]:
 
 # ---------------------------------------------------------------- staff list and create
 
-def list_profiles(ctx, query):
-    """The client profiles (filters client_group, delivery_manager_id, dashboard_enabled), by company name,
-    with the company's and the delivery manager's names: one page in one statement (two when paged)."""
+@cache
+def _profile_select():
+    """Profiles with the company's and the delivery manager's names, built once per process (an alias proxies
+    its table's columns on first use; `.where()` answers a copy)."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.core.models import User
-    from chalicelib.core.query import paginate
     from sqlalchemy.orm import aliased
 
     company = deals_service.company_table()
     manager = aliased(User)
-    stmt = (select(ClientProfile, company.c.name, manager.name)
+    return (select(ClientProfile, company.c.name, manager.name)
             .join(company, company.c.id == ClientProfile.company_id)
-            .outerjoin(manager, manager.id == ClientProfile.delivery_manager_id))
+            .outerjoin(manager, manager.id == ClientProfile.delivery_manager_id)), company
+
+
+def list_profiles(ctx, query):
+    """The client profiles (filters client_group, delivery_manager_id, dashboard_enabled), by company name,
+    with the company's and the delivery manager's names: one page in one statement (two when paged)."""
+    from chalicelib.core.query import paginate
+
+    stmt, company = _profile_select()
     if query.client_group is not None:
         stmt = stmt.where(ClientProfile.client_group == query.client_group)
     if query.delivery_manager_id is not None:

@@ -8,6 +8,8 @@ also sees the proposals they are asked to approve (docs/decisions/proposals.md).
 """
 from __future__ import annotations
 
+from functools import cache
+
 from sqlalchemy import exists, or_, select
 from sqlalchemy.orm import aliased
 
@@ -61,8 +63,10 @@ def template_record(template: ProposalTemplate, *, detail: bool = False) -> dict
     return out
 
 
+@cache
 def proposal_select():
-    """The proposal with its company name, contact names, deal title and owner name: one statement."""
+    """The proposal with its company name, contact names, deal title and owner name: one statement. Built
+    once per process (an alias proxies its table's columns on first use; `.where()` answers a copy)."""
     from chalicelib.areas.deals import service as deals_service
 
     Company, Contact, Deal = deals_service.Company, deals_service.Contact, deals_service.Deal
