@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from chalicelib.core.models import ConfigList, ConfigListItem
-from chalicelib.core.query import visible_row
+from chalicelib.core.lookup import ids_read
+from chalicelib.core.query import Read, record_rows, record_sets, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import SlaPolicy, SlaPolicyRule
@@ -35,32 +36,62 @@ def priority_items(db, item_ids) -> dict[str, ConfigListItem]:
     return {item.id: item for item in db.scalars(stmt)}
 
 
-def rules_by_policy(db, policy_ids) -> dict[str, list[dict]]:
-    """`{policy_id: [rule record]}` ordered by the priority's position (one query for all policies)."""
-    ids = list({policy_id for policy_id in policy_ids})
-    if not ids:
-        return {}
-    stmt = (select(SlaPolicyRule, ConfigListItem)
+def _rules_statement(policy_in):
+    return (select(SlaPolicyRule.id, SlaPolicyRule.policy_id, SlaPolicyRule.priority_id, SlaPolicyRule.response_hours,
+                   SlaPolicyRule.resolution_hours, ConfigListItem.label.label("priority_label"),
+                   ConfigListItem.value.label("priority_value"), ConfigListItem.color.label("priority_color"),
+                   ConfigListItem.position.label("priority_position"))
             .join(ConfigListItem, ConfigListItem.id == SlaPolicyRule.priority_id)
-            .where(SlaPolicyRule.policy_id.in_(ids))
-            .order_by(ConfigListItem.position, ConfigListItem.label, SlaPolicyRule.id))
+            .where(policy_in(SlaPolicyRule.policy_id)))
+
+
+def rules_select(db, policy_ids) -> Read | None:
+    """The read of the rules of these policies with their priority's label, value, colour and position (built
+    once per process), None without ids: for one record_sets round trip with the list's other lookups."""
+    return ids_read(db, _rules_statement, "sla_rule_policy_ids", policy_ids)
+
+
+def _grouped_rules(rows) -> dict[str, list[dict]]:
+    """`{policy_id: [rule record]}` ordered by the priority's position, label, then the rule's id."""
     found: dict[str, list[dict]] = {}
-    for rule, item in db.execute(stmt):
-        found.setdefault(rule.policy_id, []).append({
-            "id": rule.id, "priority_id": rule.priority_id, "response_hours": rule.response_hours,
-            "resolution_hours": rule.resolution_hours, "priority_label": item.label, "priority_value": item.value,
-            "priority_color": item.color, "priority_position": item.position})
+    for row in sorted(rows, key=lambda r: (r["priority_position"], r["priority_label"] or "", r["id"])):
+        found.setdefault(row.pop("policy_id"), []).append(row)
     return found
 
 
-def policy_records(db, policies) -> list[dict]:
-    """Policy records with company_name and rules: two statements for the whole list, none when empty."""
+def rules_by_policy(db, policy_ids) -> dict[str, list[dict]]:
+    """`{policy_id: [rule record]}` ordered by the priority's position (one query for all policies)."""
+    read = rules_select(db, list(policy_ids))
+    return {} if read is None else _grouped_rules(record_rows(db, read))
+
+
+def policy_lookups(db, records) -> dict:
+    """The reads that complete policy records (company names, rules), for one record_sets round trip."""
     from chalicelib.areas.deals import service as deals_service
 
-    policies = list(policies)
-    if not policies:
+    return {"companies": deals_service.company_names_select(db, [r["company_id"] for r in records]),
+            "rules": rules_select(db, [r["id"] for r in records])}
+
+
+def with_policy_lookups(records: list[dict], sets: dict) -> list[dict]:
+    """The records with company_name and rules from `policy_lookups`'s answers (`sets`)."""
+    companies = {row["id"]: row["name"] for row in sets["companies"]}
+    rules = _grouped_rules(sets["rules"])
+    for record in records:
+        record["company_name"] = companies.get(record["company_id"])
+        record["rules"] = rules.get(record["id"], [])
+    return records
+
+
+def policy_select():
+    """The base statement of the policy reads: the policy's own columns (records through record_rows)."""
+    return select(*(getattr(SlaPolicy, name) for name in POLICY_FIELDS))
+
+
+def policy_records(db, policies) -> list[dict]:
+    """Policy records with company_name and rules: one statement for the whole list (record_sets), none when
+    empty. `policies`: SlaPolicy rows or records read from policy_select()."""
+    records = [p if isinstance(p, dict) else row_dict(p, POLICY_FIELDS) for p in policies]
+    if not records:
         return []
-    companies = deals_service.company_names(db, [p.company_id for p in policies])
-    rules = rules_by_policy(db, [p.id for p in policies])
-    return [{**row_dict(p, POLICY_FIELDS), "company_name": companies.get(p.company_id), "rules": rules.get(p.id, [])}
-            for p in policies]
+    return with_policy_lookups(records, record_sets(db, **policy_lookups(db, records)))

@@ -11,20 +11,21 @@ from sqlalchemy import delete, select
 
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
-from chalicelib.core.query import Page, in_scope, paginate
+from chalicelib.core.query import Page, in_scope, record_page
 
 from .models import SlaPolicy, SlaPolicyRule
-from .queries import load_policy, policy_records, priority_items, visible
+from .queries import load_policy, policy_lookups, policy_records, policy_select, priority_items, visible, with_policy_lookups
 
 
 def list_policies(ctx, query) -> Page:
-    """The policies (filter company_id), by name; one page with the total, rules and company names in two
-    more statements."""
-    stmt = in_scope(select(SlaPolicy), visible(ctx.principal))
+    """The policies (filter company_id), by name: the page's records, then its total (when counted), rules and
+    company names in one more statement (record_page with lookups)."""
+    stmt = in_scope(policy_select(), visible(ctx.principal))
     if query.company_id:
         stmt = stmt.where(SlaPolicy.company_id == query.company_id)
-    page = paginate(ctx.db, stmt.order_by(SlaPolicy.name, SlaPolicy.id), query, lambda row: row[0])
-    return page.with_items(policy_records(ctx.db, page.items))
+    page, sets = record_page(ctx.db, stmt.order_by(SlaPolicy.name, SlaPolicy.id), query,
+                             lookups=lambda rows: policy_lookups(ctx.db, rows))
+    return page.with_items(with_policy_lookups(page.items, sets))
 
 
 def _check_company(ctx, company_id: str | None) -> None:
