@@ -2,11 +2,13 @@
 load-or-404 helpers, the record builders and the read queries. service*.py import it, never the reverse."""
 from __future__ import annotations
 
+from functools import cache
+
 from sqlalchemy import func, select
 
 from chalicelib.core.errors import not_found
-from chalicelib.core.lookup import names
-from chalicelib.core.query import visible_row
+from chalicelib.core.lookup import Names, names_select
+from chalicelib.core.query import record_sets, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import AgentRun, AgentTask, ProjectAgentConfig
@@ -63,28 +65,57 @@ def project_of(task) -> str | None:
     return task.resource_id if task.resource_type == "project" and task.resource_id else None
 
 
+def _flat(agent, task) -> dict:
+    """An (agent, task) pair of ORM rows as the list's flat record (agent columns prefixed `agent_`)."""
+    record = row_dict(task, TASK_FIELDS)
+    record.update({f"agent_{name}": value for name, value in row_dict(agent, AGENT_FIELDS).items()})
+    return record
+
+
+@cache
+def agent_task_list_select():
+    """The list's rows: the task's columns and the agent meta's (prefixed `agent_`), one join; records through
+    core.query.record_rows. Built once per process (`.where()` answers a copy)."""
+    Task = task_model()
+    return (select(*(getattr(Task, name) for name in TASK_FIELDS),
+                   *(getattr(AgentTask, name).label(f"agent_{name}") for name in AGENT_FIELDS))
+            .select_from(AgentTask).join(Task, Task.id == AgentTask.task_id))
+
+
+def agent_task_lookups(db, records) -> dict:
+    """The read that completes agent task records (assignee, reporter, status and priority names), for one
+    record_sets round trip with the list's count."""
+    return {"names": names_select(db, user_ids=[uid for r in records for uid in (r["assignee_id"], r["reporter_id"])],
+                                  item_ids=[iid for r in records for iid in (r["status_id"], r["priority_id"])])}
+
+
+def with_agent_task_lookups(records: list[dict], sets: dict, *, with_agent: bool = True) -> list[dict]:
+    """Flat records (agent_task_list_select's or `_flat`'s) as agent task records: the task's fields, its
+    project, the names from `agent_task_lookups`'s answers, and `agent` (dropped when not `with_agent`)."""
+    found = Names.of(sets["names"])
+    out = []
+    for flat in records:
+        agent = {name: flat.pop(f"agent_{name}") for name in AGENT_FIELDS}
+        status, priority = found.item(flat["status_id"]), found.item(flat["priority_id"])
+        assignee = found.user(flat["assignee_id"])
+        flat.update(project_id=flat["resource_id"] if flat["resource_type"] == "project" and flat["resource_id"] else None,
+                    status_label=status["label"], status_color=status["color"], status_value=status["value"],
+                    priority_label=priority["label"], priority_color=priority["color"],
+                    priority_value=priority["value"], assignee_name=assignee["name"],
+                    assignee_picture=assignee["picture"], reporter_name=found.user(flat["reporter_id"])["name"])
+        if with_agent:
+            flat["agent"] = agent
+        out.append(flat)
+    return out
+
+
 def agent_task_records(db, rows, *, with_agent: bool = True) -> list[dict]:
     """Records of (agent, task) rows with assignee, reporter, status and priority names: one statement for the
     whole list (core.lookup), none when empty."""
-    rows = list(rows)
-    if not rows:
+    records = [_flat(agent, task) for agent, task in rows]
+    if not records:
         return []
-    found = names(db, user_ids=[uid for _, t in rows for uid in (t.assignee_id, t.reporter_id)],
-                  item_ids=[iid for _, t in rows for iid in (t.status_id, t.priority_id)])
-    records = []
-    for agent, task in rows:
-        record = row_dict(task, TASK_FIELDS)
-        status, priority = found.item(task.status_id), found.item(task.priority_id)
-        assignee = found.user(task.assignee_id)
-        record.update(project_id=project_of(task),
-                      status_label=status["label"], status_color=status["color"], status_value=status["value"],
-                      priority_label=priority["label"], priority_color=priority["color"],
-                      priority_value=priority["value"], assignee_name=assignee["name"],
-                      assignee_picture=assignee["picture"], reporter_name=found.user(task.reporter_id)["name"])
-        if with_agent:
-            record["agent"] = agent_record(agent)
-        records.append(record)
-    return records
+    return with_agent_task_lookups(records, record_sets(db, **agent_task_lookups(db, records)), with_agent=with_agent)
 
 
 def run_record(run: AgentRun) -> dict:

@@ -11,11 +11,11 @@ from chalicelib.core import history
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
-from chalicelib.core.query import Page, Read, paginate, template
+from chalicelib.core.query import Page, Read, record_page, template
 
 from .models import STAGES, AgentRun, AgentTask
-from .queries import (agent_record as _agent_record, agent_task_records, agent_task_select, load_agent_task,
-                      recent_runs, task_model, visible)
+from .queries import (agent_record as _agent_record, agent_task_list_select, agent_task_lookups, agent_task_records,
+                      load_agent_task, recent_runs, task_model, visible, with_agent_task_lookups)
 
 EDITABLE = ("effort_estimate", "scope_document", "agent_confidence_note")
 
@@ -84,15 +84,15 @@ def _filtered(stmt, project_id: str | None):
 
 def list_agent_tasks(ctx, *, query) -> Page:
     """The agent tasks the caller may see (filters: project_id, stage list), most recently changed first; one
-    page with the total, names in one more statement."""
+    page of records, then its total (when counted) and the names in one more statement (record_page)."""
     Task = task_model()
     stages = parse_stages(query.stage)
-    stmt = _filtered(agent_task_select().where(visible(ctx.principal)), query.project_id)
+    stmt = _filtered(agent_task_list_select().where(visible(ctx.principal)), query.project_id)
     if stages:
         stmt = stmt.where(AgentTask.stage.in_(stages))
     stmt = stmt.order_by(AgentTask.updated_at.desc(), Task.created_at.desc(), AgentTask.id)
-    page = paginate(ctx.db, stmt, query, lambda row: (row[0], row[1]))
-    return page.with_items(agent_task_records(ctx.db, page.items))
+    page, sets = record_page(ctx.db, stmt, query, lookups=lambda rows: agent_task_lookups(ctx.db, rows))
+    return page.with_items(with_agent_task_lookups(page.items, sets))
 
 
 def get_detail(ctx, *, task_id: str) -> dict:
