@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import exists, or_, select
+from sqlalchemy import exists, func, or_, select
 from sqlalchemy.orm import aliased
 
+from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import User
 from chalicelib.core.query import visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
@@ -76,6 +77,52 @@ def proposal_select():
             .outerjoin(Contact, Contact.id == Proposal.contact_id)
             .outerjoin(Deal, Deal.id == Proposal.deal_id)
             .outerjoin(owner, owner.id == Proposal.owner_id))
+
+
+@cache
+def proposal_list_select():
+    """The list's rows: the proposal's columns, share_protected, and the company name, contact names, deal title
+    and owner name (joins); records through core.query.record_rows (flags share_enabled, share_protected).
+    Built once per process."""
+    from chalicelib.areas.deals import service as deals_service
+
+    Company, Contact, Deal = deals_service.Company, deals_service.Contact, deals_service.Deal
+    owner = aliased(User, name="proposal_owner")
+    return (select(*(getattr(Proposal, name) for name in PROPOSAL_FIELDS),
+                   (func.coalesce(Proposal.share_password, "") != "").label("share_protected"),
+                   Company.name.label("company_name"), Contact.first_name.label("contact_first_name"),
+                   Contact.last_name.label("contact_last_name"), Deal.title.label("deal_title"),
+                   owner.name.label("owner_name"))
+            .outerjoin(Company, Company.id == Proposal.company_id)
+            .outerjoin(Contact, Contact.id == Proposal.contact_id)
+            .outerjoin(Deal, Deal.id == Proposal.deal_id)
+            .outerjoin(owner, owner.id == Proposal.owner_id))
+
+
+LIST_FLAGS = ("share_enabled", "share_protected")
+
+
+def _approvers_statement(proposal_in):
+    seq = func.row_number().over(order_by=(ProposalApproval.created_at, ProposalApproval.user_id))
+    return (select(ProposalApproval.proposal_id, ProposalApproval.user_id, seq.label("seq"))
+            .where(proposal_in(ProposalApproval.proposal_id), ProposalApproval.listed.is_(True)))
+
+
+def proposal_lookups(db, records) -> dict:
+    """The read of the listed approvers of these proposals (a template), for one record_sets round trip."""
+    return {"approvers": ids_read(db, _approvers_statement, "proposal_approver_ids", [r["id"] for r in records])}
+
+
+def with_proposal_lookups(records: list[dict], sets: dict) -> list[dict]:
+    """List records with contact_name (first and last names joined) and approver_ids (by approval time)."""
+    approvers: dict[str, list[str]] = {}
+    for row in sorted(sets["approvers"], key=lambda r: r["seq"]):
+        approvers.setdefault(row["proposal_id"], []).append(row["user_id"])
+    for record in records:
+        first, last = record.pop("contact_first_name"), record.pop("contact_last_name")
+        record["contact_name"] = " ".join(part for part in (first, last) if part) or None
+        record["approver_ids"] = approvers.get(record["id"], [])
+    return records
 
 
 def approver_ids(db, proposal_ids) -> dict[str, list[str]]:
@@ -154,4 +201,5 @@ def approval_rows(db, proposal_id: str) -> list[ProposalApproval]:
 
 
 __all__ = ["visible", "visible_templates", "load_proposal", "load_template", "template_record", "proposal_select",
-           "proposal_records", "proposal_detail", "pricing_sections", "approval_rows"]
+           "proposal_records", "proposal_detail", "proposal_list_select", "proposal_lookups", "with_proposal_lookups",
+           "LIST_FLAGS", "pricing_sections", "approval_rows"]

@@ -18,12 +18,12 @@ from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.permissions import allows
-from chalicelib.core.query import Page, in_scope, paginate
+from chalicelib.core.query import Page, in_scope, record_page
 from chalicelib.core.timeutil import org_today
 
 from .models import PricingItem, PricingSection, Proposal, ProposalApproval, ProposalTemplate
-from .queries import (approval_rows, load_proposal, load_template, proposal_detail, proposal_records, proposal_select,
-                      visible)
+from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, proposal_detail, proposal_list_select,
+                      proposal_lookups, visible, with_proposal_lookups)
 from .service_templates import check_json
 
 ENTITY = "proposal"
@@ -39,13 +39,16 @@ def record(ctx, proposal_id: str, action: str, changes: dict | None = None) -> N
 # ---------------------------------------------------------------- reading
 
 def list_proposals(ctx, query) -> Page:
-    stmt = in_scope(proposal_select(), visible(ctx.principal))
+    """The proposals the caller may see (filters), newest first: the page's records, then its total (when
+    counted) and the approvers in one more statement (record_page)."""
+    stmt = in_scope(proposal_list_select(), visible(ctx.principal))
     for field in ("status", "deal_id", "owner_id", "company_id"):
         value = getattr(query, field)
         if value:
             stmt = stmt.where(getattr(Proposal, field) == value)
-    page = paginate(ctx.db, stmt.order_by(Proposal.created_at.desc(), Proposal.id), query)
-    return page.with_items(proposal_records(ctx.db, page.items))
+    page, sets = record_page(ctx.db, stmt.order_by(Proposal.created_at.desc(), Proposal.id), query, LIST_FLAGS,
+                             lookups=lambda rows: proposal_lookups(ctx.db, rows))
+    return page.with_items(with_proposal_lookups(page.items, sets))
 
 
 def get_proposal(ctx, *, proposal_id: str) -> dict:

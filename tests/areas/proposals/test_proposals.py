@@ -46,6 +46,9 @@ def test_create_from_template_resolves_variables(api, db, exec_user):
     assert detail["deal_title"] == "Big deal" and detail["owner_name"] == exec_user.name
     assert detail["brand_config"] == '{"c": 1}' and detail["speaker_notes"] == '["n"]' and detail["template_id"] == tid
     assert detail["share_token"] is None and detail["share_enabled"] == 0 and detail["share_protected"] == 0
+    listed = next(p for p in api.get("/api/proposals", as_=exec_user).json["proposals"] if p["id"] == made.json["id"])
+    assert listed == {key: detail[key] for key in listed} and "contact_first_name" not in listed
+    assert listed["contact_name"] == 'Jo Quote"s' and listed["total_amount"] == detail["total_amount"]
     # a standalone page list does not show proposal pages
     assert all(p["id"] != page.id for p in api.get("/api/pages", as_=exec_user).json["pages"])
 
@@ -171,6 +174,8 @@ def test_listed_approvers_each_approve_once(api, db, exec_user):
     assert api.post(f"/api/proposals/{pid}/approve", as_=manager_a, json={}).status == 409
     detail = api.get(f"/api/proposals/{pid}", as_=manager_a).json["proposal"]  # an approver sees it
     assert detail["status"] == "review" and sorted(detail["approver_ids"]) == sorted([manager_a.id, manager_b.id])
+    listed = next(p for p in api.get("/api/proposals", as_=exec_user).json["proposals"] if p["id"] == pid)
+    assert listed["approver_ids"] == detail["approver_ids"]  # the same order (by listing time) in list and detail
     assert [a["comments"] for a in detail["approvals"] if a["user_id"] == manager_a.id] == ["yes"]
     assert api.post(f"/api/proposals/{pid}/approve", as_=manager_b, json={}).status == 200
     assert api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]["status"] == "approved"

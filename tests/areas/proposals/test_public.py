@@ -70,6 +70,8 @@ def test_password_protection(api, db, exec_user):
     assert stored.startswith("scrypt$") and "s3cret" not in stored
     detail = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
     assert "share_password" not in detail and detail["share_protected"] == 1
+    listed = next(p for p in api.get("/api/proposals", as_=exec_user).json["proposals"] if p["id"] == pid)
+    assert listed == {key: detail[key] for key in listed} and listed["share_protected"] == 1
     assert api.get(f"{PUBLIC}/{token}").json == {"password_required": True}
     assert status_of(api, exec_user, pid) == "sent"  # not viewed without the password
     wrong = api.post(f"{PUBLIC}/{token}/verify", json={"password": "nope"})
