@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import func, select, union
 
-from chalicelib.core.query import visible_row
+from chalicelib.core.lookup import ids_read
+from chalicelib.core.query import record_rows, record_sets, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import OnboardingMilestone, OnboardingProgress, OnboardingStage, OnboardingTemplate
@@ -35,37 +36,56 @@ def load_milestone(ctx, milestone_id: str) -> OnboardingMilestone:
     return visible_row(ctx.db, OnboardingMilestone, milestone_id, None, "Milestone")
 
 
+def _using_statement(template_in):
+    """Rows (template_id, n): the companies using each template, through its progress rows or client profiles."""
+    from chalicelib.areas.clients import service as clients_service
+
+    Profile = clients_service.ClientProfile
+    users = union(select(OnboardingProgress.template_id.label("tid"), OnboardingProgress.company_id.label("cid"))
+                  .where(template_in(OnboardingProgress.template_id)),
+                  select(Profile.onboarding_template_id, Profile.company_id)
+                  .where(template_in(Profile.onboarding_template_id))).subquery("template_users")
+    return select(users.c.tid.label("template_id"), func.count(func.distinct(users.c.cid)).label("n")).group_by(users.c.tid)
+
+
+def _counts_statement(template_in):
+    """Rows (template_id, stages, milestones) of the templates with stages."""
+    return (select(OnboardingStage.template_id, func.count(func.distinct(OnboardingStage.id)).label("stages"),
+                   func.count(OnboardingMilestone.id).label("milestones"))
+            .outerjoin(OnboardingMilestone, OnboardingMilestone.stage_id == OnboardingStage.id)
+            .where(template_in(OnboardingStage.template_id)).group_by(OnboardingStage.template_id))
+
+
 def clients_using(db, template_ids) -> dict[str, int]:
     """`{template_id: companies}` using each template: its progress rows or client profiles naming it (one
     statement)."""
-    from chalicelib.areas.clients import service as clients_service
+    rows = record_sets(db, using=ids_read(db, _using_statement, "onboarding_using_ids", template_ids))["using"]
+    return {row["template_id"]: row["n"] for row in rows}
 
-    ids = list(set(template_ids))
-    if not ids:
-        return {}
-    Profile = clients_service.ClientProfile
-    users = union(select(OnboardingProgress.template_id.label("tid"), OnboardingProgress.company_id.label("cid"))
-                  .where(OnboardingProgress.template_id.in_(ids)),
-                  select(Profile.onboarding_template_id, Profile.company_id)
-                  .where(Profile.onboarding_template_id.in_(ids))).subquery()
-    return dict(db.execute(select(users.c.tid, func.count(func.distinct(users.c.cid))).group_by(users.c.tid)).all())
+
+def template_select():
+    """The template's own columns, for records read by core.query.record_rows (flags TEMPLATE_FLAGS)."""
+    return select(*(getattr(OnboardingTemplate, name) for name in TEMPLATE_FIELDS))
+
+
+TEMPLATE_FLAGS = ("is_default", "is_active")
 
 
 def template_records(db, templates) -> list[dict]:
-    """Template records with stage_count, milestone_count and clients_using: two more statements."""
-    templates = list(templates)
-    if not templates:
+    """Template records with stage_count, milestone_count and clients_using: one more statement for them all
+    (record_sets of two templates). `templates`: OnboardingTemplate rows or template_select() records."""
+    records = [t if isinstance(t, dict) else row_dict(t, TEMPLATE_FIELDS, flags=TEMPLATE_FLAGS) for t in templates]
+    if not records:
         return []
-    ids = [t.id for t in templates]
-    counts = {tid: (stages, milestones) for tid, stages, milestones in db.execute(
-        select(OnboardingStage.template_id, func.count(func.distinct(OnboardingStage.id)),
-               func.count(OnboardingMilestone.id))
-        .outerjoin(OnboardingMilestone, OnboardingMilestone.stage_id == OnboardingStage.id)
-        .where(OnboardingStage.template_id.in_(ids)).group_by(OnboardingStage.template_id))}
-    using = clients_using(db, ids)
-    return [{**row_dict(t, TEMPLATE_FIELDS, flags=("is_default", "is_active")),
-             "stage_count": counts.get(t.id, (0, 0))[0], "milestone_count": counts.get(t.id, (0, 0))[1],
-             "clients_using": using.get(t.id, 0)} for t in templates]
+    ids = [r["id"] for r in records]
+    sets = record_sets(db, counts=ids_read(db, _counts_statement, "onboarding_count_ids", ids),
+                       using=ids_read(db, _using_statement, "onboarding_using_ids", ids))
+    counts = {row["template_id"]: (row["stages"], row["milestones"]) for row in sets["counts"]}
+    using = {row["template_id"]: row["n"] for row in sets["using"]}
+    for record in records:
+        record["stage_count"], record["milestone_count"] = counts.get(record["id"], (0, 0))
+        record["clients_using"] = using.get(record["id"], 0)
+    return records
 
 
 def stage_out(stage: OnboardingStage, milestones: list[dict]) -> dict:

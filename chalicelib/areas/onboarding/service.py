@@ -13,8 +13,8 @@ from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 
 from .models import OnboardingMilestone, OnboardingStage, OnboardingTemplate
-from .queries import (clients_using, load_any_stage, load_milestone, load_stage, load_template, milestone_out,
-                      stage_out, stages_of, template_records)
+from .queries import (TEMPLATE_FLAGS, clients_using, load_any_stage, load_milestone, load_stage, load_template, milestone_out,
+                      stage_out, stages_of, template_records, template_select)
 
 ENTITY = "onboarding_template"
 
@@ -26,11 +26,11 @@ def _record(ctx, template_id: str, action: str, changes: dict | None = None) -> 
 
 def list_templates(ctx) -> list[dict]:
     """Every template (active and disabled), the default first then by name, at most LIST_LIMIT."""
-    from chalicelib.core.query import LIST_LIMIT
+    from chalicelib.core.query import LIST_LIMIT, record_rows
 
-    templates = ctx.db.scalars(select(OnboardingTemplate).order_by(OnboardingTemplate.is_default.desc(), OnboardingTemplate.is_active.desc(),
-                                                                   OnboardingTemplate.name, OnboardingTemplate.id)
-                               .limit(LIST_LIMIT)).all()
+    templates = record_rows(ctx.db, template_select().order_by(
+        OnboardingTemplate.is_default.desc(), OnboardingTemplate.is_active.desc(), OnboardingTemplate.name,
+        OnboardingTemplate.id).limit(LIST_LIMIT), TEMPLATE_FLAGS)
     return template_records(ctx.db, templates)
 
 

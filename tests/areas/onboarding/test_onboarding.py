@@ -109,7 +109,10 @@ def test_delete_hard_or_soft(api, db, exec_user):
     used = template(api, exec_user, "Used")
     company = make_company(db)
     api.post(f"/api/clients/{company.id}/onboarding", as_=exec_user, json={"template_id": used["template"]})
-    assert api.get(f"{BASE}/{used['template']}", as_=exec_user).json["clients_using"] == 1
+    detail = api.get(f"{BASE}/{used['template']}", as_=exec_user).json
+    assert detail["clients_using"] == 1
+    listed = next(t for t in api.get(BASE, as_=exec_user).json["templates"] if t["id"] == used["template"])
+    assert listed == detail["template"] and listed["clients_using"] == 1 and listed["stage_count"] > 0
     assert api.delete(f"{BASE}/{used['template']}", as_=exec_user).json == {"ok": True, "soft_disabled": True}
     assert api.get(f"{BASE}/{used['template']}", as_=exec_user).json["template"]["is_active"] == 0
 
