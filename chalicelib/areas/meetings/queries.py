@@ -9,7 +9,8 @@ from __future__ import annotations
 from sqlalchemy import exists, func, or_, select
 
 from chalicelib.core.models import User
-from chalicelib.core.query import visible_row
+from chalicelib.core.lookup import ids_read
+from chalicelib.core.query import record_sets, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import row_dict
 
@@ -32,37 +33,56 @@ def load_meeting(ctx, meeting_id: str) -> Meeting:
     return visible_row(ctx.db, Meeting, meeting_id, visible(ctx.principal), "Meeting")
 
 
-def attendee_records(db, meeting_ids: list[str]) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {meeting_id: [] for meeting_id in meeting_ids}
-    if not meeting_ids:
-        return out
-    rows = db.execute(select(MeetingAttendee, User.name, User.picture)
-                      .outerjoin(User, User.id == MeetingAttendee.user_id)
-                      .where(MeetingAttendee.meeting_id.in_(meeting_ids))
-                      .order_by(MeetingAttendee.meeting_id, MeetingAttendee.email))
-    for attendee, name, picture in rows:
-        out[attendee.meeting_id].append({"email": attendee.email, "name": attendee.name, "user_id": attendee.user_id,
-                                         "user_name": name, "user_picture": picture})
+def meeting_select():
+    """The meeting's own columns, for records read by core.query.record_rows."""
+    return select(*(getattr(Meeting, name) for name in FIELDS))
+
+
+def _attendees_statement(meeting_in):
+    seq = func.row_number().over(order_by=(MeetingAttendee.meeting_id, MeetingAttendee.email))
+    return (select(MeetingAttendee.meeting_id, MeetingAttendee.email, MeetingAttendee.name, MeetingAttendee.user_id,
+                   User.name.label("user_name"), User.picture.label("user_picture"), seq.label("seq"))
+            .outerjoin(User, User.id == MeetingAttendee.user_id)
+            .where(meeting_in(MeetingAttendee.meeting_id)))
+
+
+def _action_items_statement(meeting_in):
+    seq = func.row_number().over(order_by=(MeetingActionItem.meeting_id, MeetingActionItem.position))
+    return (select(MeetingActionItem.meeting_id, MeetingActionItem.id, MeetingActionItem.text, MeetingActionItem.status,
+                   MeetingActionItem.assignee_id, User.name.label("assignee_name"), MeetingActionItem.source,
+                   seq.label("seq"))
+            .outerjoin(User, User.id == MeetingActionItem.assignee_id)
+            .where(meeting_in(MeetingActionItem.meeting_id)))
+
+
+def meeting_lookups(db, meeting_ids) -> dict:
+    """The reads of the meetings' attendees (by e-mail) and action items (by position), templates for one
+    record_sets round trip."""
+    return {"attendees": ids_read(db, _attendees_statement, "meeting_attendee_ids", meeting_ids),
+            "action_items": ids_read(db, _action_items_statement, "meeting_item_ids", meeting_ids)}
+
+
+def _grouped(rows) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for row in sorted(rows, key=lambda r: r["seq"]):
+        del row["seq"]
+        out.setdefault(row.pop("meeting_id"), []).append(row)
     return out
 
 
-def action_item_records(db, meeting_ids: list[str]) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {meeting_id: [] for meeting_id in meeting_ids}
-    if not meeting_ids:
-        return out
-    rows = db.execute(select(MeetingActionItem, User.name)
-                      .outerjoin(User, User.id == MeetingActionItem.assignee_id)
-                      .where(MeetingActionItem.meeting_id.in_(meeting_ids))
-                      .order_by(MeetingActionItem.meeting_id, MeetingActionItem.position))
-    for item, name in rows:
-        out[item.meeting_id].append({"id": item.id, "text": item.text, "status": item.status,
-                                     "assignee_id": item.assignee_id, "assignee_name": name, "source": item.source})
-    return out
+def with_meeting_lookups(records: list[dict], sets: dict) -> list[dict]:
+    """The records with attendees and action_items from `meeting_lookups`'s answers (`sets`)."""
+    attendees, items = _grouped(sets["attendees"]), _grouped(sets["action_items"])
+    for record in records:
+        record["attendees"] = attendees.get(record["id"], [])
+        record["action_items"] = items.get(record["id"], [])
+    return records
 
 
-def meeting_records(db, meetings: list[Meeting]) -> list[dict]:
-    """Records with attendees and action items: three statements whatever the count."""
-    ids = [meeting.id for meeting in meetings]
-    attendees, items = attendee_records(db, ids), action_item_records(db, ids)
-    return [{**row_dict(meeting, FIELDS), "attendees": attendees[meeting.id], "action_items": items[meeting.id]}
-            for meeting in meetings]
+def meeting_records(db, meetings) -> list[dict]:
+    """Records with attendees and action items: one statement whatever the count (record_sets). `meetings`:
+    Meeting rows or meeting_select() records."""
+    records = [m if isinstance(m, dict) else row_dict(m, FIELDS) for m in meetings]
+    if not records:
+        return []
+    return with_meeting_lookups(records, record_sets(db, **meeting_lookups(db, [r["id"] for r in records])))

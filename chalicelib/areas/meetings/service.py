@@ -11,14 +11,14 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from chalicelib.core.errors import BadRequest, NotFound
-from chalicelib.core.query import contains_text, in_scope, visible_row
+from chalicelib.core.query import contains_text, in_scope, record_rows, record_sets, total_select, visible_row
 
 from .models import Meeting, MeetingActionItem, MeetingAttendee, MeetingSyncState
-from .queries import load_meeting, meeting_records, visible
+from .queries import load_meeting, meeting_lookups, meeting_records, meeting_select, visible, with_meeting_lookups
 
 
 def _filtered(ctx, query):
-    stmt = in_scope(select(Meeting), visible(ctx.principal))
+    stmt = in_scope(meeting_select(), visible(ctx.principal))
     for name in ("category", "entity_type", "entity_id"):
         if getattr(query, name):
             stmt = stmt.where(getattr(Meeting, name) == getattr(query, name))
@@ -37,12 +37,20 @@ def _filtered(ctx, query):
 
 
 def list_meetings(ctx, query) -> dict:
-    """Newest first; four statements whatever the page holds (rows, total, attendees, action items)."""
+    """Newest first; two statements whatever the page holds: the page's records, then its attendees, action
+    items and exact total (counted unless the first page is not full) in one (record_sets)."""
     stmt = _filtered(ctx, query)
-    rows = list(ctx.db.scalars(stmt.order_by(Meeting.meeting_date.desc().nulls_last(), Meeting.id)
-                               .limit(query.per_page).offset((query.page - 1) * query.per_page)))
-    total = ctx.db.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
-    return {"meetings": meeting_records(ctx.db, rows), "total": total, "page": query.page, "per_page": query.per_page}
+    offset = (query.page - 1) * query.per_page
+    rows = record_rows(ctx.db, stmt.order_by(Meeting.meeting_date.desc().nulls_last(), Meeting.id)
+                       .limit(query.per_page).offset(offset))
+    counted = offset > 0 or len(rows) >= query.per_page
+    reads = meeting_lookups(ctx.db, [row["id"] for row in rows])
+    if counted:
+        reads["total"] = total_select(stmt)
+    sets = record_sets(ctx.db, **reads)
+    total = sets.pop("total")[0]["n"] if counted else len(rows)
+    return {"meetings": with_meeting_lookups(rows, sets), "total": total, "page": query.page,
+            "per_page": query.per_page}
 
 
 def _entity_name(ctx, entity_type: str, entity_id: str, *, check: bool) -> str | None:
