@@ -108,13 +108,18 @@ def portal_contracts(db, signer_emails, limit: int) -> list[dict]:
 
 def portal_profiles(db, company_ids) -> dict[str, dict]:
     """`{company_id: {dashboard_enabled, delivery_manager_id, portal_visibility, client_group}}` of the given
-    companies that have a profile (one query; the portal's trust boundary and group check)."""
+    companies that are clients (company status `client`) and have a profile (one query; the portal's trust
+    boundary and group check)."""
+    from chalicelib.areas.deals import service as deals_service
+
     ids = {cid for cid in company_ids or () if cid}
     if not ids:
         return {}
+    company = deals_service.company_table()
     rows = db.execute(select(ClientProfile.company_id, ClientProfile.dashboard_enabled, ClientProfile.delivery_manager_id,
                              ClientProfile.portal_visibility, ClientProfile.client_group)
-                      .where(ClientProfile.company_id.in_(ids))).all()
+                      .join(company, company.c.id == ClientProfile.company_id)
+                      .where(ClientProfile.company_id.in_(ids), company.c.status == "client")).all()
     return {row.company_id: {"dashboard_enabled": bool(row.dashboard_enabled),
                              "delivery_manager_id": row.delivery_manager_id,
                              "portal_visibility": row.portal_visibility or {}, "client_group": row.client_group}

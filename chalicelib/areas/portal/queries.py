@@ -41,9 +41,9 @@ def _group_candidates(header: str | None, company_id: str) -> list[str]:
 
 def resolve_caller(db, *, company_id: str, role: str, user_id: str | None, group_header: str | None) -> PortalCaller:
     """The portal caller: the company must be a client (404 otherwise); group ids are kept only for client
-    companies whose profile carries the company's non-empty `client_group` (others ignored). Two statements."""
+    companies whose profile carries the company's non-empty `client_group` (others ignored). One statement (the
+    client profiles of the companies that are clients)."""
     from chalicelib.areas.clients import service as clients_service
-    from chalicelib.areas.deals import service as deals_service
 
     if len(company_id) > 36:
         raise not_found("Client")
@@ -54,10 +54,7 @@ def resolve_caller(db, *, company_id: str, role: str, user_id: str | None, group
         raise not_found("Client")
     group = profile["client_group"]
     same_group = [cid for cid in candidates if group and profiles.get(cid, {}).get("client_group") == group]
-    clients = deals_service.client_company_ids(db, [company_id, *same_group])
-    if company_id not in clients:
-        raise not_found("Client")
-    members = (company_id, *[cid for cid in same_group if cid in clients]) if candidates else ()
+    members = (company_id, *same_group) if candidates else ()
     return PortalCaller(company_id=company_id, role=role, user_id=user_id, profile=profile, group_ids=members)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from sqlalchemy import and_, or_, select
 
 from chalicelib.core.models import HistoryEntry, User
+from chalicelib.core.query import template
 from chalicelib.core.serialize import value_out
 
 from .queries import deal_ids, load_project, project_ids
@@ -25,15 +26,53 @@ def _sum_counts(counts: dict) -> dict:
 
 
 def list_projects(ctx, *, company_ids, status: str | None = None) -> tuple[list[dict], dict]:
-    """(projects with their task counts, task counts in total) of these companies. Two statements."""
-    from chalicelib.areas.projects import service as projects_service
+    """(projects with their task counts, task counts in total) of these companies. One statement: the projects
+    and the task counts of the same projects (record_sets)."""
     from chalicelib.areas.tasks import service as tasks_service
+    from chalicelib.core.query import Read, ids_value, record_sets
 
-    projects = projects_service.portal_projects(ctx.db, company_ids, status=status)
-    counts = tasks_service.portal_task_counts(ctx.db, [p["id"] for p in projects]) if projects else {}
+    postgres = ctx.db.get_bind().dialect.name == "postgresql"
+    ids = ids_value(company_ids, postgres)
+    if ids is None:  # an id with a comma (none is made here): the statements built for these values
+        projects, counts = _project_reads(lambda column: column.in_(list(company_ids)), status)
+        sets = record_sets(ctx.db, projects=projects, counts=counts)
+    else:
+        params = {"portal_company_ids": ids, **({"portal_status": status} if status else {})}
+        sets = record_sets(ctx.db, projects=Read(_projects_template(postgres, bool(status)), params),
+                           counts=Read(_counts_template(postgres, bool(status)), params))
+    projects = sets["projects"]
+    counts = tasks_service.portal_counts(sets["counts"])
     empty = {"total": 0, "done": 0, "open": 0}
     records = [_project_out(p, counts.get(p["id"], empty)) for p in projects]
     return records, _sum_counts(counts)
+
+
+def _project_reads(company_in, status):
+    """(the portal's projects, their task counts): two reads for one record_sets statement."""
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.areas.tasks import service as tasks_service
+
+    return (projects_service.portal_projects_select(company_in, status),
+            tasks_service.portal_task_counts_select(projects_service.portal_project_ids(company_in, status)))
+
+
+def _template_args(postgres: bool, with_status: bool):
+    from sqlalchemy import bindparam
+
+    from chalicelib.core.query import ids_param
+
+    return (lambda column: ids_param(column, "portal_company_ids", postgres),
+            bindparam("portal_status") if with_status else None)
+
+
+@template
+def _projects_template(postgres: bool, with_status: bool):
+    return _project_reads(*_template_args(postgres, with_status))[0]
+
+
+@template
+def _counts_template(postgres: bool, with_status: bool):
+    return _project_reads(*_template_args(postgres, with_status))[1]
 
 
 def _project_out(project: dict, counts: dict) -> dict:

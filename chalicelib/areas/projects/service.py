@@ -285,34 +285,44 @@ def company_project_ids(company_ids):
 
 
 @cache
-def _portal_people():
-    """The owner and delivery manager (users) of the portal's project reads, aliased once per process (an alias
-    proxies its table's columns on first use); built on the portal's first call, not at import."""
+def _portal_select():
+    """The portal's project record: client-safe fields, the type's label, the owner's and delivery manager's
+    names and ids, the SLA policy (joins; records through core.query.record_rows). Built once per process, on
+    the portal's first call (an alias proxies its table's columns on first use)."""
     from sqlalchemy.orm import aliased
 
     from chalicelib.core.models import User
 
-    return aliased(User, name="portal_owner"), aliased(User, name="portal_manager")
+    owner, manager = aliased(User, name="portal_owner"), aliased(User, name="portal_manager")
+    return (select(*(getattr(Project, field) for field in PORTAL_PROJECT_FIELDS),
+                   ConfigListItem.label.label("type_label"), owner.name.label("owner_name"),
+                   manager.name.label("delivery_manager_name"), Project.delivery_manager_id, Project.owner_id,
+                   Project.sla_policy_id)
+            .outerjoin(owner, owner.id == Project.owner_id).outerjoin(manager, manager.id == Project.delivery_manager_id)
+            .outerjoin(ConfigListItem, ConfigListItem.id == Project.type_id))
 
 
-def portal_projects(db, company_ids, *, status: str | None = None) -> list[dict]:
-    """The projects of these companies (client-safe fields, with the delivery manager's and owner's names),
-    newest first, at most LIST_LIMIT (one query)."""
+def _of_companies(stmt, company_in, status):
+    """`stmt` kept to the projects whose company `company_in(Project.company_id)` admits, of `status` when it
+    is given (a value or a bind parameter)."""
+    stmt = stmt.where(company_in(Project.company_id))
+    return stmt if status is None else stmt.where(Project.status == status)
+
+
+def portal_project_ids(company_in, status=None):
+    """SELECT of the ids of the portal's projects (`company_in(column)`: the clause of its companies; `status`:
+    a value, a bind parameter or None), for a read another area sends in the same statement (task counts)."""
+    return _of_companies(select(Project.id), company_in, status)
+
+
+def portal_projects_select(company_in, status=None):
+    """The read of the portal's projects (portal records; arguments as portal_project_ids), newest first, at
+    most LIST_LIMIT: for core.query.record_rows, or record_sets with other reads (a template when its
+    arguments are bind parameters)."""
     from chalicelib.core.query import LIST_LIMIT
 
-    owner, manager = _portal_people()
-    stmt = (select(Project, owner.name, manager.name, ConfigListItem.label)
-            .outerjoin(owner, owner.id == Project.owner_id).outerjoin(manager, manager.id == Project.delivery_manager_id)
-            .outerjoin(ConfigListItem, ConfigListItem.id == Project.type_id)
-            .where(Project.company_id.in_(list(company_ids))))
-    if status:
-        stmt = stmt.where(Project.status == status)
-    rows = db.execute(stmt.order_by(Project.created_at.desc(), Project.id).limit(LIST_LIMIT)).all()
-    return [{**{field: value_out(getattr(project, field)) for field in PORTAL_PROJECT_FIELDS},
-             "type_label": type_label, "owner_name": owner_name, "delivery_manager_name": manager_name,
-             "delivery_manager_id": project.delivery_manager_id, "owner_id": project.owner_id,
-             "sla_policy_id": project.sla_policy_id}
-            for project, owner_name, manager_name, type_label in rows]
+    return (_of_companies(_portal_select(), company_in, status)
+            .order_by(Project.created_at.desc(), Project.id).limit(LIST_LIMIT))
 
 
 def portal_project_detail(db, company_ids, project_id: str, *, brief: bool = False):
@@ -337,17 +347,10 @@ def portal_project_detail(db, company_ids, project_id: str, *, brief: bool = Fal
 
 
 def _portal_project(db, company_ids, project_id: str) -> list[dict]:
-    owner, manager = _portal_people()
-    rows = db.execute(select(Project, owner.name, manager.name, ConfigListItem.label)
-                      .outerjoin(owner, owner.id == Project.owner_id)
-                      .outerjoin(manager, manager.id == Project.delivery_manager_id)
-                      .outerjoin(ConfigListItem, ConfigListItem.id == Project.type_id)
-                      .where(Project.id == project_id, Project.company_id.in_(list(company_ids)))).all()
-    return [{**{field: value_out(getattr(project, field)) for field in PORTAL_PROJECT_FIELDS},
-             "type_label": type_label, "owner_name": owner_name, "delivery_manager_name": manager_name,
-             "delivery_manager_id": project.delivery_manager_id, "owner_id": project.owner_id,
-             "sla_policy_id": project.sla_policy_id}
-            for project, owner_name, manager_name, type_label in rows]
+    from chalicelib.core.query import record_rows
+
+    return record_rows(db, _of_companies(_portal_select(), lambda column: column.in_(list(company_ids)), None)
+                       .where(Project.id == project_id))
 
 
 def portal_decisions(db, project_id: str) -> list[dict]:

@@ -533,17 +533,28 @@ def portal_tasks(db, project_id: str) -> list[dict]:
             for task, s_label, s_value, s_color, p_label, p_value, k_label, assignee in rows]
 
 
+def portal_task_counts_select(project_ids):
+    """The read of `portal_task_counts` (rows resource_id, total, done), for record_sets with other reads.
+    `project_ids`: ids or a SELECT."""
+    done = case((ConfigListItem.stage_type == "done", 1), else_=0)
+    return (select(Task.resource_id, func.count(Task.id).label("total"), func.coalesce(func.sum(done), 0).label("done"))
+            .outerjoin(ConfigListItem, ConfigListItem.id == Task.status_id)
+            .where(Task.resource_type == "project", Task.resource_id.in_(project_ids),
+                   Task.parent_task_id.is_(None), Task.is_private.is_(False))
+            .group_by(Task.resource_id))
+
+
+def portal_counts(rows) -> dict[str, dict[str, int]]:
+    """`{project_id: {total, done, open}}` from rows of portal_task_counts_select (tuples or records)."""
+    pairs = ((r["resource_id"], r["total"], r["done"]) if isinstance(r, dict) else tuple(r) for r in rows)
+    return {pid: {"total": int(total), "done": int(finished), "open": int(total) - int(finished)}
+            for pid, total, finished in pairs}
+
+
 def portal_task_counts(db, project_ids) -> dict[str, dict[str, int]]:
     """`{project_id: {total, done, open}}` of the non-private top-level tasks of these projects (one grouped
     query; `done` counts the tasks whose status has stage_type `done`). `project_ids`: ids or a SELECT."""
-    done = case((ConfigListItem.stage_type == "done", 1), else_=0)
-    rows = db.execute(select(Task.resource_id, func.count(Task.id), func.coalesce(func.sum(done), 0))
-                      .outerjoin(ConfigListItem, ConfigListItem.id == Task.status_id)
-                      .where(Task.resource_type == "project", Task.resource_id.in_(project_ids),
-                             Task.parent_task_id.is_(None), Task.is_private.is_(False))
-                      .group_by(Task.resource_id)).all()
-    return {pid: {"total": int(total), "done": int(finished), "open": int(total) - int(finished)}
-            for pid, total, finished in rows}
+    return portal_counts(db.execute(portal_task_counts_select(project_ids)).all())
 
 
 def create_request_task(ctx, *, project_id: str, title: str, description: str | None, priority_id: str | None,

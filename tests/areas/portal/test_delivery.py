@@ -42,7 +42,10 @@ def test_projects_list_and_detail(portal, db):
     website = next(p for p in listed.json["projects"] if p["name"] == "Website")
     assert website["task_counts"] == {"total": 2, "done": 1, "open": 1}  # the private task is not counted
     assert listed.json["taskCounts"] == {"total": 2, "done": 1, "open": 1}
-    assert [p["name"] for p in portal.get("/projects?status=completed", mine).json["projects"]] == ["Old"]
+    completed = portal.get("/projects?status=completed", mine).json
+    assert [p["name"] for p in completed["projects"]] == ["Old"]
+    assert completed["taskCounts"] == completed["projects"][0]["task_counts"] == {"total": 0, "done": 0, "open": 0}
+    assert portal.get(f"/projects?status={project.status}", mine).json["taskCounts"] == {"total": 2, "done": 1, "open": 1}
 
     detail = portal.get(f"/projects/{project.id}", mine)
     assert detail.status == 200, detail
