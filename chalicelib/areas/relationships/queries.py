@@ -1,15 +1,18 @@
 """The relationships area's leaf module: the scope clause `visible` (relationship actions), the load-or-404
 helpers, and the record builders. Contacts and companies come from the deals service (every relationships
-holder sees every contact, as every deals holder does); names are looked up once per list."""
+holder sees every contact, as every deals holder does); an action's names are joined in its one statement."""
 from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import select
+from functools import cache
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
-from chalicelib.core.lookup import names
-from chalicelib.core.query import in_scope, visible_row
+from chalicelib.core.models import User
+from chalicelib.core.query import in_scope, record_rows, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, squad_member_ids
 from chalicelib.core.serialize import row_dict
 
@@ -95,35 +98,45 @@ def partner_record(partner: Partner) -> dict:
     return row_dict(partner, PARTNER_FIELDS)
 
 
-def action_records(db, actions: list[RelationshipAction]) -> list[dict]:
-    """Records of actions with the contact's names and e-mail, the company's and assignee's names joined:
-    three statements whatever the number of actions (contacts, companies, users)."""
+@cache
+def action_select():
+    """An action's record in one statement: its columns with the contact's names and e-mail, the name of its
+    company (the action's, else the contact's) and of its assignee (joins; records through record_rows, flag
+    is_auto). Built once per process (an alias proxies its table's columns on first use)."""
     from chalicelib.areas.deals import service as deals_service
 
-    contacts = deals_service.contact_briefs(db, [a.contact_id for a in actions])
-    companies = deals_service.company_names(
-        db, [a.company_id or contacts.get(a.contact_id, {}).get("company_id") for a in actions])
-    users = names(db, user_ids=[a.assigned_to_user_id for a in actions])
-    out = []
-    for action in actions:
-        contact = contacts.get(action.contact_id, {})
-        company_id = action.company_id or contact.get("company_id")
-        out.append({**row_dict(action, ACTION_FIELDS, flags=("is_auto",)),
-                    "first_name": contact.get("first_name"), "last_name": contact.get("last_name"),
-                    "contact_email": contact.get("email"), "company_name": companies.get(company_id),
-                    "assigned_to_name": users.user(action.assigned_to_user_id)["name"]})
-    return out
+    Contact, Company = deals_service.Contact, deals_service.Company
+    assignee = aliased(User, name="action_assignee")
+    return (select(*(getattr(RelationshipAction, name) for name in ACTION_FIELDS),
+                   Contact.first_name, Contact.last_name, Contact.email.label("contact_email"),
+                   Company.name.label("company_name"), assignee.name.label("assigned_to_name"))
+            .outerjoin(Contact, Contact.id == RelationshipAction.contact_id)
+            .outerjoin(Company, Company.id == func.coalesce(RelationshipAction.company_id, Contact.company_id))
+            .outerjoin(assignee, assignee.id == RelationshipAction.assigned_to_user_id))
+
+
+ACTION_FLAGS = ("is_auto",)
+
+
+def action_records(db, actions: list[RelationshipAction]) -> list[dict]:
+    """Records of these actions (action_select's, in their order): one statement whatever their number."""
+    ids = [action.id for action in actions]
+    if not ids:
+        return []
+    found = {r["id"]: r for r in record_rows(db, action_select().where(RelationshipAction.id.in_(ids)), ACTION_FLAGS)}
+    return [found[action_id] for action_id in ids]
 
 
 def action_list(db, principal, *conditions, limit: int) -> list[dict]:
-    """Visible actions matching `conditions`: pending first, then due date (none last), newest first."""
+    """Visible actions matching `conditions`: pending first, then due date (none last), newest first; one
+    statement."""
     from sqlalchemy import case
 
     pending_first = case((RelationshipAction.status == "pending", 0), else_=1)
-    stmt = in_scope(select(RelationshipAction).where(*conditions), visible(principal)).order_by(
+    stmt = in_scope(action_select().where(*conditions), visible(principal)).order_by(
         pending_first, RelationshipAction.due_date.asc().nulls_last(), RelationshipAction.created_at.desc(),
         RelationshipAction.id).limit(limit)
-    return action_records(db, list(db.scalars(stmt)))
+    return record_rows(db, stmt, ACTION_FLAGS)
 
 
 def next_occurrence(event_date: date, today: date) -> date:

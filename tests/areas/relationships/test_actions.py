@@ -31,6 +31,8 @@ def test_create_defaults_to_the_caller_and_is_mirrored(api, db, employee):
         employee.id, employee.name, "pending")
     assert (action["contact_email"], action["company_id"], action["company_name"]) == (
         "ana@client.test", company.id, company.name)
+    listed = api.get(f"{BASE}/relationship-actions", as_=employee).json["actions"]
+    assert [a for a in listed if a["id"] == action["id"]] == [action]  # the list's record is the create's
     item = db.scalar(select(ActionItem).where(ActionItem.source_id == action["id"]))
     assert (item.source_module, item.source_type, item.title, item.assigned_to, str(item.due_date)) == (
         "relationships", "relationship_action", "Send flowers", employee.id, "2031-05-01")
