@@ -130,23 +130,26 @@ def portal_profiles(db, company_ids) -> dict[str, dict]:
 
 @cache
 def _profile_select():
-    """Profiles with the company's and the delivery manager's names, built once per process (an alias proxies
-    its table's columns on first use; `.where()` answers a copy)."""
+    """Profile records with the company's and the delivery manager's names (joins; records through
+    core.query.record_rows, flag dashboard_enabled), and the companies table for the order. Built once per
+    process (an alias proxies its table's columns on first use; `.where()` answers a copy)."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.core.models import User
     from sqlalchemy.orm import aliased
 
     company = deals_service.company_table()
-    manager = aliased(User)
-    return (select(ClientProfile, company.c.name, manager.name)
+    manager = aliased(User, name="profile_manager")
+    return (select(*(getattr(ClientProfile, name) for name in PROFILE_FIELDS), company.c.name.label("company_name"),
+                   manager.name.label("delivery_manager_name"))
             .join(company, company.c.id == ClientProfile.company_id)
             .outerjoin(manager, manager.id == ClientProfile.delivery_manager_id)), company
 
 
 def list_profiles(ctx, query):
     """The client profiles (filters client_group, delivery_manager_id, dashboard_enabled), by company name,
-    with the company's and the delivery manager's names: one page in one statement (two when paged)."""
-    from chalicelib.core.query import paginate
+    with the company's and the delivery manager's names: the page's records in one statement, its total
+    (when counted) in one more (record_page)."""
+    from chalicelib.core.query import record_page
 
     stmt, company = _profile_select()
     if query.client_group is not None:
@@ -155,13 +158,7 @@ def list_profiles(ctx, query):
         stmt = stmt.where(ClientProfile.delivery_manager_id == query.delivery_manager_id)
     if query.dashboard_enabled is not None:
         stmt = stmt.where(ClientProfile.dashboard_enabled.is_(query.dashboard_enabled))
-
-    def record(row):
-        out = row_dict(row[0], PROFILE_FIELDS, flags=("dashboard_enabled",))
-        out["company_name"], out["delivery_manager_name"] = row[1], row[2]
-        return out
-
-    return paginate(ctx.db, stmt.order_by(company.c.name, ClientProfile.id), query, record)
+    return record_page(ctx.db, stmt.order_by(company.c.name, ClientProfile.id), query, ("dashboard_enabled",))
 
 
 def create_profile(ctx, *, company_id: str, data) -> dict:

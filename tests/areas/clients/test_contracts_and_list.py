@@ -26,6 +26,8 @@ def test_profile_list_with_names_and_filters(api, db, employee):
     assert listed.json["total"] == 3 and listed.json["offset"] == 0
     first = listed.json["profiles"][1]
     assert (first["company_id"], first["delivery_manager_name"], first["dashboard_enabled"]) == (beta, "Dee Manager", 1)
+    profile = api.get(f"/api/clients/{beta}/profile", as_=employee).json["profile"]
+    assert first == {**profile, "company_name": "Beta", "delivery_manager_name": "Dee Manager"}  # the profile's fields
     by = lambda q: [p["company_id"] for p in api.get(f"/api/clients?{q}", as_=employee).json["profiles"]]  # noqa: E731
     assert by("client_group=Group") == [alpha, beta]
     assert by(f"delivery_manager_id={manager.id}") == [beta]
