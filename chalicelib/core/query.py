@@ -148,6 +148,8 @@ class Read:
 
 _TEMPLATES: dict[int, Any] = {}  # id -> statement, kept alive: what `template` built
 _DERIVED: dict[tuple, Any] = {}  # what is built from templates alone (wrappers, converters), by their ids
+_CONVERTERS: dict[tuple, tuple] = {}  # converters of statements built per request, by their columns
+CONVERTER_CACHE = 256
 
 
 def template(build):
@@ -217,7 +219,21 @@ def _json_converters(stmt, flags) -> list:
                 out.append((column.name, _as_float))
         return out
 
-    return _derived(("converters", id(stmt), tuple(flags)), [stmt], build)
+    if id(stmt) in _TEMPLATES:
+        return _derived(("converters", id(stmt), tuple(flags)), [stmt], build)
+    # a statement built per request (a list's filters): its columns are those of the select it was built from,
+    # so the converters are kept by the identity of its column list (`.where()`, `.order_by()` and `.limit()`
+    # share it); the entry holds the columns, so no id in its key can be reused while it lives
+    raw = tuple(getattr(stmt, "_raw_columns", None) or ())
+    if not raw:  # a union or a textual statement: built every time
+        return build()
+    key = (tuple(map(id, raw)), tuple(flags))
+    found = _CONVERTERS.get(key)
+    if found is None:
+        if len(_CONVERTERS) >= CONVERTER_CACHE:
+            _CONVERTERS.clear()
+        found = _CONVERTERS[key] = (raw, build())
+    return found[1]
 
 
 def _convert(rows, converters) -> list:

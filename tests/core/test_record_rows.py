@@ -100,3 +100,23 @@ def test_ids_read_is_one_template_and_an_id_with_a_comma_gets_its_own_statement(
     if db.get_bind().dialect.name == "postgresql":  # the ids travel joined by commas there
         assert odd.stmt is not first.stmt and not odd.params
     assert [r["id"] for r in record_sets(db, a=odd)["a"]] == [exec_user.id]
+
+
+def test_converters_of_a_statement_built_per_request_follow_its_columns():
+    """A list's statement is built per request from one select (its filters added by `.where()`): its converters
+    are built once for those columns, and a statement with other columns gets its own."""
+    from sqlalchemy import Boolean, Column, DateTime, MetaData, Numeric, String, Table, select, union_all
+
+    from chalicelib.core import query
+
+    table = Table("converter_probe", MetaData(), Column("id", String), Column("at", DateTime(timezone=True)),
+                  Column("amount", Numeric(10, 2)), Column("done", Boolean))
+    base = select(table.c.id, table.c.at, table.c.amount, table.c.done)
+    first = query._json_converters(base.where(table.c.id == "a").limit(5), ("done",))
+    again = query._json_converters(base.where(table.c.id == "b").order_by(table.c.id), ("done",))
+    assert first is again and [key for key, _ in first] == ["at", "amount", "done"]
+    assert [key for key, _ in query._json_converters(base, ())] == ["at", "amount"]  # the flags are in the key
+    narrower = query._json_converters(select(table.c.id, table.c.amount.label("at")), ())
+    assert [(key, convert) for key, convert in narrower] == [("at", query._as_float)]
+    both = union_all(select(table.c.at), select(table.c.at))
+    assert [key for key, _ in query._json_converters(both, ())] == ["at"]  # no column list of its own: built
