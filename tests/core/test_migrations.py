@@ -66,3 +66,17 @@ def test_upgrade_is_idempotent(tmp_path):
     before = scalar(url, "SELECT count(*) FROM config_list_items")
     upgrade(url)
     assert scalar(url, "SELECT count(*) FROM config_list_items") == before
+
+
+def test_the_database_plans_for_solid_state_storage(fresh_database):
+    """core_0003 sets random_page_cost 1.1 for the database (new sessions take it) and its downgrade resets it;
+    a list page's child counts then read the page's ids through their index instead of the whole child table
+    (docs/decisions/measurement.md, session 9)."""
+    url = fresh_database()
+    if not url.startswith("postgresql"):
+        pytest.skip("a Postgres planner setting")
+    server_default = scalar(url, "SHOW random_page_cost")
+    upgrade(url)
+    assert scalar(url, "SHOW random_page_cost") == "1.1"
+    downgrade(url, "core_0002")
+    assert scalar(url, "SHOW random_page_cost") == server_default
