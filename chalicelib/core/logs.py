@@ -45,9 +45,19 @@ def _secret_values() -> list[str]:
     return found
 
 
+# a line holds something for _TOKENS or _FIELDS only when it holds one of these (lowercased): the two
+# patterns, tried at every position of a line, cost about 60 us on a request line that has none of them
+_TOKEN_MARKS = ("bearer", "eyj")
+_FIELD_MARKS = ("password", "passwd", "secret", "token", "api_key", "apikey", "authorization", "cookie",
+                "private_key")
+
+
 def redact(text: str) -> str:
-    text = _TOKENS.sub(lambda m: (m.group(1) or "") + REDACTED, text)
-    text = _FIELDS.sub(lambda m: m.group(1) + (m.group(2) or "") + REDACTED, text)
+    lower = text.lower()
+    if any(mark in lower for mark in _TOKEN_MARKS):
+        text = _TOKENS.sub(lambda m: (m.group(1) or "") + REDACTED, text)
+    if any(mark in lower for mark in _FIELD_MARKS):
+        text = _FIELDS.sub(lambda m: m.group(1) + (m.group(2) or "") + REDACTED, text)
     for value in _secret_values():
         text = text.replace(value, REDACTED)
     return text
