@@ -128,8 +128,29 @@ def _jwks_client(url: str) -> jwt.PyJWKClient:
     return client
 
 
+# Verified claims by token, for the container's later requests with the same token (a browser sends one token
+# for its hour): PyJWT's decode and signature check cost about 70 us a request. An entry serves only while its
+# token is unexpired (exp, without the leeway: after it the token is decoded again, with the leeway) and for
+# the settings object that verified it (a changed secret, key URL, audience or issuer verifies again).
+_VERIFIED: dict[str, tuple[dict, object]] = {}
+VERIFIED_CACHE = 256
+
+
 def decode_token(token: str) -> dict:
     settings = get_settings()
+    found = _VERIFIED.get(token)
+    if found is not None and found[1] is settings and found[0]["exp"] > time.time():
+        return found[0]
+    claims = _decode_token(token, settings)
+    exp = claims.get("exp")
+    if isinstance(exp, (int, float)) and not isinstance(exp, bool):
+        if len(_VERIFIED) >= VERIFIED_CACHE:
+            _VERIFIED.clear()
+        _VERIFIED[token] = (claims, settings)
+    return claims
+
+
+def _decode_token(token: str, settings) -> dict:
     options = {"require": ["exp"], "verify_aud": bool(settings.auth_audience), "verify_iss": bool(settings.auth_issuer)}
     try:
         if settings.auth_jwks_url:

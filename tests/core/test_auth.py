@@ -47,6 +47,31 @@ def test_valid_token(api, user):
     assert response.json["user"]["id"] == user.id
 
 
+def test_a_token_is_verified_once_while_it_is_unexpired(api, user, monkeypatch):
+    """The container keeps a token's verified claims until its exp: PyJWT runs once for repeated requests and
+    again once the token has expired (PyJWT then applies the leeway: test_expired_token_is_401)."""
+    calls = []
+    real = auth.jwt.decode
+    monkeypatch.setattr(auth.jwt, "decode", lambda *a, **k: calls.append(1) or real(*a, **k))
+    now = time.time()
+    token = hs256(claims(user.email, exp=int(now) + 100))
+    assert [me(api, token).status for _ in range(3)] == [200, 200, 200] and len(calls) == 1
+    monkeypatch.setattr(auth.time, "time", lambda: now + 130)  # the cache's clock past exp: PyJWT decides again
+    assert me(api, token).status == 200 and len(calls) == 2
+
+
+def test_a_verified_token_is_checked_again_under_other_settings(api, user, monkeypatch):
+    token = hs256(claims(user.email))
+    assert me(api, token).status == 200
+    monkeypatch.setenv("AUTH_JWT_SECRET", "another-secret-of-at-least-32-bytes!!")
+    get_settings.cache_clear()
+    try:
+        assert_error(me(api, token), 401)  # signed with the old secret
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+
+
 def test_missing_token_is_401(api, user):
     assert_error(me(api), 401)
 
