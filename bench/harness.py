@@ -75,6 +75,33 @@ def fresh_database(prefix: str = "wms_bench") -> Iterator[str]:
             admin.dispose()
 
 
+@contextmanager
+def fresh_databases(prefix: str, count: int) -> Iterator[list[str]]:
+    """`count` new, empty databases on one server (for figures compared call by call); dropped afterwards."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    with postgres_server() as server:
+        names = [f"{prefix}_{i}_{secrets.token_hex(4)}" for i in range(count)]
+        admin = create_engine(server, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            for name in names:
+                conn.execute(text(f'CREATE DATABASE "{name}"'))
+        try:
+            yield [make_url(server).set(database=name).render_as_string(hide_password=False) for name in names]
+        finally:
+            try:
+                from chalicelib.core.db import reset_engine
+
+                reset_engine()
+            except Exception:  # noqa: BLE001 - best effort before the drop
+                pass
+            with admin.connect() as conn:
+                for name in names:
+                    conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            admin.dispose()
+
+
 def service_environment(database_url: str, data_dir: str | None = None) -> dict[str, str]:
     data_dir = data_dir or tempfile.mkdtemp(prefix="wms-bench-data-")
     env = {key: value for key, value in os.environ.items() if key not in _CLEAR}
