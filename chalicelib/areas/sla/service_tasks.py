@@ -174,8 +174,10 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
                         TaskSla.response_deadline <= until)
     resolution_due = and_(TaskSla.resolved_at.is_(None), TaskSla.resolution_deadline >= now,
                           TaskSla.resolution_deadline <= until)
-    soonest = func.least(case((response_due, TaskSla.response_deadline)),
-                         case((resolution_due, TaskSla.resolution_deadline)))
+    # the sooner of the deadlines that are due (least() in CASE form: SQLite has no least())
+    soonest = case((and_(response_due, resolution_due, TaskSla.resolution_deadline < TaskSla.response_deadline),
+                    TaskSla.resolution_deadline),
+                   (response_due, TaskSla.response_deadline), else_=TaskSla.resolution_deadline)
     risk = (select(Task.id, Task.title, TaskSla.response_deadline, TaskSla.resolution_deadline, SlaPolicy.name,
                    User.name)
             .join(TaskSla, TaskSla.task_id == Task.id).join(SlaPolicy, SlaPolicy.id == TaskSla.policy_id)

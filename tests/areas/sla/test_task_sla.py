@@ -136,6 +136,25 @@ def test_compliance_and_at_risk(api, db, exec_user):
     assert [e["policy_id"] for e in only["compliance"]] == [silver.id] and only["at_risk"] == []
 
 
+def test_at_risk_is_ordered_by_the_sooner_due_deadline(api, db, exec_user):
+    """The sooner of the deadlines that are still due and inside the window orders the list (on SQLite too)."""
+    gold = policy(db, rules=((1, 3),))
+    high = config_item(db, "task_priority", "high").id
+    now = utcnow()
+    made = {}
+    for name, responded, response_in, resolution_in in (("responded", True, 0.5, 2), ("both due", False, 1, 3),
+                                                         ("resolution first", False, 3, 0.5)):
+        task = make_task(db, title=name, priority_id=high)
+        db.add(TaskSla(task_id=task.id, policy_id=gold.id, priority_id=high, created_at=now,
+                       responded_at=now if responded else None,
+                       response_deadline=now + timedelta(hours=response_in),
+                       resolution_deadline=now + timedelta(hours=resolution_in)))
+        made[task.id] = name
+    db.flush()
+    at_risk = api.get("/api/sla/compliance", as_=exec_user).json["at_risk"]
+    assert [made[e["id"]] for e in at_risk] == ["resolution first", "both due", "responded"]
+
+
 def test_at_risk_lists_at_most_20(api, db, exec_user):
     gold = policy(db, rules=((1, 3),))
     high = config_item(db, "task_priority", "high").id
