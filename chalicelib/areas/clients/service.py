@@ -92,10 +92,16 @@ def portal_contracts(db, signer_emails, limit: int) -> list[dict]:
 
     from .models import Contract
 
-    array = case((func.json_typeof(Contract.signers) == "array", Contract.signers), else_=cast(literal("[]"), JSON))
-    signer = func.json_array_elements(array).table_valued("value").render_derived(name="signer")
-    matches = select(1).select_from(signer).where(
-        func.lower(signer.c.value.op("->>")("email")).in_(signer_emails)).exists()
+    if db.get_bind().dialect.name == "postgresql":
+        array = case((func.json_typeof(Contract.signers) == "array", Contract.signers),
+                     else_=cast(literal("[]"), JSON))
+        signer = func.json_array_elements(array).table_valued("value").render_derived(name="signer")
+        email = signer.c.value.op("->>")("email")
+    else:  # SQLite (the embedded default): json_each, whose rows have a `value` column of their own
+        array = case((func.json_type(Contract.signers) == "array", Contract.signers), else_=literal("[]"))
+        signer = func.json_each(array).table_valued("value").alias("signer")
+        email = func.json_extract(signer.c.value, "$.email")
+    matches = select(1).select_from(signer).where(func.lower(email).in_(signer_emails)).exists()
     rows = db.scalars(select(Contract).where(Contract.status != "draft", matches)
                       .order_by(Contract.created_at.desc(), Contract.id).limit(limit))
     out = []
