@@ -9,6 +9,7 @@ import time
 from sqlalchemy import func, select
 
 from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, live  # noqa: F401 - the fixture
+from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
 def _count(sessions, model, *where) -> int:

@@ -8,6 +8,7 @@ from decimal import Decimal
 from sqlalchemy import func, select
 
 from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, live  # noqa: F401 (fixture)
+from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
 def test_concurrent_creates_take_consecutive_numbers(live):  # noqa: F811
