@@ -52,27 +52,8 @@ def postgres_server() -> Iterator[str]:
 @contextmanager
 def fresh_database(prefix: str = "wms_bench") -> Iterator[str]:
     """A new, empty database on the server; yields its URL and drops it afterwards."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    with postgres_server() as server:
-        name = f"{prefix}_{secrets.token_hex(4)}"
-        admin = create_engine(server, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-        url = make_url(server).set(database=name).render_as_string(hide_password=False)
-        try:
-            yield url
-        finally:
-            try:
-                from chalicelib.core.db import reset_engine
-
-                reset_engine()
-            except Exception:  # noqa: BLE001 - best effort before the drop
-                pass
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            admin.dispose()
+    with fresh_databases(prefix, 1) as urls:
+        yield urls[0]
 
 
 @contextmanager
