@@ -186,19 +186,25 @@ def _pg8000_fast_timestamps(engine: Engine) -> None:
 
     long_number = re.compile(r"[0-9]{19}").search
 
-    def has_float(value) -> bool:
+    # orjson reads an integer outside [-2**63, 2**64 - 1] as a float, whose magnitude is then at least 2**63:
+    # only a value holding such a float (and whose text has a run of 19 digits) is read again by json.loads.
+    # An ordinary float (hours, amounts) no longer sends its row to the digit scan, which cost more than
+    # orjson's read of the row.
+    big = 9.2e18
+
+    def has_big_float(value) -> bool:
         for item in (value.values() if type(value) is dict else value):
             kind = type(item)
-            if kind is float or ((kind is dict or kind is list) and has_float(item)):
+            if (kind is float and (item >= big or item <= -big)) or (
+                    (kind is dict or kind is list) and has_big_float(item)):
                 return True
         return False
 
     def read_json(data):
-        # orjson reads an integer beyond 64 bits as a float: a value holding a float whose text has a run of 19
-        # digits is read again by json.loads (scanning only those: the scan costs more than orjson's read)
         value = orjson.loads(data)
         kind = type(value)
-        if (kind is float or ((kind is dict or kind is list) and has_float(value))) and long_number(data):
+        if ((kind is float and (value >= big or value <= -big))
+                or ((kind is dict or kind is list) and has_big_float(value))) and long_number(data):
             return converters.json_in(data)
         return value
 

@@ -23,6 +23,8 @@ LITERALS = [
     '{"u64": 18446744073709551615, "f": 0.1}',
     '[{"deep": {"n": 123456789012345678901234567890}}]',  # nested
     '123456789012345678901234567890',  # a bare number
+    '{"f": 1.5e19, "g": -2.5e19, "h": 3.25, "n": 1234567890123456789}',  # floats, big and small: orjson's
+    '[18446744073709551616, -9223372036854775809]',  # just past each end of orjson's integers
 ]
 LONE_SURROGATE = '{"lone": "\\ud800"}'  # orjson refuses it; json stores it, jsonb does not
 
