@@ -1,7 +1,7 @@
 """Query pieces every area's lists share."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache, wraps
 from typing import Any
@@ -63,10 +63,6 @@ class Page:
     limit: int
     offset: int
     total_exact: bool = True
-
-    def with_items(self, items: list) -> "Page":
-        """The same page (total, total_exact, limit, offset) over other records (rows made records)."""
-        return replace(self, items=items)
 
     def body(self, key: str) -> dict:
         """The response body `{key: [...], total, total_exact, limit, offset}` (built in api.py)."""

@@ -126,7 +126,7 @@ def test_histories_subtasks_and_project_tasks_page_instead_of_cutting(api, db, e
 
 def test_a_list_that_turns_its_rows_into_records_keeps_the_page_s_count_flag(api, exec_user, count_limit_3):
     """Lists whose service reads rows and then builds records (sla, proposals, agents, contracts) pass the
-    page's total_exact on with the records (Page.with_items), not a page rebuilt with the default."""
+    page's total_exact on with the records (dataclasses.replace), not a page rebuilt with the default."""
     for name in "ABCDE":
         assert api.post("/api/sla/policies", as_=exec_user, json={"name": name}).status == 201
     cut = api.get("/api/sla/policies?limit=1", as_=exec_user).json

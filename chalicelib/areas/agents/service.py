@@ -5,6 +5,8 @@ configuration in service_config.py. An agent task is seen with its task (tasks' 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy import bindparam, func, select
 
 from chalicelib.core import history
@@ -92,7 +94,7 @@ def list_agent_tasks(ctx, *, query) -> Page:
         stmt = stmt.where(AgentTask.stage.in_(stages))
     stmt = stmt.order_by(AgentTask.updated_at.desc(), Task.created_at.desc(), AgentTask.id)
     page, sets = record_page(ctx.db, stmt, query, lookups=lambda rows: agent_task_lookups(ctx.db, rows))
-    return page.with_items(with_agent_task_lookups(page.items, sets))
+    return replace(page, items=with_agent_task_lookups(page.items, sets))
 
 
 def get_detail(ctx, *, task_id: str) -> dict:

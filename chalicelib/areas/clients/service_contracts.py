@@ -4,6 +4,8 @@ Contracts are not record-scoped, like the companies and deals they belong to (do
 a contract made by a proposal's acceptance is `service.create_contract_for`."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy import select
 
 from chalicelib.core import history
@@ -41,7 +43,7 @@ def list_contracts(ctx, query) -> Page:
         if getattr(query, field) is not None:
             stmt = stmt.where(getattr(Contract, field) == getattr(query, field))
     page = paginate(ctx.db, stmt.order_by(Contract.created_at.desc(), Contract.id), query, lambda row: row[0])
-    return page.with_items(contract_records(ctx.db, page.items))
+    return replace(page, items=contract_records(ctx.db, page.items))
 
 
 def get_contract(ctx, *, contract_id: str) -> dict:

@@ -8,6 +8,7 @@ content page).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import date
 
 from sqlalchemy import delete, select, update
@@ -48,7 +49,7 @@ def list_proposals(ctx, query) -> Page:
             stmt = stmt.where(getattr(Proposal, field) == value)
     page, sets = record_page(ctx.db, stmt.order_by(Proposal.created_at.desc(), Proposal.id), query, LIST_FLAGS,
                              lookups=lambda rows: proposal_lookups(ctx.db, rows))
-    return page.with_items(with_proposal_lookups(page.items, sets))
+    return replace(page, items=with_proposal_lookups(page.items, sets))
 
 
 def get_proposal(ctx, *, proposal_id: str) -> dict:

@@ -7,6 +7,8 @@ reached through their `service`, imported where it is needed.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy import delete, select
 
 from chalicelib.core.errors import BadRequest
@@ -25,7 +27,7 @@ def list_policies(ctx, query) -> Page:
         stmt = stmt.where(SlaPolicy.company_id == query.company_id)
     page, sets = record_page(ctx.db, stmt.order_by(SlaPolicy.name, SlaPolicy.id), query,
                              lookups=lambda rows: policy_lookups(ctx.db, rows))
-    return page.with_items(with_policy_lookups(page.items, sets))
+    return replace(page, items=with_policy_lookups(page.items, sets))
 
 
 def _check_company(ctx, company_id: str | None) -> None:
