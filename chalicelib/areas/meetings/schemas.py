@@ -28,6 +28,15 @@ class MeetingListQuery(Input):
     date_to: Timestamp = None
     search: Optional[Search] = None
 
+    @property
+    def limit(self) -> int:
+        """The page as core.query.record_page reads it: `limit` rows from `offset`."""
+        return self.per_page
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.per_page
+
 
 class MeetingMatch(Input):
     NOT_NULL = frozenset({"entity_type", "entity_id"})

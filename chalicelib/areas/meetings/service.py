@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from chalicelib.core.errors import BadRequest, NotFound
-from chalicelib.core.query import contains_text, in_scope, record_rows, record_sets, total_select, visible_row
+from chalicelib.core.query import contains_text, in_scope, record_page, visible_row
 
 from .models import Meeting, MeetingActionItem, MeetingAttendee, MeetingSyncState
 from .queries import load_meeting, meeting_lookups, meeting_records, meeting_select, visible, with_meeting_lookups
@@ -38,18 +38,11 @@ def _filtered(ctx, query):
 
 def list_meetings(ctx, query) -> dict:
     """Newest first; two statements whatever the page holds: the page's records, then its attendees, action
-    items and exact total (counted unless the first page is not full) in one (record_sets)."""
-    stmt = _filtered(ctx, query)
-    offset = (query.page - 1) * query.per_page
-    rows = record_rows(ctx.db, stmt.order_by(Meeting.meeting_date.desc().nulls_last(), Meeting.id)
-                       .limit(query.per_page).offset(offset))
-    counted = offset > 0 or len(rows) >= query.per_page
-    reads = meeting_lookups(ctx.db, [row["id"] for row in rows])
-    if counted:
-        reads["total"] = total_select(stmt)
-    sets = record_sets(ctx.db, **reads)
-    total = sets.pop("total")[0]["n"] if counted else len(rows)
-    return {"meetings": with_meeting_lookups(rows, sets), "total": total, "page": query.page,
+    items and exact total (counted unless the first page holds every meeting) in one (record_page)."""
+    stmt = _filtered(ctx, query).order_by(Meeting.meeting_date.desc().nulls_last(), Meeting.id)
+    page, sets = record_page(ctx.db, stmt, query, exact_total=True,
+                             lookups=lambda rows: meeting_lookups(ctx.db, [row["id"] for row in rows]))
+    return {"meetings": with_meeting_lookups(page.items, sets), "total": page.total, "page": query.page,
             "per_page": query.per_page}
 
 
