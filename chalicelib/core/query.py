@@ -296,6 +296,17 @@ def record_sets(db, **sets) -> dict[str, list[dict]]:
     return out
 
 
+def grouped(rows, key: str) -> dict[str, list[dict]]:
+    """`{row[key]: [row, ...]}` of records read with record_sets, each list in the order of the rows' `seq`
+    column (a `row_number()` the read selects: a set's aggregate need not keep its subquery's order without a
+    LIMIT); `key` and `seq` are taken out of the rows."""
+    out: dict[str, list[dict]] = {}
+    for row in sorted(rows, key=lambda r: r["seq"]):
+        del row["seq"]
+        out.setdefault(row.pop(key), []).append(row)
+    return out
+
+
 def record_page(db, stmt, query, flags=(), lookups=None, exact_total: bool = False):
     """`paginate` with `record_rows`: the page's rows as records, then its total (counted only when the first
     page is full or an offset is asked; within `count_window`, as `paginate`). `lookups(rows)`: the reads that

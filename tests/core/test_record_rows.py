@@ -120,3 +120,10 @@ def test_converters_of_a_statement_built_per_request_follow_its_columns():
     assert [(key, convert) for key, convert in narrower] == [("at", query._as_float)]
     both = union_all(select(table.c.at), select(table.c.at))
     assert [key for key, _ in query._json_converters(both, ())] == ["at"]  # no column list of its own: built
+
+
+def test_grouped_orders_each_list_by_seq_and_drops_the_key():
+    from chalicelib.core.query import grouped
+
+    rows = [{"owner": "b", "v": 3, "seq": 3}, {"owner": "a", "v": 2, "seq": 2}, {"owner": "a", "v": 1, "seq": 1}]
+    assert grouped(rows, "owner") == {"a": [{"v": 1}, {"v": 2}], "b": [{"v": 3}]}

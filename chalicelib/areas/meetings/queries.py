@@ -10,7 +10,7 @@ from sqlalchemy import exists, func, or_, select
 
 from chalicelib.core.models import User
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import record_sets, visible_row
+from chalicelib.core.query import grouped, record_sets, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import row_dict
 
@@ -62,17 +62,9 @@ def meeting_lookups(db, meeting_ids) -> dict:
             "action_items": ids_read(db, _action_items_statement, "meeting_item_ids", meeting_ids)}
 
 
-def _grouped(rows) -> dict[str, list[dict]]:
-    out: dict[str, list[dict]] = {}
-    for row in sorted(rows, key=lambda r: r["seq"]):
-        del row["seq"]
-        out.setdefault(row.pop("meeting_id"), []).append(row)
-    return out
-
-
 def with_meeting_lookups(records: list[dict], sets: dict) -> list[dict]:
     """The records with attendees and action_items from `meeting_lookups`'s answers (`sets`)."""
-    attendees, items = _grouped(sets["attendees"]), _grouped(sets["action_items"])
+    attendees, items = grouped(sets["attendees"], "meeting_id"), grouped(sets["action_items"], "meeting_id")
     for record in records:
         record["attendees"] = attendees.get(record["id"], [])
         record["action_items"] = items.get(record["id"], [])

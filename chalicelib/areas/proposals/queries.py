@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import User
-from chalicelib.core.query import visible_row
+from chalicelib.core.query import grouped, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import flag, row_dict, value_out
 
@@ -115,9 +115,8 @@ def proposal_lookups(db, records) -> dict:
 
 def with_proposal_lookups(records: list[dict], sets: dict) -> list[dict]:
     """List records with contact_name (first and last names joined) and approver_ids (by approval time)."""
-    approvers: dict[str, list[str]] = {}
-    for row in sorted(sets["approvers"], key=lambda r: r["seq"]):
-        approvers.setdefault(row["proposal_id"], []).append(row["user_id"])
+    approvers = {proposal_id: [row["user_id"] for row in rows]
+                 for proposal_id, rows in grouped(sets["approvers"], "proposal_id").items()}
     for record in records:
         first, last = record.pop("contact_first_name"), record.pop("contact_last_name")
         record["contact_name"] = " ".join(part for part in (first, last) if part) or None

@@ -2,11 +2,11 @@
 builders and the read queries. service.py imports it, never the reverse."""
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from chalicelib.core.models import ConfigList, ConfigListItem
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import Read, record_rows, record_sets, visible_row
+from chalicelib.core.query import Read, grouped, record_rows, record_sets, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import SlaPolicy, SlaPolicyRule
@@ -37,10 +37,11 @@ def priority_items(db, item_ids) -> dict[str, ConfigListItem]:
 
 
 def _rules_statement(policy_in):
+    seq = func.row_number().over(order_by=(ConfigListItem.position, ConfigListItem.label, SlaPolicyRule.id))
     return (select(SlaPolicyRule.id, SlaPolicyRule.policy_id, SlaPolicyRule.priority_id, SlaPolicyRule.response_hours,
                    SlaPolicyRule.resolution_hours, ConfigListItem.label.label("priority_label"),
                    ConfigListItem.value.label("priority_value"), ConfigListItem.color.label("priority_color"),
-                   ConfigListItem.position.label("priority_position"))
+                   ConfigListItem.position.label("priority_position"), seq.label("seq"))
             .join(ConfigListItem, ConfigListItem.id == SlaPolicyRule.priority_id)
             .where(policy_in(SlaPolicyRule.policy_id)))
 
@@ -51,18 +52,10 @@ def rules_select(db, policy_ids) -> Read | None:
     return ids_read(db, _rules_statement, "sla_rule_policy_ids", policy_ids)
 
 
-def _grouped_rules(rows) -> dict[str, list[dict]]:
-    """`{policy_id: [rule record]}` ordered by the priority's position, label, then the rule's id."""
-    found: dict[str, list[dict]] = {}
-    for row in sorted(rows, key=lambda r: (r["priority_position"], r["priority_label"] or "", r["id"])):
-        found.setdefault(row.pop("policy_id"), []).append(row)
-    return found
-
-
 def rules_by_policy(db, policy_ids) -> dict[str, list[dict]]:
     """`{policy_id: [rule record]}` ordered by the priority's position (one query for all policies)."""
     read = rules_select(db, list(policy_ids))
-    return {} if read is None else _grouped_rules(record_rows(db, read))
+    return {} if read is None else grouped(record_rows(db, read), "policy_id")
 
 
 def policy_lookups(db, records) -> dict:
@@ -76,7 +69,7 @@ def policy_lookups(db, records) -> dict:
 def with_policy_lookups(records: list[dict], sets: dict) -> list[dict]:
     """The records with company_name and rules from `policy_lookups`'s answers (`sets`)."""
     companies = {row["id"]: row["name"] for row in sets["companies"]}
-    rules = _grouped_rules(sets["rules"])
+    rules = grouped(sets["rules"], "policy_id")
     for record in records:
         record["company_name"] = companies.get(record["company_id"])
         record["rules"] = rules.get(record["id"], [])
