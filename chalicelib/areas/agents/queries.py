@@ -62,7 +62,11 @@ def agent_record(agent: AgentTask) -> dict:
 
 def project_of(task) -> str | None:
     """The project a task belongs to: the one it links (resource_type `project`)."""
-    return task.resource_id if task.resource_type == "project" and task.resource_id else None
+    return linked_project(task.resource_type, task.resource_id)
+
+
+def linked_project(resource_type: str | None, resource_id: str | None) -> str | None:
+    return resource_id if resource_type == "project" and resource_id else None
 
 
 def _flat(agent, task) -> dict:
@@ -98,7 +102,7 @@ def with_agent_task_lookups(records: list[dict], sets: dict, *, with_agent: bool
         agent = {name: flat.pop(f"agent_{name}") for name in AGENT_FIELDS}
         status, priority = found.item(flat["status_id"]), found.item(flat["priority_id"])
         assignee = found.user(flat["assignee_id"])
-        flat.update(project_id=flat["resource_id"] if flat["resource_type"] == "project" and flat["resource_id"] else None,
+        flat.update(project_id=linked_project(flat["resource_type"], flat["resource_id"]),
                     status_label=status["label"], status_color=status["color"], status_value=status["value"],
                     priority_label=priority["label"], priority_color=priority["color"],
                     priority_value=priority["value"], assignee_name=assignee["name"],
