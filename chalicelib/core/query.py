@@ -6,9 +6,11 @@ from datetime import datetime
 from functools import cache, wraps
 from typing import Any
 
-from sqlalchemy import DateTime, Float, Integer, Numeric, String, and_, bindparam, func, literal_column, or_, select
+from sqlalchemy import (Boolean, Date, DateTime, Float, Integer, Numeric, String, Text, Uuid, and_, bindparam, cast,
+                        func, literal_column, or_, select)
 from sqlalchemy.sql import Select
 
+from chalicelib.core.db import json_value
 from chalicelib.core.errors import not_found
 from chalicelib.core.serialize import flag, value_out
 from chalicelib.core.timeutil import iso
@@ -198,13 +200,19 @@ def _read(value) -> Read | None:
     return Read(value)
 
 
-def _json_converters(stmt, flags) -> list:
-    """`[(key, convert), ...]` for the columns of `stmt` whose JSON value is not yet the API's value:
-    timestamps (API form, UTC with Z), exact decimals and floats (a float, as row_dict answers: JSON writes
-    12.0 as 12), and the named 0/1 flags. From the statement's `selected_columns` (a subquery's `.c` would
-    build a proxy of every column: a millisecond for a wide table); once per template."""
+# column types whose JSON values are strings, booleans, 64-bit integers, or numbers the answer makes floats of
+_PLAIN_TYPES = (String, Integer, Boolean, Date, DateTime, Numeric, Float, Uuid)
+
+
+def _record_shape(stmt, flags) -> tuple[list, bool]:
+    """`([(key, convert), ...], check)` for the records of `stmt`: the converters of the columns whose JSON
+    value is not yet the API's value (timestamps: API form, UTC with Z; exact decimals and floats: a float, as
+    row_dict answers, JSON writes 12.0 as 12; the named 0/1 flags), and whether a record may hold an integer
+    beyond 64 bits that orjson would read as a float (a JSON column, or one of no known type: core.db.json_value
+    checks those records). From the statement's `selected_columns` (a subquery's `.c` would build a proxy of
+    every column: a millisecond for a wide table); once per template."""
     def build():
-        out = []
+        out, check = [], False
         for column in stmt.selected_columns:
             impl = getattr(column.type, "impl", column.type)
             if column.name in flags:
@@ -213,13 +221,15 @@ def _json_converters(stmt, flags) -> list:
                 out.append((column.name, _as_iso))
             elif isinstance(impl, (Numeric, Float)) and not isinstance(impl, Integer):
                 out.append((column.name, _as_float))
-        return out
+            elif not isinstance(impl, _PLAIN_TYPES):
+                check = True
+        return out, check
 
     if id(stmt) in _TEMPLATES:
         return _derived(("converters", id(stmt), tuple(flags)), [stmt], build)
     # a statement built per request (a list's filters): its columns are those of the select it was built from,
-    # so the converters are kept by the identity of its column list (`.where()`, `.order_by()` and `.limit()`
-    # share it); the entry holds the columns, so no id in its key can be reused while it lives
+    # so the shape is kept by the identity of its column list (`.where()`, `.order_by()` and `.limit()` share
+    # it); the entry holds the columns, so no id in its key can be reused while it lives
     raw = tuple(getattr(stmt, "_raw_columns", None) or ())
     if not raw:  # a union or a textual statement: built every time
         return build()
@@ -245,15 +255,18 @@ def record_rows(db, stmt, flags=()) -> list[dict]:
     with labelled joined ones; or a `Read`) as records `{column name: value}` in the response form of
     core.serialize.row_dict (flags 0/1, ISO timestamps, floats), without ORM instances.
 
-    On Postgres each row comes back as one JSON value (`row_to_json`), which the driver decodes in C: for a
-    100-row page of a wide table that is about a third of the time pg8000 takes to parse the columns one by
-    one, and no identity map is filled. Elsewhere (SQLite), plain rows converted by `value_out`."""
+    On Postgres each row comes back as the text of one JSON value (`row_to_json`), which orjson decodes in C: for
+    a 100-row page of a wide table that is about a third of the time pg8000 takes to parse the columns one by
+    one, and no identity map is filled. The text, not the json type, so that the driver's JSON reader does not
+    look for 64-bit overflows in rows whose columns cannot hold them (`_record_shape`). Elsewhere (SQLite),
+    plain rows converted by `value_out`."""
     read = stmt if isinstance(stmt, Read) else Read(stmt, {}, tuple(flags))
     if db.get_bind().dialect.name == "postgresql":
-        wrapped = _derived(("rows", id(read.stmt)), [read.stmt],
-                           lambda: select(func.row_to_json(read.stmt.subquery("record_row").table_valued())))
-        rows = db.execute(wrapped, read.params).scalars().all()
-        return _convert(rows, _json_converters(read.stmt, read.flags))
+        wrapped = _derived(("rows", id(read.stmt)), [read.stmt], lambda: select(
+            cast(func.row_to_json(read.stmt.subquery("record_row").table_valued()), Text)))
+        converters, check = _record_shape(read.stmt, read.flags)
+        return _convert([json_value(data, check) for data in db.execute(wrapped, read.params).scalars()],
+                        converters)
     flag_set = set(read.flags)
     return [{key: flag(value) if key in flag_set else value_out(value) for key, value in row.items()}
             for row in db.execute(select(read.stmt.subquery("record_row")), read.params).mappings()]
@@ -285,14 +298,15 @@ def record_sets(db, **sets) -> dict[str, list[dict]]:
                 raise ValueError(f"record_sets: parameter {key} has two values")
 
     def build():
-        return select(*(select(func.json_agg(read.stmt.subquery(f"set_{name}").table_valued()))
-                        .scalar_subquery().label(name) for name, read in reads.items()))
+        return select(*(cast(select(func.json_agg(read.stmt.subquery(f"set_{name}").table_valued()))
+                             .scalar_subquery(), Text).label(name) for name, read in reads.items()))
 
     stmt = _derived(("sets",) + tuple((name, id(read.stmt)) for name, read in reads.items()),
                     [read.stmt for read in reads.values()], build)
     row = db.execute(stmt, params).one()
-    for (name, read), rows in zip(reads.items(), row):
-        out[name] = _convert(rows or [], _json_converters(read.stmt, read.flags))
+    for (name, read), data in zip(reads.items(), row):
+        converters, check = _record_shape(read.stmt, read.flags)
+        out[name] = _convert(json_value(data, check) if data is not None else [], converters)
     return out
 
 

@@ -112,14 +112,41 @@ def test_converters_of_a_statement_built_per_request_follow_its_columns():
     table = Table("converter_probe", MetaData(), Column("id", String), Column("at", DateTime(timezone=True)),
                   Column("amount", Numeric(10, 2)), Column("done", Boolean))
     base = select(table.c.id, table.c.at, table.c.amount, table.c.done)
-    first = query._json_converters(base.where(table.c.id == "a").limit(5), ("done",))
-    again = query._json_converters(base.where(table.c.id == "b").order_by(table.c.id), ("done",))
-    assert first is again and [key for key, _ in first] == ["at", "amount", "done"]
-    assert [key for key, _ in query._json_converters(base, ())] == ["at", "amount"]  # the flags are in the key
-    narrower = query._json_converters(select(table.c.id, table.c.amount.label("at")), ())
-    assert [(key, convert) for key, convert in narrower] == [("at", query._as_float)]
+    first = query._record_shape(base.where(table.c.id == "a").limit(5), ("done",))
+    again = query._record_shape(base.where(table.c.id == "b").order_by(table.c.id), ("done",))
+    assert first is again and [key for key, _ in first[0]] == ["at", "amount", "done"] and first[1] is False
+    assert [key for key, _ in query._record_shape(base, ())[0]] == ["at", "amount"]  # the flags are in the key
+    narrower, check = query._record_shape(select(table.c.id, table.c.amount.label("at")), ())
+    assert [(key, convert) for key, convert in narrower] == [("at", query._as_float)] and check is False
     both = union_all(select(table.c.at), select(table.c.at))
-    assert [key for key, _ in query._json_converters(both, ())] == ["at"]  # no column list of its own: built
+    assert [key for key, _ in query._record_shape(both, ())[0]] == ["at"]  # no column list of its own: built
+
+
+BIG = 123456789012345678901234567890  # beyond 64 bits: orjson alone would read a float
+
+
+def test_records_with_a_json_column_keep_integers_beyond_64_bits(db):
+    """Records come back as JSON text read by orjson; a record whose statement has a JSON column (or a column of
+    no known type) is read again by json.loads when orjson made a float of a long integer, in record_rows and
+    record_sets alike. A float8 NaN (which orjson refuses) reads as json.loads reads it."""
+    import math
+
+    from sqlalchemy import JSON, Float, String, cast, literal, select
+
+    from chalicelib.core import query
+    from chalicelib.core.query import record_rows, record_sets
+
+    doc = cast(literal(f'{{"n": {BIG}, "deep": [{{"m": -{BIG}}}], "f": 1.5e19}}'), JSON)
+    stmt = select(literal("a", String).label("id"), doc.label("doc"))
+    assert query._record_shape(stmt, ())[1] is True
+    expected = {"id": "a", "doc": {"n": BIG, "deep": [{"m": -BIG}], "f": 1.5e19}}
+    assert record_rows(db, stmt) == [expected]
+    assert record_sets(db, one=stmt, two=select(literal("b", String).label("id")))["one"] == [expected]
+    assert type(record_rows(db, stmt)[0]["doc"]["n"]) is int
+    if db.get_bind().dialect.name == "postgresql":
+        nan = select(literal("a", String).label("id"), cast(literal("NaN"), Float).label("x"))
+        assert query._record_shape(nan, ())[1] is False
+        assert math.isnan(record_rows(db, nan)[0]["x"]) and math.isnan(record_sets(db, s=nan)["s"][0]["x"])
 
 
 def test_grouped_orders_each_list_by_seq_and_drops_the_key():
