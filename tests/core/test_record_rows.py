@@ -136,6 +136,8 @@ def test_records_with_a_json_column_keep_integers_beyond_64_bits(db):
     from chalicelib.core import query
     from chalicelib.core.query import record_rows, record_sets
 
+    if db.get_bind().dialect.name != "postgresql":
+        pytest.skip("records are read as JSON text on Postgres; SQLite reads plain rows")
     doc = cast(literal(f'{{"n": {BIG}, "deep": [{{"m": -{BIG}}}], "f": 1.5e19}}'), JSON)
     stmt = select(literal("a", String).label("id"), doc.label("doc"))
     assert query._record_shape(stmt, ())[1] is True
@@ -143,10 +145,9 @@ def test_records_with_a_json_column_keep_integers_beyond_64_bits(db):
     assert record_rows(db, stmt) == [expected]
     assert record_sets(db, one=stmt, two=select(literal("b", String).label("id")))["one"] == [expected]
     assert type(record_rows(db, stmt)[0]["doc"]["n"]) is int
-    if db.get_bind().dialect.name == "postgresql":
-        nan = select(literal("a", String).label("id"), cast(literal("NaN"), Float).label("x"))
-        assert query._record_shape(nan, ())[1] is False
-        assert math.isnan(record_rows(db, nan)[0]["x"]) and math.isnan(record_sets(db, s=nan)["s"][0]["x"])
+    nan = select(literal("a", String).label("id"), cast(literal("NaN"), Float).label("x"))
+    assert query._record_shape(nan, ())[1] is False
+    assert math.isnan(record_rows(db, nan)[0]["x"]) and math.isnan(record_sets(db, s=nan)["s"][0]["x"])
 
 
 def test_grouped_orders_each_list_by_seq_and_drops_the_key():
