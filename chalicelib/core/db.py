@@ -275,6 +275,7 @@ def pipeline_pg8000(dbapi_connection) -> None:
     prepare = os.environ.get("WMS_PG8000_PREPARE", "1") != "0"  # 0: every statement unnamed, as pg8000 sends
     seen: dict = {}  # statement key -> executions before it is prepared
     prepared: OrderedDict = OrderedDict()  # statement key -> (name, columns, input_funcs)
+    unsure: set = set()  # names whose prepare failed: maybe on the server, closed by the next prepare's batch
 
     def flush():
         try:
@@ -310,13 +311,27 @@ def pipeline_pg8000(dbapi_connection) -> None:
             number += 1
         name = f"wms_{number}".encode("ascii") + core.NULL_BYTE
         context = core.Context(statement)
+        closing = list(unsure)
+        for old_name in closing:  # closing a name that does not exist is no error
+            dbapi_connection._send_message(core.CLOSE, core.STATEMENT + old_name)
         dbapi_connection.send_PARSE(name, statement, oids)
         dbapi_connection.send_DESCRIBE_STATEMENT(name)
         dbapi_connection.send_BIND(name, params)
         dbapi_connection.send_EXECUTE()
         core._write(dbapi_connection._sock, core.SYNC_MSG)
         flush()
-        dbapi_connection.handle_messages(context)  # raises on error: nothing is cached
+        try:
+            dbapi_connection.handle_messages(context)
+        except DatabaseError:
+            # nothing is cached; but the Parse may have succeeded before the Execute failed (a unique violation
+            # on the statement's second run), and a named statement outlives a rollback: its name stays taken
+            # until a later batch closes it, or the next prepare under that name would fail (42P05)
+            dbapi_connection._statement_nums.add(name)
+            unsure.add(name)
+            raise
+        for old_name in closing:
+            unsure.discard(old_name)
+            dbapi_connection._statement_nums.discard(old_name)
         dbapi_connection._statement_nums.add(name)
         prepared[key] = (name, context.columns, context.input_funcs)
         return context

@@ -159,6 +159,32 @@ def test_a_repeated_statement_is_prepared_once_and_keeps_its_answers(proxied):
         conn.rollback()
 
 
+def test_a_statement_whose_preparing_run_fails_prepares_again_later(pg8000_url):
+    """The run that prepares a statement (its PREPARE_AFTER-th) can fail after Postgres parsed it under its name
+    (a unique violation: Parse succeeds, Execute fails), and a named statement outlives the rollback. The name
+    stays taken and the next prepare's batch closes it: the statement runs and prepares again (before, every
+    later preparing run failed with 42P05 "prepared statement already exists", a 500), and no orphan stays."""
+    engine = core_db.make_engine(pg8000_url)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("CREATE TEMPORARY TABLE wms_orphan (id integer PRIMARY KEY) ON COMMIT PRESERVE ROWS"))
+            conn.commit()
+            insert = text("INSERT INTO wms_orphan VALUES (:i)")
+            conn.execute(insert, {"i": 1})  # first run: unnamed
+            with pytest.raises(exc.IntegrityError):
+                conn.execute(insert, {"i": 1})  # second run: prepared, parsed, then the violation
+            conn.rollback()
+            for n in range(2, 2 + 2 * core_db.PREPARE_AFTER):
+                conn.execute(insert, {"i": n})
+            conn.commit()
+            assert conn.execute(text("SELECT count(*) FROM wms_orphan")).scalar_one() == 2 * core_db.PREPARE_AFTER
+            names = _prepared_names(conn)
+            assert len([n for n in names if n.startswith("wms_")]) == 1  # the insert's; the orphan closed
+            conn.rollback()
+    finally:
+        engine.dispose()
+
+
 def test_prepared_statements_are_bounded_and_can_be_turned_off(pg8000_url, monkeypatch):
     monkeypatch.setattr(core_db, "PREPARED_MAX", 3)
     engine = core_db.make_engine(pg8000_url)
