@@ -243,9 +243,24 @@ def _pg8000_fast_timestamps(engine: Engine) -> None:
 PREPARE_AFTER = 2  # a statement's executions on one connection before it is prepared (named) there
 PREPARED_MAX = 200  # named statements kept on one connection; the least recently used is closed beyond
 _PREPARABLE = ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH")
+# what makes a SELECT take something that lasts until the transaction ends (a row lock, an advisory lock) or
+# change a setting: such a statement opens the transaction like a write
+_HOLDS = (" FOR UPDATE", " FOR NO KEY UPDATE", " FOR SHARE", " FOR KEY SHARE", "_XACT_LOCK", "SET_CONFIG")
+_BEGIN = "begin transaction"  # what pg8000 sends before a statement outside a transaction
 
 
-def pipeline_pg8000(dbapi_connection) -> None:
+@lru_cache(maxsize=4096)
+def opens_transaction(statement: str) -> bool:
+    """Whether `statement` must run inside the request's transaction: everything but a plain SELECT (one that
+    takes no lock and sets nothing). Under READ COMMITTED, Postgres's default and ours, each statement of a
+    transaction reads its own snapshot, so a SELECT outside it reads what it would read inside."""
+    if statement.lstrip()[:6].upper() != "SELECT":
+        return True
+    upper = statement.upper()
+    return any(mark in upper for mark in _HOLDS)
+
+
+def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
     """One round trip per statement on a pg8000 connection instead of three, and no parse or plan again for a
     statement the connection has run before (issue 11 items 1 and 6).
 
@@ -264,14 +279,25 @@ def pipeline_pg8000(dbapi_connection) -> None:
     and Sync: Postgres reuses the parse, and its plan once a generic plan costs no more than the custom
     ones. Named statements outlive transactions and rollbacks; at most PREPARED_MAX per connection, the
     least recently used closed. A statement whose cached plan no longer fits the schema (a migration under
-    a live connection) is dropped from the cache when Postgres says so, and parsed again next time."""
+    a live connection) is dropped from the cache when Postgres says so, and parsed again next time.
+
+    The transaction opens with the first statement that needs it (`opens_transaction`: a write, a lock), its
+    BEGIN sent in the same batch as that statement: pg8000 sends BEGIN as a round trip of its own before a
+    request's first statement, and COMMIT as another at its end, which a request that only reads (a GET) no
+    longer pays. The SELECTs before the first write run each on its own, which under READ COMMITTED reads
+    what they read inside the transaction (each statement there reads its own snapshot too); every write and
+    every lock of a request is still in one transaction, committed or rolled back once. A COMMIT or ROLLBACK
+    with no transaction open is not sent. `lazy_begin=False`: BEGIN before every first statement, as pg8000
+    sends it (the benchmark's primary-key floor)."""
     from collections import OrderedDict
 
     from pg8000 import core
     from pg8000.exceptions import DatabaseError
 
     original = dbapi_connection.execute_unnamed
+    original_simple = dbapi_connection.execute_simple
     describe_portal = core.PORTAL + core.NULL_BYTE
+    begin_asked = [False]  # pg8000 asked for BEGIN before the statement it is about to send
     prepare = os.environ.get("WMS_PG8000_PREPARE", "1") != "0"  # 0: every statement unnamed, as pg8000 sends
     seen: dict = {}  # statement key -> executions before it is prepared
     prepared: OrderedDict = OrderedDict()  # statement key -> (name, columns, input_funcs)
@@ -285,7 +311,35 @@ def pipeline_pg8000(dbapi_connection) -> None:
                 raise core.InterfaceError("connection is closed") from error
             raise
 
-    def run_named(key, entry, statement, params):
+    def send_begin(statement):
+        """Write the BEGIN pg8000 asked for ahead of `statement` when the statement needs the transaction (not
+        sent yet: it leaves with the statement's batch); its context, to read its answer first, or None."""
+        asked, begin_asked[0] = begin_asked[0], False
+        if not asked or dbapi_connection.autocommit or dbapi_connection._in_transaction \
+                or not opens_transaction(statement):
+            return None
+        dbapi_connection.send_QUERY(_BEGIN)
+        return core.Context(_BEGIN)
+
+    def read(context, begin):
+        if begin is not None:
+            dbapi_connection.handle_messages(begin)
+        dbapi_connection.handle_messages(context)
+
+    def execute_simple(statement):
+        if statement == _BEGIN and not dbapi_connection.autocommit:
+            begin_asked[0] = True  # sent with the statement that follows, if that one needs it
+            return core.Context(statement)
+        begin = send_begin(statement)
+        if begin is None:
+            return original_simple(statement)
+        context = core.Context(statement)
+        dbapi_connection.send_QUERY(statement)
+        flush()
+        read(context, begin)
+        return context
+
+    def run_named(key, entry, statement, params, begin):
         name, columns, input_funcs = entry
         context = core.Context(columns=columns, input_funcs=input_funcs, statement=statement)
         dbapi_connection.send_BIND(name, params)
@@ -293,7 +347,7 @@ def pipeline_pg8000(dbapi_connection) -> None:
         core._write(dbapi_connection._sock, core.SYNC_MSG)
         flush()
         try:
-            dbapi_connection.handle_messages(context)
+            read(context, begin)
         except DatabaseError as error:
             code = error.args[0].get("C") if error.args and isinstance(error.args[0], dict) else None
             if code in ("0A000", "26000"):  # cached plan must not change result type; no such statement
@@ -311,6 +365,7 @@ def pipeline_pg8000(dbapi_connection) -> None:
             number += 1
         name = f"wms_{number}".encode("ascii") + core.NULL_BYTE
         context = core.Context(statement)
+        begin = send_begin(statement)
         closing = list(unsure)
         for old_name in closing:  # closing a name that does not exist is no error
             dbapi_connection._send_message(core.CLOSE, core.STATEMENT + old_name)
@@ -321,7 +376,7 @@ def pipeline_pg8000(dbapi_connection) -> None:
         core._write(dbapi_connection._sock, core.SYNC_MSG)
         flush()
         try:
-            dbapi_connection.handle_messages(context)
+            read(context, begin)
         except DatabaseError:
             # nothing is cached; but the Parse may have succeeded before the Execute failed (a unique violation
             # on the statement's second run), and a named statement outlives a rollback: its name stays taken
@@ -337,14 +392,21 @@ def pipeline_pg8000(dbapi_connection) -> None:
         return context
 
     def execute_unnamed(statement, vals=(), oids=(), stream=None):
+        if statement in ("commit", "rollback"):  # Connection.commit() and .rollback()
+            begin_asked[0] = False
+            if not dbapi_connection._in_transaction:  # no statement needed the transaction: nothing to end
+                return core.Context(statement)
         if stream is not None:
+            if send_begin(statement) is not None:  # COPY keeps pg8000's own path: BEGIN goes first, alone
+                flush()
+                dbapi_connection.handle_messages(core.Context(_BEGIN))
             return original(statement, vals=vals, oids=oids, stream=stream)
         params = core.make_params(dbapi_connection.py_types, vals)
         key = (statement, tuple(oids or ()))
         entry = prepared.get(key)
         if entry is not None:
             prepared.move_to_end(key)
-            return run_named(key, entry, statement, params)
+            return run_named(key, entry, statement, params, send_begin(statement))
         if prepare and statement.lstrip()[:6].upper().startswith(_PREPARABLE):
             count = seen.get(key, 0) + 1
             if count >= PREPARE_AFTER:
@@ -354,16 +416,19 @@ def pipeline_pg8000(dbapi_connection) -> None:
                 seen.clear()
             seen[key] = count
         context = core.Context(statement)
+        begin = send_begin(statement)
         dbapi_connection.send_PARSE(core.NULL_BYTE, statement, oids)
         dbapi_connection.send_BIND(core.NULL_BYTE, params)
         dbapi_connection._send_message(core.DESCRIBE, describe_portal)
         dbapi_connection.send_EXECUTE()
         core._write(dbapi_connection._sock, core.SYNC_MSG)
         flush()
-        dbapi_connection.handle_messages(context)
+        read(context, begin)
         return context
 
     dbapi_connection.execute_unnamed = execute_unnamed
+    if lazy_begin:
+        dbapi_connection.execute_simple = execute_simple
     # A batch larger than the socket's buffer leaves in several segments; without TCP_NODELAY the last,
     # small one waits for the server's delayed ACK (40 ms on Linux), as libpq avoids by setting it too.
     raw_socket = getattr(dbapi_connection, "_usock", None)

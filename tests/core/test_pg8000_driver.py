@@ -126,8 +126,93 @@ def test_a_recently_used_connection_is_not_pinged(proxied):
         conn.execute(text("SELECT CAST(:n AS integer)"), {"n": 1}).all()
         conn.rollback()
     after, _ = proxy.snapshot()
-    # begin, the statement, rollback: no ping
-    assert after - before == 3
+    # the statement alone: no ping (and, a SELECT opening no transaction, no BEGIN and no ROLLBACK)
+    assert after - before == 1
+
+
+def test_reads_open_no_transaction_and_the_first_write_sends_begin_with_it(proxied, pg8000_url):
+    """A unit of work that only reads pays no BEGIN and no COMMIT; the first write opens the transaction in its
+    own batch (one round trip for BEGIN and the statement), and the writes commit or roll back together."""
+    from sqlalchemy.orm import Session
+
+    engine, proxy = proxied
+    with engine.connect() as conn:
+        conn.execute(text("CREATE TABLE wms_lazy_begin (id integer PRIMARY KEY)"))
+        conn.commit()
+    try:
+        with Session(engine) as session:
+            session.execute(text("SELECT 1")).all()
+            before, _ = proxy.snapshot()
+            for n in range(3):
+                session.execute(text("SELECT CAST(:n AS integer)"), {"n": n}).all()
+            session.commit()
+            after, _ = proxy.snapshot()
+        assert after - before == 3  # three statements, no COMMIT
+        with Session(engine) as session:
+            before, _ = proxy.snapshot()
+            session.execute(text("SELECT CAST(:n AS integer)"), {"n": 1}).all()
+            session.execute(text("INSERT INTO wms_lazy_begin VALUES (:n)"), {"n": 1})
+            assert session.execute(text("SELECT count(*) FROM wms_lazy_begin")).scalar_one() == 1  # its own write
+            with pytest.raises(exc.IntegrityError):
+                session.execute(text("INSERT INTO wms_lazy_begin VALUES (:n)"), {"n": 1})
+            session.rollback()
+            after, _ = proxy.snapshot()
+        assert after - before == 5  # select, BEGIN + insert, count, failed insert, rollback
+        with Session(engine) as session:
+            session.execute(text("INSERT INTO wms_lazy_begin VALUES (:n)"), {"n": 2})
+            session.execute(text("INSERT INTO wms_lazy_begin VALUES (:n)"), {"n": 3})
+            session.commit()
+        with engine.connect() as conn:  # the first unit rolled back whole, the second committed whole
+            assert conn.execute(text("SELECT id FROM wms_lazy_begin ORDER BY id")).scalars().all() == [2, 3]
+    finally:
+        with engine.connect() as conn:
+            conn.execute(text("DROP TABLE wms_lazy_begin"))
+            conn.commit()
+
+
+def test_a_select_that_locks_opens_the_transaction(pg8000_url):
+    """An advisory transaction lock or a row lock taken by a SELECT lasts until the unit of work ends: such a
+    SELECT opens the transaction like a write."""
+    from sqlalchemy.orm import Session
+
+    engine, other = core_db.make_engine(pg8000_url), create_engine(pg8000_url)
+    try:
+        with Session(engine) as session, other.connect() as probe:
+            session.execute(text("SELECT CAST(:n AS integer)"), {"n": 1}).all()
+            session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": 424242}).all()
+            held = text("SELECT pg_try_advisory_xact_lock(:k)")
+            assert probe.execute(held, {"k": 424242}).scalar_one() is False
+            probe.rollback()
+            session.commit()
+            assert probe.execute(held, {"k": 424242}).scalar_one() is True
+            probe.rollback()
+            pid = session.execute(text("SELECT pg_backend_pid()")).scalar_one()
+            session.execute(text("SELECT datname FROM pg_database WHERE datname = current_database() FOR UPDATE")
+                            ).all()
+            state = text("SELECT state FROM pg_stat_activity WHERE pid = :pid")
+            assert probe.execute(state, {"pid": pid}).scalar_one() == "idle in transaction"
+            probe.rollback()
+            session.rollback()
+            assert probe.execute(state, {"pid": pid}).scalar_one() == "idle"
+    finally:
+        engine.dispose()
+        other.dispose()
+
+
+@pytest.mark.parametrize("statement, opens", [
+    ("SELECT id FROM tasks WHERE id = %s", False),
+    ("  select 1", False),
+    ("SELECT id FROM tasks WHERE id = %s FOR UPDATE", True),
+    ("SELECT id FROM tasks FOR NO KEY UPDATE", True),
+    ("SELECT id FROM tasks FOR SHARE", True),
+    ("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", True),
+    ("SELECT set_config('x.y', '1', true)", True),
+    ("INSERT INTO tasks (id) VALUES (%s)", True),
+    ("WITH moved AS (DELETE FROM t RETURNING *) SELECT * FROM moved", True),
+    ("SAVEPOINT sa_savepoint_1", True),
+])
+def test_which_statements_open_the_transaction(statement, opens):
+    assert core_db.opens_transaction(statement) is opens
 
 
 def _prepared_names(conn) -> set[str]:
