@@ -8,7 +8,8 @@ from typing import Any
 
 from sqlalchemy import (Boolean, Date, DateTime, Float, Integer, Numeric, String, Text, Uuid, and_, bindparam, cast,
                         func, literal_column, or_, select)
-from sqlalchemy.sql import Select
+from sqlalchemy.sql import Select, visitors
+from sqlalchemy.sql.elements import BindParameter
 
 from chalicelib.core.db import json_value
 from chalicelib.core.errors import not_found
@@ -101,16 +102,16 @@ def counted_total(n: int, window: int | None) -> tuple[int, bool]:
     return (n, True) if window is None or n <= window else (window, False)
 
 
-def total_select(stmt, window: int | None = None):
-    """The count of the rows `stmt` (ordered) selects, reading at most `window` + 1 of them (None: all): one
-    row, column `n`. It counts a one-column copy of the statement (the same FROM, joins and WHERE): wrapping a
-    wide list's every column in a subquery cost more to build than the count itself. A DISTINCT or grouped
-    statement, whose rows depend on its columns, is counted whole."""
+def total_select(stmt, window=None):
+    """The count of the rows `stmt` (ordered) selects, reading at most `window` + 1 of them (None: all; or a
+    bind parameter holding that limit): one row, column `n`. It counts a one-column copy of the statement (the
+    same FROM, joins and WHERE): wrapping a wide list's every column in a subquery cost more to build than the
+    count itself. A DISTINCT or grouped statement, whose rows depend on its columns, is counted whole."""
     if isinstance(stmt, Select) and not (stmt._distinct or stmt._distinct_on or stmt._group_by_clauses):
         stmt = stmt.with_only_columns(literal_column("1"), maintain_column_froms=True)
     stmt = stmt.order_by(None)
     if window is not None:
-        stmt = stmt.limit(window + 1)
+        stmt = stmt.limit(window if isinstance(window, BindParameter) else window + 1)
     return select(func.count().label("n")).select_from(stmt.subquery())
 
 
@@ -158,11 +159,15 @@ def template(build):
 
     @wraps(build)
     def get(*args):
-        stmt = cached(*args)
-        _TEMPLATES.setdefault(id(stmt), stmt)
-        return stmt
+        return _kept(cached(*args))
 
     return get
+
+
+def _kept(stmt):
+    """`stmt` marked as a template (kept alive for the process: what is derived from it is kept by its id)."""
+    _TEMPLATES.setdefault(id(stmt), stmt)
+    return stmt
 
 
 def ids_param(column, name: str, postgres: bool):
@@ -262,6 +267,7 @@ def record_rows(db, stmt, flags=()) -> list[dict]:
     plain rows converted by `value_out`."""
     read = stmt if isinstance(stmt, Read) else Read(stmt, {}, tuple(flags))
     if db.get_bind().dialect.name == "postgresql":
+        read = _shaped(read)
         wrapped = _derived(("rows", id(read.stmt)), [read.stmt], lambda: select(
             cast(func.row_to_json(read.stmt.subquery("record_row").table_valued()), Text)))
         converters, check = _record_shape(read.stmt, read.flags)
@@ -292,7 +298,10 @@ def record_sets(db, **sets) -> dict[str, list[dict]]:
             out[name] = record_rows(db, read)
         return out
     params: dict = {}
-    for read in reads.values():
+    for name, read in list(reads.items()):
+        shaped = _shaped(read)
+        if shaped is not read and all(params.get(key, value) == value for key, value in shaped.params.items()):
+            reads[name] = read = shaped  # (the same shape twice with other values: the second stays as it is)
         for key, value in read.params.items():
             if params.setdefault(key, value) != value:
                 raise ValueError(f"record_sets: parameter {key} has two values")
@@ -321,18 +330,87 @@ def grouped(rows, key: str) -> dict[str, list[dict]]:
     return out
 
 
+# --- statements built per request, kept per shape -----------------------------------------------------
+
+SHAPES_MAX = 512  # statement shapes a process keeps (beyond: statements are built and keyed per call)
+_SHAPES: dict = {}  # cache key of a statement built per request -> (template copy, parameter names)
+_PAGE_LIMIT, _PAGE_OFFSET, _COUNT_LIMIT = "wms_page_limit", "wms_page_offset", "wms_count_limit"
+
+
+def _shape(stmt) -> tuple[Any, dict] | None:
+    """A statement built per request (a list's filters, a detail's id) as a template of its shape and this
+    statement's values for it: `(template, {name: value})`; None when it is a template already, has no cache
+    key, or SHAPES_MAX shapes are kept (the caller uses it as it is).
+
+    SQLAlchemy finds a statement's compiled form by walking it (its cache key), and record_rows, record_page
+    and record_sets wrap it (row_to_json, its count, the statement that carries the lookups) and so walk it
+    again, after building each wrapper: about a millisecond on a list request. Here the statement is walked
+    once; its shape is kept as a copy whose values are named parameters (`wms_v<n>_<i>`, in the order of the
+    cache key's bind parameters), marked as a template, so that its wrappers are built once per shape and
+    SQLAlchemy keeps their keys; each request passes its own values."""
+    if id(stmt) in _TEMPLATES:
+        return None
+    key = stmt._generate_cache_key()
+    if key is None:
+        return None
+    entry = _SHAPES.get(key.key)
+    if entry is None:
+        if len(_SHAPES) >= SHAPES_MAX:
+            return None
+        number = len(_SHAPES)
+        positions = {id(bind): i for i, bind in enumerate(key.bindparams)}
+        names = tuple(f"wms_v{number}_{i}" for i in range(len(key.bindparams)))
+
+        def named(element, **_kw):
+            i = positions.get(id(element)) if isinstance(element, BindParameter) else None
+            if i is None:
+                return None
+            return bindparam(names[i], type_=element.type, expanding=element.expanding,
+                             literal_execute=element.literal_execute, required=True)
+
+        copy = visitors.replacement_traverse(stmt, {}, named)
+        copied = copy._generate_cache_key()
+        if copied is None or tuple(bind.key for bind in copied.bindparams) != names:
+            return None  # a value the copy does not carry as a named parameter: not kept
+        entry = _SHAPES[key.key] = (_kept(copy), names)
+    copy, names = entry
+    return copy, {name: bind.effective_value for name, bind in zip(names, key.bindparams)}
+
+
+def _shaped(read: Read) -> Read:
+    """`read` with its statement as a kept shape (`_shape`) when it is built per request and has no
+    parameters of its own."""
+    if read.params:
+        return read
+    kept = _shape(read.stmt)
+    return read if kept is None else Read(kept[0], kept[1], read.flags)
+
+
 def record_page(db, stmt, query, flags=(), lookups=None, exact_total: bool = False):
     """`paginate` with `record_rows`: the page's rows as records, then its total (counted only when the first
     page is full or an offset is asked; within `count_window`, as `paginate`). `lookups(rows)`: the reads that
     follow the rows (`{name: read}`, as record_sets takes them); they and the count travel in one statement,
     and the answer is `(page, {name: records})`. Without: the page alone (the count, when asked, a statement
-    of its own)."""
-    rows = record_rows(db, stmt.limit(query.limit).offset(query.offset), flags)
-    counted = needs_total(query, len(rows))
+    of its own). On Postgres the page and count statements are built once per shape of `stmt` (`_shape`)."""
     window = count_window(query, exact_total)
+    kept = _shape(stmt) if db.get_bind().dialect.name == "postgresql" else None
+    if kept is not None:
+        copy, values = kept
+        page = _derived(("page", id(copy)), [copy], lambda: _kept(copy.limit(
+            bindparam(_PAGE_LIMIT, type_=Integer, required=True)).offset(
+            bindparam(_PAGE_OFFSET, type_=Integer, required=True))))
+        rows = record_rows(db, Read(page, {**values, _PAGE_LIMIT: query.limit, _PAGE_OFFSET: query.offset},
+                                    tuple(flags)))
+        total = _derived(("total", id(copy), window is None), [copy], lambda: _kept(total_select(
+            copy, None if window is None else bindparam(_COUNT_LIMIT, type_=Integer, required=True))))
+        total_read = Read(total, values if window is None else {**values, _COUNT_LIMIT: window + 1})
+    else:
+        rows = record_rows(db, stmt.limit(query.limit).offset(query.offset), flags)
+        total_read = None
+    counted = needs_total(query, len(rows))
     reads = dict(lookups(rows)) if lookups is not None else {}
     if counted:
-        reads["page_total"] = total_select(stmt, window)
+        reads["page_total"] = total_read if total_read is not None else total_select(stmt, window)
     sets = record_sets(db, **reads) if reads else {}
     total, exact = counted_total(sets.pop("page_total")[0]["n"], window) if counted else (len(rows), True)
     page = Page(rows, total, query.limit, query.offset, exact)

@@ -133,3 +133,41 @@ def test_a_list_that_turns_its_rows_into_records_keeps_the_page_s_count_flag(api
     assert (cut["total"], cut["total_exact"], [p["name"] for p in cut["policies"]]) == (3, 0, ["A"])
     whole = api.get("/api/sla/policies", as_=exec_user).json
     assert (whole["total"], whole["total_exact"], len(whole["policies"])) == (5, 1, 5)
+
+
+def test_a_list_shape_is_built_once_and_each_request_keeps_its_own_values(api, db, exec_user, five_tasks):
+    """On Postgres record_page keeps the page and count statements of a list statement's shape (core.query
+    `_shape`), its values as named parameters: requests of one shape with other values (an IN list of another
+    length, a search with LIKE's special characters, another page) answer from their own values, and reuse
+    the one kept shape."""
+    from chalicelib.core import query
+
+    api.post("/api/tasks", json={"title": "100% done_x", "sort_order": 9}, as_=exec_user)
+    shapes = len(query._SHAPES)
+
+    def titles(params):
+        return [task["title"] for task in api.get(f"/api/tasks?{params}", as_=exec_user).json["tasks"]]
+
+    assert titles("search=task%203") == ["task 3"]
+    assert titles("search=task%201") == ["task 1"]
+    assert titles("search=100%25") == ["100% done_x"]  # % and _ match literally
+    assert titles("search=1%25d") == []  # as a wildcard, 1%d would match "100% d"
+    assert titles("search=n_e") == []  # as a wildcard, n_e would match "one" in "done"
+    assert titles("search=e_x") == ["100% done_x"]
+    assert titles("search=task&limit=2&offset=1") == ["task 1", "task 2"]
+    body = api.get("/api/tasks?search=task&limit=2&offset=3", as_=exec_user).json
+    assert [t["title"] for t in body["tasks"]] == ["task 3", "task 4"] and body["total"] == 5
+    if db.get_bind().dialect.name == "postgresql":
+        assert len(query._SHAPES) - shapes <= 1  # the search shape (other pages: parameters)
+
+
+def test_a_list_beyond_the_kept_shapes_is_built_per_request(api, exec_user, five_tasks, monkeypatch):
+    from chalicelib.core import query
+
+    monkeypatch.setattr(query, "_SHAPES", {})
+    monkeypatch.setattr(query, "SHAPES_MAX", 0)
+    body = api.get("/api/tasks?search=task%202&limit=1", as_=exec_user).json
+    assert [t["title"] for t in body["tasks"]] == ["task 2"] and body["total"] == 1
+    body = api.get("/api/tasks?limit=2&offset=1", as_=exec_user).json
+    assert len(body["tasks"]) == 2 and body["total"] == 5
+    assert query._SHAPES == {}

@@ -155,3 +155,29 @@ def test_grouped_orders_each_list_by_seq_and_drops_the_key():
 
     rows = [{"owner": "b", "v": 3, "seq": 3}, {"owner": "a", "v": 2, "seq": 2}, {"owner": "a", "v": 1, "seq": 1}]
     assert grouped(rows, "owner") == {"a": [{"v": 1}, {"v": 2}], "b": [{"v": 3}]}
+
+
+def test_statements_built_per_request_are_kept_by_shape_with_their_own_values(db, exec_user):
+    """record_rows and record_sets read a statement built per request through the kept template of its shape
+    (core.query._shape) with its own values; the same shape twice in one record_sets with other values keeps
+    both answers apart."""
+    from sqlalchemy import select
+
+    from chalicelib.core import query
+    from chalicelib.core.models import User
+    from tests.factories import make_user
+
+    other = make_user(db, email="shape.other@agency.test", name="Shape Other")
+
+    def named(user_id):
+        return select(User.id, User.name).where(User.id == user_id)
+
+    assert record_rows(db, named(exec_user.id)) == [{"id": exec_user.id, "name": exec_user.name}]
+    assert record_rows(db, named(other.id)) == [{"id": other.id, "name": "Shape Other"}]
+    sets = record_sets(db, a=named(exec_user.id), b=named(other.id), c=named(exec_user.id))
+    assert sets == {"a": [{"id": exec_user.id, "name": exec_user.name}], "b": [{"id": other.id, "name": "Shape Other"}],
+                    "c": [{"id": exec_user.id, "name": exec_user.name}]}
+    if db.get_bind().dialect.name == "postgresql":
+        kept = query._shape(named("x"))
+        assert kept is not None and kept[1] == {kept[0]._generate_cache_key().bindparams[0].key: "x"}
+        assert query._shape(kept[0]) is None  # a template is used as it is
