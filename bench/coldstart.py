@@ -64,7 +64,8 @@ def infra_import_time(env: dict, output: Path, runs: int) -> dict | None:
 
         def figure(row):
             return {"median_ms": row["median_ms"], "min_ms": row["min_ms"], "runs": len(row.get("samples_ms", [])),
-                    "modules_loaded": row["modules"], "areas_loaded": row.get("areas_loaded")}
+                    "modules_loaded": row["modules"], "areas_loaded": row.get("areas_loaded"),
+                    "x_floor_paired": row.get("x_floor_paired")}
 
         result["modes"][mode] = {
             "floor": figure(rows["floor app"]), "whole_app": figure(rows["whole app"]),

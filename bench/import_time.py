@@ -72,23 +72,48 @@ def sample(module: str, path: Path, env: dict, uncached: bool) -> tuple[float, i
     return float(elapsed), int(modules), areas
 
 
-def measure_interleaved(targets, repeat: int, uncached: bool) -> list[dict]:
+FLOOR_EVERY = 4  # within a round, the floor app is sampled again after this many other targets
+
+
+def measure_interleaved(targets, repeat: int, uncached: bool, floor: str | None = None) -> list[dict]:
     """`measure` for every target, round by round (each round samples every target once), so that a
     passing load on the machine weighs on the floor and the areas alike instead of on whichever was being
-    measured at the time."""
+    measured at the time. With `floor` (a target's name), the floor is sampled again every FLOOR_EVERY
+    targets of a round, and each other sample is set against the mean of the floor samples just before and
+    after it: `x_floor_paired` is the median of those ratios. A round lasts about half a minute (a few
+    minutes uncached), long enough for the machine's load to change within it: one run gave two areas that
+    load 547 and 543 modules 1.27 and 1.28 times the floor's median, beside areas of 567 modules at 1.16."""
     samples: dict[str, list[float]] = {name: [] for name, *_ in targets}
+    ratios: dict[str, list[float]] = {name: [] for name, *_ in targets}
     last: dict[str, tuple[int, str]] = {}
+    floor_target = next((t for t in targets if t[0] == floor), None)
+    others = [t for t in targets if t[0] != floor]
+
+    def take(target):
+        name, module, path, target_env = target
+        elapsed, modules, areas = sample(module, path, target_env, uncached)
+        samples[name].append(elapsed)
+        last[name] = (modules, areas)
+        return elapsed
+
     for _ in range(repeat):
-        for name, module, path, target_env in targets:
-            elapsed, modules, areas = sample(module, path, target_env, uncached)
-            samples[name].append(elapsed)
-            last[name] = (modules, areas)
+        if floor_target is None:
+            for target in targets:
+                take(target)
+            continue
+        for start in range(0, len(others), FLOOR_EVERY):
+            before = take(floor_target)
+            group = [(target[0], take(target)) for target in others[start:start + FLOOR_EVERY]]
+            after = take(floor_target)
+            for name, elapsed in group:
+                ratios[name].append(elapsed / ((before + after) / 2))
     return [{
         "name": name,
         "median_ms": round(statistics.median(samples[name]) * 1000, 1),
         "min_ms": round(min(samples[name]) * 1000, 1),
         "max_ms": round(max(samples[name]) * 1000, 1),
         "samples_ms": [round(s * 1000, 1) for s in samples[name]],
+        "x_floor_paired": round(statistics.median(ratios[name]), 3) if ratios[name] else None,
         "modules": last[name][0],
         "areas_loaded": [a for a in last[name][1].split(",") if a],
     } for name, *_ in targets]
@@ -132,7 +157,8 @@ def run(repeat: int, modes: list[str]) -> dict:
         if not uncached:  # make sure the bytecode cache exists before timing the cached mode
             for _, module, path, target_env in targets:
                 sample(module, path, target_env, False)
-        rows = measure_interleaved(targets, repeat, uncached)
+        rows = measure_interleaved(targets, repeat, uncached,
+                                   floor="floor app" if any(t[0] == "floor app" for t in targets) else None)
         by_name = {row["name"]: row for row in rows}
         bare = by_name["bare chalice"]["median_ms"]
         whole = by_name["whole app"]["median_ms"]
