@@ -245,7 +245,7 @@ PREPARED_MAX = 200  # named statements kept on one connection; the least recentl
 _PREPARABLE = ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH")
 # what makes a SELECT take something that lasts until the transaction ends (a row lock, an advisory lock) or
 # change a setting: such a statement opens the transaction like a write
-_HOLDS = (" FOR UPDATE", " FOR NO KEY UPDATE", " FOR SHARE", " FOR KEY SHARE", "_XACT_LOCK", "SET_CONFIG")
+_HOLDS = re.compile(r"\bFOR\s+(NO\s+KEY\s+UPDATE|UPDATE|SHARE|KEY\s+SHARE)\b|_XACT_LOCK|SET_CONFIG").search
 _BEGIN = "begin transaction"  # what pg8000 sends before a statement outside a transaction
 
 
@@ -256,8 +256,7 @@ def opens_transaction(statement: str) -> bool:
     transaction reads its own snapshot, so a SELECT outside it reads what it would read inside."""
     if statement.lstrip()[:6].upper() != "SELECT":
         return True
-    upper = statement.upper()
-    return any(mark in upper for mark in _HOLDS)
+    return _HOLDS(statement.upper()) is not None
 
 
 def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:

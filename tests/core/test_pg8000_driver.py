@@ -205,6 +205,8 @@ def test_a_select_that_locks_opens_the_transaction(pg8000_url):
     ("SELECT id FROM tasks WHERE id = %s FOR UPDATE", True),
     ("SELECT id FROM tasks FOR NO KEY UPDATE", True),
     ("SELECT id FROM tasks FOR SHARE", True),
+    ("SELECT id FROM tasks WHERE id = %s\nfor  key share", True),
+    ("SELECT id, for_update FROM tasks", False),
     ("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", True),
     ("SELECT set_config('x.y', '1', true)", True),
     ("INSERT INTO tasks (id) VALUES (%s)", True),
