@@ -203,11 +203,8 @@ def json_value(data: str, check: bool = True):
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return json.loads(data)
-    if check:
-        kind = type(value)
-        if ((kind is float and (value >= _BIG or value <= -_BIG))
-                or ((kind is dict or kind is list) and _has_big_float(value))) and _long_number(data):
-            return json.loads(data)
+    if check and _has_big_float((value,)) and _long_number(data):
+        return json.loads(data)
     return value
 
 

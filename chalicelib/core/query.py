@@ -401,16 +401,16 @@ def record_page(db, stmt, query, flags=(), lookups=None, exact_total: bool = Fal
             bindparam(_PAGE_OFFSET, type_=Integer, required=True))))
         rows = record_rows(db, Read(page, {**values, _PAGE_LIMIT: query.limit, _PAGE_OFFSET: query.offset},
                                     tuple(flags)))
-        total = _derived(("total", id(copy), window is None), [copy], lambda: _kept(total_select(
-            copy, None if window is None else bindparam(_COUNT_LIMIT, type_=Integer, required=True))))
-        total_read = Read(total, values if window is None else {**values, _COUNT_LIMIT: window + 1})
     else:
         rows = record_rows(db, stmt.limit(query.limit).offset(query.offset), flags)
-        total_read = None
     counted = needs_total(query, len(rows))
     reads = dict(lookups(rows)) if lookups is not None else {}
-    if counted:
-        reads["page_total"] = total_read if total_read is not None else total_select(stmt, window)
+    if counted and kept is not None:
+        total = _derived(("total", id(copy), window is None), [copy], lambda: _kept(total_select(
+            copy, None if window is None else bindparam(_COUNT_LIMIT, type_=Integer, required=True))))
+        reads["page_total"] = Read(total, values if window is None else {**values, _COUNT_LIMIT: window + 1})
+    elif counted:
+        reads["page_total"] = total_select(stmt, window)
     sets = record_sets(db, **reads) if reads else {}
     total, exact = counted_total(sets.pop("page_total")[0]["n"], window) if counted else (len(rows), True)
     page = Page(rows, total, query.limit, query.offset, exact)
