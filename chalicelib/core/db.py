@@ -111,6 +111,7 @@ def make_engine(url: str | None = None) -> Engine:
     elif engine.dialect.driver == "pg8000":
         _pg8000_fast_timestamps(engine)
         _pg8000_cached_placeholders()
+        _pg8000_write_later(engine)
     return engine
 
 
@@ -256,6 +257,46 @@ def opens_transaction(statement: str) -> bool:
     return _HOLDS(statement.upper()) is not None
 
 
+class _PipelineState:
+    """What the engine tells a pipelined pg8000 connection of the statement it is about to run."""
+
+    __slots__ = ("later",)
+
+    def __init__(self) -> None:
+        self.later = False  # its answer is read by nobody: it may wait in the send buffer for the next batch
+
+
+def writes_later(context) -> bool:
+    """Whether nobody reads a statement's answer: run with the execution option `wms_later`, or an INSERT without
+    RETURNING into a table whose `info` holds `write_later` (the history entries)."""
+    if context.execution_options.get("wms_later"):
+        return True
+    compiled = context.compiled
+    if not context.isinsert or compiled is None or compiled.effective_returning:
+        return False
+    table = getattr(compiled.statement, "table", None)
+    return table is not None and bool(table.info.get("write_later"))
+
+
+def _pg8000_write_later(engine: Engine) -> None:
+    """Tell the connection (pipeline_pg8000) which statements may wait for the next batch, for the one
+    `cursor.execute` that runs them."""
+
+    @event.listens_for(engine, "do_execute")
+    def _do_execute(cursor, statement, parameters, context):
+        if context is None or not writes_later(context):
+            return False
+        state = getattr(cursor._c, "wms_pipeline", None)
+        if state is None:
+            return False
+        state.later = True
+        try:
+            cursor.execute(statement, parameters)
+        finally:
+            state.later = False
+        return True
+
+
 def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
     """One round trip per statement on a pg8000 connection instead of three, and no parse or plan again for a
     statement the connection has run before (issue 11 items 1 and 6).
@@ -284,11 +325,20 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
     what they read inside the transaction (each statement there reads its own snapshot too); every write and
     every lock of a request is still in one transaction, committed or rolled back once. A COMMIT or ROLLBACK
     with no transaction open is not sent. `lazy_begin=False`: BEGIN before every first statement, as pg8000
-    sends it (the benchmark's primary-key floor)."""
+    sends it (the benchmark's primary-key floor).
+
+    A write whose answer nobody reads (`writes_later`: an INSERT without RETURNING into a table marked
+    `write_later`, or a statement run with the execution option `wms_later`) made inside the transaction is
+    left in the send buffer: it leaves with the next statement's batch (or the COMMIT's), and its answer is read
+    before that statement's, as libpq's pipeline mode does. The history entries and the notifications a request
+    writes ride with its next statement instead of costing a round trip each. Every answer is read in order up
+    to its ReadyForQuery, so the connection stays in step whatever fails; a failed write raises its own error
+    (its SQLSTATE: a 400 or 409 as before) at the statement that carried it, and a COMMIT that carried a failed
+    write answers ROLLBACK: nothing of the request is kept, and nothing runs after commit."""
     from collections import OrderedDict
 
     from pg8000 import core
-    from pg8000.exceptions import DatabaseError
+    from pg8000.exceptions import DatabaseError, InterfaceError
 
     original = dbapi_connection.execute_unnamed
     original_simple = dbapi_connection.execute_simple
@@ -298,6 +348,8 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
     seen: dict = {}  # statement key -> executions before it is prepared
     prepared: OrderedDict = OrderedDict()  # statement key -> (name, columns, input_funcs)
     unsure: set = set()  # names whose prepare failed: maybe on the server, closed by the next prepare's batch
+    pending: list = []  # (context, on_error) of writes left in the send buffer, their answers not read yet
+    state = dbapi_connection.wms_pipeline = _PipelineState()
 
     def flush():
         try:
@@ -317,44 +369,96 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
         dbapi_connection.send_QUERY(_BEGIN)
         return core.Context(_BEGIN)
 
-    def read(context, begin):
+    def read_in_order(entries, *, quiet=False):
+        """Read each entry's answers up to its ReadyForQuery (so the connection stays in step), then raise the
+        first error; `quiet`: the pending writes' errors are dropped (a ROLLBACK follows them)."""
+        first = None
+        for context, on_error in entries:
+            try:
+                dbapi_connection.handle_messages(context)
+            except (DatabaseError, InterfaceError) as error:  # raised once the answer is read to its end
+                if on_error is not None:
+                    on_error(error)
+                if first is None:
+                    first = error
+        if first is not None and not quiet:
+            raise first
+
+    def taken():
+        entries = list(pending)
+        pending.clear()
+        return entries
+
+    def read(context, begin, on_error=None):
+        """Send the batch and read its answers: the writes left for it first, then BEGIN's, the statement's.
+        Before a ROLLBACK the pending writes' errors are of no account."""
+        flush()
+        entries = taken()
+        if entries and context.statement == "rollback":
+            read_in_order(entries, quiet=True)
+            entries = []
         if begin is not None:
-            dbapi_connection.handle_messages(begin)
-        dbapi_connection.handle_messages(context)
+            entries.append((begin, None))
+        read_in_order([*entries, (context, on_error)])
+
+    def drain():
+        """Read the pending writes' answers before pg8000's own I/O (which reads only its own)."""
+        if pending:
+            flush()
+            read_in_order(taken())
+
+    def deferrable(statement) -> bool:
+        """The statement may be left in the buffer: asked for (`state.later`), inside the transaction (its BEGIN
+        answered), and a write that answers no rows (an INSERT, or a WITH of writes, without RETURNING)."""
+        if not state.later or not dbapi_connection._in_transaction or dbapi_connection.autocommit:
+            return False
+        upper = statement.lstrip().upper()
+        return upper.startswith(("INSERT", "WITH")) and "RETURNING" not in upper
 
     def execute_simple(statement):
-        if statement == _BEGIN and not dbapi_connection.autocommit:
+        if lazy_begin and statement == _BEGIN and not dbapi_connection.autocommit:
             begin_asked[0] = True  # sent with the statement that follows, if that one needs it
             return core.Context(statement)
         begin = send_begin(statement)
-        if begin is None:
+        if begin is None and not pending:
             return original_simple(statement)
+        carried = bool(pending)
         context = core.Context(statement)
         dbapi_connection.send_QUERY(statement)
-        flush()
-        read(context, begin)
+        try:
+            read(context, begin)
+        except (DatabaseError, InterfaceError):
+            if carried and statement.upper().startswith("RELEASE SAVEPOINT"):
+                # a write made inside the savepoint failed as it rode with the RELEASE: roll back to the savepoint,
+                # as SQLAlchemy does when a statement fails inside it (it sends nothing after a failed RELEASE),
+                # so the failure stays contained as it was when the write was read at once
+                original_simple("ROLLBACK TO SAVEPOINT " + statement.split()[-1])
+            raise
         return context
 
-    def run_named(key, entry, statement, params, begin):
+    def run_named(key, entry, statement, params, begin, later):
         name, columns, input_funcs = entry
         context = core.Context(columns=columns, input_funcs=input_funcs, statement=statement)
         dbapi_connection.send_BIND(name, params)
         dbapi_connection.send_EXECUTE()
         core._write(dbapi_connection._sock, core.SYNC_MSG)
-        flush()
-        try:
-            read(context, begin)
-        except DatabaseError as error:
+
+        def on_error(error):
             code = error.args[0].get("C") if error.args and isinstance(error.args[0], dict) else None
             if code in ("0A000", "26000"):  # cached plan must not change result type; no such statement
                 prepared.pop(key, None)
                 dbapi_connection._statement_nums.discard(name)
-            raise
+
+        if later:
+            pending.append((context, on_error))
+        else:
+            read(context, begin, on_error)
         return context
 
     def prepare_and_run(key, statement, oids, params):
         if len(prepared) >= PREPARED_MAX:
             _old_key, (old_name, _c, _f) = prepared.popitem(last=False)
+            drain()  # pg8000's close reads only its own answer
             dbapi_connection.close_prepared_statement(old_name)
         number = len(dbapi_connection._statement_nums)
         while f"wms_{number}".encode("ascii") + core.NULL_BYTE in dbapi_connection._statement_nums:
@@ -370,16 +474,15 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
         dbapi_connection.send_BIND(name, params)
         dbapi_connection.send_EXECUTE()
         core._write(dbapi_connection._sock, core.SYNC_MSG)
-        flush()
-        try:
-            read(context, begin)
-        except DatabaseError:
+
+        def on_error(_error):
             # nothing is cached; but the Parse may have succeeded before the Execute failed (a unique violation
             # on the statement's second run), and a named statement outlives a rollback: its name stays taken
             # until a later batch closes it, or the next prepare under that name would fail (42P05)
             dbapi_connection._statement_nums.add(name)
             unsure.add(name)
-            raise
+
+        read(context, begin, on_error)
         for old_name in closing:
             unsure.discard(old_name)
             dbapi_connection._statement_nums.discard(old_name)
@@ -393,38 +496,41 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
             if not dbapi_connection._in_transaction:  # no statement needed the transaction: nothing to end
                 return core.Context(statement)
         if stream is not None:
+            drain()
             if send_begin(statement) is not None:  # COPY keeps pg8000's own path: BEGIN goes first, alone
                 flush()
                 dbapi_connection.handle_messages(core.Context(_BEGIN))
             return original(statement, vals=vals, oids=oids, stream=stream)
+        later = deferrable(statement)
         params = core.make_params(dbapi_connection.py_types, vals)
         key = (statement, tuple(oids or ()))
         entry = prepared.get(key)
         if entry is not None:
             prepared.move_to_end(key)
-            return run_named(key, entry, statement, params, send_begin(statement))
+            return run_named(key, entry, statement, params, None if later else send_begin(statement), later)
         if prepare and statement.lstrip()[:6].upper().startswith(_PREPARABLE):
             count = seen.get(key, 0) + 1
-            if count >= PREPARE_AFTER:
+            if count >= PREPARE_AFTER:  # the preparing run reads its answer (the statement's columns)
                 seen.pop(key, None)
                 return prepare_and_run(key, statement, oids, params)
             if len(seen) > 10 * PREPARED_MAX:  # statements seen once (ad hoc texts) do not pile up
                 seen.clear()
             seen[key] = count
         context = core.Context(statement)
-        begin = send_begin(statement)
+        begin = None if later else send_begin(statement)
         dbapi_connection.send_PARSE(core.NULL_BYTE, statement, oids)
         dbapi_connection.send_BIND(core.NULL_BYTE, params)
         dbapi_connection._send_message(core.DESCRIBE, describe_portal)
         dbapi_connection.send_EXECUTE()
         core._write(dbapi_connection._sock, core.SYNC_MSG)
-        flush()
-        read(context, begin)
+        if later:
+            pending.append((context, None))
+        else:
+            read(context, begin)
         return context
 
     dbapi_connection.execute_unnamed = execute_unnamed
-    if lazy_begin:
-        dbapi_connection.execute_simple = execute_simple
+    dbapi_connection.execute_simple = execute_simple
     # A batch larger than the socket's buffer leaves in several segments; without TCP_NODELAY the last,
     # small one waits for the server's delayed ACK (40 ms on Linux), as libpq avoids by setting it too.
     raw_socket = getattr(dbapi_connection, "_usock", None)

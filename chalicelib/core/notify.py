@@ -170,12 +170,15 @@ def _insert(db, notifications: list[dict], deliveries: list[dict]) -> None:
     if db.get_bind().dialect.name == "postgresql":
         db.execute(_insert_template(), {
             "notifications": orjson.dumps(complete_rows(Notification, notifications)).decode(),
-            "deliveries": orjson.dumps(complete_rows(NotificationDelivery, deliveries)).decode()})
+            "deliveries": orjson.dumps(complete_rows(NotificationDelivery, deliveries)).decode()},
+            execution_options=LATER)
         return
     insert_rows(db, Notification, notifications)
     insert_rows(db, NotificationDelivery, deliveries)
 
 
+# nobody reads the insert's answer: on pg8000 it leaves with the request's next statement, or its COMMIT (core.db)
+LATER = {"wms_later": True}
 NOTICE_FIELDS = ("body", "resource_type", "resource_id", "action_url", "actor_id", "icon")
 
 

@@ -314,3 +314,157 @@ def test_tcp_connections_send_without_delay(pg8000_url):
             conn.rollback()
     finally:
         engine.dispose()
+
+
+# --- writes nobody reads: left in the send buffer for the next statement's batch -------------------------
+
+def _later_table():
+    """A table marked `write_later`, as the history entries are (core.models.HistoryEntry)."""
+    from sqlalchemy import Column, Integer, MetaData, String, Table
+
+    return Table("wms_later", MetaData(), Column("id", Integer, primary_key=True), Column("note", String(20)),
+                 info={"write_later": True})
+
+
+@pytest.fixture
+def later(proxied):
+    engine, proxy = proxied
+    table = _later_table()
+    table.create(engine)
+    try:
+        yield engine, proxy, table
+    finally:
+        table.drop(engine)
+
+
+def _ids(engine, table) -> list[int]:
+    with engine.connect() as conn:
+        return conn.execute(text(f"SELECT id FROM {table.name} ORDER BY id")).scalars().all()
+
+
+def test_a_write_nobody_reads_leaves_with_the_next_statement(later):
+    """Inside the transaction an INSERT into a `write_later` table costs no round trip of its own: it leaves with
+    the next statement (which sees it) or with the COMMIT. History entries and notifications are written so."""
+    from sqlalchemy.orm import Session
+
+    engine, proxy, table = later
+    with Session(engine) as session:  # the insert's preparing run (its PREPARE_AFTER-th) reads its answer at once
+        for n in range(core_db.PREPARE_AFTER):
+            session.execute(table.insert(), {"id": 100 + n, "note": "warm"})
+        session.rollback()
+    with Session(engine) as session:
+        before, _ = proxy.snapshot()
+        session.execute(table.insert(), {"id": 1, "note": "opens"})  # BEGIN and the first write: read at once
+        opened, _ = proxy.snapshot()
+        for n in (2, 3):
+            session.execute(table.insert(), {"id": n, "note": "later"})
+        waiting, _ = proxy.snapshot()
+        assert session.execute(text("SELECT count(*) FROM wms_later")).scalar_one() == 3  # carried, then seen
+        read, _ = proxy.snapshot()
+        session.execute(table.insert(), {"id": 4, "note": "with commit"})
+        session.commit()
+        after, _ = proxy.snapshot()
+    assert (opened - before, waiting - opened, read - waiting, after - read) == (1, 0, 1, 1)
+    assert _ids(engine, table) == [1, 2, 3, 4]
+
+
+def test_only_writes_that_answer_nothing_wait(later):
+    """A statement that answers rows (RETURNING, a SELECT) or runs outside the transaction is read at once, even
+    when asked to wait; the execution option `wms_later` asks for any statement."""
+    from sqlalchemy.orm import Session
+
+    engine, proxy, table = later
+    option = {"wms_later": True}
+    with Session(engine) as session:
+        first = session.execute(text("INSERT INTO wms_later VALUES (:i, 'first')"), {"i": 1}, execution_options=option)
+        assert first.rowcount == 1  # no transaction yet: it opened it, and its answer was read
+        returned = session.execute(table.insert().returning(table.c.id), {"id": 2, "note": "returning"})
+        assert returned.scalar_one() == 2
+        assert session.execute(text("SELECT CAST(:n AS integer)"), {"n": 7}, execution_options=option).scalar_one() == 7
+        before, _ = proxy.snapshot()
+        session.execute(text("INSERT INTO wms_later VALUES (:i, 'option')"), {"i": 3}, execution_options=option)
+        assert proxy.snapshot()[0] == before  # waiting in the buffer
+        session.commit()
+    assert _ids(engine, table) == [1, 2, 3]
+
+
+def test_a_write_left_for_later_that_fails_fails_the_unit_and_the_connection_stays_in_step(later):
+    """A failed write raises its own error (its SQLSTATE, so a 409 or 400 as before) at the statement that carried
+    it, or at the COMMIT, which then keeps nothing; a ROLLBACK drops it quietly; the connection serves on."""
+    from sqlalchemy.orm import Session
+
+    engine, _proxy, table = later
+    with Session(engine) as session:
+        session.execute(table.insert(), {"id": 1, "note": "kept"})
+        session.commit()
+    with Session(engine) as session:  # failure carried by the next statement
+        session.execute(table.insert(), {"id": 2, "note": "opens"})
+        session.execute(table.insert(), {"id": 1, "note": "duplicate"})
+        with pytest.raises(exc.IntegrityError) as raised:
+            session.execute(text("SELECT count(*) FROM wms_later")).scalar_one()
+        assert raised.value.orig.args[0]["C"] == "23505"
+        session.rollback()
+        assert session.execute(text("SELECT :a || :b"), {"a": "still ", "b": "fine"}).scalar_one() == "still fine"
+    with Session(engine) as session:  # failure carried by the COMMIT
+        session.execute(table.insert(), {"id": 3, "note": "opens"})
+        session.execute(table.insert(), {"id": 1, "note": "duplicate"})
+        with pytest.raises(exc.DatabaseError) as raised:  # pg8000 names its class only on a cursor's statement
+            session.commit()
+        assert raised.value.orig.args[0]["C"] == "23505"  # which the endpoint maps (core.http: 409)
+        session.rollback()
+    with Session(engine) as session:  # a rollback after a failed write: no error, nothing kept
+        session.execute(table.insert(), {"id": 4, "note": "opens"})
+        session.execute(table.insert(), {"id": 1, "note": "duplicate"})
+        session.rollback()
+        with session.begin_nested():  # savepoints carry them too
+            session.execute(table.insert(), {"id": 5, "note": "opens"})
+            session.execute(table.insert(), {"id": 6, "note": "nested"})
+        session.commit()
+    with Session(engine) as session:  # a failure that rides with a RELEASE stays inside its savepoint
+        session.execute(table.insert(), {"id": 7, "note": "opens"})
+        with pytest.raises(exc.DatabaseError) as raised:
+            with session.begin_nested():
+                session.execute(table.insert(), {"id": 1, "note": "duplicate"})
+        assert raised.value.orig.args[0]["C"] == "23505"
+        session.execute(table.insert(), {"id": 8, "note": "after"})
+        session.commit()
+    assert _ids(engine, table) == [1, 5, 6, 7, 8]
+
+
+def test_writes_left_for_later_are_read_before_pg8000s_own_io(later, monkeypatch):
+    """Closing the least recently used prepared statement is pg8000's own round trip, which reads only its own
+    answer: the pending writes are read first, in order."""
+    from sqlalchemy.orm import Session
+
+    monkeypatch.setattr(core_db, "PREPARED_MAX", 1)
+    engine, _proxy, table = later
+    with Session(engine) as session:
+        session.execute(table.insert(), {"id": 0, "note": "opens"})
+        for n in range(1, 9):
+            session.execute(table.insert(), {"id": n, "note": "later"})
+            for _ in range(core_db.PREPARE_AFTER):  # prepares a statement, closing the one before
+                assert session.execute(text(f"SELECT CAST(:n AS integer) + {n}"), {"n": 1}).scalar_one() == n + 1
+        session.commit()
+    assert _ids(engine, table) == list(range(9))
+
+
+def test_history_entries_ride_with_the_next_statement(proxied):
+    """The history a request records costs no round trip of its own (core.models.HistoryEntry: write_later)."""
+    from sqlalchemy.orm import Session
+
+    from chalicelib.core import history
+    from chalicelib.core.models import HistoryEntry
+
+    assert HistoryEntry.__table__.info["write_later"] is True
+    engine, proxy = proxied
+    entity = "later-history-test"
+    with Session(engine) as session:
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": 5150})  # opens the transaction
+        before, _ = proxy.snapshot()
+        history.record(session, entity_type="task", entity_id=entity, action="created", actor_id=None)
+        session.flush()
+        flushed, _ = proxy.snapshot()
+        found = session.execute(text("SELECT action FROM history_entries WHERE entity_id = :e"), {"e": entity})
+        assert found.scalars().all() == ["created"]
+        session.rollback()
+    assert (flushed - before, proxy.snapshot()[0] - flushed) == (0, 2)  # the read carried it; the rollback
