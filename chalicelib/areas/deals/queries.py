@@ -4,6 +4,8 @@ checks, the record builders and the read queries. service.py and service_deals.p
 reverse."""
 from __future__ import annotations
 
+from functools import cache
+
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -143,6 +145,30 @@ def deal_select():
     )
 
 
+@cache
+def deal_record_select():
+    """Deals as records: DEAL_FIELDS with their company's, owner's and stage's names and the contact's two names
+    (`deal_records` makes contact_name of them), read without ORM instances (core.query.record_page); built once
+    per process."""
+    return (
+        select(*(getattr(Deal, name) for name in DEAL_FIELDS), Company.name.label("company_name"),
+               Contact.first_name.label("contact_first_name"), Contact.last_name.label("contact_last_name"),
+               User.name.label("owner_name"), ConfigListItem.label.label("stage_label"),
+               ConfigListItem.color.label("stage_color"), ConfigListItem.probability.label("probability"))
+        .outerjoin(Company, Company.id == Deal.company_id)
+        .outerjoin(Contact, Contact.id == Deal.contact_id)
+        .outerjoin(User, User.id == Deal.owner_id)
+        .outerjoin(ConfigListItem, ConfigListItem.id == Deal.stage_id)
+    )
+
+
+def deal_records(records: list[dict]) -> list[dict]:
+    """The records of `deal_record_select` as `deal_out` answers them (the contact's name made of its two)."""
+    for record in records:
+        record["contact_name"] = contact_name(record.pop("contact_first_name"), record.pop("contact_last_name"))
+    return records
+
+
 def deal_order():
     return (Deal.created_at.desc(), Deal.id)
 
@@ -184,3 +210,12 @@ def company_names_select(db, company_ids) -> Read | None:
     """The read of `company_names` (rows id, name; built once per process), None without ids: for a read that
     sends it with others in one round trip (core.query.record_sets)."""
     return ids_read(db, _company_names_statement, "company_name_ids", company_ids)
+
+
+def _contact_names_statement(contact_in):
+    return select(Contact.id, Contact.first_name, Contact.last_name).where(contact_in(Contact.id))
+
+
+def contact_names_select(db, contact_ids) -> Read | None:
+    """The read of `contact_names` (rows id, first_name, last_name; built once per process), None without ids."""
+    return ids_read(db, _contact_names_statement, "contact_name_ids", {cid for cid in contact_ids if cid})

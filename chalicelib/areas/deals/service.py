@@ -15,7 +15,7 @@ from chalicelib.core.query import contains_text
 from .models import Company, Contact, Deal
 from .queries import (DETAIL_LIMIT, check_room, company_out, company_record, company_select, contact_record,
                       contact_rows, count_of, deal_rows, load_company, load_contact, require_company, require_user)
-from .queries import company_names, company_names_select  # noqa: F401 - other areas call them through the service
+from .queries import company_names, company_names_select, contact_names_select  # noqa: F401 - other areas call them through the service
 
 PAGE_SIZE = 50  # the spec's pages of companies and contacts (`page`, 50 each)
 
@@ -52,10 +52,8 @@ def company_contact_emails(company_ids):
 
 def contact_names(db: Session, contact_ids: list[str]) -> dict[str, tuple[str, str | None]]:
     """`{contact_id: (first_name, last_name)}` for the ids that exist (one query)."""
-    ids = {contact_id for contact_id in contact_ids if contact_id}
-    if not ids:
-        return {}
-    rows = db.execute(select(Contact.id, Contact.first_name, Contact.last_name).where(Contact.id.in_(ids))).all()
+    read = contact_names_select(db, contact_ids)
+    rows = [] if read is None else db.execute(read.stmt, read.params).all()
     return {row.id: (row.first_name, row.last_name) for row in rows}
 
 

@@ -1,15 +1,17 @@
 """Deals: title, company, contact, owner, stage (config list `deal_stage`), value and status."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy.orm import Session
 
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import Page, contains_text, paginate
+from chalicelib.core.query import Page, contains_text, record_page
 
 from .models import Company, Contact, Deal
-from .queries import (check_room, deal_order, deal_out, deal_record, deal_select, load_deal, require_company,
-                      require_user, stage_query)
+from .queries import (check_room, deal_order, deal_record, deal_record_select, deal_records, load_deal,
+                      require_company, require_user, stage_query)
 
 
 def _default_stage_id(db: Session) -> str | None:
@@ -37,7 +39,7 @@ def _check_room(db: Session, values: dict, deal: Deal | None = None) -> None:
 
 
 def list_deals(ctx, *, query) -> Page:
-    """Newest first, `limit`/`offset` with the total (one statement, two when the page is cut)."""
+    """Newest first, `limit`/`offset` with the total (one statement, two when the page is cut), as records."""
     conditions = []
     for field in ("stage_id", "status", "owner_id", "company_id", "contact_id"):
         value = getattr(query, field)
@@ -45,7 +47,8 @@ def list_deals(ctx, *, query) -> Page:
             conditions.append(getattr(Deal, field) == value)
     if query.search:
         conditions.append(contains_text(query.search, Deal.title, Company.name))
-    return paginate(ctx.db, deal_select().where(*conditions).order_by(*deal_order()), query, deal_out)
+    page = record_page(ctx.db, deal_record_select().where(*conditions).order_by(*deal_order()), query)
+    return replace(page, items=deal_records(page.items))
 
 
 def get_deal(ctx, *, deal_id: str) -> dict:

@@ -3,10 +3,12 @@
 rules. The services import it, never the reverse."""
 from __future__ import annotations
 
+from functools import cache
+
 from sqlalchemy import or_, select
 
 from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.query import LIST_LIMIT, record_sets, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoicePayment
@@ -51,36 +53,56 @@ def _person(first_last) -> str | None:
     return " ".join(part for part in first_last if part) or None
 
 
-def invoice_records(db, invoices, *, detail: bool = False) -> list[dict]:
-    """Invoice records with company_name, contact_name and budget_name (one lookup per kind for the whole
-    list); `detail` adds project_id, project_name, po_number and ledger_url."""
+def invoice_lookups(db, records) -> dict:
+    """The reads that complete invoice records (company, contact and budget names), for one record_sets round
+    trip (or record_page's lookups)."""
     from chalicelib.areas.budgets import service as budgets_service
     from chalicelib.areas.deals import service as deals_service
 
-    if not invoices:
-        return []
-    companies = deals_service.company_names(db, [i.company_id for i in invoices if i.company_id])
-    contacts = deals_service.contact_names(db, [i.contact_id for i in invoices if i.contact_id])
-    budgets = budgets_service.budget_briefs(db, [i.budget_id for i in invoices if i.budget_id])
+    return {"companies": deals_service.company_names_select(db, [r["company_id"] for r in records if r["company_id"]]),
+            "contacts": deals_service.contact_names_select(db, [r["contact_id"] for r in records]),
+            "budgets": budgets_service.budget_briefs_select(db, [r["budget_id"] for r in records])}
+
+
+def with_invoice_lookups(db, records: list[dict], sets: dict, *, detail: bool = False) -> list[dict]:
+    """The records with company_name, contact_name and budget_name from `invoice_lookups`'s answers (`sets`);
+    `detail` adds project_id, project_name (one more statement), po_number and ledger_url."""
+    companies = {row["id"]: row["name"] for row in sets["companies"]}
+    contacts = {row["id"]: (row["first_name"], row["last_name"]) for row in sets["contacts"]}
+    budgets = {row["id"]: row for row in sets["budgets"]}
     projects = {}
     if detail:
         from chalicelib.areas.projects import service as projects_service
 
         projects = projects_service.project_names(db, [b["resource_id"] for b in budgets.values()
                                                        if b["resource_type"] == "project"])
-    out = []
-    for invoice in invoices:
-        record = row_dict(invoice, INVOICE_FIELDS)
-        budget = budgets.get(invoice.budget_id) or {}
-        record.update(company_name=companies.get(invoice.company_id),
-                      contact_name=_person(contacts.get(invoice.contact_id)), budget_name=budget.get("name"))
+    for record in records:
+        budget = budgets.get(record["budget_id"]) or {}
+        record.update(company_name=companies.get(record["company_id"]),
+                      contact_name=_person(contacts.get(record["contact_id"])), budget_name=budget.get("name"))
         if detail:
             project_id = budget.get("resource_id") if budget.get("resource_type") == "project" else None
+            ledger_id = record["ledger_invoice_id"]
             record.update(project_id=project_id, project_name=projects.get(project_id),
                           po_number=budget.get("po_number"),
-                          ledger_url=LEDGER_URL.format(invoice.ledger_invoice_id) if invoice.ledger_invoice_id else None)
-        out.append(record)
-    return out
+                          ledger_url=LEDGER_URL.format(ledger_id) if ledger_id else None)
+    return records
+
+
+@cache
+def invoice_select():
+    """Invoices as records (INVOICE_FIELDS), read without ORM instances (core.query.record_page); built once per
+    process."""
+    return select(*(getattr(Invoice, name) for name in INVOICE_FIELDS))
+
+
+def invoice_records(db, invoices, *, detail: bool = False) -> list[dict]:
+    """Invoice records with company_name, contact_name and budget_name (one statement for the whole list:
+    core.query.record_sets); `detail` adds project_id, project_name, po_number and ledger_url."""
+    if not invoices:
+        return []
+    records = [row_dict(invoice, INVOICE_FIELDS) for invoice in invoices]
+    return with_invoice_lookups(db, records, record_sets(db, **invoice_lookups(db, records)), detail=detail)
 
 
 def invoice_record(db, invoice_id: str, *, detail: bool = False) -> dict:

@@ -19,14 +19,14 @@ from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore
 from chalicelib.core.models import ConfigList, ConfigListItem
-from chalicelib.core.query import Page, in_scope, paginate
+from chalicelib.core.query import Page, in_scope, record_page
 from chalicelib.core.serialize import value_out
 from chalicelib.core.timeutil import org_today
 
 from . import service_generate, service_lines
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoiceNumberCounter
-from .queries import (INVOICE_FIELDS, invoice_record, invoice_records, item_records, item_rows, load_invoice,
-                      payment_records, rule_records, visible)
+from .queries import (INVOICE_FIELDS, invoice_lookups, invoice_record, invoice_select, item_records, item_rows,
+                      load_invoice, payment_records, rule_records, visible, with_invoice_lookups)
 
 ENTITY = "invoice"
 NUMBER_FORMAT = "INV-{:05d}"
@@ -138,10 +138,11 @@ def portal_financial(db, company_ids) -> dict:
 # ---------------------------------------------------------------- reading
 
 def list_invoices(ctx, *, query) -> Page:
-    """One page of the invoices the caller may see (filters), newest issued first, with the total."""
+    """One page of the invoices the caller may see (filters), newest issued first, as records; the total (when
+    counted) and the company, contact and budget names in one more statement (record_page)."""
     from chalicelib.areas.budgets import service as budgets_service
 
-    stmt = in_scope(select(Invoice), visible(ctx.principal))
+    stmt = in_scope(invoice_select(), visible(ctx.principal))
     for field in ("status", "company_id", "budget_id"):
         value = getattr(query, field)
         if value:
@@ -151,8 +152,8 @@ def list_invoices(ctx, *, query) -> Page:
     if query.deal_id:
         stmt = stmt.where(Invoice.budget_id.in_(budgets_service.budget_ids_of("deal", query.deal_id)))
     stmt = stmt.order_by(Invoice.issued_date.desc(), Invoice.created_at.desc(), Invoice.id)
-    page = paginate(ctx.db, stmt, query, lambda row: row[0])
-    return replace(page, items=invoice_records(ctx.db, page.items))
+    page, sets = record_page(ctx.db, stmt, query, lookups=lambda rows: invoice_lookups(ctx.db, rows))
+    return replace(page, items=with_invoice_lookups(ctx.db, page.items, sets))
 
 
 def get_invoice(ctx, *, invoice_id: str) -> tuple[dict, list[dict], list[dict]]:

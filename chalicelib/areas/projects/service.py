@@ -52,10 +52,20 @@ def project_brief(db, project_id: str) -> dict | None:
 
 def project_names(db, project_ids) -> dict[str, str]:
     """`{project_id: name}` for the ids that exist (one query; no scoping)."""
-    ids = {pid for pid in project_ids or () if pid}
-    if not ids:
-        return {}
-    return dict(db.execute(select(Project.id, Project.name).where(Project.id.in_(ids))).all())
+    read = project_names_select(db, project_ids)
+    return {} if read is None else dict(db.execute(read.stmt, read.params).all())
+
+
+def _project_names_statement(project_in):
+    return select(Project.id, Project.name).where(project_in(Project.id))
+
+
+def project_names_select(db, project_ids):
+    """The read of `project_names` (rows id, name; built once per process), None without ids: for a read that
+    sends it with others in one round trip (core.query.record_sets, record_page's lookups)."""
+    from chalicelib.core.lookup import ids_read
+
+    return ids_read(db, _project_names_statement, "project_name_ids", {pid for pid in project_ids or () if pid})
 
 
 def own_project_ids(user_id: str):

@@ -3,10 +3,11 @@ record builder and the list query. service.py imports it, never the reverse."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 
 from sqlalchemy import select
 
-from chalicelib.core.query import Page, in_scope, paginate, visible_row
+from chalicelib.core.query import Page, in_scope, record_page, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Sprint
@@ -40,14 +41,25 @@ def sprint_record(ctx, sprint: Sprint) -> dict:
     return sprint_records(ctx, [sprint])[0]
 
 
+@cache
+def _record_select():
+    """Sprints as records (FIELDS), read without ORM instances (core.query.record_page); built once per process."""
+    return select(*(getattr(Sprint, name) for name in FIELDS))
+
+
 def list_sprints(ctx, query) -> Page:
     """The sprints the caller may see (filters project_id and status), newest first, sprints without a
-    start date last; one page of them (query.limit, query.offset) with the total."""
-    stmt = in_scope(select(Sprint), visible(ctx.principal))
+    start date last; one page of them (query.limit, query.offset) as records, then the total (when counted) and
+    their projects' names in one more statement (record_page)."""
+    from chalicelib.areas.projects import service as projects_service
+
+    stmt = in_scope(_record_select(), visible(ctx.principal))
     if query.project_id:
         stmt = stmt.where(Sprint.project_id == query.project_id)
     if query.status:
         stmt = stmt.where(Sprint.status == query.status)
     stmt = stmt.order_by(Sprint.start_date.is_(None), Sprint.start_date.desc(), Sprint.created_at.desc(), Sprint.id)
-    page = paginate(ctx.db, stmt, query, lambda row: row[0])
-    return replace(page, items=sprint_records(ctx, page.items))
+    page, sets = record_page(ctx.db, stmt, query, lookups=lambda rows: {
+        "projects": projects_service.project_names_select(ctx.db, [row["project_id"] for row in rows])})
+    names = {row["id"]: row["name"] for row in sets["projects"]}
+    return replace(page, items=[{**row, "project_name": names.get(row["project_id"])} for row in page.items])
