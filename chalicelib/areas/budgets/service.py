@@ -17,6 +17,7 @@ from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
+from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.permissions import allows
 from chalicelib.core.query import Page, in_scope, record_page, visible_exists
@@ -72,9 +73,7 @@ def _budget_briefs_statement(budget_in):
 def budget_briefs_select(db, budget_ids):
     """The read of `budget_briefs` (rows id, name, resource_type, resource_id, po_number; built once per
     process), None without ids: for a read sent with others in one round trip (core.query.record_sets)."""
-    from chalicelib.core.lookup import ids_read
-
-    return ids_read(db, _budget_briefs_statement, "budget_brief_ids", {bid for bid in budget_ids or () if bid})
+    return ids_read(db, _budget_briefs_statement, "budget_brief_ids", budget_ids or ())
 
 
 def invoice_source(db, budget_id: str) -> dict | None:

@@ -13,7 +13,7 @@ from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import LIST_LIMIT, Read, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, record_rows, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Company, Contact, Deal
@@ -134,22 +134,11 @@ def contact_record(db: Session, contact_id: str) -> dict:
 
 # ---- deals ----------------------------------------------------------------------------------------
 
-def deal_select():
-    return (
-        select(Deal, Company.name, Contact.first_name, Contact.last_name, User.name,
-               ConfigListItem.label, ConfigListItem.color, ConfigListItem.probability)
-        .outerjoin(Company, Company.id == Deal.company_id)
-        .outerjoin(Contact, Contact.id == Deal.contact_id)
-        .outerjoin(User, User.id == Deal.owner_id)
-        .outerjoin(ConfigListItem, ConfigListItem.id == Deal.stage_id)
-    )
-
-
 @cache
-def deal_record_select():
+def deal_select():
     """Deals as records: DEAL_FIELDS with their company's, owner's and stage's names and the contact's two names
-    (`deal_records` makes contact_name of them), read without ORM instances (core.query.record_page); built once
-    per process."""
+    (`deal_records` makes contact_name of them), read without ORM instances (core.query.record_rows and
+    record_page); built once per process."""
     return (
         select(*(getattr(Deal, name) for name in DEAL_FIELDS), Company.name.label("company_name"),
                Contact.first_name.label("contact_first_name"), Contact.last_name.label("contact_last_name"),
@@ -163,7 +152,7 @@ def deal_record_select():
 
 
 def deal_records(records: list[dict]) -> list[dict]:
-    """The records of `deal_record_select` as `deal_out` answers them (the contact's name made of its two)."""
+    """The records of `deal_select` with the contact's name made of its two (contact_name)."""
     for record in records:
         record["contact_name"] = contact_name(record.pop("contact_first_name"), record.pop("contact_last_name"))
     return records
@@ -173,25 +162,16 @@ def deal_order():
     return (Deal.created_at.desc(), Deal.id)
 
 
-def deal_out(row) -> dict:
-    deal, company_name, first_name, last_name, owner_name, stage_label, stage_color, probability = row
-    out = row_dict(deal, DEAL_FIELDS)
-    out.update(company_name=company_name, contact_name=contact_name(first_name, last_name), owner_name=owner_name,
-               stage_label=stage_label, stage_color=stage_color, probability=probability)
-    return out
-
-
 def deal_rows(db: Session, *conditions, limit: int = DETAIL_LIMIT) -> list[dict]:
     """Joined deal records, newest first (one query)."""
-    stmt = deal_select().where(*conditions).order_by(*deal_order()).limit(limit)
-    return [deal_out(row) for row in db.execute(stmt)]
+    return deal_records(record_rows(db, deal_select().where(*conditions).order_by(*deal_order()).limit(limit)))
 
 
 def deal_record(db: Session, deal_id: str) -> dict:
-    row = db.execute(deal_select().where(Deal.id == deal_id)).first()
-    if row is None:
+    rows = record_rows(db, deal_select().where(Deal.id == deal_id))
+    if not rows:
         raise not_found("Deal")
-    return deal_out(row)
+    return deal_records(rows)[0]
 
 
 # ---- company names (other areas call them through the service) -----------------------------------
@@ -218,4 +198,4 @@ def _contact_names_statement(contact_in):
 
 def contact_names_select(db, contact_ids) -> Read | None:
     """The read of `contact_names` (rows id, first_name, last_name; built once per process), None without ids."""
-    return ids_read(db, _contact_names_statement, "contact_name_ids", {cid for cid in contact_ids if cid})
+    return ids_read(db, _contact_names_statement, "contact_name_ids", contact_ids)

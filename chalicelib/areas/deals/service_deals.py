@@ -10,8 +10,8 @@ from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import Page, contains_text, record_page
 
 from .models import Company, Contact, Deal
-from .queries import (check_room, deal_order, deal_record, deal_record_select, deal_records, load_deal,
-                      require_company, require_user, stage_query)
+from .queries import (check_room, deal_order, deal_record, deal_records, deal_select, load_deal, require_company,
+                      require_user, stage_query)
 
 
 def _default_stage_id(db: Session) -> str | None:
@@ -47,7 +47,7 @@ def list_deals(ctx, *, query) -> Page:
             conditions.append(getattr(Deal, field) == value)
     if query.search:
         conditions.append(contains_text(query.search, Deal.title, Company.name))
-    page = record_page(ctx.db, deal_record_select().where(*conditions).order_by(*deal_order()), query)
+    page = record_page(ctx.db, deal_select().where(*conditions).order_by(*deal_order()), query)
     return replace(page, items=deal_records(page.items))
 
 

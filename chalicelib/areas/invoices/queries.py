@@ -59,7 +59,7 @@ def invoice_lookups(db, records) -> dict:
     from chalicelib.areas.budgets import service as budgets_service
     from chalicelib.areas.deals import service as deals_service
 
-    return {"companies": deals_service.company_names_select(db, [r["company_id"] for r in records if r["company_id"]]),
+    return {"companies": deals_service.company_names_select(db, [r["company_id"] for r in records]),
             "contacts": deals_service.contact_names_select(db, [r["contact_id"] for r in records]),
             "budgets": budgets_service.budget_briefs_select(db, [r["budget_id"] for r in records])}
 

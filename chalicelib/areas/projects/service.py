@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
+from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad
 from chalicelib.core.query import Page, contains_text, in_scope, record_page
 from chalicelib.core.serialize import value_out
@@ -63,9 +64,7 @@ def _project_names_statement(project_in):
 def project_names_select(db, project_ids):
     """The read of `project_names` (rows id, name; built once per process), None without ids: for a read that
     sends it with others in one round trip (core.query.record_sets, record_page's lookups)."""
-    from chalicelib.core.lookup import ids_read
-
-    return ids_read(db, _project_names_statement, "project_name_ids", {pid for pid in project_ids or () if pid})
+    return ids_read(db, _project_names_statement, "project_name_ids", project_ids or ())
 
 
 def own_project_ids(user_id: str):
