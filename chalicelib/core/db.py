@@ -328,9 +328,9 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
     sends it (the benchmark's primary-key floor).
 
     A write whose answer nobody reads (`writes_later`: an INSERT without RETURNING into a table marked
-    `write_later`, or a statement run with the execution option `wms_later`) made inside the transaction is
-    left in the send buffer: it leaves with the next statement's batch (or the COMMIT's), and its answer is read
-    before that statement's, as libpq's pipeline mode does. The history entries and the notifications a request
+    `write_later`, or a statement run with the execution option `wms_later`) is left in the send buffer, with
+    its BEGIN when it is the write that opens the transaction: it leaves with the next statement's batch (or
+    the COMMIT's), and its answer is read before that statement's, as libpq's pipeline mode does. The history entries and the notifications a request
     writes ride with its next statement instead of costing a round trip each. Every answer is read in order up
     to its ReadyForQuery, so the connection stays in step whatever fails; a failed write raises its own error
     (its SQLSTATE: a 400 or 409 as before) at the statement that carried it, and a COMMIT that carried a failed
@@ -408,12 +408,24 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
             read_in_order(taken())
 
     def deferrable(statement) -> bool:
-        """The statement may be left in the buffer: asked for (`state.later`), inside the transaction (its BEGIN
-        answered), and a write that answers no rows (an INSERT, or a WITH of writes, without RETURNING)."""
-        if not state.later or not dbapi_connection._in_transaction or dbapi_connection.autocommit:
+        """The statement may be left in the buffer: asked for (`state.later`), inside the transaction or opening
+        it (its BEGIN then waits with it), and a write that answers no rows (an INSERT, or a WITH of writes,
+        without RETURNING)."""
+        if not state.later or dbapi_connection.autocommit:
+            return False
+        if not dbapi_connection._in_transaction and not (begin_asked[0] and opens_transaction(statement)):
             return False
         upper = statement.lstrip().upper()
         return upper.startswith(("INSERT", "WITH")) and "RETURNING" not in upper
+
+    def wait(context, begin, on_error=None):
+        """Leave a write's answer (and its BEGIN's, when it opens the transaction) for the next batch. A BEGIN
+        left so marks the transaction open, as its ReadyForQuery will: pg8000 then asks for no second BEGIN,
+        and its commit() and rollback() send theirs, which read the pending answers first."""
+        if begin is not None:
+            pending.append((begin, None))
+            dbapi_connection._transaction_status = core.IN_TRANSACTION
+        pending.append((context, on_error))
 
     def execute_simple(statement):
         if lazy_begin and statement == _BEGIN and not dbapi_connection.autocommit:
@@ -450,7 +462,7 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
                 dbapi_connection._statement_nums.discard(name)
 
         if later:
-            pending.append((context, on_error))
+            wait(context, begin, on_error)
         else:
             read(context, begin, on_error)
         return context
@@ -507,7 +519,7 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
         entry = prepared.get(key)
         if entry is not None:
             prepared.move_to_end(key)
-            return run_named(key, entry, statement, params, None if later else send_begin(statement), later)
+            return run_named(key, entry, statement, params, send_begin(statement), later)
         if prepare and statement.lstrip()[:6].upper().startswith(_PREPARABLE):
             count = seen.get(key, 0) + 1
             if count >= PREPARE_AFTER:  # the preparing run reads its answer (the statement's columns)
@@ -517,14 +529,14 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
                 seen.clear()
             seen[key] = count
         context = core.Context(statement)
-        begin = None if later else send_begin(statement)
+        begin = send_begin(statement)
         dbapi_connection.send_PARSE(core.NULL_BYTE, statement, oids)
         dbapi_connection.send_BIND(core.NULL_BYTE, params)
         dbapi_connection._send_message(core.DESCRIBE, describe_portal)
         dbapi_connection.send_EXECUTE()
         core._write(dbapi_connection._sock, core.SYNC_MSG)
         if later:
-            pending.append((context, None))
+            wait(context, begin)
         else:
             read(context, begin)
         return context

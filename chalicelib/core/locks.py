@@ -10,6 +10,8 @@
   statement for any number of rows); answers how many rows were inserted. For idempotent operations
   (watch, add an existing member): a concurrent duplicate is a no-op, never a 409.
 - `insert_rows(db, Model, rows)`: one multi-row `INSERT` (not one round trip per row).
+- `insert_later(db, Model, values)`: one new row whose INSERT nobody waits for (on pg8000 it leaves with the
+  request's next statement, core.db), answered as the persistent object `add` and `flush` would give.
 - `set_positions(db, Model, column, ids)`: one `UPDATE ... SET column = CASE id WHEN ... END`
   giving each id its index (reorders).
 
@@ -105,6 +107,28 @@ def insert_rows(db, model, rows: Iterable[dict]) -> list[dict]:
     if values:
         db.execute(model.__table__.insert().values(values))
     return values
+
+
+def insert_later(db, model, values: dict):
+    """One new `model` row written by a Core INSERT run with `wms_later` (core.db.writes_later): on pg8000 it
+    waits in the send buffer and leaves with the request's next statement, so it costs no round trip of its
+    own; a failure raises its own SQLSTATE at that statement (or the COMMIT), the same 400 or 409 as a flush.
+    Answers the object as `db.add` and `db.flush` would leave it: persistent in the session's identity map,
+    every column set (the Python-side defaults filled in; a column with neither a value nor a default is NULL,
+    as the ORM writes it), nothing to reload. Pending ORM changes are flushed first, so the rows go out in
+    the order they were made."""
+    from sqlalchemy.orm import make_transient_to_detached
+
+    db.flush()
+    row = _complete(model, [values])[0]
+    for column in model.__table__.columns:
+        if column.server_default is None:
+            row.setdefault(column.key, None)  # every column named: one statement text whatever was given
+    db.execute(model.__table__.insert(), row, execution_options={"wms_later": True})
+    obj = model(**row)
+    make_transient_to_detached(obj)
+    db.add(obj)
+    return obj
 
 
 def set_positions(db, model, column, ids: Sequence[str], *, where=None) -> None:

@@ -354,7 +354,7 @@ def test_a_write_nobody_reads_leaves_with_the_next_statement(later):
         session.rollback()
     with Session(engine) as session:
         before, _ = proxy.snapshot()
-        session.execute(table.insert(), {"id": 1, "note": "opens"})  # BEGIN and the first write: read at once
+        session.execute(table.insert(), {"id": 1, "note": "opens"})  # BEGIN and the first write wait too
         opened, _ = proxy.snapshot()
         for n in (2, 3):
             session.execute(table.insert(), {"id": n, "note": "later"})
@@ -364,20 +364,66 @@ def test_a_write_nobody_reads_leaves_with_the_next_statement(later):
         session.execute(table.insert(), {"id": 4, "note": "with commit"})
         session.commit()
         after, _ = proxy.snapshot()
-    assert (opened - before, waiting - opened, read - waiting, after - read) == (1, 0, 1, 1)
+    assert (opened - before, waiting - opened, read - waiting, after - read) == (0, 0, 1, 1)
     assert _ids(engine, table) == [1, 2, 3, 4]
 
 
+def test_a_write_that_opens_the_transaction_waits_with_its_begin(later):
+    """The first write of a unit of work leaves its BEGIN in the buffer with it. pg8000 takes the transaction as
+    open (it sends no second BEGIN, and its commit and rollback are sent): a COMMIT alone carries the whole unit,
+    a ROLLBACK alone drops it, and a failure among them keeps nothing."""
+    from sqlalchemy.orm import Session
+
+    engine, proxy, table = later
+    with Session(engine) as session:  # past the insert's preparing run, which reads its answer at once
+        for n in range(core_db.PREPARE_AFTER):
+            session.execute(table.insert(), {"id": 100 + n, "note": "warm"})
+        session.rollback()
+    with Session(engine) as session:
+        before, _ = proxy.snapshot()
+        session.execute(table.insert(), {"id": 1, "note": "opens"})
+        session.execute(table.insert(), {"id": 2, "note": "later"})
+        assert proxy.snapshot()[0] == before  # BEGIN and both inserts wait
+        session.commit()  # one round trip: BEGIN, the inserts, COMMIT
+        after, _ = proxy.snapshot()
+    assert after - before == 1
+    with Session(engine) as session:  # a rollback sends the waiting BEGIN and write, then drops them
+        session.execute(table.insert(), {"id": 3, "note": "rolled back"})
+        session.rollback()
+        # the connection is back in step and idle: the next unit opens its own transaction
+        assert session.execute(text("SELECT count(*) FROM wms_later WHERE id = 3")).scalar_one() == 0
+        session.execute(table.insert(), {"id": 4, "note": "kept"})
+        session.commit()
+    with Session(engine) as session:  # the opening write fails: the COMMIT that carried it keeps nothing
+        session.execute(table.insert(), {"id": 1, "note": "duplicate"})
+        session.execute(table.insert(), {"id": 5, "note": "after it"})
+        with pytest.raises(exc.DatabaseError) as raised:
+            session.commit()
+        assert raised.value.orig.args[0]["C"] == "23505"
+        session.rollback()
+    with Session(engine) as session:  # or the statement that carried it raises its error
+        session.execute(table.insert(), {"id": 1, "note": "duplicate"})
+        with pytest.raises(exc.IntegrityError):
+            session.execute(text("SELECT count(*) FROM wms_later")).scalar_one()
+        session.rollback()
+        assert session.execute(text("SELECT count(*) FROM wms_later")).scalar_one() == 3
+    assert _ids(engine, table) == [1, 2, 4]
+    with engine.connect() as conn:  # the connection never ran a statement inside a stray transaction
+        conn.execute(text("SELECT 1")).all()
+        assert conn.connection.dbapi_connection._in_transaction is False
+
+
 def test_only_writes_that_answer_nothing_wait(later):
-    """A statement that answers rows (RETURNING, a SELECT) or runs outside the transaction is read at once, even
-    when asked to wait; the execution option `wms_later` asks for any statement."""
+    """A statement that answers rows (RETURNING, a SELECT) is read at once, even when asked to wait; the
+    execution option `wms_later` asks for any statement."""
     from sqlalchemy.orm import Session
 
     engine, proxy, table = later
     option = {"wms_later": True}
     with Session(engine) as session:
-        first = session.execute(text("INSERT INTO wms_later VALUES (:i, 'first')"), {"i": 1}, execution_options=option)
-        assert first.rowcount == 1  # no transaction yet: it opened it, and its answer was read
+        first = session.execute(text("INSERT INTO wms_later VALUES (:i, 'first') RETURNING id"), {"i": 1},
+                                execution_options=option)
+        assert first.scalar_one() == 1  # it opened the transaction and answers a row: read at once
         returned = session.execute(table.insert().returning(table.c.id), {"id": 2, "note": "returning"})
         assert returned.scalar_one() == 2
         assert session.execute(text("SELECT CAST(:n AS integer)"), {"n": 7}, execution_options=option).scalar_one() == 7
@@ -468,3 +514,38 @@ def test_history_entries_ride_with_the_next_statement(proxied):
         assert found.scalars().all() == ["created"]
         session.rollback()
     assert (flushed - before, proxy.snapshot()[0] - flushed) == (0, 2)  # the read carried it; the rollback
+
+
+def test_a_task_create_sends_its_insert_with_the_next_statement(proxied, api, aws):
+    """POST /api/tasks through a counting proxy, with the queue configured (the deployment): the task's INSERT
+    (core.locks.insert_later), its history entry and the notifications ride with the statements after them.
+    Inside the test's outer transaction the unit of work is a savepoint, which costs one round trip (the
+    RELEASE carries the last writes, as the COMMIT does in production)."""
+    from sqlalchemy.orm import Session
+
+    from chalicelib.areas.tasks.models import Task
+    from tests.factories import make_user
+
+    engine, proxy = proxied
+    with engine.connect() as conn:
+        outer = conn.begin()
+        core_db.override_bind(conn)
+        try:
+            factory = Session(bind=conn, join_transaction_mode="create_savepoint", expire_on_commit=False)
+            caller = make_user(factory, access_level="executive", name="Trip Exec")
+            assignee = make_user(factory, name="Trip Assignee")
+            factory.commit()
+            for _ in range(core_db.PREPARE_AFTER):  # past the statements' preparing runs, read at once
+                api.post("/api/tasks", as_=caller, json={"title": "warm", "assignee_id": assignee.id})
+            before, _ = proxy.snapshot()
+            created = api.post("/api/tasks", as_=caller, json={"title": "Counted", "assignee_id": assignee.id})
+            trips = proxy.snapshot()[0] - before
+            assert created.status == 201, created
+            assert factory.get(Task, created.json["task"]["id"]).title == "Counted"
+        finally:
+            core_db.override_bind(None)
+            outer.rollback()
+    # SAVEPOINT; the caller; the assignee; the default status; the notice's read (carrying the task's INSERT and
+    # its history entry); the answer's names (carrying the notifications' insert); RELEASE. With add and flush
+    # the task's INSERT was a round trip of its own: 8.
+    assert trips == 7

@@ -13,6 +13,7 @@ from sqlalchemy import (String, bindparam, case, cast, func, literal_column, nul
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_later
 from chalicelib.core.lookup import Names
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.query import (LIST_LIMIT, Page, Read, contains_text, ids_param, ids_value, paginate, record_page,
@@ -318,12 +319,11 @@ def create_task(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
     if values.get("is_private") is None:
         values["is_private"] = False
     values.setdefault("reporter_id", ctx.user_id)
-    task = Task(**values, created_by=ctx.user_id)
-    ctx.db.add(task)
-    ctx.db.flush()
+    # the INSERT rides with the next statement (the notice's read, or the COMMIT): a round trip less
+    task = insert_later(ctx.db, Task, {**values, "created_by": ctx.user_id})
     _after_create(ctx, task)
     _assign_project_sla(ctx, task)
-    # the flushed object holds every column (defaults applied by the flush): no reload, and a task created
+    # the object holds every column (defaults applied): no reload, and a task created
     # just now has no subtasks or todos to count; the names the reference check read, and the caller's own,
     # need no lookup
     known.users.setdefault(ctx.user_id, {"name": ctx.principal.user.name, "picture": ctx.principal.user.picture})
