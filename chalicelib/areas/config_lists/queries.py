@@ -3,12 +3,11 @@ every list), the load-or-404 helpers `load_config_list` and `load_config_list_it
 and the read queries. service.py imports it, never the reverse."""
 from __future__ import annotations
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy import bindparam, func, select
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import ConfigList, ConfigListItem
-from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, record_sets, template, visible_row
 from chalicelib.core.serialize import row_dict
 
 LIST_FIELDS = ("id", "key", "name", "description", "is_system", "created_at")
@@ -45,18 +44,36 @@ def item_record(item: ConfigListItem) -> dict:
     return row_dict(item, ITEM_FIELDS, flags=ITEM_FLAGS)
 
 
-def list_record(config_list: ConfigList, items: list[ConfigListItem]) -> dict:
-    record = row_dict(config_list, LIST_FIELDS, flags=("is_system",))
-    record["items"] = [item_record(item) for item in sorted(items, key=lambda i: (i.position, i.label, i.id))]
-    return record
+def _lists(keyed: bool):
+    stmt = select(*(getattr(ConfigList, name) for name in LIST_FIELDS))
+    if keyed:
+        stmt = stmt.where(ConfigList.key == bindparam("list_key"))
+    return stmt.order_by(ConfigList.key).limit(LIST_LIMIT)
 
 
-def lists_with_items(db, key: str | None = None) -> list[ConfigList]:
-    """Every list (or the one with `key`) with its items loaded: two statements whatever the row count."""
-    stmt = select(ConfigList).options(selectinload(ConfigList.items)).order_by(ConfigList.key).limit(LIST_LIMIT)
-    if key:
-        stmt = stmt.where(ConfigList.key == key)
-    return list(db.scalars(stmt))
+@template
+def _lists_select(keyed: bool):
+    """The lists, ordered by key, at most LIST_LIMIT (the one whose key is `:list_key` when `keyed`)."""
+    return _lists(keyed)
+
+
+@template
+def _items_select(keyed: bool):
+    """The items of `_lists_select`'s lists (in no order: lists_with_items orders them)."""
+    return (select(*(getattr(ConfigListItem, name) for name in ITEM_FIELDS))
+            .where(ConfigListItem.list_id.in_(_lists(keyed).with_only_columns(ConfigList.id))))
+
+
+def lists_with_items(db, key: str | None = None) -> list[dict]:
+    """Every list (or the one with `key`) as its record, with its items ordered by position, label and id: one
+    statement whatever the row count (core.query.record_sets), records without ORM objects."""
+    params = {"list_key": key} if key else {}
+    sets = record_sets(db, lists=Read(_lists_select(bool(key)), params, ("is_system",)),
+                       items=Read(_items_select(bool(key)), params, ITEM_FLAGS))
+    by_list: dict[str, list[dict]] = {}
+    for item in sorted(sets["items"], key=lambda i: (i["position"], i["label"], i["id"])):
+        by_list.setdefault(item["list_id"], []).append(item)
+    return [{**record, "items": by_list.get(record["id"], [])} for record in sets["lists"]]
 
 
 def list_items(db, list_id: str) -> list[ConfigListItem]:

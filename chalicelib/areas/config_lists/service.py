@@ -15,13 +15,13 @@ from chalicelib.core.locks import lock_row, reorder as reorder_rows
 from chalicelib.core.models import ConfigList, ConfigListItem
 
 from . import queries
-from .queries import ITEM_LIMIT, item_count, item_record, list_record, load_config_list, load_config_list_item
+from .queries import ITEM_LIMIT, item_count, item_record, load_config_list, load_config_list_item
 from .schemas import ConfigItemCreate, ConfigItemUpdate
 
 
 def list_lists(ctx, *, key: str | None = None) -> list[dict]:
     """Every list (or the one with `key`) with its items: two queries whatever the row count."""
-    return [list_record(config_list, config_list.items) for config_list in queries.lists_with_items(ctx.db, key)]
+    return queries.lists_with_items(ctx.db, key)
 
 
 def list_items(ctx, *, key: str) -> list[dict]:
