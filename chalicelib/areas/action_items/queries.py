@@ -7,7 +7,7 @@ from datetime import date
 from sqlalchemy import case, select
 
 from chalicelib.core.models import User
-from chalicelib.core.query import visible_row
+from chalicelib.core.query import Read, record_rows, record_sets, visible_row
 from chalicelib.core.scoping import sees_all
 from chalicelib.core.serialize import row_dict
 from chalicelib.core.timeutil import org_today, week_bounds
@@ -55,27 +55,40 @@ def urgency_expression(today: date):
                 else_="normal")
 
 
+ITEM_FLAGS = ("is_completed",)
+
+
 def item_select():
-    return (select(ActionItem, User.name, User.picture)
+    """The items' columns with the assignee's name and picture (records: core.query.record_rows / record_page)."""
+    return (select(*(getattr(ActionItem, name) for name in ITEM_FIELDS),
+                   User.name.label("assigned_user_name"), User.picture.label("assigned_user_picture"))
             .outerjoin(User, User.id == ActionItem.assigned_to))
 
 
-def item_records(db, rows) -> list[dict]:
-    """Records of (ActionItem, assignee name, assignee picture) rows, with the contact's names (one query
-    for the whole list)."""
+def contacts_read(db, records: list[dict]) -> Read | None:
+    """The read of the records' contacts' names (the deals area's, built once per process), None without any."""
     from chalicelib.areas.deals import service as deals_service
 
-    contacts = deals_service.contact_names(db, [row[0].contact_id for row in rows])
-    out = []
-    for item, name, picture in rows:
-        first, last = contacts.get(item.contact_id, (None, None))
-        out.append({**row_dict(item, ITEM_FIELDS, flags=("is_completed",)), "assigned_user_name": name,
-                    "assigned_user_picture": picture, "contact_first_name": first, "contact_last_name": last})
-    return out
+    return deals_service.contact_names_select(db, [record["contact_id"] for record in records])
+
+
+def with_contacts(records: list[dict], contacts: list[dict]) -> list[dict]:
+    """The records with their contact's first and last name (None when it has none)."""
+    names = {contact["id"]: contact for contact in contacts}
+    for record in records:
+        contact = names.get(record["contact_id"]) or {}
+        record["contact_first_name"] = contact.get("first_name")
+        record["contact_last_name"] = contact.get("last_name")
+    return records
+
+
+def item_records(db, records: list[dict]) -> list[dict]:
+    """Records of `item_select` with their contacts' names (one query for them all)."""
+    return with_contacts(records, record_sets(db, contacts=contacts_read(db, records))["contacts"])
 
 
 def item_record(db, item_id: str) -> dict:
-    return item_records(db, db.execute(item_select().where(ActionItem.id == item_id)).all())[0]
+    return item_records(db, record_rows(db, item_select().where(ActionItem.id == item_id), ITEM_FLAGS))[0]
 
 
 def preference_records(db, user_id: str) -> list[dict]:

@@ -13,12 +13,13 @@ from sqlalchemy import delete, func, select, update
 
 from chalicelib.core.errors import BadRequest, Forbidden, NotFound, bad_field
 from chalicelib.core.models import User
-from chalicelib.core.query import in_scope
+from chalicelib.core.query import in_scope, record_page
+from chalicelib.core.schemas import PageQuery
 from chalicelib.core.scoping import sees_all
 
 from .models import ActionItem, ActionItemPreference
-from .queries import (URGENCY_ORDER, item_record, item_records, item_select, load_action_item, preference_records,
-                      urgency_for, visible)
+from .queries import (ITEM_FLAGS, URGENCY_ORDER, contacts_read, item_record, item_select, load_action_item,
+                      preference_records, urgency_for, visible, with_contacts)
 from .schemas import names
 
 
@@ -41,12 +42,15 @@ def _filtered(ctx, query):
 
 def list_items(ctx, query) -> dict:
     """One page of the caller's items: overdue, today, this week, normal; then due date (none last); then
-    newest first. Three statements whatever the page holds (rows, total, contact names)."""
+    newest first. Two statements whatever the page holds: the records, then the total (when the page is full
+    or not the first) with the contacts' names (core.query.record_page)."""
     stmt = _filtered(ctx, query).order_by(URGENCY_ORDER, ActionItem.due_date.asc().nulls_last(),
                                           ActionItem.created_at.desc(), ActionItem.id)
-    rows = ctx.db.execute(stmt.limit(query.limit).offset((query.page - 1) * query.limit)).all()
-    total = ctx.db.scalar(select(func.count()).select_from(stmt.order_by(None).subquery()))
-    return {"action_items": item_records(ctx.db, rows), "total": total, "page": query.page, "limit": query.limit}
+    window = PageQuery(limit=query.limit, offset=(query.page - 1) * query.limit)
+    page, sets = record_page(ctx.db, stmt, window, ITEM_FLAGS, exact_total=True,
+                             lookups=lambda records: {"contacts": contacts_read(ctx.db, records)})
+    return {"action_items": with_contacts(page.items, sets["contacts"]), "total": page.total, "page": query.page,
+            "limit": query.limit}
 
 
 def counts(ctx) -> dict:
