@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import func, or_, select
 
-from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.lookup import ids_read
+from chalicelib.core.query import LIST_LIMIT, Read, record_sets, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Roadmap, RoadmapItem
@@ -42,18 +43,35 @@ def item_count(db, roadmap_id: str) -> int:
     return db.scalar(select(func.count(RoadmapItem.id)).where(RoadmapItem.roadmap_id == roadmap_id)) or 0
 
 
-def item_count_column():
-    return (select(func.count(RoadmapItem.id)).where(RoadmapItem.roadmap_id == Roadmap.id)
-            .correlate(Roadmap).scalar_subquery().label("item_count"))
+def roadmap_select():
+    """The roadmaps' columns (records: core.query.record_rows / record_page); their item counts come from
+    `item_counts_select`, one grouped read for a whole page."""
+    return select(*(getattr(Roadmap, name) for name in ROADMAP_FIELDS))
 
 
-def roadmap_out(row) -> dict:
-    roadmap, count = row
-    return {**row_dict(roadmap, ROADMAP_FIELDS), "item_count": int(count or 0)}
+def _item_counts_statement(roadmap_in):
+    return (select(RoadmapItem.roadmap_id, func.count().label("n")).where(roadmap_in(RoadmapItem.roadmap_id))
+            .group_by(RoadmapItem.roadmap_id))
+
+
+def item_counts_select(db, roadmap_ids) -> Read | None:
+    """The item counts of these roadmaps (rows roadmap_id, n; built once per process), None without ids."""
+    return ids_read(db, _item_counts_statement, "roadmap_count_ids", roadmap_ids)
+
+
+def with_item_counts(records: list[dict], counts: list[dict]) -> list[dict]:
+    """The records with their `item_count` (0 for a roadmap without items)."""
+    by_roadmap = {row["roadmap_id"]: int(row["n"]) for row in counts}
+    for record in records:
+        record["item_count"] = by_roadmap.get(record["id"], 0)
+    return records
 
 
 def roadmap_record(ctx, roadmap_id: str) -> dict:
-    return roadmap_out(ctx.db.execute(select(Roadmap, item_count_column()).where(Roadmap.id == roadmap_id)).one())
+    """The record of a roadmap the caller has loaded, with its item count: one statement (core.query.record_sets)."""
+    sets = record_sets(ctx.db, roadmap=roadmap_select().where(Roadmap.id == roadmap_id),
+                       counts=item_counts_select(ctx.db, [roadmap_id]))
+    return with_item_counts(sets["roadmap"], sets["counts"])[0]
 
 
 def item_records(db, items: list[RoadmapItem]) -> list[dict]:

@@ -9,23 +9,27 @@ their `service`, imported where it is needed.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy import select, update
 
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.locks import lock_row
-from chalicelib.core.query import Page, in_scope, paginate
+from chalicelib.core.query import Page, in_scope, record_page
 
 from .models import Roadmap, RoadmapItem
-from .queries import (ITEM_LIMIT, item_count, item_count_column, item_records, load_roadmap, load_roadmap_item,
-                      roadmap_items, roadmap_out, roadmap_record, visible)
+from .queries import (ITEM_LIMIT, item_count, item_counts_select, item_records, load_roadmap, load_roadmap_item,
+                      roadmap_items, roadmap_record, roadmap_select, visible, with_item_counts)
 
 
 def list_roadmaps(ctx, query) -> Page:
     """The roadmaps the caller may see (filter project_id), newest first; one page with the total."""
-    stmt = in_scope(select(Roadmap, item_count_column()), visible(ctx.principal))
+    stmt = in_scope(roadmap_select(), visible(ctx.principal))
     if query.project_id:
         stmt = stmt.where(Roadmap.project_id == query.project_id)
-    return paginate(ctx.db, stmt.order_by(Roadmap.created_at.desc(), Roadmap.id), query, roadmap_out)
+    page, sets = record_page(ctx.db, stmt.order_by(Roadmap.created_at.desc(), Roadmap.id), query,
+                             lookups=lambda records: {"counts": item_counts_select(ctx.db, [r["id"] for r in records])})
+    return replace(page, items=with_item_counts(page.items, sets["counts"]))
 
 
 def get_roadmap(ctx, *, roadmap_id: str) -> tuple[dict, list[dict], list[dict]]:
