@@ -3,12 +3,15 @@ pages:view), the load-or-404 helpers `load_page`, `load_discussion`, `load_comme
 the record builders and the read queries. The services import it, never the reverse."""
 from __future__ import annotations
 
-from sqlalchemy import exists, func, select
+from functools import cache
+
+from sqlalchemy import bindparam, exists, func, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
-from chalicelib.core.query import visible_row
+from chalicelib.core.lookup import ids_read
+from chalicelib.core.query import Read, visible_row
 from chalicelib.core.serialize import flag, value_out
 
 from .models import Page, PageComment, PageDiscussion, PageFavourite, PageVersion
@@ -88,21 +91,54 @@ def page_query(ctx):
     return _with_extras(ctx, Page)
 
 
-def page_list_select(ctx, *, preview: bool = False):
-    """The list's columns only (no content, rich content or collaboration snapshot: a list shows none of them),
-    with `_with_extras`' names, children_count and is_favourited; a search's first PREVIEW_LENGTH characters of
-    the content as `content_preview`. Read with core.query.record_rows / record_page (flags: FLAGS)."""
+@cache
+def _list_base(preview: bool):
+    """The list's columns with the creator's and updater's names, built once per process (statements are
+    immutable: the list's filters answer copies); a search's adds `content_preview`."""
     columns = [getattr(Page, name) for name in LIST_FIELDS + FLAGS]
     if preview:
         columns.append(func.coalesce(func.substr(Page.content, 1, PREVIEW_LENGTH), "").label("content_preview"))
-    return _with_extras(ctx, *columns)
+    return (select(*columns, _CREATOR.name.label("created_by_name"), _UPDATER.name.label("updated_by_name"))
+            .outerjoin(_CREATOR, _CREATOR.id == Page.created_by)
+            .outerjoin(_UPDATER, _UPDATER.id == Page.updated_by))
 
 
-def page_list_records(records: list[dict]) -> list[dict]:
-    """Records of `page_list_select` in the list's form (a count and a yes/no whatever the database)."""
+def page_list_select(ctx, *, preview: bool = False):
+    """The list's columns only (no content, rich content or collaboration snapshot: a list shows none of them),
+    with the creator's and updater's names; a search's first PREVIEW_LENGTH characters of the content as
+    `content_preview`. Read with core.query.record_page (flags: FLAGS), its children counts and the caller's
+    favourites with `page_list_lookups`."""
+    return _list_base(preview)
+
+
+def _children_statement(page_in):
+    return (select(Page.parent_id, func.count().label("n"))
+            .where(page_in(Page.parent_id), Page.is_archived.is_(False)).group_by(Page.parent_id))
+
+
+def _favourites_statement(page_in):
+    return select(PageFavourite.page_id).where(page_in(PageFavourite.page_id),
+                                               PageFavourite.user_id == bindparam("favourite_user"))
+
+
+def page_list_lookups(ctx, records: list[dict]) -> dict:
+    """The reads that follow a page of records (core.query.record_page's `lookups`): the pages' counts of
+    children not archived, grouped, and which of them the caller has favourited."""
+    ids = [record["id"] for record in records]
+    favourites = ids_read(ctx.db, _favourites_statement, "favourite_page_ids", ids)
+    return {"children": ids_read(ctx.db, _children_statement, "children_page_ids", ids),
+            "favourites": None if favourites is None else Read(favourites.stmt,
+                                                               {**favourites.params, "favourite_user": ctx.user_id})}
+
+
+def page_list_records(records: list[dict], sets: dict) -> list[dict]:
+    """Records of `page_list_select` with `children_count` and `is_favourited` (a count and a yes/no) from the
+    sets `page_list_lookups` read."""
+    children = {row["parent_id"]: int(row["n"]) for row in sets["children"]}
+    favourites = {row["page_id"] for row in sets["favourites"]}
     for record in records:
-        record["children_count"] = int(record["children_count"] or 0)
-        record["is_favourited"] = bool(record["is_favourited"])
+        record["children_count"] = children.get(record["id"], 0)
+        record["is_favourited"] = record["id"] in favourites
     return records
 
 

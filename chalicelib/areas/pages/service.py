@@ -16,7 +16,7 @@ from chalicelib.core.query import Page as ResultPage, contains_text, record_page
 from chalicelib.core.serialize import value_out
 
 from .models import Page, PageFavourite
-from .queries import FLAGS, load_page, page_exists, page_list_records, page_list_select, page_record
+from .queries import FLAGS, load_page, page_exists, page_list_lookups, page_list_records, page_list_select, page_record
 
 SEARCH_LIMIT = 50  # the spec's cap of search results: a search answers at most 50 rows per request
 UNTITLED = "Untitled"
@@ -46,15 +46,16 @@ def list_pages(ctx, *, query) -> ResultPage:
         stmt = (stmt.where(contains_text(search, Page.title, Page.content))
                 .order_by(title_match.desc(), Page.updated_at.desc(), Page.id))
         cut = query.model_copy(update={"limit": min(query.limit, SEARCH_LIMIT)})
-        return _records(record_page(ctx.db, stmt, cut, FLAGS))
+        return _records(ctx, stmt, cut)
     if not (query.entity_type or query.favourites or query.archived):
         stmt = stmt.where(Page.entity_type.is_(None))  # standalone pages: not attached to another record
     stmt = stmt.order_by(Page.parent_id.is_not(None), Page.parent_id, Page.position, Page.title, Page.id)
-    return _records(record_page(ctx.db, stmt, query, FLAGS))
+    return _records(ctx, stmt, query)
 
 
-def _records(page: ResultPage) -> ResultPage:
-    return replace(page, items=page_list_records(page.items))
+def _records(ctx, stmt, query) -> ResultPage:
+    page, sets = record_page(ctx.db, stmt, query, FLAGS, lookups=lambda records: page_list_lookups(ctx, records))
+    return replace(page, items=page_list_records(page.items, sets))
 
 
 def get_page(ctx, *, page_id: str) -> dict:
