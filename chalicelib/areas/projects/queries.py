@@ -235,14 +235,18 @@ def goal_record(goal: ProjectGoal) -> dict:
     return row_dict(goal, GOAL_FIELDS)
 
 
+def decision_select(where):
+    """Decisions matching `where`, newest decided first, with decided_by_name (records)."""
+    return (select(*(getattr(ProjectDecision, name) for name in DECISION_FIELDS), User.name.label("decided_by_name"))
+            .outerjoin(User, User.id == ProjectDecision.decided_by).where(where)
+            .order_by(ProjectDecision.decided_at.desc().nulls_last(), ProjectDecision.created_at.desc(),
+                      ProjectDecision.id)
+            .limit(SUB_LIST_LIMIT))
+
+
 def decision_records(db, where) -> list[dict]:
     """Decisions matching `where`, newest decided first, with decided_by_name (one query)."""
-    rows = db.execute(
-        select(ProjectDecision, User.name).outerjoin(User, User.id == ProjectDecision.decided_by).where(where)
-        .order_by(ProjectDecision.decided_at.desc().nulls_last(), ProjectDecision.created_at.desc(), ProjectDecision.id)
-        .limit(SUB_LIST_LIMIT)
-    ).all()
-    return [{**row_dict(decision, DECISION_FIELDS), "decided_by_name": name} for decision, name in rows]
+    return record_rows(db, decision_select(where))
 
 
 # ---------------------------------------------------------------- user checks

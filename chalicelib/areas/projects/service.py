@@ -21,9 +21,8 @@ from chalicelib.core.query import Page, contains_text, in_scope, record_page
 from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
-from .queries import (ATTRIBUTE, ENTITY, get_field, goal_records, goal_select, load_project, member_records,
-                      member_select, project_lookups, project_record, project_select, require_users, visible,
-                      with_project_lookups)
+from .queries import (ATTRIBUTE, ENTITY, decision_select, get_field, goal_select, load_project, member_select,
+                      project_lookups, project_record, project_select, require_users, visible, with_project_lookups)
 
 WRITABLE = ("name", "description", "company_id", "type_id", "status", "owner_id", "delivery_manager_id", "squad",
             "start_date", "end_date", "metadata", "sla_policy_id", "auto_ticket_from_email")
@@ -336,23 +335,28 @@ def portal_projects_select(company_in, status=None):
 
 def portal_project_detail(db, company_ids, project_id: str, *, brief: bool = False):
     """(project, goals, members, AI summary, decisions) of a project of these companies, or None (a project of
-    another company looks missing). Five statements; `brief`: the project record alone (one)."""
+    another company looks missing). Two statements: the project, then its goals, members, summary and decisions
+    together (core.query.record_sets); `brief`: the project record alone (one)."""
+    from chalicelib.core.query import record_sets
+
     from .models import ProjectAISummary, ProjectDecision
-    from .queries import decision_records
 
     found = _portal_project(db, company_ids, project_id) if project_id and len(project_id) <= 36 else []
     if not found:
         return None
     if brief:
         return found[0]
-    summary = db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id))
-    ai = None if summary is None else {"summary_text": summary.summary_text,
-                                       "recommendations": list(summary.recommendations or []),
-                                       "generated_at": value_out(summary.generated_at)}
+    sets = record_sets(db, goals=goal_select(project_id), members=member_select(project_id),
+                       summary=select(ProjectAISummary.summary_text, ProjectAISummary.recommendations,
+                                      ProjectAISummary.generated_at).where(ProjectAISummary.project_id == project_id),
+                       decisions=decision_select(ProjectDecision.project_id == project_id))
+    summary = sets["summary"][0] if sets["summary"] else None
+    ai = None if summary is None else {"summary_text": summary["summary_text"],
+                                       "recommendations": list(summary["recommendations"] or []),
+                                       "generated_at": summary["generated_at"]}
     members = [{"user_id": m["user_id"], "name": m["name"], "picture": m["picture"], "job_title": m["job_title"],
-                "role": m["role"]} for m in member_records(db, project_id=project_id)]
-    return (found[0], goal_records(db, project_id=project_id), members, ai,
-            decision_records(db, ProjectDecision.project_id == project_id))
+                "role": m["role"]} for m in sets["members"]]
+    return found[0], sets["goals"], members, ai, sets["decisions"]
 
 
 def _portal_project(db, company_ids, project_id: str) -> list[dict]:

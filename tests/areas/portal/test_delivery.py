@@ -21,7 +21,7 @@ def _world(db):
     return mine, other, staff, project, foreign
 
 
-def test_projects_list_and_detail(portal, db):
+def test_projects_list_and_detail(portal, db, count_queries):
     mine, other, staff, project, foreign = _world(db)
     done = status(db, "done")
     make_task(db, resource_type="project", resource_id=project.id, status_id=done.id)
@@ -47,9 +47,15 @@ def test_projects_list_and_detail(portal, db):
     assert completed["taskCounts"] == completed["projects"][0]["task_counts"] == {"total": 0, "done": 0, "open": 0}
     assert portal.get(f"/projects?status={project.status}", mine).json["taskCounts"] == {"total": 2, "done": 1, "open": 1}
 
-    detail = portal.get(f"/projects/{project.id}", mine)
+    with count_queries() as counted:
+        detail = portal.get(f"/projects/{project.id}", mine)
     assert detail.status == 200, detail
     body = detail.json
+    if db.get_bind().dialect.name == "postgresql":
+        # the caller's company, the portal user's upsert, the project, then its goals, members, summary and
+        # decisions in one statement (core.query.record_sets), its task counts: 5 (8 with a read each)
+        assert counted.count == 5, "\n".join(s[:80] for s in counted.statements)
+    assert body["aiSummary"]["recommendations"] == ["Keep going"] and body["aiSummary"]["generated_at"].endswith("Z")
     assert body["project"]["delivery_manager_name"] == "Dana Delivery"
     assert [g["title"] for g in body["goals"]] == ["Launch"]
     assert body["members"] == [{"user_id": staff.id, "name": "Dana Delivery", "picture": None,
