@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import bindparam, exists, func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import Read, visible_row
-from chalicelib.core.serialize import flag, value_out
+from chalicelib.core.query import Read, record_sets, visible_row
+from chalicelib.core.serialize import value_out
 
 from .models import Page, PageComment, PageDiscussion, PageFavourite, PageVersion
 
@@ -68,27 +68,7 @@ def load_version(ctx, page_id: str, version_id: str) -> PageVersion:
 
 # Aliases built once per process: an alias builds a proxy of each of its table's columns on first use (about 60
 # Column objects a request when they were made per call).
-_CREATOR, _UPDATER, _CHILD = aliased(User, name="creator"), aliased(User, name="updater"), aliased(Page, name="child")
-
-
-def _with_extras(ctx, *columns):
-    """`columns` with what a page record adds, in one statement: the creator's and updater's names by joins
-    (created_by_name, updated_by_name), children_count as a correlated count, is_favourited as a correlated
-    EXISTS for the caller."""
-    creator, updater, child = _CREATOR, _UPDATER, _CHILD
-    children_count = (select(func.count(child.id))
-                      .where(child.parent_id == Page.id, child.is_archived.is_(False))
-                      .correlate(Page).scalar_subquery())
-    favourited = exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id)
-    return (select(*columns, creator.name.label("created_by_name"), updater.name.label("updated_by_name"),
-                   children_count.label("children_count"), favourited.label("is_favourited"))
-            .outerjoin(creator, creator.id == Page.created_by)
-            .outerjoin(updater, updater.id == Page.updated_by))
-
-
-def page_query(ctx):
-    """Pages (the whole row, for a detail) with `_with_extras`' names, children_count and is_favourited."""
-    return _with_extras(ctx, Page)
+_CREATOR, _UPDATER = aliased(User, name="creator"), aliased(User, name="updater")
 
 
 @cache
@@ -142,26 +122,24 @@ def page_list_records(records: list[dict], sets: dict) -> list[dict]:
     return records
 
 
-def page_out(row, *, detail: bool = False, preview: bool = False) -> dict:
-    page, created_by_name, updated_by_name, children_count, is_favourited = row
-    out = {name: value_out(getattr(page, name)) for name in LIST_FIELDS}
-    out.update({name: flag(getattr(page, name)) for name in FLAGS})
-    out.update(created_by_name=created_by_name, updated_by_name=updated_by_name,
-               children_count=int(children_count or 0), is_favourited=bool(is_favourited))
-    if detail:
-        out.update(content=page.content or "", content_rich=page.content_rich)
-    if preview:
-        out["content_preview"] = (page.content or "")[:PREVIEW_LENGTH]
-    return out
+@cache
+def _detail_select():
+    """The list's columns and names with the content (text and rich), for a detail; built once per process."""
+    return _list_base(False).add_columns(Page.content, Page.content_rich)
 
 
 def page_record(ctx, page_id: str) -> dict:
-    """The page's detail record (content included); 404 when it does not exist."""
+    """The page's detail record (content included) with its children count and whether the caller favourited it,
+    read as the list reads them (`page_list_lookups`), all in one statement (core.query.record_sets); 404 when
+    it does not exist."""
     ctx.db.flush()
-    row = ctx.db.execute(page_query(ctx).where(Page.id == page_id)).first()
-    if row is None:
+    sets = record_sets(ctx.db, page=Read(_detail_select().where(Page.id == page_id), {}, FLAGS),
+                       **page_list_lookups(ctx, [{"id": page_id}]))
+    if not sets["page"]:
         raise not_found("Page")
-    return page_out(row, detail=True)
+    record = page_list_records(sets["page"], sets)[0]
+    record["content"] = record["content"] or ""
+    return record
 
 
 # --- discussions ------------------------------------------------------------------------------
