@@ -266,8 +266,13 @@ class _PipelineState:
         self.later = False  # its answer is read by nobody: it may wait in the send buffer for the next batch
 
 
+# The execution options of a write whose answer nobody reads (`db.execute(stmt, params,
+# execution_options=WRITE_LATER)`): on pg8000 it leaves with the request's next statement (pipeline_pg8000).
+WRITE_LATER = {"wms_later": True}
+
+
 def writes_later(context) -> bool:
-    """Whether nobody reads a statement's answer: run with the execution option `wms_later`, or an INSERT without
+    """Whether nobody reads a statement's answer: run with WRITE_LATER's option `wms_later`, or an INSERT without
     RETURNING into a table whose `info` holds `write_later` (the history entries)."""
     if context.execution_options.get("wms_later"):
         return True
@@ -330,8 +335,9 @@ def pipeline_pg8000(dbapi_connection, lazy_begin: bool = True) -> None:
     A write whose answer nobody reads (`writes_later`: an INSERT without RETURNING into a table marked
     `write_later`, or a statement run with the execution option `wms_later`) is left in the send buffer, with
     its BEGIN when it is the write that opens the transaction: it leaves with the next statement's batch (or
-    the COMMIT's), and its answer is read before that statement's, as libpq's pipeline mode does. The history entries and the notifications a request
-    writes ride with its next statement instead of costing a round trip each. Every answer is read in order up
+    the COMMIT's), and its answer is read before that statement's, as libpq's pipeline mode does. The history
+    entries and the notifications a request writes ride with its next statement instead of costing a round trip
+    each. Every answer is read in order up
     to its ReadyForQuery, so the connection stays in step whatever fails; a failed write raises its own error
     (its SQLSTATE: a 400 or 409 as before) at the statement that carried it, and a COMMIT that carried a failed
     write answers ROLLBACK: nothing of the request is kept, and nothing runs after commit."""

@@ -24,6 +24,7 @@ from typing import Any, Iterable, Sequence
 
 from sqlalchemy import case, func, select, update
 
+from .db import WRITE_LATER
 from .errors import BadRequest
 
 
@@ -124,7 +125,7 @@ def insert_later(db, model, values: dict):
     for column in model.__table__.columns:
         if column.server_default is None:
             row.setdefault(column.key, None)  # every column named: one statement text whatever was given
-    db.execute(model.__table__.insert(), row, execution_options={"wms_later": True})
+    db.execute(model.__table__.insert(), row, execution_options=WRITE_LATER)
     obj = model(**row)
     make_transient_to_detached(obj)
     db.add(obj)

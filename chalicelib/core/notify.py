@@ -24,7 +24,7 @@ from sqlalchemy import Boolean, ForeignKey, Index, String, Text, bindparam, or_,
 from sqlalchemy.orm import Mapped, mapped_column
 
 from . import queue
-from .db import Base, UTCDateTime, created_at_column, id_column
+from .db import WRITE_LATER, Base, UTCDateTime, created_at_column, id_column
 from .errors import BadRequest, NotFound
 from .ids import new_id, utcnow
 from .notify_catalogue import DELIVERY_CHANNELS, type_info
@@ -171,14 +171,12 @@ def _insert(db, notifications: list[dict], deliveries: list[dict]) -> None:
         db.execute(_insert_template(), {
             "notifications": orjson.dumps(complete_rows(Notification, notifications)).decode(),
             "deliveries": orjson.dumps(complete_rows(NotificationDelivery, deliveries)).decode()},
-            execution_options=LATER)
+            execution_options=WRITE_LATER)
         return
     insert_rows(db, Notification, notifications)
     insert_rows(db, NotificationDelivery, deliveries)
 
 
-# nobody reads the insert's answer: on pg8000 it leaves with the request's next statement, or its COMMIT (core.db)
-LATER = {"wms_later": True}
 NOTICE_FIELDS = ("body", "resource_type", "resource_id", "action_url", "actor_id", "icon")
 
 

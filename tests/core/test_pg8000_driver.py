@@ -419,7 +419,7 @@ def test_only_writes_that_answer_nothing_wait(later):
     from sqlalchemy.orm import Session
 
     engine, proxy, table = later
-    option = {"wms_later": True}
+    option = core_db.WRITE_LATER
     with Session(engine) as session:
         first = session.execute(text("INSERT INTO wms_later VALUES (:i, 'first') RETURNING id"), {"i": 1},
                                 execution_options=option)

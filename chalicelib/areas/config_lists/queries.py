@@ -44,7 +44,9 @@ def item_record(item: ConfigListItem) -> dict:
     return row_dict(item, ITEM_FIELDS, flags=ITEM_FLAGS)
 
 
-def _lists(keyed: bool):
+@template
+def _lists_select(keyed: bool):
+    """The lists, ordered by key, at most LIST_LIMIT (the one whose key is `:list_key` when `keyed`)."""
     stmt = select(*(getattr(ConfigList, name) for name in LIST_FIELDS))
     if keyed:
         stmt = stmt.where(ConfigList.key == bindparam("list_key"))
@@ -52,16 +54,10 @@ def _lists(keyed: bool):
 
 
 @template
-def _lists_select(keyed: bool):
-    """The lists, ordered by key, at most LIST_LIMIT (the one whose key is `:list_key` when `keyed`)."""
-    return _lists(keyed)
-
-
-@template
 def _items_select(keyed: bool):
     """The items of `_lists_select`'s lists (in no order: lists_with_items orders them)."""
     return (select(*(getattr(ConfigListItem, name) for name in ITEM_FIELDS))
-            .where(ConfigListItem.list_id.in_(_lists(keyed).with_only_columns(ConfigList.id))))
+            .where(ConfigListItem.list_id.in_(_lists_select(keyed).with_only_columns(ConfigList.id))))
 
 
 def lists_with_items(db, key: str | None = None) -> list[dict]:

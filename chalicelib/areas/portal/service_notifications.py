@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select, update
 
+from chalicelib.core.db import WRITE_LATER
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, insert_rows, lock_key
@@ -129,7 +130,7 @@ def record_portal_user(db, *, company_id: str, portal_user_id: str, email: str |
     db.execute(_portal_user_upsert(), {"portal_user_company": company_id, "portal_user_id": portal_user_id,
                                        "portal_user_email": email, "portal_user_role": role,
                                        "portal_user_now": utcnow()},
-               execution_options={"wms_later": True})
+               execution_options=WRITE_LATER)
 
 
 def record_submission(ctx, *, record_type: str, record_id: str, portal_user_id: str | None) -> None:

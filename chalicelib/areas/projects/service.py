@@ -17,7 +17,7 @@ from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad
-from chalicelib.core.query import Page, contains_text, in_scope, record_page
+from chalicelib.core.query import Page, contains_text, in_scope, record_page, record_sets
 from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
@@ -337,8 +337,6 @@ def portal_project_detail(db, company_ids, project_id: str, *, brief: bool = Fal
     """(project, goals, members, AI summary, decisions) of a project of these companies, or None (a project of
     another company looks missing). Two statements: the project, then its goals, members, summary and decisions
     together (core.query.record_sets); `brief`: the project record alone (one)."""
-    from chalicelib.core.query import record_sets
-
     from .models import ProjectAISummary, ProjectDecision
 
     found = _portal_project(db, company_ids, project_id) if project_id and len(project_id) <= 36 else []
