@@ -162,6 +162,12 @@ def _validate_references(db, data: dict) -> None:
         if data["company_id"] not in names:
             raise BadRequest("company_id does not match a company",
                              details=[{"field": "company_id", "message": "no company has this id"}])
+    if data.get("sla_policy_id"):
+        from chalicelib.areas.sla import service as sla_service  # another area: imported lazily
+
+        if not sla_service.policy_exists(db, data["sla_policy_id"]):
+            raise BadRequest("sla_policy_id does not match an SLA policy",
+                             details=[{"field": "sla_policy_id", "message": "no SLA policy has this id"}])
     if data.get("start_date") and data.get("end_date") and data["end_date"] < data["start_date"]:
         raise BadRequest("end_date must not be before start_date",
                          details=[{"field": "end_date", "message": "before start_date"}])

@@ -117,6 +117,12 @@ def assign_on_task_create(ctx, task, policy_id: str) -> bool:
     return True
 
 
+def policy_exists(db, policy_id: str) -> bool:
+    """Whether a policy has this id (no scoping: policies are organisation-wide), for the projects area's
+    check of `sla_policy_id`."""
+    return db.scalar(select(SlaPolicy.id).where(SlaPolicy.id == policy_id)) is not None
+
+
 def policy_summaries(db, policy_ids) -> dict[str, dict]:
     """`{policy_id: {name, response_hours, resolution_hours}}` for the projects detail (one query): the
     hours are those of the rule for the default task priority, else of the first rule by priority position;

@@ -3,6 +3,7 @@ import pytest
 from sqlalchemy import select
 
 from chalicelib.areas.projects.models import Project, ProjectMember
+from chalicelib.areas.sla.models import SlaPolicy
 from chalicelib.core.models import HistoryEntry
 from tests.factories import config_item, grant, make_squad, make_user
 
@@ -65,11 +66,14 @@ def test_create_with_every_field_and_joined_labels(api, db, boss):
     squad = make_squad(db, name="Rockets")
     website = config_item(db, "project_type", "website")
     company = create_company(api, boss, "Acme Pty")
+    policy = SlaPolicy(name="Support")
+    db.add(policy)
+    db.flush()
     response = api.post("/api/projects", json={
         "name": "Full", "description": "All fields", "company_id": company["id"], "type_id": website.id,
         "status": "on_hold", "owner_id": owner.id, "delivery_manager_id": manager.id, "squad": squad.name,
         "start_date": "2026-01-05", "end_date": "2026-03-31", "metadata": "{\"k\": 1}",
-        "sla_policy_id": "policy-1", "auto_ticket_from_email": "help@acme.test",
+        "sla_policy_id": policy.id, "auto_ticket_from_email": "help@acme.test",
     }, as_=boss)
     assert response.status == 201, response
     project = response.json["project"]
@@ -82,7 +86,7 @@ def test_create_with_every_field_and_joined_labels(api, db, boss):
     assert project["start_date"] == "2026-01-05" and project["end_date"] == "2026-03-31"
     assert project["metadata"] == "{\"k\": 1}"
     assert project["status"] == "on_hold"
-    assert project["sla_policy_id"] == "policy-1"
+    assert project["sla_policy_id"] == policy.id
     assert project["auto_ticket_from_email"] == "help@acme.test"
 
 

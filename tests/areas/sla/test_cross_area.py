@@ -60,3 +60,36 @@ def test_project_detail_names_its_sla_policy(api, db, exec_user):
     assert (detail["sla_response_hours"], detail["sla_resolution_hours"]) == (4, 16)  # the default priority's rule
     plain = make_project(db, owner_id=exec_user.id)
     assert api.get(f"/api/projects/{plain.id}", as_=exec_user).json["project"]["sla_policy_name"] is None
+
+
+def test_a_project_names_only_an_existing_policy(api, db, exec_user):
+    """sla_policy_id on a project write must name a policy (400 naming the field); nothing is written."""
+    policy, _high = _policy(api, exec_user, db)
+    refused = api.post("/api/projects", as_=exec_user, json={"name": "Helpdesk", "sla_policy_id": "no-such-policy"})
+    assert refused.status == 400, refused
+    assert [d["field"] for d in refused.json["details"]] == ["sla_policy_id"]
+    assert api.get("/api/projects?search=Helpdesk", as_=exec_user).json["projects"] == []
+
+    created = api.post("/api/projects", as_=exec_user, json={"name": "Helpdesk", "sla_policy_id": policy["id"]})
+    assert created.status == 201, created
+    project = created.json["project"]
+    assert (project["sla_policy_id"], project["sla_policy_name"]) == (policy["id"], "Support")
+
+    refused = api.put(f"/api/projects/{project['id']}", as_=exec_user, json={"sla_policy_id": "no-such-policy"})
+    assert refused.status == 400, refused
+    assert [d["field"] for d in refused.json["details"]] == ["sla_policy_id"]
+    kept = api.get(f"/api/projects/{project['id']}", as_=exec_user).json["project"]
+    assert kept["sla_policy_id"] == policy["id"]
+
+    cleared = api.put(f"/api/projects/{project['id']}", as_=exec_user, json={"sla_policy_id": None})
+    assert cleared.status == 200, cleared
+    assert cleared.json["project"]["sla_policy_id"] is None
+
+
+def test_deleting_a_policy_clears_it_on_its_projects(api, db, exec_user):
+    """The foreign key (sla_0002, ON DELETE SET NULL) keeps no project naming a deleted policy."""
+    policy, _high = _policy(api, exec_user, db)
+    project = make_project(db, sla_policy_id=policy["id"], owner_id=exec_user.id)
+    assert api.delete(f"/api/sla/policies/{policy['id']}", as_=exec_user).status == 200
+    detail = api.get(f"/api/projects/{project.id}", as_=exec_user).json["project"]
+    assert (detail["sla_policy_id"], detail["sla_policy_name"]) == (None, None)
