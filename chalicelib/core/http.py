@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -227,6 +228,18 @@ def check_response(spec: EndpointSpec, response: Response) -> None:
         raise ResponseMismatch(f"answer does not match {spec.response.__name__}: {problems}") from exc
 
 
+# Postgres' DETAIL of a foreign key violation by a write: the column (one) that names no row of its table
+_MISSING_KEY = re.compile(r'^Key \((?P<column>\w+)\)=\(.*\) is not present in table "(?P<table>\w+)"\.$', re.S)
+
+
+def _error_detail(orig) -> str:
+    """The server's DETAIL line of a database error: pg8000 keeps it in its first argument, psycopg in `diag`."""
+    if orig is not None and orig.args and isinstance(orig.args[0], dict):
+        return orig.args[0].get("D") or ""
+    diag = getattr(orig, "diag", None)
+    return getattr(diag, "message_detail", None) or ""
+
+
 def _database_error(exc: DBAPIError) -> DomainError | None:
     """Constraint and data errors are the caller's mistake: 400 or 409, never 500."""
     orig = exc.orig
@@ -237,7 +250,12 @@ def _database_error(exc: DBAPIError) -> DomainError | None:
     if code == "23505" or "unique constraint" in text:
         return Conflict("A record with these values already exists")
     if code == "23503" or "foreign key constraint" in text:
-        return BadRequest("A referenced record does not exist")
+        missing = _MISSING_KEY.search(_error_detail(orig))
+        if missing is None:
+            return BadRequest("A referenced record does not exist")
+        field = missing["column"]
+        return BadRequest(f"{field} does not match a record",
+                          details=[{"field": field, "message": f"no {missing['table']} record has this id"}])
     if (code or "").startswith("22") or (code or "").startswith("23"):
         return BadRequest("A value is out of range or malformed")
     return None

@@ -51,7 +51,7 @@ BODY_UNSCOPED = {
                  "tests/areas/meetings)",
     "parent_id": "pages are shared by every pages holder",
     "assigned_to_user_id": _USERS,
-    "onboarding_template_id": "onboarding templates are organisation-wide (their area is not built yet)",
+    "onboarding_template_id": "onboarding templates are organisation-wide (a missing one is a 400: tests/areas/onboarding)",
     "page_id": "an upload's folder is named after a page; pages are shared by every pages holder",
     "template_id": "proposal and client onboarding templates are organisation-wide (docs/decisions/proposals.md)",
     "contract_template_id": "a label naming the contract template of a proposal template (no record scope)",

@@ -16,7 +16,9 @@ class ClientProfile(Timestamps, Base):
     company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False)
     dashboard_enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     delivery_manager_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    onboarding_template_id: Mapped[str | None] = mapped_column(String(36))  # onboarding templates: not built yet
+    # the onboarding area's migration (onboarding_0002) adds the foreign key
+    onboarding_template_id: Mapped[str | None] = mapped_column(String(36), ForeignKey(
+        "onboarding_templates.id", ondelete="SET NULL", name="fk_client_profiles_onboarding_template_id_onboarding_templates"))
     portal_visibility: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
     client_group: Mapped[str | None] = mapped_column(String(200), index=True)
 

@@ -230,3 +230,21 @@ def test_first_invoice_completes_its_milestone_once(api, db, exec_user):
     progress = api.get(path, as_=exec_user).json["onboarding"]
     assert progress["percent_complete"] == 0
     assert db.scalar(select(func.count()).select_from(MilestoneCompletion)) == 0
+
+
+def test_a_profile_names_only_an_existing_template(api, db, exec_user):
+    """The foreign key of onboarding_0002: a profile naming no template is a 400 naming the field (from the
+    database's answer, mapped by the core), nothing changed; an existing template is kept."""
+    chosen = template(api, exec_user, "Chosen")
+    company = api.post("/api/deals/companies", as_=exec_user, json={"name": "Acme", "status": "client"}).json["company"]
+    path = f"/api/clients/{company['id']}/profile"
+    refused = api.put(path, as_=exec_user, json={"onboarding_template_id": "no-such-template", "client_group": "G"})
+    assert refused.status == 400, refused
+    if db.get_bind().dialect.name == "postgresql":  # SQLite's error names no column
+        assert refused.json["details"] == [{"field": "onboarding_template_id",
+                                            "message": "no onboarding_templates record has this id"}]
+    profile = api.get(path, as_=exec_user).json["profile"]
+    assert (profile["onboarding_template_id"], profile["client_group"]) == (None, None)
+    kept = api.put(path, as_=exec_user, json={"onboarding_template_id": chosen["template"]})
+    assert kept.status == 200, kept
+    assert kept.json["profile"]["onboarding_template_id"] == chosen["template"]
