@@ -126,7 +126,7 @@ class ProjectRead(Read):
 
 class ProjectFullRead(ProjectRead):
     """A project as the detail, create and update answer it: the list shape with the owner's picture and
-    the SLA policy fields (null until the SLA area exists)."""
+    the SLA policy fields (null without a policy)."""
     owner_picture: str | None
     sla_policy_name: str | None
     sla_response_hours: float | None

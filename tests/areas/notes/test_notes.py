@@ -62,7 +62,7 @@ def test_resource_types_and_existence(api, db, employee, exec_user):
     assert api.post(f"/api/notes/invoice/{invoice.id}", as_=exec_user, json={"content": "x"}).status == 201
     assert len(_notes(api, exec_user, f"invoice/{invoice.id}")) == 1
     assert api.get("/api/notes/invoice/missing", as_=exec_user).status == 404
-    # areas not built yet: no record can be found
+    # candidate and scorecard have no area (404 always); a review or proposal with this id does not exist
     for resource_type in ("candidate", "scorecard", "review", "proposal"):
         assert api.get(f"/api/notes/{resource_type}/{employee.id}", as_=exec_user).status == 404
 
