@@ -67,7 +67,7 @@ def test_a_project_names_only_an_existing_policy(api, db, exec_user):
     policy, _high = _policy(api, exec_user, db)
     refused = api.post("/api/projects", as_=exec_user, json={"name": "Helpdesk", "sla_policy_id": "no-such-policy"})
     assert refused.status == 400, refused
-    assert [d["field"] for d in refused.json["details"]] == ["sla_policy_id"]
+    assert refused.json["details"] == [{"field": "sla_policy_id", "message": "no SLA policy has this id"}]
     assert api.get("/api/projects?search=Helpdesk", as_=exec_user).json["projects"] == []
 
     created = api.post("/api/projects", as_=exec_user, json={"name": "Helpdesk", "sla_policy_id": policy["id"]})
@@ -77,7 +77,7 @@ def test_a_project_names_only_an_existing_policy(api, db, exec_user):
 
     refused = api.put(f"/api/projects/{project['id']}", as_=exec_user, json={"sla_policy_id": "no-such-policy"})
     assert refused.status == 400, refused
-    assert [d["field"] for d in refused.json["details"]] == ["sla_policy_id"]
+    assert refused.json["details"] == [{"field": "sla_policy_id", "message": "no SLA policy has this id"}]
     kept = api.get(f"/api/projects/{project['id']}", as_=exec_user).json["project"]
     assert kept["sla_policy_id"] == policy["id"]
 
