@@ -10,7 +10,13 @@ from chalicelib.areas import AREAS
 from chalicelib.core.db import Base
 
 # (kind of difference, table) pairs accepted on purpose, each with its reason. Keep it short.
-ALLOWED: dict[tuple[str, str], str] = {}
+_LATER_KEY = ("a later area's foreign key into this table, created by that area's migration and kept out of the "
+              "model: a flush resolves every ForeignKey of the table, so the model's function would need the later "
+              "area's models loaded (tests/core/test_schema_drift.py::test_a_flush_needs_no_later_area)")
+ALLOWED: dict[tuple[str, str], str] = {
+    ("remove_fk", "projects"): _LATER_KEY,         # sla_policy_id -> sla_policies (sla_0002)
+    ("remove_fk", "client_profiles"): _LATER_KEY,  # onboarding_template_id -> onboarding_templates (onboarding_0002)
+}
 
 
 def _load_every_model() -> None:
@@ -69,3 +75,28 @@ def test_the_check_sees_a_drift(engine):
     copy.tables["users"].append_column(Column("drift_probe", String(10)))
     differences = schema_differences(engine, copy)
     assert any(diff[0] == "add_column" and diff[3].name == "drift_probe" for diff in differences), differences
+
+
+_FLUSH_PROBE = """
+import importlib, sys
+for module in sys.argv[1:]:
+    importlib.import_module(module)
+from chalicelib.core.db import Base
+for mapper in Base.registry.mappers:
+    mapper._sorted_tables  # what a flush of the class computes: it resolves every ForeignKey of its table
+"""
+
+
+def test_a_flush_needs_no_later_area():
+    """The projects and clients functions flush their rows with only their own area's models and those of the
+    areas they build on (deals) loaded: the keys that the SLA and onboarding areas added to their tables live in
+    the migrations only (a ForeignKey to sla_policies declared on the model fails here)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    modules = ["chalicelib.core.models", "chalicelib.core.notify_models", "chalicelib.areas.deals.models",
+               "chalicelib.areas.projects.models", "chalicelib.areas.clients.models"]
+    run = subprocess.run([sys.executable, "-c", _FLUSH_PROBE, *modules], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
