@@ -9,7 +9,7 @@ from decimal import Decimal
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, id_column
+from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, cross_area_key, id_column
 
 STAGES = ("draft", "scoping", "pending_approval", "building", "review", "done", "rejected")
 
@@ -20,7 +20,7 @@ class AgentTask(Timestamps, Base):
     __tablename__ = "agent_tasks"
 
     id: Mapped[str] = id_column()
-    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False, unique=True)
+    task_id: Mapped[str] = mapped_column(cross_area_key("tasks.id", ondelete="CASCADE"), nullable=False, unique=True)
     stage: Mapped[str] = mapped_column(String(30), nullable=False, default="draft")
     effort_estimate: Mapped[str | None] = mapped_column(String(50))
     scope_document: Mapped[str | None] = mapped_column(Text)
@@ -41,7 +41,7 @@ class AgentRun(Timestamps, Base):
     __table_args__ = (Index("ix_agent_runs_task_created", "task_id", "created_at"),)
 
     id: Mapped[str] = id_column()
-    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False)
+    task_id: Mapped[str] = mapped_column(cross_area_key("tasks.id", ondelete="CASCADE"), nullable=False)
     project_id: Mapped[str | None] = mapped_column(String(36), index=True)
     stage: Mapped[str] = mapped_column(String(30), nullable=False)
     # queued (asked after commit), running (the runner took it), success, failed, or what the runner reported
@@ -73,7 +73,7 @@ class ProjectAgentConfig(Timestamps, Base):
     __tablename__ = "project_agent_configs"
 
     id: Mapped[str] = id_column()
-    project_id: Mapped[str] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), nullable=False,
+    project_id: Mapped[str] = mapped_column(cross_area_key("projects.id", ondelete="CASCADE"), nullable=False,
                                             unique=True)
     project_type: Mapped[str | None] = mapped_column(String(100))
     repo_org: Mapped[str | None] = mapped_column(String(200))

@@ -2,10 +2,10 @@
 are computed from users at read time and need no table of their own."""
 from __future__ import annotations
 
-from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy import Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Timestamps
+from chalicelib.core.db import Base, Timestamps, cross_area_key
 
 INACTIVE_PROJECT_STATUSES = ("completed", "cancelled", "archived")
 
@@ -18,7 +18,7 @@ class CapacityProject(Timestamps, Base):
     __tablename__ = "capacity_projects"
     __table_args__ = (Index("ix_capacity_projects_cell", "company_id", "project_type_id"),)
 
-    project_id: Mapped[str] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
+    project_id: Mapped[str] = mapped_column(cross_area_key("projects.id", ondelete="CASCADE"), primary_key=True)
     company_id: Mapped[str] = mapped_column(String(36), nullable=False)
     project_type_id: Mapped[str] = mapped_column(String(36), nullable=False)
     status: Mapped[str] = mapped_column(String(50), nullable=False)

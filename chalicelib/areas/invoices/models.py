@@ -9,7 +9,7 @@ from decimal import Decimal
 from sqlalchemy import JSON, Date, ForeignKey, Index, Integer, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Timestamps, UTCDateTime, created_at_column, id_column
+from chalicelib.core.db import Base, Timestamps, UTCDateTime, created_at_column, cross_area_key, id_column
 
 INVOICE_STATUSES = ("draft", "finalised", "approved", "sent", "paid", "voided")
 PAYMENT_STATUSES = ("unpaid", "partially_paid", "paid")
@@ -28,7 +28,7 @@ class Invoice(Timestamps, Base):
     notes: Mapped[str | None] = mapped_column(Text)
     company_id: Mapped[str | None] = mapped_column(String(36), index=True)  # deals area, no FK
     contact_id: Mapped[str | None] = mapped_column(String(36))
-    budget_id: Mapped[str | None] = mapped_column(ForeignKey("budgets.id", ondelete="SET NULL"), index=True)
+    budget_id: Mapped[str | None] = mapped_column(cross_area_key("budgets.id", ondelete="SET NULL"), index=True)
     ledger_invoice_id: Mapped[str | None] = mapped_column(String(100), index=True)
     subtotal: Mapped[Decimal] = mapped_column(Numeric(16, 2), nullable=False, default=Decimal("0"))
     tax: Mapped[Decimal] = mapped_column(Numeric(16, 2), nullable=False, default=Decimal("0"))
@@ -56,7 +56,7 @@ class InvoiceLineItem(Timestamps, Base):
     position: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     # the budget line this line was generated from (budgets' invoiced_amount reads it)
     budget_line_item_id: Mapped[str | None] = mapped_column(
-        ForeignKey("budget_line_items.id", ondelete="SET NULL"), index=True)
+        cross_area_key("budget_line_items.id", ondelete="SET NULL"), index=True)
 
 
 class InvoicePayment(Base):
@@ -78,7 +78,7 @@ class InvoiceTimeEntry(Base):
     never billed twice, also under concurrent generations."""
     __tablename__ = "invoice_time_entries"
 
-    time_entry_id: Mapped[str] = mapped_column(ForeignKey("time_entries.id", ondelete="CASCADE"), primary_key=True)
+    time_entry_id: Mapped[str] = mapped_column(cross_area_key("time_entries.id", ondelete="CASCADE"), primary_key=True)
     invoice_id: Mapped[str] = mapped_column(ForeignKey("invoices.id", ondelete="CASCADE"), nullable=False, index=True)
     line_item_id: Mapped[str] = mapped_column(ForeignKey("invoice_line_items.id", ondelete="CASCADE"), nullable=False,
                                               index=True)

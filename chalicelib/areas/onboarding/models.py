@@ -6,7 +6,7 @@ from datetime import datetime
 from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Timestamps, UTCDateTime, id_column
+from chalicelib.core.db import Base, Timestamps, UTCDateTime, cross_area_key, id_column
 
 
 class OnboardingTemplate(Timestamps, Base):
@@ -52,7 +52,7 @@ class OnboardingProgress(Timestamps, Base):
     __table_args__ = (UniqueConstraint("company_id", name="uq_onboarding_progress_company_id"),)
 
     id: Mapped[str] = id_column()
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False)
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False)
     template_id: Mapped[str] = mapped_column(ForeignKey("onboarding_templates.id"), nullable=False,
                                              index=True)
     started_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)

@@ -7,8 +7,8 @@ from decimal import Decimal
 from sqlalchemy import Boolean, ForeignKey, Index, Integer, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import (Base, Created, Timestamps, UTCDateTime, created_at_column, id_column,
-                                updated_at_column)
+from chalicelib.core.db import (Base, Created, Timestamps, UTCDateTime, created_at_column, cross_area_key,
+                                id_column, updated_at_column)
 
 
 class PortalNotification(Created, Base):
@@ -17,7 +17,7 @@ class PortalNotification(Created, Base):
     __table_args__ = (Index("ix_portal_notifications_recipient", "company_id", "portal_user_id", "created_at"),)
 
     id: Mapped[str] = id_column()
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False)
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False)
     portal_user_id: Mapped[str] = mapped_column(String(100), nullable=False)
     type: Mapped[str] = mapped_column(String(100), nullable=False)
     title: Mapped[str] = mapped_column(String(500), nullable=False)
@@ -34,7 +34,7 @@ class PortalNotification(Created, Base):
 class PortalNotificationPreference(Base):
     __tablename__ = "portal_notification_preferences"
 
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), primary_key=True)
     portal_user_id: Mapped[str] = mapped_column(String(100), primary_key=True)
     notification_type: Mapped[str] = mapped_column(String(100), primary_key=True)
     channel_in_app: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
@@ -47,7 +47,7 @@ class PortalUser(Base):
     (X-Portal-User-Email): the recipients of the company's portal notifications."""
     __tablename__ = "portal_users"
 
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), primary_key=True)
     portal_user_id: Mapped[str] = mapped_column(String(100), primary_key=True)
     email: Mapped[str | None] = mapped_column(String(320))
     role: Mapped[str | None] = mapped_column(String(20))
@@ -62,7 +62,7 @@ class PortalSubmission(Base):
 
     record_type: Mapped[str] = mapped_column(String(20), primary_key=True)
     record_id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False, index=True)
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False, index=True)
     portal_user_id: Mapped[str] = mapped_column(String(100), nullable=False)
     created_at: Mapped[datetime] = created_at_column()
 
@@ -72,7 +72,7 @@ class Qbr(Timestamps, Base):
     __tablename__ = "qbrs"
 
     id: Mapped[str] = id_column()
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False, index=True)
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False, index=True)
     title: Mapped[str] = mapped_column(String(200), nullable=False)
     quarter: Mapped[str] = mapped_column(String(7), nullable=False)  # YYYY-Qn
     summary: Mapped[str | None] = mapped_column(Text)
@@ -97,7 +97,7 @@ class ClientGoal(Timestamps, Base):
     __tablename__ = "client_goals"
 
     id: Mapped[str] = id_column()
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False, index=True)
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False, index=True)
     metric: Mapped[str] = mapped_column(String(200), nullable=False)
     metric_key: Mapped[str | None] = mapped_column(String(100))
     metric_label: Mapped[str | None] = mapped_column(String(200))
@@ -112,7 +112,7 @@ class ClientQuestionnaire(Base):
     """The client's questionnaire answers, one per company."""
     __tablename__ = "client_questionnaires"
 
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), primary_key=True)
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), primary_key=True)
     financial_year_start: Mapped[str | None] = mapped_column(String(100))
     financial_year_end: Mapped[str | None] = mapped_column(String(100))
     key_trading_periods: Mapped[str | None] = mapped_column(Text)
@@ -143,7 +143,7 @@ class AdConnection(Timestamps, Base):
     __table_args__ = (UniqueConstraint("company_id", "platform", "account_id", name="uq_ad_connections_account"),)
 
     id: Mapped[str] = id_column()
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False, index=True)
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False, index=True)
     platform: Mapped[str] = mapped_column(String(20), nullable=False)  # google_ads | meta_ads | shopify
     display_name: Mapped[str] = mapped_column(String(200), nullable=False)
     account_id: Mapped[str] = mapped_column(String(120), nullable=False)
@@ -166,7 +166,7 @@ class AdDailyMetric(Base):
 
     id: Mapped[str] = id_column()
     connection_id: Mapped[str] = mapped_column(ForeignKey("ad_connections.id", ondelete="CASCADE"), nullable=False)
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False)
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False)
     platform: Mapped[str] = mapped_column(String(20), nullable=False)
     campaign_id: Mapped[str] = mapped_column(String(100), nullable=False)
     campaign_name: Mapped[str] = mapped_column(String(300), nullable=False)

@@ -9,7 +9,7 @@ from datetime import date, datetime
 from sqlalchemy import JSON, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, id_column
+from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, cross_area_key, id_column
 
 
 class Project(Timestamps, Base):
@@ -34,9 +34,9 @@ class Project(Timestamps, Base):
     end_date: Mapped[date | None] = mapped_column(Date)
     # `metadata` is reserved on declarative classes: the attribute is `meta`, the column `metadata`.
     meta: Mapped[str | None] = mapped_column("metadata", Text)
-    # A foreign key in the database only (sla_0002, ON DELETE SET NULL): declared here, a flush of a project
-    # would need the SLA area's models loaded in the projects function (tests/core/test_schema_drift.py)
-    sla_policy_id: Mapped[str | None] = mapped_column(String(36))
+    # the SLA area's migration (sla_0002) adds the key: deleting a policy clears it here
+    sla_policy_id: Mapped[str | None] = mapped_column(String(36), cross_area_key(
+        "sla_policies.id", ondelete="SET NULL", name="fk_projects_sla_policy_id_sla_policies"))
     auto_ticket_from_email: Mapped[str | None] = mapped_column(String(320))
     created_by: Mapped[str | None] = mapped_column(String(36))
 

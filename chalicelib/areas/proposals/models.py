@@ -8,7 +8,7 @@ from decimal import Decimal
 from sqlalchemy import Boolean, Date, Float, ForeignKey, Index, Integer, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, id_column
+from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, cross_area_key, id_column
 
 STATUSES = ("draft", "review", "changes_requested", "approved", "sent", "viewed", "accepted", "declined", "expired")
 
@@ -36,11 +36,11 @@ class Proposal(Timestamps, Base):
 
     id: Mapped[str] = id_column()
     title: Mapped[str] = mapped_column(String(300), nullable=False)
-    deal_id: Mapped[str | None] = mapped_column(ForeignKey("deals.id", ondelete="SET NULL"), index=True)
-    company_id: Mapped[str | None] = mapped_column(ForeignKey("companies.id", ondelete="SET NULL"), index=True)
-    contact_id: Mapped[str | None] = mapped_column(ForeignKey("contacts.id", ondelete="SET NULL"))
+    deal_id: Mapped[str | None] = mapped_column(cross_area_key("deals.id", ondelete="SET NULL"), index=True)
+    company_id: Mapped[str | None] = mapped_column(cross_area_key("companies.id", ondelete="SET NULL"), index=True)
+    contact_id: Mapped[str | None] = mapped_column(cross_area_key("contacts.id", ondelete="SET NULL"))
     template_id: Mapped[str | None] = mapped_column(ForeignKey("proposal_templates.id", ondelete="SET NULL"))
-    page_id: Mapped[str] = mapped_column(ForeignKey("pages.id"), nullable=False)
+    page_id: Mapped[str] = mapped_column(cross_area_key("pages.id"), nullable=False)
     status: Mapped[str] = mapped_column(String(30), nullable=False, default="draft", index=True)
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
     currency: Mapped[str] = mapped_column(String(3), nullable=False, default="AUD")

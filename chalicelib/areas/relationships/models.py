@@ -8,7 +8,7 @@ from decimal import Decimal
 from sqlalchemy import JSON, Boolean, CheckConstraint, Date, ForeignKey, Index, Integer, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Timestamps, UTCDateTime, created_at_column, id_column
+from chalicelib.core.db import Base, Timestamps, UTCDateTime, created_at_column, cross_area_key, id_column
 
 ACTION_STATUSES = ("pending", "done", "dismissed")
 MESSAGE_CHANNELS = ("sms", "msgapp", "mms")
@@ -19,7 +19,7 @@ class RelationshipProfile(Timestamps, Base):
     __table_args__ = (UniqueConstraint("contact_id", name="uq_relationship_profiles_contact_id"),)
 
     id: Mapped[str] = id_column()
-    contact_id: Mapped[str] = mapped_column(ForeignKey("contacts.id", ondelete="CASCADE"), nullable=False)
+    contact_id: Mapped[str] = mapped_column(cross_area_key("contacts.id", ondelete="CASCADE"), nullable=False)
     communication_preference: Mapped[str | None] = mapped_column(String(50))
     communication_notes: Mapped[str | None] = mapped_column(Text)
     personal_notes: Mapped[str | None] = mapped_column(Text)
@@ -41,7 +41,7 @@ class LifeEvent(Timestamps, Base):
     __table_args__ = (Index("ix_life_events_contact_date", "contact_id", "event_date"),)
 
     id: Mapped[str] = id_column()
-    contact_id: Mapped[str] = mapped_column(ForeignKey("contacts.id", ondelete="CASCADE"), nullable=False)
+    contact_id: Mapped[str] = mapped_column(cross_area_key("contacts.id", ondelete="CASCADE"), nullable=False)
     event_type: Mapped[str] = mapped_column(String(50), nullable=False)
     title: Mapped[str] = mapped_column(String(300), nullable=False)
     event_date: Mapped[date | None] = mapped_column(Date)
@@ -49,7 +49,7 @@ class LifeEvent(Timestamps, Base):
     description: Mapped[str | None] = mapped_column(Text)
     auto_action_enabled: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
     auto_action_days_before: Mapped[int] = mapped_column(Integer, nullable=False, default=7)
-    company_id: Mapped[str | None] = mapped_column(ForeignKey("companies.id", ondelete="SET NULL"), index=True)
+    company_id: Mapped[str | None] = mapped_column(cross_area_key("companies.id", ondelete="SET NULL"), index=True)
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
 
 
@@ -64,7 +64,7 @@ class RelationshipAction(Timestamps, Base):
     )
 
     id: Mapped[str] = id_column()
-    contact_id: Mapped[str] = mapped_column(ForeignKey("contacts.id", ondelete="CASCADE"), nullable=False)
+    contact_id: Mapped[str] = mapped_column(cross_area_key("contacts.id", ondelete="CASCADE"), nullable=False)
     life_event_id: Mapped[str | None] = mapped_column(ForeignKey("life_events.id", ondelete="SET NULL"))
     occurrence_date: Mapped[date | None] = mapped_column(Date)
     title: Mapped[str] = mapped_column(String(500), nullable=False)
@@ -73,7 +73,7 @@ class RelationshipAction(Timestamps, Base):
     assigned_to_user_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     due_date: Mapped[date | None] = mapped_column(Date)
     message_body: Mapped[str | None] = mapped_column(Text)
-    company_id: Mapped[str | None] = mapped_column(ForeignKey("companies.id", ondelete="SET NULL"), index=True)
+    company_id: Mapped[str | None] = mapped_column(cross_area_key("companies.id", ondelete="SET NULL"), index=True)
     status: Mapped[str] = mapped_column(String(20), nullable=False, default="pending")
     is_auto: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
@@ -85,7 +85,7 @@ class RelationshipMessage(Base):
     __table_args__ = (Index("ix_relationship_messages_contact_created", "contact_id", "created_at"),)
 
     id: Mapped[str] = id_column()
-    contact_id: Mapped[str] = mapped_column(ForeignKey("contacts.id", ondelete="CASCADE"), nullable=False)
+    contact_id: Mapped[str] = mapped_column(cross_area_key("contacts.id", ondelete="CASCADE"), nullable=False)
     channel: Mapped[str] = mapped_column(String(10), nullable=False)
     body: Mapped[str] = mapped_column(Text, nullable=False)
     media_url: Mapped[str | None] = mapped_column(String(2000))
@@ -102,7 +102,7 @@ class Partner(Timestamps, Base):
     __tablename__ = "client_partners"
 
     id: Mapped[str] = id_column()
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False,
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False,
                                             index=True)
     partner_company_name: Mapped[str] = mapped_column(String(200), nullable=False)
     partner_contact_name: Mapped[str | None] = mapped_column(String(200))
@@ -110,7 +110,7 @@ class Partner(Timestamps, Base):
     relationship_type: Mapped[str | None] = mapped_column(String(100))
     estimated_deal_size: Mapped[Decimal | None] = mapped_column(Numeric(14, 2))
     notes: Mapped[str | None] = mapped_column(Text)
-    contact_id: Mapped[str | None] = mapped_column(ForeignKey("contacts.id", ondelete="SET NULL"))
+    contact_id: Mapped[str | None] = mapped_column(cross_area_key("contacts.id", ondelete="SET NULL"))
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
 
 
@@ -120,9 +120,9 @@ class ClientWin(Timestamps, Base):
     __table_args__ = (UniqueConstraint("project_id", name="uq_client_wins_project_id"),)
 
     id: Mapped[str] = id_column()
-    company_id: Mapped[str] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"), nullable=False,
+    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False,
                                             index=True)
-    project_id: Mapped[str] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), nullable=False)
+    project_id: Mapped[str] = mapped_column(cross_area_key("projects.id", ondelete="CASCADE"), nullable=False)
     status: Mapped[str] = mapped_column(String(20), nullable=False, default="draft")
     summary: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))

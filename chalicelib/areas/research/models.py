@@ -4,7 +4,7 @@ from __future__ import annotations
 from sqlalchemy import JSON, Boolean, CheckConstraint, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Timestamps, id_column
+from chalicelib.core.db import Base, Timestamps, cross_area_key, id_column
 
 ENTITY_TYPES = ("deal", "company")
 STATUSES = ("completed", "failed")
@@ -22,8 +22,8 @@ class ResearchBrief(Timestamps, Base):
     id: Mapped[str] = id_column()
     entity_type: Mapped[str] = mapped_column(String(10), nullable=False)
     entity_id: Mapped[str] = mapped_column(String(36), nullable=False)
-    deal_id: Mapped[str | None] = mapped_column(ForeignKey("deals.id", ondelete="CASCADE"))
-    company_id: Mapped[str | None] = mapped_column(ForeignKey("companies.id", ondelete="CASCADE"))
+    deal_id: Mapped[str | None] = mapped_column(cross_area_key("deals.id", ondelete="CASCADE"))
+    company_id: Mapped[str | None] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"))
     url: Mapped[str] = mapped_column(String(2000), nullable=False)
     status: Mapped[str] = mapped_column(String(20), nullable=False)
     platform_detected: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)

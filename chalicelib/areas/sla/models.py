@@ -6,7 +6,7 @@ from datetime import datetime
 from sqlalchemy import Boolean, Float, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Timestamps, UTCDateTime, id_column
+from chalicelib.core.db import Base, Timestamps, UTCDateTime, cross_area_key, id_column
 
 
 class SlaPolicy(Timestamps, Base):
@@ -36,7 +36,7 @@ class TaskSla(Timestamps, Base):
     __tablename__ = "task_slas"
 
     id: Mapped[str] = id_column()
-    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), nullable=False, unique=True)
+    task_id: Mapped[str] = mapped_column(cross_area_key("tasks.id", ondelete="CASCADE"), nullable=False, unique=True)
     policy_id: Mapped[str] = mapped_column(ForeignKey("sla_policies.id", ondelete="CASCADE"), nullable=False,
                                            index=True)
     priority_id: Mapped[str | None] = mapped_column(String(36))

@@ -6,7 +6,7 @@ from datetime import date, datetime
 from sqlalchemy import Boolean, Date, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, id_column
+from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, cross_area_key, id_column
 
 
 class Task(Timestamps, Base):
@@ -39,7 +39,7 @@ class Task(Timestamps, Base):
     roadmap_item_id: Mapped[str | None] = mapped_column(String(36), index=True)
     # ON DELETE SET NULL: deleting a sprint clears it here (migration sprints_0002)
     sprint_id: Mapped[str | None] = mapped_column(
-        String(36), ForeignKey("sprints.id", ondelete="SET NULL", name="fk_tasks_sprint_id_sprints"), index=True)
+        String(36), cross_area_key("sprints.id", ondelete="SET NULL", name="fk_tasks_sprint_id_sprints"), index=True)
     due_date: Mapped[date | None] = mapped_column(Date)
     start_date: Mapped[date | None] = mapped_column(Date)
     estimated_hours: Mapped[float | None] = mapped_column(Float)
