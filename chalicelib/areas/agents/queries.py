@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.lookup import Names, names_select
-from chalicelib.core.query import record_sets, visible_row
+from chalicelib.core.query import record_sets
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import AgentRun, AgentTask, ProjectAgentConfig

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import func, select, union
 
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import record_rows, record_sets, visible_row
+from chalicelib.core.query import record_sets, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import OnboardingMilestone, OnboardingProgress, OnboardingStage, OnboardingTemplate

@@ -8,7 +8,7 @@ from typing import Annotated, Literal, Optional
 from pydantic import Field, StringConstraints, field_validator
 
 from chalicelib.core.schemas import (CalendarDate, Email, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, Name,
-                                     PageQuery, QueryFlag, Read, Text, choice, non_blank)
+                                     PageQuery, Read, Text, choice, non_blank)
 
 Status = choice("draft", "review", "changes_requested", "approved", "sent", "viewed", "accepted", "declined",
                 "expired")
