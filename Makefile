@@ -6,7 +6,7 @@ PORT ?= 8000
 STAGE ?= dev
 PYTEST_ARGS ?=
 
-.PHONY: venv run worker moto test test-sqlite test-smoke-sqlite migrate openapi package bench fuzz fuzz-quick clean
+.PHONY: venv run worker moto test test-sqlite test-smoke-sqlite migrate openapi package bench fuzz fuzz-quick fuzz-functions clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: install Python 3.11 or run make PYTHON=python3"; exit 1; }
@@ -62,6 +62,12 @@ fuzz: venv
 # is repeatable; `make fuzz` explores afresh each time); writes under build/.
 fuzz-quick: venv
 	$(PY) bench/fuzz.py --quick --seed 20261121 --openapi build/openapi.json --output build/fuzz-quick.json
+
+# The same bounded pass against each area served alone, as its Lambda function is (WMS_MODULES=system,<area>:
+# only its own and the core's models loaded): what loads only because another area did shows up here.
+fuzz-functions: venv
+	$(PY) bench/fuzz.py --quick --per-function --time-cap 180 --seed 20261121 --openapi build/openapi.json \
+		--output build/fuzz-functions.json
 
 clean:
 	rm -rf $(VENV) .data build

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/fuzz.py                 # make fuzz: 50 examples per operation
     .venv/bin/python bench/fuzz.py --quick         # CI: 5 examples per operation, 3 minutes at most
+    .venv/bin/python bench/fuzz.py --quick --per-function   # CI (make fuzz-functions): each area served alone
 
 Steps: a fresh Postgres database (TEST_DATABASE_URL's server, or a throwaway cluster), migrations,
 an executive and a development token, `docs/openapi.json` written from the route table, then
@@ -19,6 +20,10 @@ deep. Ids returned by successful creates are fed back into path parameters (what
 document's `links` describe: a create's `id` feeds its detail, update and delete), so detail routes
 are exercised on real records as well as on unknown ids; the report counts the 2xx answers. Between operations the executive is
 restored (active, executive, no overrides), since the fuzzer may edit the permission matrix.
+With --per-function each area is served alone, as its Lambda function is (WMS_MODULES=system,<area>: only its
+own and the core's models loaded) and fuzzed on its own routes, the time cap shared; the all-areas server of the
+default mode has every model loaded, and so hides what works only because another area was imported first (a
+plain ForeignKey to another area's table made task deletes and duplicates 500 in the tasks function).
 Findings go to bench/results/fuzz.json (each 5xx with method, path, request, response and the
 server's log lines); the exit status is 1 when anything was found. Bounded in examples and time.
 """
@@ -57,6 +62,10 @@ def parse_args(argv=None):
     parser.add_argument("--time-cap", type=float, default=None, help="seconds for the whole fuzzing (1800; quick 180)")
     parser.add_argument("--seed", type=int, default=None, help="hypothesis seed (reproducible run)")
     parser.add_argument("--include", default=None, help="regex on 'METHOD /path': fuzz only these operations")
+    parser.add_argument("--per-function", action="store_true",
+                        help="serve each area alone, as its Lambda function is (WMS_MODULES=system,<area>: its own "
+                             "and the core's models only), and fuzz that area's operations against it")
+    parser.add_argument("--areas", default=None, help="with --per-function: comma-separated areas (default: all)")
     parser.add_argument("--output", default=str(RESULTS_DIR / "fuzz.json"))
     parser.add_argument("--openapi", default=str(PROJECT_DIR / "docs" / "openapi.json"))
     args = parser.parse_args(argv)
@@ -403,7 +412,7 @@ def hostile_requests(method: str, path: str, seeded, combos: list[dict]):
 
 
 def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str, document: dict,
-             portal_headers: dict | None = None) -> dict:
+             portal_headers: dict | None = None, only: set | None = None, alive_path: str = "/api/me") -> dict:
     import requests
     import schemathesis
     from hypothesis import HealthCheck, Phase, given, seed as hypothesis_seed, settings, strategies as st
@@ -418,6 +427,8 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
     if args.include:
         pattern = re.compile(args.include)
         operations = [item for item in operations if pattern.search(f"{item[0]} {item[1]}")]
+    if only is not None:
+        operations = [item for item in operations if (item[0], item[1]) in only]
 
     session = requests.Session()
     headers = {"Authorization": f"Bearer {token}"}
@@ -542,7 +553,7 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
             if problem:
                 hostile_findings.append({"operation": label, "case": name, "problem": problem})
             # the service is still healthy for everyone else afterwards
-            if session.get(base_url + "/api/me", headers=staff_headers, timeout=30).status_code != 200:
+            if session.get(base_url + alive_path, headers=staff_headers, timeout=30).status_code != 200:
                 hostile_findings.append({"operation": label, "case": name, "problem": "next request failed"})
         stats["statuses"] = {str(code): count for code, count in sorted(statuses.items())}
         stats["successes"] = sum(count for code, count in statuses.items() if 200 <= code < 300)
@@ -570,6 +581,58 @@ def run_fuzz(args, base_url: str, token: str, server: Server, executive_id: str,
     }
 
 
+def area_operations() -> dict[str, set]:
+    """{area: {(METHOD, path)}}: the routes of each area's blueprint (its Lambda function's routes), read from the
+    whole app by the module of each view function."""
+    import app as whole
+
+    found: dict[str, set] = {}
+    for path, methods in whole.app.routes.items():
+        for method, entry in methods.items():
+            module = getattr(entry.view_function, "__module__", "")
+            parts = module.split(".")
+            if parts[:2] == ["chalicelib", "areas"]:
+                found.setdefault(parts[2], set()).add((method, path))
+    return found
+
+
+def merge_outcomes(outcomes: list[dict]) -> dict:
+    """One outcome of several run_fuzz answers: counts added, lists joined, flags or-ed, maps merged."""
+    merged: dict = {}
+    for outcome in outcomes:
+        for key, value in outcome.items():
+            if isinstance(value, bool):
+                merged[key] = merged.get(key, False) or value
+            elif isinstance(value, (int, float)):
+                merged[key] = round(merged.get(key, 0) + value, 1)
+            elif isinstance(value, list):
+                merged[key] = merged.get(key, []) + value
+            elif isinstance(value, dict):
+                merged[key] = {**merged.get(key, {}), **value}
+    return merged
+
+
+def run_per_function(args, env: dict, token: str, executive_id: str, document: dict, portal_headers: dict) -> dict:
+    """Each area served alone (WMS_MODULES=system,<area>), fuzzed on its own operations; the time cap shared."""
+    import copy
+
+    routes = area_operations()
+    areas = [a.strip() for a in args.areas.split(",")] if args.areas else [a for a in routes if a != "system"]
+    outcomes, deadline = [], time.monotonic() + args.time_cap
+    for index, area in enumerate(areas):
+        area_args = copy.copy(args)
+        area_args.time_cap = max(5.0, (deadline - time.monotonic()) / (len(areas) - index))
+        print(f"fuzz: function {area} ({len(routes[area])} routes)", flush=True)
+        server = Server({**env, "WMS_MODULES": f"system,{area}"}, free_port())
+        try:
+            server.wait_ready()
+            outcomes.append(run_fuzz(area_args, server.base_url, token, server, executive_id, document,
+                                     portal_headers, only=routes[area], alive_path="/api/health"))
+        finally:
+            server.stop()
+    return merge_outcomes(outcomes)
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     print(f"fuzz: {args.max_examples} examples per operation, at most {args.time_cap:.0f} s", flush=True)
@@ -585,15 +648,18 @@ def main(argv=None) -> int:
         token = token_for(EXECUTIVE_EMAIL)
         document = write_openapi(args.openapi)
         print(f"fuzz: {sum(len(v) for v in document['paths'].values())} operations in {args.openapi}", flush=True)
-        server = Server(env, free_port())
-        try:
-            server.wait_ready()
-            outcome = run_fuzz(args, server.base_url, token, server, executive_id, document, portal_headers)
-        finally:
-            server.stop()
+        if args.per_function:
+            outcome = run_per_function(args, env, token, executive_id, document, portal_headers)
+        else:
+            server = Server(env, free_port())
+            try:
+                server.wait_ready()
+                outcome = run_fuzz(args, server.base_url, token, server, executive_id, document, portal_headers)
+            finally:
+                server.stop()
     report = {
         "generated_at": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
-        "mode": "quick" if args.quick else "full",
+        "mode": ("quick" if args.quick else "full") + (" per function" if args.per_function else ""),
         "max_examples": args.max_examples,
         "time_cap_seconds": args.time_cap,
         "seed": args.seed,
