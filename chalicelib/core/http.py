@@ -229,6 +229,7 @@ def check_response(spec: EndpointSpec, response: Response) -> None:
 
 
 # Postgres' DETAIL of a foreign key violation by a write: the column (one) that names no row of its table
+_STILL_REFERENCED = re.compile(r'^Key \(.*\)=\(.*\) is still referenced from table "(?P<table>\w+)"\.$', re.S)
 _MISSING_KEY = re.compile(r'^Key \((?P<column>\w+)\)=\(.*\) is not present in table "(?P<table>\w+)"\.$', re.S)
 
 
@@ -250,6 +251,9 @@ def _database_error(exc: DBAPIError) -> DomainError | None:
     if code == "23505" or "unique constraint" in text:
         return Conflict("A record with these values already exists")
     if code == "23503" or "foreign key constraint" in text:
+        referenced = _STILL_REFERENCED.search(_error_detail(orig))
+        if referenced is not None:  # a delete (or key change) of a row that others still name
+            return Conflict(f"The record is still referenced by {referenced['table']} records")
         missing = _MISSING_KEY.search(_error_detail(orig))
         if missing is None:
             return BadRequest("A referenced record does not exist")

@@ -11,7 +11,7 @@ import pytest
 from chalice import Chalice, Response
 from chalice.test import Client
 from pydantic import BaseModel, Field
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from chalicelib.core import history, http, queue
 from chalicelib.core.errors import Conflict, NotFound
@@ -68,6 +68,12 @@ def build_app() -> Chalice:
         if mode == "fk":
             ctx.db.add(User(email="fk@agency.test", name="Orphan", squad_id="no-such-squad"))
             ctx.db.flush()
+        if mode == "referenced":  # a delete that a foreign key refuses
+            ctx.db.execute(text("CREATE TEMPORARY TABLE t_parent (id varchar(8) PRIMARY KEY)"))
+            ctx.db.execute(text("CREATE TEMPORARY TABLE t_child (parent_id varchar(8) REFERENCES t_parent (id))"))
+            ctx.db.execute(text("INSERT INTO t_parent (id) VALUES ('p')"))
+            ctx.db.execute(text("INSERT INTO t_child (parent_id) VALUES ('p')"))
+            ctx.db.execute(text("DELETE FROM t_parent"))
         if mode == "duplicate":
             ctx.db.add(User(email=f"written-{mode}@agency.test", name="Again"))
             ctx.db.flush()
@@ -264,6 +270,17 @@ def test_foreign_key_violation_is_400_and_rolled_back(test_api, db, user):
     else:
         assert response.status == 400 and response.json == {"error": "A referenced record does not exist"}
     assert written(db, "fk") == 0 and calls == []
+
+
+def test_delete_refused_by_a_foreign_key_is_409_and_rolled_back(test_api, db, user):
+    """Postgres' DETAIL says the row is still referenced: a conflict naming the referring table. SQLite's error
+    does not tell a delete from an insert: the general 400."""
+    response = test_api.post("/t/write/referenced", as_=user)
+    if db.get_bind().dialect.name == "postgresql":
+        assert response.status == 409 and response.json == {"error": "The record is still referenced by t_child records"}
+    else:
+        assert response.status == 400 and response.json == {"error": "A referenced record does not exist"}
+    assert written(db, "referenced") == 0 and calls == []
 
 
 def test_failed_request_sends_no_queue_message(test_api, user, aws):
