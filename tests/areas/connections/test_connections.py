@@ -9,6 +9,7 @@ import responses
 
 from chalicelib.areas.connections.models import Connection, OAuthState, UserMapping
 from chalicelib.core import crypto
+from chalicelib.core.models import User
 from tests.factories import make_user
 
 BASE = "/api/admin/connections"
@@ -192,3 +193,20 @@ def test_sync_names_a_provider_that_cannot_be_read(api, db, exec_user, set_env):
     body = api.post(f"{BASE}/user-mappings/sync", as_=exec_user).json
     assert body["planner_matched"] == 0 and body["ledger_matched"] >= 1
     assert body["errors"] == ["planner: The resource planner is not configured"]
+
+
+def test_mapping_list_and_sync_cost_constant_statements(api, db, exec_user, count_queries):
+    """The user-mapping list and the sync (sandbox ledger and planner) cost the same statements at 5 and at
+    100 active users: one read of the users with their mappings, one upsert per kind of row."""
+    costs = {}
+    for total in (5, 100):
+        while db.query(User).filter(User.is_active.is_(True)).count() < total:
+            make_user(db)
+        with count_queries() as listing:
+            listed = api.get(f"{BASE}/user-mappings", as_=exec_user)
+        assert listed.status == 200 and len(listed.json["mappings"]) == total
+        with count_queries() as syncing:
+            synced = api.post(f"{BASE}/user-mappings/sync", as_=exec_user)
+        assert synced.status == 200 and synced.json["ledger_matched"] == total
+        costs[total] = (listing.count, syncing.count)
+    assert costs[5] == costs[100], costs
