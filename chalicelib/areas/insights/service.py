@@ -8,7 +8,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.models import Squad, User
-from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.query import LIST_LIMIT, record_sets
 
 from .service_capacity import project_changed  # noqa: F401 - called by the projects area
 from .queries import (AGE_BUCKETS, SALARY_BANDS, SPAN_BUCKETS, TENURE_BUCKETS, UNSPECIFIED, between, bucket, count_if,
@@ -23,14 +23,22 @@ def _filled(rows, buckets, key="bucket") -> list[dict]:
 
 # ---------------------------------------------------------------- pieces (one statement each)
 
-def _headline(db, query, start, end) -> dict:
-    row = db.execute(select(
-        count_if(employed_on(end)), count_if(employed_on(start)),
-        count_if(between(User.start_date, start, end)), count_if(between(User.end_date, start, end)),
-        func.avg(whole_months(User.start_date, end)).filter(employed_on(end), User.start_date.is_not(None)),
-        func.avg(whole_years(User.date_of_birth, end)).filter(employed_on(end), User.date_of_birth.is_not(None)),
-    ).where(population(query))).one()
-    total, at_start, starters, leavers, tenure, age = row
+def _headline_select(query, start, end):
+    return select(
+        count_if(employed_on(end)).label("total"), count_if(employed_on(start)).label("at_start"),
+        count_if(between(User.start_date, start, end)).label("starters"),
+        count_if(between(User.end_date, start, end)).label("leavers"),
+        func.avg(whole_months(User.start_date, end)).filter(employed_on(end), User.start_date.is_not(None))
+        .label("tenure"),
+        func.avg(whole_years(User.date_of_birth, end)).filter(employed_on(end), User.date_of_birth.is_not(None))
+        .label("age"),
+    ).where(population(query))
+
+
+def _headline(row: dict) -> dict:
+    """The headline figures of `_headline_select`'s one row."""
+    total, at_start, starters, leavers = (int(row[key]) for key in ("total", "at_start", "starters", "leavers"))
+    tenure, age = row["tenure"], row["age"]
     average = (total + at_start) / 2
     return {"total": total, "at_start": at_start, "starters": starters, "leavers": leavers,
             "growth": round(100.0 * (total - at_start) / at_start, 1) if at_start else None,
@@ -38,26 +46,43 @@ def _headline(db, query, start, end) -> dict:
             "avg_tenure_months": one_decimal(tenure), "avg_age": one_decimal(age)}
 
 
-def _grouped(db, inner) -> list[tuple[str, int]]:
-    """`(key, count)` of a one-column SELECT labelled `k`, grouped in an outer statement (a CASE or COALESCE
-    with bound parameters cannot be repeated in GROUP BY), most frequent first."""
+def _grouped_select(inner):
+    """Rows (k, n) of a one-column SELECT labelled `k`, grouped in an outer statement (a CASE or COALESCE
+    with bound parameters cannot be repeated in GROUP BY), most frequent first (at most LIST_LIMIT)."""
     sub = inner.subquery("keyed")
-    stmt = select(sub.c.k, func.count()).group_by(sub.c.k).order_by(func.count().desc(), sub.c.k)
-    return [(key, count) for key, count in db.execute(stmt)]
+    return (select(sub.c.k, func.count().label("n")).group_by(sub.c.k).order_by(func.count().desc(), sub.c.k)
+            .limit(LIST_LIMIT))
+
+
+def _grouped(db, inner) -> list[tuple[str, int]]:
+    """`(key, count)` of `_grouped_select(inner)`."""
+    return [(key, count) for key, count in db.execute(_grouped_select(inner))]
+
+
+def _pairs(records) -> list[tuple[str, int]]:
+    return [(record["k"], int(record["n"])) for record in records]
+
+
+def _counts_select(query, end, column, *conditions):
+    return select(func.coalesce(column, UNSPECIFIED).label("k")).where(population(query, employed_on(end), *conditions))
 
 
 def _counts_by(db, query, end, column, *conditions) -> list[tuple[str, int]]:
-    return _grouped(db, select(func.coalesce(column, UNSPECIFIED).label("k"))
-                    .where(population(query, employed_on(end), *conditions)))
+    return _grouped(db, _counts_select(query, end, column, *conditions))
 
 
-def _salary(db, query, end) -> dict:
+def _salary_select(query, end):
     ranked = (select(User.salary.label("salary"), func.row_number().over(order_by=User.salary).label("rn"),
                      func.count().over().label("n"))
               .where(population(query, employed_on(end), User.salary.is_not(None))).subquery())
     middle = or_(ranked.c.rn == (ranked.c.n + 1) // 2, ranked.c.rn == (ranked.c.n + 2) // 2)
-    low, high, median = db.execute(select(func.min(ranked.c.salary), func.max(ranked.c.salary),
-                                          func.avg(ranked.c.salary).filter(middle))).one()
+    return select(func.min(ranked.c.salary).label("low"), func.max(ranked.c.salary).label("high"),
+                  func.avg(ranked.c.salary).filter(middle).label("median"))
+
+
+def _salary(row: dict) -> dict:
+    """The salary figures of `_salary_select`'s one row."""
+    low, high, median = row["low"], row["high"], row["median"]
     return {"median_salary": None if median is None else round(float(median), 2),
             "min_salary": None if low is None else float(low), "max_salary": None if high is None else float(high)}
 
@@ -82,10 +107,13 @@ def _managers(query, end):
             .where(population(query, employed_on(end))).subquery("managers"))
 
 
-def _span(db, query, end) -> tuple[float | None, int]:
+def _span_select(query, end):
     managers = _managers(query, end)
-    avg, count = db.execute(select(func.avg(managers.c.reports), func.count())).one()
-    return one_decimal(avg), count
+    return select(func.avg(managers.c.reports).label("avg"), func.count().label("n"))
+
+
+def _span(row: dict) -> tuple[float | None, int]:
+    return one_decimal(row["avg"]), int(row["n"])
 
 
 def _squad_sizes(query, end):
@@ -95,9 +123,9 @@ def _squad_sizes(query, end):
     return members
 
 
-def _team_extremes(db, query, end) -> tuple[int | None, int | None]:
+def _team_extremes_select(query, end):
     members = _squad_sizes(query, end)
-    return tuple(db.execute(select(func.max(members.c.size), func.min(members.c.size))).one())
+    return select(func.max(members.c.size).label("largest"), func.min(members.c.size).label("smallest"))
 
 
 def _ratio(headcount: int, managers: int) -> str:
@@ -107,10 +135,17 @@ def _ratio(headcount: int, managers: int) -> str:
     return f"{value:g}:1"
 
 
-def _locations(db, query, end) -> list[dict]:
-    rows = _grouped(db, select(func.coalesce(User.location, "Unspecified").label("k"))
-                    .where(population(query, employed_on(end))))
-    return [{"name": name, "count": count} for name, count in rows[:LIST_LIMIT]]
+def _locations_select(query, end):
+    return _grouped_select(select(func.coalesce(User.location, "Unspecified").label("k"))
+                           .where(population(query, employed_on(end))))
+
+
+def _locations(records) -> list[dict]:
+    return [{"name": name, "count": count} for name, count in _pairs(records)]
+
+
+def _one(records) -> dict:
+    return records[0]
 
 
 def _series(db, query, start, end) -> list[dict]:
@@ -130,20 +165,25 @@ def _series(db, query, start, end) -> list[dict]:
 # ---------------------------------------------------------------- endpoints
 
 def overview(ctx, query) -> dict:
-    db = ctx.db
+    """Six independent aggregates, read in one round trip (core.query.record_sets)."""
     start, end = date_range(query)
-    head = _headline(db, query, start, end)
-    avg_span, managers = _span(db, query, end)
-    largest, smallest = _team_extremes(db, query, end)
+    reads = record_sets(ctx.db, head=_headline_select(query, start, end), span=_span_select(query, end),
+                        teams=_team_extremes_select(query, end),
+                        gender=_grouped_select(_counts_select(query, end, User.gender)),
+                        salary=_salary_select(query, end), locations=_locations_select(query, end))
+    head = _headline(_one(reads["head"]))
+    avg_span, managers = _span(_one(reads["span"]))
+    teams = _one(reads["teams"])
+    largest, smallest = teams["largest"], teams["smallest"]
     return {
         "headcount": {"total": head["total"], "growth": head["growth"], "starters": head["starters"],
                       "leavers": head["leavers"]},
         "retention": {"turnover_rate": head["turnover_rate"], "avg_tenure_months": head["avg_tenure_months"]},
-        "diversity": {"gender": dict(_counts_by(db, query, end, User.gender)), "avg_age": head["avg_age"]},
-        "compensation": _salary(db, query, end),
+        "diversity": {"gender": dict(_pairs(reads["gender"])), "avg_age": head["avg_age"]},
+        "compensation": _salary(_one(reads["salary"])),
         "structure": {"avg_span": avg_span, "largest_team": largest, "smallest_team": smallest,
                       "emp_to_mgr_ratio": _ratio(head["total"], managers)},
-        "location": {"breakdown": _locations(db, query, end)},
+        "location": {"breakdown": _locations(reads["locations"])},
     }
 
 
@@ -183,7 +223,8 @@ def compensation(ctx, query) -> dict:
     _, end = date_range(query)
     bands = _grouped(db, select(bucket(User.salary, SALARY_BANDS).label("k"))
                      .where(population(query, employed_on(end), User.salary.is_not(None))))
-    return {**_salary(db, query, end), "salary_bands": _filled(bands, SALARY_BANDS, key="band"),
+    salary = _salary(db.execute(_salary_select(query, end)).one()._mapping)
+    return {**salary, "salary_bands": _filled(bands, SALARY_BANDS, key="band"),
             "employment_basis": [{"basis": b, "count": c}
                                  for b, c in _counts_by(db, query, end, User.employment_basis)]}
 
@@ -199,7 +240,7 @@ def structure(ctx, query) -> dict:
                        .order_by(size.desc(), Squad.name).limit(LIST_LIMIT)).all()
     people = db.execute(select(managers.c.name, managers.c.reports)
                         .order_by(managers.c.reports.desc(), managers.c.name).limit(LIST_LIMIT)).all()
-    avg_span, _ = _span(db, query, end)
+    avg_span, _ = _span(db.execute(_span_select(query, end)).one()._mapping)
     return {"avg_span": avg_span, "span_distribution": _filled(spans, SPAN_BUCKETS),
             "team_sizes": [{"squad_name": name, "size": count} for name, count in teams],
             "managers": [{"manager_name": name, "reports": count} for name, count in people]}
@@ -207,6 +248,6 @@ def structure(ctx, query) -> dict:
 
 def location(ctx, query) -> dict:
     _, end = date_range(query)
-    rows = _locations(ctx.db, query, end)
+    rows = _locations({"k": k, "n": n} for k, n in ctx.db.execute(_locations_select(query, end)))
     total = ctx.db.scalar(select(func.count()).select_from(User).where(population(query, employed_on(end))))
     return {"breakdown": [{**row, "percentage": percent(row["count"], total)} for row in rows], "total": total}
