@@ -205,15 +205,14 @@ PORTAL_ANNOUNCEMENT_LIMIT = 20  # document 3: the latest 20 of category `company
 
 def portal_announcements(db) -> list[dict]:
     """The latest 20 announcements of category `company` (one query; no author ids or read receipts)."""
-    from sqlalchemy import select
+    from chalicelib.core.query import record_rows
 
-    from chalicelib.core.serialize import value_out
+    return record_rows(db, portal_announcements_select())
 
-    from .models import Announcement
 
-    rows = db.scalars(select(Announcement).where(Announcement.category == "company")
-                      .order_by(Announcement.created_at.desc(), Announcement.id.desc())
-                      .limit(PORTAL_ANNOUNCEMENT_LIMIT))
-    return [{"id": a.id, "title": a.title, "content": a.content, "category": a.category,
-             "attachment_url": a.attachment_url, "attachment_name": a.attachment_name,
-             "created_at": value_out(a.created_at)} for a in rows]
+def portal_announcements_select(limit: int = PORTAL_ANNOUNCEMENT_LIMIT):
+    """The read of `portal_announcements` (its records' fields), for a record_sets statement."""
+    return (select(Announcement.id, Announcement.title, Announcement.content, Announcement.category,
+                   Announcement.attachment_url, Announcement.attachment_name, Announcement.created_at)
+            .where(Announcement.category == "company")
+            .order_by(Announcement.created_at.desc(), Announcement.id.desc()).limit(limit))

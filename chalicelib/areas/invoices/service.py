@@ -124,15 +124,25 @@ def portal_financial(db, company_ids) -> dict:
     """total_invoiced (the totals of these companies' issued invoices), total_outstanding (what is still due on
     those not paid: amount_due, else total less amount_paid) and total_overdue (the part of it whose due date is
     before today in ORG_TIMEZONE): one statement."""
+    return portal_financial_record(db.execute(portal_financial_select(company_ids)).one()._mapping)
+
+
+def portal_financial_select(company_ids):
+    """The one-row read of `portal_financial` (invoiced, outstanding, overdue), for a record_sets statement."""
     from sqlalchemy import case
 
     due = func.coalesce(Invoice.amount_due, Invoice.total - Invoice.amount_paid)
     outstanding = case((_unpaid(), due), else_=0)
     overdue = case((_unpaid() & (Invoice.due_date < org_today()), due), else_=0)
-    row = db.execute(select(func.coalesce(func.sum(Invoice.total), 0), func.coalesce(func.sum(outstanding), 0),
-                            func.coalesce(func.sum(overdue), 0)).where(*_portal_scope(company_ids))).one()
-    return {"total_invoiced": round(float(row[0]), 2), "total_outstanding": round(float(row[1]), 2),
-            "total_overdue": round(float(row[2]), 2)}
+    return select(func.coalesce(func.sum(Invoice.total), 0).label("invoiced"),
+                  func.coalesce(func.sum(outstanding), 0).label("outstanding"),
+                  func.coalesce(func.sum(overdue), 0).label("overdue")).where(*_portal_scope(company_ids))
+
+
+def portal_financial_record(row) -> dict:
+    """`portal_financial`'s answer from its read's one row (a record or a row mapping)."""
+    return {"total_invoiced": round(float(row["invoiced"]), 2), "total_outstanding": round(float(row["outstanding"]), 2),
+            "total_overdue": round(float(row["overdue"]), 2)}
 
 
 # ---------------------------------------------------------------- reading

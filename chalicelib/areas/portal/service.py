@@ -8,7 +8,6 @@ from sqlalchemy import and_, or_, select
 
 from chalicelib.core.models import HistoryEntry, User
 from chalicelib.core.query import template
-from chalicelib.core.serialize import value_out
 
 from .queries import deal_ids, load_project, project_ids
 
@@ -28,18 +27,29 @@ def _sum_counts(counts: dict) -> dict:
 def list_projects(ctx, *, company_ids, status: str | None = None) -> tuple[list[dict], dict]:
     """(projects with their task counts, task counts in total) of these companies. One statement: the projects
     and the task counts of the same projects (record_sets)."""
-    from chalicelib.areas.tasks import service as tasks_service
-    from chalicelib.core.query import Read, ids_value, record_sets
+    from chalicelib.core.query import record_sets
+
+    return _projects_out(record_sets(ctx.db, **_projects_reads(ctx, company_ids, status)))
+
+
+def _projects_reads(ctx, company_ids, status: str | None) -> dict:
+    """The reads of `list_projects` (`projects`, `counts`), for a record_sets statement."""
+    from chalicelib.core.query import Read, ids_value
 
     postgres = ctx.db.get_bind().dialect.name == "postgresql"
     ids = ids_value(company_ids, postgres)
     if ids is None:  # an id with a comma (none is made here): the statements built for these values
         projects, counts = _project_reads(lambda column: column.in_(list(company_ids)), status)
-        sets = record_sets(ctx.db, projects=projects, counts=counts)
-    else:
-        params = {"portal_company_ids": ids, **({"portal_status": status} if status else {})}
-        sets = record_sets(ctx.db, projects=Read(_projects_template(postgres, bool(status)), params),
-                           counts=Read(_counts_template(postgres, bool(status)), params))
+        return {"projects": projects, "counts": counts}
+    params = {"portal_company_ids": ids, **({"portal_status": status} if status else {})}
+    return {"projects": Read(_projects_template(postgres, bool(status)), params),
+            "counts": Read(_counts_template(postgres, bool(status)), params)}
+
+
+def _projects_out(sets: dict) -> tuple[list[dict], dict]:
+    """`list_projects`' answer from the records of its reads."""
+    from chalicelib.areas.tasks import service as tasks_service
+
     projects = sets["projects"]
     counts = tasks_service.portal_counts(sets["counts"])
     empty = {"total": 0, "done": 0, "open": 0}
@@ -150,12 +160,16 @@ def history(ctx, *, company_ids=None, limit: int = HISTORY_LIMIT) -> list[dict]:
     """The newest history entries of the company's projects, budgets and invoices (one statement): what was
     done, by whom (a staff member's name, or none for the client), when; never the changed values, which may
     carry internal figures."""
-    rows = ctx.db.execute(
-        select(HistoryEntry, User.name).outerjoin(User, User.id == HistoryEntry.actor_id)
-        .where(_history_targets(company_ids or [ctx.portal.company_id]))
-        .order_by(HistoryEntry.created_at.desc(), HistoryEntry.id).limit(limit)).all()
-    return [{"id": entry.id, "entity_type": entry.entity_type, "entity_id": entry.entity_id, "action": entry.action,
-             "actor_name": name, "created_at": value_out(entry.created_at)} for entry, name in rows]
+    from chalicelib.core.query import record_rows
+
+    return record_rows(ctx.db, _history_select(company_ids or [ctx.portal.company_id], limit))
+
+
+def _history_select(company_ids, limit: int):
+    return (select(HistoryEntry.id, HistoryEntry.entity_type, HistoryEntry.entity_id, HistoryEntry.action,
+                   User.name.label("actor_name"), HistoryEntry.created_at)
+            .outerjoin(User, User.id == HistoryEntry.actor_id).where(_history_targets(company_ids))
+            .order_by(HistoryEntry.created_at.desc(), HistoryEntry.id).limit(limit))
 
 
 def pages(ctx) -> list[dict]:
@@ -180,18 +194,26 @@ def announcements(ctx) -> list[dict]:
 
 def dashboard(ctx) -> dict:
     """Projects with task counts, financial totals, recent activity, milestones and announcements of the
-    company and its honoured group companies: a fixed number of statements whatever the rows."""
+    company and its honoured group companies: every part read in one statement (core.query.record_sets)."""
+    from chalicelib.areas.announcements import service as announcements_service
+    from chalicelib.areas.invoices import service as invoices_service
     from chalicelib.areas.projects import service as projects_service
+    from chalicelib.core.query import record_sets
 
     ids = ctx.portal.company_ids
-    projects, counts = list_projects(ctx, company_ids=ids)
+    sets = record_sets(ctx.db, **_projects_reads(ctx, ids, None),
+                       financial=invoices_service.portal_financial_select(ids),
+                       history=_history_select(ids, RECENT_ACTIVITY),
+                       milestones=projects_service.portal_milestones_select(ids),
+                       announcements=announcements_service.portal_announcements_select(DASHBOARD_ANNOUNCEMENTS))
+    projects, counts = _projects_out(sets)
     return {
         "projects": projects,
         "taskCounts": counts,
-        "financial": financial(ctx, company_ids=ids),
-        "recentActivity": history(ctx, company_ids=ids, limit=RECENT_ACTIVITY),
-        "milestones": projects_service.portal_milestones(ctx.db, ids),
-        "announcements": announcements(ctx)[:DASHBOARD_ANNOUNCEMENTS],
+        "financial": invoices_service.portal_financial_record(sets["financial"][0]),
+        "recentActivity": sets["history"],
+        "milestones": sets["milestones"],
+        "announcements": sets["announcements"],
     }
 
 

@@ -17,7 +17,7 @@ from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad
-from chalicelib.core.query import Page, contains_text, in_scope, record_page, record_sets
+from chalicelib.core.query import Page, contains_text, in_scope, record_page, record_rows, record_sets
 from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
@@ -380,14 +380,18 @@ def portal_decisions(db, project_id: str) -> list[dict]:
 
 def portal_milestones(db, company_ids, limit: int = 10) -> list[dict]:
     """The open goals with a due date of these companies' active projects, soonest first (one query)."""
+    return record_rows(db, portal_milestones_select(company_ids, limit))
+
+
+def portal_milestones_select(company_ids, limit: int = 10):
+    """The read of `portal_milestones` (records id, project_id, project_name, title, status, due_date)."""
     from .models import ProjectGoal
 
-    rows = db.execute(select(ProjectGoal, Project.name).join(Project, Project.id == ProjectGoal.project_id)
-                      .where(Project.company_id.in_(list(company_ids)), Project.status == "active",
-                             ProjectGoal.due_date.is_not(None))
-                      .order_by(ProjectGoal.due_date, ProjectGoal.id).limit(limit)).all()
-    return [{"id": goal.id, "project_id": goal.project_id, "project_name": name, "title": goal.title,
-             "status": goal.status, "due_date": value_out(goal.due_date)} for goal, name in rows]
+    return (select(ProjectGoal.id, ProjectGoal.project_id, Project.name.label("project_name"), ProjectGoal.title,
+                   ProjectGoal.status, ProjectGoal.due_date).join(Project, Project.id == ProjectGoal.project_id)
+            .where(Project.company_id.in_(list(company_ids)), Project.status == "active",
+                   ProjectGoal.due_date.is_not(None))
+            .order_by(ProjectGoal.due_date, ProjectGoal.id).limit(limit))
 
 
 def portal_team(db, company_ids) -> tuple[list[dict], list[dict]]:
