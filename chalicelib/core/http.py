@@ -228,7 +228,8 @@ def check_response(spec: EndpointSpec, response: Response) -> None:
         raise ResponseMismatch(f"answer does not match {spec.response.__name__}: {problems}") from exc
 
 
-# Postgres' DETAIL of a foreign key violation by a write: the column (one) that names no row of its table
+# Postgres' DETAIL of a foreign key violation: a row that others still name (a delete), or the one column of a
+# write that names no row of its table
 _STILL_REFERENCED = re.compile(r'^Key \(.*\)=\(.*\) is still referenced from table "(?P<table>\w+)"\.$', re.S)
 _MISSING_KEY = re.compile(r'^Key \((?P<column>\w+)\)=\(.*\) is not present in table "(?P<table>\w+)"\.$', re.S)
 
@@ -251,10 +252,11 @@ def _database_error(exc: DBAPIError) -> DomainError | None:
     if code == "23505" or "unique constraint" in text:
         return Conflict("A record with these values already exists")
     if code == "23503" or "foreign key constraint" in text:
-        referenced = _STILL_REFERENCED.search(_error_detail(orig))
+        detail = _error_detail(orig)
+        referenced = _STILL_REFERENCED.search(detail)
         if referenced is not None:  # a delete (or key change) of a row that others still name
             return Conflict(f"The record is still referenced by {referenced['table']} records")
-        missing = _MISSING_KEY.search(_error_detail(orig))
+        missing = _MISSING_KEY.search(detail)
         if missing is None:
             return BadRequest("A referenced record does not exist")
         field = missing["column"]
