@@ -119,6 +119,16 @@ def budget_record(ctx, budget_id: str) -> dict:
     return budget_records(ctx.db, ctx.db.execute(budget_select().where(Budget.id == budget_id)).all())[0]
 
 
+def item_select(budget_id: str):
+    """The budget's line items as records (ITEM_FIELDS and service_type_name), in their order, for a record_sets
+    statement (the detail)."""
+    return (select(*(getattr(BudgetLineItem, name) for name in ITEM_FIELDS),
+                   ConfigListItem.label.label("service_type_name"))
+            .outerjoin(ConfigListItem, ConfigListItem.id == BudgetLineItem.service_type_id)
+            .where(BudgetLineItem.budget_id == budget_id)
+            .order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id).limit(LINE_ITEM_LIMIT))
+
+
 def item_rows(db, budget_id: str, item_id: str | None = None) -> list:
     stmt = (select(BudgetLineItem, ConfigListItem.label)
             .outerjoin(ConfigListItem, ConfigListItem.id == BudgetLineItem.service_type_id)

@@ -20,13 +20,12 @@ from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.permissions import allows
-from chalicelib.core.query import Page, in_scope, record_page, visible_exists
-from chalicelib.core.schemas import PageQuery
-from chalicelib.core.serialize import value_out
+from chalicelib.core.query import Page, in_scope, record_page, record_sets, visible_exists
+from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
-from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_lookups, budget_record, budget_records,
-                      budget_select, item_records, item_rows, line_item_count, load_budget, load_line_item, visible,
+from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_lookups, budget_record, budget_select,
+                      item_records, item_rows, item_select, line_item_count, load_budget, load_line_item, visible,
                       with_budget_lookups)
 
 ENTITY = "budget"
@@ -106,22 +105,35 @@ def list_budgets(ctx, *, query) -> Page:
 
 
 def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], int]:
-    """(the budget (read and scope-checked in one statement), its line items, its newest time entries (at most
-    500), the number of its time entries); a fixed number of statements whatever the number of items and
-    entries. The whole list of a budget's entries is paged at /api/time-entries?budget_id=."""
+    """(the budget, its line items, its newest time entries (at most 500), the number of its time entries) in
+    three statements whatever the number of items and entries: the budget, read and scope-checked; then its
+    items, entries, entry count, lookups, the items' approved hours and invoiced amounts in one (record_sets);
+    then the task titles. The whole list of a budget's entries is paged at /api/time-entries?budget_id=."""
+    from chalicelib.areas.invoices import service as invoices_service
     from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    rows = ctx.db.execute(in_scope(budget_select().where(Budget.id == budget_id), visible(ctx.principal))).all()
-    if not rows:
+    found = ctx.db.scalars(in_scope(budget_select().where(Budget.id == budget_id), visible(ctx.principal))).first()
+    if found is None:
         raise NotFound("Budget not found")
-    items = item_rows(ctx.db, budget_id)
-    entries = timesheets_service.budget_entries(ctx.db, budget_id, query=PageQuery())
-    titles = tasks_service.task_titles(ctx.db, [entry["task_id"] for entry in entries.items if entry["task_id"]]
-                                       + [item.task_id for item, _ in items if item.task_id])
-    for entry in entries.items:
+    budget = row_dict(found, BUDGET_FIELDS)
+    line_ids = select(BudgetLineItem.id).where(BudgetLineItem.budget_id == budget_id)
+    sets = record_sets(ctx.db, items=item_select(budget_id), **timesheets_service.budget_entry_reads(budget_id),
+                       item_hours=timesheets_service.approved_hours_select(line_ids),
+                       invoiced=invoices_service.invoiced_by_line_item_select(line_ids),
+                       **budget_lookups(ctx.db, [budget]))
+    with_budget_lookups([budget], sets)
+    items, entries = sets["items"], sets["entries"]
+    titles = tasks_service.task_titles(ctx.db, [entry["task_id"] for entry in entries if entry["task_id"]]
+                                       + [item["task_id"] for item in items if item["task_id"]])
+    for entry in entries:
         entry["task_title"] = titles.get(entry["task_id"])
-    return budget_records(ctx.db, rows)[0], item_records(ctx.db, items, titles), entries.items, entries.total
+    hours = timesheets_service.line_item_hours(sets["item_hours"])
+    invoiced = invoices_service.line_item_invoiced(sets["invoiced"])
+    for item in items:
+        item.update(task_title=titles.get(item["task_id"]), logged_hours=hours.get(item["id"], 0.0),
+                    invoiced_amount=invoiced.get(item["id"], 0.0))
+    return budget, items, entries, int(sets["entries_total"][0]["n"])
 
 
 # ---------------------------------------------------------------- checks

@@ -47,6 +47,19 @@ def invoiced_by_budget_line_item(db, line_item_ids) -> dict[str, float]:
     return {iid: round(float(total or 0), 2) for iid, total in rows}
 
 
+def invoiced_by_line_item_select(line_item_ids):
+    """The read of `invoiced_by_budget_line_item` for the budget lines a SELECT of ids names (records
+    budget_line_item_id, amount), for a record_sets statement; `line_item_invoiced` reads its records."""
+    return (select(InvoiceLineItem.budget_line_item_id, func.sum(InvoiceLineItem.amount).label("amount"))
+            .join(Invoice, Invoice.id == InvoiceLineItem.invoice_id)
+            .where(InvoiceLineItem.budget_line_item_id.in_(line_item_ids), Invoice.status != "voided")
+            .group_by(InvoiceLineItem.budget_line_item_id))
+
+
+def line_item_invoiced(records) -> dict[str, float]:
+    return {r["budget_line_item_id"]: round(float(r["amount"] or 0), 2) for r in records}
+
+
 def invoiced_totals(db, budget_ids) -> tuple[float, float]:
     """(invoiced, collected): the totals and amounts paid of the invoices of these budgets (a SELECT of ids)
     that are not voided (one statement); for a project's profitability."""

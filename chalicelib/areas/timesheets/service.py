@@ -78,6 +78,29 @@ def approved_hours_by_line_item(db: Session, line_item_ids: list[str]) -> dict[s
     return {iid: round(float(total or 0), 2) for iid, total in db.execute(stmt).all()}
 
 
+def approved_hours_select(line_item_ids):
+    """The read of approved hours per line item (records line_item_id, hours) of the line items a SELECT of ids
+    names, for a record_sets statement; `line_item_hours` reads its records."""
+    return (select(TimeEntry.line_item_id, func.sum(TimeEntry.hours).label("hours"))
+            .where(TimeEntry.line_item_id.in_(line_item_ids), TimeEntry.status == "approved")
+            .group_by(TimeEntry.line_item_id))
+
+
+def line_item_hours(records) -> dict[str, float]:
+    return {r["line_item_id"]: round(float(r["hours"] or 0), 2) for r in records}
+
+
+def budget_entry_reads(budget_id: str) -> dict:
+    """The budget detail's entry reads, for a record_sets statement: `entries` (the newest LIST_LIMIT with
+    user_name, as budget_entries' page) and `entries_total` (records with `n`: how many there are)."""
+    from chalicelib.core.query import LIST_LIMIT
+
+    return {"entries": (list_order(entry_select().where(TimeEntry.budget_id == budget_id)).limit(LIST_LIMIT),
+                        ENTRY_FLAGS),
+            "entries_total": select(func.count().label("n")).select_from(TimeEntry)
+            .where(TimeEntry.budget_id == budget_id)}
+
+
 def budget_entries(db: Session, budget_id: str, *, query) -> Page:
     """One page (query: a core.schemas.PageQuery) of the entries logged against a budget, newest date first,
     with user_name, and how many there are, all counted: the budget detail's `time_entries_total` has no

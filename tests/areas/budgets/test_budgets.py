@@ -248,6 +248,11 @@ def test_constant_statements(api, db, exec_user, count_queries, path):
     body = response.json
     assert len(body["budgets"]) >= 100 if path == "list" else len(body["line_items"]) == 100
     assert counts[0] == counts[1], counts
+    if path == "detail" and db.get_bind().dialect.name == "postgresql":
+        # the caller, the budget, then its items, entries, count, lookups, hours and invoiced amounts, then titles
+        assert counts[1] == 4, counter.statements
+        assert {entry["task_title"] for entry in body["time_entries"]} == {task.title}
+        assert {(item["task_title"], item["logged_hours"]) for item in body["line_items"]} == {(task.title, 2.5)}  # make_entry logs 2.5 hours
 
 
 def test_budget_list_pages_with_total(api, db, exec_user):
