@@ -151,6 +151,13 @@ def item_records(db, rows, titles: dict | None = None) -> list[dict]:
         titles = tasks_service.task_titles(db, [item.task_id for item, _ in rows if item.task_id])
     hours = timesheets_service.approved_hours_by_line_item(db, [item.id for item, _ in rows])
     invoiced = invoices_service.invoiced_by_budget_line_item(db, [item.id for item, _ in rows])
-    return [{**row_dict(item, ITEM_FIELDS), "service_type_name": label, "task_title": titles.get(item.task_id),
-             "logged_hours": hours.get(item.id, 0.0), "invoiced_amount": invoiced.get(item.id, 0.0)}
-            for item, label in rows]
+    return with_item_lookups([{**row_dict(item, ITEM_FIELDS), "service_type_name": label} for item, label in rows],
+                             titles, hours, invoiced)
+
+
+def with_item_lookups(records: list[dict], titles: dict, hours: dict, invoiced: dict) -> list[dict]:
+    """Line item records completed with task_title, logged_hours and invoiced_amount (`{id: value}` maps)."""
+    for record in records:
+        record.update(task_title=titles.get(record["task_id"]), logged_hours=hours.get(record["id"], 0.0),
+                      invoiced_amount=invoiced.get(record["id"], 0.0))
+    return records

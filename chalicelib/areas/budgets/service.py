@@ -26,7 +26,7 @@ from chalicelib.core.serialize import row_dict, value_out
 from .models import Budget, BudgetLineItem
 from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_lookups, budget_record, budget_select,
                       item_records, item_rows, item_select, line_item_count, load_budget, load_line_item, visible,
-                      with_budget_lookups)
+                      with_budget_lookups, with_item_lookups)
 
 ENTITY = "budget"
 
@@ -128,11 +128,8 @@ def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], in
                                        + [item["task_id"] for item in items if item["task_id"]])
     for entry in entries:
         entry["task_title"] = titles.get(entry["task_id"])
-    hours = timesheets_service.line_item_hours(sets["item_hours"])
-    invoiced = invoices_service.line_item_invoiced(sets["invoiced"])
-    for item in items:
-        item.update(task_title=titles.get(item["task_id"]), logged_hours=hours.get(item["id"], 0.0),
-                    invoiced_amount=invoiced.get(item["id"], 0.0))
+    with_item_lookups(items, titles, timesheets_service.line_item_hours(sets["item_hours"]),
+                      invoices_service.line_item_invoiced(sets["invoiced"]))
     return budget, items, entries, int(sets["entries_total"][0]["n"])
 
 

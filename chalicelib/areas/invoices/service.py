@@ -37,19 +37,15 @@ NUMBER_FORMAT = "INV-{:05d}"
 def invoiced_by_budget_line_item(db, line_item_ids) -> dict[str, float]:
     """`{budget_line_item_id: amount}` billed from each budget line by invoices that are not voided (one
     grouped statement)."""
-    ids = {iid for iid in line_item_ids or () if iid}
+    ids = sorted({iid for iid in line_item_ids or () if iid})
     if not ids:
         return {}
-    rows = db.execute(select(InvoiceLineItem.budget_line_item_id, func.sum(InvoiceLineItem.amount))
-                      .join(Invoice, Invoice.id == InvoiceLineItem.invoice_id)
-                      .where(InvoiceLineItem.budget_line_item_id.in_(ids), Invoice.status != "voided")
-                      .group_by(InvoiceLineItem.budget_line_item_id)).all()
-    return {iid: round(float(total or 0), 2) for iid, total in rows}
+    return line_item_invoiced(db.execute(invoiced_by_line_item_select(ids)).mappings())
 
 
 def invoiced_by_line_item_select(line_item_ids):
-    """The read of `invoiced_by_budget_line_item` for the budget lines a SELECT of ids names (records
-    budget_line_item_id, amount), for a record_sets statement; `line_item_invoiced` reads its records."""
+    """The read of `invoiced_by_budget_line_item` for these budget lines (ids, or a SELECT of ids): records
+    budget_line_item_id, amount, for a record_sets statement; `line_item_invoiced` reads its records."""
     return (select(InvoiceLineItem.budget_line_item_id, func.sum(InvoiceLineItem.amount).label("amount"))
             .join(Invoice, Invoice.id == InvoiceLineItem.invoice_id)
             .where(InvoiceLineItem.budget_line_item_id.in_(line_item_ids), Invoice.status != "voided")
@@ -154,8 +150,8 @@ def portal_financial_select(company_ids):
 
 def portal_financial_record(row) -> dict:
     """`portal_financial`'s answer from its read's one row (a record or a row mapping)."""
-    return {"total_invoiced": round(float(row["invoiced"]), 2), "total_outstanding": round(float(row["outstanding"]), 2),
-            "total_overdue": round(float(row["overdue"]), 2)}
+    return {"total_invoiced": round(float(row["invoiced"]), 2),
+            "total_outstanding": round(float(row["outstanding"]), 2), "total_overdue": round(float(row["overdue"]), 2)}
 
 
 # ---------------------------------------------------------------- reading

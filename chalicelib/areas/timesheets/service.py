@@ -70,17 +70,15 @@ def budget_hours(rows) -> dict[str, float]:
 
 def approved_hours_by_line_item(db: Session, line_item_ids: list[str]) -> dict[str, float]:
     """`{line_item_id: hours}` of approved entries only (one query)."""
-    ids = {iid for iid in line_item_ids or () if iid}
+    ids = sorted({iid for iid in line_item_ids or () if iid})
     if not ids:
         return {}
-    stmt = (select(TimeEntry.line_item_id, func.sum(TimeEntry.hours))
-            .where(TimeEntry.line_item_id.in_(ids), TimeEntry.status == "approved").group_by(TimeEntry.line_item_id))
-    return {iid: round(float(total or 0), 2) for iid, total in db.execute(stmt).all()}
+    return line_item_hours(db.execute(approved_hours_select(ids)).mappings())
 
 
 def approved_hours_select(line_item_ids):
-    """The read of approved hours per line item (records line_item_id, hours) of the line items a SELECT of ids
-    names, for a record_sets statement; `line_item_hours` reads its records."""
+    """The read of `approved_hours_by_line_item` for these line items (ids, or a SELECT of ids): records
+    line_item_id, hours, for a record_sets statement; `line_item_hours` reads its records."""
     return (select(TimeEntry.line_item_id, func.sum(TimeEntry.hours).label("hours"))
             .where(TimeEntry.line_item_id.in_(line_item_ids), TimeEntry.status == "approved")
             .group_by(TimeEntry.line_item_id))
@@ -92,21 +90,14 @@ def line_item_hours(records) -> dict[str, float]:
 
 def budget_entry_reads(budget_id: str) -> dict:
     """The budget detail's entry reads, for a record_sets statement: `entries` (the newest LIST_LIMIT with
-    user_name, as budget_entries' page) and `entries_total` (records with `n`: how many there are)."""
+    user_name, newest date first) and `entries_total` (records with `n`: how many there are, all counted: the
+    detail's `time_entries_total` has no `total_exact` beside it)."""
     from chalicelib.core.query import LIST_LIMIT
 
     return {"entries": (list_order(entry_select().where(TimeEntry.budget_id == budget_id)).limit(LIST_LIMIT),
                         ENTRY_FLAGS),
             "entries_total": select(func.count().label("n")).select_from(TimeEntry)
             .where(TimeEntry.budget_id == budget_id)}
-
-
-def budget_entries(db: Session, budget_id: str, *, query) -> Page:
-    """One page (query: a core.schemas.PageQuery) of the entries logged against a budget, newest date first,
-    with user_name, and how many there are, all counted: the budget detail's `time_entries_total` has no
-    `total_exact` beside it (at most two statements)."""
-    return record_page(db, list_order(entry_select().where(TimeEntry.budget_id == budget_id)), query, ENTRY_FLAGS,
-                       exact_total=True)
 
 
 def approved_billable_entries(db: Session, budget_id: str, *, exclude) -> list:
