@@ -3,7 +3,7 @@ in the database, so the sprints area no longer calls the tasks area (tasks -> sp
 
 Revision ID: sprints_0002
 """
-from alembic import op
+from chalicelib.migrations.references import add_set_null_reference, drop_reference
 
 revision = "sprints_0002"
 down_revision = "sprints_0001"
@@ -12,12 +12,8 @@ depends_on = "tasks_0001"
 
 
 def upgrade() -> None:
-    op.execute("UPDATE tasks SET sprint_id = NULL WHERE sprint_id IS NOT NULL "
-               "AND sprint_id NOT IN (SELECT id FROM sprints)")
-    with op.batch_alter_table("tasks") as batch:
-        batch.create_foreign_key("fk_tasks_sprint_id_sprints", "sprints", ["sprint_id"], ["id"], ondelete="SET NULL")
+    add_set_null_reference("tasks", "sprint_id", "sprints")
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("tasks") as batch:
-        batch.drop_constraint("fk_tasks_sprint_id_sprints", type_="foreignkey")
+    drop_reference("tasks", "sprint_id", "sprints")
