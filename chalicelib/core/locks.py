@@ -102,11 +102,18 @@ def insert_ignore(db, model, rows: dict | Iterable[dict], *, conflict: Sequence[
     return len(inserted)
 
 
+# A statement carries at most 65,535 bound values (the PostgreSQL protocol's limit, pg8000 and psycopg alike).
+MAX_BOUND_VALUES = 65_535
+
+
 def insert_rows(db, model, rows: Iterable[dict]) -> list[dict]:
-    """One multi-row INSERT of `rows` (Python-side defaults filled in); answers the rows as inserted."""
+    """One multi-row INSERT of `rows` (Python-side defaults filled in), or as few as the protocol's limit on bound
+    values allows; answers the rows as inserted."""
     values = _complete(model, _rows(rows))
     if values:
-        db.execute(model.__table__.insert().values(values))
+        per_statement = max(1, MAX_BOUND_VALUES // max(len(row) for row in values))
+        for start in range(0, len(values), per_statement):
+            db.execute(model.__table__.insert().values(values[start:start + per_statement]))
     return values
 
 

@@ -11,6 +11,7 @@ Inputs (request bodies and queries) derive from `Input` and use these field type
     Name          a name: stripped, 1 to 200 characters
     Text(n)       free text of at most n characters (not stripped)
     Money         an exact decimal amount (14 digits, 2 decimals), never a float or a boolean
+    JsonNumber    a validator for a number field that takes JSON numbers only: `Annotated[Money, JsonNumber]`
     choice(...)   one of the given strings (an enum in the OpenAPI document)
 
 Responses are read models deriving from `Read`, with `Flag01` for the 0/1 flags of the
@@ -49,6 +50,16 @@ def _calendar_date(value: Any) -> Any:
         raise ValueError("must be a valid calendar date (YYYY-MM-DD)") from exc
 
 
+def _iso_timestamp_input(value: Any) -> Any:
+    """Timestamps are ISO 8601 strings (or null): a JSON number, a boolean or a string of digits, which pydantic
+    would read as Unix seconds, is a wrong type (400)."""
+    if value is None or isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or value.strip().lstrip("+-").replace(".", "", 1).isdigit():
+        raise ValueError("must be an ISO 8601 timestamp (YYYY-MM-DDTHH:MM:SSZ)")
+    return value
+
+
 def _utc_timestamp(value: datetime | None) -> datetime | None:
     """A timestamp normalised to UTC (a naive one is taken as UTC); one that leaves the representable
     range once normalised (9999-12-31T23:59:59-12:00, 0001-01-01T00:00:00+14:00) is a 400, never a
@@ -64,7 +75,7 @@ def _utc_timestamp(value: datetime | None) -> datetime | None:
 
 
 # An ISO 8601 timestamp (or null), normalised to UTC.
-Timestamp = Annotated[datetime | None, AfterValidator(_utc_timestamp)]
+Timestamp = Annotated[datetime | None, BeforeValidator(_iso_timestamp_input), AfterValidator(_utc_timestamp)]
 Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=36)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Search = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
@@ -231,7 +242,32 @@ def _money(value: Any) -> Any:
     return value
 
 
+def _json_number(value: Any) -> Any:
+    if isinstance(value, (str, bool)):
+        raise ValueError("must be a number")
+    return value
+
+
 Flag = Annotated[bool, BeforeValidator(_flag)]
+class _JsonNumber:
+    """Added to a number type (`Annotated[Money, JsonNumber]`): the value must be a JSON number, a numeric string
+    or a boolean is a wrong type (400). It runs before the type's own validators, and the JSON schema keeps only
+    the number form (a Decimal's schema also offers a string)."""
+
+    def __get_pydantic_core_schema__(self, source, handler):
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_before_validator_function(_json_number, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema, handler):
+        json_schema = handler(schema)
+        numbers = [form for form in json_schema.get("anyOf", ()) if form.get("type") in ("number", "integer")]
+        if len(numbers) == 1:
+            return {**{k: v for k, v in json_schema.items() if k != "anyOf"}, **numbers[0]}
+        return json_schema
+
+
+JsonNumber = _JsonNumber()
 QueryFlag = Annotated[bool | None, BeforeValidator(_query_flag),
                       WithJsonSchema({"type": "string", "enum": ["true", "false", "1", "0"]})]
 Money = Annotated[Decimal, BeforeValidator(_money), Field(max_digits=14, decimal_places=2, allow_inf_nan=False)]

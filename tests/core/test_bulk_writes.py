@@ -192,3 +192,15 @@ def test_notify_squad_is_one_insert_and_sqs_batches_of_ten(db, squad_api, counte
                                  resource_type="squad", resource_id=squad.id)
         assert status == 200 and body["notified"] == []
     assert counts[10] == counts[100], counts
+
+
+def test_insert_rows_splits_past_the_protocols_limit_on_bound_values(db):
+    """A multi-row INSERT carries at most 65,535 bound values; more rows than that allows go in as few
+    statements as fit, never a driver error (a 500)."""
+    from chalicelib.core.locks import insert_rows
+    from chalicelib.core.models import HistoryEntry
+
+    rows = [{"entity_type": "bulk", "entity_id": f"e{n}", "action": "created"} for n in range(20_000)]
+    inserted = insert_rows(db, HistoryEntry, rows)  # 20,000 rows of at least 5 columns: 100,000 values or more
+    assert len(inserted) == 20_000 and len({row["id"] for row in inserted}) == 20_000
+    assert db.scalar(select(func.count()).select_from(HistoryEntry).where(HistoryEntry.entity_type == "bulk")) == 20_000

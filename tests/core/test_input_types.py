@@ -122,3 +122,35 @@ def test_money_is_exact_and_refuses_booleans():
     for bad in (True, "abc", 1.234, float("nan")):
         with pytest.raises(ValueError):
             M.model_validate({"amount": bad})
+
+
+@pytest.mark.parametrize("value, ok", [("2026-11-27T10:00:00Z", True), ("2026-11-27T10:00:00+02:00", True),
+                                       ("2026-11-27T10:00:00", True), (None, True), (0, False), (1700000000, False),
+                                       (1.5, False), (True, False), ("1700000000", False), ("-5", False),
+                                       ("soon", False)])
+def test_timestamp_is_an_iso_string(value, ok):
+    """A number (or a string of digits) is not read as Unix seconds: a wrong type is a 400."""
+    class M(core.Input):
+        at: core.Timestamp = None
+
+    if ok:
+        at = M.model_validate({"at": value}).at
+        assert at is None or at.tzinfo is not None
+    else:
+        with pytest.raises(ValueError):
+            M.model_validate({"at": value})
+
+
+@pytest.mark.parametrize("value, ok", [(12, True), (12.5, True), ("12", False), ("12.50", False), (True, False)])
+def test_json_number_refuses_strings_and_booleans(value, ok):
+    from decimal import Decimal
+    from typing import Annotated
+
+    class M(core.Input):
+        amount: Annotated[core.Money, core.JsonNumber]
+
+    if ok:
+        assert M.model_validate({"amount": value}).amount == Decimal(str(value))
+    else:
+        with pytest.raises(ValueError):
+            M.model_validate({"amount": value})
