@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.lookup import Names, names_select
+from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import record_sets
 from chalicelib.core.serialize import row_dict, value_out
 
@@ -41,10 +42,21 @@ def visible(principal):
     return tasks_service.visible(principal)
 
 
-def agent_task_select():
-    """(AgentTask, Task) rows: an agent task with its task (one join)."""
+AGENT_TYPE = "agent_task"
+
+
+def is_agent_type():
+    """WHERE clause (with `Task` joined): the task's type is `agent_task` (document 1: an agent task is a task
+    of that type). A meta record outlives a change of type (docs/decisions/tasks.md); such a task is out of the
+    pipeline until its type is agent_task again. A subquery of the same statement, no extra round trip."""
     Task = task_model()
-    return select(AgentTask, Task).join(Task, Task.id == AgentTask.task_id)
+    return Task.type_id.in_(select(ConfigListItem.id).where(ConfigListItem.value == AGENT_TYPE))
+
+
+def agent_task_select():
+    """(AgentTask, Task) rows: an agent task with its task (one join), the task still of type agent_task."""
+    Task = task_model()
+    return select(AgentTask, Task).join(Task, Task.id == AgentTask.task_id).where(is_agent_type())
 
 
 def load_agent_task(ctx, task_id: str):
@@ -83,7 +95,7 @@ def agent_task_list_select():
     Task = task_model()
     return (select(*(getattr(Task, name) for name in TASK_FIELDS),
                    *(getattr(AgentTask, name).label(f"agent_{name}") for name in AGENT_FIELDS))
-            .select_from(AgentTask).join(Task, Task.id == AgentTask.task_id))
+            .select_from(AgentTask).join(Task, Task.id == AgentTask.task_id).where(is_agent_type()))
 
 
 def agent_task_lookups(db, records) -> dict:

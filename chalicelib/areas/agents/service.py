@@ -17,7 +17,7 @@ from chalicelib.core.query import Page, Read, record_page, template
 
 from .models import STAGES, AgentRun, AgentTask
 from .queries import (agent_record as _agent_record, agent_task_list_select, agent_task_lookups, agent_task_records,
-                      load_agent_task, recent_runs, task_model, visible, with_agent_task_lookups)
+                      is_agent_type, load_agent_task, recent_runs, task_model, visible, with_agent_task_lookups)
 
 EDITABLE = ("effort_estimate", "scope_document", "agent_confidence_note")
 
@@ -134,10 +134,10 @@ def stats(ctx, *, project_id: str | None) -> dict:
     statements whatever the number of tasks."""
     Task = task_model()
     scope = _filtered(select(AgentTask.task_id).join(Task, Task.id == AgentTask.task_id)
-                      .where(visible(ctx.principal)), project_id)
+                      .where(visible(ctx.principal), is_agent_type()), project_id)
     per_stage = dict(ctx.db.execute(
         _filtered(select(AgentTask.stage, func.count()).join(Task, Task.id == AgentTask.task_id)
-                  .where(visible(ctx.principal)), project_id).group_by(AgentTask.stage)).all())
+                  .where(visible(ctx.principal), is_agent_type()), project_id).group_by(AgentTask.stage)).all())
     runs, tokens, cost = ctx.db.execute(
         select(func.count(AgentRun.id), func.coalesce(func.sum(AgentRun.tokens), 0),
                func.coalesce(func.sum(AgentRun.cost), 0))

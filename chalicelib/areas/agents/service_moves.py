@@ -53,16 +53,16 @@ def _locked(ctx, task_id: str, move: str):
 
 
 def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None) -> None:
-    """The task's assignee and reporter hear of the move (once each; not the actor)."""
-    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+    """The task's assignee and reporter hear of the move (once each; not the actor), with the core's 5-minute
+    de-duplication per user, type and resource (document 3, Events and Limits)."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     recipients = [uid for uid in dict.fromkeys((task.assignee_id, task.reporter_id)) if uid and uid != actor_id]
-    for user_id in recipients:
-        notify(ctx, user_id=user_id, type="agent_task_stage_changed",
-               title=f"Agent task moved to {new.replace('_', ' ')}: {task.title}"[:500],
-               body=f"{task.title} moved from {old.replace('_', ' ')} to {new.replace('_', ' ')}.",
-               resource_type="task", resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=actor_id,
-               dedup=False)
+    notify_many(ctx, [{"user_id": user_id, "type": "agent_task_stage_changed",
+                       "title": f"Agent task moved to {new.replace('_', ' ')}: {task.title}"[:500],
+                       "body": f"{task.title} moved from {old.replace('_', ' ')} to {new.replace('_', ' ')}.",
+                       "resource_type": "task", "resource_id": task.id, "action_url": f"/tasks/{task.id}",
+                       "actor_id": actor_id} for user_id in recipients])
 
 
 def change_stage(ctx, agent: AgentTask, task, new: str, *, actor_id: str | None, **details) -> None:

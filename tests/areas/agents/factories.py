@@ -6,7 +6,7 @@ import itertools
 from chalicelib.areas.agents.models import AgentRun, AgentTask, ProjectAgentConfig
 from chalicelib.core import crypto
 from tests.areas.projects.factories import make_project
-from tests.areas.tasks.factories import make_task
+from tests.areas.tasks.factories import make_task, task_type
 
 _seq = itertools.count(1)
 SECRET = "runner-secret-" + "s" * 24
@@ -33,7 +33,7 @@ def make_agent_task(db, *, project=None, stage: str = "draft", owner=None, **age
     task_values = {key: agent_values.pop(key) for key in list(agent_values)
                    if key in ("assignee_id", "reporter_id", "created_by", "title", "resource_type", "resource_id")}
     task = make_task(db, title=task_values.pop("title", f"Agent task {next(_seq)}"), resource_type="project",
-                     resource_id=project.id, **{**people, **task_values})
+                     resource_id=project.id, type_id=task_type(db, "agent_task").id, **{**people, **task_values})
     agent = AgentTask(task_id=task.id, stage=stage, retry_count=0, **agent_values)
     db.add(agent)
     db.flush()

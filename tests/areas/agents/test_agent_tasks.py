@@ -276,3 +276,29 @@ def test_list_and_stats_cost_constant_statements(api, db, exec_user, count_queri
     assert len(listed.json["tasks"]) == 100 and stats.json["total_tasks"] == 100 and stats.json["total_runs"] == 100
     assert counts[0] == counts[1], counts
     assert all(t["assignee_name"] for t in listed.json["tasks"])
+
+
+def test_a_task_whose_type_changed_away_is_no_longer_an_agent_task(api, db, exec_user):
+    """Document 1: an agent task is a task whose type is `agent_task`. The meta record is kept when the type
+    changes away (docs/decisions/tasks.md), but the task leaves the pipeline until its type is agent_task again."""
+    project = make_project(db, owner_id=exec_user.id)
+    agent_kind, bug_kind = task_type(db, "agent_task"), task_type(db, "bug")
+    task_id = api.post("/api/tasks", as_=exec_user, json={"title": "Was an agent task", "type_id": agent_kind.id,
+                                                          "resource_type": "project", "resource_id": project.id}
+                       ).json["task"]["id"]
+    make_config(db, project)
+    assert api.patch(f"/api/agent-tasks/{task_id}", as_=exec_user, json={"effort_estimate": "S"}).status == 200
+    assert api.put(f"/api/tasks/{task_id}", as_=exec_user, json={"type_id": bug_kind.id}).status == 200
+
+    assert task_id not in {t["id"] for t in api.get("/api/agent-tasks", as_=exec_user).json["tasks"]}
+    assert api.get(f"/api/agent-tasks/{task_id}", as_=exec_user).status == 404
+    assert api.patch(f"/api/agent-tasks/{task_id}", as_=exec_user, json={"effort_estimate": "M"}).status == 404
+    assert api.post(f"/api/agent-tasks/{task_id}/dispatch", as_=exec_user).status == 404
+    assert api.get(f"/api/agent-tasks/stats?project_id={project.id}", as_=exec_user).json["total_tasks"] == 0
+    assert db.scalar(select(AgentTask.stage).where(AgentTask.task_id == task_id)) == "draft"  # nothing dispatched
+
+    # back to agent_task: the kept record (and its estimate) is the agent task again
+    assert api.put(f"/api/tasks/{task_id}", as_=exec_user, json={"type_id": agent_kind.id}).status == 200
+    detail = api.get(f"/api/agent-tasks/{task_id}", as_=exec_user)
+    assert detail.status == 200 and detail.json["agent"]["effort_estimate"] == "S"
+    assert api.get(f"/api/agent-tasks/stats?project_id={project.id}", as_=exec_user).json["total_tasks"] == 1
