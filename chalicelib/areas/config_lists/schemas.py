@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Annotated, Optional
 
-from pydantic import Field, field_validator
+from pydantic import Field, StrictFloat, StrictInt, field_validator
 
 from chalicelib.core.schemas import Flag, Flag01, Id, Input, IsoTimestamp, Name, Read, Text
+
+# numbers are JSON numbers: a boolean or a numeric string is a wrong type (decisions.md section 4: 400)
+Probability = Annotated[StrictFloat, Field(ge=0, le=100, allow_inf_nan=False)]
+Position = Annotated[StrictInt, Field(ge=0, le=1_000_000)]
 
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
 
@@ -23,7 +27,7 @@ class _ItemFields(Input):
     color: Optional[Text(20)] = None
     icon: Optional[Text(100)] = None
     stage_type: Optional[Text(50)] = None
-    probability: Optional[float] = Field(default=None, ge=0, le=100)
+    probability: Optional[Probability] = None
     email_template_id: Optional[Id] = None
 
     _color = field_validator("color")(_hex_color)
@@ -33,7 +37,7 @@ class ConfigItemCreate(_ItemFields):
     label: Name
     value: Name
     is_default: Flag = False
-    position: int = Field(default=99, ge=0, le=1_000_000)
+    position: Position = 99
     email_trigger_active: Flag = False
 
 
@@ -43,7 +47,7 @@ class ConfigItemUpdate(_ItemFields):
     label: Optional[Name] = None
     value: Optional[Name] = None
     is_default: Optional[Flag] = None
-    position: Optional[int] = Field(default=None, ge=0, le=1_000_000)
+    position: Optional[Position] = None
     email_trigger_active: Optional[Flag] = None
 
 

@@ -67,6 +67,9 @@ def update_item(ctx, *, key: str, item_id: str, data: ConfigItemUpdate) -> dict:
     values = data.model_dump(exclude_unset=True)
     if not values:
         raise BadRequest("No fields to update")
+    if values.get("is_default") or ("value" in values and values["value"] != item.value):
+        # one default and unique values per list: checked and written under the list's lock, as create does
+        lock_row(ctx.db, ConfigList, config_list.id)
     if "value" in values and values["value"] != item.value:
         if item.is_system:
             raise BadRequest("The value of a system item cannot be changed",

@@ -304,3 +304,46 @@ def test_manage_granted_by_override(api, db):
     assert api.post("/api/config-lists/task_phase/items", as_=lead, json={"label": "X", "value": "x"}).status == 403
     grant(db, lead, "config-lists", "manage")
     assert api.post("/api/config-lists/task_phase/items", as_=lead, json={"label": "X", "value": "x"}).status == 201
+
+
+@pytest.mark.parametrize("field, value", [
+    ("probability", True), ("probability", "50"), ("position", True), ("position", "5"), ("position", 2.5),
+])
+def test_numbers_are_numbers(api, db, admin, custom, field, value):
+    """probability is a number and position an integer (decisions.md section 4: a wrong type is 400), not a
+    boolean or a string that looks like one."""
+    _, items = custom
+    created = api.post("/api/config-lists/lead_source/items", as_=admin, json={"label": "X", "value": "x", field: value})
+    assert created.status == 400 and field in [d["field"] for d in created.json["details"]], created
+    updated = api.put(f"/api/config-lists/lead_source/items/{items['a'].id}", as_=admin, json={field: value})
+    assert updated.status == 400 and field in [d["field"] for d in updated.json["details"]], updated
+    # numbers still pass: an integer probability, an integer position
+    good = api.post("/api/config-lists/lead_source/items", as_=admin,
+                    json={"label": "Y", "value": "y", "probability": 40, "position": 3})
+    assert good.status == 201 and (good.json["item"]["probability"], good.json["item"]["position"]) == (40, 3)
+
+
+@pytest.mark.parametrize("change", [{"is_default": True}, {"value": "renamed"}])
+def test_an_update_that_touches_the_list_locks_it_first(api, db, admin, custom, monkeypatch, change):
+    """A list has at most one default and unique values (docs/decisions/config_lists.md): an update that sets
+    the default or changes the value locks the list row, as create and reorder do, before it checks and writes
+    (area contract, Writes: concurrency through core/locks.py), so two concurrent requests cannot both pass."""
+    from chalicelib.areas.config_lists import service
+    from chalicelib.core.models import ConfigList
+
+    config_list, items = custom
+    locked = []
+    real = service.lock_row
+
+    def spy(session, model, row_id, **kw):
+        locked.append((model, row_id))
+        return real(session, model, row_id, **kw)
+
+    monkeypatch.setattr(service, "lock_row", spy)
+    answer = api.put(f"/api/config-lists/lead_source/items/{items['a'].id}", as_=admin, json=change)
+    assert answer.status == 200, answer
+    assert (ConfigList, config_list.id) in locked
+    locked.clear()
+    assert api.put(f"/api/config-lists/lead_source/items/{items['a'].id}", as_=admin,
+                   json={"label": "Only a label"}).status == 200
+    assert locked == []  # a plain edit of one item's own fields needs no list lock
