@@ -4,8 +4,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictFloat, StrictStr, field_validator
 
-from chalicelib.core.schemas import (AgentMetaRead, CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money,
-                                     PageQuery, QueryFlag, Read, Timestamp)
+from chalicelib.core.schemas import (AgentMetaRead, CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp,
+                                     JsonNumber, Money, PageQuery, QueryFlag, Read, Timestamp)
 
 
 def _required_title(value: str) -> str:
@@ -16,6 +16,9 @@ def _required_title(value: str) -> str:
 
 
 Number = Annotated[StrictFloat, Field(allow_inf_nan=False)]
+
+# An exact amount (core Money) sent as a JSON number (decisions: not strings, not booleans).
+MoneyNumber = Annotated[Money, JsonNumber]
 
 # Writable task fields (decisions.md: read-only fields in a body are ignored).
 WRITABLE_FIELDS = (
@@ -52,7 +55,7 @@ class _TaskFields(Input):
     delivery_notes: StrictStr | None = None
     testing_notes: StrictStr | None = None
     estimate_compute_hours: Number | None = None
-    estimate_total_cost: Money | None = None
+    estimate_total_cost: MoneyNumber | None = None
     approved_by_user_id: Id | None = None
     approved_at: Timestamp = None
 

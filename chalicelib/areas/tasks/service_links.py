@@ -76,6 +76,15 @@ def list_resources(ctx, *, task_id: str) -> list[dict]:
     return [_resource_record(resource, name) for resource, name in ctx.db.execute(stmt).all()]
 
 
+def _is_web_url(url: str) -> bool:
+    """An http or https URL with a host; a URL urlsplit cannot parse (`http://[::1`) is not one."""
+    try:
+        parts = urlsplit(url)
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        return False
+
+
 def add_resource(ctx, *, task_id: str, data: ResourceCreate) -> dict:
     load_task(ctx, task_id)
     task = lock_row(ctx.db, Task, task_id)  # the next sort_order is read and taken by one request at a time
@@ -84,7 +93,7 @@ def add_resource(ctx, *, task_id: str, data: ResourceCreate) -> dict:
     details = []
     if not url:
         details.append({"field": "url", "message": "url is required"})
-    elif urlsplit(url).scheme.lower() not in ("http", "https") or not urlsplit(url).hostname:
+    elif not _is_web_url(url):
         details.append({"field": "url", "message": "must be an http or https URL"})
     if not title:
         details.append({"field": "title", "message": "title is required"})

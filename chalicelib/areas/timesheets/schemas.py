@@ -7,9 +7,10 @@ from typing import Annotated, Optional
 
 from pydantic import Field, StringConstraints, model_validator
 
-from chalicelib.core.schemas import CalendarDate, Flag, Id, Input, PageQuery, choice
+from chalicelib.core.schemas import CalendarDate, Flag, Id, Input, JsonNumber, PageQuery, choice
 
-Hours = Annotated[Decimal, Field(gt=0, le=24, max_digits=4, decimal_places=2)]
+# Hours are a JSON number: a string or a boolean is a wrong type (decisions.md section 4: 400).
+Hours = Annotated[Decimal, Field(gt=0, le=24, max_digits=4, decimal_places=2), JsonNumber]
 # Free text of at most 5000 characters, stripped.
 Note = Annotated[str, StringConstraints(strip_whitespace=True, max_length=5000)]
 # Approved and rejected are reached only through the approve and reject actions.

@@ -54,6 +54,13 @@ def test_create_resource_without_url_or_title_is_400(api, db, exec_user):
     assert api.post(url, as_=exec_user, json={"url": "javascript:alert(1)", "title": "t"}).status == 400
 
 
+def test_a_malformed_url_is_400_not_500(api, db, exec_user):
+    task = make_task(db)
+    response = api.post(f"/api/tasks/{task.id}/resources", as_=exec_user, json={"url": "http://[::1", "title": "t"})
+    assert response.status == 400, response
+    assert response.json["details"][0]["field"] == "url"
+
+
 def test_delete_resource(api, db, exec_user):
     task, other = make_task(db), make_task(db)
     resource = api.post(f"/api/tasks/{task.id}/resources", as_=exec_user,

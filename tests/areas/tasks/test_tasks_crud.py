@@ -342,6 +342,18 @@ def test_numbers_must_be_finite_numbers(api, exec_user):
     assert response.status == 400
 
 
+def test_estimate_total_cost_must_be_a_json_number(api, exec_user):
+    # docs/decisions/tasks.md: numbers must be JSON numbers (not strings, booleans or NaN)
+    for value in ("12", "12.50", True):
+        response = api.post("/api/tasks", as_=exec_user, json={"title": "x", "estimate_total_cost": value})
+        assert response.status == 400, (value, response)
+        assert response.json["details"][0]["field"] == "estimate_total_cost"
+    created = api.post("/api/tasks", as_=exec_user, json={"title": "x", "estimate_total_cost": 12.5})
+    assert created.status == 201 and created.json["task"]["estimate_total_cost"] == 12.5
+    task_id = created.json["task"]["id"]
+    assert api.put(f"/api/tasks/{task_id}", as_=exec_user, json={"estimate_total_cost": "3"}).status == 400
+
+
 def test_assignee_sees_task_assigned_in_their_notifications(api, db, exec_user, employee):
     task = api.post("/api/tasks", as_=exec_user, json={"title": "Ship it", "assignee_id": employee.id}).json["task"]
     response = api.get("/api/notifications", as_=employee)

@@ -77,6 +77,17 @@ def test_validation(api, org):
     assert api.get("/api/time-entries?date_from=soon", as_=org.member).status == 400
 
 
+def test_hours_must_be_a_json_number(api, db, org):
+    # decisions.md section 4: a wrong type is 400; a string is not a number
+    for value in ("2.5", "2", True):
+        response = api.post("/api/time-entries", as_=org.member, json={"date": "2026-03-02", "hours": value})
+        assert response.status == 400, (value, response)
+        assert response.json["details"][0]["field"] == "hours"
+    entry = make_entry(db, org.member)
+    assert api.put(f"/api/time-entries/{entry.id}", as_=org.member, json={"hours": "3"}).status == 400
+    assert api.put(f"/api/time-entries/{entry.id}", as_=org.member, json={"hours": 3}).json["time_entry"]["hours"] == 3
+
+
 def test_create_for_someone_else(api, db, org):
     body = {"date": "2026-03-02", "hours": 3}
     # employees and leads: only for themselves
