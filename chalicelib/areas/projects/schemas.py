@@ -57,7 +57,7 @@ class GoalCreate(Input):
     description: Optional[str] = None
     status: Optional[Status] = None
     due_date: CalendarDate = None
-    position: Optional[int] = Field(default=None, ge=-1_000_000, le=1_000_000)
+    position: Optional[int] = Field(default=None, ge=-1_000_000, le=1_000_000, strict=True)
 
 
 class GoalUpdate(Input):
@@ -67,7 +67,7 @@ class GoalUpdate(Input):
     description: Optional[str] = None
     status: Optional[Status] = None
     due_date: CalendarDate = None
-    position: Optional[int] = Field(default=None, ge=-1_000_000, le=1_000_000)
+    position: Optional[int] = Field(default=None, ge=-1_000_000, le=1_000_000, strict=True)
 
 
 class DecisionCreate(Input):

@@ -7,7 +7,8 @@ from pydantic import Field
 
 from chalicelib.core.schemas import Flag01, Id, Input, IsoTimestamp, Name, PageQuery, Read, Text, Timestamp
 
-Hours = Annotated[float, Field(gt=0, le=100_000)]
+# A JSON number (strict: a boolean or a numeric string is a wrong type, 400, decisions.md section 4).
+Hours = Annotated[float, Field(gt=0, le=100_000, strict=True)]
 Description = Text(20000)
 
 

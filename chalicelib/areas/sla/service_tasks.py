@@ -16,7 +16,7 @@ from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigListItem, User
-from chalicelib.core.query import in_scope
+from chalicelib.core.query import LIST_LIMIT, in_scope
 from chalicelib.core.serialize import flag, value_out
 
 from .models import SlaPolicy, SlaPolicyRule, TaskSla
@@ -144,9 +144,9 @@ def _open_breach(now):
 
 
 def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
-    """Per policy (all, or the one named), counts over the assignments of tasks the caller can see; and the
-    tasks with an open deadline in the next AT_RISK_WINDOW, soonest first, at most AT_RISK_LIMIT. Two
-    statements."""
+    """Per policy (all, at most LIST_LIMIT by name, or the one named), counts over the assignments of tasks the
+    caller can see; and the tasks with an open deadline in the next AT_RISK_WINDOW, soonest first, at most
+    AT_RISK_LIMIT. Two statements."""
     from chalicelib.areas.tasks import service as tasks_service
 
     Task = tasks_service.Task
@@ -162,7 +162,7 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
                    count(and_(slas.c.responded_at.is_(None), slas.c.response_deadline < now)),
                    count(and_(slas.c.resolved_at.is_(None), slas.c.resolution_deadline < now)))
             .outerjoin(slas, slas.c.policy_id == SlaPolicy.id)
-            .group_by(SlaPolicy.id, SlaPolicy.name).order_by(SlaPolicy.name, SlaPolicy.id))
+            .group_by(SlaPolicy.id, SlaPolicy.name).order_by(SlaPolicy.name, SlaPolicy.id).limit(LIST_LIMIT))
     if policy_id:
         stmt = stmt.where(SlaPolicy.id == policy_id)
     report = [{"policy_id": pid, "policy_name": name, "total": total, "response_breaches": rb,

@@ -149,6 +149,18 @@ def test_goal_validation_and_missing(api, owner, project):
     assert api.delete(f"{path}/missing", as_=owner).status == 404
 
 
+def test_goal_position_is_a_json_integer(api, owner, project):
+    """position is a number (document 1, Project goal): a boolean is a wrong type, 400 (decisions.md section 4),
+    never `true` stored as position 1."""
+    path = f"/api/projects/{project['id']}/goals"
+    for position in (True, False, "3"):
+        answer = api.post(path, json={"title": "x", "position": position}, as_=owner)
+        assert answer.status == 400 and answer.json["details"][0]["field"] == "position", (position, answer)
+    goal = api.post(path, json={"title": "ok", "position": 2}, as_=owner).json["goal"]
+    assert goal["position"] == 2
+    assert api.put(f"{path}/{goal['id']}", json={"position": True}, as_=owner).status == 400
+
+
 def test_goal_of_another_project_is_404(api, owner, project):
     other = api.post("/api/projects", json={"name": "Other"}, as_=owner).json["project"]
     goal = api.post(f"/api/projects/{other['id']}/goals", json={"title": "theirs"}, as_=owner).json["goal"]

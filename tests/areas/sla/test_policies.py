@@ -101,3 +101,21 @@ def test_policy_list_costs_constant_statements(api, db, exec_user, count_queries
         counts.append(counter.count)
     assert len(answer.json["policies"]) == 100
     assert counts[0] == counts[1], counts
+
+
+def test_rule_hours_must_be_json_numbers(api, db, exec_user):
+    """Hours are numbers (document 1, SLA policy rules); a boolean or a string is a wrong type: 400
+    (decisions.md section 4), never `true` taken as 1 hour."""
+    high, _ = priorities(db)
+    for hours in (True, False, "3"):
+        for field in ("response_hours", "resolution_hours"):
+            rule = {"priority_id": high.id, "response_hours": 1, "resolution_hours": 2, field: hours}
+            answer = api.post("/api/sla/policies", as_=exec_user, json={"name": "P", "rules": [rule]})
+            assert answer.status == 400, (field, hours, answer)
+            assert answer.json["details"][0]["field"] == f"rules.0.{field}"
+    made = api.post("/api/sla/policies", as_=exec_user, json={"name": "P", "rules": [
+        {"priority_id": high.id, "response_hours": 1, "resolution_hours": 2.5}]})
+    assert made.status == 201 and made.json["policy"]["rules"][0]["resolution_hours"] == 2.5
+    updated = api.put(f"/api/sla/policies/{made.json['policy']['id']}", as_=exec_user, json={"rules": [
+        {"priority_id": high.id, "response_hours": True, "resolution_hours": 2}]})
+    assert updated.status == 400

@@ -235,3 +235,19 @@ def test_compliance_costs_constant_statements(api, db, exec_user, count_queries)
         counts.append(counter.count)
     assert report["compliance"][0]["total"] == 100 and len(report["at_risk"]) == 20
     assert counts[0] == counts[1], counts
+
+
+def test_compliance_lists_at_most_500_policies(api, db, exec_user):
+    """A list never returns more than 500 rows where no limit is stated (decisions.md section 4): the
+    compliance report holds one entry per policy, the first 500 by name; policy_id still reaches any one."""
+    from chalicelib.core.locks import insert_rows
+
+    insert_rows(db, SlaPolicy, [{"name": f"P{n:03d}"} for n in range(501)])
+    db.flush()
+    report = api.get("/api/sla/compliance", as_=exec_user)
+    assert report.status == 200, report
+    names = [entry["policy_name"] for entry in report.json["compliance"]]
+    assert len(names) == 500 and names[0] == "P000" and names[-1] == "P499"
+    last = db.scalar(select(SlaPolicy.id).where(SlaPolicy.name == "P500"))
+    assert [e["policy_name"] for e in api.get(f"/api/sla/compliance?policy_id={last}", as_=exec_user)
+            .json["compliance"]] == ["P500"]
