@@ -9,7 +9,7 @@ from functools import cache
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.errors import Conflict, bad_field, not_found
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.lookup import ids_read
@@ -51,12 +51,12 @@ def load_deal(ctx, deal_id: str) -> Deal:
 
 def require_user(db: Session, user_id: str, field: str) -> None:
     if db.scalar(select(User.id).where(User.id == user_id)) is None:
-        raise BadRequest(f"{field} does not match a user")
+        raise bad_field(field, "does not match a user")
 
 
 def require_company(db: Session, company_id: str, field: str = "company_id") -> None:
     if db.get(Company, company_id) is None:
-        raise BadRequest(f"{field} does not match a company")
+        raise bad_field(field, "does not match a company")
 
 
 def stage_query():

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from sqlalchemy.orm import Session
 
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import bad_field
 from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import Page, contains_text, record_page
 
@@ -23,11 +23,11 @@ def _check_refs(db: Session, values: dict) -> None:
     if values.get("company_id"):
         require_company(db, values["company_id"])
     if values.get("contact_id") and db.get(Contact, values["contact_id"]) is None:
-        raise BadRequest("contact_id does not match a contact")
+        raise bad_field("contact_id", "does not match a contact")
     if values.get("owner_id"):
         require_user(db, values["owner_id"], "owner_id")
     if values.get("stage_id") and db.scalar(stage_query().where(ConfigListItem.id == values["stage_id"])) is None:
-        raise BadRequest("stage_id is not an item of the deal_stage list")
+        raise bad_field("stage_id", "is not an item of the deal_stage list")
 
 
 def _check_room(db: Session, values: dict, deal: Deal | None = None) -> None:

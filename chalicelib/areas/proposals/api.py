@@ -151,7 +151,7 @@ def replace_proposal_pricing(ctx, proposal_id: str, body: PricingReplace):
 
 
 @bp.route("/api/proposals/{proposal_id}/pricing/{section_id}", methods=["DELETE"])
-@endpoint(tool="proposals", level="update", errors=(404, 409), response=OkResponse)
+@endpoint(tool="proposals", level="manage", errors=(404, 409), response=OkResponse)
 def delete_proposal_pricing_section(ctx, proposal_id: str, section_id: str):
     """Delete a pricing section and its items"""
     service_pricing.delete_section(ctx, proposal_id=proposal_id, section_id=section_id)

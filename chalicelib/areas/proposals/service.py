@@ -25,10 +25,10 @@ from chalicelib.core.timeutil import org_today
 from .models import PricingItem, PricingSection, Proposal, ProposalApproval, ProposalTemplate
 from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, proposal_detail, proposal_list_select,
                       proposal_lookups, visible, with_proposal_lookups)
+from .service_pricing import FINAL  # a proposal in these statuses may no longer change
 from .service_templates import check_json
 
 ENTITY = "proposal"
-EDITABLE = ("draft", "changes_requested", "review", "approved")  # content and fields may change
 VARIABLES = ("company", "contact", "deal", "owner", "valid_until", "today")
 
 
@@ -220,7 +220,7 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
     changes = data.changes()
     if not changes:
         raise BadRequest("At least one field is required")
-    if proposal.status not in EDITABLE:
+    if proposal.status in FINAL:
         raise Conflict(f"A proposal in status {proposal.status} cannot be changed")
     check_json(changes, ("speaker_notes", "brand_config"))
     _check_references(ctx, changes)
@@ -241,6 +241,15 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
     if diff:
         record(ctx, proposal.id, "updated", diff)
     ctx.db.flush()
+    if "approver_ids" in changes and changes["approver_ids"] and proposal.status == "review":
+        _approve_when_complete(ctx, proposal)  # the approvals kept may now be all of them
+
+
+def _approve_when_complete(ctx, proposal: Proposal) -> None:
+    """review -> approved once every listed approver has approved (one read of the approvals)."""
+    listed = [a for a in approval_rows(ctx.db, proposal.id) if a.listed]
+    if listed and all(a.approved_at is not None for a in listed):
+        _move(ctx, proposal, "approved", "approved", {"approver_ids": sorted(a.user_id for a in listed)})
 
 
 def _page_model():

@@ -9,14 +9,17 @@ from decimal import ROUND_HALF_UP, Decimal
 from sqlalchemy import delete, func, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import Conflict, not_found
+from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
+from chalicelib.core.models import ConfigList, ConfigListItem
+from chalicelib.core.query import LIST_LIMIT
 
 from .models import PricingItem, PricingSection, Proposal
 from .queries import load_proposal, pricing_sections
 
 CENT = Decimal("0.01")
+ITEM_LIMIT = LIST_LIMIT  # items of one proposal in all: GET pricing answers every one (decisions.md section 4)
 FINAL = ("accepted", "declined", "expired")
 
 
@@ -48,8 +51,27 @@ def refresh_total(ctx, proposal: Proposal) -> Decimal | None:
     return proposal.total_amount
 
 
+def _check_service_types(ctx, sections) -> None:
+    """Every item's service_type_id names an item of config list `service_type` (one query): 400 naming each
+    item otherwise (the budget and invoice lines made on accept carry it)."""
+    named = {item.service_type_id for section in sections for item in section.items if item.service_type_id}
+    if not named:
+        return
+    found = set(ctx.db.scalars(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+                               .where(ConfigListItem.id.in_(named), ConfigList.key == "service_type")))
+    details = [{"field": f"sections.{s}.items.{i}.service_type_id", "message": "must be an item of the service_type list"}
+               for s, section in enumerate(sections) for i, item in enumerate(section.items)
+               if item.service_type_id and item.service_type_id not in found]
+    if details:
+        raise BadRequest("Invalid pricing references", details=details)
+
+
 def replace_pricing(ctx, *, proposal_id: str, sections) -> None:
+    if sum(len(section.items) for section in sections) > ITEM_LIMIT:
+        raise BadRequest(f"A proposal's pricing holds at most {ITEM_LIMIT} items",
+                         details=[{"field": "sections", "message": f"at most {ITEM_LIMIT} items in all"}])
     proposal = _locked(ctx, proposal_id)
+    _check_service_types(ctx, sections)
     before = proposal.total_amount
     ctx.db.execute(delete(PricingSection).where(PricingSection.proposal_id == proposal.id))
     section_rows, item_rows, total = [], [], Decimal("0")

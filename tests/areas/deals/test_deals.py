@@ -183,3 +183,22 @@ def test_a_company_and_a_contact_hold_at_most_500_deals(api, db, exec_user):
     moved = api.put(f"/api/deals/deals/{elsewhere.id}", as_=exec_user, json={"company_id": full.id})
     assert moved.status == 409
     assert len(api.get(f"/api/deals/companies/{full.id}", as_=exec_user).json["deals"]) == 500
+
+
+def test_reference_errors_name_their_field_in_details(api, db, exec_user):
+    """decisions.md section 4: a validation error answers 400 with `details: [{ field, message }]`, also when the
+    value names a missing company, contact, user or stage."""
+    task_status = config_item(db, "task_status", "todo")
+    contact = make_contact(db)
+    cases = [("/api/deals/deals", {"title": "T", "stage_id": task_status.id}, "stage_id"),
+             ("/api/deals/deals", {"title": "T", "company_id": "nope"}, "company_id"),
+             ("/api/deals/deals", {"title": "T", "contact_id": "nope"}, "contact_id"),
+             ("/api/deals/deals", {"title": "T", "owner_id": "nope"}, "owner_id"),
+             ("/api/deals/companies", {"name": "X", "owner_id": "nope"}, "owner_id"),
+             ("/api/deals/contacts", {"first_name": "A", "company_id": "nope"}, "company_id")]
+    for path, body, field in cases:
+        response = api.post(path, as_=exec_user, json=body)
+        assert response.status == 400 and field in response.json["error"], (path, body, response)
+        assert [d["field"] for d in response.json.get("details", [])] == [field], (path, body, response.json)
+    moved = api.put(f"/api/deals/contacts/{contact.id}", as_=exec_user, json={"company_id": "nope"})
+    assert moved.status == 400 and moved.json["details"][0]["field"] == "company_id", moved

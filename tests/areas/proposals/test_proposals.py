@@ -191,6 +191,18 @@ def test_manage_holder_approves_when_none_listed(api, db, exec_user, employee):
     assert api.get(f"/api/proposals/{pid}", as_=employee).json["proposal"]["status"] == "approved"
 
 
+def test_deleting_a_pricing_section_needs_manage(api, db, employee):
+    """decisions.md section 5: view for reads, update for writes, manage for delete."""
+    from tests.factories import grant
+
+    pid = create(api, employee)
+    price(api, employee, pid, [{"title": "A", "items": [{"description": "x", "unit_price": 10}]}])
+    section = api.get(f"/api/proposals/{pid}/pricing", as_=employee).json["sections"][0]["id"]
+    assert api.delete(f"/api/proposals/{pid}/pricing/{section}", as_=employee).status == 403  # update only
+    grant(db, employee, "proposals", "manage")
+    assert api.delete(f"/api/proposals/{pid}/pricing/{section}", as_=employee).json == {"ok": True}
+
+
 def test_scope_by_access_level(api, db, exec_user):
     squad = make_squad(db)
     manager = make_user(db, access_level="manager", squad_id=squad.id)
@@ -250,3 +262,79 @@ def test_proposal_list_costs_constant_statements(api, db, exec_user, count_queri
         assert answer.status == 200 and all(p["company_name"] and p["approver_ids"] for p in answer.json["proposals"])
         counts.append(counter.count)
     assert len(answer.json["proposals"]) == 100 and counts[0] == counts[1], counts
+
+
+def test_a_sent_or_viewed_proposal_can_still_be_updated(api, db, exec_user):
+    """docs/decisions/proposals.md: update is refused (409) only once accepted, declined or expired; document 2's
+    update operation names no status condition."""
+    from chalicelib.areas.proposals.models import Proposal
+    from tests.areas.proposals.factories import sent
+
+    pid = sent(api, exec_user)
+    answer = api.put(f"/api/proposals/{pid}", as_=exec_user, json={"valid_until": "2031-05-06", "title": "Later"})
+    assert answer.status == 200 and answer.json == {"ok": True}, answer
+    detail = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
+    assert (detail["status"], detail["valid_until"], detail["title"]) == ("sent", "2031-05-06", "Later")
+    db.get(Proposal, pid).status = "viewed"
+    db.flush()
+    assert api.put(f"/api/proposals/{pid}", as_=exec_user, json={"title": "Viewed"}).status == 200
+    for final in ("declined", "expired"):
+        db.get(Proposal, pid).status = final
+        db.flush()
+        assert api.put(f"/api/proposals/{pid}", as_=exec_user, json={"title": "x"}).status == 409, final
+    assert "updated" in history(db, pid)
+
+
+def test_pricing_service_type_must_be_a_service_type(api, db, exec_user):
+    """An item's service_type_id is the id of a `service_type` config list item (the budget line and invoice line
+    made from it on accept carry it): anything else is a 400 naming the field, and nothing is replaced."""
+    from tests.factories import config_item
+
+    pid = create(api, exec_user)
+    price(api, exec_user, pid)
+    service_type = config_item(db, "service_type", "design")
+    wrong_list = config_item(db, "task_status", "todo")
+    for wrong in ("nope", wrong_list.id):
+        bad = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+            {"title": "A", "items": [{"description": "x", "service_type_id": wrong}]}]})
+        assert bad.status == 400 and bad.json["details"][0]["field"] == "sections.0.items.0.service_type_id", bad
+    assert len(api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["sections"]) == 2  # unchanged
+    good = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+        {"title": "A", "items": [{"description": "x", "service_type_id": service_type.id, "unit_price": 10}]}]})
+    assert good.status == 200, good
+    item = api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["sections"][0]["items"][0]
+    assert item["service_type_id"] == service_type.id
+
+
+def test_removing_the_last_pending_approver_approves(api, db, exec_user):
+    """Document 2: review -> approved when all approvers have approved. The approvals kept by an update
+    (docs/decisions/proposals.md) count: dropping the only approver still pending approves the proposal, which
+    otherwise nobody could move any more (the listed ones have approved once, the others may not)."""
+    manager_a = make_user(db, access_level="manager")
+    manager_b = make_user(db, access_level="manager")
+    pid = create(api, exec_user, approver_ids=[manager_a.id, manager_b.id])
+    api.post(f"/api/proposals/{pid}/submit", as_=exec_user)
+    assert api.post(f"/api/proposals/{pid}/approve", as_=manager_a, json={}).status == 200
+    assert api.put(f"/api/proposals/{pid}", as_=exec_user, json={"approver_ids": [manager_a.id]}).status == 200
+    assert api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]["status"] == "approved"
+    assert history(db, pid)[-2:] == ["updated", "approved"]
+    assert api.post(f"/api/proposals/{pid}/mark-sent", as_=exec_user).status == 200
+
+
+def test_pricing_holds_at_most_500_items(api, db, exec_user):
+    """decisions.md section 4: a list answers at most 500 rows, and GET pricing answers every item, so a
+    replacement carries at most 500 items in all (400; it was a 500 past pg8000's 65,535 bind parameters)."""
+    pid = create(api, exec_user)
+    item = {"description": "x", "quantity": 1, "unit_price": 1}
+    too_many = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+        {"title": f"S{n}", "items": [item] * 200} for n in range(50)]})
+    assert too_many.status == 400 and too_many.json["details"][0]["field"] == "sections", too_many
+    assert api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+        {"title": "A", "items": [item] * 200}, {"title": "B", "items": [item] * 200}, {"title": "C", "items": [item] * 101}]}
+    ).status == 400
+    assert api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["sections"] == []
+    full = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+        {"title": "A", "items": [item] * 200}, {"title": "B", "items": [item] * 200}, {"title": "C", "items": [item] * 100}]})
+    assert full.status == 200, full
+    pricing = api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json
+    assert sum(len(s["items"]) for s in pricing["sections"]) == 500 and pricing["total_amount"] == 500
