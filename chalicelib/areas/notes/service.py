@@ -18,15 +18,16 @@ def list_notes(ctx, *, resource_type: str, resource_id: str) -> list[dict]:
     return note_rows(ctx.db, ctx.principal, resource_type, resource_id)
 
 
-def _check_mentions(ctx, mentions: list[str]) -> list[str]:
+def _check_mentions(ctx, mentions: list[str]) -> dict[str, str]:
+    """The mentioned users (active users, in the order given, once each) with their access levels."""
     ids = list(dict.fromkeys(mentions))
     if not ids:
-        return []
-    found = set(ctx.db.scalars(select(User.id).where(User.id.in_(ids), User.is_active.is_(True))))
+        return {}
+    found = dict(ctx.db.execute(select(User.id, User.access_level).where(User.id.in_(ids), User.is_active.is_(True))).all())
     missing = [user_id for user_id in ids if user_id not in found]
     if missing:
         raise bad_field("mentions", f"must name active users ({', '.join(m[:36] for m in missing[:5])} not found)")
-    return ids
+    return {user_id: found[user_id] for user_id in ids}
 
 
 def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
@@ -44,15 +45,16 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
     mentions = _check_mentions(ctx, data.mentions)
     levels = ordered_levels(ACCESS_LEVELS if data.visibility is None else data.visibility)
     note = Note(resource_type=resource_type, resource_id=resource_id, author_id=ctx.user_id, content=data.content,
-                visibility=levels, mentions=mentions, parent_id=data.parent_id)
+                visibility=levels, mentions=list(mentions), parent_id=data.parent_id)
     ctx.db.add(note)
     ctx.db.flush()
     link = DEEP_LINKS[resource_type].format(id=resource_id) + f"#note-{note.id}"
     author = ctx.user.name if ctx.user else "Someone"
+    # the note's text only to a mentioned user whose access level reads it; the others get the link alone
     notify_many(ctx, [{"user_id": user_id, "type": "mention", "title": f"{author} mentioned you in a note",
-                       "body": data.content[:500], "resource_type": "note", "resource_id": note.id,
-                       "action_url": link, "actor_id": ctx.user_id}
-                      for user_id in mentions if user_id != ctx.user_id])
+                       "body": data.content[:500] if level in levels else None, "resource_type": "note",
+                       "resource_id": note.id, "action_url": link, "actor_id": ctx.user_id}
+                      for user_id, level in mentions.items() if user_id != ctx.user_id])
     from .queries import CLIENT_LEVEL
 
     if data.parent_id and CLIENT_LEVEL in levels:

@@ -68,7 +68,7 @@ def reorder_onboarding_template(ctx, template_id: str, body: ReorderBody):
 
 
 @bp.route(BASE + "/{template_id}/stages", methods=["POST"])
-@endpoint(tool="templates", level="update", body=StageCreate, status=201, errors=(404,),
+@endpoint(tool="templates", level="update", body=StageCreate, status=201, errors=(404, 409),
           response=one("stage", StageRead))
 def create_onboarding_stage(ctx, template_id: str, body: StageCreate):
     """Add a stage at the end of the template"""
@@ -91,7 +91,7 @@ def delete_onboarding_stage(ctx, template_id: str, stage_id: str):
 
 
 @bp.route(BASE + "/stages/{stage_id}/milestones", methods=["POST"])
-@endpoint(tool="templates", level="update", body=MilestoneCreate, status=201, errors=(404,),
+@endpoint(tool="templates", level="update", body=MilestoneCreate, status=201, errors=(404, 409),
           response=one("milestone", MilestoneRead))
 def create_onboarding_milestone(ctx, stage_id: str, body: MilestoneCreate):
     """Add a milestone at the end of a stage (is_required defaults to true)"""

@@ -5,10 +5,10 @@ that may move between stages, atomically), stages and milestones. Progress per c
 service_progress.py."""
 from __future__ import annotations
 
-from sqlalchemy import case, select, update
+from sqlalchemy import case, func, select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 
@@ -17,6 +17,9 @@ from .queries import (TEMPLATE_FLAGS, clients_using, load_any_stage, load_milest
                       stage_out, stages_of, template_records, template_select)
 
 ENTITY = "onboarding_template"
+# decisions.md section 4 (at most 500 rows a list): a template holds at most this many stages, and this many
+# milestones in all, so that its detail lists them in full (409 beyond; kept under the template's row lock)
+STRUCTURE_LIMIT = 500
 
 
 def _record(ctx, template_id: str, action: str, changes: dict | None = None) -> None:
@@ -156,9 +159,22 @@ def _next_order(ctx, column, where) -> int:
     return 0 if highest is None else highest + 1
 
 
+def _check_room(ctx, template_id: str, what: str) -> None:
+    """409 when the template already holds STRUCTURE_LIMIT stages (or milestones); the caller holds its row lock."""
+    if what == "stages":
+        stmt = select(func.count()).select_from(OnboardingStage).where(OnboardingStage.template_id == template_id)
+    else:
+        stmt = select(func.count()).select_from(OnboardingMilestone).join(
+            OnboardingStage, OnboardingStage.id == OnboardingMilestone.stage_id).where(
+            OnboardingStage.template_id == template_id)
+    if (ctx.db.scalar(stmt) or 0) >= STRUCTURE_LIMIT:
+        raise Conflict(f"A template holds at most {STRUCTURE_LIMIT} {what}")
+
+
 def create_stage(ctx, *, template_id: str, data) -> dict:
     load_template(ctx, template_id)
     lock_row(ctx.db, OnboardingTemplate, template_id)
+    _check_room(ctx, template_id, "stages")
     stage = OnboardingStage(template_id=template_id, name=data.name, stage_type=data.stage_type,
                             description=data.description, color=data.color,
                             sort_order=_next_order(ctx, OnboardingStage.sort_order,
@@ -196,7 +212,8 @@ def delete_stage(ctx, *, template_id: str, stage_id: str) -> None:
 
 def create_milestone(ctx, *, stage_id: str, data) -> dict:
     stage = load_any_stage(ctx, stage_id)
-    lock_row(ctx.db, OnboardingStage, stage.id)
+    lock_row(ctx.db, OnboardingTemplate, stage.template_id)  # the template's cap and the stage's next sort_order
+    _check_room(ctx, stage.template_id, "milestones")
     milestone = OnboardingMilestone(stage_id=stage.id, title=data.title, description=data.description,
                                     is_required=data.is_required, auto_source=data.auto_source,
                                     sort_order=_next_order(ctx, OnboardingMilestone.sort_order,

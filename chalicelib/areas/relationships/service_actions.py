@@ -21,6 +21,7 @@ SOURCE_MODULE = "relationships"
 SOURCE_TYPE = "relationship_action"
 # the action an auto-action asks for, by life event type (anything else: a call)
 AUTO_ACTION_TYPES = {"birthday": "card", "anniversary": "gift", "work_anniversary": "card"}
+TITLE_MAX = 500  # relationship_actions.title and action_items.title
 
 
 def _mirror(ctx, actions: list[dict]) -> None:
@@ -127,8 +128,9 @@ def _auto_action_row(event: LifeEvent, occurrence: date, names: dict, today: dat
     first, last = names.get(event.contact_id, (None, None))
     who = " ".join(part for part in (first, last) if part) or "contact"
     due = max(occurrence - timedelta(days=event.auto_action_days_before), today)
+    tail = f", {occurrence.isoformat()})"  # the contact's name is shortened so that the title fits its column
     return {"contact_id": event.contact_id, "life_event_id": event.id, "occurrence_date": occurrence,
-            "title": f"{event.title} ({who}, {occurrence.isoformat()})",
+            "title": f"{event.title} ({who}"[:TITLE_MAX - len(tail)] + tail,
             "action_type": AUTO_ACTION_TYPES.get(event.event_type, "call"),
             "description": event.description, "assigned_to_user_id": event.created_by, "due_date": due,
             "company_id": event.company_id, "status": "pending", "is_auto": True, "created_by": event.created_by}

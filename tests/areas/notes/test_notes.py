@@ -197,3 +197,22 @@ def test_list_costs_constant_statements(api, db, exec_user, count_queries):
         return counter.count
 
     assert cost(5) == cost(100)
+
+
+def test_a_mention_carries_the_text_only_to_a_level_that_reads_the_note(api, db, employee, exec_user):
+    """A mentioned user whose access level is not in the note's visibility is told of the mention, with the
+    deep link, but the notification does not carry the note's text."""
+    lead = make_user(db, access_level="lead")
+    deal = make_deal(db)
+    made = api.post(f"/api/notes/deal/{deal.id}", as_=exec_user,
+                    json={"content": "Managers only: the margin is thin", "visibility": ["manager"],
+                          "mentions": [lead.id, employee.id]})
+    assert made.status == 201
+    sent = {n.user_id: n for n in db.scalars(select(Notification).where(Notification.type == "mention"))}
+    assert set(sent) == {lead.id, employee.id}
+    assert all(n.body is None and n.action_url.endswith(f"#note-{made.json['id']}") for n in sent.values())
+    everyone = api.post(f"/api/notes/deal/{deal.id}", as_=exec_user, json={"content": "All may read", "mentions": [lead.id]})
+    assert everyone.status == 201
+    told = db.scalars(select(Notification).where(Notification.type == "mention",
+                                                 Notification.resource_id == everyone.json["id"])).one()
+    assert told.body == "All may read"

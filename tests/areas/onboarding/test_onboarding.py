@@ -248,3 +248,31 @@ def test_a_profile_names_only_an_existing_template(api, db, exec_user):
     kept = api.put(path, as_=exec_user, json={"onboarding_template_id": chosen["template"]})
     assert kept.status == 200, kept
     assert kept.json["profile"]["onboarding_template_id"] == chosen["template"]
+
+
+def test_a_template_holds_at_most_500_stages_and_500_milestones(api, db, exec_user):
+    """decisions.md section 4: a list answers at most 500 rows. A template's detail lists its stages and their
+    milestones in full, so the cap is kept on write: a 501st stage or milestone of a template is a 409."""
+    from chalicelib.areas.onboarding.models import OnboardingMilestone, OnboardingStage
+    from chalicelib.core.locks import insert_rows
+
+    ids = template(api, exec_user, stages=(("Kickoff", "kickoff", ("Contract signed",)),))
+    tid = ids["template"]
+    insert_rows(db, OnboardingStage, [{"template_id": tid, "name": f"S{i}", "stage_type": "delivery",
+                                       "sort_order": i + 1} for i in range(499)])
+    refused = api.post(f"{BASE}/{tid}/stages", as_=exec_user, json={"name": "One more", "stage_type": "x"})
+    assert refused.status == 409, refused
+    insert_rows(db, OnboardingMilestone, [{"stage_id": ids["Kickoff"], "title": f"M{i}", "sort_order": i + 1}
+                                          for i in range(499)])
+    last_stage = db.scalar(select(OnboardingStage.id).where(OnboardingStage.template_id == tid,
+                                                            OnboardingStage.name == "S5"))
+    refused = api.post(f"{BASE}/stages/{last_stage}/milestones", as_=exec_user, json={"title": "One more"})
+    assert refused.status == 409, refused
+    detail = api.get(f"{BASE}/{tid}", as_=exec_user).json
+    assert len(detail["stages"]) == 500 and detail["template"]["milestone_count"] == 500
+    # room again after a delete; another template is not limited by this one
+    assert api.delete(f"{BASE}/milestones/{ids['Contract signed']}", as_=exec_user).json == {"ok": True}
+    assert api.post(f"{BASE}/stages/{last_stage}/milestones", as_=exec_user, json={"title": "Now"}).status == 201
+    other = template(api, exec_user, "Other", stages=(("S", "s", ("M",)),))
+    assert api.post(f"{BASE}/{other['template']}/stages", as_=exec_user,
+                    json={"name": "x", "stage_type": "x"}).status == 201

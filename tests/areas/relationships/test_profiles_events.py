@@ -102,3 +102,19 @@ def test_life_event_creates_its_auto_action_mirrored_to_the_action_centre(api, d
         assert api.post(f"{BASE}/contacts/{contact.id}/life-events", as_=employee, json=body).status == 201
     assert db.scalar(select(RelationshipAction.id).where(RelationshipAction.contact_id == contact.id)
                      .offset(1)) is None
+
+
+def test_auto_action_title_fits_for_a_long_title_and_contact_name(api, db, employee):
+    """An event title of 300 characters on a contact with 200-character names is valid input: the event and its
+    auto-action are made (the title `<event title> (<contact name>, <date>)` shortened to fit 500 characters)."""
+    contact = make_contact(db, first_name="F" * 200, last_name="L" * 200)
+    day = org_today() + timedelta(days=3)
+    made = api.post(f"{BASE}/contacts/{contact.id}/life-events", as_=employee, json={
+        "event_type": "launch", "title": "T" * 300, "event_date": day.isoformat()})
+    assert made.status == 201, made
+    actions = api.get(f"{BASE}/contacts/{contact.id}/relationship-actions", as_=employee).json["actions"]
+    assert len(actions) == 1
+    title = actions[0]["title"]
+    assert len(title) <= 500 and title.startswith("T" * 300 + " (FFF") and title.endswith(f", {day.isoformat()})")
+    mirror = db.scalar(select(ActionItem).where(ActionItem.source_id == actions[0]["id"]))
+    assert mirror.title == title
