@@ -44,6 +44,8 @@ def date_range(query) -> tuple[date, date]:
 
 
 def _year_before(day: date) -> date:
+    if day.year == date.min.year:  # no year before year 1: the range starts at the earliest date
+        return date.min
     try:
         return day.replace(year=day.year - 1)
     except ValueError:  # 29 February
@@ -101,7 +103,8 @@ def months(from_day: date, to_day: date) -> list[tuple[str, date, date]]:
     while (year, month) <= (to_day.year, to_day.month):
         first = date(year, month, 1)
         last = date(year, month, calendar.monthrange(year, month)[1])
-        out.append((first.strftime("%Y-%m"), max(first, from_day), min(last, to_day)))
+        # the label by hand: strftime("%Y") drops the leading zeros of a year before 1000
+        out.append((f"{year:04d}-{month:02d}", max(first, from_day), min(last, to_day)))
         if len(out) > MAX_MONTHS:
             break
         year, month = (year + 1, 1) if month == 12 else (year, month + 1)

@@ -46,19 +46,23 @@ def squad_manager_id(db, user_id: str) -> str | None:
 
 # Once per process: an alias proxies its table's columns on first use.
 _MEMBER, _MEMBER_SQUAD = aliased(User, name="member"), aliased(Squad, name="member_squad")
+_SQUAD_MANAGER = aliased(User, name="squad_manager")
 
 
 def awaiting(principal):
     """WHERE clause of the pending requests awaiting the principal's decision: the first step of the members of
     squads they manage; for an executive also every second step and the first step of requesters whom no
-    other squad manager approves (no squad, no squad manager, or their own squad's manager)."""
-    member, squad = _MEMBER, _MEMBER_SQUAD
+    other squad manager approves (no squad, no squad manager, their own squad's manager, or a deactivated one:
+    the executives are notified of those, `service._notify_next`)."""
+    member, squad, squad_manager = _MEMBER, _MEMBER_SQUAD, _SQUAD_MANAGER
     mine = and_(LeaveRequest.status == "pending_manager", LeaveRequest.user_id.in_(managed_member_ids(principal.id)),
                 LeaveRequest.user_id != principal.id)
     if principal.access_level != "executive":
         return mine
     unmanaged = (select(member.id).outerjoin(squad, squad.id == member.squad_id)
-                 .where(or_(squad.manager_id.is_(None), squad.manager_id == member.id)))
+                 .outerjoin(squad_manager, squad_manager.id == squad.manager_id)
+                 .where(or_(squad.manager_id.is_(None), squad.manager_id == member.id,
+                            squad_manager.is_active.is_(False))))
     return and_(LeaveRequest.user_id != principal.id, or_(
         mine, LeaveRequest.status == "pending_exec",
         and_(LeaveRequest.status == "pending_manager", LeaveRequest.user_id.in_(unmanaged))))

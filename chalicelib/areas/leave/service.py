@@ -120,9 +120,15 @@ def _notify_requester(ctx, request: LeaveRequest, type: str, title: str, body: s
 
 # ---------------------------------------------------------------- writes
 
+# One request covers at most a year: the planner and calendar integrations walk its days after commit.
+MAX_SPAN_DAYS = 366
+
+
 def create_request(ctx, *, data) -> dict:
     if data.end_date < data.start_date:
         raise bad_field("end_date", "must not be before start_date")
+    if (data.end_date - data.start_date).days >= MAX_SPAN_DAYS:
+        raise bad_field("end_date", f"a leave request spans at most {MAX_SPAN_DAYS} days (split a longer leave)")
     type_name = data.leave_type_name
     if ctx.db.scalar(select(LeaveType.id).limit(1)) is not None:  # the ledger's types are known: check it
         known = ctx.db.scalar(select(LeaveType.name).where(LeaveType.id == data.leave_type_id))

@@ -158,3 +158,14 @@ def test_statements_do_not_grow_with_users(api, db, org, count_queries, path):
     assert counts[0] == counts[1], counts
     if path == "overview" and db.get_bind().dialect.name == "postgresql":
         assert counts[0] == 2, counter.statements  # the caller, then its six aggregates in one (record_sets)
+
+
+@pytest.mark.parametrize("path", ["overview", "headcount", "retention", "diversity", "compensation", "structure",
+                                  "location"])
+def test_the_earliest_dates_answer_not_500(api, org, path):
+    """to_date in year 1 has no day a year before: from_date starts at 0001-01-01 (was a 500); labels keep four
+    digits (YYYY-MM)."""
+    answer = api.get(f"/api/insights/{path}?to_date=0001-03-15", as_=org["boss"])
+    assert answer.status == 200, answer
+    if path == "headcount":
+        assert [p["label"] for p in answer.json["series"]] == ["0001-01", "0001-02", "0001-03"]

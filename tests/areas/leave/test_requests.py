@@ -154,6 +154,14 @@ def test_dates_and_overlaps(api, db, team):
     assert _submit(api, team["lead"]).status == 201  # another person's dates
 
 
+def test_a_request_spans_at_most_366_days(api, db, team):
+    """The integrations walk a request's days after commit: year 1 to 9999 is refused, not run."""
+    for start, end in (("0001-01-01", "9999-12-31"), ("2027-01-01", "2028-01-02")):
+        refused = _submit(api, team["employee"], start_date=start, end_date=end)
+        assert refused.status == 400 and refused.json["details"][0]["field"] == "end_date", (start, end)
+    assert _submit(api, team["employee"], start_date="2027-01-01", end_date="2028-01-01").status == 201  # 366 days
+
+
 def test_tabs_and_pending_count(api, db, team):
     employee, manager, executive, head = team["employee"], team["manager"], team["exec"], team["head"]
     first = _submit(api, employee).json["request"]
@@ -193,3 +201,15 @@ def test_request_list_costs_constant_statements(api, db, team, count_queries):
         counts.append(counter.count)
     assert len(answer.json["requests"]) == 500
     assert counts[0] == counts[1], counts
+
+
+def test_a_deactivated_squad_manager_leaves_the_first_step_to_the_executives(api, db, team):
+    """The executives are notified when the squad manager is inactive, so the request awaits them: it is in their
+    pending tab and count (it was in nobody's)."""
+    team["manager"].is_active = False
+    db.flush()
+    request = _submit(api, team["employee"]).json["request"]
+    assert _notified(db, team["exec"], "leave_requested") == [request["id"]]
+    pending = api.get("/api/leave/requests?tab=pending", as_=team["exec"]).json["requests"]
+    assert [r["id"] for r in pending] == [request["id"]]
+    assert api.get("/api/leave/pending-count", as_=team["exec2"]).json == {"count": 1}
