@@ -5,7 +5,7 @@ Records stored with in-app off (`in_app` false) are left out of lists, counts an
 """
 from __future__ import annotations
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, inspect, select, update
 
 from chalicelib.core.errors import ServiceUnavailable
 from chalicelib.core.ids import utcnow
@@ -105,7 +105,10 @@ def update_preferences(ctx, *, data: PreferencesUpdate) -> None:
                 channels[name] = value
         if channels == item.defaults():
             if row is not None:
-                ctx.db.delete(row)
+                if inspect(row).pending:  # added by an earlier entry of this request: not stored yet
+                    ctx.db.expunge(row)
+                else:
+                    ctx.db.delete(row)
                 existing.pop(item.id)
             continue
         if row is None:

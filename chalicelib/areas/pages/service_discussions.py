@@ -60,8 +60,8 @@ def create_discussion(ctx, *, page_id: str, data) -> dict:
                                 document_content_rich=data.document_content_rich)
     ctx.db.add(discussion)
     ctx.db.flush()
-    if data.comment is not None and (data.comment.strip() or data.comment_rich):
-        ctx.db.add(PageComment(discussion_id=discussion.id, user_id=ctx.user_id, content=data.comment,
+    if (data.comment or "").strip() or data.comment_rich:  # rich content alone (an image, a mention) is a comment
+        ctx.db.add(PageComment(discussion_id=discussion.id, user_id=ctx.user_id, content=data.comment or "",
                                content_rich=data.comment_rich))
         ctx.db.flush()
     return {"id": discussion.id, "page_id": page_id}

@@ -63,6 +63,22 @@ def test_setting_preferences_back_to_defaults_is_no_longer_customized(api, db):
     assert preferences["task_assigned"]["is_customized"] is False
 
 
+def test_a_type_named_twice_in_one_update_applies_in_order(api, db):
+    """Entries apply in order: a second entry for the same type that goes back to the defaults leaves it
+    uncustomised (it answered 500: the override made by the first entry was not yet stored)."""
+    user = make_user(db)
+    response = api.put("/api/notifications/preferences", as_=user, json={"preferences": [
+        {"notification_type": "task_assigned", "channel_email": True},
+        {"notification_type": "task_assigned", "channel_email": False},
+        {"notification_type": "mention", "channel_push": False},
+        {"notification_type": "mention", "channel_chat": False}]})
+    assert response.status == 200, response
+    preferences = {p["notification_type"]: p for p in api.get("/api/notifications/preferences", as_=user).json["preferences"]}
+    assert preferences["task_assigned"]["is_customized"] is False and preferences["task_assigned"]["channel_email"] == 0
+    assert preferences["mention"]["is_customized"] is True
+    assert (preferences["mention"]["channel_push"], preferences["mention"]["channel_chat"]) == (0, 0)
+
+
 def test_update_preferences_rejects_unknown_type(api, db):
     user = make_user(db)
     response = api.put("/api/notifications/preferences", as_=user,

@@ -49,6 +49,22 @@ def test_discussion_without_comment_has_none(api, db, user):
     assert api.get(f"/api/pages/{page.id}/discussions", as_=user).json["discussions"][0]["comments"] == []
 
 
+def test_first_comment_given_only_as_rich_content_is_created(api, db, user):
+    """docs/decisions/pages.md: the first comment is created when `comment` is non-blank or `comment_rich` is
+    given (a comment holding only an image or a mention has no plain text)."""
+    page = make_page(db)
+    response = api.post(f"/api/pages/{page.id}/discussions", as_=user, json={
+        "document_content": "x", "comment_rich": [{"type": "p", "children": [{"type": "mention", "value": "Ada"}]}]})
+    assert response.status == 201
+    [comment] = api.get(f"/api/pages/{page.id}/discussions", as_=user).json["discussions"][0]["comments"]
+    assert comment["content"] == "" and comment["content_rich"] == '[{"type":"p","children":[{"type":"mention","value":"Ada"}]}]'
+    # neither given, or a blank comment without rich content: no comment
+    for body in ({"document_content": "y"}, {"comment": "  "}, {"comment": "  ", "comment_rich": None}):
+        created = api.post(f"/api/pages/{page.id}/discussions", as_=user, json=body).json["discussion"]
+        listed = {d["id"]: d for d in api.get(f"/api/pages/{page.id}/discussions", as_=user).json["discussions"]}
+        assert listed[created["id"]]["comments"] == []
+
+
 def test_discussion_id_must_be_a_uuid_and_unique(api, db, user):
     page = make_page(db)
     assert api.post(f"/api/pages/{page.id}/discussions", as_=user, json={"id": "not-a-uuid"}).status == 400
