@@ -13,6 +13,7 @@ from .models import CULTURE_STATUSES, VIEWS
 
 CalendarId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=320)]
 MAX_RANGE_DAYS = 400
+FIRST_YEAR, LAST_YEAR = 1900, 2200  # an events range lies within these years (the synthetic events' dates)
 
 
 def _email(value):
@@ -144,6 +145,8 @@ class EventsQuery(Input):
     def _range(self):
         if self.timeMin is None or self.timeMax is None:
             raise ValueError("timeMin and timeMax are required")
+        if not (FIRST_YEAR <= self.timeMin.year and self.timeMax.year <= LAST_YEAR):
+            raise ValueError(f"timeMin and timeMax must lie between the years {FIRST_YEAR} and {LAST_YEAR}")
         if self.timeMax <= self.timeMin:
             raise ValueError("timeMax must be after timeMin")
         if (self.timeMax - self.timeMin).days > MAX_RANGE_DAYS:

@@ -26,7 +26,10 @@ def visible(principal):
     users = team_user_ids(principal) if is_manager(principal) else select(User.id).where(User.id == principal.id)
     attended = exists(select(MeetingAttendee.meeting_id).where(MeetingAttendee.meeting_id == Meeting.id,
                                                                 MeetingAttendee.user_id.in_(users)))
-    return or_(attended, func.lower(Meeting.organizer_email) == principal.user.email.lower())
+    if not is_manager(principal):
+        return or_(attended, func.lower(Meeting.organizer_email) == principal.user.email.lower())
+    organisers = select(func.lower(User.email)).where(User.id.in_(users))  # organised by one of the team
+    return or_(attended, func.lower(Meeting.organizer_email).in_(organisers))
 
 
 def load_meeting(ctx, meeting_id: str) -> Meeting:

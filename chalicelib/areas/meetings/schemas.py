@@ -1,11 +1,11 @@
 """Request and read models of meetings (unknown fields are ignored)."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Annotated, Optional, Union
 
 from pydantic import Field
 
-from chalicelib.core.schemas import Id, Input, IsoTimestamp, QueryFlag, Read, Search, Timestamp, choice
+from chalicelib.core.schemas import CalendarDate, Id, Input, IsoTimestamp, QueryFlag, Read, Search, Timestamp, choice
 from chalicelib.providers.ai.base import MEETING_CATEGORIES
 
 from .models import ACTION_STATUSES, ENTITY_TYPES
@@ -14,6 +14,8 @@ PAGE_SIZE, PAGE_MAX = 20, 50  # document 3, Limits: meetings page
 Category = choice(*MEETING_CATEGORIES)
 EntityType = choice(*ENTITY_TYPES)
 ActionStatus = choice(*ACTION_STATUSES)
+# A date filter: a `YYYY-MM-DD` day (the whole day in ORG_TIMEZONE) or an exact ISO 8601 timestamp.
+DateOrTimestamp = Annotated[Union[CalendarDate, Timestamp], Field(union_mode="left_to_right")]
 
 
 class MeetingListQuery(Input):
@@ -24,8 +26,8 @@ class MeetingListQuery(Input):
     entity_id: Optional[Id] = None
     attendee_user_id: Optional[Id] = None
     unmatched: QueryFlag = None
-    date_from: Timestamp = None
-    date_to: Timestamp = None
+    date_from: DateOrTimestamp = None
+    date_to: DateOrTimestamp = None
     search: Optional[Search] = None
 
     @property

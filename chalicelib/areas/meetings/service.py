@@ -8,6 +8,8 @@ action centre item the sync raised for it.
 """
 from __future__ import annotations
 
+from datetime import date, datetime, time, timedelta, timezone
+
 from sqlalchemy import func, select
 
 from chalicelib.core.errors import BadRequest, NotFound
@@ -28,12 +30,26 @@ def _filtered(ctx, query):
     if query.unmatched is not None:
         stmt = stmt.where(Meeting.entity_id.is_(None) if query.unmatched else Meeting.entity_id.is_not(None))
     if query.date_from:
-        stmt = stmt.where(Meeting.meeting_date >= query.date_from)
-    if query.date_to:
+        stmt = stmt.where(Meeting.meeting_date >= _day_start(query.date_from, "date_from"))
+    if isinstance(query.date_to, datetime):
         stmt = stmt.where(Meeting.meeting_date <= query.date_to)
+    elif query.date_to:  # a day: up to the start of the next one
+        stmt = stmt.where(Meeting.meeting_date < _day_start(query.date_to, "date_to", days=1))
     if query.search:
         stmt = stmt.where(contains_text(query.search, Meeting.title, Meeting.summary))
     return stmt
+
+
+def _day_start(value: date | datetime, field: str, *, days: int = 0) -> datetime:
+    """A timestamp as sent; a day (plus `days`) as its first moment in ORG_TIMEZONE (the date filters are
+    inclusive days)."""
+    from chalicelib.core.timeutil import org_zone
+
+    if isinstance(value, datetime):
+        return value
+    if not date(1, 1, 2) <= value <= date(9999, 12, 30):
+        raise BadRequest(f"{field} is out of range", details=[{"field": field, "message": "out of range"}])
+    return datetime.combine(value + timedelta(days=days), time.min, tzinfo=org_zone()).astimezone(timezone.utc)
 
 
 def list_meetings(ctx, query) -> dict:

@@ -279,7 +279,7 @@ class PortalInvoiceRead(Read):
     amount_paid: float
     amount_due: float | None
     payment_status: str | None
-    is_overdue: bool
+    is_overdue: Flag01
     created_at: IsoTimestamp
     updated_at: IsoTimestamp
 

@@ -267,3 +267,15 @@ def _in_days(days: int, hour: int) -> str:
 
     moment = (datetime.now(timezone.utc) + timedelta(days=days)).replace(hour=hour, minute=0, second=0, microsecond=0)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_events_range_at_the_ends_of_time_is_a_400_not_a_500(api, employee):
+    """decisions.md section 4 (a bad value is a 400, 500 never on purpose): a range near year 1 or 9999 used to
+    overflow the organisation's time zone and the provider's time format."""
+    for query in ("timeMin=0001-01-01T00:00:00Z&timeMax=0001-01-02T00:00:00Z",
+                  "timeMin=9999-12-30T00:00:00Z&timeMax=9999-12-31T23:00:00Z",
+                  "timeMin=1899-12-01T00:00:00Z&timeMax=1899-12-31T00:00:00Z"):
+        answer = api.get(f"/api/calendar/events?{query}", as_=employee)
+        assert answer.status == 400 and answer.json["details"], query
+    assert api.get("/api/calendar/events?timeMin=1990-12-01T00:00:00Z&timeMax=1990-12-31T00:00:00Z",
+                   as_=employee).status == 200

@@ -6,7 +6,6 @@ import pytest
 from sqlalchemy import select
 
 from chalicelib.areas.action_items.models import ActionItem
-from chalicelib.areas.meetings.models import Meeting
 from tests.areas.deals.factories import make_company, make_contact, make_deal
 from tests.areas.meetings.factories import make_meeting
 from tests.areas.projects.factories import make_project
@@ -164,3 +163,40 @@ def test_list_scope_costs_constant_statements(api, db, count_queries, level):
         return counter.count
 
     assert cost(6, 5) == cost(100, 50)
+
+
+def test_manager_sees_meetings_their_team_organised(api, db):
+    """docs/decisions/meetings.md: a manager sees the meetings attended or organised by their team."""
+    squad = make_squad(db)
+    manager = make_user(db, access_level="manager")
+    squad.manager_id = manager.id
+    member = make_user(db, squad_id=squad.id)
+    report = make_user(db, manager_id=manager.id)
+    outsider = make_user(db)
+    by_member = make_meeting(db, organizer_email=member.email.upper(), attendees=[outsider])
+    by_report = make_meeting(db, organizer_email=report.email)
+    by_outsider = make_meeting(db, organizer_email=outsider.email, attendees=[outsider])
+    assert set(_ids(api, manager)) == {by_member.id, by_report.id}
+    assert api.get(f"/api/meetings/{by_member.id}", as_=manager).status == 200
+    assert api.get(f"/api/meetings/{by_outsider.id}", as_=manager).status == 404
+    assert api.get("/api/meetings/stats", as_=manager).json == {"unmatched_count": 2}
+
+
+def test_date_filters_given_as_dates_include_the_whole_day(api, db, exec_user, set_env):
+    """docs/decisions/meetings.md: date_from and date_to are dates or timestamps, inclusive, on the meeting's
+    date (the organisation's calendar day, ORG_TIMEZONE)."""
+    set_env(ORG_TIMEZONE="Australia/Sydney")
+    early = make_meeting(db, meeting_date=datetime(2026, 3, 4, 21, 30, tzinfo=timezone.utc))  # 5 March 08:30 Sydney
+    late = make_meeting(db, meeting_date=datetime(2026, 3, 5, 6, 0, tzinfo=timezone.utc))  # 5 March 17:00 Sydney
+    before = make_meeting(db, meeting_date=datetime(2026, 3, 4, 12, 0, tzinfo=timezone.utc))  # 4 March 23:00 Sydney
+    after = make_meeting(db, meeting_date=datetime(2026, 3, 5, 13, 30, tzinfo=timezone.utc))  # 6 March 00:30 Sydney
+    assert set(_ids(api, exec_user, "?date_from=2026-03-05&date_to=2026-03-05")) == {early.id, late.id}
+    assert set(_ids(api, exec_user, "?date_to=2026-03-05")) >= {before.id, early.id, late.id}
+    assert after.id not in _ids(api, exec_user, "?date_to=2026-03-05")
+    assert before.id not in _ids(api, exec_user, "?date_from=2026-03-05")
+    # timestamps stay exact
+    assert _ids(api, exec_user, "?date_from=2026-03-05T05:00:00Z&date_to=2026-03-05T07:00:00Z") == [late.id]
+    for bad in ("date_to=2026-02-30", "date_from=05/03/2026"):
+        assert api.get(f"/api/meetings?{bad}", as_=exec_user).status == 400, bad
+    for edge in ("date_to=9999-12-31", "date_from=0001-01-01", "date_from=9999-12-31T23:59:59Z"):
+        assert api.get(f"/api/meetings?{edge}", as_=exec_user).status in (200, 400), edge

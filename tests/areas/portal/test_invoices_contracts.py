@@ -286,3 +286,16 @@ def test_onboarding_ignores_the_group_header(portal, db, api, exec_user):
                     as_=exec_user).status == 201
     assert portal.get("/onboarding", sister).json["template"]["name"] == "Sister's"
     assert portal.get("/onboarding", mine, group=[sister]).json["template"] is None
+
+
+def test_is_overdue_is_a_0_or_1_flag(portal, db):
+    """Document 1 convention 4 (document 3: flags as 0/1) and docs/decisions/portal.md ("Flags are 0/1 like every
+    flag of the service"): the computed is_overdue of the portal's invoices is 0 or 1, never true/false."""
+    mine = make_client(db)
+    late = _issued(db, mine, due_date=org_today() - timedelta(days=5))
+    due = _issued(db, mine, due_date=org_today() + timedelta(days=5))
+    listed = {i["id"]: i["is_overdue"] for i in portal.get("/invoices", mine).json["invoices"]}
+    assert listed == {late.id: 1, due.id: 0}
+    assert all(type(flag) is int for flag in listed.values())
+    detail = portal.get(f"/invoices/{late.id}", mine).json["invoice"]
+    assert detail["is_overdue"] == 1 and type(detail["is_overdue"]) is int
