@@ -500,8 +500,10 @@ def _contract(db, made) -> str:
 UNSCOPED: dict[str, Unscoped] = {
     "contract_id": Unscoped("contracts follow companies and deals: every holder of deals:view sees them all "
                            "(docs/decisions/clients.md)", _contract),
-    "template_id": Unscoped("proposal and client onboarding templates are organisation-wide: every holder of the "
-                           "tool sees every template (docs/decisions/proposals.md, onboarding.md)"),
+    # one entry a parameter name: the areas that name a path parameter alike share it
+    "template_id": Unscoped("proposal, client onboarding and review templates are organisation-wide: every holder "
+                            "of the tool sees every template (docs/decisions/proposals.md, onboarding.md, "
+                            "performance.md)", _review_template),
     "stage_id": Unscoped("client onboarding stages belong to organisation-wide templates "
                          "(docs/decisions/onboarding.md)"),
     "milestone_id": Unscoped("client onboarding milestones belong to organisation-wide templates; a company's "
@@ -522,7 +524,8 @@ UNSCOPED: dict[str, Unscoped] = {
                            "pages area tests, and pages:manage may delete any comment", _comment),
     "version_id": Unscoped("a page's versions are seen with the page", _version),
     "event_id": Unscoped("life events: every relationships holder sees every contact's (docs/decisions/"
-                         "relationships.md)", _life_event),
+                         "relationships.md); a calendar event is the provider's, reached as the caller: the "
+                         "provider decides", _life_event),
     "partner_id": Unscoped("partners: every relationships holder sees every client's", _partner),
     "brief_id": Unscoped("research briefs follow deals and companies: every deals holder sees them all "
                          "(docs/decisions/research.md)"),
@@ -534,7 +537,6 @@ UNSCOPED: dict[str, Unscoped] = {
                           "(docs/decisions/sla.md)", _sla_policy),
     "calendar_id": Unscoped("a calendar of the calendar provider, reached as the caller (domain-wide delegation): "
                             "the provider's own sharing rules answer (403/404 with detail), not a record scope"),
-    "event_id": Unscoped("an event of the calendar provider, reached as the caller: the provider decides"),
     "holiday_id": Unscoped("public holidays are organisation-wide: every calendar holder sees all", _holiday),
     "culture_event_id": Unscoped("culture events are organisation-wide: every calendar holder sees all",
                                  _culture_event),
@@ -542,8 +544,6 @@ UNSCOPED: dict[str, Unscoped] = {
     "trigger_name": Unscoped("a business agent's trigger name, not a record"),
     "cycle_id": Unscoped("review cycles are organisation-wide; only drafts are hidden from non-executive reads "
                          "(document 2), and performance:manage writes any cycle", _open_cycle),
-    "template_id": Unscoped("review templates are organisation-wide (docs/decisions/performance.md)",
-                            _review_template),
     "announcement_id": Unscoped("announcements are company-wide: every announcements holder sees every one "
                                 "(document 3; docs/decisions/announcements.md)", _announcement),
     "qbr_id": Unscoped("QBRs follow client companies: every deals holder sees every client's (decisions.md "

@@ -11,7 +11,6 @@ from sqlalchemy.exc import DBAPIError
 
 from chalicelib.core import logs
 from chalicelib.core.settings import get_settings
-from tests.factories import make_user
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 

@@ -138,6 +138,7 @@ def test_detail_with_items_hours_and_entries(api, db, exec_user):
     item = detail["line_items"][0]
     assert item["service_type_name"] == service_type.label and item["task_title"] == "Landing page"
     assert item["logged_hours"] == 2.0 and item["invoiced_amount"] == 0
+    assert detail["line_items"][1]["id"] == second.id
     assert detail["line_items"][1]["amount"] == 100 and detail["line_items"][1]["logged_hours"] == 0
     assert [e["date"] for e in detail["time_entries"]] == ["2026-03-03", "2026-03-02", "2026-03-01"]
     assert detail["time_entries"][2]["user_name"] == "Wendy Worker"

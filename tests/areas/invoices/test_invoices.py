@@ -1,11 +1,10 @@
 """Invoices at /api/invoices (tool invoices: view reads, update writes, manage deletes): CRUD, numbering,
 line items and totals, reorder, history, filters, scoping, statement counts."""
-from datetime import date
 from decimal import Decimal
 
 import pytest
 
-from chalicelib.areas.invoices.models import Invoice, InvoiceLineItem
+from chalicelib.areas.invoices.models import Invoice
 from chalicelib.core import history
 from chalicelib.core.schemas import PageQuery
 from tests.areas.budgets.factories import make_budget

@@ -4,7 +4,7 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from chalicelib.areas.invoices.models import Invoice, LedgerSyncRun
 from chalicelib.providers.ledger.models import LedgerSandboxInvoice
