@@ -154,3 +154,56 @@ def test_json_number_refuses_strings_and_booleans(value, ok):
     else:
         with pytest.raises(ValueError):
             M.model_validate({"amount": value})
+
+
+def _strict(field, annotated_args=()) -> bool:
+    from pydantic import Strict
+    from pydantic.fields import FieldInfo
+
+    items = [*field.metadata, *annotated_args]
+    items += [inner for item in items if isinstance(item, FieldInfo) for inner in item.metadata]
+    return any(isinstance(item, Strict) and item.strict for item in items)
+
+
+def _query_models() -> set:
+    from app import app as chalice_app
+
+    return {spec.query for methods in chalice_app.routes.values() for entry in methods.values()
+            if (spec := getattr(entry.view_function, "__wms_endpoint__", None)) is not None and spec.query}
+
+
+def number_problems(model) -> list[str]:
+    """A body's int and float fields take JSON numbers only (strict): a numeric string or a boolean is a wrong
+    type (decisions.md section 4: 400). Queries arrive as text, so their numbers are parsed."""
+    problems = []
+    for name, field in model.model_fields.items():
+        for member in _unwrap(field.annotation):
+            args = ()
+            if typing.get_origin(member) is typing.Annotated:
+                member, *args = typing.get_args(member)
+            if member in (int, float) and not _strict(field, args):
+                problems.append(f"{model.__name__}.{name}: {member.__name__} that is not strict")
+    return problems
+
+
+def test_body_numbers_are_json_numbers():
+    queries = {core.model_of(model) for model in _query_models()}
+    problems = [problem for area in AREAS for model in input_models(area)
+                if core.model_of(model) not in queries for problem in number_problems(core.model_of(model))]
+    assert problems == []
+
+
+def test_the_number_check_finds_a_lax_field():
+    from pydantic import Field, StrictInt
+
+    class Lax(core.Input):
+        count: int = 0
+        share: float | None = None
+
+    class Strict(core.Input):
+        count: StrictInt = 0
+        share: float | None = Field(default=None, strict=True)
+        when: typing.Optional[typing.Annotated[int, Field(ge=0, strict=True)]] = None
+
+    assert len(number_problems(core.model_of(Lax))) == 2
+    assert number_problems(core.model_of(Strict)) == []

@@ -124,7 +124,7 @@ def _no_bool(value):
 
 
 RunCost = Annotated[Decimal, BeforeValidator(_no_bool), Field(ge=0, max_digits=14, decimal_places=6, allow_inf_nan=False)]
-Tokens = Annotated[int, BeforeValidator(_no_bool), Field(ge=0, le=10**12)]
+Tokens = Annotated[int, Field(ge=0, le=10**12, strict=True)]
 
 
 class CallbackResult(Input):

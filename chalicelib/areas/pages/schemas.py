@@ -73,7 +73,7 @@ class PageUpdate(Input):
     text_style: str | None = Field(default=None, min_length=1, max_length=50)
     is_published: Flag | None = None
     parent_id: Id | None = None
-    position: float | None = None
+    position: float | None = Field(default=None, strict=True)
 
     _rich = field_validator("content_rich", mode="before")(rich_text)
     _ids = field_validator("parent_id", mode="before")(_empty_is_none)
@@ -144,7 +144,7 @@ class UploadPresign(Input):
 
     file_name: Annotated[str, StringConstraints(max_length=255)] | None = None
     content_type: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-    size: Annotated[int, Field(ge=1)]
+    size: Annotated[int, Field(ge=1, strict=True)]
     page_id: Annotated[str, StringConstraints(max_length=64)] | None = None
 
 

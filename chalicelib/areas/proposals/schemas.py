@@ -262,7 +262,7 @@ class TrackBody(Input):
 
     session_id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
     slide_index: Annotated[int, Field(ge=0, le=10_000, strict=True)]
-    duration_delta: Annotated[float, Field(ge=0, le=3600, allow_inf_nan=False)]
+    duration_delta: Annotated[float, Field(ge=0, le=3600, allow_inf_nan=False, strict=True)]
 
 
 class RespondBody(Input):

@@ -43,7 +43,7 @@ class ProfileUpdate(Input):
     communication_notes: Optional[Text(5000)] = None
     personal_notes: Optional[Text(5000)] = None
     birthday: Optional[str] = None
-    birthday_year: Optional[int] = Field(None, ge=1900, le=2100)
+    birthday_year: Optional[int] = Field(None, ge=1900, le=2100, strict=True)
     home_address: Optional[Text(1000)] = None
     interests: Optional[list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]]] = \
         Field(None, max_length=50)
@@ -70,7 +70,7 @@ class LifeEventCreate(Input):
     recurs_annually: Flag = False
     description: Optional[Text(5000)] = None
     auto_action_enabled: Flag = True
-    auto_action_days_before: int = Field(7, ge=0, le=365)
+    auto_action_days_before: int = Field(7, ge=0, le=365, strict=True)
     company_id: Optional[Id] = None
 
 
@@ -83,7 +83,7 @@ class LifeEventUpdate(Input):
     recurs_annually: Optional[Flag] = None
     description: Optional[Text(5000)] = None
     auto_action_enabled: Optional[Flag] = None
-    auto_action_days_before: Optional[int] = Field(None, ge=0, le=365)
+    auto_action_days_before: Optional[int] = Field(None, ge=0, le=365, strict=True)
 
 
 class ActionCreate(Input):

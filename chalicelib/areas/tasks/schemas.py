@@ -94,7 +94,7 @@ class TodoIn(Input):
     id: Id | None = None
     title: Annotated[StrictStr, Field(min_length=1, max_length=500)]
     is_done: Flag = False
-    position: Annotated[int, Field(ge=-2_147_483_648, le=2_147_483_647)] | None = None
+    position: Annotated[int, Field(ge=-2_147_483_648, le=2_147_483_647, strict=True)] | None = None
     assignee_id: Id | None = None
     due_date: CalendarDate = None
 

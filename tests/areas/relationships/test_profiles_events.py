@@ -61,6 +61,8 @@ def test_life_events_order_validation_and_delete(api, db, employee, exec_user):
     assert (event["recurs_annually"], event["auto_action_enabled"], event["auto_action_days_before"]) == (0, 0, 7)
     for bad in ({"title": "x"}, {"event_type": "x"}, {"event_type": "x", "title": "y", "event_date": "2025-13-01"},
                 {"event_type": "x", "title": "y", "auto_action_days_before": -1},
+                {"event_type": "x", "title": "y", "auto_action_days_before": "7"},  # a JSON number
+                {"event_type": "x", "title": "y", "auto_action_days_before": True},
                 {"event_type": "x", "title": "y", "recurs_annually": "no"},
                 {"event_type": "x", "title": "y", "company_id": "nope"}):
         assert api.post(path, as_=employee, json=bad).status == 400, bad
