@@ -256,3 +256,25 @@ def test_concurrent_page_creates_and_favourite_toggles(live):
     assert sorted(body["is_favourited"] for _, body in results) == [False] * (THREADS // 2) + [True] * (THREADS // 2)
     with sessions() as db:
         assert db.scalar(select(func.count()).select_from(PageFavourite).where(PageFavourite.page_id == parent.id)) == 0
+
+
+def test_concurrent_action_item_preference_replacements_leave_one_requests_set(live):
+    """Each PUT replaces the caller's whole set; they take turns on the user's lock (before it, two at once could
+    meet on the unique key and answer 409)."""
+    from tests.factories import make_user
+
+    base, sessions = live
+    with sessions() as db:
+        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
+        db.commit()
+    token = _token(user)
+    sets = [[{"source_module": module, "is_visible": i % 2 == 0} for module in ("tasks", "deals", f"m{i}")]
+            for i in range(THREADS)]
+    calls = [(lambda prefs=prefs: _call(base, "PUT", "/api/action-items/preferences", token, {"preferences": prefs}))
+             for prefs in sets]
+    results = _all_at_once(calls)
+    assert [status for status, _ in results] == [200] * THREADS, results
+    status, body = _call(base, "GET", "/api/action-items/preferences", token)
+    assert status == 200
+    stored = sorted((p["source_module"], p["is_visible"]) for p in body["preferences"])
+    assert stored in [sorted((p["source_module"], int(p["is_visible"])) for p in prefs) for prefs in sets], stored

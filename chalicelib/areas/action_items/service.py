@@ -12,6 +12,7 @@ from __future__ import annotations
 from sqlalchemy import delete, func, select, update
 
 from chalicelib.core.errors import BadRequest, Forbidden, NotFound, bad_field
+from chalicelib.core.locks import lock_key
 from chalicelib.core.models import User
 from chalicelib.core.query import in_scope, record_page
 from chalicelib.core.schemas import PageQuery
@@ -76,6 +77,7 @@ def set_preferences(ctx, *, data) -> None:
     modules = [pref.source_module for pref in data.preferences]
     if len(set(modules)) != len(modules):
         raise bad_field("preferences", "must name each source_module once")
+    lock_key(ctx.db, "action-item-preferences", ctx.user_id)  # two replacements of one user's set: one after the other
     ctx.db.execute(delete(ActionItemPreference).where(ActionItemPreference.user_id == ctx.user_id))
     ctx.db.add_all([ActionItemPreference(user_id=ctx.user_id, **pref.model_dump()) for pref in data.preferences])
     ctx.db.flush()
