@@ -93,8 +93,13 @@ def presign_post(key: str, content_type: str, max_bytes: int, expires: int = 600
         Conditions=[{"Content-Type": content_type}, ["content-length-range", 1, max_bytes]], ExpiresIn=expires)
 
 
-def presign_get(key: str, expires: int = 300, *, download_name: str | None = None) -> str:
+def presign_get(key: str, expires: int = 300, *, download_name: str | None = None,
+                cache_control: str | None = None) -> str:
+    """A presigned GET of the key; the bucket's answer carries `cache_control` (response-cache-control) and, with
+    `download_name`, is a download of that name."""
     params = {"Bucket": get_settings().uploads_bucket, "Key": key}
+    if cache_control:
+        params["ResponseCacheControl"] = cache_control
     if download_name:
         params["ResponseContentDisposition"] = f'attachment; filename="{download_name}"'
     return client("s3").generate_presigned_url("get_object", Params=params, ExpiresIn=expires)

@@ -183,7 +183,8 @@ def serve(ctx, *, page_id: str, file_name: str, if_none_match: str | None) -> Se
         if storage.head(key, first_bytes=1) is None:
             raise NotFound("File not found")
         svg = file_name.endswith(".svg")  # downloaded, never rendered (and on the bucket's origin anyway)
-        url = storage.presign_get(key, DOWNLOAD_SECONDS, download_name=file_name if svg else None)
+        url = storage.presign_get(key, DOWNLOAD_SECONDS, download_name=file_name if svg else None,
+                                  cache_control=CACHE_CONTROL)  # the file itself: a year, as served locally
         return Served(302, {"Location": url, "Cache-Control": f"private, max-age={DOWNLOAD_SECONDS - 60}"},
                       redirect=url)
     stored = storage.get(key)

@@ -85,6 +85,7 @@ def test_png_upload_is_stored_and_served_publicly(api, user, aws):
     assert redirect.headers["cache-control"].startswith("private, max-age=")
     served = fetch(api, out["url"])
     assert served.status == 200 and served.body == data
+    assert served.headers["cache-control"] == "public, max-age=31536000, immutable"  # the file: a year
 
 
 def test_local_folder_serves_the_bytes_with_cache_headers(api, user):
@@ -305,3 +306,16 @@ def test_direct_uploads_need_pages_update(api, db, aws):
     grant(db, viewer, "pages", "view")
     response = api.post("/api/pages/upload/presign", as_=viewer, json={"content_type": "image/png", "size": 10})
     assert response.status == 403
+
+
+@pytest.mark.parametrize("filename,content_type,data", [
+    ("photo.jpg", "image/jpeg", b"<html>not a jpeg</html>"),
+    ("anim.gif", "image/gif", b"GIF00a not a gif"),
+    ("pic.webp", "image/webp", b"RIFF\x1a\x00\x00\x00WAVEfmt "),
+    ("gif-named.gif", "application/octet-stream", png_bytes()),
+])
+def test_every_image_type_is_checked_against_its_file_signature(api, user, aws, filename, content_type, data):
+    """Document 3, Limits: image content is also checked against its file signature (JPEG, GIF and WebP as well
+    as PNG; a type guessed from the name is checked too)."""
+    response = upload(api, user, multipart(filename=filename, content_type=content_type, data=data))
+    assert response.status == 415 and "error" in response.json
