@@ -164,6 +164,18 @@ def test_dispatch_and_approve_create_runs(api, db, exec_user):
     assert [r["stage"] for r in detail["runs"]] == ["building", "scoping"]
 
 
+def test_dispatch_from_rejected_creates_a_scoping_run(api, db, exec_user):
+    """Document 1, States and transitions: draft or rejected -> scoping creates a run record (from either)."""
+    task, _ = make_agent_task(db, stage="rejected")
+    make_config(db, db.get(type(make_project(db)), task.resource_id))
+    answer = api.post(f"/api/agent-tasks/{task.id}/dispatch", as_=exec_user)
+    assert answer.status == 200, answer
+    assert answer.json["task"]["agent"]["stage"] == "scoping"
+    assert answer.json["run"]["stage"] == "scoping" and answer.json["run"]["task_id"] == task.id
+    runs = db.scalars(select(AgentRun).where(AgentRun.task_id == task.id)).all()
+    assert [(r.stage, r.id) for r in runs] == [("scoping", answer.json["run"]["id"])]
+
+
 def test_reasons_are_required(api, db, exec_user):
     for stage, move in (("pending_approval", "reject"), ("review", "review-reject")):
         task, agent = make_agent_task(db, stage=stage)

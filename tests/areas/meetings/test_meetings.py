@@ -200,3 +200,23 @@ def test_date_filters_given_as_dates_include_the_whole_day(api, db, exec_user, s
         assert api.get(f"/api/meetings?{bad}", as_=exec_user).status == 400, bad
     for edge in ("date_to=9999-12-31", "date_from=0001-01-01", "date_from=9999-12-31T23:59:59Z"):
         assert api.get(f"/api/meetings?{edge}", as_=exec_user).status in (200, 400), edge
+
+
+def test_an_action_item_moves_between_pending_done_and_dismissed_at_any_time(api, db, employee):
+    """Document 3, States: status may be set to pending, done or dismissed at any time; dismissed completes the
+    action centre item as done does (meetings.md)."""
+    meeting = make_meeting(db, attendees=[employee], items=[("Write the notes", employee)])
+    item_id = api.get(f"/api/meetings/{meeting.id}", as_=employee).json["meeting"]["action_items"][0]["id"]
+    db.add(ActionItem(title="Write the notes", assigned_to=employee.id, source_module="meetings", source_id=item_id,
+                      urgency="normal", is_completed=False))
+    db.flush()
+    centre = db.scalar(select(ActionItem).where(ActionItem.source_id == item_id))
+    path = f"/api/meetings/{meeting.id}/action-items/{item_id}/status"
+    for status, completed in (("dismissed", True), ("done", True), ("dismissed", True), ("pending", False),
+                              ("pending", False), ("dismissed", True)):
+        answer = api.post(path, as_=employee, json={"status": status})
+        assert answer.status == 200 and answer.json["action_item"]["status"] == status, (status, answer)
+        db.refresh(centre)
+        assert centre.is_completed is completed, status
+    detail = api.get(f"/api/meetings/{meeting.id}", as_=employee).json["meeting"]
+    assert [i["status"] for i in detail["action_items"]] == ["dismissed"]

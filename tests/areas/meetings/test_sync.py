@@ -100,3 +100,29 @@ def test_a_refused_key_fails_the_sync_and_changes_nothing(db, people, set_env):
     with pytest.raises(BadGateway):
         run_sync(force=True)
     assert _count(db, Meeting) == 0
+
+
+def test_the_scheduled_sync_runs_again_once_sync_interval_minutes_have_passed(db, people, set_env):
+    """Document 3, Events: a background sync every sync_interval_minutes (MEETNOTES_SYNC_INTERVAL_MINUTES)."""
+    from datetime import timedelta
+
+    from chalicelib.areas.meetings.models import MeetingSyncState
+    from chalicelib.core.ids import utcnow
+
+    def last_synced(minutes_ago):
+        db.expire_all()
+        state = db.get(MeetingSyncState, "meetnotes")
+        state.last_synced_at = utcnow() - timedelta(minutes=minutes_ago)
+        db.flush()
+
+    assert run_sync()["created"] == 5
+    assert run_sync() == {"skipped": "not due"}
+    last_synced(29)
+    assert run_sync() == {"skipped": "not due"}
+    last_synced(31)  # the default interval, 30 minutes, has passed
+    assert "skipped" not in run_sync()
+    set_env(MEETNOTES_SYNC_INTERVAL_MINUTES="60")
+    last_synced(45)
+    assert run_sync() == {"skipped": "not due"}
+    last_synced(61)
+    assert "skipped" not in run_sync()

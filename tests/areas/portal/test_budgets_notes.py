@@ -115,3 +115,34 @@ def test_notes_and_budgets_cost_constant_statements(portal, db, count_queries):
         assert len(portal.get("/notes", mine).json["notes"]) == 100
         assert len(portal.get("/budgets", mine).json["budgets"]) == 100
     assert large.count == small.count
+
+
+def test_notes_on_the_companys_deals_and_budgets_are_listed(portal, db):
+    """Document 3: GET /notes lists the client-visible notes across projects, deals, budgets and invoices."""
+    mine, other = make_client(db), make_client(db)
+    deal = make_deal(db, company_id=mine.id)
+    budget = make_budget(db, resource_id=make_project(db, company_id=mine.id).id)
+    deal_budget = make_budget(db, resource_type="deal", resource_id=deal.id)
+    foreign_deal = make_deal(db, company_id=other.id)
+    foreign_budget = make_budget(db, resource_id=make_project(db, company_id=other.id).id)
+    for kind, record, content in (("deal", deal, "on the deal"), ("budget", budget, "on the budget"),
+                                  ("budget", deal_budget, "on the deal's budget"),
+                                  ("deal", foreign_deal, "their deal"), ("budget", foreign_budget, "their budget")):
+        db.add(Note(resource_type=kind, resource_id=record.id, content=content, visibility=["client"], mentions=[]))
+    db.add(Note(resource_type="deal", resource_id=deal.id, content="internal", visibility=["executive"], mentions=[]))
+    db.flush()
+    listed = {(n["resource_type"], n["content"]) for n in portal.get("/notes", mine).json["notes"]}
+    assert listed == {("deal", "on the deal"), ("budget", "on the budget"), ("budget", "on the deal's budget")}
+
+
+def test_history_lists_the_budgets_approval(portal, db):
+    """Document 3: GET /history holds the entries of the company's projects, invoices and budgets; a portal
+    approval is logged in the budget's history and shows there."""
+    mine, other = make_client(db), make_client(db)
+    budget = make_budget(db, resource_type="deal", resource_id=make_deal(db, company_id=mine.id).id,
+                         status="pending_approval")
+    theirs = make_budget(db, resource_id=make_project(db, company_id=other.id).id, status="pending_approval")
+    assert portal.post(f"/budgets/{budget.id}/approve", mine, role="admin").status == 200
+    assert portal.post(f"/budgets/{theirs.id}/approve", other, role="admin").status == 200
+    history = portal.get("/history", mine).json["history"]
+    assert [(h["entity_type"], h["entity_id"], h["action"]) for h in history] == [("budget", budget.id, "approved")]

@@ -251,3 +251,21 @@ def test_compliance_lists_at_most_500_policies(api, db, exec_user):
     last = db.scalar(select(SlaPolicy.id).where(SlaPolicy.name == "P500"))
     assert [e["policy_name"] for e in api.get(f"/api/sla/compliance?policy_id={last}", as_=exec_user)
             .json["compliance"]] == ["P500"]
+
+
+def test_at_risk_window_is_4_hours_ahead(api, db, exec_user):
+    """Document 1, Limits: a deadline within the next 4 hours is at risk; one just past 4 hours, or already
+    passed, is not."""
+    gold = policy(db, rules=((1, 3),))
+    high = config_item(db, "task_priority", "high").id
+    now = utcnow()
+    made = {}
+    for name, ahead in (("inside", timedelta(hours=3, minutes=50)), ("outside", timedelta(hours=4, minutes=10)),
+                        ("passed", timedelta(minutes=-10))):
+        task = make_task(db, title=name, priority_id=high)
+        db.add(TaskSla(task_id=task.id, policy_id=gold.id, priority_id=high, created_at=now,
+                       response_deadline=now + ahead, resolution_deadline=now + ahead))
+        made[task.id] = name
+    db.flush()
+    at_risk = api.get("/api/sla/compliance", as_=exec_user).json["at_risk"]
+    assert [made[e["id"]] for e in at_risk] == ["inside"]
