@@ -19,6 +19,7 @@ from sqlalchemy import delete, func, select
 from chalicelib.core.errors import Conflict, DomainError
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows
+from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import row_dict
 
 from .models import LeaveBalance, LeaveType
@@ -51,7 +52,7 @@ def planner_person_ids(db, user_ids) -> dict[str, str]:
 # ---------------------------------------------------------------- types
 
 def _type_records(db) -> list[dict]:
-    rows = db.scalars(select(LeaveType).order_by(LeaveType.name, LeaveType.id))
+    rows = db.scalars(select(LeaveType).order_by(LeaveType.name, LeaveType.id).limit(LIST_LIMIT))
     return [row_dict(row, ("id", "name", "is_paid"), flags=("is_paid",)) for row in rows]
 
 
@@ -88,7 +89,7 @@ def list_types(ctx) -> list[dict]:
 
 def _balance_records(db, user_id: str) -> list[dict]:
     rows = db.scalars(select(LeaveBalance).where(LeaveBalance.user_id == user_id)
-                      .order_by(LeaveBalance.leave_type_name, LeaveBalance.leave_type_id))
+                      .order_by(LeaveBalance.leave_type_name, LeaveBalance.leave_type_id).limit(LIST_LIMIT))
     return [row_dict(row, ("id", "leave_type_id", "leave_type_name", "balance_hours", "fetched_at")) for row in rows]
 
 

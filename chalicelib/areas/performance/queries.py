@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
-from chalicelib.core.query import in_scope, visible_row
+from chalicelib.core.query import LIST_LIMIT, in_scope, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import flag, row_dict, value_out
 
@@ -179,7 +179,7 @@ def history_rows(db, user_id: str, scope):
             .join(ReviewCycle, ReviewCycle.id == Review.cycle_id)
             .outerjoin(goals, goals.c.review_id == Review.id)
             .where(Review.user_id == user_id, Review.status == "completed")
-            .order_by(Review.completed_at.desc().nulls_last(), Review.id))
+            .order_by(Review.completed_at.desc().nulls_last(), Review.id).limit(LIST_LIMIT))
     out = []
     for review, cycle, goal_count, done, not_done in db.execute(in_scope(stmt, scope)):
         out.append({"review_id": review.id, "cycle_id": cycle.id, "cycle_name": cycle.name, "cycle_type": cycle.type,

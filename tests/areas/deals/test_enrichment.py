@@ -62,3 +62,18 @@ def test_provider_off_is_503(api, db, employee, set_env):
     assert api.post(f"/api/deals/companies/{company.id}/enrich", as_=employee).status == 503
     set_env(ENRICHMENT_MODE="live", PDL_API_KEY=None)
     assert api.post(f"/api/deals/companies/{company.id}/enrich", as_=employee).status == 503
+
+
+def test_contact_enrichment_guard_is_24_hours_unless_forced(api, db, employee):
+    """Document 2, Limits: one enrichment per 24 hours unless force=true (the contact route as the company's)."""
+    contact = make_contact(db, first_name="Ana", last_name="Lee", email="ana@acme.test")
+    path = f"/api/deals/contacts/{contact.id}/enrich"
+    first = api.post(path, as_=employee)
+    assert first.status == 200, first
+    again = api.post(path, as_=employee)
+    assert again.status == 409 and "24 hours" in again.json["error"]
+    forced = api.post(f"{path}?force=true", as_=employee)
+    assert forced.status == 200 and forced.json["success"] is True
+    contact.network_enriched_at = utcnow() - timedelta(hours=25)
+    db.flush()
+    assert api.post(path, as_=employee).status == 200

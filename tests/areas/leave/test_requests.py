@@ -213,3 +213,21 @@ def test_a_deactivated_squad_manager_leaves_the_first_step_to_the_executives(api
     pending = api.get("/api/leave/requests?tab=pending", as_=team["exec"]).json["requests"]
     assert [r["id"] for r in pending] == [request["id"]]
     assert api.get("/api/leave/pending-count", as_=team["exec2"]).json == {"count": 1}
+
+
+def test_a_request_pending_the_executive_step_is_rejected_or_cancelled(api, db, team):
+    """Document 2, Leave request: `pending` (either step) -> reject (reason required); approved or pending ->
+    cancel. The second step's approver is an executive."""
+    request = _submit(api, team["manager"]).json["request"]  # pending_exec
+    path = f"/api/leave/requests/{request['id']}"
+    assert api.post(f"{path}/reject", as_=team["exec"], json={}).status == 400
+    assert api.post(f"{path}/reject", as_=team["head"], json={"reason": "no"}).status == 403
+    rejected = api.post(f"{path}/reject", as_=team["exec"], json={"reason": "Audit week"})
+    assert rejected.status == 200, rejected
+    assert (rejected.json["request"]["status"], rejected.json["request"]["rejection_reason"]) == (
+        "rejected", "Audit week")
+    assert _notified(db, team["manager"], "leave_rejected") == [request["id"]]
+    other = _submit(api, team["employee"]).json["request"]
+    api.post(f"/api/leave/requests/{other['id']}/approve", as_=team["manager"])  # now pending_exec
+    cancelled = api.post(f"/api/leave/requests/{other['id']}/cancel", as_=team["employee"])
+    assert cancelled.status == 200 and cancelled.json["request"]["status"] == "cancelled"

@@ -87,3 +87,22 @@ def test_the_job_is_listed(capsys):
     from chalicelib import cli
 
     assert "leave-cache-refresh" in cli.scheduled_jobs()
+
+
+def test_types_and_balances_answer_at_most_500_rows(api, db, employee):
+    """decisions.md section 4: a list with no stated limit answers at most 500 rows (the cache holds what the
+    ledger answered, however many)."""
+    from chalicelib.core.locks import insert_rows
+
+    now = utcnow()
+    insert_rows(db, LeaveType, [{"id": f"t{n:04d}", "name": f"Type {n:04d}", "is_paid": True, "fetched_at": now}
+                                for n in range(501)])
+    _map(db, employee)
+    insert_rows(db, LeaveBalance, [{"user_id": employee.id, "leave_type_id": f"t{n:04d}",
+                                    "leave_type_name": f"Type {n:04d}", "balance_hours": 1, "fetched_at": now}
+                                   for n in range(501)])
+    db.flush()
+    types = api.get("/api/leave/types", as_=employee).json["types"]
+    assert len(types) == 500 and types[0]["name"] == "Type 0000"
+    balances = api.get("/api/leave/balances", as_=employee).json["balances"]
+    assert len(balances) == 500 and balances[0]["leave_type_name"] == "Type 0000"

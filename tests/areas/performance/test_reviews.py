@@ -245,3 +245,21 @@ def test_review_detail_costs_constant_statements(api, db, exec_user, employee, c
         counts.append(counter.count)
     assert counts[0] == counts[1], counts
     assert db.scalar(select(Review.id).where(Review.id == annual.id))
+
+
+def test_review_history_answers_at_most_500_rows(api, db, exec_user, employee):
+    """decisions.md section 4: a list with no stated limit answers at most 500 rows, newest first."""
+    from datetime import UTC, datetime, timedelta
+
+    from chalicelib.areas.performance.models import Review, ReviewCycle
+    from chalicelib.core.locks import insert_rows
+
+    cycles = insert_rows(db, ReviewCycle, [{"type": "quarterly", "name": f"C{n}", "period_start": date(2026, 1, 1),
+                                            "period_end": date(2026, 3, 31), "status": "closed"} for n in range(501)])
+    start = datetime(2000, 1, 1, tzinfo=UTC)
+    insert_rows(db, Review, [{"cycle_id": c["id"], "user_id": employee.id, "reviewer_id": exec_user.id,
+                              "status": "completed", "completed_at": start + timedelta(days=n)}
+                             for n, c in enumerate(cycles)])
+    db.flush()
+    history = api.get(f"/api/performance/reviews/history/{employee.id}", as_=exec_user).json["history"]
+    assert len(history) == 500 and history[0]["cycle_name"] == "C500"

@@ -279,3 +279,61 @@ def test_expiry(api, db, exec_user):
     assert jobs.proposal_expiry()["expired"] == 0  # idempotent
     db.expire_all()
     assert [db.get(Proposal, p).status for p in (other, draft, future)] == ["expired", "draft", "sent"]
+
+
+def test_accept_with_pricing_completes_the_companys_first_invoice_milestone(api, db, exec_user):
+    """Document 2, Events: the onboarding automation's invoice is the company's first invoice, which completes
+    its client onboarding milestone `first_invoice` (docs/decisions/invoices.md)."""
+    base = "/api/admin/onboarding-templates/client"
+    tid = api.post(base, as_=exec_user, json={"name": "Billing"}).json["template"]["id"]
+    api.patch(f"{base}/{tid}", as_=exec_user, json={"is_default": True})
+    stage = api.post(f"{base}/{tid}/stages", as_=exec_user, json={"name": "Billing", "stage_type": "billing"})
+    milestone = api.post(f"{base}/stages/{stage.json['stage']['id']}/milestones", as_=exec_user,
+                         json={"title": "First invoice", "auto_source": "first_invoice"})
+    assert milestone.status == 201, milestone
+    company = make_company(db, name="Acme", status="client")
+    pid = sent(api, exec_user, company_id=company.id)
+    price(api, exec_user, pid)
+    token = share(api, exec_user, pid)
+    assert api.post(f"{PUBLIC}/{token}/accept", json={"name": "A", "email": "a@b.co"}).status == 200
+    assert api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]["invoice_id"]
+    progress = api.get(f"/api/clients/{company.id}/onboarding", as_=exec_user).json["onboarding"]
+    done = [(m["title"], m["source"]) for s in progress["stages"] for m in s["milestones"] if m["completed_at"]]
+    assert done == [("First invoice", "first_invoice")]
+
+
+def test_a_proposal_in_any_status_is_duplicated_as_a_draft(api, db, exec_user):
+    """Document 2, Proposal transitions: any -> duplicate -> a new proposal in draft."""
+    from chalicelib.areas.proposals.models import Proposal
+
+    for status in ("accepted", "declined", "expired", "sent"):
+        pid = create(api, exec_user)
+        db.get(Proposal, pid).status = status
+        db.flush()
+        copy = api.post(f"/api/proposals/{pid}/duplicate", as_=exec_user)
+        assert copy.status == 200, (status, copy)
+        assert status_of(api, exec_user, copy.json["proposal"]["id"]) == "draft"
+
+
+def test_proposal_expiry_is_a_daily_job_run_by_hand(db, exec_user, capsys):
+    """decisions.md section 8: proposal expiry is scheduled and can be run with `cli job proposal-expiry`."""
+    import json
+
+    from chalicelib import cli
+
+    assert "rate(1 day)" == cli.scheduled_jobs()["proposal-expiry"].schedule_expression.to_string()
+    assert cli.main(["job", "proposal-expiry"]) == 0
+    assert "expired" in json.loads(capsys.readouterr().out)
+
+
+def test_decline_needs_name_and_email_and_the_reason_is_optional(api, db, exec_user):
+    """Document 2, Proposal transitions: public decline -- name and email given, reason optional."""
+    pid = sent(api, exec_user)
+    token = share(api, exec_user, pid)
+    for body in ({"name": "A"}, {"email": "a@b.co"}, {"name": "A", "email": "not-an-email"}, {}):
+        assert api.post(f"{PUBLIC}/{token}/decline", json=body).status == 400, body
+    assert status_of(api, exec_user, pid) == "sent"
+    declined = api.post(f"{PUBLIC}/{token}/decline", json={"name": "A", "email": "a@b.co"})
+    assert declined.status == 200 and declined.json == {"success": True}
+    detail = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
+    assert (detail["status"], detail["decline_reason"]) == ("declined", None) and detail["declined_at"]

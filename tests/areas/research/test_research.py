@@ -135,3 +135,15 @@ def test_lists_cost_constant_statements(api, db, exec_user, count_queries):
         return counts
 
     assert cost(5) == cost(100)
+
+
+def test_company_runs_and_refreshes_leave_a_history_entry_on_the_company(api, db, employee):
+    """Document 2, Events: research run -> a history entry on the deal or company (a refresh too)."""
+    company = make_company(db, domain="history-shop.com")
+    brief = _run(api, employee, entity_type="company", entity_id=company.id).json["brief"]
+    fresh = api.post(f"/api/research/{brief['id']}/refresh", as_=employee).json["brief"]
+    entries = db.scalars(select(HistoryEntry).where(HistoryEntry.entity_id == company.id)
+                         .order_by(HistoryEntry.created_at, HistoryEntry.id)).all()
+    assert [(e.entity_type, e.action, e.actor_id, e.changes["brief_id"], e.changes["url"]) for e in entries] == [
+        ("company", "research_run", employee.id, brief["id"], "https://history-shop.com"),
+        ("company", "research_refreshed", employee.id, fresh["id"], "https://history-shop.com")]
