@@ -373,9 +373,9 @@ def _number(value) -> float:
 
 
 def project_profitability(ctx, *, project_id: str) -> dict:
-    """Budget total of the project's budgets, hours from time entries, team size from its members, invoiced
-    and collected from the invoices (not voided) of its budgets. 404 when the project is missing or out of
-    the caller's scope."""
+    """Budget total of the project's budgets, hours from time entries (`time_by_member` at most 500 people, the
+    totals over all), team size from its members, invoiced and collected from the invoices (not voided) of its
+    budgets. 404 when the project is missing or out of the caller's scope."""
     from chalicelib.areas.invoices import service as invoices_service
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.areas.timesheets import service as timesheets_service
@@ -383,15 +383,16 @@ def project_profitability(ctx, *, project_id: str) -> dict:
     projects_service.load_project(ctx, project_id)
     budget_total = project_budget_total(ctx.db, project_id)
     invoiced, collected = invoices_service.invoiced_totals(ctx.db, budget_ids_of("project", project_id))
+    members, total_hours, billable_hours = timesheets_service.project_hours(ctx.db, project_id)
     time_by_member = [
         {"id": row["user_id"], "name": row.get("name"), "picture": row.get("picture"),
          "total_hours": _number(row.get("total_hours")), "billable_hours": _number(row.get("billable_hours"))}
-        for row in timesheets_service.project_time_by_member(ctx.db, project_id)
+        for row in members
     ]
     return {
         "budget_total": _number(budget_total),
-        "total_hours": _number(sum(r["total_hours"] for r in time_by_member)),
-        "billable_hours": _number(sum(r["billable_hours"] for r in time_by_member)),
+        "total_hours": _number(total_hours),
+        "billable_hours": _number(billable_hours),
         "team_size": projects_service.member_count(ctx.db, project_id),
         "invoiced": invoiced,
         "collected": collected,

@@ -44,7 +44,8 @@ def _start_key(event: dict) -> str:
 
 def list_events(ctx, query) -> list[dict]:
     """The provider's events of each calendar asked for (default primary) and the synthetic events the caller's
-    settings show, in the requested range, ordered by start. Statements: settings, people, holidays, culture
+    settings show, in the requested range, ordered by start: the first LIST_LIMIT (decisions.md section 4; the
+    merged list of several sources is cut once merged). Statements: settings, people, holidays, culture
     events (at most four), whatever the number of records."""
     zone = org_zone()
     first, last = query.timeMin.astimezone(zone).date(), query.timeMax.astimezone(zone).date()
@@ -57,7 +58,7 @@ def list_events(ctx, query) -> list[dict]:
         ctx.release_connection()
         for calendar_id in query.calendar_ids():
             events.extend(calendar.list_events(email, calendar_id, time_min=time_min, time_max=time_max))
-    return sorted(events, key=_start_key)
+    return sorted(events, key=_start_key)[:LIST_LIMIT]
 
 
 def create_event(ctx, *, data) -> dict:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from sqlalchemy import delete, func, select
 
-from chalicelib.core.lookup import names
+from chalicelib.core.models import ConfigListItem
+from chalicelib.core.query import LIST_LIMIT
 
 from .models import INACTIVE_PROJECT_STATUSES, CapacityProject
 from .queries import count_if
@@ -29,17 +30,22 @@ def project_changed(ctx, *, project_id: str, company_id: str | None, type_id: st
 
 
 def heatmap(ctx) -> list[dict]:
-    """Every filled cell: its project count and active project count (not completed, cancelled or archived),
-    with the company's name and the type's label; three statements whatever the cells."""
+    """The filled cells, at most LIST_LIMIT (decisions.md section 4), by company name then type label (then
+    their ids): each with its project count and active project count (not completed, cancelled or archived),
+    the company's name and the type's label; one statement whatever the cells."""
     from chalicelib.areas.deals import service as deals_service
 
+    company = deals_service.company_table()
     active = count_if(CapacityProject.status.not_in(INACTIVE_PROJECT_STATUSES))
-    rows = ctx.db.execute(select(CapacityProject.company_id, CapacityProject.project_type_id, func.count(), active)
-                          .group_by(CapacityProject.company_id, CapacityProject.project_type_id)).all()
-    companies = deals_service.company_names(ctx.db, [row[0] for row in rows])
-    labels = names(ctx.db, item_ids=[row[1] for row in rows])
-    cells = [{"company_id": company, "company_name": companies.get(company), "project_type_id": type_id,
-              "project_type_label": labels.item(type_id)["label"], "project_count": total,
-              "active_project_count": running} for company, type_id, total, running in rows]
-    return sorted(cells, key=lambda c: ((c["company_name"] or "").lower(), (c["project_type_label"] or "").lower(),
-                                        c["company_id"], c["project_type_id"]))
+    name, label = func.max(company.c.name), func.max(ConfigListItem.label)
+    rows = ctx.db.execute(
+        select(CapacityProject.company_id, CapacityProject.project_type_id, func.count(), active, name, label)
+        .outerjoin(company, company.c.id == CapacityProject.company_id)
+        .outerjoin(ConfigListItem, ConfigListItem.id == CapacityProject.project_type_id)
+        .group_by(CapacityProject.company_id, CapacityProject.project_type_id)
+        .order_by(func.lower(func.coalesce(name, "")), func.lower(func.coalesce(label, "")),
+                  CapacityProject.company_id, CapacityProject.project_type_id)
+        .limit(LIST_LIMIT)).all()
+    return [{"company_id": company_id, "company_name": company_name, "project_type_id": type_id,
+             "project_type_label": type_label, "project_count": total, "active_project_count": running}
+            for company_id, type_id, total, running, company_name, type_label in rows]

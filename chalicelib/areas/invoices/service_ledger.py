@@ -259,7 +259,8 @@ def sync_one(ctx, *, invoice_id: str) -> dict:
 def sync_all(ctx, *, trigger: str) -> dict:
     """Every ledger-linked invoice that is not voided (any scope: a bookkeeping run), in pages of 500: its
     status, amounts and payments from the ledger. Recorded as a run (`invoice_ledger_sync_runs`) with what
-    failed. Run twice: the second changes nothing."""
+    failed; the answer lists at most LIST_LIMIT failures, in invoice id order. Run twice: the second changes
+    nothing."""
     started = utcnow()
     errors, updated = [], 0
     try:
@@ -290,4 +291,5 @@ def sync_all(ctx, *, trigger: str) -> dict:
     ctx.db.add(LedgerSyncRun(trigger=trigger, started_at=started, finished_at=finished, updated=updated,
                              errors=errors))
     ctx.db.flush()
-    return {"updated": updated, "errors": errors, "synced_at": iso(finished)}
+    # the run keeps every failure; the answer lists the first LIST_LIMIT (decisions.md section 4)
+    return {"updated": updated, "errors": errors[:LIST_LIMIT], "synced_at": iso(finished)}

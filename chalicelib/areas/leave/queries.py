@@ -9,7 +9,7 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.models import HistoryEntry, Squad, User
-from chalicelib.core.query import visible_row
+from chalicelib.core.query import LIST_LIMIT, visible_row
 from chalicelib.core.scoping import sees_all
 from chalicelib.core.serialize import row_dict
 
@@ -84,9 +84,10 @@ def one_record(db, request_id: str) -> dict:
 
 
 def history_records(db, request_id: str) -> list[dict]:
-    """The request's history, oldest first, with the actor's name (one statement)."""
+    """The request's history, oldest first, at most LIST_LIMIT (decisions.md section 4: every retry of the
+    integrations adds an entry), with the actor's name (one statement)."""
     stmt = (select(HistoryEntry, User.name).outerjoin(User, User.id == HistoryEntry.actor_id)
             .where(HistoryEntry.entity_type == ENTITY, HistoryEntry.entity_id == request_id)
-            .order_by(HistoryEntry.created_at, HistoryEntry.id))
+            .order_by(HistoryEntry.created_at, HistoryEntry.id).limit(LIST_LIMIT))
     return [{**row_dict(entry, ("id", "action", "actor_id", "created_at")), "actor_name": name,
              "comment": (entry.changes or {}).get("comment")} for entry, name in db.execute(stmt)]

@@ -106,7 +106,8 @@ def cycle_progress(db, cycle_id: str, scope) -> dict:
 # ---------------------------------------------------------------- templates
 
 def template_records(db, templates) -> list[dict]:
-    """Template records with items and assigned user ids: two statements for the whole list."""
+    """Template records with items and assigned user ids (at most LIST_LIMIT a template, by id): two statements
+    for the whole list."""
     templates = list(templates)
     ids = [t.id for t in templates]
     items: dict[str, list[dict]] = {}
@@ -116,9 +117,15 @@ def template_records(db, templates) -> list[dict]:
                                .order_by(ReviewTemplateItem.sort_order, ReviewTemplateItem.id)):
             items.setdefault(item.template_id, []).append(
                 row_dict(item, ("id", "area", "label", "is_mandatory", "sort_order"), flags=("is_mandatory",)))
+        # at most LIST_LIMIT user ids a template (decisions.md section 4: assignments add up, call after call),
+        # by user id: one statement, the rank taken per template
+        rank = func.row_number().over(partition_by=ReviewTemplateAssignment.template_id,
+                                      order_by=ReviewTemplateAssignment.user_id).label("rank")
+        ranked = (select(ReviewTemplateAssignment.template_id, ReviewTemplateAssignment.user_id, rank)
+                  .where(ReviewTemplateAssignment.template_id.in_(ids)).subquery("assigned"))
         for template_id, user_id in db.execute(
-                select(ReviewTemplateAssignment.template_id, ReviewTemplateAssignment.user_id)
-                .where(ReviewTemplateAssignment.template_id.in_(ids)).order_by(ReviewTemplateAssignment.user_id)):
+                select(ranked.c.template_id, ranked.c.user_id).where(ranked.c.rank <= LIST_LIMIT)
+                .order_by(ranked.c.template_id, ranked.c.user_id)):
             users.setdefault(template_id, []).append(user_id)
     return [{**row_dict(t, ("id", "name", "description", "created_at", "updated_at")),
              "items": items.get(t.id, []), "user_ids": users.get(t.id, [])} for t in templates]

@@ -3,7 +3,7 @@
 Scoping (list and detail): employees and leads see their own entries, managers their team's
 (`core.scoping.team_user_ids`), heads and executives all. An entry outside the caller's scope
 answers 404 (the scope clause and the read query are in queries.py). Other areas call
-`project_time_by_member` (projects' profitability).
+`project_hours` (projects' profitability).
 """
 from __future__ import annotations
 
@@ -26,23 +26,31 @@ EDITABLE = ("draft", "rejected")
 
 # ---- functions other areas call -------------------------------------------------------------
 
-def project_time_by_member(db: Session, project_id: str) -> list[dict]:
-    """Hours per user on a project, rejected entries left out (one aggregate query), most hours first."""
+def project_hours(db: Session, project_id: str) -> tuple[list[dict], float, float]:
+    """(hours per user on a project, most hours first, then name and id, at most LIST_LIMIT (decisions.md section
+    4); the project's total hours; its billable hours), rejected entries left out: one aggregate query, the
+    totals over every user (window sums of the groups), not only the listed ones."""
+    from chalicelib.core.query import LIST_LIMIT
+
     hours = cast(TimeEntry.hours, Float)
     total = func.coalesce(func.sum(hours), 0.0)
     billable = func.coalesce(func.sum(case((TimeEntry.billable.is_(True), hours), else_=0.0)), 0.0)
     stmt = (
-        select(User.id, User.name, User.picture, total.label("total"), billable.label("billable"))
+        select(User.id, User.name, User.picture, total.label("total"), billable.label("billable"),
+               func.sum(total).over().label("all_total"), func.sum(billable).over().label("all_billable"))
         .join(TimeEntry, TimeEntry.user_id == User.id)
         .where(TimeEntry.project_id == project_id, TimeEntry.status != "rejected")
         .group_by(User.id, User.name, User.picture)
-        .order_by(total.desc(), User.name)
+        .order_by(total.desc(), User.name, User.id)
+        .limit(LIST_LIMIT)
     )
-    return [
-        {"user_id": row.id, "name": row.name, "picture": row.picture,
-         "total_hours": round(float(row.total), 2), "billable_hours": round(float(row.billable), 2)}
-        for row in db.execute(stmt)
-    ]
+    rows = db.execute(stmt).all()
+    members = [{"user_id": row.id, "name": row.name, "picture": row.picture,
+                "total_hours": round(float(row.total), 2), "billable_hours": round(float(row.billable), 2)}
+               for row in rows]
+    if not rows:
+        return members, 0.0, 0.0
+    return members, round(float(rows[0].all_total or 0), 2), round(float(rows[0].all_billable or 0), 2)
 
 
 def hours_by_budget(db: Session, budget_ids: list[str]) -> dict[str, float]:

@@ -222,6 +222,27 @@ def test_project_profitability_reads_budget_totals(api, db, exec_user):
     assert result["budget_total"] == 1201.0
 
 
+def test_profitability_lists_at_most_500_people(api, db, exec_user):
+    """decisions.md section 4: `time_by_member` answers at most 500 people (most hours first); the totals still
+    count every entry."""
+    from chalicelib.areas.timesheets.models import TimeEntry
+    from chalicelib.core.ids import new_id
+    from chalicelib.core.locks import insert_rows
+    from chalicelib.core.models import User
+
+    project = make_project(db)
+    people = insert_rows(db, User, [{"id": new_id(), "email": f"worker{n:03d}@cap.test", "name": f"Worker {n:03d}",
+                                     "access_level": "employee", "is_active": True} for n in range(501)])
+    insert_rows(db, TimeEntry, [{"id": new_id(), "user_id": person["id"], "project_id": project.id,
+                                 "date": date(2026, 3, 2), "hours": Decimal("1") if n else Decimal("3"),
+                                 "billable": True, "status": "approved"} for n, person in enumerate(people)])
+    db.flush()
+    result = api.get(f"/api/projects/{project.id}/profitability", as_=exec_user).json
+    assert len(result["time_by_member"]) == 500
+    assert [m["name"] for m in result["time_by_member"][:2]] == ["Worker 000", "Worker 001"]
+    assert result["total_hours"] == 503.0 and result["billable_hours"] == 503.0
+
+
 @pytest.mark.parametrize("path", ["list", "detail"])
 def test_constant_statements(api, db, exec_user, count_queries, path):
     worker = make_user(db)

@@ -279,3 +279,18 @@ def test_events_range_at_the_ends_of_time_is_a_400_not_a_500(api, employee):
         assert answer.status == 400 and answer.json["details"], query
     assert api.get("/api/calendar/events?timeMin=1990-12-01T00:00:00Z&timeMax=1990-12-31T00:00:00Z",
                    as_=employee).status == 200
+
+
+def test_events_answer_at_most_500(api, db, employee):
+    """decisions.md section 4: the merged events (here 501 birthdays) answer the first 500 by start."""
+    from chalicelib.core.ids import new_id
+    from chalicelib.core.locks import insert_rows
+    from chalicelib.core.models import User
+
+    insert_rows(db, User, [{"id": new_id(), "email": f"born{n:03d}@cap.test", "name": f"Born {n:03d}",
+                            "access_level": "employee", "is_active": True,
+                            "date_of_birth": date(1990, 12, 1 + n // 20)} for n in range(501)])
+    db.flush()
+    events = api.get(f"/api/calendar/events?{RANGE}", as_=employee).json["events"]
+    assert len(events) == 500
+    assert events[0]["start"]["date"] == "2026-12-01" and events[-1]["start"]["date"] == "2026-12-25"

@@ -44,3 +44,27 @@ def test_cells_follow_projects(api, db, exec_user):
 def test_heatmap_access(api, db):
     assert api.get("/api/insights/capacity-heatmap", as_=make_user(db, access_level="manager")).status == 200
     assert api.get("/api/insights/capacity-heatmap", as_=make_user(db)).status == 403
+
+
+def test_the_heatmap_answers_at_most_500_cells(api, db, exec_user):
+    """decisions.md section 4: a list with no stated limit answers at most 500 rows; the cells are by company
+    name then type label."""
+    from chalicelib.areas.deals.models import Company
+    from chalicelib.areas.insights.models import CapacityProject
+    from chalicelib.areas.projects.models import Project
+    from chalicelib.core.ids import new_id
+    from chalicelib.core.locks import insert_rows
+
+    website = config_item(db, "project_type", "website")
+    companies = insert_rows(db, Company, [{"id": new_id(), "name": f"Client {n:03d}", "status": "client"}
+                                          for n in range(501)])
+    projects = insert_rows(db, Project, [{"id": new_id(), "name": f"P {n}", "status": "active",
+                                          "company_id": company["id"], "type_id": website.id}
+                                         for n, company in enumerate(companies)])
+    insert_rows(db, CapacityProject, [{"project_id": project["id"], "company_id": project["company_id"],
+                                       "project_type_id": website.id, "status": "active"} for project in projects])
+    db.flush()
+    cells = api.get("/api/insights/capacity-heatmap", as_=exec_user).json["cells"]
+    assert len(cells) == 500
+    assert [c["company_name"] for c in cells[:2]] == ["Client 000", "Client 001"]
+    assert cells[0]["project_type_label"] == website.label and cells[0]["project_count"] == 1

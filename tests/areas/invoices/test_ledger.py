@@ -177,3 +177,20 @@ def test_ledger_off_is_503(api, db, exec_user, ready, set_env):
     assert body["updated"] == 0 and body["errors"][0]["error"] == "The accounting ledger is not configured"
     set_env(LEDGER_MODE="live")
     assert post(api, exec_user, ready, "push-to-ledger").status == 503  # live, not connected
+
+
+def test_batch_sync_answers_at_most_500_errors(api, db, exec_user):
+    """decisions.md section 4: each linked invoice the ledger does not hold is a failure; the run records them
+    all, the answer lists the first 500."""
+    from chalicelib.core.ids import new_id
+    from chalicelib.core.locks import insert_rows
+
+    insert_rows(db, Invoice, [{"id": new_id(), "invoice_number": f"GONE-{n:04d}", "status": "sent", "currency": "AUD",
+                               "issued_date": date(2026, 3, 1), "subtotal": Decimal("0"), "tax": Decimal("0"),
+                               "total": Decimal("0"), "amount_paid": Decimal("0"),
+                               "ledger_invoice_id": f"00000000-0000-0000-0000-{n:012d}"} for n in range(501)])
+    db.flush()
+    body = api.post("/api/invoices/sync-ledger", as_=exec_user).json
+    assert len(body["errors"]) == 500 and body["errors"][0]["error"] == "not found in the ledger"
+    run = db.scalars(select(LedgerSyncRun).order_by(LedgerSyncRun.started_at.desc())).first()
+    assert len(run.errors) == 501

@@ -231,3 +231,24 @@ def test_a_request_pending_the_executive_step_is_rejected_or_cancelled(api, db, 
     api.post(f"/api/leave/requests/{other['id']}/approve", as_=team["manager"])  # now pending_exec
     cancelled = api.post(f"/api/leave/requests/{other['id']}/cancel", as_=team["employee"])
     assert cancelled.status == 200 and cancelled.json["request"]["status"] == "cancelled"
+
+
+def test_a_request_detail_answers_at_most_500_history_entries(api, db, team):
+    """decisions.md section 4: each retry of an approved request's integrations adds a history entry, so the
+    detail's history could grow without end; it answers the oldest 500."""
+    from datetime import datetime, timedelta, timezone
+
+    from chalicelib.areas.leave.queries import ENTITY
+    from chalicelib.core.ids import new_id
+    from chalicelib.core.locks import insert_rows
+    from chalicelib.core.models import HistoryEntry
+
+    request = _submit(api, team["exec"]).json["request"]  # approved at once: two entries
+    start = datetime(2030, 1, 1, tzinfo=timezone.utc)
+    insert_rows(db, HistoryEntry, [{"id": new_id(), "entity_type": ENTITY, "entity_id": request["id"],
+                                    "action": "integrations_retried", "actor_id": team["exec"].id,
+                                    "created_at": start + timedelta(minutes=n)} for n in range(501)])
+    db.flush()
+    history = api.get(f"/api/leave/requests/{request['id']}", as_=team["exec"]).json["history"]
+    assert len(history) == 500
+    assert [h["action"] for h in history[:3]] == ["submitted", "approved", "integrations_retried"]

@@ -82,3 +82,23 @@ def test_template_crud_and_assignment(api, db, exec_user, employee):
     assert len(api.get("/api/performance/templates", as_=employee).json["templates"]) == 2
     assert api.delete(path, as_=exec_user).json == {"ok": True}
     assert api.get(path, as_=exec_user).status == 404
+
+
+def test_a_template_lists_at_most_500_user_ids(api, db, exec_user):
+    """decisions.md section 4: each assignment call takes at most 500 users but they add up on the template;
+    its record lists the first 500 by user id (detail and list)."""
+    from chalicelib.areas.performance.models import ReviewTemplateAssignment
+    from chalicelib.core.locks import insert_rows
+    from chalicelib.core.models import User
+
+    template = api.post("/api/performance/templates", as_=exec_user, json={"name": "Everyone"}).json["template"]
+    people = insert_rows(db, User, [{"id": f"00000000-0000-0000-0000-{n:012d}", "email": f"staff{n:03d}@cap.test",
+                                     "name": f"Staff {n:03d}", "access_level": "employee", "is_active": True}
+                                    for n in range(501)])
+    insert_rows(db, ReviewTemplateAssignment, [{"user_id": person["id"], "template_id": template["id"]}
+                                               for person in people])
+    db.flush()
+    detail = api.get(f"/api/performance/templates/{template['id']}", as_=exec_user).json["template"]
+    assert len(detail["user_ids"]) == 500 and detail["user_ids"][0] == people[0]["id"]
+    listed = api.get("/api/performance/templates", as_=exec_user).json["templates"]
+    assert [len(t["user_ids"]) for t in listed if t["id"] == template["id"]] == [500]

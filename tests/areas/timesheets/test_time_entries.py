@@ -298,7 +298,7 @@ def test_approval_rules_for_approvers(api, db, org):
     assert api.post(f"/api/time-entries/{exec_own.id}/approve", as_=org.executive).status == 200
 
 
-def test_project_time_by_member(db, org, count_queries):
+def test_project_hours(db, org, count_queries):
     from chalicelib.areas.timesheets import service
 
     make_entry(db, org.member, project_id="p1", hours=3, billable=True)
@@ -307,14 +307,14 @@ def test_project_time_by_member(db, org, count_queries):
     make_entry(db, org.report, project_id="p1", hours=4, billable=True, status="rejected")  # left out
     make_entry(db, org.outsider, project_id="p2", hours=2)
     with count_queries() as counter:
-        rows = service.project_time_by_member(db, "p1")
-    assert counter.count == 1
+        rows, total, billable = service.project_hours(db, "p1")
+    assert counter.count == 1 and (total, billable) == (12.5, 11.0)
     assert rows == [
         {"user_id": org.report.id, "name": "Rita Report", "picture": None, "total_hours": 8.0, "billable_hours": 8.0},
         {"user_id": org.member.id, "name": "Sam Member", "picture": None, "total_hours": 4.5, "billable_hours": 3.0},
     ]
     assert all(isinstance(row["total_hours"], float) for row in rows)
-    assert service.project_time_by_member(db, "none") == []
+    assert service.project_hours(db, "none") == ([], 0.0, 0.0)
 
 
 def test_task_and_project_must_be_visible_to_the_caller(api, db, org):
