@@ -34,6 +34,15 @@ def contains_text(term: str, *columns):
     return or_(*(match(column) for column in columns))
 
 
+def first_per(stmt, partition_by, order_by, limit: int = LIST_LIMIT):
+    """`stmt` keeping at most `limit` rows per value of `partition_by`, the first by `order_by` (a rank in a
+    subquery: one statement whatever the groups). Its columns are `stmt`'s."""
+    rank = func.row_number().over(partition_by=partition_by, order_by=order_by).label("rank_in_group")
+    inner = stmt.add_columns(rank).subquery("ranked")
+    return select(*(column for column in inner.c if column.name != "rank_in_group")).where(
+        inner.c.rank_in_group <= limit)
+
+
 def in_scope(stmt, scope):
     """`stmt` limited to `scope`, an area's scope clause (None: the caller sees everything)."""
     return stmt if scope is None else stmt.where(scope)

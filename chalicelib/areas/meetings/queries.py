@@ -10,7 +10,7 @@ from sqlalchemy import exists, func, or_, select
 
 from chalicelib.core.models import User
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import grouped, record_sets, visible_row
+from chalicelib.core.query import first_per, grouped, record_sets, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import row_dict
 
@@ -41,21 +41,26 @@ def meeting_select():
     return select(*(getattr(Meeting, name) for name in FIELDS))
 
 
+# A meeting's attendees and action items come from the notes provider and the AI: at most LIST_LIMIT of each
+# a meeting (decisions.md section 4), the first by e-mail and by position.
 def _attendees_statement(meeting_in):
-    seq = func.row_number().over(order_by=(MeetingAttendee.meeting_id, MeetingAttendee.email))
-    return (select(MeetingAttendee.meeting_id, MeetingAttendee.email, MeetingAttendee.name, MeetingAttendee.user_id,
-                   User.name.label("user_name"), User.picture.label("user_picture"), seq.label("seq"))
-            .outerjoin(User, User.id == MeetingAttendee.user_id)
-            .where(meeting_in(MeetingAttendee.meeting_id)))
+    order = (MeetingAttendee.meeting_id, MeetingAttendee.email)
+    seq = func.row_number().over(order_by=order)
+    return first_per(select(MeetingAttendee.meeting_id, MeetingAttendee.email, MeetingAttendee.name,
+                            MeetingAttendee.user_id, User.name.label("user_name"), User.picture.label("user_picture"),
+                            seq.label("seq"))
+                     .outerjoin(User, User.id == MeetingAttendee.user_id)
+                     .where(meeting_in(MeetingAttendee.meeting_id)), MeetingAttendee.meeting_id, order)
 
 
 def _action_items_statement(meeting_in):
-    seq = func.row_number().over(order_by=(MeetingActionItem.meeting_id, MeetingActionItem.position))
-    return (select(MeetingActionItem.meeting_id, MeetingActionItem.id, MeetingActionItem.text, MeetingActionItem.status,
-                   MeetingActionItem.assignee_id, User.name.label("assignee_name"), MeetingActionItem.source,
-                   seq.label("seq"))
-            .outerjoin(User, User.id == MeetingActionItem.assignee_id)
-            .where(meeting_in(MeetingActionItem.meeting_id)))
+    order = (MeetingActionItem.meeting_id, MeetingActionItem.position)
+    seq = func.row_number().over(order_by=order)
+    return first_per(select(MeetingActionItem.meeting_id, MeetingActionItem.id, MeetingActionItem.text,
+                            MeetingActionItem.status, MeetingActionItem.assignee_id, User.name.label("assignee_name"),
+                            MeetingActionItem.source, seq.label("seq"))
+                     .outerjoin(User, User.id == MeetingActionItem.assignee_id)
+                     .where(meeting_in(MeetingActionItem.meeting_id)), MeetingActionItem.meeting_id, order)
 
 
 def meeting_lookups(db, meeting_ids) -> dict:

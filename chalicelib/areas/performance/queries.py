@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, in_scope, visible_row
+from chalicelib.core.query import LIST_LIMIT, first_per, in_scope, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import flag, row_dict, value_out
 
@@ -118,14 +118,11 @@ def template_records(db, templates) -> list[dict]:
             items.setdefault(item.template_id, []).append(
                 row_dict(item, ("id", "area", "label", "is_mandatory", "sort_order"), flags=("is_mandatory",)))
         # at most LIST_LIMIT user ids a template (decisions.md section 4: assignments add up, call after call),
-        # by user id: one statement, the rank taken per template
-        rank = func.row_number().over(partition_by=ReviewTemplateAssignment.template_id,
-                                      order_by=ReviewTemplateAssignment.user_id).label("rank")
-        ranked = (select(ReviewTemplateAssignment.template_id, ReviewTemplateAssignment.user_id, rank)
-                  .where(ReviewTemplateAssignment.template_id.in_(ids)).subquery("assigned"))
-        for template_id, user_id in db.execute(
-                select(ranked.c.template_id, ranked.c.user_id).where(ranked.c.rank <= LIST_LIMIT)
-                .order_by(ranked.c.template_id, ranked.c.user_id)):
+        # by user id: one statement
+        assigned = first_per(select(ReviewTemplateAssignment.template_id, ReviewTemplateAssignment.user_id)
+                             .where(ReviewTemplateAssignment.template_id.in_(ids)),
+                             ReviewTemplateAssignment.template_id, ReviewTemplateAssignment.user_id)
+        for template_id, user_id in db.execute(assigned.order_by(*assigned.selected_columns)):
             users.setdefault(template_id, []).append(user_id)
     return [{**row_dict(t, ("id", "name", "description", "created_at", "updated_at")),
              "items": items.get(t.id, []), "user_ids": users.get(t.id, [])} for t in templates]

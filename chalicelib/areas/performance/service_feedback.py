@@ -159,11 +159,12 @@ def summary(ctx, *, user_id: str, cycle_id: str | None) -> dict:
         comments = [row[f"{area}_comment"] for row in rows
                     if area in FEEDBACK_COMMENTS and row[f"{area}_comment"] and row[f"{area}_comment"].strip()]
         _random.shuffle(comments)
-        areas[area] = {"ratings": dict(sorted(ratings.items())), "comments": comments}
+        areas[area] = {"ratings": dict(sorted(ratings.items())), "comments": comments[:LIST_LIMIT]}
     overall = [row["overall_comment"] for row in rows if row["overall_comment"] and row["overall_comment"].strip()]
     _random.shuffle(overall)
+    # the ratings count every response; each list of comments is at most LIST_LIMIT of them, drawn at random
     return {"sufficient": True, "response_count": len(rows), "minimum_required": MINIMUM_RESPONSES,
-            "areas": areas, "overall_comments": overall}
+            "areas": areas, "overall_comments": overall[:LIST_LIMIT]}
 
 
 def alerts(ctx) -> dict:

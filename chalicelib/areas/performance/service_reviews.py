@@ -76,6 +76,7 @@ def _previous_reviews(ctx, review: Review, cycle: ReviewCycle) -> tuple[list[dic
     if annual:
         stmt = stmt.where(ReviewCycle.type == "quarterly", ReviewCycle.period_start >= cycle.period_start,
                           ReviewCycle.period_end <= cycle.period_end).order_by(ReviewCycle.period_start, Review.id)
+        stmt = stmt.limit(LIST_LIMIT)  # one review a cycle: as many as quarterly cycles in the year, at most 500
     else:
         stmt = (stmt.where(ReviewCycle.period_start <= cycle.period_start)
                 .order_by(ReviewCycle.period_end.desc(), Review.completed_at.desc(), Review.id).limit(1))

@@ -427,4 +427,5 @@ def portal_team(db, company_ids) -> tuple[list[dict], list[dict]]:
                     entry["roles"].append(role)
                 if row.id not in entry["project_ids"]:
                     entry["project_ids"].append(row.id)
-    return list(team.values()), sorted(leads.values(), key=lambda lead: lead["name"])
+    # an owner and a delivery manager a project: up to twice LIST_LIMIT people, the first LIST_LIMIT by name
+    return list(team.values()), sorted(leads.values(), key=lambda lead: (lead["name"], lead["user_id"]))[:LIST_LIMIT]

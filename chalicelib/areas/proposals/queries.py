@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import User
-from chalicelib.core.query import grouped, visible_row
+from chalicelib.core.query import LIST_LIMIT, grouped, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import flag, row_dict, value_out
 
@@ -132,7 +132,7 @@ def approver_ids(db, proposal_ids) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     rows = db.execute(select(ProposalApproval.proposal_id, ProposalApproval.user_id)
                       .where(ProposalApproval.proposal_id.in_(ids), ProposalApproval.listed.is_(True))
-                      .order_by(ProposalApproval.created_at, ProposalApproval.user_id))
+                      .order_by(ProposalApproval.created_at, ProposalApproval.user_id).limit(LIST_LIMIT))
     for proposal_id, user_id in rows:
         found.setdefault(proposal_id, []).append(user_id)
     return found

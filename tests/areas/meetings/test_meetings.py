@@ -220,3 +220,22 @@ def test_an_action_item_moves_between_pending_done_and_dismissed_at_any_time(api
         assert centre.is_completed is completed, status
     detail = api.get(f"/api/meetings/{meeting.id}", as_=employee).json["meeting"]
     assert [i["status"] for i in detail["action_items"]] == ["dismissed"]
+
+
+def test_a_meeting_answers_at_most_500_attendees_and_action_items(api, db, exec_user):
+    """decisions.md section 4: the provider's attendees and the AI's action items of one meeting, at most 500
+    each (the first by e-mail and by position), in the list and the detail; another meeting keeps its own."""
+    from chalicelib.areas.meetings.models import MeetingActionItem, MeetingAttendee
+
+    big, small = make_meeting(db), make_meeting(db, attendees=[exec_user], items=[("Only item", None)])
+    db.add_all([MeetingAttendee(meeting_id=big.id, email=f"guest{n:03d}@client.test", name=f"Guest {n}")
+                for n in range(501)])
+    db.add_all([MeetingActionItem(meeting_id=big.id, position=n, text=f"Item {n}", status="pending", source="ai")
+                for n in range(501)])
+    db.flush()
+    detail = api.get(f"/api/meetings/{big.id}", as_=exec_user).json["meeting"]
+    assert len(detail["attendees"]) == 500 and detail["attendees"][-1]["email"] == "guest499@client.test"
+    assert [i["text"] for i in detail["action_items"]] == [f"Item {n}" for n in range(500)]
+    listed = {m["id"]: m for m in api.get("/api/meetings", as_=exec_user).json["meetings"]}
+    assert len(listed[big.id]["attendees"]) == 500 and len(listed[big.id]["action_items"]) == 500
+    assert len(listed[small.id]["attendees"]) == 1 and len(listed[small.id]["action_items"]) == 1

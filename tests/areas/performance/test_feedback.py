@@ -161,3 +161,24 @@ def test_alerts(api, db, exec_user, employee):
     answer = api.get("/api/performance/alerts", as_=employee).json
     open_cycles = db.scalar(select(func.count()).select_from(type(cycle)).where(type(cycle).status == "open"))
     assert answer == {"pending_reviews": 1, "self_assessments": 1, "pending_feedback": 1, "open_cycles": open_cycles}
+
+
+def test_summary_comment_lists_hold_at_most_500(api, db, exec_user):
+    """decisions.md section 4: the ratings count every response; each list of comments holds at most 500."""
+    from chalicelib.areas.performance.models import FeedbackResponse
+
+    cycle = make_cycle(db)
+    subject = make_user(db)
+    reviewers = [make_user(db) for _ in range(501)]
+    requests = [FeedbackRequest(cycle_id=cycle.id, subject_id=subject.id, reviewer_id=r.id, status="submitted")
+                for r in reviewers]
+    db.add_all(requests)
+    db.flush()
+    db.add_all([FeedbackResponse(request_id=request.id, organisation_rating="achieving",
+                                 automation_comment=f"Automate {n}", overall_comment=f"Overall {n}")
+                for n, request in enumerate(requests)])
+    db.flush()
+    summary = api.get(f"/api/performance/feedback/summary/{subject.id}", as_=exec_user).json
+    assert summary["response_count"] == 501
+    assert summary["areas"]["organisation"]["ratings"] == {"achieving": 501}
+    assert len(summary["areas"]["automation"]["comments"]) == 500 and len(summary["overall_comments"]) == 500

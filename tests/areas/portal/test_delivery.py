@@ -119,6 +119,16 @@ def test_team_and_leads(portal, db):
     assert "salary" not in str(body)
 
 
+def test_leads_are_at_most_500(portal, db):
+    """An owner and a delivery manager a project: 251 projects of 502 people list the first 500 by name."""
+    mine = make_client(db)
+    for n in range(251):
+        make_project(db, company_id=mine.id, owner_id=make_user(db, name=f"Owner {n:03d}").id,
+                     delivery_manager_id=make_user(db, name=f"Manager {n:03d}").id)
+    leads = portal.get("/team", mine).json["leads"]
+    assert len(leads) == 500 and leads[0]["name"] == "Manager 000" and leads[-1]["name"] == "Owner 248"
+
+
 def test_history_is_the_companys_and_at_most_50(portal, db):
     mine, other, staff, project, foreign = _world(db)
     for index in range(55):
