@@ -278,3 +278,24 @@ def test_concurrent_action_item_preference_replacements_leave_one_requests_set(l
     assert status == 200
     stored = sorted((p["source_module"], p["is_visible"]) for p in body["preferences"])
     assert stored in [sorted((p["source_module"], int(p["is_visible"])) for p in prefs) for prefs in sets], stored
+
+
+def test_executives_stepping_down_at_once_leave_one(live):
+    """The last-active-executive check runs under one lock: of twenty executives who all step down at the same
+    moment, nineteen do and the last is refused (409), so one remains."""
+    from chalicelib.core.models import User
+    from tests.factories import make_user
+
+    base, sessions = live
+    with sessions() as db:
+        for user in db.query(User).filter_by(access_level="executive", is_active=True):
+            user.is_active = False  # this database's earlier cases left executives behind
+        executives = [make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
+                      for _ in range(THREADS)]
+        db.commit()
+    calls = [(lambda user=user: _call(base, "PUT", f"/api/admin/users/{user.id}", _token(user),
+                                      {"access_level": "head"})) for user in executives]
+    statuses = sorted(status for status, _ in _all_at_once(calls))
+    assert statuses == [200] * (THREADS - 1) + [409], statuses
+    with sessions() as db:
+        assert db.query(User).filter_by(access_level="executive", is_active=True).count() == 1

@@ -224,6 +224,22 @@ def test_update_user_errors(api, db, executive):
     assert response.status == 400
 
 
+def test_the_last_active_executive_is_kept(api, db, executive):
+    """Only an executive edits the matrix and access levels: the last active one is neither demoted nor
+    deactivated (409), and once another is active either may step down."""
+    demote = api.put(f"/api/admin/users/{executive.id}", as_=executive, json={"access_level": "head"})
+    assert demote.status == 409 and "last active executive" in demote.json["error"]
+    assert db.get(User, executive.id).access_level == "executive"
+    other = make_user(db, access_level="executive", is_active=False)
+    # an inactive executive does not count
+    assert api.put(f"/api/admin/users/{executive.id}", as_=executive, json={"access_level": "head"}).status == 409
+    assert api.put(f"/api/admin/users/{other.id}", as_=executive, json={"is_active": True}).status == 200
+    assert api.put(f"/api/admin/users/{other.id}", as_=executive, json={"name": "Still exec"}).status == 200
+    assert api.put(f"/api/admin/users/{executive.id}", as_=executive, json={"access_level": "head"}).status == 200
+    assert api.put(f"/api/admin/users/{other.id}", as_=other, json={"is_active": False}).status == 400  # self
+    assert api.put(f"/api/admin/users/{other.id}", as_=other, json={"access_level": "manager"}).status == 409
+
+
 def test_blank_squad_and_manager_clear_them(api, db, executive):
     squad = make_squad(db)
     user = make_user(db, squad_id=squad.id, manager_id=executive.id)
