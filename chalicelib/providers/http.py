@@ -26,8 +26,10 @@ def rate_limited(name: str, wait: float) -> ServiceUnavailable:
     return ServiceUnavailable(f"{name} is rate limiting requests; retry after {seconds} s", extra={"retry_after": seconds})
 
 
-def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 20.0, **kwargs):
-    """The response of the request (any status but 429); 429 handled as the module docstring says."""
+def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 20.0, bare_429: bool = False,
+         **kwargs):
+    """The response of the request (any status but 429); 429 handled as the module docstring says. With
+    `bare_429`, a 429 without `Retry-After` (a provider's quota refusal, not a rate limit) is returned too."""
     for attempt in (1, 2):
         try:
             response = requests.request(method, url, timeout=timeout, **kwargs)
@@ -35,7 +37,7 @@ def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 
             raise GatewayTimeout(f"{name} did not answer in time") from exc
         except requests.RequestException as exc:
             raise BadGateway(f"{name} unreachable ({type(exc).__name__})") from exc
-        if response.status_code != 429:
+        if response.status_code != 429 or (bare_429 and "Retry-After" not in response.headers):
             return response
         wait = retry_after(response)
         if attempt == 2 or wait > max_wait:

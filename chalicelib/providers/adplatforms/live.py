@@ -4,7 +4,8 @@
   (`POST https://oauth2.googleapis.com/token`, grant_type=refresh_token, the agency's OAuth client), then
   `POST /vNN/customers/<id>/googleAds:search` with a GAQL query, headers `Authorization: Bearer`,
   `developer-token` and `login-customer-id` (manager account, when given); pages through `nextPageToken`.
-  int64 metrics come as strings, cost in micros.
+  int64 metrics come as strings, cost in micros. The access token is kept until a minute before its
+  `expires_in`; a 401 from the API (an expired or revoked access token) gets a new one and retries once.
 - Meta Marketing API: `GET /vNN.0/act_<id>/insights` with level=campaign, time_increment=1, time_range,
   fields spend, impressions, clicks, actions, action_values; pages through `paging.next`. Purchases are read
   from the first purchase action type present (Meta repeats the same count under several types).
@@ -18,6 +19,7 @@ connecting); other failures are 502 with the platform's own message, never a tok
 from __future__ import annotations
 
 import json
+import time
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
@@ -79,9 +81,10 @@ class GoogleAds:
         self.developer_token, self.client_id, self.client_secret = developer_token, client_id, client_secret
         self.version, self.max_wait = version, max_wait
         self._token: str | None = None
+        self._token_expires = 0.0
 
     def _access_token(self) -> str:
-        if self._token:
+        if self._token and time.time() < self._token_expires:
             return self._token
         response = http.send("POST", GOOGLE_TOKEN_URL, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT, data={
             "grant_type": "refresh_token", "refresh_token": self.credentials.refresh_token,
@@ -90,10 +93,15 @@ class GoogleAds:
             raise CredentialsRefused(f"Google refused the refresh token: {google_message(response)}")
         if response.status_code >= 300:
             raise BadGateway(f"Google's token endpoint answered HTTP {response.status_code}")
-        token = http.json_body(response, self.NAME).get("access_token")
+        body = http.json_body(response, self.NAME)
+        token = body.get("access_token")
         if not token:
             raise BadGateway("Google's token endpoint answered no access token")
-        self._token = token
+        try:
+            lifetime = float(body.get("expires_in") or 3600)
+        except (TypeError, ValueError):
+            lifetime = 3600.0
+        self._token, self._token_expires = token, time.time() + max(0.0, lifetime - 60)
         return token
 
     def _headers(self) -> dict:
@@ -106,13 +114,17 @@ class GoogleAds:
     def search(self, query: str) -> list[dict]:
         """Every row of a GAQL query, following nextPageToken."""
         url = f"{GOOGLE_ADS_BASE}/{self.version}/customers/{self.credentials.customer_id}/googleAds:search"
-        rows, token = [], None
+        rows, token, renewed = [], None, False
         for _ in range(MAX_PAGES):
             body = {"query": query}
             if token:
                 body["pageToken"] = token
             response = http.send("POST", url, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT, json=body,
                                  headers=self._headers())
+            if response.status_code == 401 and not renewed:  # the access token expired: a new one, once
+                renewed, self._token = True, None
+                response = http.send("POST", url, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT,
+                                     json=body, headers=self._headers())
             if response.status_code in (401, 403):
                 raise CredentialsRefused(f"Google Ads refused the access: {google_message(response)}")
             if response.status_code == 503:

@@ -1,11 +1,15 @@
-"""Live adapter: an OpenAI-compatible `POST {base_url}/chat/completions`."""
+"""Live adapter: an OpenAI-compatible `POST {base_url}/chat/completions` (`Authorization: Bearer <key>`).
+
+Through providers.http: a 429 with `Retry-After` waits it (at most MAX_RETRY_WAIT seconds, and never longer
+than the call's own timeout) and retries once, else 503 naming when to retry; a 429 without it (a quota
+refusal such as `insufficient_quota`), another error status, an unreachable provider or an unreadable answer is
+502 (with the provider's `error.message`); a timeout is 504."""
 from __future__ import annotations
 
 import json
 
-import requests
-
 from chalicelib.core.errors import BadGateway
+from chalicelib.providers import http
 
 from .base import MEETING_CATEGORIES, AIProvider, check_meeting_analysis, check_project_summary
 
@@ -27,6 +31,22 @@ EDIT_PROMPTS = {
 }
 
 
+NAME = "AI provider"
+MAX_RETRY_WAIT = 5.0  # seconds a 429's Retry-After may make a call wait before its one retry
+
+
+def _message(response) -> str:
+    """The OpenAI-style error body's `error.message`, else nothing (never for a refused key: it may echo it)."""
+    if response.status_code in (401, 403):
+        return ""
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return ""
+    message = error.get("message") if isinstance(error, dict) else error
+    return f": {str(message)[:300]}" if message else ""
+
+
 class LiveAI(AIProvider):
     def __init__(self, *, base_url: str, api_key: str, model: str, timeout: float = 30.0) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
@@ -41,13 +61,11 @@ class LiveAI(AIProvider):
             payload["max_tokens"] = max_tokens
         if json_mode:
             payload["response_format"] = {"type": "json_object"}
-        try:
-            response = requests.post(self.url, json=payload, timeout=min(timeout, self.timeout) if timeout else self.timeout,
-                                     headers={"Authorization": f"Bearer {self.api_key}"})
-        except requests.RequestException as exc:
-            raise BadGateway("AI provider unreachable") from exc
+        limit = min(timeout, self.timeout) if timeout else self.timeout
+        response = http.send("POST", self.url, name=NAME, max_wait=min(MAX_RETRY_WAIT, limit), timeout=limit,
+                             bare_429=True, json=payload, headers={"Authorization": f"Bearer {self.api_key}"})
         if response.status_code != 200:
-            raise BadGateway(f"AI provider answered {response.status_code}")
+            raise BadGateway(f"AI provider answered {response.status_code}{_message(response)}")
         try:
             content = response.json()["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError) as exc:

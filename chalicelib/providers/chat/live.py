@@ -1,17 +1,21 @@
 """Slack Web API: `chat.postMessage` and `users.lookupByEmail` through `requests`.
 
 Slack answers HTTP 200 with `{"ok": false, "error": "..."}` for most failures; those are failures
-here too (BadGateway). HTTP 429 carries Retry-After; it is reported as a failure to retry later.
+here too (BadGateway). HTTP 429 carries Retry-After: a wait of at most MAX_RETRY_WAIT seconds is waited and the
+call made once more; a longer one (or a second 429) is reported as a failure to retry later (502, so that the
+notification worker keeps the delivery `failed` for its retry: it reads 503 as `skipped`). No answer in time is
+504; an unreachable Slack 502.
 """
 from __future__ import annotations
 
 import os
 
-import requests
 
-from chalicelib.core.errors import BadGateway
+from chalicelib.core.errors import BadGateway, ServiceUnavailable
+from chalicelib.providers import http
 
 DEFAULT_BASE_URL = "https://slack.com/api"
+MAX_RETRY_WAIT = 5.0  # seconds of a 429's Retry-After waited before the one retry
 
 
 class SlackChat:
@@ -24,16 +28,14 @@ class SlackChat:
     def _call(self, method: str, *, json: dict | None = None, params: dict | None = None) -> dict:
         headers = {"Authorization": f"Bearer {self.token}"}
         url = f"{self.base_url}/{method}"
+        if json is not None:
+            headers["Content-Type"] = "application/json; charset=utf-8"
         try:
-            if json is not None:
-                headers["Content-Type"] = "application/json; charset=utf-8"
-                response = requests.post(url, json=json, headers=headers, timeout=self.timeout)
-            else:
-                response = requests.get(url, params=params, headers=headers, timeout=self.timeout)
-        except requests.RequestException as exc:
-            raise BadGateway(f"Team chat unreachable: {exc}") from exc
-        if response.status_code == 429:
-            raise BadGateway(f"Team chat rate limited (retry after {response.headers.get('Retry-After', '?')} s)")
+            response = http.send("POST" if json is not None else "GET", url, name="Team chat",
+                                 max_wait=MAX_RETRY_WAIT, timeout=self.timeout, json=json, params=params,
+                                 headers=headers)
+        except ServiceUnavailable as exc:  # still rate limited: a failure the notification worker retries later
+            raise BadGateway(f"Team chat rate limited ({exc})") from exc
         if response.status_code >= 400:
             raise BadGateway(f"Team chat answered HTTP {response.status_code}")
         try:

@@ -32,6 +32,7 @@ SCOPES = ("openid profile email offline_access accounting.transactions accountin
           "accounting.settings.read payroll.employees payroll.leaveapplications payroll.settings")
 PAGE_SIZE = 100
 IDS_PER_CALL = 50
+MAX_PAGES = 100  # pages read in one listing at most (10 000 records); more is a 502, never an endless loop
 NAME = "The accounting ledger"
 
 
@@ -171,15 +172,15 @@ class XeroLedger(LedgerProvider):
         ids = list(dict.fromkeys(ledger_invoice_ids))
         for start in range(0, len(ids), IDS_PER_CALL):
             chunk = ids[start:start + IDS_PER_CALL]
-            page = 1
-            while True:
+            for page in range(1, MAX_PAGES + 1):
                 response = self._call("GET", f"{ACCOUNTING}/Invoices",
                                       params={"IDs": ",".join(chunk), "page": page})
                 invoices = (response.json() or {}).get("Invoices") or []
                 found += [self._state(item) for item in invoices]
                 if len(invoices) < PAGE_SIZE:
                     break
-                page += 1
+            else:
+                raise BadGateway("The accounting ledger answered too many pages of invoices")
         return found
 
     @staticmethod
@@ -196,8 +197,8 @@ class XeroLedger(LedgerProvider):
 
     # ---- payroll
     def list_employees(self) -> list[dict]:
-        people, page = [], 1
-        while True:
+        people = []
+        for page in range(1, MAX_PAGES + 1):
             response = self._call("GET", f"{PAYROLL}/Employees", params={"page": page})
             employees = (response.json() or {}).get("Employees") or []
             people += [{"id": e["EmployeeID"], "email": (e.get("Email") or "").strip().lower() or None,
@@ -205,4 +206,4 @@ class XeroLedger(LedgerProvider):
                        for e in employees if e.get("EmployeeID")]
             if len(employees) < PAGE_SIZE:
                 return people
-            page += 1
+        raise BadGateway("The accounting ledger answered too many pages of employees")

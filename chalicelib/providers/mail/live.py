@@ -1,12 +1,17 @@
-"""Amazon SES v2 `SendEmail` through boto3 (`chalicelib.core.aws.client("sesv2")`)."""
+"""Amazon SES v2 `SendEmail` through boto3 (`chalicelib.core.aws.client("sesv2")`).
+
+botocore signs the request (SigV4) and itself retries throttling (HTTP 429 `TooManyRequestsException`) and
+connection errors with backoff. What is left: no answer in time -> 504; a refusal (throttling still included,
+kept 502 so that the notification worker, which reads 503 as `skipped`, retries it) or an unreachable SES -> 502.
+"""
 from __future__ import annotations
 
 import os
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
 from chalicelib.core.aws import client
-from chalicelib.core.errors import BadGateway
+from chalicelib.core.errors import BadGateway, GatewayTimeout
 
 
 class SESMail:
@@ -35,6 +40,8 @@ class SESMail:
             error = exc.response.get("Error", {})
             raise BadGateway(f"E-mail provider refused the message: {error.get('Code', 'Error')}: "
                              f"{error.get('Message', '')}".strip()) from exc
+        except (ReadTimeoutError, ConnectTimeoutError) as exc:
+            raise GatewayTimeout("E-mail provider did not answer in time") from exc
         except BotoCoreError as exc:
             raise BadGateway(f"E-mail provider unreachable: {exc}") from exc
         return answer["MessageId"]

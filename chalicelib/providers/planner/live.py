@@ -16,6 +16,7 @@ from .base import PlannerProvider
 DEFAULT_BASE_URL = "https://api.productive.io/api/v2"
 JSONAPI = "application/vnd.api+json"
 PAGE_SIZE = 200
+MAX_PAGES = 50  # pages of people read at most (10 000 people); more is a 502, never an endless loop
 NAME = "The resource planner"
 
 
@@ -57,8 +58,8 @@ class ProductivePlanner(PlannerProvider):
         return {"organization_id": org.get("id"), "org_name": names.get(org.get("id"))}
 
     def list_people(self) -> list[dict]:
-        people, page = [], 1
-        while True:
+        people = []
+        for page in range(1, MAX_PAGES + 1):
             body = self._call("GET", "/people", params={"page[number]": page, "page[size]": PAGE_SIZE}).json() or {}
             for item in body.get("data") or []:
                 attributes = item.get("attributes") or {}
@@ -67,7 +68,7 @@ class ProductivePlanner(PlannerProvider):
                                                 if p)})
             if page >= int((body.get("meta") or {}).get("total_pages") or 1):
                 return people
-            page += 1
+        raise BadGateway("The resource planner answered too many pages of people")
 
     def create_booking(self, *, person_id: str, started_on: str, ended_on: str, hours_per_day: float = 8.0,
                        note: str | None = None, event_id: str | None = None) -> dict:

@@ -1,6 +1,9 @@
 """Web push through pywebpush: aes128gcm payload encryption (RFC 8291) and a VAPID JWT (RFC 8292)
 signed with `VAPID_PRIVATE_KEY` (base64url raw or DER key, or a PEM file path), `sub` from
-`VAPID_SUBJECT`. The push service's 404 and 410 mean the subscription is gone."""
+`VAPID_SUBJECT`. The push service's 404 and 410 mean the subscription is gone. A 429 with a `Retry-After` of at
+most MAX_RETRY_WAIT seconds is waited and the message sent once more; a longer one, a second 429, another
+refusal, a timeout or an unreachable service is 502 (BadGateway: the notification worker keeps that delivery
+`failed` for its retry, and the other subscriptions' outcome, only for BadGateway)."""
 from __future__ import annotations
 
 import json
@@ -8,8 +11,11 @@ import json
 import requests
 
 from chalicelib.core.errors import BadGateway
+from chalicelib.providers import http
 
 from .base import SubscriptionGone
+
+MAX_RETRY_WAIT = 5.0  # seconds of a 429's Retry-After waited before the one retry
 
 
 class WebPush:
@@ -29,14 +35,26 @@ class WebPush:
         except UnsafeURL as exc:
             raise SubscriptionGone(f"push endpoint refused: {exc}") from exc
         try:
-            webpush(subscription_info=subscription, data=json.dumps(payload, separators=(",", ":")),
-                    vapid_private_key=self.private_key, vapid_claims={"sub": self.subject},
-                    ttl=ttl, timeout=self.timeout)
-        except WebPushException as exc:
-            status = getattr(exc.response, "status_code", None)
-            if status in (404, 410):
-                raise SubscriptionGone(f"push subscription gone (HTTP {status})") from exc
-            raise BadGateway(f"Push service refused the message (HTTP {status}): {exc.message}") from exc
+            for attempt in (1, 2):
+                try:
+                    webpush(subscription_info=subscription, data=json.dumps(payload, separators=(",", ":")),
+                            vapid_private_key=self.private_key, vapid_claims={"sub": self.subject},
+                            ttl=ttl, timeout=self.timeout)
+                    return
+                except WebPushException as exc:
+                    status = getattr(exc.response, "status_code", None)
+                    if status in (404, 410):
+                        raise SubscriptionGone(f"push subscription gone (HTTP {status})") from exc
+                    if status == 429:
+                        wait = http.retry_after(exc.response)
+                        if attempt == 1 and wait <= MAX_RETRY_WAIT:
+                            http.sleep(wait)
+                            continue
+                        raise BadGateway("Push service rate limited the message (retry after "
+                                         f"{exc.response.headers.get('Retry-After', '?')} s)") from exc
+                    raise BadGateway(f"Push service refused the message (HTTP {status}): {exc.message}") from exc
+        except requests.Timeout as exc:
+            raise BadGateway("Push service did not answer in time") from exc
         except requests.RequestException as exc:
             raise BadGateway(f"Push service unreachable: {exc}") from exc
         except (ValueError, TypeError) as exc:  # malformed keys in the subscription or the settings

@@ -165,3 +165,52 @@ def test_nominatim_search_policy_and_cache(api, db, user, set_env):
         mock.add(responses.GET, url, status=429, headers={"Retry-After": "1"})
         limited = api.get("/api/calendar/places?q=Harbour&tz=Australia/Sydney", as_=user)
     assert limited.status == 503 and limited.json["error"]
+
+
+def test_event_paging_stops_at_its_bound(live, user, monkeypatch):
+    """A provider that always names a next page is read MAX_PAGES times, never endlessly."""
+    from chalicelib.providers.calendar import live as calendar_live
+
+    monkeypatch.setattr(calendar_live, "MAX_PAGES", 3)
+    _token(live)
+    served = []
+
+    def page(request):
+        served.append(request.url)
+        if len(served) > 6:
+            raise requests.ConnectionError("the test stops an endless listing")
+        n = len(served)
+        return 200, {}, json.dumps({"kind": "calendar#events", "items": [_google_event(f"e{n}")],
+                                    "nextPageToken": f"p{n + 1}"})
+
+    live.add_callback(responses.GET, f"{API}/calendars/primary/events", callback=page,
+                      content_type="application/json")
+    adapter = calendar_live.GoogleCalendar(client_email=SA, private_key=PEM)
+    events = adapter.list_events(user.email, "primary", time_min="2026-12-01T00:00:00Z",
+                                 time_max="2026-12-31T00:00:00Z")
+    assert [e["id"] for e in events] == ["e1", "e2", "e3"] and len(served) == 3
+    assert parse_qs(urlparse(served[-1]).query)["pageToken"] == ["p3"]
+
+
+def test_nominatim_timeout_is_504_unreachable_and_errors_502(monkeypatch):
+    from chalicelib.core.errors import BadGateway, GatewayTimeout
+    from chalicelib.providers.places import live as places_live
+
+    monkeypatch.setattr(places_live, "_throttle", lambda: None)
+    places = places_live.NominatimPlaces(base_url="https://nominatim.example.org",
+                                         user_agent="wms-test/1.0 (ops@agency.test)")
+    url = "https://nominatim.example.org/search"
+    with responses.RequestsMock() as mock:
+        mock.add(responses.GET, url, body=requests.ReadTimeout("slow"))
+        with pytest.raises(GatewayTimeout):
+            places.search("Opera House", country="au")
+        mock.replace(responses.GET, url, body=requests.ConnectionError("refused"))
+        with pytest.raises(BadGateway, match="unreachable"):
+            places.search("Opera House", country="au")
+        mock.replace(responses.GET, url, status=503, body="<html>Service Unavailable</html>")
+        with pytest.raises(BadGateway, match="HTTP 503"):
+            places.search("Opera House", country="au")
+        mock.replace(responses.GET, url, json={"error": "Bad Request"})
+        with pytest.raises(BadGateway, match="unexpected body"):
+            places.search("Opera House", country=None)
+        assert "countrycodes" not in parse_qs(urlparse(mock.calls[-1].request.url).query)

@@ -237,3 +237,49 @@ def test_productive_refuses_a_token_with_its_message(api, exec_user, set_env):
     with pytest.raises(BadGateway, match="person must exist"):
         ProductivePlanner(api_token="PT", organization_id="1").create_booking(person_id="x", started_on="2026-01-01",
                                                                               ended_on="2026-01-02")
+
+
+def _full_pages(key: str, size: int, limit: int = 6, meta: dict | None = None):
+    """A provider that always answers a full page (then, past `limit` calls, no answer at all)."""
+    import requests
+
+    calls = []
+
+    def answer(request):
+        calls.append(request.url)
+        if len(calls) > limit:
+            raise requests.ConnectionError("the test stops an endless listing")
+        items = [{"EmployeeID": f"e{len(calls)}-{i}", "InvoiceID": f"i{len(calls)}-{i}", "id": f"{len(calls)}{i}",
+                  "type": "people", "attributes": {"first_name": "A"}} for i in range(size)]
+        return 200, {}, json.dumps({key: items, **({"meta": meta} if meta else {})})
+    return calls, answer
+
+
+@responses.activate
+def test_xero_paging_is_bounded(monkeypatch):
+    from chalicelib.providers.ledger import live as ledger_live
+
+    monkeypatch.setattr(ledger_live, "MAX_PAGES", 3, raising=False)
+    calls, answer = _full_pages("Employees", 100)
+    responses.add_callback(responses.GET, f"{PAYROLL}/Employees", callback=answer, content_type="application/json")
+    ledger = XeroLedger(auth=None, tokens={"access_token": "AT"}, tenant_id=TENANT)
+    with pytest.raises(BadGateway, match="too many pages"):
+        ledger.list_employees()
+    assert len(calls) == 3
+    calls, answer = _full_pages("Invoices", 100)
+    responses.add_callback(responses.GET, f"{ACCOUNTING}/Invoices", callback=answer, content_type="application/json")
+    with pytest.raises(BadGateway, match="too many pages"):
+        ledger.get_invoices([INVOICE])
+    assert len(calls) == 3
+
+
+@responses.activate
+def test_productive_paging_is_bounded(monkeypatch):
+    from chalicelib.providers.planner import live as planner_live
+
+    monkeypatch.setattr(planner_live, "MAX_PAGES", 3, raising=False)
+    calls, answer = _full_pages("data", 2, meta={"total_pages": 1000, "total_count": 2000})
+    responses.add_callback(responses.GET, f"{BASE}/people", callback=answer, content_type="application/json")
+    with pytest.raises(BadGateway, match="too many pages"):
+        ProductivePlanner(api_token="PT", organization_id="1").list_people()
+    assert len(calls) == 3

@@ -116,3 +116,22 @@ def test_a_whole_sync_through_the_live_adapter(live, db, api):
     assert (again["created"], again["updated"]) == (0, 1)
     assert _sent(live.calls[1])["variables"]["fromDate"].startswith("2025-11-13T")
     assert db.scalar(select(func.count()).select_from(Meeting)) == 2
+
+
+def test_paging_stops_at_its_bound(live, monkeypatch):
+    """A provider that always answers a full page is read MAX_PAGES times, never endlessly."""
+    from chalicelib.providers.meetnotes import live as meetnotes_live
+
+    monkeypatch.setattr(meetnotes_live, "MAX_PAGES", 3)
+    served = []
+
+    def page(request):
+        served.append(json.loads(request.body)["variables"])
+        if len(served) > 6:
+            raise requests.ConnectionError("the test stops an endless listing")
+        start = (len(served) - 1) * 50
+        return 200, {}, json.dumps({"data": {"transcripts": [transcript(n) for n in range(start, start + 50)]}})
+
+    live.add_callback(responses.POST, URL, callback=page, content_type="application/json")
+    notes = get_meetnotes().list_notes(since=None)
+    assert len(notes) == 150 and [v["skip"] for v in served] == [0, 50, 100]

@@ -120,3 +120,47 @@ def test_copilot_provider_timeout_past_the_deadline_is_408(api, user, live, monk
     response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hi"},
                         headers={"X-Request-Timeout-Ms": "200"})
     assert response.status == 408
+
+
+def _no_sleep(monkeypatch):
+    from chalicelib.providers import http as provider_http
+
+    slept = []
+    monkeypatch.setattr(provider_http, "sleep", slept.append)
+    return slept
+
+
+def test_a_429_waits_its_retry_after_and_retries_once(api, user, live, monkeypatch):
+    slept = _no_sleep(monkeypatch)
+    limited = {"error": {"message": "Rate limit reached for requests", "type": "requests", "param": None,
+                         "code": "rate_limit_exceeded"}}
+    live.add(responses.POST, URL, status=429, json=limited, headers={"Retry-After": "2"})
+    live.add(responses.POST, URL, json=completion(" later"))
+    response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hi"})
+    assert response.status == 200 and response.json["text"] == " later"
+    assert slept == [2.0] and len(live.calls) == 2
+
+
+def test_a_429_twice_or_with_a_long_retry_after_is_503(api, user, live, monkeypatch):
+    slept = _no_sleep(monkeypatch)
+    limited = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
+    live.add(responses.POST, URL, status=429, json=limited, headers={"Retry-After": "1"})
+    live.add(responses.POST, URL, status=429, json=limited, headers={"Retry-After": "1"})
+    response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hi"})
+    assert response.status == 503 and response.json["retry_after"] == 1 and slept == [1.0]
+    live.add(responses.POST, URL, status=429, json=limited, headers={"Retry-After": "120"})
+    response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hi"})
+    assert response.status == 503 and response.json["retry_after"] == 120 and slept == [1.0]
+
+
+def test_a_provider_timeout_within_the_deadline_is_504_and_errors_carry_the_message(api, user, live):
+    live.add(responses.POST, URL, body=requests.ReadTimeout("timed out"))
+    assert api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hi"}).status == 504
+    live.add(responses.POST, URL, status=500, json={"error": {"message": "The server had an error while processing "
+                                                              "your request.", "type": "server_error"}})
+    response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hi"})
+    assert response.status == 502 and "The server had an error" in response.json["error"]
+    live.add(responses.POST, URL, status=401, json={"error": {"message": "Incorrect API key provided: sk-test-key",
+                                                              "type": "invalid_request_error"}})
+    response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "Hi"})
+    assert response.status == 502 and "sk-test-key" not in response.json["error"]

@@ -266,3 +266,35 @@ def test_portal_connect_in_live_mode_tests_the_token_before_storing(portal, db, 
     row = db.execute(select(AdDailyMetric.date, AdDailyMetric.orders, AdDailyMetric.revenue)
                      .where(AdDailyMetric.connection_id == made.json["connection"]["id"])).one()
     assert (row.date.isoformat(), row.orders, row.revenue) == (today, 1, Decimal("42.00"))
+
+
+@responses.activate
+def test_google_ads_an_expired_access_token_is_renewed_once(monkeypatch):
+    from chalicelib.providers.adplatforms import live as ads_live
+
+    responses.post(GOOGLE_TOKEN_URL, json={"access_token": "ya29.OLD", "expires_in": 3599, "token_type": "Bearer"})
+    responses.post(GOOGLE_TOKEN_URL, json={"access_token": "ya29.NEW", "expires_in": 3599, "token_type": "Bearer"})
+    unauthenticated = {"error": {"code": 401, "message": "Request had invalid authentication credentials. Expected "
+                                 "OAuth 2 access token, login cookie or other valid authentication credential.",
+                                 "status": "UNAUTHENTICATED"}}
+    responses.post(GADS, status=401, json=unauthenticated)
+    responses.post(GADS, json={"results": [gads_row("111", "Brand", "2026-03-01", "1000000", "1", "1", 0, 0)]})
+    ads = google()
+    assert [r["campaign_id"] for r in ads.daily_metrics(date(2026, 3, 1), date(2026, 3, 1))] == ["111"]
+    assert [c.request.headers.get("Authorization") for c in responses.calls if c.request.url == GADS] == [
+        "Bearer ya29.OLD", "Bearer ya29.NEW"]
+    responses.post(GADS, status=401, json=unauthenticated)  # refused again with a new token: the grant is gone
+    with pytest.raises(CredentialsRefused, match="invalid authentication credentials"):
+        ads.verify()
+    # a token is kept until a minute before its expires_in, then renewed before the call
+    import types
+
+    now = [ads_live.time.time()]
+    monkeypatch.setattr(ads_live, "time", types.SimpleNamespace(time=lambda: now[0]), raising=False)
+    responses.post(GADS, json={"results": []})
+    tokens = len([c for c in responses.calls if c.request.url == GOOGLE_TOKEN_URL])
+    ads.verify()
+    assert len([c for c in responses.calls if c.request.url == GOOGLE_TOKEN_URL]) == tokens
+    now[0] += 3599 - 30
+    ads.verify()
+    assert len([c for c in responses.calls if c.request.url == GOOGLE_TOKEN_URL]) == tokens + 1
