@@ -15,7 +15,7 @@ from decimal import Decimal
 from sqlalchemy import bindparam, delete, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, DomainError
+from chalicelib.core.errors import BadRequest, Conflict, DomainError, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.query import LIST_LIMIT
@@ -87,7 +87,9 @@ def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
     made = ledger.create_invoice(payload)
     invoice = _locked(ctx, invoice_id)
     if invoice is None or invoice.ledger_invoice_id:  # deleted or pushed meanwhile: undo ours
+        ctx.release_connection()  # nothing written here: give the row lock back before calling the ledger again
         ledger.set_status(made["ledger_invoice_id"], "DELETED")
+        ctx.release_connection()  # the ledger keeps its undo (the sandbox's rows too), whatever this request answers
         raise Conflict("The invoice changed while it was pushed; nothing was linked")
     before = invoice.status
     invoice.ledger_invoice_id, invoice.ledger_status = made["ledger_invoice_id"], made["status"]
@@ -126,6 +128,9 @@ def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str |
     else:
         ledger.set_status(ledger_id, ledger_status)
     invoice = _locked(ctx, invoice_id)
+    if invoice is None or invoice.ledger_invoice_id != ledger_id:  # deleted or unlinked meanwhile
+        ctx.release_connection()  # the ledger keeps its move (the sandbox's rows too); nothing is written here
+        raise Conflict("The invoice was deleted or unlinked while the ledger was asked; nothing was written here")
     before = invoice.status
     invoice.status, invoice.updated_at = local, utcnow()
     if action == "ledger_deleted":
@@ -250,6 +255,8 @@ def sync_one(ctx, *, invoice_id: str) -> dict:
     if not states:
         raise Conflict("The ledger no longer holds this invoice")
     invoice = _locked(ctx, invoice_id)
+    if invoice is None:  # deleted while the ledger answered
+        raise not_found("Invoice")
     _apply(ctx.db, {invoice.id: invoice}, states, ctx.user_id)
     ctx.db.refresh(invoice)
     return {"invoice": invoice_record(ctx.db, invoice.id), "payments": payment_records(ctx.db, invoice.id),

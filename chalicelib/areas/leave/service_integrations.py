@@ -202,10 +202,19 @@ def run(ctx, request_id: str, names=None) -> dict:
     results = {name: _attempt(ctx, RUN[name], name, leave) for name in names}
     request = lock_row(ctx.db, LeaveRequest, request_id)
     if request.status != "approved":  # cancelled while the providers answered: undo what was just made
+        ctx.release_connection()  # cancelled is final: the row lock is not held while the providers answer
         made = {**leave, **{ID_FIELDS[n]: value for n, (outcome, value) in results.items() if outcome == "ok"}}
-        for name, (outcome, _) in results.items():
-            if outcome == "ok":
-                _attempt(ctx, REVERSE[name], name, made)
+        undone = {name: _attempt(ctx, REVERSE[name], name, made) for name, (outcome, _) in results.items()
+                  if outcome == "ok"}
+        failed = {name: value for name, (outcome, value) in undone.items() if outcome != "ok"}
+        if failed:  # as reverse() does: a failed reversal keeps the id and records why
+            request = lock_row(ctx.db, LeaveRequest, request_id)
+            errors = dict(request.integration_errors or {})
+            for name, value in failed.items():
+                setattr(request, ID_FIELDS[name], made[ID_FIELDS[name]])
+                errors[name] = f"Reversal: {value}"
+            request.integration_errors = errors
+            ctx.db.flush()
         return {name: outcome for name, (outcome, _) in results.items()}
     errors = dict(request.integration_errors or {})
     for name, (outcome, value) in results.items():

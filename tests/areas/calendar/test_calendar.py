@@ -294,3 +294,33 @@ def test_events_answer_at_most_500(api, db, employee):
     events = api.get(f"/api/calendar/events?{RANGE}", as_=employee).json["events"]
     assert len(events) == 500
     assert events[0]["start"]["date"] == "2026-12-01" and events[-1]["start"]["date"] == "2026-12-25"
+
+
+def test_a_provider_failure_answers_its_status_and_writes_nothing(api, db, employee, monkeypatch):
+    """Respond and place search call the provider before they write: a failure (502 unreachable, 504 timeout)
+    answers `{error, detail}` or `{error}` and leaves no invitation record, notification or cache row."""
+    from chalicelib.areas.calendar.models import CalendarInvite, PlaceSearchCache
+    from chalicelib.core.errors import BadGateway
+    from chalicelib.providers.calendar.base import CalendarError
+    from chalicelib.providers.calendar.sandbox import SandboxCalendar
+    from chalicelib.providers.places.sandbox import SandboxPlaces
+
+    other = make_user(db, name="Olga Other")
+    event = api.post("/api/calendar/events", as_=employee, json=_event(attendees=[{"email": other.email}])).json["event"]
+
+    def timeout(self, *args, **kwargs):
+        raise CalendarError("Calendar provider did not answer in time", detail="timeout", status=504)
+
+    monkeypatch.setattr(SandboxCalendar, "patch_event", timeout)
+    failed = api.post(f"/api/calendar/events/primary/{event['id']}/respond", as_=other, json={"status": "accepted"})
+    assert failed.status == 504 and set(failed.json) == {"error", "detail"}
+    assert db.scalar(select(func.count()).select_from(CalendarInvite).where(CalendarInvite.user_id == other.id)) == 0
+    assert db.scalar(select(func.count()).select_from(Notification).where(Notification.type == "meeting_response")) == 0
+
+    def unreachable(self, query, *, country):
+        raise BadGateway("Place search unreachable (ConnectionError)")
+
+    monkeypatch.setattr(SandboxPlaces, "search", unreachable)
+    refused = api.get("/api/calendar/places?q=sydney&tz=Australia/Sydney", as_=employee)
+    assert refused.status == 502 and refused.json == {"error": "Place search unreachable (ConnectionError)"}
+    assert db.scalar(select(func.count()).select_from(PlaceSearchCache)) == 0

@@ -6,6 +6,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 import responses
+from sqlalchemy import func, select
 
 from chalicelib.areas.connections.models import Connection, OAuthState, UserMapping
 from chalicelib.core import crypto
@@ -210,3 +211,32 @@ def test_mapping_list_and_sync_cost_constant_statements(api, db, exec_user, coun
         assert synced.status == 200 and synced.json["ledger_matched"] == total
         costs[total] = (listing.count, syncing.count)
     assert costs[5] == costs[100], costs
+
+
+def test_a_provider_failure_stores_nothing(api, db, exec_user, monkeypatch):
+    """Each token is checked with no transaction open, before anything is written: a refusal is 400 and an
+    unreachable provider 502 `{error}`, and no connection is stored. The ledger's one-use state is spent by the
+    attempt (decisions: spent either way), and nothing else is kept."""
+    from chalicelib.core.errors import BadGateway
+    from chalicelib.providers.chat.sandbox import SandboxChat
+    from chalicelib.providers.ledger.sandbox import SandboxLedgerAuth
+    from chalicelib.providers.planner.sandbox import SandboxPlanner
+
+    assert api.put(f"{BASE}/chat", as_=exec_user, json={"bot_token": "xoxb-invalid", "channel_id": "C1"}).status == 400
+    assert db.get(Connection, "chat") is None
+
+    def unreachable(self, *args, **kwargs):
+        raise BadGateway("The provider could not be reached")
+
+    for cls, name in ((SandboxPlanner, "verify"), (SandboxChat, "auth_test"), (SandboxLedgerAuth, "exchange_code")):
+        monkeypatch.setattr(cls, name, unreachable)
+    for path, body in ((f"{BASE}/planner", {"api_token": "pl-token"}),
+                       (f"{BASE}/chat", {"bot_token": "xoxb-token", "channel_id": "C1"})):
+        failed = api.put(path, as_=exec_user, json=body)
+        assert failed.status == 502 and failed.json == {"error": "The provider could not be reached"}, path
+    state = authorize(api, exec_user)
+    failed = api.post(f"{BASE}/ledger/callback", as_=exec_user, json={"code": "good-code", "state": state})
+    assert failed.status == 502 and failed.json == {"error": "The provider could not be reached"}
+    db.expire_all()
+    assert db.scalar(select(func.count()).select_from(Connection)) == 0
+    assert db.scalar(select(func.count()).select_from(OAuthState).where(OAuthState.state == state)) == 0

@@ -203,3 +203,70 @@ def test_the_ledger_switched_off_is_skipped(api, db, people, set_env):
     path, request = _approved(api, people, db)
     assert request["integration_errors"]["ledger"].startswith("Not configured")
     assert request["integration_errors"]["planner"].startswith("Not configured")
+
+
+def test_a_request_cancelled_while_they_ran_is_reversed_without_holding_its_lock(api, db, people, monkeypatch):
+    """The integrations answer after the request was cancelled: what they made is reversed, with no
+    transaction open (the request's row lock is not held while the providers answer)."""
+    from sqlalchemy import update
+
+    from chalicelib.areas.leave.models import LeaveRequest
+    from chalicelib.providers.calendar.sandbox import SandboxCalendar
+    from chalicelib.providers.chat.sandbox import SandboxChat
+
+    real_post, real_delete = SandboxChat.post_message, SandboxCalendar.delete_event
+    open_during_reversal = []
+
+    def post_message(self, *, channel, text, blocks=None):
+        answer = real_post(self, channel=channel, text=text, blocks=blocks)
+        if text.startswith(":palm_tree:"):  # cancelled (by someone else) while the integrations ran
+            db.execute(update(LeaveRequest).where(LeaveRequest.user_id == people["exec"].id)
+                       .values(status="cancelled"))
+            db.flush()
+        return answer
+
+    def delete_event(self, *args, **kwargs):  # the first reversal (the calendar event; chat is posted after)
+        open_during_reversal.append(self.db.in_transaction())
+        return real_delete(self, *args, **kwargs)
+
+    monkeypatch.setattr(SandboxChat, "post_message", post_message)
+    monkeypatch.setattr(SandboxCalendar, "delete_event", delete_event)
+    made = api.post("/api/leave/requests", as_=people["exec"], json=BODY)
+    assert made.status == 201, made
+    request = api.get(f"/api/leave/requests/{made.json['request']['id']}", as_=people["exec"]).json["request"]
+    assert request["status"] == "cancelled" and request["calendar_event_id"] is None
+    assert db.scalar(select(func.count()).select_from(SandboxCalendarEvent)) == 0  # the event was deleted again
+    assert [body for body in _chat_posts(db) if body.startswith(":x:")]  # and the cancellation posted
+    assert open_during_reversal == [False]
+
+
+def test_a_failed_reversal_after_a_cancellation_during_the_run_is_recorded(api, db, people, monkeypatch):
+    """Cancelled while the integrations ran, and the calendar cannot delete the event it just made: the request
+    keeps the event's id and records `Reversal: ...`, as a failed reversal of a cancellation does."""
+    from sqlalchemy import update
+
+    from chalicelib.areas.leave.models import LeaveRequest
+    from chalicelib.providers.calendar.base import CalendarError
+    from chalicelib.providers.calendar.sandbox import SandboxCalendar
+    from chalicelib.providers.chat.sandbox import SandboxChat
+
+    real_post = SandboxChat.post_message
+
+    def post_message(self, *, channel, text, blocks=None):
+        answer = real_post(self, channel=channel, text=text, blocks=blocks)
+        if text.startswith(":palm_tree:"):
+            db.execute(update(LeaveRequest).where(LeaveRequest.user_id == people["exec"].id)
+                       .values(status="cancelled"))
+            db.flush()
+        return answer
+
+    def unreachable(self, *args, **kwargs):
+        raise CalendarError("Calendar provider unreachable", detail="ConnectionError")
+
+    monkeypatch.setattr(SandboxChat, "post_message", post_message)
+    monkeypatch.setattr(SandboxCalendar, "delete_event", unreachable)
+    made = api.post("/api/leave/requests", as_=people["exec"], json=BODY).json["request"]
+    request = api.get(f"/api/leave/requests/{made['id']}", as_=people["exec"]).json["request"]
+    assert request["status"] == "cancelled"
+    assert request["calendar_event_id"] and db.get(SandboxCalendarEvent, request["calendar_event_id"]) is not None
+    assert request["integration_errors"]["calendar"] == "Reversal: Calendar provider unreachable: ConnectionError"

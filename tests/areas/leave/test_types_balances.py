@@ -106,3 +106,30 @@ def test_types_and_balances_answer_at_most_500_rows(api, db, employee):
     assert len(types) == 500 and types[0]["name"] == "Type 0000"
     balances = api.get("/api/leave/balances", as_=employee).json["balances"]
     assert len(balances) == 500 and balances[0]["leave_type_name"] == "Type 0000"
+
+
+def test_a_failed_refresh_writes_nothing_and_keeps_the_cache(api, db, employee, monkeypatch):
+    """The ledger is asked before anything is written: its failure (502) leaves the cached rows as they were,
+    and with no cached types nothing is stored."""
+    from chalicelib.core.errors import BadGateway
+    from chalicelib.providers.payroll.sandbox import SandboxPayroll
+
+    _map(db, employee)
+    assert api.post("/api/leave/balances/refresh", as_=employee).status == 200
+    before = sorted(db.execute(select(LeaveBalance.id, LeaveBalance.balance_hours, LeaveBalance.fetched_at)
+                               .where(LeaveBalance.user_id == employee.id)).all())
+    assert before
+    _map(db, employee, ledger_id="EMP-invalid")
+    refused = api.post("/api/leave/balances/refresh", as_=employee)
+    assert refused.status == 502 and refused.json["error"]
+    db.expire_all()
+    assert sorted(db.execute(select(LeaveBalance.id, LeaveBalance.balance_hours, LeaveBalance.fetched_at)
+                             .where(LeaveBalance.user_id == employee.id)).all()) == before
+
+    def unreachable(self):
+        raise BadGateway("Leave ledger unreachable (ConnectionError)")
+
+    monkeypatch.setattr(SandboxPayroll, "list_leave_types", unreachable)
+    failed = api.get("/api/leave/types", as_=employee)
+    assert failed.status == 502 and failed.json == {"error": "Leave ledger unreachable (ConnectionError)"}
+    assert db.scalar(select(func.count()).select_from(LeaveType)) == 0

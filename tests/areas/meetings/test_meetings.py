@@ -239,3 +239,19 @@ def test_a_meeting_answers_at_most_500_attendees_and_action_items(api, db, exec_
     listed = {m["id"]: m for m in api.get("/api/meetings", as_=exec_user).json["meetings"]}
     assert len(listed[big.id]["attendees"]) == 500 and len(listed[big.id]["action_items"]) == 500
     assert len(listed[small.id]["attendees"]) == 1 and len(listed[small.id]["action_items"]) == 1
+
+
+def test_a_refused_transcript_is_a_502_and_caches_nothing(api, db, employee, set_env):
+    """The provider is asked with no transaction open; its failure answers 502 `{error}` and the transcript
+    stays unfetched (the next request asks again)."""
+    from chalicelib.areas.meetings.models import Meeting
+
+    meeting = make_meeting(db, id="sandbox-note-2", title="Sprint planning", attendees=[employee])
+    set_env(MEETNOTES_API_KEY="invalid-key")
+    refused = api.get(f"/api/meetings/{meeting.id}/transcript", as_=employee)
+    assert refused.status == 502 and set(refused.json) == {"error"}
+    db.expire_all()
+    assert db.get(Meeting, meeting.id).transcript is None
+    set_env(MEETNOTES_API_KEY=None)
+    fetched = api.get(f"/api/meetings/{meeting.id}/transcript", as_=employee)
+    assert fetched.status == 200 and fetched.json["transcript"]["sentences"]

@@ -204,3 +204,24 @@ def test_daily_job_through_the_cli_is_idempotent(portal, db, set_env, capsys):
     db.refresh(broken)
     assert broken.status == "error" and "refused" in broken.last_sync_error and broken.backfilled_at is None
     assert count(db, AdDailyMetric, connection_id=broken.id) == 0
+
+
+def test_an_unreachable_platform_stores_and_notifies_nothing(portal, db, api, exec_user, monkeypatch):
+    """The platform is asked before anything is written (no transaction open): unreachable is 502 `{error}`,
+    and neither a connection, nor its figures, nor the delivery manager's notification is kept."""
+    from chalicelib.core.errors import BadGateway
+    from chalicelib.providers.adplatforms.sandbox import SandboxAdPlatform
+
+    manager = make_user(db)
+    mine = make_client(db, dashboard=True, manager=manager)
+
+    def unreachable(self):
+        raise BadGateway("Google Ads unreachable (ConnectionError)")
+
+    monkeypatch.setattr(SandboxAdPlatform, "verify", unreachable)
+    failed = portal.post("/connections", mine, role="admin", json=GOOGLE)
+    assert failed.status == 502 and failed.json == {"error": "Google Ads unreachable (ConnectionError)"}
+    staff = api.post(f"/api/clients/{mine.id}/connections", as_=exec_user, json=META)
+    assert staff.status == 502 and staff.json["error"]
+    assert count(db, AdConnection, company_id=mine.id) == 0 and count(db, AdDailyMetric, company_id=mine.id) == 0
+    assert count(db, Notification, user_id=manager.id) == 0

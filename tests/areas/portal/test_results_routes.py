@@ -7,6 +7,7 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
+from sqlalchemy import func, select
 
 from chalicelib.areas.portal.models import AdConnection, AdDailyMetric, ClientGoal
 from chalicelib.areas.portal.schemas import CAMPAIGN_SORT_KEYS
@@ -228,3 +229,24 @@ def test_results_and_campaigns_cost_constant_statements(portal, db, count_querie
     else:
         assert {m["key"]: m for m in answer.json["metrics"]}["spend"]["value"] == sum(range(1, 101))
     assert large.count == small.count
+
+
+def test_ask_maps_an_ai_failure_to_its_status(portal, db, monkeypatch):
+    """The AI provider is asked with no transaction open; its failure answers its status (504 timeout, 502
+    unreachable) with `{error}` and changes no figures."""
+    from chalicelib.core.errors import BadGateway, GatewayTimeout
+    from chalicelib.providers.ai.sandbox import SandboxAI
+
+    mine = make_client(db, dashboard=True)
+    campaigns_fixture(db, mine)
+    db.flush()
+    before = db.scalar(select(func.count()).select_from(AdDailyMetric))
+    for error, status in ((GatewayTimeout("The AI provider did not answer in time"), 504),
+                          (BadGateway("The AI provider could not be reached"), 502)):
+        def fail(self, *, question, figures, error=error):
+            raise error
+
+        monkeypatch.setattr(SandboxAI, "answer_from_figures", fail)
+        answer = portal.post("/results/ask?period_end=2024-03-31", mine, json={"question": "How?"})
+        assert answer.status == status and answer.json == {"error": error.message}
+    assert db.scalar(select(func.count()).select_from(AdDailyMetric)) == before
