@@ -137,12 +137,13 @@ def ledger_callback(ctx, *, code: str, state: str) -> dict:
     auth = get_ledger_auth()
     found = ctx.db.scalar(select(OAuthState).where(OAuthState.state == state, OAuthState.provider == "ledger")
                           .with_for_update())
+    if found is not None:
+        ctx.db.delete(found)
+        ctx.db.flush()
+        ctx.release_connection()  # the state is spent, whatever follows; no transaction is held while the ledger answers
     if found is None or found.user_id != ctx.user_id or found.expires_at < utcnow():
         raise BadRequest("The authorisation state is unknown, expired or not yours; start again",
                          details=[{"field": "state", "message": "unknown or expired"}])
-    ctx.db.delete(found)
-    ctx.db.flush()
-    ctx.release_connection()  # the state is spent; no transaction is held while the ledger answers
     tokens = auth.exchange_code(code)
     return _store(ctx, "ledger", secret={k: tokens.get(k) for k in ("access_token", "refresh_token", "expires_at")},
                   org_name=tokens.get("org_name"), external_id=tokens.get("tenant_id"), expires_at=tokens.get("expires_at"))

@@ -57,7 +57,9 @@ def test_ledger_oauth_flow_with_a_one_use_state(api, db, exec_user, raw_log):
     state = authorize(api, exec_user)
     other_exec = make_user(db, access_level="executive")
     assert api.post(f"{BASE}/ledger/callback", as_=other_exec, json={"code": "c", "state": state}).status == 400
-    state = authorize(api, exec_user)  # (a state is spent by any attempt)
+    spent = api.post(f"{BASE}/ledger/callback", as_=exec_user, json={"code": "good-code", "state": state})
+    assert spent.status == 400  # a state is spent by any attempt, another executive's too
+    state = authorize(api, exec_user)
     assert api.post(f"{BASE}/ledger/callback", as_=exec_user, json={"code": "c"}).status == 400  # state required
     refused = api.post(f"{BASE}/ledger/callback", as_=exec_user, json={"code": "invalid-code", "state": state})
     assert refused.status == 400 and "invalid_grant" in refused.json["error"]
