@@ -38,3 +38,12 @@ def config_item(db, key: str, value: str) -> ConfigListItem:
     return db.scalar(
         select(ConfigListItem).join(ConfigList).where(ConfigList.key == key, ConfigListItem.value == value)
     )
+
+
+def app_in_transaction(test_session) -> bool:
+    """Whether a session of the app (any but the test's own) holds a database transaction now: called from a
+    stand-in provider, it tells whether the request made its call with a transaction open (the definition of
+    done: provider calls outside the request's transaction)."""
+    from sqlalchemy.orm import session as orm_session
+
+    return any(s.in_transaction() for s in list(orm_session._sessions.values()) if s is not test_session)

@@ -1,11 +1,11 @@
 """Enrichment and the request's transaction: the provider is called with no transaction open, and a provider
 failure answers its status (502, 504) with nothing written."""
 import pytest
-from sqlalchemy.orm import session as orm_session
 
 from chalicelib.core.errors import BadGateway, GatewayTimeout
 from chalicelib.providers.enrichment.sandbox import SandboxEnrichment
 from tests.areas.deals.factories import make_company, make_contact
+from tests.factories import app_in_transaction
 
 
 @pytest.mark.parametrize("error, status", [(BadGateway("The enrichment provider refused the key"), 502),
@@ -16,7 +16,7 @@ def test_a_failing_provider_writes_nothing(api, db, employee, monkeypatch, error
     open_during_call = []
 
     def failing(self, **kwargs):
-        open_during_call.append(any(s.in_transaction() for s in list(orm_session._sessions.values()) if s is not db))
+        open_during_call.append(app_in_transaction(db))
         raise error
 
     for name in ("enrich_company", "enrich_person", "search_person"):

@@ -5,7 +5,6 @@ from datetime import date
 from decimal import Decimal
 
 from sqlalchemy import func, select, update
-from sqlalchemy.orm import session as orm_session
 
 from chalicelib.areas.invoices.models import Invoice
 from chalicelib.core.models import HistoryEntry
@@ -13,10 +12,7 @@ from chalicelib.providers.ledger.models import LedgerSandboxInvoice
 from chalicelib.providers.ledger.sandbox import SandboxLedger, record_payment
 from tests.areas.deals.factories import make_company
 from tests.areas.invoices.factories import make_invoice, make_invoice_item
-
-
-def _app_in_transaction(test_session) -> bool:
-    return any(s.in_transaction() for s in list(orm_session._sessions.values()) if s is not test_session)
+from tests.factories import app_in_transaction
 
 
 def _ready(db):
@@ -46,7 +42,7 @@ def test_a_push_that_lost_a_race_undoes_its_ledger_invoice_holding_no_lock(api, 
         return answer
 
     def watched_set_status(self, ledger_invoice_id, status):
-        undo_in_transaction.append(_app_in_transaction(db))
+        undo_in_transaction.append(app_in_transaction(db))
         return set_status(self, ledger_invoice_id, status)
 
     monkeypatch.setattr(SandboxLedger, "create_invoice", racing_create)

@@ -2,12 +2,11 @@
 answers its status (502, 504) as a JSON error, with nothing written."""
 import pytest
 from sqlalchemy import func, select
-from sqlalchemy.orm import session as orm_session
 
 from chalicelib.areas.pages.models import Page
 from chalicelib.core.errors import BadGateway, GatewayTimeout
 from chalicelib.providers.ai.sandbox import SandboxAI
-from tests.factories import make_user
+from tests.factories import app_in_transaction, make_user
 
 DOC = [{"type": "p", "children": [{"text": "The launch is planned for March."}]}]
 
@@ -20,7 +19,7 @@ def test_a_failing_provider_answers_its_status_and_writes_nothing(api, db, monke
     open_during_call = []
 
     def failing(self, **kwargs):
-        open_during_call.append(any(s.in_transaction() for s in list(orm_session._sessions.values()) if s is not db))
+        open_during_call.append(app_in_transaction(db))
         raise error
 
     monkeypatch.setattr(SandboxAI, "edit_text", failing)

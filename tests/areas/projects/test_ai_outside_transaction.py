@@ -1,10 +1,9 @@
 """No provider call runs while the request's database transaction is open (issue 9 item 5): the project
 AI summary reads its facts, gives the connection back, calls the provider, then writes."""
 import pytest
-from sqlalchemy.orm import session as orm_session
 
 from tests.areas.projects.factories import make_project
-from tests.factories import make_user
+from tests.factories import app_in_transaction, make_user
 
 
 class WatchingAI:
@@ -15,8 +14,7 @@ class WatchingAI:
         self.open_during_call: list[bool] = []
 
     def _check(self):
-        sessions = [s for s in list(orm_session._sessions.values()) if s is not self.test_session]
-        self.open_during_call.append(any(s.in_transaction() for s in sessions))
+        self.open_during_call.append(app_in_transaction(self.test_session))
 
     def project_summary(self, facts):
         self._check()

@@ -2,7 +2,6 @@
 provider failure (here a timeout, 504) is recorded as the decisions file says: one `failed` brief, nothing
 else half-written."""
 from sqlalchemy import func, select
-from sqlalchemy.orm import session as orm_session
 
 from chalicelib.areas.research.models import ResearchBrief
 from chalicelib.core.errors import GatewayTimeout
@@ -10,6 +9,7 @@ from chalicelib.core.models import HistoryEntry
 from chalicelib.providers.ai.sandbox import SandboxAI
 from chalicelib.providers.website.sandbox import SandboxWebsite
 from tests.areas.deals.factories import make_company
+from tests.factories import app_in_transaction
 
 
 def test_a_timed_out_ai_call_stores_one_failed_brief_and_holds_no_transaction(api, db, employee, monkeypatch):
@@ -17,7 +17,7 @@ def test_a_timed_out_ai_call_stores_one_failed_brief_and_holds_no_transaction(ap
     open_during_calls = []
 
     def in_transaction():
-        return any(s.in_transaction() for s in list(orm_session._sessions.values()) if s is not db)
+        return app_in_transaction(db)
 
     fetch = SandboxWebsite.fetch
 
