@@ -7,7 +7,6 @@ import requests
 import responses
 
 from chalicelib.core.errors import BadGateway, GatewayTimeout
-from chalicelib.providers import http as provider_http
 from chalicelib.providers.chat.live import SlackChat
 
 POST = "https://slack.com/api/chat.postMessage"
@@ -15,13 +14,6 @@ LOOKUP = "https://slack.com/api/users.lookupByEmail"
 POSTED = {"ok": True, "channel": "C123ABC456", "ts": "1503435956.000247",
           "message": {"text": "Hello", "username": "ecto1", "bot_id": "B123ABC456", "type": "message",
                       "subtype": "bot_message", "ts": "1503435956.000247"}}
-
-
-@pytest.fixture
-def waits(monkeypatch):
-    slept = []
-    monkeypatch.setattr(provider_http, "sleep", slept.append)
-    return slept
 
 
 @responses.activate

@@ -8,7 +8,6 @@ import requests
 import responses
 
 from chalicelib.core.errors import BadGateway
-from chalicelib.providers import http as provider_http
 from chalicelib.providers.push.live import WebPush
 
 ENDPOINT = "https://updates.push.services.mozilla.com/wpush/v2/gAAAAABk-subscription"
@@ -37,13 +36,6 @@ def push():
 def subscription():
     _, p256dh = _keys()
     return {"endpoint": ENDPOINT, "keys": {"p256dh": p256dh, "auth": _b64(b"0123456789abcdef")}}
-
-
-@pytest.fixture
-def waits(monkeypatch):
-    slept = []
-    monkeypatch.setattr(provider_http, "sleep", slept.append)
-    return slept
 
 
 @responses.activate
