@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import String, bindparam, cast, func, literal_column, null, select, union_all
 
-from .models import ConfigListItem, User
+from .models import ConfigList, ConfigListItem, User
 from .query import Read, ids_param, ids_value, template
 
 _NO_USER = {"name": None, "picture": None}
@@ -42,6 +42,15 @@ class Names:
             else:
                 found.items[row_id] = {"label": a, "color": b, "value": c}
         return found
+
+
+def list_items_among(db, key: str, ids) -> set[str]:
+    """Which of these ids are items of config list `key` (one statement; none asked, none run)."""
+    wanted = {item_id for item_id in ids if item_id}
+    if not wanted:
+        return set()
+    return set(db.scalars(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+                          .where(ConfigList.key == key, ConfigListItem.id.in_(wanted))))
 
 
 def among(db, column, ids):

@@ -17,8 +17,8 @@ from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
-from chalicelib.core.lookup import ids_read
-from chalicelib.core.models import ConfigList, ConfigListItem, User
+from chalicelib.core.lookup import ids_read, list_items_among
+from chalicelib.core.models import User
 from chalicelib.core.permissions import allows
 from chalicelib.core.query import Page, in_scope, record_page, record_sets, visible_exists
 from chalicelib.core.serialize import row_dict, value_out
@@ -270,9 +270,7 @@ def _check_item_references(ctx, values: dict, item: BudgetLineItem | None = None
     details = []
     service_type_id, task_id = values.get("service_type_id"), values.get("task_id")
     if service_type_id and (item is None or service_type_id != item.service_type_id):
-        found = ctx.db.scalar(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
-                              .where(ConfigListItem.id == service_type_id, ConfigList.key == "service_type"))
-        if found is None:
+        if not list_items_among(ctx.db, "service_type", [service_type_id]):
             details.append({"field": "service_type_id", "message": "must be an item of the service_type list"})
     if task_id and (item is None or task_id != item.task_id):
         from chalicelib.areas.tasks import service as tasks_service

@@ -18,7 +18,7 @@ from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore
-from chalicelib.core.models import ConfigList, ConfigListItem
+from chalicelib.core.lookup import list_items_among
 from chalicelib.core.query import Page, in_scope, record_page
 from chalicelib.core.serialize import value_out
 from chalicelib.core.timeutil import org_today
@@ -346,9 +346,7 @@ def list_rules(ctx) -> list[dict]:
 
 def upsert_rule(ctx, *, service_type_id: str, data) -> dict:
     """Create or replace the rule of a service type (404 when it is not an item of the service_type list)."""
-    found = ctx.db.scalar(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
-                          .where(ConfigListItem.id == service_type_id, ConfigList.key == "service_type"))
-    if found is None:
+    if not list_items_among(ctx.db, "service_type", [service_type_id]):
         raise NotFound("Service type not found")
     values = data.model_dump()
     # concurrent first upserts of one service type: one inserts, the other finds the row (never a 409)

@@ -14,7 +14,7 @@ from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
-from chalicelib.core.models import ConfigList, ConfigListItem
+from chalicelib.core.lookup import list_items_among
 from chalicelib.core.serialize import value_out
 
 from .models import Invoice, InvoiceLineItem
@@ -56,9 +56,7 @@ def locked_invoice(ctx, invoice_id: str) -> Invoice:
 def check_service_type(ctx, service_type_id: str | None, field: str = "service_type_id") -> None:
     if not service_type_id:
         return
-    found = ctx.db.scalar(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
-                          .where(ConfigListItem.id == service_type_id, ConfigList.key == "service_type"))
-    if found is None:
+    if not list_items_among(ctx.db, "service_type", [service_type_id]):
         raise BadRequest("Invalid line item references",
                          details=[{"field": field, "message": "must be an item of the service_type list"}])
 

@@ -15,8 +15,8 @@ from sqlalchemy import func, select
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
-from chalicelib.core.lookup import ids_read
-from chalicelib.core.models import ConfigList, ConfigListItem, Squad
+from chalicelib.core.lookup import ids_read, list_items_among
+from chalicelib.core.models import ConfigListItem, Squad
 from chalicelib.core.query import Page, contains_text, in_scope, record_page, record_rows, record_sets
 from chalicelib.core.serialize import value_out
 
@@ -143,11 +143,7 @@ def project_history(ctx, *, project_id: str, query):
 
 def _validate_references(db, data: dict) -> None:
     if data.get("type_id"):
-        is_type = db.scalar(
-            select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
-            .where(ConfigListItem.id == data["type_id"], ConfigList.key == "project_type")
-        )
-        if is_type is None:
+        if not list_items_among(db, "project_type", [data["type_id"]]):
             raise BadRequest("type_id must be a project type", details=[{"field": "type_id",
                                                                          "message": "not a project_type item"}])
     require_users(db, **{k: data.get(k) for k in ("owner_id", "delivery_manager_id") if data.get(k)})

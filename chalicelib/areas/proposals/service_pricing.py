@@ -12,7 +12,7 @@ from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
-from chalicelib.core.models import ConfigList, ConfigListItem
+from chalicelib.core.lookup import list_items_among
 from chalicelib.core.query import LIST_LIMIT
 
 from .models import PricingItem, PricingSection, Proposal
@@ -57,8 +57,7 @@ def _check_service_types(ctx, sections) -> None:
     named = {item.service_type_id for section in sections for item in section.items if item.service_type_id}
     if not named:
         return
-    found = set(ctx.db.scalars(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
-                               .where(ConfigListItem.id.in_(named), ConfigList.key == "service_type")))
+    found = list_items_among(ctx.db, "service_type", named)
     details = [{"field": f"sections.{s}.items.{i}.service_type_id", "message": "must be an item of the service_type list"}
                for s, section in enumerate(sections) for i, item in enumerate(section.items)
                if item.service_type_id and item.service_type_id not in found]
