@@ -249,6 +249,11 @@ def _json_number(value: Any) -> Any:
 
 
 Flag = Annotated[bool, BeforeValidator(_flag)]
+QueryFlag = Annotated[bool | None, BeforeValidator(_query_flag),
+                      WithJsonSchema({"type": "string", "enum": ["true", "false", "1", "0"]})]
+Money = Annotated[Decimal, BeforeValidator(_money), Field(max_digits=14, decimal_places=2, allow_inf_nan=False)]
+
+
 class _JsonNumber:
     """Added to a number type (`Annotated[Money, JsonNumber]`): the value must be a JSON number, a numeric string
     or a boolean is a wrong type (400). It runs before the type's own validators, and the JSON schema keeps only
@@ -268,9 +273,6 @@ class _JsonNumber:
 
 
 JsonNumber = _JsonNumber()
-QueryFlag = Annotated[bool | None, BeforeValidator(_query_flag),
-                      WithJsonSchema({"type": "string", "enum": ["true", "false", "1", "0"]})]
-Money = Annotated[Decimal, BeforeValidator(_money), Field(max_digits=14, decimal_places=2, allow_inf_nan=False)]
 
 
 def Text(max_length: int):  # noqa: N802 - a type, named like one

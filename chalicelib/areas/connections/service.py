@@ -140,7 +140,8 @@ def ledger_callback(ctx, *, code: str, state: str) -> dict:
     if found is not None:
         ctx.db.delete(found)
         ctx.db.flush()
-        ctx.release_connection()  # the state is spent, whatever follows; no transaction is held while the ledger answers
+        # the state is spent, whatever follows; no transaction is held while the ledger answers
+        ctx.release_connection()
     if found is None or found.user_id != ctx.user_id or found.expires_at < utcnow():
         raise BadRequest("The authorisation state is unknown, expired or not yours; start again",
                          details=[{"field": "state", "message": "unknown or expired"}])

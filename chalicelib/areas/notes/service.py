@@ -23,7 +23,8 @@ def _check_mentions(ctx, mentions: list[str]) -> dict[str, str]:
     ids = list(dict.fromkeys(mentions))
     if not ids:
         return {}
-    found = dict(ctx.db.execute(select(User.id, User.access_level).where(User.id.in_(ids), User.is_active.is_(True))).all())
+    found = dict(ctx.db.execute(select(User.id, User.access_level)
+                                .where(User.id.in_(ids), User.is_active.is_(True))).all())
     missing = [user_id for user_id in ids if user_id not in found]
     if missing:
         raise bad_field("mentions", f"must name active users ({', '.join(m[:36] for m in missing[:5])} not found)")

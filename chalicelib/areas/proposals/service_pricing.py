@@ -58,7 +58,8 @@ def _check_service_types(ctx, sections) -> None:
     if not named:
         return
     found = list_items_among(ctx.db, "service_type", named)
-    details = [{"field": f"sections.{s}.items.{i}.service_type_id", "message": "must be an item of the service_type list"}
+    details = [{"field": f"sections.{s}.items.{i}.service_type_id",
+                "message": "must be an item of the service_type list"}
                for s, section in enumerate(sections) for i, item in enumerate(section.items)
                if item.service_type_id and item.service_type_id not in found]
     if details:
