@@ -85,10 +85,11 @@ def _unpaid():
 
 
 def _portal_out(invoice: Invoice, today) -> dict:
-    from chalicelib.core.serialize import row_dict
+    from chalicelib.core.serialize import flag, row_dict
 
     record = row_dict(invoice, PORTAL_INVOICE_FIELDS)
-    record["is_overdue"] = bool(invoice.status != "paid" and invoice.payment_status != "paid" and invoice.due_date
+    # a 0/1 flag like every flag of the service (document 1, convention 4)
+    record["is_overdue"] = flag(invoice.status != "paid" and invoice.payment_status != "paid" and invoice.due_date
                                 and invoice.due_date < today)
     return record
 

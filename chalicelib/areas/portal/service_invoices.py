@@ -6,15 +6,10 @@ from __future__ import annotations
 from chalicelib.core.errors import not_found
 
 
-def _flags(invoice: dict) -> dict:
-    """is_overdue as a 0/1 flag, like every flag of the service (document 1, convention 4)."""
-    return {**invoice, "is_overdue": 1 if invoice.get("is_overdue") else 0}
-
-
 def list_invoices(ctx) -> list[dict]:
     from chalicelib.areas.invoices import service as invoices_service
 
-    return [_flags(invoice) for invoice in invoices_service.portal_invoices(ctx.db, ctx.portal.company_ids)]
+    return invoices_service.portal_invoices(ctx.db, ctx.portal.company_ids)
 
 
 def invoice_detail(ctx, *, invoice_id: str) -> tuple[dict, list[dict], list[dict]]:
@@ -24,8 +19,7 @@ def invoice_detail(ctx, *, invoice_id: str) -> tuple[dict, list[dict], list[dict
     found = invoices_service.portal_invoice(ctx.db, invoice_id, [ctx.portal.company_id])
     if found is None:
         raise not_found("Invoice")
-    invoice, items, payments = found
-    return _flags(invoice), items, payments
+    return found
 
 
 def financial(ctx, *, company_ids) -> dict:
