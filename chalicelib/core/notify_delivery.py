@@ -1,17 +1,18 @@
 """Delivery of one notification message to one channel (email, chat, push), idempotent per delivery id.
 
-`deliver(delivery_id)` locks the delivery row, does nothing when it is already `sent` or `skipped`
-(a duplicate queue message), otherwise calls the channel's provider and records the outcome:
-`sent`, `skipped` (channel off or not configured, no recipient address, no push subscription) or
-`failed` (the provider refused or could not be reached; retried by the queue, then by
-`drain_pending`). Providers are imported lazily, so that every area's function can deliver.
+`deliver(delivery_id)` claims the delivery row (`sending`, committed), does nothing when it is already
+`sent` or `skipped` (a duplicate queue message) or being sent by another worker, otherwise calls the
+channel's provider with no transaction open and records the outcome: `sent`, `skipped` (channel off or
+not configured, no recipient address, no push subscription) or `failed` (the provider refused or could
+not be reached; retried by the queue, then by `drain_pending`). Providers are imported lazily, so that
+every area's function can deliver.
 """
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
 
-from sqlalchemy import or_, select
+from sqlalchemy import delete, or_, select, update
 
 from .context import job_context
 from .errors import BadGateway, ServiceUnavailable
@@ -23,6 +24,7 @@ log = logging.getLogger("wms.notify")
 MAX_ATTEMPTS = 5
 PUSH_TITLE_MAX, PUSH_BODY_MAX = 200, 1000
 DONE = ("sent", "skipped")
+SENDING_STALE = timedelta(minutes=5)  # longer than any worker runs (the queue function's timeout is 30 s)
 
 
 class Skip(Exception):
@@ -32,8 +34,10 @@ class Skip(Exception):
 class Outcome:
     """A sender's result when it is not a plain success (a sender may also answer an external id)."""
 
-    def __init__(self, status: str, external_id: str | None = None, error: str | None = None) -> None:
+    def __init__(self, status: str, external_id: str | None = None, error: str | None = None, *,
+                 record=None) -> None:
         self.status, self.external_id, self.error = status, external_id, error
+        self.record = record  # writes kept with the outcome (push: subscriptions gone or used)
 
 
 def _absolute_url(action_url: str | None) -> str | None:
@@ -63,25 +67,27 @@ def _recipient(db, delivery: NotificationDelivery):
     return user
 
 
-def _send_email(db, delivery: NotificationDelivery) -> str | Outcome | None:
+# A sender reads what it needs (recipient, subscriptions, the adapter and its stored credentials) while the
+# claim's transaction is open, and answers the provider call as a function of plain values: the call runs
+# after the claim is committed and the connection given back, so no row lock nor transaction is held while
+# the provider answers. The call answers an external id or an Outcome.
+
+def _send_email(db, delivery: NotificationDelivery):
     from chalicelib.providers.mail import get_mail
 
     address = delivery.target or _recipient(db, delivery).email
     mail = get_mail(db=db)
     payload = delivery.payload or {}
-    return mail.send(to=[address], subject=payload.get("title") or "Notification", text=_text(payload))
+    subject, text = payload.get("title") or "Notification", _text(payload)
+    return lambda: mail.send(to=[address], subject=subject, text=text)
 
 
-def _send_chat(db, delivery: NotificationDelivery) -> str | Outcome | None:
+def _send_chat(db, delivery: NotificationDelivery):
     from chalicelib.providers.chat import get_chat
 
     chat = get_chat(db=db)
     channel = delivery.target
-    if not channel:
-        user = _recipient(db, delivery)
-        channel = chat.lookup_user_by_email(user.email)
-        if not channel:
-            raise Skip(f"no team chat member with the e-mail address {user.email}")
+    email = None if channel else _recipient(db, delivery).email
     payload = delivery.payload or {}
     text = f"*{payload.get('title') or ''}*"
     if payload.get("body"):
@@ -89,16 +95,23 @@ def _send_chat(db, delivery: NotificationDelivery) -> str | Outcome | None:
     url = _absolute_url(payload.get("action_url"))
     if url:
         text += f"\n<{url}|Open>"
-    answer = chat.post_message(channel=channel, text=text)
-    return answer.get("ts")
+
+    def call():
+        target = channel or chat.lookup_user_by_email(email)
+        if not target:
+            raise Skip(f"no team chat member with the e-mail address {email}")
+        return chat.post_message(channel=target, text=text).get("ts")
+    return call
 
 
-def _send_push(db, delivery: NotificationDelivery) -> Outcome:
+def _send_push(db, delivery: NotificationDelivery):
     from chalicelib.providers.push import SubscriptionGone, get_push
 
     push = get_push(db=db)
     _recipient(db, delivery)
-    subscriptions = list(db.scalars(select(PushSubscription).where(PushSubscription.user_id == delivery.user_id)))
+    subscriptions = [(s.id, {"endpoint": s.endpoint, "keys": {"p256dh": s.p256dh, "auth": s.auth}})
+                     for s in db.scalars(select(PushSubscription).where(PushSubscription.user_id == delivery.user_id)
+                                         .order_by(PushSubscription.id))]
     if not subscriptions:
         raise Skip("no push subscription")
     payload = dict(delivery.payload or {})
@@ -109,64 +122,102 @@ def _send_push(db, delivery: NotificationDelivery) -> Outcome:
         payload["body"] = body if len(body) <= PUSH_BODY_MAX else body[:PUSH_BODY_MAX - 1] + "\u2026"
     payload["url"] = payload.get("action_url")
     payload["tag"] = payload.get("type")
-    sent, gone, errors = 0, 0, []
-    for subscription in subscriptions:
-        info = {"endpoint": subscription.endpoint, "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth}}
-        try:
-            push.send(subscription=info, payload=payload)
-        except SubscriptionGone:
-            db.delete(subscription)
-            gone += 1
-            continue
-        except BadGateway as exc:
-            errors.append(exc.message)
-            continue
-        subscription.last_used_at = utcnow()
-        sent += 1
-    db.flush()
-    # returned, not raised: the removal of gone subscriptions must be kept in every case
-    if sent:
-        return Outcome("sent", f"{sent} of {len(subscriptions)} subscriptions")
-    if errors:
-        return Outcome("failed", error="; ".join(errors))
-    return Outcome("skipped", error=f"every push subscription was gone ({gone} removed)")
+
+    def call() -> Outcome:
+        sent, gone, errors = [], [], []
+        for subscription_id, info in subscriptions:
+            try:
+                push.send(subscription=info, payload=payload)
+            except SubscriptionGone:
+                gone.append(subscription_id)
+            except BadGateway as exc:
+                errors.append(exc.message)
+            else:
+                sent.append(subscription_id)
+
+        def keep(db) -> None:  # recorded with the outcome, whatever it is
+            if gone:
+                db.execute(delete(PushSubscription).where(PushSubscription.id.in_(gone)))
+            if sent:
+                db.execute(update(PushSubscription).where(PushSubscription.id.in_(sent)).values(last_used_at=utcnow()))
+        if sent:
+            return Outcome("sent", f"{len(sent)} of {len(subscriptions)} subscriptions", record=keep)
+        if errors:
+            return Outcome("failed", error="; ".join(errors), record=keep)
+        return Outcome("skipped", error=f"every push subscription was gone ({len(gone)} removed)", record=keep)
+    return call
 
 
 SENDERS = {"email": _send_email, "chat": _send_chat, "push": _send_push}
 
 
+def _outcome(exc: Exception, delivery_id: str) -> Outcome:
+    if isinstance(exc, (Skip, ServiceUnavailable)):
+        return Outcome("skipped", error=str(getattr(exc, "message", None) or exc))
+    if isinstance(exc, BadGateway):
+        return Outcome("failed", error=exc.message)
+    log.error("notification delivery %s failed", delivery_id, exc_info=exc)  # a provider bug: keep the record
+    return Outcome("failed", error=f"{type(exc).__name__}: {exc}")
+
+
+def _claim(db, delivery_id: str) -> NotificationDelivery | str:
+    """Lock the row; answer why there is nothing to do, or count the attempt and mark it `sending`."""
+    delivery = db.scalar(select(NotificationDelivery).where(NotificationDelivery.id == delivery_id).with_for_update())
+    if delivery is None:
+        log.warning("notification delivery %s not found", delivery_id)
+        return "missing"
+    if delivery.status in DONE:
+        return "duplicate"
+    now = utcnow()
+    if delivery.status == "sending" and delivery.last_attempt_at and delivery.last_attempt_at > now - SENDING_STALE:
+        return "busy"
+    delivery.status, delivery.attempts, delivery.last_attempt_at = "sending", (delivery.attempts or 0) + 1, now
+    return delivery
+
+
+def _record(db, delivery_id: str, result: Outcome) -> str:
+    delivery = db.scalar(select(NotificationDelivery).where(NotificationDelivery.id == delivery_id).with_for_update()
+                         .execution_options(populate_existing=True))
+    if result.record is not None:
+        result.record(db)
+    if delivery is None or delivery.status in DONE:  # deleted, or a worker that took a stale claim over finished
+        return delivery.status if delivery is not None else "missing"
+    delivery.status, delivery.error, delivery.external_id = result.status, result.error, result.external_id
+    if result.status == "sent":
+        delivery.sent_at = utcnow()
+    return delivery.status
+
+
 def deliver(delivery_id: str) -> str:
-    """Deliver one message. Answers its outcome: sent, skipped, failed, duplicate or missing."""
+    """Deliver one message. Answers its outcome: sent, skipped, failed, duplicate (already done), busy
+    (another worker is sending it) or missing.
+
+    Three steps: the claim (the row locked, the attempt counted, status `sending`) and the sender's reads,
+    committed; the provider call with no transaction open; the outcome recorded in a short transaction.
+    `sending` is the duplicate guard while the provider answers: a second worker (a repeated queue message)
+    answers `busy`; a claim older than SENDING_STALE is a worker that stopped mid-call and is taken over."""
     with job_context() as ctx:
         db = ctx.db
-        delivery = db.scalar(select(NotificationDelivery).where(NotificationDelivery.id == delivery_id)
-                             .with_for_update())
-        if delivery is None:
-            log.warning("notification delivery %s not found", delivery_id)
-            return "missing"
-        if delivery.status in DONE:
-            return "duplicate"
-        delivery.attempts = (delivery.attempts or 0) + 1
-        delivery.last_attempt_at = utcnow()
-        sender = SENDERS.get(delivery.channel)
+        claimed = _claim(db, delivery_id)
+        if isinstance(claimed, str):
+            return claimed
         try:
             with db.begin_nested():
+                sender = SENDERS.get(claimed.channel)
                 if sender is None:
-                    raise Skip(f"unknown channel {delivery.channel}")
-                result = sender(db, delivery)
-        except (Skip, ServiceUnavailable) as exc:
-            delivery.status, delivery.error = "skipped", str(getattr(exc, "message", None) or exc)
-        except BadGateway as exc:
-            delivery.status, delivery.error = "failed", exc.message
+                    raise Skip(f"unknown channel {claimed.channel}")
+                call = sender(db, claimed)
+        except Exception as exc:  # noqa: BLE001 - nothing to call: the outcome is known now
+            return _record(db, delivery_id, _outcome(exc, delivery_id))
+        db.flush()
+        ctx.release_connection()  # the claim is committed: no transaction nor row lock while the provider answers
+        try:
+            result = call()
         except Exception as exc:  # noqa: BLE001 - a provider bug must not lose the delivery record
-            log.exception("notification delivery %s failed", delivery_id)
-            delivery.status, delivery.error = "failed", f"{type(exc).__name__}: {exc}"
-        else:
-            result = result if isinstance(result, Outcome) else Outcome("sent", result)
-            delivery.status, delivery.error, delivery.external_id = result.status, result.error, result.external_id
-            if result.status == "sent":
-                delivery.sent_at = utcnow()
-        return delivery.status
+            db.rollback()  # a sandbox provider's half-written record
+            result = _outcome(exc, delivery_id)
+        result = result if isinstance(result, Outcome) else Outcome("sent", result)
+        return _record(db, delivery_id, result)
 
 
 def deliver_message(message: dict) -> str:
@@ -177,16 +228,21 @@ def deliver_message(message: dict) -> str:
 
 def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit: int = 500) -> dict:
     """Retry deliveries left `pending` (a lost queue message) for longer than `pending_older_than`,
-    and `failed` ones with fewer than MAX_ATTEMPTS attempts. Answers counts per outcome."""
-    cutoff = utcnow() - pending_older_than
+    and `failed` ones, or `sending` ones whose worker stopped mid-call (claimed over SENDING_STALE ago),
+    with fewer than MAX_ATTEMPTS attempts. Answers counts per outcome."""
+    now = utcnow()
+    cutoff = now - pending_older_than
     with job_context() as ctx:
         ids = list(ctx.db.scalars(
             select(NotificationDelivery.id).where(or_(
                 (NotificationDelivery.status == "pending") & (NotificationDelivery.created_at <= cutoff),
                 (NotificationDelivery.status == "failed") & (NotificationDelivery.attempts < MAX_ATTEMPTS),
+                (NotificationDelivery.status == "sending") & (NotificationDelivery.attempts < MAX_ATTEMPTS)
+                & (NotificationDelivery.last_attempt_at <= now - SENDING_STALE),
             )).order_by(NotificationDelivery.created_at).limit(limit)
         ))
-    counts: dict[str, int] = {"processed": 0, "sent": 0, "skipped": 0, "failed": 0, "duplicate": 0, "missing": 0}
+    counts: dict[str, int] = {"processed": 0, "sent": 0, "skipped": 0, "failed": 0, "duplicate": 0, "busy": 0,
+                              "missing": 0}
     for delivery_id in ids:
         outcome = deliver(delivery_id)
         counts["processed"] += 1

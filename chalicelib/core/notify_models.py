@@ -31,7 +31,8 @@ class NotificationPreference(Base):
 
 
 class NotificationDelivery(Timestamps, Base):
-    """One message for one channel. Status: pending, sent, failed, skipped."""
+    """One message for one channel. Status: pending, sending (a worker is calling the provider), sent, failed,
+    skipped."""
 
     __tablename__ = "notification_deliveries"
     __table_args__ = (

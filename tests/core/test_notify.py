@@ -255,3 +255,80 @@ def test_notify_is_one_read_and_one_write(db, notify_api, count_queries, monkeyp
         status, body = notify_api(user_id=user_id, type="mention", title="Hi", resource_type="page", resource_id="p-1")
     assert status == 200 and body["id"] is None
     assert counter.count == per_step, counter.statements
+
+
+def _email_delivery(db, user, **values):
+    row = NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": "Claimed"},
+                               **{"status": "pending", "attempts": 0, **values})
+    db.add(row)
+    db.flush()
+    return row
+
+
+def test_the_provider_answers_with_no_transaction_open_and_the_claim_committed(db, monkeypatch):
+    """The delivery row is claimed (`sending`) and committed before the provider call; no row lock nor
+    transaction is held while the provider answers (a slow SES or Slack would hold a connection)."""
+    import chalicelib.providers.mail as mail_module
+    from chalicelib.core.notify_delivery import deliver
+
+    seen = {}
+
+    class Mail:
+        def __init__(self, db):
+            self.db = db
+
+        def send(self, *, to, subject, text):
+            seen["in_transaction"] = self.db.in_transaction()
+            seen["status"] = self.db.scalar(select(NotificationDelivery.status)
+                                            .where(NotificationDelivery.id == row.id))
+            return "message-1"
+
+    monkeypatch.setattr(mail_module, "get_mail", lambda db=None: Mail(db))
+    user = make_user(db, email="ann@agency.test")
+    row = _email_delivery(db, user)
+    assert deliver(row.id) == "sent"
+    assert seen == {"in_transaction": False, "status": "sending"}
+    (after,) = deliveries(db, id=row.id)
+    assert (after.status, after.attempts, after.external_id) == ("sent", 1, "message-1")
+
+
+def test_a_delivery_another_worker_is_sending_is_left_to_it_until_its_claim_is_stale(db):
+    from datetime import timedelta
+
+    from chalicelib.core.ids import utcnow
+    from chalicelib.core.notify_delivery import deliver, drain_pending
+
+    user = make_user(db, email="ann@agency.test")
+    busy = _email_delivery(db, user, status="sending", attempts=1, last_attempt_at=utcnow() - timedelta(seconds=20))
+    stale = _email_delivery(db, user, status="sending", attempts=1, last_attempt_at=utcnow() - timedelta(minutes=6))
+    assert deliver(busy.id) == "busy"
+    assert outbox(db, "mail") == []
+    (row,) = deliveries(db, id=busy.id)
+    assert (row.status, row.attempts) == ("sending", 1)
+
+    result = drain_pending()  # the stale claim is a worker that stopped mid-call: taken over
+    assert result["sent"] == 1 and result["busy"] == 0
+    (row,) = deliveries(db, id=stale.id)
+    assert (row.status, row.attempts) == ("sent", 2)
+    (row,) = deliveries(db, id=busy.id)
+    assert row.status == "sending"
+    assert len(outbox(db, "mail")) == 1
+
+
+def test_a_provider_that_fails_after_writing_keeps_nothing_but_the_failure(db, monkeypatch):
+    import chalicelib.providers.mail as mail_module
+    from chalicelib.core.notify_delivery import deliver
+    from chalicelib.providers.mail.sandbox import SandboxMail
+
+    class Broken(SandboxMail):
+        def send(self, *, to, subject, text):
+            super().send(to=to, subject=subject, text=text)
+            raise RuntimeError("the provider broke after writing")
+
+    monkeypatch.setattr(mail_module, "get_mail", lambda db=None: Broken(db=db, from_address="n@agency.test"))
+    user = make_user(db, email="ann@agency.test")
+    row = _email_delivery(db, user)
+    assert deliver(row.id) == "failed"
+    (after,) = deliveries(db, id=row.id)
+    assert after.attempts == 1 and "the provider broke" in after.error
+    assert outbox(db, "mail") == []

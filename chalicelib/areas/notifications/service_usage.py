@@ -13,6 +13,7 @@ from chalicelib.core.notify_catalogue import DELIVERY_CHANNELS, type_info
 from chalicelib.core.notify_models import NotificationDelivery
 
 STATUSES = ("pending", "sent", "failed", "skipped")
+IN_FLIGHT = {"sending": "pending"}  # being sent: not delivered yet, counted with pending
 
 
 def _since(days: int):
@@ -77,6 +78,7 @@ def channel_distribution(ctx, *, days: int) -> list[dict]:
     ).all()
     channels = {name: {"channel": name, "total": 0, **{status: 0 for status in STATUSES}} for name in DELIVERY_CHANNELS}
     for channel, status, count in rows:
+        status = IN_FLIGHT.get(status, status)
         entry = channels.setdefault(channel, {"channel": channel, "total": 0, **{s: 0 for s in STATUSES}})
         if status in STATUSES:
             entry[status] += count
