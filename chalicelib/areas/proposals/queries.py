@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, grouped, visible_row
+from chalicelib.core.query import LIST_LIMIT, first_per, grouped, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import flag, row_dict, value_out
 
@@ -103,9 +103,13 @@ LIST_FLAGS = ("share_enabled", "share_protected")
 
 
 def _approvers_statement(proposal_in):
-    seq = func.row_number().over(order_by=(ProposalApproval.created_at, ProposalApproval.user_id))
-    return (select(ProposalApproval.proposal_id, ProposalApproval.user_id, seq.label("seq"))
-            .where(proposal_in(ProposalApproval.proposal_id), ProposalApproval.listed.is_(True)))
+    """The listed approvers of the proposals, at most LIST_LIMIT a proposal (the first by listing time, as in
+    the detail; decisions.md section 4), `seq` their order."""
+    order = (ProposalApproval.created_at, ProposalApproval.user_id)
+    seq = func.row_number().over(order_by=order)
+    return first_per(select(ProposalApproval.proposal_id, ProposalApproval.user_id, seq.label("seq"))
+                     .where(proposal_in(ProposalApproval.proposal_id), ProposalApproval.listed.is_(True)),
+                     ProposalApproval.proposal_id, order)
 
 
 def proposal_lookups(db, records) -> dict:
@@ -155,9 +159,10 @@ def proposal_records(db, rows) -> list[dict]:
 
 
 def approvals(db, proposal_id: str) -> list[dict]:
+    """The detail's approvals: at most LIST_LIMIT, oldest first (decisions.md section 4)."""
     rows = db.execute(select(ProposalApproval, User.name).outerjoin(User, User.id == ProposalApproval.user_id)
                       .where(ProposalApproval.proposal_id == proposal_id)
-                      .order_by(ProposalApproval.created_at, ProposalApproval.user_id))
+                      .order_by(ProposalApproval.created_at, ProposalApproval.user_id).limit(LIST_LIMIT))
     return [{"user_id": a.user_id, "user_name": name, "listed": flag(a.listed), "approved_at": value_out(a.approved_at),
              "comments": a.comments} for a, name in rows]
 

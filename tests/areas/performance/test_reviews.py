@@ -263,3 +263,40 @@ def test_review_history_answers_at_most_500_rows(api, db, exec_user, employee):
     db.flush()
     history = api.get(f"/api/performance/reviews/history/{employee.id}", as_=exec_user).json["history"]
     assert len(history) == 500 and history[0]["cycle_name"] == "C500"
+
+
+def test_an_annual_review_lists_at_most_500_previous_reviews(api, db, exec_user, employee):
+    """decisions.md section 4 caps every list at 500 rows; docs/decisions/performance.md: an annual review's
+    `previous_reviews` holds at most 500 quarterly reviews, in the order of their cycles (period start, then review
+    id). 501 quarterly cycles inside one year would take years of cycles through the API: the rows are put in the
+    database directly (one multi-row INSERT each). `kpi_aggregation` counts the ratings of the reviews listed."""
+    from datetime import timedelta
+
+    from chalicelib.areas.performance.models import ReviewCycle, ReviewKpiRating
+    from chalicelib.core.locks import insert_rows
+
+    _, items = make_template(db, user_ids=[employee.id])
+    year = make_cycle(db, type="annual", name="FY", period_start=date(2024, 1, 1), period_end=date(2025, 12, 31))
+    annual = make_review(db, cycle=year, user=employee, reviewer=exec_user)
+    # two cycles a day (the review id breaks the tie), made newest first so that creation order is no help
+    days = [date(2024, 1, 1) + timedelta(days=n // 2) for n in reversed(range(501))]
+    cycles = insert_rows(db, ReviewCycle, [{"type": "quarterly", "name": f"Q{n}", "period_start": day,
+                                            "period_end": day + timedelta(days=1), "status": "closed"}
+                                           for n, day in enumerate(days)])
+    reviews = insert_rows(db, Review, [{"cycle_id": c["id"], "user_id": employee.id, "reviewer_id": exec_user.id,
+                                        "status": "completed"} for c in cycles])
+    start = {c["id"]: c["period_start"] for c in cycles}
+    ordered = sorted(reviews, key=lambda r: (start[r["cycle_id"]], r["id"]))
+    newest = ordered[-1]["id"]
+    insert_rows(db, ReviewKpiRating, [{"review_id": r["id"], "template_item_id": items[0].id, "area": "A",
+                                       "label": "K", "rating": "not_achieving" if r["id"] == newest else "achieving"}
+                                      for r in reviews])
+    db.flush()
+
+    detail = api.get(f"/api/performance/reviews/{annual.id}", as_=exec_user).json
+    previous = detail["previous_reviews"]
+    assert len(previous) == 500
+    assert [p["review"]["id"] for p in previous] == [r["id"] for r in ordered[:500]]
+    assert newest not in {p["review"]["id"] for p in previous}
+    assert previous[0]["kpi_ratings"] == [{"template_item_id": items[0].id, "rating": "achieving"}]
+    assert detail["kpi_aggregation"] == {items[0].id: {"ratings": {"achieving": 500}, "most_common": "achieving"}}

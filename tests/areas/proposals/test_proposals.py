@@ -338,3 +338,42 @@ def test_pricing_holds_at_most_500_items(api, db, exec_user):
     assert full.status == 200, full
     pricing = api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json
     assert sum(len(s["items"]) for s in pricing["sections"]) == 500 and pricing["total_amount"] == 500
+
+
+def test_the_approvals_hold_at_most_500_oldest_first(api, db, exec_user):
+    """decisions.md section 4 caps every list at 500 rows; docs/decisions/proposals.md: the detail's `approvals`
+    hold at most 500, oldest first (by approval row time, then user id), and `approver_ids` (detail and list)
+    the listed approvers in the same order. The API lists at most 50 approvers a write, so the rows are put in
+    the database directly (one multi-row INSERT each)."""
+    import uuid
+    from datetime import UTC, datetime, timedelta
+
+    from chalicelib.areas.proposals.models import ProposalApproval
+    from chalicelib.core.locks import insert_rows
+    from chalicelib.core.models import User
+
+    pid = create(api, exec_user)
+    assert api.post(f"/api/proposals/{pid}/submit", as_=exec_user).status == 200
+    users = insert_rows(db, User, [{"email": f"approver-{uuid.uuid4().hex}@agency.test", "name": f"Approver {n}",
+                                    "access_level": "employee", "is_active": True} for n in range(501)])
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    # two rows a second, so the user id breaks the ties; every other one has approved
+    rows = insert_rows(db, ProposalApproval, [
+        {"proposal_id": pid, "user_id": user["id"], "listed": True, "created_at": start + timedelta(seconds=n // 2),
+         "approved_at": start + timedelta(days=1) if n % 2 == 0 else None, "comments": f"ok {n}" if n % 2 == 0 else None}
+        for n, user in enumerate(users)])
+    db.flush()
+    oldest = sorted(rows, key=lambda r: (r["created_at"], r["user_id"]))
+    expected = [r["user_id"] for r in oldest[:500]]
+
+    detail = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
+    assert len(detail["approvals"]) == 500
+    assert [a["user_id"] for a in detail["approvals"]] == expected
+    assert oldest[500]["user_id"] not in {a["user_id"] for a in detail["approvals"]}  # the newest is left out
+    first = detail["approvals"][0]
+    assert first["listed"] == 1 and first["user_name"].startswith("Approver ")
+    assert {a["comments"] for a in detail["approvals"] if a["approved_at"]} == {
+        r["comments"] for r in oldest[:500] if r["approved_at"]}
+    assert detail["approver_ids"] == expected
+    listed = next(p for p in api.get("/api/proposals", as_=exec_user).json["proposals"] if p["id"] == pid)
+    assert listed["approver_ids"] == expected
