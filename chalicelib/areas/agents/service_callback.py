@@ -1,10 +1,12 @@
 """The runner callback: POST /api/webhooks/agent-callback (no user session).
 
 `Authorization: Bearer <runner secret>` is compared in constant time with the stored secret of the project named
-in the body; an unknown project, a project without a secret and a wrong secret all answer the same 401. The
-task must be an agent task of that project and the run one of the task's runs (404 otherwise), reporting the
-run's own stage (400 otherwise). The report is applied once: (run id, stage, status) is recorded with
-`INSERT ... ON CONFLICT DO NOTHING`, so the same delivery repeated answers the same and changes nothing.
+in the body; an unknown project, a project without a secret and a wrong secret all answer the same 401, and so
+does a body that is not JSON (it names no project whose secret could be compared). Credentials come first: only
+then is the body validated (400). The task must be an agent task of that project and the run one of the task's
+runs (404 otherwise), reporting the run's own stage (400 otherwise). The report is applied once: (run id, stage,
+status) is recorded with `INSERT ... ON CONFLICT DO NOTHING`, so the same delivery repeated answers the same and
+changes nothing.
 
 Applied: the run's status (and finished_at unless `running`), tokens and cost (the run's totals so far), error;
 the agent meta's scope document, effort estimate, confidence note and proof-of-work fields that the result
@@ -15,13 +17,14 @@ stage, records the run and leaves the stage.
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 
 from sqlalchemy import select
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, NotFound, Unauthorized
-from chalicelib.core.http import parse_json_body, validate
+from chalicelib.core.http import check_request_values, validate
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_row
 
@@ -55,12 +58,39 @@ def _check_secret(ctx, token: str, project_id) -> None:
         raise Unauthorized(REFUSED)
 
 
+def _read_body(ctx):
+    """The body parsed as far as the secret check needs it: the JSON value, or None when it is not JSON (the
+    project it names cannot be known then, so the secret cannot be matched: 401 like an unknown project).
+    What JSON cannot stop (NUL, lone surrogates, deep nesting) is refused with a 400 only after the check."""
+    raw = ctx.request.raw_body
+    if not raw or not raw.strip():
+        return {}
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def _named_project(raw) -> str | None:
+    project_id = raw.get("project_id") if isinstance(raw, dict) else None
+    if not isinstance(project_id, str):
+        return None
+    try:
+        check_request_values(project_id)  # text the database cannot compare is no project
+    except BadRequest:
+        return None
+    return project_id
+
+
 def receive(ctx) -> dict:
+    """Credentials first (decisions/agents.md): no bearer, or a body that names no readable project, is the
+    401 of a wrong secret before anything else about the body is checked; then the body is validated (400)."""
     token = _bearer(ctx)
     if token is None:
         raise Unauthorized("A runner callback needs Authorization: Bearer <runner secret>")
-    raw = parse_json_body(ctx.request)
-    _check_secret(ctx, token, raw.get("project_id") if isinstance(raw, dict) else None)
+    raw = _read_body(ctx)
+    _check_secret(ctx, token, _named_project(raw))
+    check_request_values(raw)
     body = validate(AgentCallback, raw, "request body")
     return apply_report(ctx, body)
 

@@ -135,9 +135,51 @@ def test_the_report_must_name_a_run_of_the_task_and_its_stage(api, db, exec_user
     for broken in ({**body, "status": ""}, {**body, "result": {"tokens": -1}}, {**body, "result": {"cost": True}},
                    {k: v for k, v in body.items() if k != "run_id"}, {**body, "result": "text"}):
         assert _post(api, broken).status == 400, broken
+    # a body that is not JSON names no project, so the secret cannot be checked: 401, not 400 (see below)
     not_json = api.post(PATH, body=b"{nope", headers={"Authorization": f"Bearer {SECRET}",
                                                        "Content-Type": "application/json"})
-    assert not_json.status == 400
+    assert not_json.status == 401
+
+
+def test_no_bearer_is_refused_before_the_body_is_read(api, db, exec_user):
+    project, task, agent, run_id = _dispatched(api, db, exec_user)
+    for raw in (b"{nope", b"\xff\xfe", b"[" * 100000, b'{"project_id": "a\\u0000b"}', b""):
+        answer = api.post(PATH, body=raw, headers={"Content-Type": "application/json"})
+        assert answer.status == 401, (raw[:20], answer)
+        assert answer.json["error"] == "A runner callback needs Authorization: Bearer <runner secret>"
+    assert db.scalar(select(AgentRun.status).where(AgentRun.id == run_id)) == "running"
+
+
+def test_credentials_are_checked_before_the_body_is_validated(api, db, exec_user):
+    """The secret belongs to the project the body names (document 1, Runner callback): a body that cannot be read
+    names none, so its credentials cannot be verified: the same 401 as an unknown project. The body's own
+    problems answer 400 only once the secret matched."""
+    project, task, agent, run_id = _dispatched(api, db, exec_user)
+    body = {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "success", "run_id": run_id}
+    good = {"Authorization": f"Bearer {SECRET}", "Content-Type": "application/json"}
+    wrong = {**good, "Authorization": "Bearer wrong-secret-wrong-secret"}
+    deep = b'{"project_id": "' + project.id.encode() + b'", "result": ' + b"[" * 70 + b"]" * 70 + b"}"
+    refused = [
+        api.post(PATH, body=b"{nope", headers=good),  # not JSON
+        api.post(PATH, body=b'{"project_id": "' + project.id.encode() + b'"', headers=good),  # cut short
+        api.post(PATH, body=b"\xff\xfe{}", headers=good),  # not UTF-8
+        api.post(PATH, body=b"[" * 100000 + b"]" * 100000, headers=good),  # too deep for the parser
+        api.post(PATH, body=b"", headers=good),  # empty: no project
+        api.post(PATH, json=[body], headers=good),  # not an object
+        api.post(PATH, json={**body, "project_id": project.id[:-1] + "\x00"}, headers=good),  # NUL: no project
+        api.post(PATH, json={**body, "stage": "scoping\x00"}, headers=wrong),  # a bad value, a wrong secret
+        api.post(PATH, body=deep, headers=wrong),  # nested too deep, a wrong secret
+    ]
+    for answer in refused:
+        assert answer.status == 401, answer
+        assert answer.json["error"] == "Invalid runner credentials"
+    # the right secret for the project named: now the body's problems are 400s naming them
+    nul = api.post(PATH, json={**body, "stage": "scoping\x00"}, headers=good)
+    assert nul.status == 400 and nul.json["details"][0]["field"] == "stage", nul
+    too_deep = api.post(PATH, body=deep, headers=good)
+    assert too_deep.status == 400 and "nested deeper" in too_deep.json["error"], too_deep
+    assert db.scalar(select(AgentRun.status).where(AgentRun.id == run_id)) == "running"
+    assert api.post(PATH, json=body, headers=good).json["stage"] == "pending_approval"
 
 
 def test_a_stale_success_leaves_the_stage(api, db, exec_user):
