@@ -69,3 +69,6 @@ class LeaveRequest(Timestamps, Base):
     chat_message_ts: Mapped[str | None] = mapped_column(String(100))
     chat_channel: Mapped[str | None] = mapped_column(String(200))
     integration_errors: Mapped[dict | None] = mapped_column(JSON)
+    # The claim of the run calling the providers (service_integrations.claim): set by one conditional UPDATE,
+    # cleared with the outcome; older than service_integrations.STALE_CLAIM it is a dead run's (leave_0003).
+    integrations_running_since: Mapped[datetime | None] = mapped_column(UTCDateTime())

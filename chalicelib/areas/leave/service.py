@@ -232,12 +232,19 @@ def cancel(ctx, *, request_id: str) -> dict:
 
 def retry_integrations(ctx, *, request_id: str) -> dict:
     """Re-runs the integrations that have no id yet (failed or skipped), answering the request after the
-    providers answered; no transaction is held open during the calls."""
+    providers answered; no transaction is held open during the calls. 409 while another run holds the request
+    (its claim: service_integrations.claim), so that two runs never make the same external object."""
     request = load_leave_request(ctx, request_id)
     if request.status != "approved":
         raise Conflict("Only an approved request runs integrations")
+    token = service_integrations.claim(ctx.db, request.id)
+    if token is None:
+        if ctx.db.scalar(select(LeaveRequest.status).where(LeaveRequest.id == request.id)) != "approved":
+            raise Conflict("Only an approved request runs integrations")  # cancelled since it was read
+        raise Conflict("Integrations are already running for this request")
+    request = lock_row(ctx.db, LeaveRequest, request.id)  # as the run before this one left it
     names = [name for name, field in service_integrations.ID_FIELDS.items() if not getattr(request, field)]
     _history(ctx, request.id, "integrations_retried", ", ".join(names) or None)
     ctx.db.flush()
-    service_integrations.run(ctx, request.id, names)
+    service_integrations.run(ctx, request.id, names, token=token)
     return one_record(ctx.db, request.id)

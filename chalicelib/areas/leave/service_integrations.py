@@ -9,14 +9,24 @@ recorded as skipped in the same place (`Not configured: ...`), so that `retry-in
 configured. A success stores the provider's id (`ledger_leave_application_id`, `planner_booking_id`,
 `calendar_event_id`, `chat_message_ts`) and clears that integration's error. Retry re-runs exactly the
 integrations without an id. A request cancelled while its integrations ran is reversed when they answer.
+
+One run at a time (docs/decisions/leave.md, Integrations): a run, and the reversal of a cancellation, first
+claims the request (`claim`: one conditional UPDATE of `integrations_running_since`, committed before any
+provider is called) and lets the claim go in the short transaction that records its outcome. A second run finds
+the claim: a retry answers 409, the approval's own run and a reversal do nothing (the run holding the claim
+covers them: it reverses everything with an id when it finds the request cancelled). A claim older than
+STALE_CLAIM is a dead run's and is taken over.
 """
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
 
+from sqlalchemy import or_, update
+
 from chalicelib.core.context import job_context
 from chalicelib.core.errors import DomainError, ServiceUnavailable
+from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import Squad, User
 
@@ -26,6 +36,9 @@ log = logging.getLogger("wms.leave")
 SANDBOX_CHAT_CHANNEL = "C_LEAVE"
 ID_FIELDS = {"ledger": "ledger_leave_application_id", "planner": "planner_booking_id",
              "calendar": "calendar_event_id", "chat": "chat_message_ts"}
+# A claim older than this is a dead run's (its function timed out or crashed before letting go) and is taken over.
+# Far above the longest live run: the leave functions stop after 60 s, jobs after 120 s (infra/areas.json).
+STALE_CLAIM = timedelta(minutes=10)
 
 
 class NotConfigured(Exception):
@@ -189,33 +202,51 @@ def _attempt(ctx, fn, name: str, leave: dict):
 
 # ---------------------------------------------------------------- running
 
-def run(ctx, request_id: str, names=None) -> dict:
+def claim(db, request_id: str, status: str = "approved"):
+    """Claim the request (in `status`) for one run of its integrations or of their reversal: one conditional
+    UPDATE, taken only when no run holds it (no claim, or one older than STALE_CLAIM). Answers the claim's time,
+    the run's token, or None: another run holds the request (or it is not in `status`). A concurrent claimer
+    waits on the UPDATE's row lock and then sees the claim; the caller commits it (`release_connection`) before
+    calling a provider. `updated_at` is left alone: the claim is no change of the request."""
+    now = utcnow()
+    taken = db.execute(
+        update(LeaveRequest)
+        .where(LeaveRequest.id == request_id, LeaveRequest.status == status,
+               or_(LeaveRequest.integrations_running_since.is_(None),
+                   LeaveRequest.integrations_running_since < now - STALE_CLAIM))
+        .values(integrations_running_since=now, updated_at=LeaveRequest.updated_at)
+        .execution_options(synchronize_session=False))
+    return now if taken.rowcount == 1 else None
+
+
+def _let_go(request: LeaveRequest, token) -> None:
+    """Clear the claim with the outcome, unless a later run took it over (this one outlived STALE_CLAIM)."""
+    if request.integrations_running_since == token:
+        request.integrations_running_since = None
+
+
+def run(ctx, request_id: str, names=None, *, token=None) -> dict:
     """Run the named integrations (default: every one without an id) for an approved request and record the
-    outcomes. The caller's transaction is ended first (its writes committed), so no transaction is held open
-    while the providers answer. Answers `{name: outcome}`."""
-    request = ctx.db.get(LeaveRequest, request_id)
-    if request is None or request.status != "approved":
-        return {}
+    outcomes. `token`: the claim the caller took (retry); without one the run claims the request itself and does
+    nothing when another run holds it (that run covers what has no id). The claim (and the caller's writes) is
+    committed first, so no transaction is held open while the providers answer; the outcome is recorded and the
+    claim let go in one short transaction. Answers `{name: outcome}`."""
+    if token is None:
+        token = claim(ctx.db, request_id)
+        if token is None:
+            return {}
+    request = lock_row(ctx.db, LeaveRequest, request_id)  # as the previous run left it (the claim holds it now)
     leave = _snapshot(ctx.db, request)
     names = [n for n in (names or INTEGRATIONS) if n in RUN and not leave[ID_FIELDS[n]]]
     ctx.release_connection()
     results = {name: _attempt(ctx, RUN[name], name, leave) for name in names}
+    outcomes = {name: outcome for name, (outcome, _) in results.items()}
     request = lock_row(ctx.db, LeaveRequest, request_id)
-    if request.status != "approved":  # cancelled while the providers answered: undo what was just made
+    if request.status != "approved":  # cancelled while the providers answered: undo what it made and had made
         ctx.release_connection()  # cancelled is final: the row lock is not held while the providers answer
         made = {**leave, **{ID_FIELDS[n]: value for n, (outcome, value) in results.items() if outcome == "ok"}}
-        undone = {name: _attempt(ctx, REVERSE[name], name, made) for name, (outcome, _) in results.items()
-                  if outcome == "ok"}
-        failed = {name: value for name, (outcome, value) in undone.items() if outcome != "ok"}
-        if failed:  # as reverse() does: a failed reversal keeps the id and records why
-            request = lock_row(ctx.db, LeaveRequest, request_id)
-            errors = dict(request.integration_errors or {})
-            for name, value in failed.items():
-                setattr(request, ID_FIELDS[name], made[ID_FIELDS[name]])
-                errors[name] = f"Reversal: {value}"
-            request.integration_errors = errors
-            ctx.db.flush()
-        return {name: outcome for name, (outcome, _) in results.items()}
+        _undo(ctx, request_id, made, token)
+        return outcomes
     errors = dict(request.integration_errors or {})
     for name, (outcome, value) in results.items():
         if outcome == "ok":
@@ -223,35 +254,48 @@ def run(ctx, request_id: str, names=None) -> dict:
             errors.pop(name, None)
         else:
             errors[name] = value
-    if leave["chat_channel"] and results.get("chat", ("",))[0] == "ok":
+    if leave["chat_channel"] and outcomes.get("chat") == "ok":
         request.chat_channel = leave["chat_channel"]
     request.integration_errors = errors or None
+    _let_go(request, token)
+    ctx.db.flush()
+    return outcomes
+
+
+def _undo(ctx, request_id: str, leave: dict, token) -> dict:
+    """Reverse each integration with an id in `leave` (no transaction open: the caller released it), then record
+    in one short transaction and let the claim go: a reversed integration loses its id (the chat post keeps its
+    ts: the cancellation was posted beside it), a failed reversal keeps it and records `Reversal: ...`."""
+    names = [n for n in INTEGRATIONS if leave[ID_FIELDS[n]]]
+    results = {name: _attempt(ctx, REVERSE[name], name, leave) for name in names}
+    request = lock_row(ctx.db, LeaveRequest, request_id)
+    errors = dict(request.integration_errors or {})
+    for name, (outcome, value) in results.items():
+        kept = outcome != "ok" or name == "chat"
+        setattr(request, ID_FIELDS[name], leave[ID_FIELDS[name]] if kept else None)
+        if outcome == "ok":
+            errors.pop(name, None)
+        else:
+            errors[name] = f"Reversal: {value}"
+    if "chat" in results and leave["chat_channel"] and not request.chat_channel:  # a post the run just made
+        request.chat_channel = leave["chat_channel"]
+    request.integration_errors = errors or None
+    _let_go(request, token)
     ctx.db.flush()
     return {name: outcome for name, (outcome, _) in results.items()}
 
 
 def reverse(ctx, request_id: str) -> dict:
     """Undo each integration that succeeded (a chat cancellation message for the chat post); a reversed
-    integration loses its id, a failed reversal is recorded in integration_errors and keeps it."""
-    request = ctx.db.get(LeaveRequest, request_id)
-    if request is None:
+    integration loses its id, a failed reversal is recorded in integration_errors and keeps it. Claims the
+    request first: when a run holds it, the run finds the request cancelled as its providers answer and
+    reverses everything itself, so this does nothing."""
+    token = claim(ctx.db, request_id, status="cancelled")
+    if token is None:
         return {}
-    leave = _snapshot(ctx.db, request)
-    names = [n for n in INTEGRATIONS if leave[ID_FIELDS[n]]]
+    leave = _snapshot(ctx.db, lock_row(ctx.db, LeaveRequest, request_id))
     ctx.release_connection()
-    results = {name: _attempt(ctx, REVERSE[name], name, leave) for name in names}
-    request = lock_row(ctx.db, LeaveRequest, request_id)
-    errors = dict(request.integration_errors or {})
-    for name, (outcome, value) in results.items():
-        if outcome == "ok":
-            if name != "chat":  # the chat post stays; the cancellation was posted beside it
-                setattr(request, ID_FIELDS[name], None)
-            errors.pop(name, None)
-        else:
-            errors[name] = f"Reversal: {value}"
-    request.integration_errors = errors or None
-    ctx.db.flush()
-    return {name: outcome for name, (outcome, _) in results.items()}
+    return _undo(ctx, request_id, leave, token)
 
 
 def _in_job(fn, request_id: str) -> None:

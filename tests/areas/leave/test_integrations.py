@@ -270,3 +270,152 @@ def test_a_failed_reversal_after_a_cancellation_during_the_run_is_recorded(api, 
     assert request["status"] == "cancelled"
     assert request["calendar_event_id"] and db.get(SandboxCalendarEvent, request["calendar_event_id"]) is not None
     assert request["integration_errors"]["calendar"] == "Reversal: Calendar provider unreachable: ConnectionError"
+
+
+# ---------------------------------------------------------------- one run at a time (the claim)
+
+ALREADY_RUNNING = {"error": "Integrations are already running for this request"}
+
+
+def _claimed_since(db, request_id):
+    from chalicelib.areas.leave.models import LeaveRequest
+
+    return db.scalar(select(LeaveRequest.integrations_running_since).where(LeaveRequest.id == request_id))
+
+
+def _claim(db, request_id, age):
+    from sqlalchemy import update
+
+    from chalicelib.areas.leave.models import LeaveRequest
+    from chalicelib.core.ids import utcnow
+
+    db.execute(update(LeaveRequest).where(LeaveRequest.id == request_id)
+               .values(integrations_running_since=utcnow() - age))
+    db.flush()
+
+
+def _events(db):
+    return db.scalar(select(func.count()).select_from(SandboxCalendarEvent))
+
+
+def _retries(api, people, path):
+    return [h for h in api.get(path, as_=people["exec"]).json["history"] if h["action"] == "integrations_retried"]
+
+
+def _calendar_failed(api, db, people, set_env):
+    """An approved request whose calendar event failed (chat posted), the calendar then repaired."""
+    set_env(CALENDAR_TEAM_CALENDAR_ID="invalid-team")
+    path, request = _approved(api, people, db)
+    assert request["calendar_event_id"] is None and request["chat_message_ts"], request
+    set_env(CALENDAR_TEAM_CALENDAR_ID=None)
+    return path, request
+
+
+def test_a_retry_while_another_run_calls_the_providers_is_409_and_makes_nothing(api, db, people, set_env,
+                                                                                  monkeypatch):
+    """A retry clicked again while the first retry waits for the calendar: the second answers 409 (the error body
+    of decisions.md section 4) and creates nothing; the first makes the event once."""
+    from chalicelib.providers.calendar.sandbox import SandboxCalendar
+
+    path, request = _calendar_failed(api, db, people, set_env)
+    real_insert, during = SandboxCalendar.insert_event, []
+
+    def insert_event(self, *args, **kwargs):
+        if not during:  # the first run is at the calendar: the second retry arrives now (once)
+            during.append(None)
+            during[0] = api.post(f"{path}/retry-integrations", as_=people["exec"])
+        return real_insert(self, *args, **kwargs)
+
+    monkeypatch.setattr(SandboxCalendar, "insert_event", insert_event)
+    first = api.post(f"{path}/retry-integrations", as_=people["exec"])
+    assert first.status == 200 and first.json["request"]["calendar_event_id"], first
+    assert during[0].status == 409 and during[0].json == ALREADY_RUNNING, during
+    assert _events(db) == 1
+    assert len(_chat_posts(db, "C_TEAM")) == 1
+    assert len(_retries(api, people, path)) == 1  # the refused retry left no history entry
+    assert _claimed_since(db, request["id"]) is None  # and the first run let the claim go
+
+
+def test_a_retry_of_a_claimed_request_is_409(api, db, people, set_env):
+    from datetime import timedelta
+
+    path, request = _calendar_failed(api, db, people, set_env)
+    _claim(db, request["id"], timedelta(minutes=9))  # a run started nine minutes ago and still going
+    answer = api.post(f"{path}/retry-integrations", as_=people["exec"])
+    assert answer.status == 409 and answer.json == ALREADY_RUNNING, answer
+    assert _events(db) == 0 and _retries(api, people, path) == []
+    assert _claimed_since(db, request["id"]) is not None  # not ours to let go
+
+
+def test_a_stale_claim_is_taken_over(api, db, people, set_env):
+    """A run that died (its Lambda timed out) leaves its claim; after ten minutes a retry takes it over."""
+    from datetime import timedelta
+
+    path, request = _calendar_failed(api, db, people, set_env)
+    _claim(db, request["id"], timedelta(minutes=11))
+    answer = api.post(f"{path}/retry-integrations", as_=people["exec"])
+    assert answer.status == 200 and answer.json["request"]["calendar_event_id"], answer
+    assert _events(db) == 1 and "calendar" not in (answer.json["request"]["integration_errors"] or {})
+    assert _claimed_since(db, request["id"]) is None
+
+
+def test_every_run_lets_its_claim_go(api, db, people):
+    """After the approval's run, a retry and the reversal of a cancellation the claim is clear; the read model does
+    not show it."""
+    _mapped(db, people["employee"], ledger_id="EMP-invalid")  # the ledger fails: something to retry
+    path, request = _approved(api, people, db)
+    assert request["ledger_leave_application_id"] is None and "integrations_running_since" not in request
+    assert _claimed_since(db, request["id"]) is None
+    _mapped(db, people["employee"])
+    retried = api.post(f"{path}/retry-integrations", as_=people["exec"])
+    assert retried.status == 200 and retried.json["request"]["ledger_leave_application_id"], retried
+    assert _claimed_since(db, request["id"]) is None
+    assert api.post(f"{path}/cancel", as_=people["employee"]).status == 200
+    after = api.get(path, as_=people["exec"]).json["request"]
+    assert after["ledger_leave_application_id"] is None and after["calendar_event_id"] is None  # reversed
+    assert _claimed_since(db, request["id"]) is None
+
+
+def test_the_approval_run_of_a_claimed_request_does_nothing(api, db, people):
+    """The approval's own run finds another run holding the request (a retry that came first): it leaves the
+    integrations to that run, creating and recording nothing."""
+    from datetime import timedelta
+
+    request = api.post("/api/leave/requests", as_=people["employee"], json=BODY).json["request"]
+    path = f"/api/leave/requests/{request['id']}"
+    api.post(f"{path}/approve", as_=people["exec"])
+    _claim(db, request["id"], timedelta(seconds=1))
+    assert api.post(f"{path}/approve", as_=people["exec"]).status == 200
+    after = api.get(path, as_=people["exec"]).json["request"]
+    assert after["status"] == "approved" and after["integration_errors"] is None
+    assert after["calendar_event_id"] is None and after["chat_message_ts"] is None
+    assert _events(db) == 0 and _chat_posts(db) == []
+    assert _claimed_since(db, request["id"]) is not None
+
+
+def test_a_cancellation_during_a_retry_is_reversed_once_by_the_run(api, db, people, set_env, monkeypatch):
+    """Cancelled while a retry waits for the calendar: the cancellation's reversal finds the run holding the request
+    and leaves it to the run, which reverses both what it just made (the event) and what was there before (the
+    chat post: one cancellation message)."""
+    from chalicelib.providers.calendar.sandbox import SandboxCalendar
+
+    path, request = _calendar_failed(api, db, people, set_env)
+    real_insert, during = SandboxCalendar.insert_event, []
+
+    def insert_event(self, *args, **kwargs):
+        if not during:
+            during.append(None)
+            during[0] = api.post(f"{path}/cancel", as_=people["employee"])
+        return real_insert(self, *args, **kwargs)
+
+    monkeypatch.setattr(SandboxCalendar, "insert_event", insert_event)
+    answer = api.post(f"{path}/retry-integrations", as_=people["exec"])
+    assert during[0].status == 200 and during[0].json["request"]["status"] == "cancelled", during
+    assert answer.status == 200 and answer.json["request"]["status"] == "cancelled", answer
+    after = api.get(path, as_=people["exec"]).json["request"]
+    assert _events(db) == 0 and after["calendar_event_id"] is None
+    posts = _chat_posts(db, "C_TEAM")
+    assert len(posts) == 2 and posts[1].startswith(":x:"), posts
+    assert after["chat_message_ts"] == request["chat_message_ts"]  # the original post's ts is kept
+    assert "calendar" not in (after["integration_errors"] or {})
+    assert _claimed_since(db, request["id"]) is None
