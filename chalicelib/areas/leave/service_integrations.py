@@ -53,7 +53,9 @@ def _snapshot(db, request: LeaveRequest) -> dict:
     return {"id": request.id, "user_id": user.id, "user_email": user.email, "user_name": user.name,
             "ledger_employee_id": ledger_employee_ids(db, [user.id]).get(user.id),
             "planner_person_id": planner_person_ids(db, [user.id]).get(user.id),
-            "chat_channel": (squad.chat_channel_id if squad else None) or request.chat_channel,
+            # a posted message's own channel (its cancellation goes beside it), else the squad's channel now
+            "chat_channel": (request.chat_channel if request.chat_message_ts else None)
+            or (squad.chat_channel_id if squad else None) or request.chat_channel,
             "leave_type_id": request.leave_type_id, "leave_type_name": request.leave_type_name,
             "start_date": request.start_date, "end_date": request.end_date,
             "total_hours": float(request.total_hours) if request.total_hours is not None else None,

@@ -122,6 +122,16 @@ def test_cancelling_an_approved_request_reverses_what_succeeded(api, db, people)
     assert set(after["integration_errors"]) == set(NOT_YET)
 
 
+def test_the_cancellation_is_posted_beside_the_original_message_when_the_squad_moved_channel(api, db, people):
+    path, request = _approved(api, people, db)
+    people["squad"].chat_channel_id = "C_NEW_TEAM"
+    db.flush()
+    assert api.post(f"{path}/cancel", as_=people["employee"]).status == 200
+    posts = _chat_posts(db, "C_TEAM")
+    assert len(posts) == 2 and "Cancelled" in posts[1]
+    assert _chat_posts(db, "C_NEW_TEAM") == []
+
+
 def test_a_failed_reversal_is_recorded(api, db, people, set_env):
     path, request = _approved(api, people, db)
     set_env(CALENDAR_MODE="off")  # the calendar cannot be reached to delete the event
