@@ -47,3 +47,25 @@ def app_in_transaction(test_session) -> bool:
     from sqlalchemy.orm import session as orm_session
 
     return any(s.in_transaction() for s in list(orm_session._sessions.values()) if s is not test_session)
+
+
+def constant_statements(count_queries, get, grow, size, sizes=(5, 100)):
+    """The rule that a list costs a constant number of statements (docs/area-contract.md, "Reads"): `grow(n)`
+    adds n rows to the list that `get()` answers and `size(body)` counts them; the GET must cost the same
+    statements at each of `sizes`. Answers the last body."""
+    counts, done = [], 0
+    for total in sizes:
+        grow(total - done)
+        done = total
+        with count_queries() as counter:
+            answer = get()
+        assert answer.status == 200, answer
+        assert size(answer.json) == total
+        counts.append(counter.count)
+    assert len(set(counts)) == 1, counts
+    return answer.json
+
+
+def assert_constant(api, count_queries, user, url, grow, size, sizes=(5, 100)):
+    """`constant_statements` for `GET url` as `user`."""
+    return constant_statements(count_queries, lambda: api.get(url, as_=user), grow, size, sizes)
