@@ -94,3 +94,9 @@ def leave_pending_count(ctx):
 def leave_cache_refresh(event):
     """Refresh leave types and balances from the ledger when older than an hour."""
     return jobs.cache_refresh()
+
+
+@bp.schedule(Rate(15, unit=Rate.MINUTES))
+def leave_reverse_abandoned(event):
+    """Reverse the integrations of cancelled requests whose integration run stopped while it held the request."""
+    return jobs.reverse_abandoned()

@@ -20,3 +20,26 @@ def cache_refresh() -> dict:
             return refresh_stale(ctx)
         except DomainError as exc:  # the ledger is off or not connected: nothing to refresh, said plainly
             return {"types": 0, "balances_refreshed": 0, "balances_failed": 0, "skipped": exc.message}
+
+
+def reverse_abandoned() -> dict:
+    """Reverse the integrations of cancelled requests whose run stopped while it held the request (a stale claim,
+    docs/decisions/leave.md): the cancellation left the reversal to that run. Each request in its own transaction,
+    the providers called with none open; run again, nothing is found (the reversal lets the claim go). Every
+    15 minutes; by hand: `python -m chalicelib.cli job leave-reverse-abandoned`."""
+    import logging
+
+    from .service_integrations import abandoned_cancellations, reverse
+
+    with job_context() as ctx:
+        ids = abandoned_cancellations(ctx.db)
+    counts = {"found": len(ids), "reversed": 0, "failed": 0}
+    for request_id in ids:
+        try:
+            with job_context() as ctx:
+                reverse(ctx, request_id)
+            counts["reversed"] += 1
+        except Exception:  # noqa: BLE001 - one request's failure leaves the others; its claim stays for the next run
+            logging.getLogger("wms.leave").exception("reversal of abandoned leave request %s failed", request_id)
+            counts["failed"] += 1
+    return counts

@@ -22,12 +22,13 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from sqlalchemy import or_, update
+from sqlalchemy import or_, select, update
 
 from chalicelib.core.context import job_context
 from chalicelib.core.errors import DomainError, ServiceUnavailable
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
+from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.models import Squad, User
 
 from .models import INTEGRATIONS, LeaveRequest
@@ -298,6 +299,16 @@ def reverse(ctx, request_id: str) -> dict:
     leave = _snapshot(ctx.db, lock_row(ctx.db, LeaveRequest, request_id))
     ctx.release_connection()
     return _undo(ctx, request_id, leave, token)
+
+
+def abandoned_cancellations(db) -> list[str]:
+    """Cancelled requests whose claim is stale: the run that held it stopped before it let go, so the
+    cancellation's reversal, which left the request to that run, never ran. At most LIST_LIMIT, oldest claim
+    first (the `leave-reverse-abandoned` job reverses them)."""
+    return list(db.scalars(
+        select(LeaveRequest.id)
+        .where(LeaveRequest.status == "cancelled", LeaveRequest.integrations_running_since < utcnow() - STALE_CLAIM)
+        .order_by(LeaveRequest.integrations_running_since, LeaveRequest.id).limit(LIST_LIMIT)))
 
 
 def _in_job(fn, request_id: str) -> None:

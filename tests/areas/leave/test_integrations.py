@@ -429,3 +429,61 @@ def test_a_cancellation_during_a_retry_is_reversed_once_by_the_run(api, db, peop
     assert after["chat_message_ts"] == request["chat_message_ts"]  # the original post's ts is kept
     assert "calendar" not in (after["integration_errors"] or {})
     assert _claimed_since(db, request["id"]) is None
+
+
+def _abandoned(api, db, people, path):
+    """An approved request whose run stopped holding the claim (a minute ago), then cancelled: the cancellation's
+    reversal leaves it to that run, so nothing is reversed yet."""
+    from datetime import timedelta
+
+    from chalicelib.areas.leave.models import LeaveRequest
+    from chalicelib.core.ids import utcnow
+
+    request = db.get(LeaveRequest, path.rsplit("/", 1)[1])
+    request.integrations_running_since = utcnow() - timedelta(minutes=1)
+    db.flush()
+    assert api.post(f"{path}/cancel", as_=people["employee"]).status == 200
+    db.expire_all()
+    assert request.calendar_event_id and len(_chat_posts(db, "C_TEAM")) == 1  # left to the run holding it
+    request.integrations_running_since = utcnow() - timedelta(minutes=11)  # that run never came back
+    db.flush()
+    return request
+
+
+def test_the_abandoned_cancellations_job_reverses_them_once_through_the_scheduled_handler(api, db, people, client):
+    path, approved = _approved(api, people, db)
+    request = _abandoned(api, db, people, path)
+    event = client.events.generate_cw_event(source="aws.events", detail_type="Scheduled Event", detail={},
+                                            resources=[])
+    assert client.lambda_.invoke("leave_reverse_abandoned", event).payload == {"found": 1, "reversed": 1,
+                                                                                "failed": 0}
+    assert client.lambda_.invoke("leave_reverse_abandoned", event).payload == {"found": 0, "reversed": 0,
+                                                                                "failed": 0}
+    db.expire_all()
+    assert db.get(SandboxCalendarEvent, approved["calendar_event_id"]) is None
+    assert request.calendar_event_id is None and request.integrations_running_since is None
+    posts = _chat_posts(db, "C_TEAM")
+    assert len(posts) == 2 and "Cancelled" in posts[1]
+
+
+def test_the_abandoned_cancellations_job_runs_from_the_cli_and_leaves_live_claims(api, db, people, capsys):
+    import json
+    from datetime import timedelta
+
+    from chalicelib import cli
+    from chalicelib.core.ids import utcnow
+
+    path, approved = _approved(api, people, db)
+    request = _abandoned(api, db, people, path)
+    request.integrations_running_since = utcnow() - timedelta(minutes=9)  # a run may still answer: not touched
+    db.flush()
+    assert cli.main(["job", "leave-reverse-abandoned"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"found": 0, "reversed": 0, "failed": 0}
+    request.integrations_running_since = utcnow() - timedelta(minutes=11)
+    db.flush()
+    assert cli.main(["job", "leave-reverse-abandoned"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"found": 1, "reversed": 1, "failed": 0}
+    assert cli.main(["job", "leave-reverse-abandoned"]) == 0
+    assert json.loads(capsys.readouterr().out)["found"] == 0
+    db.expire_all()
+    assert db.get(SandboxCalendarEvent, approved["calendar_event_id"]) is None
