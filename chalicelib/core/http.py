@@ -16,6 +16,7 @@ import functools
 import json
 import logging
 import re
+import struct
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -264,7 +265,15 @@ def _database_error(exc: DBAPIError) -> DomainError | None:
                           details=[{"field": field, "message": f"no {missing['table']} record has this id"}])
     if (code or "").startswith("22") or (code or "").startswith("23"):
         return BadRequest("A value is out of range or malformed")
+    if (code or "").startswith("54"):  # program_limit_exceeded: an index row too large, too many arguments
+        return BadRequest("A value or the request is too large for the database")
     return None
+
+
+def _too_many_parameters(exc: Exception) -> bool:
+    """pg8000 packs a statement's parameter count in 16 bits: past 65,535 values (an IN list of a filter the
+    input model did not bound) it raises struct.error before anything is sent."""
+    return isinstance(exc, struct.error) and "65535" in str(exc)
 
 
 def endpoint(
@@ -330,8 +339,11 @@ def endpoint(
                 uow.rollback()
                 log.error("response mismatch in %s: %s", fn.__name__, exc)
                 return json_response({"error": f"Internal server error: {exc}"}, 500)
-            except Exception:  # noqa: BLE001 - the one place that turns the unexpected into a 500
+            except Exception as exc:  # noqa: BLE001 - the one place that turns the unexpected into a 500
                 uow.rollback(invalidate=True)
+                if _too_many_parameters(exc):
+                    log.warning("too many statement parameters in %s", fn.__name__)
+                    return error_response(BadRequest("The request names too many values"))
                 log.exception("unhandled error in %s", fn.__name__)
                 return json_response({"error": "Internal server error"}, 500)
             finally:
