@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Read, Text, choice
+from chalicelib.core.schemas import (CalendarDate, CommaList, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Read, Text,
+                                     choice)
 
 from .models import URGENCIES
 
@@ -13,25 +14,12 @@ Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, ma
 Module = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
 Urgency = choice(*URGENCIES)
 PAGE_SIZE, PAGE_MAX = 50, 100  # document 1, Limits: action items page size
-
-
-def _csv(value):
-    if value is None:
-        return None
-    parts = [part.strip() for part in str(value).split(",") if part.strip()]
-    if any(len(part) > 50 for part in parts) or len(parts) > 50:
-        raise ValueError("must be at most 50 comma-separated names of at most 50 characters")
-    return ",".join(parts) or None
-
-
-def names(value: str | None) -> list[str]:
-    """The names of a comma-separated filter (validated by `_csv`)."""
-    return value.split(",") if value else []
+Names = CommaList(50, item_length=50)  # a module or source type filter: at most 50 names of at most 50 characters
 
 
 class ActionItemListQuery(Input):
-    source_module: Optional[str] = None
-    source_type: Optional[str] = None
+    source_module: Names = None
+    source_type: Names = None
     urgency: Optional[Urgency] = None
     company_id: Optional[Id] = None
     project_id: Optional[Id] = None
@@ -39,8 +27,6 @@ class ActionItemListQuery(Input):
     is_completed: choice("0", "1") = "0"
     page: int = Field(1, ge=1, le=1_000_000)
     limit: int = Field(PAGE_SIZE, ge=1, le=PAGE_MAX)
-
-    _lists = field_validator("source_module", "source_type", mode="before")(_csv)
 
 
 class ActionCentreQuery(Input):

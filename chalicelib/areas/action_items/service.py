@@ -15,13 +15,12 @@ from chalicelib.core.errors import BadRequest, Forbidden, NotFound, bad_field
 from chalicelib.core.locks import lock_key
 from chalicelib.core.models import User
 from chalicelib.core.query import in_scope, record_page
-from chalicelib.core.schemas import PageQuery
+from chalicelib.core.schemas import PageQuery, comma_values
 from chalicelib.core.scoping import sees_all
 
 from .models import ActionItem, ActionItemPreference
 from .queries import (ITEM_FLAGS, URGENCY_ORDER, contacts_read, item_record, item_select, load_action_item,
                       preference_records, urgency_for, visible, with_contacts)
-from .schemas import names
 
 
 # ---------------------------------------------------------------- reads
@@ -32,9 +31,9 @@ def _filtered(ctx, query):
     stmt = in_scope(item_select(), visible(ctx.principal))
     stmt = stmt.where(ActionItem.is_completed.is_(query.is_completed == "1"))
     if query.source_module:
-        stmt = stmt.where(ActionItem.source_module.in_(names(query.source_module)))
+        stmt = stmt.where(ActionItem.source_module.in_(comma_values(query.source_module)))
     if query.source_type:
-        stmt = stmt.where(ActionItem.source_type.in_(names(query.source_type)))
+        stmt = stmt.where(ActionItem.source_type.in_(comma_values(query.source_type)))
     for name in ("urgency", "company_id", "project_id", "assigned_to"):
         if getattr(query, name):
             stmt = stmt.where(getattr(ActionItem, name) == getattr(query, name))

@@ -22,7 +22,7 @@ def _clean_email(value: str | None) -> str | None:
     if value is None:
         return None
     value = value.strip().lower()
-    if not _EMAIL.match(value):
+    if not _EMAIL.fullmatch(value):
         raise ValueError("must be an e-mail address")
     return value
 

@@ -124,7 +124,7 @@ def _no_bool(value):
 
 
 RunCost = Annotated[Decimal, BeforeValidator(_no_bool), Field(ge=0, max_digits=14, decimal_places=6, allow_inf_nan=False)]
-Tokens = Annotated[int, Field(ge=0, le=10**12, strict=True)]
+Tokens = Annotated[int, Field(ge=0, le=2**31 - 1, strict=True)]  # the run's column is a 32-bit integer
 
 
 class CallbackResult(Input):

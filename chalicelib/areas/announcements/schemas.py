@@ -1,6 +1,7 @@
 """Request and read models of announcements (unknown fields are ignored)."""
 
 import re
+from datetime import date
 from typing import Annotated, Optional
 
 from pydantic import StringConstraints, field_validator, model_validator
@@ -84,6 +85,8 @@ class CalendarChannel(Input):
             raise ValueError("start_time and end_time go together (omit both for an all-day event)")
         if self.start_time and self.end_time <= self.start_time:
             raise ValueError("end_time must be after start_time")
+        if self.start_time is None and self.date == date.max:  # its exclusive end date would be year 10000
+            raise ValueError("an all-day event must be before 9999-12-31 (give start_time and end_time)")
         return self
 
 

@@ -62,9 +62,11 @@ def settings_record(values: dict) -> dict:
 # ---------------------------------------------------------------- synthetic events
 
 def _all_day(event_id: str, kind: str, summary: str, day: date, last: date | None = None, **extra) -> dict:
+    last = last or day
+    end = last + timedelta(days=1) if last < date.max else last  # exclusive, as Google's; none after 9999-12-31
     return {"id": event_id, "summary": summary, "description": extra.pop("description", None),
             "location": extra.pop("location", None), "start": {"date": day.isoformat()},
-            "end": {"date": ((last or day) + timedelta(days=1)).isoformat()}, "attendees": [], "status": "confirmed",
+            "end": {"date": end.isoformat()}, "attendees": [], "status": "confirmed",
             "htmlLink": None, "type": kind, "color": COLOURS[kind], "synthetic": True, **extra}
 
 

@@ -1,36 +1,24 @@
 """Request and read models of the config lists area."""
 from __future__ import annotations
 
-import re
 from typing import Annotated, Optional
 
-from pydantic import Field, StrictFloat, StrictInt, field_validator
+from pydantic import Field, StrictFloat, StrictInt
 
-from chalicelib.core.schemas import Flag, Flag01, Id, Input, IsoTimestamp, Name, Read, Text
+from chalicelib.core.schemas import Flag, Flag01, HexColour, Id, Input, IsoTimestamp, Name, Read, Text
 
 # numbers are JSON numbers: a boolean or a numeric string is a wrong type (decisions.md section 4: 400)
 Probability = Annotated[StrictFloat, Field(ge=0, le=100, allow_inf_nan=False)]
 Position = Annotated[StrictInt, Field(ge=0, le=1_000_000)]
 
-_HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
-
-
-def _hex_color(value: str | None) -> str | None:
-    if value is None or value == "":
-        return None
-    if not _HEX.match(value):
-        raise ValueError("must be a hex colour such as #3b82f6")
-    return value.lower()
-
 
 class _ItemFields(Input):
-    color: Optional[Text(20)] = None
+    color: HexColour = None
     icon: Optional[Text(100)] = None
     stage_type: Optional[Text(50)] = None
     probability: Optional[Probability] = None
     email_template_id: Optional[Id] = None
 
-    _color = field_validator("color")(_hex_color)
 
 
 class ConfigItemCreate(_ItemFields):

@@ -144,9 +144,14 @@ def ledger_delete(ctx, invoice_id: str):
 def invoice_pdf(ctx, invoice_id: str):
     """The ledger's PDF of the invoice (binary; `Content-Disposition: attachment`)"""
     number, body = service_ledger.pdf(ctx, invoice_id=invoice_id)
-    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in number)
+    safe = "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_." else "_" for ch in number)
+    disposition = f'attachment; filename="{safe}.pdf"'
+    if safe != number:  # a header is ASCII: the name itself in RFC 6266's filename* (UTF-8, percent-encoded)
+        from urllib.parse import quote
+
+        disposition += f"; filename*=UTF-8''{quote(number + '.pdf', safe='')}"
     return file_response(ctx.request, body, 200, {"Content-Type": "application/pdf",
-                                                  "Content-Disposition": f'attachment; filename="{safe}.pdf"'})
+                                                  "Content-Disposition": disposition})
 
 
 @bp.route("/api/invoices/{invoice_id}/sync-ledger", methods=["POST"])

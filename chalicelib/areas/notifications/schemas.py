@@ -68,6 +68,8 @@ class PushSubscribe(Input):
     def _endpoint(cls, value: str) -> str:
         from chalicelib.core.netguard import UnsafeURL, check_public_https_url
 
+        if not value.isascii():  # a URL (RFC 3986); 1000 characters then fit the endpoint's unique index
+            raise ValueError("must be an ASCII URL (percent-encode other characters)")
         try:
             return check_public_https_url(value)
         except UnsafeURL as exc:

@@ -82,7 +82,7 @@ def accepted_type(part: FormPart) -> str:
 
 def _page_segment(page_id: str | None) -> str:
     page_id = (page_id or "").strip() or "general"
-    if not PAGE_SEGMENT.match(page_id):
+    if not PAGE_SEGMENT.fullmatch(page_id):
         raise BadRequest("pageId may hold letters, digits, '-' and '_' only (at most 64)",
                          details=[{"field": "pageId", "message": "Invalid value"}])
     return page_id
@@ -176,7 +176,7 @@ class Served:
 
 
 def serve(ctx, *, page_id: str, file_name: str, if_none_match: str | None) -> Served:
-    if not PAGE_SEGMENT.match(page_id) or not FILE_SEGMENT.match(file_name):
+    if not PAGE_SEGMENT.fullmatch(page_id) or not FILE_SEGMENT.fullmatch(file_name):
         raise NotFound("File not found")
     key = f"pages/{page_id}/{file_name}"
     if storage.direct():

@@ -74,7 +74,7 @@ def caller(ctx, *, write: bool, group_aware: bool, needs_user: bool) -> PortalCa
         raise BadRequest("X-Portal-User-Id is required",
                          details=[{"field": "X-Portal-User-Id", "message": "required"}])
     email = _header(request, "X-Portal-User-Email") or None
-    if email is not None and (len(email) > MAX_EMAIL or not EMAIL.match(email)):
+    if email is not None and (len(email) > MAX_EMAIL or not EMAIL.fullmatch(email)):
         raise BadRequest("X-Portal-User-Email must be an e-mail address",
                          details=[{"field": "X-Portal-User-Email", "message": "must be an e-mail address"}])
     group_header = _header(request, "X-Portal-Group-Company-Ids") if group_aware else None

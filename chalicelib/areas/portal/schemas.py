@@ -9,6 +9,7 @@ from chalicelib.core.schemas import (Flag, Flag01, Id, Input, IsoDate, IsoTimest
 
 Period = choice("week", "month", "quarter", "year")
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]
+Unit = Annotated[str, StringConstraints(strip_whitespace=True, max_length=50)]  # client_goals.unit is String(50)
 Label = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
 Percent = Annotated[Money, Field(ge=0, le=100)]
 
@@ -44,7 +45,7 @@ class GoalInput(Input):
 
     metric: Label = Field(min_length=1)
     target: Optional[Money] = None
-    unit: Optional[Short] = None
+    unit: Optional[Unit] = None
     period: Optional[Period] = None
     metric_key: Optional[Short] = None
     metric_label: Optional[Label] = None
@@ -114,7 +115,7 @@ class ClientGoalUpdate(Input):
 
     metric: Optional[Label] = Field(None, min_length=1)
     target: Optional[Money] = None
-    unit: Optional[Short] = None
+    unit: Optional[Unit] = None
     period: Optional[Period] = None
     metric_key: Optional[Short] = None
     metric_label: Optional[Label] = None

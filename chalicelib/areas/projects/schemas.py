@@ -4,19 +4,23 @@ from typing import Annotated, Optional
 
 from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import CalendarDate, Id, Input, IsoDate, IsoTimestamp, PageQuery, Read
+from chalicelib.core.schemas import CalendarDate, CommaList, Id, Input, IsoDate, IsoTimestamp, PageQuery, Read
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 Status = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
 
 
+MAX_FILTER_VALUES = 100  # per comma-separated filter (docs/decisions/projects.md)
+Filter = CommaList(MAX_FILTER_VALUES)
+
+
 class ProjectListQuery(PageQuery):
     company_id: Optional[str] = None
-    status: Optional[str] = None
-    type_id: Optional[str] = None
-    owner_id: Optional[str] = None
-    squad: Optional[str] = None
+    status: Filter = None
+    type_id: Filter = None
+    owner_id: Filter = None
+    squad: Filter = None
     search: Optional[str] = None
 
 

@@ -18,6 +18,7 @@ from chalicelib.core.locks import lock_row
 from chalicelib.core.lookup import ids_read, list_items_among
 from chalicelib.core.models import ConfigListItem, Squad
 from chalicelib.core.query import Page, contains_text, in_scope, record_page, record_rows, record_sets
+from chalicelib.core.schemas import comma_values
 from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
@@ -106,10 +107,6 @@ def visible_project_ids(principal):
 
 # ---------------------------------------------------------------- reading
 
-def _csv(value: str | None) -> list[str]:
-    return [part.strip() for part in (value or "").split(",") if part.strip()]
-
-
 def list_projects(ctx, *, query) -> Page:
     """One page of the visible projects, filtered, newest first, with the total; a fixed number of statements
     whatever the count (the page, its total when cut, and project_records' lookups)."""
@@ -117,7 +114,7 @@ def list_projects(ctx, *, query) -> Page:
     if query.company_id:
         stmt = stmt.where(Project.company_id == query.company_id.strip())
     for field in ("status", "type_id", "owner_id", "squad"):
-        values = _csv(getattr(query, field))
+        values = comma_values(getattr(query, field))
         if values:
             stmt = stmt.where(getattr(Project, field).in_(values))
     if query.search and query.search.strip():

@@ -1,25 +1,16 @@
 """Request and read models of roadmaps (unknown fields are ignored)."""
 from __future__ import annotations
 
-import re
 from typing import Annotated, Optional
 
-from pydantic import Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
-from chalicelib.core.schemas import (CalendarDate, Id, Input, IsoDate, IsoTimestamp, Name, PageQuery, Read, Text)
+from chalicelib.core.schemas import (CalendarDate, HexColour, Id, Input, IsoDate, IsoTimestamp, Name, PageQuery, Read,
+                                     Text)
 
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
 Description = Text(20000)
 Position = Annotated[int, Field(ge=0, le=1_000_000, strict=True)]
-_HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
-
-
-def _hex_color(value):
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str) or not _HEX.match(value):
-        raise ValueError("must be a hex colour such as #3b82f6")
-    return value.lower()
 
 
 class _Dates(Input):
@@ -58,10 +49,9 @@ class RoadmapItemCreate(_Dates):
     area: Optional[Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]] = None
     start_date: CalendarDate = None
     end_date: CalendarDate = None
-    color: Optional[str] = None
+    color: HexColour = None
     position: Position = 0
 
-    _color = field_validator("color", mode="before")(_hex_color)
 
 
 class RoadmapItemUpdate(RoadmapItemCreate):

@@ -4,7 +4,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictFloat, StrictStr, field_validator
 
-from chalicelib.core.schemas import (AgentMetaRead, CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp,
+from chalicelib.core.schemas import (AgentMetaRead, CalendarDate, CommaList, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp,
                                      JsonNumber, Money, PageQuery, QueryFlag, Read, Timestamp)
 
 
@@ -115,12 +115,16 @@ class ResourceReorder(Input):
     order: list[Id] | None = None
 
 
+MAX_FILTER_VALUES = 100  # per comma-separated filter (docs/decisions/tasks.md)
+Filter = CommaList(MAX_FILTER_VALUES)
+
+
 class TaskListQuery(PageQuery):
-    assignee_id: str | None = None
-    status_id: str | None = None
-    priority_id: str | None = None
-    type_id: str | None = None
-    squad: str | None = None
+    assignee_id: Filter = None
+    status_id: Filter = None
+    priority_id: Filter = None
+    type_id: Filter = None
+    squad: Filter = None
     resource_type: str | None = None
     resource_id: str | None = None
     roadmap_item_id: str | None = None

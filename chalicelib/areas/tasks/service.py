@@ -18,7 +18,7 @@ from chalicelib.core.lookup import Names
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.query import (LIST_LIMIT, Page, Read, contains_text, ids_param, ids_value, paginate, record_page,
                                    record_rows, template)
-from chalicelib.core.schemas import PageQuery
+from chalicelib.core.schemas import PageQuery, comma_values
 from chalicelib.core.serialize import columns, row_dict, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
@@ -184,17 +184,13 @@ def _is_agent_type(db, type_id: str | None) -> bool:
 
 # --- list ---------------------------------------------------------------------------------------
 
-def _csv(value: str | None) -> list[str]:
-    return [part.strip() for part in (value or "").split(",") if part.strip()]
-
-
 def list_tasks(ctx, *, query: TaskListQuery) -> Page:
     stmt = task_select().where(visible(ctx.principal))
     for name in ("assignee_id", "status_id", "priority_id", "type_id"):
-        values = _csv(getattr(query, name))
+        values = comma_values(getattr(query, name))
         if values:
             stmt = stmt.where(getattr(Task, name).in_(values))
-    squads = _csv(query.squad)
+    squads = comma_values(query.squad)
     if squads:
         members = select(User.id).join(Squad, Squad.id == User.squad_id).where(
             or_(Squad.id.in_(squads), Squad.name.in_(squads)))

@@ -112,6 +112,10 @@ def test_filters_order_and_paging(api, db, exec_user):
         return {i["id"] for i in answer.json["action_items"]}
 
     assert ids("source_module=chat,mail") == {later_late.id, due_today.id}
+    assert ids("source_module= chat,,mail ,") == {later_late.id, due_today.id}  # blanks and spaces dropped
+    for query in ("source_module=" + ",".join(f"m{n}" for n in range(51)), "source_type=" + "t" * 51):
+        refused = api.get(f"/api/action-items?{query}", as_=exec_user)
+        assert refused.status == 400 and refused.json["details"][0]["field"] == query.split("=")[0], refused
     assert ids("source_type=stale_deal") == {far.id}
     assert ids("urgency=overdue") == {late.id, later_late.id}
     assert ids(f"project_id={project.id}") == {late.id}

@@ -202,3 +202,18 @@ def test_the_secret_is_never_logged(api, db, exec_user, caplog, capsys, secret_i
                 "run_id": run_id}, secret=SECRET + "x")
     out = capsys.readouterr()
     assert SECRET not in caplog.text and SECRET not in out.out and SECRET not in out.err
+
+
+def test_tokens_past_what_the_run_holds_are_a_400_naming_the_field(api, db, exec_user):
+    """The run's token count is a 32-bit integer: a report past 2,147,483,647 tokens is a 400 naming
+    result.tokens (it was accepted up to 10^12 and then refused by the database without saying which value), and
+    the largest count that fits is kept."""
+    project, task, agent, run_id = _dispatched(api, db, exec_user)
+    headers, body = runner_sandbox.callback_for(db, run_id, status="running", result={"tokens": 2**31})
+    answer = api.post(PATH, json=body, headers=headers)
+    assert answer.status == 400, answer
+    assert answer.json["details"][0]["field"] == "result.tokens"
+    headers, body = runner_sandbox.callback_for(db, run_id, status="running", result={"tokens": 2**31 - 1})
+    answer = api.post(PATH, json=body, headers=headers)
+    assert answer.status == 200, answer
+    assert db.get(AgentRun, run_id).tokens == 2**31 - 1

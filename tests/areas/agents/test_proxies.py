@@ -63,6 +63,7 @@ def test_sandbox_business_agents(api, db, exec_user, employee):
     assert api.get("/api/business-agents/research/logs", as_=employee).json["logs"] == []
     assert api.get("/api/business-agents/nope/status", as_=employee).status == 404
     assert api.post("/api/business-agents/reporting/trigger/bad%20name", as_=exec_user).status == 400
+    assert api.post("/api/business-agents/reporting/trigger/weekly%0A", as_=exec_user).status == 400  # a newline
 
 
 def test_sandbox_registry_from_settings(api, db, exec_user, set_env):

@@ -193,3 +193,19 @@ def test_distribute_rules(api, db, exec_user):
         assert refused.status == 400, (bad, refused)
     assert api.post("/api/announcements/nope/distribute", as_=exec_user, json={"chat": True}).status == 404
     assert db.scalar(select(func.count()).select_from(AnnouncementDistribution)) == 0
+
+
+def test_distribute_all_day_event_on_the_last_representable_day_is_a_400(api, db, exec_user):
+    """An all-day event ends (exclusively) the next day, which 9999-12-31 has not: a 400 naming the date, not a
+    calendar channel that failed on an OverflowError (a traceback in the logs)."""
+    announcement = make_announcement(db)
+    path = f"/api/announcements/{announcement.id}/distribute"
+    refused = api.post(path, as_=exec_user, json={"calendar": {"date": "9999-12-31"}})
+    assert refused.status == 400, refused
+    assert refused.json["details"][0]["field"] == "calendar"
+    assert db.scalar(select(func.count()).select_from(AnnouncementDistribution)) == 0
+    timed = api.post(path, as_=exec_user, json={"calendar": {"date": "9999-12-31", "start_time": "09:00",
+                                                             "end_time": "10:00"}})
+    assert timed.status == 200 and timed.json["results"]["calendar"]["status"] == "sent", timed
+    first = api.post(path, as_=exec_user, json={"calendar": {"date": "0001-01-01"}})
+    assert first.status == 200 and first.json["results"]["calendar"]["status"] == "sent", first

@@ -324,3 +324,16 @@ def test_a_provider_failure_answers_its_status_and_writes_nothing(api, db, emplo
     refused = api.get("/api/calendar/places?q=sydney&tz=Australia/Sydney", as_=employee)
     assert refused.status == 502 and refused.json == {"error": "Place search unreachable (ConnectionError)"}
     assert db.scalar(select(func.count()).select_from(PlaceSearchCache)) == 0
+
+
+def test_culture_event_ending_on_the_last_representable_day(api, db, exec_user, employee):
+    """A culture event may run to 9999-12-31; every events range it overlaps showed it, and its exclusive end (the
+    next day) overflowed: GET /api/calendar/events answered 500 for every range from its start on. Its end is the
+    last representable day instead (docs/decisions/calendar.md)."""
+    made = api.post("/api/calendar/culture-events", as_=exec_user, json={
+        "title": "Forever", "date": "2026-12-20", "end_date": "9999-12-31", "status": "confirmed"})
+    assert made.status == 201, made
+    answer = api.get(f"/api/calendar/events?{RANGE}", as_=employee)
+    assert answer.status == 200, answer
+    forever = [e for e in answer.json["events"] if e.get("type") == "culture_event"]
+    assert [(e["start"], e["end"]) for e in forever] == [({"date": "2026-12-20"}, {"date": "9999-12-31"})]

@@ -146,6 +146,8 @@ def test_create_default_item_clears_previous_default(api, db, admin, custom):
     ({"label": "X"}, "value"),
     ({"label": "  ", "value": "x"}, "label"),
     ({"label": "X", "value": "x", "color": "blue"}, "color"),
+    ({"label": "X", "value": "x", "color": "#fff\n"}, "color"),
+    ({"label": "X", "value": "x", "color": 255}, "color"),
     ({"label": "X", "value": "x", "position": "first"}, "position"),
     ({"label": "X", "value": "x", "probability": 140}, "probability"),
     ({"label": "X", "value": "x", "is_default": "perhaps"}, "is_default"),

@@ -194,3 +194,17 @@ def test_batch_sync_answers_at_most_500_errors(api, db, exec_user):
     assert len(body["errors"]) == 500 and body["errors"][0]["error"] == "not found in the ledger"
     run = db.scalars(select(LedgerSyncRun).order_by(LedgerSyncRun.started_at.desc())).first()
     assert len(run.errors) == 501
+
+
+def test_pdf_of_an_invoice_numbered_outside_ascii_has_an_ascii_header(api, db, exec_user, ready):
+    """A header value is ASCII (a server sending it encodes latin-1 at most: `chalice local` dropped the connection
+    on `請求書` instead of answering); the file name outside ASCII goes in RFC 6266's `filename*`."""
+    ready.invoice_number = "請求書-ä 7"
+    db.flush()
+    post(api, exec_user, ready, "push-to-ledger")
+    answer = api.get(f"/api/invoices/{ready.id}/pdf", as_=exec_user, headers={"Accept": "*/*"})
+    assert answer.status == 200, answer
+    disposition = answer.headers["content-disposition"]
+    assert disposition.isascii(), disposition
+    assert disposition == ("attachment; filename=\"___-__7.pdf\"; "
+                           "filename*=UTF-8''%E8%AB%8B%E6%B1%82%E6%9B%B8-%C3%A4%207.pdf")

@@ -129,3 +129,21 @@ def test_subscribe_refuses_endpoints_that_are_not_public_https(api, db, _no_dns,
     assert response.status == 400, response
     assert response.json["details"][0]["field"] == "endpoint"
     assert db.scalar(select(PushSubscription).where(PushSubscription.user_id == user.id)) is None
+
+
+def test_subscribe_refuses_an_endpoint_that_is_not_an_ascii_url(api, db):
+    """A push service's endpoint is a URL (ASCII, other characters percent-encoded). 1000 characters outside
+    ASCII are up to 4000 bytes, past what the endpoint's unique index can hold (2704): a 400, never the 500 of the
+    database's refusal (the fuzzer's hostile inputs found it)."""
+    path = "".join(chr(0x20000 + (n * 7919) % 0xA6DF) for n in range(960))  # distinct, so nothing compresses
+    endpoint = "https://push.example.test/send/" + path
+    user = make_user(db)
+    response = api.post("/api/notifications/push/subscribe", as_=user,
+                        json={"endpoint": endpoint, "keys": {"p256dh": P256DH, "auth": AUTH}})
+    assert response.status == 400, response
+    assert response.json["details"][0]["field"] == "endpoint"
+    assert api.get("/api/notifications/push/subscriptions", as_=user).json == {"subscriptions": []}
+    # an ASCII endpoint of the largest length is stored
+    longest = "https://push.example.test/send/" + "a" * (1000 - len("https://push.example.test/send/"))
+    assert api.post("/api/notifications/push/subscribe", as_=user,
+                    json={"endpoint": longest, "keys": {"p256dh": P256DH, "auth": AUTH}}).status == 200

@@ -58,3 +58,17 @@ def test_client_goals_staff_crud(api, db, exec_user):
     viewer = make_user(db, access_level="employee")
     grant(db, viewer, "deals", "view")
     assert api.get(base, as_=viewer).status == 200 and api.post(base, as_=viewer, json={"metric": "x"}).status == 403
+
+
+def test_goal_unit_is_held_to_its_column(api, db, exec_user):
+    """A goal's unit is stored in 50 characters: 51 is a 400 naming `unit` (the model allowed 100, and the database
+    then refused with no field named); 50 is kept."""
+    mine = make_client(db)
+    base = f"/api/clients/{mine.id}/goals"
+    refused = api.post(base, as_=exec_user, json={"metric": "Revenue", "unit": "u" * 51})
+    assert refused.status == 400, refused
+    assert refused.json["details"][0]["field"] == "unit"
+    created = api.post(base, as_=exec_user, json={"metric": "Revenue", "unit": "u" * 50})
+    assert created.status == 201 and created.json["goal"]["unit"] == "u" * 50, created
+    refused = api.put(f"{base}/{created.json['goal']['id']}", as_=exec_user, json={"unit": "u" * 51})
+    assert refused.status == 400 and refused.json["details"][0]["field"] == "unit", refused

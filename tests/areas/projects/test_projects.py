@@ -324,3 +324,18 @@ def test_project_list_pages_with_total(api, db, boss):
         seen += [p["id"] for p in body["projects"]]
     assert seen == ids
     assert api.get("/api/projects?limit=501", as_=boss).status == 400
+
+
+def test_list_filters_take_at_most_100_values_each(api, db, boss):
+    """A comma-separated filter names at most 100 values (docs/decisions/projects.md): past that a 400 naming the
+    filter. Unbounded, 17,000 values in each of four filters were more bind parameters than the driver can send
+    (65,535): a 500."""
+    many = ",".join(f"v{n}" for n in range(17_000))
+    response = api.get(f"/api/projects?status={many}&type_id={many}&owner_id={many}&squad={many}", as_=boss)
+    assert response.status == 400, response
+    assert {item["field"] for item in response.json["details"]} == {"status", "type_id", "owner_id", "squad"}
+    response = api.get("/api/projects?status=" + ",".join(f"s{n}" for n in range(101)), as_=boss)
+    assert response.status == 400 and response.json["details"][0]["field"] == "status", response
+    make_project(db, name="A", status="active")
+    hundred = ",".join(["active", *(f"s{n}" for n in range(99))])
+    assert names(api.get(f"/api/projects?status={hundred}", as_=boss)) == ["A"]

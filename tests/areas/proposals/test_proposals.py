@@ -377,3 +377,17 @@ def test_the_approvals_hold_at_most_500_oldest_first(api, db, exec_user):
     assert detail["approver_ids"] == expected
     listed = next(p for p in api.get("/api/proposals", as_=exec_user).json["proposals"] if p["id"] == pid)
     assert listed["approver_ids"] == expected
+
+
+@pytest.mark.parametrize("field", ["speaker_notes", "brand_config"])
+def test_json_text_nested_too_deep_is_a_400(api, db, exec_user, field):
+    """A proposal's JSON text is held to a request body's nesting bound (64 levels): 400 naming the field, where
+    100,000 levels overflowed the parse (a 500)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    answer = api.post("/api/proposals", as_=exec_user, json={"title": "P", "currency": "AUD", field: deep})
+    assert answer.status == 400, answer
+    assert answer.json["details"] == [{"field": field, "message": "nested deeper than 64 levels"}]
+    made = api.post("/api/proposals", as_=exec_user, json={"title": "P", "currency": "AUD"})
+    assert made.status == 201, made
+    answer = api.put(f"/api/proposals/{made.json['id']}", as_=exec_user, json={field: deep})
+    assert answer.status == 400 and answer.json["details"][0]["field"] == field, answer

@@ -57,3 +57,34 @@ def test_template_list_costs_constant_statements(api, db, exec_user, count_queri
         assert answer.status == 200
         counts.append(counter.count)
     assert len(answer.json["templates"]) == 100 and counts[0] == counts[1], counts
+
+
+@pytest.mark.parametrize("field", ["content_rich", "brand_config", "variables_schema", "speaker_notes"])
+@pytest.mark.parametrize("depth", [900, 100_000])
+def test_json_text_nested_too_deep_is_a_400(api, db, exec_user, field, depth):
+    """JSON text is parsed to be checked: nesting past 64 levels (what a request body may hold) is a 400 naming the
+    field. At 100,000 levels the parse overflowed (a 500); at 900 it passed and a proposal made from the template
+    overflowed walking it (a 500 too)."""
+    deep = "[" * depth + "]" * depth
+    answer = api.post("/api/proposals/templates", as_=exec_user, json={"name": "Deep", field: deep})
+    assert answer.status == 400, answer
+    assert answer.json["details"] == [{"field": field, "message": "nested deeper than 64 levels"}]
+    made = api.post("/api/proposals/templates", as_=exec_user, json={"name": "Fine"})
+    answer = api.put(f"/api/proposals/templates/{made.json['id']}", as_=exec_user, json={field: deep})
+    assert answer.status == 400 and answer.json["details"][0]["field"] == field, answer
+
+
+@pytest.mark.parametrize("escaped", ["\\udfff", "\\u0000"])
+def test_json_text_holding_what_text_cannot_is_a_400(api, db, exec_user, escaped):
+    """A JSON escape can spell a lone surrogate or NUL, which no text column stores: a 400 naming the field, not a
+    template whose proposals then failed to save their page (a 500)."""
+    content = '{"type": "doc", "content": [{"type": "p", "text": "Hi ' + escaped + ' {{company}}"}]}'
+    answer = api.post("/api/proposals/templates", as_=exec_user, json={"name": "Odd", "content_rich": content})
+    assert answer.status == 400, answer
+    assert answer.json["details"][0]["field"] == "content_rich"
+    fine = '{"type": "doc", "content": [{"type": "p", "text": "Hi \\ud83d\\ude00 {{company}}"}]}'  # a pair: one emoji
+    made = api.post("/api/proposals/templates", as_=exec_user, json={"name": "Emoji", "content_rich": fine})
+    assert made.status == 201, made
+    proposal = api.post("/api/proposals", as_=exec_user, json={"title": "P", "template_id": made.json["id"],
+                                                               "currency": "AUD"})
+    assert proposal.status == 201, proposal

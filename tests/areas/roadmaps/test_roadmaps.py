@@ -187,3 +187,14 @@ def test_a_roadmap_holds_at_most_500_items(api, db, exec_user):
     detail = api.get(f"/api/roadmaps/{roadmap['id']}", as_=exec_user).json
     assert len(detail["items"]) == 500 and detail["roadmap"]["item_count"] == 500
 
+
+
+def test_a_colour_is_a_hex_colour_and_nothing_after_it(api, db, exec_user):
+    """`$` of a regular expression matches before a final newline: "#fff\\n" was stored."""
+    roadmap = api.post("/api/roadmaps", as_=exec_user, json={"name": "Colours"}).json["roadmap"]
+    for colour in ("#fff\n", "#ffff", "blue", 3):
+        answer = api.post(f"/api/roadmaps/{roadmap['id']}/items", as_=exec_user, json={"title": "I", "color": colour})
+        assert answer.status == 400 and answer.json["details"][0]["field"] == "color", (colour, answer)
+    for colour, kept in (("#ABC", "#abc"), ("", None), (None, None)):
+        answer = api.post(f"/api/roadmaps/{roadmap['id']}/items", as_=exec_user, json={"title": "I", "color": colour})
+        assert answer.status == 201 and answer.json["item"]["color"] == kept, (colour, answer)
