@@ -192,8 +192,8 @@ def payment_status(state: dict) -> str:
 
 
 def _apply(db, invoices: dict[str, Invoice], states: list[dict], actor_id: str | None) -> int:
-    """Write the ledger's answers onto the invoices: one bulk UPDATE, one DELETE and one INSERT of payments,
-    one history row per invoice that changed. Answers how many changed."""
+    """Write the ledger's answers onto the invoices: one bulk UPDATE, the payments made the ledger's
+    (`_replace_payments`), one history row per invoice that changed. Answers how many changed."""
     now = utcnow()
     updates, payments, changed_ids = [], [], []
     by_ledger = {invoice.ledger_invoice_id: invoice for invoice in invoices.values()}
@@ -219,12 +219,42 @@ def _apply(db, invoices: dict[str, Invoice], states: list[dict], actor_id: str |
         db.execute(table.update().where(table.c.id == bindparam("b_id"))
                    .values({key: bindparam(f"b_{key}") for key in updates[0] if key != "id"}),
                    [{f"b_{key}": value for key, value in row.items()} for row in updates])  # one executemany
-        db.execute(delete(InvoicePayment).where(InvoicePayment.invoice_id.in_([row["id"] for row in updates])))
-        insert_rows(db, InvoicePayment, payments)
+        _replace_payments(db, [row["id"] for row in updates], payments)
         db.flush()
         for invoice in invoices.values():
             db.expire(invoice)
     return len(changed_ids)
+
+
+PAYMENT_FIELDS = ("amount", "date", "reference", "status")
+
+
+def _replace_payments(db, invoice_ids: list[str], payments: list[dict]) -> None:
+    """Make these invoices' payment records the ledger's, keyed by (invoice, ledger payment id): a payment the
+    ledger no longer answers is deleted, a changed one updated, a new one inserted, an unchanged one left as it
+    is (its id and created_at kept: a sync run twice writes no payment). A fixed number of statements: one
+    SELECT, then at most one DELETE, one UPDATE (executemany) and one INSERT."""
+    table = InvoicePayment.__table__
+    stored = {(row.invoice_id, row.ledger_payment_id): row for row in db.execute(
+        select(table.c.id, table.c.invoice_id, table.c.ledger_payment_id, *(table.c[f] for f in PAYMENT_FIELDS))
+        .where(table.c.invoice_id.in_(invoice_ids)))}
+    answered, changed, new = set(), [], []
+    for payment in payments:
+        key = (payment["invoice_id"], payment["ledger_payment_id"])
+        answered.add(key)
+        row = stored.get(key)
+        if row is None:
+            new.append(payment)
+        elif (Decimal(str(row.amount)), row.date, row.reference, row.status) != (
+                Decimal(str(payment["amount"])), payment["date"], payment["reference"], payment["status"]):
+            changed.append({"b_id": row.id, **{f"b_{f}": payment[f] for f in PAYMENT_FIELDS}})
+    gone = [row.id for key, row in stored.items() if key not in answered]
+    if gone:
+        db.execute(delete(InvoicePayment).where(InvoicePayment.id.in_(gone)))
+    if changed:
+        db.execute(table.update().where(table.c.id == bindparam("b_id"))
+                   .values({f: bindparam(f"b_{f}") for f in PAYMENT_FIELDS}), changed)
+    insert_rows(db, InvoicePayment, new)
 
 
 def _date(value):
