@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+from contextlib import contextmanager
 
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User, UserPermission
 
@@ -69,3 +71,26 @@ def constant_statements(count_queries, get, grow, size, sizes=(5, 100)):
 def assert_constant(api, count_queries, user, url, grow, size, sizes=(5, 100)):
     """`constant_statements` for `GET url` as `user`."""
     return constant_statements(count_queries, lambda: api.get(url, as_=user), grow, size, sizes)
+
+
+@contextmanager
+def served(test_app):
+    """A small Chalice app standing in for an area (its routes through the real `core.http.endpoint`), served by
+    the Chalice test client: yields `call(method, path, payload=None) -> (status, body, headers)`, the app
+    installed as the decorator's for the call only."""
+    from chalice.test import Client
+
+    from chalicelib.core import http
+
+    with Client(test_app) as client:
+        def call(method: str, path: str, payload=None):
+            extra = {} if payload is None else {"body": json.dumps(payload),
+                                                "headers": {"Content-Type": "application/json"}}
+            previous = http._app
+            http.install(test_app)
+            try:
+                raw = getattr(client.http, method.lower())(path, **extra)
+            finally:
+                http.install(previous)
+            return raw.status_code, json.loads(raw.body), raw.headers
+        yield call

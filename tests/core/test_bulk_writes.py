@@ -20,7 +20,7 @@ from chalicelib.core.notify_models import NotificationDelivery
 from tests.areas.budgets.factories import make_budget, make_line_item
 from tests.areas.config_lists.factories import make_item, make_list
 from tests.areas.tasks.factories import make_task
-from tests.factories import make_squad, make_user
+from tests.factories import make_squad, make_user, served
 
 SIZES = (10, 100)
 # deliveries per user of todo_assigned by default (the catalogue's channels other than in-app)
@@ -149,8 +149,6 @@ def test_config_list_reorder_is_one_statement_for_any_length(api, db, exec_user,
 @pytest.fixture
 def squad_api(app):
     """POST /notify-squad: notify_squad() through a request transaction (no area route calls it yet)."""
-    from chalice.test import Client
-
     test_app = Chalice(app_name="notify-squad-test")
 
     @test_app.route("/notify-squad", methods=["POST"])
@@ -158,17 +156,8 @@ def squad_api(app):
     def create(ctx):
         return notify_squad(ctx, **json.loads(ctx.request.raw_body))
 
-    with Client(test_app) as client:
-        def call(**payload):
-            previous = http._app
-            http.install(test_app)
-            try:
-                raw = client.http.post("/notify-squad", body=json.dumps(payload),
-                                       headers={"Content-Type": "application/json"})
-            finally:
-                http.install(previous)
-            return raw.status_code, json.loads(raw.body)
-        yield call
+    with served(test_app) as call:
+        yield lambda **payload: call("POST", "/notify-squad", payload)[:2]
 
 
 def test_notify_squad_is_one_insert_and_sqs_batches_of_ten(db, squad_api, counted, sqs_calls):

@@ -4,7 +4,6 @@ index row too large). A small app with routes through the real endpoint decorato
 forgot a bound; the areas bound their inputs (tests of each list filter), this is the core's net under them."""
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
@@ -12,14 +11,13 @@ from chalice import Chalice
 from sqlalchemy import literal, select, text
 
 from chalicelib.core import http
+from tests.factories import served
 
 pytestmark = pytest.mark.skipif(os.environ.get("WMS_TEST_DB") == "sqlite", reason="Postgres and pg8000 limits")
 
 
 @pytest.fixture
 def limits_api(app):
-    from chalice.test import Client
-
     test_app = Chalice(app_name="limits-test")
 
     @test_app.route("/many", methods=["GET"])
@@ -43,16 +41,8 @@ def limits_api(app):
     def fine(ctx):
         return {"value": ctx.db.scalar(select(literal(41) + 1))}
 
-    with Client(test_app) as client:
-        def call(path):
-            previous = http._app
-            http.install(test_app)
-            try:
-                raw = client.http.get(path)
-            finally:
-                http.install(previous)
-            return raw.status_code, json.loads(raw.body), raw.headers
-        yield call
+    with served(test_app) as call:
+        yield lambda path: call("GET", path)
 
 
 @pytest.mark.parametrize("path, message", [("/many", "The request names too many values"),

@@ -16,14 +16,12 @@ from chalicelib.core.errors import Conflict
 from chalicelib.core.notify import Notification, notify
 from chalicelib.core.notify_models import NotificationDelivery, NotificationPreference
 from tests.areas.notifications.factories import deliveries, make_notification, make_subscription, outbox
-from tests.factories import make_user
+from tests.factories import make_user, served
 
 
 @pytest.fixture
 def notify_api(app):
     """`notify_api(payload, fail=False)`: POST a notify() call through a request transaction."""
-    from chalice.test import Client
-
     test_app = Chalice(app_name="notify-test")
 
     @test_app.route("/notify", methods=["POST"])
@@ -36,16 +34,8 @@ def notify_api(app):
             raise Conflict("the request failed after notify()")
         return {"id": created.id if created else None}
 
-    with Client(test_app) as client:
-        def call(**payload):
-            previous = http._app
-            http.install(test_app)
-            try:
-                raw = client.http.post("/notify", body=json.dumps(payload), headers={"Content-Type": "application/json"})
-            finally:
-                http.install(previous)
-            return raw.status_code, json.loads(raw.body)
-        yield call
+    with served(test_app) as call:
+        yield lambda **payload: call("POST", "/notify", payload)[:2]
 
 
 @pytest.mark.smoke
