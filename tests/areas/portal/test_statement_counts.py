@@ -67,7 +67,7 @@ def test_project_tasks(portal, db, count_queries):
             make_task(db, resource_type="project", resource_id=project.id, assignee_id=make_user(db).id, **labels)
 
     body = constant_statements(count_queries, lambda: portal.get(f"/projects/{project.id}/tasks", mine), grow,
-                           lambda b: len(b["tasks"]))
+                               lambda b: len(b["tasks"]))
     assert all(t["assignee_name"] and t["status_label"] for t in body["tasks"])
 
 
@@ -82,7 +82,7 @@ def test_project_roadmap(portal, db, count_queries):
         insert_rows(db, RoadmapItem, [{"roadmap_id": roadmap.id, "title": f"I{i}", "position": i} for i in range(n)])
 
     constant_statements(count_queries, lambda: portal.get(f"/projects/{project.id}/roadmap", mine), grow,
-                    lambda b: len(b["items"]))
+                        lambda b: len(b["items"]))
 
 
 def test_project_decisions(portal, db, count_queries):
@@ -94,7 +94,7 @@ def test_project_decisions(portal, db, count_queries):
                                            "decided_by": make_user(db).id} for _ in range(n)])
 
     body = constant_statements(count_queries, lambda: portal.get(f"/projects/{project.id}/decisions", mine), grow,
-                           lambda b: len(b["decisions"]))
+                               lambda b: len(b["decisions"]))
     assert all(d["decided_by_name"] for d in body["decisions"])
 
 
@@ -108,7 +108,7 @@ def test_budget_detail_line_items(portal, db, count_queries):
             make_line_item(db, budget, task_id=task.id, position=i)
 
     constant_statements(count_queries, lambda: portal.get(f"/budgets/{budget.id}", mine), grow,
-                    lambda b: len(b["lineItems"]))
+                        lambda b: len(b["lineItems"]))
 
 
 def test_invoice_detail_line_items_and_payments(portal, db, count_queries):
@@ -192,7 +192,7 @@ def test_questionnaire_goals(portal, db, count_queries):
                                      for i in range(n)])
 
     constant_statements(count_queries, lambda: portal.get("/questionnaire", mine), grow,
-                    lambda b: len(b["profile"]["goals"]))
+                        lambda b: len(b["profile"]["goals"]))
 
 
 def test_onboarding_stages_and_milestones(portal, db, count_queries):
@@ -231,7 +231,7 @@ def test_notifications(portal, db, count_queries):
                                               "title": f"N{i}"} for i in range(n)])
 
     constant_statements(count_queries, lambda: portal.get("/notifications?limit=100", mine), grow,
-                    lambda b: len(b["notifications"]))
+                        lambda b: len(b["notifications"]))
 
 
 def test_connections(portal, db, count_queries):
@@ -285,4 +285,4 @@ def test_staff_qbr_detail_sections(api, db, exec_user, count_queries):
         made.extend(range(n))
 
     constant_statements(count_queries, lambda: api.get(f"/api/clients/{mine.id}/qbrs/{qbr.id}", as_=exec_user), grow,
-                    lambda b: len(b["qbr"]["sections"]))
+                        lambda b: len(b["qbr"]["sections"]))
