@@ -184,16 +184,22 @@ def check_request_values(value: Any, what: str = "request body") -> None:
                 stack.append((child, f"{path}.{index}" if path else str(index), depth + 1))
 
 
-def parse_json_body(request) -> Any:
+def load_json_body(request) -> Any:
+    """The body as JSON ({} when empty), its values not checked yet (`parse_json_body` checks them); 400 when it
+    is not JSON or too deep to parse."""
     raw = request.raw_body
     if not raw or not raw.strip():
         return {}
     try:
-        data = json.loads(raw)
+        return json.loads(raw)
     except RecursionError as exc:
         raise BadRequest(f"The request body is nested deeper than {MAX_JSON_DEPTH} levels") from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadRequest("Request body must be valid JSON") from exc
+
+
+def parse_json_body(request) -> Any:
+    data = load_json_body(request)
     check_request_values(data)
     return data
 

@@ -17,14 +17,13 @@ stage, records the run and leaves the stage.
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 
 from sqlalchemy import select
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, NotFound, Unauthorized
-from chalicelib.core.http import check_request_values, validate
+from chalicelib.core.http import check_request_values, load_json_body, validate
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_row
 
@@ -62,12 +61,9 @@ def _read_body(ctx):
     """The body parsed as far as the secret check needs it: the JSON value, or None when it is not JSON (the
     project it names cannot be known then, so the secret cannot be matched: 401 like an unknown project).
     What JSON cannot stop (NUL, lone surrogates, deep nesting) is refused with a 400 only after the check."""
-    raw = ctx.request.raw_body
-    if not raw or not raw.strip():
-        return {}
     try:
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        return load_json_body(ctx.request)
+    except BadRequest:
         return None
 
 
