@@ -160,9 +160,15 @@ def _outcome(exc: Exception, delivery_id: str) -> Outcome:
     return Outcome("failed", error=f"{type(exc).__name__}: {exc}")
 
 
+def _locked(db, delivery_id: str) -> NotificationDelivery | None:
+    """The row as it is now (not as this session last saw it), locked."""
+    return db.scalar(select(NotificationDelivery).where(NotificationDelivery.id == delivery_id).with_for_update()
+                     .execution_options(populate_existing=True))
+
+
 def _claim(db, delivery_id: str) -> NotificationDelivery | str:
     """Lock the row; answer why there is nothing to do, or count the attempt and mark it `sending`."""
-    delivery = db.scalar(select(NotificationDelivery).where(NotificationDelivery.id == delivery_id).with_for_update())
+    delivery = _locked(db, delivery_id)
     if delivery is None:
         log.warning("notification delivery %s not found", delivery_id)
         return "missing"
@@ -175,9 +181,8 @@ def _claim(db, delivery_id: str) -> NotificationDelivery | str:
     return delivery
 
 
-def _record(db, delivery_id: str, result: Outcome) -> str:
-    delivery = db.scalar(select(NotificationDelivery).where(NotificationDelivery.id == delivery_id).with_for_update()
-                         .execution_options(populate_existing=True))
+def _record(db, delivery: NotificationDelivery | None, result: Outcome) -> str:
+    """Write the outcome on the locked row (None: deleted meanwhile)."""
     if result.record is not None:
         result.record(db)
     if delivery is None or delivery.status in DONE:  # deleted, or a worker that took a stale claim over finished
@@ -207,8 +212,8 @@ def deliver(delivery_id: str) -> str:
                 if sender is None:
                     raise Skip(f"unknown channel {claimed.channel}")
                 call = sender(db, claimed)
-        except Exception as exc:  # noqa: BLE001 - nothing to call: the outcome is known now
-            return _record(db, delivery_id, _outcome(exc, delivery_id))
+        except Exception as exc:  # noqa: BLE001 - nothing to call: the outcome is known now, the row still locked
+            return _record(db, claimed, _outcome(exc, delivery_id))
         db.flush()
         ctx.release_connection()  # the claim is committed: no transaction nor row lock while the provider answers
         try:
@@ -217,7 +222,7 @@ def deliver(delivery_id: str) -> str:
             db.rollback()  # a sandbox provider's half-written record
             result = _outcome(exc, delivery_id)
         result = result if isinstance(result, Outcome) else Outcome("sent", result)
-        return _record(db, delivery_id, result)
+        return _record(db, _locked(db, delivery_id), result)
 
 
 def deliver_message(message: dict) -> str:
