@@ -27,19 +27,9 @@ def reverse_abandoned() -> dict:
     docs/decisions/leave.md): the cancellation left the reversal to that run. Each request in its own transaction,
     the providers called with none open; run again, nothing is found (the reversal lets the claim go). Every
     15 minutes; by hand: `python -m chalicelib.cli job leave-reverse-abandoned`."""
-    import logging
-
-    from .service_integrations import abandoned_cancellations, reverse
+    from .service_integrations import abandoned_cancellations, in_job, reverse
 
     with job_context() as ctx:
         ids = abandoned_cancellations(ctx.db)
-    counts = {"found": len(ids), "reversed": 0, "failed": 0}
-    for request_id in ids:
-        try:
-            with job_context() as ctx:
-                reverse(ctx, request_id)
-            counts["reversed"] += 1
-        except Exception:  # noqa: BLE001 - one request's failure leaves the others; its claim stays for the next run
-            logging.getLogger("wms.leave").exception("reversal of abandoned leave request %s failed", request_id)
-            counts["failed"] += 1
-    return counts
+    done = sum(in_job(reverse, request_id) for request_id in ids)  # a failure leaves the others; its claim stays
+    return {"found": len(ids), "reversed": done, "failed": len(ids) - done}

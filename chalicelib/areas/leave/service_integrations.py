@@ -205,6 +205,11 @@ def _attempt(ctx, fn, name: str, leave: dict):
 
 # ---------------------------------------------------------------- running
 
+def _claim_is_stale(now):
+    """The request's claim is a dead run's: older than STALE_CLAIM."""
+    return LeaveRequest.integrations_running_since < now - STALE_CLAIM
+
+
 def claim(db, request_id: str, status: str = "approved"):
     """Claim the request (in `status`) for one run of its integrations or of their reversal: one conditional
     UPDATE, taken only when no run holds it (no claim, or one older than STALE_CLAIM). Answers the claim's time,
@@ -215,8 +220,7 @@ def claim(db, request_id: str, status: str = "approved"):
     taken = db.execute(
         update(LeaveRequest)
         .where(LeaveRequest.id == request_id, LeaveRequest.status == status,
-               or_(LeaveRequest.integrations_running_since.is_(None),
-                   LeaveRequest.integrations_running_since < now - STALE_CLAIM))
+               or_(LeaveRequest.integrations_running_since.is_(None), _claim_is_stale(now)))
         .values(integrations_running_since=now, updated_at=LeaveRequest.updated_at)
         .execution_options(synchronize_session=False))
     return now if taken.rowcount == 1 else None
@@ -307,21 +311,25 @@ def abandoned_cancellations(db) -> list[str]:
     first (the `leave-reverse-abandoned` job reverses them)."""
     return list(db.scalars(
         select(LeaveRequest.id)
-        .where(LeaveRequest.status == "cancelled", LeaveRequest.integrations_running_since < utcnow() - STALE_CLAIM)
+        .where(LeaveRequest.status == "cancelled", _claim_is_stale(utcnow()))
         .order_by(LeaveRequest.integrations_running_since, LeaveRequest.id).limit(LIST_LIMIT)))
 
 
-def _in_job(fn, request_id: str) -> None:
+def in_job(fn, request_id: str) -> bool:
+    """Run `fn(ctx, request_id)` in a unit of work of its own; a failure is logged (the approval or cancellation
+    is committed; a run is retried by hand, an abandoned reversal by its job). Answers whether it succeeded."""
     try:
         with job_context() as ctx:
             fn(ctx, request_id)
-    except Exception:  # noqa: BLE001 - the approval is committed; the failure is logged and retried by hand
+    except Exception:  # noqa: BLE001 - see the docstring
         log.exception("leave integrations of %s failed", request_id)
+        return False
+    return True
 
 
 def run_after_commit(ctx, request_id: str) -> None:
-    ctx.after_commit(lambda: _in_job(run, request_id))
+    ctx.after_commit(lambda: in_job(run, request_id))
 
 
 def reverse_after_commit(ctx, request_id: str) -> None:
-    ctx.after_commit(lambda: _in_job(reverse, request_id))
+    ctx.after_commit(lambda: in_job(reverse, request_id))
