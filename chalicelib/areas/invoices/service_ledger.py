@@ -215,15 +215,21 @@ def _apply(db, invoices: dict[str, Invoice], states: list[dict], actor_id: str |
                       "date": _date(p.get("date")), "reference": (p.get("reference") or None) and p["reference"][:255],
                       "status": p.get("status")} for p in state["payments"]]
     if updates:
-        table = Invoice.__table__
-        db.execute(table.update().where(table.c.id == bindparam("b_id"))
-                   .values({key: bindparam(f"b_{key}") for key in updates[0] if key != "id"}),
-                   [{f"b_{key}": value for key, value in row.items()} for row in updates])  # one executemany
+        _update_by_id(db, Invoice.__table__, updates)
         _replace_payments(db, [row["id"] for row in updates], payments)
         db.flush()
         for invoice in invoices.values():
             db.expire(invoice)
     return len(changed_ids)
+
+
+def _update_by_id(db, table, rows: list[dict]) -> None:
+    """One UPDATE (an executemany) of `table`'s rows named by each dict's `id`, with the dict's other values; the
+    dicts share their keys."""
+    if rows:
+        db.execute(table.update().where(table.c.id == bindparam("b_id"))
+                   .values({key: bindparam(f"b_{key}") for key in rows[0] if key != "id"}),
+                   [{f"b_{key}": value for key, value in row.items()} for row in rows])
 
 
 PAYMENT_FIELDS = ("amount", "date", "reference", "status")
@@ -247,13 +253,11 @@ def _replace_payments(db, invoice_ids: list[str], payments: list[dict]) -> None:
             new.append(payment)
         elif (Decimal(str(row.amount)), row.date, row.reference, row.status) != (
                 Decimal(str(payment["amount"])), payment["date"], payment["reference"], payment["status"]):
-            changed.append({"b_id": row.id, **{f"b_{f}": payment[f] for f in PAYMENT_FIELDS}})
-    gone = [row.id for key, row in stored.items() if key not in answered]
+            changed.append({"id": row.id, **{f: payment[f] for f in PAYMENT_FIELDS}})
+    gone = [row.id for key, row in stored.items() if key not in answered]  # no longer in the ledger
     if gone:
         db.execute(delete(InvoicePayment).where(InvoicePayment.id.in_(gone)))
-    if changed:
-        db.execute(table.update().where(table.c.id == bindparam("b_id"))
-                   .values({f: bindparam(f"b_{f}") for f in PAYMENT_FIELDS}), changed)
+    _update_by_id(db, table, changed)
     insert_rows(db, InvoicePayment, new)
 
 
