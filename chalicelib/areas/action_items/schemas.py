@@ -5,8 +5,8 @@ from typing import Annotated, Optional
 
 from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import (CalendarDate, CommaList, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Read, Text,
-                                     choice)
+from chalicelib.core.schemas import (CalendarDate, CommaList, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Read,
+                                     Text, choice)
 
 from .models import URGENCIES
 

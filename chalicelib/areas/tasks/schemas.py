@@ -4,8 +4,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictFloat, StrictStr, field_validator
 
-from chalicelib.core.schemas import (AgentMetaRead, CalendarDate, CommaList, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp,
-                                     JsonNumber, Money, PageQuery, QueryFlag, Read, Timestamp)
+from chalicelib.core.schemas import (AgentMetaRead, CalendarDate, CommaList, Flag, Flag01, Id, Input, IsoDate,
+                                     IsoTimestamp, JsonNumber, Money, PageQuery, QueryFlag, Read, Timestamp)
 
 
 def _required_title(value: str) -> str:

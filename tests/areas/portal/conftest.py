@@ -18,6 +18,21 @@ def make_client(db, *, group: str | None = None, dashboard: bool = False, manage
     return company
 
 
+def make_refused_google_ads(db, company):
+    """A Google Ads connection whose refresh token the (sandbox) provider refuses: its sync fails."""
+    import json
+
+    from chalicelib.areas.portal.models import AdConnection
+    from chalicelib.core import crypto
+
+    connection = AdConnection(company_id=company.id, platform="google_ads", display_name="Broken",
+                              account_id="1111111111", secret=crypto.encrypt(json.dumps(
+                                  {"customer_id": "1111111111", "refresh_token": "invalid"})))
+    db.add(connection)
+    db.flush()
+    return connection
+
+
 class Portal:
     def __init__(self, api) -> None:
         self.api = api

@@ -10,7 +10,7 @@ from chalicelib.areas.portal.models import AdConnection, AdDailyMetric
 from chalicelib.core import crypto
 from chalicelib.core.notify import Notification
 from tests.areas.deals.factories import make_company
-from tests.areas.portal.conftest import make_client
+from tests.areas.portal.conftest import make_client, make_refused_google_ads
 from tests.factories import make_user
 
 GOOGLE = {"platform": "google_ads", "display_name": "Google Ads",
@@ -185,10 +185,7 @@ def test_daily_job_through_the_cli_is_idempotent(portal, db, set_env, capsys):
     set_env(ADPLATFORMS_BACKFILL_DAYS="6", ADPLATFORMS_RESYNC_DAYS="2")
     mine = make_client(db, dashboard=True)
     good = portal.post("/connections", mine, role="admin", json=META).json["connection"]
-    broken = AdConnection(company_id=mine.id, platform="google_ads", display_name="Broken", account_id="1111111111",
-                          secret=crypto.encrypt(json.dumps({"customer_id": "1111111111", "refresh_token": "invalid"})))
-    db.add(broken)
-    db.flush()
+    broken = make_refused_google_ads(db, mine)
     campaigns = db.scalar(select(func.count(func.distinct(AdDailyMetric.campaign_id)))
                           .where(AdDailyMetric.connection_id == good["id"]))
     assert count(db, AdDailyMetric, connection_id=good["id"]) == 2 * campaigns

@@ -1,12 +1,9 @@
 """The scheduled job adplatforms-sync through the Lambda handler (the CLI run is tested in
 test_connections_routes.py): run twice, one effect (developers' guide, scheduled jobs)."""
-import json
-
 from sqlalchemy import func, select
 
 from chalicelib.areas.portal.models import AdConnection, AdDailyMetric
-from chalicelib.core import crypto
-from tests.areas.portal.conftest import make_client
+from tests.areas.portal.conftest import make_client, make_refused_google_ads
 
 SHOP = {"platform": "shopify", "display_name": "Store",
         "credentials": {"shop_domain": "acme-store.myshopify.com", "access_token": "shpat_SECRET_shop"}}
@@ -16,10 +13,7 @@ def test_adplatforms_sync_through_the_scheduled_handler(portal, db, client, set_
     set_env(ADPLATFORMS_BACKFILL_DAYS="7", ADPLATFORMS_RESYNC_DAYS="3")
     mine = make_client(db, dashboard=True)
     good = portal.post("/connections", mine, role="admin", json=SHOP).json["connection"]
-    broken = AdConnection(company_id=mine.id, platform="google_ads", display_name="Broken", account_id="1111111111",
-                          secret=crypto.encrypt(json.dumps({"customer_id": "1111111111", "refresh_token": "invalid"})))
-    db.add(broken)
-    db.flush()
+    broken = make_refused_google_ads(db, mine)
 
     def stored():
         return db.execute(select(AdDailyMetric.id, AdDailyMetric.campaign_id, AdDailyMetric.date,
