@@ -45,6 +45,24 @@ def install(app) -> None:
     """Called once by app.py: the decorator reads the current request from this app."""
     global _app
     _app = app
+    app.register_middleware(_undeclared_method_not_found, "http")
+
+
+def _undeclared_method_not_found(event, get_response):
+    """A method the path does not declare: 404 with the error body, as API Gateway's Gateway Response
+    answers it deployed (infra/resources.yaml). Only `chalice local` (make run) and a function reached
+    through a wrong route mapping get this far, where Chalice would answer its own 405 body."""
+    response = get_response(event)
+    if response.status_code != 405:
+        return response
+    context = event.context or {}
+    log.warning("method %s not served at %s (answered 404)", event.method, context.get("resourcePath"))
+    rid = logs.request_id((event.headers or {}).get("x-request-id"), context.get("requestId"))
+    headers = {"X-Request-Id": rid}
+    cors = getattr(_app.api, "cors", None)
+    if cors:  # the Gateway Response sends the API's origin header too
+        headers["Access-Control-Allow-Origin"] = cors.allow_origin
+    return json_response({"error": "Not found"}, 404, headers)
 
 
 def accept_any_content_type(app) -> None:

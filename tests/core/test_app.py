@@ -12,3 +12,19 @@ def test_routes_accept_any_content_type_so_our_decorator_answers(app):
     narrow = [(path, method) for path, methods in app.routes.items() for method, entry in methods.items()
               if "*/*" not in entry.content_types and "multipart/form-data" not in entry.content_types]
     assert narrow == []
+
+
+def test_an_undeclared_method_on_a_known_path_answers_like_the_deployed_api(api, exec_user):
+    """API Gateway never passes a method a resource does not declare to the function: its Gateway Response
+    answers 404 with the error body of decisions.md section 4 (infra/resources.yaml). `make run`, and a function
+    reached through a wrong mapping, got Chalice's own 405 body ({"Code": "MethodNotAllowedError", ...}, no
+    X-Request-Id) instead; they answer as the deployed API does."""
+    for method, path in [("PATCH", "/api/tasks"), ("DELETE", "/api/me"), ("PUT", "/api/health")]:
+        response = api.request(method, path, as_=exec_user)
+        assert response.status == 404, (method, path, response)
+        assert response.json == {"error": "Not found"}
+        assert response.headers["content-type"] == "application/json"
+        assert response.headers.get("x-request-id")
+        assert response.headers["access-control-allow-origin"] == "*"
+    # a declared method is untouched
+    assert api.get("/api/tasks", as_=exec_user).status == 200
