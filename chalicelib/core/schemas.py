@@ -251,7 +251,11 @@ def _json_number(value: Any) -> Any:
 Flag = Annotated[bool, BeforeValidator(_flag)]
 QueryFlag = Annotated[bool | None, BeforeValidator(_query_flag),
                       WithJsonSchema({"type": "string", "enum": ["true", "false", "1", "0"]})]
-Money = Annotated[Decimal, BeforeValidator(_money), Field(max_digits=14, decimal_places=2, allow_inf_nan=False)]
+# 14 digits, 2 of them decimals. The bounds state the 12 before the point: pydantic's max_digits counts a normalised
+# 1E+12 as one digit. A column with fewer (quantity, Numeric(12, 2)) narrows them in its area's type.
+MONEY_LIMIT = Decimal(10) ** 12
+Money = Annotated[Decimal, BeforeValidator(_money), Field(max_digits=14, decimal_places=2, allow_inf_nan=False,
+                                                          gt=-MONEY_LIMIT, lt=MONEY_LIMIT)]
 
 
 class _JsonNumber:

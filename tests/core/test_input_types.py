@@ -124,6 +124,22 @@ def test_money_is_exact_and_refuses_booleans():
             M.model_validate({"amount": bad})
 
 
+@pytest.mark.parametrize("value, ok", [(999_999_999_999.99, True), (-999_999_999_999.99, True), (10**12, False),
+                                       (-(10**12), False), ("1e12", False), (1e13, False)])
+def test_money_holds_twelve_digits_before_the_point(value, ok):
+    """14 digits with 2 decimals, as documented and as the Numeric(14, 2) columns hold: pydantic's max_digits
+    counts a normalised 1E+12 as one digit, so without the bound 10**12 passed and the database refused it
+    (a 400 naming no field)."""
+    class M(core.Input):
+        amount: core.Money
+
+    if ok:
+        assert M.model_validate({"amount": value}).amount is not None
+    else:
+        with pytest.raises(ValueError):
+            M.model_validate({"amount": value})
+
+
 @pytest.mark.parametrize("value, ok", [("2026-11-27T10:00:00Z", True), ("2026-11-27T10:00:00+02:00", True),
                                        ("2026-11-27T10:00:00", True), (None, True), (0, False), (1700000000, False),
                                        (1.5, False), (True, False), ("1700000000", False), ("-5", False),

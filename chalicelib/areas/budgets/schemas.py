@@ -14,8 +14,9 @@ BudgetStatus = choice("draft", "pending_approval", "approved", "active", "comple
 ResourceType = choice("project", "deal")
 Currency = Annotated[str, StringConstraints(strip_whitespace=True, to_upper=True, pattern=r"^[A-Za-z]{3}$")]
 Amount = Annotated[Money, Field(ge=0)]
-# Exact decimals like money (two places, never a float or a boolean), at most 10 digits before the point.
-Quantity = Annotated[Money, Field(ge=0, max_digits=12)]
+# Exact decimals like money (two places, never a float or a boolean), at most 10 digits before the point (the
+# column is Numeric(12, 2); core Money holds 12).
+Quantity = Annotated[Money, Field(ge=0, max_digits=12, lt=Decimal("1e10"))]
 UnitPrice = Money
 Notes = Text(20000)
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]

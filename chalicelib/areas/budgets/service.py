@@ -433,12 +433,14 @@ def portal_budget_ids(project_ids, deal_ids):
 
 
 def portal_budget(db, budget_id: str, project_ids, deal_ids) -> tuple[dict, list[dict]]:
-    """(budget, line items) of a budget linked to these projects or deals; 404 otherwise (two queries)."""
+    """(budget, line items in the detail's order) of a budget linked to these projects or deals; 404 otherwise (two
+    queries)."""
     budget = db.scalar(select(Budget).where(Budget.id == budget_id, _portal_scope(project_ids, deal_ids)))
     if budget is None:
         raise NotFound("Budget not found")
     items = db.scalars(select(BudgetLineItem).where(BudgetLineItem.budget_id == budget.id)
-                       .order_by(BudgetLineItem.position, BudgetLineItem.id).limit(LINE_ITEM_LIMIT))
+                       .order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id)
+                       .limit(LINE_ITEM_LIMIT))
     return _portal_record(budget), [{f: value_out(getattr(i, f)) for f in PORTAL_ITEM_FIELDS} for i in items]
 
 

@@ -17,7 +17,9 @@ Code = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max
 OptionalCode = Annotated[str, StringConstraints(strip_whitespace=True, max_length=50)]
 LedgerId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 Description = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
-Quantity = Annotated[Money, Field(ge=0, max_digits=12)]
+# The column is Numeric(12, 2): 10 digits before the point (core Money holds 12), so that a larger value is a 400
+# naming its field, not the database's refusal.
+Quantity = Annotated[Money, Field(ge=0, max_digits=12, lt=Decimal("1e10"))]
 Position = Annotated[int, Field(ge=0, le=1_000_000, strict=True)]
 Notes = Text(20000)
 

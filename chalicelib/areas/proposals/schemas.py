@@ -17,7 +17,8 @@ JsonText = Text(200_000)
 RichText = Text(2_000_000)
 Category = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
-Quantity = Annotated[Money, Field(ge=0, max_digits=12)]
+# The column is Numeric(12, 2): 10 digits before the point (core Money holds 12).
+Quantity = Annotated[Money, Field(ge=0, max_digits=12, lt=Decimal("1e10"))]
 UnitPrice = Annotated[Money, Field(ge=-1_000_000_000, le=1_000_000_000)]
 Comments = Text(20_000)
 VariableName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")]

@@ -167,7 +167,7 @@ def portal_roadmap(db, project_id: str) -> tuple[dict | None, list[dict]]:
     if roadmap is None:
         return None, []
     items = db.scalars(select(RoadmapItem).where(RoadmapItem.roadmap_id == roadmap.id)
-                       .order_by(RoadmapItem.position, RoadmapItem.id).limit(ITEM_LIMIT))
+                       .order_by(RoadmapItem.position, RoadmapItem.created_at, RoadmapItem.id).limit(ITEM_LIMIT))
     fields = ("id", "title", "description", "area", "start_date", "end_date", "color", "position")
     return ({f: value_out(getattr(roadmap, f)) for f in ("id", "name", "description", "project_id", "start_date",
                                                          "end_date")},

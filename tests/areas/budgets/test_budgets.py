@@ -315,3 +315,108 @@ def test_the_detail_says_how_many_time_entries_the_budget_has(api, db, exec_user
     paged = api.get(f"/api/time-entries?budget_id={budget.id}&limit=2", as_=exec_user).json
     assert paged["total"] == 3 and len(paged["time_entries"]) == 2
 
+
+
+def test_the_list_is_newest_first(api, db, exec_user):
+    """docs/decisions/budgets.md: the list is ordered newest first (created_at, then id)."""
+    from datetime import datetime, timezone
+
+    project = make_project(db)
+    made = [make_budget(db, resource_id=project.id, created_at=datetime(2026, 1, day, tzinfo=timezone.utc))
+            for day in (2, 3, 1)]
+    listed = [b["id"] for b in api.get(f"/api/budgets?resource_id={project.id}", as_=exec_user).json["budgets"]]
+    assert listed == [made[1].id, made[0].id, made[2].id]
+
+
+def test_status_history_only_when_the_status_changes(api, db, exec_user):
+    """Document 1, PUT /api/budgets/:id: `status_changed` when the status changes, `updated` for other changes."""
+    budget = make_budget(db)
+    path = f"/api/budgets/{budget.id}"
+    assert api.put(path, as_=exec_user, json={"status": "active"}).status == 200
+    assert actions(db, budget.id) == ["status_changed"]
+    assert api.put(path, as_=exec_user, json={"status": "active", "po_number": "PO-9"}).status == 200
+    assert actions(db, budget.id) == ["status_changed", "updated"]
+    entries = history.entries(db, entity_type="budget", entity_id=budget.id, query=PageQuery()).items
+    assert entries[0]["changes"] == {"po_number": {"from": None, "to": "PO-9"}}
+
+
+def test_line_item_writes_need_the_budget_in_scope_and_touch_it(api, db, exec_user):
+    """Line item writes take budgets:update (delete included) on a budget the caller can see (404 otherwise), and
+    set the budget's updated_at (docs/decisions/budgets.md)."""
+    squad = make_squad(db)
+    manager = make_user(db, access_level="manager", squad_id=make_squad(db).id)
+    employee = make_user(db, access_level="employee", squad_id=squad.id)
+    stranger = make_user(db, access_level="employee", squad_id=squad.id)
+    hidden = make_budget(db, resource_id=make_project(db, owner_id=stranger.id).id)
+    hidden_item = make_line_item(db, hidden)
+    path = f"/api/budgets/{hidden.id}/line-items"
+    assert api.post(path, as_=manager, json={"description": "x"}).status == 404
+    assert api.put(f"{path}/{hidden_item.id}", as_=manager, json={"quantity": 2}).status == 404
+    assert api.delete(f"{path}/{hidden_item.id}", as_=manager).status == 404
+    assert api.put(f"{path}/reorder", as_=manager, json={"item_ids": [hidden_item.id]}).status == 404
+
+    own = make_budget(db, resource_id=make_project(db, owner_id=manager.id, members=[employee]).id)
+    before = api.get(f"/api/budgets/{own.id}", as_=manager).json["budget"]["updated_at"]
+    path = f"/api/budgets/{own.id}/line-items"
+    assert api.post(path, as_=employee, json={"description": "x"}).status == 403  # budgets:view only
+    item = api.post(path, as_=manager, json={"description": "x"}).json["item"]
+    stamps = [api.get(f"/api/budgets/{own.id}", as_=manager).json["budget"]["updated_at"]]
+    edited = api.put(f"{path}/{item['id']}", as_=manager, json={"unit_price": "12.50"}).json["item"]
+    assert edited["amount"] == 12.5  # the stored quantity 1 x the new unit price
+    stamps.append(api.get(f"/api/budgets/{own.id}", as_=manager).json["budget"]["updated_at"])
+    assert api.delete(f"{path}/{item['id']}", as_=manager).json == {"ok": True}  # update suffices
+    stamps.append(api.get(f"/api/budgets/{own.id}", as_=manager).json["budget"]["updated_at"])
+    assert before < stamps[0] < stamps[1] < stamps[2]
+
+
+def test_money_beyond_its_column_is_a_validation_error(api, db, exec_user):
+    """decisions.md section 4: invalid input is 400 with details naming the field. total_amount and unit_price hold
+    at most 12 digits before the point, quantity 10 (Numeric(14, 2), Numeric(12, 2)): a larger value was sent
+    to the database and came back as a 400 without details."""
+    budget = make_budget(db)
+    item = make_line_item(db, budget)
+    base = {"name": "x", "resource_type": "project", "resource_id": budget.resource_id}
+    path = f"/api/budgets/{budget.id}"
+    cases = [("POST", "/api/budgets", {**base, "total_amount": 10 ** 12}, "total_amount"),
+             ("POST", "/api/budgets", {**base, "total_amount": "9999999999999.5"}, "total_amount"),
+             ("PUT", path, {"total_amount": 10 ** 13}, "total_amount"),
+             ("POST", f"{path}/line-items", {"description": "x", "quantity": 10 ** 10}, "quantity"),
+             ("POST", f"{path}/line-items", {"description": "x", "unit_price": 10 ** 12}, "unit_price"),
+             ("PUT", f"{path}/line-items/{item.id}", {"unit_price": -(10 ** 12)}, "unit_price"),
+             ("PUT", f"{path}/line-items/{item.id}", {"quantity": "12345678901"}, "quantity")]
+    for method, url, body, field in cases:
+        answer = api.request(method, url, as_=exec_user, json=body)
+        assert answer.status == 400 and answer.json["details"][0]["field"] == field, (body, answer.json)
+    largest = api.post(f"{path}/line-items", as_=exec_user,
+                       json={"description": "x", "quantity": "9999999999.99", "unit_price": "-999999999999.99"})
+    assert largest.status == 201, largest
+    assert api.post("/api/budgets", as_=exec_user, json={**base, "total_amount": "999999999999.99"}).status == 201
+
+
+def test_a_line_item_position_is_an_integer(api, db, exec_user):
+    """docs/decisions/budgets.md: `position` is a JSON integer from 0 to 1,000,000, default 0."""
+    path = f"/api/budgets/{make_budget(db).id}/line-items"
+    for position in (1.5, "1", True, -1, 1_000_001):
+        answer = api.post(path, as_=exec_user, json={"description": "x", "position": position})
+        assert answer.status == 400 and answer.json["details"][0]["field"] == "position", (position, answer.json)
+    highest = api.post(path, as_=exec_user, json={"description": "x", "position": 1_000_000})
+    assert highest.json["item"]["position"] == 1_000_000
+    assert api.post(path, as_=exec_user, json={"description": "x"}).json["item"]["position"] == 0
+
+
+def test_the_portal_lists_line_items_in_the_staff_order(api, db, exec_user, set_env):
+    """Document 1: line items are ordered by position then created_at; the portal's budget detail reuses the
+    budget's records (document 3) and ordered equal positions by id instead."""
+    from datetime import datetime, timezone
+
+    from tests.areas.portal.conftest import TOKEN, Portal, make_client
+
+    set_env(PORTAL_SERVICE_TOKEN=TOKEN)
+    client = make_client(db)
+    budget = make_budget(db, resource_id=make_project(db, company_id=client.id).id)
+    for n, prefix in enumerate("cba"):  # created c, b, a (ids sort the other way), all at position 0
+        make_line_item(db, budget, id=prefix * 8 + "-0000-4000-8000-000000000000", description=prefix,
+                       created_at=datetime(2026, 1, 1 + n, tzinfo=timezone.utc))
+    staff = [i["description"] for i in api.get(f"/api/budgets/{budget.id}", as_=exec_user).json["line_items"]]
+    portal = [i["description"] for i in Portal(api).get(f"/budgets/{budget.id}", client).json["lineItems"]]
+    assert staff == ["c", "b", "a"] and portal == staff

@@ -134,6 +134,20 @@ def test_pricing_amounts_are_exact(api, db, exec_user):
     assert history(db, pid).count("pricing_replaced") == 2 and "pricing_section_deleted" in history(db, pid)
 
 
+def test_pricing_numbers_beyond_their_columns_name_the_field(api, db, exec_user):
+    """decisions.md section 4: a validation error names its field. A quantity holds 10 digits before the point and a
+    unit price 12 (Numeric(12, 2), Numeric(14, 2)): larger ones reached the database, a 400 naming no field."""
+    pid = create(api, exec_user)
+    for item, field in [({"quantity": 10 ** 10}, "quantity"), ({"unit_price": 10 ** 12}, "unit_price"),
+                        ({"unit_price": "-1000000000000"}, "unit_price")]:
+        answer = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+            {"title": "A", "items": [{"description": "x", **item}]}]})
+        assert answer.status == 400 and answer.json["details"][0]["field"].endswith(field), (item, answer.json)
+    largest = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+        {"title": "A", "items": [{"description": "x", "quantity": "9999999999.99", "unit_price": "0.01"}]}]})
+    assert largest.status == 200, largest
+
+
 def test_status_moves_and_409s(api, db, exec_user):
     pid = create(api, exec_user)
     for step in ("approve", "request-changes", "mark-sent"):

@@ -198,3 +198,68 @@ def test_a_colour_is_a_hex_colour_and_nothing_after_it(api, db, exec_user):
     for colour, kept in (("#ABC", "#abc"), ("", None), (None, None)):
         answer = api.post(f"/api/roadmaps/{roadmap['id']}/items", as_=exec_user, json={"title": "I", "color": colour})
         assert answer.status == 201 and answer.json["item"]["color"] == kept, (colour, answer)
+
+
+def test_deleting_a_roadmap_unlinks_its_tasks(api, db, exec_user):
+    """docs/decisions/roadmaps.md: deleting a roadmap clears `roadmap_item_id` on the tasks of its items."""
+    roadmap = api.post("/api/roadmaps", as_=exec_user, json={"name": "Gone"}).json["roadmap"]
+    item = api.post(f"/api/roadmaps/{roadmap['id']}/items", as_=exec_user, json={"title": "i"}).json["item"]
+    linked = make_task(db, roadmap_item_id=item["id"])
+    assert api.delete(f"/api/roadmaps/{roadmap['id']}", as_=exec_user).json == {"ok": True}
+    db.refresh(linked)
+    assert linked.roadmap_item_id is None
+
+
+def test_item_writes_need_the_roadmap_in_scope(api, db, exec_user):
+    """Item writes take roadmaps:update (delete included) on a roadmap the caller can see; 404 otherwise."""
+    squad = make_squad(db)
+    employee = make_user(db, access_level="employee", squad_id=squad.id)
+    stranger = make_user(db, access_level="employee", squad_id=squad.id)
+    manager = make_user(db, access_level="manager", squad_id=make_squad(db).id)
+    hidden = api.post("/api/roadmaps", as_=exec_user, json={
+        "name": "Hidden", "project_id": make_project(db, owner_id=stranger.id).id}).json["roadmap"]
+    hidden_item = api.post(f"/api/roadmaps/{hidden['id']}/items", as_=exec_user, json={"title": "i"}).json["item"]
+    path = f"/api/roadmaps/{hidden['id']}/items"
+    assert api.post(path, as_=manager, json={"title": "x"}).status == 404
+    assert api.put(f"{path}/{hidden_item['id']}", as_=manager, json={"title": "x"}).status == 404
+    assert api.delete(f"{path}/{hidden_item['id']}", as_=manager).status == 404
+    own = api.post("/api/roadmaps", as_=manager, json={
+        "name": "Own", "project_id": make_project(db, owner_id=manager.id, members=[employee]).id}).json["roadmap"]
+    path = f"/api/roadmaps/{own['id']}/items"
+    item = api.post(path, as_=manager, json={"title": "i"}).json["item"]
+    assert api.post(path, as_=employee, json={"title": "x"}).status == 403  # roadmaps:view only
+    assert api.delete(f"{path}/{item['id']}", as_=employee).status == 403
+    assert api.delete(f"{path}/{item['id']}", as_=manager).json == {"ok": True}
+
+
+def test_a_deleted_goal_leaves_the_item_without_goal_title(api, db, exec_user):
+    project = make_project(db)
+    launch = goal(db, project)
+    roadmap = api.post("/api/roadmaps", as_=exec_user, json={"name": "R", "project_id": project.id}).json["roadmap"]
+    api.post(f"/api/roadmaps/{roadmap['id']}/items", as_=exec_user, json={"title": "i", "goal_id": launch.id})
+    assert api.delete(f"/api/projects/{project.id}/goals/{launch.id}", as_=exec_user).json == {"ok": True}
+    item = api.get(f"/api/roadmaps/{roadmap['id']}", as_=exec_user).json["items"][0]
+    assert item["goal_title"] is None
+
+
+def test_the_portal_lists_items_in_the_staff_order(api, db, exec_user, set_env):
+    """docs/decisions/roadmaps.md: items by position, then created_at; the portal's roadmap ordered equal
+    positions by id instead."""
+    from datetime import datetime, timezone
+
+    from chalicelib.areas.roadmaps.models import Roadmap, RoadmapItem
+    from tests.areas.portal.conftest import TOKEN, Portal, make_client
+
+    set_env(PORTAL_SERVICE_TOKEN=TOKEN)
+    client = make_client(db)
+    project = make_project(db, company_id=client.id)
+    roadmap = Roadmap(name="Plan", project_id=project.id)
+    db.add(roadmap)
+    db.flush()
+    db.add_all([RoadmapItem(id=prefix * 8 + "-0000-4000-8000-000000000000", roadmap_id=roadmap.id, title=prefix,
+                            position=0, created_at=datetime(2026, 1, 1 + n, tzinfo=timezone.utc))
+                for n, prefix in enumerate("cba")])  # created c, b, a; their ids sort the other way
+    db.flush()
+    staff = [i["title"] for i in api.get(f"/api/roadmaps/{roadmap.id}", as_=exec_user).json["items"]]
+    portal = [i["title"] for i in Portal(api).get(f"/projects/{project.id}/roadmap", client).json["items"]]
+    assert staff == ["c", "b", "a"] and portal == staff
