@@ -33,17 +33,25 @@ STATE_TTL = timedelta(minutes=10)
 
 # ---------------------------------------------------------------- for the providers
 
+def _secrets(row: Connection) -> dict | None:
+    """The row's credentials, decrypted; None (a warning logged, without the value) when the current key cannot
+    read them: such a connection counts as not connected."""
+    try:
+        return json.loads(crypto.decrypt(row.secret))
+    except (crypto.SecretUnreadable, ValueError):
+        log.warning("the stored %s connection cannot be decrypted with SECRETS_KEY; treated as not connected",
+                    row.provider)
+        return None
+
+
 def credentials(db, provider: str) -> dict | None:
     """The stored credentials of a provider, decrypted, with its non-secret ids (`tenant_id` for the ledger,
     `organization_id` for the planner, `channel_id` for chat); None when not connected or unreadable."""
     row = db.get(Connection, provider)
     if row is None:
         return None
-    try:
-        stored = json.loads(crypto.decrypt(row.secret))
-    except (crypto.SecretUnreadable, ValueError):
-        log.warning("the stored %s connection cannot be decrypted with SECRETS_KEY; treated as not connected",
-                    provider)
+    stored = _secrets(row)
+    if stored is None:
         return None
     extra = {"ledger": "tenant_id", "planner": "organization_id"}.get(provider)
     if extra:
@@ -83,7 +91,10 @@ def _record(row: Connection) -> dict:
 
 
 def list_connections(ctx) -> list[dict]:
-    return [_record(row) for row in ctx.db.scalars(select(Connection).order_by(Connection.provider))]
+    """The stored connections (at most one per provider); one whose secrets the current key cannot decrypt
+    counts as not connected and is left out."""
+    return [_record(row) for row in ctx.db.scalars(select(Connection).order_by(Connection.provider))
+            if _secrets(row) is not None]
 
 
 def calendar_status(ctx) -> bool:

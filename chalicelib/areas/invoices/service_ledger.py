@@ -191,9 +191,19 @@ def payment_status(state: dict) -> str:
     return "partially_paid" if state["amount_paid"] > 0 else "unpaid"
 
 
+def _fresh(db, invoice_ids) -> dict[str, Invoice]:
+    """`{id: invoice}` of these invoices that still exist, locked and re-read (one statement, in id order): taken
+    once the ledger has answered, so that what another request changed meanwhile (a status, a delete) is what
+    the sync's writes start from."""
+    rows = db.scalars(select(Invoice).where(Invoice.id.in_(sorted(invoice_ids))).order_by(Invoice.id)
+                      .with_for_update().execution_options(populate_existing=True)).all()
+    return {invoice.id: invoice for invoice in rows}
+
+
 def _apply(db, invoices: dict[str, Invoice], states: list[dict], actor_id: str | None) -> int:
-    """Write the ledger's answers onto the invoices: one bulk UPDATE, the payments made the ledger's
-    (`_replace_payments`), one history row per invoice that changed. Answers how many changed."""
+    """Write the ledger's answers onto the invoices (locked and re-read after the ledger answered: `_fresh`):
+    one bulk UPDATE, the payments made the ledger's (`_replace_payments`), one history row per invoice that
+    changed. Answers how many changed."""
     now = utcnow()
     updates, payments, changed_ids = [], [], []
     by_ledger = {invoice.ledger_invoice_id: invoice for invoice in invoices.values()}
@@ -277,7 +287,10 @@ def refresh_live(ctx, invoice: Invoice) -> None:
     except DomainError as exc:
         log.warning("live ledger status unavailable: %s", exc.message)
         return
-    _apply(ctx.db, {invoice.id: invoice}, states, ctx.user_id)
+    fresh = _fresh(ctx.db, [invoice.id])
+    if not fresh:  # deleted while the ledger answered
+        raise not_found("Invoice")
+    _apply(ctx.db, fresh, states, ctx.user_id)
 
 
 def sync_one(ctx, *, invoice_id: str) -> dict:
@@ -288,10 +301,11 @@ def sync_one(ctx, *, invoice_id: str) -> dict:
     states = ledger.get_invoices([ledger_id])
     if not states:
         raise Conflict("The ledger no longer holds this invoice")
-    invoice = _locked(ctx, invoice_id)
-    if invoice is None:  # deleted while the ledger answered
+    fresh = _fresh(ctx.db, [invoice_id])
+    if not fresh:  # deleted while the ledger answered
         raise not_found("Invoice")
-    _apply(ctx.db, {invoice.id: invoice}, states, ctx.user_id)
+    invoice = fresh[invoice_id]
+    _apply(ctx.db, fresh, states, ctx.user_id)
     ctx.db.refresh(invoice)
     return {"invoice": invoice_record(ctx.db, invoice.id), "payments": payment_records(ctx.db, invoice.id),
             "ledger_status": invoice.ledger_status, "payment_status": invoice.payment_status}
@@ -327,7 +341,7 @@ def sync_all(ctx, *, trigger: str) -> dict:
         known = {state["ledger_invoice_id"] for state in states}
         errors += [{"invoice_id": i.id, "invoice_number": i.invoice_number, "error": "not found in the ledger"}
                    for i in batch if i.ledger_invoice_id not in known]
-        updated += _apply(ctx.db, invoices, states, ctx.user_id)
+        updated += _apply(ctx.db, _fresh(ctx.db, invoices), states, ctx.user_id)
     finished = utcnow()
     ctx.db.add(LedgerSyncRun(trigger=trigger, started_at=started, finished_at=finished, updated=updated,
                              errors=errors))

@@ -53,6 +53,19 @@ def test_only_executives(api, db, exec_user):
     assert api.get(BASE, as_=exec_user).json == {"connections": []}
 
 
+def test_every_other_route_is_executive_only_too(api, db, exec_user):
+    """Document 3: connections endpoints need the executive access level, whatever the caller's tool levels
+    (a head holds admin:update, a manager update on most tools)."""
+    for level in ("head", "manager", "employee"):
+        user = make_user(db, access_level=level)
+        for method, path, body in (("POST", f"{BASE}/ledger/callback", {"code": "c", "state": "s"}),
+                                   ("DELETE", f"{BASE}/planner", None), ("DELETE", f"{BASE}/chat", None),
+                                   ("PUT", f"{BASE}/user-mappings/{user.id}", {"ledger_id": "EMP-1"})):
+            assert api.request(method, path, as_=user, json=body).status == 403, (level, method, path)
+    db.expire_all()
+    assert db.get(UserMapping, user.id) is None
+
+
 def test_ledger_oauth_flow_with_a_one_use_state(api, db, exec_user, raw_log):
     state = authorize(api, exec_user)
     other_exec = make_user(db, access_level="executive")
@@ -152,6 +165,18 @@ def test_a_secret_unreadable_with_the_key_counts_as_not_connected(db, exec_user)
     db.add(Connection(provider="planner", secret="not-a-fernet-token", connected_at=utcnow()))
     db.flush()
     assert service.credentials(db, "planner") is None
+
+
+def test_a_connection_unreadable_with_the_key_is_not_listed_as_connected(api, db, exec_user):
+    """docs/decisions/connections.md: a stored value the current key cannot decrypt counts as "not connected",
+    in the list too (the providers answer "not connected" for it)."""
+    from chalicelib.core.ids import utcnow
+
+    assert api.put(f"{BASE}/chat", as_=exec_user, json={"bot_token": "xoxb-1", "channel_id": "C1"}).status == 200
+    db.add(Connection(provider="planner", secret="not-a-fernet-token", connected_at=utcnow()))
+    db.flush()
+    listed = api.get(BASE, as_=exec_user)
+    assert listed.status == 200 and [c["provider"] for c in listed.json["connections"]] == ["chat"]
 
 
 def test_calendar_status(api, exec_user, set_env):
