@@ -27,7 +27,7 @@ CYCLE_FIELDS = ("id", "type", "name", "period_start", "period_end", "due_date", 
 REVIEW_FIELDS = ("id", "cycle_id", "user_id", "reviewer_id", "status", "kpi_pass_count", "kpi_total_count",
                  "strengths", "growth_areas", "discussion_topics", "reviewer_notes", "action_items", "completed_at",
                  "created_at", "updated_at")
-GOAL_FIELDS = ("id", "goal", "success_measures", "support_needed", "status", "sort_order")
+GOAL_FIELDS = ("id", "review_id", "goal", "success_measures", "support_needed", "status", "sort_order")
 KPI_FIELDS = ("id", "area", "label", "rating", "notes", "sort_order", "template_item_id")
 
 
@@ -56,8 +56,9 @@ def visible(principal):
 
 
 def in_reach(db, principal, user_id: str) -> bool:
-    """Whether `user_id` is an active user within the principal's reach (one query)."""
-    stmt = select(User.id).where(User.id == user_id, User.is_active.is_(True))
+    """Whether `user_id` is a user within the principal's reach (one query). Active or not: a former employee's
+    history and feedback summary stay readable; the writes that need an active user check that first."""
+    stmt = select(User.id).where(User.id == user_id)
     scope = reach(principal)
     if scope is not None:
         stmt = stmt.where(User.id.in_(scope))

@@ -213,6 +213,7 @@ class KpiRatingRead(Read):
 
 class ReviewGoalRead(Read):
     id: str
+    review_id: str
     goal: str
     success_measures: str | None
     support_needed: str | None

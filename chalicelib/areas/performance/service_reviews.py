@@ -78,7 +78,9 @@ def _previous_reviews(ctx, review: Review, cycle: ReviewCycle) -> tuple[list[dic
                           ReviewCycle.period_end <= cycle.period_end).order_by(ReviewCycle.period_start, Review.id)
         stmt = stmt.limit(LIST_LIMIT)  # one review a cycle: as many as quarterly cycles in the year, at most 500
     else:
-        stmt = (stmt.where(ReviewCycle.period_start <= cycle.period_start)
+        # before it: its cycle starts earlier and ends no later (the year's annual review covering this quarter
+        # is not before it)
+        stmt = (stmt.where(ReviewCycle.period_start < cycle.period_start, ReviewCycle.period_end <= cycle.period_end)
                 .order_by(ReviewCycle.period_end.desc(), Review.completed_at.desc(), Review.id).limit(1))
     rows = ctx.db.execute(stmt).all()
     ids = [row[0] for row in rows]

@@ -300,3 +300,74 @@ def test_an_annual_review_lists_at_most_500_previous_reviews(api, db, exec_user,
     assert newest not in {p["review"]["id"] for p in previous}
     assert previous[0]["kpi_ratings"] == [{"template_item_id": items[0].id, "rating": "achieving"}]
     assert detail["kpi_aggregation"] == {items[0].id: {"ratings": {"achieving": 500}, "most_common": "achieving"}}
+
+
+def test_goal_records_carry_their_review_id(api, db, exec_user, employee):
+    """Document 2, Performance, Review goal: `id, review_id, goal, success_measures, support_needed, status,
+    sort_order`. The review detail's goals and my-goals (which names no review otherwise) carry review_id."""
+    done = make_review(db, cycle=make_cycle(db, name="Q1"), user=employee, reviewer=exec_user, status="completed",
+                       goals=[("Ship A", "completed")], completed_at=date(2026, 4, 2))
+    current = make_review(db, cycle=make_cycle(db, name="Q2", period_start=date(2026, 4, 1),
+                                               period_end=date(2026, 6, 30)), user=employee, reviewer=exec_user)
+    path = f"/api/performance/reviews/{current.id}"
+    assert api.put(path, as_=employee, json={"goals": [{"goal": "Lead a release"}]}).status == 200
+    goals = api.get(path, as_=employee).json["goals"]
+    assert [(g["goal"], g["review_id"]) for g in goals] == [("Lead a release", current.id)]
+    mine = api.get("/api/performance/my-goals", as_=employee).json
+    assert [(g["goal"], g["review_id"], g["status"]) for g in mine["goals"]] == [("Ship A", done.id, "completed")]
+
+
+def test_a_former_employee_keeps_a_history_and_a_feedback_summary(api, db, exec_user):
+    """GET /reviews/history/:userId and GET /feedback/summary/:userId read a person's past records: a user made
+    inactive (someone who left) still exists, their reviews still list in GET /reviews, and within reach their
+    history and summary answer 200, not 404 "User not found" (docs/decisions/performance.md: reach, not activity)."""
+    from chalicelib.areas.performance.models import FeedbackRequest, FeedbackResponse
+
+    manager = make_user(db, access_level="manager")
+    former = make_user(db, manager_id=manager.id)
+    cycle = make_cycle(db)
+    review = make_review(db, cycle=cycle, user=former, reviewer=manager, status="completed", kpi_pass_count=1,
+                         kpi_total_count=1, kpi_passed=True, completed_at=date(2026, 4, 2))
+    request = FeedbackRequest(cycle_id=cycle.id, subject_id=former.id, reviewer_id=make_user(db).id,
+                              status="submitted")
+    db.add(request)
+    db.flush()
+    db.add(FeedbackResponse(request_id=request.id, organisation_rating="achieving"))
+    former.is_active = False
+    db.flush()
+    assert review.id in {r["id"] for r in api.get("/api/performance/reviews", as_=manager).json["reviews"]}
+    for caller in (exec_user, manager):
+        history = api.get(f"/api/performance/reviews/history/{former.id}", as_=caller)
+        assert history.status == 200, history
+        assert [h["review_id"] for h in history.json["history"]] == [review.id]
+        summary = api.get(f"/api/performance/feedback/summary/{former.id}", as_=caller)
+        assert summary.status == 200 and summary.json["response_count"] == 1, summary
+    # out of reach stays 404; creating a review or asking feedback still needs an active user (400)
+    assert api.get(f"/api/performance/reviews/history/{former.id}",
+                   as_=make_user(db, access_level="manager")).status == 404
+    assert _create(api, exec_user, make_cycle(db), former).status == 400
+    assert api.post("/api/performance/feedback/requests/bulk", as_=exec_user,
+                    json={"cycle_id": cycle.id, "subject_id": former.id}).status == 400
+
+
+def test_a_quarterly_reviews_previous_review_is_one_before_it(api, db, exec_user, employee):
+    """docs/decisions/performance.md: a quarterly review's `previous_reviews` is the person's latest completed
+    review before it. The year's annual review, completed later, covers the quarter (same start, later end): it is
+    not before the quarter and is not its previous review; the year before's annual review is."""
+    fy25 = make_review(db, cycle=make_cycle(db, type="annual", name="FY25", period_start=date(2025, 1, 1),
+                                            period_end=date(2025, 12, 31)),
+                       user=employee, reviewer=exec_user, status="completed", completed_at=date(2026, 1, 10))
+    q1 = make_review(db, cycle=make_cycle(db, name="Q1", period_start=date(2026, 1, 1), period_end=date(2026, 3, 31)),
+                     user=employee, reviewer=exec_user, status="completed", completed_at=date(2026, 4, 2))
+    make_review(db, cycle=make_cycle(db, type="annual", name="FY26", period_start=date(2026, 1, 1),
+                                     period_end=date(2026, 12, 31)),
+                user=employee, reviewer=exec_user, status="completed", completed_at=date(2027, 1, 10))
+    q2 = make_review(db, cycle=make_cycle(db, name="Q2", period_start=date(2026, 4, 1), period_end=date(2026, 6, 30)),
+                     user=employee, reviewer=exec_user)
+
+    def previous(review):
+        body = api.get(f"/api/performance/reviews/{review.id}", as_=exec_user).json
+        return [p["review"]["id"] for p in body["previous_reviews"]]
+
+    assert previous(q2) == [q1.id]
+    assert previous(q1) == [fy25.id]
