@@ -129,11 +129,14 @@ def _calendar_event(announcement: dict, spec) -> dict:
 
 
 def _send_chat(ctx, announcement: dict) -> str:
-    from chalicelib.providers.chat import get_chat
+    from chalicelib.providers.chat import default_channel, get_chat
 
     settings = ctx.settings
-    channel = _configured(settings.announcements_chat_channel, settings.provider_mode("chat"), SANDBOX_CHAT_CHANNEL,
-                          "announcements chat channel (ANNOUNCEMENTS_CHAT_CHANNEL)")
+    # the announcements' own channel, else the team chat channel saved with the chat connection (document 3:
+    # "the configured team chat channel")
+    channel = _configured(settings.announcements_chat_channel or default_channel(ctx.db),
+                          settings.provider_mode("chat"), SANDBOX_CHAT_CHANNEL,
+                          "announcements chat channel (ANNOUNCEMENTS_CHAT_CHANNEL or the chat connection's channel)")
     text = f"*{announcement['title']}*\n{announcement['content']}"
     return get_chat(db=ctx.db).post_message(channel=channel, text=text[:39000])["ts"]
 

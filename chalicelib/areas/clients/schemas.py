@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, StringConstraints, field_validator
 
 from chalicelib.core.schemas import (Email, Flag, Flag01, Id, Input, IsoTimestamp, Name, PageQuery, QueryFlag, Read,
                                      Timestamp, choice)
@@ -17,6 +17,11 @@ class ClientProfileUpdate(Input):
     onboarding_template_id: Optional[Id] = None
     portal_visibility: Optional[dict[Annotated[str, StringConstraints(max_length=100)], Flag]] = None
     client_group: Optional[Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]] = None
+
+    @field_validator("client_group")
+    @classmethod
+    def _no_blank_label(cls, value):
+        return value or None  # a blank label is no group (null), not an empty label that companies would share
 
 
 class ClientProfileRead(Read):

@@ -70,13 +70,16 @@ def update_profile(ctx, *, company_id: str, data) -> dict:
 
 def create_contract_for(ctx, *, title: str, company_id: str | None, proposal_id: str | None, status: str,
                         signers: list[dict], actor_id: str | None = None) -> str:
-    """A contract made by another area (proposals' onboarding on accept); answers its id."""
+    """A contract made by another area (proposals' onboarding on accept), with its `created` history entry like a
+    staff create's (docs/decisions/clients.md); answers its id."""
     from .models import Contract
+    from .queries import record_contract_created
 
     contract = Contract(title=title[:300], company_id=company_id, proposal_id=proposal_id, status=status,
                         signers=signers, created_by=actor_id)
     ctx.db.add(contract)
     ctx.db.flush()
+    record_contract_created(ctx.db, contract, actor_id)
     return contract.id
 
 
@@ -172,7 +175,9 @@ def create_profile(ctx, *, company_id: str, data) -> dict:
     profile; 409 when it has a profile already (every client has one: edit it with PUT)."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.core.errors import Conflict
+    from chalicelib.core.locks import lock_key
 
+    lock_key(ctx.db, "client-profile-create", company_id)  # concurrent creates: one 201, the others see it (409)
     if ctx.db.scalar(select(ClientProfile.id).where(ClientProfile.company_id == company_id)) is not None:
         raise Conflict("The company has a client profile already: edit it with PUT")
     deals_service.make_client(ctx, company_id)

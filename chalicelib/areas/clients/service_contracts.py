@@ -14,7 +14,7 @@ from chalicelib.core.query import Page, paginate, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Contract
-from .queries import CONTRACT_FIELDS, signer_records
+from .queries import CONTRACT_FIELDS, record_contract_created, signer_records
 
 ENTITY = "contract"
 
@@ -76,8 +76,7 @@ def create_contract(ctx, *, data) -> dict:
     contract = Contract(**values, created_by=ctx.user_id)
     ctx.db.add(contract)
     ctx.db.flush()
-    history.record(ctx.db, entity_type=ENTITY, entity_id=contract.id, action="created", actor_id=ctx.user_id,
-                   changes={"title": contract.title, "status": contract.status, "company_id": contract.company_id})
+    record_contract_created(ctx.db, contract, ctx.user_id)
     return get_contract(ctx, contract_id=contract.id)
 
 

@@ -209,3 +209,20 @@ def test_distribute_all_day_event_on_the_last_representable_day_is_a_400(api, db
     assert timed.status == 200 and timed.json["results"]["calendar"]["status"] == "sent", timed
     first = api.post(path, as_=exec_user, json={"calendar": {"date": "0001-01-01"}})
     assert first.status == 200 and first.json["results"]["calendar"]["status"] == "sent", first
+
+
+def test_distribute_chat_posts_to_the_channel_of_the_chat_connection(api, db, exec_user, set_env):
+    """Document 3: `chat` posts to the configured team chat channel, the channel an executive saves with the chat
+    connection (`PUT /api/admin/connections/chat`), unless ANNOUNCEMENTS_CHAT_CHANNEL names the announcements'
+    own channel."""
+    saved = api.put("/api/admin/connections/chat", as_=exec_user, json={"bot_token": "xoxb-1", "channel_id": "C_TEAM"})
+    assert saved.status == 200, saved
+    announcement = make_announcement(db, author_id=exec_user.id)
+    path = f"/api/announcements/{announcement.id}/distribute"
+    answer = api.post(path, as_=exec_user, json={"chat": True})
+    assert answer.json["results"]["chat"]["status"] == "sent", answer
+    assert [m.target for m in messages(db, provider="chat")] == ["C_TEAM"]
+
+    set_env(ANNOUNCEMENTS_CHAT_CHANNEL="C_NEWS")
+    assert api.post(path, as_=exec_user, json={"chat": True}).json["results"]["chat"]["status"] == "sent"
+    assert sorted(m.target for m in messages(db, provider="chat")) == ["C_NEWS", "C_TEAM"]

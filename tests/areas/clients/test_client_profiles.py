@@ -34,3 +34,16 @@ def test_profile_edit(api, db, employee):
         assert api.put(f"/api/clients/{company_id}/profile", as_=employee, json=bad).status == 400, bad
     grant(db, employee, "deals", "view")
     assert api.put(f"/api/clients/{company_id}/profile", as_=employee, json={}).status == 403
+
+
+def test_a_blank_client_group_is_no_group(api, db, employee):
+    """decisions.md section 6: client_group is a label, null by default (no group); a blank one is stored as null,
+    not as an empty label shared by every company given one."""
+    company_id = api.post("/api/deals/companies", as_=employee, json={"name": "Acme", "status": "client"}).json[
+        "company"]["id"]
+    path = f"/api/clients/{company_id}/profile"
+    assert api.put(path, as_=employee, json={"client_group": " Acme Group "}).json["profile"]["client_group"] == (
+        "Acme Group")
+    for blank in ("", "   "):
+        cleared = api.put(path, as_=employee, json={"client_group": blank})
+        assert cleared.status == 200 and cleared.json["profile"]["client_group"] is None, (blank, cleared)

@@ -135,3 +135,22 @@ def test_contract_list_costs_constant_statements(api, db, exec_user, count_queri
         return counter.count
 
     assert cost(5) == cost(100)
+
+
+def test_contract_made_by_a_proposal_acceptance_is_in_history(api, db, exec_user):
+    """docs/decisions/clients.md: contract create and every change write history; the contract a proposal's
+    acceptance makes (listed like the others) is created too, with no staff actor (the client accepted)."""
+    from tests.areas.proposals.factories import sent
+
+    company = make_company(db, name="Acme")
+    pid = sent(api, exec_user, company_id=company.id)
+    token = api.put(f"/api/proposals/{pid}/share", as_=exec_user, json={"share_enabled": True}).json["share_token"]
+    accepted = api.post(f"/api/proposals/public/{token}/accept", json={"name": "Ann Client", "email": "ann@acme.test"})
+    assert accepted.status == 200, accepted
+    contract_id = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]["contract_id"]
+    listed = api.get(f"/api/contracts?proposal_id={pid}", as_=exec_user).json["contracts"]
+    assert [(c["id"], c["status"]) for c in listed] == [(contract_id, "signed")]
+    entries = db.execute(select(History.action, History.actor_id, History.changes).where(
+        History.entity_type == "contract", History.entity_id == contract_id)).all()
+    assert [(action, actor) for action, actor, _ in entries] == [("created", None)]
+    assert entries[0][2] == {"title": listed[0]["title"], "status": "signed", "company_id": company.id}
