@@ -27,7 +27,7 @@ def action_item_counts(ctx):
 
 
 @bp.route("/api/action-items/centre", methods=["GET"])
-@endpoint(tool="action-centre", level="view", query=ActionCentreQuery, response=ActionCentreRead)
+@endpoint(tool="action-centre", level="view", query=ActionCentreQuery, errors=(404,), response=ActionCentreRead)
 def get_action_centre(ctx, query: ActionCentreQuery):
     """The action centre: items, counts, preferences, the sprint and its board, in one payload"""
     return service.centre(ctx, query, ActionItemListQuery())

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import delete, func, select, update
 
 from chalicelib.core.errors import BadRequest, Forbidden, NotFound, bad_field
-from chalicelib.core.locks import lock_key
+from chalicelib.core.locks import lock_key, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.query import in_scope, record_page
 from chalicelib.core.schemas import PageQuery, comma_values
@@ -151,7 +151,8 @@ def complete_item(ctx, *, item_id: str) -> None:
     from chalicelib.areas.relationships import service as relationships_service
 
     item = load_action_item(ctx, item_id)
-    if item.is_completed:
+    lock_row(ctx.db, ActionItem, item.id)  # re-read under the lock: a completion that waited for another
+    if item.is_completed:                  # changes nothing and asks the source nothing
         return
     item.is_completed = True
     ctx.db.flush()
@@ -198,14 +199,15 @@ CENTRE_TASK_FIELDS = ("id", "title", "sprint_id", "parent_task_id", "status_id",
                       "assignee_name", "assignee_picture")
 
 
-def _board_tasks(ctx, tasks: list[dict]) -> list[dict]:
+def _board_tasks(ctx, tasks: list[dict], sprint_project_id: str) -> list[dict]:
     """The work board's view of task records, with the type colour and project and company names (three
-    statements for both lists together)."""
+    statements for both lists together). A task linked to no project is shown in the sprint's project."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.core.lookup import names as lookup_names
 
-    projects = {t["id"]: t["resource_id"] for t in tasks if t.get("resource_type") == "project"}
+    projects = {t["id"]: t["resource_id"] if t.get("resource_type") == "project" else sprint_project_id
+                for t in tasks}
     found = lookup_names(ctx.db, item_ids=[t["type_id"] for t in tasks])
     briefs = projects_service.project_companies(ctx.db, projects.values())
     companies = deals_service.company_names(ctx.db, [company for _, company in briefs.values()])
@@ -238,7 +240,7 @@ def centre(ctx, query, list_query) -> dict:
         company = deals_service.company_names(ctx.db, [company_id]).get(company_id) if company_id else None
         summary = {key: sprint[key] for key in ("id", "name", "start_date", "end_date", "status", "project_id")}
         summary.update(project_name=project_name, company_name=company)
-        boards = _board_tasks(ctx, sprint_tasks + backlog_tasks)
+        boards = _board_tasks(ctx, sprint_tasks + backlog_tasks, sprint["project_id"])
         sprint_tasks, backlog_tasks = boards[:len(sprint_tasks)], boards[len(sprint_tasks):]
     return {"action_items": list_items(ctx, list_query)["action_items"], "counts": counts(ctx),
             "preferences": prefs,

@@ -257,3 +257,20 @@ def test_assignment_notifies_the_assignee(api, db, exec_user, employee):
     api.patch(f"/api/action-items/{own['id']}", as_=employee, json={"assigned_to": other.id})
     assert [n.resource_id for n in sent(other)] == [own["id"]]
     assert sent(exec_user) == []
+
+
+def test_view_reads_and_update_writes(api, db, employee):
+    """Document 1, Action items: view for the list, counts, preferences and centre; update for the rest."""
+    item = make_action_item(db, assigned_to=employee.id, created_by=employee.id)
+    patched = api.patch(f"/api/action-items/{item.id}", as_=employee, json={"description": "d", "notes": "n"})
+    assert (patched.json["action_item"]["description"], patched.json["action_item"]["notes"]) == ("d", "n")
+    grant(db, employee, "action-centre", "view")
+    for path in ("/api/action-items", "/api/action-items/counts", "/api/action-items/preferences",
+                 "/api/action-items/centre"):
+        assert api.get(path, as_=employee).status == 200, path
+    path = f"/api/action-items/{item.id}"
+    for method, url, body in (("post", "/api/action-items", {"title": "x"}), ("patch", path, {"title": "x"}),
+                              ("post", f"{path}/complete", None), ("delete", path, None),
+                              ("put", "/api/action-items/preferences", {"preferences": []})):
+        answer = getattr(api, method)(url, as_=employee, **({"json": body} if body is not None else {}))
+        assert answer.status == 403, (method, url, answer)

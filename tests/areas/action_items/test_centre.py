@@ -95,3 +95,26 @@ def test_centre_costs_constant_statements(api, db, exec_user, count_queries):
     many, many_tasks = cost(95)
     assert (few_tasks, many_tasks) == (5, 100)
     assert few == many
+
+
+def test_sprint_tasks_not_linked_to_a_project_carry_the_sprints_project(api, db, employee):
+    """Document 1, Action items: "Sprint tasks carry ... project and company names"; a task planned into the
+    sprint without a project of its own is a task of the sprint's project."""
+    company = make_company(db, name="Globex")
+    project = make_project(db, name="Portal", company_id=company.id, members=[employee])
+    current = sprint(db, project, "Now", date(2026, 1, 19), status="active")
+    other = make_project(db, name="Elsewhere")
+    unlinked = make_task(db, title="Unlinked", sprint_id=current.id, assignee_id=employee.id)
+    linked = make_task(db, title="Linked", sprint_id=current.id, assignee_id=employee.id, resource_type="project",
+                       resource_id=other.id)
+    body = api.get("/api/action-items/centre", as_=employee).json
+    board = {task["id"]: (task["project_id"], task["project_name"], task["company_name"])
+             for task in body["sprint_tasks"]}
+    assert board == {unlinked.id: (project.id, "Portal", "Globex"), linked.id: (other.id, "Elsewhere", None)}
+
+
+def test_the_centre_documents_its_404(api):
+    """A `sprint_id` the caller cannot see answers 404 (docs/decisions/action_items.md): the OpenAPI document
+    says so."""
+    responses = api.get("/api/openapi.json").json["paths"]["/api/action-items/centre"]["get"]["responses"]
+    assert "404" in responses

@@ -147,3 +147,18 @@ def test_company_runs_and_refreshes_leave_a_history_entry_on_the_company(api, db
     assert [(e.entity_type, e.action, e.actor_id, e.changes["brief_id"], e.changes["url"]) for e in entries] == [
         ("company", "research_run", employee.id, brief["id"], "https://history-shop.com"),
         ("company", "research_refreshed", employee.id, fresh["id"], "https://history-shop.com")]
+
+
+def test_view_reads_update_runs_and_company_runs_notify_nobody(api, db, employee):
+    """Document 2, Research: deals:view reads, deals:update runs and refreshes; the notification goes to a
+    deal owner only."""
+    owner = make_user(db)
+    company = make_company(db, domain="quiet-shop.com", owner_id=owner.id)
+    brief = _run(api, employee, entity_type="company", entity_id=company.id).json["brief"]
+    assert db.scalars(select(Notification).where(Notification.resource_id == brief["id"])).all() == []
+    grant(db, employee, "deals", "view")
+    for path in (f"/api/research/{brief['id']}", f"/api/research/companies/{company.id}/briefs"):
+        assert api.get(path, as_=employee).status == 200, path
+    assert api.post(f"/api/research/{brief['id']}/refresh", as_=employee).status == 403
+    grant(db, employee, "deals", "none")
+    assert api.get(f"/api/research/{brief['id']}", as_=employee).status == 403
