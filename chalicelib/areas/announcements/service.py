@@ -18,7 +18,7 @@ from sqlalchemy import delete, func, select
 
 from chalicelib.core.errors import BadRequest, DomainError, Forbidden, ServiceUnavailable
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_ignore, insert_rows
+from chalicelib.core.locks import insert_ignore, insert_rows, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.scoping import sees_all
 
@@ -195,6 +195,8 @@ def distribute(ctx, *, announcement_id: str, data) -> dict:
             results[channel] = {"status": "failed", "error": f"Unexpected error: {type(exc).__name__}"}
             rows.append({"channel": channel, "status": "failed", "external_id": None,
                          "error": results[channel]["error"]})
+    if lock_row(ctx.db, Announcement, announcement_id) is None:  # deleted while the providers answered: what
+        return {"results": results}                               # was sent is answered, nothing to record it on
     now = utcnow()
     insert_rows(ctx.db, AnnouncementDistribution, [
         {**row, "announcement_id": announcement_id, "sent_by": ctx.user_id, "sent_at": now} for row in rows])

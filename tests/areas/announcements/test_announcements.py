@@ -226,3 +226,31 @@ def test_distribute_chat_posts_to_the_channel_of_the_chat_connection(api, db, ex
     set_env(ANNOUNCEMENTS_CHAT_CHANNEL="C_NEWS")
     assert api.post(path, as_=exec_user, json={"chat": True}).json["results"]["chat"]["status"] == "sent"
     assert sorted(m.target for m in messages(db, provider="chat")) == ["C_NEWS", "C_TEAM"]
+
+
+def test_an_announcement_deleted_while_its_channels_answer_still_answers_what_was_sent(api, db, exec_user,
+                                                                                       monkeypatch):
+    """The providers answer with no transaction open, so the announcement may be deleted meanwhile: the answer is
+    what was sent (the messages are out), and there is nothing left to record the distribution on. It was a 400
+    ("announcement_id does not match a record") from the distribution rows' foreign key."""
+    from sqlalchemy import delete
+
+    from chalicelib.areas.announcements.models import Announcement
+    from chalicelib.providers.chat.sandbox import SandboxChat
+
+    announcement = make_announcement(db)
+    post_message = SandboxChat.post_message
+
+    def deleted_meanwhile(self, **kwargs):
+        answer = post_message(self, **kwargs)
+        db.execute(delete(Announcement).where(Announcement.id == announcement.id))
+        return answer
+
+    monkeypatch.setattr(SandboxChat, "post_message", deleted_meanwhile)
+    answer = api.post(f"/api/announcements/{announcement.id}/distribute", as_=exec_user,
+                      json={"chat": True, "email": True})
+    assert answer.status == 200, answer
+    assert {channel: result["status"] for channel, result in answer.json["results"].items()} == {
+        "chat": "sent", "email": "sent"}
+    assert db.scalar(select(func.count()).select_from(AnnouncementDistribution).where(
+        AnnouncementDistribution.announcement_id == announcement.id)) == 0
