@@ -79,6 +79,10 @@ class ReviewTemplateItemInput(Input):
     sort_order: Optional[SortOrder] = None
 
 
+class ReviewTemplateItemUpdate(ReviewTemplateItemInput):
+    id: Optional[Id] = None  # one of the template's items: kept (its id, so its ratings and aggregation), updated
+
+
 class ReviewTemplateCreate(Input):
     NOT_NULL = frozenset({"name", "items"})
 
@@ -92,7 +96,7 @@ class ReviewTemplateUpdate(Input):
 
     name: Optional[Name] = None
     description: Optional[LongText] = None
-    items: Optional[list[ReviewTemplateItemInput]] = Field(None, max_length=100)
+    items: Optional[list[ReviewTemplateItemUpdate]] = Field(None, max_length=100)
 
 
 class ReviewTemplateAssign(Input):

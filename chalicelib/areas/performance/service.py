@@ -12,7 +12,7 @@ user's earlier template). Reads need performance:view, writes performance:manage
 """
 from __future__ import annotations
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 
 from chalicelib.core.errors import BadRequest, Conflict, bad_field
 from chalicelib.core.locks import insert_rows, lock_row
@@ -93,14 +93,31 @@ def get_template(ctx, *, template_id: str) -> dict:
 
 
 def _write_items(ctx, template_id: str, items) -> None:
-    """Replaces the template's items (one DELETE, one INSERT). Reviews keep the ratings copied earlier; a
-    removed item's ratings lose their template_item_id (ON DELETE SET NULL)."""
-    ctx.db.execute(delete(ReviewTemplateItem).where(ReviewTemplateItem.template_id == template_id)
+    """Makes the template's items these: an entry naming one of its items by `id` keeps that item (updated in
+    place, so the ratings copied from it keep their template_item_id and an annual review's aggregation still
+    counts them), an entry without one is a new item, an item no entry names is deleted (its ratings lose their
+    template_item_id: ON DELETE SET NULL). An id that is not one of the template's items is a 400. At most four
+    statements, whatever the number of items."""
+    rows = [{"id": getattr(item, "id", None), "area": item.area, "label": item.label,
+             "is_mandatory": item.is_mandatory, "sort_order": index if item.sort_order is None else item.sort_order}
+            for index, item in enumerate(items)]
+    named = [row["id"] for row in rows if row["id"]]
+    existing = set(ctx.db.scalars(select(ReviewTemplateItem.id).where(ReviewTemplateItem.template_id == template_id))
+                   ) if named else set()
+    problems = [{"field": f"items.{index}.id", "message": "is not an item of this template"}
+                for index, row in enumerate(rows) if row["id"] and row["id"] not in existing]
+    if len(set(named)) != len(named):
+        problems.append({"field": "items", "message": "names an item twice"})
+    if problems:
+        raise BadRequest("Invalid template items", details=problems[:10])
+    ctx.db.execute(delete(ReviewTemplateItem).where(ReviewTemplateItem.template_id == template_id,
+                                                    ReviewTemplateItem.id.not_in(named))
                    .execution_options(synchronize_session=False))
-    insert_rows(ctx.db, ReviewTemplateItem, [
-        {"template_id": template_id, "area": item.area, "label": item.label, "is_mandatory": item.is_mandatory,
-         "sort_order": index if item.sort_order is None else item.sort_order}
-        for index, item in enumerate(items)])
+    kept = [row for row in rows if row["id"]]
+    if kept:
+        ctx.db.execute(update(ReviewTemplateItem), kept)
+    insert_rows(ctx.db, ReviewTemplateItem, [{**{k: v for k, v in row.items() if k != "id"}, "template_id": template_id}
+                                             for row in rows if not row["id"]])
 
 
 def create_template(ctx, *, data) -> dict:

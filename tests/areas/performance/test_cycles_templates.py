@@ -102,3 +102,45 @@ def test_a_template_lists_at_most_500_user_ids(api, db, exec_user):
     assert len(detail["user_ids"]) == 500 and detail["user_ids"][0] == people[0]["id"]
     listed = api.get("/api/performance/templates", as_=exec_user).json["templates"]
     assert [len(t["user_ids"]) for t in listed if t["id"] == template["id"]] == [500]
+
+
+def test_a_template_edit_keeps_the_items_it_names(api, db, exec_user, employee):
+    """An item named by `id` in a PUT keeps its id, so the KPI ratings copied from it keep their template_item_id
+    and an annual review's kpi_aggregation (keyed by template item id, document 2) still counts the quarters rated
+    before the edit. Every PUT used to give every item a new id."""
+    from chalicelib.areas.performance.models import ReviewKpiRating as KpiRating
+
+    created = api.post("/api/performance/templates", as_=exec_user, json={
+        "name": "Engineer", "items": [{"area": "Delivery", "label": "Ships"}, {"area": "Craft", "label": "Quality"},
+                                      {"area": "Team", "label": "Helps"}]}).json["template"]
+    ships, quality, helps = (item["id"] for item in created["items"])
+    path = f"/api/performance/templates/{created['id']}"
+    api.post(f"{path}/users", as_=exec_user, json={"user_ids": [employee.id]})
+    review = api.post("/api/performance/reviews", as_=exec_user, json={
+        "cycle_id": make_cycle(db).id, "user_id": employee.id}).json["review"]
+
+    edited = api.put(path, as_=exec_user, json={"items": [
+        {"id": quality, "area": "Craft", "label": "Code quality", "is_mandatory": True},
+        {"area": "Growth", "label": "Learns"},
+        {"id": ships, "area": "Delivery", "label": "Ships"}]})
+    assert edited.status == 200, edited
+    items = edited.json["template"]["items"]
+    assert [(i["id"], i["label"], i["is_mandatory"], i["sort_order"]) for i in items] == [
+        (quality, "Code quality", 1, 0), (items[1]["id"], "Learns", 0, 1), (ships, "Ships", 0, 2)]
+    assert items[1]["id"] not in (ships, quality, helps)
+    db.expire_all()
+    ratings = {r.label: r.template_item_id for r in db.query(KpiRating).filter(KpiRating.review_id == review["id"])}
+    assert ratings == {"Ships": ships, "Quality": quality, "Helps": None}  # the removed item's ratings let go
+
+    for items, field in [([{"id": helps, "area": "Team", "label": "Helps"}], "items.0.id"),  # deleted above
+                         ([{"id": "not-an-item", "area": "A", "label": "B"}], "items.0.id"),
+                         ([{"id": ships, "area": "A", "label": "B"}, {"id": ships, "area": "A", "label": "C"}],
+                          "items")]:
+        answer = api.put(path, as_=exec_user, json={"items": items})
+        assert answer.status == 400 and answer.json["details"][0]["field"] == field, (items, answer.json)
+    other = api.post("/api/performance/templates", as_=exec_user, json={
+        "name": "Other", "items": [{"area": "A", "label": "B"}]}).json["template"]
+    answer = api.put(path, as_=exec_user, json={"items": [{"id": other["items"][0]["id"], "area": "A", "label": "B"}]})
+    assert answer.status == 400  # another template's item
+    kept = [i["id"] for i in edited.json["template"]["items"]]
+    assert [i["id"] for i in api.get(path, as_=exec_user).json["template"]["items"]] == kept  # refusals wrote nothing
