@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, field_validator
@@ -31,7 +32,14 @@ class PreferencesUpdate(Input):
     preferences: list[PreferenceEntry] = Field(max_length=500)
 
 
+BASE64URL = re.compile(r"[A-Za-z0-9_-]+={0,2}")
+
+
 def _b64url_bytes(value: str) -> bytes:
+    """The bytes of a base64url text (padding optional); anything else (standard base64's '+' and '/', spaces,
+    other characters, which the decoder would skip) is refused."""
+    if not BASE64URL.fullmatch(value):
+        raise ValueError("must be base64url")
     try:
         return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
     except (binascii.Error, ValueError) as exc:

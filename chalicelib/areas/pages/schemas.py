@@ -6,7 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
-from chalicelib.core.schemas import Flag, Flag01, Id, Input, IsoTimestamp, PageQuery, QueryFlag, Read, Search, Text
+from chalicelib.core.schemas import (Flag, Flag01, Id, Input, IsoTimestamp, PageQuery, QueryFlag, Read, Search, Text,
+                                     choice)
 
 EntityType = Text(50)
 
@@ -124,7 +125,7 @@ class ChatMessage(Input):
 class CommandContext(Input):
     children: list = Field(default_factory=list)
     selection: dict | None = None
-    toolName: str | None = None
+    toolName: choice("edit", "generate") | None = None  # the spec's two tools
 
 
 class AICommand(Input):

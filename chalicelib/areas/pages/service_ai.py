@@ -125,7 +125,8 @@ def command(ctx, *, data) -> str:
     ctx.release_connection()  # nothing is read or written here: hold no transaction during the call
     text = get_ai().edit_text(mode=mode, instruction=instruction, text=selected or None,
                               context=document_text(children)[:CONTEXT_LIMIT] or None)
-    return ui_message_stream(mode, text)
+    # the event names the tool (the spec's two: `edit`, `generate`); a rewrite of the selection is generation
+    return ui_message_stream("edit" if mode == "edit" else "generate", text)
 
 
 # --- copilot ---------------------------------------------------------------------------------

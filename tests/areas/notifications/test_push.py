@@ -147,3 +147,27 @@ def test_subscribe_refuses_an_endpoint_that_is_not_an_ascii_url(api, db):
     longest = "https://push.example.test/send/" + "a" * (1000 - len("https://push.example.test/send/"))
     assert api.post("/api/notifications/push/subscribe", as_=user,
                     json={"endpoint": longest, "keys": {"p256dh": P256DH, "auth": AUTH}}).status == 200
+
+
+def _standard_base64(value: str) -> str:
+    return value.replace("-", "+").replace("_", "/")
+
+
+@pytest.mark.parametrize("keys, field", [
+    ({"p256dh": _standard_base64(P256DH), "auth": AUTH}, "keys.p256dh"),   # '+' and '/': base64, not base64url
+    ({"p256dh": P256DH + "!!", "auth": AUTH}, "keys.p256dh"),              # characters outside the alphabet
+    ({"p256dh": P256DH, "auth": "c2Vj cmV0LWF1dGgtMTIzNA"}, "keys.auth"),
+    ({"p256dh": P256DH, "auth": AUTH + "===="}, "keys.auth"),
+])
+def test_subscribe_keys_must_be_base64url(api, db, keys, field):
+    """Document 3: the keys are base64url. A decoder that skips other characters took standard base64 and stray
+    characters as the same key."""
+    response = api.post("/api/notifications/push/subscribe", as_=make_user(db), json={"endpoint": ENDPOINT, "keys": keys})
+    assert response.status == 400, response
+    assert response.json["details"][0]["field"] == field
+
+
+def test_subscribe_takes_padded_base64url_keys(api, db):
+    padded = {"p256dh": P256DH + "=" * (-len(P256DH) % 4), "auth": AUTH + "=" * (-len(AUTH) % 4)}
+    response = api.post("/api/notifications/push/subscribe", as_=make_user(db), json={"endpoint": ENDPOINT, "keys": padded})
+    assert response.status == 200

@@ -65,8 +65,28 @@ def test_edit_selection_streams_ui_message_parts(api, user):
 def test_selection_with_another_tool_rewrites(api, user):
     selection = {"anchor": {"path": [0, 0], "offset": 4}, "focus": {"path": [0, 0], "offset": 10}}
     items = parts(command(api, user, instruction="rephrase", selection=selection, tool="generate"))
-    assert items[1] == {"type": "data-toolName", "data": "rewrite"}
+    assert items[1] == {"type": "data-toolName", "data": "generate"}  # the tool named (spec), not "rewrite"
     assert streamed_text(items) == SandboxAI().edit_text(mode="rewrite", instruction="rephrase", text="launch")
+
+
+def test_the_tool_name_event_names_one_of_the_two_tools(api, user):
+    """Document 3: a `data-toolName` event naming the tool; the tools are `edit` and `generate`. A selection
+    rewritten without a tool (or with `generate`) names `generate`, never a mode of our own."""
+    selection = {"anchor": {"path": [0, 0], "offset": 4}, "focus": {"path": [0, 0], "offset": 10}}
+    for tool, named in ((None, "generate"), ("generate", "generate"), ("edit", "edit")):
+        items = parts(command(api, user, instruction="rephrase", selection=selection, tool=tool))
+        assert items[1] == {"type": "data-toolName", "data": named}
+    items = parts(command(api, user, instruction="write", tool="edit"))  # no selection: generates
+    assert items[1] == {"type": "data-toolName", "data": "generate"}
+
+
+@pytest.mark.parametrize("tool", ["rewrite", "comment", "EDIT", ""])
+def test_a_tool_name_other_than_edit_or_generate_is_400(api, user, tool):
+    """Document 3: `toolName?: edit or generate`; decisions.md section 4: an unknown enum value is a 400."""
+    response = api.post("/api/pages/ai/command", as_=user, json={
+        "ctx": {"children": DOC, "selection": None, "toolName": tool},
+        "messages": [{"role": "user", "parts": [{"type": "text", "text": "write"}]}]})
+    assert response.status == 400 and response.json["details"][0]["field"] == "ctx.toolName"
 
 
 def test_backwards_selection_covers_the_same_text(api, user):
