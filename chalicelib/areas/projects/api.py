@@ -68,7 +68,7 @@ def list_members(ctx, project_id: str):
 
 
 @bp.route("/api/projects/{project_id}/members", methods=["POST"])
-@endpoint(tool="projects", level="update", body=MemberAdd, status=201, response=OkResponse)
+@endpoint(tool="projects", level="update", body=MemberAdd, status=201, errors=(409,), response=OkResponse)
 def add_member(ctx, project_id: str, body: MemberAdd):
     """Add a member (an existing member is left unchanged)"""
     service_members.add_member(ctx, project_id=project_id, data=body)
@@ -93,7 +93,7 @@ def list_goals(ctx, project_id: str):
 
 
 @bp.route("/api/projects/{project_id}/goals", methods=["POST"])
-@endpoint(tool="projects", level="update", body=GoalCreate, status=201, response=one("goal", GoalRead))
+@endpoint(tool="projects", level="update", body=GoalCreate, status=201, errors=(409,), response=one("goal", GoalRead))
 def create_goal(ctx, project_id: str, body: GoalCreate):
     """Add a goal"""
     return {"goal": service_goals.create_goal(ctx, project_id=project_id, data=body)}
@@ -124,7 +124,8 @@ def list_decisions(ctx, project_id: str):
 
 
 @bp.route("/api/projects/{project_id}/decisions", methods=["POST"])
-@endpoint(tool="projects", level="update", body=DecisionCreate, status=201, response=one("decision", DecisionRead))
+@endpoint(tool="projects", level="update", body=DecisionCreate, status=201, errors=(409,),
+          response=one("decision", DecisionRead))
 def create_decision(ctx, project_id: str, body: DecisionCreate):
     """Log a decision"""
     return {"decision": service_decisions.create_decision(ctx, project_id=project_id, data=body)}

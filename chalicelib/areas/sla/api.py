@@ -56,14 +56,14 @@ def assign_task_sla(ctx, task_id: str, body: TaskSlaAssign):
 
 
 @bp.route("/api/sla/tasks/{task_id}/respond", methods=["POST"])
-@endpoint(tool="sla", level="update", response=SlaMarkResponse)
+@endpoint(tool="sla", level="update", errors=(409,), response=SlaMarkResponse)
 def respond(ctx, task_id: str):
     """Mark the task's response met; breached when after the response deadline"""
     return {"ok": True, "breached": service_tasks.mark(ctx, task_id=task_id, what="response")}
 
 
 @bp.route("/api/sla/tasks/{task_id}/resolve", methods=["POST"])
-@endpoint(tool="sla", level="update", response=SlaMarkResponse)
+@endpoint(tool="sla", level="update", errors=(409,), response=SlaMarkResponse)
 def resolve(ctx, task_id: str):
     """Mark the task's resolution met; breached when after the resolution deadline"""
     return {"ok": True, "breached": service_tasks.mark(ctx, task_id=task_id, what="resolution")}

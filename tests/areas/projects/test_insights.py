@@ -227,3 +227,24 @@ def test_deal_link_validation(api, db, boss, project):
     api.post(f"/api/projects/{project['id']}/members", json={"user_id": viewer.id}, as_=boss)
     grant(db, viewer, "projects", "view")
     assert api.put(path, json={"deal_id": None}, as_=viewer).status == 403
+
+
+def test_project_tasks_follow_the_list_order(api, db, boss, project):
+    """Document 1, GET /api/projects/:id/tasks: ordered by sort_order, due_date, created_at descending (no sort order
+    or due date last)."""
+    from datetime import date, datetime, timedelta, timezone
+
+    from tests.areas.tasks.factories import make_task
+
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    made = {}
+    for title, sort_order, due, minutes in (("unsorted newer", None, None, 5), ("unsorted older", None, None, 1),
+                                            ("second, later due", 2, date(2026, 5, 2), 0),
+                                            ("second, sooner due", 2, date(2026, 5, 1), 0),
+                                            ("second, no due", 2, None, 0), ("first", 1, None, 0)):
+        made[title] = make_task(db, title=title, resource_type="project", resource_id=project["id"],
+                                sort_order=sort_order, due_date=due, created_at=start + timedelta(minutes=minutes))
+    response = api.get(f"/api/projects/{project['id']}/tasks", as_=boss)
+    assert response.status == 200, response
+    assert [t["title"] for t in response.json["tasks"]] == [
+        "first", "second, sooner due", "second, later due", "second, no due", "unsorted newer", "unsorted older"]

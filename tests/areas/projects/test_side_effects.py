@@ -78,3 +78,30 @@ def test_functions_other_areas_call(api, db, boss, company):
     assert service.project_brief(db, "missing") is None
     assert service.project_names(db, [project["id"], "missing", None]) == {project["id"]: "Brief"}
     assert service.project_names(db, []) == {}
+
+
+def test_completion_notifies_the_delivery_manager_who_made_the_change(api, db, boss, company):
+    """docs/decisions/projects.md: the delivery manager is notified also when they completed the project themself
+    (the specification names no exception)."""
+    from tests.factories import grant
+
+    manager = make_user(db, name="Self Completer", access_level="employee")
+    grant(db, manager, "projects", "update")
+    project = api.post("/api/projects", json={"name": "Own delivery", "company_id": company["id"],
+                                              "delivery_manager_id": manager.id}, as_=boss).json["project"]
+    assert api.put(f"/api/projects/{project['id']}", json={"status": "completed"}, as_=manager).status == 200
+    [note] = completion_notes(db, manager.id)
+    assert note.actor_id == manager.id
+
+
+def test_delete_logs_a_deleted_history_entry(api, db, boss):
+    """docs/decisions/projects.md: deleting a project logs a `deleted` history entry (kept after the delete)."""
+    from chalicelib.core.models import HistoryEntry
+
+    project = api.post("/api/projects", json={"name": "Gone"}, as_=boss).json["project"]
+    assert api.delete(f"/api/projects/{project['id']}", as_=boss).json == {"ok": True}
+    entries = db.scalars(select(HistoryEntry).where(HistoryEntry.entity_type == "project",
+                                                    HistoryEntry.entity_id == project["id"])
+                         .order_by(HistoryEntry.created_at)).all()
+    assert [(e.action, e.actor_id) for e in entries] == [("created", boss.id), ("deleted", boss.id)]
+    assert entries[-1].changes == {"name": {"from": "Gone", "to": None}}

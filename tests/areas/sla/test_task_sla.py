@@ -269,3 +269,91 @@ def test_at_risk_window_is_4_hours_ahead(api, db, exec_user):
     db.flush()
     at_risk = api.get("/api/sla/compliance", as_=exec_user).json["at_risk"]
     assert [made[e["id"]] for e in at_risk] == ["inside"]
+
+
+def test_task_sla_routes_answer_404_for_a_task_out_of_scope(api, db, exec_user):
+    """docs/decisions/sla.md: a task the caller cannot see answers 404 on every /api/sla/tasks/:taskId route, also
+    for a caller who holds sla:update (a manager), and nothing is written."""
+    gold = policy(db)
+    manager = make_user(db, access_level="manager")
+    hidden = make_task(db, priority_id=config_item(db, "task_priority", "high").id, assignee_id=make_user(db).id)
+    path = f"/api/sla/tasks/{hidden.id}"
+    assert api.put(path, as_=exec_user, json={"policy_id": gold.id}).status == 200
+    assert api.put(path, as_=manager, json={"policy_id": gold.id, "created_at": "2030-01-01T00:00:00Z"}).status == 404
+    assert api.post(f"{path}/respond", as_=manager).status == 404
+    assert api.post(f"{path}/resolve", as_=manager).status == 404
+    sla = api.get(path, as_=exec_user).json["sla"]
+    assert (sla["response_met"], sla["resolution_met"]) == (0, 0) and sla["created_at"] != "2030-01-01T00:00:00Z"
+
+
+def test_respond_and_resolve_need_sla_update(api, db, exec_user):
+    """Document 1, Service levels: respond and resolve need sla:update; an employee (sla:view) who sees the task
+    reads its SLA but cannot mark it."""
+    gold = policy(db)
+    employee = make_user(db, access_level="employee")
+    own = make_task(db, priority_id=config_item(db, "task_priority", "high").id, assignee_id=employee.id)
+    path = f"/api/sla/tasks/{own.id}"
+    api.put(path, as_=exec_user, json={"policy_id": gold.id})
+    assert api.post(f"{path}/respond", as_=employee).status == 403
+    assert api.post(f"{path}/resolve", as_=employee).status == 403
+    assert api.get(path, as_=employee).json["sla"]["response_met"] == 0
+
+
+def test_response_and_resolution_each_record_their_own_breach(api, db, exec_user):
+    """Document 1, Task SLA assignment: response and resolution are each marked met and each records whether its
+    own deadline was breached (a late response, an on-time resolution)."""
+    gold = policy(db, rules=((1, 8),))
+    task = make_task(db, priority_id=config_item(db, "task_priority", "high").id)
+    path = f"/api/sla/tasks/{task.id}"
+    api.put(path, as_=exec_user, json={"policy_id": gold.id, "created_at": iso(utcnow() - timedelta(hours=2))})
+    assert api.post(f"{path}/respond", as_=exec_user).json == {"ok": True, "breached": True}
+    assert api.post(f"{path}/resolve", as_=exec_user).json == {"ok": True, "breached": False}
+    assert api.post(f"{path}/resolve", as_=exec_user).status == 409
+    sla = api.get(path, as_=exec_user).json["sla"]
+    assert (sla["response_breached"], sla["resolution_breached"]) == (1, 0)
+    assert sla["responded_at"] and sla["resolved_at"]
+
+
+def test_reassigning_resets_the_breach_notice(api, db, exec_user):
+    """docs/decisions/sla.md: reassigning resets the met marks, the breach flags and the breach notice, so a
+    breach of the new assignment is noticed again (its notification then follows the notifications area's
+    de-duplication: the same user, type and task within 5 minutes is one notification)."""
+    gold = policy(db, rules=((1, 2),))
+    task = make_task(db, priority_id=config_item(db, "task_priority", "high").id, assignee_id=make_user(db).id)
+    path = f"/api/sla/tasks/{task.id}"
+    late = {"policy_id": gold.id, "created_at": iso(utcnow() - timedelta(hours=3))}
+    api.put(path, as_=exec_user, json=late)
+    assert api.post(f"{path}/respond", as_=exec_user).json["breached"] is True
+    assert breaches(db, task) == 1
+    noticed = db.scalar(select(TaskSla.breach_notified_at).where(TaskSla.task_id == task.id))
+    again = api.put(path, as_=exec_user, json=late).json["sla"]
+    assert (again["response_met"], again["response_breached"], again["responded_at"]) == (0, 0, None)
+    db.expire_all()
+    assert db.scalar(select(TaskSla.breach_notified_at).where(TaskSla.task_id == task.id)) is None
+    assert api.post(f"{path}/respond", as_=exec_user).json["breached"] is True
+    db.expire_all()
+    assert db.scalar(select(TaskSla.breach_notified_at).where(TaskSla.task_id == task.id)) > noticed
+    assert breaches(db, task) == 1  # within 5 minutes of the first: de-duplicated by the notifications area
+
+
+def test_breach_scan_of_a_task_without_assignee_notifies_nobody(api, db, exec_user):
+    """docs/decisions/sla.md: no assignee: recorded as noticed, nobody notified (a second scan finds nothing)."""
+    from chalicelib.areas.sla.jobs import breach_scan
+
+    gold = policy(db, rules=((1, 2),))
+    task = make_task(db, priority_id=config_item(db, "task_priority", "high").id)
+    api.put(f"/api/sla/tasks/{task.id}", as_=exec_user, json={"policy_id": gold.id,
+                                                              "created_at": iso(utcnow() - timedelta(hours=3))})
+    assert breach_scan() == {"noticed": 1}
+    assert breach_scan() == {"noticed": 0}
+    assert db.scalar(select(func.count(Notification.id)).where(Notification.type == "sla_breach")) == 0
+
+
+def test_deleting_a_policy_deletes_its_task_assignments(api, db, exec_user):
+    """docs/decisions/sla.md: deleting a policy deletes the task assignments made under it."""
+    gold = policy(db)
+    task = make_task(db, priority_id=config_item(db, "task_priority", "high").id)
+    api.put(f"/api/sla/tasks/{task.id}", as_=exec_user, json={"policy_id": gold.id})
+    assert api.delete(f"/api/sla/policies/{gold.id}", as_=exec_user).json == {"ok": True}
+    assert api.get(f"/api/sla/tasks/{task.id}", as_=exec_user).json == {"sla": None}
+    assert api.post(f"/api/sla/tasks/{task.id}/respond", as_=exec_user).status == 404
