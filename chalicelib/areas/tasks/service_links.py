@@ -121,6 +121,7 @@ def reorder_resources(ctx, *, task_id: str, data: ResourceReorder) -> None:
     task = lock_row(ctx.db, Task, task_id)  # one reorder at a time: the result is exactly one request's order
     order = data.order or []
     if not order:
-        raise BadRequest("order must be a non-empty list of resource ids")
+        raise BadRequest("order must be a non-empty list of resource ids",
+                         details=[{"field": "order", "message": "must be a non-empty list of resource ids"}])
     reorder(ctx.db, TaskResource, TaskResource.sort_order, order, parent=TaskResource.task_id == task.id,
             field="order", what="links attached to this task")

@@ -1,6 +1,8 @@
 """Task todos (checklist items): the whole set is replaced by one request."""
 from __future__ import annotations
 
+import uuid
+
 from sqlalchemy import bindparam, delete, select
 
 from chalicelib.core.errors import BadRequest
@@ -39,6 +41,14 @@ def todo_records(db, task_id: str) -> list[dict]:
     return record_rows(db, todo_select(task_id))
 
 
+def _canonical_uuid(value: str) -> bool:
+    """Whether `value` is a UUID written as identifiers are answered (8-4-4-4-12 hex digits, lower case)."""
+    try:
+        return str(uuid.UUID(value)) == value
+    except ValueError:
+        return False
+
+
 def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     """Entries without id are created, entries with id upserted, todos absent from the request deleted.
     `todo_assigned` goes to each user newly assigned a todo, unless that user is the caller.
@@ -54,7 +64,13 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     entries = data.todos
     ids = [entry.id for entry in entries if entry.id]
     if len(ids) != len(set(ids)):
-        raise BadRequest("A todo id appears twice in the request")
+        seen: set[str] = set()
+        repeated = []
+        for index, entry in enumerate(entries):
+            if entry.id and entry.id in seen:
+                repeated.append({"field": f"todos.{index}.id", "message": "names the same todo as an earlier entry"})
+            seen.add(entry.id)
+        raise BadRequest("A todo id appears twice in the request", details=repeated)
     assignees = {entry.assignee_id for entry in entries if entry.assignee_id}
     if assignees:
         missing = assignees - set(db.scalars(select(User.id).where(User.id.in_(assignees))))
@@ -64,9 +80,16 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     existing = {row.id: row for row in db.execute(
         select(TaskTodo.id, TaskTodo.task_id, TaskTodo.assignee_id, TaskTodo.created_at)
         .where(TaskTodo.id.in_(ids)))} if ids else {}
-    foreign = [todo_id for todo_id, todo in existing.items() if todo.task_id != task.id]
+    foreign = [{"field": f"todos.{index}.id", "message": "is a todo of another task"}
+               for index, entry in enumerate(entries) if entry.id in existing and existing[entry.id].task_id != task.id]
     if foreign:
-        raise BadRequest("A todo id belongs to another task")
+        raise BadRequest("A todo id belongs to another task", details=foreign)
+    # a new todo keeps the id its entry names only when that is a UUID (decisions.md section 4)
+    not_uuid = [{"field": f"todos.{index}.id", "message": "must be a UUID (lower case)"}
+                for index, entry in enumerate(entries) if entry.id and entry.id not in existing
+                and not _canonical_uuid(entry.id)]
+    if not_uuid:
+        raise BadRequest("A new todo's id must be a UUID", details=not_uuid)
     db.execute(delete(TaskTodo).where(TaskTodo.task_id == task.id).execution_options(synchronize_session=False))
     newly_assigned: list[tuple[str, str]] = []
     now = utcnow()

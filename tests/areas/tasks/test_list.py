@@ -257,3 +257,15 @@ def test_list_filters_take_at_most_100_values_each(api, db, exec_user):
     task = make_task(db, title="Mine", assignee_id=exec_user.id)
     hundred = ",".join([exec_user.id, *(f"v{n}" for n in range(99))])
     assert ids(api.get(f"/api/tasks?assignee_id={hundred}", as_=exec_user)) == {task.id}
+
+
+def test_show_subtasks_and_overdue_take_true_false_1_or_0(api, db, exec_user):
+    """docs/decisions/tasks.md: the core QueryFlag; yes, no and an empty value are 400 naming the parameter."""
+    parent = make_task(db)
+    make_task(db, parent_task_id=parent.id)
+    assert ids(api.get("/api/tasks?show_subtasks=0", as_=exec_user)) == {parent.id}
+    assert len(api.get("/api/tasks?show_subtasks=1", as_=exec_user).json["tasks"]) == 2
+    for name in ("show_subtasks", "overdue"):
+        for value in ("yes", "no", ""):
+            response = api.get(f"/api/tasks?{name}={value}", as_=exec_user)
+            assert response.status == 400 and response.json["details"][0]["field"] == name, (name, value, response)

@@ -121,3 +121,12 @@ def test_a_task_holds_at_most_500_links_so_the_list_never_cuts_one(api, db, exec
                        json={"url": "https://example.com/4", "title": "One too many"})
     assert refused.status == 409 and "at most 3" in refused.json["error"]
     assert len(api.get(f"/api/tasks/{task.id}/resources", as_=exec_user).json["resources"]) == 3
+
+
+def test_an_empty_reorder_names_order_in_details(api, db, exec_user):
+    """decisions.md section 4: a validation error adds details [{field, message}]."""
+    task = make_task(db)
+    for body in ({"order": []}, {}, {"order": None}):
+        response = api.put(f"/api/tasks/{task.id}/resources/reorder", as_=exec_user, json=body)
+        assert response.status == 400 and response.json["details"] == [
+            {"field": "order", "message": "must be a non-empty list of resource ids"}], (body, response)

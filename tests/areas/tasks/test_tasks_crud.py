@@ -313,6 +313,49 @@ def test_duplicate_copies_fields_resets_status_and_reporter(api, db, exec_user):
     assert [h["action"] for h in history] == ["created"]
 
 
+def test_duplicate_has_the_side_effects_of_a_create(api, db, exec_user):
+    """Duplicate: every other field copied; todos, watchers and links are not; task_assigned to the copied
+    assignee (not to the caller); the agent meta record when the type is agent_task (docs/decisions/tasks.md)."""
+    bob = make_user(db)
+    agent_type = task_type(db, "agent_task")
+    parent = make_task(db, title="Parent")
+    original = make_task(db, title="Agent work", type_id=agent_type.id, assignee_id=bob.id, parent_task_id=parent.id,
+                         sort_order=3, due_date=datetime(2026, 6, 1).date(), internal_hours=2.5)
+    add_watcher(db, original, bob)
+    api.post(f"/api/tasks/{original.id}/resources", as_=exec_user, json={"url": "https://a.com", "title": "a"})
+    response = api.post(f"/api/tasks/{original.id}/duplicate", as_=exec_user)
+    assert response.status == 201, response
+    copy = response.json["task"]
+    assert (copy["parent_task_id"], copy["sort_order"], copy["due_date"], copy["internal_hours"]) == (
+        parent.id, 3, "2026-06-01", 2.5)
+    assert copy["created_by"] == exec_user.id and copy["type_value"] == "agent_task"
+    sent = notifications(db, bob, "task_assigned")
+    assert [n.resource_id for n in sent] == [copy["id"]]
+    detail = api.get(f"/api/tasks/{copy['id']}", as_=exec_user).json
+    assert detail["agent"]["stage"] == "draft" and detail["watchers"] == []
+    assert api.get(f"/api/tasks/{copy['id']}/resources", as_=exec_user).json["resources"] == []
+    mine = make_task(db, assignee_id=exec_user.id)
+    assert api.post(f"/api/tasks/{mine.id}/duplicate", as_=exec_user).status == 201
+    assert notifications(db, exec_user, "task_assigned") == []
+
+
+def test_history_is_newest_first_with_actor_and_changes(api, db, exec_user):
+    bob = make_user(db)
+    todo, done = status(db, "todo"), status(db, "done")
+    task = api.post("/api/tasks", as_=exec_user, json={"title": "Tracked", "status_id": todo.id}).json["task"]
+    api.put(f"/api/tasks/{task['id']}", as_=exec_user, json={"status_id": done.id})
+    api.put(f"/api/tasks/{task['id']}", as_=exec_user, json={"assignee_id": bob.id})
+    api.put(f"/api/tasks/{task['id']}", as_=exec_user, json={"description": "no history for this"})
+    response = api.get(f"/api/tasks/{task['id']}/history", as_=exec_user)
+    assert response.status == 200
+    history = response.json["history"]
+    assert [h["action"] for h in history] == ["assigned", "status_changed", "created"]
+    assert {(h["entity_type"], h["entity_id"], h["actor_id"], h["actor_name"]) for h in history} == {
+        ("task", task["id"], exec_user.id, exec_user.name)}
+    assert history[0]["changes"] == {"assignee_id": {"from": None, "to": bob.id}}
+    assert history[2]["changes"] == {"title": "Tracked"}
+
+
 def test_duplicate_missing_is_404(api, exec_user):
     assert api.post("/api/tasks/missing/duplicate", as_=exec_user).status == 404
 

@@ -1,4 +1,6 @@
 """PUT /api/tasks/:id/todos replaces the checklist."""
+import uuid
+
 from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
@@ -16,10 +18,11 @@ def test_replace_creates_upserts_and_deletes(api, db, exec_user):
     task = make_task(db)
     keep = make_todo(db, task, title="keep", position=0)
     drop = make_todo(db, task, title="drop", position=1)
+    chosen = str(uuid.uuid4())  # a client-chosen id of a new todo is a UUID (decisions.md section 4)
     response = api.put(f"/api/tasks/{task.id}/todos", as_=exec_user, json={"todos": [
         {"id": keep.id, "title": "kept and renamed", "is_done": True, "position": 5},
         {"title": "new one", "is_done": False, "position": 1, "assignee_id": bob.id, "due_date": "2026-04-01"},
-        {"id": "client-chosen-id", "title": "upserted new", "is_done": False, "position": 9},
+        {"id": chosen, "title": "upserted new", "is_done": False, "position": 9},
     ]})
     assert response.status == 200, response
     todos = response.json["todos"]
@@ -27,7 +30,7 @@ def test_replace_creates_upserts_and_deletes(api, db, exec_user):
     assert todos[1]["id"] == keep.id and todos[1]["is_done"] == 1 and todos[1]["position"] == 5
     assert todos[0]["assignee_name"] == "Bob" and todos[0]["assignee_picture"] == "https://img/b.png"
     assert todos[0]["due_date"] == "2026-04-01" and todos[0]["is_done"] == 0 and todos[0]["task_id"] == task.id
-    assert todos[2]["id"] == "client-chosen-id"
+    assert todos[2]["id"] == chosen
     assert drop.id not in {t["id"] for t in todos}
     detail = api.get(f"/api/tasks/{task.id}", as_=exec_user).json
     assert [t["id"] for t in detail["todos"]] == [t["id"] for t in todos]
@@ -93,3 +96,37 @@ def test_todo_assigned_goes_to_newly_assigned_other_users_only(api, db, exec_use
     api.put(f"/api/tasks/{task.id}/todos", as_=exec_user, json={"todos": [
         {"id": existing.id, "title": "now dave's", "assignee_id": dave.id}]})
     assert len(todo_notes(db, dave)) == 1
+
+
+def test_a_new_todo_takes_a_client_id_only_when_it_is_a_uuid(api, db, exec_user):
+    """decisions.md section 4: identifiers are UUID strings. An entry whose id names no todo yet is upserted
+    with that id only when it is a UUID (canonical, lower case); another id is a 400 naming the entry, and
+    nothing is written. An id of one of the task's own todos is matched as it is."""
+    task = make_task(db)
+    legacy = make_todo(db, task, id="legacy-todo-id", title="legacy")
+    url = f"/api/tasks/{task.id}/todos"
+    for bad in ("client-chosen-id", "a", str(uuid.uuid4()).upper(), uuid.uuid4().hex):
+        response = api.put(url, as_=exec_user, json={"todos": [{"id": legacy.id, "title": "legacy"},
+                                                               {"id": bad, "title": "new"}]})
+        assert response.status == 400, (bad, response)
+        assert response.json["details"] == [{"field": "todos.1.id", "message": "must be a UUID (lower case)"}]
+    assert [t["id"] for t in api.get(f"/api/tasks/{task.id}", as_=exec_user).json["todos"]] == [legacy.id]
+    chosen = str(uuid.uuid4())
+    response = api.put(url, as_=exec_user, json={"todos": [{"id": legacy.id, "title": "legacy kept"},
+                                                           {"id": chosen, "title": "new"}]})
+    assert response.status == 200, response
+    assert [(t["id"], t["title"]) for t in response.json["todos"]] == [(legacy.id, "legacy kept"), (chosen, "new")]
+
+
+def test_a_refused_todo_id_is_named_in_details(api, db, exec_user):
+    """decisions.md section 4: a validation error adds details [{field, message}]."""
+    task, other = make_task(db), make_task(db)
+    foreign = make_todo(db, other)
+    url = f"/api/tasks/{task.id}/todos"
+    twice = str(uuid.uuid4())
+    response = api.put(url, as_=exec_user, json={"todos": [{"id": twice, "title": "1"}, {"id": twice, "title": "2"}]})
+    assert response.status == 400 and response.json["details"] == [
+        {"field": "todos.1.id", "message": "names the same todo as an earlier entry"}], response
+    response = api.put(url, as_=exec_user, json={"todos": [{"title": "mine"}, {"id": foreign.id, "title": "steal"}]})
+    assert response.status == 400 and response.json["details"] == [
+        {"field": "todos.1.id", "message": "is a todo of another task"}], response
