@@ -17,7 +17,7 @@ def project_tasks(ctx, *, project_id: str, query):
     from chalicelib.areas.tasks import service as tasks_service
 
     load_project(ctx, project_id)
-    return tasks_service.project_tasks(ctx.db, project_id, query)
+    return tasks_service.project_tasks(ctx.db, project_id, query, visible_to=ctx.principal)
 
 
 # ---------------------------------------------------------------- AI summary
@@ -39,7 +39,8 @@ def summary_facts(ctx, project_id: str) -> dict:
     from chalicelib.areas.tasks import service as tasks_service
 
     project = project_record(ctx, project_id)
-    tasks = tasks_service.project_tasks(ctx.db, project_id, PageQuery()).items  # the AI reads the first 500
+    # the AI reads the first 500 of the tasks the caller may see
+    tasks = tasks_service.project_tasks(ctx.db, project_id, PageQuery(), visible_to=ctx.principal).items
     return {
         "name": project["name"], "description": project["description"], "status": project["status"],
         "type": project["type_label"], "company": project["company_name"], "squad": project["squad"],

@@ -394,10 +394,13 @@ PROJECT_TASK_FIELDS = ("id", "title", "status_id", "priority_id", "assignee_id",
                        "created_at")
 
 
-def project_tasks(db, project_id: str, query) -> Page:
-    """Top-level tasks linked to a project (resource_type `project`), with joined names and labels, in
-    list order: sort_order, due_date (nulls last), created_at newest first. One query. Dates and
+def project_tasks(db, project_id: str, query, *, visible_to) -> Page:
+    """Top-level tasks linked to a project (resource_type `project`) that the principal `visible_to` may see
+    (the tasks' data scoping; None: every one, for a caller that scopes otherwise), with joined names and
+    labels, in list order: sort_order, due_date (nulls last), created_at newest first. One query. Dates and
     timestamps are ISO strings."""
+    from .queries import visible
+
     stmt = (
         select(Task.id, Task.title, Task.status_id, Task.priority_id, Task.assignee_id, Task.due_date,
                Task.sort_order, Task.created_at,
@@ -410,6 +413,8 @@ def project_tasks(db, project_id: str, query) -> Page:
         .outerjoin(PriorityItem, PriorityItem.id == Task.priority_id)
         .where(Task.resource_type == "project", Task.resource_id == project_id, Task.parent_task_id.is_(None))
     )
+    if visible_to is not None:
+        stmt = stmt.where(visible(visible_to))
     return paginate(db, list_order(stmt), query, lambda row: {key: value_out(value) for key, value in row._mapping.items()})
 
 

@@ -54,6 +54,27 @@ def test_project_tasks_of_missing_project_is_404(api, boss):
     assert api.get("/api/projects/missing/tasks", as_=boss).status == 404
 
 
+def test_project_tasks_follow_the_tasks_data_scoping(api, db, boss):
+    """Document 1, Authentication: data scoping applies as stated under Tasks. A member who is an employee sees the
+    project's tasks they are assigned to, reported, created or watch, as GET /api/tasks/:id does; the others are
+    not listed (they were, titles and assignees of tasks that answer 404). The AI summary is told only what its
+    caller may see."""
+    from chalicelib.areas.tasks.models import TaskWatcher
+
+    member = make_user(db, access_level="employee", name="Member")
+    project = make_project(db, name="Shared", owner_id=boss.id, members=[member])
+    mine = add_task(api, boss, project.id, title="Mine", assignee_id=member.id)
+    add_task(api, boss, project.id, title="Someone else's", assignee_id=boss.id)
+    watched = add_task(api, boss, project.id, title="Watched")
+    db.add(TaskWatcher(task_id=watched["id"], user_id=member.id))
+    db.flush()
+    path = f"/api/projects/{project.id}/tasks"
+    assert sorted(t["title"] for t in api.get(path, as_=member).json["tasks"]) == ["Mine", "Watched"]
+    assert api.get(path, as_=member).json["total"] == 2
+    assert len(api.get(path, as_=boss).json["tasks"]) == 3
+    assert api.get(f"/api/tasks/{mine['id']}", as_=member).status == 200
+
+
 # ---------------------------------------------------------------- profitability
 
 def test_profitability_from_time_entries_and_members(api, db, boss, project):
@@ -248,3 +269,17 @@ def test_project_tasks_follow_the_list_order(api, db, boss, project):
     assert response.status == 200, response
     assert [t["title"] for t in response.json["tasks"]] == [
         "first", "second, sooner due", "second, later due", "second, no due", "unsorted newer", "unsorted older"]
+
+
+@responses.activate
+def test_ai_summary_is_told_only_the_tasks_its_caller_may_see(api, db, boss, set_env):
+    member = make_user(db, access_level="employee", name="Member")
+    project = make_project(db, name="Shared", owner_id=boss.id, members=[member])
+    add_task(api, boss, project.id, title="Mine", assignee_id=member.id)
+    add_task(api, boss, project.id, title="Someone else's", assignee_id=boss.id)
+    live(set_env)
+    responses.add(responses.POST, AI_URL, json=chat_answer(json.dumps({"summary": "One. Two. Three.",
+                                                                       "recommendations": ["Do this", "Do that"]})))
+    assert api.post(f"/api/projects/{project.id}/ai-summary", as_=member).status == 200
+    facts = json.loads(json.loads(responses.calls[0].request.body)["messages"][1]["content"])
+    assert [t["title"] for t in facts["tasks"]] == ["Mine"]

@@ -15,7 +15,7 @@ def test_project_tasks_top_level_with_labels_in_order(db, count_queries):
     make_task(db, title="other project", resource_type="project", resource_id="p2")
     make_task(db, title="not a project", resource_type="company", resource_id="p1")
     with count_queries() as counter:
-        rows = service.project_tasks(db, "p1", PageQuery()).items
+        rows = service.project_tasks(db, "p1", PageQuery(), visible_to=None).items
     assert counter.count == 1
     assert [row["title"] for row in rows] == ["first", "late"]
     row = rows[0]
@@ -37,8 +37,9 @@ def test_project_tasks_sorted_by_due_date_then_newest(db):
     c = make_task(db, title="due sooner", resource_type="project", resource_id="p9", due_date=date(2026, 5, 1))
     d = make_task(db, title="no due newer", resource_type="project", resource_id="p9",
                   created_at=datetime(2026, 1, 4, tzinfo=timezone.utc))
-    assert [row["id"] for row in service.project_tasks(db, "p9", PageQuery()).items] == [c.id, b.id, d.id, a.id]
-    assert service.project_tasks(db, "p9", PageQuery()).items[0]["due_date"] == "2026-05-01"
+    rows = service.project_tasks(db, "p9", PageQuery(), visible_to=None).items
+    assert [row["id"] for row in rows] == [c.id, b.id, d.id, a.id]
+    assert rows[0]["due_date"] == "2026-05-01"
 
 
 def test_project_task_counts_statement(db):
