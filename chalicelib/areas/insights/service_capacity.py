@@ -32,7 +32,8 @@ def project_changed(ctx, *, project_id: str, company_id: str | None, type_id: st
 def heatmap(ctx) -> list[dict]:
     """The filled cells, at most LIST_LIMIT (decisions.md section 4), by company name then type label (then
     their ids): each with its project count and active project count (not completed, cancelled or archived),
-    the company's name and the type's label; one statement whatever the cells."""
+    the company's name and the type's label; one statement whatever the cells. A project whose type or company
+    was deleted is left out (the type's deletion sets the project's type_id null, without a call here)."""
     from chalicelib.areas.deals import service as deals_service
 
     company = deals_service.company_table()
@@ -40,8 +41,10 @@ def heatmap(ctx) -> list[dict]:
     name, label = func.max(company.c.name), func.max(ConfigListItem.label)
     rows = ctx.db.execute(
         select(CapacityProject.company_id, CapacityProject.project_type_id, func.count(), active, name, label)
-        .outerjoin(company, company.c.id == CapacityProject.company_id)
-        .outerjoin(ConfigListItem, ConfigListItem.id == CapacityProject.project_type_id)
+        # a project counts while its company and type exist: a deleted type (the project's type_id set null) or
+        # company leaves it without them (document 1: the cell is filled when both are set)
+        .join(company, company.c.id == CapacityProject.company_id)
+        .join(ConfigListItem, ConfigListItem.id == CapacityProject.project_type_id)
         .group_by(CapacityProject.company_id, CapacityProject.project_type_id)
         .order_by(func.lower(func.coalesce(name, "")), func.lower(func.coalesce(label, "")),
                   CapacityProject.company_id, CapacityProject.project_type_id)

@@ -18,7 +18,7 @@ from sqlalchemy import delete, func, select
 
 from chalicelib.core.errors import Conflict, DomainError
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_rows
+from chalicelib.core.locks import insert_rows, lock_key
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import row_dict
 
@@ -58,6 +58,7 @@ def _type_records(db) -> list[dict]:
 
 def _store_types(db, types: list[dict]) -> None:
     now = utcnow()
+    lock_key(db, "leave-types")  # two refreshes at once take turns: the second replaces the first's rows (was 409)
     db.execute(delete(LeaveType).execution_options(synchronize_session=False))
     insert_rows(db, LeaveType, [{"id": t["id"], "name": t["name"], "is_paid": bool(t["is_paid"]), "fetched_at": now}
                                 for t in types])
@@ -95,6 +96,7 @@ def _balance_records(db, user_id: str) -> list[dict]:
 
 def _store_balances(db, user_id: str, balances: list[dict]) -> None:
     now = utcnow()
+    lock_key(db, "leave-balances", user_id)  # as _store_types: concurrent refreshes of one user take turns
     db.execute(delete(LeaveBalance).where(LeaveBalance.user_id == user_id).execution_options(synchronize_session=False))
     insert_rows(db, LeaveBalance, [{"user_id": user_id, "leave_type_id": b["leave_type_id"],
                                     "leave_type_name": b["leave_type_name"], "balance_hours": b["balance_hours"],

@@ -68,3 +68,22 @@ def test_the_heatmap_answers_at_most_500_cells(api, db, exec_user):
     assert len(cells) == 500
     assert [c["company_name"] for c in cells[:2]] == ["Client 000", "Client 001"]
     assert cells[0]["project_type_label"] == website.label and cells[0]["project_count"] == 1
+
+
+def test_a_project_whose_type_or_company_was_deleted_leaves_the_heatmap(api, db, exec_user):
+    """Document 1: the cell is filled when company_id and the project type are set. Deleting the type (the
+    project's type_id becomes null) or the company leaves the project without them: it no longer counts (its
+    cell stayed, with a null label or company name)."""
+    acme, globex = make_company(db, name="Acme"), make_company(db, name="Globex")
+    made = api.post("/api/config-lists/project_type/items", as_=exec_user, json={"label": "Pop-up", "value": "popup"})
+    assert made.status == 201, made
+    popup = made.json["item"]["id"]
+    website = config_item(db, "project_type", "website")
+    for company, type_id in ((acme, popup), (globex, website.id)):
+        assert api.post("/api/projects", as_=exec_user,
+                        json={"name": "P", "company_id": company.id, "type_id": type_id}).status == 201
+    assert set(_cells(api, exec_user)) == {(acme.id, popup), (globex.id, website.id)}
+    assert api.delete(f"/api/config-lists/project_type/items/{popup}", as_=exec_user).status == 200
+    assert set(_cells(api, exec_user)) == {(globex.id, website.id)}
+    assert api.delete(f"/api/deals/companies/{globex.id}", as_=exec_user).status == 200
+    assert _cells(api, exec_user) == {}

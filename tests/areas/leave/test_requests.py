@@ -252,3 +252,27 @@ def test_a_request_detail_answers_at_most_500_history_entries(api, db, team):
     history = api.get(f"/api/leave/requests/{request['id']}", as_=team["exec"]).json["history"]
     assert len(history) == 500
     assert [h["action"] for h in history[:3]] == ["submitted", "approved", "integrations_retried"]
+
+
+def test_view_only_reads_and_every_write_needs_its_level(api, db, team):
+    """Document 2, Leave: reads need view:leave, submit, decisions, cancel and the balance refresh update:leave,
+    the retry manage:leave and the executive access level."""
+    from tests.factories import grant
+
+    request = _submit(api, team["employee"]).json["request"]
+    path = f"/api/leave/requests/{request['id']}"
+    grant(db, team["manager"], "leave", "view")
+    for read in ("/api/leave/requests?tab=pending", path, "/api/leave/pending-count"):
+        assert api.get(read, as_=team["manager"]).status == 200, read
+    assert api.post(f"{path}/approve", as_=team["manager"]).status == 403
+    assert api.post(f"{path}/reject", as_=team["manager"], json={"reason": "no"}).status == 403
+    assert api.post("/api/leave/balances/refresh", as_=team["manager"]).status == 403
+    assert _submit(api, team["manager"], start_date="2027-02-01", end_date="2027-02-01").status == 403
+    grant(db, team["employee"], "leave", "view")
+    assert api.post(f"{path}/cancel", as_=team["employee"]).status == 403
+    grant(db, team["exec"], "leave", "update")  # an executive without manage:leave
+    approved = _submit(api, team["exec"], start_date="2027-03-01", end_date="2027-03-01").json["request"]
+    assert api.post(f"/api/leave/requests/{approved['id']}/retry-integrations", as_=team["exec"]).status == 403
+    assert api.get("/api/leave/types", as_=team["manager"]).status == 200
+    grant(db, team["lead"], "leave", "none")
+    assert api.get("/api/leave/requests", as_=team["lead"]).status == 403
