@@ -81,12 +81,19 @@ def _check_references(ctx, values: dict) -> None:
 
 
 def _set_approvers(ctx, proposal_id: str, approver_ids: list[str]) -> None:
-    """Replace the listed approvers (one DELETE, one INSERT); approvals given by the kept ones stay."""
-    kept = {a.user_id: a for a in approval_rows(ctx.db, proposal_id) if a.listed}
+    """Replace the listed approvers (one DELETE, one INSERT); approvals given by the kept ones stay. A user
+    listed now who approved unlisted (a proposals:manage holder when nobody was listed) keeps that row and
+    approval, now listed (one UPDATE; a second row would break the (proposal, user) key)."""
+    rows = approval_rows(ctx.db, proposal_id)
+    kept = {a.user_id for a in rows if a.listed}
+    unlisted = [a.user_id for a in rows if not a.listed and a.user_id in approver_ids]
     ctx.db.execute(delete(ProposalApproval).where(ProposalApproval.proposal_id == proposal_id,
                                                   ProposalApproval.user_id.not_in(approver_ids or [""])))
+    if unlisted:
+        ctx.db.execute(update(ProposalApproval).where(ProposalApproval.proposal_id == proposal_id,
+                                                      ProposalApproval.user_id.in_(unlisted)).values(listed=True))
     new = [{"proposal_id": proposal_id, "user_id": user_id, "listed": True}
-           for user_id in approver_ids if user_id not in kept]
+           for user_id in approver_ids if user_id not in kept and user_id not in unlisted]
     insert_rows(ctx.db, ProposalApproval, new)
 
 

@@ -14,11 +14,15 @@ from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.lookup import list_items_among
 from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.schemas import MONEY_LIMIT
 
 from .models import PricingItem, PricingSection, Proposal
 from .queries import load_proposal, pricing_sections
 
 CENT = Decimal("0.01")
+AMOUNT_LIMIT = Decimal(10) ** 14  # an item's amount: Numeric(16, 2)
+# The total: what the budget's total and the invoice's fixed-price line made on accept hold (core Money, 12 digits).
+TOTAL_LIMIT = MONEY_LIMIT
 ITEM_LIMIT = LIST_LIMIT  # items of one proposal in all: GET pricing answers every one (decisions.md section 4)
 FINAL = ("accepted", "declined", "expired")
 
@@ -66,12 +70,27 @@ def _check_service_types(ctx, sections) -> None:
         raise BadRequest("Invalid pricing references", details=details)
 
 
+def _check_amounts(sections) -> None:
+    """Each item's amount fits its column and the total what the accept's budget and invoice hold: 400 naming the
+    item's amount or `sections` otherwise (each quantity and unit price fits, their product and sum may not)."""
+    amounts = {(s, i): amount_of(item.quantity, item.unit_price)
+               for s, section in enumerate(sections) for i, item in enumerate(section.items)}
+    details = [{"field": f"sections.{s}.items.{i}.amount",
+                "message": f"quantity x unit_price must be below {AMOUNT_LIMIT:,} in size"}
+               for (s, i), amount in amounts.items() if abs(amount) >= AMOUNT_LIMIT]
+    if not details and abs(sum(amounts.values(), Decimal("0"))) >= TOTAL_LIMIT:
+        details = [{"field": "sections", "message": f"the items' total must be below {TOTAL_LIMIT:,} in size"}]
+    if details:
+        raise BadRequest("Invalid pricing amounts", details=details)
+
+
 def replace_pricing(ctx, *, proposal_id: str, sections) -> None:
     if sum(len(section.items) for section in sections) > ITEM_LIMIT:
         raise BadRequest(f"A proposal's pricing holds at most {ITEM_LIMIT} items",
                          details=[{"field": "sections", "message": f"at most {ITEM_LIMIT} items in all"}])
     proposal = _locked(ctx, proposal_id)
     _check_service_types(ctx, sections)
+    _check_amounts(sections)
     before = proposal.total_amount
     ctx.db.execute(delete(PricingSection).where(PricingSection.proposal_id == proposal.id))
     section_rows, item_rows, total = [], [], Decimal("0")

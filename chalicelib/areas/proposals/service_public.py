@@ -106,7 +106,11 @@ def has_session(proposal: Proposal, cookie_header: str | None) -> bool:
     if morsel is None:
         return False
     expires, _, mac = morsel.value.partition(".")
-    if not expires.isdigit() or int(expires) < time.time():
+    # A quoted cookie may spell non-ASCII characters as octal escapes ('²' is a digit to isdigit, not to
+    # int; hmac compares ASCII text only), and int() refuses past 4,300 digits: such a value is no session.
+    if not (expires.isascii() and expires.isdigit() and len(expires) <= 12 and mac.isascii()):
+        return False
+    if int(expires) < time.time():
         return False
     return hmac.compare_digest(mac, _mac(proposal, int(expires)))
 

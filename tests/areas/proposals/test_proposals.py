@@ -405,3 +405,68 @@ def test_json_text_nested_too_deep_is_a_400(api, db, exec_user, field):
     assert made.status == 201, made
     answer = api.put(f"/api/proposals/{made.json['id']}", as_=exec_user, json={field: deep})
     assert answer.status == 400 and answer.json["details"][0]["field"] == field, answer
+
+
+def test_listing_the_manage_holder_who_approved_as_an_approver(api, db, exec_user):
+    """docs/decisions/proposals.md: approver_ids (update) are active users, no repeats (400 otherwise). A
+    proposals:manage holder who approved a proposal listing nobody keeps an (unlisted) approval row; listing them
+    afterwards answered 409 ("already exists") from that row's unique key instead of listing them."""
+    pid = create(api, exec_user)
+    api.post(f"/api/proposals/{pid}/submit", as_=exec_user)
+    assert api.post(f"/api/proposals/{pid}/approve", as_=exec_user, json={}).status == 200
+    listed = api.put(f"/api/proposals/{pid}", as_=exec_user, json={"approver_ids": [exec_user.id]})
+    assert listed.status == 200, listed
+    detail = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
+    assert detail["approver_ids"] == [exec_user.id] and detail["status"] == "approved"
+    assert [(a["user_id"], a["listed"], bool(a["approved_at"])) for a in detail["approvals"]] == [
+        (exec_user.id, 1, True)]
+    copy = api.post(f"/api/proposals/{pid}/duplicate", as_=exec_user).json["proposal"]["id"]
+    assert api.get(f"/api/proposals/{copy}", as_=exec_user).json["proposal"]["approver_ids"] == [exec_user.id]
+
+
+def test_pricing_amounts_and_total_beyond_their_columns_name_the_field(api, db, exec_user):
+    """decisions.md section 4: a validation error names its field. Each quantity and unit price fits its column,
+    but their product could pass the item's amount (Numeric(16, 2)) and the sum the 12 digits the budget and the
+    invoice made on accept hold (core Money): a 400 naming no field, and a priced proposal the client could not
+    accept (the public accept answered 400). Now 400 naming the item's amount or `sections`, nothing stored."""
+    from tests.areas.proposals.factories import sent
+
+    pid = sent(api, exec_user)
+    price(api, exec_user, pid)
+    before = api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json
+    too_much = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+        {"title": "A", "items": [{"description": "ok", "quantity": 1, "unit_price": 1},
+                                 {"description": "x", "quantity": "9999999999", "unit_price": "1000000000"}]}]})
+    assert too_much.status == 400, too_much.json
+    assert [d["field"] for d in too_much.json["details"]] == ["sections.0.items.1.amount"]
+    total = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+        {"title": "A", "items": [{"description": "x", "quantity": "1000", "unit_price": "999999999.99"}]},
+        {"title": "B", "items": [{"description": "y", "quantity": "2", "unit_price": "10"}]}]})
+    assert total.status == 400, total.json
+    assert [d["field"] for d in total.json["details"]] == ["sections"]
+    assert api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json == before
+    largest = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
+        {"title": "A", "items": [{"description": "x", "quantity": "1000", "unit_price": "999999999.99"}]}]})
+    assert largest.status == 200, largest
+    token = api.put(f"/api/proposals/{pid}/share", as_=exec_user, json={"share_enabled": True}).json["share_token"]
+    accepted = api.post(f"/api/proposals/public/{token}/accept", json={"name": "A", "email": "a@b.co"})
+    assert accepted.status == 200, accepted
+
+
+def test_a_manager_sees_direct_reports_and_an_approver_what_they_approve(api, db, exec_user):
+    """docs/decisions/proposals.md, Scope: a manager sees their team's proposals (squad members and direct
+    reports: a report in another squad too); a listed approver sees the proposals they are asked to approve,
+    in the list as in the detail; others answer 404."""
+    manager = make_user(db, access_level="manager", squad_id=make_squad(db).id)
+    report = make_user(db, access_level="employee", squad_id=make_squad(db).id, manager_id=manager.id)
+    approver = make_user(db, access_level="employee")
+    stranger = make_user(db, access_level="employee")
+    reported = create(api, report)
+    asked = create(api, exec_user, approver_ids=[approver.id])
+    assert {p["id"] for p in api.get("/api/proposals", as_=manager).json["proposals"]} == {reported}
+    assert api.get(f"/api/proposals/{reported}", as_=manager).status == 200
+    assert {p["id"] for p in api.get("/api/proposals", as_=approver).json["proposals"]} == {asked}
+    assert api.get(f"/api/proposals/{asked}", as_=approver).status == 200
+    assert api.get(f"/api/proposals/{asked}", as_=stranger).status == 404
+    assert api.get(f"/api/proposals/{asked}/analytics", as_=stranger).status == 404
+    assert api.put(f"/api/proposals/{asked}/share", as_=stranger, json={"share_enabled": True}).status == 404

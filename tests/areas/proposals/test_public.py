@@ -337,3 +337,21 @@ def test_decline_needs_name_and_email_and_the_reason_is_optional(api, db, exec_u
     assert declined.status == 200 and declined.json == {"success": True}
     detail = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
     assert (detail["status"], detail["decline_reason"]) == ("declined", None) and detail["declined_at"]
+
+
+@pytest.mark.parametrize("value", ['"9999999999.\\351"', '"\\262.abc"', "9" * 5000 + ".abc"])
+def test_a_hostile_session_cookie_is_no_session(api, db, exec_user, value):
+    """decisions.md section 4 (500 never on purpose): a quoted cookie may spell non-ASCII characters as octal
+    escapes, and a long digit string is past Python's int limit. Such a proposal_session was a 500 (hmac of a
+    non-ASCII str, int('²'), int of 5,000 digits); it is no session: the content asks for the password, and
+    track, accept and decline answer 401."""
+    pid = sent(api, exec_user)
+    token = share(api, exec_user, pid, share_password="pw")
+    cookie = {"Cookie": f"proposal_session={value}"}
+    content = api.get(f"{PUBLIC}/{token}", headers=cookie)
+    assert (content.status, content.json) == (200, {"password_required": True})
+    track = api.post(f"{PUBLIC}/{token}/track", headers=cookie,
+                     json={"session_id": "s", "slide_index": 0, "duration_delta": 1})
+    assert track.status == 401
+    assert api.post(f"{PUBLIC}/{token}/accept", headers=cookie, json={"name": "A", "email": "a@b.co"}).status == 401
+    assert status_of(api, exec_user, pid) == "sent"
