@@ -40,6 +40,8 @@ BOTH_WAYS = {
                                     "requester (issue 19 item 3)",
     frozenset({"notes", "portal"}): "the portal lists and writes client-visible notes; a staff reply visible to "
                                     "the client notifies the portal author (issue 19 item 3)",
+    frozenset({"pages", "proposals"}): "a proposal's content is a page the proposals area makes and removes; that "
+                                       "page is seen only by who sees the proposal (the proposals scope)",
     frozenset({"announcements", "portal"}): "the portal lists company announcements; a company announcement "
                                             "notifies the portal users (issue 19 item 3)",
 }

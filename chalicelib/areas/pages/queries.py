@@ -1,17 +1,18 @@
 """The pages area's leaf module: the scope clause `visible` (pages are shared by every holder of
-pages:view), the load-or-404 helpers `load_page`, `load_discussion`, `load_comment` and `load_version`,
+pages:view, except a proposal's page: only with the proposal), the load-or-404 helpers `load_page`, `load_discussion`, `load_comment` and `load_version`,
 the record builders and the read queries. The services import it, never the reverse."""
 from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, or_, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import Read, record_sets, visible_row
+from chalicelib.core.query import Read, in_scope, record_sets, visible_row
+from chalicelib.core.scoping import sees_all
 from chalicelib.core.serialize import value_out
 
 from .models import Page, PageComment, PageDiscussion, PageFavourite, PageVersion
@@ -23,18 +24,28 @@ LIST_FIELDS = ("id", "title", "icon", "parent_id", "position", "entity_type", "e
 
 
 def visible(principal):
-    """WHERE clause of the pages the principal may see: None, every page (no per-owner scoping)."""
-    return None
+    """WHERE clause of the pages the principal may see (None: all). Pages are shared by every holder of
+    pages:view (no per-owner scoping), except the page holding a proposal's content (entity_type `proposal`):
+    seen only by who sees the proposal (the proposals area's scope), so that its page cannot be read, searched
+    or edited past a proposal that answers 404."""
+    if principal is None or sees_all(principal):
+        return None
+    from chalicelib.areas.proposals import service as proposals_service
+
+    proposal_ids = proposals_service.visible_ids(principal)
+    if proposal_ids is None:
+        return None
+    return or_(Page.entity_type.is_(None), Page.entity_type != "proposal", Page.entity_id.in_(proposal_ids))
 
 
 def load_page(ctx, page_id: str) -> Page:
-    """The page; 404 otherwise."""
+    """The page if the caller may see it; 404 otherwise."""
     return visible_row(ctx.db, Page, page_id, visible(ctx.principal), "Page")
 
 
 def page_exists(ctx, page_id: str) -> None:
-    """404 unless the page exists (one query, nothing loaded)."""
-    if ctx.db.scalar(select(Page.id).where(Page.id == page_id)) is None:
+    """404 unless the page exists and the caller may see it (one query, nothing loaded)."""
+    if ctx.db.scalar(in_scope(select(Page.id).where(Page.id == page_id), visible(ctx.principal))) is None:
         raise not_found("Page")
 
 
@@ -131,9 +142,10 @@ def _detail_select():
 def page_record(ctx, page_id: str) -> dict:
     """The page's detail record (content included) with its children count and whether the caller favourited it,
     read as the list reads them (`page_list_lookups`), all in one statement (core.query.record_sets); 404 when
-    it does not exist."""
+    it does not exist or the caller may not see it."""
     ctx.db.flush()
-    sets = record_sets(ctx.db, page=Read(_detail_select().where(Page.id == page_id), {}, FLAGS),
+    detail = in_scope(_detail_select().where(Page.id == page_id), visible(ctx.principal))
+    sets = record_sets(ctx.db, page=Read(detail, {}, FLAGS),
                        **page_list_lookups(ctx, [{"id": page_id}]))
     if not sets["page"]:
         raise not_found("Page")

@@ -12,11 +12,12 @@ from sqlalchemy import and_, delete, exists, func, select
 from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_key
-from chalicelib.core.query import Page as ResultPage, contains_text, record_page
+from chalicelib.core.query import Page as ResultPage, contains_text, in_scope, record_page
 from chalicelib.core.serialize import value_out
 
 from .models import Page, PageFavourite
-from .queries import FLAGS, load_page, page_exists, page_list_lookups, page_list_records, page_list_select, page_record
+from .queries import (FLAGS, load_page, page_exists, page_list_lookups, page_list_records, page_list_select, page_record,
+                      visible)
 
 SEARCH_LIMIT = 50  # the spec's cap of search results: a search answers at most 50 rows per request
 UNTITLED = "Untitled"
@@ -34,7 +35,8 @@ def list_pages(ctx, *, query) -> ResultPage:
     rows per request (its `limit` says so, its `total` counts every match). The rows are read as records
     (core.query.record_page) with the list's columns only."""
     search = query.search or ""
-    stmt = page_list_select(ctx, preview=bool(search)).where(Page.is_archived.is_(bool(query.archived)))
+    stmt = in_scope(page_list_select(ctx, preview=bool(search)).where(Page.is_archived.is_(bool(query.archived))),
+                    visible(ctx.principal))
     if query.entity_type or query.entity_id:
         if not (query.entity_type and query.entity_id):
             raise BadRequest("entity_type and entity_id go together")

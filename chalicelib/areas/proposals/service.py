@@ -80,6 +80,13 @@ def _check_references(ctx, values: dict) -> None:
         raise BadRequest("Invalid proposal references", details=details)
 
 
+def visible_ids(principal):
+    """The ids of the proposals the principal may see, as a SELECT to use in a clause, or None when they see
+    every one: the pages area shows a proposal's page only with the proposal."""
+    scope = visible(principal)
+    return None if scope is None else select(Proposal.id).where(scope)
+
+
 def _set_approvers(ctx, proposal_id: str, approver_ids: list[str]) -> None:
     """Replace the listed approvers (one DELETE, one INSERT); approvals given by the kept ones stay. A user
     listed now who approved unlisted (a proposals:manage holder when nobody was listed) keeps that row and

@@ -1,0 +1,35 @@
+"""A proposal's content is a page (entity_type `proposal`): it is seen, listed and edited only by who sees the
+proposal (the proposals area's scope, docs/decisions/proposals.md). Holders of pages:view could read, search and
+edit the page of a proposal whose own routes answer them 404."""
+from tests.areas.proposals.factories import create
+from tests.factories import make_squad, make_user
+
+
+def test_a_proposals_page_is_seen_only_with_the_proposal(api, db):
+    owner = make_user(db, access_level="employee", name="Owner")
+    colleague = make_user(db, access_level="employee", name="Colleague")
+    outside_manager = make_user(db, access_level="manager", name="Outside")
+    make_squad(db, manager_id=outside_manager.id)
+    executive = make_user(db, access_level="executive", name="Exec")
+    pid = create(api, owner, title="Secret pitch")
+    page_id = api.get(f"/api/proposals/{pid}", as_=owner).json["proposal"]["page_id"]
+    assert api.patch(f"/api/pages/{page_id}", as_=owner, json={"content": "Our price is low"}).status == 200
+    page = f"/api/pages/{page_id}"
+    listed = f"/api/pages?entity_type=proposal&entity_id={pid}"
+    for caller in (colleague, outside_manager):
+        assert api.get(f"/api/proposals/{pid}", as_=caller).status == 404
+        assert api.get(page, as_=caller).status == 404
+        assert api.get(listed, as_=caller).json["pages"] == []
+        assert api.get("/api/pages?search=price%20is%20low", as_=caller).json["pages"] == []
+        assert api.patch(page, as_=caller, json={"content": "changed"}).status == 404
+        assert api.get(f"{page}/discussions", as_=caller).status == 404
+        assert api.post(f"{page}/discussions", as_=caller, json={"comment": "hi"}).status == 404
+        assert api.get(f"{page}/versions", as_=caller).status == 404
+    for caller in (owner, executive):
+        assert api.get(page, as_=caller).json["page"]["content"] == "Our price is low"
+        assert [p["id"] for p in api.get(listed, as_=caller).json["pages"]] == [page_id]
+        assert [p["id"] for p in api.get("/api/pages?search=price%20is%20low", as_=caller).json["pages"]] == [page_id]
+        assert api.get(f"{page}/discussions", as_=caller).status == 200
+    # a standalone page is every pages:view holder's, as before
+    standalone = api.post("/api/pages", as_=owner, json={"title": "Handbook"}).json["page"]["id"]
+    assert api.get(f"/api/pages/{standalone}", as_=colleague).status == 200
