@@ -5,7 +5,7 @@ needs it): a sprint may only be created in, or moved to, a project the caller ca
 """
 from __future__ import annotations
 
-from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.errors import NotFound, bad_field
 from chalicelib.core.locks import lock_row
 from chalicelib.core.query import visible_exists
 
@@ -19,12 +19,12 @@ def _require_project(ctx, project_id: str) -> None:
     try:
         projects_service.load_project(ctx, project_id)
     except NotFound as exc:
-        raise BadRequest("project_id does not match a project you can see") from exc
+        raise bad_field("project_id", "does not match a project you can see") from exc
 
 
 def _check_dates(start, end) -> None:
     if start is not None and end is not None and end < start:
-        raise BadRequest("end_date must not be before start_date")
+        raise bad_field("end_date", "must not be before start_date")
 
 
 def create_sprint(ctx, *, data) -> dict:

@@ -1,5 +1,5 @@
-"""Time entries (tool `timesheets`: view reads; update creates, edits, submits and deletes drafts;
-manage approves and rejects)."""
+"""Time entries (tool `timesheets`: view reads; update creates, edits, submits and deletes drafts; approve and
+reject need update and an approver: a manager, head or executive, or timesheets:manage; manage deletes any status)."""
 from chalice import Blueprint
 
 from chalicelib.core.http import endpoint

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Optional
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 
 from chalicelib.core.schemas import CalendarDate, Flag, Id, Input, JsonNumber, PageQuery, choice
 
@@ -55,9 +55,12 @@ class TimeEntryListQuery(PageQuery):
     date_from: CalendarDate = None
     date_to: CalendarDate = None
 
-    @model_validator(mode="after")
-    def _range(self):
-        if self.date_from and self.date_to and self.date_to < self.date_from:
-            raise ValueError("date_to must not be before date_from")
-        return self
+    @field_validator("date_to")
+    @classmethod
+    def _range(cls, value, info: ValidationInfo):
+        """A range that ends before it starts is a 400 naming date_to (date_from is validated first)."""
+        start = info.data.get("date_from")
+        if start and value and value < start:
+            raise ValueError("must not be before date_from")
+        return value
 

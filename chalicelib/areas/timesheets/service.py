@@ -11,7 +11,7 @@ from sqlalchemy import Float, case, cast, func, select, update
 from sqlalchemy.orm import Session
 
 from chalicelib.core import scoping
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound, bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import User
@@ -149,7 +149,7 @@ def _check_owner(ctx, user_id: str) -> None:
     principal = ctx.principal
     if scoping.sees_all(principal):
         if ctx.db.scalar(select(User.id).where(User.id == user_id, User.is_active.is_(True))) is None:
-            raise BadRequest("user_id does not match an active user")
+            raise bad_field("user_id", "does not match an active user")
         return
     if scoping.is_manager(principal):
         team = scoping.team_user_ids(principal).subquery()

@@ -167,3 +167,37 @@ def test_sprint_list_pages_with_total(api, db, exec_user):
         seen += [s["id"] for s in body["sprints"]]
     assert seen == ids
     assert api.get("/api/sprints?limit=501", as_=exec_user).status == 400
+
+
+def test_sprint_validation_errors_name_their_field(api, db, exec_user, employee):
+    # decisions.md section 4: a validation error adds details [{field, message}]
+    project, hidden = make_project(db, owner_id=employee.id), make_project(db)
+    backwards = api.post("/api/sprints", as_=exec_user, json={
+        "project_id": project.id, "name": "S", "start_date": "2026-03-10", "end_date": "2026-03-09"})
+    assert backwards.status == 400 and [d["field"] for d in backwards.json["details"]] == ["end_date"]
+    for project_id in ("nope", hidden.id):
+        refused = api.post("/api/sprints", as_=employee, json={"project_id": project_id, "name": "S"})
+        assert refused.status == 400 and [d["field"] for d in refused.json["details"]] == ["project_id"], project_id
+    sprint = api.post("/api/sprints", as_=employee, json={"project_id": project.id, "name": "S",
+                                                         "start_date": "2026-03-10"}).json["sprint"]
+    moved = api.put(f"/api/sprints/{sprint['id']}", as_=employee, json={"project_id": hidden.id})
+    assert moved.status == 400 and [d["field"] for d in moved.json["details"]] == ["project_id"]
+    early = api.put(f"/api/sprints/{sprint['id']}", as_=employee, json={"end_date": "2026-03-01"})
+    assert early.status == 400 and [d["field"] for d in early.json["details"]] == ["end_date"]
+
+
+def test_sprint_status_changes_are_free_and_delete_needs_scope(api, db, exec_user, employee):
+    # docs/decisions/sprints.md: any status to any status, several active sprints per project; a delete by a
+    # holder of projects:manage still answers 404 for a sprint of a project they cannot see
+    project = make_project(db, owner_id=employee.id)
+    first, second = (api.post("/api/sprints", as_=employee, json={"project_id": project.id, "name": name,
+                                                                  "status": "active"}).json["sprint"]
+                     for name in ("One", "Two"))
+    assert first["status"] == second["status"] == "active"
+    for status in ("closed", "planned", "active", "closed"):
+        changed = api.put(f"/api/sprints/{first['id']}", as_=employee, json={"status": status})
+        assert changed.status == 200 and changed.json["sprint"]["status"] == status
+    deleter = make_user(db)
+    grant(db, deleter, "projects", "manage")
+    assert api.delete(f"/api/sprints/{second['id']}", as_=deleter).status == 404
+    assert api.get(f"/api/sprints/{second['id']}", as_=exec_user).status == 200

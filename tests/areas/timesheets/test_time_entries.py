@@ -391,3 +391,29 @@ def test_list_pages_with_total(api, db, org):
     whole = api.get(f"/api/time-entries?user_id={org.member.id}", as_=org.member).json
     assert (whole["total"], whole["limit"], whole["offset"]) == (5, 500, 0)
     assert api.get("/api/time-entries?limit=501", as_=org.member).status == 400
+
+
+def test_validation_errors_name_their_field(api, db, org):
+    # decisions.md section 4: a validation error adds details [{field, message}] naming the field
+    missing = api.post("/api/time-entries", as_=org.executive,
+                       json={"date": "2026-03-02", "hours": 1, "user_id": "nobody"})
+    assert missing.status == 400 and [d["field"] for d in missing.json["details"]] == ["user_id"]
+    gone = make_user(db, is_active=False)
+    inactive = api.post("/api/time-entries", as_=org.head, json={"date": "2026-03-02", "hours": 1, "user_id": gone.id})
+    assert inactive.status == 400 and [d["field"] for d in inactive.json["details"]] == ["user_id"]
+    bad_range = api.get("/api/time-entries?date_from=2026-03-05&date_to=2026-03-01", as_=org.member)
+    assert bad_range.status == 400 and [d["field"] for d in bad_range.json["details"]] == ["date_to"]
+
+
+def test_submit_and_reject_keep_to_the_callers_scope_and_the_states(api, db, org):
+    # docs/decisions/timesheets.md: every write is scoped (404 outside); submit only from draft or rejected
+    other = make_entry(db, org.outsider)
+    assert api.post(f"/api/time-entries/{other.id}/submit", as_=org.member).status == 404
+    assert api.post(f"/api/time-entries/{other.id}/submit", as_=org.manager).status == 404
+    team = make_entry(db, org.member)
+    assert api.post(f"/api/time-entries/{team.id}/submit", as_=org.manager).status == 200
+    approved = make_entry(db, org.member, status="approved")
+    assert api.post(f"/api/time-entries/{approved.id}/submit", as_=org.member).status == 409
+    outside = make_entry(db, org.outsider, status="submitted")
+    assert api.post(f"/api/time-entries/{outside.id}/reject", as_=org.manager, json={"reason": "x"}).status == 404
+    assert api.get(f"/api/time-entries/{outside.id}", as_=org.executive).json["time_entry"]["status"] == "submitted"
