@@ -10,7 +10,7 @@ from sqlalchemy import case, func, select, update
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import new_id, utcnow
-from chalicelib.core.locks import insert_rows, lock_row
+from chalicelib.core.locks import insert_rows, lock_key, lock_row
 
 from .models import OnboardingMilestone, OnboardingStage, OnboardingTemplate
 from .queries import (TEMPLATE_FLAGS, clients_using, load_any_stage, load_milestone, load_stage, load_template, milestone_out,
@@ -20,6 +20,9 @@ ENTITY = "onboarding_template"
 # decisions.md section 4 (at most 500 rows a list): a template holds at most this many stages, and this many
 # milestones in all, so that its detail lists them in full (409 beyond; kept under the template's row lock)
 STRUCTURE_LIMIT = 500
+NAME_MAX = 200  # onboarding_templates.name
+DEFAULT_KEY = "onboarding_template_default"  # the advisory lock of a change of the default template
+COPY_SUFFIX = " (Copy)"  # document 2: a duplicate is named with " (Copy)" appended
 
 
 def _record(ctx, template_id: str, action: str, changes: dict | None = None) -> None:
@@ -65,8 +68,12 @@ def create_template(ctx, *, data) -> dict:
 
 def update_template(ctx, *, template_id: str, data) -> dict:
     load_template(ctx, template_id)
-    template = lock_row(ctx.db, OnboardingTemplate, template_id)
     changes = data.changes()
+    if changes.get("is_default"):
+        # one default at a time: requests making different templates the default run one after the other (each
+        # would clear only the defaults committed before it). Taken before the row lock, as every such request does
+        lock_key(ctx.db, DEFAULT_KEY)
+    template = lock_row(ctx.db, OnboardingTemplate, template_id)
     if changes.get("is_default"):
         _clear_defaults(ctx, template.id)
     before = {key: getattr(template, key) for key in changes}
@@ -97,7 +104,9 @@ def delete_template(ctx, *, template_id: str) -> bool:
 
 def duplicate_template(ctx, *, template_id: str) -> dict:
     source = load_template(ctx, template_id)
-    copy = OnboardingTemplate(id=new_id(), name=f"{source.name} (Copy)"[:200], description=source.description,
+    # " (Copy)" is always appended: the source's name is shortened so that the copy's fits its 200 characters
+    copy = OnboardingTemplate(id=new_id(), name=source.name[:NAME_MAX - len(COPY_SUFFIX)] + COPY_SUFFIX,
+                              description=source.description,
                               is_default=False, is_active=True, created_by=ctx.user_id)
     ctx.db.add(copy)
     ctx.db.flush()

@@ -78,6 +78,16 @@ def test_duplicate_copies_the_structure(api, db, exec_user):
     assert api.post(f"{BASE}/nope/duplicate", as_=exec_user).status == 404
 
 
+def test_duplicate_of_a_long_name_keeps_the_copy_suffix(api, db, exec_user):
+    """Document 2: the duplicate is named with ' (Copy)' appended, also for a name of the full 200 characters
+    (the source's name is shortened to fit, the suffix is never cut off)."""
+    made = api.post(BASE, as_=exec_user, json={"name": "N" * 200}).json["template"]
+    copy = api.post(f"{BASE}/{made['id']}/duplicate", as_=exec_user)
+    assert copy.status == 201, copy
+    name = copy.json["template"]["name"]
+    assert name == "N" * 193 + " (Copy)" and len(name) == 200
+
+
 def test_reorder_moves_milestones_between_stages(api, db, exec_user):
     ids = template(api, exec_user)
     moved = api.patch(f"{BASE}/{ids['template']}/reorder", as_=exec_user, json={
