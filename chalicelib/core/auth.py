@@ -209,6 +209,26 @@ def authenticate(db: Session, headers, *, method: str = "GET", request_content: 
                      squad_name=rows[0][4], manager_name=rows[0][5])
 
 
+def principals_of(db: Session, user_ids) -> dict[str, Principal]:
+    """`{user_id: Principal}` of these active users, as `authenticate` builds a caller's (their access level's
+    matrix and their overrides), in one statement: for a service that must ask what another user may see (a
+    mention is told a note's text only when that user may read the note)."""
+    ids = list(dict.fromkeys(user_ids))
+    if not ids:
+        return {}
+    cells = permission_cells()
+    rows = db.execute(select(User, cells.c.tool, cells.c.level, cells.c.is_override)
+                      .outerjoin(cells, cells.c.user_id == User.id)
+                      .where(User.id.in_(ids), User.is_active.is_(True))).all()
+    users, found = {}, {}
+    for user, tool, level, is_override in rows:
+        users[user.id] = user
+        if tool is not None:
+            found.setdefault(user.id, []).append((tool, level, is_override))
+    return {user_id: Principal(user=user, permissions=apply_cells(user.access_level, found.get(user_id, [])))
+            for user_id, user in users.items()}
+
+
 def issue_dev_token(email: str, *, ttl_seconds: int = 30 * 24 * 3600, **claims) -> str:
     """An HS256 token for development and tests (refused when JWKS is configured)."""
     settings = get_settings()

@@ -31,6 +31,25 @@ def _check_mentions(ctx, mentions: list[str]) -> dict[str, str]:
     return {user_id: found[user_id] for user_id in ids}
 
 
+def _readers(ctx, resource_type: str, resource_id: str, user_ids: list[str]) -> set[str]:
+    """Which of these users (whose access level the note's visibility names) may read a note on this record:
+    view on its tool and the record in their scope, asked as each of them (their principals in one statement,
+    then the record's load-or-404 once for each: mentions are few, at most 100)."""
+    from dataclasses import replace
+
+    from chalicelib.core.auth import principals_of
+    from chalicelib.core.errors import DomainError
+
+    readers = set()
+    for user_id, principal in principals_of(ctx.db, user_ids).items():
+        try:
+            load_resource(replace(ctx, principal=principal), resource_type, resource_id)
+        except DomainError:  # 403 (no view on the tool) or 404 (not in their scope)
+            continue
+        readers.add(user_id)
+    return readers
+
+
 def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
     """A note on a visible record; a reply (`parent_id`) must answer a note of the same record that the caller
     reads. Mentioned users (active users) are notified with a deep link to the note."""
@@ -51,11 +70,13 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
     ctx.db.flush()
     link = DEEP_LINKS[resource_type].format(id=resource_id) + f"#note-{note.id}"
     author = ctx.user.name if ctx.user else "Someone"
-    # the note's text only to a mentioned user whose access level reads it; the others get the link alone
+    told = [user_id for user_id in mentions if user_id != ctx.user_id]
+    readers = _readers(ctx, resource_type, resource_id, [u for u in told if mentions[u] in levels])
+    # the note's text only to a mentioned user who may read the note; the others get the link alone
     notify_many(ctx, [{"user_id": user_id, "type": "mention", "title": f"{author} mentioned you in a note",
-                       "body": data.content[:500] if level in levels else None, "resource_type": "note",
+                       "body": data.content[:500] if user_id in readers else None, "resource_type": "note",
                        "resource_id": note.id, "action_url": link, "actor_id": ctx.user_id}
-                      for user_id, level in mentions.items() if user_id != ctx.user_id])
+                      for user_id in told])
     from .queries import CLIENT_LEVEL
 
     if data.parent_id and CLIENT_LEVEL in levels:

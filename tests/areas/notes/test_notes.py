@@ -216,3 +216,24 @@ def test_a_mention_carries_the_text_only_to_a_level_that_reads_the_note(api, db,
     told = db.scalars(select(Notification).where(Notification.type == "mention",
                                                  Notification.resource_id == everyone.json["id"])).one()
     assert told.body == "All may read"
+
+
+def test_a_mention_carries_the_text_only_to_who_may_read_the_note(api, db, employee, exec_user):
+    """docs/decisions/notes.md: a mention never shows a note to someone who may not read it. Reading it takes the
+    note's visibility level, view on the record's tool and the record in one's scope; the text went to every
+    mentioned user whose level was in the visibility. The others are told of the mention with the link alone."""
+    colleague = make_user(db, access_level="employee", name="Colleague")   # the task is not in their scope
+    no_deals = make_user(db, access_level="employee", name="No deals")
+    grant(db, no_deals, "deals", "none")
+    task = make_task(db, title="Mine", assignee_id=employee.id)
+    made = api.post(f"/api/notes/task/{task.id}", as_=employee, json={
+        "content": "The client wants a discount", "mentions": [colleague.id, exec_user.id]})
+    assert made.status == 201, made
+    deal = make_deal(db)
+    on_deal = api.post(f"/api/notes/deal/{deal.id}", as_=employee, json={
+        "content": "Deal margin", "mentions": [no_deals.id, colleague.id]})
+    assert on_deal.status == 201, on_deal
+    sent = {(n.resource_id, n.user_id): n.body
+            for n in db.scalars(select(Notification).where(Notification.type == "mention"))}
+    assert sent == {(made.json["id"], colleague.id): None, (made.json["id"], exec_user.id): "The client wants a discount",
+                    (on_deal.json["id"], no_deals.id): None, (on_deal.json["id"], colleague.id): "Deal margin"}
