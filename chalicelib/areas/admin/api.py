@@ -64,7 +64,8 @@ def update_admin_user(ctx, user_id: str, body: UserUpdate):
 
 
 @bp.route("/api/admin/users/{user_id}/permissions", methods=["PUT"])
-@endpoint(tool="admin", level="manage", body=UserPermissionsUpdate, errors=(404,), response=UserPermissionsRead)
+@endpoint(tool="admin", level="manage", body=UserPermissionsUpdate, errors=(404, 409),
+          response=UserPermissionsRead)
 def update_admin_user_permissions(ctx, user_id: str, body: UserPermissionsUpdate):
     """Set per-tool overrides for a user (null removes one); answers the effective permissions."""
     permissions, overrides = service_permissions.set_user_permissions(ctx, user_id=user_id, levels=body.permissions)
@@ -86,7 +87,7 @@ def create_admin_squad(ctx, body: SquadCreate):
 
 
 @bp.route("/api/admin/squads/{squad_id}", methods=["PUT"])
-@endpoint(tool="admin", level="manage", body=SquadUpdate, errors=(404,), response=one("squad", SquadRead))
+@endpoint(tool="admin", level="manage", body=SquadUpdate, errors=(404, 409), response=one("squad", SquadRead))
 def update_admin_squad(ctx, squad_id: str, body: SquadUpdate):
     """Update a squad."""
     return {"squad": service_squads.update_squad(ctx, squad_id=squad_id, data=body)}

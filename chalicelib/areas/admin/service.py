@@ -9,13 +9,13 @@ from sqlalchemy import func, select
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
-from chalicelib.core.locks import lock_key
 from chalicelib.core.models import Squad, User
 from chalicelib.core.query import Page, contains_text, paginate
 from chalicelib.core.serialize import value_out
 
 from .queries import USER_FIELDS, get_user_record, load_user, sees_salary, user_record, user_select
 from .schemas import UserCreate, UserListQuery, UserUpdate
+from .service_permissions import keep_an_executive
 
 REDACTED = "[redacted]"
 
@@ -101,17 +101,6 @@ def create_user(ctx, *, data: UserCreate) -> dict:
     return get_user_record(ctx, user_id=user.id)
 
 
-def _keep_an_executive(ctx, user_id: str) -> None:
-    """409 when this user is the last active executive (only an executive edits the matrix and the access
-    levels: none left locks everyone out). Such changes take turns on one lock, so two executives demoting
-    each other at once cannot both pass."""
-    lock_key(ctx.db, "active-executives")
-    others = ctx.db.scalar(select(func.count()).select_from(User).where(
-        User.access_level == "executive", User.is_active.is_(True), User.id != user_id))
-    if not others:
-        raise Conflict("The last active executive cannot be deactivated or given another access level")
-
-
 def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     user = load_user(ctx, user_id)
     values = data.model_dump(exclude_unset=True)
@@ -123,7 +112,7 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
         raise BadRequest("You cannot deactivate yourself")
     if user.is_active and user.access_level == "executive" and (
             values.get("is_active") is False or values.get("access_level", "executive") != "executive"):
-        _keep_an_executive(ctx, user.id)
+        keep_an_executive(ctx, user.id)
     before = _snapshot(user)
     for key, value in values.items():
         setattr(user, key, value)

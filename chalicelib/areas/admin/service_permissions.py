@@ -1,10 +1,11 @@
 """The access-level matrix and the per-user overrides that replace one tool's level."""
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from chalicelib.core import history, permissions
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.locks import lock_key
 from chalicelib.core.models import AccessLevelPermission, User, UserPermission
 
 from .queries import load_user, overrides, sees_salary, user_record, user_row
@@ -39,6 +40,26 @@ def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
     return after
 
 
+def _admin_lowered():
+    """Ids of the users whose own override puts admin below manage."""
+    return select(UserPermission.user_id).where(UserPermission.tool == "admin", UserPermission.level != "manage")
+
+
+def keep_an_executive(ctx, user_id: str, *, message: str | None = None) -> None:
+    """409 when this user is the last active executive who keeps admin:manage (only an executive's admin:manage
+    is kept by the matrix: none left locks everyone out of users, overrides and the matrix). An executive whose
+    own override lowers admin below manage does not count, and losing one changes nothing. Such changes take
+    turns on one lock, so two executives demoting each other at once cannot both pass."""
+    lock_key(ctx.db, "active-executives")
+    if ctx.db.scalar(_admin_lowered().where(UserPermission.user_id == user_id)) is not None:
+        return
+    others = ctx.db.scalar(select(func.count()).select_from(User).where(
+        User.access_level == "executive", User.is_active.is_(True), User.id != user_id,
+        User.id.not_in(_admin_lowered())))
+    if not others:
+        raise Conflict(message or "The last active executive cannot be deactivated or given another access level")
+
+
 def user_permissions(ctx, *, user: User) -> dict:
     return permissions.effective_permissions(ctx.db, user.id, user.access_level)
 
@@ -53,6 +74,10 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
         if permissions.RANK[new] < permissions.RANK[current]:
             raise BadRequest("You cannot lower your own admin permission",
                              details=[{"field": "permissions.admin", "message": "would lower your own admin level"}])
+    if (user.is_active and user.access_level == "executive" and levels.get("admin") is not None
+            and permissions.RANK[levels["admin"]] < permissions.RANK["manage"]):
+        keep_an_executive(ctx, user.id, message="The last active executive keeping admin:manage cannot have it "
+                                                "lowered (no one could administer otherwise)")
     stored = {row.tool: row for row in ctx.db.scalars(select(UserPermission).where(UserPermission.user_id == user.id))}
     changes = {}
     for tool, level in levels.items():

@@ -18,7 +18,12 @@ AGENT_FIELDS = ("id", "task_id", "stage", "effort_estimate", "scope_document", "
                 "branch_name", "pr_url", "preview_url", "browser_test_status", "browser_test_video_url",
                 "ci_status", "created_at", "updated_at")
 TASK_FIELDS = ("id", "title", "description", "resource_type", "resource_id", "status_id", "priority_id", "type_id",
-               "assignee_id", "reporter_id", "created_by", "due_date", "created_at", "updated_at")
+               "phase_id", "assignee_id", "reporter_id", "created_by", "parent_task_id", "roadmap_item_id", "sprint_id",
+               "due_date", "start_date", "estimated_hours", "internal_hours", "is_private", "sort_order",
+               "reported_by_contact_id", "requirements", "scope", "delivery_notes", "testing_notes",
+               "estimate_compute_hours", "estimate_total_cost", "approved_by_user_id", "approved_at", "created_at",
+               "updated_at")
+TASK_FLAGS = ("is_private",)
 RUN_FIELDS = ("id", "task_id", "project_id", "stage", "status", "tokens", "cost", "error", "feedback", "created_by",
               "started_at", "finished_at", "created_at", "updated_at")
 CONFIG_FIELDS = ("id", "project_id", "project_type", "repo_org", "repo_name", "default_branch", "deploy_target",
@@ -83,7 +88,7 @@ def linked_project(resource_type: str | None, resource_id: str | None) -> str | 
 
 def _flat(agent, task) -> dict:
     """An (agent, task) pair of ORM rows as the list's flat record (agent columns prefixed `agent_`)."""
-    record = row_dict(task, TASK_FIELDS)
+    record = row_dict(task, TASK_FIELDS, flags=TASK_FLAGS)
     record.update({f"agent_{name}": value for name, value in row_dict(agent, AGENT_FIELDS).items()})
     return record
 

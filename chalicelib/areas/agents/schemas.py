@@ -168,10 +168,28 @@ class AgentTaskBrief(Read):
     status_id: str | None
     priority_id: str | None
     type_id: str | None
+    phase_id: str | None
     assignee_id: str | None
     reporter_id: str | None
     created_by: str | None
+    parent_task_id: str | None
+    roadmap_item_id: str | None
+    sprint_id: str | None
     due_date: IsoDate | None
+    start_date: IsoDate | None
+    estimated_hours: float | None
+    internal_hours: float | None
+    is_private: Flag01
+    sort_order: float | None
+    reported_by_contact_id: str | None
+    requirements: str | None
+    scope: str | None
+    delivery_notes: str | None
+    testing_notes: str | None
+    estimate_compute_hours: float | None
+    estimate_total_cost: float | None
+    approved_by_user_id: str | None
+    approved_at: IsoTimestamp | None
     created_at: IsoTimestamp
     updated_at: IsoTimestamp
     status_label: str | None

@@ -16,8 +16,9 @@ from chalicelib.core.locks import lock_row
 from chalicelib.core.query import Page, Read, record_page, template
 
 from .models import STAGES, AgentRun, AgentTask
-from .queries import (agent_record as _agent_record, agent_task_list_select, agent_task_lookups, agent_task_records,
-                      is_agent_type, load_agent_task, recent_runs, task_model, visible, with_agent_task_lookups)
+from .queries import (TASK_FLAGS, agent_record as _agent_record, agent_task_list_select, agent_task_lookups,
+                      agent_task_records, is_agent_type, load_agent_task, recent_runs, task_model, visible,
+                      with_agent_task_lookups)
 
 EDITABLE = ("effort_estimate", "scope_document", "agent_confidence_note")
 
@@ -93,7 +94,8 @@ def list_agent_tasks(ctx, *, query) -> Page:
     if stages:
         stmt = stmt.where(AgentTask.stage.in_(stages))
     stmt = stmt.order_by(AgentTask.updated_at.desc(), Task.created_at.desc(), AgentTask.id)
-    page, sets = record_page(ctx.db, stmt, query, lookups=lambda rows: agent_task_lookups(ctx.db, rows))
+    page, sets = record_page(ctx.db, stmt, query, flags=TASK_FLAGS,
+                             lookups=lambda rows: agent_task_lookups(ctx.db, rows))
     return replace(page, items=with_agent_task_lookups(page.items, sets))
 
 

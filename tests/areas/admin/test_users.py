@@ -293,3 +293,30 @@ def test_is_active_is_a_flag(api, db, executive, value):
 def test_include_inactive_is_a_query_flag(api, executive, value):
     response = api.get(f"/api/admin/users?include_inactive={value}", as_=executive)
     assert response.status == 400 and response.json["details"][0]["field"] == "include_inactive"
+
+
+
+def test_an_executive_whose_admin_was_lowered_does_not_keep_the_organisation(api, db, executive):
+    """The last active executive is kept (docs/decisions/admin.md) so that someone keeps admin:manage. An
+    executive whose override lowers admin below manage cannot administer, so does not count; and lowering the
+    admin of the last executive who keeps it is 409, like demoting them. Otherwise one executive could take
+    the other's admin away and then step down, and nobody could edit users, overrides or the matrix."""
+    other = make_user(db, access_level="executive")
+    lowered = api.put(f"/api/admin/users/{other.id}/permissions", as_=executive, json={"permissions": {"admin": "view"}})
+    assert lowered.status == 200, lowered  # the caller still keeps admin:manage
+    refused = api.put(f"/api/admin/users/{executive.id}", as_=executive, json={"access_level": "head"})
+    assert refused.status == 409 and "last active executive" in refused.json["error"], refused
+    assert db.get(User, executive.id).access_level == "executive"
+    # the other's admin back to the matrix's manage: now the caller may step down
+    assert api.put(f"/api/admin/users/{other.id}/permissions", as_=executive,
+                   json={"permissions": {"admin": None}}).json["permissions"]["admin"] == "manage"
+    assert api.put(f"/api/admin/users/{executive.id}", as_=executive, json={"access_level": "head"}).status == 200
+    # `other` is the last executive keeping admin:manage: a holder of admin:manage by override cannot lower it
+    holder = make_user(db)
+    grant(db, holder, "admin", "manage")
+    last = api.put(f"/api/admin/users/{other.id}/permissions", as_=holder, json={"permissions": {"admin": "none"}})
+    assert last.status == 409 and "last active executive" in last.json["error"], last
+    assert api.get("/api/me", as_=other).json["permissions"]["admin"] == "manage"
+    # other tools of that executive, and raising or keeping admin, stay allowed
+    assert api.put(f"/api/admin/users/{other.id}/permissions", as_=holder,
+                   json={"permissions": {"tasks": "view", "admin": "manage"}}).status == 200

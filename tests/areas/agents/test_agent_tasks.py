@@ -314,3 +314,28 @@ def test_a_task_whose_type_changed_away_is_no_longer_an_agent_task(api, db, exec
     detail = api.get(f"/api/agent-tasks/{task_id}", as_=exec_user)
     assert detail.status == 200 and detail.json["agent"]["effort_estimate"] == "S"
     assert api.get(f"/api/agent-tasks/stats?project_id={project.id}", as_=exec_user).json["total_tasks"] == 1
+
+
+def test_an_agent_task_carries_its_task_fields(api, db, exec_user):
+    """decisions.md section 9: the list's entries are each a task with `agent`, and the detail's `task` is the
+    task (docs/decisions/agents.md: each task with its own fields). The Task fields an agent pipeline works from
+    (document 1, Task: requirements, scope, delivery and testing notes, compute and cost estimates, approval)
+    and the rest of the task's own columns are answered, is_private as 0/1."""
+    from datetime import date, datetime, timezone
+
+    task, _ = make_agent_task(db, stage="pending_approval", owner=exec_user)
+    values = {"requirements": "Must load in 1 s", "scope": "Landing page", "delivery_notes": "Ship on Friday",
+              "testing_notes": "Check mobile", "estimate_compute_hours": 2.5, "estimate_total_cost": 12.75,
+              "approved_by_user_id": exec_user.id, "approved_at": datetime(2026, 11, 2, 3, 4, 5, tzinfo=timezone.utc),
+              "start_date": date(2026, 11, 1), "estimated_hours": 6.0, "internal_hours": 1.5, "sort_order": 3.0,
+              "is_private": True, "reported_by_contact_id": None}
+    for name, value in values.items():
+        setattr(task, name, value)
+    db.flush()
+    expected = {**values, "approved_at": "2026-11-02T03:04:05Z", "start_date": "2026-11-01", "is_private": 1,
+                "phase_id": None, "parent_task_id": None, "roadmap_item_id": None, "sprint_id": None}
+    [listed] = api.get("/api/agent-tasks", as_=exec_user).json["tasks"]
+    detail = api.get(f"/api/agent-tasks/{task.id}", as_=exec_user).json["task"]
+    patched = api.patch(f"/api/agent-tasks/{task.id}", as_=exec_user, json={"effort_estimate": "M"}).json["task"]
+    for record in (listed, detail, patched):
+        assert {name: record.get(name, "missing") for name in expected} == expected
