@@ -1,7 +1,7 @@
 """Request and read models of the calendar (unknown fields are ignored)."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Annotated, Optional
 
 from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
@@ -37,9 +37,14 @@ class EventTime(Input):
         if value is None:
             return None
         try:
-            datetime.fromisoformat(value.replace("Z", "+00:00"))
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError as exc:
             raise ValueError("must be an ISO 8601 date and time") from exc
+        if moment.tzinfo is not None:
+            try:
+                moment.astimezone(timezone.utc)
+            except (OverflowError, ValueError) as exc:  # 0001-01-01T00:00:00+14:00: before year 1 in UTC
+                raise ValueError("must be a date and time between years 1 and 9999 in UTC") from exc
         return value
 
     @field_validator("timeZone")

@@ -7,7 +7,7 @@ database (settings, synthetic events) is read first. An unconfigured provider (`
 """
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, datetime, time, timedelta, timezone
 
 from sqlalchemy import extract, select
 
@@ -37,9 +37,34 @@ def calendars(ctx) -> list[dict]:
     return calendar.list_calendars(ctx.user.email) if calendar else []
 
 
-def _start_key(event: dict) -> str:
+_LAST = datetime.max.replace(tzinfo=timezone.utc)
+
+
+def _start_key(event: dict) -> tuple:
+    """The event's start as an instant, whatever its offset (calendars and events carry their own time zones):
+    an all-day date is its first moment in ORG_TIMEZONE, before that day's timed events; a time without an
+    offset is in its `timeZone` (else ORG_TIMEZONE); a start that cannot be read sorts last."""
     start = event.get("start") or {}
-    return str(start.get("dateTime") or start.get("date") or "")
+    try:
+        if start.get("dateTime"):
+            moment = datetime.fromisoformat(str(start["dateTime"]).replace("Z", "+00:00"))
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=_zone(start.get("timeZone")))
+            return moment, 1
+        if start.get("date"):
+            return datetime.combine(date.fromisoformat(str(start["date"])), time.min, tzinfo=org_zone()), 0
+    except (TypeError, ValueError):
+        pass
+    return _LAST, 2
+
+
+def _zone(name):
+    from zoneinfo import ZoneInfo
+
+    try:
+        return ZoneInfo(str(name)) if name else org_zone()
+    except Exception:  # noqa: BLE001 - an unreadable zone name: the organisation's
+        return org_zone()
 
 
 def list_events(ctx, query) -> list[dict]:
@@ -48,7 +73,8 @@ def list_events(ctx, query) -> list[dict]:
     merged list of several sources is cut once merged). Statements: settings, people, holidays, culture
     events (at most four), whatever the number of records."""
     zone = org_zone()
-    first, last = query.timeMin.astimezone(zone).date(), query.timeMax.astimezone(zone).date()
+    # timeMax is exclusive (as Google's): a range ending at midnight ends with the day before
+    first, last = query.timeMin.astimezone(zone).date(), (query.timeMax - timedelta.resolution).astimezone(zone).date()
     events = synthetic_events(ctx.db, settings_values(ctx.db, ctx.user_id), first, last)
     calendar = _provider(ctx, required=False)
     if calendar is not None:

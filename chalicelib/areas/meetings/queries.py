@@ -63,6 +63,13 @@ def _action_items_statement(meeting_in):
                      .where(meeting_in(MeetingActionItem.meeting_id)), MeetingActionItem.meeting_id, order)
 
 
+def action_item_record(db, item: MeetingActionItem) -> dict:
+    """One action item as the meeting's lists answer it (any one, also past the first LIST_LIMIT)."""
+    assignee = db.scalar(select(User.name).where(User.id == item.assignee_id)) if item.assignee_id else None
+    return {"id": item.id, "text": item.text, "status": item.status, "assignee_id": item.assignee_id,
+            "assignee_name": assignee, "source": item.source}
+
+
 def meeting_lookups(db, meeting_ids) -> dict:
     """The reads of the meetings' attendees (by e-mail) and action items (by position), templates for one
     record_sets round trip."""

@@ -16,7 +16,8 @@ from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.query import contains_text, in_scope, record_page, visible_row
 
 from .models import Meeting, MeetingActionItem, MeetingAttendee, MeetingSyncState
-from .queries import load_meeting, meeting_lookups, meeting_records, meeting_select, visible, with_meeting_lookups
+from .queries import (action_item_record, load_meeting, meeting_lookups, meeting_records, meeting_select, visible,
+                      with_meeting_lookups)
 
 
 def _filtered(ctx, query):
@@ -140,8 +141,7 @@ def set_action_item_status(ctx, meeting_id: str, action_id: str, *, data) -> dic
     ctx.db.flush()
     action_items_service.set_sourced_completed(ctx, source_module="meetings", source_ids=[item.id],
                                                completed=data.status != "pending")
-    return next(record for record in meeting_records(ctx.db, [ctx.db.get(Meeting, meeting_id)])[0]["action_items"]
-                if record["id"] == item.id)
+    return action_item_record(ctx.db, item)
 
 
 def reanalyse(ctx, meeting_id: str) -> None:

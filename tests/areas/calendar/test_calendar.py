@@ -337,3 +337,71 @@ def test_culture_event_ending_on_the_last_representable_day(api, db, exec_user, 
     assert answer.status == 200, answer
     forever = [e for e in answer.json["events"] if e.get("type") == "culture_event"]
     assert [(e["start"], e["end"]) for e in forever] == [({"date": "2026-12-20"}, {"date": "9999-12-31"})]
+
+
+def test_events_are_ordered_by_their_start_instant_whatever_the_offset(api, employee, set_env):
+    """docs/decisions/calendar.md, Events: the answer is ordered by start (an all-day date before that day's timed
+    events). Events of several calendars or time zones carry other offsets: 10:00 at +11:00 (23:00 UTC the day
+    before) starts before 23:30 UTC, though its text sorts after it."""
+    set_env(ORG_TIMEZONE="Australia/Sydney")
+    early = api.post("/api/calendar/events", as_=employee, json=_event(
+        summary="Sydney morning", start={"dateTime": "2026-12-03T10:00:00+11:00"},
+        end={"dateTime": "2026-12-03T10:30:00+11:00"})).json["event"]
+    late = api.post("/api/calendar/events", as_=employee, json=_event(
+        summary="UTC late evening", start={"dateTime": "2026-12-02T23:30:00Z"},
+        end={"dateTime": "2026-12-03T00:30:00Z"})).json["event"]
+    day = api.post("/api/calendar/events", as_=employee, json=_event(
+        summary="All day", start={"date": "2026-12-03"}, end={"date": "2026-12-04"})).json["event"]
+    events = api.get(f"/api/calendar/events?{RANGE}", as_=employee).json["events"]
+    assert [e["id"] for e in events if not e.get("synthetic")] == [day["id"], early["id"], late["id"]]
+
+
+def test_synthetic_events_end_with_the_range_whose_time_max_is_exclusive(api, db, employee, set_env):
+    """A month view asks [the 1st 00:00, the next month's 1st 00:00) in local time: timeMax is exclusive (as
+    Google's), so the next month's first day is not in the range and its synthetic events are not answered."""
+    set_env(ORG_TIMEZONE="Australia/Sydney")
+    db.add_all([PublicHoliday(date=date(2026, 12, 25), name="Christmas Day"),
+                PublicHoliday(date=date(2027, 1, 1), name="New Year's Day")])
+    make_user(db, name="Jan First", date_of_birth=date(1990, 1, 1))
+    db.flush()
+    month = "timeMin=2026-12-01T00:00:00%2B11:00&timeMax=2027-01-01T00:00:00%2B11:00"
+    events = api.get(f"/api/calendar/events?{month}", as_=employee).json["events"]
+    assert [e["summary"] for e in events if e.get("synthetic")] == ["Christmas Day"]
+    january = "timeMin=2027-01-01T00:00:00%2B11:00&timeMax=2027-02-01T00:00:00%2B11:00"
+    assert sorted(e["summary"] for e in api.get(f"/api/calendar/events?{january}", as_=employee).json["events"]
+                  if e.get("synthetic")) == ["Jan First's birthday", "New Year's Day"]
+
+
+def test_an_event_time_outside_the_representable_range_is_a_400_not_a_500(api, employee):
+    """decisions.md section 4 (a bad value is a 400, 500 never on purpose): a dateTime whose offset moves it out of
+    the years 1 to 9999 in UTC failed when the event was stored."""
+    for moment in ("0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-12:00"):
+        created = api.post("/api/calendar/events", as_=employee, json=_event(
+            start={"dateTime": moment}, end={"dateTime": moment}))
+        assert created.status == 400 and created.json["details"][0]["field"] == "start.dateTime", (moment, created)
+        moved = api.patch("/api/calendar/events/primary/x", as_=employee, json={"end": {"dateTime": moment}})
+        assert moved.status == 400 and moved.json["details"][0]["field"] == "end.dateTime", (moment, moved)
+
+
+def test_each_synthetic_kind_is_toggled_by_its_own_setting(api, db, employee):
+    """Document 3, synthetic event types, each toggled by a setting: birthday (show_birthdays), anniversary
+    (show_anniversaries), leave (show_leave), public_holiday (show_public_holidays), new_starter
+    (show_new_starters), culture_event (show_events)."""
+    from tests.areas.leave.factories import make_leave
+
+    _people(db)
+    make_leave(db, make_user(db, name="Lee Away"), status="approved", start_date=date(2026, 12, 9),
+               end_date=date(2026, 12, 9))
+    every = {"birthday", "anniversary", "leave", "public_holiday", "new_starter", "culture_event"}
+
+    def kinds():
+        return {e["type"] for e in api.get(f"/api/calendar/events?{RANGE}", as_=employee).json["events"]
+                if e.get("synthetic")}
+
+    assert kinds() == every
+    for setting, kind in (("show_birthdays", "birthday"), ("show_anniversaries", "anniversary"),
+                          ("show_leave", "leave"), ("show_public_holidays", "public_holiday"),
+                          ("show_new_starters", "new_starter"), ("show_events", "culture_event")):
+        assert api.put("/api/calendar/settings", as_=employee, json={setting: False}).json == {"ok": True}
+        assert kinds() == every - {kind}, setting
+        assert api.put("/api/calendar/settings", as_=employee, json={setting: True}).json == {"ok": True}

@@ -255,3 +255,21 @@ def test_a_refused_transcript_is_a_502_and_caches_nothing(api, db, employee, set
     set_env(MEETNOTES_API_KEY=None)
     fetched = api.get(f"/api/meetings/{meeting.id}/transcript", as_=employee)
     assert fetched.status == 200 and fetched.json["transcript"]["sentences"]
+
+
+def test_the_status_of_an_action_item_past_the_first_500_is_set(api, db, exec_user):
+    """Document 3, States: an action item's status may be set at any time; the answer `{ action_item }` of one
+    past the 500 a meeting's lists show (decisions.md section 4) was looked for among those 500: a 500 error."""
+    from chalicelib.areas.meetings.models import MeetingActionItem
+
+    assignee = make_user(db, name="Ada Assignee")
+    meeting = make_meeting(db)
+    db.add_all([MeetingActionItem(meeting_id=meeting.id, position=n, text=f"Item {n}", status="pending", source="ai",
+                                  assignee_id=assignee.id if n == 500 else None) for n in range(501)])
+    db.flush()
+    last = db.scalar(select(MeetingActionItem.id).where(MeetingActionItem.meeting_id == meeting.id,
+                                                        MeetingActionItem.position == 500))
+    answer = api.post(f"/api/meetings/{meeting.id}/action-items/{last}/status", as_=exec_user, json={"status": "done"})
+    assert answer.status == 200, answer
+    assert answer.json["action_item"] == {"id": last, "text": "Item 500", "status": "done", "assignee_id": assignee.id,
+                                          "assignee_name": "Ada Assignee", "source": "ai"}
