@@ -154,7 +154,7 @@ class AdConnection(Timestamps, Base):
     status: Mapped[str] = mapped_column(String(20), nullable=False, default="connected")  # connected | error
     last_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     last_sync_error: Mapped[str | None] = mapped_column(Text)
-    created_by: Mapped[str | None] = mapped_column(String(100))  # portal:<portal user id> or a staff user id
+    created_by: Mapped[str | None] = mapped_column(String(120))  # portal:<portal user id> or a staff user id
     backfilled_at: Mapped[datetime | None] = mapped_column(UTCDateTime())  # the scheduled job's first long read
 
 

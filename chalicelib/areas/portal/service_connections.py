@@ -101,7 +101,7 @@ def create_connection(ctx, *, data) -> dict:
     if manager:
         notify(ctx, user_id=manager, type="portal_connection",
                title=f"A client connected {PLATFORM_NAMES[row.platform]}: {row.display_name}",
-               resource_type="company", resource_id=company_id, action_url=f"/companies/{company_id}")
+               resource_type="ad_connection", resource_id=row.id, action_url=f"/companies/{company_id}")
     return connection_record(row)
 
 

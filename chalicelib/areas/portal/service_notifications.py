@@ -155,19 +155,22 @@ def notify_portal_users(ctx, *, type: str, title: str, body: str | None = None, 
                         resource_id: str | None = None, action_url: str | None = None, company_ids=None,
                         recipients=None, every_company: bool = False) -> int:
     """Notify portal users: those of `company_ids`, the `(company_id, portal_user_id)` pairs of `recipients`,
-    or every known portal user (`every_company`). Each gets the in-app notification unless their preference
-    turns it off, and an e-mail (a notifications-queue delivery after commit) when their preference (or the
+    or every known portal user (`every_company`); only users of companies that are clients (a former client's
+    users, who can no longer reach the portal, are told nothing). Each gets the in-app notification unless their
+    preference turns it off, and an e-mail (a notifications-queue delivery after commit) when their preference (or the
     type's default) has e-mail on and their address is known. A fixed number of statements: one SELECT of the
     users with their preference, one INSERT of notifications, one of deliveries. Answers how many were told."""
     from sqlalchemy import and_, tuple_
 
+    from chalicelib.areas.deals import service as deals_service
     from chalicelib.core.ids import new_id
     from chalicelib.core.notify import delivery_payload, send_after_commit
     from chalicelib.core.notify_models import NotificationDelivery
 
-    pref = PortalNotificationPreference
+    pref, company = PortalNotificationPreference, deals_service.company_table()
     stmt = (select(PortalUser.company_id, PortalUser.portal_user_id, PortalUser.email, pref.channel_in_app,
                    pref.channel_email)
+            .join(company, and_(company.c.id == PortalUser.company_id, company.c.status == "client"))
             .outerjoin(pref, and_(pref.company_id == PortalUser.company_id,
                                   pref.portal_user_id == PortalUser.portal_user_id, pref.notification_type == type)))
     if recipients is not None:

@@ -51,7 +51,7 @@ def create_request(ctx, *, data) -> str:
     record_submission(ctx, record_type="task", record_id=task_id, portal_user_id=requester)
     manager = _delivery_manager(ctx, project)
     if manager:
-        notify(ctx, user_id=manager, type="portal_request", title=f"Client request: {data.title}",
+        notify(ctx, user_id=manager, type="portal_request", title=f"Client request: {data.title}"[:500],
                body=(data.description or "")[:500] or None, resource_type="task", resource_id=task_id,
                action_url=f"/tasks/{task_id}")
     return task_id
@@ -74,8 +74,11 @@ TEXT_FIELDS = ("financial_year_start", "financial_year_end", "key_trading_period
                "growth_priorities_text", "company_direction_text")
 
 
-def _check_percentages(values: dict) -> None:
-    given = {name: values[name] for name in PCT_FIELDS if values.get(name) is not None}
+def _check_percentages(values: dict, row: ClientQuestionnaire | None) -> None:
+    """The channel percentages as they will be stored: those sent, and the answers kept that were not sent."""
+    kept = {name: getattr(row, name) for name in PCT_FIELDS if row is not None and name not in values}
+    given = {name: value for name, value in {**values, **kept}.items()
+             if name in PCT_FIELDS and value is not None}
     total = sum(given.values(), Decimal(0))
     if len(given) == len(PCT_FIELDS) and total != 100:
         raise bad_field("channel_online_pct", "the three channel percentages must add up to 100")
@@ -88,9 +91,9 @@ def submit_questionnaire(ctx, *, data) -> None:
 
     company_id = ctx.portal.company_id
     values = data.changes()
-    _check_percentages(values)
     lock_key(ctx.db, "portal-questionnaire", company_id)
     row = ctx.db.get(ClientQuestionnaire, company_id)
+    _check_percentages(values, row)
     first = row is None or row.completed_at is None
     if row is None:
         row = ClientQuestionnaire(company_id=company_id)

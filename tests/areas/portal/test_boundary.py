@@ -109,3 +109,64 @@ def test_group_aware_lists_read_the_honoured_group_only(portal, db):
     # detail routes read the company alone, not its group
     sister_budget = portal.get("/budgets", sister).json["budgets"][0]["id"]
     assert portal.get(f"/budgets/{sister_budget}", mine, group=group).status == 404
+
+
+def _portal_routes(app):
+    import re
+
+    return sorted((method, re.sub(r"\{[^}]+\}", "00000000-0000-0000-0000-000000000000", path[len("/api/portal"):]))
+                  for path, methods in app.routes.items() if path.startswith("/api/portal/")
+                  for method in methods)
+
+
+def test_every_portal_route_checks_the_token_the_company_and_the_write_role(portal, db, app, set_env):
+    """Document 3, authentication rule 5 and "Client portal": every route is called with the service token and
+    scoped to the client company of X-Portal-Company-Id; writes need collaborator or admin (the notification
+    routes touch the caller's own records and the results question only reads: docs/decisions/portal.md)."""
+    routes = _portal_routes(app)
+    assert len(routes) == 37, routes  # the 37 rows of document 3's table
+    client, prospect = make_client(db), make_company(db, status="prospect")
+    readers = {("POST", "/notifications/00000000-0000-0000-0000-000000000000/read"),
+               ("POST", "/notifications/read-all"), ("PUT", "/notifications/preferences"), ("POST", "/results/ask")}
+    for method, path in routes:
+        assert portal.request(method, path, client, token=None).status == 401, (method, path)
+        assert portal.request(method, path, client, token="wrong").status == 401, (method, path)
+        assert portal.request(method, path, None).status == 400, (method, path)
+        assert portal.request(method, path, prospect).status == 404, (method, path)
+        if method != "GET" and (method, path) not in readers:
+            assert portal.request(method, path, client, role="viewer").status == 403, (method, path)
+    set_env(PORTAL_SERVICE_TOKEN=None)  # decisions.md section 1: unset, the portal routes answer 503
+    assert [(m, p) for m, p in routes if portal.request(m, p, client).status != 503] == []
+
+
+def test_the_dashboard_reads_the_group_and_the_other_routes_the_company_alone(portal, db):
+    """Document 3: the dashboard is group-aware (its projects, financial totals, activity and milestones read the
+    honoured group companies); /projects, /history and /questionnaire are not (the header is ignored)."""
+    from datetime import date
+    from decimal import Decimal
+
+    from chalicelib.areas.projects.models import ProjectGoal
+    from chalicelib.core import history as core_history
+    from tests.areas.invoices.factories import make_invoice
+
+    mine, sister, stranger = make_client(db, group="G"), make_client(db, group="G"), make_client(db, group="H")
+    projects = {}
+    for company, total in ((mine, "100"), (sister, "20"), (stranger, "3")):
+        project = make_project(db, company_id=company.id, name=f"P {company.id}")
+        projects[company.id] = project.id
+        db.add(ProjectGoal(project_id=project.id, title=f"G {company.id}", due_date=date(2030, 1, 1)))
+        make_invoice(db, status="sent", company_id=company.id, total=Decimal(total), subtotal=Decimal(total),
+                     tax=Decimal("0"), amount_paid=Decimal("0"), amount_due=Decimal(total))
+        core_history.record(db, entity_type="project", entity_id=project.id, action=f"A {company.id}", actor_id=None)
+    db.flush()
+    group = [sister, stranger]
+    body = portal.get("/dashboard", mine, group=group).json
+    assert {p["id"] for p in body["projects"]} == {projects[mine.id], projects[sister.id]}
+    assert body["financial"]["total_invoiced"] == 120.0
+    assert {m["title"] for m in body["milestones"]} == {f"G {mine.id}", f"G {sister.id}"}
+    assert {a["action"] for a in body["recentActivity"]} == {f"A {mine.id}", f"A {sister.id}"}
+    assert portal.get("/dashboard", mine).json["financial"]["total_invoiced"] == 100.0
+    assert [p["id"] for p in portal.get("/projects", mine, group=group).json["projects"]] == [projects[mine.id]]
+    assert [h["action"] for h in portal.get("/history", mine, group=group).json["history"]] == [f"A {mine.id}"]
+    assert portal.get(f"/projects/{projects[sister.id]}", mine, group=group).status == 404
+    assert portal.get(f"/projects/{projects[sister.id]}/tasks", mine, group=group).status == 404

@@ -222,3 +222,31 @@ def test_an_unreachable_platform_stores_and_notifies_nothing(portal, db, api, ex
     assert staff.status == 502 and staff.json["error"]
     assert count(db, AdConnection, company_id=mine.id) == 0 and count(db, AdDailyMetric, company_id=mine.id) == 0
     assert count(db, Notification, user_id=manager.id) == 0
+
+
+def test_each_connection_notifies_the_delivery_manager(portal, db):
+    """Document 3, Events: a portal connection notifies the assigned delivery manager. Each connection is its
+    own event: the notification names the connection, so the 5-minute de-duplication (same user, type and
+    resource) no longer swallowed a second platform connected minutes after the first (both named the company)."""
+    manager = make_user(db)
+    mine = make_client(db, dashboard=True, manager=manager)
+    made = [portal.post("/connections", mine, role="admin", json=body).json["connection"]["id"]
+            for body in (GOOGLE, META)]
+    told = db.execute(select(Notification.type, Notification.resource_type, Notification.resource_id,
+                             Notification.title)
+                      .where(Notification.user_id == manager.id).order_by(Notification.created_at)).all()
+    assert [(t.type, t.resource_id) for t in told] == [("portal_connection", made[0]), ("portal_connection", made[1])]
+    assert {t.resource_type for t in told} == {"ad_connection"}
+    assert told[1].title.startswith("A client connected Meta Ads")
+
+
+def test_a_portal_user_id_of_100_characters_can_connect(portal, db):
+    """The boundary accepts an X-Portal-User-Id of up to 100 characters (docs/decisions/portal.md); the
+    connection records who made it as `portal:<user id>`, which passed its 100-character column: the connect
+    answered 400 ("A value is out of range or malformed") and stored nothing (migration adplatforms_0003)."""
+    mine = make_client(db, dashboard=True)
+    user = "u" * 100
+    answer = portal.post("/connections", mine, role="admin", user=user, json=GOOGLE)
+    assert answer.status == 201, answer.json
+    assert answer.json["connection"]["created_by"] == f"portal:{user}"
+    assert db.get(AdConnection, answer.json["connection"]["id"]).created_by == f"portal:{user}"

@@ -4,7 +4,7 @@ preference has e-mail on), and the producers: QBR presented, budget pending appr
 reply, announcement."""
 from sqlalchemy import select
 
-from chalicelib.areas.portal.models import PortalNotification, PortalUser
+from chalicelib.areas.portal.models import PortalNotification, PortalNotificationPreference, PortalUser
 from chalicelib.core.notify_models import NotificationDelivery
 from tests.areas.budgets.factories import make_budget
 from tests.areas.deals.factories import make_deal
@@ -214,3 +214,27 @@ def test_the_email_goes_through_the_notifications_queue_and_worker(portal, db, a
     assert _mail_to(db) == ["ann@client.example"]
     db.expire_all()
     assert db.get(NotificationDelivery, delivery.id).status == "sent"
+
+
+def test_a_former_client_is_told_nothing(portal, db, api, exec_user):
+    """The portal is for clients: a company that is no longer a client answers 404 on every portal route
+    (document 3, "Client portal"; docs/decisions/portal.md), so its portal users are no longer told of the
+    agency's announcements, QBRs or budgets: the announcement went to every portal user ever recorded, the
+    e-mail included."""
+    mine, former = make_client(db), make_client(db)
+    _seen(portal, mine, "pu-1", "ann@client.example")
+    _seen(portal, former, "pu-2", "old@former.example")
+    former.status = "prospect"
+    db.flush()
+    assert portal.get("/dashboard", former, user="pu-2").status == 404
+    # the former client's user has e-mail on for announcements
+    db.add(PortalNotificationPreference(company_id=former.id, portal_user_id="pu-2",
+                                        notification_type="portal_announcement", channel_in_app=True,
+                                        channel_email=True))
+    db.flush()
+    made = api.post("/api/announcements", json={"title": "New service", "content": "We now do SEO",
+                                                "category": "company"}, as_=exec_user)
+    assert made.status == 201, made
+    assert [n.type for n in _mine(db, mine, "pu-1")] == ["portal_announcement"]
+    assert _mine(db, former, "pu-2") == []
+    assert _mail_to(db) == []

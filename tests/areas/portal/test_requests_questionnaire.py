@@ -83,3 +83,39 @@ def test_questionnaire(portal, db):
     notes = db.scalars(select(Notification.type).where(Notification.user_id == manager.id)).all()
     assert notes == ["portal_questionnaire"]
     assert portal.get("/questionnaire", other).json["profile"]["completed"] == 0
+
+
+def test_a_request_with_a_title_of_500_characters_is_created_and_notified(portal, db):
+    """Document 3, POST /requests: title (required) -> 201 {taskId, ok}, the delivery manager notified. A title
+    at the body's bound (500, the task's column) made a notification title past its 500-character column: the
+    request answered 400 and created nothing."""
+    manager = make_user(db)
+    mine = make_client(db, manager=manager)
+    project = make_project(db, company_id=mine.id)
+    answer = portal.post("/requests", mine, role="admin", json={"title": "x" * 500, "projectId": project.id})
+    assert answer.status == 201, answer.json
+    assert db.get(Task, answer.json["taskId"]).title == "x" * 500
+    title = db.scalar(select(Notification.title).where(Notification.user_id == manager.id))
+    assert title.startswith("Client request: x") and len(title) == 500
+
+
+def test_channel_percentages_are_checked_with_the_answers_kept(portal, db):
+    """docs/decisions/portal.md: each channel percentage 0-100; all three add up to 100, otherwise to at most
+    100. A submission sends any subset and keeps the answers it leaves out, so the rule holds for the answers
+    as stored: 50 online then 60 in-store alone stored 110%."""
+    mine = make_client(db)
+    assert portal.post("/questionnaire", mine, role="admin", json={"channel_online_pct": 50}).status == 200
+    too_many = portal.post("/questionnaire", mine, role="admin", json={"channel_instore_pct": 60})
+    assert too_many.status == 400 and too_many.json["details"][0]["field"] == "channel_online_pct"
+    assert portal.post("/questionnaire", mine, role="admin", json={"channel_instore_pct": 40}).status == 200
+    not_whole = portal.post("/questionnaire", mine, role="admin", json={"channel_wholesale_pct": 5})
+    assert not_whole.status == 400
+    assert portal.post("/questionnaire", mine, role="admin", json={"channel_wholesale_pct": 10,
+                                                                   "channel_online_pct": 50,
+                                                                   "channel_instore_pct": 40}).status == 200
+    # a value sent as null clears it; the others are checked with what is kept
+    assert portal.post("/questionnaire", mine, role="admin", json={"channel_online_pct": None,
+                                                                   "channel_wholesale_pct": 60}).status == 200
+    profile = portal.get("/questionnaire", mine).json["profile"]
+    assert (profile["channel_online_pct"], profile["channel_instore_pct"], profile["channel_wholesale_pct"]) == \
+        (None, 40.0, 60.0)
