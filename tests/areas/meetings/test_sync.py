@@ -126,3 +126,24 @@ def test_the_scheduled_sync_runs_again_once_sync_interval_minutes_have_passed(db
     assert run_sync() == {"skipped": "not due"}
     last_synced(61)
     assert "skipped" not in run_sync()
+
+
+def test_a_note_the_columns_cannot_hold_is_left_out_and_the_rest_imported(api, db, exec_user, people, monkeypatch):
+    """Provider data past the columns (a note id over 100 characters, an organiser e-mail over 320) failed the
+    whole sync with a 400 and imported nothing; such a note is now left out (logged) and a long organiser e-mail
+    cut, as the attendees' e-mails are."""
+    from chalicelib.providers.meetnotes.sandbox import SandboxNotes
+
+    list_notes = SandboxNotes.list_notes
+
+    def odd_notes(self, *, since):
+        notes = list_notes(self, since=since)
+        notes[0] = {**notes[0], "id": "n" * 101}
+        notes[1] = {**notes[1], "organizer_email": "o" * 330 + "@agency.test"}
+        return notes
+
+    monkeypatch.setattr(SandboxNotes, "list_notes", odd_notes)
+    answer = api.post("/api/admin/connections/meetnotes/sync", as_=exec_user)
+    assert answer.status == 202, answer
+    assert _count(db, Meeting) == 4
+    assert len(db.get(Meeting, "sandbox-note-2").organizer_email) == 320
