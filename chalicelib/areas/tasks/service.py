@@ -360,7 +360,9 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     if not values:
         raise BadRequest("No fields to update")
     task = load_task(ctx, task_id)
-    check_references(ctx, values, task_id=task.id, current=task)
+    # a value sent back unchanged is not checked again (a client may PUT the whole record it read)
+    check_references(ctx, {name: value for name, value in values.items() if value != getattr(task, name)},
+                     task_id=task.id, current=task)
     before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id")}
     for name, value in values.items():
         setattr(task, name, value)

@@ -420,3 +420,19 @@ def test_create_answers_the_record_a_read_gives_in_a_bounded_number_of_statement
     assert counter.count <= 11, "\n".join(s[:90] for s in counter.statements)
     read = api.get(f"/api/tasks/{created.json['task']['id']}", as_=exec_user).json["task"]
     assert created.json["task"] == read
+
+
+def test_a_put_that_sends_back_unchanged_references_is_taken(api, db, employee, exec_user):
+    """A client that edits one field may send the whole record back: references it did not change are not
+    checked again. An employee assigned a task in a project they are not a member of (so cannot see) got a 400
+    on resource_id for sending the task's own project back; changing it to such a project is still a 400."""
+    hidden = make_project(db, name="Not mine")
+    other = make_project(db, name="Not mine either")
+    task = make_task(db, title="Assigned to me", assignee_id=employee.id, resource_type="project",
+                     resource_id=hidden.id)
+    answer = api.put(f"/api/tasks/{task.id}", as_=employee, json={
+        "title": "Renamed", "resource_type": "project", "resource_id": hidden.id, "assignee_id": employee.id})
+    assert answer.status == 200, answer
+    assert answer.json["task"]["title"] == "Renamed"
+    moved = api.put(f"/api/tasks/{task.id}", as_=employee, json={"resource_type": "project", "resource_id": other.id})
+    assert moved.status == 400 and moved.json["details"][0]["field"] == "resource_id"
