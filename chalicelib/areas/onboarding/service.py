@@ -8,7 +8,7 @@ from __future__ import annotations
 from sqlalchemy import case, func, select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.errors import BadRequest, Conflict, bad_field
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_key, lock_row
 
@@ -74,6 +74,10 @@ def update_template(ctx, *, template_id: str, data) -> dict:
         # would clear only the defaults committed before it). Taken before the row lock, as every such request does
         lock_key(ctx.db, DEFAULT_KEY)
     template = lock_row(ctx.db, OnboardingTemplate, template_id)
+    if changes.get("is_default") and not changes.get("is_active", template.is_active):
+        raise bad_field("is_default", "an inactive template cannot be the default")
+    if changes.get("is_active") is False and template.is_default:
+        changes["is_default"] = False  # disabled, it is no longer the default (as a soft-disabling delete)
     if changes.get("is_default"):
         _clear_defaults(ctx, template.id)
     before = {key: getattr(template, key) for key in changes}

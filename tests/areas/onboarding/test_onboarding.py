@@ -67,6 +67,24 @@ def test_default_is_exclusive(api, db, exec_user):
     assert api.patch(f"{BASE}/{b}", as_=exec_user, json={"is_default": None}).status == 400
 
 
+def test_an_inactive_template_is_never_the_default(api, db, exec_user):
+    """The active default is what a company's onboarding starts from without a template of its own: a PATCH that
+    disables the default clears its flag (as a soft-disabling DELETE does), and an inactive template cannot be
+    made the default (400 on is_default). Either left no active default before."""
+    a = template(api, exec_user, "A")["template"]
+    b = template(api, exec_user, "B")["template"]
+    api.patch(f"{BASE}/{a}", as_=exec_user, json={"is_default": True})
+    disabled = api.patch(f"{BASE}/{a}", as_=exec_user, json={"is_active": False}).json["template"]
+    assert (disabled["is_active"], disabled["is_default"]) == (0, 0)
+    refused = api.patch(f"{BASE}/{a}", as_=exec_user, json={"is_default": True})
+    assert refused.status == 400 and refused.json["details"][0]["field"] == "is_default"
+    both = api.patch(f"{BASE}/{a}", as_=exec_user, json={"is_active": True, "is_default": True}).json["template"]
+    assert (both["is_active"], both["is_default"]) == (1, 1)
+    assert api.patch(f"{BASE}/{b}", as_=exec_user, json={"is_active": False, "is_default": True}).status == 400
+    listed = {t["id"]: (t["is_active"], t["is_default"]) for t in api.get(BASE, as_=exec_user).json["templates"]}
+    assert listed == {a: (1, 1), b: (1, 0)}
+
+
 def test_duplicate_copies_the_structure(api, db, exec_user):
     ids = template(api, exec_user)
     copy = api.post(f"{BASE}/{ids['template']}/duplicate", as_=exec_user)
