@@ -11,8 +11,9 @@ changes nothing.
 Applied: the run's status (and finished_at unless `running`), tokens and cost (the run's totals so far), error;
 the agent meta's scope document, effort estimate, confidence note and proof-of-work fields that the result
 carries. Status `success` for stage `scoping` moves a task in scoping to pending_approval, for stage `building`
-a task in building to review (decisions.md section 9); another status, or a task no longer in the reported
-stage, records the run and leaves the stage.
+a task in building to review (decisions.md section 9); another status, a task no longer in the reported stage,
+or a run that is not the task's latest of that stage (given up on and dispatched again), records the run and
+leaves the stage.
 """
 from __future__ import annotations
 
@@ -96,6 +97,13 @@ def _answer(agent, run, duplicate: bool) -> dict:
             "duplicate": 1 if duplicate else 0}
 
 
+def _latest_run_of_stage(db, task_id: str, stage: str) -> str | None:
+    """The id of the task's newest run of this stage: only its success moves the task (a run given up on, whose
+    task was dispatched again, may still report late: recorded, but it moves nothing)."""
+    return db.scalar(select(AgentRun.id).where(AgentRun.task_id == task_id, AgentRun.stage == stage)
+                     .order_by(AgentRun.created_at.desc(), AgentRun.id.desc()).limit(1))
+
+
 def apply_report(ctx, body: AgentCallback) -> dict:
     Task = task_model()
     row = ctx.db.execute(select(AgentTask, Task).join(Task, Task.id == AgentTask.task_id).where(
@@ -137,6 +145,6 @@ def apply_report(ctx, body: AgentCallback) -> dict:
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_run_reported", actor_id=None,
                    changes={"run_id": run.id, "stage": body.stage, "status": body.status})
     target = SUCCESS_MOVES.get(body.stage) if body.status == "success" else None
-    if target is not None and agent.stage == body.stage:
+    if target is not None and agent.stage == body.stage and _latest_run_of_stage(ctx.db, task.id, run.stage) == run.id:
         change_stage(ctx, agent, task, target, actor_id=None, run_id=run.id)
     return _answer(agent, run, False)

@@ -217,3 +217,22 @@ def test_tokens_past_what_the_run_holds_are_a_400_naming_the_field(api, db, exec
     answer = api.post(PATH, json=body, headers=headers)
     assert answer.status == 200, answer
     assert db.get(AgentRun, run_id).tokens == 2**31 - 1
+
+
+def test_only_the_latest_run_of_the_stage_moves_the_task(api, db, exec_user):
+    """A run given up on (its runner call failed, so the task went back to its stage and was dispatched again) may
+    still report late. Its report is recorded, but only the task's latest run of the stage moves the task: a late
+    success of the earlier run moved it past the run now in progress."""
+    from datetime import timedelta
+
+    from chalicelib.core.ids import utcnow
+
+    project, task, agent, first = _dispatched(api, db, exec_user)
+    db.execute(AgentRun.__table__.update().where(AgentRun.id == first).values(status="failed",
+                                                                                created_at=utcnow() - timedelta(hours=1)))
+    latest = make_run(db, task, stage="scoping", status="running")
+    body = {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "success"}
+    late = _post(api, {**body, "run_id": first})
+    assert late.status == 200 and late.json["stage"] == "scoping" and late.json["run_status"] == "success"
+    current = _post(api, {**body, "run_id": latest.id})
+    assert current.status == 200 and current.json["stage"] == "pending_approval"
