@@ -27,12 +27,13 @@ import orjson
 from chalice import Response
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm.exc import StaleDataError
 
 from . import logs
 from .auth import authenticate
 from .context import Context
 from .db import UnitOfWork
-from .errors import BadRequest, Conflict, DomainError, Forbidden
+from .errors import BadRequest, Conflict, DomainError, Forbidden, NotFound
 from .schemas import model_of
 from .settings import get_settings
 from .timeutil import iso
@@ -45,7 +46,9 @@ def install(app) -> None:
     """Called once by app.py: the decorator reads the current request from this app."""
     global _app
     _app = app
-    app.register_middleware(_undeclared_method_not_found, "http")
+    if not getattr(app, "_wms_middleware", False):  # installed again by the tests' small apps: register once
+        app.register_middleware(_undeclared_method_not_found, "http")
+        app._wms_middleware = True
 
 
 def _undeclared_method_not_found(event, get_response):
@@ -359,6 +362,10 @@ def endpoint(
                     log.exception("database error in %s", fn.__name__)
                     return json_response({"error": "Internal server error"}, 500)
                 return error_response(mapped)
+            except StaleDataError:  # an UPDATE or DELETE of a row another request deleted meanwhile
+                uow.rollback()
+                log.warning("a row changed by %s was deleted meanwhile", fn.__name__)
+                return error_response(NotFound("The record was deleted while this request ran"))
             except ResponseMismatch as exc:  # only with WMS_CHECK_RESPONSES=1 (tests and fuzzing)
                 uow.rollback()
                 log.error("response mismatch in %s: %s", fn.__name__, exc)

@@ -28,3 +28,14 @@ def test_an_undeclared_method_on_a_known_path_answers_like_the_deployed_api(api,
         assert response.headers["access-control-allow-origin"] == "*"
     # a declared method is untouched
     assert api.get("/api/tasks", as_=exec_user).status == 200
+
+
+def test_installing_the_app_again_registers_its_middleware_once(app):
+    """The tests' small apps install themselves and then the main app again for each call (tests.factories.served):
+    the main app's middleware stays one, not one more a call."""
+    from chalicelib.core import http
+
+    before = len(app.middleware_handlers)
+    http.install(app)
+    http.install(app)
+    assert len(app.middleware_handlers) == before
