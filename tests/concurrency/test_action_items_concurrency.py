@@ -9,11 +9,11 @@ import time
 
 from sqlalchemy import update
 
-from tests.concurrency.test_concurrency import _call, _token, live  # noqa: F401 - the fixture
+from tests.concurrency.test_concurrency import _call, _token
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
-def test_a_completion_that_waited_for_another_does_not_ask_the_source_again(live):  # noqa: F811 - the fixture
+def test_a_completion_that_waited_for_another_does_not_ask_the_source_again(live):
     from chalicelib.areas.action_items.models import ActionItem
     from chalicelib.core.notify_outbox import messages
     from tests.factories import make_user

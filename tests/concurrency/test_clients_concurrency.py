@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import secrets
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, live  # noqa: F401 - the fixture
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
-def test_concurrent_profile_creates_make_one_and_refuse_the_rest(live):  # noqa: F811 - the imported fixture
+def test_concurrent_profile_creates_make_one_and_refuse_the_rest(live):
     from tests.areas.deals.factories import make_company
     from tests.factories import make_user
 

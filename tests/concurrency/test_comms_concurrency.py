@@ -8,7 +8,7 @@ import time
 
 from sqlalchemy import func, select
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, live  # noqa: F401 - the fixture
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -17,7 +17,7 @@ def _count(sessions, model, *where) -> int:
         return db.scalar(select(func.count()).select_from(model).where(*where))
 
 
-def test_concurrent_meeting_syncs_import_each_note_once(live):  # noqa: F811 - the imported fixture
+def test_concurrent_meeting_syncs_import_each_note_once(live):
     from chalicelib.areas.action_items.models import ActionItem
     from chalicelib.areas.meetings.models import Meeting, MeetingActionItem
     from tests.factories import make_user
@@ -41,7 +41,7 @@ def test_concurrent_meeting_syncs_import_each_note_once(live):  # noqa: F811 - t
     assert status == 200 and body["total_notes"] == 5 and body["last_synced_at"]
 
 
-def test_concurrent_reads_settings_and_place_searches(live):  # noqa: F811
+def test_concurrent_reads_settings_and_place_searches(live):
     from chalicelib.areas.announcements.models import Announcement, AnnouncementReceipt
     from chalicelib.areas.calendar.models import CalendarSettings, PlaceSearchCache
     from tests.factories import make_user

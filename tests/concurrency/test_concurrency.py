@@ -1,8 +1,8 @@
 """Concurrent requests against a real HTTP server on Postgres (issue 20 item 4).
 
 Chalice's local server (threaded, `tests/concurrency/server.py`) runs in a subprocess on a database of its own
-on the test Postgres server (created, migrated and dropped here), so that each request commits for
-real and concurrent requests meet in the database as they would in production. Records are made
+on the test Postgres server (the session's `live` fixture, tests/concurrency/conftest.py), so that each request
+commits for real and concurrent requests meet in the database as they would in production. Records are made
 and read back through a committing session on that database. Bounded: 20 threads per case, each
 request with a 20 s timeout.
 """
@@ -11,15 +11,10 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import socket
-import subprocess
-import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
@@ -28,65 +23,6 @@ TIMEOUT = 20
 
 pytestmark = pytest.mark.skipif(os.environ.get("WMS_TEST_DB") == "sqlite",
                                 reason="row locks and concurrent writers need Postgres (SQLite serialises writers)")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def live(database_url, app):  # app: every area's models imported, as the factories need
-    """(base URL, sessionmaker) of a server on a database of its own."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.orm import sessionmaker
-
-    from chalicelib.migrations.runner import upgrade
-
-    name = f"wms_conc_{secrets.token_hex(4)}"
-    server = make_url(database_url)
-    admin = create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = server.set(database=name).render_as_string(hide_password=False)
-    engine = create_engine(url)
-    process = None
-    try:
-        upgrade(url)
-        port = _free_port()
-        env = dict(os.environ, DATABASE_URL=url)
-        process = subprocess.Popen([sys.executable, "-m", "tests.concurrency.server", str(port)],
-                                   cwd=Path(__file__).resolve().parents[2], env=env,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError("the test server exited")
-            try:
-                with urllib.request.urlopen(base + "/api/health", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("the test server did not answer /api/health within 60 s")
-            time.sleep(0.2)
-        yield base, sessionmaker(bind=engine, expire_on_commit=False)
-    finally:
-        if process is not None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        engine.dispose()
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def _token(user) -> str:

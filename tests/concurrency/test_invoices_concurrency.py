@@ -7,11 +7,11 @@ from decimal import Decimal
 
 from sqlalchemy import func, select
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, live  # noqa: F401 (fixture)
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
-def test_concurrent_creates_take_consecutive_numbers(live):  # noqa: F811
+def test_concurrent_creates_take_consecutive_numbers(live):
     from tests.factories import make_user
 
     base, sessions = live
@@ -25,7 +25,7 @@ def test_concurrent_creates_take_consecutive_numbers(live):  # noqa: F811
     assert values == list(range(values[0], values[0] + THREADS)), values
 
 
-def test_concurrent_generations_bill_each_entry_once(live):  # noqa: F811
+def test_concurrent_generations_bill_each_entry_once(live):
     from chalicelib.areas.invoices.models import InvoiceTimeEntry
     from tests.areas.budgets.factories import make_budget, make_line_item
     from tests.areas.timesheets.factories import make_entry

@@ -7,13 +7,13 @@ import secrets
 
 from sqlalchemy import func, select
 
-from tests.concurrency.test_concurrency import _all_at_once, _call, _token, live  # noqa: F401 - the fixture
+from tests.concurrency.test_concurrency import _all_at_once, _call, _token
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 AT_ONCE = 10
 
 
-def test_types_and_balances_refreshed_at_once_all_answer(live):  # noqa: F811 - the imported fixture
+def test_types_and_balances_refreshed_at_once_all_answer(live):
     from chalicelib.areas.connections.models import UserMapping
     from chalicelib.areas.leave.models import LeaveBalance, LeaveType
     from chalicelib.core.ids import utcnow

@@ -8,7 +8,7 @@ import secrets
 
 from sqlalchemy import func, select
 
-from tests.concurrency.test_concurrency import _all_at_once, _call, _token, live  # noqa: F401 - the fixture
+from tests.concurrency.test_concurrency import _all_at_once, _call, _token
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 RETRIES = 10
@@ -19,7 +19,7 @@ def _count(sessions, model, *where) -> int:
         return db.scalar(select(func.count()).select_from(model).where(*where))
 
 
-def test_retries_at_once_make_each_external_object_once(live):  # noqa: F811 - the imported fixture
+def test_retries_at_once_make_each_external_object_once(live):
     from chalicelib.areas.connections.models import UserMapping
     from chalicelib.areas.leave.models import LeaveRequest
     from chalicelib.core.ids import utcnow

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import secrets
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, live  # noqa: F401 - the fixture
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 BASE = "/api/admin/onboarding-templates/client"
 
 
-def test_concurrent_defaults_leave_one_default(live):  # noqa: F811 - the imported fixture
+def test_concurrent_defaults_leave_one_default(live):
     from tests.factories import make_user
 
     base, sessions = live
