@@ -102,6 +102,17 @@ def company_facts(db: Session, company_id: str) -> dict | None:
     return dict(row._mapping) if row else None
 
 
+def hold_deal_and_company(db: Session, deal_id: str | None, company_id: str) -> str | None:
+    """Keep the deal (when given) and the company from being deleted until the transaction ends (`FOR KEY SHARE`,
+    the lock a foreign key to them takes; updates go on), for a row about to name them written after a slow
+    call (research): "Deal" or "Company" when it is gone meanwhile, else None."""
+    for model, record_id in ((Deal, deal_id), (Company, company_id)):
+        if record_id and db.scalar(select(model.id).where(model.id == record_id)
+                                   .with_for_update(read=True, key_share=True)) is None:
+            return model.__name__
+    return None
+
+
 def mark_deal_won(db: Session, deal_id: str) -> bool:
     """Move a deal to won (proposals' onboarding on accept); whether it exists (one statement)."""
     return db.execute(update(Deal).where(Deal.id == deal_id).values(status="won")).rowcount > 0

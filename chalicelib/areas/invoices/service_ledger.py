@@ -86,7 +86,8 @@ def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
     ctx.release_connection()
     made = ledger.create_invoice(payload)
     invoice = _locked(ctx, invoice_id)
-    if invoice is None or invoice.ledger_invoice_id:  # deleted or pushed meanwhile: undo ours
+    # deleted, pushed or voided meanwhile (a voided invoice cannot be pushed): undo ours
+    if invoice is None or invoice.ledger_invoice_id or invoice.status == "voided":
         ctx.release_connection()  # nothing written here: give the row lock back before calling the ledger again
         ledger.set_status(made["ledger_invoice_id"], "DELETED")
         ctx.release_connection()  # the ledger keeps its undo (the sandbox's rows too), whatever this request answers
@@ -131,6 +132,11 @@ def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str |
     if invoice is None or invoice.ledger_invoice_id != ledger_id:  # deleted or unlinked meanwhile
         ctx.release_connection()  # the ledger keeps its move (the sandbox's rows too); nothing is written here
         raise Conflict("The invoice was deleted or unlinked while the ledger was asked; nothing was written here")
+    if invoice.ledger_status not in MOVES_FROM[action] and invoice.ledger_status != ledger_status:
+        # another move (or a sync) changed its ledger status meanwhile, to one this move may not start from
+        ctx.release_connection()
+        raise Conflict(f"The invoice became {invoice.ledger_status} while the ledger was asked; "
+                       "nothing was written here")
     before = invoice.status
     invoice.status, invoice.updated_at = local, utcnow()
     if action == "ledger_deleted":

@@ -14,7 +14,7 @@ from datetime import date
 from sqlalchemy import delete, select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden, not_found
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
@@ -224,9 +224,13 @@ def create_proposal(ctx, *, data) -> dict:
 
 
 def _locked(ctx, proposal_id: str) -> Proposal:
-    """The visible proposal, locked for a state change (404 when out of scope)."""
+    """The visible proposal, locked for a state change (404 when out of scope, or deleted while the lock was
+    awaited)."""
     load_proposal(ctx, proposal_id)
-    return lock_row(ctx.db, Proposal, proposal_id)
+    proposal = lock_row(ctx.db, Proposal, proposal_id)
+    if proposal is None:
+        raise not_found("Proposal")
+    return proposal
 
 
 def update_proposal(ctx, *, proposal_id: str, data) -> None:
@@ -289,10 +293,11 @@ def delete_proposal(ctx, *, proposal_id: str) -> None:
 
 def duplicate_proposal(ctx, *, proposal_id: str) -> str:
     """A new draft proposal owned by the caller: the page content, fields and pricing copied; sharing off,
-    no approvals, no outcome."""
+    no approvals, no outcome. The source is locked first, so that its total, sections and items are read from
+    one pricing (a replacement committing between those reads gave sections without items, or another total)."""
     from chalicelib.areas.pages import service as pages_service
 
-    source = load_proposal(ctx, proposal_id)
+    source = _locked(ctx, proposal_id)
     content, content_rich = pages_service.record_page_content(ctx.db, source.page_id) or ("", None)
     copy = Proposal(id=new_id(), title=f"{source.title} (Copy)"[:300], deal_id=source.deal_id,
                     company_id=source.company_id, contact_id=source.contact_id, template_id=source.template_id,

@@ -7,7 +7,8 @@ import json
 from sqlalchemy import select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.locks import lock_row
 from chalicelib.core.query import Page, in_scope, paginate
 
 from .models import ProposalTemplate
@@ -71,8 +72,18 @@ def get_template(ctx, *, template_id: str) -> dict:
     return template_record(load_template(ctx, template_id), detail=True)
 
 
+def _locked(ctx, template_id: str) -> ProposalTemplate:
+    """The visible template, locked and re-read: concurrent changes of one template take turns, each diffing (and
+    a delete checking is_active) from what the one before it left. 404 when it is missing."""
+    load_template(ctx, template_id)
+    template = lock_row(ctx.db, ProposalTemplate, template_id)
+    if template is None:
+        raise not_found("Proposal template")
+    return template
+
+
 def update_template(ctx, *, template_id: str, data) -> None:
-    template = load_template(ctx, template_id)
+    template = _locked(ctx, template_id)
     changes = data.changes()
     check_json(changes)
     before = {key: getattr(template, key) for key in changes}
@@ -86,7 +97,7 @@ def update_template(ctx, *, template_id: str, data) -> None:
 
 
 def delete_template(ctx, *, template_id: str) -> None:
-    template = load_template(ctx, template_id)
+    template = _locked(ctx, template_id)
     if template.is_active:
         template.is_active = False
         history.record(ctx.db, entity_type=ENTITY, entity_id=template.id, action="deleted", actor_id=ctx.user_id,

@@ -96,10 +96,11 @@ def contact_action(ctx, *, action_id: str, contact_id: str) -> RelationshipActio
 
 
 def mark_done(ctx, action: RelationshipAction) -> None:
-    """A message was sent with `auto_action_id`: that action is done and its action-centre copy completed."""
+    """A message was sent with `auto_action_id`: that action is done and its action-centre copy completed. The
+    action is locked and re-read first: one dismissed or done meanwhile stays as it is."""
     from chalicelib.areas.action_items import service as action_items_service
 
-    if action.status == "pending":
+    if lock_row(ctx.db, RelationshipAction, action.id) is not None and action.status == "pending":
         _finish(ctx, action, "done")
         action_items_service.complete_source_items(ctx, source_module=SOURCE_MODULE, source_ids=[action.id])
 

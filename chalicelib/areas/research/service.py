@@ -87,11 +87,15 @@ def _generate(url: str) -> dict:
 
 
 def _run(ctx, target: dict, url: str, refreshed_from_id: str | None = None) -> dict:
+    from chalicelib.areas.deals import service as deals_service
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     deal, company = target["deal"], target["company"]
     ctx.release_connection()  # the fetch and the AI call run outside the transaction
     result = _generate(url)
+    gone = deals_service.hold_deal_and_company(ctx.db, deal["id"] if deal else None, company["id"])
+    if gone:  # deleted while the page was fetched and read: as a run after the delete
+        raise NotFound(f"{gone} not found")
     brief = ResearchBrief(entity_type=target["entity_type"], entity_id=target["entity_id"],
                           deal_id=deal["id"] if deal else None, company_id=company["id"], url=url,
                           status=result["status"], platform=result["platform"],

@@ -1,0 +1,142 @@
+"""Races of the invoices area against a real HTTP server on Postgres (the server and helpers of
+test_concurrency.py): deterministic, another transaction holds the invoice's row while the request runs."""
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from datetime import date
+from decimal import Decimal
+
+from sqlalchemy import delete, select, update
+
+from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
+
+
+def _while_another_holds(sessions, change, request_call):
+    """Run `request_call` while another transaction has made `change` to the invoice's row and holds it; that
+    transaction commits once the request waits on the row. Answers the request's (status, body)."""
+    answers = []
+    with sessions() as other:
+        change(other)
+        request = threading.Thread(target=lambda: answers.append(request_call()))
+        request.start()
+        time.sleep(1.0)  # the request has read the invoice and waits on its row
+        assert request.is_alive()
+        other.commit()
+    request.join(timeout=20)
+    assert len(answers) == 1
+    return answers[0]
+
+
+def _executive(sessions):
+    from tests.factories import make_user
+
+    with sessions() as db:
+        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
+        db.commit()
+    return user
+
+
+def test_a_delete_or_line_change_that_waited_for_a_delete_is_a_404(live):
+    """Two deletes of one invoice at once, or a line added while it is deleted: the request that waited finds the
+    invoice gone and answers 404 (it answered 500: the lock's re-read found no row)."""
+    from chalicelib.areas.invoices.models import Invoice
+    from tests.areas.invoices.factories import make_invoice, make_invoice_item
+
+    base, sessions = live
+    user = _executive(sessions)
+    token = _token(user)
+    with sessions() as db:
+        invoices = [make_invoice(db) for _ in range(3)]
+        make_invoice_item(db, invoices[2])
+        db.commit()
+    calls = [lambda i=invoices[0]: _call(base, "DELETE", f"/api/invoices/{i.id}", token),
+             lambda i=invoices[1]: _call(base, "POST", f"/api/invoices/{i.id}/line-items", token,
+                                         {"description": "Design", "quantity": 1, "unit_price": 100}),
+             lambda i=invoices[2]: _call(base, "PUT", f"/api/invoices/{i.id}", token, {"notes": "late"})]
+    for invoice, call in zip(invoices, calls):
+        status, body = _while_another_holds(
+            sessions, lambda other, i=invoice: other.execute(delete(Invoice).where(Invoice.id == i.id)), call)
+        assert status == 404, body
+
+
+def test_a_send_that_waited_for_a_void_leaves_the_invoice_voided(live):
+    """A ledger send while the invoice is voided (the ledger e-mailed it, then voided it): the send finds the
+    invoice voided once it has the row and answers 409, writing nothing; it used to set the voided invoice to
+    `sent` (the ledger says VOIDED)."""
+    from chalicelib.areas.invoices.models import Invoice
+    from tests.areas.deals.factories import make_company
+    from tests.areas.invoices.factories import make_invoice, make_invoice_item
+
+    base, sessions = live
+    user = _executive(sessions)
+    token = _token(user)
+    with sessions() as db:
+        invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, due_date=date(2026, 4, 1))
+        make_invoice_item(db, invoice, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
+        db.commit()
+    assert _call(base, "POST", f"/api/invoices/{invoice.id}/push-to-ledger", token)[0] == 200
+    assert _call(base, "POST", f"/api/invoices/{invoice.id}/ledger-approve", token)[0] == 200
+    status, body = _while_another_holds(
+        sessions, lambda other: other.execute(update(Invoice).where(Invoice.id == invoice.id)
+                                              .values(status="voided", ledger_status="VOIDED")),
+        lambda: _call(base, "POST", f"/api/invoices/{invoice.id}/ledger-send", token))
+    assert status == 409, body
+    with sessions() as db:
+        stored = db.get(Invoice, invoice.id)
+        assert (stored.status, stored.ledger_status) == ("voided", "VOIDED")
+
+
+def test_an_approve_that_waited_for_a_sync_of_its_own_move_is_kept(live):
+    """The guard above lets a move through when what changed meanwhile is the state the move itself made (a sync
+    that read the ledger after the approve reached it records AUTHORISED first)."""
+    from chalicelib.areas.invoices.models import Invoice
+    from tests.areas.deals.factories import make_company
+    from tests.areas.invoices.factories import make_invoice, make_invoice_item
+
+    base, sessions = live
+    user = _executive(sessions)
+    token = _token(user)
+    with sessions() as db:
+        invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, due_date=date(2026, 4, 1))
+        make_invoice_item(db, invoice, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
+        db.commit()
+    assert _call(base, "POST", f"/api/invoices/{invoice.id}/push-to-ledger", token)[0] == 200
+    status, body = _while_another_holds(
+        sessions, lambda other: other.execute(update(Invoice).where(Invoice.id == invoice.id)
+                                              .values(ledger_status="AUTHORISED")),
+        lambda: _call(base, "POST", f"/api/invoices/{invoice.id}/ledger-approve", token))
+    assert status == 200, body
+    with sessions() as db:
+        stored = db.get(Invoice, invoice.id)
+        assert (stored.status, stored.ledger_status) == ("approved", "AUTHORISED")
+
+
+def test_a_push_that_waited_for_a_local_void_links_nothing(live):
+    """A push while an update voids the invoice: the push finds it voided once it has the row, deletes its own
+    ledger invoice and answers 409, as a push after the void is refused; it used to move the voided invoice to
+    `finalised`, linked to a ledger draft."""
+    from chalicelib.areas.invoices.models import Invoice
+    from chalicelib.providers.ledger.models import LedgerSandboxInvoice
+    from tests.areas.deals.factories import make_company
+    from tests.areas.invoices.factories import make_invoice, make_invoice_item
+
+    base, sessions = live
+    user = _executive(sessions)
+    token = _token(user)
+    with sessions() as db:
+        invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, due_date=date(2026, 4, 1))
+        make_invoice_item(db, invoice, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
+        db.commit()
+    status, body = _while_another_holds(
+        sessions, lambda other: other.execute(update(Invoice).where(Invoice.id == invoice.id).values(status="voided")),
+        lambda: _call(base, "POST", f"/api/invoices/{invoice.id}/push-to-ledger", token))
+    assert status == 409, body
+    with sessions() as db:
+        stored = db.get(Invoice, invoice.id)
+        assert (stored.status, stored.ledger_invoice_id) == ("voided", None)
+        made = db.scalars(select(LedgerSandboxInvoice.status)
+                          .where(LedgerSandboxInvoice.invoice_number == invoice.invoice_number)).all()
+        assert made == ["DELETED"]  # the push's own ledger invoice, undone
