@@ -14,7 +14,7 @@ from dataclasses import replace
 from sqlalchemy import func, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, NotFound
+from chalicelib.core.errors import BadRequest, Conflict, NotFound, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.lookup import ids_read, list_items_among
@@ -25,7 +25,7 @@ from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
 from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_lookups, budget_record, budget_select,
-                      item_records, item_rows, item_select, line_item_count, load_budget, load_line_item, visible,
+                      item_records, item_rows, item_select, line_item_count, load_budget, visible,
                       with_budget_lookups, with_item_lookups)
 
 ENTITY = "budget"
@@ -256,6 +256,8 @@ def delete_budget(ctx, *, budget_id: str) -> None:
     from chalicelib.areas.timesheets import service as timesheets_service
 
     budget = load_budget(ctx, budget_id)
+    if lock_row(ctx.db, Budget, budget.id) is None:  # deleted by the request this one waited for: one entry
+        raise NotFound("Budget not found")
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="deleted", actor_id=ctx.user_id,
                    changes={"name": budget.name, "status": budget.status})
     ctx.db.flush()
@@ -308,9 +310,23 @@ def add_line_item(ctx, *, budget_id: str, data) -> dict:
     return _item_out(ctx, item)
 
 
-def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
+def _locked_item(ctx, budget_id: str, item_id: str) -> tuple[Budget, BudgetLineItem]:
+    """(budget, line item), the budget's row locked (as every line item write locks it) and then the item's, both
+    re-read (core.locks.lock_row); 404 when either is missing or out of scope, including one deleted by the
+    request this one waited for."""
     budget = load_budget(ctx, budget_id)
-    item = load_line_item(ctx, budget.id, item_id)
+    lock_row(ctx.db, Budget, budget.id)
+    item = lock_row(ctx.db, BudgetLineItem, item_id, where=BudgetLineItem.budget_id == budget.id)
+    if item is None:
+        raise not_found("Line item")
+    return budget, item
+
+
+def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
+    """The amount is computed from the item as it stands: the budget row (every line item write's parent), then
+    the item, are locked and re-read first, so an update that waited for another computes quantity * unit_price
+    from that other's values."""
+    budget, item = _locked_item(ctx, budget_id, item_id)
     changes = data.changes()
     _check_item_references(ctx, changes, item)
     before = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS}
@@ -329,8 +345,7 @@ def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
 def delete_line_item(ctx, *, budget_id: str, item_id: str) -> None:
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    budget = load_budget(ctx, budget_id)
-    item = load_line_item(ctx, budget.id, item_id)
+    budget, item = _locked_item(ctx, budget_id, item_id)  # a second delete at once finds it gone: 404, one entry
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_removed",
                    actor_id=ctx.user_id, changes={"item_id": item.id, "description": item.description,
                                                   "amount": value_out(item.amount)})

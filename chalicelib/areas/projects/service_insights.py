@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row
 from chalicelib.core.serialize import value_out
 
 from chalicelib.core.schemas import PageQuery
 
-from .models import ProjectAISummary, ProjectDealLink
+from .models import Project, ProjectAISummary, ProjectDealLink
 from .queries import goal_records, load_project, member_records, project_record
 
 
@@ -65,6 +66,10 @@ def generate_summary(ctx, *, project_id: str) -> dict:
     facts = summary_facts(ctx, project_id)
     ctx.release_connection()  # no transaction is held open while the provider answers
     result = ai.project_summary(facts)
+    # the project's row is locked before the stored summary is read: concurrent first summaries take turns, the
+    # later one replacing the earlier's (not a 409 from the unique project_id); a project deleted meanwhile is 404
+    if lock_row(ctx.db, Project, project_id) is None:
+        raise not_found("Project")
     summary = ctx.db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id))
     if summary is None:
         summary = ProjectAISummary(project_id=project_id)
@@ -101,6 +106,10 @@ def set_deal_link(ctx, *, project_id: str, data) -> dict | None:
     if "deal_id" not in data.model_fields_set:
         raise BadRequest("deal_id is required (null to unlink)",
                          details=[{"field": "deal_id", "message": "Field required"}])
+    # one link change at a time per project (its row locked before the link is read): concurrent first links
+    # replace each other instead of both inserting (a 409 from the unique project_id)
+    if lock_row(ctx.db, Project, project_id) is None:
+        raise not_found("Project")
     link = ctx.db.scalar(select(ProjectDealLink).where(ProjectDealLink.project_id == project_id))
     if data.deal_id is None:
         if link is not None:

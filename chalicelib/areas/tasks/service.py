@@ -13,7 +13,7 @@ from sqlalchemy import (String, bindparam, case, cast, func, literal_column, nul
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_later
+from chalicelib.core.locks import insert_later, lock_key, lock_row
 from chalicelib.core.lookup import Names
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User
 from chalicelib.core.query import (LIST_LIMIT, Page, Read, contains_text, ids_param, ids_value, paginate, record_page,
@@ -359,7 +359,15 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     values = data.changes()
     if not values:
         raise BadRequest("No fields to update")
-    task = load_task(ctx, task_id)
+    if values.get("parent_task_id"):
+        # moves under a task take turns (one key for all: a cycle spans tasks), so that each checks the parents
+        # the others left: A under B and B under A at once cannot both pass
+        lock_key(ctx.db, "tasks:parent_task_id")
+    # the visible task, locked and read in one statement before `before` is taken: concurrent updates each see the
+    # others' changes, so a status change or an assignment is recorded, and told, by the one update that made it
+    task = lock_row(ctx.db, Task, task_id, where=visible(ctx.principal))
+    if task is None:
+        raise not_found("Task")
     # a value sent back unchanged is not checked again (a client may PUT the whole record it read)
     check_references(ctx, {name: value for name, value in values.items() if value != getattr(task, name)},
                      task_id=task.id, current=task)
