@@ -12,7 +12,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from sqlalchemy import extract, select
 
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_ignore
+from chalicelib.core.locks import insert_ignore, lock_row
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.timeutil import org_zone
 from chalicelib.providers.calendar import CalendarError, get_calendar
@@ -255,7 +255,8 @@ def create_culture_event(ctx, *, data) -> dict:
 def update_culture_event(ctx, event_id: str, *, data) -> dict:
     from chalicelib.core.errors import BadRequest
 
-    row = load_culture_event(ctx, event_id)
+    load_culture_event(ctx, event_id)
+    row = lock_row(ctx.db, CultureEvent, event_id, missing="Culture event")  # the dates checked are the ones a concurrent change committed
     for key, value in data.changes().items():
         setattr(row, key, value)
     if row.end_date is not None and row.end_date < row.date:

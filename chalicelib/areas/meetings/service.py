@@ -13,6 +13,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from sqlalchemy import func, select
 
 from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.locks import lock_row
 from chalicelib.core.query import contains_text, in_scope, record_page, visible_row
 
 from .models import Meeting, MeetingActionItem, MeetingAttendee, MeetingSyncState
@@ -136,7 +137,10 @@ def set_action_item_status(ctx, meeting_id: str, action_id: str, *, data) -> dic
     from chalicelib.areas.action_items import service as action_items_service
 
     load_meeting(ctx, meeting_id)
-    item = visible_row(ctx.db, MeetingActionItem, action_id, MeetingActionItem.meeting_id == meeting_id, "Action item")
+    visible_row(ctx.db, MeetingActionItem, action_id, MeetingActionItem.meeting_id == meeting_id, "Action item")
+    # the item's row is held before its action centre items are written, so two changes at once apply in one order
+    # to both (a change to the status the item already had wrote no row and was not held: the two could disagree)
+    item = lock_row(ctx.db, MeetingActionItem, action_id, missing="Action item")
     item.status = data.status
     ctx.db.flush()
     action_items_service.set_sourced_completed(ctx, source_module="meetings", source_ids=[item.id],

@@ -9,6 +9,7 @@ from sqlalchemy import delete, func, inspect, select, update
 
 from chalicelib.core.errors import ServiceUnavailable
 from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_key
 from chalicelib.core.notify import Notification
 from chalicelib.core.notify_catalogue import TYPES, get_type
 from chalicelib.core.notify_models import NotificationPreference, PushSubscription
@@ -93,6 +94,9 @@ def update_preferences(ctx, *, data: PreferencesUpdate) -> None:
     """Channels left out of an entry keep their effective value. An entry equal to the type's
     defaults removes the override (the type is no longer customised)."""
     check_known_types([entry.notification_type for entry in data.preferences], "preferences.notification_type")
+    # concurrent updates of one user's preferences take turns: each merges into the rows the last one committed
+    # (two first overrides of a type both inserted it: a 409; a channel left out kept a stale value)
+    lock_key(ctx.db, "notification-preferences", ctx.user_id)
     existing = {row.notification_type: row for row in ctx.db.scalars(
         select(NotificationPreference).where(NotificationPreference.user_id == ctx.user_id))}
     for entry in data.preferences:
@@ -135,6 +139,10 @@ def subscribe(ctx, *, data: PushSubscribe) -> None:
     """Register (or refresh) a browser's subscription. An endpoint belongs to one browser: when it
     was registered by another user, it moves to the caller."""
     user_agent = data.user_agent or ctx.header("User-Agent")
+    # one registration of an endpoint at a time (two first ones both inserted it: a 409), and one of a user's at
+    # a time (each kept at most MAX_PUSH_SUBSCRIPTIONS counting only the rows committed before it: more were left)
+    lock_key(ctx.db, "push-endpoint", data.endpoint)
+    lock_key(ctx.db, "push-subscriptions", ctx.user_id)
     row = ctx.db.scalar(select(PushSubscription).where(PushSubscription.endpoint == data.endpoint))
     if row is None:
         row = PushSubscription(user_id=ctx.user_id, endpoint=data.endpoint)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from chalicelib.core.locks import lock_key
 from chalicelib.core.notify_catalogue import TYPES
 from chalicelib.core.notify_models import SquadNotificationConfig
 from chalicelib.core.serialize import flag
@@ -33,6 +34,7 @@ def get_config(ctx, *, squad_id: str) -> list[dict]:
 def update_config(ctx, *, squad_id: str, data: SquadConfigUpdate) -> int:
     load_squad(ctx, squad_id)
     check_known_types([entry.notification_type for entry in data.config], "config.notification_type")
+    lock_key(ctx.db, "squad-notification-config", squad_id)  # concurrent saves take turns (two inserts were a 409)
     rows = {row.notification_type: row for row in ctx.db.scalars(
         select(SquadNotificationConfig).where(SquadNotificationConfig.squad_id == squad_id))}
     for entry in data.config:

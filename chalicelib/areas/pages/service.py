@@ -125,6 +125,9 @@ def update_page(ctx, *, page_id: str, data) -> dict:
     if "parent_id" in changes:
         parent_id = changes["parent_id"] or None
         if parent_id is not None and parent_id != page.parent_id:
+            # moves under a parent take turns, so each checks the tree the others committed (two crossed moves,
+            # A under B and B under A at once, both passed the check: a cycle that left both out of the tree)
+            lock_key(ctx.db, "pages-tree")
             _check_parent(ctx, page, parent_id)
         if parent_id != page.parent_id:
             if "position" not in changes:  # computed before the move, so the page does not count itself

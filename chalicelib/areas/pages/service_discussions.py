@@ -101,6 +101,8 @@ def delete_comment(ctx, *, page_id: str, discussion_id: str, comment_id: str) ->
 
 def toggle_resolved(ctx, *, page_id: str, discussion_id: str) -> bool:
     discussion = load_discussion(ctx, page_id, discussion_id)
+    # two toggles at once flip it twice, not once
+    discussion = lock_row(ctx.db, PageDiscussion, discussion.id, missing="Discussion")
     discussion.is_resolved = not discussion.is_resolved
     discussion.updated_at = utcnow()
     ctx.db.flush()

@@ -5,10 +5,11 @@ from sqlalchemy import select
 
 from chalicelib.core.errors import Conflict, not_found
 from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row
 from chalicelib.core.models import User
 from chalicelib.core.query import Page, paginate
 
-from .models import PageVersion
+from .models import Page as PageModel, PageVersion
 from .queries import load_page, load_version, page_exists, version_out, versions_with_user
 
 
@@ -43,8 +44,11 @@ def get_version(ctx, *, page_id: str, version_id: str) -> dict:
 
 
 def restore_version(ctx, *, page_id: str, version_id: str) -> None:
-    page = load_page(ctx, page_id)
+    load_page(ctx, page_id)
     version = load_version(ctx, page_id, version_id)
+    # the snapshot below is of the page as a concurrent edit committed it (else that edit was overwritten and
+    # in no version)
+    page = lock_row(ctx.db, PageModel, page_id, missing="Page")
     if page.lock_page:
         raise Conflict("Page is locked: unlock it to restore a version")
     _snapshot(ctx, page)  # the current state stays recoverable

@@ -15,7 +15,7 @@ from __future__ import annotations
 from sqlalchemy import delete, select, update
 
 from chalicelib.core.errors import BadRequest, Conflict, bad_field
-from chalicelib.core.locks import insert_rows, lock_row
+from chalicelib.core.locks import insert_rows, lock_key, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT, in_scope
 
@@ -158,6 +158,9 @@ def assign_template(ctx, *, template_id: str, data) -> dict:
         raise BadRequest("user_ids must name existing users",
                          details=[{"field": "user_ids", "message": f"no such user: {user_id}"} for user_id in unknown[:10]])
     lock_row(ctx.db, ReviewTemplate, template_id)
+    # assignments of other templates to the same users at the same moment take turns (each replaces the user's
+    # earlier row; without it the second insert met the first's uncommitted row: a 409)
+    lock_key(ctx.db, "review-template-assignments")
     ctx.db.execute(delete(ReviewTemplateAssignment).where(ReviewTemplateAssignment.user_id.in_(user_ids))
                    .execution_options(synchronize_session=False))
     insert_rows(ctx.db, ReviewTemplateAssignment, [{"user_id": user_id, "template_id": template_id}

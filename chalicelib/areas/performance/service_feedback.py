@@ -116,6 +116,9 @@ def create_bulk(ctx, *, data) -> dict:
         {"id": ids[peer], "cycle_id": cycle.id, "subject_id": subject.id, "reviewer_id": peer,
          "requested_by": ctx.user_id, "due_date": data.due_date, "status": "pending"} for peer in fresh],
         conflict=("cycle_id", "subject_id", "reviewer_id"))
+    if created < len(fresh):  # a concurrent request asked some of them meanwhile: only this one's rows are notified
+        made = set(ctx.db.scalars(select(FeedbackRequest.id).where(FeedbackRequest.id.in_(list(ids.values())))))
+        fresh = [peer for peer in fresh if ids[peer] in made]
     if fresh:
         notify_many(ctx, [_notice(ctx, peer, subject, cycle, ids[peer]) for peer in fresh])
     return {"created": created, "total_peers": len(peers)}

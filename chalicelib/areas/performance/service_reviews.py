@@ -149,7 +149,9 @@ def create_review(ctx, *, data) -> dict:
     reviewer_id = data.reviewer_id or ctx.user_id
     if data.reviewer_id:
         _active_user(ctx, reviewer_id, "reviewer_id")
-    lock_row(ctx.db, ReviewCycle, cycle.id)  # two creates for the same person serialise: one 201, one 409
+    cycle = lock_row(ctx.db, ReviewCycle, cycle.id)  # two creates for the same person serialise: one 201, one 409
+    if cycle is None or cycle.status != "open":  # closed (or deleted) while this request checked the rest
+        raise bad_field("cycle_id", "must be an open review cycle")
     if ctx.db.scalar(select(Review.id).where(Review.cycle_id == cycle.id, Review.user_id == data.user_id)):
         raise Conflict("The user already has a review in this cycle")
     review = Review(cycle_id=cycle.id, user_id=data.user_id, reviewer_id=reviewer_id, status="draft",
@@ -190,7 +192,7 @@ def _check_move(current: str, target: str) -> None:
 
 def update_review(ctx, *, review_id: str, data) -> dict:
     load_review(ctx, review_id)
-    review = lock_row(ctx.db, Review, review_id)
+    review = lock_row(ctx.db, Review, review_id, missing="Review")
     if review.status == "completed":
         raise Conflict("A completed review cannot be changed")
     changes = data.changes()
@@ -256,7 +258,8 @@ def _write_ratings(ctx, review_id: str, ratings) -> None:
 
 def record_previous_goals(ctx, *, review_id: str, data) -> dict:
     """Outcomes of goals set in the same person's earlier reviews (400 for any other goal); one UPDATE."""
-    review = load_review(ctx, review_id)
+    load_review(ctx, review_id)
+    review = lock_row(ctx.db, Review, review_id, missing="Review")  # a completion at the same moment is seen (409), as update_review
     if review.status == "completed":
         raise Conflict("A completed review cannot be changed")
     outcomes = {outcome.goal_id: outcome.status for outcome in data.outcomes}
@@ -277,7 +280,7 @@ def record_previous_goals(ctx, *, review_id: str, data) -> dict:
 
 def delete_review(ctx, *, review_id: str) -> None:
     load_review(ctx, review_id)
-    review = lock_row(ctx.db, Review, review_id)
+    review = lock_row(ctx.db, Review, review_id, missing="Review")
     if review.status != "draft":
         raise BadRequest("Only a draft review can be deleted")
     ctx.db.delete(review)
