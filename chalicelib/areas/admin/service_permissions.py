@@ -20,6 +20,7 @@ def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
     if permissions.RANK[changes.get("executive", {}).get("admin", "manage")] < permissions.RANK["manage"]:
         raise BadRequest("The executive access level keeps admin:manage (no one could administer otherwise)",
                          details=[{"field": "matrix.executive.admin", "message": "must stay manage"}])
+    lock_key(ctx.db, "access-level-matrix")  # saves take turns: two cannot both insert a cell not stored yet
     before = permissions.matrix(ctx.db)
     stored = {(row.access_level, row.tool): row for row in ctx.db.scalars(
         select(AccessLevelPermission).where(AccessLevelPermission.access_level.in_(list(changes))))}
@@ -78,6 +79,9 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
             and permissions.RANK[levels["admin"]] < permissions.RANK["manage"]):
         keep_an_executive(ctx, user.id, message="The last active executive keeping admin:manage cannot have it "
                                                 "lowered (no one could administer otherwise)")
+    # saves of this user's overrides take turns (after the executives' lock, as every holder of both takes them):
+    # two cannot both insert an override not stored yet
+    lock_key(ctx.db, "user-permissions", user.id)
     stored = {row.tool: row for row in ctx.db.scalars(select(UserPermission).where(UserPermission.user_id == user.id))}
     changes = {}
     for tool, level in levels.items():

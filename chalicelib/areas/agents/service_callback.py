@@ -119,6 +119,8 @@ def apply_report(ctx, body: AgentCallback) -> dict:
                                                                      "message": f"must be {run.stage} for this run"}])
     agent = lock_row(ctx.db, AgentTask, agent.id)
     run = lock_row(ctx.db, AgentRun, run.id)
+    if agent is None or run is None:  # the task (and its runs) deleted while this report waited for its rows
+        raise NotFound("Agent task not found in this project")
     fresh = insert_ignore(ctx.db, AgentRunReport, {"run_id": run.id, "stage": body.stage, "status": body.status},
                           conflict=("run_id", "stage", "status"))
     if not fresh:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.locks import lock_row, reorder as reorder_rows
 from chalicelib.core.models import ConfigList, ConfigListItem
 
@@ -67,9 +67,14 @@ def update_item(ctx, *, key: str, item_id: str, data: ConfigItemUpdate) -> dict:
     values = data.model_dump(exclude_unset=True)
     if not values:
         raise BadRequest("No fields to update")
-    if values.get("is_default") or ("value" in values and values["value"] != item.value):
+    if values.get("is_default") or "value" in values:
         # one default and unique values per list: checked and written under the list's lock, as create does
         lock_row(ctx.db, ConfigList, config_list.id)
+    # then the item's row (the same order as every holder of both; not the list's): its values re-read, and an
+    # item deleted meanwhile is a 404 rather than an UPDATE matching no row
+    item = ctx.db.get(ConfigListItem, item.id, with_for_update=True, populate_existing=True)
+    if item is None:
+        raise not_found("Config list item")
     if "value" in values and values["value"] != item.value:
         if item.is_system:
             raise BadRequest("The value of a system item cannot be changed",

@@ -20,7 +20,7 @@ from sqlalchemy import delete, func, select
 from chalicelib.core import crypto
 from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_ignore
+from chalicelib.core.locks import insert_ignore, lock_key
 from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import value_out
@@ -109,7 +109,8 @@ def calendar_status(ctx) -> bool:
 
 def _store(ctx, provider: str, *, secret: dict, org_name: str | None, external_id: str | None,
            settings: dict | None = None, expires_at=None) -> dict:
-    row = ctx.db.get(Connection, provider, with_for_update=True)
+    lock_key(ctx.db, "connection", provider)  # saves take turns: two first saves cannot both insert the row
+    row = ctx.db.get(Connection, provider, with_for_update=True, populate_existing=True)
     if row is None:
         row = Connection(provider=provider)
         ctx.db.add(row)

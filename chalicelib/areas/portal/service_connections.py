@@ -179,7 +179,8 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
     connection: the last ADPLATFORMS_RESYNC_DAYS days; with `backfill` (the scheduled job) a connection whose
     history was never read gets ADPLATFORMS_BACKFILL_DAYS days instead (a request never waits for that long
     read). Each platform is read with no transaction open; each connection's rows are written in a unit of work
-    of their own, with its status (`connected`, or `error` and the message). Answers counts."""
+    of their own, with its status (`connected`, or `error` and the message); a connection deleted meanwhile is
+    left out (neither synced nor failed). Answers counts."""
     from chalicelib.core.db import unit_of_work
     from chalicelib.providers.adplatforms import get_adplatform, parse_credentials
 
@@ -208,6 +209,10 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
             error = f"The sync failed ({type(exc).__name__})"
         now = utcnow()
         with unit_of_work() as uow:
+            # the connection locked, or left out when it was disconnected while its platform answered (its rows
+            # would fail on the deleted row's foreign key, and with them the rest of the sync)
+            if uow.session.scalar(select(AdConnection.id).where(AdConnection.id == conn.id).with_for_update()) is None:
+                continue
             if rows:
                 _upsert(uow.session, [{"id": new_id(), "connection_id": conn.id, "company_id": conn.company_id,
                                        "platform": conn.platform, "synced_at": now, **row,
