@@ -10,7 +10,7 @@ from dataclasses import replace
 from sqlalchemy import bindparam, func, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.errors import BadRequest
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.query import Page, Read, record_page, template
@@ -118,9 +118,8 @@ def update_agent_task(ctx, *, task_id: str, data) -> dict:
         raise BadRequest("No fields to update: only effort_estimate, scope_document and agent_confidence_note "
                          "can be changed")
     agent, task = load_agent_task(ctx, task_id)
-    agent = lock_row(ctx.db, AgentTask, agent.id)
-    if agent is None:  # the task was deleted while this edit waited for its row
-        raise not_found("Agent task")
+    # the task was deleted while this edit waited for its row
+    agent = lock_row(ctx.db, AgentTask, agent.id, missing="Agent task")
     changes = {name: {"from": getattr(agent, name), "to": value} for name, value in values.items()
                if getattr(agent, name) != value}
     for name, value in values.items():

@@ -20,7 +20,7 @@ import logging
 from sqlalchemy import select
 
 from chalicelib.core import history
-from chalicelib.core.errors import Conflict, not_found
+from chalicelib.core.errors import Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 
@@ -44,9 +44,8 @@ CALLBACK_PATH = "/api/webhooks/agent-callback"
 
 def _locked(ctx, task_id: str, move: str):
     agent, task = load_agent_task(ctx, task_id)
-    agent = lock_row(ctx.db, AgentTask, agent.id)  # concurrent moves serialise; the second sees the first's stage
-    if agent is None:  # the task was deleted while this move waited for its row
-        raise not_found("Agent task")
+    # concurrent moves serialise; the second sees the first's stage
+    agent = lock_row(ctx.db, AgentTask, agent.id, missing="Agent task")
     allowed, _to = MOVES[move]
     if agent.stage not in allowed:
         raise Conflict(f"Cannot {move.replace('-', ' ')} an agent task in stage {agent.stage} "

@@ -14,7 +14,7 @@ from dataclasses import replace
 from sqlalchemy import func, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, NotFound, not_found
+from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.lookup import ids_read, list_items_among
@@ -316,9 +316,7 @@ def _locked_item(ctx, budget_id: str, item_id: str) -> tuple[Budget, BudgetLineI
     request this one waited for."""
     budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id)
-    item = lock_row(ctx.db, BudgetLineItem, item_id, where=BudgetLineItem.budget_id == budget.id)
-    if item is None:
-        raise not_found("Line item")
+    item = lock_row(ctx.db, BudgetLineItem, item_id, where=BudgetLineItem.budget_id == budget.id, missing="Line item")
     return budget, item
 
 
@@ -465,9 +463,7 @@ def portal_approve(ctx, *, budget_id: str, project_ids, deal_ids, approver: str)
     budget's owner is notified (`portal_budget_approved`)."""
     from chalicelib.core.notify import notify
 
-    budget = lock_row(ctx.db, Budget, budget_id, where=_portal_scope(project_ids, deal_ids))
-    if budget is None:
-        raise NotFound("Budget not found")
+    budget = lock_row(ctx.db, Budget, budget_id, where=_portal_scope(project_ids, deal_ids), missing="Budget")
     if budget.status != "pending_approval":
         raise Conflict(f"Only a budget pending approval can be approved (this one is {budget.status})")
     budget.status = "approved"

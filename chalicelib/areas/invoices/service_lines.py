@@ -11,7 +11,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from sqlalchemy import func, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.lookup import list_items_among
@@ -50,9 +50,7 @@ def locked_invoice(ctx, invoice_id: str) -> Invoice:
     """The visible invoice, locked for the rest of the transaction: line changes and their totals, and
     status moves, happen one request at a time per invoice. 404 when it was deleted while the lock was awaited."""
     load_invoice(ctx, invoice_id)
-    invoice = lock_row(ctx.db, Invoice, invoice_id)
-    if invoice is None:
-        raise not_found("Invoice")
+    invoice = lock_row(ctx.db, Invoice, invoice_id, missing="Invoice")
     return invoice
 
 

@@ -61,9 +61,7 @@ def create_qbr(ctx, *, company_id: str, data) -> dict:
 
 def update_qbr(ctx, *, company_id: str, qbr_id: str, data) -> dict:
     require_client(ctx, company_id)
-    qbr = lock_row(ctx.db, Qbr, qbr_id, where=Qbr.company_id == company_id)
-    if qbr is None:
-        raise not_found("QBR")
+    qbr = lock_row(ctx.db, Qbr, qbr_id, where=Qbr.company_id == company_id, missing="QBR")
     changes = data.changes()
     sections = changes.pop("sections", None)
     for key, value in changes.items():
@@ -78,9 +76,7 @@ def update_qbr(ctx, *, company_id: str, qbr_id: str, data) -> dict:
 def present_qbr(ctx, *, company_id: str, qbr_id: str) -> dict:
     """draft -> presented (409 when already presented): the portal shows it from now on."""
     require_client(ctx, company_id)
-    qbr = lock_row(ctx.db, Qbr, qbr_id, where=Qbr.company_id == company_id)
-    if qbr is None:
-        raise not_found("QBR")
+    qbr = lock_row(ctx.db, Qbr, qbr_id, where=Qbr.company_id == company_id, missing="QBR")
     if qbr.status == "presented":
         raise Conflict("This QBR has been presented already")
     qbr.status, qbr.presented_at = "presented", utcnow()

@@ -14,7 +14,7 @@ from datetime import date
 from sqlalchemy import delete, select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden, not_found
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.models import User
@@ -227,9 +227,7 @@ def _locked(ctx, proposal_id: str) -> Proposal:
     """The visible proposal, locked for a state change (404 when out of scope, or deleted while the lock was
     awaited)."""
     load_proposal(ctx, proposal_id)
-    proposal = lock_row(ctx.db, Proposal, proposal_id)
-    if proposal is None:
-        raise not_found("Proposal")
+    proposal = lock_row(ctx.db, Proposal, proposal_id, missing="Proposal")
     return proposal
 
 

@@ -39,9 +39,8 @@ def get_pricing(ctx, *, proposal_id: str) -> dict:
 
 def _locked(ctx, proposal_id: str) -> Proposal:
     load_proposal(ctx, proposal_id)
-    proposal = lock_row(ctx.db, Proposal, proposal_id)
-    if proposal is None:  # deleted while the lock was awaited
-        raise not_found("Proposal")
+    # deleted while the lock was awaited
+    proposal = lock_row(ctx.db, Proposal, proposal_id, missing="Proposal")
     if proposal.status in FINAL:
         raise Conflict(f"The pricing of a proposal in status {proposal.status} cannot change")
     return proposal

@@ -119,9 +119,8 @@ def has_session(proposal: Proposal, cookie_header: str | None) -> bool:
 
 def configure_sharing(ctx, *, proposal_id: str, data) -> str | None:
     load_proposal(ctx, proposal_id)
-    proposal = lock_row(ctx.db, Proposal, proposal_id)
-    if proposal is None:  # deleted while the lock was awaited
-        raise not_found("Proposal")
+    # deleted while the lock was awaited
+    proposal = lock_row(ctx.db, Proposal, proposal_id, missing="Proposal")
     changes = {"share_enabled": {"from": int(proposal.share_enabled), "to": int(data.share_enabled)}}
     proposal.share_enabled = data.share_enabled
     if data.share_enabled and not proposal.share_token:

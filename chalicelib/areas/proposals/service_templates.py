@@ -7,7 +7,7 @@ import json
 from sqlalchemy import select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
 from chalicelib.core.query import Page, in_scope, paginate
 
@@ -76,9 +76,7 @@ def _locked(ctx, template_id: str) -> ProposalTemplate:
     """The visible template, locked and re-read: concurrent changes of one template take turns, each diffing (and
     a delete checking is_active) from what the one before it left. 404 when it is missing."""
     load_template(ctx, template_id)
-    template = lock_row(ctx.db, ProposalTemplate, template_id)
-    if template is None:
-        raise not_found("Proposal template")
+    template = lock_row(ctx.db, ProposalTemplate, template_id, missing="Proposal template")
     return template
 
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from sqlalchemy import select, update
 
-from chalicelib.core.errors import BadRequest, Conflict, NotFound, not_found
+from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.locks import lock_row
 from chalicelib.core.query import Page, in_scope, record_page
 
@@ -129,9 +129,7 @@ def update_item(ctx, *, roadmap_id: str, item_id: str, data) -> dict:
     other date and the project that write left."""
     roadmap = load_roadmap(ctx, roadmap_id)
     lock_row(ctx.db, Roadmap, roadmap.id)
-    item = lock_row(ctx.db, RoadmapItem, item_id, where=RoadmapItem.roadmap_id == roadmap.id)
-    if item is None:
-        raise not_found("Roadmap item")
+    item = lock_row(ctx.db, RoadmapItem, item_id, where=RoadmapItem.roadmap_id == roadmap.id, missing="Roadmap item")
     changes = data.changes()
     _check_dates(changes.get("start_date", item.start_date), changes.get("end_date", item.end_date))
     if "goal_id" in changes and changes["goal_id"] != item.goal_id:

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from sqlalchemy import delete, select
 
-from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
 from chalicelib.core.query import Page, in_scope, record_page
 
@@ -77,9 +77,7 @@ def create_policy(ctx, *, data) -> dict:
 def update_policy(ctx, *, policy_id: str, data) -> dict:
     policy = load_policy(ctx, policy_id)
     # concurrent rule replacements do not interleave; a policy deleted meanwhile is a 404 (re-read under the lock)
-    policy = lock_row(ctx.db, SlaPolicy, policy.id)
-    if policy is None:
-        raise not_found("SLA policy")
+    policy = lock_row(ctx.db, SlaPolicy, policy.id, missing="SLA policy")
     changes = data.changes()
     if "company_id" in changes:
         _check_company(ctx, changes["company_id"])

@@ -365,9 +365,7 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
         lock_key(ctx.db, "tasks:parent_task_id")
     # the visible task, locked and read in one statement before `before` is taken: concurrent updates each see the
     # others' changes, so a status change or an assignment is recorded, and told, by the one update that made it
-    task = lock_row(ctx.db, Task, task_id, where=visible(ctx.principal))
-    if task is None:
-        raise not_found("Task")
+    task = lock_row(ctx.db, Task, task_id, where=visible(ctx.principal), missing="Task")
     # a value sent back unchanged is not checked again (a client may PUT the whole record it read)
     check_references(ctx, {name: value for name, value in values.items() if value != getattr(task, name)},
                      task_id=task.id, current=task)

@@ -135,9 +135,7 @@ def clear_line_item(db: Session, *, line_item_id: str) -> None:
 def _locked(ctx, entry_id: str) -> TimeEntry:
     """The visible entry, locked for the rest of the transaction (core.locks.lock_row): a status
     check and its write cannot interleave with another request's."""
-    entry = lock_row(ctx.db, TimeEntry, entry_id, where=visible(ctx.principal))
-    if entry is None:
-        raise NotFound("Time entry not found")
+    entry = lock_row(ctx.db, TimeEntry, entry_id, where=visible(ctx.principal), missing="Time entry")
     return entry
 
 
