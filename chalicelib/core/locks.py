@@ -101,12 +101,17 @@ def _complete(model, rows: list[dict]) -> list[dict]:
 def insert_ignore(db, model, rows: dict | Iterable[dict], *, conflict: Sequence[str]) -> int:
     """Insert the rows that do not collide on the unique `conflict` columns; one statement. Answers
     the number of rows inserted (0: every row existed already, or a concurrent request made it)."""
+    return len(insert_new(db, model, rows, conflict=conflict))
+
+
+def insert_new(db, model, rows: dict | Iterable[dict], *, conflict: Sequence[str]) -> set[tuple]:
+    """As `insert_ignore`, answering the primary keys (tuples) of the rows it inserted: a row another
+    transaction made meanwhile (even one committed while this INSERT waited for it) is left out."""
     values = _complete(model, _rows(rows))
     if not values:
-        return 0
+        return set()
     stmt = _insert(db, model).values(values).on_conflict_do_nothing(index_elements=list(conflict))
-    inserted = db.execute(stmt.returning(*model.__table__.primary_key.columns)).all()
-    return len(inserted)
+    return set(db.execute(stmt.returning(*model.__table__.primary_key.columns)).tuples())
 
 
 # A statement carries at most 65,535 bound values (the PostgreSQL protocol's limit, pg8000 and psycopg alike).

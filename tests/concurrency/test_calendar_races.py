@@ -41,3 +41,61 @@ def test_an_end_date_change_that_waited_for_a_date_change_is_checked_against_it(
     with sessions() as db:
         stored = db.execute(select(CultureEvent.date, CultureEvent.end_date).where(CultureEvent.id == event.id)).one()
     assert tuple(stored) == (date(2026, 6, 8), date(2026, 6, 10))
+
+
+def test_an_invite_scan_that_meets_a_response_being_recorded_still_notifies_the_others(live, db_connection):
+    """The invite scan reads which invitations it has seen, then records the new ones. A response recorded between
+    the two (the respond endpoint records its invitation without the scan's lock) made the scan's INSERT collide:
+    the whole run failed and nobody was notified. Now the collision is skipped and the others are notified."""
+    from datetime import datetime, timedelta, timezone
+
+    from chalicelib.areas.calendar.jobs import scan_invites
+    from chalicelib.areas.calendar.models import CalendarInvite
+    from chalicelib.core import db as core_db
+    from chalicelib.core.notify import Notification
+    from tests.factories import grant, make_user
+
+    base, sessions = live
+    with sessions() as db:
+        organiser = make_user(db, access_level="employee", email=f"org-{secrets.token_hex(4)}@agency.test")
+        grant(db, organiser, "calendar", "update")
+        invitees = [make_user(db, email=f"inv{n}-{secrets.token_hex(4)}@agency.test") for n in range(2)]
+        db.commit()
+    start = (datetime.now(timezone.utc) + timedelta(days=2)).replace(minute=0, second=0, microsecond=0)
+    status, made = _call(base, "POST", "/api/calendar/events", _token(organiser), {
+        "calendarId": "primary", "summary": "Kick-off", "start": {"dateTime": start.strftime("%Y-%m-%dT%H:%M:%SZ")},
+        "end": {"dateTime": (start + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")},
+        "attendees": [{"email": user.email} for user in invitees]})
+    assert status == 201, made
+    event_id = made["event"]["id"]
+    outcome = []
+    connection = sessions.kw["bind"].connect()
+    transaction = connection.begin()
+    core_db.override_bind(connection)  # the scan runs here, on the server's database
+    try:
+        with sessions() as other:  # the first invitee's response, being recorded while the scan runs
+            other.add(CalendarInvite(user_id=invitees[0].id, event_id=event_id, responded_at=datetime.now(timezone.utc),
+                                     response="accepted"))
+            other.flush()
+
+            def scan():
+                try:
+                    outcome.append(scan_invites())
+                except Exception as exc:  # noqa: BLE001 - the failure is the finding
+                    outcome.append(exc)
+
+            run = threading.Thread(target=scan)
+            run.start()
+            time.sleep(1.5)  # the scan has read what it has seen and waits on the response's key
+            assert run.is_alive()
+            other.commit()
+        run.join(timeout=20)
+        assert len(outcome) == 1 and isinstance(outcome[0], dict), outcome
+        transaction.commit()
+    finally:
+        core_db.override_bind(db_connection)
+        connection.close()
+    with sessions() as db:
+        notified = set(db.scalars(select(Notification.user_id).where(
+            Notification.type == "meeting_invited", Notification.user_id.in_([u.id for u in invitees]))))
+    assert notified == {invitees[1].id}  # the one who answered is not told of it

@@ -12,7 +12,7 @@ from sqlalchemy import select, tuple_
 
 from chalicelib.core.context import job_context
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_rows, lock_key
+from chalicelib.core.locks import insert_new, lock_key
 from chalicelib.core.models import User
 
 from .models import CalendarInvite
@@ -68,9 +68,11 @@ def scan_invites() -> dict:
         if pending:
             seen = set(db.execute(select(CalendarInvite.user_id, CalendarInvite.event_id)
                                   .where(tuple_(CalendarInvite.user_id, CalendarInvite.event_id).in_(list(pending)))).tuples())
-        new = [(key, event) for key, event in pending.items() if key not in seen]
-        insert_rows(db, CalendarInvite, [{"user_id": user_id, "event_id": event_id, "notified_at": now}
-                                         for (user_id, event_id), _ in new])
+        # a response recorded meanwhile (the respond endpoint takes no scan lock) keeps its row: not notified
+        made = insert_new(db, CalendarInvite, [{"user_id": user_id, "event_id": event_id, "notified_at": now}
+                                               for user_id, event_id in pending if (user_id, event_id) not in seen],
+                          conflict=("user_id", "event_id"))
+        new = [(key, event) for key, event in pending.items() if key in made]
         notify_many(ctx, [{"user_id": user_id, "type": "meeting_invited",
                            "title": f"Invitation: {event.get('summary') or 'a meeting'}"[:500],
                            "body": _when(event), "resource_type": "calendar_event", "resource_id": event_id[:36],

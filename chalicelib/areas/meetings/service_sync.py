@@ -151,10 +151,11 @@ def run_sync(*, force: bool = False) -> dict:
         titles = {note["id"]: note["title"] for note in notes}
         added = _add_action_items(ctx, {k: v for k, v in fresh.items() if v["action_items"]}, users, titles)
         newest = max((note["date"] for note in notes if note.get("date")), default=None)
+        # read again under the lock: a first run that finished while this one asked the provider has made it
+        state = db.get(MeetingSyncState, PROVIDER, populate_existing=True)
         if state is None:
             db.add(MeetingSyncState(provider=PROVIDER, last_synced_at=now, last_note_date=newest))
         else:
-            state = db.get(MeetingSyncState, PROVIDER)
             state.last_synced_at = now
             if newest and (state.last_note_date is None or newest > state.last_note_date):
                 state.last_note_date = newest

@@ -84,3 +84,27 @@ def test_meetings_sync_through_the_cli(db, people, capsys):
     assert cli.main(["job", "meetings-sync"]) == 0
     _assert_nothing_new(json.loads(capsys.readouterr().out))
     assert _state(db) == first
+
+
+def test_a_first_sync_that_meets_another_first_sync_updates_its_state(db, people, monkeypatch):
+    """Two first syncs at once: both read no sync state; the other run records it while this one asks the provider
+    (here: the provider's call records it, as the other run's commit would be seen after the lock). This run then
+    updates that state instead of inserting a second one (a duplicate key failed the run)."""
+    from chalicelib.areas.meetings import service_sync
+    from chalicelib.providers.meetnotes.sandbox import SandboxNotes
+
+    earlier = utcnow() - timedelta(hours=1)
+    listed = SandboxNotes.list_notes
+
+    def list_notes(self, *, since):
+        notes = listed(self, since=since)
+        db.add(MeetingSyncState(provider="meetnotes", last_synced_at=earlier, last_note_date=None))
+        db.flush()  # the other first run's state
+        return notes
+
+    monkeypatch.setattr(SandboxNotes, "list_notes", list_notes)
+    answer = service_sync.run_sync(force=True)
+    _assert_first(db, answer, people)
+    db.expire_all()
+    state = db.get(MeetingSyncState, "meetnotes")
+    assert state.last_synced_at > earlier and state.last_note_date is not None
