@@ -4,12 +4,10 @@ item's source is not asked to unstar it a second time."""
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 
 from sqlalchemy import update
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -25,17 +23,10 @@ def test_a_completion_that_waited_for_another_does_not_ask_the_source_again(live
                           source_id="C1/1700000000.000100", assigned_to=user.id, urgency="normal", is_completed=False)
         db.add(item)
         db.commit()
-    answers = []
-    with sessions() as other:  # another completion, holding the item's row until it commits
-        other.execute(update(ActionItem).where(ActionItem.id == item.id).values(is_completed=True))
-        request = threading.Thread(target=lambda: answers.append(
-            _call(base, "POST", f"/api/action-items/{item.id}/complete", _token(user))))
-        request.start()
-        time.sleep(1.0)  # the request has read the item and waits on its row
-        assert request.is_alive()
-        other.commit()
-    request.join(timeout=20)
-    assert answers == [(200, {"ok": True})]
+    # another completion, holding the item's row until it commits
+    answer = while_held(sessions, update(ActionItem).where(ActionItem.id == item.id).values(is_completed=True),
+                        lambda: _call(base, "POST", f"/api/action-items/{item.id}/complete", _token(user)))
+    assert answer == (200, {"ok": True})
     with sessions() as db:
         asked = [m.payload for m in messages(db, provider="business_agent")
                  if m.target == "actions" and m.payload["args"]["action_item_id"] == item.id]

@@ -5,12 +5,10 @@ and writes nothing (it answered 500: the lock's re-read found no row and the mov
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 
 from sqlalchemy import delete
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -29,14 +27,7 @@ def test_a_move_or_edit_that_waited_for_the_task_delete_answers_404(live):
         with sessions() as db:
             task, _agent = make_agent_task(db, stage="pending_approval", owner=user)
             db.commit()
-        answers = []
-        with sessions() as other:  # another request deleting the task (and its agent meta), until it commits
-            other.execute(delete(Task).where(Task.id == task.id))
-            request = threading.Thread(target=lambda: answers.append(
-                _call(base, method, f"/api/agent-tasks/{task.id}{path}", token, body)))
-            request.start()
-            time.sleep(1.0)  # the request has read the agent task and waits on its row
-            assert request.is_alive()
-            other.commit()
-        request.join(timeout=20)
-        assert [status for status, _ in answers] == [404], (path, answers)
+        # another request deleting the task (and its agent meta), until it commits
+        status, body = while_held(sessions, delete(Task).where(Task.id == task.id),
+                                  lambda: _call(base, method, f"/api/agent-tasks/{task.id}{path}", token, body))
+        assert status == 404, (path, body)

@@ -5,13 +5,11 @@ must not compute the amount from the quantity (or price) that other update repla
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 from decimal import Decimal
 
 from sqlalchemy import update
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -27,19 +25,14 @@ def test_a_price_update_waiting_for_a_quantity_update_keeps_the_amount_their_pro
         budget = make_budget(db)
         item = make_line_item(db, budget, quantity=Decimal("1"), unit_price=Decimal("100"))
         db.commit()
-    answers = []
-    with sessions() as other:  # another line item update (quantity 2), holding the item and budget rows till it commits
-        other.execute(update(BudgetLineItem).where(BudgetLineItem.id == item.id)
-                      .values(quantity=Decimal("2"), amount=Decimal("200")))
-        other.execute(update(Budget).where(Budget.id == budget.id).values(updated_at=utcnow()))
-        request = threading.Thread(target=lambda: answers.append(_call(
-            base, "PUT", f"/api/budgets/{budget.id}/line-items/{item.id}", _token(user), {"unit_price": "50"})))
-        request.start()
-        time.sleep(1.0)  # the request has started and waits on a row the other update holds
-        assert request.is_alive()
-        other.commit()
-    request.join(timeout=20)
-    assert [status for status, _ in answers] == [200], answers
+    # another line item update (quantity 2), holding the item and budget rows till it commits
+    status, body = while_held(
+        sessions, [update(BudgetLineItem).where(BudgetLineItem.id == item.id)
+                   .values(quantity=Decimal("2"), amount=Decimal("200")),
+                   update(Budget).where(Budget.id == budget.id).values(updated_at=utcnow())],
+        lambda: _call(base, "PUT", f"/api/budgets/{budget.id}/line-items/{item.id}", _token(user),
+                      {"unit_price": "50"}))
+    assert status == 200, body
     with sessions() as db:
         stored = db.get(BudgetLineItem, item.id)
         assert (stored.quantity, stored.unit_price) == (Decimal("2"), Decimal("50"))

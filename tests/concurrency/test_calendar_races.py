@@ -4,13 +4,11 @@ that transaction committed, so the two changes never leave an end_date before th
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 from datetime import date
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -24,19 +22,12 @@ def test_an_end_date_change_that_waited_for_a_date_change_is_checked_against_it(
         event = CultureEvent(title="Offsite", date=date(2026, 6, 1), end_date=date(2026, 6, 3), status="planned")
         db.add(event)
         db.commit()
-    answers = []
-    with sessions() as other:  # another change moving the event a week later, holding its row until it commits
-        other.execute(update(CultureEvent).where(CultureEvent.id == event.id)
-                      .values(date=date(2026, 6, 8), end_date=date(2026, 6, 10)))
-        request = threading.Thread(target=lambda: answers.append(
-            _call(base, "PUT", f"/api/calendar/culture-events/{event.id}", _token(executive),
-                  {"end_date": "2026-06-02"})))  # after the date it read, before the date being committed
-        request.start()
-        time.sleep(1.0)  # the request has read the event and waits on its row
-        assert request.is_alive()
-        other.commit()
-    request.join(timeout=20)
-    [(status, body)] = answers
+    # another change moving the event a week later, holding its row until it commits; the request's end date is
+    # after the date it read, before the date being committed
+    status, body = while_held(sessions, update(CultureEvent).where(CultureEvent.id == event.id)
+                              .values(date=date(2026, 6, 8), end_date=date(2026, 6, 10)),
+                              lambda: _call(base, "PUT", f"/api/calendar/culture-events/{event.id}", _token(executive),
+                                            {"end_date": "2026-06-02"}))
     assert status == 400, body
     with sessions() as db:
         stored = db.execute(select(CultureEvent.date, CultureEvent.end_date).where(CultureEvent.id == event.id)).one()
@@ -68,29 +59,16 @@ def test_an_invite_scan_that_meets_a_response_being_recorded_still_notifies_the_
         "attendees": [{"email": user.email} for user in invitees]})
     assert status == 201, made
     event_id = made["event"]["id"]
-    outcome = []
     connection = sessions.kw["bind"].connect()
     transaction = connection.begin()
     core_db.override_bind(connection)  # the scan runs here, on the server's database
     try:
-        with sessions() as other:  # the first invitee's response, being recorded while the scan runs
-            other.add(CalendarInvite(user_id=invitees[0].id, event_id=event_id, responded_at=datetime.now(timezone.utc),
-                                     response="accepted"))
-            other.flush()
-
-            def scan():
-                try:
-                    outcome.append(scan_invites())
-                except Exception as exc:  # noqa: BLE001 - the failure is the finding
-                    outcome.append(exc)
-
-            run = threading.Thread(target=scan)
-            run.start()
-            time.sleep(1.5)  # the scan has read what it has seen and waits on the response's key
-            assert run.is_alive()
-            other.commit()
-        run.join(timeout=20)
-        assert len(outcome) == 1 and isinstance(outcome[0], dict), outcome
+        # the first invitee's response, being recorded while the scan runs: the scan has read what it has seen
+        # and waits on the response's key
+        outcome = while_held(sessions, insert(CalendarInvite).values(
+            user_id=invitees[0].id, event_id=event_id, responded_at=datetime.now(timezone.utc), response="accepted"),
+            scan_invites, wait=1.5)
+        assert isinstance(outcome, dict), outcome
         transaction.commit()
     finally:
         core_db.override_bind(db_connection)

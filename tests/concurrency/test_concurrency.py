@@ -12,6 +12,7 @@ import json
 import os
 import secrets
 import threading
+import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -56,6 +57,35 @@ def _all_at_once(calls) -> list[tuple[int, object]]:
 
     with ThreadPoolExecutor(max_workers=min(THREADS, len(calls))) as pool:
         return list(pool.map(run, calls, timeout=TIMEOUT * 2))
+
+
+def while_held(sessions, hold, call, *, wait: float = 1.0):
+    """Run `call` (an HTTP request, or a job) in a thread while another transaction has run `hold` (a statement, a
+    list of them, or a function of the session) and holds the rows it wrote; after `wait` seconds the call must
+    still be waiting on them; then that transaction commits. Answers the call's result (the exception it raised,
+    if it raised one)."""
+    answers = []
+
+    def run():
+        try:
+            answers.append(call())
+        except Exception as exc:  # noqa: BLE001 - the caller checks what it got
+            answers.append(exc)
+
+    with sessions() as other:
+        if callable(hold):
+            hold(other)
+        else:
+            for statement in hold if isinstance(hold, (list, tuple)) else [hold]:
+                other.execute(statement)
+        request = threading.Thread(target=run)
+        request.start()
+        time.sleep(wait)  # the call has read what it needs and waits on a row (or a key) the other holds
+        assert request.is_alive(), "the call did not wait for the other transaction"
+        other.commit()
+    request.join(timeout=TIMEOUT)
+    assert len(answers) == 1, "the call did not finish"
+    return answers[0]
 
 
 def _make(sessions, *makers):

@@ -5,12 +5,10 @@ answered 500: its UPDATE matched no row)."""
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 
 from sqlalchemy import delete
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -29,14 +27,8 @@ def test_an_item_update_that_waited_for_its_delete_answers_404(live):
         with sessions() as db:
             item = make_item(db, config_list)
             db.commit()
-        answers = []
-        with sessions() as other:  # another request deleting the item, holding its row until it commits
-            other.execute(delete(ConfigListItem).where(ConfigListItem.id == item.id))
-            request = threading.Thread(target=lambda: answers.append(
-                _call(base, "PUT", f"/api/config-lists/{config_list.key}/items/{item.id}", token, body)))
-            request.start()
-            time.sleep(1.0)  # the request has read the item and waits on its row
-            assert request.is_alive()
-            other.commit()
-        request.join(timeout=20)
-        assert [status for status, _ in answers] == [404], (body, answers)
+        # another request deleting the item, holding its row until it commits
+        status, answer = while_held(
+            sessions, delete(ConfigListItem).where(ConfigListItem.id == item.id),
+            lambda: _call(base, "PUT", f"/api/config-lists/{config_list.key}/items/{item.id}", token, body))
+        assert status == 404, (body, answer)

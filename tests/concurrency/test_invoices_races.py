@@ -3,31 +3,13 @@ test_concurrency.py): deterministic, another transaction holds the invoice's row
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 from datetime import date
 from decimal import Decimal
 
 from sqlalchemy import delete, select, update
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
-
-
-def _while_another_holds(sessions, change, request_call):
-    """Run `request_call` while another transaction has made `change` to the invoice's row and holds it; that
-    transaction commits once the request waits on the row. Answers the request's (status, body)."""
-    answers = []
-    with sessions() as other:
-        change(other)
-        request = threading.Thread(target=lambda: answers.append(request_call()))
-        request.start()
-        time.sleep(1.0)  # the request has read the invoice and waits on its row
-        assert request.is_alive()
-        other.commit()
-    request.join(timeout=20)
-    assert len(answers) == 1
-    return answers[0]
 
 
 def _executive(sessions):
@@ -57,7 +39,7 @@ def test_a_delete_or_line_change_that_waited_for_a_delete_is_a_404(live):
                                          {"description": "Design", "quantity": 1, "unit_price": 100}),
              lambda i=invoices[2]: _call(base, "PUT", f"/api/invoices/{i.id}", token, {"notes": "late"})]
     for invoice, call in zip(invoices, calls):
-        status, body = _while_another_holds(
+        status, body = while_held(
             sessions, lambda other, i=invoice: other.execute(delete(Invoice).where(Invoice.id == i.id)), call)
         assert status == 404, body
 
@@ -79,7 +61,7 @@ def test_a_send_that_waited_for_a_void_leaves_the_invoice_voided(live):
         db.commit()
     assert _call(base, "POST", f"/api/invoices/{invoice.id}/push-to-ledger", token)[0] == 200
     assert _call(base, "POST", f"/api/invoices/{invoice.id}/ledger-approve", token)[0] == 200
-    status, body = _while_another_holds(
+    status, body = while_held(
         sessions, lambda other: other.execute(update(Invoice).where(Invoice.id == invoice.id)
                                               .values(status="voided", ledger_status="VOIDED")),
         lambda: _call(base, "POST", f"/api/invoices/{invoice.id}/ledger-send", token))
@@ -104,7 +86,7 @@ def test_an_approve_that_waited_for_a_sync_of_its_own_move_is_kept(live):
         make_invoice_item(db, invoice, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
         db.commit()
     assert _call(base, "POST", f"/api/invoices/{invoice.id}/push-to-ledger", token)[0] == 200
-    status, body = _while_another_holds(
+    status, body = while_held(
         sessions, lambda other: other.execute(update(Invoice).where(Invoice.id == invoice.id)
                                               .values(ledger_status="AUTHORISED")),
         lambda: _call(base, "POST", f"/api/invoices/{invoice.id}/ledger-approve", token))
@@ -130,7 +112,7 @@ def test_a_push_that_waited_for_a_local_void_links_nothing(live):
         invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, due_date=date(2026, 4, 1))
         make_invoice_item(db, invoice, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
         db.commit()
-    status, body = _while_another_holds(
+    status, body = while_held(
         sessions, lambda other: other.execute(update(Invoice).where(Invoice.id == invoice.id).values(status="voided")),
         lambda: _call(base, "POST", f"/api/invoices/{invoice.id}/push-to-ledger", token))
     assert status == 409, body

@@ -4,12 +4,10 @@ item agreeing."""
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 
 from sqlalchemy import select, update
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -27,20 +25,13 @@ def test_a_status_change_that_waited_for_another_leaves_item_and_action_agreeing
         db.add(ActionItem(title="Send the brief", source_module="meetings", source_type="meeting_action_item",
                           source_id=item_id, assigned_to=user.id, urgency="normal", is_completed=False))
         db.commit()
-    answers = []
-    with sessions() as other:  # another request marking the item done, as set_action_item_status writes it
-        other.execute(update(MeetingActionItem).where(MeetingActionItem.id == item_id).values(status="done"))
-        other.execute(update(ActionItem).where(ActionItem.source_module == "meetings", ActionItem.source_id == item_id)
-                      .values(is_completed=True))
-        request = threading.Thread(target=lambda: answers.append(_call(
-            base, "POST", f"/api/meetings/{meeting.id}/action-items/{item_id}/status", _token(user),
-            {"status": "pending"})))
-        request.start()
-        time.sleep(1.0)  # the request has read the item (pending, as committed) and waits
-        assert request.is_alive()
-        other.commit()
-    request.join(timeout=20)
-    [(status, body)] = answers
+    # another request marking the item done, as set_action_item_status writes it
+    status, body = while_held(
+        sessions, [update(MeetingActionItem).where(MeetingActionItem.id == item_id).values(status="done"),
+                   update(ActionItem).where(ActionItem.source_module == "meetings", ActionItem.source_id == item_id)
+                   .values(is_completed=True)],
+        lambda: _call(base, "POST", f"/api/meetings/{meeting.id}/action-items/{item_id}/status", _token(user),
+                      {"status": "pending"}))
     assert status == 200, body
     with sessions() as db:
         item_status = db.scalar(select(MeetingActionItem.status).where(MeetingActionItem.id == item_id))

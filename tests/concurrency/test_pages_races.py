@@ -4,12 +4,10 @@ another transaction holding the row works from what that transaction committed."
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 
 from sqlalchemy import select, update
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -20,22 +18,6 @@ def _executive(sessions):
         user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
         db.commit()
     return user
-
-
-def _while_held(sessions, statement, request):
-    """Run `request` in a thread while another transaction has run `statement` (holding its row); that
-    transaction commits a second later. Answers the request's (status, body)."""
-    answers = []
-    with sessions() as other:
-        other.execute(statement)
-        thread = threading.Thread(target=lambda: answers.append(request()))
-        thread.start()
-        time.sleep(1.0)  # the request has read the row and waits on it
-        assert thread.is_alive()
-        other.commit()
-    thread.join(timeout=20)
-    assert len(answers) == 1
-    return answers[0]
 
 
 def test_crossed_moves_at_once_leave_no_cycle(live):
@@ -71,7 +53,7 @@ def test_a_resolve_toggle_that_waited_for_another_flips_its_result(live):
         page = make_page(db)
         discussion = make_discussion(db, page, user, is_resolved=False)
         db.commit()
-    status, body = _while_held(  # another toggle resolving it, committed while the request waits
+    status, body = while_held(  # another toggle resolving it, committed while the request waits
         sessions, update(PageDiscussion).where(PageDiscussion.id == discussion.id).values(is_resolved=True),
         lambda: _call(base, "POST", f"/api/pages/{page.id}/discussions/{discussion.id}/resolve", _token(user)))
     assert (status, body) == (200, {"is_resolved": False})
@@ -89,7 +71,7 @@ def test_a_restore_that_waited_for_an_edit_keeps_the_edit_in_a_version(live):
         page = make_page(db, title="Draft", content="first words")
         version = make_version(db, page, user, title="Old", content="old words")
         db.commit()
-    status, body = _while_held(  # an edit of the page, committed while the request waits
+    status, body = while_held(  # an edit of the page, committed while the request waits
         sessions, update(Page).where(Page.id == page.id).values(title="Edited", content="edited words"),
         lambda: _call(base, "POST", f"/api/pages/{page.id}/versions/{version.id}/restore", _token(user)))
     assert status == 200, body

@@ -5,13 +5,11 @@ another transaction (closing the cycle, completing the review) sees what it comm
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 from datetime import date
 
 from sqlalchemy import func, select, update
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -75,21 +73,6 @@ def test_concurrent_assignments_of_different_templates_leave_one(live):
         assert len(assigned) == 1 and assigned[0] in {t.id for t in templates}
 
 
-def _while_held(sessions, statement, request):
-    """Run `request` in a thread while another transaction has run `statement` (holding its row), commit that
-    transaction after a second; answers the request's (status, body)."""
-    answers = []
-    with sessions() as other:
-        other.execute(statement)
-        thread = threading.Thread(target=lambda: answers.append(request()))
-        thread.start()
-        time.sleep(1.0)  # the request has made its checks and waits on the row
-        other.commit()
-    thread.join(timeout=20)
-    assert len(answers) == 1
-    return answers[0]
-
-
 def test_a_review_create_that_waited_for_the_cycle_closing_is_refused(live):
     from chalicelib.areas.performance.models import Review, ReviewCycle
     from tests.areas.performance.factories import make_cycle
@@ -101,7 +84,7 @@ def test_a_review_create_that_waited_for_the_cycle_closing_is_refused(live):
         person = make_user(db, email=_email("person"))
         cycle = make_cycle(db, status="open")
         db.commit()
-    status, body = _while_held(
+    status, body = while_held(
         sessions, update(ReviewCycle).where(ReviewCycle.id == cycle.id).values(status="closed"),
         lambda: _call(base, "POST", "/api/performance/reviews", _token(executive),
                       {"cycle_id": cycle.id, "user_id": person.id}))
@@ -125,7 +108,7 @@ def test_goal_outcomes_that_waited_for_the_completion_are_refused(live):
                              user=person, reviewer=executive, status="ready_for_review")
         goal_id = db.scalar(select(ReviewGoal.id).where(ReviewGoal.review_id == earlier.id))
         db.commit()
-    status, body = _while_held(
+    status, body = while_held(
         sessions, update(Review).where(Review.id == review.id).values(status="completed"),
         lambda: _call(base, "PUT", f"/api/performance/reviews/{review.id}/previous-goals", _token(executive),
                       {"outcomes": [{"goal_id": goal_id, "status": "completed"}]}))

@@ -6,11 +6,10 @@ the daily job's, were not synced)."""
 from __future__ import annotations
 
 import json
-import threading
-import time
 
 from sqlalchemy import delete, func, select
 
+from tests.concurrency.test_concurrency import while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 from tests.concurrency.conftest import PORTAL_TOKEN as TOKEN  # the server's portal service token
@@ -46,17 +45,10 @@ def test_a_sync_that_meets_a_deleted_connection_still_syncs_the_others(live):
                                 secret=crypto.encrypt(json.dumps({"customer_id": customer,
                                                                   "refresh_token": "1//refresh-g"}))))
         db.commit()
-    answers = []
-    with sessions() as other:  # a disconnect of the first connection, holding its row until it commits
-        other.execute(delete(AdConnection).where(AdConnection.id == first))
-        request = threading.Thread(target=lambda: answers.append(
-            _portal_call(base, "POST", "/connections/sync", company.id)))
-        request.start()
-        time.sleep(1.5)  # the sync has read both connections and waits on the first one's row
-        assert request.is_alive()
-        other.commit()
-    request.join(timeout=20)
-    assert [status for status, _ in answers] == [202], answers
+    # a disconnect of the first connection, holding its row until it commits; the sync reads both connections
+    status, body = while_held(sessions, delete(AdConnection).where(AdConnection.id == first),
+                              lambda: _portal_call(base, "POST", "/connections/sync", company.id), wait=1.5)
+    assert status == 202, body
     with sessions() as db:
         synced = db.get(AdConnection, second)
         rows = db.scalar(select(func.count()).select_from(AdDailyMetric).where(AdDailyMetric.connection_id == second))

@@ -3,29 +3,11 @@ test_concurrency.py): deterministic, another transaction holds the row while the
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 
 from sqlalchemy import delete, select, update
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
-
-
-def _while_another_holds(sessions, change, request_call):
-    """Run `request_call` while another transaction has made `change` to a row and holds it; that transaction
-    commits once the request waits on the row. Answers the request's (status, body)."""
-    answers = []
-    with sessions() as other:
-        change(other)
-        request = threading.Thread(target=lambda: answers.append(request_call()))
-        request.start()
-        time.sleep(1.0)  # the request has read the row and waits on it
-        assert request.is_alive()
-        other.commit()
-    request.join(timeout=20)
-    assert len(answers) == 1
-    return answers[0]
 
 
 def _executive(sessions):
@@ -53,7 +35,7 @@ def test_a_write_that_waited_for_a_delete_of_its_proposal_is_a_404(live):
         status, created = _call(base, "POST", "/api/proposals", token, {"title": "Website rebuild"})
         assert status == 201, created
         pid = created["id"]
-        status, answer = _while_another_holds(
+        status, answer = while_held(
             sessions, lambda other: other.execute(delete(Proposal).where(Proposal.id == pid)),
             lambda: _call(base, method, f"/api/proposals/{pid}{tail}", token, body))
         assert status == 404, (method, tail, answer)
@@ -71,7 +53,7 @@ def test_a_template_delete_that_waited_for_another_records_no_second_deletion(li
         template = ProposalTemplate(name="Retainer", is_active=True)
         db.add(template)
         db.commit()
-    status, answer = _while_another_holds(
+    status, answer = while_held(
         sessions, lambda other: other.execute(update(ProposalTemplate).where(ProposalTemplate.id == template.id)
                                               .values(is_active=False)),
         lambda: _call(base, "DELETE", f"/api/proposals/templates/{template.id}", token))

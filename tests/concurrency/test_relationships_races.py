@@ -3,12 +3,10 @@ test_concurrency.py)."""
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 
 from sqlalchemy import update
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -29,19 +27,12 @@ def test_a_message_that_waited_for_a_dismissal_leaves_the_action_dismissed(live)
                                     status="pending", is_auto=False, assigned_to_user_id=user.id, created_by=user.id)
         db.add(action)
         db.commit()
-    answers = []
-    with sessions() as other:  # another request dismissing the action, holding its row until it commits
-        other.execute(update(RelationshipAction).where(RelationshipAction.id == action.id)
-                      .values(status="dismissed"))
-        request = threading.Thread(target=lambda: answers.append(_call(
-            base, "POST", f"/api/relationships/contacts/{contact.id}/messages", _token(user),
-            {"channel": "sms", "body": "Happy to talk", "auto_action_id": action.id})))
-        request.start()
-        time.sleep(1.0)  # the request has read the action pending and waits on its row
-        assert request.is_alive()
-        other.commit()
-    request.join(timeout=20)
-    assert [status for status, _ in answers] == [201], answers
+    # another request dismissing the action, holding its row until it commits
+    status, body = while_held(
+        sessions, update(RelationshipAction).where(RelationshipAction.id == action.id).values(status="dismissed"),
+        lambda: _call(base, "POST", f"/api/relationships/contacts/{contact.id}/messages", _token(user),
+                      {"channel": "sms", "body": "Happy to talk", "auto_action_id": action.id}))
+    assert status == 201, body
     with sessions() as db:
         stored = db.get(RelationshipAction, action.id)
         assert (stored.status, stored.completed_at) == ("dismissed", None)

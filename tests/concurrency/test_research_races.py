@@ -4,12 +4,10 @@ calls answer."""
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 
 from sqlalchemy import delete, func, select
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -27,18 +25,13 @@ def test_a_run_whose_deal_was_deleted_meanwhile_is_a_404(live):
         user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
         deal = make_deal(db, company_id=make_company(db, name="Acme Pty").id)
         db.commit()
-    answers = []
-    with sessions() as other:  # another request deleting the deal, holding its row until it commits
-        other.execute(delete(Deal).where(Deal.id == deal.id))
-        request = threading.Thread(target=lambda: answers.append(_call(
-            base, "POST", "/api/research/run", _token(user),
-            {"entity_type": "deal", "entity_id": deal.id, "store_url": "https://93.184.216.34/"})))
-        request.start()
-        time.sleep(2.0)  # the request has read the deal, the provider calls have answered, it waits on the row
-        assert request.is_alive()
-        other.commit()
-    request.join(timeout=20)
-    assert [status for status, _ in answers] == [404], answers
+    # another request deleting the deal, holding its row until it commits; the request reads the deal, the
+    # provider calls answer, then it waits on the row
+    status, body = while_held(sessions, delete(Deal).where(Deal.id == deal.id),
+                              lambda: _call(base, "POST", "/api/research/run", _token(user),
+                                            {"entity_type": "deal", "entity_id": deal.id,
+                                             "store_url": "https://93.184.216.34/"}), wait=2.0)
+    assert status == 404, body
     with sessions() as db:
         assert db.scalar(select(func.count()).select_from(ResearchBrief)
                          .where(ResearchBrief.entity_id == deal.id)) == 0

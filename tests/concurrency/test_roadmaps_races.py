@@ -6,26 +6,12 @@ they stand once any write it waited for has committed."""
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 from datetime import date
 
 from sqlalchemy import update
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
-
-
-def _while_held(other, call):
-    """Run `call` in a thread while `other` holds its rows; commit `other` once the call waits; the call's answers."""
-    answers = []
-    request = threading.Thread(target=lambda: answers.append(call()))
-    request.start()
-    time.sleep(1.0)  # the request has read the item and waits on a row the other transaction holds
-    assert request.is_alive()
-    other.commit()
-    request.join(timeout=20)
-    return answers
 
 
 def _roadmap(sessions, **item):
@@ -52,11 +38,12 @@ def test_an_item_date_update_waiting_for_another_checks_the_range_it_leaves(live
 
     base, sessions = live
     user, _, _, roadmap, item = _roadmap(sessions, start_date=date(2030, 3, 1), end_date=date(2030, 3, 31))
-    with sessions() as other:  # another item update moving the end to 10 March, not committed yet
-        other.execute(update(RoadmapItem).where(RoadmapItem.id == item.id).values(end_date=date(2030, 3, 10)))
-        answers = _while_held(other, lambda: _call(base, "PUT", f"/api/roadmaps/{roadmap.id}/items/{item.id}",
-                                                   _token(user), {"start_date": "2030-03-20"}))
-    assert [status for status, _ in answers] == [400], answers
+    # another item update moving the end to 10 March, not committed yet
+    status, body = while_held(sessions, update(RoadmapItem).where(RoadmapItem.id == item.id)
+                              .values(end_date=date(2030, 3, 10)),
+                              lambda: _call(base, "PUT", f"/api/roadmaps/{roadmap.id}/items/{item.id}", _token(user),
+                                            {"start_date": "2030-03-20"}))
+    assert status == 400, body
     with sessions() as db:
         stored = db.get(RoadmapItem, item.id)
         assert (stored.start_date, stored.end_date) == (date(2030, 3, 1), date(2030, 3, 10))
@@ -67,11 +54,12 @@ def test_an_item_goal_update_waiting_for_a_project_move_is_checked_against_the_n
 
     base, sessions = live
     user, second, goal, roadmap, item = _roadmap(sessions)
-    with sessions() as other:  # the roadmap moved to another project (its items' goals cleared), not committed yet
-        other.execute(update(Roadmap).where(Roadmap.id == roadmap.id).values(project_id=second.id))
-        other.execute(update(RoadmapItem).where(RoadmapItem.roadmap_id == roadmap.id).values(goal_id=None))
-        answers = _while_held(other, lambda: _call(base, "PUT", f"/api/roadmaps/{roadmap.id}/items/{item.id}",
-                                                   _token(user), {"goal_id": goal.id}))
-    assert [status for status, _ in answers] == [400], answers
+    # the roadmap moved to another project (its items' goals cleared), not committed yet
+    status, body = while_held(sessions, [update(Roadmap).where(Roadmap.id == roadmap.id).values(project_id=second.id),
+                                         update(RoadmapItem).where(RoadmapItem.roadmap_id == roadmap.id)
+                                         .values(goal_id=None)],
+                              lambda: _call(base, "PUT", f"/api/roadmaps/{roadmap.id}/items/{item.id}", _token(user),
+                                            {"goal_id": goal.id}))
+    assert status == 400, body
     with sessions() as db:
         assert db.get(RoadmapItem, item.id).goal_id is None  # no goal of a project the roadmap left

@@ -5,12 +5,10 @@ runs). The update waits on the policy's row lock and, finding the policy gone, a
 from __future__ import annotations
 
 import secrets
-import threading
-import time
 
 from sqlalchemy import delete, select
 
-from tests.concurrency.test_concurrency import _call, _token
+from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -21,17 +19,9 @@ def _update_while_deleted(base, sessions, token, body) -> list:
         policy = SlaPolicy(name="Gold")
         db.add(policy)
         db.commit()
-    answers = []
-    with sessions() as other:  # another request deleting the policy, holding its row until it commits
-        other.execute(delete(SlaPolicy).where(SlaPolicy.id == policy.id))
-        request = threading.Thread(target=lambda: answers.append(
-            _call(base, "PUT", f"/api/sla/policies/{policy.id}", token, body)))
-        request.start()
-        time.sleep(1.0)  # the request has read the policy and waits on its row
-        assert request.is_alive()
-        other.commit()
-    request.join(timeout=20)
-    return answers
+    # another request deleting the policy, holding its row until it commits
+    return [while_held(sessions, delete(SlaPolicy).where(SlaPolicy.id == policy.id),
+                       lambda: _call(base, "PUT", f"/api/sla/policies/{policy.id}", token, body))]
 
 
 def test_an_update_that_waited_for_a_delete_answers_404(live):
