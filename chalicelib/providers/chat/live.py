@@ -1,4 +1,13 @@
-"""Slack Web API: `chat.postMessage` and `users.lookupByEmail` through `requests`.
+"""Slack Web API: `chat.postMessage`, `users.lookupByEmail` and `auth.test` through `requests`.
+
+Wire format (checked against https://docs.slack.dev/reference/methods/chat.postMessage,
+.../users.lookupByEmail and .../auth.test): the bot token goes in `Authorization: Bearer`; `chat.postMessage` and
+`auth.test` are POSTs with a JSON body (`application/json; charset=utf-8`, both accept it), `users.lookupByEmail` a
+GET with `email` in the query. Answers read: `channel` and `ts` of a post (a direct message to a user id answers its
+`D...` channel), `user.id` of a lookup (`users_not_found` is "no member", None), `team`, `team_id`, `user_id`,
+`bot_id` of `auth.test` (`invalid_auth`, `not_authed`, `account_inactive`, `token_revoked`, `token_expired` are a
+refused token, 400). Text is sent as given: escaping `&`, `<` and `>` is the caller's, since the callers write
+Slack's `<url|label>` links themselves.
 
 Slack answers HTTP 200 with `{"ok": false, "error": "..."}` for most failures; those are failures
 here too (BadGateway). HTTP 429 carries Retry-After: a wait of at most MAX_RETRY_WAIT seconds is waited and the

@@ -3,8 +3,10 @@
 Authentication: the `X-Api-Key` header. `GET /v5/company/enrich?name=&website=` answers the company record
 (its fields at the top level, with `status` and `likelihood`); `GET /v5/person/enrich?profile=` answers
 `{status, likelihood, data}`; `POST /v5/person/search` with `{query: <Elasticsearch>, size: 1}` answers
-`{status, data: [...], total}`. Errors answer `{status, error: {type, message}}`: 404 means no record
-matched (None here); 402 credits exhausted and 429 rate limited (with x-ratelimit-reset or Retry-After)
+`{status, data: [...], total}`. The search's fields (`emails.address`, `full_name`, `job_company_name`) are
+lower-case `keyword` fields in PDL's Elasticsearch mapping (https://docs.peopledatalabs.com/docs/elasticsearch-mapping),
+so each is queried with a `term` of the lower-cased, whitespace-collapsed value. Errors answer
+`{status, error: {type, message}}`: 404 means no record matched (None here); 402 credits exhausted and 429 rate limited (with x-ratelimit-reset or Retry-After)
 are 503 with a clear message; 400, 401, 403 and 5xx are 502; a timeout is 504.
 """
 from __future__ import annotations
@@ -14,6 +16,11 @@ import requests
 from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 
 DEFAULT_BASE_URL = "https://api.peopledatalabs.com/v5"
+
+
+def _keyword(text: str) -> str:
+    """A query value for one of PDL's lower-case keyword fields."""
+    return " ".join(text.split()).lower()
 
 
 class PeopleDataLabs:
@@ -62,13 +69,16 @@ class PeopleDataLabs:
         return {**body["data"], "likelihood": body.get("likelihood")}
 
     def search_person(self, *, name: str | None, email: str | None, company: str | None) -> dict | None:
+        # PDL's person fields are `keyword` fields holding lower-case text (Elasticsearch mapping,
+        # https://docs.peopledatalabs.com/docs/elasticsearch-mapping): a query value must be the lower-cased,
+        # whitespace-collapsed text, exactly as PDL stores it, or nothing matches.
         must = []
         if email:
-            must.append({"term": {"emails.address": email.lower()}})
+            must.append({"term": {"emails.address": _keyword(email)}})
         if name:
-            must.append({"match": {"full_name": name}})
+            must.append({"term": {"full_name": _keyword(name)}})
         if company:
-            must.append({"match": {"job_company_name": company}})
+            must.append({"term": {"job_company_name": _keyword(company)}})
         body = self._call("POST", "/person/search", json={"query": {"bool": {"must": must}}, "size": 1})
         records = (body or {}).get("data") or []
         return records[0] if records and isinstance(records[0], dict) else None

@@ -1,12 +1,20 @@
 """Web push through pywebpush: aes128gcm payload encryption (RFC 8291) and a VAPID JWT (RFC 8292)
 signed with `VAPID_PRIVATE_KEY` (base64url raw or DER key, or a PEM file path), `sub` from
-`VAPID_SUBJECT`. The push service's 404 and 410 mean the subscription is gone. A 429 with a `Retry-After` of at
+`VAPID_SUBJECT`. Wire format (RFC 8030, 8291, 8292): a POST to the subscription's endpoint with `TTL`,
+`Content-Encoding: aes128gcm` and `Authorization: vapid t=<JWT>,k=<public key>`; the JWT's claims are `aud` (the
+endpoint's origin, filled by pywebpush), `exp` (12 hours ahead; RFC 8292 allows at most 24) and `sub`, which RFC
+8292 section 2.1 makes a `mailto:` or `https:` URI: a bare e-mail address in `VAPID_SUBJECT` is sent as
+`mailto:<address>`, and a subject py_vapid still refuses is a 502, not an unhandled error. A push service answers
+201; its 404 and 410 mean the subscription is gone. `Retry-After` is read as delay-seconds or an HTTP-date
+(RFC 9110 section 10.2.3). A 429 with a `Retry-After` of at
 most MAX_RETRY_WAIT seconds is waited and the message sent once more; a longer one, a second 429, another
 refusal, a timeout or an unreachable service is 502 (BadGateway: the notification worker keeps that delivery
 `failed` for its retry, and the other subscriptions' outcome, only for BadGateway)."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 
 import requests
 
@@ -18,14 +26,37 @@ from .base import SubscriptionGone
 MAX_RETRY_WAIT = 5.0  # seconds of a 429's Retry-After waited before the one retry
 
 
+def vapid_subject(subject: str) -> str:
+    """RFC 8292 section 2.1: `sub` is a `mailto:` or `https:` URI; a bare e-mail address becomes `mailto:`."""
+    subject = (subject or "").strip()
+    if "@" in subject and not subject.lower().startswith(("mailto:", "https:")):
+        return f"mailto:{subject}"
+    return subject
+
+
+def wait_of(response) -> float:
+    """Seconds a 429's `Retry-After` asks for: delay-seconds or an HTTP-date (RFC 9110 section 10.2.3)."""
+    value = (response.headers.get("Retry-After") or "").strip()
+    if value and not value.replace(".", "", 1).isdigit():
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return 1.0
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+    return http.retry_after(response)
+
+
 class WebPush:
     def __init__(self, *, public_key: str, private_key: str, subject: str, timeout: float = 10.0) -> None:
         self.public_key = public_key
         self.private_key = private_key
-        self.subject = subject
+        self.subject = vapid_subject(subject)
         self.timeout = timeout
 
     def send(self, *, subscription: dict, payload: dict, ttl: int = 86400) -> None:
+        from py_vapid import VapidException
         from pywebpush import WebPushException, webpush
 
         from chalicelib.core.netguard import UnsafeURL, check_public_https_url
@@ -46,16 +77,16 @@ class WebPush:
                     if status in (404, 410):
                         raise SubscriptionGone(f"push subscription gone (HTTP {status})") from exc
                     if status == 429:
-                        wait = http.retry_after(exc.response)
+                        wait = wait_of(exc.response)
                         if attempt == 1 and wait <= MAX_RETRY_WAIT:
                             http.sleep(wait)
                             continue
                         raise BadGateway("Push service rate limited the message (retry after "
-                                         f"{exc.response.headers.get('Retry-After', '?')} s)") from exc
+                                         f"{int(wait + 0.999)} s)") from exc
                     raise BadGateway(f"Push service refused the message (HTTP {status}): {exc.message}") from exc
         except requests.Timeout as exc:
             raise BadGateway("Push service did not answer in time") from exc
         except requests.RequestException as exc:
             raise BadGateway(f"Push service unreachable: {exc}") from exc
-        except (ValueError, TypeError) as exc:  # malformed keys in the subscription or the settings
+        except (ValueError, TypeError, VapidException) as exc:  # malformed keys or VAPID claims (subject)
             raise BadGateway(f"Push message could not be encrypted or signed: {exc}") from exc

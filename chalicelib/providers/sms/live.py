@@ -1,12 +1,19 @@
 """Twilio Messages API: `POST /2010-04-01/Accounts/{AccountSid}/Messages.json` through `requests`.
 
 Form-encoded `To`, `From`, `Body` and `MediaUrl` (MMS), HTTP basic auth with the account SID and auth token.
-The message app is WhatsApp: `To` and `From` carry the `whatsapp:` prefix. Twilio answers 201 with the
-message resource (`sid`, `status`); an error answers a JSON body `{code, message, more_info, status}`.
+A configured sender that is a Messaging Service SID (`MG` followed by 32 hex digits) is sent as
+`MessagingServiceSid` instead of `From`: Twilio reads `From` as a phone number, alphanumeric sender id or channel
+address and requires it only when `MessagingServiceSid` is absent
+(https://www.twilio.com/docs/messaging/api/message-resource#create-a-message-resource); such a message answers
+`status: accepted`. The message app is WhatsApp: `To` and a `From` number carry the `whatsapp:` prefix (a
+Messaging Service keeps its SID unprefixed). Twilio answers 201 with the message resource (`sid`, `status`); an
+error answers a JSON body `{code, message, more_info, status}`.
 Mapping: 401/403 (20003 authentication) and other refusals -> 502 naming Twilio's code; 429 (20429) ->
 503 with Retry-After; 5xx -> 502; no answer in time -> 504.
 """
 from __future__ import annotations
+
+import re
 
 import requests
 
@@ -28,6 +35,19 @@ ERROR_MESSAGES = {
 }
 
 
+_SERVICE_SID = re.compile(r"MG[0-9a-fA-F]{32}")
+
+
+def _is_service(sender: str) -> bool:
+    return bool(_SERVICE_SID.fullmatch(sender))
+
+
+def _sender(sender: str) -> tuple[str, str]:
+    """The form field naming the sender: a Messaging Service SID (`MG` + 32 hex) is `MessagingServiceSid`
+    (Twilio: `From` is required only when `MessagingServiceSid` is not passed), anything else `From`."""
+    return ("MessagingServiceSid", sender) if _is_service(sender) else ("From", sender)
+
+
 class TwilioSms:
     def __init__(self, *, account_sid: str, auth_token: str, from_number: str, msgapp_from: str | None = None,
                  base_url: str = DEFAULT_BASE_URL, timeout: float = 10.0) -> None:
@@ -41,9 +61,10 @@ class TwilioSms:
     def send(self, *, channel: str, to: str, body: str, media_url: str | None = None) -> dict:
         data: list[tuple[str, str]] = [("Body", body)]
         if channel == "msgapp":
-            data += [("To", f"whatsapp:{to}"), ("From", f"whatsapp:{self.msgapp_from.removeprefix('whatsapp:')}")]
+            sender = self.msgapp_from.removeprefix("whatsapp:")
+            data += [("To", f"whatsapp:{to}"), _sender(sender if _is_service(sender) else f"whatsapp:{sender}")]
         else:
-            data += [("To", to), ("From", self.from_number)]
+            data += [("To", to), _sender(self.from_number)]
         if media_url:
             data.append(("MediaUrl", media_url))
         try:

@@ -45,7 +45,9 @@ def test_person_enrich_and_search():
     sent = json.loads(responses.calls[1].request.body)
     assert sent["size"] == 1
     assert {"term": {"emails.address": "sean@pdl.com"}} in sent["query"]["bool"]["must"]
-    assert {"match": {"full_name": "Sean Thorne"}} in sent["query"]["bool"]["must"]
+    # PDL's person fields are lower-case keyword fields (https://docs.peopledatalabs.com/docs/elasticsearch-mapping)
+    assert {"term": {"full_name": "sean thorne"}} in sent["query"]["bool"]["must"]
+    assert {"term": {"job_company_name": "people data labs"}} in sent["query"]["bool"]["must"]
     normalised = normalise_person({**PERSON, "likelihood": 9})
     assert normalised["profile_url"] == "https://linkedin.com/in/seanthorne" and normalised["likelihood"] == 9
 
@@ -60,17 +62,18 @@ def test_no_data_is_none():
     assert _pdl().search_person(name="x", email=None, company=None) is None
 
 
-@pytest.mark.parametrize("status,headers,error,text", [
-    (402, {}, ServiceUnavailable, "credits are exhausted"),
-    (429, {"x-ratelimit-reset": "2026-11-23T10:01:00Z"}, ServiceUnavailable, "rate limit"),
-    (429, {"Retry-After": "60"}, ServiceUnavailable, "retry after 60"),
-    (401, {}, BadGateway, "API key"),
-    (400, {}, BadGateway, "HTTP 400"),
-    (500, {}, BadGateway, "HTTP 500"),
+# PDL's error body and types: https://docs.peopledatalabs.com/docs/errors
+@pytest.mark.parametrize("status,kind,headers,error,text", [
+    (402, "payment_required", {}, ServiceUnavailable, "credits are exhausted"),
+    (429, "rate_limit_error", {"x-ratelimit-reset": "2026-11-23T10:01:00Z"}, ServiceUnavailable, "rate limit"),
+    (429, "rate_limit_error", {"Retry-After": "60"}, ServiceUnavailable, "retry after 60"),
+    (401, "authentication_error", {}, BadGateway, "API key"),
+    (400, "invalid_request_error", {}, BadGateway, "HTTP 400"),
+    (500, "api_error", {}, BadGateway, "HTTP 500"),
 ])
 @responses.activate
-def test_errors_are_mapped(status, headers, error, text):
-    responses.get(f"{BASE}/company/enrich", json={"status": status, "error": {"type": "x", "message": "m"}},
+def test_errors_are_mapped(status, kind, headers, error, text):
+    responses.get(f"{BASE}/company/enrich", json={"status": status, "error": {"type": kind, "message": "m"}},
                   status=status, headers=headers)
     with pytest.raises(error) as raised:
         _pdl().enrich_company(name="Google", website=None)
@@ -99,6 +102,8 @@ def test_live_through_the_route(api, db, employee, set_env):
     company = make_company(db, name="Acme", domain="acme.com")
     answer = api.post(f"/api/deals/companies/{company.id}/enrich", as_=employee)
     assert answer.status == 200 and answer.json["network_data"] == record
-    responses.replace(responses.GET, f"{BASE}/company/enrich", json={"status": 402}, status=402)
+    responses.replace(responses.GET, f"{BASE}/company/enrich", status=402, json={
+        "status": 402, "error": {"type": "payment_required", "message": "You have hit your account maximum for "
+                                 "company enrichment (all matches used)"}})
     busy = api.post(f"/api/deals/companies/{company.id}/enrich?force=true", as_=employee)
     assert busy.status == 503 and "credits" in busy.json["error"]
