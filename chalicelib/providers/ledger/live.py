@@ -7,10 +7,31 @@ e-mail, payments) and Payroll AU (employees), through `requests`.
   is handed to `on_tokens` at once (the connections area stores it encrypted, in its own transaction).
 - 429: `Retry-After` honoured (providers.http); other errors are 502 carrying Xero's message (a validation
   exception's messages, or its `Detail` / `Message`).
+
+Wire choices, checked against Xero's documents (developer.xero.com/documentation/oauth2/scopes, the granular
+scopes FAQ developer.xero.com/faq/granular-scopes, and github.com/XeroAPI/Xero-OpenAPI xero_accounting.yaml and
+xero-payroll-au.yaml):
+- Scopes (`SCOPES`): `accounting.invoices` (the granular scope of Invoices, their PDF and Email; apps created
+  on or after 2 March 2026 cannot request the broad `accounting.transactions`), `accounting.contacts` (a
+  contact named on a new invoice is created), `accounting.settings.read`, `payroll.employees` (Payroll AU
+  Employees and LeaveApplications, with approve/reject: Xero has no `payroll.leaveapplications` scope, and
+  an unknown scope makes the consent page fail) and `payroll.settings.read` (GET PayItems only).
+- Invoices: `PUT /Invoices` creates, `POST /Invoices/{id}` changes the status, `POST /Invoices/{id}/Email` with
+  `{}` answers 204, `GET /Invoices/{id}` with `Accept: application/pdf` is the PDF; `GET /Invoices?IDs=a,b&page=n`
+  (up to 100 a page, line items included) reads state. Amounts are JSON numbers (read through `str` into
+  Decimal); dates are `/Date(ms+0000)/` (read as the UTC day). An invoice's `Payments` summaries carry
+  `PaymentID, Date, Amount, Reference, CurrencyRate` but no `Status`: a payment applied to an invoice is
+  AUTHORISED (a deleted one leaves the list), so that is the status answered when Xero gives none.
+- The organisation connected is one the user has just authorised: the access token's
+  `authentication_event_id` claim filters `GET /connections?authEventId=` (xero-identity.yaml), so an
+  organisation connected earlier (listed first without the filter) is not taken instead.
+- Payroll AU `GET /Employees?page=n` (up to 100 a page) lists TERMINATED employees too: only those not
+  TERMINATED are answered (the sandbox answers active users only).
 """
 from __future__ import annotations
 
 import base64
+import json
 import re
 import time
 from datetime import datetime, timezone
@@ -28,8 +49,8 @@ TOKEN_URL = "https://identity.xero.com/connect/token"
 CONNECTIONS_URL = "https://api.xero.com/connections"
 ACCOUNTING = "https://api.xero.com/api.xro/2.0"
 PAYROLL = "https://api.xero.com/payroll.xro/1.0"
-SCOPES = ("openid profile email offline_access accounting.transactions accounting.contacts "
-          "accounting.settings.read payroll.employees payroll.leaveapplications payroll.settings")
+SCOPES = ("openid profile email offline_access accounting.invoices accounting.contacts "
+          "accounting.settings.read payroll.employees payroll.settings.read")
 PAGE_SIZE = 100
 IDS_PER_CALL = 50
 MAX_PAGES = 100  # pages read in one listing at most (10 000 records); more is a 502, never an endless loop
@@ -66,6 +87,17 @@ def xero_date(value) -> str | None:
     return str(value)[:10]
 
 
+def _claim(jwt: str, name: str) -> str | None:
+    """One claim of a JWT's payload, read without checking its signature (Xero's own answer over TLS);
+    None when the token is not a JWT or lacks the claim."""
+    try:
+        payload = jwt.split(".")[1]
+        value = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))).get(name)
+    except (IndexError, ValueError, AttributeError):
+        return None
+    return str(value) if value else None
+
+
 class XeroAuth(LedgerAuth):
     def __init__(self, *, client_id: str, client_secret: str, redirect_uri: str) -> None:
         self.client_id, self.client_secret, self.redirect_uri = client_id, client_secret, redirect_uri
@@ -96,7 +128,9 @@ class XeroAuth(LedgerAuth):
 
     def exchange_code(self, code: str) -> dict:
         tokens = self._token({"grant_type": "authorization_code", "code": code, "redirect_uri": self.redirect_uri})
+        auth_event = _claim(tokens["access_token"], "authentication_event_id")
         response = http.send("GET", CONNECTIONS_URL, name=NAME, max_wait=_max_wait(),
+                             params={"authEventId": auth_event} if auth_event else None,
                              headers={"Authorization": f"Bearer {tokens['access_token']}",
                                       "Accept": "application/json"})
         if response.status_code != 200:
@@ -190,7 +224,8 @@ class XeroLedger(LedgerProvider):
                 "amount_due": Decimal(str(item.get("AmountDue") or 0)),
                 "payments": [{"ledger_payment_id": p["PaymentID"], "date": xero_date(p.get("Date")),
                               "amount": Decimal(str(p.get("Amount") or 0)), "reference": p.get("Reference"),
-                              "status": p.get("Status")} for p in item.get("Payments") or [] if p.get("PaymentID")]}
+                              "status": p.get("Status") or "AUTHORISED"}
+                             for p in item.get("Payments") or [] if p.get("PaymentID")]}
 
     def get_pdf(self, ledger_invoice_id: str) -> bytes:
         return self._call("GET", f"{ACCOUNTING}/Invoices/{ledger_invoice_id}", accept="application/pdf").content
@@ -203,7 +238,7 @@ class XeroLedger(LedgerProvider):
             employees = (response.json() or {}).get("Employees") or []
             people += [{"id": e["EmployeeID"], "email": (e.get("Email") or "").strip().lower() or None,
                         "name": " ".join(p for p in (e.get("FirstName"), e.get("LastName")) if p)}
-                       for e in employees if e.get("EmployeeID")]
+                       for e in employees if e.get("EmployeeID") and e.get("Status") != "TERMINATED"]
             if len(employees) < PAGE_SIZE:
                 return people
         raise BadGateway("The accounting ledger answered too many pages of employees")

@@ -7,6 +7,13 @@ refresh and rotation, `Xero-tenant-id`, 429 with Retry-After, errors as 502 with
 - `POST /payroll.xro/1.0/LeaveApplications` with `[{EmployeeID, LeaveTypeID, Title, StartDate, EndDate,
   Description}]`: `{LeaveApplications: [{LeaveApplicationID, ...}]}`
 - `POST /payroll.xro/1.0/LeaveApplications/{LeaveApplicationID}/reject`: withdraws it
+
+Wire choices, checked against github.com/XeroAPI/Xero-OpenAPI xero-payroll-au.yaml: every call above is
+authorised by `payroll.employees` (Employees, LeaveApplications and their reject) or `payroll.settings(.read)`
+(PayItems), the scopes the ledger's consent asks for; `StartDate` / `EndDate` are sent as YYYY-MM-DD (the
+documented format of those fields; Xero answers them as `/Date(ms+0000)/`); `Title` is cut to 50 characters
+and `Description` to 200 (their documented maximum lengths); reject has no body and applies to a REQUESTED or
+SCHEDULED application (an application made through POST /LeaveApplications is SCHEDULED).
 """
 from __future__ import annotations
 

@@ -2,7 +2,19 @@
 headers, `application/vnd.api+json` bodies, `page[number]` / `page[size]` paging (meta.total_pages).
 A token is checked with `GET /organization_memberships` (which needs no organisation id and names the
 organisation). 429: Retry-After honoured (providers.http); a refused token is a 400 with Productive's message;
-other errors are 502 with it."""
+other errors are 502 with it.
+
+Wire choices, checked against Productive's documents (developer.productive.io/bookings.html,
+developer.productive.io/reference/resources/bookings):
+- A leave booking is an absence booking: `POST /bookings` with `started_on` / `ended_on` (YYYY-MM-DD), the
+  person and the absence event as JSON:API relationships (`people`, `events`), and the "per day" booking
+  method (`booking_method_id: 1`), which the document says requires both `hours` (hours a day) and `time`
+  (minutes a day): both are sent.
+- People (developer.productive.io/people.html): `GET /people` lists client contacts, placeholders and
+  deactivated people too; `filter[status]=1` (active) and `filter[person_type]=1` (user) keep the staff the
+  sandbox answers, so a contact or a deactivated person sharing an e-mail is never mapped to a user.
+- Errors are JSON:API `{errors: [{status, title, detail}]}`: the details (else titles) are the message.
+"""
 from __future__ import annotations
 
 import os
@@ -18,6 +30,7 @@ JSONAPI = "application/vnd.api+json"
 PAGE_SIZE = 200
 MAX_PAGES = 50  # pages of people read at most (10 000 people); more is a 502, never an endless loop
 NAME = "The resource planner"
+PEOPLE_FILTER = {"filter[status]": 1, "filter[person_type]": 1}  # active users (not contacts, placeholders)
 
 
 def productive_message(response) -> str:
@@ -60,7 +73,8 @@ class ProductivePlanner(PlannerProvider):
     def list_people(self) -> list[dict]:
         people = []
         for page in range(1, MAX_PAGES + 1):
-            body = self._call("GET", "/people", params={"page[number]": page, "page[size]": PAGE_SIZE}).json() or {}
+            body = self._call("GET", "/people", params={**PEOPLE_FILTER, "page[number]": page,
+                                                         "page[size]": PAGE_SIZE}).json() or {}
             for item in body.get("data") or []:
                 attributes = item.get("attributes") or {}
                 people.append({"id": item["id"], "email": (attributes.get("email") or "").strip().lower() or None,
@@ -77,7 +91,8 @@ class ProductivePlanner(PlannerProvider):
             relationships["event"] = {"data": {"type": "events", "id": str(event_id)}}
         body = {"data": {"type": "bookings", "attributes": {
             "started_on": started_on, "ended_on": ended_on, "booking_method_id": 1,
-            "time": int(round(hours_per_day * 60)), **({"note": note} if note else {})},
+            "hours": float(hours_per_day), "time": int(round(hours_per_day * 60)),
+            **({"note": note} if note else {})},
             "relationships": relationships}}
         made = self._call("POST", "/bookings", json=body).json() or {}
         booking_id = (made.get("data") or {}).get("id")

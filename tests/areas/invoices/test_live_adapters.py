@@ -43,7 +43,7 @@ def test_authorisation_url_code_exchange_and_tenant():
     query = parse_qs(urlparse(url).query)
     assert url.startswith("https://login.xero.com/identity/connect/authorize?")
     assert query["response_type"] == ["code"] and query["client_id"] == ["CLIENT"] and query["state"] == ["STATE123"]
-    assert "offline_access" in query["scope"][0] and "accounting.transactions" in query["scope"][0]
+    assert "offline_access" in query["scope"][0] and "accounting.invoices" in query["scope"][0]
     responses.post(TOKEN_URL, json={"id_token": "id", "access_token": "AT1", "expires_in": 1800, "token_type": "Bearer",
                                     "refresh_token": "RT1", "scope": "openid offline_access"})
     responses.get(CONNECTIONS_URL, json=[{"id": "c1", "authEventId": "e1", "tenantId": TENANT,

@@ -1,0 +1,174 @@
+"""Wire format of the live ledger (Xero Accounting API, Payroll AU, identity.xero.com) against Xero's own documents,
+with `responses` (no network). Each mocked answer follows the documented example it cites."""
+import time
+from decimal import Decimal
+from urllib.parse import parse_qs, urlparse
+
+import responses
+
+from chalicelib.providers.ledger.live import ACCOUNTING, PAYROLL, XeroAuth, XeroLedger
+
+TENANT = "70784a63-d24b-46a9-a4db-0e70a274b056"
+
+# The scopes Xero documents: https://developer.xero.com/documentation/oauth2/scopes, the granular ones
+# (apps created on or after 2 March 2026): https://developer.xero.com/faq/granular-scopes, and the `security`
+# of each operation in https://github.com/XeroAPI/Xero-OpenAPI (xero_accounting.yaml, xero-payroll-au.yaml).
+DOCUMENTED_SCOPES = {
+    "openid", "profile", "email", "offline_access",
+    "accounting.invoices", "accounting.invoices.read", "accounting.payments", "accounting.payments.read",
+    "accounting.contacts", "accounting.contacts.read", "accounting.settings", "accounting.settings.read",
+    "payroll.employees", "payroll.employees.read", "payroll.settings", "payroll.settings.read",
+    "payroll.payruns", "payroll.payruns.read", "payroll.payslip", "payroll.payslip.read",
+    "payroll.timesheets", "payroll.timesheets.read",
+}
+
+
+def ledger():
+    auth = XeroAuth(client_id="CLIENT", client_secret="SECRET", redirect_uri="https://wms.example/cb")
+    return XeroLedger(auth=auth, tokens={"access_token": "AT", "refresh_token": "RT",
+                                         "expires_at": time.time() + 1000}, tenant_id=TENANT)
+
+
+def test_the_consent_page_asks_only_for_scopes_xero_documents():
+    query = parse_qs(urlparse(XeroAuth(client_id="C", client_secret="S", redirect_uri="https://wms.example/cb")
+                              .authorize_url("STATE")).query)
+    scopes = set(query["scope"][0].split())
+    assert scopes <= DOCUMENTED_SCOPES, scopes - DOCUMENTED_SCOPES  # no `payroll.leaveapplications`
+    # Invoices (create, status, e-mail, PDF): the granular `accounting.invoices`, not the broad
+    # `accounting.transactions` that apps created since 2 March 2026 cannot request.
+    assert "accounting.invoices" in scopes and "accounting.transactions" not in scopes
+    # Payroll AU: Employees and LeaveApplications (and .../reject) are `payroll.employees`; PayItems is
+    # `payroll.settings` or `payroll.settings.read` (xero-payroll-au.yaml, security of each path).
+    assert "payroll.employees" in scopes and scopes & {"payroll.settings", "payroll.settings.read"}
+    assert "offline_access" in scopes
+
+
+@responses.activate
+def test_payments_of_an_invoice_are_read_from_the_documented_summary():
+    # https://github.com/XeroAPI/Xero-OpenAPI/blob/master/xero_accounting.yaml, GET /Invoices example: an
+    # invoice's Payments carry PaymentID, Date (/Date(ms+0000)/), Amount, CurrencyRate, no Status.
+    invoice_id = "046d8a6d-1ae1-4b4d-9340-5601bdf41b87"
+    responses.get(f"{ACCOUNTING}/Invoices", json={
+        "Id": "900c500b-e83c-4ce2-902a-b8ba04751748", "Status": "OK", "ProviderName": "Provider Name Example",
+        "DateTimeUTC": "/Date(1552326816230)/",
+        "pagination": {"page": 1, "pageSize": 100, "pageCount": 1, "itemCount": 1},
+        "Invoices": [{
+            "Type": "ACCREC", "InvoiceID": invoice_id, "InvoiceNumber": "INV-0002", "Reference": "Red Fish, Blue Fish",
+            "Payments": [{"PaymentID": "99ea7f6b-c513-4066-bc27-b7c65dcd76c2", "Date": "/Date(1543449600000+0000)/",
+                          "Amount": 46.00, "CurrencyRate": 1.000000, "HasAccount": False,
+                          "HasValidationErrors": False}],
+            "CreditNotes": [], "Prepayments": [], "Overpayments": [], "AmountDue": 0.00, "AmountPaid": 46.00,
+            "AmountCredited": 0.00, "SentToContact": True, "CurrencyRate": 1.000000,
+            "Contact": {"ContactID": "a3675fc4-f8dd-4f03-ba5b-f1870566bcd7", "Name": "Barney Rubble-83203"},
+            "DateString": "2018-10-20T00:00:00", "Date": "/Date(1539993600000+0000)/", "Status": "PAID",
+            "LineAmountTypes": "Exclusive", "LineItems": [], "SubTotal": 40.00, "TotalTax": 6.00, "Total": 46.00,
+            "CurrencyCode": "NZD", "FullyPaidOnDate": "/Date(1543449600000+0000)/"}]})
+    [state] = ledger().get_invoices([invoice_id])
+    assert state["status"] == "PAID" and state["total"] == Decimal("46.0") and state["amount_due"] == Decimal("0")
+    assert state["payments"] == [{"ledger_payment_id": "99ea7f6b-c513-4066-bc27-b7c65dcd76c2", "date": "2018-11-29",
+                                  "amount": Decimal("46.0"), "reference": None, "status": "AUTHORISED"}]
+    query = parse_qs(urlparse(responses.calls[0].request.url).query)
+    assert query == {"IDs": [invoice_id], "page": ["1"]}
+
+
+@responses.activate
+def test_terminated_payroll_employees_are_left_out():
+    # https://github.com/XeroAPI/Xero-OpenAPI/blob/master/xero-payroll-au.yaml, GET /Employees example (Status
+    # ACTIVE or TERMINATED, EmployeeStatus enum).
+    responses.get(f"{PAYROLL}/Employees", json={
+        "Id": "00000000-0000-0000-0000-000000000000", "Status": "OK", "ProviderName": "provider-name",
+        "DateTimeUTC": "/Date(1573621523465)/",
+        "Employees": [
+            {"EmployeeID": "b34e89ff-770d-4099-b7e5-f968767118bc", "FirstName": "Jack", "MiddleNames": "Johnson",
+             "LastName": "Sparrow", "Status": "ACTIVE", "Email": "jack.sparrow@xero.com",
+             "StartDate": "/Date(1547164800000+0000)/", "UpdatedDateUTC": "/Date(1572915814000+0000)/"},
+            {"EmployeeID": "7aa04979-ded5-44d9-b09a-793749425844", "FirstName": "John", "LastName": "Smith",
+             "Status": "TERMINATED", "Email": "jack.sparrow@xero.com", "TerminationDate": "/Date(1572566400000+0000)/",
+             "UpdatedDateUTC": "/Date(1572916028000+0000)/"}]})
+    assert ledger().list_employees() == [{"id": "b34e89ff-770d-4099-b7e5-f968767118bc",
+                                          "email": "jack.sparrow@xero.com", "name": "Jack Sparrow"}]
+    assert responses.calls[0].request.headers["Xero-tenant-id"] == TENANT
+
+
+# ---- the same through the HTTP interface
+
+
+def test_the_authorize_url_answered_to_an_executive_asks_for_documented_scopes(api, exec_user, set_env):
+    set_env(LEDGER_MODE="live", LEDGER_CLIENT_ID="CLIENT", LEDGER_CLIENT_SECRET="SECRET",
+            LEDGER_REDIRECT_URI="https://wms.example/cb")
+    answer = api.get("/api/admin/connections/ledger/authorize-url", as_=exec_user)
+    assert answer.status == 200, answer
+    url = answer.json["url"]
+    assert url.startswith("https://login.xero.com/identity/connect/authorize?")
+    query = parse_qs(urlparse(url).query)
+    assert query["response_type"] == ["code"] and query["client_id"] == ["CLIENT"]
+    assert query["redirect_uri"] == ["https://wms.example/cb"] and query["state"][0]
+    scopes = set(query["scope"][0].split())
+    assert scopes <= DOCUMENTED_SCOPES, scopes - DOCUMENTED_SCOPES
+    assert {"accounting.invoices", "payroll.employees", "offline_access"} <= scopes
+
+
+@responses.activate
+def test_the_user_mapping_sync_maps_a_user_to_the_active_employee_not_a_terminated_one(api, db, exec_user,
+                                                                                       set_env):
+    from tests.factories import make_user
+
+    set_env(LEDGER_MODE="live", LEDGER_ACCESS_TOKEN="AT", LEDGER_TENANT_ID=TENANT, PLANNER_MODE="off")
+    jack = make_user(db, email="jack.sparrow@wire.test", name="Jack Sparrow")
+    db.flush()
+    # xero-payroll-au.yaml GET /Employees: a rehired person has a TERMINATED record and an ACTIVE one.
+    responses.get(f"{PAYROLL}/Employees", json={"Id": "00000000-0000-0000-0000-000000000000", "Status": "OK",
+                                               "Employees": [
+        {"EmployeeID": "b34e89ff-770d-4099-b7e5-f968767118bc", "FirstName": "Jack", "LastName": "Sparrow",
+         "Status": "ACTIVE", "Email": "jack.sparrow@wire.test"},
+        {"EmployeeID": "7aa04979-ded5-44d9-b09a-793749425844", "FirstName": "Jack", "LastName": "Sparrow",
+         "Status": "TERMINATED", "Email": "Jack.Sparrow@wire.test",
+         "TerminationDate": "/Date(1572566400000+0000)/"}]})
+    answer = api.post("/api/admin/connections/user-mappings/sync", as_=exec_user)
+    assert answer.status == 200, answer
+    mapping = {m["user_id"]: m for m in answer.json["mappings"]}[jack.id]
+    assert mapping["ledger_id"] == "b34e89ff-770d-4099-b7e5-f968767118bc"
+    assert responses.calls[0].request.headers["Xero-tenant-id"] == TENANT
+
+
+def _jwt(claims: dict) -> str:
+    import base64
+    import json
+
+    def part(value):
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+    return f"{part({'alg': 'RS256', 'typ': 'JWT'})}.{part(claims)}.signature"
+
+
+@responses.activate
+def test_the_organisation_connected_is_the_one_just_authorised(api, db, exec_user, set_env):
+    from responses import matchers
+
+    from chalicelib.providers.ledger.live import CONNECTIONS_URL, TOKEN_URL
+
+    set_env(LEDGER_MODE="live", LEDGER_CLIENT_ID="CLIENT", LEDGER_CLIENT_SECRET="SECRET",
+            LEDGER_REDIRECT_URI="https://wms.example/cb")
+    state = parse_qs(urlparse(api.get("/api/admin/connections/ledger/authorize-url", as_=exec_user)
+                              .json["url"]).query)["state"][0]
+    event = "a2b4c6d8-0000-4000-8000-00000000abcd"
+    # https://developer.xero.com/documentation/guides/oauth2/auth-flow: the token answer; the access token is a
+    # JWT carrying `authentication_event_id`.
+    responses.post(TOKEN_URL, json={"id_token": "x", "access_token": _jwt({"xero_userid": "u1",
+                                                                           "authentication_event_id": event}),
+                                    "expires_in": 1800, "token_type": "Bearer", "refresh_token": "RT1",
+                                    "scope": "openid offline_access"})
+    # xero-identity.yaml GET /connections (authEventId filter): the earlier organisation comes first unfiltered.
+    new_org = {"id": "c2", "authEventId": event, "tenantId": TENANT, "tenantType": "ORGANISATION",
+               "tenantName": "Just Authorised Ltd", "createdDateUtc": "2026-11-27T10:00:00",
+               "updatedDateUtc": "2026-11-27T10:00:00"}
+    old_org = {"id": "c1", "authEventId": "11111111-0000-4000-8000-000000000000",
+               "tenantId": "fe79f7dd-b6d4-4a92-ba7b-538af6289c58", "tenantType": "ORGANISATION",
+               "tenantName": "Demo Company (NZ)", "createdDateUtc": "2019-12-07T18:46:19.5165400",
+               "updatedDateUtc": "2019-12-07T18:46:19.5187840"}
+    responses.get(CONNECTIONS_URL, json=[new_org], match=[matchers.query_param_matcher({"authEventId": event})])
+    responses.get(CONNECTIONS_URL, json=[old_org, new_org])
+    answer = api.post("/api/admin/connections/ledger/callback", as_=exec_user, json={"code": "CODE", "state": state})
+    assert answer.status == 200, answer
+    ledger = [c for c in api.get("/api/admin/connections", as_=exec_user).json["connections"]
+              if c["provider"] == "ledger"][0]
+    assert ledger["org_name"] == "Just Authorised Ltd"
