@@ -1,12 +1,34 @@
 """Google Calendar API v3 through a service account with domain-wide delegation.
 
 Each call acts as a user of the organisation: a JWT (RS256, signed with the service account's private key
-through pyjwt) with `iss` the service account, `sub` the user, `scope` calendar and `aud` the token URL is
-exchanged at `https://oauth2.googleapis.com/token` (grant type jwt-bearer) for an access token, cached per
-user until a minute before it expires. A 401 from the API (an expired or revoked token) drops the cached
-token and retries once with a new one. Errors come back as CalendarError `{ error, detail }` with Google's
-message in detail: its 400, 403, 404 and 409 keep their status; a rate limit (429, or 403 with reason
-`rateLimitExceeded` / `userRateLimitExceeded`) is 503 naming Retry-After; a timeout 504; anything else 502.
+through pyjwt) with `iss` the service account, `sub` the user, `scope` calendar, `aud` the token URL, `iat` and
+`exp` (an hour) is exchanged at `https://oauth2.googleapis.com/token` (form `grant_type=
+urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=<JWT>`; answer `{access_token, expires_in, token_type}`,
+no refresh token: a new assertion is the refresh) for an access token, cached per user until a minute before it
+expires. A 401 from the API (an expired or revoked token) drops the cached token and retries once with a new one.
+(https://developers.google.com/identity/protocols/oauth2/service-account#httprest)
+
+Calls (https://developers.google.com/workspace/calendar/api/v3/reference/events, base
+`https://www.googleapis.com/calendar/v3`, ids percent-encoded in the path, `Authorization: Bearer <token>`):
+- list: `GET /calendars/{calendarId}/events?timeMin&timeMax` (RFC 3339 with offset; timeMin bounds the end,
+  timeMax the start, exclusive) `&singleEvents=true&orderBy=startTime&maxResults=250`, then `pageToken` =
+  the answer's `nextPageToken` until an answer without one (at most MAX_PAGES); events are the answer's `items`.
+- get: `GET .../events/{eventId}`; insert: `POST .../events?sendUpdates=all`; update: `PUT
+  .../events/{eventId}?sendUpdates=all` (a full replacement: the calendar area sends the read event merged with
+  the change); patch: `PATCH .../events/{eventId}?sendUpdates=all` (arrays such as attendees are replaced
+  whole); delete: `DELETE .../events/{eventId}?sendUpdates=all` (204, no body).
+- respond: reads the event (400 when the caller is not an attendee), then PATCHes only the caller's attendee
+  entry with its new `responseStatus` and `attendeesOmitted: true` ("when updating an event, this can be used
+  to only update the participant's response"), so the other attendees are never rewritten from a copy that may
+  be stale or itself truncated (an event read with `attendeesOmitted`).
+- calendarList is not called: the calendars offered are `primary` and the team calendar (docs/decisions/calendar.md).
+
+Errors (https://developers.google.com/workspace/calendar/api/guides/errors): the body is `{"error": {"code",
+"message", "errors": [{"domain", "reason", "message"}]}}`; they come back as CalendarError `{ error, detail }`
+with Google's `error.message` in detail: its 400, 403, 404 and 409 keep their status (410 Gone is 404); a rate
+limit (429, or 403 with reason `rateLimitExceeded` / `userRateLimitExceeded` / `quotaExceeded`) is 503 naming
+Retry-After when given; a timeout 504; anything else (and a refused token exchange, whose body is
+`{error, error_description}`) 502.
 """
 from __future__ import annotations
 
@@ -161,6 +183,11 @@ class GoogleCalendar:
         self._call("DELETE", user_email, self._events(calendar_id, event_id), params={"sendUpdates": "all"})
 
     def respond(self, user_email: str, calendar_id: str, event_id: str, status: str) -> dict:
+        """Only the caller's attendee entry, with `attendeesOmitted` (Google's way to update only the
+        participant's response): the other attendees are left as Google holds them."""
         event = self.get_event(user_email, calendar_id, event_id)
-        return self.patch_event(user_email, calendar_id, event_id,
-                                {"attendees": with_own_response(event, user_email, status)})
+        attendees = with_own_response(event, user_email, status)  # 400 when the caller is not invited
+        own = [{key: value for key, value in attendee.items() if key not in ("self", "organizer")}
+               for attendee in attendees
+               if (attendee.get("email") or "").lower() == user_email.lower() or attendee.get("self")]
+        return self.patch_event(user_email, calendar_id, event_id, {"attendees": own, "attendeesOmitted": True})

@@ -1,18 +1,35 @@
 """Fireflies GraphQL API (`POST https://api.fireflies.ai/graphql`, `Authorization: Bearer <API key>`).
 
-`transcripts(fromDate, limit, skip)` is read page by page (limit 50, the API's maximum) until a short page;
-`transcript(id)` gives one note's sentences. GraphQL errors come in the body's `errors` (with HTTP 200 or
-4xx); HTTP 429 (or the error code `too_many_requests`) is a rate limit: 503 naming Retry-After; a timeout
-is 504; anything else the provider refuses is 502.
+Wire format, as Fireflies documents it (https://docs.fireflies.ai):
+- `transcripts(fromDate: DateTime, limit: Int, skip: Int)` (graphql-api/query/transcripts): `fromDate` is an
+  ISO 8601 date-time (`2025-11-01T00:00:00.000Z`), `limit` at most 50; the list is read page by page with
+  `skip` until a page shorter than `limit` (Fireflies has no cursor). Fields read (schema/transcript):
+  `id`, `title`, `date` (a Float: milliseconds since the epoch, UTC; an ISO string is read too),
+  `duration` (a Float, minutes), `organizer_email`, `meeting_attendees { displayName email name }`
+  (schema/meeting-attendee) and `summary { overview action_items keywords }` (schema/summary: documented as
+  Strings; `action_items` is kept as text, one item a line, and a list is joined; `keywords` is read as a list
+  or as a comma- or newline-separated String).
+- `transcript(id: String!)` gives one note's `sentences { speaker_name text start_time end_time }`
+  (schema/sentence: times are Floats, seconds).
+- Errors (fundamentals/errors, miscellaneous/error-codes): GraphQL errors come in the body's `errors` array,
+  each `{ message, code, friendly, extensions: { code, status, metadata } }`, with HTTP 200 or the error's
+  status. `too_many_requests` (or HTTP 429) is a rate limit: 503 naming when to retry (`retry_after` in the
+  body too), from `extensions.metadata.retryAfter` (its unit is not documented: a number of at least 10^11 is
+  read as epoch milliseconds, at least 10^9 as epoch seconds, a smaller one as seconds to wait, a string as
+  an ISO date-time or a number) or else the `Retry-After` header; `object_not_found` is 404; a timeout is
+  504; anything else the provider refuses (`auth_failed`, `forbidden`, `invalid_arguments`, ...) is 502.
 """
 from __future__ import annotations
 
 import os
+import re
+import time
 from datetime import datetime, timezone
 
 import requests
 
-from chalicelib.core.errors import BadGateway, GatewayTimeout, NotFound, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, GatewayTimeout, NotFound
+from chalicelib.providers import http as provider_http
 
 from .base import PAGE_SIZE
 
@@ -50,9 +67,41 @@ def _lines(value) -> str:
     return value or ""
 
 
+def _keywords(value) -> list[str]:
+    """`summary.keywords`: a list, or (as schema/summary documents it) a String of comma- or newline-separated words."""
+    if isinstance(value, list):
+        return [str(item).strip() for item in value if item is not None and str(item).strip()]
+    if isinstance(value, str):
+        return [word.strip() for word in re.split(r"[,\n]", value) if word.strip()]
+    return []
+
+
+def _seconds_until(value, now: float | None = None) -> float | None:
+    """Seconds to wait from `extensions.metadata.retryAfter` (or a `Retry-After` header): epoch milliseconds,
+    epoch seconds, a number of seconds, or an ISO date-time; None when unreadable."""
+    now = time.time() if now is None else now
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            try:
+                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                return None
+            moment = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+            return max(0.0, moment.timestamp() - now)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if value >= 1e11:  # epoch milliseconds
+        return max(0.0, value / 1000 - now)
+    if value >= 1e9:  # epoch seconds
+        return max(0.0, value - now)
+    return max(0.0, float(value))
+
+
 def note_from(item: dict) -> dict:
     summary = item.get("summary") or {}
-    keywords = summary.get("keywords") or []
     attendees = []
     for attendee in item.get("meeting_attendees") or []:
         email = (attendee.get("email") or "").strip().lower()
@@ -62,7 +111,7 @@ def note_from(item: dict) -> dict:
             "duration": item.get("duration"), "organizer_email": (item.get("organizer_email") or "").lower() or None,
             "attendees": attendees, "overview": summary.get("overview") or "",
             "action_items": _lines(summary.get("action_items")),
-            "keywords": keywords if isinstance(keywords, list) else [str(keywords)]}
+            "keywords": _keywords(summary.get("keywords"))}
 
 
 class FirefliesNotes:
@@ -71,6 +120,16 @@ class FirefliesNotes:
         # MEETNOTES_API_URL: optional override (a Fireflies-compatible stand-in); not a core setting
         self.url = url or os.environ.get("MEETNOTES_API_URL") or DEFAULT_URL
         self.timeout = timeout
+
+    def _rate_limited(self, response, error: dict | None):
+        """The 503 of a rate limit, naming when to retry: Fireflies' `extensions.metadata.retryAfter`, else the
+        `Retry-After` header, else a minute."""
+        extensions = (error or {}).get("extensions")
+        metadata = extensions.get("metadata") if isinstance(extensions, dict) else None
+        wait = _seconds_until(metadata.get("retryAfter")) if isinstance(metadata, dict) else None
+        if wait is None:
+            wait = _seconds_until(response.headers.get("Retry-After"))
+        return provider_http.rate_limited("Meeting notes provider", 60.0 if wait is None else wait)
 
     def _query(self, query: str, variables: dict) -> dict:
         try:
@@ -81,20 +140,24 @@ class FirefliesNotes:
             raise GatewayTimeout("Meeting notes provider timed out") from exc
         except requests.RequestException as exc:
             raise BadGateway(f"Meeting notes provider unreachable: {exc}") from exc
-        if response.status_code == 429:
-            raise ServiceUnavailable("Meeting notes provider rate limited the service "
-                                     f"(retry after {response.headers.get('Retry-After', '?')} s)")
         try:
             body = response.json()
         except ValueError as exc:
+            if response.status_code == 429:
+                raise self._rate_limited(response, None) from exc
             raise BadGateway(f"Meeting notes provider answered HTTP {response.status_code} without JSON") from exc
         errors = body.get("errors") if isinstance(body, dict) else None
-        if errors:
+        first = None
+        if isinstance(errors, list) and errors:
             first = errors[0] if isinstance(errors[0], dict) else {"message": str(errors[0])}
-            code = first.get("code") or (first.get("extensions") or {}).get("code") or ""
-            if code == "too_many_requests":
-                raise ServiceUnavailable(f"Meeting notes provider rate limited the service: {first.get('message')}")
-            if code in ("object_not_found", "NOT_FOUND") or "not found" in str(first.get("message", "")).lower():
+        extensions = (first or {}).get("extensions")
+        extensions = extensions if isinstance(extensions, dict) else {}
+        code = (first or {}).get("code") or extensions.get("code") or ""
+        if response.status_code == 429 or code == "too_many_requests" or extensions.get("status") == 429:
+            raise self._rate_limited(response, first)
+        if first is not None:
+            if (code in ("object_not_found", "NOT_FOUND") or extensions.get("status") == 404
+                    or "not found" in str(first.get("message", "")).lower()):
                 raise NotFound(f"Meeting note not found: {first.get('message')}")
             raise BadGateway(f"Meeting notes provider refused the query: {first.get('message', 'error')}"
                              + (f" ({code})" if code else ""))

@@ -1,9 +1,23 @@
-"""Nominatim-compatible search: `GET {base}/search?q=&format=jsonv2&limit=5&countrycodes=<cc>`.
+"""Nominatim-compatible search: `GET {base}/search?q=&format=jsonv2&limit=5&addressdetails=0&countrycodes=<cc>`.
 
-The usage policy of the public Nominatim service is respected: an identifying User-Agent (PLACES_USER_AGENT),
-at most one request a second from a process, at most 5 results a query, and results cached by the calendar area (a repeated query never reaches the
-provider); the sandbox is the default, so development and tests never call it. 429 is a rate limit (503
-naming Retry-After), a timeout 504, other failures 502.
+Wire format (https://nominatim.org/release-docs/latest/api/Search/ and .../api/Output/): `format=jsonv2` answers
+a JSON array of places (an empty one when nothing matches); each has `place_id`, `osm_type` (`node`, `way`,
+`relation`; absent for postcode points), `osm_id` (a number), `lat` / `lon` (strings), `category`, `type`,
+`place_rank`, `importance`, `addresstype`, `name`, `display_name` (the full comma-separated address) and
+`boundingbox` (strings). A result's id is the OSM type's initial and id (`W5000`), or the `place_id` when the
+place has no OSM object; its label is `display_name`. `addressdetails=0`: the `address` breakdown is not read.
+`limit` is at most 40 (5 asked); `countrycodes` is ISO 3166-1 alpha-2; `Accept-Language: en` picks English
+names. Only `/search` is called (the service has no use for `/reverse`).
+
+The usage policy of the public Nominatim service (https://operations.osmfoundation.org/policies/nominatim/) is
+respected: an identifying User-Agent (PLACES_USER_AGENT; a library's default one is refused), at most one
+request a second from a process, at most 5 results a query, and results cached by the calendar area (a repeated
+query never reaches the provider); the sandbox is the default, so development and tests never call it.
+
+Errors: Nominatim answers a refused request with its HTTP status and, in JSON formats, `{"error": {"code",
+"message"}}` (src/nominatim_api/v1/format.py); that message is named in the 502. 429 is a rate limit (503
+naming Retry-After, `retry_after` in the body too; 1 s when not given); the public server blocks a client that
+breaks the policy with 403 (a 502 here); a timeout 504; an unreachable server and any other failure 502.
 """
 from __future__ import annotations
 
@@ -12,7 +26,8 @@ import time
 
 import requests
 
-from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, GatewayTimeout
+from chalicelib.providers import http as provider_http
 
 from .base import MAX_RESULTS
 
@@ -28,6 +43,18 @@ def _throttle() -> None:
         if wait > 0:
             time.sleep(wait)
         _last[0] = time.monotonic()
+
+
+def _error_message(response) -> str:
+    """Nominatim's `error.message` (`{"error": {"code", "message"}}`), or a plain `error` string; "" otherwise."""
+    try:
+        body = response.json()
+    except ValueError:
+        return ""
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        error = error.get("message")
+    return str(error)[:300] if error else ""
 
 
 class NominatimPlaces:
@@ -49,15 +76,17 @@ class NominatimPlaces:
         except requests.RequestException as exc:
             raise BadGateway(f"Place search unreachable: {exc}") from exc
         if response.status_code == 429:
-            raise ServiceUnavailable(f"Place search rate limited (retry after {response.headers.get('Retry-After', '?')} s)")
+            raise provider_http.rate_limited("Place search", provider_http.retry_after(response))
         if response.status_code != 200:
-            raise BadGateway(f"Place search answered HTTP {response.status_code}")
+            message = _error_message(response)
+            raise BadGateway(f"Place search answered HTTP {response.status_code}" + (f": {message}" if message else ""))
         try:
             items = response.json()
         except ValueError as exc:
             raise BadGateway("Place search answered a body that is not JSON") from exc
         if not isinstance(items, list):
-            raise BadGateway("Place search answered an unexpected body")
+            message = _error_message(response)
+            raise BadGateway("Place search answered an unexpected body" + (f": {message}" if message else ""))
         results = []
         for item in items[:MAX_RESULTS]:
             if not isinstance(item, dict) or not item.get("display_name"):

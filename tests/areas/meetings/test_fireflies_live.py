@@ -73,13 +73,21 @@ def test_transcript(live):
     assert body["variables"] == {"transcriptId": "01JFF1"} and "sentences" in body["query"]
 
 
+def _error(message: str, code: str, status: int, **metadata) -> dict:
+    """A GraphQL error as https://docs.fireflies.ai/fundamentals/errors shows it (message, code, friendly, extensions)."""
+    extensions = {"code": code, "status": status, **({"metadata": metadata} if metadata else {})}
+    return {"message": message, "code": code, "friendly": True, "extensions": extensions}
+
+
 @pytest.mark.parametrize("status, body, headers, error", [
-    (429, {"errors": [{"message": "Too many requests", "code": "too_many_requests"}]}, {"Retry-After": "60"},
+    # HTTP 429 with a Retry-After header and no retryAfter in the body
+    (429, {"data": None, "errors": [_error("Too many requests", "too_many_requests", 429)]}, {"Retry-After": "60"},
      ServiceUnavailable),
-    (200, {"data": None, "errors": [{"message": "Invalid API key", "code": "auth_failed"}]}, {}, BadGateway),
+    (200, {"data": None, "errors": [_error("Invalid API key", "auth_failed", 401)]}, {}, BadGateway),
     (200, {"data": None, "errors": [{"message": "Too many requests", "extensions": {"code": "too_many_requests"}}]}, {},
      ServiceUnavailable),
-    (200, {"data": {"transcript": None}, "errors": [{"message": "Transcript not found", "code": "object_not_found"}]},
+    (200, {"data": {"transcript": None}, "errors": [_error("Transcript not found", "object_not_found", 404,
+                                                           objectType="Transcript")]},
      {}, NotFound),
     (500, {"message": "internal"}, {}, BadGateway),
     (502, None, {}, BadGateway),
