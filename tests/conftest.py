@@ -214,7 +214,7 @@ def employee(db):
 def set_env(monkeypatch):
     """Change settings for one test: `set_env(AI_MODE="off")`."""
     from chalicelib.core.aws import reset_clients
-    from chalicelib.core.settings import reset_settings
+    from chalicelib.core.settings import get_settings, reset_settings
 
     def apply(**values):
         for key, value in values.items():
@@ -224,6 +224,10 @@ def set_env(monkeypatch):
                 monkeypatch.setenv(key, str(value))
         reset_settings()
         reset_clients()
+        # read now: the Chalice test client runs each request with os.environ updated from .chalice/config.json,
+        # so settings first read inside a request would take that file's value of a variable set here
+        # (ORG_TIMEZONE, say), not this one
+        get_settings()
 
     yield apply
     monkeypatch.undo()
