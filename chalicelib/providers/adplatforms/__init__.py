@@ -3,8 +3,10 @@ Shopify Admin (orders), live, or a deterministic sandbox.
 
 `get_adplatform(platform, credentials, seed=...)` answers the adapter of `ADPLATFORMS_MODE` (sandbox by
 default) for one connected account; `off` raises ServiceUnavailable (503), as does `live` Google Ads without
-the agency's developer token and OAuth client (GOOGLE_ADS_DEVELOPER_TOKEN, GOOGLE_ADS_CLIENT_ID,
-GOOGLE_ADS_CLIENT_SECRET). `credentials` is the parsed credentials model (base.parse_credentials).
+the agency's OAuth client (GOOGLE_ADS_CLIENT_ID, GOOGLE_ADS_CLIENT_SECRET). GOOGLE_ADS_DEVELOPER_TOKEN is
+optional: Google sunset developer tokens on 2026-09-09 (the header is ignored; API access is the OAuth client's
+Cloud project's), https://developers.google.com/google-ads/api/docs/api-policy/developer-token (sent when set).
+`credentials` is the parsed credentials model (base.parse_credentials).
 """
 from __future__ import annotations
 
@@ -28,10 +30,8 @@ def get_adplatform(platform: str, credentials, *, seed: str = "") -> AdPlatform:
         raise ServiceUnavailable("Ad platform connections are not configured")
     wait = settings.adplatforms_max_retry_wait
     if platform == "google_ads":
-        if not (settings.google_ads_developer_token and settings.google_ads_client_id
-                and settings.google_ads_client_secret):
-            raise ServiceUnavailable("Google Ads is not configured (GOOGLE_ADS_DEVELOPER_TOKEN, GOOGLE_ADS_CLIENT_ID, "
-                                     "GOOGLE_ADS_CLIENT_SECRET)")
+        if not (settings.google_ads_client_id and settings.google_ads_client_secret):
+            raise ServiceUnavailable("Google Ads is not configured (GOOGLE_ADS_CLIENT_ID, GOOGLE_ADS_CLIENT_SECRET)")
         from .live import GoogleAds
 
         return GoogleAds(credentials=credentials, developer_token=settings.google_ads_developer_token,

@@ -1,29 +1,62 @@
-"""The live ad platforms, through `requests` (http.send: 429 with Retry-After, 502/503/504).
+"""The live ad platforms, through `requests` (http.send: 429 with Retry-After, 502/503/504). Each choice below
+follows the platform's own reference (wire-format audit of 2026-11; the tests cite the pages).
 
-- Google Ads API over REST: an access token from the client's OAuth refresh token
-  (`POST https://oauth2.googleapis.com/token`, grant_type=refresh_token, the agency's OAuth client), then
-  `POST /vNN/customers/<id>/googleAds:search` with a GAQL query, headers `Authorization: Bearer`,
-  `developer-token` and `login-customer-id` (manager account, when given); pages through `nextPageToken`.
-  int64 metrics come as strings, cost in micros. The access token is kept until a minute before its
-  `expires_in`; a 401 from the API (an expired or revoked access token) gets a new one and retries once.
-- Meta Marketing API: `GET /vNN.0/act_<id>/insights` with level=campaign, time_increment=1, time_range,
-  fields spend, impressions, clicks, actions, action_values; pages through `paging.next`. Purchases are read
-  from the first purchase action type present (Meta repeats the same count under several types).
-- Shopify Admin REST: `GET /admin/api/<version>/orders.json` with `X-Shopify-Access-Token`, status=any and
-  created_at bounds; pages through the `Link: <...>; rel="next"` header. Revenue is the orders' current total
-  price, cancelled orders left out, per shop-local date.
+- Google Ads API over REST (https://developers.google.com/google-ads/api/rest/overview):
+  - Auth: an access token from the client's OAuth refresh token (`POST https://oauth2.googleapis.com/token`,
+    form grant_type=refresh_token, client_id, client_secret of the agency's OAuth client); Google does not
+    rotate refresh tokens on this grant. The access token is kept until a minute before its `expires_in`; a
+    401 from the API (expired or revoked) gets a new one and retries once. invalid_grant (400) refuses the
+    client's refresh token (CredentialsRefused, 400); invalid_client (401) is the agency's OAuth client: 503.
+  - `POST /vNN/customers/<10 digits>/googleAds:search`, body `{query, pageToken?}` (no pageSize: rejected
+    since v17, pages are 10,000 rows), paging through `nextPageToken` until it is absent. Headers
+    `Authorization: Bearer`, `login-customer-id` (the manager account, digits, when given) and
+    `developer-token` only when GOOGLE_ADS_DEVELOPER_TOKEN is set: developer tokens were sunset on 2026-09-09
+    (the header is optional and ignored; API access is the OAuth client's Cloud project's).
+  - Answers are proto3 JSON in camelCase: `results[].campaign.{id,name}`, `segments.date` (YYYY-MM-DD),
+    `metrics.costMicros` / `impressions` / `clicks` (int64, so strings; cost in micros), `conversions` and
+    `conversionsValue` (doubles); a zero field is left out (read as 0).
+  - Errors are a google.rpc.Status whose `details[]` hold a GoogleAdsFailure (`errors[].errorCode` and
+    `message`, read for the message). 429 carries no Retry-After: the wait is the QuotaErrorDetails
+    `retryDelay` (a Duration, "30s"), waited once when at most ADPLATFORMS_MAX_RETRY_WAIT, else 503 naming it.
+    A refusal of the agency's project (CLOUD_PROJECT_NOT_APPROVED_FOR_PRODUCTION, the DEVELOPER_TOKEN_* codes,
+    PROJECT_DISABLED, an ErrorInfo SERVICE_DISABLED) is 503, not the client's credentials; any other 401/403
+    is CredentialsRefused; 503 is 503; the rest 502 with Google's message.
+- Meta Marketing API (Graph; https://developers.facebook.com/docs/marketing-api/insights):
+  - `GET /vNN.0/act_<id>/insights`, `Authorization: Bearer <token>`, level=campaign, time_increment=1,
+    time_range as JSON `{"since","until"}`, limit=500, fields campaign_id, campaign_name, spend, impressions,
+    clicks, actions, action_values, and a `filtering` on every ad.effective_status: without it an account's
+    insights leave out deleted and archived campaigns, whose spend still happened. Every number is a string;
+    a row's day is `date_start`. Pages through `paging.next` (a URL carrying every parameter) until absent.
+    Purchases are read from the first purchase action type present (Meta repeats the same count under several
+    types). The account itself: `GET /vNN.0/act_<id>?fields=name,account_status,currency`.
+  - Errors are `{"error": {message, type, code, error_subcode, is_transient, fbtrace_id}}`, told apart by code
+    (the type is OAuthException for most of them, outages and bad parameters included): throttling (4, 17,
+    32, 341, 613, 80000-80014) is 503 naming the X-Business-Use-Case-Usage `estimated_time_to_regain_access`
+    (minutes; 60 s when absent); an insights timeout (subcodes 1504018, 1504038) 504; code 2 or is_transient
+    503 (not the bad-breakdown subcodes 1504041/1504042: 502); code 1 502; 10, 102, 190 and 200-299 (and 401)
+    refuse the token; code 100 on an unknown or unshared ad account (subcode 33, "does not exist") refuses the
+    account, any other code 100 (a bad parameter) is 502; an OAuthException of no other code, or a 403, refuses.
+- Shopify Admin REST (https://shopify.dev/docs/api/admin-rest/<version>/resources/order; REST is legacy since
+  2024-10 but still served to custom apps): `GET https://<shop>.myshopify.com/admin/api/<version>/orders.json`
+  with `X-Shopify-Access-Token`, status=any, limit=250, fields, and created_at_min/max as ISO 8601 with an
+  offset (the documented form; UTC, a day wider each side so any shop timezone is covered); pages through the
+  `Link: <...>; rel="next"` header, whose page_info URL takes no other filter. `created_at` comes in the shop's
+  timezone, so an order counts on the local date it carries; revenue is `current_total_price` (after edits
+  and refunds), cancelled orders left out. Without the read_all_orders scope Shopify answers only the last 60
+  days (a longer backfill reads what it is given). 401/403/404 refuse the token or shop; 429 waits Retry-After;
+  `{"errors": ...}` is the message.
 
-A refusal of the credentials (401/403, an invalid grant, Meta's OAuthException) is CredentialsRefused (400 when
-connecting); other failures are 502 with the platform's own message, never a token.
+A refusal of the credentials is CredentialsRefused (400 when connecting; the sync's error later); other
+failures are 502/503/504 with the platform's own message, never a token.
 """
 from __future__ import annotations
 
 import json
 import time
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 
-from chalicelib.core.errors import BadGateway
+from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 
 from chalicelib.providers import http
 
@@ -35,7 +68,24 @@ META_BASE = "https://graph.facebook.com"
 MAX_PAGES = 500
 TIMEOUT = 30.0  # seconds a platform may take to answer one request (reports can be slow)
 META_PURCHASE_TYPES = ("omni_purchase", "purchase", "offsite_conversion.fb_pixel_purchase")
-META_RATE_LIMIT_CODES = {4, 17, 32, 613, *range(80000, 80015)}
+# Graph API error codes (https://developers.facebook.com/docs/graph-api/guides/error-handling, Marketing API
+# rate limiting, Ads Insights error codes): throttling; the access refused; a sync insights query that timed out;
+# code 2 subcodes that are a bad query rather than an outage
+META_RATE_LIMIT_CODES = {4, 17, 32, 341, 613, *range(80000, 80015)}
+META_AUTH_CODES = {10, 102, 190, *range(200, 300)}
+META_TIMEOUT_SUBCODES = {1504018, 1504038}
+META_BAD_QUERY_SUBCODES = {1504041, 1504042}
+# every ad effective_status (facebook-python-business-sdk Ad.EffectiveStatus): an account's insights leave out
+# deleted and archived objects unless asked for by status (https://developers.facebook.com/docs/marketing-api/
+# best-practices/manage-your-ad-object-status), and their past spend is spend all the same
+META_AD_STATUSES = ("ACTIVE", "ADSET_PAUSED", "ARCHIVED", "CAMPAIGN_PAUSED", "DELETED", "DISAPPROVED", "IN_PROCESS",
+                    "PAUSED", "PENDING_BILLING_INFO", "PENDING_REVIEW", "PREAPPROVED", "WITH_ISSUES")
+# GoogleAdsFailure error codes that refuse the agency's developer token or Cloud project, not the client's access
+# (since the developer-token sunset of 2026-09-09, the access level is the OAuth client's Cloud project's:
+# CLOUD_PROJECT_NOT_APPROVED_FOR_PRODUCTION when a Test-level project reads a real account)
+GOOGLE_AGENCY_CODES = {"CLOUD_PROJECT_NOT_APPROVED_FOR_PRODUCTION", "DEVELOPER_TOKEN_NOT_APPROVED",
+                       "DEVELOPER_TOKEN_PROHIBITED", "DEVELOPER_TOKEN_INVALID", "DEVELOPER_TOKEN_NOT_ON_ALLOWLIST",
+                       "PROJECT_DISABLED", "SERVICE_DISABLED"}
 
 
 def _decimal(value) -> Decimal:
@@ -71,12 +121,53 @@ def google_message(response) -> str:
     return str(error or f"HTTP {response.status_code}")
 
 
+def _google_errors(response) -> list[dict]:
+    """The GoogleAdsError entries of an error body (`error.details[].errors[]`, a list body for searchStream)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return []
+    if isinstance(body, list) and body:
+        body = body[0]
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return []
+    return [e for detail in error.get("details") or [] if isinstance(detail, dict)
+            for e in detail.get("errors") or [] if isinstance(e, dict)]
+
+
+def google_error_codes(response) -> set[tuple[str, str]]:
+    """(category, value) of each `errorCode`, e.g. ("authorizationError", "USER_PERMISSION_DENIED")."""
+    codes = {(str(category), str(value)) for e in _google_errors(response)
+             for category, value in (e.get("errorCode") or {}).items()}
+    try:  # a google.rpc.ErrorInfo (e.g. SERVICE_DISABLED: the API not enabled in the agency's Cloud project)
+        details = response.json().get("error", {}).get("details") or []
+    except (ValueError, AttributeError):
+        details = []
+    return codes | {("errorInfo", str(d["reason"])) for d in details if isinstance(d, dict) and d.get("reason")}
+
+
+def google_retry_delay(response) -> float:
+    """Seconds to wait after a 429: `Retry-After` when sent, else the QuotaErrorDetails `retryDelay` (a protobuf
+    Duration such as "30s") of the GoogleAdsFailure; 1 s when neither is there."""
+    if "Retry-After" in response.headers:
+        return http.retry_after(response)
+    for e in _google_errors(response):
+        raw = str(((e.get("details") or {}).get("quotaErrorDetails") or {}).get("retryDelay") or "").strip()
+        if raw.endswith("s"):
+            try:
+                return max(0.0, float(raw[:-1]))
+            except ValueError:
+                continue
+    return 1.0
+
+
 class GoogleAds:
     platform = "google_ads"
     NAME = "Google Ads"
 
-    def __init__(self, *, credentials, developer_token: str, client_id: str, client_secret: str, version: str,
-                 max_wait: float) -> None:
+    def __init__(self, *, credentials, developer_token: str | None, client_id: str, client_secret: str,
+                 version: str, max_wait: float) -> None:
         self.credentials = credentials
         self.developer_token, self.client_id, self.client_secret = developer_token, client_id, client_secret
         self.version, self.max_wait = version, max_wait
@@ -90,6 +181,13 @@ class GoogleAds:
             "grant_type": "refresh_token", "refresh_token": self.credentials.refresh_token,
             "client_id": self.client_id, "client_secret": self.client_secret})
         if response.status_code in (400, 401):
+            try:
+                grant_error = (response.json() or {}).get("error")
+            except (ValueError, AttributeError):
+                grant_error = None
+            if grant_error == "invalid_client":  # the agency's OAuth client, not the client's refresh token
+                raise ServiceUnavailable(f"Google refused the agency's OAuth client (GOOGLE_ADS_CLIENT_ID/SECRET): "
+                                         f"{google_message(response)}")
             raise CredentialsRefused(f"Google refused the refresh token: {google_message(response)}")
         if response.status_code >= 300:
             raise BadGateway(f"Google's token endpoint answered HTTP {response.status_code}")
@@ -105,33 +203,50 @@ class GoogleAds:
         return token
 
     def _headers(self) -> dict:
-        headers = {"Authorization": f"Bearer {self._access_token()}", "developer-token": self.developer_token,
-                   "Content-Type": "application/json"}
+        headers = {"Authorization": f"Bearer {self._access_token()}", "Content-Type": "application/json"}
+        if self.developer_token:  # optional and ignored since the 2026-09-09 sunset; sent while configured
+            headers["developer-token"] = self.developer_token
         if self.credentials.login_customer_id:
             headers["login-customer-id"] = self.credentials.login_customer_id
         return headers
 
+    def _post(self, url: str, body: dict):
+        """The answer to one search call: a 401 (the access token expired) gets a new token and one retry; a 429
+        waits its retryDelay (Google Ads sends no Retry-After) when that is at most max_wait, once, else 503."""
+        renewed = waited = False
+        while True:
+            response = http.send("POST", url, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT, json=body,
+                                 headers=self._headers(), bare_429=True)
+            if response.status_code == 401 and not renewed:
+                renewed, self._token = True, None
+                continue
+            if response.status_code == 429:
+                wait = google_retry_delay(response)
+                if waited or wait > self.max_wait:
+                    raise http.rate_limited(self.NAME, wait)
+                waited = True
+                http.sleep(wait)
+                continue
+            return response
+
     def search(self, query: str) -> list[dict]:
         """Every row of a GAQL query, following nextPageToken."""
         url = f"{GOOGLE_ADS_BASE}/{self.version}/customers/{self.credentials.customer_id}/googleAds:search"
-        rows, token, renewed = [], None, False
+        rows, token = [], None
         for _ in range(MAX_PAGES):
             body = {"query": query}
             if token:
                 body["pageToken"] = token
-            response = http.send("POST", url, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT, json=body,
-                                 headers=self._headers())
-            if response.status_code == 401 and not renewed:  # the access token expired: a new one, once
-                renewed, self._token = True, None
-                response = http.send("POST", url, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT,
-                                     json=body, headers=self._headers())
-            if response.status_code in (401, 403):
-                raise CredentialsRefused(f"Google Ads refused the access: {google_message(response)}")
-            if response.status_code == 503:
-                from chalicelib.core.errors import ServiceUnavailable
-
-                raise ServiceUnavailable(f"Google Ads is unavailable: {google_message(response)}")
+            response = self._post(url, body)
             if response.status_code >= 300:
+                codes = google_error_codes(response)
+                if any(value in GOOGLE_AGENCY_CODES for _, value in codes):
+                    raise ServiceUnavailable(f"Google Ads refused the agency's developer token or project: "
+                                             f"{google_message(response)}")
+                if response.status_code in (401, 403):
+                    raise CredentialsRefused(f"Google Ads refused the access: {google_message(response)}")
+                if response.status_code == 503:
+                    raise ServiceUnavailable(f"Google Ads is unavailable: {google_message(response)}")
                 raise BadGateway(f"Google Ads failed: {google_message(response)}")
             data = http.json_body(response, self.NAME)
             rows.extend(data.get("results") or [])
@@ -168,6 +283,18 @@ class GoogleAds:
 
 # ---------------------------------------------------------------- Meta
 
+def meta_regain_seconds(response) -> float:
+    """Seconds until Meta lets the calls through again: the largest `estimated_time_to_regain_access` (minutes)
+    of the X-Business-Use-Case-Usage header, else 60."""
+    try:
+        usage = json.loads(response.headers.get("X-Business-Use-Case-Usage") or "{}")
+        minutes = max((_int(entry.get("estimated_time_to_regain_access")) for entries in usage.values()
+                       for entry in entries or [] if isinstance(entry, dict)), default=0)
+    except (ValueError, AttributeError, TypeError):
+        minutes = 0
+    return float(minutes * 60) if minutes > 0 else 60.0
+
+
 class MetaAds:
     platform = "meta_ads"
     NAME = "Meta"
@@ -185,17 +312,23 @@ class MetaAds:
             return body
         error = error if isinstance(error, dict) else {}
         message = str(error.get("message") or f"HTTP {response.status_code}")
-        code = _int(error.get("code"))
+        code, subcode = _int(error.get("code")), _int(error.get("error_subcode"))
         if code in META_RATE_LIMIT_CODES:
-            raise http.rate_limited(self.NAME, 60)
-        if code == 190 or error.get("type") == "OAuthException" or response.status_code in (401, 403):
+            raise http.rate_limited(self.NAME, meta_regain_seconds(response))
+        if subcode in META_TIMEOUT_SUBCODES:
+            raise GatewayTimeout(f"Meta timed out: {message}")
+        if code in (1, 2) or error.get("is_transient"):
+            if error.get("is_transient") or (code == 2 and subcode not in META_BAD_QUERY_SUBCODES):
+                raise ServiceUnavailable(f"Meta is unavailable: {message}")
+            raise BadGateway(f"Meta failed: {message}")
+        if code in META_AUTH_CODES or response.status_code == 401:
             raise CredentialsRefused(f"Meta refused the access: {message}")
-        if code == 100 and "does not exist" in message:
-            raise CredentialsRefused(f"Meta refused the ad account: {message}")
-        if response.status_code >= 500 and error.get("is_transient"):
-            from chalicelib.core.errors import ServiceUnavailable
-
-            raise ServiceUnavailable(f"Meta is unavailable: {message}")
+        if code == 100:  # invalid parameter; the ad account unknown or not shared with the token's user
+            if subcode == 33 or "does not exist" in message:
+                raise CredentialsRefused(f"Meta refused the ad account: {message}")
+            raise BadGateway(f"Meta failed: {message}")
+        if error.get("type") == "OAuthException" or response.status_code == 403:
+            raise CredentialsRefused(f"Meta refused the access: {message}")
         raise BadGateway(f"Meta failed: {message}")
 
     def verify(self) -> dict:
@@ -216,7 +349,9 @@ class MetaAds:
         params: dict | None = {
             "level": "campaign", "time_increment": 1, "limit": 500,
             "time_range": json.dumps({"since": since.isoformat(), "until": until.isoformat()}),
-            "fields": "campaign_id,campaign_name,spend,impressions,clicks,actions,action_values"}
+            "fields": "campaign_id,campaign_name,spend,impressions,clicks,actions,action_values",
+            "filtering": json.dumps([{"field": "ad.effective_status", "operator": "IN",
+                                      "value": list(META_AD_STATUSES)}])}
         out = []
         for _ in range(MAX_PAGES):
             body = self._get(url, params)
@@ -262,8 +397,6 @@ class Shopify:
         if response.status_code in (401, 403, 404):
             raise CredentialsRefused(f"Shopify refused the access: {shopify_message(response)}")
         if response.status_code == 503:
-            from chalicelib.core.errors import ServiceUnavailable
-
             raise ServiceUnavailable("Shopify is unavailable")
         if response.status_code >= 300:
             raise BadGateway(f"Shopify failed: {shopify_message(response)}")
@@ -275,8 +408,12 @@ class Shopify:
 
     def daily_metrics(self, since: date, until: date) -> list[dict]:
         url = f"{self.base}/orders.json"
-        params: dict | None = {"status": "any", "limit": 250, "created_at_min": f"{since.isoformat()}T00:00:00",
-                               "created_at_max": f"{until.isoformat()}T23:59:59",
+        # the documented bound format carries an offset (2014-04-25T16:15:47-04:00); the shop's own offset is
+        # not known here, so the bounds are UTC and a day wider each side (every offset is within +-14 h), and
+        # the orders are kept by the shop-local date of their created_at
+        params: dict | None = {"status": "any", "limit": 250,
+                               "created_at_min": f"{(since - timedelta(days=1)).isoformat()}T00:00:00Z",
+                               "created_at_max": f"{(until + timedelta(days=1)).isoformat()}T23:59:59Z",
                                "fields": "id,created_at,current_total_price,total_price,cancelled_at"}
         days: dict[str, dict] = {}
         for _ in range(MAX_PAGES):

@@ -120,13 +120,21 @@ def test_google_ads_verify_and_refusals():
 @responses.activate
 def test_429_waits_retry_after_once_then_503_and_timeouts_504(waits):
     token_ok()
-    responses.post(GADS, status=429, headers={"Retry-After": "2"}, json={"error": {"code": 429,
-                                                                                   "status": "RESOURCE_EXHAUSTED"}})
+    # Google Ads sends no Retry-After: the wait is the GoogleAdsFailure's QuotaErrorDetails.retryDelay
+    # (https://developers.google.com/google-ads/api/reference/rpc/v23/QuotaErrorDetails)
+    responses.post(GADS, status=429, json={"error": {"code": 429, "message": "Too many requests.",
+                                                     "status": "RESOURCE_EXHAUSTED", "details": [{
+        "@type": "type.googleapis.com/google.ads.googleads.v23.errors.GoogleAdsFailure",
+        "errors": [{"errorCode": {"quotaError": "RESOURCE_TEMPORARILY_EXHAUSTED"}, "message": "Too many requests.",
+                    "details": {"quotaErrorDetails": {"rateScope": "ACCOUNT", "retryDelay": "2s"}}}],
+        "requestId": "r2"}]}})
     responses.post(GADS, json={"results": []})
     assert google().daily_metrics(date(2026, 3, 1), date(2026, 3, 1)) == []
     assert waits == [2.0]
     responses.reset()
-    responses.get(f"{SHOP}/shop.json", status=429, headers={"Retry-After": "60"}, json={"errors": "Exceeded"})
+    # https://shopify.dev/docs/api/usage/limits#rate-limits: 429 with Retry-After (seconds)
+    responses.get(f"{SHOP}/shop.json", status=429, headers={"Retry-After": "60.0"}, json={
+        "errors": "Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service."})
     with pytest.raises(ServiceUnavailable) as raised:
         shopify().verify()
     assert raised.value.extra == {"retry_after": 60}
@@ -158,7 +166,10 @@ def test_meta_insights_paging_and_purchases():
     responses.get(f"{META}/insights", match=[responses.matchers.query_param_matcher({
         "level": "campaign", "time_increment": "1", "limit": "500",
         "time_range": json.dumps({"since": "2026-03-01", "until": "2026-03-02"}),
-        "fields": "campaign_id,campaign_name,spend,impressions,clicks,actions,action_values"})],
+        "fields": "campaign_id,campaign_name,spend,impressions,clicks,actions,action_values",
+        "filtering": json.dumps([{"field": "ad.effective_status", "operator": "IN", "value": [
+            "ACTIVE", "ADSET_PAUSED", "ARCHIVED", "CAMPAIGN_PAUSED", "DELETED", "DISAPPROVED", "IN_PROCESS", "PAUSED",
+            "PENDING_BILLING_INFO", "PENDING_REVIEW", "PREAPPROVED", "WITH_ISSUES"]}])})],
         json={"data": [meta_row("601", "2026-03-01", "45.67", "3", "210.00")],
               "paging": {"cursors": {"before": "MAZDZD", "after": "MjQZD"}, "next": next_url}})
     responses.get(next_url, json={"data": [meta_row("602", "2026-03-02", "5")],
@@ -211,7 +222,9 @@ def test_shopify_orders_link_paging_revenue_per_day():
     assert first.headers["X-Shopify-Access-Token"] == "shpat_X"
     params = parse_qs(urlparse(first.url).query)
     assert params["status"] == ["any"] and params["limit"] == ["250"]
-    assert params["created_at_min"] == ["2026-03-01T00:00:00"] and params["created_at_max"] == ["2026-03-02T23:59:59"]
+    # ISO 8601 with an offset, as https://shopify.dev/docs/api/admin-rest/2026-07/resources/order#get-orders
+    # documents the bounds; a day wider each side (any shop timezone), the orders kept by their local date
+    assert params["created_at_min"] == ["2026-02-28T00:00:00Z"] and params["created_at_max"] == ["2026-03-03T23:59:59Z"]
     assert "page_info" in responses.calls[1].request.url and "status" not in responses.calls[1].request.url
     assert [(r["campaign_id"], r["date"], r["orders"], r["revenue"], r["spend"]) for r in rows] == [
         ("store", date(2026, 3, 1), 2, Decimal("120.50"), Decimal("0")),
@@ -298,3 +311,46 @@ def test_google_ads_an_expired_access_token_is_renewed_once(monkeypatch):
     now[0] += 3599 - 30
     ads.verify()
     assert len([c for c in responses.calls if c.request.url == GOOGLE_TOKEN_URL]) == tokens + 1
+
+
+@responses.activate
+def test_portal_connect_google_ads_live_needs_no_developer_token(portal, db, set_env):
+    """Developer tokens were sunset on 2026-09-09 (https://developers.google.com/google-ads/api/docs/api-policy/
+    developer-token): with only the agency's OAuth client configured, a client's Google Ads account connects, and
+    no developer-token header is sent."""
+    from tests.areas.portal.conftest import make_client
+
+    set_env(ADPLATFORMS_MODE="live", GOOGLE_ADS_API_VERSION="v23", GOOGLE_ADS_CLIENT_ID="CID",
+            GOOGLE_ADS_CLIENT_SECRET="CSECRET", GOOGLE_ADS_DEVELOPER_TOKEN=None)
+    mine = make_client(db, dashboard=True)
+    token_ok()
+    responses.post(GADS, json={"results": [{"customer": {"resourceName": "customers/1234567890", "id": "1234567890",
+                                                         "descriptiveName": "Acme AU", "currencyCode": "AUD"}}]})
+    made = portal.post("/connections", mine, role="admin", json={
+        "platform": "google_ads", "display_name": "Ads",
+        "credentials": {"customer_id": "123-456-7890", "refresh_token": "1//RT"}})
+    assert made.status == 201, made
+    assert made.json["connection"]["account_name"] == "Acme AU"
+    searches = [c.request for c in responses.calls if c.request.url == GADS]
+    assert searches and all("developer-token" not in r.headers for r in searches)
+
+
+@responses.activate
+def test_portal_connect_meta_during_a_graph_outage_is_503_and_stores_nothing(portal, db, set_env):
+    """Graph code 2 ("temporary issue due to downtime", typed OAuthException, is_transient) is not a refusal of
+    the token: 503, nothing stored (https://developers.facebook.com/docs/graph-api/guides/error-handling)."""
+    from sqlalchemy import func, select
+
+    from chalicelib.areas.portal.models import AdConnection
+    from tests.areas.portal.conftest import make_client
+
+    set_env(ADPLATFORMS_MODE="live", META_API_VERSION="v25.0")
+    mine = make_client(db, dashboard=True)
+    responses.get(META, status=500, json={"error": {
+        "message": "An unexpected error has occurred. Please retry your request later.", "type": "OAuthException",
+        "is_transient": True, "code": 2, "fbtrace_id": "A9"}})
+    answer = portal.post("/connections", mine, role="admin", json={
+        "platform": "meta_ads", "display_name": "Meta", "credentials": {"ad_account_id": "act_998877",
+                                                                          "access_token": "EAAB"}})
+    assert answer.status == 503 and "retry your request later" in answer.json["error"]
+    assert db.scalar(select(func.count()).select_from(AdConnection).where(AdConnection.company_id == mine.id)) == 0
