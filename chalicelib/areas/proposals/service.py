@@ -262,10 +262,12 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
 
 
 def _approve_when_complete(ctx, proposal: Proposal) -> None:
-    """review -> approved once every listed approver has approved (one read of the approvals)."""
+    """review -> approved once every listed approver has approved (one read of the approvals); the owner is
+    told as for a final approval."""
     listed = [a for a in approval_rows(ctx.db, proposal.id) if a.listed]
     if listed and all(a.approved_at is not None for a in listed):
         _move(ctx, proposal, "approved", "approved", {"approver_ids": sorted(a.user_id for a in listed)})
+        _tell_owner_approved(ctx, proposal)
 
 
 def _page_model():
@@ -343,13 +345,45 @@ def submit(ctx, *, proposal_id: str) -> None:
         raise Conflict(f"Only a draft or a proposal with changes requested can be submitted (status {proposal.status})")
     ctx.db.execute(delete(ProposalApproval).where(ProposalApproval.proposal_id == proposal.id,
                                                   ProposalApproval.listed.is_(False)))
-    ctx.db.execute(update(ProposalApproval).where(ProposalApproval.proposal_id == proposal.id)
-                   .values(approved_at=None, comments=None))
+    # every row left is a listed approver's: the reset answers who they are (no read of its own)
+    listed = ctx.db.scalars(update(ProposalApproval).where(ProposalApproval.proposal_id == proposal.id)
+                            .values(approved_at=None, comments=None).returning(ProposalApproval.user_id)).all()
     extra = {}
     if proposal.status == "changes_requested":
         extra["version"] = {"from": proposal.version, "to": proposal.version + 1}
         proposal.version += 1
     _move(ctx, proposal, "review", "submitted", extra)
+    _tell_approvers_submitted(ctx, proposal, listed)
+
+
+def _tell_approvers_submitted(ctx, proposal: Proposal, listed: list[str]) -> None:
+    """`proposal_submitted` to each listed approver but the submitter who may read the proposal: active, with
+    proposals:view (a listed approver is in the proposal's scope by `visible`). Their principals in one
+    statement, the notices in one notify_many, whatever their number. Nobody listed: nobody is told (any
+    proposals:manage holder may approve; docs/decisions/proposals.md)."""
+    from chalicelib.core.auth import principals_of
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+    others = [user_id for user_id in dict.fromkeys(listed) if user_id != ctx.user_id]
+    if not others:
+        return
+    principals = principals_of(ctx.db, others)
+    readers = [user_id for user_id in others
+               if user_id in principals and allows(principals[user_id].permissions, "proposals", "view")]
+    notify_many(ctx, [{"user_id": user_id, "type": "proposal_submitted",
+                       "title": f"Proposal to approve: {proposal.title}", "resource_type": ENTITY,
+                       "resource_id": proposal.id, "action_url": f"/proposals/{proposal.id}",
+                       "actor_id": ctx.user_id} for user_id in readers])
+
+
+def _tell_owner_approved(ctx, proposal: Proposal) -> None:
+    """`proposal_approved` to the owner after the move to approved, unless the owner made it."""
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
+    if proposal.owner_id and proposal.owner_id != ctx.user_id:
+        notify(ctx, user_id=proposal.owner_id, type="proposal_approved", title=f"Proposal approved: {proposal.title}",
+               resource_type=ENTITY, resource_id=proposal.id, action_url=f"/proposals/{proposal.id}",
+               actor_id=ctx.user_id)
 
 
 def _approver(ctx, proposal: Proposal) -> ProposalApproval | None:
@@ -377,6 +411,7 @@ def approve(ctx, *, proposal_id: str, comments: str | None) -> None:
                                     comments=comments))
         ctx.db.flush()
         _move(ctx, proposal, "approved", "approved", {"comments": comments})
+        _tell_owner_approved(ctx, proposal)
         return
     if mine.approved_at is not None:
         raise Conflict("You have already approved this proposal")
@@ -390,6 +425,7 @@ def approve(ctx, *, proposal_id: str, comments: str | None) -> None:
         ctx.db.flush()
     else:
         _move(ctx, proposal, "approved", "approved", {"approver_id": ctx.user_id, "comments": comments})
+        _tell_owner_approved(ctx, proposal)
 
 
 def request_changes(ctx, *, proposal_id: str, comments: str) -> None:
