@@ -84,14 +84,15 @@ def _send_email(db, delivery: NotificationDelivery):
 
 def _send_chat(db, delivery: NotificationDelivery):
     from chalicelib.providers.chat import get_chat
+    from chalicelib.providers.chat.base import escape
 
     chat = get_chat(db=db)
     channel = delivery.target
     email = None if channel else _recipient(db, delivery).email
     payload = delivery.payload or {}
-    text = f"*{payload.get('title') or ''}*"
+    text = f"*{escape(payload.get('title') or '')}*"
     if payload.get("body"):
-        text += f"\n{payload['body']}"
+        text += f"\n{escape(payload['body'])}"
     url = _absolute_url(payload.get("action_url"))
     if url:
         text += f"\n<{url}|Open>"

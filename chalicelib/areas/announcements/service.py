@@ -130,6 +130,7 @@ def _calendar_event(announcement: dict, spec) -> dict:
 
 def _send_chat(ctx, announcement: dict) -> str:
     from chalicelib.providers.chat import default_channel, get_chat
+    from chalicelib.providers.chat.base import escape
 
     settings = ctx.settings
     # the announcements' own channel, else the team chat channel saved with the chat connection (document 3:
@@ -137,7 +138,7 @@ def _send_chat(ctx, announcement: dict) -> str:
     channel = _configured(settings.announcements_chat_channel or default_channel(ctx.db),
                           settings.provider_mode("chat"), SANDBOX_CHAT_CHANNEL,
                           "announcements chat channel (ANNOUNCEMENTS_CHAT_CHANNEL or the chat connection's channel)")
-    text = f"*{announcement['title']}*\n{announcement['content']}"
+    text = f"*{escape(announcement['title'])}*\n{escape(announcement['content'])}"
     return get_chat(db=ctx.db).post_message(channel=channel, text=text[:39000])["ts"]
 
 

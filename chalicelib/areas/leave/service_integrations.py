@@ -30,6 +30,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.models import Squad, User
+from chalicelib.providers.chat.base import escape
 
 from .models import INTEGRATIONS, LeaveRequest
 
@@ -176,12 +177,13 @@ def _chat_target(ctx, leave: dict):
 def _chat(ctx, leave: dict) -> str:
     chat, channel = _chat_target(ctx, leave)
     leave["chat_channel"] = channel
-    return chat.post_message(channel=channel, text=f":palm_tree: {_summary(leave)}, {_dates(leave)} (approved)")["ts"]
+    return chat.post_message(channel=channel,
+                             text=f":palm_tree: {escape(_summary(leave))}, {_dates(leave)} (approved)")["ts"]
 
 
 def _chat_reverse(ctx, leave: dict) -> None:
     chat, channel = _chat_target(ctx, leave)
-    chat.post_message(channel=channel, text=f":x: Cancelled — {_summary(leave)}, {_dates(leave)}")
+    chat.post_message(channel=channel, text=f":x: Cancelled — {escape(_summary(leave))}, {_dates(leave)}")
 
 
 RUN = {"ledger": _ledger, "planner": _planner, "calendar": _calendar, "chat": _chat}

@@ -254,3 +254,14 @@ def test_an_announcement_deleted_while_its_channels_answer_still_answers_what_wa
         "chat": "sent", "email": "sent"}
     assert db.scalar(select(func.count()).select_from(AnnouncementDistribution).where(
         AnnouncementDistribution.announcement_id == announcement.id)) == 0
+
+
+def test_distribute_chat_escapes_the_announcement_so_it_pings_nobody(api, db, head):
+    """Slack reads `<!channel>` as a channel ping and `<url|label>` as a link: the title and content are sent
+    escaped (`&`, `<`, `>`), shown as written."""
+    announcement = make_announcement(db, author_id=head.id, title="Q&A <!channel>",
+                                     content="Slides: <https://evil.example|deck> & notes")
+    answer = api.post(f"/api/announcements/{announcement.id}/distribute", as_=head, json={"chat": True})
+    assert answer.json["results"]["chat"]["status"] == "sent", answer
+    (post,) = messages(db, provider="chat")
+    assert post.body == "*Q&amp;A &lt;!channel&gt;*\nSlides: &lt;https://evil.example|deck&gt; &amp; notes"

@@ -52,6 +52,16 @@ def test_integrations_run_after_approval(api, db, people):
     assert request["ledger_leave_application_id"] is None and request["planner_booking_id"] is None
 
 
+def test_the_chat_post_escapes_the_name_so_it_pings_nobody(api, db, people):
+    """A user's name is text of ours: `&`, `<` and `>` are escaped in the chat post (a `<!channel>` in a name
+    would ping the channel)."""
+    people["employee"].name = "Eve <!channel> & Co"
+    db.flush()
+    _approved(api, people, db)
+    (post,) = _chat_posts(db, "C_TEAM")
+    assert post.startswith(":palm_tree: Eve &lt;!channel&gt; &amp; Co: ")
+
+
 def test_an_executive_submission_runs_them_at_once(api, db, people):
     made = api.post("/api/leave/requests", as_=people["exec"], json=BODY)
     assert made.json["request"]["status"] == "approved"

@@ -246,3 +246,18 @@ def test_web_push_endpoint_resolving_inside_at_delivery_is_not_contacted(db, vap
     assert len(vapid["mock"].calls) == 0
     db.expire_all()
     assert db.scalar(select(PushSubscription).where(PushSubscription.user_id == user.id)) is None
+
+
+def test_slack_text_of_ours_is_escaped_so_it_pings_nobody_and_links_nothing(db, slack):
+    """Slack reads `<!channel>`, `<@U1>` and `<url|label>` in message text as a channel ping, a mention and a link,
+    and requires `&`, `<` and `>` escaped (docs.slack.dev, formatting message text): a title or body someone typed
+    is shown as typed; the link the service adds stays a link."""
+    slack.get("https://slack.com/api/users.lookupByEmail", json={"ok": True, "user": {"id": "U123"}})
+    slack.post("https://slack.com/api/chat.postMessage", json={"ok": True, "channel": "D999", "ts": "1700000000.000200"})
+    user = make_user(db, email="ann@agency.test")
+    _only(db, user, "chat")
+    _notify_and_deliver(db, user, title="<!channel> Fix & ship", body="see <https://evil.example|the docs>",
+                        action_url="/tasks/t1")
+    text = json.loads(slack.calls[1].request.body)["text"]
+    assert text.startswith("*&lt;!channel&gt; Fix &amp; ship*\nsee &lt;https://evil.example|the docs&gt;\n<")
+    assert text.endswith("/tasks/t1|Open>")
