@@ -5,6 +5,8 @@ into a message."""
 from __future__ import annotations
 
 import time
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 
 import requests
 
@@ -14,10 +16,20 @@ sleep = time.sleep  # tests replace it
 
 
 def retry_after(response) -> float:
+    """Seconds a 429 or 503 asks to wait: `Retry-After` as delay-seconds or as an HTTP-date (RFC 9110 section
+    10.2.3); 1 when it is absent or unreadable."""
+    value = (response.headers.get("Retry-After") or "").strip()
     try:
-        return max(0.0, float(response.headers.get("Retry-After", "1")))
+        return max(0.0, float(value or "1"))
     except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
         return 1.0
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 def rate_limited(name: str, wait: float) -> ServiceUnavailable:

@@ -13,8 +13,6 @@ refusal, a timeout or an unreachable service is 502 (BadGateway: the notificatio
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 
 import requests
 
@@ -32,20 +30,6 @@ def vapid_subject(subject: str) -> str:
     if "@" in subject and not subject.lower().startswith(("mailto:", "https:")):
         return f"mailto:{subject}"
     return subject
-
-
-def wait_of(response) -> float:
-    """Seconds a 429's `Retry-After` asks for: delay-seconds or an HTTP-date (RFC 9110 section 10.2.3)."""
-    value = (response.headers.get("Retry-After") or "").strip()
-    if value and not value.replace(".", "", 1).isdigit():
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return 1.0
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=timezone.utc)
-        return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
-    return http.retry_after(response)
 
 
 class WebPush:
@@ -77,7 +61,7 @@ class WebPush:
                     if status in (404, 410):
                         raise SubscriptionGone(f"push subscription gone (HTTP {status})") from exc
                     if status == 429:
-                        wait = wait_of(exc.response)
+                        wait = http.retry_after(exc.response)
                         if attempt == 1 and wait <= MAX_RETRY_WAIT:
                             http.sleep(wait)
                             continue
