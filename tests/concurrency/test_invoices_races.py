@@ -6,7 +6,7 @@ import secrets
 from datetime import date
 from decimal import Decimal
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, update
 
 from tests.concurrency.test_concurrency import _call, _token, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
@@ -70,55 +70,3 @@ def test_a_send_that_waited_for_a_void_leaves_the_invoice_voided(live):
         stored = db.get(Invoice, invoice.id)
         assert (stored.status, stored.ledger_status) == ("voided", "VOIDED")
 
-
-def test_an_approve_that_waited_for_a_sync_of_its_own_move_is_kept(live):
-    """The guard above lets a move through when what changed meanwhile is the state the move itself made (a sync
-    that read the ledger after the approve reached it records AUTHORISED first)."""
-    from chalicelib.areas.invoices.models import Invoice
-    from tests.areas.deals.factories import make_company
-    from tests.areas.invoices.factories import make_invoice, make_invoice_item
-
-    base, sessions = live
-    user = _executive(sessions)
-    token = _token(user)
-    with sessions() as db:
-        invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, due_date=date(2026, 4, 1))
-        make_invoice_item(db, invoice, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
-        db.commit()
-    assert _call(base, "POST", f"/api/invoices/{invoice.id}/push-to-ledger", token)[0] == 200
-    status, body = while_held(
-        sessions, lambda other: other.execute(update(Invoice).where(Invoice.id == invoice.id)
-                                              .values(ledger_status="AUTHORISED")),
-        lambda: _call(base, "POST", f"/api/invoices/{invoice.id}/ledger-approve", token))
-    assert status == 200, body
-    with sessions() as db:
-        stored = db.get(Invoice, invoice.id)
-        assert (stored.status, stored.ledger_status) == ("approved", "AUTHORISED")
-
-
-def test_a_push_that_waited_for_a_local_void_links_nothing(live):
-    """A push while an update voids the invoice: the push finds it voided once it has the row, deletes its own
-    ledger invoice and answers 409, as a push after the void is refused; it used to move the voided invoice to
-    `finalised`, linked to a ledger draft."""
-    from chalicelib.areas.invoices.models import Invoice
-    from chalicelib.providers.ledger.models import LedgerSandboxInvoice
-    from tests.areas.deals.factories import make_company
-    from tests.areas.invoices.factories import make_invoice, make_invoice_item
-
-    base, sessions = live
-    user = _executive(sessions)
-    token = _token(user)
-    with sessions() as db:
-        invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, due_date=date(2026, 4, 1))
-        make_invoice_item(db, invoice, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
-        db.commit()
-    status, body = while_held(
-        sessions, lambda other: other.execute(update(Invoice).where(Invoice.id == invoice.id).values(status="voided")),
-        lambda: _call(base, "POST", f"/api/invoices/{invoice.id}/push-to-ledger", token))
-    assert status == 409, body
-    with sessions() as db:
-        stored = db.get(Invoice, invoice.id)
-        assert (stored.status, stored.ledger_invoice_id) == ("voided", None)
-        made = db.scalars(select(LedgerSandboxInvoice.status)
-                          .where(LedgerSandboxInvoice.invoice_number == invoice.invoice_number)).all()
-        assert made == ["DELETED"]  # the push's own ledger invoice, undone

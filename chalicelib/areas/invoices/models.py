@@ -39,6 +39,10 @@ class Invoice(Timestamps, Base):
     ledger_status: Mapped[str | None] = mapped_column(String(20))
     ledger_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_by: Mapped[str | None] = mapped_column(String(36))
+    # The claim of the push or ledger move under way (one at a time per invoice): set in a committed conditional
+    # UPDATE before the ledger is called, cleared with the outcome; older than service_ledger.STALE_CLAIM it is a
+    # dead request's and is taken over (invoices_0002).
+    ledger_move_since: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class InvoiceLineItem(Timestamps, Base):

@@ -240,7 +240,8 @@ def _snapshot(invoice: Invoice) -> dict:
 
 def create_invoice(ctx, *, data) -> dict:
     """201 with the invoice. `invoice_number` generated when omitted; `issued_date` today in ORG_TIMEZONE
-    when omitted; `generate_from_budget` (needs budget_id) adds the lines of the budget's type."""
+    when omitted; `currency` the budget's when omitted with a budget_id (else AUD); `generate_from_budget`
+    (needs budget_id) adds the lines of the budget's type."""
     values = data.model_dump()
     generate = values.pop("generate_from_budget")
     if generate and not values.get("budget_id"):
@@ -253,18 +254,32 @@ def create_invoice(ctx, *, data) -> dict:
     else:
         values["invoice_number"] = next_invoice_number(ctx.db)
     values["issued_date"] = values.get("issued_date") or org_today()
+    # a generation reads the budget anyway and sets the currency from there
+    budget_currency = bool(values.get("budget_id")) and "currency" not in data.model_fields_set
+    if budget_currency and not generate:
+        values["currency"] = _budget_currency(ctx, values["budget_id"])
     invoice = _new_draft(ctx, values)
     if generate:
-        service_generate.generate_from_budget(ctx, invoice)
+        service_generate.generate_from_budget(ctx, invoice, budget_currency=budget_currency)
     ctx.db.flush()
     _first_invoice_milestone(ctx, invoice)
     return invoice_record(ctx.db, invoice.id)
 
 
+def _budget_currency(ctx, budget_id: str) -> str:
+    """The currency of a budget the caller was checked to see (budgets' `invoice_source`, its one read that
+    answers it)."""
+    from chalicelib.areas.budgets import service as budgets_service
+
+    source = budgets_service.invoice_source(ctx.db, budget_id)
+    return source["budget"]["currency"] if source else "AUD"  # deleted meanwhile: the insert's key refuses it
+
+
 def create_draft_from_budget(ctx, *, budget_id: str, currency: str) -> str:
     """A draft invoice generated from a budget by another area's automation (proposals' onboarding on accept):
     numbered, issued today, the budget's company, lines by the budget's type (service_generate). Answers its
-    id. No scope check: the caller made the budget in the same transaction."""
+    id. No scope check: the caller made the budget in the same transaction. `currency`: the caller's (proposals
+    pass the proposal's, which is the currency they made the budget in)."""
     invoice = _new_draft(ctx, {"budget_id": budget_id, "currency": currency,
                                "invoice_number": next_invoice_number(ctx.db), "issued_date": org_today()},
                          source="proposal_accepted")

@@ -39,7 +39,8 @@ def _live_invoices_of(db, budget_id: str, invoice_id: str):
     return (Invoice.budget_id == budget_id, Invoice.status != "voided", Invoice.id != invoice_id)
 
 
-def generate_from_budget(ctx, invoice: Invoice) -> None:
+def generate_from_budget(ctx, invoice: Invoice, *, budget_currency: bool = False) -> None:
+    """`budget_currency`: the invoice takes the budget's currency (the create named none)."""
     from chalicelib.areas.budgets import service as budgets_service
 
     lock_key(ctx.db, "invoice-generation", invoice.budget_id)
@@ -48,6 +49,8 @@ def generate_from_budget(ctx, invoice: Invoice) -> None:
     kind = budget["budget_type"]
     if not invoice.company_id and budget["company_id"]:
         invoice.company_id = budget["company_id"]
+    if budget_currency:
+        invoice.currency = budget["currency"]
     if kind in ("sprints", "retainer"):
         if kind == "retainer" and ctx.db.scalar(
                 select(Invoice.id).where(*_live_invoices_of(ctx.db, budget["id"], invoice.id)).limit(1)):

@@ -6,13 +6,21 @@ the sync of one invoice or all of them (status, amounts paid and due, payment re
 
 Provider calls run with no transaction open (`ctx.release_connection()`), after the reads they need; the
 invoice is then locked and written. A ledger that refuses answers 502 with its message; not connected 503.
+
+One push or move at a time per invoice (docs/decisions/invoices.md, "Ledger calls and locks"): the request
+claims the invoice (`_claim`: one conditional UPDATE of `ledger_move_since`, committed before the ledger is
+called); a second one finding the claim answers 409 and asks the ledger nothing. The claim goes with the outcome:
+in the transaction that writes a success, or in a short one of its own on any failure (`_claimed`). A claim older
+than STALE_CLAIM is a dead request's and is taken over. The syncs need none: they only read the ledger.
 """
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
+from datetime import timedelta
 from decimal import Decimal
 
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import bindparam, delete, or_, select, update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, DomainError, not_found
@@ -28,6 +36,10 @@ from .queries import invoice_record, load_invoice, payment_records
 ENTITY = "invoice"
 log = logging.getLogger("wms.invoices")
 LEDGER_DRAFTS = ("DRAFT", "SUBMITTED")
+# A claim older than this is a dead request's (its function timed out or crashed before letting go) and is taken
+# over: far above the invoices function's 60 s and its jobs' 300 s (infra/areas.json), as leave's.
+STALE_CLAIM = timedelta(minutes=10)
+BUSY = "Another ledger action on this invoice is under way"
 
 
 def _ledger(ctx):
@@ -44,6 +56,54 @@ def _linked(invoice: Invoice) -> str:
 
 def _locked(ctx, invoice_id: str) -> Invoice:
     return lock_row(ctx.db, Invoice, invoice_id)
+
+
+def _claim(ctx, invoice_id: str):
+    """Claim the invoice for one push or ledger move: one conditional UPDATE, taken only when no request holds it
+    (no claim, or one older than STALE_CLAIM). Answers the claim's token and the invoice's ledger id, ledger status
+    and status as the UPDATE found them: a concurrent claimer waits on the row lock of the request that lets go,
+    then reads what that one wrote (the caller checks the move again on them). 409 (BUSY) when another request
+    holds it, 404 when the invoice is gone. The caller commits it (`release_connection`) before calling the
+    ledger; `updated_at` is left alone: the claim is no change of the invoice."""
+    now = utcnow()
+    found = ctx.db.execute(
+        update(Invoice)
+        .where(Invoice.id == invoice_id,
+               or_(Invoice.ledger_move_since.is_(None), Invoice.ledger_move_since < now - STALE_CLAIM))
+        .values(ledger_move_since=now, updated_at=Invoice.updated_at)
+        .returning(Invoice.ledger_invoice_id, Invoice.ledger_status, Invoice.status)
+        .execution_options(synchronize_session=False)).first()
+    if found is None:
+        if ctx.db.scalar(select(Invoice.id).where(Invoice.id == invoice_id)) is None:
+            raise not_found("Invoice")
+        raise Conflict(BUSY)
+    return now, found
+
+
+def _let_go(invoice: Invoice, token) -> None:
+    """Clear the claim with a success's writes (the invoice locked), unless a later request took it over (this
+    one outlived STALE_CLAIM)."""
+    if invoice.ledger_move_since == token:
+        invoice.ledger_move_since = None
+
+
+@contextmanager
+def _claimed(ctx, invoice_id: str, token):
+    """The claimed part of a push or move (the claim committed). On any failure (the ledger's refusal, a conflict
+    found once it answered, an error) the request's unwritten changes are dropped and the claim let go in a short
+    transaction of its own, committed before the failure is answered; a success lets go itself (`_let_go`)."""
+    try:
+        yield
+    except BaseException:
+        try:
+            ctx.db.rollback()
+            ctx.db.execute(update(Invoice).where(Invoice.id == invoice_id, Invoice.ledger_move_since == token)
+                           .values(ledger_move_since=None, updated_at=Invoice.updated_at)
+                           .execution_options(synchronize_session=False))
+            ctx.release_connection()
+        except Exception:  # noqa: BLE001 - the failure answered is the first one; the claim goes stale instead
+            log.exception("could not let go of the ledger claim of invoice %s", invoice_id)
+        raise
 
 
 def _log(ctx, invoice: Invoice, action: str, changes: dict) -> None:
@@ -75,29 +135,37 @@ def _payload(ctx, invoice: Invoice) -> dict:
                        "tax_type": line.tax_type} for line in lines]}
 
 
-def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
-    invoice = load_invoice(ctx, invoice_id)
+def _check_push(invoice) -> None:
     if invoice.ledger_invoice_id:
         raise Conflict("The invoice is already in the ledger")
     if invoice.status == "voided":
         raise Conflict("A voided invoice cannot be pushed")
+
+
+def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
+    invoice = load_invoice(ctx, invoice_id)
+    _check_push(invoice)
     payload = _payload(ctx, invoice)
     ledger = _ledger(ctx)
-    ctx.release_connection()
-    made = ledger.create_invoice(payload)
-    invoice = _locked(ctx, invoice_id)
-    # deleted, pushed or voided meanwhile (a voided invoice cannot be pushed): undo ours
-    if invoice is None or invoice.ledger_invoice_id or invoice.status == "voided":
-        ctx.release_connection()  # nothing written here: give the row lock back before calling the ledger again
-        ledger.set_status(made["ledger_invoice_id"], "DELETED")
-        ctx.release_connection()  # the ledger keeps its undo (the sandbox's rows too), whatever this request answers
-        raise Conflict("The invoice changed while it was pushed; nothing was linked")
-    before = invoice.status
-    invoice.ledger_invoice_id, invoice.ledger_status = made["ledger_invoice_id"], made["status"]
-    invoice.status, invoice.updated_at = "finalised", utcnow()
-    _log(ctx, invoice, "pushed_to_ledger", {"ledger_invoice_id": invoice.ledger_invoice_id,
-                                            "status": {"from": before, "to": "finalised"}})
-    ctx.db.flush()
+    token, found = _claim(ctx, invoice_id)
+    _check_push(found)  # as a push it waited for left it (refused: the claim is rolled back with the request)
+    ctx.release_connection()  # the claim committed: no transaction nor row lock while the ledger answers
+    with _claimed(ctx, invoice_id, token):
+        made = ledger.create_invoice(payload)
+        invoice = _locked(ctx, invoice_id)
+        # deleted, pushed or voided meanwhile (a voided invoice cannot be pushed): undo ours
+        if invoice is None or invoice.ledger_invoice_id or invoice.status == "voided":
+            ctx.release_connection()  # nothing written here: give the row lock back before calling the ledger again
+            ledger.set_status(made["ledger_invoice_id"], "DELETED")
+            ctx.release_connection()  # the ledger keeps its undo (the sandbox's rows too), whatever this answers
+            raise Conflict("The invoice changed while it was pushed; nothing was linked")
+        before = invoice.status
+        invoice.ledger_invoice_id, invoice.ledger_status = made["ledger_invoice_id"], made["status"]
+        invoice.status, invoice.updated_at = "finalised", utcnow()
+        _let_go(invoice, token)
+        _log(ctx, invoice, "pushed_to_ledger", {"ledger_invoice_id": invoice.ledger_invoice_id,
+                                                "status": {"from": before, "to": "finalised"}})
+        ctx.db.flush()
     return invoice_record(ctx.db, invoice.id), invoice.ledger_invoice_id
 
 
@@ -120,31 +188,37 @@ def _check_move(invoice: Invoice, action: str) -> None:
 
 def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str | None) -> dict:
     invoice = load_invoice(ctx, invoice_id)
-    ledger_id = _linked(invoice)
+    _linked(invoice)
     _check_move(invoice, action)
     ledger = _ledger(ctx)
-    ctx.release_connection()
-    if action == "ledger_sent":
-        ledger.email_invoice(ledger_id)
-    else:
-        ledger.set_status(ledger_id, ledger_status)
-    invoice = _locked(ctx, invoice_id)
-    if invoice is None or invoice.ledger_invoice_id != ledger_id:  # deleted or unlinked meanwhile
-        ctx.release_connection()  # the ledger keeps its move (the sandbox's rows too); nothing is written here
-        raise Conflict("The invoice was deleted or unlinked while the ledger was asked; nothing was written here")
-    if invoice.ledger_status not in MOVES_FROM[action] and invoice.ledger_status != ledger_status:
-        # another move (or a sync) changed its ledger status meanwhile, to one this move may not start from
-        ctx.release_connection()
-        raise Conflict(f"The invoice became {invoice.ledger_status} while the ledger was asked; "
-                       "nothing was written here")
-    before = invoice.status
-    invoice.status, invoice.updated_at = local, utcnow()
-    if action == "ledger_deleted":
-        invoice.ledger_invoice_id, invoice.ledger_status = None, None
-    elif ledger_status:
-        invoice.ledger_status = ledger_status
-    _log(ctx, invoice, action, {"ledger_invoice_id": ledger_id, "status": {"from": before, "to": local}})
-    ctx.db.flush()
+    token, found = _claim(ctx, invoice_id)
+    ledger_id = _linked(found)  # as a move it waited for left it (refused: the claim is rolled back with the request)
+    _check_move(found, action)
+    ctx.release_connection()  # the claim committed: no transaction nor row lock while the ledger answers
+    with _claimed(ctx, invoice_id, token):
+        if action == "ledger_sent":
+            ledger.email_invoice(ledger_id)
+        else:
+            ledger.set_status(ledger_id, ledger_status)
+        invoice = _locked(ctx, invoice_id)
+        if invoice is None or invoice.ledger_invoice_id != ledger_id:  # deleted or unlinked meanwhile
+            ctx.release_connection()  # the ledger keeps its move (the sandbox's rows too); nothing is written here
+            raise Conflict("The invoice was deleted or unlinked while the ledger was asked; nothing was written here")
+        if invoice.ledger_status not in MOVES_FROM[action] and invoice.ledger_status != ledger_status:
+            # another request (a sync, an update, a stale claim's taker) changed its ledger status meanwhile, to one
+            # this move may not start from
+            ctx.release_connection()
+            raise Conflict(f"The invoice became {invoice.ledger_status} while the ledger was asked; "
+                           "nothing was written here")
+        before = invoice.status
+        invoice.status, invoice.updated_at = local, utcnow()
+        if action == "ledger_deleted":
+            invoice.ledger_invoice_id, invoice.ledger_status = None, None
+        elif ledger_status:
+            invoice.ledger_status = ledger_status
+        _let_go(invoice, token)
+        _log(ctx, invoice, action, {"ledger_invoice_id": ledger_id, "status": {"from": before, "to": local}})
+        ctx.db.flush()
     return invoice_record(ctx.db, invoice.id)
 
 
