@@ -70,10 +70,16 @@ def _check_references(ctx, values: dict) -> None:
         details.append({"field": "deal_id", "message": "must be an existing deal"})
     approvers = values.get("approver_ids") or []
     if approvers:
-        found = set(ctx.db.scalars(select(User.id).where(User.id.in_(set(approvers)), User.is_active.is_(True))))
+        from chalicelib.core.auth import principals_of
+
+        found = principals_of(ctx.db, approvers)  # active users with what they may do, in one statement
         missing = [a for a in approvers if a not in found]
+        unable = [a for a in approvers if a in found and not allows(found[a].permissions, "proposals", "update")]
         if missing:
             details.append({"field": "approver_ids", "message": f"must be active users ({', '.join(missing[:5])})"})
+        elif unable:  # approving needs proposals:update: such an approver would hold the proposal in review
+            details.append({"field": "approver_ids",
+                            "message": f"must be users who may approve (proposals:update) ({', '.join(unable[:5])})"})
         elif len(set(approvers)) != len(approvers):
             details.append({"field": "approver_ids", "message": "must not repeat a user"})
     if details:

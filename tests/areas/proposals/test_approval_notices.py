@@ -162,3 +162,21 @@ def test_submit_costs_the_same_for_1_and_20_approvers(api, db, employee, count_q
         counts.append(counter.count)
         assert sorted(notices(db, pid, "proposal_submitted")) == sorted(a.id for a in approvers)
     assert counts[0] == counts[1], counts
+
+
+def test_an_approver_who_may_not_approve_cannot_be_listed(api, db, employee):
+    """Approving needs proposals:update: a user listed without it could neither approve nor be passed over, and the
+    proposal would stay in review. Create and update refuse such a user (400 naming approver_ids), writing nothing."""
+    from chalicelib.areas.proposals.models import Proposal
+
+    able, viewer = make_user(db, access_level="employee"), make_user(db, access_level="employee")
+    grant(db, viewer, "proposals", "view")
+    made = api.post("/api/proposals", as_=employee, json={"title": "Refused", "approver_ids": [able.id, viewer.id]})
+    assert made.status == 400, made
+    assert made.json["details"] == [{"field": "approver_ids",
+                                     "message": f"must be users who may approve (proposals:update) ({viewer.id})"}]
+    assert db.scalar(select(Proposal.id).where(Proposal.title == "Refused")) is None
+    pid = create(api, employee, approver_ids=[able.id])
+    changed = api.put(f"/api/proposals/{pid}", as_=employee, json={"approver_ids": [able.id, viewer.id]})
+    assert changed.status == 400 and changed.json["details"][0]["field"] == "approver_ids", changed
+    assert api.get(f"/api/proposals/{pid}", as_=employee).json["proposal"]["approver_ids"] == [able.id]
