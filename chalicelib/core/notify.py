@@ -237,12 +237,12 @@ def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None,
     return Notification(**made[0]) if made else None
 
 
-def notify_many(ctx, notices: list[dict]) -> list[str]:
+def notify_many(ctx, notices: list[dict], *, dedup: bool = True) -> list[str]:
     """`notify()` for many notifications at once, in a fixed number of statements whatever their
     number. Each notice holds user_id, type and title, and may hold body, resource_type, resource_id,
-    action_url, actor_id and icon. De-duplication as in `notify()` (also among the notices). Answers
-    the ids of the users notified (those not de-duplicated), in the notices' order."""
-    return [row["user_id"] for row in _create(ctx, notices)]
+    action_url, actor_id and icon. De-duplication as in `notify()` (also among the notices; `dedup=False`
+    as there). Answers the ids of the users notified (those not de-duplicated), in the notices' order."""
+    return [row["user_id"] for row in _create(ctx, notices, dedup=dedup)]
 
 
 def squad_audience_ids(db, *, squad_id: str, audience: str) -> list[str]:

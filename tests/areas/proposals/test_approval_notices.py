@@ -180,3 +180,16 @@ def test_an_approver_who_may_not_approve_cannot_be_listed(api, db, employee):
     changed = api.put(f"/api/proposals/{pid}", as_=employee, json={"approver_ids": [able.id, viewer.id]})
     assert changed.status == 400 and changed.json["details"][0]["field"] == "approver_ids", changed
     assert api.get(f"/api/proposals/{pid}", as_=employee).json["proposal"]["approver_ids"] == [able.id]
+
+
+def test_rounds_within_minutes_are_each_told(api, db, employee):
+    """A submission, a request for changes and a resubmission within minutes are distinct events: each is told,
+    not de-duplicated by core notify's 5-minute window as repeats of one notice would be."""
+    approver = make_user(db, access_level="manager")
+    pid = create(api, employee, approver_ids=[approver.id])
+    post(api, pid, "submit", employee)
+    post(api, pid, "request-changes", approver, comments="Tighten the scope")
+    post(api, pid, "submit", employee)
+    post(api, pid, "request-changes", approver, comments="And the price")
+    assert len(notices(db, pid, "proposal_submitted")[approver.id]) == 2
+    assert len(notices(db, pid, "proposal_changes_requested")[employee.id]) == 2
