@@ -132,7 +132,7 @@ class Settings(BaseModel):
     google_ads_developer_token: str | None = None
     google_ads_client_id: str | None = None
     google_ads_client_secret: str | None = None
-    google_ads_api_version: str = "v23"
+    google_ads_api_version: str = "v26"  # v23 sunsets in February 2027; Google recommends v26 to start
     meta_api_version: str = "v25.0"
     shopify_api_version: str = "2026-07"
     adplatforms_max_retry_wait: float = 5.0

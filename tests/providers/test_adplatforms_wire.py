@@ -14,7 +14,7 @@ from chalicelib.providers.adplatforms.base import (CredentialsRefused, GoogleAds
                                                    ShopifyCredentials)
 from chalicelib.providers.adplatforms.live import GOOGLE_TOKEN_URL, GoogleAds, MetaAds, Shopify
 
-GADS = "https://googleads.googleapis.com/v23/customers/1234567890/googleAds:search"
+GADS = "https://googleads.googleapis.com/v26/customers/1234567890/googleAds:search"
 META = "https://graph.facebook.com/v25.0/act_998877"
 SHOP = "https://acme.myshopify.com/admin/api/2026-07"
 
@@ -22,7 +22,7 @@ SHOP = "https://acme.myshopify.com/admin/api/2026-07"
 def google(developer_token="DEV-TOKEN"):
     creds = GoogleAdsCredentials(customer_id="123-456-7890", refresh_token="1//RT")
     return GoogleAds(credentials=creds, developer_token=developer_token, client_id="CID", client_secret="CSECRET",
-                     version="v23", max_wait=5)
+                     version="v26", max_wait=5)
 
 
 def meta():
@@ -48,7 +48,7 @@ def google_failure(status, rpc_status, message, error_code, details=None):
     if details:
         error["details"] = details
     return {"error": {"code": status, "message": message, "status": rpc_status, "details": [
-        {"@type": "type.googleapis.com/google.ads.googleads.v23.errors.GoogleAdsFailure", "errors": [error],
+        {"@type": "type.googleapis.com/google.ads.googleads.v26.errors.GoogleAdsFailure", "errors": [error],
          "requestId": "gB1aQ"}]}}
 
 
@@ -57,7 +57,7 @@ def google_failure(status, rpc_status, message, error_code, details=None):
 @responses.activate
 def test_google_ads_429_waits_the_retry_delay_of_its_quota_error(waits):
     """Google Ads sends no Retry-After: the wait is QuotaErrorDetails.retryDelay, a protobuf Duration
-    (https://developers.google.com/google-ads/api/reference/rpc/v23/QuotaErrorDetails)."""
+    (https://developers.google.com/google-ads/api/reference/rpc/v26/QuotaErrorDetails)."""
     token_ok()
     responses.post(GADS, status=429, json=google_failure(
         429, "RESOURCE_EXHAUSTED", "Too many requests. Retry in 3 seconds.",

@@ -19,7 +19,7 @@ from chalicelib.providers.adplatforms.base import (CredentialsRefused, GoogleAds
                                                    MetaAdsCredentials, ShopifyCredentials)
 from chalicelib.providers.adplatforms.live import GOOGLE_TOKEN_URL, GoogleAds, MetaAds, Shopify
 
-GADS = "https://googleads.googleapis.com/v23/customers/1234567890/googleAds:search"
+GADS = "https://googleads.googleapis.com/v26/customers/1234567890/googleAds:search"
 META = "https://graph.facebook.com/v25.0/act_998877"
 SHOP = "https://acme.myshopify.com/admin/api/2026-07"
 
@@ -34,7 +34,7 @@ def waits(monkeypatch):
 def google(login="9876543210"):
     creds = GoogleAdsCredentials(customer_id="123-456-7890", refresh_token="1//RT", login_customer_id=login)
     return GoogleAds(credentials=creds, developer_token="DEV-TOKEN", client_id="CID", client_secret="CSECRET",
-                     version="v23", max_wait=5)
+                     version="v26", max_wait=5)
 
 
 def meta():
@@ -101,7 +101,7 @@ def test_google_ads_verify_and_refusals():
     responses.reset()
     token_ok()
     failure = {"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED",
-                         "details": [{"@type": "type.googleapis.com/google.ads.googleads.v23.errors.GoogleAdsFailure",
+                         "details": [{"@type": "type.googleapis.com/google.ads.googleads.v26.errors.GoogleAdsFailure",
                                       "errors": [{"errorCode": {"authorizationError": "USER_PERMISSION_DENIED"},
                                                   "message": "User doesn't have permission to access customer."}],
                                       "requestId": "r1"}]}}
@@ -121,10 +121,10 @@ def test_google_ads_verify_and_refusals():
 def test_429_waits_retry_after_once_then_503_and_timeouts_504(waits):
     token_ok()
     # Google Ads sends no Retry-After: the wait is the GoogleAdsFailure's QuotaErrorDetails.retryDelay
-    # (https://developers.google.com/google-ads/api/reference/rpc/v23/QuotaErrorDetails)
+    # (https://developers.google.com/google-ads/api/reference/rpc/v26/QuotaErrorDetails)
     responses.post(GADS, status=429, json={"error": {"code": 429, "message": "Too many requests.",
                                                      "status": "RESOURCE_EXHAUSTED", "details": [{
-        "@type": "type.googleapis.com/google.ads.googleads.v23.errors.GoogleAdsFailure",
+        "@type": "type.googleapis.com/google.ads.googleads.v26.errors.GoogleAdsFailure",
         "errors": [{"errorCode": {"quotaError": "RESOURCE_TEMPORARILY_EXHAUSTED"}, "message": "Too many requests.",
                     "details": {"quotaErrorDetails": {"rateScope": "ACCOUNT", "retryDelay": "2s"}}}],
         "requestId": "r2"}]}})
@@ -320,7 +320,7 @@ def test_portal_connect_google_ads_live_needs_no_developer_token(portal, db, set
     no developer-token header is sent."""
     from tests.areas.portal.conftest import make_client
 
-    set_env(ADPLATFORMS_MODE="live", GOOGLE_ADS_API_VERSION="v23", GOOGLE_ADS_CLIENT_ID="CID",
+    set_env(ADPLATFORMS_MODE="live", GOOGLE_ADS_API_VERSION="v26", GOOGLE_ADS_CLIENT_ID="CID",
             GOOGLE_ADS_CLIENT_SECRET="CSECRET", GOOGLE_ADS_DEVELOPER_TOKEN=None)
     mine = make_client(db, dashboard=True)
     token_ok()
