@@ -227,7 +227,10 @@ def set_env(monkeypatch):
         # read now: the Chalice test client runs each request with os.environ updated from .chalice/config.json,
         # so settings first read inside a request would take that file's value of a variable set here
         # (ORG_TIMEZONE, say), not this one
-        get_settings()
+        try:
+            get_settings()
+        except Exception:  # noqa: BLE001 - settings that cannot load: the test reads them itself (a failing start)
+            reset_settings()
 
     yield apply
     monkeypatch.undo()
