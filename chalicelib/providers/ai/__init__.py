@@ -1,7 +1,9 @@
 """AI text generation: an OpenAI-compatible chat-completions endpoint (live) or a deterministic sandbox.
 
 `get_ai()` answers the adapter for `AI_MODE` (sandbox by default); with `off` it raises
-ServiceUnavailable (503). Adapters raise BadGateway (502) when the provider fails.
+ServiceUnavailable (503). Adapters raise BadGateway (502) when the provider fails, ServiceUnavailable (503,
+with `retry_after`) when it keeps rate limiting, and GatewayTimeout (504) when it does not answer in time
+(live.py's docstring says which answer is which).
 """
 from __future__ import annotations
 

@@ -1,14 +1,37 @@
-"""Live adapter: an OpenAI-compatible `POST {base_url}/chat/completions` (`Authorization: Bearer <key>`).
+"""Live adapter: an OpenAI-compatible Chat Completions API, `POST {AI_BASE_URL}/chat/completions` (default
+https://api.openai.com/v1), checked against https://platform.openai.com/docs/api-reference/chat/create and the
+types of the official SDK (openai/openai-python, src/openai/types/chat/).
 
-Through providers.http: a 429 with `Retry-After` waits it (at most MAX_RETRY_WAIT seconds, and never longer
-than the call's own timeout) and retries once, else 503 naming when to retry; a 429 without it (a quota
-refusal such as `insufficient_quota`), another error status, an unreachable provider or an unreadable answer is
-502 (with the provider's `error.message`); a timeout is 504."""
+Request: `Authorization: Bearer <AI_API_KEY>`, a JSON body `{model, messages: [{role: system|user, content}],
+temperature: 0.3}`; a length cap is sent as `max_completion_tokens` (the reference marks `max_tokens`
+deprecated and refused by reasoning models); the JSON jobs (summary, research brief, meeting analysis) send
+`response_format: {type: json_object}` (JSON mode, accepted by more compatible servers than `json_schema`;
+each of their prompts says "JSON", as JSON mode requires). `temperature` is sent, so AI_MODEL must be a chat
+model that accepts it (the default gpt-4o-mini does; o-series and other reasoning models refuse values but 1).
+
+Answer: `choices[0].message.content` (a string). `message.refusal` (a string when the model refuses) is a 502
+naming the refusal; `finish_reason` `content_filter` is a 502 (the content was withheld or cut); `length` is a
+502 when the call asked for no cap or for JSON (the text or the JSON is cut off), and the capped answer itself
+when a cap was asked for (copilot, portal answers). An answer without `finish_reason` (some compatible servers)
+is read as `stop`.
+
+Errors: the body is `{error: {message, type, param, code}}`; a failure names `error.message` (never for a 401
+or 403: it may echo the key). A 429 whose `error.code` or `error.type` is `insufficient_quota` (billing, not
+a rate limit: retrying cannot help) is 502 at once. Another 429 is a rate limit: its wait is `retry-after-ms`,
+else `Retry-After` (seconds or an HTTP-date), else the `x-ratelimit-reset-requests` / `-tokens` duration
+("1s", "6m0s", "20ms") of the limit whose `x-ratelimit-remaining-*` is 0 (the longer of the two when neither
+says), else 1 s; a wait of at most MAX_RETRY_WAIT seconds (and never longer than the call's own timeout) is
+waited and the call made once more, else (or on a second 429) 503 naming when to retry (`retry_after`).
+Another error status, an unreachable provider or an unreadable answer is 502; a timeout is 504.
+"""
 from __future__ import annotations
 
 import json
+import re
 
-from chalicelib.core.errors import BadGateway
+import requests
+
+from chalicelib.core.errors import BadGateway, GatewayTimeout
 from chalicelib.providers import http
 
 from .base import MEETING_CATEGORIES, AIProvider, check_meeting_analysis, check_project_summary
@@ -47,6 +70,44 @@ def _message(response) -> str:
     return f": {str(message)[:300]}" if message else ""
 
 
+def _quota_refused(response) -> bool:
+    """A 429 whose `error.code` or `error.type` is `insufficient_quota`: the account is out of credit."""
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(error, dict) and "insufficient_quota" in (error.get("code"), error.get("type"))
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_UNIT = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+def _duration(value: str | None) -> float | None:
+    """Seconds of an `x-ratelimit-reset-*` duration such as `1s`, `6m0s`, `20ms` or `1h2m3.5s`; None if unreadable."""
+    value = (value or "").strip()
+    parts = _DURATION.findall(value)
+    if not parts or "".join(number + unit for number, unit in parts) != value:
+        return None
+    return sum(float(number) * _UNIT[unit] for number, unit in parts)
+
+
+def _rate_limit_wait(response) -> float:
+    """Seconds a rate-limited 429 asks to wait (the order of the module docstring)."""
+    headers = response.headers
+    try:
+        return max(0.0, float(headers["retry-after-ms"]) / 1000.0)
+    except (KeyError, ValueError):
+        pass
+    if "Retry-After" in headers:
+        return http.retry_after(response)
+    resets = {kind: _duration(headers.get(f"x-ratelimit-reset-{kind}")) for kind in ("requests", "tokens")}
+    exhausted = [resets[kind] for kind in resets
+                 if resets[kind] is not None and (headers.get(f"x-ratelimit-remaining-{kind}") or "").strip() == "0"]
+    known = exhausted or [wait for wait in resets.values() if wait is not None]
+    return max(known) if known else 1.0
+
+
 class LiveAI(AIProvider):
     def __init__(self, *, base_url: str, api_key: str, model: str, timeout: float = 30.0) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
@@ -54,22 +115,47 @@ class LiveAI(AIProvider):
         self.model = model
         self.timeout = timeout
 
+    def _post(self, payload: dict, limit: float):
+        """The provider's answer to the request (any status but a rate-limited 429: see the module docstring)."""
+        for attempt in (1, 2):
+            try:
+                response = requests.post(self.url, json=payload, timeout=limit,
+                                         headers={"Authorization": f"Bearer {self.api_key}"})
+            except requests.Timeout as exc:
+                raise GatewayTimeout(f"{NAME} did not answer in time") from exc
+            except requests.RequestException as exc:
+                raise BadGateway(f"{NAME} unreachable ({type(exc).__name__})") from exc
+            if response.status_code != 429 or _quota_refused(response):
+                return response
+            wait = _rate_limit_wait(response)
+            if attempt == 2 or wait > min(MAX_RETRY_WAIT, limit):
+                raise http.rate_limited(NAME, wait)
+            http.sleep(wait)
+        raise AssertionError("unreachable")
+
     def chat(self, messages: list[dict], *, max_tokens: int | None = None, json_mode: bool = False,
              timeout: float | None = None) -> str:
         payload: dict = {"model": self.model, "messages": messages, "temperature": 0.3}
         if max_tokens is not None:
-            payload["max_tokens"] = max_tokens
+            payload["max_completion_tokens"] = max_tokens
         if json_mode:
             payload["response_format"] = {"type": "json_object"}
         limit = min(timeout, self.timeout) if timeout else self.timeout
-        response = http.send("POST", self.url, name=NAME, max_wait=min(MAX_RETRY_WAIT, limit), timeout=limit,
-                             bare_429=True, json=payload, headers={"Authorization": f"Bearer {self.api_key}"})
+        response = self._post(payload, limit)
         if response.status_code != 200:
             raise BadGateway(f"AI provider answered {response.status_code}{_message(response)}")
         try:
-            content = response.json()["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            choice = response.json()["choices"][0]
+            message = choice["message"]
+            content, refusal, finish = message.get("content"), message.get("refusal"), choice.get("finish_reason")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise BadGateway("AI provider answer could not be read") from exc
+        if isinstance(refusal, str) and refusal.strip():
+            raise BadGateway(f"AI provider refused: {refusal.strip()[:300]}")
+        if finish == "content_filter":
+            raise BadGateway("AI provider withheld the answer (content filter)")
+        if finish == "length" and (max_tokens is None or json_mode):
+            raise BadGateway("AI provider answer was cut off (length)")
         if not isinstance(content, str):
             raise BadGateway("AI provider answer had no text")
         return content

@@ -4,7 +4,7 @@ whose state lives in the database (`sandbox_outbox`, providers `orchestrator` an
 `get_orchestrator(db)` answers the adapter for `ORCHESTRATOR_MODE` (sandbox by default; `off` raises
 ServiceUnavailable, 503). Live: `ORCHESTRATOR_URL` (503 on orchestrator calls without it),
 `ORCHESTRATOR_TOKEN` (optional bearer), `ORCHESTRATOR_TIMEOUT_SECONDS`, and the business agents registry
-`BUSINESS_AGENTS` (`id=https://url,...`). Upstream failures and non-JSON answers raise BadGateway (502), a
+`BUSINESS_AGENTS` (`id=https://url,...`; 503 on calls to a listed agent without a URL). Upstream failures and non-JSON answers raise BadGateway (502), a
 timeout core.errors.GatewayTimeout (504).
 """
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """The live orchestrator and business agents: plain HTTP through `requests`, with a per-call timeout.
 
-Sent: the caller's identity (`X-WMS-User-Id`, `X-WMS-User-Email`, `X-WMS-User-Name`, `X-WMS-Access-Level`),
-`Authorization: Bearer <ORCHESTRATOR_TOKEN>` when set, the JSON body and the query parameters as given.
-Answered: the upstream's status and JSON for 2xx and 4xx (429 with its Retry-After), BadGateway (502) for a 5xx,
-an answer that is not JSON, or a connection failure; GatewayTimeout (504) for a timeout.
+Sent: `Accept: application/json`, the caller's identity (`X-WMS-User-Id`, `X-WMS-User-Email`, `X-WMS-User-Name`,
+`X-WMS-Access-Level`, each only when the caller has it), `Authorization: Bearer <ORCHESTRATOR_TOKEN>` when set,
+the JSON body (not on a GET) and the query parameters as given. Redirects are not followed.
+Answered: the upstream's status and JSON for 2xx and 4xx (`{}` for an empty body; a 429's JSON object gets
+`retry_after`, the Retry-After header as sent or None); BadGateway (502) for a 5xx, a 1xx or a 3xx, an answer
+that is not JSON, or a connection failure; GatewayTimeout (504) for a timeout. No call is retried.
 """
 from __future__ import annotations
 

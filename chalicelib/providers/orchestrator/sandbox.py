@@ -3,10 +3,11 @@ pause, resume, restart, tasks, agent status, commands, logs and triggers behave 
 
 Orchestrator: `GET /status` says `running` or `paused` (the last pause or resume), restarts and queued tasks;
 pause and resume are idempotent; restart runs it again. `POST /tasks` needs a non-empty `title` (400 as an
-orchestrator would answer) and queues the task (201 `{task}`); `GET /tasks` lists them newest first (`status`
-filter). Business agents: the ids of `BUSINESS_AGENTS`, or `actions`, `reporting` and `research`; an agent
+orchestrator would answer) and queues the task (201 `{task}`); `GET /tasks` lists the newest 500, newest first
+(`status` filter). Business agents: the ids of `BUSINESS_AGENTS`, or `actions`, `reporting` and `research`; an agent
 whose id contains `down` is unhealthy and refuses commands and triggers (503 from the agent). `/command` needs
-a non-empty `command`; commands and triggers complete at once and appear in `/logs`, newest first.
+a non-empty `command` (200 `{command}`); a trigger answers 202 `{run}`; commands and triggers complete at once
+and appear in `/logs`, newest first (`limit`, 50 by default, at most 500). Any other path answers 404.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The agent runner: the interface every runner adapter implements.
 
-The request a run sends (JSON, POST to the project's runner_url, `Authorization: Bearer <runner secret>`):
+The request a run sends (JSON, POST to the project's runner_url, `Authorization: Bearer <runner secret>`,
+`X-WMS-Run-Id: <run_id>`):
 `{run_id, task_id, project_id, stage, task: {...}, agent: {...}, config: {...}, feedback, callback_url}`.
 The runner answers 2xx to accept the run, then reports through POST /api/webhooks/agent-callback.
 """

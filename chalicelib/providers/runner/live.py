@@ -1,7 +1,11 @@
 """The live runner: one HTTP POST to the project's runner_url through `requests`, with a timeout.
 
-2xx accepts the run. 429 (with Retry-After), any other 4xx or 5xx, a timeout or a connection failure raise
-RunnerUnreachable; the run is then marked failed by the caller. The secret travels only in the header.
+Sent: the JSON payload with `Authorization: Bearer <runner secret>`, `Accept: application/json` and
+`X-WMS-Run-Id: <run_id>`. Redirects are not followed. 2xx accepts the run and answers the runner's JSON object
+(`{}` for an empty body, a body that is not JSON or JSON that is not an object). A 429 (its Retry-After named in
+the message), any other status outside 2xx (3xx included), a timeout or a connection failure raise
+RunnerUnreachable; nothing is retried, and the run is then marked failed by the caller. The secret travels only
+in the header.
 """
 from __future__ import annotations
 

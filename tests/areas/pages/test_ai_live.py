@@ -38,13 +38,15 @@ def sent(mock) -> dict:
     return json.loads(call.request.body)
 
 
-def test_copilot_sends_prompt_with_max_tokens_50(api, user, live):
+def test_copilot_sends_prompt_with_max_completion_tokens_50(api, user, live):
     live.add(responses.POST, URL, json=completion(" and we celebrate after."))
     response = api.post("/api/pages/ai/copilot", as_=user, json={"prompt": "We ship on Friday", "system": "Go on."})
     assert response.status == 200
     assert response.json["text"] == " and we celebrate after."
     payload = sent(live)
-    assert payload["model"] == "test-model" and payload["max_tokens"] == 50
+    # https://platform.openai.com/docs/api-reference/chat/create: `max_tokens` is deprecated in favour of
+    # `max_completion_tokens` (and refused by reasoning models).
+    assert payload["model"] == "test-model" and payload["max_completion_tokens"] == 50 and "max_tokens" not in payload
     assert payload["messages"][0]["role"] == "system"
     assert payload["messages"][-1] == {"role": "user", "content": "We ship on Friday"}
 
@@ -61,7 +63,7 @@ def test_edit_command_sends_instruction_selection_and_context(api, user, live):
     deltas = [json.loads(line[6:]) for line in body.split("\n\n") if line.startswith("data: {")]
     assert "".join(p["delta"] for p in deltas if p["type"] == "text-delta") == "We ship on Monday."
     payload = sent(live)
-    assert payload["model"] == "test-model" and "max_tokens" not in payload
+    assert payload["model"] == "test-model" and "max_tokens" not in payload and "max_completion_tokens" not in payload
     system, user_message = payload["messages"]
     assert system["role"] == "system" and "Edit the selected text" in system["content"]
     assert "Instruction: Change the day to Monday" in user_message["content"]
@@ -80,8 +82,12 @@ def test_generate_command_uses_the_generate_prompt(api, user, live):
 
 
 @pytest.mark.parametrize("answer", [
-    {"status": 500, "json": {"error": {"message": "overloaded"}}},
-    {"status": 429, "json": {"error": {"message": "rate limited"}}},
+    {"status": 500, "json": {"error": {"message": "The server had an error while processing your request.",
+                                       "type": "server_error", "param": None, "code": None}}},
+    # https://platform.openai.com/docs/guides/error-codes: a quota refusal (billing; retrying cannot help).
+    {"status": 429, "json": {"error": {"message": "You exceeded your current quota, please check your plan and "
+                                                  "billing details.", "type": "insufficient_quota", "param": None,
+                                       "code": "insufficient_quota"}}},
     {"status": 200, "body": "not json"},
     {"status": 200, "json": {"choices": []}},
     {"status": 200, "json": {"choices": [{"message": {"content": None}}]}},
