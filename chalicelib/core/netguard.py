@@ -10,8 +10,11 @@ cap, and (when the connection exposes it) the connected peer checked before the 
 name that resolves differently on the second lookup (DNS rebinding) is refused too."""
 from __future__ import annotations
 
+import codecs
 import ipaddress
+import re
 import socket
+import time
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -126,19 +129,57 @@ def _peer_is_public(response) -> bool:
     return _is_public(address)
 
 
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def page_encoding(content_type: str, body: bytes) -> str:
+    """The encoding of a fetched page: the `Content-Type` charset when the header names one, else a byte order
+    mark, else a `<meta charset>` (or `http-equiv` content charset) in the first 1024 bytes (the HTML prescan),
+    else UTF-8. Not requests' `response.encoding`, which reads a `text/*` type without a charset as ISO-8859-1
+    (RFC 2616's default): a UTF-8 page served as plain `text/html` came out as mojibake ("CafÃ©")."""
+    found = _HEADER_CHARSET.search(content_type or "")
+    if found:
+        return found.group(1)
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return name
+    meta = _CHARSET.search(body[:1024])
+    return meta.group(1).decode("ascii") if meta else "utf-8"
+
+
 def fetch_public_page(url: str, *, max_bytes: int = 2_000_000, timeout: tuple[float, float] = (3.05, 10.0),
-                      max_redirects: int = 3, user_agent: str = "WMS-research/1.0") -> FetchedPage:
+                      max_redirects: int = 3, user_agent: str = "WMS-research/1.0",
+                      total_seconds: float = 20.0) -> FetchedPage:
     """GET a public web page: the URL and every redirect target checked (`check_public_web_url`) before
-    connecting; at most `max_redirects` redirects; connect and read timeouts; the body cut off at
-    `max_bytes` (FetchFailed beyond). UnsafeURL for a refused address, FetchFailed for other failures."""
+    connecting; at most `max_redirects` redirects; connect and read timeouts, and `total_seconds` for the whole
+    fetch (requests' read timeout bounds each wait for data, so a site sending a byte at a time could hold it);
+    the body cut off at `max_bytes` (FetchFailed beyond); the text decoded by `page_encoding`. Proxies from the
+    environment are not used (the connected address is the one checked). UnsafeURL for a refused address,
+    FetchFailed for other failures."""
+    import requests
+
+    deadline = time.monotonic() + total_seconds
+    session = requests.Session()
+    session.trust_env = False  # no HTTP(S)_PROXY: the address connected to must be the site's
+    try:
+        return _fetch(session, url, max_bytes=max_bytes, timeout=timeout, max_redirects=max_redirects,
+                      user_agent=user_agent, deadline=deadline)
+    finally:
+        session.close()
+
+
+def _fetch(session, url: str, *, max_bytes: int, timeout, max_redirects: int, user_agent: str,
+           deadline: float) -> FetchedPage:
     import requests
 
     current = url
     for hop in range(max_redirects + 1):
         check_public_web_url(current)
         try:
-            response = requests.get(current, timeout=timeout, allow_redirects=False, stream=True,
-                                    headers={"User-Agent": user_agent, "Accept": "text/html,*/*;q=0.5"})
+            response = session.get(current, timeout=timeout, allow_redirects=False, stream=True,
+                                   headers={"User-Agent": user_agent, "Accept": "text/html,*/*;q=0.5"})
         except requests.Timeout as exc:
             raise FetchFailed("the site did not answer in time") from exc
         except requests.RequestException as exc:
@@ -146,7 +187,9 @@ def fetch_public_page(url: str, *, max_bytes: int = 2_000_000, timeout: tuple[fl
         try:
             if not _peer_is_public(response):
                 raise UnsafeURL("must be a public host (the connection reached a refused address)")
-            if response.status_code in REDIRECTS and response.headers.get("Location"):
+            if response.status_code in REDIRECTS:
+                if not response.headers.get("Location"):
+                    raise FetchFailed(f"the site answered HTTP {response.status_code} without a Location")
                 if hop == max_redirects:
                     raise FetchFailed(f"more than {max_redirects} redirects")
                 current = urljoin(current, response.headers["Location"])
@@ -161,11 +204,13 @@ def fetch_public_page(url: str, *, max_bytes: int = 2_000_000, timeout: tuple[fl
                 body.extend(chunk)
                 if len(body) > max_bytes:
                     raise FetchFailed(f"the page is larger than {max_bytes} bytes")
-            encoding = response.encoding or "utf-8"
+                if time.monotonic() > deadline:
+                    raise FetchFailed("the site did not answer in time")
+            raw = bytes(body)
             try:
-                text = bytes(body).decode(encoding, errors="replace")
-            except LookupError:
-                text = bytes(body).decode("utf-8", errors="replace")
+                text = raw.decode(page_encoding(response.headers.get("Content-Type", ""), raw), errors="replace")
+            except LookupError:  # a charset Python does not know
+                text = raw.decode("utf-8", errors="replace")
             return FetchedPage(url=current, status=response.status_code,
                                content_type=response.headers.get("Content-Type", ""), text=text, redirects=hop)
         except requests.RequestException as exc:

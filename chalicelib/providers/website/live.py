@@ -7,10 +7,13 @@ What it does with requests (checked against requests' documented behaviour, http
   `Content-Encoding` is undone first, so a small compressed body cannot unpack past the cap); a declared
   `Content-Length` over the cap is refused before reading;
 - `timeout=TIMEOUT` is (connect, read) and, as requests documents, the read timeout bounds each wait for
-  data, not the whole download;
-- the text is decoded with `response.encoding`, which requests takes from the `Content-Type` charset only:
-  a `text/*` type without a charset is ISO-8859-1 (RFC 2616's default), whatever the page's `<meta charset>`
-  says; another type without a charset is UTF-8; undecodable bytes are replaced;
+  data, not the whole download: the whole fetch is bounded too (`total_seconds`, 20 s), checked as the body
+  is read;
+- the text is decoded by `netguard.page_encoding`: the `Content-Type` charset when given, else a BOM, else a
+  `<meta charset>` in the first 1024 bytes, else UTF-8 (not requests' `response.encoding`, which reads a
+  `text/*` type without a charset as ISO-8859-1); undecodable bytes are replaced;
+- a session with `trust_env=False`: no proxy from the environment (the address checked is the one connected);
+  a 3xx without a `Location` is FetchFailed;
 - `User-Agent: WMS-research/1.0`, `Accept: text/html,*/*;q=0.5`; a 4xx or 5xx is FetchFailed.
 """
 from __future__ import annotations

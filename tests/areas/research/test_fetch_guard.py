@@ -1,5 +1,7 @@
 """The website fetch's address rules (core.netguard.fetch_public_page), with no network: names resolve through
 tests.conftest.RESOLVES and answers come from `responses`."""
+import codecs
+
 import pytest
 import requests
 import responses
@@ -79,6 +81,49 @@ def test_byte_cap_errors_and_timeouts():
         fetch_public_page("https://slow.example.com/")
     responses.get("https://ok.example.com/", body=PAGE, content_type="text/html; charset=utf-8")
     assert fetch_public_page("https://ok.example.com/").text == PAGE
+
+
+@responses.activate
+def test_the_text_is_decoded_as_the_page_says_not_as_iso_8859_1():
+    """requests reads `text/html` without a charset as ISO-8859-1; a UTF-8 page (most of the web) then came out
+    as mojibake. The header's charset wins, else a BOM, else `<meta charset>`, else UTF-8."""
+    cafe = "<html><body>Café Zürich</body></html>"
+    responses.get("https://plain.example.com/", body=cafe.encode("utf-8"), content_type="text/html")
+    assert fetch_public_page("https://plain.example.com/").text == cafe
+    latin = '<html><head><meta charset="iso-8859-1"></head><body>Café</body></html>'
+    responses.get("https://latin.example.com/", body=latin.encode("latin-1"), content_type="text/html")
+    assert fetch_public_page("https://latin.example.com/").text == latin
+    responses.get("https://header.example.com/", body="Café".encode("cp1252"),
+                  content_type="text/html; charset=windows-1252")
+    assert fetch_public_page("https://header.example.com/").text == "Café"
+    responses.get("https://bom.example.com/", body=codecs.BOM_UTF8 + "Café".encode("utf-8"), content_type="text/html")
+    assert fetch_public_page("https://bom.example.com/").text == "Café"
+
+
+@responses.activate
+def test_a_redirect_without_a_location_and_a_dripping_site_fail(monkeypatch):
+    responses.get("https://noloc.example.com/", status=302)
+    with pytest.raises(FetchFailed, match="without a Location"):
+        fetch_public_page("https://noloc.example.com/")
+    import chalicelib.core.netguard as netguard
+
+    ticks = iter(range(0, 1000, 15))  # each look at the clock: 15 s later (a site sending a chunk at a time)
+    monkeypatch.setattr(netguard.time, "monotonic", lambda: next(ticks))
+    responses.get("https://drip.example.com/", body=b"x" * 300_000)
+    with pytest.raises(FetchFailed, match="in time"):
+        fetch_public_page("https://drip.example.com/", total_seconds=20)
+
+
+@responses.activate
+def test_proxies_from_the_environment_are_not_used(monkeypatch):
+    """With HTTPS_PROXY set, requests would connect to the proxy, and the connected-address check would look at
+    the proxy's address, not the site's."""
+    monkeypatch.setenv("HTTPS_PROXY", "http://10.0.0.9:3128")
+    seen = []
+    responses.add_callback(responses.GET, "https://shop.example.com/",
+                           callback=lambda request: (seen.append(request.req_kwargs.get("proxies")), (200, {}, PAGE))[1])
+    assert fetch_public_page("https://shop.example.com/").text == PAGE
+    assert not seen[0]
 
 
 @responses.activate
