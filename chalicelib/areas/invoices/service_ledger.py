@@ -12,12 +12,17 @@ claims the invoice (`_claim`: one conditional UPDATE of `ledger_move_since`, com
 called); a second one finding the claim answers 409 and asks the ledger nothing. The claim goes with the outcome:
 in the transaction that writes a success, or in a short one of its own on any failure (`_claimed`). A claim older
 than STALE_CLAIM is a dead request's and is taken over. The syncs need none: they only read the ledger.
+
+A push sends the ledger an idempotency key (`_push_key`, docs/decisions/invoices.md "Idempotency-Key"): a push
+retried after the ledger made its invoice but the request failed (a timeout, a failure before the link was
+written) gets the same ledger invoice back, not a second one; a push of the invoice changed since, or pushed
+anew after a delete in the ledger, is a new intent and makes a new one.
 """
 from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import timedelta, timezone
 from decimal import Decimal
 
 from sqlalchemy import bindparam, delete, or_, select, update
@@ -29,6 +34,7 @@ from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import value_out
 from chalicelib.core.timeutil import iso
+from chalicelib.providers.ledger.base import idempotency_key
 
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoicePayment, LedgerSyncRun
 from .queries import invoice_record, load_invoice, payment_records
@@ -142,17 +148,34 @@ def _check_push(invoice) -> None:
         raise Conflict("A voided invoice cannot be pushed")
 
 
+def _push_key(invoice: Invoice, payload: dict) -> str:
+    """The ledger's idempotency key of this push: the invoice, the version of it pushed (`updated_at`) and the
+    request (a digest of `payload`). A push retried after a failure has all three unchanged: a failed push writes
+    nothing, and neither the claim nor its release touches `updated_at`. Pushing the invoice again after a delete
+    in the ledger is a new intent: that move wrote `updated_at`. So did any change of the invoice or its lines;
+    a change elsewhere that the request carries (the company's name, a mapping rule) changes the digest, so the
+    ledger never meets the same key with a different request (Xero refuses it)."""
+    version = invoice.updated_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    return idempotency_key("wms-invoice", invoice.id, version, body=payload)
+
+
 def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
     invoice = load_invoice(ctx, invoice_id)
     _check_push(invoice)
     payload = _payload(ctx, invoice)
+    key = _push_key(invoice, payload)
     ledger = _ledger(ctx)
     token, found = _claim(ctx, invoice_id)
     _check_push(found)  # as a push it waited for left it (refused: the claim is rolled back with the request)
     ctx.release_connection()  # the claim committed: no transaction nor row lock while the ledger answers
     with _claimed(ctx, invoice_id, token):
-        made = ledger.create_invoice(payload)
+        made = ledger.create_invoice(payload, idempotency_key=key)
         invoice = _locked(ctx, invoice_id)
+        if invoice is not None and invoice.ledger_invoice_id == made["ledger_invoice_id"]:
+            # the ledger answered, under the same key, the invoice a retry of this push made and linked meanwhile
+            # (this one outlived its claim): it is the invoice's own, never undone; nothing is written
+            _let_go(invoice, token)
+            return invoice_record(ctx.db, invoice.id), invoice.ledger_invoice_id
         # deleted, pushed or voided meanwhile (a voided invoice cannot be pushed): undo ours
         if invoice is None or invoice.ledger_invoice_id or invoice.status == "voided":
             ctx.release_connection()  # nothing written here: give the row lock back before calling the ledger again

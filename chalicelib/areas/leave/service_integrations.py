@@ -16,6 +16,11 @@ provider is called) and lets the claim go in the short transaction that records 
 the claim: a retry answers 409, the approval's own run and a reversal do nothing (the run holding the claim
 covers them: it reverses everything with an id when it finds the request cancelled). A claim older than
 STALE_CLAIM is a dead run's and is taken over.
+
+The ledger's leave application carries an idempotency key (docs/decisions/leave.md, Integrations): the request's
+id and a digest of the application. A request is applied once (its id kept; a cancelled request never runs
+again), so a run retried after the ledger made the application but its answer was lost (a timeout) gets the same
+application back, not a second one, while the ledger still holds the key (Xero: 6 minutes).
 """
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ from chalicelib.core.locks import lock_row
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.models import Squad, User
 from chalicelib.providers.chat.base import escape
+from chalicelib.providers.ledger.base import idempotency_key
 
 from .models import INTEGRATIONS, LeaveRequest
 
@@ -100,9 +106,11 @@ def _payroll(ctx):
 def _ledger(ctx, leave: dict) -> str:
     if not leave["ledger_employee_id"]:
         raise NotConfigured("Not configured: the requester has no ledger employee mapping")
+    application = {"employee_id": leave["ledger_employee_id"], "leave_type_id": leave["leave_type_id"],
+                   "title": leave["leave_type_name"], "start_date": leave["start_date"].isoformat(),
+                   "end_date": leave["end_date"].isoformat(), "description": leave["notes"]}
     return _payroll(ctx).create_leave_application(
-        employee_id=leave["ledger_employee_id"], leave_type_id=leave["leave_type_id"], title=leave["leave_type_name"],
-        start_date=leave["start_date"].isoformat(), end_date=leave["end_date"].isoformat(), description=leave["notes"])
+        **application, idempotency_key=idempotency_key("wms-leave", leave["id"], body=application))
 
 
 def _ledger_reverse(ctx, leave: dict) -> None:

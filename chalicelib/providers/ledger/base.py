@@ -4,10 +4,35 @@ a database sandbox otherwise), and the shapes they answer.
 Invoice state as answered by `get_invoices`: `{ledger_invoice_id, status (DRAFT, SUBMITTED, AUTHORISED,
 PAID, VOIDED, DELETED), total, amount_paid, amount_due, payments: [{ledger_payment_id, date (YYYY-MM-DD),
 amount, reference, status}]}`, amounts as Decimal.
+
+Idempotency (Xero, "Idempotent requests": developer.xero.com/documentation/guides/idempotent-requests/idempotency/):
+a POST/PUT/PATCH may carry an `Idempotency-Key` header of at most 128 characters; Xero keeps a key for 6 minutes
+from its first call and answers a second request with the same key with the first request's answer (errors
+included); the same key with a different request is refused (400); after 6 minutes the key is forgotten and the
+request is processed as a new one. `idempotency_key` builds the keys the callers send.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from abc import ABC, abstractmethod
+from datetime import timedelta
+
+IDEMPOTENCY_KEY_MAX = 128  # Xero: "128 character max"
+IDEMPOTENCY_KEY_RETENTION = timedelta(minutes=6)  # Xero: "stored for 6 minutes from the time of the first call"
+
+
+def idempotency_key(*parts, body) -> str:
+    """The key of one intent: `parts` joined by `-`, then a digest of the request `body` (canonical JSON), so that
+    a retry of the same request sends the same key and a changed request (which Xero would refuse under the old
+    key) a new one. Never longer than IDEMPOTENCY_KEY_MAX: a longer key keeps its head and ends in a digest of
+    the whole."""
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    key = "-".join(str(part) for part in parts) + "-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    if len(key) <= IDEMPOTENCY_KEY_MAX:
+        return key
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return key[:IDEMPOTENCY_KEY_MAX - len(digest) - 1] + "-" + digest
 
 
 class LedgerAuth(ABC):
@@ -25,10 +50,11 @@ class LedgerAuth(ABC):
 
 class LedgerProvider(ABC):
     @abstractmethod
-    def create_invoice(self, invoice: dict) -> dict:
+    def create_invoice(self, invoice: dict, *, idempotency_key: str | None = None) -> dict:
         """Create a DRAFT sales invoice. `invoice`: {invoice_number, contact_name, date, due_date, currency,
         reference, lines: [{description, quantity, unit_amount, account_code, tax_type}]}.
-        Answers `{ledger_invoice_id, status}`."""
+        Answers `{ledger_invoice_id, status}`. With `idempotency_key` (module docstring), a create the ledger has
+        seen with that key answers the first one's answer and makes nothing."""
 
     @abstractmethod
     def set_status(self, ledger_invoice_id: str, status: str) -> dict:

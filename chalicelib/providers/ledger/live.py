@@ -27,6 +27,9 @@ xero-payroll-au.yaml):
   organisation connected earlier (listed first without the filter) is not taken instead.
 - Payroll AU `GET /Employees?page=n` (up to 100 a page) lists TERMINATED employees too: only those not
   TERMINATED are answered (the sandbox answers active users only).
+- A create given an idempotency key sends it as `Idempotency-Key` (base.py: at most 128 characters, kept 6
+  minutes by Xero), on every attempt of the call: the retry of a 429 (providers.http) and the one after a token
+  refresh carry the same key.
 """
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ from chalicelib.core.errors import BadGateway, BadRequest
 from chalicelib.core.settings import get_settings
 from chalicelib.providers import http
 
-from .base import LedgerAuth, LedgerProvider
+from .base import IDEMPOTENCY_KEY_MAX, LedgerAuth, LedgerProvider
 
 AUTHORIZE_URL = "https://login.xero.com/identity/connect/authorize"
 TOKEN_URL = "https://identity.xero.com/connect/token"
@@ -154,13 +157,18 @@ class XeroLedger(LedgerProvider):
         if self.on_tokens is not None:
             self.on_tokens(fresh)
 
-    def _call(self, method: str, url: str, *, accept: str = "application/json", **kwargs):
+    def _call(self, method: str, url: str, *, accept: str = "application/json", idempotency_key: str | None = None,
+              **kwargs):
+        if idempotency_key is not None and not 0 < len(idempotency_key) <= IDEMPOTENCY_KEY_MAX:
+            raise ValueError(f"an Idempotency-Key has 1 to {IDEMPOTENCY_KEY_MAX} characters")
         expires_at = self.tokens.get("expires_at")
         if expires_at and float(expires_at) < time.time() + 60:
             self._refresh()
         for attempt in (1, 2):
             headers = {"Authorization": f"Bearer {self.tokens['access_token']}", "Xero-tenant-id": self.tenant_id,
                        "Accept": accept}
+            if idempotency_key is not None:
+                headers["Idempotency-Key"] = idempotency_key
             response = http.send(method, url, name=NAME, max_wait=_max_wait(), headers=headers, **kwargs)
             if response.status_code == 401 and attempt == 1 and self.auth is not None:
                 self._refresh()
@@ -177,7 +185,7 @@ class XeroLedger(LedgerProvider):
             raise BadGateway("The accounting ledger answered an unreadable invoice") from exc
 
     # ---- invoices
-    def create_invoice(self, invoice: dict) -> dict:
+    def create_invoice(self, invoice: dict, *, idempotency_key: str | None = None) -> dict:
         body = {"Invoices": [{
             "Type": "ACCREC", "Contact": {"Name": invoice["contact_name"]}, "Status": "DRAFT",
             "LineAmountTypes": "Exclusive", "InvoiceNumber": invoice["invoice_number"],
@@ -190,7 +198,8 @@ class XeroLedger(LedgerProvider):
                            **({"TaxType": line["tax_type"]} if line.get("tax_type") else {})}
                           for line in invoice["lines"]],
         }]}
-        made = self._invoice_body(self._call("PUT", f"{ACCOUNTING}/Invoices", json=body))
+        made = self._invoice_body(self._call("PUT", f"{ACCOUNTING}/Invoices", json=body,
+                                             idempotency_key=idempotency_key))
         return {"ledger_invoice_id": made["InvoiceID"], "status": made.get("Status", "DRAFT")}
 
     def set_status(self, ledger_invoice_id: str, status: str) -> dict:

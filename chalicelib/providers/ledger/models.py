@@ -1,5 +1,6 @@
 """The ledger sandbox's state: the invoices it holds, with their status, payments and PDF (migration
-connections_0001, which holds the providers' sandbox tables)."""
+connections_0001, which holds the providers' sandbox tables), and the idempotency key each was created with
+(connections_0002)."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -25,3 +26,4 @@ class LedgerSandboxInvoice(Timestamps, Base):
     payments: Mapped[list] = mapped_column(JSON, nullable=False)
     pdf: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
     emailed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    idempotency_key: Mapped[str | None] = mapped_column(String(128), unique=True)

@@ -4,7 +4,12 @@ DELETED; only an authorised (or paid) invoice can be e-mailed; an authorised inv
 voided; a contact name containing `invalid` is a validation error (502). Totals: the lines' amounts plus 10%
 GST, rounded half up to the cent. `record_payment` plays the customer paying (tests, `make run`). The OAuth
 flow accepts any code except one containing `invalid`. Payroll employees: one per active user, by e-mail
-(none at the domain `nopayroll.test`)."""
+(none at the domain `nopayroll.test`).
+
+A created invoice is the ledger's own record: it is committed at once, in a transaction of its own, and kept
+whatever becomes of the caller's (a request failing after Xero made an invoice leaves it in Xero). A create with
+an idempotency key behaves as Xero's (base.py): a key seen in the last 6 minutes answers the first create's answer
+and makes nothing, or is refused (502) when it comes with a different invoice; an older one is forgotten."""
 from __future__ import annotations
 
 import hashlib
@@ -14,11 +19,12 @@ from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlencode
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from chalicelib.core.errors import BadGateway, BadRequest
 from chalicelib.core.ids import utcnow
 
-from .base import LedgerAuth, LedgerProvider
+from .base import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RETENTION, LedgerAuth, LedgerProvider
 from .models import LedgerSandboxInvoice
 
 CENT = Decimal("0.01")
@@ -87,24 +93,51 @@ class SandboxLedger(LedgerProvider):
                              "found")
         return row
 
-    def create_invoice(self, invoice: dict) -> dict:
+    def create_invoice(self, invoice: dict, *, idempotency_key: str | None = None) -> dict:
         contact = invoice["contact_name"] or ""
         if not contact.strip() or "invalid" in contact.lower():
             raise BadGateway("The accounting ledger refused the request: A Contact must be specified with a valid "
                              "Name")
+        if idempotency_key is not None and not 0 < len(idempotency_key) <= IDEMPOTENCY_KEY_MAX:
+            raise BadGateway(f"The accounting ledger refused the request: Idempotency-Key must be 1 to "
+                             f"{IDEMPOTENCY_KEY_MAX} characters")
         lines = [{"description": line["description"], "quantity": str(line["quantity"]),
                   "unit_amount": str(line["unit_amount"]), "account_code": line.get("account_code"),
                   "tax_type": line.get("tax_type")} for line in invoice["lines"]]
         subtotal = sum((Decimal(line["quantity"]) * Decimal(line["unit_amount"]) for line in lines), Decimal("0"))
         subtotal = subtotal.quantize(CENT, rounding=ROUND_HALF_UP)
         total = subtotal + (subtotal * Decimal("0.10")).quantize(CENT, rounding=ROUND_HALF_UP)
-        row = LedgerSandboxInvoice(id=str(uuid.uuid4()), invoice_number=invoice["invoice_number"], contact_name=contact,
-                                   status="DRAFT", currency=invoice.get("currency") or "AUD", total=total,
-                                   amount_paid=Decimal("0"), lines=lines, payments=[],
-                                   pdf=_pdf(invoice["invoice_number"], contact, total))
-        self.db.add(row)
-        self.db.flush()
-        return {"ledger_invoice_id": row.id, "status": row.status}
+        fields = {"invoice_number": invoice["invoice_number"], "contact_name": contact,
+                  "currency": invoice.get("currency") or "AUD", "lines": lines}
+        try:
+            return self._create(fields, total, idempotency_key)
+        except IntegrityError:  # a concurrent create with the same key made it first: answer that one
+            return self._create(fields, total, idempotency_key)
+
+    @staticmethod
+    def _create(fields: dict, total: Decimal, idempotency_key: str | None) -> dict:
+        """Make the invoice in a transaction of its own (module docstring), or answer the one made with this key."""
+        from chalicelib.core.db import unit_of_work
+
+        with unit_of_work() as uow:
+            if idempotency_key is not None:
+                seen = uow.session.scalar(select(LedgerSandboxInvoice)
+                                          .where(LedgerSandboxInvoice.idempotency_key == idempotency_key)
+                                          .with_for_update())
+                if seen is not None and seen.created_at > utcnow() - IDEMPOTENCY_KEY_RETENTION:
+                    if {key: getattr(seen, key) for key in fields} != fields:
+                        raise BadGateway("The accounting ledger refused the request: The Idempotency-Key was used "
+                                         "with a different request")
+                    return {"ledger_invoice_id": seen.id, "status": "DRAFT"}  # the first create's answer
+                if seen is not None:  # older than Xero keeps a key: forgotten, the request is a new one
+                    seen.idempotency_key = None
+                    uow.session.flush()
+            row = LedgerSandboxInvoice(id=str(uuid.uuid4()), status="DRAFT", total=total, amount_paid=Decimal("0"),
+                                       payments=[], pdf=_pdf(fields["invoice_number"], fields["contact_name"], total),
+                                       idempotency_key=idempotency_key, **fields)
+            uow.session.add(row)
+            uow.session.flush()
+            return {"ledger_invoice_id": row.id, "status": row.status}
 
     def set_status(self, ledger_invoice_id: str, status: str) -> dict:
         row = self._row(ledger_invoice_id)

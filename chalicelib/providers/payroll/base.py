@@ -16,8 +16,11 @@ class PayrollProvider(Protocol):
         ...
 
     def create_leave_application(self, *, employee_id: str, leave_type_id: str, title: str, start_date: str,
-                                 end_date: str, description: str | None = None) -> str:
-        """Apply for leave (dates YYYY-MM-DD); answers the leave application's id."""
+                                 end_date: str, description: str | None = None,
+                                 idempotency_key: str | None = None) -> str:
+        """Apply for leave (dates YYYY-MM-DD); answers the leave application's id. With `idempotency_key` (as the
+        ledger's: chalicelib/providers/ledger/base.py), an application the ledger has seen with that key answers
+        the first one's id and makes nothing."""
         ...
 
     def reject_leave_application(self, leave_application_id: str) -> None:

@@ -13,7 +13,8 @@ authorised by `payroll.employees` (Employees, LeaveApplications and their reject
 (PayItems), the scopes the ledger's consent asks for; `StartDate` / `EndDate` are sent as YYYY-MM-DD (the
 documented format of those fields; Xero answers them as `/Date(ms+0000)/`); `Title` is cut to 50 characters
 and `Description` to 200 (their documented maximum lengths); reject has no body and applies to a REQUESTED or
-SCHEDULED application (an application made through POST /LeaveApplications is SCHEDULED).
+SCHEDULED application (an application made through POST /LeaveApplications is SCHEDULED). A leave application
+given an idempotency key sends it as `Idempotency-Key` (the ledger's transport, on every attempt of the call).
 """
 from __future__ import annotations
 
@@ -52,12 +53,14 @@ class XeroPayroll:
                 for balance in employees[0].get("LeaveBalances") or [] if balance.get("LeaveTypeID")]
 
     def create_leave_application(self, *, employee_id: str, leave_type_id: str, title: str, start_date: str,
-                                 end_date: str, description: str | None = None) -> str:
+                                 end_date: str, description: str | None = None,
+                                 idempotency_key: str | None = None) -> str:
         application = {"EmployeeID": employee_id, "LeaveTypeID": leave_type_id, "Title": title[:50],
                        "StartDate": start_date, "EndDate": end_date}
         if description:
             application["Description"] = description[:200]
-        created = _body(self._call("POST", "LeaveApplications", json=[application]), "LeaveApplications") or []
+        created = _body(self._call("POST", "LeaveApplications", json=[application], idempotency_key=idempotency_key),
+                        "LeaveApplications") or []
         if not created or not created[0].get("LeaveApplicationID"):
             raise BadGateway("The leave ledger answered no leave application id")
         return created[0]["LeaveApplicationID"]

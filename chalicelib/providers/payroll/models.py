@@ -1,4 +1,5 @@
-"""The sandbox leave ledger's state: leave applications (migrated by leave_0001)."""
+"""The sandbox leave ledger's state: leave applications (migrated by leave_0002), with the idempotency key each was
+created with (leave_0004)."""
 from __future__ import annotations
 
 from datetime import date
@@ -21,3 +22,4 @@ class PayrollSandboxLeaveApplication(Timestamps, Base):
     end_date: Mapped[date] = mapped_column(Date, nullable=False)
     hours: Mapped[Decimal] = mapped_column(Numeric(10, 2), nullable=False)
     status: Mapped[str] = mapped_column(String(20), nullable=False)  # SCHEDULED or REJECTED
+    idempotency_key: Mapped[str | None] = mapped_column(String(128), unique=True)

@@ -113,9 +113,9 @@ def _watch(monkeypatch, db, invoice, name):
     seen = []
     real = getattr(SandboxLedger, name)
 
-    def watched(self, *args):
+    def watched(self, *args, **kwargs):
         seen.append(_claim(db, invoice.id))
-        return real(self, *args)
+        return real(self, *args, **kwargs)
 
     monkeypatch.setattr(SandboxLedger, name, watched)
     return seen

@@ -35,8 +35,8 @@ def test_a_push_that_lost_a_race_undoes_its_ledger_invoice_holding_no_lock(api, 
     create, set_status = SandboxLedger.create_invoice, SandboxLedger.set_status
     made, undo_in_transaction = [], []
 
-    def racing_create(self, payload):
-        answer = create(self, payload)
+    def racing_create(self, payload, **kwargs):
+        answer = create(self, payload, **kwargs)
         made.append(answer["ledger_invoice_id"])
         db.execute(update(Invoice).where(Invoice.id == invoice.id).values(ledger_invoice_id="the-other-push"))
         return answer

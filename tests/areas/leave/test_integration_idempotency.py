@@ -1,0 +1,57 @@
+"""The ledger's leave application carries an Idempotency-Key (docs/decisions/leave.md, Integrations): a run retried
+after the ledger made the application but its answer was lost (a timeout, recorded as the ledger's failure) gets
+that application back and links it, making no second one. Through HTTP, against the sandbox leave ledger (which
+keeps what it made and replays a key as Xero does)."""
+import pytest
+from sqlalchemy import select
+
+from chalicelib.areas.connections.models import UserMapping
+from chalicelib.core.errors import GatewayTimeout
+from chalicelib.core.ids import utcnow
+from chalicelib.providers.payroll.models import PayrollSandboxLeaveApplication
+from chalicelib.providers.payroll.sandbox import LEAVE_TYPES, SandboxPayroll
+from chalicelib.providers.planner.sandbox import person_id
+from tests.factories import make_squad, make_user
+
+BODY = {"leave_type_id": LEAVE_TYPES[0]["id"], "leave_type_name": "Annual Leave", "start_date": "2026-12-01",
+        "end_date": "2026-12-03"}
+
+
+@pytest.fixture
+def people(db):
+    squad = make_squad(db, chat_channel_id="C_TEAM")
+    employee = make_user(db, squad_id=squad.id, name="Eve Employee")
+    db.merge(UserMapping(user_id=employee.id, ledger_id="EMP-0001", planner_id=person_id(employee.email),
+                         updated_at=utcnow()))
+    db.flush()
+    return {"employee": employee, "exec": make_user(db, access_level="executive")}
+
+
+def _applications(db):
+    db.expire_all()
+    return list(db.scalars(select(PayrollSandboxLeaveApplication).order_by(PayrollSandboxLeaveApplication.created_at)))
+
+
+def test_a_run_retried_after_the_ledger_made_the_application_links_that_one(api, db, people, monkeypatch):
+    real = SandboxPayroll.create_leave_application
+
+    def made_then_timed_out(self, **kwargs):
+        real(self, **kwargs)
+        raise GatewayTimeout("The accounting ledger did not answer in time")
+
+    monkeypatch.setattr(SandboxPayroll, "create_leave_application", made_then_timed_out)
+    request = api.post("/api/leave/requests", as_=people["employee"], json=BODY).json["request"]
+    path = f"/api/leave/requests/{request['id']}"
+    api.post(f"{path}/approve", as_=people["exec"])
+    approved = api.post(f"{path}/approve", as_=people["exec"])
+    assert approved.status == 200 and approved.json["request"]["status"] == "approved", approved
+    after_run = api.get(path, as_=people["exec"]).json["request"]
+    assert after_run["ledger_leave_application_id"] is None
+    assert set(after_run["integration_errors"]) == {"ledger"}, after_run["integration_errors"]
+    [made] = _applications(db)  # the ledger kept what it made, as Xero does
+    monkeypatch.undo()
+    retried = api.post(f"{path}/retry-integrations", as_=people["exec"])
+    assert retried.status == 200, retried
+    body = retried.json["request"]
+    assert body["ledger_leave_application_id"] == made.id and body["integration_errors"] is None
+    assert [row.id for row in _applications(db)] == [made.id]  # one leave application, not two
