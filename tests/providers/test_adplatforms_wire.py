@@ -10,9 +10,9 @@ import pytest
 import responses
 
 from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
-from chalicelib.providers.adplatforms.base import (CredentialsRefused, GoogleAdsCredentials, MetaAdsCredentials,
-                                                   ShopifyCredentials)
-from chalicelib.providers.adplatforms.live import GOOGLE_TOKEN_URL, GoogleAds, MetaAds, Shopify
+from chalicelib.providers.adplatforms.base import (CredentialsRefused, GoogleAdsCredentials)
+from chalicelib.providers.adplatforms.live import GOOGLE_TOKEN_URL, GoogleAds
+from tests.areas.portal.test_connections_live import meta, shopify
 
 GADS = "https://googleads.googleapis.com/v26/customers/1234567890/googleAds:search"
 META = "https://graph.facebook.com/v25.0/act_998877"
@@ -23,16 +23,6 @@ def google(developer_token="DEV-TOKEN"):
     creds = GoogleAdsCredentials(customer_id="123-456-7890", refresh_token="1//RT")
     return GoogleAds(credentials=creds, developer_token=developer_token, client_id="CID", client_secret="CSECRET",
                      version="v26", max_wait=5)
-
-
-def meta():
-    return MetaAds(credentials=MetaAdsCredentials(ad_account_id="act_998877", access_token="EAAB"), version="v25.0",
-                   max_wait=5)
-
-
-def shopify():
-    return Shopify(credentials=ShopifyCredentials(shop_domain="acme.myshopify.com", access_token="shpat_X"),
-                   version="2026-07", max_wait=5)
 
 
 def token_ok():

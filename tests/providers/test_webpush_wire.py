@@ -16,21 +16,9 @@ import responses
 
 from chalicelib.core.errors import BadGateway
 from chalicelib.providers.push.live import WebPush
+from tests.providers.test_webpush_live import _b64, _keys
 
 ENDPOINT = "https://updates.push.services.mozilla.com/wpush/v2/gAAAAABk-subscription"
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _keys():
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    public = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-    return _b64(key.private_numbers().private_value.to_bytes(32, "big")), _b64(public)
 
 
 def _subscription():

@@ -4,9 +4,7 @@ a 409 that calls nothing and writes nothing; the claim goes with the outcome, a 
 older than STALE_CLAIM is a dead request's and is taken over. The races themselves:
 tests/concurrency/test_invoices_ledger_claim.py."""
 from datetime import date, timedelta
-from decimal import Decimal
 
-import pytest
 from sqlalchemy import func, select, update
 
 from chalicelib.areas.invoices.models import Invoice
@@ -19,16 +17,6 @@ from tests.areas.deals.factories import make_company
 from tests.areas.invoices.factories import make_invoice, make_invoice_item
 
 BUSY = "Another ledger action on this invoice is under way"
-
-
-@pytest.fixture
-def ready(db):
-    """An invoice of Acme with a line, not yet in the ledger."""
-    invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, due_date=date(2026, 4, 1))
-    make_invoice_item(db, invoice, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
-    invoice.subtotal, invoice.tax, invoice.total = Decimal("1000"), Decimal("100"), Decimal("1100")
-    db.flush()
-    return invoice
 
 
 def post(api, user, invoice, move):

@@ -4,8 +4,7 @@ makes no second one; a push after a delete in the ledger, or of an invoice whose
 a push that outlived its claim and meets, replayed, the invoice its retry linked does not undo it. Through HTTP,
 against the sandbox ledger (which keeps what it made whatever becomes of the request, and replays a key as Xero
 does)."""
-from datetime import date, timedelta
-from decimal import Decimal
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select, update
@@ -15,18 +14,6 @@ from chalicelib.areas.invoices.models import Invoice
 from chalicelib.core.errors import GatewayTimeout
 from chalicelib.providers.ledger.models import LedgerSandboxInvoice
 from chalicelib.providers.ledger.sandbox import SandboxLedger
-from tests.areas.deals.factories import make_company
-from tests.areas.invoices.factories import make_invoice, make_invoice_item
-
-
-@pytest.fixture
-def ready(db):
-    """An invoice of Acme with a line, not yet in the ledger."""
-    invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, due_date=date(2026, 4, 1))
-    make_invoice_item(db, invoice, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
-    invoice.subtotal, invoice.tax, invoice.total = Decimal("1000"), Decimal("100"), Decimal("1100")
-    db.flush()
-    return invoice
 
 
 def push(api, user, invoice):
