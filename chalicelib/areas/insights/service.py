@@ -32,6 +32,7 @@ def _headline_select(query, start, end):
         .label("tenure"),
         func.avg(whole_years(User.date_of_birth, end)).filter(employed_on(end), User.date_of_birth.is_not(None))
         .label("age"),
+        count_if(and_(employed_on(end), User.date_of_birth.is_not(None))).label("aged"),
     ).where(population(query))
 
 
@@ -77,11 +78,29 @@ def _salary_select(query, end):
               .where(population(query, employed_on(end), User.salary.is_not(None))).subquery())
     middle = or_(ranked.c.rn == (ranked.c.n + 1) // 2, ranked.c.rn == (ranked.c.n + 2) // 2)
     return select(func.min(ranked.c.salary).label("low"), func.max(ranked.c.salary).label("high"),
-                  func.avg(ranked.c.salary).filter(middle).label("median"))
+                  func.avg(ranked.c.salary).filter(middle).label("median"), func.count().label("people"))
 
 
-def _salary(row: dict) -> dict:
-    """The salary figures of `_salary_select`'s one row."""
+# Salary and age figures of fewer people than this are withheld from callers who may not read salaries
+# (admin:manage) or dates of birth (admin:view; docs/decisions/admin.md): filters (location, gender, to_date) that
+# leave one person would answer that person's salary or age.
+MIN_GROUP = 5
+
+
+def _salary_withheld(ctx, people) -> bool:
+    return int(people or 0) < MIN_GROUP and not ctx.can("admin", "manage")
+
+
+def _age_withheld(ctx, people) -> bool:
+    """Ages of fewer than MIN_GROUP people, from callers who may not read dates of birth (admin:view): an
+    age is birthday-exact on `to_date`, so one person's, stepped a day at a time, answers their date of birth."""
+    return int(people or 0) < MIN_GROUP and not ctx.can("admin", "view")
+
+
+def _salary(ctx, row: dict) -> dict:
+    """The salary figures of `_salary_select`'s one row (null when withheld: too few people for this caller)."""
+    if _salary_withheld(ctx, row["people"]):
+        return {"median_salary": None, "min_salary": None, "max_salary": None}
     low, high, median = row["low"], row["high"], row["median"]
     return {"median_salary": None if median is None else round(float(median), 2),
             "min_salary": None if low is None else float(low), "max_salary": None if high is None else float(high)}
@@ -172,6 +191,8 @@ def overview(ctx, query) -> dict:
                         gender=_grouped_select(_counts_select(query, end, User.gender)),
                         salary=_salary_select(query, end), locations=_locations_select(query, end))
     head = _headline(_one(reads["head"]))
+    if _age_withheld(ctx, _one(reads["head"])["aged"]):
+        head["avg_age"] = None
     avg_span, managers = _span(_one(reads["span"]))
     teams = _one(reads["teams"])
     largest, smallest = teams["largest"], teams["smallest"]
@@ -180,7 +201,7 @@ def overview(ctx, query) -> dict:
                       "leavers": head["leavers"]},
         "retention": {"turnover_rate": head["turnover_rate"], "avg_tenure_months": head["avg_tenure_months"]},
         "diversity": {"gender": dict(_pairs(reads["gender"])), "avg_age": head["avg_age"]},
-        "compensation": _salary(_one(reads["salary"])),
+        "compensation": _salary(ctx, _one(reads["salary"])),
         "structure": {"avg_span": avg_span, "largest_team": largest, "smallest_team": smallest,
                       "emp_to_mgr_ratio": _ratio(head["total"], managers)},
         "location": {"breakdown": _locations(reads["locations"])},
@@ -215,7 +236,8 @@ def diversity(ctx, query) -> dict:
                     .where(population(query, employed_on(end), User.date_of_birth.is_not(None))))
     return {"gender": [{"gender": g, "count": c} for g, c in _counts_by(db, query, end, User.gender)],
             "manager_gender": [{"gender": g, "count": c} for g, c in by_manager],
-            "age_distribution": _filled(ages, AGE_BUCKETS)}
+            "age_distribution": [] if _age_withheld(ctx, sum(count for _, count in ages))
+            else _filled(ages, AGE_BUCKETS)}
 
 
 def compensation(ctx, query) -> dict:
@@ -223,8 +245,9 @@ def compensation(ctx, query) -> dict:
     _, end = date_range(query)
     bands = _grouped(db, select(bucket(User.salary, SALARY_BANDS).label("k"))
                      .where(population(query, employed_on(end), User.salary.is_not(None))))
-    salary = _salary(db.execute(_salary_select(query, end)).one()._mapping)
-    return {**salary, "salary_bands": _filled(bands, SALARY_BANDS, key="band"),
+    row = db.execute(_salary_select(query, end)).one()._mapping
+    withheld = _salary_withheld(ctx, row["people"])  # the bands of a few people place each of them: none then
+    return {**_salary(ctx, row), "salary_bands": [] if withheld else _filled(bands, SALARY_BANDS, key="band"),
             "employment_basis": [{"basis": b, "count": c}
                                  for b, c in _counts_by(db, query, end, User.employment_basis)]}
 

@@ -150,8 +150,9 @@ def _calendar_provider(ctx):
 def _calendar(ctx, leave: dict) -> str:
     from chalicelib.providers.calendar import team_calendar_id
 
-    event = {"summary": f"On leave — {_summary(leave)}",
-             "description": leave["notes"] or f"{leave['leave_type_name']} ({_dates(leave)})",
+    # the team calendar is read by everyone with calendar:view: the person and the dates only, never the notes
+    # or the leave type (personal, as in the calendar's synthetic leave events; docs/decisions/leave.md)
+    event = {"summary": f"On leave — {leave['user_name']}", "description": f"On leave ({_dates(leave)})",
              "start": {"date": leave["start_date"].isoformat()},
              "end": {"date": (leave["end_date"] + timedelta(days=1)).isoformat()}}  # Google's end is exclusive
     return _calendar_provider(ctx).insert_event(leave["user_email"], team_calendar_id(), event)["id"]

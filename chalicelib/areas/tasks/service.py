@@ -522,9 +522,21 @@ def _portal_aliases():
             aliased(ConfigListItem, name="portal_priority"), aliased(ConfigListItem, name="portal_status"))
 
 
+def _under_a_private_task(project_id: str):
+    """A SELECT of the ids of the project's tasks that have a private task among their ancestors, at any depth
+    (subtasks nest: one recursive CTE walking up `parent_task_id`; UNION stops on a cycle)."""
+    up = (select(Task.id.label("task_id"), Task.parent_task_id.label("up"))
+          .where(Task.resource_type == "project", Task.resource_id == project_id, Task.parent_task_id.is_not(None))
+          .cte("portal_ancestry", recursive=True))
+    up = up.union(select(up.c.task_id, Task.parent_task_id).join(up, Task.id == up.c.up)
+                  .where(Task.parent_task_id.is_not(None)))
+    private = select(Task.id).where(Task.is_private.is_(True)).correlate(None)
+    return select(up.c.task_id).where(up.c.up.in_(private)).correlate(None)
+
+
 def portal_tasks(db, project_id: str) -> list[dict]:
-    """The non-private tasks of a project (a subtask of a private task is private too), with status, priority,
-    type and assignee, in list order, at most LIST_LIMIT (one query)."""
+    """The non-private tasks of a project (a subtask of a private task, at any depth, is private too), with
+    status, priority, type and assignee, in list order, at most LIST_LIMIT (one query)."""
     parent, kind, priority, status = _portal_aliases()
     stmt = (select(Task, status.label, status.value, status.color, priority.label, priority.value, kind.label,
                    User.name)
@@ -532,7 +544,8 @@ def portal_tasks(db, project_id: str) -> list[dict]:
             .outerjoin(status, status.id == Task.status_id).outerjoin(priority, priority.id == Task.priority_id)
             .outerjoin(kind, kind.id == Task.type_id).outerjoin(User, User.id == Task.assignee_id)
             .where(Task.resource_type == "project", Task.resource_id == project_id, Task.is_private.is_(False),
-                   or_(parent.id.is_(None), parent.is_private.is_(False))))
+                   or_(parent.id.is_(None), parent.is_private.is_(False)),
+                   Task.id.not_in(_under_a_private_task(project_id))))
     from .queries import list_order
 
     rows = db.execute(list_order(stmt).limit(LIST_LIMIT)).all()
