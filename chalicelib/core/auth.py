@@ -3,7 +3,8 @@
 A request carries a JWT in `Authorization: Bearer <token>` or in the `AUTH_COOKIE_NAME` cookie.
 Production verifies RS256/ES256 against the identity provider's JWKS (keys cached); development
 and tests use HS256 with `AUTH_JWT_SECRET`. The caller is the active user whose email equals the
-token's `email` claim, case-insensitively. No or bad token: 401; no active user: 403.
+token's `email` claim, case-insensitively (a token whose `email_verified` is present and not true names
+nobody: 401). No or bad token: 401; no active user: 403.
 """
 from __future__ import annotations
 
@@ -123,7 +124,9 @@ def check_cookie_request(headers, method: str, request_content: str | None = Non
 def _jwks_client(url: str) -> jwt.PyJWKClient:
     client = _jwks_clients.get(url)
     if client is None:
-        client = jwt.PyJWKClient(url, cache_keys=True, lifespan=3600, timeout=5)
+        # the key set (parsed keys) is cached for an hour; no per-kid cache beside it: that LRU never expires,
+        # so a key the provider withdrew (rotated after a leak) would verify tokens for the process's life
+        client = jwt.PyJWKClient(url, cache_keys=False, lifespan=3600, timeout=5)
         _jwks_clients[url] = client
     return client
 
@@ -186,6 +189,11 @@ def _principal_statement():
     )
 
 
+def _is_true(value) -> bool:
+    """`email_verified` as identity providers spell it: JSON true, or the text "true" (some send strings)."""
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
+
+
 def authenticate(db: Session, headers, *, method: str = "GET", request_content: str | None = None) -> Principal:
     token = extract_token(headers)
     if not token:
@@ -197,6 +205,10 @@ def authenticate(db: Session, headers, *, method: str = "GET", request_content: 
         raise Unauthorized("Token has no email claim")
     if len(email) > 320 or any(ord(char) < 32 or ord(char) == 127 for char in email):
         raise Unauthorized("Invalid token")
+    if "email_verified" in claims and not _is_true(claims["email_verified"]):
+        # an identity provider with self sign-up issues tokens before the address is confirmed: whoever
+        # signed up with an employee's address is not that employee
+        raise Unauthorized("The token's e-mail address is not verified")
     exp = claims.get("exp")
     if isinstance(exp, bool) or not isinstance(exp, (int, float)):
         raise Unauthorized("Invalid token")

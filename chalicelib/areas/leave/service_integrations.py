@@ -70,10 +70,6 @@ def _snapshot(db, request: LeaveRequest) -> dict:
             "notes": request.notes, **{field: getattr(request, field) for field in ID_FIELDS.values()}}
 
 
-def _summary(leave: dict) -> str:
-    return f"{leave['user_name']}: {leave['leave_type_name']}"
-
-
 def _dates(leave: dict) -> str:
     start, end = leave["start_date"].isoformat(), leave["end_date"].isoformat()
     return start if start == end else f"{start} to {end}"
@@ -187,12 +183,12 @@ def _chat(ctx, leave: dict) -> str:
     chat, channel = _chat_target(ctx, leave)
     leave["chat_channel"] = channel
     return chat.post_message(channel=channel,
-                             text=f":palm_tree: {escape(_summary(leave))}, {_dates(leave)} (approved)")["ts"]
+                             text=f":palm_tree: {escape(leave['user_name'])} on leave, {_dates(leave)} (approved)")["ts"]
 
 
 def _chat_reverse(ctx, leave: dict) -> None:
     chat, channel = _chat_target(ctx, leave)
-    chat.post_message(channel=channel, text=f":x: Cancelled — {escape(_summary(leave))}, {_dates(leave)}")
+    chat.post_message(channel=channel, text=f":x: Cancelled — {escape(leave['user_name'])} on leave, {_dates(leave)}")
 
 
 RUN = {"ledger": _ledger, "planner": _planner, "calendar": _calendar, "chat": _chat}

@@ -52,14 +52,15 @@ def test_integrations_run_after_approval(api, db, people):
     assert request["ledger_leave_application_id"] is None and request["planner_booking_id"] is None
 
 
-def test_the_chat_post_escapes_the_name_so_it_pings_nobody(api, db, people):
+def test_the_chat_post_escapes_the_name_so_it_pings_nobody_and_names_no_leave_type(api, db, people):
     """A user's name is text of ours: `&`, `<` and `>` are escaped in the chat post (a `<!channel>` in a name
     would ping the channel)."""
     people["employee"].name = "Eve <!channel> & Co"
     db.flush()
     _approved(api, people, db)
     (post,) = _chat_posts(db, "C_TEAM")
-    assert post.startswith(":palm_tree: Eve &lt;!channel&gt; &amp; Co: ")
+    assert post.startswith(":palm_tree: Eve &lt;!channel&gt; &amp; Co on leave, ")
+    assert "Annual" not in post and "Sick" not in post  # the squad's channel is told who is away, not why
 
 
 def test_an_executive_submission_runs_them_at_once(api, db, people):
