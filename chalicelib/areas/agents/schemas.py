@@ -141,6 +141,13 @@ class CallbackResult(Input):
     cost: Optional[RunCost] = None
     error: Optional[Text(5000)] = None
 
+    @field_validator("pr_url", "preview_url", "browser_test_video_url")
+    @classmethod
+    def _link(cls, value):
+        """Shown to staff as links: http or https only (a `javascript:` URL would run in the reader's session);
+        an empty value stays empty."""
+        return value if value is None or not value.strip() else http_url(value)
+
 
 class AgentCallback(Input):
     NOT_NULL = frozenset({"task_id", "project_id", "stage", "status", "run_id"})

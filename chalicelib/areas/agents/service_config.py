@@ -7,13 +7,12 @@ a runner_url and a runner secret (400 otherwise), so that nothing is dispatched 
 """
 from __future__ import annotations
 
-import ipaddress
 import logging
-from urllib.parse import urlsplit
 
 from chalicelib.core import crypto
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_key
+from chalicelib.providers.runner.base import runner_host_problem
 
 from .models import ProjectAgentConfig
 from .queries import config_record, load_project, project_config
@@ -30,28 +29,11 @@ def get_config(ctx, *, project_id: str) -> dict | None:
     return config_record(config) if config else None
 
 
-def _refused_host(url: str | None) -> str | None:
-    """Why the runner URL's host is refused, or None: the cloud metadata service and other link-local,
-    multicast or unspecified addresses are never a runner (the runner itself may sit on a private network)."""
-    if not url:
-        return None
-    host = (urlsplit(url).hostname or "").rstrip(".").lower()
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    if address.is_link_local or address.is_multicast or address.is_unspecified or address.is_reserved:
-        return "must not be a link-local, multicast, reserved or unspecified address"
-    return None
-
-
 def put_config(ctx, *, project_id: str, data) -> dict:
     project = load_project(ctx, project_id)
     values = {name: getattr(data, name) for name in FIELDS}
     details = []
-    problem = _refused_host(values["runner_url"])
+    problem = runner_host_problem(values["runner_url"])
     if problem:
         details.append({"field": "runner_url", "message": problem})
     lock_key(ctx.db, "project-agent-config", project.id)  # two first PUTs do not both insert

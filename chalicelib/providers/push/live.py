@@ -9,7 +9,9 @@ endpoint's origin, filled by pywebpush), `exp` (12 hours ahead; RFC 8292 allows 
 (RFC 9110 section 10.2.3). A 429 with a `Retry-After` of at
 most MAX_RETRY_WAIT seconds is waited and the message sent once more; a longer one, a second 429, another
 refusal, a timeout or an unreachable service is 502 (BadGateway: the notification worker keeps that delivery
-`failed` for its retry, and the other subscriptions' outcome, only for BadGateway)."""
+`failed` for its retry, and the other subscriptions' outcome, only for BadGateway). Redirects are not followed
+(a push service never redirects; followed, a redirect would take the POST past the endpoint's address check to
+any host, the internal network included): a 3xx is a refusal like any other status."""
 from __future__ import annotations
 
 import json
@@ -32,6 +34,14 @@ def vapid_subject(subject: str) -> str:
     return subject
 
 
+class _NoRedirects(requests.Session):
+    """The session pywebpush posts through: a redirect is answered as it came, never followed."""
+
+    def request(self, method, url, *args, **kwargs):
+        kwargs["allow_redirects"] = False
+        return super().request(method, url, *args, **kwargs)
+
+
 class WebPush:
     def __init__(self, *, public_key: str, private_key: str, subject: str, timeout: float = 10.0) -> None:
         self.public_key = public_key
@@ -49,12 +59,13 @@ class WebPush:
             check_public_https_url(subscription.get("endpoint") or "")
         except UnsafeURL as exc:
             raise SubscriptionGone(f"push endpoint refused: {exc}") from exc
+        session = _NoRedirects()
         try:
             for attempt in (1, 2):
                 try:
                     webpush(subscription_info=subscription, data=json.dumps(payload, separators=(",", ":")),
                             vapid_private_key=self.private_key, vapid_claims={"sub": self.subject},
-                            ttl=ttl, timeout=self.timeout)
+                            ttl=ttl, timeout=self.timeout, requests_session=session)
                     return
                 except WebPushException as exc:
                     status = getattr(exc.response, "status_code", None)
@@ -74,3 +85,5 @@ class WebPush:
             raise BadGateway(f"Push service unreachable: {exc}") from exc
         except (ValueError, TypeError, VapidException) as exc:  # malformed keys or VAPID claims (subject)
             raise BadGateway(f"Push message could not be encrypted or signed: {exc}") from exc
+        finally:
+            session.close()

@@ -5,13 +5,14 @@ Sent: the JSON payload with `Authorization: Bearer <runner secret>`, `Accept: ap
 (`{}` for an empty body, a body that is not JSON or JSON that is not an object). A 429 (its Retry-After named in
 the message), any other status outside 2xx (3xx included), a timeout or a connection failure raise
 RunnerUnreachable; nothing is retried, and the run is then marked failed by the caller. The secret travels only
-in the header.
+in the header. The runner_url's host is checked again just before the call (`runner_host_problem`: a stored name
+may now resolve to the metadata service): refused, nothing is sent (RunnerUnreachable).
 """
 from __future__ import annotations
 
 import requests
 
-from .base import RunnerUnreachable
+from .base import RunnerUnreachable, runner_host_problem
 
 
 class HttpRunner:
@@ -19,6 +20,9 @@ class HttpRunner:
         self.timeout = timeout
 
     def start_run(self, *, runner_url: str, secret: str, payload: dict) -> dict:
+        problem = runner_host_problem(runner_url)
+        if problem:
+            raise RunnerUnreachable(f"the runner_url is refused: its host {problem}")
         headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json",
                    "Accept": "application/json", "X-WMS-Run-Id": str(payload.get("run_id", ""))}
         try:
