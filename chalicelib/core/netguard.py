@@ -163,11 +163,56 @@ def fetch_public_page(url: str, *, max_bytes: int = 2_000_000, timeout: tuple[fl
     deadline = time.monotonic() + total_seconds
     session = requests.Session()
     session.trust_env = False  # no HTTP(S)_PROXY: the address connected to must be the site's
+    adapter = _checked_adapter()
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
     try:
         return _fetch(session, url, max_bytes=max_bytes, timeout=timeout, max_redirects=max_redirects,
                       user_agent=user_agent, deadline=deadline)
     finally:
         session.close()
+
+
+def _checked_adapter():
+    """A requests adapter whose connections check the address they reached as soon as the TCP connection is made,
+    before TLS and before a byte of the request is sent: a name that resolved to public addresses when checked
+    and to another one when connecting (DNS rebinding) is refused (UnsafeURL). The response's socket, read after
+    the answer, is gone once the server closes the connection with its answer (`Connection: close`)."""
+    from requests.adapters import HTTPAdapter
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+    def checked(sock):
+        try:
+            address = sock.getpeername()[0]
+        except OSError as exc:
+            sock.close()
+            raise UnsafeURL("must be a public host (the address connected to could not be read)") from exc
+        if not _is_public(address):
+            sock.close()
+            raise UnsafeURL("must be a public host (the connection reached a refused address)")
+        return sock
+
+    class CheckedHTTP(HTTPConnection):
+        def _new_conn(self):
+            return checked(super()._new_conn())
+
+    class CheckedHTTPS(HTTPSConnection):
+        def _new_conn(self):
+            return checked(super()._new_conn())
+
+    class HTTPPool(HTTPConnectionPool):
+        ConnectionCls = CheckedHTTP
+
+    class HTTPSPool(HTTPSConnectionPool):
+        ConnectionCls = CheckedHTTPS
+
+    class CheckedAdapter(HTTPAdapter):
+        def init_poolmanager(self, *args, **kwargs):
+            super().init_poolmanager(*args, **kwargs)
+            self.poolmanager.pool_classes_by_scheme = {"http": HTTPPool, "https": HTTPSPool}
+
+    return CheckedAdapter()
 
 
 def _fetch(session, url: str, *, max_bytes: int, timeout, max_redirects: int, user_agent: str,
