@@ -8,6 +8,7 @@ a runner_url and a runner secret (400 otherwise), so that nothing is dispatched 
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 from chalicelib.core import crypto
 from chalicelib.core.errors import BadRequest
@@ -29,6 +30,19 @@ def get_config(ctx, *, project_id: str) -> dict | None:
     return config_record(config) if config else None
 
 
+def _origin(url: str | None) -> tuple | None:
+    """(scheme, host, port) of a URL, the default port filled in; None without a URL."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return (parts.scheme.lower(), (parts.hostname or "").rstrip(".").lower(),
+            port or {"http": 80, "https": 443}.get(parts.scheme.lower()))
+
+
 def put_config(ctx, *, project_id: str, data) -> dict:
     project = load_project(ctx, project_id)
     values = {name: getattr(data, name) for name in FIELDS}
@@ -40,6 +54,12 @@ def put_config(ctx, *, project_id: str, data) -> dict:
     config = project_config(ctx.db, project.id)
     secret_sent = "runner_secret" in data.model_fields_set
     has_secret = bool(data.runner_secret) if secret_sent else bool(config and config.runner_secret_encrypted)
+    if not secret_sent and config is not None and config.runner_secret_encrypted \
+            and _origin(values["runner_url"]) != _origin(config.runner_url):
+        # the stored secret goes, as a bearer token, to whatever runner_url names: a new host must be given the
+        # secret by whoever moves it there (anyone with projects:update may edit this configuration)
+        details.append({"field": "runner_secret",
+                        "message": "must be sent again when runner_url moves to another scheme, host or port"})
     if values["enabled"]:
         if not values["runner_url"]:
             details.append({"field": "runner_url", "message": "is required when enabled is true"})

@@ -44,8 +44,10 @@ def test_config_lifecycle_never_returns_the_secret(api, db, exec_user, caplog):
     read = api.get(path(project), as_=exec_user)
     assert read.json["config"] == config and SECRET not in read.body.decode()
 
-    # a replacement without runner_secret keeps it; every other field is replaced
-    kept = api.put(path(project), as_=exec_user, json={"runner_url": "http://10.0.0.5:8080/run", "enabled": True})
+    # a replacement without runner_secret keeps it (the runner stays on its host: tests/security covers a move);
+    # every other field is replaced
+    kept = api.put(path(project), as_=exec_user, json={"runner_url": "https://runner.agency.test/v2/runs",
+                                                        "enabled": True})
     assert kept.status == 200, kept
     assert kept.json["config"]["runner_secret_set"] == 1 and kept.json["config"]["repo_name"] is None
     assert kept.json["config"]["workflow_config"] is None
