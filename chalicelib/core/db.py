@@ -106,7 +106,10 @@ def _ssl_context(settings) -> ssl.SSLContext:
 def make_engine(url: str | None = None) -> Engine:
     settings = get_settings()
     url = url or settings.database_url
-    kwargs: dict[str, Any] = {"future": True}
+    # a database error's message (logged with its traceback) names the statement, never its values: salaries,
+    # notes, encrypted credentials and password hashes travel as parameters, and pg8000's are unnamed, so the
+    # log redaction cannot tell them (a server message may still quote a value it refused, as Postgres words it)
+    kwargs: dict[str, Any] = {"future": True, "hide_parameters": True}
     connect_args: dict[str, Any] = {}
     if url.startswith("sqlite"):
         connect_args["check_same_thread"] = False
