@@ -41,7 +41,7 @@ def create_note(ctx, *, data) -> str:
                          details=[{"field": "resourceId", "message": "not a record of the company"}])
     note_id = notes_service.portal_create_note(ctx, resource_type=data.resourceType, resource_id=data.resourceId,
                                                content=data.content, parent_id=data.parentId)
-    author = data.portalUserId or ctx.portal.user_id
+    author = ctx.portal.user_id or data.portalUserId  # the header (set by the portal from its session) wins
     history.record(ctx.db, entity_type="note", entity_id=note_id, action="created_in_portal", actor_id=None,
                    changes={"portal_user_id": author, "company_id": ctx.portal.company_id})
     from .service_notifications import record_submission

@@ -42,7 +42,7 @@ def create_request(ctx, *, data) -> str:
     if project is None:
         raise bad_field("projectId", "must be a project of the company")
     priority_id = _priority_id(ctx.db, data.priority)
-    requester = data.portalUserId or ctx.portal.user_id
+    requester = ctx.portal.user_id or data.portalUserId  # the header (set by the portal from its session) wins
     task_id = tasks_service.create_request_task(
         ctx, project_id=project["id"], title=data.title, description=data.description, priority_id=priority_id,
         sla_policy_id=project.get("sla_policy_id"), actor_label=f"portal:{requester}" if requester else "portal")
@@ -101,7 +101,7 @@ def submit_questionnaire(ctx, *, data) -> None:
     for name in (*TEXT_FIELDS, *PCT_FIELDS):
         if name in values:
             setattr(row, name, values[name])
-    row.completed_by = data.portalUserId or ctx.portal.user_id or row.completed_by
+    row.completed_by = ctx.portal.user_id or data.portalUserId or row.completed_by
     row.completed_at = row.completed_at or utcnow()
     row.updated_at = utcnow()
     ctx.db.flush()
