@@ -121,11 +121,23 @@ class RequestChangesBody(Input):
     _comments = field_validator("comments")(non_blank)
 
 
+SHARE_PASSWORD_MIN = 8
+
+
 class ShareBody(Input):
     NOT_NULL = frozenset({"share_enabled"})
 
     share_enabled: Flag
     share_password: Optional[Annotated[str, StringConstraints(max_length=200)]] = None  # empty or null clears it
+
+    @field_validator("share_password")
+    @classmethod
+    def _long_enough(cls, value):
+        """At least 8 characters when set: anyone with the link may guess, 10 tries each 15 minutes (a 4-digit
+        PIN fell in days)."""
+        if value and len(value) < SHARE_PASSWORD_MIN:
+            raise ValueError(f"must be at least {SHARE_PASSWORD_MIN} characters (or empty to clear it)")
+        return value
 
 
 class ShareResponse(Read):

@@ -109,18 +109,18 @@ def test_password_protection(api, db, exec_user):
 
 def test_wrong_passwords_are_throttled_per_token(api, db, exec_user):
     pid = sent(api, exec_user)
-    token = share(api, exec_user, pid, share_password="right")
-    other = share(api, exec_user, sent(api, exec_user), share_password="right")
+    token = share(api, exec_user, pid, share_password="right password")
+    other = share(api, exec_user, sent(api, exec_user), share_password="right password")
     for _ in range(10):
         assert api.post(f"{PUBLIC}/{token}/verify", json={"password": "wrong"}).status == 401
-    limited = api.post(f"{PUBLIC}/{token}/verify", json={"password": "right"})
+    limited = api.post(f"{PUBLIC}/{token}/verify", json={"password": "right password"})
     assert limited.status == 429 and limited.json["error"]
-    assert api.post(f"{PUBLIC}/{other}/verify", json={"password": "right"}).status == 200  # per token
+    assert api.post(f"{PUBLIC}/{other}/verify", json={"password": "right password"}).status == 200  # per token
     from chalicelib.areas.proposals.models import ProposalPasswordAttempt
     from sqlalchemy import update
     db.execute(update(ProposalPasswordAttempt).values(created_at=func.now() - timedelta(minutes=16)))
     db.flush()
-    assert api.post(f"{PUBLIC}/{token}/verify", json={"password": "right"}).status == 200  # the window passed
+    assert api.post(f"{PUBLIC}/{token}/verify", json={"password": "right password"}).status == 200  # the window passed
     assert api.post(f"{PUBLIC}/{token}/verify", json={}).status == 400
 
 
@@ -346,7 +346,7 @@ def test_a_hostile_session_cookie_is_no_session(api, db, exec_user, value):
     non-ASCII str, int('²'), int of 5,000 digits); it is no session: the content asks for the password, and
     track, accept and decline answer 401."""
     pid = sent(api, exec_user)
-    token = share(api, exec_user, pid, share_password="pw")
+    token = share(api, exec_user, pid, share_password="pass word")
     cookie = {"Cookie": f"proposal_session={value}"}
     content = api.get(f"{PUBLIC}/{token}", headers=cookie)
     assert (content.status, content.json) == (200, {"password_required": True})
@@ -355,3 +355,18 @@ def test_a_hostile_session_cookie_is_no_session(api, db, exec_user, value):
     assert track.status == 401
     assert api.post(f"{PUBLIC}/{token}/accept", headers=cookie, json={"name": "A", "email": "a@b.co"}).status == 401
     assert status_of(api, exec_user, pid) == "sent"
+
+
+def test_a_share_password_has_at_least_8_characters(api, db, exec_user):
+    """Anyone with the link may guess, 10 tries each 15 minutes: a 4-digit PIN fell in days (audit S1). A shorter
+    password is a 400 naming share_password and changes nothing; empty still clears it."""
+    from chalicelib.areas.proposals.models import Proposal
+
+    pid = sent(api, exec_user)
+    short = api.put(f"/api/proposals/{pid}/share", as_=exec_user, json={"share_enabled": True, "share_password": "1234"})
+    assert short.status == 400 and short.json["details"][0]["field"] == "share_password", short
+    assert db.scalar(select(Proposal.share_password).where(Proposal.id == pid)) is None
+    share(api, exec_user, pid, share_password="12345678")
+    assert db.scalar(select(Proposal.share_password).where(Proposal.id == pid)).startswith("scrypt$")
+    share(api, exec_user, pid, share_password="")
+    assert db.scalar(select(Proposal.share_password).where(Proposal.id == pid)) is None
