@@ -172,3 +172,14 @@ def test_the_organisation_connected_is_the_one_just_authorised(api, db, exec_use
     ledger = [c for c in api.get("/api/admin/connections", as_=exec_user).json["connections"]
               if c["provider"] == "ledger"][0]
     assert ledger["org_name"] == "Just Authorised Ltd"
+
+
+@responses.activate
+def test_an_invoice_id_set_by_hand_stays_one_path_segment():
+    """A ledger invoice id can be set by hand (a manager's PUT of ledger_invoice_id): `/`, `?` or `..` in it must not
+    reach another Xero path (audit S3); the id is sent percent-encoded as one segment."""
+    odd = "x/../../Contacts?where=1"
+    responses.get(f"{ACCOUNTING}/Invoices/x%2F..%2F..%2FContacts%3Fwhere%3D1", body=b"%PDF-1.4",
+                  content_type="application/pdf")
+    assert ledger().get_pdf(odd) == b"%PDF-1.4"
+    assert responses.calls[0].request.path_url == "/api.xro/2.0/Invoices/x%2F..%2F..%2FContacts%3Fwhere%3D1"

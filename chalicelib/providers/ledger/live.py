@@ -39,7 +39,7 @@ import re
 import time
 from datetime import datetime, timezone
 from decimal import Decimal
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from chalicelib.core.errors import BadGateway, BadRequest
 from chalicelib.core.settings import get_settings
@@ -88,6 +88,12 @@ def xero_date(value) -> str | None:
     if match:
         return datetime.fromtimestamp(int(match.group(1)) / 1000, tz=timezone.utc).date().isoformat()
     return str(value)[:10]
+
+
+def _segment(value: str) -> str:
+    """An id as one URL path segment: a ledger invoice id can be set by hand (a manager's PUT), so `/`, `?` or `..`
+    in it must not reach another Xero path."""
+    return quote(str(value), safe="")
 
 
 def _claim(jwt: str, name: str) -> str | None:
@@ -204,11 +210,11 @@ class XeroLedger(LedgerProvider):
 
     def set_status(self, ledger_invoice_id: str, status: str) -> dict:
         body = {"Invoices": [{"InvoiceID": ledger_invoice_id, "Status": status}]}
-        made = self._invoice_body(self._call("POST", f"{ACCOUNTING}/Invoices/{ledger_invoice_id}", json=body))
+        made = self._invoice_body(self._call("POST", f"{ACCOUNTING}/Invoices/{_segment(ledger_invoice_id)}", json=body))
         return {"status": made.get("Status", status)}
 
     def email_invoice(self, ledger_invoice_id: str) -> None:
-        self._call("POST", f"{ACCOUNTING}/Invoices/{ledger_invoice_id}/Email", json={})
+        self._call("POST", f"{ACCOUNTING}/Invoices/{_segment(ledger_invoice_id)}/Email", json={})
 
     def get_invoices(self, ledger_invoice_ids: list[str]) -> list[dict]:
         found = []
@@ -237,7 +243,7 @@ class XeroLedger(LedgerProvider):
                              for p in item.get("Payments") or [] if p.get("PaymentID")]}
 
     def get_pdf(self, ledger_invoice_id: str) -> bytes:
-        return self._call("GET", f"{ACCOUNTING}/Invoices/{ledger_invoice_id}", accept="application/pdf").content
+        return self._call("GET", f"{ACCOUNTING}/Invoices/{_segment(ledger_invoice_id)}", accept="application/pdf").content
 
     # ---- payroll
     def list_employees(self) -> list[dict]:
