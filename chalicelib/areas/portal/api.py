@@ -386,7 +386,7 @@ def portal_results_campaigns(ctx, query: CampaignResultsQuery):
 
 
 @bp.route(f"{P}/results/ask", methods=["POST"])
-@portal_endpoint(body=ResultsQuestion, query=ResultsQuery, errors=(400, 502), response=ResultsAnswer)
+@portal_endpoint(body=ResultsQuestion, query=ResultsQuery, errors=(400, 429, 502), response=ResultsAnswer)
 def portal_results_ask(ctx, body: ResultsQuestion, query: ResultsQuery):
     """A natural-language answer about the client's performance, from this client's figures of the period only
     (503 when AI is not configured)"""

@@ -12,7 +12,7 @@ import json
 import logging
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 
 from chalicelib.core import crypto
 from chalicelib.core.errors import Conflict, DomainError, Forbidden, not_found
@@ -114,12 +114,22 @@ def delete_connection(ctx, *, connection_id: str) -> None:
     ctx.db.flush()
 
 
+# A client's sync request reads again only connections not synced within this many seconds: each read spends the
+# agency's platform API quota, and any collaborator may ask as often as they like
+SYNC_COOLDOWN_SECONDS = 600
+
+
 def request_sync(ctx) -> str:
     require_dashboard(ctx)
     company_id = ctx.portal.company_id
-    count = len(_rows(ctx.db, company_id))
-    ctx.after_commit(lambda: sync_connections(company_id=company_id))
-    return f"Sync started for {count} connected platform{'s' if count != 1 else ''}"
+    fresh_after = utcnow() - timedelta(seconds=SYNC_COOLDOWN_SECONDS)
+    rows = _rows(ctx.db, company_id)
+    count = sum(1 for row in rows if row.last_synced_at is None or row.last_synced_at <= fresh_after)
+    if count:
+        ctx.after_commit(lambda: sync_connections(company_id=company_id, synced_before=fresh_after))
+    recent = len(rows) - count
+    note = f" ({recent} synced in the last {SYNC_COOLDOWN_SECONDS // 60} minutes)" if recent else ""
+    return f"Sync started for {count} connected platform{'s' if count != 1 else ''}{note}"
 
 
 # ---------------------------------------------------------------- staff: agency-managed connections
@@ -174,7 +184,7 @@ def _window(backfill: bool) -> tuple:
 
 
 def sync_connections(*, company_id: str | None = None, connection_id: str | None = None,
-                     backfill: bool = False) -> dict:
+                     backfill: bool = False, synced_before=None) -> dict:
     """Sync the daily metrics of one connection, of one company's connections, or (neither given) of every
     connection: the last ADPLATFORMS_RESYNC_DAYS days; with `backfill` (the scheduled job) a connection whose
     history was never read gets ADPLATFORMS_BACKFILL_DAYS days instead (a request never waits for that long
@@ -191,6 +201,8 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
             stmt = stmt.where(AdConnection.id == connection_id)
         if company_id:
             stmt = stmt.where(AdConnection.company_id == company_id)
+        if synced_before is not None:  # a client's request: not those synced since (SYNC_COOLDOWN_SECONDS)
+            stmt = stmt.where(or_(AdConnection.last_synced_at.is_(None), AdConnection.last_synced_at <= synced_before))
         found = uow.session.execute(stmt).all()
     result = {"connections": len(found), "synced": 0, "failed": 0, "rows": 0}
     for conn in found:

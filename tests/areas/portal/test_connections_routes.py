@@ -3,6 +3,7 @@ encrypted, never answered; the delivery manager notified), disconnect (agency-ma
 404), sync (202, after commit, idempotent), the daily job through the CLI, and the staff side that makes
 agency-managed connections."""
 import json
+from datetime import timedelta
 
 from sqlalchemy import func, select
 
@@ -165,6 +166,8 @@ def test_sync_is_accepted_runs_after_commit_and_is_idempotent(portal, db, set_en
 
     before = stored()
     assert len(before) == 4  # a request reads the recent days only
+    db.get(AdConnection, made["id"]).last_synced_at -= timedelta(minutes=11)  # past the client's sync cooldown
+    db.flush()
     answer = portal.post("/connections/sync", mine, role="collaborator")
     assert answer.status == 202 and answer.json == {"message": "Sync started for 1 connected platform"}
     assert stored() == before  # the same days re-read: updated in place, never duplicated
@@ -250,3 +253,24 @@ def test_a_portal_user_id_of_100_characters_can_connect(portal, db):
     assert answer.status == 201, answer.json
     assert answer.json["connection"]["created_by"] == f"portal:{user}"
     assert db.get(AdConnection, answer.json["connection"]["id"]).created_by == f"portal:{user}"
+
+
+def test_a_client_sync_skips_connections_synced_in_the_last_10_minutes(portal, db, monkeypatch):
+    """Each sync spends the agency's platform API quota and any collaborator may ask as often as they like (audit
+    S1): a connection synced within 10 minutes is not read again for a client's request."""
+    from chalicelib.providers.adplatforms.sandbox import SandboxAdPlatform
+
+    mine = make_client(db, dashboard=True)
+    made = portal.post("/connections", mine, role="admin", json=SHOP).json["connection"]  # synced as it connects
+    reads = []
+    real = SandboxAdPlatform.daily_metrics
+    monkeypatch.setattr(SandboxAdPlatform, "daily_metrics", lambda self, *a, **k: reads.append(1) or real(self, *a, **k))
+    answer = portal.post("/connections/sync", mine, role="collaborator")
+    assert answer.status == 202 and answer.json == {
+        "message": "Sync started for 0 connected platforms (1 synced in the last 10 minutes)"}
+    assert reads == []
+    db.get(AdConnection, made["id"]).last_synced_at -= timedelta(minutes=11)
+    db.flush()
+    assert portal.post("/connections/sync", mine, role="collaborator").json == {
+        "message": "Sync started for 1 connected platform"}
+    assert reads == [1]

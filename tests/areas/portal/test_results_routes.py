@@ -250,3 +250,27 @@ def test_ask_maps_an_ai_failure_to_its_status(portal, db, monkeypatch):
         answer = portal.post("/results/ask?period_end=2024-03-31", mine, json={"question": "How?"})
         assert answer.status == status and answer.json == {"error": error.message}
     assert db.scalar(select(func.count()).select_from(AdDailyMetric)) == before
+
+
+def test_a_company_asks_at_most_30_questions_an_hour(portal, db):
+    """Each question is an AI request at the agency's cost, and any viewer may ask (audit S1): past 30 in an hour a
+    company's question is a 429 naming when to retry, and the provider is not asked; another company is not
+    affected, and a question older than the hour no longer counts."""
+    from datetime import timedelta
+
+    from chalicelib.areas.portal.models import PortalQuestion
+    from chalicelib.areas.portal.service_results import ASKS_PER_HOUR
+
+    mine, other = make_client(db, dashboard=True), make_client(db, dashboard=True)
+    db.add_all([PortalQuestion(company_id=mine.id, created_at=utcnow() - timedelta(minutes=50))
+                for _ in range(ASKS_PER_HOUR - 1)])
+    db.flush()
+    assert portal.post("/results/ask", mine, json={"question": "How did we do?"}).status == 200
+    refused = portal.post("/results/ask", mine, json={"question": "And now?"})
+    assert refused.status == 429, refused
+    assert 590 <= refused.json["retry_after"] <= 601 and refused.json["error"]
+    assert portal.post("/results/ask", other, json={"question": "How did we do?"}).status == 200
+    for question in db.scalars(select(PortalQuestion).where(PortalQuestion.company_id == mine.id)):
+        question.created_at -= timedelta(minutes=15)  # the oldest are now past the hour
+    db.flush()
+    assert portal.post("/results/ask", mine, json={"question": "And now?"}).status == 200
