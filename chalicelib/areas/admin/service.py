@@ -8,8 +8,8 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict
-from chalicelib.core.models import Squad, User
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden
+from chalicelib.core.models import ACCESS_LEVELS, Squad, User
 from chalicelib.core.query import Page, contains_text, paginate
 from chalicelib.core.serialize import value_out
 
@@ -101,6 +101,25 @@ def create_user(ctx, *, data: UserCreate) -> dict:
     return get_user_record(ctx, user_id=user.id)
 
 
+SELF_FIXED = ("salary", "end_date", "manager_id", "squad_id")
+
+
+def _cleared(field: str, value):
+    return (value or None) if field in ("manager_id", "squad_id") else value  # an empty id clears it
+
+
+def _no_self_raise(user: User, values: dict) -> None:
+    """A holder of admin:manage who is not an executive neither raises their own access level nor sets their
+    own salary, end date or reporting line (manager, squad: who approves their leave and time) (403): another
+    administrator does (lowering oneself stays allowed; a value sent back unchanged is not a change)."""
+    level = values.get("access_level")
+    if level and ACCESS_LEVELS.index(level) > ACCESS_LEVELS.index(user.access_level):
+        raise Forbidden("You cannot raise your own access level")
+    for field in SELF_FIXED:
+        if field in values and _cleared(field, values[field]) != getattr(user, field):
+            raise Forbidden(f"You cannot change your own {field}")
+
+
 def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     user = load_user(ctx, user_id)
     values = data.model_dump(exclude_unset=True)
@@ -110,6 +129,8 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     _check_dates(values.get("start_date", user.start_date), values.get("end_date", user.end_date))
     if values.get("is_active") is False and user.id == ctx.user_id:
         raise BadRequest("You cannot deactivate yourself")
+    if user.id == ctx.user_id and ctx.principal.access_level != "executive":
+        _no_self_raise(user, values)
     if user.is_active and user.access_level == "executive" and (
             values.get("is_active") is False or values.get("access_level", "executive") != "executive"):
         keep_an_executive(ctx, user.id)

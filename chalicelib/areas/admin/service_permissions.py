@@ -4,7 +4,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from chalicelib.core import history, permissions
-from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden
 from chalicelib.core.locks import lock_key
 from chalicelib.core.models import AccessLevelPermission, User, UserPermission
 
@@ -22,6 +22,10 @@ def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
                          details=[{"field": "matrix.executive.admin", "message": "must stay manage"}])
     lock_key(ctx.db, "access-level-matrix")  # saves take turns: two cannot both insert a cell not stored yet
     before = permissions.matrix(ctx.db)
+    own = ctx.principal.access_level
+    if own != "executive" and any(permissions.RANK[level] > permissions.RANK[before[own][tool]]
+                                  for tool, level in changes.get(own, {}).items()):
+        raise Forbidden("You cannot raise the permissions of your own access level")
     stored = {(row.access_level, row.tool): row for row in ctx.db.scalars(
         select(AccessLevelPermission).where(AccessLevelPermission.access_level.in_(list(changes))))}
     for access_level, tools in changes.items():
@@ -75,6 +79,11 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
         if permissions.RANK[new] < permissions.RANK[current]:
             raise BadRequest("You cannot lower your own admin permission",
                              details=[{"field": "permissions.admin", "message": "would lower your own admin level"}])
+    if user.id == ctx.user_id and user.access_level != "executive":
+        matrix_row = permissions.matrix(ctx.db)[user.access_level]
+        if any(permissions.RANK[level or matrix_row[tool]] > permissions.RANK[ctx.principal.permissions.get(tool, "none")]
+               for tool, level in levels.items()):
+            raise Forbidden("You cannot raise your own permissions")
     if (user.is_active and user.access_level == "executive" and levels.get("admin") is not None
             and permissions.RANK[levels["admin"]] < permissions.RANK["manage"]):
         keep_an_executive(ctx, user.id, message="The last active executive keeping admin:manage cannot have it "

@@ -4,7 +4,7 @@ from __future__ import annotations
 from sqlalchemy import func, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden
 from chalicelib.core.locks import lock_key
 from chalicelib.core.models import Squad, User
 from chalicelib.core.query import LIST_LIMIT
@@ -27,8 +27,18 @@ def _check_manager(db, manager_id: str | None) -> None:
         raise BadRequest("manager_id does not match a user", details=[{"field": "manager_id", "message": "unknown user"}])
 
 
+def _not_self(ctx, squad: Squad | None, values: dict) -> None:
+    """A holder of admin:manage who is not an executive does not make themselves a squad's manager (the
+    approver of its members' leave and time): 403, another administrator does."""
+    manager_id = values.get("manager_id")
+    if (manager_id and manager_id == ctx.user_id and ctx.principal.access_level != "executive"
+            and (squad is None or squad.manager_id != manager_id)):
+        raise Forbidden("You cannot make yourself a squad's manager")
+
+
 def create_squad(ctx, *, data: SquadCreate) -> dict:
     values = data.model_dump()
+    _not_self(ctx, None, values)
     _check_manager(ctx.db, values.get("manager_id"))
     lock_key(ctx.db, "squads")  # concurrent creates cannot pass the cap together
     if squad_count(ctx.db) >= SQUAD_LIMIT:
@@ -44,6 +54,7 @@ def create_squad(ctx, *, data: SquadCreate) -> dict:
 def update_squad(ctx, *, squad_id: str, data: SquadUpdate) -> dict:
     squad = load_squad(ctx, squad_id)
     values = data.model_dump(exclude_unset=True)
+    _not_self(ctx, squad, values)
     _check_manager(ctx.db, values.get("manager_id"))
     before = {key: getattr(squad, key) for key in EDITABLE}
     for key, value in values.items():

@@ -9,7 +9,8 @@ Rules (document 2 and decisions.md section 9; the rest in docs/decisions/perform
   not changed any more (409);
 - the reviewed person alone (not the reviewer) may write the self-assessment (strengths, growth areas,
   discussion topics, goals) and move the review up to `in_review`; ratings, reviewer notes, action items and
-  the last two steps are the reviewer's or a manager-level caller's (403 otherwise);
+  the last two steps are the reviewer's or a manager-level caller's (403 otherwise), never the reviewed
+  person's (even as its reviewer), and so are the outcomes of earlier goals;
 - on completion a KPI passes when rated `achieving` or `exceeding`; the review passes when at least 75% of its
   KPIs pass and every mandatory KPI passes (a review without KPIs passes);
 - only a draft review can be deleted (400).
@@ -175,9 +176,11 @@ def create_review(ctx, *, data) -> dict:
 
 
 def _is_reviewer_side(ctx, review: Review) -> bool:
-    if ctx.user_id == review.reviewer_id:
-        return True
-    return ctx.user_id != review.user_id and ctx.principal.access_level in MANAGER_LEVELS
+    """The reviewer, or a manager-level caller who sees the review; never the reviewed person, even when they
+    are also its reviewer (an employee's own review defaults its reviewer to them): nobody rates themselves."""
+    if ctx.user_id == review.user_id:
+        return False
+    return ctx.user_id == review.reviewer_id or ctx.principal.access_level in MANAGER_LEVELS
 
 
 def _check_move(current: str, target: str) -> None:
@@ -262,6 +265,8 @@ def record_previous_goals(ctx, *, review_id: str, data) -> dict:
     review = lock_row(ctx.db, Review, review_id, missing="Review")  # a completion at the same moment is seen (409), as update_review
     if review.status == "completed":
         raise Conflict("A completed review cannot be changed")
+    if not _is_reviewer_side(ctx, review):  # the reviewed person does not grade their own goals
+        raise Forbidden("Only the reviewer may record the outcomes of earlier goals")
     outcomes = {outcome.goal_id: outcome.status for outcome in data.outcomes}
     found = set(ctx.db.scalars(select(ReviewGoal.id).join(Review, Review.id == ReviewGoal.review_id)
                                .where(ReviewGoal.id.in_(list(outcomes)), Review.user_id == review.user_id,

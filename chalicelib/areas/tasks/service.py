@@ -11,7 +11,7 @@ from sqlalchemy import (String, bindparam, case, cast, func, literal_column, nul
                         update as sql_update)
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, NotFound, not_found
+from chalicelib.core.errors import BadRequest, Forbidden, NotFound, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_later, lock_key, lock_row
 from chalicelib.core.lookup import Names
@@ -108,6 +108,9 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
     can see (an invisible parent answers like a missing one): else 400. Answers the names and labels of the
     users and config items it read (a record built next need not look them up again)."""
     db = ctx.db
+    approver = values.get("approved_by_user_id")
+    if approver and approver != ctx.user_id:  # an approval is recorded by the one who gives it, never for another
+        raise Forbidden("approved_by_user_id may name only yourself: you record your own approval")
     details = []
     config_ids = {values[name] for name in CONFIG_FIELDS if values.get(name)}
     user_ids = {values[name] for name in USER_FIELDS if values.get(name)}

@@ -292,6 +292,9 @@ def _decidable(ctx, entry_id: str, action: str) -> TimeEntry:
 
 def approve_entry(ctx, *, entry_id: str) -> dict:
     entry = _decidable(ctx, entry_id, "approve")
+    if entry.created_by == ctx.user_id and ctx.principal.access_level != "executive":
+        # logged for someone else by the caller: approving it would make them author and approver at once
+        raise Forbidden("You cannot approve a time entry you logged yourself")
     entry.status = "approved"
     entry.approved_by, entry.approved_at = ctx.user_id, utcnow()
     entry.rejected_by = entry.rejected_at = entry.rejection_reason = None
