@@ -40,8 +40,10 @@ def summary_facts(ctx, project_id: str) -> dict:
     from chalicelib.areas.tasks import service as tasks_service
 
     project = project_record(ctx, project_id)
-    # the AI reads the first 500 of the tasks the caller may see
-    tasks = tasks_service.project_tasks(ctx.db, project_id, PageQuery(), visible_to=ctx.principal).items
+    # the AI reads the first 500 of the tasks the caller may see, never a private one: the stored summary is also
+    # shown to the client in the portal, which never shows a private task (security audit S4)
+    tasks = tasks_service.project_tasks(ctx.db, project_id, PageQuery(), visible_to=ctx.principal,
+                                        public_only=True).items
     return {
         "name": project["name"], "description": project["description"], "status": project["status"],
         "type": project["type_label"], "company": project["company_name"], "squad": project["squad"],

@@ -405,11 +405,11 @@ PROJECT_TASK_FIELDS = ("id", "title", "status_id", "priority_id", "assignee_id",
                        "created_at")
 
 
-def project_tasks(db, project_id: str, query, *, visible_to) -> Page:
+def project_tasks(db, project_id: str, query, *, visible_to, public_only: bool = False) -> Page:
     """Top-level tasks linked to a project (resource_type `project`) that the principal `visible_to` may see
     (the tasks' data scoping; None: every one, for a caller that scopes otherwise), with joined names and
-    labels, in list order: sort_order, due_date (nulls last), created_at newest first. One query. Dates and
-    timestamps are ISO strings."""
+    labels, in list order: sort_order, due_date (nulls last), created_at newest first; `public_only`: not
+    private (what a client may read). One query. Dates and timestamps are ISO strings."""
     from .queries import visible
 
     stmt = (
@@ -426,6 +426,8 @@ def project_tasks(db, project_id: str, query, *, visible_to) -> Page:
     )
     if visible_to is not None:
         stmt = stmt.where(visible(visible_to))
+    if public_only:
+        stmt = stmt.where(Task.is_private.is_(False))
     return paginate(db, list_order(stmt), query, lambda row: {key: value_out(value) for key, value in row._mapping.items()})
 
 
