@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from chalicelib.core.locks import insert_ignore
 from chalicelib.core.serialize import row_dict
@@ -86,10 +86,11 @@ def create_contract_for(ctx, *, title: str, company_id: str | None, proposal_id:
 PORTAL_CONTRACT_FIELDS = ("id", "title", "company_id", "status", "signers", "document_url", "created_at", "updated_at")
 
 
-def portal_contracts(db, signer_emails, limit: int) -> list[dict]:
+def portal_contracts(db, signer_emails, limit: int, company_ids=()) -> list[dict]:
     """The contracts (drafts aside) of which any signer's e-mail is one of `signer_emails` (a SELECT of
-    lower-cased addresses), newest first, at most `limit` (one statement); no creator or proposal id, and of
-    each signer only name, email and signed_at."""
+    lower-cased addresses) and whose company is one of `company_ids` or none (a contact two clients share
+    must not show one client the other's contracts), newest first, at most `limit` (one statement); no creator
+    or proposal id, and of each signer only name, email and signed_at."""
     from sqlalchemy import case, cast, func, literal
     from sqlalchemy.dialects.postgresql import JSON
 
@@ -105,7 +106,8 @@ def portal_contracts(db, signer_emails, limit: int) -> list[dict]:
         signer = func.json_each(array).table_valued("value").alias("signer")
         email = func.json_extract(signer.c.value, "$.email")
     matches = select(1).select_from(signer).where(func.lower(email).in_(signer_emails)).exists()
-    rows = db.scalars(select(Contract).where(Contract.status != "draft", matches)
+    ours = or_(Contract.company_id.is_(None), Contract.company_id.in_(list(company_ids)))
+    rows = db.scalars(select(Contract).where(Contract.status != "draft", matches, ours)
                       .order_by(Contract.created_at.desc(), Contract.id).limit(limit))
     out = []
     for contract in rows:

@@ -7,12 +7,13 @@ from chalicelib.core.query import LIST_LIMIT
 
 def contracts(ctx) -> list[dict]:
     """Contracts (drafts aside) of which any signer's e-mail is the e-mail of a contact of the company or of
-    its honoured group companies, compared without case."""
+    its honoured group companies, compared without case, and that are the company's (or its group's) or no
+    company's."""
     from chalicelib.areas.clients import service as clients_service
     from chalicelib.areas.deals import service as deals_service
 
     emails = deals_service.company_contact_emails(ctx.portal.company_ids)
-    return clients_service.portal_contracts(ctx.db, emails, LIST_LIMIT)
+    return clients_service.portal_contracts(ctx.db, emails, LIST_LIMIT, company_ids=ctx.portal.company_ids)
 
 
 EMPTY_ONBOARDING = {"template": None, "stages": [], "total_milestones": 0, "completed_milestones": 0,

@@ -299,3 +299,17 @@ def test_is_overdue_is_a_0_or_1_flag(portal, db):
     assert all(type(flag) is int for flag in listed.values())
     detail = portal.get(f"/invoices/{late.id}", mine).json["invoice"]
     assert detail["is_overdue"] == 1 and type(detail["is_overdue"]) is int
+
+
+def test_a_shared_contact_does_not_show_one_client_the_others_contracts(portal, db):
+    """A contact two clients share (a freelance finance director) signs contracts of both: each client's portal lists
+    its own contracts and those of no company, never the other client's (audits S1, S4)."""
+    mine, other = make_client(db), make_client(db)
+    shared = {"name": "Fin", "email": "fin@freelance.example"}
+    make_contact(db, company_id=mine.id, email="fin@freelance.example")
+    make_contact(db, company_id=other.id, email="fin@freelance.example")
+    _contract(db, "Ours", [shared], company=mine)
+    _contract(db, "Theirs", [shared], company=other)
+    _contract(db, "Unfiled", [shared])
+    assert {c["title"] for c in portal.get("/contracts", mine).json["contracts"]} == {"Ours", "Unfiled"}
+    assert {c["title"] for c in portal.get("/contracts", other).json["contracts"]} == {"Theirs", "Unfiled"}
