@@ -4,10 +4,14 @@ from typing import Annotated, Optional
 
 from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import CalendarDate, CommaList, Id, Input, IsoDate, IsoTimestamp, PageQuery, Read
+from chalicelib.core.schemas import CalendarDate, CommaList, Id, Input, IsoDate, IsoTimestamp, PageQuery, Read, Text
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+# Free text every list or detail answers whole (description, metadata, a goal's description, a decision and its
+# rationale): bounded, so that a few values cannot push the project list past the 6 MB a Lambda may answer
+# (security audit S6)
+LongText = Text(50_000)
 Status = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
 
 
@@ -25,7 +29,7 @@ class ProjectListQuery(PageQuery):
 
 
 class ProjectFields(Input):
-    description: Optional[str] = None
+    description: Optional[LongText] = None
     company_id: Optional[Id] = None
     type_id: Optional[Id] = None
     status: Optional[Status] = None
@@ -34,7 +38,7 @@ class ProjectFields(Input):
     squad: Optional[Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]] = None
     start_date: CalendarDate = None
     end_date: CalendarDate = None
-    metadata: Optional[str] = None
+    metadata: Optional[LongText] = None
     sla_policy_id: Optional[Id] = None
     auto_ticket_from_email: Optional[Annotated[str, StringConstraints(strip_whitespace=True, max_length=320)]] = None
 
@@ -58,7 +62,7 @@ class MemberAdd(Input):
 
 class GoalCreate(Input):
     title: Title
-    description: Optional[str] = None
+    description: Optional[LongText] = None
     status: Optional[Status] = None
     due_date: CalendarDate = None
     position: Optional[int] = Field(default=None, ge=-1_000_000, le=1_000_000, strict=True)
@@ -68,7 +72,7 @@ class GoalUpdate(Input):
     NOT_NULL = frozenset({"title", "position", "status"})
 
     title: Optional[Title] = None
-    description: Optional[str] = None
+    description: Optional[LongText] = None
     status: Optional[Status] = None
     due_date: CalendarDate = None
     position: Optional[int] = Field(default=None, ge=-1_000_000, le=1_000_000, strict=True)
@@ -76,8 +80,8 @@ class GoalUpdate(Input):
 
 class DecisionCreate(Input):
     title: Title
-    decision: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
-    rationale: Optional[str] = None
+    decision: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50_000)]
+    rationale: Optional[LongText] = None
     decided_by: Optional[Id] = None
     decided_at: CalendarDate = None
     status: Optional[Status] = None
@@ -87,8 +91,8 @@ class DecisionUpdate(Input):
     NOT_NULL = frozenset({"title", "decision", "status"})
 
     title: Optional[Title] = None
-    decision: Optional[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = None
-    rationale: Optional[str] = None
+    decision: Optional[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50_000)]] = None
+    rationale: Optional[LongText] = None
     decided_by: Optional[Id] = None
     decided_at: CalendarDate = None
     status: Optional[Status] = None

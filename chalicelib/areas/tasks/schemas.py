@@ -30,8 +30,14 @@ WRITABLE_FIELDS = (
 )
 
 
+# A task's free text (description, requirements, scope, delivery and testing notes; a resource's description): every
+# list answers it whole, so a few unbounded values pushed a shared list past the 6 MB a Lambda may answer (502 to
+# everyone who lists them; security audit S6)
+LONG_TEXT = 50_000
+LongText = Annotated[StrictStr, Field(max_length=LONG_TEXT)]
+
 class _TaskFields(Input):
-    description: StrictStr | None = None
+    description: LongText | None = None
     resource_type: Annotated[StrictStr, Field(max_length=50)] | None = None
     resource_id: Id | None = None
     status_id: Id | None = None
@@ -50,10 +56,10 @@ class _TaskFields(Input):
     is_private: Flag | None = None
     sort_order: Number | None = None
     reported_by_contact_id: Id | None = None
-    requirements: StrictStr | None = None
-    scope: StrictStr | None = None
-    delivery_notes: StrictStr | None = None
-    testing_notes: StrictStr | None = None
+    requirements: LongText | None = None
+    scope: LongText | None = None
+    delivery_notes: LongText | None = None
+    testing_notes: LongText | None = None
     estimate_compute_hours: Number | None = None
     estimate_total_cost: MoneyNumber | None = None
     approved_by_user_id: Id | None = None
@@ -106,13 +112,13 @@ class TodosReplace(Input):
 
 
 class ResourceCreate(Input):
-    url: StrictStr | None = None
+    url: Annotated[StrictStr, Field(max_length=2000)] | None = None
     title: Annotated[StrictStr, Field(max_length=500)] | None = None
-    description: StrictStr | None = None
+    description: LongText | None = None
 
 
 class ResourceReorder(Input):
-    order: list[Id] | None = None
+    order: list[Id] | None = Field(default=None, max_length=500)  # a task holds at most 500 resources (decisions.md 4)
 
 
 MAX_FILTER_VALUES = 100  # per comma-separated filter (docs/decisions/tasks.md)
