@@ -113,13 +113,13 @@ class CommentUpdate(Input):
 
 
 class MessagePart(Input):
-    type: str
-    text: str | None = None
+    type: str = Field(max_length=50)
+    text: str | None = Field(default=None, max_length=20000)  # the provider is paid per character (audit S6)
 
 
 class ChatMessage(Input):
     role: Literal["user", "assistant", "system"]
-    parts: list[MessagePart] = Field(default_factory=list)
+    parts: list[MessagePart] = Field(default_factory=list, max_length=20)
 
 
 class CommandContext(Input):
@@ -130,7 +130,7 @@ class CommandContext(Input):
 
 class AICommand(Input):
     ctx: CommandContext
-    messages: list[ChatMessage] = Field(min_length=1)
+    messages: list[ChatMessage] = Field(min_length=1, max_length=50)
 
 
 class CopilotRequest(Input):

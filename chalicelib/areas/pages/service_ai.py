@@ -82,6 +82,9 @@ def _instruction(messages) -> str:
     for message in reversed(messages):
         if message.role == "user":
             text = "".join(part.text or "" for part in message.parts if part.type == "text").strip()
+            if len(text) > CONTEXT_LIMIT:  # the provider is paid per character (security audit S6)
+                raise BadRequest(f"The instruction is longer than {CONTEXT_LIMIT:,} characters",
+                                 details=[{"field": "messages", "message": f"at most {CONTEXT_LIMIT:,} characters"}])
             if text:
                 return text
     raise BadRequest("The last user message needs a text part with the instruction",
@@ -116,6 +119,9 @@ def command(ctx, *, data) -> str:
     children = data.ctx.children
     # A collapsed selection (the cursor) covers no text: the editor is not selecting, so generate.
     selected = selection_text(children, data.ctx.selection) if data.ctx.selection else ""
+    if len(selected) > CONTEXT_LIMIT:  # refused, not cut: an edit of a cut selection would lose the rest of it
+        raise BadRequest(f"The selection is longer than {CONTEXT_LIMIT:,} characters",
+                         details=[{"field": "ctx.selection", "message": f"at most {CONTEXT_LIMIT:,} characters"}])
     if not selected:
         mode = "generate"
     elif data.ctx.toolName == "edit":
