@@ -49,6 +49,11 @@ class Conflict(DomainError):
     default_message = "Conflict"
 
 
+class TooManyRequests(DomainError):
+    status = 429
+    default_message = "Too many requests: try again later"
+
+
 class RequestTimeout(DomainError):
     status = 408
     default_message = "Request aborted"

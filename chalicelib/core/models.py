@@ -83,6 +83,18 @@ class HistoryEntry(Created, Base):
     changes: Mapped[dict | None] = mapped_column(JSON)
 
 
+class ProviderUse(Base):
+    """One call of a paid provider (AI, enrichment, SMS) made for a user, kept for their hourly allowance
+    (core.allowance): `kind` names the allowance, `key` whose it is (a user id)."""
+    __tablename__ = "provider_uses"
+    __table_args__ = (Index("ix_provider_uses_kind_key_created_at", "kind", "key", "created_at"),)
+
+    id: Mapped[str] = id_column()
+    kind: Mapped[str] = mapped_column(String(40), nullable=False)
+    key: Mapped[str] = mapped_column(String(120), nullable=False)
+    created_at: Mapped[datetime] = created_at_column()
+
+
 class ConfigList(Base):
     __tablename__ = "config_lists"
 

@@ -150,9 +150,12 @@ def set_action_item_status(ctx, meeting_id: str, action_id: str, *, data) -> dic
 
 def reanalyse(ctx, meeting_id: str) -> None:
     """202: the AI categorisation runs after commit, in its own unit of work."""
+    from chalicelib.core.allowance import allow
+
     from .service_sync import analyse_after_commit
 
     load_meeting(ctx, meeting_id)
+    allow(ctx, "meeting_analysis")  # an AI request: 429 past the caller's hourly allowance
     ctx.after_commit(lambda: analyse_after_commit(meeting_id))
 
 

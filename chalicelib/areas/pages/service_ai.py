@@ -122,6 +122,9 @@ def command(ctx, *, data) -> str:
     if len(selected) > CONTEXT_LIMIT:  # refused, not cut: an edit of a cut selection would lose the rest of it
         raise BadRequest(f"The selection is longer than {CONTEXT_LIMIT:,} characters",
                          details=[{"field": "ctx.selection", "message": f"at most {CONTEXT_LIMIT:,} characters"}])
+    from chalicelib.core.allowance import allow
+
+    allow(ctx, "ai_command")  # 429 past the caller's hourly allowance (docs/decisions/pages.md)
     if not selected:
         mode = "generate"
     elif data.ctx.toolName == "edit":
@@ -171,6 +174,9 @@ def copilot(ctx, *, data) -> dict:
         raise RequestTimeout("Copilot request aborted by the client")
     started = _clock()
     ai = get_ai()
+    from chalicelib.core.allowance import allow
+
+    allow(ctx, "ai_copilot")  # 429 past the caller's hourly allowance (docs/decisions/pages.md)
     ctx.release_connection()
     try:
         text = ai.complete(prefix=data.prompt, max_tokens=COPILOT_MAX_TOKENS, system=data.system or None,

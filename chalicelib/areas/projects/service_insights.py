@@ -63,8 +63,11 @@ def generate_summary(ctx, *, project_id: str) -> dict:
     """Generates and stores the project's summary, replacing the previous one (503 off, 502 failed)."""
     from chalicelib.providers.ai import get_ai
 
+    from chalicelib.core.allowance import allow
+
     load_project(ctx, project_id)
     ai = get_ai()
+    allow(ctx, "ai_summary")  # 429 past the caller's hourly allowance (docs/decisions/projects.md)
     facts = summary_facts(ctx, project_id)
     ctx.release_connection()  # no transaction is held open while the provider answers
     result = ai.project_summary(facts)

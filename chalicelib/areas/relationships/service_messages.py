@@ -58,6 +58,9 @@ def send_message(ctx, *, contact_id: str, data) -> dict:
     if profile is None or not profile.sms_opt_in:
         raise Forbidden("The contact has not opted in to messages")
     check_sms()  # 500 not configured, 503 disabled: before anything is written
+    from chalicelib.core.allowance import allow
+
+    allow(ctx, "message")  # each message is billed: 429 past the sender's hourly allowance
     if action is not None:
         service_actions.mark_done(ctx, action)
     message = RelationshipMessage(contact_id=contact_id, channel=data.channel, body=data.body,

@@ -115,16 +115,26 @@ def _run(ctx, target: dict, url: str, refreshed_from_id: str | None = None) -> d
     return brief_record(ctx.db, brief.id)
 
 
+def _allow(ctx) -> None:
+    from chalicelib.core.allowance import allow
+
+    allow(ctx, "research")  # a page fetch and an AI brief: 429 past the caller's hourly allowance
+
+
 def run_research(ctx, *, data) -> dict:
     target = _target(ctx, data.entity_type, data.entity_id)
-    return _run(ctx, target, _url_for(target, data.store_url))
+    url = _url_for(target, data.store_url)
+    _allow(ctx)
+    return _run(ctx, target, url)
 
 
 def refresh_brief(ctx, *, brief_id: str) -> dict:
     """A new brief for the same entity and URL (the original stays: history)."""
     original = load_brief(ctx, brief_id)
     target = _target(ctx, original.entity_type, original.entity_id)
-    return _run(ctx, target, _url_for(target, original.url), refreshed_from_id=original.id)
+    url = _url_for(target, original.url)
+    _allow(ctx)
+    return _run(ctx, target, url, refreshed_from_id=original.id)
 
 
 def get_brief(ctx, *, brief_id: str) -> dict:
