@@ -74,3 +74,28 @@ def test_an_admin_cannot_choose_their_own_reporting_line_or_end_date(api, db, of
     assert api.put(path, as_=office, json={"squad_id": None, "salary": 80000, "job_title": "Office"}).status == 200
     boss = make_user(db, access_level="executive")
     assert api.put(path, as_=boss, json={"squad_id": friendly.id, "manager_id": friend.id}).status == 200
+
+
+def test_only_an_executive_makes_or_edits_an_executive_or_hands_out_administration(api, db, office):
+    """A non-executive holding admin:manage could create an executive under an address they control, take over an
+    executive's account by changing its e-mail, or give an accomplice admin:manage (security audit S5). Other
+    overrides of other users, an executive's included, stay theirs to set (tests/areas/admin)."""
+    from chalicelib.core.models import User
+    from sqlalchemy import select
+
+    made = api.post("/api/admin/users", as_=office, json={"email": "ghost@agency.test", "name": "Ghost",
+                                                           "access_level": "executive"})
+    assert made.status == 403, made
+    assert db.scalar(select(User.id).where(User.email == "ghost@agency.test")) is None
+    executive = db.scalar(select(User).where(User.access_level == "executive"))
+    taken = api.put(f"/api/admin/users/{executive.id}", as_=office, json={"email": "mine@agency.test"})
+    assert taken.status == 403, taken
+    accomplice = make_user(db)
+    assert api.put(f"/api/admin/users/{accomplice.id}/permissions", as_=office,
+                   json={"permissions": {"admin": "manage"}}).status == 403
+    assert api.put(f"/api/admin/users/{accomplice.id}", as_=office, json={"access_level": "executive"}).status == 403
+    # an executive still does all of it
+    assert api.put(f"/api/admin/users/{accomplice.id}/permissions", as_=executive,
+                   json={"permissions": {"admin": "manage"}}).status == 200
+    assert api.post("/api/admin/users", as_=executive, json={"email": "ceo2@agency.test", "name": "C",
+                                                              "access_level": "executive"}).status == 201

@@ -86,8 +86,21 @@ def _jsonable(values: dict) -> dict:
     return {key: value_out(value) for key, value in values.items()}
 
 
+def guard_executives(ctx, target: User | None, values: dict) -> None:
+    """Only an executive makes an executive or edits one (403 otherwise): a holder of admin:manage by override
+    (an office or HR manager) could otherwise create an executive under an address they control, or take over an
+    executive's account by changing its e-mail (security audit S5)."""
+    if ctx.principal.access_level == "executive":
+        return
+    if values.get("access_level") == "executive":
+        raise Forbidden("Only an executive can make an executive")
+    if target is not None and target.access_level == "executive":
+        raise Forbidden("Only an executive can change an executive's record")
+
+
 def create_user(ctx, *, data: UserCreate) -> dict:
     values = data.model_dump()
+    guard_executives(ctx, None, values)
     if _email_taken(ctx.db, values["email"]):
         raise Conflict("A user with this email already exists")
     _check_references(ctx.db, values)
@@ -123,6 +136,7 @@ def _no_self_raise(user: User, values: dict) -> None:
 def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     user = load_user(ctx, user_id)
     values = data.model_dump(exclude_unset=True)
+    guard_executives(ctx, user, values)
     if "email" in values and _email_taken(ctx.db, values["email"], except_id=user.id):
         raise Conflict("A user with this email already exists")
     _check_references(ctx.db, values, user_id=user.id)

@@ -73,6 +73,11 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
     """Set (a level, `none` included) or remove (null) the user's override per tool; answers the
     user's effective permissions and overrides after the change."""
     user = load_user(ctx, user_id)
+    if (ctx.principal.access_level != "executive" and levels.get("admin") and user.id != ctx.user_id
+            and permissions.RANK[levels["admin"]] > permissions.RANK[permissions.matrix(ctx.db)[user.access_level]["admin"]]):
+        # only executives hand out administration beyond a user's access level: a holder of admin:manage by
+        # override could otherwise give an accomplice admin:manage (security audit S5)
+        raise Forbidden("Only an executive can give someone admin beyond their access level")
     if user.id == ctx.user_id and "admin" in levels:
         current = ctx.principal.permissions.get("admin", "none")
         new = levels["admin"] or permissions.matrix(ctx.db)[user.access_level]["admin"]
