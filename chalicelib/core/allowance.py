@@ -4,8 +4,8 @@ cannot spend without bound in a loop (security audit S6).
 `allow(ctx, kind, per_hour)` counts the caller's uses of `kind` in the last hour under a transaction-scoped lock
 on (kind, user), answers 429 `{ error, retry_after }` past `per_hour` (naming when the oldest use of the hour
 leaves it), else records this use. Call it before the provider: the use is committed with the request's reads
-(or its writes), so a call the provider then fails still counts. The portal's questions keep their own count
-per company (portal.service_results)."""
+(or its writes), so a call the provider then fails still counts. The portal's questions are counted per company
+(`key`: the company id)."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -28,6 +28,7 @@ PER_HOUR = {
     "meeting_analysis": 30,  # meetings: a meeting's AI analysis again
     "enrichment": 50,  # deals: a People Data Labs credit (a forced enrichment)
     "message": 60,  # relationships: an SMS, MMS or WhatsApp message
+    "portal_ask": 30,  # portal: a question about a company's results (keyed by company, not user)
 }
 
 

@@ -55,17 +55,6 @@ class PortalUser(Base):
     updated_at: Mapped[datetime] = updated_at_column()
 
 
-class PortalQuestion(Base):
-    """A question a company's portal asked about its results (`POST /results/ask`: one AI request each), kept for
-    the company's hourly allowance (service_results.ASKS_PER_HOUR)."""
-    __tablename__ = "portal_questions"
-    __table_args__ = (Index("ix_portal_questions_company_id_created_at", "company_id", "created_at"),)
-
-    id: Mapped[str] = id_column()
-    company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False)
-    created_at: Mapped[datetime] = created_at_column()
-
-
 class PortalSubmission(Base):
     """What a portal user submitted (`task`: a request, `note`: a note), so that the agency's update or reply
     is notified to them."""

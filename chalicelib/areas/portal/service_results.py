@@ -4,7 +4,6 @@ campaigns with their figures and totals; a question answered by the AI provider 
 figures only. docs/decisions/portal.md, "Connected platforms and results"."""
 from __future__ import annotations
 
-from chalicelib.core.errors import DomainError
 from chalicelib.core.timeutil import org_today
 
 from . import queries_results as q
@@ -148,40 +147,12 @@ def campaigns(ctx, *, query) -> dict:
 
 
 ASK_CAMPAIGNS = 10
-# Questions a company may ask in an hour: each is an AI request at the agency's cost, and any viewer may ask
-ASKS_PER_HOUR = 30
-ASK_WINDOW_SECONDS = 3600
-
-
-class TooManyQuestions(DomainError):
-    status = 429
-    default_message = "Too many questions this hour: try again later"
-
-
 def _allow_question(ctx) -> None:
-    """Count this question against the company's hourly allowance (429 past ASKS_PER_HOUR, naming when the oldest
-    of the hour leaves it); concurrent questions of a company take turns on its key. Committed with the request's
-    reads, before the AI call: a question the AI then fails still counts."""
-    from datetime import timedelta
+    """Count this question against the company's hourly allowance (core.allowance `portal_ask`, keyed by company:
+    any viewer may ask, and each question is an AI request at the agency's cost); 429 past it."""
+    from chalicelib.core.allowance import allow
 
-    from sqlalchemy import func, select
-
-    from chalicelib.core.ids import utcnow
-    from chalicelib.core.locks import lock_key
-
-    from .models import PortalQuestion
-
-    company_id = ctx.portal.company_id
-    lock_key(ctx.db, "portal-ask", company_id)
-    since = utcnow() - timedelta(seconds=ASK_WINDOW_SECONDS)
-    count, oldest = ctx.db.execute(select(func.count(), func.min(PortalQuestion.created_at)).where(
-        PortalQuestion.company_id == company_id, PortalQuestion.created_at > since)).one()
-    if count >= ASKS_PER_HOUR:
-        wait = max(1, int((oldest - since).total_seconds()) + 1)
-        raise TooManyQuestions(f"At most {ASKS_PER_HOUR} questions an hour: try again in {wait} s",
-                               extra={"retry_after": wait})
-    ctx.db.add(PortalQuestion(company_id=company_id))
-    ctx.db.flush()
+    allow(ctx, "portal_ask", ctx.portal.company_id)
 
 
 def ask(ctx, *, question: str, query) -> str:

@@ -258,19 +258,19 @@ def test_a_company_asks_at_most_30_questions_an_hour(portal, db):
     affected, and a question older than the hour no longer counts."""
     from datetime import timedelta
 
-    from chalicelib.areas.portal.models import PortalQuestion
-    from chalicelib.areas.portal.service_results import ASKS_PER_HOUR
+    from chalicelib.core.allowance import PER_HOUR
+    from chalicelib.core.models import ProviderUse
 
     mine, other = make_client(db, dashboard=True), make_client(db, dashboard=True)
-    db.add_all([PortalQuestion(company_id=mine.id, created_at=utcnow() - timedelta(minutes=50))
-                for _ in range(ASKS_PER_HOUR - 1)])
+    db.add_all([ProviderUse(kind="portal_ask", key=mine.id, created_at=utcnow() - timedelta(minutes=50))
+                for _ in range(PER_HOUR["portal_ask"] - 1)])
     db.flush()
     assert portal.post("/results/ask", mine, json={"question": "How did we do?"}).status == 200
     refused = portal.post("/results/ask", mine, json={"question": "And now?"})
     assert refused.status == 429, refused
     assert 590 <= refused.json["retry_after"] <= 601 and refused.json["error"]
     assert portal.post("/results/ask", other, json={"question": "How did we do?"}).status == 200
-    for question in db.scalars(select(PortalQuestion).where(PortalQuestion.company_id == mine.id)):
+    for question in db.scalars(select(ProviderUse).where(ProviderUse.kind == "portal_ask", ProviderUse.key == mine.id)):
         question.created_at -= timedelta(minutes=15)  # the oldest are now past the hour
     db.flush()
     assert portal.post("/results/ask", mine, json={"question": "And now?"}).status == 200
