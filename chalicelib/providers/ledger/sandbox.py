@@ -82,6 +82,45 @@ def record_payment(db, ledger_invoice_id: str, amount, *, on: date | None = None
     return payment
 
 
+REFUSED = "The accounting ledger refused the request"
+
+
+def check_key(idempotency_key: str | None, refused: str) -> None:
+    """Xero's bound on an Idempotency-Key: 1 to IDEMPOTENCY_KEY_MAX characters (502 with the provider's words)."""
+    if idempotency_key is not None and not 0 < len(idempotency_key) <= IDEMPOTENCY_KEY_MAX:
+        raise BadGateway(f"{refused}: Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} characters")
+
+
+def create_once(model, fields: dict, idempotency_key: str | None, refused: str, make) -> dict:
+    """A sandbox record made as Xero makes one (base.py, "Idempotency"), in a transaction of its own (a real
+    ledger keeps it whatever becomes of the caller's): with a key seen within IDEMPOTENCY_KEY_RETENTION, the first
+    record (502 when the key came with other `fields`), an older key forgotten; a concurrent create with the same
+    key answers the one made first. Answers `{id}` of the record (`make()` builds a new one)."""
+    from chalicelib.core.db import unit_of_work
+
+    def attempt() -> dict:
+        with unit_of_work() as uow:
+            if idempotency_key is not None:
+                seen = uow.session.scalar(select(model).where(model.idempotency_key == idempotency_key)
+                                          .with_for_update())
+                if seen is not None and seen.created_at > utcnow() - IDEMPOTENCY_KEY_RETENTION:
+                    if {key: getattr(seen, key) for key in fields} != fields:
+                        raise BadGateway(f"{refused}: The Idempotency-Key was used with a different request")
+                    return {"id": seen.id}
+                if seen is not None:  # older than Xero keeps a key: forgotten, the request is a new one
+                    seen.idempotency_key = None
+                    uow.session.flush()
+            row = make()
+            uow.session.add(row)
+            uow.session.flush()
+            return {"id": row.id}
+
+    try:
+        return attempt()
+    except IntegrityError:  # a concurrent create with the same key made it first: answer that one
+        return attempt()
+
+
 class SandboxLedger(LedgerProvider):
     def __init__(self, *, db) -> None:
         self.db = db
@@ -98,9 +137,7 @@ class SandboxLedger(LedgerProvider):
         if not contact.strip() or "invalid" in contact.lower():
             raise BadGateway("The accounting ledger refused the request: A Contact must be specified with a valid "
                              "Name")
-        if idempotency_key is not None and not 0 < len(idempotency_key) <= IDEMPOTENCY_KEY_MAX:
-            raise BadGateway(f"The accounting ledger refused the request: Idempotency-Key must be 1 to "
-                             f"{IDEMPOTENCY_KEY_MAX} characters")
+        check_key(idempotency_key, REFUSED)
         lines = [{"description": line["description"], "quantity": str(line["quantity"]),
                   "unit_amount": str(line["unit_amount"]), "account_code": line.get("account_code"),
                   "tax_type": line.get("tax_type")} for line in invoice["lines"]]
@@ -109,35 +146,10 @@ class SandboxLedger(LedgerProvider):
         total = subtotal + (subtotal * Decimal("0.10")).quantize(CENT, rounding=ROUND_HALF_UP)
         fields = {"invoice_number": invoice["invoice_number"], "contact_name": contact,
                   "currency": invoice.get("currency") or "AUD", "lines": lines}
-        try:
-            return self._create(fields, total, idempotency_key)
-        except IntegrityError:  # a concurrent create with the same key made it first: answer that one
-            return self._create(fields, total, idempotency_key)
-
-    @staticmethod
-    def _create(fields: dict, total: Decimal, idempotency_key: str | None) -> dict:
-        """Make the invoice in a transaction of its own (module docstring), or answer the one made with this key."""
-        from chalicelib.core.db import unit_of_work
-
-        with unit_of_work() as uow:
-            if idempotency_key is not None:
-                seen = uow.session.scalar(select(LedgerSandboxInvoice)
-                                          .where(LedgerSandboxInvoice.idempotency_key == idempotency_key)
-                                          .with_for_update())
-                if seen is not None and seen.created_at > utcnow() - IDEMPOTENCY_KEY_RETENTION:
-                    if {key: getattr(seen, key) for key in fields} != fields:
-                        raise BadGateway("The accounting ledger refused the request: The Idempotency-Key was used "
-                                         "with a different request")
-                    return {"ledger_invoice_id": seen.id, "status": "DRAFT"}  # the first create's answer
-                if seen is not None:  # older than Xero keeps a key: forgotten, the request is a new one
-                    seen.idempotency_key = None
-                    uow.session.flush()
-            row = LedgerSandboxInvoice(id=str(uuid.uuid4()), status="DRAFT", total=total, amount_paid=Decimal("0"),
-                                       payments=[], pdf=_pdf(fields["invoice_number"], fields["contact_name"], total),
-                                       idempotency_key=idempotency_key, **fields)
-            uow.session.add(row)
-            uow.session.flush()
-            return {"ledger_invoice_id": row.id, "status": row.status}
+        row = create_once(LedgerSandboxInvoice, fields, idempotency_key, REFUSED, lambda: LedgerSandboxInvoice(
+            id=str(uuid.uuid4()), status="DRAFT", total=total, amount_paid=Decimal("0"), payments=[],
+            pdf=_pdf(fields["invoice_number"], contact, total), idempotency_key=idempotency_key, **fields))
+        return {"ledger_invoice_id": row["id"], "status": "DRAFT"}  # a replay answers the first create's answer
 
     def set_status(self, ledger_invoice_id: str, status: str) -> dict:
         row = self._row(ledger_invoice_id)

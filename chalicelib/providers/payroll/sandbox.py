@@ -18,11 +18,9 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 
 from chalicelib.core.errors import BadGateway
-from chalicelib.core.ids import utcnow
-from chalicelib.providers.ledger.base import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RETENTION
+from chalicelib.providers.ledger.sandbox import check_key, create_once
 
 from .models import PayrollSandboxLeaveApplication
 
@@ -43,6 +41,9 @@ def _weekdays(start: date, end: date) -> int:
         days += day.weekday() < 5
         day += timedelta(days=1)
     return days
+
+
+REFUSED = "The leave ledger refused the request"
 
 
 class SandboxPayroll:
@@ -76,42 +77,14 @@ class SandboxPayroll:
         self._check_employee(employee_id)
         if leave_type_id not in _BY_ID:
             raise BadGateway("The leave ledger refused the request: The leave type could not be found")
-        if idempotency_key is not None and not 0 < len(idempotency_key) <= IDEMPOTENCY_KEY_MAX:
-            raise BadGateway(f"The leave ledger refused the request: Idempotency-Key must be 1 to "
-                             f"{IDEMPOTENCY_KEY_MAX} characters")
+        check_key(idempotency_key, REFUSED)
         start, end = date.fromisoformat(start_date), date.fromisoformat(end_date)
         fields = {"employee_id": employee_id, "leave_type_id": leave_type_id, "title": title[:200],
                   "start_date": start, "end_date": end}
-        try:
-            return self._create(fields, idempotency_key)
-        except IntegrityError:  # a concurrent application with the same key made it first: answer that one
-            return self._create(fields, idempotency_key)
-
-    @staticmethod
-    def _create(fields: dict, idempotency_key: str | None) -> str:
-        """Make the application in a transaction of its own (module docstring), or answer the one made with this
-        key."""
-        from chalicelib.core.db import unit_of_work
-
-        with unit_of_work() as uow:
-            if idempotency_key is not None:
-                seen = uow.session.scalar(select(PayrollSandboxLeaveApplication)
-                                          .where(PayrollSandboxLeaveApplication.idempotency_key == idempotency_key)
-                                          .with_for_update())
-                if seen is not None and seen.created_at > utcnow() - IDEMPOTENCY_KEY_RETENTION:
-                    if {key: getattr(seen, key) for key in fields} != fields:
-                        raise BadGateway("The leave ledger refused the request: The Idempotency-Key was used with a "
-                                         "different request")
-                    return seen.id  # the first application's answer
-                if seen is not None:  # older than Xero keeps a key: forgotten, the request is a new one
-                    seen.idempotency_key = None
-                    uow.session.flush()
-            application = PayrollSandboxLeaveApplication(
-                id=str(uuid.uuid4()), hours=HOURS_PER_DAY * _weekdays(fields["start_date"], fields["end_date"]),
-                status="SCHEDULED", idempotency_key=idempotency_key, **fields)
-            uow.session.add(application)
-            uow.session.flush()
-            return application.id
+        return create_once(PayrollSandboxLeaveApplication, fields, idempotency_key, REFUSED,
+                           lambda: PayrollSandboxLeaveApplication(
+                               id=str(uuid.uuid4()), hours=HOURS_PER_DAY * _weekdays(start, end), status="SCHEDULED",
+                               idempotency_key=idempotency_key, **fields))["id"]
 
     def reject_leave_application(self, leave_application_id: str) -> None:
         application = self.db.get(PayrollSandboxLeaveApplication, leave_application_id)
