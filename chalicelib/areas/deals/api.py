@@ -135,7 +135,7 @@ def delete_deal(ctx, deal_id: str):
 # ---- enrichment (People Data Labs) ----
 
 @bp.route("/api/deals/companies/{company_id}/enrich", methods=["POST"])
-@endpoint(tool="deals", level="update", query=EnrichQuery, errors=(400, 404, 409, 502, 503, 504),
+@endpoint(tool="deals", level="update", query=EnrichQuery, errors=(400, 404, 409, 429, 502, 503, 504),
           response=EnrichResult)
 def enrich_company(ctx, company_id: str, query: EnrichQuery):
     """Enrich a company from the professional-network data provider (once per 24 hours unless force=true)"""
@@ -143,7 +143,7 @@ def enrich_company(ctx, company_id: str, query: EnrichQuery):
 
 
 @bp.route("/api/deals/contacts/{contact_id}/enrich", methods=["POST"])
-@endpoint(tool="deals", level="update", query=EnrichQuery, errors=(400, 404, 409, 502, 503, 504),
+@endpoint(tool="deals", level="update", query=EnrichQuery, errors=(400, 404, 409, 429, 502, 503, 504),
           response=EnrichResult)
 def enrich_contact(ctx, contact_id: str, query: EnrichQuery):
     """Enrich a contact by profile URL, or by a person search on name, e-mail and company"""

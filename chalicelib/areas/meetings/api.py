@@ -62,7 +62,7 @@ def set_meeting_action_item_status(ctx, meeting_id: str, action_id: str, body: A
 
 
 @bp.route("/api/meetings/{meeting_id}/reanalyse", methods=["POST"])
-@endpoint(tool="meetings", level="update", status=202, response=OkResponse)
+@endpoint(tool="meetings", level="update", status=202, errors=(429,), response=OkResponse)
 def reanalyse_meeting(ctx, meeting_id: str):
     """Re-run the AI categorisation of a meeting (202: it runs after the response)"""
     service.reanalyse(ctx, meeting_id)

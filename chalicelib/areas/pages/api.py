@@ -68,14 +68,14 @@ def toggle_favourite(ctx, page_id: str):
 # --- AI editing ------------------------------------------------------------------------------
 
 @bp.route("/api/pages/ai/command", methods=["POST"])
-@endpoint(tool="pages", level="update", body=AICommand, response_content="text/event-stream", errors=(502, 503))
+@endpoint(tool="pages", level="update", body=AICommand, response_content="text/event-stream", errors=(429, 502, 503))
 def ai_command(ctx, body: AICommand):
     """Edit, rewrite or generate editor content; answers a UI message stream."""
     return Response(body=service_ai.command(ctx, data=body), status_code=200, headers=dict(service_ai.STREAM_HEADERS))
 
 
 @bp.route("/api/pages/ai/copilot", methods=["POST"])
-@endpoint(tool="pages", level="update", body=CopilotRequest, errors=(408, 502, 503), response=CopilotAnswer)
+@endpoint(tool="pages", level="update", body=CopilotRequest, errors=(408, 429, 502, 503), response=CopilotAnswer)
 def ai_copilot(ctx, body: CopilotRequest):
     """A short inline completion (at most 50 tokens)."""
     return service_ai.copilot(ctx, data=body)

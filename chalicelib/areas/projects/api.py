@@ -164,7 +164,7 @@ def get_ai_summary(ctx, project_id: str):
 
 
 @bp.route("/api/projects/{project_id}/ai-summary", methods=["POST"])
-@endpoint(tool="projects", level="view", errors=(502, 503), response=AiSummaryResponse)
+@endpoint(tool="projects", level="view", errors=(429, 502, 503), response=AiSummaryResponse)
 def generate_ai_summary(ctx, project_id: str):
     """Generate the AI summary, replacing the stored one"""
     return {"summary": service_insights.generate_summary(ctx, project_id=project_id)}

@@ -97,7 +97,7 @@ def list_messages(ctx, contact_id: str):
 
 
 @bp.route(f"{BASE}/contacts/{{contact_id}}/messages", methods=["POST"])
-@endpoint(tool=TOOL, level="update", body=MessageCreate, status=201, errors=(403, 404, 500, 503),
+@endpoint(tool=TOOL, level="update", body=MessageCreate, status=201, errors=(403, 404, 429, 500, 503),
           response=one("message", MessageRead))
 def send_message(ctx, contact_id: str, body: MessageCreate):
     """Send an SMS, MMS or message-app message (needs opt-in and a valid phone number)"""

@@ -11,7 +11,7 @@ bp = Blueprint(__name__)
 
 
 @bp.route("/api/research/run", methods=["POST"])
-@endpoint(tool="deals", level="update", body=ResearchRun, status=201, errors=(404, 422),
+@endpoint(tool="deals", level="update", body=ResearchRun, status=201, errors=(404, 422, 429),
           response=one("brief", BriefRead))
 def run_research(ctx, body: ResearchRun):
     """Research a deal's or company's website into a pre-call brief (a failed fetch or AI call stores a
@@ -41,7 +41,7 @@ def get_brief(ctx, brief_id: str):
 
 
 @bp.route("/api/research/{brief_id}/refresh", methods=["POST"])
-@endpoint(tool="deals", level="update", status=201, errors=(404, 422), response=one("brief", BriefRead))
+@endpoint(tool="deals", level="update", status=201, errors=(404, 422, 429), response=one("brief", BriefRead))
 def refresh_brief(ctx, brief_id: str):
     """Research the same entity and URL again into a new brief (the old one is kept)"""
     return {"brief": service.refresh_brief(ctx, brief_id=brief_id)}
