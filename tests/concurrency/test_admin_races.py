@@ -5,26 +5,17 @@ from __future__ import annotations
 
 import secrets
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, executive
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 LEVELS = ("view", "update", "manage", "none")
-
-
-def _executive(sessions):
-    from tests.factories import make_user
-
-    with sessions() as db:
-        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
-        db.commit()
-    return user
 
 
 def test_concurrent_matrix_saves_of_a_new_cell_all_succeed(live):
     from chalicelib.core.models import AccessLevelPermission
 
     base, sessions = live
-    token = _token(_executive(sessions))
+    token = _token(executive(sessions))
     for tool in ("sla", "insights"):  # two rounds: each cell is new (only defaults) when the round starts
         results = _all_at_once([(lambda i=i: _call(base, "PUT", "/api/admin/permissions", token,
                                                    {"matrix": {"employee": {tool: LEVELS[i % 4]}}}))
@@ -40,7 +31,7 @@ def test_concurrent_override_saves_of_a_new_tool_all_succeed(live):
     from tests.factories import make_user
 
     base, sessions = live
-    token = _token(_executive(sessions))
+    token = _token(executive(sessions))
     with sessions() as db:
         user = make_user(db, access_level="employee", email=f"emp-{secrets.token_hex(4)}@agency.test")
         db.commit()

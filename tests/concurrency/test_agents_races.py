@@ -4,23 +4,19 @@ with its task, while the request runs). The request waits on the row lock and, f
 and writes nothing (it answered 500: the lock's re-read found no row and the move read its stage)."""
 from __future__ import annotations
 
-import secrets
 
 from sqlalchemy import delete
 
-from tests.concurrency.test_concurrency import _call, _token, while_held
+from tests.concurrency.test_concurrency import _call, _token, executive, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
 def test_a_move_or_edit_that_waited_for_the_task_delete_answers_404(live):
     from chalicelib.areas.tasks.models import Task
     from tests.areas.agents.factories import make_agent_task
-    from tests.factories import make_user
 
     base, sessions = live
-    with sessions() as db:
-        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
-        db.commit()
+    user = executive(sessions)
     token = _token(user)
     for path, method, body in (("/reject", "POST", {"reason": "Not now"}),
                                ("", "PATCH", {"effort_estimate": "2 days"})):

@@ -88,6 +88,16 @@ def while_held(sessions, hold, call, *, wait: float = 1.0):
     return answers[0]
 
 
+def executive(sessions):
+    """An executive with an e-mail of its own, committed (the session's server is shared by every test)."""
+    from tests.factories import make_user
+
+    with sessions() as db:
+        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
+        db.commit()
+    return user
+
+
 def _make(sessions, *makers):
     """Run factory calls in one committed transaction; answers their results."""
     with sessions() as db:

@@ -4,9 +4,8 @@ tokens), never a 409 from two inserting the provider's row."""
 from __future__ import annotations
 
 import json
-import secrets
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, executive
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
@@ -15,12 +14,9 @@ def test_concurrent_first_planner_saves_all_succeed(live):
 
     from chalicelib.areas.connections.models import Connection
     from chalicelib.core import crypto
-    from tests.factories import make_user
 
     base, sessions = live
-    with sessions() as db:
-        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
-        db.commit()
+    user = executive(sessions)
     token = _token(user)
     tokens = [f"pl-secret-token-{i:04d}" for i in range(THREADS)]
     for _ in range(2):  # two rounds, each from no stored connection

@@ -7,17 +7,14 @@ from decimal import Decimal
 
 from sqlalchemy import func, select
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, executive
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 
 def test_concurrent_creates_take_consecutive_numbers(live):
-    from tests.factories import make_user
 
     base, sessions = live
-    with sessions() as db:
-        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
-        db.commit()
+    user = executive(sessions)
     token = _token(user)
     results = _all_at_once([lambda: _call(base, "POST", "/api/invoices", token, {}) for _ in range(THREADS)])
     assert [status for status, _ in results] == [201] * THREADS, results

@@ -2,23 +2,13 @@
 test_concurrency.py): deterministic, another transaction holds the invoice's row while the request runs."""
 from __future__ import annotations
 
-import secrets
 from datetime import date
 from decimal import Decimal
 
 from sqlalchemy import delete, update
 
-from tests.concurrency.test_concurrency import _call, _token, while_held
+from tests.concurrency.test_concurrency import _call, _token, executive, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
-
-
-def _executive(sessions):
-    from tests.factories import make_user
-
-    with sessions() as db:
-        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
-        db.commit()
-    return user
 
 
 def test_a_delete_or_line_change_that_waited_for_a_delete_is_a_404(live):
@@ -28,7 +18,7 @@ def test_a_delete_or_line_change_that_waited_for_a_delete_is_a_404(live):
     from tests.areas.invoices.factories import make_invoice, make_invoice_item
 
     base, sessions = live
-    user = _executive(sessions)
+    user = executive(sessions)
     token = _token(user)
     with sessions() as db:
         invoices = [make_invoice(db) for _ in range(3)]
@@ -53,7 +43,7 @@ def test_a_send_that_waited_for_a_void_leaves_the_invoice_voided(live):
     from tests.areas.invoices.factories import make_invoice, make_invoice_item
 
     base, sessions = live
-    user = _executive(sessions)
+    user = executive(sessions)
     token = _token(user)
     with sessions() as db:
         invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, due_date=date(2026, 4, 1))

@@ -3,21 +3,17 @@ server and helpers of tests/concurrency/test_concurrency.py): document 2's is_de
 so however many arrive at once, one template is the default afterwards."""
 from __future__ import annotations
 
-import secrets
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, executive
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
 
 BASE = "/api/admin/onboarding-templates/client"
 
 
 def test_concurrent_defaults_leave_one_default(live):
-    from tests.factories import make_user
 
     base, sessions = live
-    with sessions() as db:
-        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
-        db.commit()
+    user = executive(sessions)
     token = _token(user)
     ids = []
     for i in range(THREADS):

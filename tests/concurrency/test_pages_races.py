@@ -3,21 +3,11 @@
 another transaction holding the row works from what that transaction committed."""
 from __future__ import annotations
 
-import secrets
 
 from sqlalchemy import select, update
 
-from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, while_held
+from tests.concurrency.test_concurrency import THREADS, _all_at_once, _call, _token, executive, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
-
-
-def _executive(sessions):
-    from tests.factories import make_user
-
-    with sessions() as db:
-        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
-        db.commit()
-    return user
 
 
 def test_crossed_moves_at_once_leave_no_cycle(live):
@@ -25,7 +15,7 @@ def test_crossed_moves_at_once_leave_no_cycle(live):
     from tests.areas.pages.factories import make_page
 
     base, sessions = live
-    token = _token(_executive(sessions))
+    token = _token(executive(sessions))
     with sessions() as db:
         pages = [make_page(db) for _ in range(THREADS)]
         db.commit()
@@ -48,7 +38,7 @@ def test_a_resolve_toggle_that_waited_for_another_flips_its_result(live):
     from tests.areas.pages.factories import make_discussion, make_page
 
     base, sessions = live
-    user = _executive(sessions)
+    user = executive(sessions)
     with sessions() as db:
         page = make_page(db)
         discussion = make_discussion(db, page, user, is_resolved=False)
@@ -66,7 +56,7 @@ def test_a_restore_that_waited_for_an_edit_keeps_the_edit_in_a_version(live):
     from tests.areas.pages.factories import make_page, make_version
 
     base, sessions = live
-    user = _executive(sessions)
+    user = executive(sessions)
     with sessions() as db:
         page = make_page(db, title="Draft", content="first words")
         version = make_version(db, page, user, title="Old", content="old words")

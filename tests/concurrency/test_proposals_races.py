@@ -2,21 +2,11 @@
 test_concurrency.py): deterministic, another transaction holds the row while the request runs."""
 from __future__ import annotations
 
-import secrets
 
 from sqlalchemy import delete, select, update
 
-from tests.concurrency.test_concurrency import _call, _token, while_held
+from tests.concurrency.test_concurrency import _call, _token, executive, while_held
 from tests.concurrency.test_concurrency import pytestmark  # noqa: F401 - Postgres only, as there
-
-
-def _executive(sessions):
-    from tests.factories import make_user
-
-    with sessions() as db:
-        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
-        db.commit()
-    return user
 
 
 def test_a_write_that_waited_for_a_delete_of_its_proposal_is_a_404(live):
@@ -25,7 +15,7 @@ def test_a_write_that_waited_for_a_delete_of_its_proposal_is_a_404(live):
     from chalicelib.areas.proposals.models import Proposal
 
     base, sessions = live
-    token = _token(_executive(sessions))
+    token = _token(executive(sessions))
     calls = [("DELETE", "", None),
              ("PUT", "/pricing", {"sections": [{"title": "Build", "items": [
                  {"description": "Design", "quantity": 1, "unit_price": 100}]}]}),
@@ -48,7 +38,7 @@ def test_a_template_delete_that_waited_for_another_records_no_second_deletion(li
     from chalicelib.core.models import HistoryEntry
 
     base, sessions = live
-    token = _token(_executive(sessions))
+    token = _token(executive(sessions))
     with sessions() as db:
         template = ProposalTemplate(name="Retainer", is_active=True)
         db.add(template)
@@ -71,7 +61,7 @@ def test_duplicates_during_pricing_replacements_copy_one_pricing_whole(live):
     from tests.concurrency.test_concurrency import THREADS, _all_at_once
 
     base, sessions = live
-    token = _token(_executive(sessions))
+    token = _token(executive(sessions))
     status, created = _call(base, "POST", "/api/proposals", token, {"title": "Website rebuild"})
     assert status == 201, created
     pid = created["id"]
