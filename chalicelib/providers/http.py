@@ -38,10 +38,11 @@ def rate_limited(name: str, wait: float) -> ServiceUnavailable:
     return ServiceUnavailable(f"{name} is rate limiting requests; retry after {seconds} s", extra={"retry_after": seconds})
 
 
-def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 20.0, bare_429: bool = False,
-         **kwargs):
-    """The response of the request (any status but 429); 429 handled as the module docstring says. With
-    `bare_429`, a 429 without `Retry-After` (a provider's quota refusal, not a rate limit) is returned too."""
+def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 20.0, wait_of=None, **kwargs):
+    """The response of the request (any status but 429); 429 handled as the module docstring says. `wait_of`
+    (default `retry_after`) gives the seconds a 429 asks to wait, or None when that 429 is no rate limit (a
+    provider's quota refusal), which is then returned as it is."""
+    wait_of = wait_of or retry_after
     for attempt in (1, 2):
         try:
             response = requests.request(method, url, timeout=timeout, **kwargs)
@@ -49,9 +50,9 @@ def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 
             raise GatewayTimeout(f"{name} did not answer in time") from exc
         except requests.RequestException as exc:
             raise BadGateway(f"{name} unreachable ({type(exc).__name__})") from exc
-        if response.status_code != 429 or (bare_429 and "Retry-After" not in response.headers):
+        wait = wait_of(response) if response.status_code == 429 else None
+        if wait is None:
             return response
-        wait = retry_after(response)
         if attempt == 2 or wait > max_wait:
             raise rate_limited(name, wait)
         sleep(wait)

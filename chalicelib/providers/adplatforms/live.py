@@ -147,6 +147,12 @@ def google_error_codes(response) -> set[tuple[str, str]]:
     return codes | {("errorInfo", str(d["reason"])) for d in details if isinstance(d, dict) and d.get("reason")}
 
 
+def _sent_retry_after(response) -> float | None:
+    """A 429's `Retry-After` when sent (providers.http.send waits it); None leaves the 429 to GoogleAds._post,
+    which reads the quota error's retryDelay."""
+    return http.retry_after(response) if "Retry-After" in response.headers else None
+
+
 def google_retry_delay(response) -> float:
     """Seconds to wait after a 429: `Retry-After` when sent, else the QuotaErrorDetails `retryDelay` (a protobuf
     Duration such as "30s") of the GoogleAdsFailure; 1 s when neither is there."""
@@ -216,7 +222,7 @@ class GoogleAds:
         renewed = waited = False
         while True:
             response = http.send("POST", url, name=self.NAME, max_wait=self.max_wait, timeout=TIMEOUT, json=body,
-                                 headers=self._headers(), bare_429=True)
+                                 headers=self._headers(), wait_of=_sent_retry_after)
             if response.status_code == 401 and not renewed:
                 renewed, self._token = True, None
                 continue

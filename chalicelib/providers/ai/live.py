@@ -29,9 +29,8 @@ from __future__ import annotations
 import json
 import re
 
-import requests
 
-from chalicelib.core.errors import BadGateway, GatewayTimeout
+from chalicelib.core.errors import BadGateway
 from chalicelib.providers import http
 
 from .base import MEETING_CATEGORIES, AIProvider, check_meeting_analysis, check_project_summary
@@ -92,8 +91,11 @@ def _duration(value: str | None) -> float | None:
     return sum(float(number) * _UNIT[unit] for number, unit in parts)
 
 
-def _rate_limit_wait(response) -> float:
-    """Seconds a rate-limited 429 asks to wait (the order of the module docstring)."""
+def _rate_limit_wait(response) -> float | None:
+    """Seconds a rate-limited 429 asks to wait (the order of the module docstring); None for a quota refusal,
+    which is no rate limit (providers.http.send returns it as it is)."""
+    if _quota_refused(response):
+        return None
     headers = response.headers
     try:
         return max(0.0, float(headers["retry-after-ms"]) / 1000.0)
@@ -115,24 +117,6 @@ class LiveAI(AIProvider):
         self.model = model
         self.timeout = timeout
 
-    def _post(self, payload: dict, limit: float):
-        """The provider's answer to the request (any status but a rate-limited 429: see the module docstring)."""
-        for attempt in (1, 2):
-            try:
-                response = requests.post(self.url, json=payload, timeout=limit,
-                                         headers={"Authorization": f"Bearer {self.api_key}"})
-            except requests.Timeout as exc:
-                raise GatewayTimeout(f"{NAME} did not answer in time") from exc
-            except requests.RequestException as exc:
-                raise BadGateway(f"{NAME} unreachable ({type(exc).__name__})") from exc
-            if response.status_code != 429 or _quota_refused(response):
-                return response
-            wait = _rate_limit_wait(response)
-            if attempt == 2 or wait > min(MAX_RETRY_WAIT, limit):
-                raise http.rate_limited(NAME, wait)
-            http.sleep(wait)
-        raise AssertionError("unreachable")
-
     def chat(self, messages: list[dict], *, max_tokens: int | None = None, json_mode: bool = False,
              timeout: float | None = None) -> str:
         payload: dict = {"model": self.model, "messages": messages, "temperature": 0.3}
@@ -141,7 +125,8 @@ class LiveAI(AIProvider):
         if json_mode:
             payload["response_format"] = {"type": "json_object"}
         limit = min(timeout, self.timeout) if timeout else self.timeout
-        response = self._post(payload, limit)
+        response = http.send("POST", self.url, name=NAME, max_wait=min(MAX_RETRY_WAIT, limit), timeout=limit,
+                             wait_of=_rate_limit_wait, json=payload, headers={"Authorization": f"Bearer {self.api_key}"})
         if response.status_code != 200:
             raise BadGateway(f"AI provider answered {response.status_code}{_message(response)}")
         try:
