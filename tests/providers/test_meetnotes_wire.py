@@ -56,6 +56,20 @@ def test_a_retry_after_in_seconds_is_read_too(api, db, employee, live):
     assert answer.status == 503 and answer.json["retry_after"] == 45
 
 
+def test_a_retry_after_header_as_an_http_date_is_read_as_one(api, db, employee, live):
+    """Without retryAfter in the body, the header is read as every adapter reads it (providers.http.retry_after):
+    an HTTP-date too (RFC 9110), which the adapter's own reader took for unreadable (a minute)."""
+    from email.utils import format_datetime
+    from datetime import timedelta
+
+    meeting = make_meeting(db, id="01JFFRATE3", attendees=[employee])
+    when = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=20), usegmt=True)
+    live.add(responses.POST, URL, status=429, headers={"Retry-After": when},
+             json={"data": None, "errors": [{"message": "Too many requests", "code": "too_many_requests"}]})
+    answer = api.get(f"/api/meetings/{meeting.id}/transcript", as_=employee)
+    assert answer.status == 503 and 15 <= answer.json["retry_after"] <= 21, answer.json
+
+
 def test_object_not_found_by_its_extensions_status(api, db, employee, live):
     """https://docs.fireflies.ai/miscellaneous/error-codes#object_not_found: code and extensions.status 404."""
     meeting = make_meeting(db, id="01JFFGONE", attendees=[employee])

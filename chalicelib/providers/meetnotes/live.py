@@ -77,8 +77,8 @@ def _keywords(value) -> list[str]:
 
 
 def _seconds_until(value, now: float | None = None) -> float | None:
-    """Seconds to wait from `extensions.metadata.retryAfter` (or a `Retry-After` header): epoch milliseconds,
-    epoch seconds, a number of seconds, or an ISO date-time; None when unreadable."""
+    """Seconds to wait from `extensions.metadata.retryAfter`: epoch milliseconds, epoch seconds, a number of
+    seconds, or an ISO date-time; None when unreadable."""
     now = time.time() if now is None else now
     if isinstance(value, str):
         text = value.strip()
@@ -127,8 +127,8 @@ class FirefliesNotes:
         extensions = (error or {}).get("extensions")
         metadata = extensions.get("metadata") if isinstance(extensions, dict) else None
         wait = _seconds_until(metadata.get("retryAfter")) if isinstance(metadata, dict) else None
-        if wait is None:
-            wait = _seconds_until(response.headers.get("Retry-After"))
+        if wait is None and "Retry-After" in response.headers:  # seconds or an HTTP-date, as every adapter reads it
+            wait = provider_http.retry_after(response)
         return provider_http.rate_limited("Meeting notes provider", 60.0 if wait is None else wait)
 
     def _query(self, query: str, variables: dict) -> dict:
