@@ -266,22 +266,13 @@ def _portal_shows_task(db, task_id: str, company_id: str) -> bool:
     """Whether the company's portal shows the task (GET /projects/:id/tasks): linked to a project of the company,
     neither private nor under a private task at any depth. A request task staff made private, put under a private
     task or moved to another client's project is told to nobody: its title would reach the requester (security
-    audit S4). Two statements (the task's ancestry, then its project)."""
-    from sqlalchemy import func
-
+    audit S4). Two statements (the task, then its project)."""
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.areas.tasks import service as tasks_service
 
-    Task = tasks_service.Task
-    chain = (select(Task.id.label("task_id"), Task.parent_task_id.label("up"), Task.is_private.label("private"))
-             .where(Task.id == task_id).cte("portal_request_chain", recursive=True))
-    chain = chain.union(select(Task.id, Task.parent_task_id, Task.is_private).join(chain, Task.id == chain.c.up))
-    row = db.execute(select(Task.resource_type, Task.resource_id,
-                            select(func.count()).select_from(chain).where(chain.c.private.is_(True))
-                            .scalar_subquery()).where(Task.id == task_id)).first()
-    if row is None or row[0] != "project" or not row[1] or row[2]:
-        return False
-    return projects_service.portal_project_detail(db, [company_id], row[1], brief=True) is not None
+    project_id = tasks_service.portal_task_project(db, task_id)
+    return project_id is not None and \
+        projects_service.portal_project_detail(db, [company_id], project_id, brief=True) is not None
 
 
 def note_replied(ctx, *, parent_id: str, note_id: str, resource_type: str, resource_id: str, content: str) -> int:

@@ -519,19 +519,20 @@ PORTAL_TASK_FIELDS = ("id", "title", "description", "parent_task_id", "due_date"
 
 @cache
 def _portal_aliases():
-    """The parent task and the type, priority and status items of `portal_tasks`, aliased once per process (an
-    alias proxies its table's columns on first use); built on the portal's first call, not at import."""
+    """The type, priority and status items of `portal_tasks`, aliased once per process (an alias proxies its
+    table's columns on first use); built on the portal's first call, not at import."""
     from sqlalchemy.orm import aliased
 
-    return (aliased(Task, name="portal_parent"), aliased(ConfigListItem, name="portal_kind"),
-            aliased(ConfigListItem, name="portal_priority"), aliased(ConfigListItem, name="portal_status"))
+    return (aliased(ConfigListItem, name="portal_kind"), aliased(ConfigListItem, name="portal_priority"),
+            aliased(ConfigListItem, name="portal_status"))
 
 
-def _under_a_private_task(project_id: str):
-    """A SELECT of the ids of the project's tasks that have a private task among their ancestors, at any depth
-    (subtasks nest: one recursive CTE walking up `parent_task_id`; UNION stops on a cycle)."""
+def _under_a_private_task(*tasks):
+    """A SELECT of the ids of the tasks matching `tasks` (clauses on Task) that have a private task among their
+    ancestors, at any depth (subtasks nest: one recursive CTE walking up `parent_task_id`; UNION stops on a
+    cycle)."""
     up = (select(Task.id.label("task_id"), Task.parent_task_id.label("up"))
-          .where(Task.resource_type == "project", Task.resource_id == project_id, Task.parent_task_id.is_not(None))
+          .where(*tasks, Task.parent_task_id.is_not(None))
           .cte("portal_ancestry", recursive=True))
     up = up.union(select(up.c.task_id, Task.parent_task_id).join(up, Task.id == up.c.up)
                   .where(Task.parent_task_id.is_not(None)))
@@ -542,15 +543,13 @@ def _under_a_private_task(project_id: str):
 def portal_tasks(db, project_id: str) -> list[dict]:
     """The non-private tasks of a project (a subtask of a private task, at any depth, is private too), with
     status, priority, type and assignee, in list order, at most LIST_LIMIT (one query)."""
-    parent, kind, priority, status = _portal_aliases()
+    kind, priority, status = _portal_aliases()
+    in_project = (Task.resource_type == "project", Task.resource_id == project_id)
     stmt = (select(Task, status.label, status.value, status.color, priority.label, priority.value, kind.label,
                    User.name)
-            .outerjoin(parent, parent.id == Task.parent_task_id)
             .outerjoin(status, status.id == Task.status_id).outerjoin(priority, priority.id == Task.priority_id)
             .outerjoin(kind, kind.id == Task.type_id).outerjoin(User, User.id == Task.assignee_id)
-            .where(Task.resource_type == "project", Task.resource_id == project_id, Task.is_private.is_(False),
-                   or_(parent.id.is_(None), parent.is_private.is_(False)),
-                   Task.id.not_in(_under_a_private_task(project_id))))
+            .where(*in_project, Task.is_private.is_(False), Task.id.not_in(_under_a_private_task(*in_project))))
     from .queries import list_order
 
     rows = db.execute(list_order(stmt).limit(LIST_LIMIT)).all()
@@ -558,6 +557,15 @@ def portal_tasks(db, project_id: str) -> list[dict]:
              "status_color": s_color, "priority_label": p_label, "priority_value": p_value, "type_label": k_label,
              "assignee_id": task.assignee_id, "assignee_name": assignee}
             for task, s_label, s_value, s_color, p_label, p_value, k_label, assignee in rows]
+
+
+def portal_task_project(db, task_id: str) -> str | None:
+    """The project of the task when the client portal shows it (`portal_tasks`: linked to a project, neither
+    private nor under a private task at any depth), else None. One statement."""
+    this = Task.id == task_id
+    return db.scalar(select(Task.resource_id).where(this, Task.resource_type == "project", Task.resource_id.is_not(None),
+                                                     Task.is_private.is_(False),
+                                                     Task.id.not_in(_under_a_private_task(this))))
 
 
 def portal_task_counts_select(project_ids):
