@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from chalicelib.core.allowance import allow
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
@@ -21,17 +22,11 @@ from .queries import company_names, contact_name, load_company, load_contact
 GUARD = timedelta(hours=24)  # document 2, Limits: one enrichment per 24 hours unless force=true
 
 
-def _guard(record, force: bool, ctx=None) -> None:
-    """409 within 24 hours of the last enrichment unless forced; a forced one (or any one past the 24 hours)
-    spends a credit: counted against the caller's hourly allowance (429 past it)."""
+def _guard(record, force: bool) -> None:
     enriched = record.network_enriched_at
     if not force and enriched is not None and utcnow() - enriched < GUARD:
         raise Conflict("Already enriched within the last 24 hours; use force=true to enrich again",
                        extra={"network_enriched_at": enriched.isoformat().replace("+00:00", "Z")})
-    if ctx is not None:
-        from chalicelib.core.allowance import allow
-
-        allow(ctx, "enrichment")
 
 
 def _store(ctx, model, record_id: str, what: str, force: bool, data: dict):
@@ -49,7 +44,8 @@ def enrich_company(ctx, *, company_id: str, force: bool) -> dict:
     from chalicelib.providers.enrichment import get_enrichment
 
     company = load_company(ctx, company_id)
-    _guard(company, force, ctx)
+    _guard(company, force)
+    allow(ctx, "enrichment")  # a credit each (force skips the guard): 429 past the caller's hourly allowance
     name, website = company.name, company.domain or company.website
     provider = get_enrichment()  # 503 when off or unconfigured, before any call
     ctx.release_connection()
@@ -66,7 +62,8 @@ def enrich_contact(ctx, *, contact_id: str, force: bool) -> dict:
     from chalicelib.providers.enrichment.base import normalise_person
 
     contact = load_contact(ctx, contact_id)
-    _guard(contact, force, ctx)
+    _guard(contact, force)
+    allow(ctx, "enrichment")  # a credit each (force skips the guard): 429 past the caller's hourly allowance
     profile_url = contact.network_url
     name = contact_name(contact.first_name, contact.last_name)
     email = contact.email
