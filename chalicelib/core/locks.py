@@ -14,6 +14,9 @@
   request's next statement, core.db), answered as the persistent object `add` and `flush` would give.
 - `set_positions(db, Model, column, ids)`: one `UPDATE ... SET column = CASE id WHEN ... END`
   giving each id its index (reorders).
+- `claim_row(db, Model, column, *where, stale=...)` and `let_go(obj, column, token)`: the claim idiom of
+  docs/area-contract.md (one run of provider calls at a time per record): one conditional UPDATE setting a
+  `..._since` column, taken when it is empty or older than `stale`, and the claim cleared with the outcome.
 
 SQLite (the embedded default) takes no row locks: its writers are serialised by the database
 lock, so `FOR UPDATE` and advisory locks are left out there; its `ON CONFLICT DO NOTHING` is used.
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import case, func, or_, select, update
 
 from .db import WRITE_LATER
 from .errors import BadRequest
@@ -175,3 +178,27 @@ def reorder(db, model, column, ids: Sequence[str], *, parent, field: str, what: 
         raise BadRequest(f"{field} must name {what}",
                          details=[{"field": field, "message": f"not one of {what}: {row_id}"} for row_id in unknown[:10]])
     set_positions(db, model, column, ids)  # one statement
+
+
+def claim_row(db, model, column, *where, stale, returning=()):
+    """Claim the row `where` selects for one run of provider calls: one conditional UPDATE setting `column` (a
+    `..._since` timestamp) to now, taken only when it is empty or older than `stale` (a dead run's). Answers
+    `(token, row)` (`row`: the `returning` columns as the UPDATE found them, after any write it waited for) or
+    None when another run holds it (or `where` matches nothing). `updated_at` is left alone: a claim is no change
+    of the record. The caller commits it (`release_connection`) before calling a provider."""
+    from .ids import utcnow
+
+    now = utcnow()
+    stmt = (update(model).where(*where, or_(column.is_(None), column < now - stale))
+            .values({column.key: now, "updated_at": model.updated_at}).execution_options(synchronize_session=False))
+    if returning:
+        row = db.execute(stmt.returning(*returning)).first()
+        return None if row is None else (now, row)
+    return (now, None) if db.execute(stmt).rowcount == 1 else None
+
+
+def let_go(record, column, token) -> None:
+    """Clear `record`'s claim (`column`, an attribute) with the outcome, unless a later run took it over (this one
+    outlived the stale bound)."""
+    if getattr(record, column.key) == token:
+        setattr(record, column.key, None)

@@ -25,12 +25,12 @@ from contextlib import contextmanager
 from datetime import timedelta, timezone
 from decimal import Decimal
 
-from sqlalchemy import bindparam, delete, or_, select, update
+from sqlalchemy import bindparam, delete, select, update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, DomainError, not_found
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_rows, lock_row
+from chalicelib.core.locks import claim_row, insert_rows, let_go, lock_row
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import value_out
 from chalicelib.core.timeutil import iso
@@ -71,26 +71,19 @@ def _claim(ctx, invoice_id: str):
     then reads what that one wrote (the caller checks the move again on them). 409 (BUSY) when another request
     holds it, 404 when the invoice is gone. The caller commits it (`release_connection`) before calling the
     ledger; `updated_at` is left alone: the claim is no change of the invoice."""
-    now = utcnow()
-    found = ctx.db.execute(
-        update(Invoice)
-        .where(Invoice.id == invoice_id,
-               or_(Invoice.ledger_move_since.is_(None), Invoice.ledger_move_since < now - STALE_CLAIM))
-        .values(ledger_move_since=now, updated_at=Invoice.updated_at)
-        .returning(Invoice.ledger_invoice_id, Invoice.ledger_status, Invoice.status)
-        .execution_options(synchronize_session=False)).first()
-    if found is None:
+    claimed = claim_row(ctx.db, Invoice, Invoice.ledger_move_since, Invoice.id == invoice_id, stale=STALE_CLAIM,
+                        returning=(Invoice.ledger_invoice_id, Invoice.ledger_status, Invoice.status))
+    if claimed is None:
         if ctx.db.scalar(select(Invoice.id).where(Invoice.id == invoice_id)) is None:
             raise not_found("Invoice")
         raise Conflict(BUSY)
-    return now, found
+    return claimed
 
 
 def _let_go(invoice: Invoice, token) -> None:
     """Clear the claim with a success's writes (the invoice locked), unless a later request took it over (this
     one outlived STALE_CLAIM)."""
-    if invoice.ledger_move_since == token:
-        invoice.ledger_move_since = None
+    let_go(invoice, Invoice.ledger_move_since, token)
 
 
 @contextmanager

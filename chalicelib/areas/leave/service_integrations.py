@@ -27,12 +27,12 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import select
 
 from chalicelib.core.context import job_context
 from chalicelib.core.errors import DomainError, ServiceUnavailable
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import lock_row
+from chalicelib.core.locks import claim_row, let_go, lock_row
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.models import Squad, User
 from chalicelib.providers.chat.base import escape
@@ -223,20 +223,14 @@ def claim(db, request_id: str, status: str = "approved"):
     the run's token, or None: another run holds the request (or it is not in `status`). A concurrent claimer
     waits on the UPDATE's row lock and then sees the claim; the caller commits it (`release_connection`) before
     calling a provider. `updated_at` is left alone: the claim is no change of the request."""
-    now = utcnow()
-    taken = db.execute(
-        update(LeaveRequest)
-        .where(LeaveRequest.id == request_id, LeaveRequest.status == status,
-               or_(LeaveRequest.integrations_running_since.is_(None), _claim_is_stale(now)))
-        .values(integrations_running_since=now, updated_at=LeaveRequest.updated_at)
-        .execution_options(synchronize_session=False))
-    return now if taken.rowcount == 1 else None
+    claimed = claim_row(db, LeaveRequest, LeaveRequest.integrations_running_since, LeaveRequest.id == request_id,
+                        LeaveRequest.status == status, stale=STALE_CLAIM)
+    return claimed[0] if claimed else None
 
 
 def _let_go(request: LeaveRequest, token) -> None:
     """Clear the claim with the outcome, unless a later run took it over (this one outlived STALE_CLAIM)."""
-    if request.integrations_running_since == token:
-        request.integrations_running_since = None
+    let_go(request, LeaveRequest.integrations_running_since, token)
 
 
 def run(ctx, request_id: str, names=None, *, token=None) -> dict:
