@@ -153,7 +153,10 @@ class AdConnection(Timestamps, Base):
     agency_managed: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     status: Mapped[str] = mapped_column(String(20), nullable=False, default="connected")  # connected | error
     last_synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    last_sync_error: Mapped[str | None] = mapped_column(Text)
+    last_sync_error: Mapped[str | None] = mapped_column(Text)  # what staff read: the platform's or our own words
+    # what the client reads: the platform's refusal of their credentials as it is, any other failure (the
+    # agency's configuration, a platform outage) in words of ours that name nothing of the agency's set-up
+    client_sync_error: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[str | None] = mapped_column(String(120))  # portal:<portal user id> or a staff user id
     backfilled_at: Mapped[datetime | None] = mapped_column(UTCDateTime())  # the scheduled job's first long read
 

@@ -35,6 +35,21 @@ def connection_record(row: AdConnection) -> dict:
     return row_dict(row, CONNECTION_FIELDS, flags=("agency_managed",))
 
 
+# what a client reads of a failure that is not the platform refusing their own credentials
+CLIENT_SYNC_FAILED = "The platform could not be read this time; the next scheduled sync tries again"
+
+
+def client_connection_record(row: AdConnection) -> dict:
+    """A connection as the portal shows it: no staff member's id (an agency-managed connection's `created_by`
+    is null) and the failure in the client's words (`client_sync_error`), never the agency's configuration
+    (setting names, the agency's OAuth client or developer token) that staff read in `last_sync_error`."""
+    record = connection_record(row)
+    record["last_sync_error"] = row.client_sync_error if row.last_sync_error else None
+    if not (row.created_by or "").startswith("portal"):
+        record["created_by"] = None
+    return record
+
+
 def require_dashboard(ctx) -> None:
     """The results dashboard (connections and results) is for clients whose profile enables it: 403 otherwise
     (the two GET routes answer an empty body with dashboard_enabled 0 instead)."""
@@ -50,7 +65,7 @@ def _rows(db, company_id: str) -> list[AdConnection]:
 def list_connections(ctx) -> list[dict]:
     if not ctx.portal.profile.get("dashboard_enabled"):
         return []
-    return [connection_record(row) for row in _rows(ctx.db, ctx.portal.company_id)]
+    return [client_connection_record(row) for row in _rows(ctx.db, ctx.portal.company_id)]
 
 
 def _load(db, company_id: str, connection_id: str) -> AdConnection:
@@ -102,7 +117,7 @@ def create_connection(ctx, *, data) -> dict:
         notify(ctx, user_id=manager, type="portal_connection",
                title=f"A client connected {PLATFORM_NAMES[row.platform]}: {row.display_name}",
                resource_type="ad_connection", resource_id=row.id, action_url=f"/companies/{company_id}")
-    return connection_record(row)
+    return client_connection_record(row)
 
 
 def delete_connection(ctx, *, connection_id: str) -> None:
@@ -206,7 +221,7 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
         found = uow.session.execute(stmt).all()
     result = {"connections": len(found), "synced": 0, "failed": 0, "rows": 0}
     for conn in found:
-        rows, error, long_read = [], None, False
+        rows, error, client_error, long_read = [], None, None, False
         try:
             credentials = parse_credentials(conn.platform, json.loads(crypto.decrypt(conn.secret)))
             long_read = backfill and conn.backfilled_at is None
@@ -214,11 +229,14 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
             rows = get_adplatform(conn.platform, credentials, seed=conn.id).daily_metrics(since, until)
         except crypto.SecretUnreadable:
             error = "The stored credentials cannot be read (SECRETS_KEY changed); connect the account again"
+            client_error = "The stored credentials can no longer be read; connect the account again"
         except DomainError as exc:
             error = exc.message
+            # a 4xx is the platform refusing the client's own credentials: theirs to read and to fix
+            client_error = exc.message if exc.status < 500 else CLIENT_SYNC_FAILED
         except Exception as exc:  # noqa: BLE001 - one failing platform never stops the others
             log.exception("ad platform sync failed", extra={"connection_id": conn.id})
-            error = f"The sync failed ({type(exc).__name__})"
+            error, client_error = f"The sync failed ({type(exc).__name__})", CLIENT_SYNC_FAILED
         now = utcnow()
         with unit_of_work() as uow:
             # the connection locked, or left out when it was disconnected while its platform answered (its rows
@@ -230,8 +248,10 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
                                        "platform": conn.platform, "synced_at": now, **row,
                                        "campaign_name": row["campaign_name"][:300],
                                        "campaign_id": row["campaign_id"][:100]} for row in rows])
-            values = ({"status": "error", "last_sync_error": error[:2000], "updated_at": now} if error else
-                      {"status": "connected", "last_sync_error": None, "last_synced_at": now, "updated_at": now,
+            values = ({"status": "error", "last_sync_error": error[:2000], "client_sync_error": client_error[:2000],
+                       "updated_at": now} if error else
+                      {"status": "connected", "last_sync_error": None, "client_sync_error": None,
+                       "last_synced_at": now, "updated_at": now,
                        **({"backfilled_at": now} if long_read else {})})
             uow.session.execute(update(AdConnection).where(AdConnection.id == conn.id).values(**values))
         result["failed" if error else "synced"] += 1
