@@ -10,6 +10,7 @@ they are not the caller.
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -82,7 +83,8 @@ def _generate(url: str) -> dict:
         error = f"The AI provider's brief did not match the brief schema ({exc.error_count()} problem(s))"
     except DomainError as exc:  # the AI provider failed (502) or is off (503)
         error = f"The AI provider failed: {exc.message}"
-    log.warning("research brief for %s failed: %s", url, error)
+    # the site's address without its query or fragment, which may carry a token of a shared link
+    log.warning("research brief for %s failed: %s", urlsplit(url)._replace(query="", fragment="").geturl(), error)
     return {"status": "failed", "platform": platform, "brief_content": None, "error": error}
 
 

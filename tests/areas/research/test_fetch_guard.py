@@ -185,3 +185,19 @@ def test_live_ai_research_brief_shape():
                       json={"choices": [{"message": {"content": "not json"}}]})
     with pytest.raises(BadGateway):
         ai.research_brief({"url": "https://x.com"})
+
+
+@responses.activate
+def test_a_failed_brief_logs_the_site_without_its_query(api, db, employee, set_env, caplog):
+    """The log line of a failed brief names the site's address without its query string or fragment, which may
+    carry a shared link's token (session 18: the line wrote the whole address)."""
+    set_env(WEBSITE_MODE="live")
+    responses.get("https://tokened-shop.com/preview", status=500)
+    company = make_company(db, website="https://tokened-shop.com/preview?access_token=s3cr3t-preview#x")
+    with caplog.at_level("WARNING", logger="wms.research"):
+        brief = api.post("/api/research/run", as_=employee,
+                         json={"entity_type": "company", "entity_id": company.id}).json["brief"]
+    assert brief["status"] == "failed"
+    logged = [r.getMessage() for r in caplog.records if "research brief" in r.getMessage()]
+    assert logged and "https://tokened-shop.com/preview failed" in logged[0]
+    assert "s3cr3t-preview" not in caplog.text
