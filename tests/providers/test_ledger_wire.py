@@ -65,6 +65,7 @@ def test_payments_of_an_invoice_are_read_from_the_documented_summary():
             "CurrencyCode": "NZD", "FullyPaidOnDate": "/Date(1543449600000+0000)/"}]})
     [state] = ledger().get_invoices([invoice_id])
     assert state["status"] == "PAID" and state["total"] == Decimal("46.0") and state["amount_due"] == Decimal("0")
+    assert state["contact_name"] == "Barney Rubble-83203"
     assert state["payments"] == [{"ledger_payment_id": "99ea7f6b-c513-4066-bc27-b7c65dcd76c2", "date": "2018-11-29",
                                   "amount": Decimal("46.0"), "reference": None, "status": "AUTHORISED"}]
     query = parse_qs(urlparse(responses.calls[0].request.url).query)

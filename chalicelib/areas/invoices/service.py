@@ -319,8 +319,22 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
     changes = data.changes()
     if not changes:
         raise BadRequest("At least one field is required")
+    from . import service_ledger
+
+    linking = changes.get("ledger_invoice_id")
+    if linking:
+        current = load_invoice(ctx, invoice_id)
+        linking = linking if linking != current.ledger_invoice_id else None
+        if linking:  # a ledger invoice named by hand: checked against the ledger before anything is locked
+            checked_company = changes["company_id"] if "company_id" in changes else current.company_id
+            _check_references(ctx, changes, current)
+            service_ledger.check_hand_link(ctx, current, linking, checked_company)
     invoice = service_lines.locked_invoice(ctx, invoice_id)
     _check_references(ctx, changes, invoice)
+    if linking:
+        service_ledger.relink_still_valid(ctx, invoice, linking,
+                                          checked_company if "company_id" not in changes else invoice.company_id)
+    _check_ledger_held(invoice, changes)
     number = changes.get("invoice_number")
     if number and number != invoice.invoice_number and _number_taken(ctx.db, number, invoice.id):
         raise Conflict(f"Invoice number {number} is taken")
@@ -335,6 +349,25 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
                           after={k: v for k, v in _snapshot(invoice).items() if k in changes})
     ctx.db.flush()
     return invoice_record(ctx.db, invoice.id)
+
+
+# What the ledger invoice holds and an update may not change while the invoice is linked to it: the company (the
+# ledger invoice's contact) and the currency; the lines are held by service_lines.check_not_in_ledger.
+LEDGER_HELD = ("company_id", "currency")
+
+
+def _check_ledger_held(invoice: Invoice, changes: dict) -> None:
+    """409 when an update changes what the ledger invoice holds (LEDGER_HELD) while the invoice stays linked: the
+    ledger would bill another client, or in other money, than the invoice says. A change made with a new link
+    checked against it, or with the link removed, is allowed."""
+    stays_linked = invoice.ledger_invoice_id and ("ledger_invoice_id" not in changes
+                                                   or changes["ledger_invoice_id"] == invoice.ledger_invoice_id)
+    if not stays_linked:
+        return
+    held = [field for field in LEDGER_HELD if field in changes and changes[field] != getattr(invoice, field)]
+    if held:
+        raise Conflict(f"The invoice is in the ledger: its {' and '.join(held)} cannot change there "
+                       "(delete the ledger draft, or void it, first)")
 
 
 def delete_invoice(ctx, *, invoice_id: str) -> None:

@@ -185,6 +185,64 @@ def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
     return invoice_record(ctx.db, invoice.id), invoice.ledger_invoice_id
 
 
+# ---------------------------------------------------------------- a link made by hand
+
+def _same_contact(ledger_name: str | None, company_name: str | None) -> bool:
+    """The ledger's contact names ignore case and surrounding spaces (Xero's contact names are unique so)."""
+    def norm(name):
+        return " ".join((name or "").split()).casefold()
+
+    return bool(norm(ledger_name)) and norm(ledger_name) == norm(company_name)
+
+
+def check_hand_link(ctx, invoice: Invoice, ledger_id: str, company_id: str | None) -> None:
+    """Before a `ledger_invoice_id` set by hand (update) is written (docs/decisions/invoices.md, "Linking by
+    hand"): the invoice needs a company (400 on company_id), no other invoice here may be linked to that ledger
+    invoice (409), and the ledger must hold it (not deleted) for a contact that is the company's name, the contact
+    a push names (400 on ledger_invoice_id otherwise, also when the ledger does not answer the contact: the link
+    cannot be checked). The ledger is asked with no transaction open; the caller locks the invoice afterwards and
+    checks `relink_still_valid`."""
+    from chalicelib.areas.deals import service as deals_service
+
+    def refused(message):
+        return BadRequest(f"ledger_invoice_id {message}", details=[{"field": "ledger_invoice_id", "message": message}])
+
+    company = deals_service.company_names(ctx.db, [company_id]).get(company_id) if company_id else None
+    if not company:
+        raise BadRequest("The invoice needs a company to be linked to the ledger: its name is the ledger contact",
+                         details=[{"field": "company_id", "message": "required to link to the ledger"}])
+    _check_unlinked_elsewhere(ctx.db, invoice.id, ledger_id)
+    ledger = _ledger(ctx)
+    ctx.release_connection()  # no transaction open while the ledger answers
+    states = [s for s in ledger.get_invoices([ledger_id]) if s["ledger_invoice_id"] == ledger_id]
+    if not states or states[0].get("status") == "DELETED":
+        raise refused("is not an invoice the ledger holds")
+    contact = states[0].get("contact_name")
+    if contact is None:
+        raise refused("cannot be checked: the ledger did not answer the invoice's contact")
+    if not _same_contact(contact, company):
+        raise refused("is another contact's invoice in the ledger, not the company's")
+
+
+def _check_unlinked_elsewhere(db, invoice_id: str, ledger_id: str) -> None:
+    other = db.scalar(select(Invoice.invoice_number).where(Invoice.ledger_invoice_id == ledger_id,
+                                                           Invoice.id != invoice_id).limit(1))
+    if other is not None:
+        raise Conflict(f"That ledger invoice is linked to invoice {other}")
+
+
+def relink_still_valid(ctx, invoice: Invoice, ledger_id: str, company_id: str | None) -> None:
+    """Under the invoice's row lock, after `check_hand_link` asked the ledger: the company checked is still the
+    invoice's, and no other invoice was linked to the ledger invoice meanwhile (hand links of one ledger id take
+    turns on a transaction-scoped key lock), 409 otherwise."""
+    from chalicelib.core.locks import lock_key
+
+    lock_key(ctx.db, "invoice-ledger-link", ledger_id)
+    if invoice.company_id != company_id:
+        raise Conflict("The invoice's company changed while the ledger was asked; nothing was linked")
+    _check_unlinked_elsewhere(ctx.db, invoice.id, ledger_id)
+
+
 # ---------------------------------------------------------------- moves
 
 MOVES_FROM = {"ledger_approved": ("DRAFT", "SUBMITTED"), "ledger_sent": ("AUTHORISED", "PAID"),

@@ -54,6 +54,15 @@ def locked_invoice(ctx, invoice_id: str) -> Invoice:
     return invoice
 
 
+def check_not_in_ledger(invoice: Invoice) -> None:
+    """The lines of an invoice in the ledger are the ledger invoice's (pushed, or linked by hand): 409 on any line
+    change while it is linked, so the totals here never part from the ledger's. A ledger draft deleted in the
+    ledger (`ledger-delete`) makes the invoice a local draft again, with editable lines."""
+    if invoice.ledger_invoice_id:
+        raise Conflict("The invoice is in the ledger: its lines cannot change (delete the ledger draft, or void it "
+                       "and make a new invoice)")
+
+
 def check_service_type(ctx, service_type_id: str | None, field: str = "service_type_id") -> None:
     if not service_type_id:
         return
@@ -79,6 +88,7 @@ def add_line_item(ctx, *, invoice_id: str, data) -> dict:
     """At most LINE_ITEM_LIMIT (500) line items per invoice: 409 beyond. Without `position` the item goes
     last. Totals recalculated."""
     invoice = locked_invoice(ctx, invoice_id)
+    check_not_in_ledger(invoice)
     if _count(ctx.db, invoice.id) >= LINE_ITEM_LIMIT:
         raise Conflict(f"An invoice holds at most {LINE_ITEM_LIMIT} line items")
     values = data.model_dump()
@@ -98,6 +108,7 @@ def add_line_item(ctx, *, invoice_id: str, data) -> dict:
 
 def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
     invoice = locked_invoice(ctx, invoice_id)
+    check_not_in_ledger(invoice)
     item = load_line_item(ctx, invoice.id, item_id)
     changes = data.changes()
     if "position" in changes and changes["position"] is None:
@@ -122,6 +133,7 @@ def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
 def delete_line_item(ctx, *, invoice_id: str, item_id: str) -> None:
     """Removes the line (time entries it billed become billable again: their links cascade)."""
     invoice = locked_invoice(ctx, invoice_id)
+    check_not_in_ledger(invoice)
     item = load_line_item(ctx, invoice.id, item_id)
     description, amount = item.description, value_out(item.amount)
     ctx.db.delete(item)
@@ -137,6 +149,7 @@ def reorder_line_items(ctx, *, invoice_id: str, item_ids: list[str]) -> None:
     """Each named item's position = its index, every id an item of this invoice named once (400 before any
     write: all or nothing), under the invoice's lock (one reorder at a time)."""
     invoice = locked_invoice(ctx, invoice_id)
+    check_not_in_ledger(invoice)
     reorder(ctx.db, InvoiceLineItem, InvoiceLineItem.position, item_ids,
             parent=InvoiceLineItem.invoice_id == invoice.id, field="item_ids", what="line items of this invoice")
     invoice.updated_at = utcnow()

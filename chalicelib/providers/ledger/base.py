@@ -2,7 +2,7 @@
 a database sandbox otherwise), and the shapes they answer.
 
 Invoice state as answered by `get_invoices`: `{ledger_invoice_id, status (DRAFT, SUBMITTED, AUTHORISED,
-PAID, VOIDED, DELETED), total, amount_paid, amount_due, payments: [{ledger_payment_id, date (YYYY-MM-DD),
+PAID, VOIDED, DELETED), contact_name (the contact the invoice bills, or None), total, amount_paid, amount_due, payments: [{ledger_payment_id, date (YYYY-MM-DD),
 amount, reference, status}]}`, amounts as Decimal.
 
 Idempotency (Xero, "Idempotent requests": developer.xero.com/documentation/guides/idempotent-requests/idempotency/):

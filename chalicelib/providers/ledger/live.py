@@ -235,6 +235,7 @@ class XeroLedger(LedgerProvider):
     @staticmethod
     def _state(item: dict) -> dict:
         return {"ledger_invoice_id": item["InvoiceID"], "status": item.get("Status"),
+                "contact_name": (item.get("Contact") or {}).get("Name"),
                 "total": Decimal(str(item.get("Total") or 0)), "amount_paid": Decimal(str(item.get("AmountPaid") or 0)),
                 "amount_due": Decimal(str(item.get("AmountDue") or 0)),
                 "payments": [{"ledger_payment_id": p["PaymentID"], "date": xero_date(p.get("Date")),

@@ -68,12 +68,22 @@ def test_push_approve_send_and_pay(api, db, exec_user, ready):
     assert detail["invoice"]["status"] == "paid" and len(detail["payments"]) == 2
     assert detail["invoice"]["ledger_url"].endswith(ledger_id)
     assert post(api, exec_user, ready, "ledger-void").status == 409  # paid: the ledger would refuse
-    # a ledger id set by hand: its status is unknown until a sync
+    # a ledger id set by hand (a draft made in the ledger for the same client): its status is unknown until a sync
+    from chalicelib.areas.deals.models import Company
+    from chalicelib.providers.ledger.sandbox import SandboxLedger
+
     hand = make_invoice(db, company_id=ready.company_id)
-    api.put(f"/api/invoices/{hand.id}", as_=exec_user, json={"ledger_invoice_id": "made-up"})
+    made = SandboxLedger(db=db).create_invoice({
+        "invoice_number": "XERO-7", "contact_name": db.get(Company, ready.company_id).name, "date": "2026-03-01",
+        "due_date": None, "currency": "AUD", "reference": None,
+        "lines": [{"description": "Work", "quantity": Decimal("1"), "unit_amount": Decimal("10"),
+                   "account_code": None, "tax_type": None}]})["ledger_invoice_id"]
+    assert api.put(f"/api/invoices/{hand.id}", as_=exec_user, json={"ledger_invoice_id": made}).status == 200
     for move in ("ledger-approve", "ledger-send", "ledger-void", "ledger-delete"):
         assert post(api, exec_user, hand, move).status == 409, move
     assert api.get(f"/api/invoices/{hand.id}/pdf", as_=exec_user).status == 409
+    db.delete(db.get(LedgerSandboxInvoice, made))  # gone from the ledger since
+    db.flush()
     assert post(api, exec_user, hand, "sync-ledger").status == 409  # the ledger does not hold it
     assert api.get(f"/api/invoices/{hand.id}", as_=exec_user).status == 200
 
