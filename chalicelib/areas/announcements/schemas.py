@@ -61,6 +61,22 @@ class AnnouncementUpdate(Input):
     _url = field_validator("attachment_url")(_url)
 
 
+def _happens(day: date, hhmm: str) -> bool:
+    """Whether the wall-clock time `hhmm` happens on `day` in ORG_TIMEZONE: a time the clocks skip when daylight
+    saving starts (02:30 on Sydney's first Sunday of October) does not; a repeated one (when it ends) does."""
+    from datetime import datetime, time, timezone
+
+    from chalicelib.core.timeutil import org_zone
+
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    wall = datetime.combine(day, time(hour, minute))
+    try:
+        there = wall.replace(tzinfo=org_zone()).astimezone(timezone.utc).astimezone(org_zone())
+    except OverflowError:  # 9999-12-31 late in the day east of UTC: no daylight saving that far out
+        return True
+    return there.replace(tzinfo=None) == wall
+
+
 class CalendarChannel(Input):
     """The calendar channel: an all-day event on `date`, or a timed one from start_time to end_time (HH:MM,
     in ORG_TIMEZONE) when both are given."""
@@ -85,6 +101,10 @@ class CalendarChannel(Input):
             raise ValueError("start_time and end_time go together (omit both for an all-day event)")
         if self.start_time and self.end_time <= self.start_time:
             raise ValueError("end_time must be after start_time")
+        for field in ("start_time", "end_time"):
+            if getattr(self, field) and not _happens(self.date, getattr(self, field)):
+                raise ValueError(f"{field} {getattr(self, field)} does not happen on {self.date.isoformat()} in the "
+                                 "organisation's time zone (the clocks skip it)")
         if self.start_time is None and self.date == date.max:  # its exclusive end date would be year 10000
             raise ValueError("an all-day event must be before 9999-12-31 (give start_time and end_time)")
         return self
