@@ -78,12 +78,22 @@ def _next_position(ctx, *, parent_id: str | None, entity_type: str | None, entit
 
 
 def _check_parent(ctx, page: Page | None, parent_id: str) -> None:
-    """The parent must exist and must not be the page itself or one of its descendants."""
-    ancestors = select(Page.id, Page.parent_id).where(Page.id == parent_id).cte("ancestors", recursive=True)
-    ancestors = ancestors.union(select(Page.id, Page.parent_id).join(ancestors, Page.id == ancestors.c.parent_id))
-    chain = set(ctx.db.scalars(select(ancestors.c.id)))
+    """The parent must be a page the caller can see (a proposal's page hidden from them answers like a missing
+    one, as every page route does), not a proposal's content page (kept out of the page tree: a sub-page
+    there would list under a parent most readers cannot open), and not the page itself or one of its
+    descendants (one statement: the parent's ancestry)."""
+    anchor = in_scope(select(Page.id, Page.parent_id, Page.entity_type).where(Page.id == parent_id),
+                      visible(ctx.principal))
+    ancestors = anchor.cte("ancestors", recursive=True)
+    ancestors = ancestors.union(select(Page.id, Page.parent_id, Page.entity_type)
+                                .join(ancestors, Page.id == ancestors.c.parent_id))
+    chain = dict(ctx.db.execute(select(ancestors.c.id, ancestors.c.entity_type)).all())
     if parent_id not in chain:
-        raise BadRequest("Parent page not found")
+        raise BadRequest("Parent page not found",
+                         details=[{"field": "parent_id", "message": "must be an existing page"}])
+    if chain[parent_id] == "proposal":
+        raise BadRequest("A proposal's page cannot hold sub-pages",
+                         details=[{"field": "parent_id", "message": "is a proposal's content page"}])
     if page is not None and page.id in chain:
         raise BadRequest("A page cannot be moved under itself or one of its sub-pages")
 

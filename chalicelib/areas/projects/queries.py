@@ -258,11 +258,17 @@ def existing_user_ids(db, ids) -> set[str]:
     return set(db.scalars(select(User.id).where(User.id.in_(ids))))
 
 
-def require_users(db, **fields) -> None:
-    """400 when any given user id does not match a user (one query for all of them)."""
+def require_users(db, *, active: bool = False, **fields) -> None:
+    """400 when any given user id does not match a user, or (`active`) a deactivated one: an owner, delivery
+    manager or member who cannot sign in would hold the project with nobody to act (one query for all)."""
     wanted = {name: value for name, value in fields.items() if value}
-    found = existing_user_ids(db, wanted.values())
-    missing = [{"field": name, "message": "does not match a user"} for name, value in wanted.items()
-               if value not in found]
-    if missing:
-        raise BadRequest("Unknown user: " + ", ".join(m["field"] for m in missing), details=missing)
+    if not wanted:
+        return
+    found = dict(db.execute(select(User.id, User.is_active).where(User.id.in_(set(wanted.values())))).all())
+    problems = [{"field": name, "message": "does not match a user"} for name, value in wanted.items()
+                if value not in found]
+    if active:
+        problems += [{"field": name, "message": "must be an active user"} for name, value in wanted.items()
+                     if value in found and not found[value]]
+    if problems:
+        raise BadRequest("Unknown or inactive user: " + ", ".join(m["field"] for m in problems), details=problems)

@@ -143,7 +143,7 @@ def _validate_references(db, data: dict) -> None:
         if not list_items_among(db, "project_type", [data["type_id"]]):
             raise BadRequest("type_id must be a project type", details=[{"field": "type_id",
                                                                          "message": "not a project_type item"}])
-    require_users(db, **{k: data.get(k) for k in ("owner_id", "delivery_manager_id") if data.get(k)})
+    require_users(db, active=True, **{k: data.get(k) for k in ("owner_id", "delivery_manager_id") if data.get(k)})
     if data.get("squad"):
         if db.scalar(select(Squad.id).where(Squad.name == data["squad"]).limit(1)) is None:
             raise BadRequest("squad must be the name of a squad", details=[{"field": "squad",
@@ -243,7 +243,10 @@ def update_project(ctx, *, project_id: str, data) -> dict:
     values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})
     before = _snapshot(project)
     merged = {**{k: get_field(project, k) for k in ("start_date", "end_date")}, **values}
-    _validate_references(ctx.db, {**values, "start_date": merged["start_date"], "end_date": merged["end_date"]})
+    # a reference sent back as it is stored is not checked again, as tasks do: a client may PUT the record it
+    # read, whose company may since have been deleted or whose owner deactivated (a 400 on a field it left alone)
+    changed = {k: v for k, v in values.items() if value_out(v) != before.get(k)}
+    _validate_references(ctx.db, {**changed, "start_date": merged["start_date"], "end_date": merged["end_date"]})
     for field, value in values.items():
         _set(project, field, value)
     changes = history.diff(before, _snapshot(project))
@@ -271,6 +274,9 @@ def delete_project(ctx, *, project_id: str) -> None:
     project = load_project(ctx, project_id)
     history.record(ctx.db, entity_type=ENTITY, entity_id=project.id, action="deleted", actor_id=ctx.user_id,
                    changes={"name": {"from": project.name, "to": None}})
+    from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
+
+    tasks_service.project_deleted(ctx.db, project.id)  # its tasks are kept, no longer linked to it
     ctx.db.delete(project)
     ctx.db.flush()
 

@@ -22,7 +22,7 @@ def add_member(ctx, *, project_id: str, data) -> None:
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     project = load_project(ctx, project_id)
-    require_users(ctx.db, user_id=data.user_id)
+    require_users(ctx.db, active=True, user_id=data.user_id)
     lock_row(ctx.db, Project, project.id)
     if count_of(ctx.db, ProjectMember, project.id) >= SUB_LIST_LIMIT:
         already = ctx.db.scalar(select(ProjectMember.id).where(ProjectMember.project_id == project.id,

@@ -73,7 +73,10 @@ def _references_parts(item_where, user_where):
                             ConfigListItem.color.label("b"), ConfigListItem.value.label("c"))
                      .join(ConfigList, ConfigList.id == ConfigListItem.list_id).where(item_where))
     if user_where is not None:
-        parts.append(select(literal_column("'u'").label("kind"), User.id.label("id"), cast(null(), String).label("key"),
+        # a user's `key` says whether they are active (a deactivated user is no assignee or reporter)
+        parts.append(select(literal_column("'u'").label("kind"), User.id.label("id"),
+                            case((User.is_active.is_(True), literal_column("'active'")), else_=cast(null(), String))
+                            .label("key"),
                             User.name.label("a"), User.picture.label("b"), cast(null(), String).label("c"))
                      .where(user_where))
     return parts[0] if len(parts) == 1 else union_all(*parts)
@@ -119,6 +122,7 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
     rows = db.execute(read.stmt, read.params).all() if read is not None else []
     found = {row[1]: row[2] for row in rows if row[0] == "i"}
     existing = {row[1] for row in rows if row[0] == "u"}
+    active = {row[1] for row in rows if row[0] == "u" and row[2] == "active"}
     known = Names.of((kind, row_id, a, b, c) for kind, row_id, _key, a, b, c in rows)
     for name, list_key in CONFIG_FIELDS.items():
         value = values.get(name)
@@ -128,6 +132,8 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
         value = values.get(name)
         if value and value not in existing:
             details.append({"field": name, "message": "must be an existing user"})
+        elif value and value not in active:  # nobody who cannot sign in is given (or reports) a task
+            details.append({"field": name, "message": "must be an active user"})
     parent_id = values.get("parent_task_id")
     if parent_id:
         if parent_id == task_id:
@@ -447,6 +453,16 @@ def sprint_board(ctx, sprint_id: str, project_id: str) -> tuple[list[dict], list
              Task.parent_task_id.is_(None), or_(Task.status_id.is_(None), Task.status_id.not_in(done))),
         visible(ctx.principal))).limit(LIST_LIMIT)).all()
     return task_records(ctx.db, sprint), task_records(ctx.db, backlog)
+
+
+def project_deleted(db, project_id: str) -> None:
+    """A deleted project's tasks become standalone (resource link cleared, one UPDATE): they are kept, with
+    their subtasks, todos and history, but no longer name a project that answers 404 (a detail showing it as
+    linked, a duplicate copying the dead link). `updated_at` is left: the task itself was not edited."""
+    from sqlalchemy import update
+
+    db.execute(update(Task).where(Task.resource_type == "project", Task.resource_id == project_id)
+               .values(resource_type=None, resource_id=None).execution_options(synchronize_session=False))
 
 
 def task_titles(db, task_ids) -> dict[str, str]:

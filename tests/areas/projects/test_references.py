@@ -1,0 +1,45 @@
+"""References of projects to other records (the deletes, archives and references audit)."""
+from tests.areas.deals.factories import make_company
+from tests.areas.projects.factories import make_project
+from tests.factories import make_user
+
+
+def test_a_project_whose_company_was_deleted_can_still_be_sent_back(api, db, exec_user):
+    company = make_company(db)
+    project = make_project(db, company_id=company.id, members=[exec_user])
+    assert api.delete(f"/api/deals/companies/{company.id}", as_=exec_user).status == 200
+    record = api.get(f"/api/projects/{project.id}", as_=exec_user).json["project"]
+    # the client PUTs the record it read, with a new name: the company it left alone is not checked again
+    response = api.put(f"/api/projects/{project.id}", json={"name": "Renamed", "company_id": record["company_id"]},
+                       as_=exec_user)
+    assert response.status == 200, response
+    assert response.json["project"]["name"] == "Renamed"
+    # naming a company that does not exist is still refused
+    other = make_project(db, members=[exec_user])
+    response = api.put(f"/api/projects/{other.id}", json={"company_id": company.id}, as_=exec_user)
+    assert response.status == 400 and response.json["details"][0]["field"] == "company_id"
+
+
+def test_a_deactivated_user_is_no_owner_manager_or_member(api, db, exec_user):
+    gone = make_user(db, is_active=False)
+    response = api.post("/api/projects", json={"name": "P", "owner_id": gone.id, "delivery_manager_id": gone.id},
+                        as_=exec_user)
+    assert response.status == 400, response
+    assert response.json["details"] == [{"field": "owner_id", "message": "must be an active user"},
+                                        {"field": "delivery_manager_id", "message": "must be an active user"}]
+    project = make_project(db, members=[exec_user])
+    response = api.post(f"/api/projects/{project.id}/members", json={"user_id": gone.id}, as_=exec_user)
+    assert response.status == 400, response
+    assert response.json["details"] == [{"field": "user_id", "message": "must be an active user"}]
+    members = api.get(f"/api/projects/{project.id}/members", as_=exec_user).json["members"]
+    assert gone.id not in {m["user_id"] for m in members}
+
+
+def test_a_project_whose_owner_was_deactivated_can_still_be_sent_back(api, db, exec_user):
+    owner = make_user(db)
+    project = make_project(db, owner_id=owner.id, members=[exec_user])
+    owner.is_active = False
+    db.flush()
+    response = api.put(f"/api/projects/{project.id}", json={"status": "on_hold", "owner_id": owner.id},
+                       as_=exec_user)
+    assert response.status == 200, response
