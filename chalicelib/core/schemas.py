@@ -367,6 +367,7 @@ class TimeEntryRead(Read):
     rejected_at: IsoTimestamp | None
     rejection_reason: str | None
     created_by: str | None
+    updated_by: str | None  # who last changed its values (docs/decisions/timesheets.md, "Editor is not approver")
     created_at: IsoTimestamp
     updated_at: IsoTimestamp
     user_name: str | None

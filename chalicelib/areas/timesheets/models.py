@@ -37,5 +37,8 @@ class TimeEntry(Base):
     rejected_at: Mapped[dt.datetime | None] = mapped_column(UTCDateTime())
     rejection_reason: Mapped[str | None] = mapped_column(Text)
     created_by: Mapped[str | None] = mapped_column(String(36))
+    # who last changed its values through an update (timesheets_0003): an editor other than the owner does not
+    # approve it (docs/decisions/timesheets.md, "Editor is not approver")
+    updated_by: Mapped[str | None] = mapped_column(String(36))
     created_at: Mapped[dt.datetime] = created_at_column()
     updated_at: Mapped[dt.datetime] = updated_at_column()

@@ -15,7 +15,7 @@ from .models import TimeEntry
 
 FIELDS = ("id", "user_id", "date", "hours", "task_id", "project_id", "budget_id", "line_item_id", "billable",
           "status", "description", "submitted_at", "approved_by", "approved_at", "rejected_by", "rejected_at",
-          "rejection_reason", "created_by", "created_at", "updated_at")
+          "rejection_reason", "created_by", "updated_by", "created_at", "updated_at")
 
 
 def visible(principal):

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound, bad_field
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import lock_row
+from chalicelib.core.locks import lock_key, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.query import Page, Read, record_page
@@ -196,6 +196,24 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
         raise BadRequest("Invalid time entry references", details=details)
 
 
+DAY_HOURS = 24
+
+
+def _check_day(ctx, user_id: str, day, hours, entry_id: str | None = None) -> None:
+    """A person's day holds at most 24 hours over all their entries of that date (rejected ones left out), the
+    entry being written counted once (400 naming hours). Writes to one person's day take turns (an advisory
+    lock), so two entries at once cannot both pass."""
+    lock_key(ctx.db, "time-entries-day", user_id, day.isoformat())
+    others = select(func.coalesce(func.sum(TimeEntry.hours), 0)).where(
+        TimeEntry.user_id == user_id, TimeEntry.date == day, TimeEntry.status != "rejected")
+    if entry_id is not None:
+        others = others.where(TimeEntry.id != entry_id)
+    logged = ctx.db.scalar(others)
+    if logged + hours > DAY_HOURS:
+        raise bad_field("hours", f"a day holds at most {DAY_HOURS} hours: {float(logged):g} are logged on "
+                                 f"{day.isoformat()} already")
+
+
 # ---- reading ------------------------------------------------------------------------------------
 
 def list_entries(ctx, *, query) -> Page:
@@ -227,6 +245,7 @@ def create_entry(ctx, *, data) -> dict:
     values["user_id"] = values.get("user_id") or ctx.user_id
     _check_owner(ctx, values["user_id"])
     _check_references(ctx, values)
+    _check_day(ctx, values["user_id"], values["date"], values["hours"])
     if values["status"] == "submitted":
         values["submitted_at"] = utcnow()
     entry = TimeEntry(**values, created_by=ctx.user_id)
@@ -248,8 +267,12 @@ def update_entry(ctx, *, entry_id: str, data) -> dict:
     changes = data.changes()
     changes.pop("user_id", None)
     _check_references(ctx, changes, entry)
+    if "date" in changes or "hours" in changes:
+        _check_day(ctx, entry.user_id, changes.get("date", entry.date), changes.get("hours", entry.hours), entry.id)
     if changes.get("status") == "submitted" and entry.status != "submitted":
         entry.submitted_at = utcnow()
+    if any(getattr(entry, key) != value for key, value in changes.items() if key != "status"):
+        entry.updated_by = ctx.user_id  # whose values these are now: an editor other than the owner does not approve
     for key, value in changes.items():
         setattr(entry, key, value)
     ctx.db.flush()
@@ -295,6 +318,9 @@ def approve_entry(ctx, *, entry_id: str) -> dict:
     if entry.created_by == ctx.user_id and ctx.principal.access_level != "executive":
         # logged for someone else by the caller: approving it would make them author and approver at once
         raise Forbidden("You cannot approve a time entry you logged yourself")
+    if entry.updated_by == ctx.user_id and ctx.principal.access_level != "executive":
+        # the caller last changed a team member's entry: they would approve their own numbers
+        raise Forbidden("You cannot approve a time entry you changed last; its owner or another approver decides")
     entry.status = "approved"
     entry.approved_by, entry.approved_at = ctx.user_id, utcnow()
     entry.rejected_by = entry.rejected_at = entry.rejection_reason = None
