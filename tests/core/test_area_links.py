@@ -44,6 +44,8 @@ BOTH_WAYS = {
                                        "page is seen only by who sees the proposal (the proposals scope)",
     frozenset({"announcements", "portal"}): "the portal lists company announcements; a company announcement "
                                             "notifies the portal users (issue 19 item 3)",
+    frozenset({"calendar", "leave"}): "the team calendar shows approved leave; a leave booking's working days leave "
+                                      "out the calendar's public holidays (session 18)",
 }
 
 

@@ -207,6 +207,18 @@ def search_places(ctx, query) -> list[dict]:
 
 # ---------------------------------------------------------------- public holidays and culture events
 
+def public_holiday_dates(db, first: date, last: date, region: str | None = None) -> set[date]:
+    """The public holidays from `first` to `last` (inclusive) that fall to a person of `region`: those naming no
+    region, and those naming this one (case and spaces aside). One statement; the leave area counts working days
+    with it."""
+    from sqlalchemy import func, or_
+
+    regions = [PublicHoliday.region.is_(None), func.trim(PublicHoliday.region) == ""]
+    if region and region.strip():
+        regions.append(func.lower(func.trim(PublicHoliday.region)) == region.strip().lower())
+    return set(db.scalars(select(PublicHoliday.date).where(PublicHoliday.date.between(first, last), or_(*regions))))
+
+
 def list_holidays(ctx, query) -> list[dict]:
     stmt = select(PublicHoliday)
     if query.year:

@@ -54,9 +54,12 @@ class NotConfigured(Exception):
 
 
 def _snapshot(db, request: LeaveRequest) -> dict:
+    from chalicelib.areas.calendar import service as calendar_service
+
     from .service_cache import ledger_employee_ids, planner_person_ids
 
     user = db.get(User, request.user_id)
+    holidays = calendar_service.public_holiday_dates(db, request.start_date, request.end_date, user.location)
     squad = db.get(Squad, user.squad_id) if user.squad_id else None
     return {"id": request.id, "user_id": user.id, "user_email": user.email, "user_name": user.name,
             "ledger_employee_id": ledger_employee_ids(db, [user.id]).get(user.id),
@@ -67,7 +70,8 @@ def _snapshot(db, request: LeaveRequest) -> dict:
             "leave_type_id": request.leave_type_id, "leave_type_name": request.leave_type_name,
             "start_date": request.start_date, "end_date": request.end_date,
             "total_hours": float(request.total_hours) if request.total_hours is not None else None,
-            "notes": request.notes, **{field: getattr(request, field) for field in ID_FIELDS.values()}}
+            "notes": request.notes, "holidays": holidays,
+            **{field: getattr(request, field) for field in ID_FIELDS.values()}}
 
 
 def _dates(leave: dict) -> str:
@@ -77,10 +81,12 @@ def _dates(leave: dict) -> str:
 
 # ---------------------------------------------------------------- one function per integration
 
-def _weekdays(leave: dict) -> int:
+def _working_days(leave: dict) -> int:
+    """The request's working days: its weekdays (both dates included) that are not public holidays of the
+    requester's region (the calendar area's public holidays)."""
     days, day = 0, leave["start_date"]
     while day <= leave["end_date"]:
-        days += day.weekday() < 5
+        days += day.weekday() < 5 and day not in leave["holidays"]
         day += timedelta(days=1)
     return days
 
@@ -122,7 +128,7 @@ def _planner_provider(ctx):
 def _planner(ctx, leave: dict) -> str:
     if not leave["planner_person_id"]:
         raise NotConfigured("Not configured: the requester has no planner person mapping")
-    days = max(_weekdays(leave), 1)
+    days = max(_working_days(leave), 1)
     per_day = round(leave["total_hours"] / days, 2) if leave["total_hours"] else 7.6
     booking = _planner_provider(ctx).create_booking(
         person_id=leave["planner_person_id"], started_on=leave["start_date"].isoformat(),

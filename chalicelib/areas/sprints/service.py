@@ -70,26 +70,39 @@ def centre_sprints(ctx, sprint_id: str | None) -> tuple[dict | None, dict | None
     otherwise) or the caller's most recent active sprint (latest start) across the projects they own or
     belong to; previous and next are the sprints of the same project just before and after it by start date
     (`{id, name}`; none when it has no start date). Three statements at most."""
-    from sqlalchemy import select
+    from sqlalchemy import case, literal, select, tuple_
 
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.core.serialize import row_dict
+    from chalicelib.core.timeutil import org_today
 
     if sprint_id:
         sprint = load_sprint(ctx, sprint_id)
     else:
+        # the active sprint that began most recently (today in ORG_TIMEZONE counts as begun); when none has begun,
+        # the next to begin; undated ones last
+        today = org_today()
+        begun = Sprint.start_date <= today
         sprint = ctx.db.scalar(select(Sprint).where(Sprint.status == "active",
                                                     Sprint.project_id.in_(projects_service.own_project_ids(ctx.user_id)))
-                               .order_by(Sprint.start_date.desc().nulls_last(), Sprint.created_at.desc(), Sprint.id)
+                               .order_by(case((begun, 0), (Sprint.start_date.is_not(None), 1), else_=2),
+                                         case((begun, Sprint.start_date)).desc(), Sprint.start_date,
+                                         Sprint.created_at.desc(), Sprint.id)
                                .limit(1))
     if sprint is None:
         return None, None, None
     if sprint.start_date is None:
         return row_dict(sprint, FIELDS), None, None
-    same = (Sprint.project_id == sprint.project_id, Sprint.id != sprint.id)
-    before = ctx.db.execute(select(Sprint.id, Sprint.name).where(*same, Sprint.start_date < sprint.start_date)
-                            .order_by(Sprint.start_date.desc(), Sprint.created_at.desc(), Sprint.id).limit(1)).first()
-    after = ctx.db.execute(select(Sprint.id, Sprint.name).where(*same, Sprint.start_date > sprint.start_date)
+    # neighbours in the project's order by start date, then creation: sprints starting on the same day are each
+    # other's previous and next, not skipped
+    key = tuple_(Sprint.start_date, Sprint.created_at, Sprint.id)
+    here = tuple_(*(literal(getattr(sprint, column.key), column.type) for column in (Sprint.start_date,
+                                                                                      Sprint.created_at, Sprint.id)))
+    same = (Sprint.project_id == sprint.project_id, Sprint.id != sprint.id, Sprint.start_date.is_not(None))
+    before = ctx.db.execute(select(Sprint.id, Sprint.name).where(*same, key < here)
+                            .order_by(Sprint.start_date.desc(), Sprint.created_at.desc(), Sprint.id.desc())
+                            .limit(1)).first()
+    after = ctx.db.execute(select(Sprint.id, Sprint.name).where(*same, key > here)
                            .order_by(Sprint.start_date, Sprint.created_at, Sprint.id).limit(1)).first()
     brief = lambda row: {"id": row.id, "name": row.name} if row else None  # noqa: E731
     return row_dict(sprint, FIELDS), brief(before), brief(after)
