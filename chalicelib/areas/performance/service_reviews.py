@@ -150,6 +150,7 @@ def create_review(ctx, *, data) -> dict:
     reviewer_id = data.reviewer_id or ctx.user_id
     if data.reviewer_id:
         _active_user(ctx, reviewer_id, "reviewer_id")
+        _may_name_reviewer(ctx, data.user_id, reviewer_id)
     cycle = lock_row(ctx.db, ReviewCycle, cycle.id)  # two creates for the same person serialise: one 201, one 409
     if cycle is None or cycle.status != "open":  # closed (or deleted) while this request checked the rest
         raise bad_field("cycle_id", "must be an open review cycle")
@@ -173,6 +174,21 @@ def create_review(ctx, *, data) -> dict:
                resource_type="review", resource_id=review.id, action_url=f"/performance/reviews/{review.id}",
                actor_id=ctx.user_id)
     return review_record(review_row(ctx.db, review.id))
+
+
+def _may_name_reviewer(ctx, user_id: str, reviewer_id: str) -> None:
+    """On one's own review the reviewer is oneself (a manager-level colleague then judges) or one's manager (the
+    direct manager or the squad's manager): naming a friendly colleague would let the reviewed person pick who
+    rates them. A manager, head or executive creating someone else's review names any active user; an executive
+    names anyone on their own too (docs/decisions/performance.md, "Reviewer choice"). 403 otherwise."""
+    from chalicelib.core.models import Squad
+
+    if user_id != ctx.user_id or reviewer_id == ctx.user_id or ctx.principal.access_level == "executive":
+        return
+    user = ctx.principal.user
+    squad_manager = ctx.db.scalar(select(Squad.manager_id).where(Squad.id == user.squad_id)) if user.squad_id else None
+    if reviewer_id not in (user.manager_id, squad_manager):
+        raise Forbidden("On your own review the reviewer is you (the default) or your manager")
 
 
 def _is_reviewer_side(ctx, review: Review) -> bool:
