@@ -27,6 +27,9 @@ class ActionItem(Timestamps, Base):
     due_date: Mapped[date | None] = mapped_column(Date)
     notes: Mapped[str | None] = mapped_column(Text)
     urgency: Mapped[str] = mapped_column(String(20), nullable=False, default="normal")
+    # the day (ORG_TIMEZONE) `urgency` was written; before today (or null) a read answers the due date's urgency
+    # of today instead (queries.current_urgency; migration action_items_0002)
+    urgency_on: Mapped[date | None] = mapped_column(Date)
     source_module: Mapped[str] = mapped_column(String(50), nullable=False, default="manual")
     source_type: Mapped[str | None] = mapped_column(String(50))
     source_id: Mapped[str | None] = mapped_column(String(200))  # the record at the source (auto-action, message)

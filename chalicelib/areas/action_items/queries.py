@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import case, select
+from sqlalchemy import case, or_, select
 
 from chalicelib.core.models import User
 from chalicelib.core.query import Read, record_rows, record_sets, visible_row
@@ -18,7 +18,6 @@ ITEM_FIELDS = ("id", "title", "description", "company_id", "contact_id", "deal_i
                "created_by", "due_date", "notes", "urgency", "source_module", "source_type", "source_id",
                "is_completed", "created_at", "updated_at")
 PREFERENCE_FIELDS = ("source_module", "is_visible", "show_in_feed", "show_work_board")
-URGENCY_ORDER = case({"overdue": 0, "today": 1, "this_week": 2}, value=ActionItem.urgency, else_=3)
 
 
 def visible(principal):
@@ -48,19 +47,35 @@ def urgency_for(due: date | None, today: date | None = None) -> str:
 
 
 def urgency_expression(today: date):
-    """The SQL form of `urgency_for` on the item's due_date (for the nightly refresh)."""
+    """The SQL form of `urgency_for` on the item's due_date (the hourly refresh; `current_urgency`)."""
     sunday = week_bounds(today)[1]
     return case((ActionItem.due_date.is_(None), "normal"), (ActionItem.due_date < today, "overdue"),
                 (ActionItem.due_date == today, "today"), (ActionItem.due_date <= sunday, "this_week"),
                 else_="normal")
 
 
+def current_urgency(today: date):
+    """The urgency every read answers on `today` (ORG_TIMEZONE): the stored one when it was written today
+    (`urgency_on`; a urgency given by hand stays until the refresh job or the day replaces it) or the item has
+    no due date; otherwise the due date's urgency on `today`. So a read after midnight answers the new day's
+    urgency whether or not the hourly job has run (it only tidies the stored column), with no write on read."""
+    stale = ActionItem.due_date.is_not(None) & or_(ActionItem.urgency_on.is_(None), ActionItem.urgency_on < today)
+    return case((stale, urgency_expression(today)), else_=ActionItem.urgency)
+
+
+def urgency_order(today: date):
+    """The list's first ordering key: overdue, today, this week, normal (of `current_urgency`)."""
+    return case({"overdue": 0, "today": 1, "this_week": 2}, value=current_urgency(today), else_=3)
+
+
 ITEM_FLAGS = ("is_completed",)
 
 
-def item_select():
-    """The items' columns with the assignee's name and picture (records: core.query.record_rows / record_page)."""
-    return (select(*(getattr(ActionItem, name) for name in ITEM_FIELDS),
+def item_select(today: date | None = None):
+    """The items' columns, `urgency` as of `today` (default today in ORG_TIMEZONE: `current_urgency`), with the
+    assignee's name and picture (records: core.query.record_rows / record_page)."""
+    urgency = current_urgency(today or org_today()).label("urgency")
+    return (select(*(urgency if name == "urgency" else getattr(ActionItem, name) for name in ITEM_FIELDS),
                    User.name.label("assigned_user_name"), User.picture.label("assigned_user_picture"))
             .outerjoin(User, User.id == ActionItem.assigned_to))
 

@@ -17,35 +17,40 @@ from chalicelib.core.models import User
 from chalicelib.core.query import in_scope, record_page
 from chalicelib.core.schemas import PageQuery, comma_values
 from chalicelib.core.scoping import sees_all
+from chalicelib.core.timeutil import org_today
 
 from .models import ActionItem, ActionItemPreference
-from .queries import (ITEM_FLAGS, URGENCY_ORDER, contacts_read, item_record, item_select, load_action_item,
-                      preference_records, urgency_for, visible, with_contacts)
+from .queries import (ITEM_FLAGS, contacts_read, current_urgency, item_record, item_select, load_action_item,
+                      preference_records, urgency_for, urgency_order, visible, with_contacts)
 
 
 # ---------------------------------------------------------------- reads
 
-def _filtered(ctx, query):
+def _filtered(ctx, query, today):
     if query.assigned_to and not sees_all(ctx.principal):
         raise Forbidden("Only head and executive may filter by assigned_to")
-    stmt = in_scope(item_select(), visible(ctx.principal))
+    stmt = in_scope(item_select(today), visible(ctx.principal))
     stmt = stmt.where(ActionItem.is_completed.is_(query.is_completed == "1"))
     if query.source_module:
         stmt = stmt.where(ActionItem.source_module.in_(comma_values(query.source_module)))
     if query.source_type:
         stmt = stmt.where(ActionItem.source_type.in_(comma_values(query.source_type)))
-    for name in ("urgency", "company_id", "project_id", "assigned_to"):
+    if query.urgency:
+        stmt = stmt.where(current_urgency(today) == query.urgency)
+    for name in ("company_id", "project_id", "assigned_to"):
         if getattr(query, name):
             stmt = stmt.where(getattr(ActionItem, name) == getattr(query, name))
     return stmt
 
 
-def list_items(ctx, query) -> dict:
-    """One page of the caller's items: overdue, today, this week, normal; then due date (none last); then
-    newest first. Two statements whatever the page holds: the records, then the total (when the page is full
-    or not the first) with the contacts' names (core.query.record_page)."""
-    stmt = _filtered(ctx, query).order_by(URGENCY_ORDER, ActionItem.due_date.asc().nulls_last(),
-                                          ActionItem.created_at.desc(), ActionItem.id)
+def list_items(ctx, query, today=None) -> dict:
+    """One page of the caller's items: overdue, today, this week, normal (their urgency on `today`, default today
+    in ORG_TIMEZONE: queries.current_urgency); then due date (none last); then newest first. Two statements
+    whatever the page holds: the records, then the total (when the page is full or not the first) with the
+    contacts' names (core.query.record_page)."""
+    today = today or org_today()
+    stmt = _filtered(ctx, query, today).order_by(urgency_order(today), ActionItem.due_date.asc().nulls_last(),
+                                                 ActionItem.created_at.desc(), ActionItem.id)
     window = PageQuery(limit=query.limit, offset=(query.page - 1) * query.limit)
     page, sets = record_page(ctx.db, stmt, window, ITEM_FLAGS, exact_total=True,
                              lookups=lambda records: {"contacts": contacts_read(ctx.db, records)})
@@ -53,12 +58,16 @@ def list_items(ctx, query) -> dict:
             "limit": query.limit}
 
 
-def counts(ctx) -> dict:
-    """Open items the caller sees, by urgency and by source module (one statement)."""
-    stmt = in_scope(select(ActionItem.source_module, ActionItem.urgency, func.count())
-                    .where(ActionItem.is_completed.is_(False)), visible(ctx.principal))
+def counts(ctx, today=None) -> dict:
+    """Open items the caller sees, by urgency on `today` (default today in ORG_TIMEZONE: queries.current_urgency)
+    and by source module (one statement)."""
+    items = in_scope(select(ActionItem.source_module, current_urgency(today or org_today()).label("urgency"))
+                     .where(ActionItem.is_completed.is_(False)), visible(ctx.principal)).subquery()
+    # grouped outside: Postgres does not take the select's CASE (its dates bound as parameters) for the GROUP BY's
+    stmt = select(items.c.source_module, items.c.urgency, func.count()).group_by(items.c.source_module,
+                                                                                 items.c.urgency)
     out = {"overdue": 0, "today": 0, "this_week": 0, "total": 0, "by_module": {}}
-    for module, urgency, count in ctx.db.execute(stmt.group_by(ActionItem.source_module, ActionItem.urgency)):
+    for module, urgency, count in ctx.db.execute(stmt):
         if urgency in ("overdue", "today", "this_week"):
             out[urgency] += count
         out["total"] += count
@@ -117,8 +126,9 @@ def create_item(ctx, *, data) -> dict:
     values = data.model_dump()
     values["assigned_to"] = values["assigned_to"] or ctx.user_id
     _check_references(ctx, values)
+    today = org_today()
     item = ActionItem(**values, created_by=ctx.user_id, source_module="manual", is_completed=False,
-                      urgency=urgency_for(values["due_date"]))
+                      urgency=urgency_for(values["due_date"], today), urgency_on=today)
     ctx.db.add(item)
     ctx.db.flush()
     _notify_assigned(ctx, item)
@@ -132,8 +142,11 @@ def update_item(ctx, *, item_id: str, data) -> dict:
     if "assigned_to" in changes and changes["assigned_to"] is None:
         raise bad_field("assigned_to", "may not be null")
     _check_references(ctx, {"assigned_to": changes.get("assigned_to")})
+    today = org_today()
     if "due_date" in changes and "urgency" not in changes and changes["due_date"] != item.due_date:
-        changes["urgency"] = urgency_for(changes["due_date"])
+        changes["urgency"] = urgency_for(changes["due_date"], today)
+    if "urgency" in changes:
+        changes["urgency_on"] = today  # written today: reads answer it until the day (or the refresh) moves on
     reassigned = "assigned_to" in changes and changes["assigned_to"] != item.assigned_to
     for key, value in changes.items():
         setattr(item, key, value)
@@ -169,8 +182,9 @@ def create_source_items(ctx, items: list[dict]) -> None:
     source_id the action's id), urgency from due_date; one INSERT whatever their number."""
     from chalicelib.core.locks import insert_rows
 
-    insert_rows(ctx.db, ActionItem, [{**item, "is_completed": False, "urgency": urgency_for(item.get("due_date"))}
-                                     for item in items])
+    today = org_today()
+    insert_rows(ctx.db, ActionItem, [{**item, "is_completed": False, "urgency_on": today,
+                                      "urgency": urgency_for(item.get("due_date"), today)} for item in items])
 
 
 def complete_source_items(ctx, *, source_module: str, source_ids: list[str]) -> None:
@@ -242,7 +256,8 @@ def centre(ctx, query, list_query) -> dict:
         summary.update(project_name=project_name, company_name=company)
         boards = _board_tasks(ctx, sprint_tasks + backlog_tasks, sprint["project_id"])
         sprint_tasks, backlog_tasks = boards[:len(sprint_tasks)], boards[len(sprint_tasks):]
-    return {"action_items": list_items(ctx, list_query)["action_items"], "counts": counts(ctx),
+    today = org_today()  # one day for the list and the counts
+    return {"action_items": list_items(ctx, list_query, today)["action_items"], "counts": counts(ctx, today),
             "preferences": prefs,
             # no preferences: the role default shows the board; otherwise any module asking for it shows it
             "show_work_board": not prefs or any(pref["show_work_board"] for pref in prefs),
@@ -260,7 +275,7 @@ def create_sourced_items(ctx, items: list[dict], *, source_module: str, source_t
     rows = [{"title": item["title"][:500], "description": item.get("description"), "assigned_to": item["assigned_to"],
              "project_id": item.get("project_id"), "company_id": item.get("company_id"), "created_by": None,
              "source_module": source_module, "source_type": source_type, "source_id": item["source_id"],
-             "urgency": "normal", "is_completed": False} for item in items]
+             "urgency": "normal", "urgency_on": org_today(), "is_completed": False} for item in items]
     insert_rows(ctx.db, ActionItem, rows)
     return len(rows)
 
