@@ -15,7 +15,7 @@ from decimal import Decimal
 from sqlalchemy import func, select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, NotFound
+from chalicelib.core.errors import BadRequest, Conflict, NotFound, bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore
 from chalicelib.core.lookup import list_items_among
@@ -247,13 +247,14 @@ def create_invoice(ctx, *, data) -> dict:
     if generate and not values.get("budget_id"):
         raise BadRequest("generate_from_budget needs a budget_id",
                          details=[{"field": "budget_id", "message": "required with generate_from_budget"}])
+    values["issued_date"] = values.get("issued_date") or org_today()
+    _check_dates(values, None)
     _check_references(ctx, values)
     if values.get("invoice_number"):
         if _number_taken(ctx.db, values["invoice_number"]):
             raise Conflict(f"Invoice number {values['invoice_number']} is taken")
     else:
         values["invoice_number"] = next_invoice_number(ctx.db)
-    values["issued_date"] = values.get("issued_date") or org_today()
     # a generation reads the budget anyway and sets the currency from there
     budget_currency = bool(values.get("budget_id")) and "currency" not in data.model_fields_set
     if budget_currency and not generate:
@@ -264,6 +265,19 @@ def create_invoice(ctx, *, data) -> dict:
     ctx.db.flush()
     _first_invoice_milestone(ctx, invoice)
     return invoice_record(ctx.db, invoice.id)
+
+
+def _check_dates(changes: dict, invoice: Invoice | None) -> None:
+    """400 when the invoice would fall due before it is issued (a due date on the issue date is allowed). On
+    update each date left out is the stored one; the field named is `due_date` when the request gives it,
+    otherwise `issued_date` (moved past the stored due date)."""
+    due = changes["due_date"] if "due_date" in changes else getattr(invoice, "due_date", None)
+    issued = changes["issued_date"] if "issued_date" in changes else getattr(invoice, "issued_date", None)
+    if due is None or issued is None or due >= issued:
+        return
+    if "due_date" in changes:
+        raise bad_field("due_date", "must not be before issued_date")
+    raise bad_field("issued_date", "must not be after due_date")
 
 
 def _budget_currency(ctx, budget_id: str) -> str:
@@ -327,9 +341,11 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
         linking = linking if linking != current.ledger_invoice_id else None
         if linking:  # a ledger invoice named by hand: checked against the ledger before anything is locked
             checked_company = changes["company_id"] if "company_id" in changes else current.company_id
+            _check_dates(changes, current)  # before the ledger is asked; again below on the locked row
             _check_references(ctx, changes, current)
             service_ledger.check_hand_link(ctx, current, linking, checked_company)
     invoice = service_lines.locked_invoice(ctx, invoice_id)
+    _check_dates(changes, invoice)
     _check_references(ctx, changes, invoice)
     if linking:
         service_ledger.relink_still_valid(ctx, invoice, linking,

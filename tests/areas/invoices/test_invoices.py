@@ -26,11 +26,11 @@ def test_invoice_lifecycle_with_history(api, db, exec_user):
     budget = make_budget(db, resource_id=project.id, name="Build", po_number="PO-7")
     created = api.post("/api/invoices", as_=exec_user, json={
         "company_id": company.id, "contact_id": contact.id, "budget_id": budget.id, "notes": "Thanks",
-        "due_date": "2026-04-30", "currency": "usd"})
+        "due_date": "2099-04-30", "currency": "usd"})
     assert created.status == 201, created
     invoice = created.json["invoice"]
     assert invoice["invoice_number"].startswith("INV-") and invoice["status"] == "draft"
-    assert invoice["currency"] == "USD" and invoice["due_date"] == "2026-04-30"
+    assert invoice["currency"] == "USD" and invoice["due_date"] == "2099-04-30"
     assert invoice["company_name"] == "Acme" and invoice["contact_name"] == "Ann Lee"
     assert invoice["budget_name"] == "Build"
     assert (invoice["subtotal"], invoice["tax"], invoice["total"]) == (0, 0, 0)
