@@ -49,24 +49,30 @@ def _email_taken(db, email: str, *, except_id: str | None = None) -> bool:
     return db.scalar(stmt.limit(1)) is not None
 
 
-def _check_references(db, data: dict, *, user_id: str | None = None) -> None:
+def _check_references(db, data: dict, *, user: User | None = None) -> None:
     if data.get("squad_id") and db.get(Squad, data["squad_id"]) is None:
         raise BadRequest("squad_id does not match a squad", details=[{"field": "squad_id", "message": "unknown squad"}])
     manager_id = data.get("manager_id")
     if not manager_id:
         return
-    if db.get(User, manager_id) is None:
+    manager = db.get(User, manager_id)
+    if manager is None:
         raise BadRequest("manager_id does not match a user", details=[{"field": "manager_id", "message": "unknown user"}])
-    if user_id is None:
+    # a manager who cannot sign in approves nobody's leave or time: set or changed, it must be an active user; a
+    # manager sent back as stored is not checked again (a user whose manager left can be PUT back as read)
+    if not manager.is_active and (user is None or manager_id != user.manager_id):
+        raise BadRequest("manager_id must be an active user",
+                         details=[{"field": "manager_id", "message": "must be an active user"}])
+    if user is None:
         return
-    # A user cannot report to themselves, directly or through their own reports.
-    current, seen = manager_id, set()
-    while current and current not in seen:
-        if current == user_id:
-            raise BadRequest("A user cannot be their own manager, directly or through their reports",
-                             details=[{"field": "manager_id", "message": "would create a reporting cycle"}])
-        seen.add(current)
-        current = db.scalar(select(User.manager_id).where(User.id == current))
+    # A user cannot report to themselves, directly or through their own reports: the new manager and the managers
+    # above them, walked up in one recursive statement (UNION stops on a cycle already stored), must not hold the user.
+    chain = select(User.id.label("id"), User.manager_id.label("up")).where(User.id == manager_id).cte(
+        "manager_chain", recursive=True)
+    chain = chain.union(select(User.id, User.manager_id).join(chain, User.id == chain.c.up))
+    if db.scalar(select(chain.c.id).where(chain.c.id == user.id).limit(1)) is not None:
+        raise BadRequest("A user cannot be their own manager, directly or through their reports",
+                         details=[{"field": "manager_id", "message": "would create a reporting cycle"}])
 
 
 def _check_dates(start, end) -> None:
@@ -139,7 +145,7 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     guard_executives(ctx, user, values)
     if "email" in values and _email_taken(ctx.db, values["email"], except_id=user.id):
         raise Conflict("A user with this email already exists")
-    _check_references(ctx.db, values, user_id=user.id)
+    _check_references(ctx.db, values, user=user)
     _check_dates(values.get("start_date", user.start_date), values.get("end_date", user.end_date))
     if values.get("is_active") is False and user.id == ctx.user_id:
         raise BadRequest("You cannot deactivate yourself")

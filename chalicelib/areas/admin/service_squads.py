@@ -22,9 +22,17 @@ def list_squads(ctx) -> list[dict]:
     return [squad_record(*row) for row in ctx.db.execute(stmt)]
 
 
-def _check_manager(db, manager_id: str | None) -> None:
-    if manager_id and db.get(User, manager_id) is None:
+def _check_manager(db, manager_id: str | None, squad: Squad | None = None) -> None:
+    """The manager named must be a user, and an active one (a manager who cannot sign in approves nobody's leave
+    or time) when set or changed: a manager sent back as stored is not checked again."""
+    if not manager_id or (squad is not None and squad.manager_id == manager_id):
+        return
+    manager = db.get(User, manager_id)
+    if manager is None:
         raise BadRequest("manager_id does not match a user", details=[{"field": "manager_id", "message": "unknown user"}])
+    if not manager.is_active:
+        raise BadRequest("manager_id must be an active user",
+                         details=[{"field": "manager_id", "message": "must be an active user"}])
 
 
 def _not_self(ctx, squad: Squad | None, values: dict) -> None:
@@ -55,7 +63,7 @@ def update_squad(ctx, *, squad_id: str, data: SquadUpdate) -> dict:
     squad = load_squad(ctx, squad_id)
     values = data.model_dump(exclude_unset=True)
     _not_self(ctx, squad, values)
-    _check_manager(ctx.db, values.get("manager_id"))
+    _check_manager(ctx.db, values.get("manager_id"), squad)
     before = {key: getattr(squad, key) for key in EDITABLE}
     for key, value in values.items():
         setattr(squad, key, value)

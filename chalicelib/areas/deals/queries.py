@@ -50,8 +50,13 @@ def load_deal(ctx, deal_id: str) -> Deal:
 # ---- reference checks ---------------------------------------------------------------------------
 
 def require_user(db: Session, user_id: str, field: str) -> None:
-    if db.scalar(select(User.id).where(User.id == user_id)) is None:
+    """400 on `field` when the id names no user, or a deactivated one: an owner who cannot sign in holds the
+    company or deal with nobody to act on it (one statement reads both)."""
+    row = db.execute(select(User.is_active).where(User.id == user_id)).first()
+    if row is None:
         raise bad_field(field, "does not match a user")
+    if not row.is_active:
+        raise bad_field(field, "must be an active user")
 
 
 def require_company(db: Session, company_id: str, field: str = "company_id") -> None:

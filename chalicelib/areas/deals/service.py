@@ -196,7 +196,9 @@ def create_company(ctx, *, data) -> dict:
 def update_company(ctx, *, company_id: str, data) -> dict:
     company = load_company(ctx, company_id)
     changes = data.changes()
-    _check_company_refs(ctx.db, changes)
+    # an owner sent back as stored is not checked again (a company whose owner was deactivated since can be PUT
+    # back as it was read)
+    _check_company_refs(ctx.db, {k: v for k, v in changes.items() if v != getattr(company, k)})
     for key, value in changes.items():
         setattr(company, key, value)
     ctx.db.flush()

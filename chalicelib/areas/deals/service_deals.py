@@ -19,15 +19,29 @@ def _default_stage_id(db: Session) -> str | None:
                                             ConfigListItem.label).limit(1))
 
 
-def _check_refs(db: Session, values: dict) -> None:
+def _check_refs(db: Session, values: dict, deal: Deal | None = None) -> None:
+    """The references a create names, or an update changes (`values` holds only the changed ones then): each
+    must name a record (400 on its field); the owner an active user; the contact one of the deal's company or
+    of none (checked when the contact or the company changes: the stored contact is read when only the company
+    does)."""
     if values.get("company_id"):
         require_company(db, values["company_id"])
-    if values.get("contact_id") and db.get(Contact, values["contact_id"]) is None:
-        raise bad_field("contact_id", "does not match a contact")
+    contact = None
+    if values.get("contact_id"):
+        contact = db.get(Contact, values["contact_id"])
+        if contact is None:
+            raise bad_field("contact_id", "does not match a contact")
     if values.get("owner_id"):
         require_user(db, values["owner_id"], "owner_id")
     if values.get("stage_id") and db.scalar(stage_query().where(ConfigListItem.id == values["stage_id"])) is None:
         raise bad_field("stage_id", "is not an item of the deal_stage list")
+    if "company_id" not in values and "contact_id" not in values:
+        return
+    company_id = values["company_id"] if "company_id" in values else deal.company_id
+    if "contact_id" not in values and deal is not None and deal.contact_id and company_id:
+        contact = db.get(Contact, deal.contact_id)  # only the company changes: the stored contact must follow
+    if company_id and contact is not None and contact.company_id and contact.company_id != company_id:
+        raise bad_field("contact_id", "must be a contact of the deal's company")
 
 
 def _check_room(db: Session, values: dict, deal: Deal | None = None) -> None:
@@ -72,7 +86,9 @@ def create_deal(ctx, *, data) -> dict:
 def update_deal(ctx, *, deal_id: str, data) -> dict:
     deal = load_deal(ctx, deal_id)
     changes = data.changes()
-    _check_refs(ctx.db, changes)
+    # a reference sent back as stored is not checked again (a deal whose owner was deactivated, or whose contact
+    # moved to another company, since can be PUT back as it was read)
+    _check_refs(ctx.db, {k: v for k, v in changes.items() if v != getattr(deal, k)}, deal)
     _check_room(ctx.db, changes, deal)
     for key, value in changes.items():
         setattr(deal, key, value)

@@ -178,11 +178,14 @@ def _is_descendant(db, candidate_id: str, ancestor_id: str) -> bool:
     return True
 
 
+def _default_status_select():
+    return (select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+            .where(ConfigList.key == "task_status", ConfigListItem.is_default.is_(True))
+            .order_by(ConfigListItem.position, ConfigListItem.label).limit(1))
+
+
 def default_status_id(db) -> str | None:
-    return db.scalar(
-        select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
-        .where(ConfigList.key == "task_status", ConfigListItem.is_default.is_(True))
-        .order_by(ConfigListItem.position, ConfigListItem.label).limit(1))
+    return db.scalar(_default_status_select())
 
 
 def _is_agent_type(db, type_id: str | None) -> bool:
@@ -355,7 +358,16 @@ def duplicate_task(ctx, *, task_id: str) -> dict:
     original = load_task(ctx, task_id)
     copy = Task(**{name: getattr(original, name) for name in COPIED_FIELDS})
     copy.title = (original.title + " (copy)")[:500]
-    copy.status_id = default_status_id(ctx.db)
+    if original.assignee_id:
+        # the default status and whether the assignee is still active, in one statement: a copy is new work, and
+        # nobody who cannot sign in is given it (the copy is unassigned instead)
+        copy.status_id, active = ctx.db.execute(select(
+            _default_status_select().scalar_subquery(),
+            select(User.is_active).where(User.id == original.assignee_id).scalar_subquery())).one()
+        if not active:
+            copy.assignee_id = None
+    else:
+        copy.status_id = default_status_id(ctx.db)
     copy.reporter_id = ctx.user_id
     copy.created_by = ctx.user_id
     ctx.db.add(copy)

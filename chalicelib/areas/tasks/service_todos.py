@@ -72,8 +72,10 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
             seen.add(entry.id)
         raise BadRequest("A todo id appears twice in the request", details=repeated)
     assignees = {entry.assignee_id for entry in entries if entry.assignee_id}
-    if assignees:
-        missing = assignees - set(db.scalars(select(User.id).where(User.id.in_(assignees))))
+    active: dict[str, bool] = {}
+    if assignees:  # the assignees with their active flag, in one statement
+        active = dict(db.execute(select(User.id, User.is_active).where(User.id.in_(assignees))).all())
+        missing = assignees - set(active)
         if missing:
             raise BadRequest("Invalid todos", details=[{"field": "todos.assignee_id",
                                                         "message": "must be an existing user"}])
@@ -90,6 +92,14 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
                 and not _canonical_uuid(entry.id)]
     if not_uuid:
         raise BadRequest("A new todo's id must be a UUID", details=not_uuid)
+    # a todo is work: a new one, or a new assignee, must be an active user; a todo of this task sent back with the
+    # assignee it has is not checked again (its assignee may have been deactivated since)
+    inactive = [{"field": f"todos.{index}.assignee_id", "message": "must be an active user"}
+                for index, entry in enumerate(entries)
+                if entry.assignee_id and not active[entry.assignee_id]
+                and not (entry.id in existing and existing[entry.id].assignee_id == entry.assignee_id)]
+    if inactive:
+        raise BadRequest("A todo's assignee must be an active user", details=inactive)
     db.execute(delete(TaskTodo).where(TaskTodo.task_id == task.id).execution_options(synchronize_session=False))
     newly_assigned: list[tuple[str, str]] = []
     now = utcnow()

@@ -1,0 +1,54 @@
+"""A deactivated user is given no work through a duplicate or a todo (references audit, follow-up)."""
+from sqlalchemy import select
+
+from chalicelib.core.notify import Notification
+from tests.areas.tasks.factories import make_task, make_todo
+from tests.factories import make_user
+
+
+def test_a_duplicate_of_a_task_whose_assignee_was_deactivated_is_unassigned(api, db, exec_user):
+    leaving, staying = make_user(db), make_user(db)
+    task = make_task(db, assignee_id=leaving.id)
+    kept = make_task(db, assignee_id=staying.id)
+    leaving.is_active = False
+    db.flush()
+    response = api.post(f"/api/tasks/{task.id}/duplicate", as_=exec_user)
+    assert response.status == 201, response
+    assert response.json["task"]["assignee_id"] is None and response.json["task"]["assignee_name"] is None
+    assert not db.scalars(select(Notification).where(Notification.user_id == leaving.id)).all()
+    response = api.post(f"/api/tasks/{kept.id}/duplicate", as_=exec_user)
+    assert response.status == 201 and response.json["task"]["assignee_id"] == staying.id, response
+
+
+def test_a_deactivated_user_cannot_be_given_a_todo(api, db, exec_user):
+    gone = make_user(db, is_active=False)
+    task = make_task(db)
+    url = f"/api/tasks/{task.id}/todos"
+    response = api.put(url, json={"todos": [{"title": "ok"}, {"title": "Call", "assignee_id": gone.id}]},
+                       as_=exec_user)
+    assert response.status == 400, response
+    assert response.json["details"] == [{"field": "todos.1.assignee_id", "message": "must be an active user"}]
+
+    todo = make_todo(db, task, title="Brief")
+    response = api.put(url, json={"todos": [{"id": todo.id, "title": "Brief", "assignee_id": gone.id}]},
+                       as_=exec_user)
+    assert response.status == 400, response
+    assert response.json["details"] == [{"field": "todos.0.assignee_id", "message": "must be an active user"}]
+
+
+def test_a_todo_whose_assignee_was_deactivated_can_still_be_sent_back(api, db, exec_user):
+    leaving = make_user(db)
+    task = make_task(db)
+    todo = make_todo(db, task, title="Handover", assignee_id=leaving.id)
+    leaving.is_active = False
+    db.flush()
+    url = f"/api/tasks/{task.id}/todos"
+    response = api.put(url, json={"todos": [{"id": todo.id, "title": "Handover notes", "assignee_id": leaving.id,
+                                             "is_done": True}]}, as_=exec_user)
+    assert response.status == 200, response
+    assert response.json["todos"][0]["assignee_id"] == leaving.id and response.json["todos"][0]["is_done"] == 1
+    # a new todo for them (even beside the kept one) is new work: refused
+    response = api.put(url, json={"todos": [{"id": todo.id, "title": "Handover notes", "assignee_id": leaving.id},
+                                            {"title": "More", "assignee_id": leaving.id}]}, as_=exec_user)
+    assert response.status == 400, response
+    assert response.json["details"] == [{"field": "todos.1.assignee_id", "message": "must be an active user"}]
