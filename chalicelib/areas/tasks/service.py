@@ -350,8 +350,11 @@ def _assign_project_sla(ctx, task: Task) -> None:
         sla_service.assign_on_task_create(ctx, task, policy_id)
 
 
+# not copied: the approval (`approved_by_user_id`, `approved_at`) was given to the original by its approver; on the
+# copy, with its status reset, it would be an approval in their name that they never gave
 COPIED_FIELDS = [name for name in columns(Task) if name not in ("id", "created_at", "updated_at", "status_id",
-                                                                   "reporter_id", "created_by", "title")]
+                                                                   "reporter_id", "created_by", "title",
+                                                                   "approved_by_user_id", "approved_at")]
 
 
 def duplicate_task(ctx, *, task_id: str) -> dict:

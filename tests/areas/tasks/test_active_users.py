@@ -52,3 +52,16 @@ def test_a_todo_whose_assignee_was_deactivated_can_still_be_sent_back(api, db, e
                                             {"title": "More", "assignee_id": leaving.id}]}, as_=exec_user)
     assert response.status == 400, response
     assert response.json["details"] == [{"field": "todos.1.assignee_id", "message": "must be an active user"}]
+
+
+def test_a_duplicate_carries_no_approval(api, db, exec_user):
+    """The original's approval is not copied: the copy, its status reset, would show an approval in the approver's
+    name that they never gave (session 18)."""
+    approver = make_user(db, access_level="executive")
+    task = make_task(db, assignee_id=exec_user.id)
+    approved = api.put(f"/api/tasks/{task.id}", as_=approver, json={"approved_by_user_id": approver.id,
+                                                                      "approved_at": "2026-11-20T10:00:00Z"})
+    assert approved.status == 200 and approved.json["task"]["approved_by_user_id"] == approver.id, approved
+    copy = api.post(f"/api/tasks/{task.id}/duplicate", as_=exec_user)
+    assert copy.status == 201, copy
+    assert (copy.json["task"]["approved_by_user_id"], copy.json["task"]["approved_at"]) == (None, None)
