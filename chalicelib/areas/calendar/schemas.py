@@ -67,9 +67,15 @@ class EventTime(Input):
         return self
 
     def provider(self) -> dict:
+        """The time as Google takes it. A dateTime without an offset is read in its `timeZone`, else in
+        ORG_TIMEZONE, which is then sent: Google refuses a time with neither ("Missing time zone definition")."""
         out = {"dateTime": self.dateTime} if self.dateTime else {"date": self.date.isoformat()}
         if self.timeZone:
             out["timeZone"] = self.timeZone
+        elif self.dateTime and datetime.fromisoformat(self.dateTime.replace("Z", "+00:00")).tzinfo is None:
+            from chalicelib.core.settings import get_settings
+
+            out["timeZone"] = get_settings().org_timezone
         return out
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import or_, select
 
 from chalicelib.core.ids import utcnow
-from chalicelib.core.timeutil import iso
+from chalicelib.core.timeutil import iso, org_zone
 
 from .base import CalendarError, team_calendar_id, with_own_response
 from .models import SandboxCalendarEvent
@@ -21,16 +22,33 @@ from .models import SandboxCalendarEvent
 EVENT_FIELDS = ("summary", "description", "location", "start", "end", "attendees")
 
 
+def _stored(moment: datetime) -> datetime:
+    """The moment as the table keeps it (UTC); at the ends of the calendar (0001-01-01 east of UTC, 9999-12-31
+    west of it) the same wall-clock time in UTC, which the table can hold."""
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError:
+        return moment.replace(tzinfo=timezone.utc)
+
+
 def _parse_time(value: dict | None, field: str) -> datetime:
+    """An event time as Google reads it: a dateTime with an offset as it is, one without in its `timeZone` (with
+    neither: 400 "Missing time zone definition", as Google answers); an all-day date from its first moment in the
+    calendar's time zone (ORG_TIMEZONE here: the team's calendars are kept in it)."""
     if not isinstance(value, dict) or not (value.get("dateTime") or value.get("date")):
         raise CalendarError("Calendar provider refused the event", detail=f"Missing {field} time.", status=400)
     try:
         if value.get("dateTime"):
             moment = datetime.fromisoformat(str(value["dateTime"]).replace("Z", "+00:00"))
-            return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+            if moment.tzinfo:
+                return moment
+            if not value.get("timeZone"):
+                raise CalendarError("Calendar provider refused the event",
+                                    detail=f"Missing time zone definition for {field} time.", status=400)
+            return _stored(moment.replace(tzinfo=ZoneInfo(str(value["timeZone"]))))
         day = datetime.fromisoformat(str(value["date"]))
-        return day.replace(tzinfo=timezone.utc)
-    except ValueError as exc:
+        return _stored(day.replace(tzinfo=org_zone()))
+    except (ValueError, ZoneInfoNotFoundError) as exc:
         raise CalendarError("Calendar provider refused the event", detail=f"Invalid {field} time.", status=400) from exc
 
 
