@@ -14,3 +14,26 @@ def make_leave(db, user, **overrides) -> LeaveRequest:
     db.add(request)
     db.flush()
     return request
+
+
+def map_user(db, user, ledger_id: str = "EMP-0001", planner_id: str | None = None) -> None:
+    """Map the user to a ledger employee and a planner person (default: the planner sandbox's person for their
+    e-mail address)."""
+    from chalicelib.areas.connections.models import UserMapping
+    from chalicelib.core.ids import utcnow
+    from chalicelib.providers.planner.sandbox import person_id
+
+    db.merge(UserMapping(user_id=user.id, ledger_id=ledger_id, planner_id=planner_id or person_id(user.email),
+                         updated_at=utcnow()))
+    db.flush()
+
+
+def mapped_team(db, **employee_fields) -> dict:
+    """`{employee, exec}`: an employee of a squad with a chat channel, mapped to the ledger and the planner, and an
+    executive (who approves)."""
+    from tests.factories import make_squad, make_user
+
+    squad = make_squad(db, chat_channel_id="C_TEAM")
+    employee = make_user(db, squad_id=squad.id, **employee_fields)
+    map_user(db, employee)
+    return {"employee": employee, "exec": make_user(db, access_level="executive")}

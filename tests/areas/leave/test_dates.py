@@ -7,21 +7,12 @@ from sqlalchemy import select
 
 from chalicelib.areas.calendar.models import PublicHoliday
 from chalicelib.providers.payroll.sandbox import LEAVE_TYPES
-from tests.factories import make_squad, make_user
+from tests.areas.leave.factories import mapped_team
 
 
 @pytest.fixture
 def people(db):
-    from chalicelib.areas.connections.models import UserMapping
-    from chalicelib.core.ids import utcnow
-    from chalicelib.providers.planner.sandbox import person_id
-
-    squad = make_squad(db, chat_channel_id="C_TEAM")
-    employee = make_user(db, squad_id=squad.id, location="NSW")
-    db.merge(UserMapping(user_id=employee.id, ledger_id="EMP-0001", planner_id=person_id(employee.email),
-                         updated_at=utcnow()))
-    db.flush()
-    return {"employee": employee, "exec": make_user(db, access_level="executive")}
+    return mapped_team(db, location="NSW")
 
 
 def _approved_booking_hours(api, db, people, start, end, total_hours=None) -> float:

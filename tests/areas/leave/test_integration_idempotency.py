@@ -5,13 +5,10 @@ keeps what it made and replays a key as Xero does)."""
 import pytest
 from sqlalchemy import select
 
-from chalicelib.areas.connections.models import UserMapping
 from chalicelib.core.errors import GatewayTimeout
-from chalicelib.core.ids import utcnow
 from chalicelib.providers.payroll.models import PayrollSandboxLeaveApplication
 from chalicelib.providers.payroll.sandbox import LEAVE_TYPES, SandboxPayroll
-from chalicelib.providers.planner.sandbox import person_id
-from tests.factories import make_squad, make_user
+from tests.areas.leave.factories import mapped_team
 
 BODY = {"leave_type_id": LEAVE_TYPES[0]["id"], "leave_type_name": "Annual Leave", "start_date": "2026-12-01",
         "end_date": "2026-12-03"}
@@ -19,12 +16,7 @@ BODY = {"leave_type_id": LEAVE_TYPES[0]["id"], "leave_type_name": "Annual Leave"
 
 @pytest.fixture
 def people(db):
-    squad = make_squad(db, chat_channel_id="C_TEAM")
-    employee = make_user(db, squad_id=squad.id, name="Eve Employee")
-    db.merge(UserMapping(user_id=employee.id, ledger_id="EMP-0001", planner_id=person_id(employee.email),
-                         updated_at=utcnow()))
-    db.flush()
-    return {"employee": employee, "exec": make_user(db, access_level="executive")}
+    return mapped_team(db, name="Eve Employee")
 
 
 def _applications(db):

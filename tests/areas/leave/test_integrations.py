@@ -5,6 +5,7 @@ from sqlalchemy import func, select
 
 from chalicelib.core.notify_models import SandboxOutboxMessage
 from chalicelib.providers.calendar.models import SandboxCalendarEvent
+from tests.areas.leave.factories import map_user
 from tests.factories import make_squad, make_user
 
 from chalicelib.providers.payroll.sandbox import LEAVE_TYPES  # noqa: E402
@@ -154,14 +155,6 @@ def test_a_failed_reversal_is_recorded(api, db, people, set_env):
 
 # ---------------------------------------------------------------- ledger and planner (mapped users)
 
-def _mapped(db, user, ledger_id="EMP-0001", planner_id=None):
-    from chalicelib.areas.connections.models import UserMapping
-    from chalicelib.core.ids import utcnow
-    from chalicelib.providers.planner.sandbox import person_id
-
-    db.merge(UserMapping(user_id=user.id, ledger_id=ledger_id, planner_id=planner_id or person_id(user.email),
-                         updated_at=utcnow()))
-    db.flush()
 
 
 def _ledger_rows(db):
@@ -177,7 +170,7 @@ def _bookings(db):
 
 
 def test_all_four_run_for_a_mapped_user_and_are_reversed(api, db, people):
-    _mapped(db, people["employee"])
+    map_user(db, people["employee"])
     path, request = _approved(api, people, db)
     assert request["integration_errors"] is None, request["integration_errors"]
     assert request["ledger_leave_application_id"] and request["planner_booking_id"]
@@ -196,30 +189,30 @@ def test_all_four_run_for_a_mapped_user_and_are_reversed(api, db, people):
 
 
 def test_the_ledger_failing_alone_then_retried(api, db, people):
-    _mapped(db, people["employee"], ledger_id="EMP-invalid")
+    map_user(db, people["employee"], ledger_id="EMP-invalid")
     path, request = _approved(api, people, db)
     assert request["status"] == "approved" and request["ledger_leave_application_id"] is None
     assert set(request["integration_errors"]) == {"ledger"} and "employee" in request["integration_errors"]["ledger"]
     assert request["planner_booking_id"] and request["calendar_event_id"] and request["chat_message_ts"]
-    _mapped(db, people["employee"])
+    map_user(db, people["employee"])
     body = api.post(f"{path}/retry-integrations", as_=people["exec"]).json["request"]
     assert body["ledger_leave_application_id"] and body["integration_errors"] is None
     assert len(_bookings(db)) == 1 and len(_chat_posts(db, "C_TEAM")) == 1  # only the ledger ran again
 
 
 def test_the_planner_failing_alone_then_retried(api, db, people):
-    _mapped(db, people["employee"], planner_id="404404")
+    map_user(db, people["employee"], planner_id="404404")
     path, request = _approved(api, people, db)
     assert set(request["integration_errors"]) == {"planner"} and "person not found" in request["integration_errors"]["planner"]
     assert request["ledger_leave_application_id"] and request["planner_booking_id"] is None
-    _mapped(db, people["employee"])
+    map_user(db, people["employee"])
     body = api.post(f"{path}/retry-integrations", as_=people["exec"]).json["request"]
     assert body["planner_booking_id"] and body["integration_errors"] is None
     assert len(_ledger_rows(db)) == 1
 
 
 def test_the_ledger_switched_off_is_skipped(api, db, people, set_env):
-    _mapped(db, people["employee"])
+    map_user(db, people["employee"])
     set_env(LEDGER_MODE="off", PLANNER_MODE="off")
     path, request = _approved(api, people, db)
     assert request["integration_errors"]["ledger"].startswith("Not configured")
@@ -383,11 +376,11 @@ def test_a_stale_claim_is_taken_over(api, db, people, set_env):
 def test_every_run_lets_its_claim_go(api, db, people):
     """After the approval's run, a retry and the reversal of a cancellation the claim is clear; the read model does
     not show it."""
-    _mapped(db, people["employee"], ledger_id="EMP-invalid")  # the ledger fails: something to retry
+    map_user(db, people["employee"], ledger_id="EMP-invalid")  # the ledger fails: something to retry
     path, request = _approved(api, people, db)
     assert request["ledger_leave_application_id"] is None and "integrations_running_since" not in request
     assert _claimed_since(db, request["id"]) is None
-    _mapped(db, people["employee"])
+    map_user(db, people["employee"])
     retried = api.post(f"{path}/retry-integrations", as_=people["exec"])
     assert retried.status == 200 and retried.json["request"]["ledger_leave_application_id"], retried
     assert _claimed_since(db, request["id"]) is None
