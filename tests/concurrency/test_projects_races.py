@@ -54,3 +54,26 @@ def test_first_ai_summaries_at_once_all_succeed(live):
         status, body = _call(base, "GET", f"/api/projects/{project.id}/ai-summary", token)
         assert status == 200 and body["summary"] is not None
 
+
+
+def test_a_record_made_while_its_project_is_deleted_waits_and_names_no_deleted_project(live):
+    """A time entry, a sprint, a roadmap or a budget created for a project while the project's delete runs waits for
+    the delete (projects.link_project share-locks the row) and then finds it gone (400), instead of naming a
+    project that no longer exists (the delete counted no time entry or budget, and deleted no sprint or roadmap,
+    that was not yet committed). Session 18."""
+    from sqlalchemy import delete
+
+    from chalicelib.areas.projects.models import Project
+    from tests.concurrency.test_concurrency import while_held
+
+    base, sessions = live
+    for path, body in (("/api/time-entries", {"date": "2026-11-20", "hours": 2}),
+                       ("/api/sprints", {"name": "Sprint 9"}),
+                       ("/api/roadmaps", {"name": "Plan"}),
+                       ("/api/budgets", {"name": "Build", "resource_type": "project"})):
+        user, project, _ = _project(sessions)
+        token = _token(user)
+        body = {**body, ("resource_id" if path == "/api/budgets" else "project_id"): project.id}
+        status, answer = while_held(sessions, delete(Project).where(Project.id == project.id),
+                                    lambda path=path, body=body, token=token: _call(base, "POST", path, token, body))
+        assert status == 400, (path, status, answer)

@@ -44,6 +44,11 @@ BOTH_WAYS = {
                                        "page is seen only by who sees the proposal (the proposals scope)",
     frozenset({"announcements", "portal"}): "the portal lists company announcements; a company announcement "
                                             "notifies the portal users (issue 19 item 3)",
+    frozenset({"budgets", "projects"}): "a budget names a visible project; a project with budgets or time entries "
+                                        "(counted by the budgets area, its money's) is not deleted (409)",
+    frozenset({"projects", "sprints"}): "a sprint belongs to a visible project; deleting a project deletes its sprints",
+    frozenset({"projects", "roadmaps"}): "a roadmap may belong to a visible project; deleting a project deletes its "
+                                         "roadmaps and their items",
     frozenset({"calendar", "leave"}): "the team calendar shows approved leave; a leave booking's working days leave "
                                       "out the calendar's public holidays (session 18)",
 }

@@ -160,11 +160,13 @@ def _check_references(ctx, values: dict, budget: Budget | None = None) -> None:
 
 
 def _resource_visible(ctx, resource_type: str, resource_id: str) -> bool:
+    """Whether a budget may name the resource (create, or a change of it); a project is share-locked against a
+    delete in progress (projects' link_project)."""
     if resource_type == "project":
         from chalicelib.areas.projects import service as projects_service
 
         try:
-            projects_service.load_project(ctx, resource_id)
+            projects_service.link_project(ctx, resource_id)
         except NotFound:
             return False
         return True
@@ -375,6 +377,19 @@ def project_budget_total(db, project_id: str) -> float:
                       .where(Budget.resource_type == "project", Budget.resource_id == project_id,
                              Budget.status != "cancelled"))
     return float(total or 0)
+
+
+def project_holds(db, project_id: str) -> dict[str, int]:
+    """What of the project's money and work stops its delete: `{"time_entries": n, "budgets": m}`, the time entries
+    (any status) that name it and its budgets (any status; their invoices hang off them). One statement, the
+    timesheets area's count beside this area's (docs/decisions/projects.md, "Deleting a project")."""
+    from chalicelib.areas.timesheets import service as timesheets_service
+
+    budgets = (select(func.count(Budget.id)).where(Budget.resource_type == "project", Budget.resource_id == project_id)
+               .correlate(None).scalar_subquery())
+    row = db.execute(select(timesheets_service.project_entry_count(project_id).label("time_entries"),
+                            budgets.label("budgets"))).one()
+    return {"time_entries": int(row.time_entries or 0), "budgets": int(row.budgets or 0)}
 
 
 # --- a project's profitability (served here: budgets read projects and time entries, never the reverse) ----

@@ -44,9 +44,10 @@ def update_project(ctx, project_id: str, body: ProjectUpdate):
 
 
 @bp.route("/api/projects/{project_id}", methods=["DELETE"])
-@endpoint(tool="projects", level="manage", response=OkResponse)
+@endpoint(tool="projects", level="manage", errors=(404, 409), response=OkResponse)
 def delete_project(ctx, project_id: str):
-    """Delete a project"""
+    """Delete a project with its sprints and roadmaps (its tasks are kept, standalone); 409 while time entries or
+    budgets name it"""
     service.delete_project(ctx, project_id=project_id)
     return OK
 

@@ -11,7 +11,7 @@ from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, Read, record_rows, record_sets, template, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, in_scope, record_rows, record_sets, template, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Project, ProjectDecision, ProjectGoal, ProjectMember
@@ -64,6 +64,18 @@ def visible(principal):
 def load_project(ctx, project_id: str) -> Project:
     """The project if it exists and is inside the caller's scope; 404 otherwise (one query)."""
     return visible_row(ctx.db, Project, project_id, visible(ctx.principal), "Project")
+
+
+def link_project(ctx, project_id: str) -> Project:
+    """`load_project` for a record of another area about to name the project (a time entry, a budget, a sprint,
+    a roadmap): the row is share-locked (FOR KEY SHARE), so the write waits for a project delete in progress and
+    then finds the project gone (404) instead of naming a deleted project. It waits for nothing else: edits of
+    the project take a weaker lock (FOR NO KEY UPDATE) that this one does not conflict with."""
+    row = ctx.db.scalar(in_scope(select(Project).where(Project.id == project_id), visible(ctx.principal))
+                        .with_for_update(read=True, key_share=True))
+    if row is None:
+        raise not_found("Project")
+    return row
 
 
 def load_goal(ctx, project_id: str, goal_id: str) -> ProjectGoal:

@@ -13,7 +13,7 @@ from functools import cache
 from sqlalchemy import func, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.locks import lock_row
 from chalicelib.core.lookup import ids_read, list_items_among
 from chalicelib.core.models import ConfigListItem, Squad
@@ -22,7 +22,8 @@ from chalicelib.core.schemas import comma_values
 from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
-from .queries import (ATTRIBUTE, ENTITY, decision_select, get_field, goal_select, load_project, member_select,
+from .queries import (ATTRIBUTE, ENTITY, decision_select, get_field, goal_select, link_project,  # noqa: F401
+                      load_project, member_select,
                       project_lookups, project_record, project_select, require_users, visible, with_project_lookups)
 
 WRITABLE = ("name", "description", "company_id", "type_id", "status", "owner_id", "delivery_manager_id", "squad",
@@ -270,13 +271,33 @@ def update_project(ctx, *, project_id: str, data) -> dict:
     return project_record(ctx, project.id)
 
 
+def _holds_message(holds: dict[str, int]) -> str:
+    """"The project has 12 time entries and 1 budget: ..." for the records that hold a project."""
+    names = {"time_entries": ("time entry", "time entries"), "budgets": ("budget", "budgets")}
+    parts = [f"{count} {names[kind][count != 1]}" for kind, count in holds.items() if count]
+    return f"The project has {' and '.join(parts)}: remove or move them first, or set its status instead"
+
+
 def delete_project(ctx, *, project_id: str) -> None:
-    project = load_project(ctx, project_id)
+    """Deletes the project with its members, goals, decisions, AI summary and deal link (database cascades), its
+    sprints and its roadmaps with their items (planning that means nothing without it); its tasks are kept, standalone,
+    without those sprints and roadmap items. A project that work or money was recorded against (time entries,
+    budgets, and through them invoices) is not deleted: 409 naming what holds it, nothing changed. The project's row
+    is locked first, so a delete waits for a request changing it and a second delete at once answers 404."""
+    from chalicelib.areas.budgets import service as budgets_service  # other areas: imported lazily
+    from chalicelib.areas.roadmaps import service as roadmaps_service
+    from chalicelib.areas.sprints import service as sprints_service
+    from chalicelib.areas.tasks import service as tasks_service
+
+    project = lock_row(ctx.db, Project, project_id, where=visible(ctx.principal), missing="Project")
+    holds = budgets_service.project_holds(ctx.db, project.id)
+    if any(holds.values()):
+        raise Conflict(_holds_message(holds))
     history.record(ctx.db, entity_type=ENTITY, entity_id=project.id, action="deleted", actor_id=ctx.user_id,
                    changes={"name": {"from": project.name, "to": None}})
-    from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
-
     tasks_service.project_deleted(ctx.db, project.id)  # its tasks are kept, no longer linked to it
+    sprints_service.project_deleted(ctx.db, project.id)  # the database clears its sprints from their tasks
+    roadmaps_service.project_deleted(ctx.db, project.id)  # with their items, cleared from their tasks
     ctx.db.delete(project)
     ctx.db.flush()
 

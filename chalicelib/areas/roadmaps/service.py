@@ -46,7 +46,7 @@ def _require_project(ctx, project_id: str) -> None:
     from chalicelib.areas.projects import service as projects_service
 
     try:
-        projects_service.load_project(ctx, project_id)
+        projects_service.link_project(ctx, project_id)  # waits for a delete of the project in progress
     except NotFound as exc:
         raise BadRequest("project_id must be a project you can see",
                          details=[{"field": "project_id", "message": "must be a project you can see"}]) from exc
@@ -95,6 +95,21 @@ def delete_roadmap(ctx, *, roadmap_id: str) -> None:
     tasks_service.clear_roadmap_items(ctx.db, item_ids)
     ctx.db.delete(roadmap)
     ctx.db.flush()
+
+
+def project_deleted(db, project_id: str) -> None:
+    """The project is being deleted: its roadmaps and their items go with it, and the tasks linked to those items
+    lose `roadmap_item_id` (tasks area), as a roadmap delete does. Two statements here (the items deleted, their
+    ids answered; then the roadmaps), one in the tasks area when there were items, whatever their number."""
+    from sqlalchemy import delete
+
+    from chalicelib.areas.tasks import service as tasks_service
+
+    of_project = select(Roadmap.id).where(Roadmap.project_id == project_id)
+    item_ids = list(db.scalars(delete(RoadmapItem).where(RoadmapItem.roadmap_id.in_(of_project))
+                               .returning(RoadmapItem.id).execution_options(synchronize_session=False)))
+    tasks_service.clear_roadmap_items(db, item_ids)
+    db.execute(delete(Roadmap).where(Roadmap.project_id == project_id).execution_options(synchronize_session=False))
 
 
 # ---------------------------------------------------------------- items

@@ -17,7 +17,7 @@ def _require_project(ctx, project_id: str) -> None:
     from chalicelib.areas.projects import service as projects_service
 
     try:
-        projects_service.load_project(ctx, project_id)
+        projects_service.link_project(ctx, project_id)  # waits for a delete of the project in progress
     except NotFound as exc:
         raise bad_field("project_id", "does not match a project you can see") from exc
 
@@ -56,7 +56,15 @@ def delete_sprint(ctx, *, sprint_id: str) -> None:
     ctx.db.flush()
 
 
-# ---- for other areas (tasks) ----------------------------------------------------------------------
+# ---- for other areas (tasks, projects) ------------------------------------------------------------
+
+def project_deleted(db, project_id: str) -> None:
+    """The project is being deleted: its sprints go with it (one DELETE); the database clears `sprint_id` on the
+    tasks that named them (ON DELETE SET NULL, as a sprint delete does), the tasks keeping their other links."""
+    from sqlalchemy import delete
+
+    db.execute(delete(Sprint).where(Sprint.project_id == project_id).execution_options(synchronize_session=False))
+
 
 def visible_sprint_exists(ctx, sprint_id: str) -> bool:
     """Whether the sprint exists in a project the caller can see (one query): a task may name only such

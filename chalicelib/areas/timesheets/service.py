@@ -118,6 +118,13 @@ def approved_billable_entries(db: Session, budget_id: str, *, exclude) -> list:
                       .order_by(TimeEntry.date, TimeEntry.created_at, TimeEntry.id)).all()
 
 
+def project_entry_count(project_id: str):
+    """A scalar subquery: how many time entries (any status) name the project. Budgets' `project_holds` sends it
+    in its own statement: a project that work was logged on is not deleted (docs/decisions/projects.md)."""
+    return (select(func.count(TimeEntry.id)).where(TimeEntry.project_id == project_id)
+            .correlate(None).scalar_subquery())
+
+
 def clear_budget(db: Session, *, budget_id: str) -> None:
     """A budget is being deleted: its entries keep their hours and lose budget_id and line_item_id."""
     db.execute(update(TimeEntry).where(TimeEntry.budget_id == budget_id)
@@ -175,7 +182,7 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
         from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
 
         try:
-            projects_service.load_project(ctx, project_id)
+            projects_service.link_project(ctx, project_id)  # waits for a delete of the project in progress
         except NotFound:
             details.append({"field": "project_id", "message": "must be a project you can see"})
     budget_id = values.get("budget_id", entry.budget_id if entry is not None else None)
