@@ -5,10 +5,11 @@ type and resource within 5 minutes, and records one delivery per channel (email,
 the user's effective preferences enable. After commit, one message per delivery goes to the
 notifications queue (`core.queue`); without a queue URL the in-process handler registered below
 delivers at once. A failed request sends nothing. `notify_many()` does the same for many
-notifications. Both take a fixed number of statements whatever the number of notifications: one read
-(the recent notifications for de-duplication and the preference overrides; one statement on Postgres,
-two elsewhere), one write (the notifications and their deliveries; one statement on Postgres, the
-notifications' INSERT a CTE of the deliveries', two elsewhere), then SQS batches of ten after commit.
+notifications. A deactivated user is told nothing (no record, no delivery). Both take a fixed number of
+statements whatever the number of notifications: one read (the recent notifications for de-duplication, the
+preference overrides and which recipients are active; one statement on Postgres, three elsewhere), one write
+(the notifications and their deliveries; one statement on Postgres, the notifications' INSERT a CTE of the
+deliveries', two elsewhere), then SQS batches of ten after commit.
 `notify_squad()` notifies a squad's members that way and posts to the squad's chat channel.
 
 Delivery itself (`core/notify_delivery.py`) lives in core because `notify()` runs in every area's
@@ -125,9 +126,10 @@ def _overrides_template(postgres: bool):
 
 
 def _lookups(db, notices: list[dict], *, dedup: bool) -> dict:
-    """The recent notifications of the notices' users, types and resources (when de-duplicating) and the
-    preference overrides of their users and types: one statement on Postgres (core.query.record_sets). An id
-    or type holding a comma (never made by the service) is read with expanding lists instead."""
+    """The recent notifications of the notices' users, types and resources (when de-duplicating), the
+    preference overrides of their users and types, and which of their users are active: one statement on
+    Postgres (core.query.record_sets). An id or type holding a comma (never made by the service) is read with
+    expanding lists instead."""
     wanted = [{n["user_id"] for n in notices}, {n["type"] for n in notices}, {n["resource_id"] for n in notices}]
     postgres = db.get_bind().dialect.name == "postgresql"
     users, kinds, resources = (ids_value(values, postgres) for values in wanted)
@@ -135,12 +137,21 @@ def _lookups(db, notices: list[dict], *, dedup: bool) -> dict:
         postgres = False
         users, kinds, resources = (ids_value(values, False) for values in wanted)
     reads = {"overrides": Read(_overrides_template(postgres), {"pref_users": users, "pref_types": kinds},
-                               ("channel_in_app", "channel_email", "channel_chat", "channel_push"))}
+                               ("channel_in_app", "channel_email", "channel_chat", "channel_push")),
+             "active": Read(_active_template(postgres), {"pref_users": users})}
     if dedup:
         reads["recent"] = Read(_recent_template(postgres, None in wanted[2]), {
             "recent_users": users, "recent_types": kinds, "recent_resources": resources,
             "recent_since": utcnow() - DEDUP_WINDOW})
     return record_sets(db, **reads)
+
+
+@template
+def _active_template(postgres: bool):
+    """The active users among these (a deactivated user is told nothing: they cannot sign in to read it)."""
+    from .models import User
+
+    return select(User.id).where(ids_param(User.id, "pref_users", postgres), User.is_active.is_(True))
 
 
 @template
@@ -193,6 +204,7 @@ def _create(ctx, notices: list[dict], *, dedup: bool = True) -> list[dict]:
         return notice["user_id"], notice["type"], notice["resource_type"], notice["resource_id"]
 
     found = _lookups(db, notices, dedup=dedup)
+    active = {r["id"] for r in found["active"]}
     recent = {(r["user_id"], r["type"], r["resource_type"], r["resource_id"]) for r in found.get("recent", [])}
     overrides = {(r["user_id"], r["notification_type"]): {
         "in_app": bool(r["channel_in_app"]), "email": bool(r["channel_email"]), "chat": bool(r["channel_chat"]),
@@ -200,6 +212,8 @@ def _create(ctx, notices: list[dict], *, dedup: bool = True) -> list[dict]:
     notifications, deliveries = [], []
     now = utcnow()
     for notice in notices:
+        if notice["user_id"] not in active:  # a deactivated user is never told (nor counted as notified)
+            continue
         if dedup:
             if key(notice) in recent:
                 continue
@@ -228,8 +242,8 @@ def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None,
            resource_id: str | None = None, action_url: str | None = None, actor_id: str | None = None,
            icon: str | None = None, dedup: bool = True) -> Notification | None:
     """Create an in-app notification (and its deliveries after commit). `ctx` is the core Context of a
-    request or of a job (`core.context.job_context()`). Returns None when de-duplicated, else the notification
-    (its row is written; the object is not in the session). `dedup=False` is for events that are distinct even
+    request or of a job (`core.context.job_context()`). Returns None when de-duplicated or the user is
+    deactivated, else the notification (its row is written; the object is not in the session). `dedup=False` is for events that are distinct even
     on the same resource within minutes (an agent task's successive stages)."""
     made = _create(ctx, [{"user_id": user_id, "type": type, "title": title, "body": body,
                           "resource_type": resource_type, "resource_id": resource_id, "action_url": action_url,
@@ -241,7 +255,8 @@ def notify_many(ctx, notices: list[dict], *, dedup: bool = True) -> list[str]:
     """`notify()` for many notifications at once, in a fixed number of statements whatever their
     number. Each notice holds user_id, type and title, and may hold body, resource_type, resource_id,
     action_url, actor_id and icon. De-duplication as in `notify()` (also among the notices; `dedup=False`
-    as there). Answers the ids of the users notified (those not de-duplicated), in the notices' order."""
+    as there). Answers the ids of the users notified (those active and not de-duplicated), in the notices'
+    order."""
     return [row["user_id"] for row in _create(ctx, notices, dedup=dedup)]
 
 

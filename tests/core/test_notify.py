@@ -223,9 +223,10 @@ def test_a_type_missing_from_the_catalogue_is_in_app_only(db, notify_api, api):
 
 
 def test_notify_is_one_read_and_one_write(db, notify_api, count_queries, monkeypatch):
-    """notify(): the recent notifications and the preference overrides in one read, the notification and its
-    deliveries in one write, on Postgres (two each elsewhere); a repeat within the window reads only. (The
-    in-process delivery after commit is left out: it is the worker's work, counted in its own tests.)"""
+    """notify(): the recent notifications, the preference overrides and whether the user is active in one read,
+    the notification and its deliveries in one write, on Postgres (three reads and two writes elsewhere); a repeat
+    within the window reads only. (The in-process delivery after commit is left out: it is the worker's work,
+    counted in its own tests.)"""
     from chalicelib.core import notify as notify_module
 
     monkeypatch.setattr(notify_module, "send_after_commit", lambda ctx, deliveries: None)
@@ -234,17 +235,18 @@ def test_notify_is_one_read_and_one_write(db, notify_api, count_queries, monkeyp
                                   channel_email=True, channel_chat=False, channel_push=True))
     db.commit()
     user_id = user.id
-    per_step = 1 if db.get_bind().dialect.name == "postgresql" else 2
+    postgres = db.get_bind().dialect.name == "postgresql"
+    reads, writes = (1, 1) if postgres else (3, 2)
     with count_queries() as counter:
         status, body = notify_api(user_id=user_id, type="mention", title="Hi", resource_type="page", resource_id="p-1")
     assert status == 200 and body["id"]
-    assert counter.count == 2 * per_step, counter.statements
+    assert counter.count == reads + writes, counter.statements
     channels = sorted(d.channel for d in deliveries(db, notification_id=body["id"]))
     assert channels == ["email", "push"]  # the override, not the type's defaults
     with count_queries() as counter:
         status, body = notify_api(user_id=user_id, type="mention", title="Hi", resource_type="page", resource_id="p-1")
     assert status == 200 and body["id"] is None
-    assert counter.count == per_step, counter.statements
+    assert counter.count == reads, counter.statements
 
 
 def _email_delivery(db, user, **values):

@@ -82,7 +82,8 @@ def create_request(ctx, *, data) -> dict:
     row = ctx.db.execute(feedback_request_select().where(
         FeedbackRequest.cycle_id == cycle.id, FeedbackRequest.subject_id == subject.id,
         FeedbackRequest.reviewer_id == data.reviewer_id)).one()
-    notify(ctx, **_notice(ctx, data.reviewer_id, subject, cycle, row[0].id))
+    if data.reviewer_id != ctx.user_id:  # asking oneself: nobody to tell
+        notify(ctx, **_notice(ctx, data.reviewer_id, subject, cycle, row[0].id))
     return feedback_request_record(row)
 
 
@@ -119,8 +120,8 @@ def create_bulk(ctx, *, data) -> dict:
     if created < len(fresh):  # a concurrent request asked some of them meanwhile: only this one's rows are notified
         made = set(ctx.db.scalars(select(FeedbackRequest.id).where(FeedbackRequest.id.in_(list(ids.values())))))
         fresh = [peer for peer in fresh if ids[peer] in made]
-    if fresh:
-        notify_many(ctx, [_notice(ctx, peer, subject, cycle, ids[peer]) for peer in fresh])
+    if fresh:  # the caller, when one of the peers, is asked but not told of their own request
+        notify_many(ctx, [_notice(ctx, peer, subject, cycle, ids[peer]) for peer in fresh if peer != ctx.user_id])
     return {"created": created, "total_peers": len(peers)}
 
 
