@@ -125,8 +125,8 @@ def _overrides_template(postgres: bool):
                    ids_param(NotificationPreference.notification_type, "pref_types", postgres)))
 
 
-def _lookups(db, notices: list[dict], *, dedup: bool) -> dict:
-    """The recent notifications of the notices' users, types and resources (when de-duplicating), the
+def _lookups(db, notices: list[dict]) -> dict:
+    """The recent notifications of the notices' users, types and resources (for the de-duplication), the
     preference overrides of their users and types, and which of their users are active: one statement on
     Postgres (core.query.record_sets). An id or type holding a comma (never made by the service) is read with
     expanding lists instead."""
@@ -138,11 +138,10 @@ def _lookups(db, notices: list[dict], *, dedup: bool) -> dict:
         users, kinds, resources = (ids_value(values, False) for values in wanted)
     reads = {"overrides": Read(_overrides_template(postgres), {"pref_users": users, "pref_types": kinds},
                                ("channel_in_app", "channel_email", "channel_chat", "channel_push")),
-             "active": Read(_active_template(postgres), {"pref_users": users})}
-    if dedup:
-        reads["recent"] = Read(_recent_template(postgres, None in wanted[2]), {
-            "recent_users": users, "recent_types": kinds, "recent_resources": resources,
-            "recent_since": utcnow() - DEDUP_WINDOW})
+             "active": Read(_active_template(postgres), {"pref_users": users}),
+             "recent": Read(_recent_template(postgres, None in wanted[2]), {
+                 "recent_users": users, "recent_types": kinds, "recent_resources": resources,
+                 "recent_since": utcnow() - DEDUP_WINDOW})}
     return record_sets(db, **reads)
 
 
@@ -191,7 +190,7 @@ def _insert(db, notifications: list[dict], deliveries: list[dict]) -> None:
 NOTICE_FIELDS = ("body", "resource_type", "resource_id", "action_url", "actor_id", "icon")
 
 
-def _create(ctx, notices: list[dict], *, dedup: bool = True) -> list[dict]:
+def _create(ctx, notices: list[dict]) -> list[dict]:
     """The notifications of `notices` not de-duplicated, written with their deliveries (queued after commit),
     in a fixed number of statements: one read (recent notifications and preference overrides), one write.
     Answers the notifications' rows as inserted."""
@@ -203,9 +202,9 @@ def _create(ctx, notices: list[dict], *, dedup: bool = True) -> list[dict]:
     def key(notice) -> tuple:
         return notice["user_id"], notice["type"], notice["resource_type"], notice["resource_id"]
 
-    found = _lookups(db, notices, dedup=dedup)
+    found = _lookups(db, notices)
     active = {r["id"] for r in found["active"]}
-    recent = {(r["user_id"], r["type"], r["resource_type"], r["resource_id"]) for r in found.get("recent", [])}
+    recent = {(r["user_id"], r["type"], r["resource_type"], r["resource_id"]) for r in found["recent"]}
     overrides = {(r["user_id"], r["notification_type"]): {
         "in_app": bool(r["channel_in_app"]), "email": bool(r["channel_email"]), "chat": bool(r["channel_chat"]),
         "push": bool(r["channel_push"])} for r in found["overrides"]}
@@ -214,10 +213,9 @@ def _create(ctx, notices: list[dict], *, dedup: bool = True) -> list[dict]:
     for notice in notices:
         if notice["user_id"] not in active:  # a deactivated user is never told (nor counted as notified)
             continue
-        if dedup:
-            if key(notice) in recent:
-                continue
-            recent.add(key(notice))
+        if key(notice) in recent:
+            continue
+        recent.add(key(notice))
         user_id, type = notice["user_id"], notice["type"]
         channels = overrides.get((user_id, type)) or type_info(type).defaults()
         notification_id = new_id()
@@ -240,24 +238,24 @@ def _create(ctx, notices: list[dict], *, dedup: bool = True) -> list[dict]:
 
 def notify(ctx, *, user_id: str, type: str, title: str, body: str | None = None, resource_type: str | None = None,
            resource_id: str | None = None, action_url: str | None = None, actor_id: str | None = None,
-           icon: str | None = None, dedup: bool = True) -> Notification | None:
+           icon: str | None = None) -> Notification | None:
     """Create an in-app notification (and its deliveries after commit). `ctx` is the core Context of a
     request or of a job (`core.context.job_context()`). Returns None when de-duplicated or the user is
-    deactivated, else the notification (its row is written; the object is not in the session). `dedup=False` is for events that are distinct even
-    on the same resource within minutes (an agent task's successive stages)."""
+    deactivated, else the notification (its row is written; the object is not in the session). Every
+    notification is de-duplicated (document 3, Events: skipped when the same user, type and resource was
+    notified within the last 5 minutes); no area opts out."""
     made = _create(ctx, [{"user_id": user_id, "type": type, "title": title, "body": body,
                           "resource_type": resource_type, "resource_id": resource_id, "action_url": action_url,
-                          "actor_id": actor_id, "icon": icon}], dedup=dedup)
+                          "actor_id": actor_id, "icon": icon}])
     return Notification(**made[0]) if made else None
 
 
-def notify_many(ctx, notices: list[dict], *, dedup: bool = True) -> list[str]:
+def notify_many(ctx, notices: list[dict]) -> list[str]:
     """`notify()` for many notifications at once, in a fixed number of statements whatever their
     number. Each notice holds user_id, type and title, and may hold body, resource_type, resource_id,
-    action_url, actor_id and icon. De-duplication as in `notify()` (also among the notices; `dedup=False`
-    as there). Answers the ids of the users notified (those active and not de-duplicated), in the notices'
-    order."""
-    return [row["user_id"] for row in _create(ctx, notices, dedup=dedup)]
+    action_url, actor_id and icon. De-duplication as in `notify()` (also among the notices). Answers the ids
+    of the users notified (those active and not de-duplicated), in the notices' order."""
+    return [row["user_id"] for row in _create(ctx, notices)]
 
 
 def squad_audience_ids(db, *, squad_id: str, audience: str) -> list[str]:

@@ -138,8 +138,8 @@ def respond(ctx, calendar_id: str, event_id: str, *, data) -> dict:
 
 def _tell_organiser(ctx, event: dict, status: str) -> None:
     """The organiser, when a user of the service other than the caller, also gets an in-app notification
-    (`meeting_response`); the provider e-mails them too (sendUpdates=all). Every answer is told, without the
-    core's 5-minute de-duplication: two invitees answering one event within minutes are two answers."""
+    (`meeting_response`); the provider e-mails them too (sendUpdates=all). Core notify's 5-minute de-duplication
+    applies, as document 3 states for every notification."""
     from sqlalchemy import func
 
     from chalicelib.core.models import User
@@ -154,7 +154,7 @@ def _tell_organiser(ctx, event: dict, status: str) -> None:
     notify(ctx, user_id=organiser_id, type="meeting_response",
            title=f"{ctx.user.name} {status} {event.get('summary') or 'your meeting'}"[:500],
            resource_type="calendar_event", resource_id=str(event.get("id") or "")[:36] or None,
-           action_url=f"/calendar?event={event.get('id')}", actor_id=ctx.user_id, dedup=False)
+           action_url=f"/calendar?event={event.get('id')}", actor_id=ctx.user_id)
 
 
 # ---------------------------------------------------------------- settings

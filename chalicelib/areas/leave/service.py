@@ -92,8 +92,8 @@ def _executive_ids(db, exclude: str) -> list[str]:
 
 def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
     """`leave_requested` to whoever decides the next step: the squad manager at the first step (executives when
-    there is none), every executive at the second. Each step is told without the core's 5-minute de-duplication:
-    an executive told of the first step is told again of the second, even minutes later (it now awaits them)."""
+    there is none), every executive at the second (core notify's 5-minute de-duplication applies, as document 3
+    states for every notification)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     approvers: list[str] = []
@@ -108,7 +108,7 @@ def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
              f"{request.start_date.isoformat()} to {request.end_date.isoformat()}")
     notify_many(ctx, [{"user_id": user_id, "type": "leave_requested", "title": title, "resource_type": ENTITY,
                        "resource_id": request.id, "action_url": f"/leave/requests/{request.id}",
-                       "actor_id": ctx.user_id} for user_id in approvers if user_id != ctx.user_id], dedup=False)
+                       "actor_id": ctx.user_id} for user_id in approvers if user_id != ctx.user_id])
 
 
 def _notify_requester(ctx, request: LeaveRequest, type: str, title: str, body: str | None = None) -> None:

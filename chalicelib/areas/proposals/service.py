@@ -379,7 +379,7 @@ def _tell_approvers_submitted(ctx, proposal: Proposal, listed: list[str]) -> Non
     notify_many(ctx, [{"user_id": user_id, "type": "proposal_submitted",
                        "title": f"Proposal to approve: {proposal.title}", "resource_type": ENTITY,
                        "resource_id": proposal.id, "action_url": f"/proposals/{proposal.id}",
-                       "actor_id": ctx.user_id} for user_id in readers], dedup=False)  # each round is news
+                       "actor_id": ctx.user_id} for user_id in readers])
 
 
 def _tell_owner_approved(ctx, proposal: Proposal) -> None:
@@ -445,8 +445,7 @@ def request_changes(ctx, *, proposal_id: str, comments: str) -> None:
     if proposal.owner_id and proposal.owner_id != ctx.user_id:
         notify(ctx, user_id=proposal.owner_id, type="proposal_changes_requested",
                title=f"Changes requested: {proposal.title}", body=comments[:500], resource_type=ENTITY,
-               resource_id=proposal.id, action_url=f"/proposals/{proposal.id}", actor_id=ctx.user_id,
-               dedup=False)  # each round's comments are news
+               resource_id=proposal.id, action_url=f"/proposals/{proposal.id}", actor_id=ctx.user_id)
 
 
 def mark_sent(ctx, *, proposal_id: str) -> None:

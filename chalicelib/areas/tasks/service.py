@@ -294,14 +294,14 @@ def task_history(ctx, *, task_id: str, query) -> Page:
 
 def _notify_assigned(ctx, task: Task) -> None:
     """`task_assigned` to the new assignee unless they assigned it themselves. Called only when the task is made or
-    its assignee really changes (under the task's row lock), so each call is an assignment of its own: without the
-    core's 5-minute de-duplication, so that a task handed back to someone within minutes still tells them."""
+    its assignee really changes (under the task's row lock); core notify's 5-minute de-duplication applies, as
+    document 3 states for every notification."""
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     if task.assignee_id and task.assignee_id != ctx.user_id:
         notify(ctx, user_id=task.assignee_id, type="task_assigned", title=f"You were assigned a task: {task.title}",
                body=task.description[:500] if task.description else None, resource_type="task",
-               resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=ctx.user_id, dedup=False)
+               resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
 
 
 def ensure_agent_meta(db, task_id: str) -> None:
