@@ -94,6 +94,25 @@ def apply_cells(access_level: str, cells) -> dict[str, str]:
     return levels
 
 
+def holders_select(tool: str, level: str):
+    """`SELECT users.id` of the users whose effective permission on `tool` is at least `level`, in SQL what
+    `apply_cells` computes in Python: the user's override, else their access level's matrix cell, else that
+    level's default (an unknown access level as employee). One statement whatever the number of users; callers
+    add their own conditions (active users, leaving the actor out)."""
+    from sqlalchemy import and_, case, func
+
+    from .models import User
+
+    default = case({access: levels[tool] for access, levels in DEFAULT_MATRIX.items()}, value=User.access_level,
+                   else_=DEFAULT_MATRIX["employee"][tool])
+    effective = func.coalesce(UserPermission.level, AccessLevelPermission.level, default)
+    return (select(User.id)
+            .outerjoin(UserPermission, and_(UserPermission.user_id == User.id, UserPermission.tool == tool))
+            .outerjoin(AccessLevelPermission, and_(AccessLevelPermission.access_level == User.access_level,
+                                                   AccessLevelPermission.tool == tool))
+            .where(effective.in_([name for name in LEVELS if RANK[name] >= RANK[level]])))
+
+
 def effective_permissions(db: Session, user_id: str, access_level: str) -> dict[str, str]:
     """The matrix row of the user's access level with the user's overrides laid over it (one query)."""
     rows = db.execute(_levels_statement(), {"access_level": access_level, "user_id": user_id}).all()

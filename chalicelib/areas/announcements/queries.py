@@ -25,6 +25,15 @@ def visible(principal):
     return None
 
 
+def readers_select(author_id: str):
+    """The active users but the author who hold announcements:view as their effective permissions
+    (core.permissions.holders_select), in one statement whatever their number: those who may open a new
+    announcement."""
+    from chalicelib.core.permissions import holders_select
+
+    return holders_select("announcements", "view").where(User.is_active.is_(True), User.id != author_id)
+
+
 def load_announcement(ctx, announcement_id: str) -> Announcement:
     return visible_row(ctx.db, Announcement, announcement_id, visible(ctx.principal), "Announcement")
 

@@ -3,8 +3,8 @@
 Rules (document 3, Announcements): create needs update:announcements and head or executive access; edit and
 distribute are for the original author or an executive (403 otherwise); delete needs manage:announcements and
 executive access, and removes the read receipts (and distributions) with it. Read receipts are shown to head
-and executive only. A new announcement notifies active staff (`announcement_published`, the author left out)
-through `notify_many`: a fixed number of statements whatever the staff count.
+and executive only. A new announcement notifies active staff who hold announcements:view (`announcement_published`,
+the author left out) through `notify_many`: a fixed number of statements whatever the staff count.
 
 Distribution calls the providers with no transaction held open (`ctx.release_connection()`), each channel on
 its own: one failing does not stop the others. Each outcome is recorded as a distribution row.
@@ -19,11 +19,10 @@ from sqlalchemy import delete, func, select
 from chalicelib.core.errors import BadRequest, DomainError, Forbidden, ServiceUnavailable
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, insert_rows, lock_row
-from chalicelib.core.models import User
 from chalicelib.core.scoping import sees_all
 
 from .models import Announcement, AnnouncementDistribution, AnnouncementReceipt
-from .queries import list_records, load_announcement, one_record, receipt_records
+from .queries import list_records, load_announcement, one_record, readers_select, receipt_records
 
 log = logging.getLogger("wms.announcements")
 SANDBOX_CHAT_CHANNEL = "C_ANNOUNCEMENTS"
@@ -50,7 +49,7 @@ def get_announcement(ctx, announcement_id: str) -> dict:
 def _notify_staff(ctx, announcement: Announcement) -> None:
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
-    staff = ctx.db.scalars(select(User.id).where(User.is_active.is_(True), User.id != ctx.user_id))
+    staff = ctx.db.scalars(readers_select(ctx.user_id))  # only those who may open it (announcements:view)
     notify_many(ctx, [{"user_id": user_id, "type": "announcement_published",
                        "title": f"New announcement: {announcement.title}"[:500], "resource_type": "announcement",
                        "resource_id": announcement.id, "action_url": f"/announcements/{announcement.id}",

@@ -171,6 +171,31 @@ def load_task(ctx, task_id: str) -> Task:
     return visible_row(ctx.db, Task, task_id, visible(ctx.principal), "Task")
 
 
+def task_readers(db, task_id: str, user_ids) -> set[str]:
+    """Which of these users may read the task, asked as each of them: active, `tasks:view`, and the task inside
+    their scope (`visible`). Their principals in one statement (core.auth.principals_of), then one statement for
+    all those whose scope is narrower than every task (a UNION ALL of the task's scope clause as each), none
+    when permissions and access levels decide every one: two statements at most, whatever their number."""
+    from sqlalchemy import String, literal
+
+    from chalicelib.core.auth import principals_of
+
+    readers: set[str] = set()
+    ask = []
+    for user_id, principal in principals_of(db, user_ids).items():
+        if not principal.can("tasks", "view"):
+            continue
+        if scoping.sees_all(principal):
+            readers.add(user_id)
+        else:
+            ask.append(principal)
+    if ask:
+        asked = [select(literal(principal.id, String).label("user_id")).where(Task.id == task_id, visible(principal))
+                 for principal in ask]
+        readers.update(db.scalars(asked[0] if len(asked) == 1 else union_all(*asked)))
+    return readers
+
+
 def visible_task_exists(ctx, task_id: str) -> bool:
     """Whether the task exists and the caller may see it (one query); for other areas' reference checks."""
     return ctx.db.scalar(select(Task.id).where(Task.id == task_id, visible(ctx.principal))) is not None

@@ -12,7 +12,7 @@ from chalicelib.core.models import User
 from chalicelib.core.query import Read, record_rows, template
 
 from .models import Task, TaskTodo
-from .queries import load_task
+from .queries import load_task, task_readers
 from .schemas import TodosReplace
 
 MAX_TODOS = 500  # the replacement refuses more (schemas.TodosReplace), so the read never cuts a list
@@ -51,7 +51,8 @@ def _canonical_uuid(value: str) -> bool:
 
 def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     """Entries without id are created, entries with id upserted, todos absent from the request deleted.
-    `todo_assigned` goes to each user newly assigned a todo, unless that user is the caller.
+    `todo_assigned` goes to each user newly assigned a todo, unless that user is the caller; the todo's and the
+    task's titles only to one who may read the task (queries.task_readers).
 
     The task row is locked first (core.locks.lock_row), so concurrent replacements run one after the
     other and the result is exactly one request's set. The set is written as one DELETE and one
@@ -114,9 +115,14 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
         if entry.assignee_id and entry.assignee_id != previous_assignee and entry.assignee_id != ctx.user_id:
             newly_assigned.append((entry.assignee_id, entry.title))
     insert_rows(db, TaskTodo, rows)
+    told = dict(newly_assigned)
+    # the to-do's and the task's titles, and the link, only to an assignee who may read the task (a to-do may be
+    # given to someone outside the task's scope); the others learn that they were given a to-do, and by whom
+    readers = task_readers(db, task.id, list(told)) if told else set()
     notify_many(ctx, [  # one INSERT of notifications and one of deliveries, whatever the number of assignees
-        {"user_id": user_id, "type": "todo_assigned", "title": f"You were assigned a todo: {title}",
-         "body": f"On task: {task.title}", "resource_type": "task", "resource_id": task.id,
-         "action_url": f"/tasks/{task.id}", "actor_id": ctx.user_id}
-        for user_id, title in dict(newly_assigned).items()])
+        {"user_id": user_id, "type": "todo_assigned", "resource_type": "task", "resource_id": task.id,
+         "actor_id": ctx.user_id,
+         **({"title": f"You were assigned a todo: {title}", "body": f"On task: {task.title}",
+             "action_url": f"/tasks/{task.id}"} if user_id in readers else {"title": "You were assigned a todo"})}
+        for user_id, title in told.items()])
     return todo_records(db, task.id)
