@@ -5,11 +5,13 @@ project is seen by those who see the project (projects' scoping); a budget of a 
 of budgets:view (deals have no record scoping). Other areas are reached through their `service`,
 imported inside the function that needs it: projects (visibility), deals (deal and company checks,
 company names), tasks (titles, task checks), timesheets (logged hours and time entries).
-Money is Decimal end to end: `amount = quantity * unit_price` computed exactly, stored as Numeric.
+Money is Decimal end to end: `amount = quantity * unit_price` computed exactly and rounded half up to the cent
+(`line_amount`, as proposals' items and the ledger's lines), stored as Numeric.
 """
 from __future__ import annotations
 
 from dataclasses import replace
+from decimal import ROUND_HALF_UP, Decimal
 
 from sqlalchemy import func, select
 
@@ -29,6 +31,14 @@ from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_lookup
                       with_budget_lookups, with_item_lookups)
 
 ENTITY = "budget"
+CENT = Decimal("0.01")
+
+
+def line_amount(quantity, unit_price) -> Decimal:
+    """A line's amount: quantity x unit_price, exact, rounded half up (away from zero) to the cent. A budget's lines
+    then add up to what the proposal priced and the invoice bills, never to a fraction of a cent (1.5 x 33.33 is
+    50.00: three such lines are 150.00, as the accepted proposal said, not 149.985 rounded to 149.99)."""
+    return (Decimal(quantity) * Decimal(unit_price)).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 # ---------------------------------------------------------------- for other areas (timesheets)
@@ -206,10 +216,8 @@ def _tell_portal_pending(ctx, budget: Budget) -> None:
 def create_budget_for(ctx, *, name: str, project_id: str, company_id: str | None, currency: str,
                       owner_id: str | None, items: list[dict], budget_type: str | None = None) -> str:
     """A draft budget of a project made by another area's automation (proposals' onboarding on accept), with
-    its line items (description, quantity, unit_price, service_type_id) in one multi-row INSERT; amounts
-    and the total computed exactly. Answers its id."""
-    from decimal import ROUND_HALF_UP, Decimal
-
+    its line items (description, quantity, unit_price, service_type_id) in one multi-row INSERT; each amount
+    rounded to the cent (`line_amount`) and the total their sum (the proposal's total). Answers its id."""
     from chalicelib.core.locks import insert_rows
 
     budget = Budget(name=name[:200], resource_type="project", resource_id=project_id, company_id=company_id,
@@ -219,13 +227,13 @@ def create_budget_for(ctx, *, name: str, project_id: str, company_id: str | None
     ctx.db.flush()
     rows, total = [], Decimal("0")
     for position, item in enumerate(items):
-        amount = Decimal(item["quantity"]) * Decimal(item["unit_price"])
+        amount = line_amount(item["quantity"], item["unit_price"])
         total += amount
         rows.append({"budget_id": budget.id, "description": item["description"], "quantity": item["quantity"],
                      "unit_price": item["unit_price"], "amount": amount,
                      "service_type_id": item.get("service_type_id"), "position": position})
     insert_rows(ctx.db, BudgetLineItem, rows)
-    budget.total_amount = total.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    budget.total_amount = total
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="created", actor_id=None,
                    changes={"name": budget.name, "status": budget.status})
     ctx.db.flush()
@@ -239,6 +247,8 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
     budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id)  # a status transition is checked and recorded on the current row
     _check_references(ctx, changes, budget)
+    if "currency" in changes and changes["currency"] != budget.currency:
+        _check_currency_of_invoices(ctx, budget, changes["currency"])
     before = _snapshot(budget)
     for key, value in changes.items():
         setattr(budget, key, value)
@@ -251,6 +261,18 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
         _tell_portal_pending(ctx, budget)
     ctx.db.flush()
     return budget_record(ctx, budget.id)
+
+
+def _check_currency_of_invoices(ctx, budget: Budget, currency: str) -> None:
+    """409 when invoices of the budget that are not voided are in another currency than the one it moves to: what
+    they billed is in their money, and the budget's fixed price left to bill, its lines' invoiced amounts and the
+    project's profitability would subtract or add them as the new one. Void them (or move them) first."""
+    from chalicelib.areas.invoices import service as invoices_service
+
+    others = invoices_service.live_invoice_currencies(ctx.db, budget.id) - {currency}
+    if others:
+        raise Conflict(f"The budget has invoices in {', '.join(sorted(others))}: its currency cannot become {currency}"
+                       " (void those invoices first)")
 
 
 def delete_budget(ctx, *, budget_id: str) -> None:
@@ -302,7 +324,7 @@ def add_line_item(ctx, *, budget_id: str, data) -> dict:
         raise Conflict(f"A budget holds at most {LINE_ITEM_LIMIT} line items")
     values = data.model_dump()
     _check_item_references(ctx, values)
-    item = BudgetLineItem(budget_id=budget.id, **values, amount=values["quantity"] * values["unit_price"])
+    item = BudgetLineItem(budget_id=budget.id, **values, amount=line_amount(values["quantity"], values["unit_price"]))
     ctx.db.add(item)
     _touch(budget)
     ctx.db.flush()
@@ -332,7 +354,7 @@ def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
     before = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS}
     for key, value in changes.items():
         setattr(item, key, value)
-    item.amount = item.quantity * item.unit_price
+    item.amount = line_amount(item.quantity, item.unit_price)
     _touch(budget)
     ctx.db.flush()
     after = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS if field not in ("updated_at",)}

@@ -64,6 +64,13 @@ def invoiced_totals(db, budget_ids) -> tuple[float, float]:
     return round(float(row[0] or 0), 2), round(float(row[1] or 0), 2)
 
 
+def live_invoice_currencies(db, budget_id: str) -> set[str]:
+    """The currencies of the budget's invoices that are not voided (one query); budgets refuse a currency change
+    that would leave them in another money than the budget's."""
+    return set(db.scalars(select(Invoice.currency).where(Invoice.budget_id == budget_id, Invoice.status != "voided")
+                          .distinct()))
+
+
 # ---------------------------------------------------------------- for the client portal
 
 # A client sees the invoices issued to it: approved in the ledger, sent or paid. Drafts and `finalised` ones
@@ -351,6 +358,7 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
         service_ledger.relink_still_valid(ctx, invoice, linking,
                                           checked_company if "company_id" not in changes else invoice.company_id)
     _check_ledger_held(invoice, changes)
+    _check_currency_with_lines(ctx, invoice, changes)
     number = changes.get("invoice_number")
     if number and number != invoice.invoice_number and _number_taken(ctx.db, number, invoice.id):
         raise Conflict(f"Invoice number {number} is taken")
@@ -384,6 +392,17 @@ def _check_ledger_held(invoice: Invoice, changes: dict) -> None:
     if held:
         raise Conflict(f"The invoice is in the ledger: its {' and '.join(held)} cannot change there "
                        "(delete the ledger draft, or void it, first)")
+
+
+def _check_currency_with_lines(ctx, invoice: Invoice, changes: dict) -> None:
+    """409 when an update changes the currency of an invoice that has lines: their amounts were priced in the
+    currency they were entered in (or copied from the budget's), and a new label converts nothing (1000 USD of a
+    budget relabelled GBP). Remove the lines first, or make a new invoice."""
+    if "currency" not in changes or changes["currency"] == invoice.currency:
+        return
+    if ctx.db.scalar(select(InvoiceLineItem.id).where(InvoiceLineItem.invoice_id == invoice.id).limit(1)):
+        raise Conflict(f"The invoice's lines are in {invoice.currency}: its currency cannot change while it has lines "
+                       "(remove them first, or make a new invoice)")
 
 
 def delete_invoice(ctx, *, invoice_id: str) -> None:

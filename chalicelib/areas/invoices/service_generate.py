@@ -21,17 +21,18 @@ from sqlalchemy import func, select
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.locks import insert_rows, lock_key
+from chalicelib.core.schemas import MONEY_LIMIT
 from chalicelib.core.serialize import value_out
 
 from .models import Invoice, InvoiceLineItem, InvoiceTimeEntry
-from .service_lines import cents, recalculate
+from .service_lines import cents, line_amount, recalculate
 
 ENTITY = "invoice"
 
 
 def _lines(ctx, invoice: Invoice, rows: list[dict]) -> list[dict]:
     for position, row in enumerate(rows):
-        row.update(invoice_id=invoice.id, position=position, amount=row["quantity"] * row["unit_price"])
+        row.update(invoice_id=invoice.id, position=position, amount=line_amount(row["quantity"], row["unit_price"]))
     return insert_rows(ctx.db, InvoiceLineItem, rows)  # one statement
 
 
@@ -40,7 +41,9 @@ def _live_invoices_of(db, budget_id: str, invoice_id: str):
 
 
 def generate_from_budget(ctx, invoice: Invoice, *, budget_currency: bool = False) -> None:
-    """`budget_currency`: the invoice takes the budget's currency (the create named none)."""
+    """`budget_currency`: the invoice takes the budget's currency (the create named none). Otherwise the invoice's
+    currency must be the budget's (400 naming `currency`): the lines copy the budget's amounts, which are in its
+    money (a USD budget generated as a GBP invoice billed 1000 GBP for 1000 USD of work)."""
     from chalicelib.areas.budgets import service as budgets_service
 
     lock_key(ctx.db, "invoice-generation", invoice.budget_id)
@@ -51,6 +54,9 @@ def generate_from_budget(ctx, invoice: Invoice, *, budget_currency: bool = False
         invoice.company_id = budget["company_id"]
     if budget_currency:
         invoice.currency = budget["currency"]
+    elif invoice.currency != budget["currency"]:
+        raise BadRequest("An invoice generated from a budget is in the budget's currency",
+                         details=[{"field": "currency", "message": f"must be the budget's currency, {budget['currency']}"}])
     if kind in ("sprints", "retainer"):
         if kind == "retainer" and ctx.db.scalar(
                 select(Invoice.id).where(*_live_invoices_of(ctx.db, budget["id"], invoice.id)).limit(1)):
@@ -69,7 +75,7 @@ def generate_from_budget(ctx, invoice: Invoice, *, budget_currency: bool = False
         raise BadRequest("The budget has no budget_type to generate from",
                          details=[{"field": "budget_id", "message": "the budget needs a budget_type"}])
     ctx.db.flush()
-    recalculate(ctx.db, invoice)
+    recalculate(ctx.db, invoice, ("budget_id",))
     history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="generated_from_budget",
                    actor_id=ctx.user_id, changes={"budget_id": budget["id"], **detail,
                                                   "total": value_out(invoice.total)})
@@ -111,6 +117,9 @@ def _fixed_price(ctx, invoice: Invoice, budget: dict, items: list[dict]) -> dict
     remaining = cents(Decimal(whole) - Decimal(invoiced or 0))
     if remaining <= 0:
         raise Conflict("Nothing of the fixed price is left to invoice")
+    if remaining >= MONEY_LIMIT:  # a unit price (Numeric(14, 2)) cannot hold it
+        raise BadRequest("The budget's fixed price is too large for one invoice line",
+                         details=[{"field": "budget_id", "message": f"the amount left must be below {MONEY_LIMIT:,}"}])
     label = "remaining fixed price" if invoiced else "fixed price"
     _lines(ctx, invoice, [{"description": f"{budget['name']}: {label}", "quantity": Decimal("1"),
                            "unit_price": remaining, "service_type_id": None, "budget_line_item_id": None}])

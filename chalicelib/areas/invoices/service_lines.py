@@ -1,8 +1,9 @@
 """Invoice line items: add, update, remove, reorder, and the totals every line change recalculates.
 
-Totals (docs/decisions/invoices.md): each line's amount = quantity x unit_price, exact (Decimal, stored
-with 4 places, never rounded); subtotal = the sum of the amounts rounded half up to the cent; tax = 10%
-GST of the subtotal rounded half up to the cent; total = subtotal + tax. All in SQL Numeric / Decimal.
+Totals (docs/decisions/invoices.md), as the ledger (Xero) computes them: each line's amount = quantity x
+unit_price rounded half up to the cent; subtotal = the sum of the line amounts; tax = the sum of each line's 10%
+GST rounded half up to the cent; total = subtotal + tax. All in Decimal, never a float. Totals the invoice's
+columns (Numeric(16, 2)) cannot hold are a 400 naming the fields that made them, before anything is kept.
 """
 from __future__ import annotations
 
@@ -23,24 +24,41 @@ from .queries import ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, load
 ENTITY = "invoice"
 GST_RATE = Decimal("0.10")
 CENT = Decimal("0.01")
+# The invoice's subtotal, tax and total are Numeric(16, 2): 14 digits before the point.
+TOTAL_LIMIT = Decimal(10) ** 14
 
 
 def cents(value) -> Decimal:
+    """Rounded half up (away from zero) to the cent, as the ledger rounds."""
     return Decimal(value or 0).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
-def totals_of(amounts_sum) -> tuple[Decimal, Decimal, Decimal]:
-    """(subtotal, tax, total) of a sum of line amounts: the rounding rule of the module docstring."""
-    subtotal = cents(amounts_sum)
-    tax = cents(subtotal * GST_RATE)
+def line_amount(quantity, unit_price) -> Decimal:
+    """A line's amount: quantity x unit_price, exact, rounded half up to the cent (Xero's LineAmount)."""
+    return cents(Decimal(quantity) * Decimal(unit_price))
+
+
+def totals_of(amounts) -> tuple[Decimal, Decimal, Decimal]:
+    """(subtotal, tax, total) of the line amounts (each in cents): the rule of the module docstring. GST is taken
+    on each line and rounded there, as Xero does ("Rounding in Xero"): three lines of 0.05 carry 0.01 of tax each,
+    0.03 in all, not 10% of 0.15 rounded to 0.02."""
+    amounts = [cents(amount) for amount in amounts]
+    subtotal = sum(amounts, Decimal("0"))
+    tax = sum((cents(amount * GST_RATE) for amount in amounts), Decimal("0"))
     return subtotal, tax, subtotal + tax
 
 
-def recalculate(db, invoice: Invoice) -> None:
-    """Subtotal, tax and total of the invoice from its line items (one aggregate statement)."""
-    amounts = db.scalar(select(func.coalesce(func.sum(InvoiceLineItem.amount), 0))
-                        .where(InvoiceLineItem.invoice_id == invoice.id))
-    invoice.subtotal, invoice.tax, invoice.total = totals_of(amounts)
+def recalculate(db, invoice: Invoice, fields: tuple[str, ...] = ("quantity", "unit_price")) -> None:
+    """Subtotal, tax and total of the invoice from its line items (one statement: at most 500 amounts). Totals
+    past the columns' size are a 400 naming `fields` (the request's fields that made them); the caller's
+    transaction is rolled back with it."""
+    amounts = db.scalars(select(InvoiceLineItem.amount).where(InvoiceLineItem.invoice_id == invoice.id)).all()
+    subtotal, tax, total = totals_of(amounts)
+    if max(abs(subtotal), abs(total)) >= TOTAL_LIMIT:
+        raise BadRequest("The invoice's total would be too large",
+                         details=[{"field": field, "message": f"the invoice's total must stay below {TOTAL_LIMIT:,}"
+                                   " in size"} for field in fields])
+    invoice.subtotal, invoice.tax, invoice.total = subtotal, tax, total
     if not invoice.ledger_invoice_id:
         invoice.amount_due = invoice.total - (invoice.amount_paid or 0)
     invoice.updated_at = utcnow()
@@ -95,7 +113,7 @@ def add_line_item(ctx, *, invoice_id: str, data) -> dict:
     check_service_type(ctx, values.get("service_type_id"))
     if values.get("position") is None:
         values["position"] = _next_position(ctx.db, invoice.id)
-    item = InvoiceLineItem(invoice_id=invoice.id, **values, amount=values["quantity"] * values["unit_price"])
+    item = InvoiceLineItem(invoice_id=invoice.id, **values, amount=line_amount(values["quantity"], values["unit_price"]))
     ctx.db.add(item)
     ctx.db.flush()
     recalculate(ctx.db, invoice)
@@ -118,10 +136,10 @@ def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
     before = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS if field != "updated_at"}
     for key, value in changes.items():
         setattr(item, key, value)
-    item.amount = item.quantity * item.unit_price
+    item.amount = line_amount(item.quantity, item.unit_price)
     item.updated_at = utcnow()
     ctx.db.flush()
-    recalculate(ctx.db, invoice)
+    recalculate(ctx.db, invoice, tuple(f for f in ("quantity", "unit_price") if f in changes) or ("quantity",))
     after = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS if field != "updated_at"}
     history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="line_item_updated",
                    actor_id=ctx.user_id, changes={"item_id": item.id, **history.diff(before, after),

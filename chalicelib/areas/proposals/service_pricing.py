@@ -72,15 +72,19 @@ def _check_service_types(ctx, sections) -> None:
 
 
 def _check_amounts(sections) -> None:
-    """Each item's amount fits its column and the total what the accept's budget and invoice hold: 400 naming the
-    item's amount or `sections` otherwise (each quantity and unit price fits, their product and sum may not)."""
+    """Each item's amount fits its column and the total what the accept's budget and invoice hold, and is not below
+    zero (discount lines, negative unit prices, may take it down to zero): 400 naming the item's amount or
+    `sections` otherwise (each quantity and unit price fits, their product and sum may not)."""
     amounts = {(s, i): amount_of(item.quantity, item.unit_price)
                for s, section in enumerate(sections) for i, item in enumerate(section.items)}
     details = [{"field": f"sections.{s}.items.{i}.amount",
                 "message": f"quantity x unit_price must be below {AMOUNT_LIMIT:,} in size"}
                for (s, i), amount in amounts.items() if abs(amount) >= AMOUNT_LIMIT]
-    if not details and abs(sum(amounts.values(), Decimal("0"))) >= TOTAL_LIMIT:
+    total = sum(amounts.values(), Decimal("0"))
+    if not details and abs(total) >= TOTAL_LIMIT:
         details = [{"field": "sections", "message": f"the items' total must be below {TOTAL_LIMIT:,} in size"}]
+    if not details and total < 0:  # a discount larger than the items: nothing the accept's budget could hold
+        details = [{"field": "sections", "message": "the items' total must not be below zero"}]
     if details:
         raise BadRequest("Invalid pricing amounts", details=details)
 

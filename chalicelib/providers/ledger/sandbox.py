@@ -141,9 +141,11 @@ class SandboxLedger(LedgerProvider):
         lines = [{"description": line["description"], "quantity": str(line["quantity"]),
                   "unit_amount": str(line["unit_amount"]), "account_code": line.get("account_code"),
                   "tax_type": line.get("tax_type")} for line in invoice["lines"]]
-        subtotal = sum((Decimal(line["quantity"]) * Decimal(line["unit_amount"]) for line in lines), Decimal("0"))
-        subtotal = subtotal.quantize(CENT, rounding=ROUND_HALF_UP)
-        total = subtotal + (subtotal * Decimal("0.10")).quantize(CENT, rounding=ROUND_HALF_UP)
+        # as Xero ("Rounding in Xero"): each line amount rounded to the cent, GST taken on each line and rounded there
+        amounts = [(Decimal(line["quantity"]) * Decimal(line["unit_amount"])).quantize(CENT, rounding=ROUND_HALF_UP)
+                   for line in lines]
+        total = sum((amount + (amount * Decimal("0.10")).quantize(CENT, rounding=ROUND_HALF_UP)
+                     for amount in amounts), Decimal("0"))
         fields = {"invoice_number": invoice["invoice_number"], "contact_name": contact,
                   "currency": invoice.get("currency") or "AUD", "lines": lines}
         row = create_once(LedgerSandboxInvoice, fields, idempotency_key, REFUSED, lambda: LedgerSandboxInvoice(

@@ -73,14 +73,15 @@ def test_totals_are_exact_with_half_up_rounding(api, db, exec_user):
         assert api.post(path, as_=exec_user, json={"description": "x", "quantity": quantity,
                                                    "unit_price": price}).status == 201
     db.refresh(invoice)
-    # amounts 0.02 + 3 x 0.01 = 0.05 exactly (floats would drift); 10% GST of 0.05 = 0.005 -> 0.01 (half up)
-    assert (invoice.subtotal, invoice.tax, invoice.total) == (Decimal("0.05"), Decimal("0.01"), Decimal("0.06"))
-    api.post(path, as_=exec_user, json={"description": "Discount", "quantity": 1, "unit_price": "-0.05"})
-    db.refresh(invoice)
-    assert (invoice.subtotal, invoice.tax, invoice.total) == (Decimal("0.00"), Decimal("0.00"), Decimal("0.00"))
-    api.post(path, as_=exec_user, json={"description": "Odd", "quantity": "0.5", "unit_price": "0.25"})
-    db.refresh(invoice)  # 0.125 -> subtotal 0.13 (half up), tax 0.013 -> 0.01
-    assert (invoice.subtotal, invoice.tax, invoice.total) == (Decimal("0.13"), Decimal("0.01"), Decimal("0.14"))
+    # amounts 0.02 + 3 x 0.01 = 0.05 exactly (floats would drift); GST is taken on each line and rounded there, as
+    # the ledger does (money audit, tests/areas/invoices/test_money.py): 0.002 and 3 x 0.001 are 0.00 each
+    assert (invoice.subtotal, invoice.tax, invoice.total) == (Decimal("0.05"), Decimal("0.00"), Decimal("0.05"))
+    api.post(path, as_=exec_user, json={"description": "Discount", "quantity": 1, "unit_price": "-0.50"})
+    db.refresh(invoice)  # the discount's GST is -0.05
+    assert (invoice.subtotal, invoice.tax, invoice.total) == (Decimal("-0.45"), Decimal("-0.05"), Decimal("-0.50"))
+    api.post(path, as_=exec_user, json={"description": "Odd", "quantity": "0.5", "unit_price": "1.25"})
+    db.refresh(invoice)  # 0.625 -> 0.63 (half up), its tax 0.063 -> 0.06
+    assert (invoice.subtotal, invoice.tax, invoice.total) == (Decimal("0.18"), Decimal("0.01"), Decimal("0.19"))
     default = api.post(path, as_=exec_user, json={"description": "D"}).json["item"]
     assert default["quantity"] == 1 and default["unit_price"] == 0 and default["amount"] == 0
     assert default["position"] == 6
