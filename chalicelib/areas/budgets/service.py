@@ -11,7 +11,7 @@ Money is Decimal end to end: `amount = quantity * unit_price` computed exactly a
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from sqlalchemy import func, select
 
@@ -21,6 +21,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.lookup import ids_read, list_items_among
 from chalicelib.core.models import User
+from chalicelib.core.money import line_amount
 from chalicelib.core.permissions import allows
 from chalicelib.core.query import Page, in_scope, record_page, record_sets, visible_exists
 from chalicelib.core.serialize import row_dict, value_out
@@ -31,14 +32,8 @@ from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_lookup
                       with_budget_lookups, with_item_lookups)
 
 ENTITY = "budget"
-CENT = Decimal("0.01")
-
-
-def line_amount(quantity, unit_price) -> Decimal:
-    """A line's amount: quantity x unit_price, exact, rounded half up (away from zero) to the cent. A budget's lines
-    then add up to what the proposal priced and the invoice bills, never to a fraction of a cent (1.5 x 33.33 is
-    50.00: three such lines are 150.00, as the accepted proposal said, not 149.985 rounded to 149.99)."""
-    return (Decimal(quantity) * Decimal(unit_price)).quantize(CENT, rounding=ROUND_HALF_UP)
+# A line's amount is core.money.line_amount (to the cent, half up): a budget's lines add up to what the proposal
+# priced and the invoice bills (1.5 x 33.33 is 50.00: three such lines are 150.00, not 149.985 rounded to 149.99).
 
 
 # ---------------------------------------------------------------- for other areas (timesheets)

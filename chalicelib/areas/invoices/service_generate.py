@@ -21,11 +21,12 @@ from sqlalchemy import func, select
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.locks import insert_rows, lock_key
+from chalicelib.core.money import cents, line_amount
 from chalicelib.core.schemas import MONEY_LIMIT
 from chalicelib.core.serialize import value_out
 
 from .models import Invoice, InvoiceLineItem, InvoiceTimeEntry
-from .service_lines import cents, line_amount, recalculate
+from .service_lines import recalculate
 
 ENTITY = "invoice"
 

@@ -7,7 +7,7 @@ columns (Numeric(16, 2)) cannot hold are a 400 naming the fields that made them,
 """
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from sqlalchemy import func, select
 
@@ -16,6 +16,7 @@ from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.lookup import list_items_among
+from chalicelib.core.money import cents, line_amount
 from chalicelib.core.serialize import value_out
 
 from .models import Invoice, InvoiceLineItem
@@ -23,19 +24,8 @@ from .queries import ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, load
 
 ENTITY = "invoice"
 GST_RATE = Decimal("0.10")
-CENT = Decimal("0.01")
 # The invoice's subtotal, tax and total are Numeric(16, 2): 14 digits before the point.
 TOTAL_LIMIT = Decimal(10) ** 14
-
-
-def cents(value) -> Decimal:
-    """Rounded half up (away from zero) to the cent, as the ledger rounds."""
-    return Decimal(value or 0).quantize(CENT, rounding=ROUND_HALF_UP)
-
-
-def line_amount(quantity, unit_price) -> Decimal:
-    """A line's amount: quantity x unit_price, exact, rounded half up to the cent (Xero's LineAmount)."""
-    return cents(Decimal(quantity) * Decimal(unit_price))
 
 
 def totals_of(amounts) -> tuple[Decimal, Decimal, Decimal]:

@@ -4,7 +4,7 @@ sum of its items (null when it has no section). Replacing the pricing is one DEL
 INSERTs under the proposal's row lock; a change after acceptance or decline is a 409."""
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from sqlalchemy import delete, func, select
 
@@ -13,22 +13,18 @@ from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.lookup import list_items_among
+from chalicelib.core.money import line_amount
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.schemas import MONEY_LIMIT
 
 from .models import PricingItem, PricingSection, Proposal
 from .queries import load_proposal, pricing_sections
 
-CENT = Decimal("0.01")
 AMOUNT_LIMIT = Decimal(10) ** 14  # an item's amount: Numeric(16, 2)
 # The total: what the budget's total and the invoice's fixed-price line made on accept hold (core Money, 12 digits).
 TOTAL_LIMIT = MONEY_LIMIT
 ITEM_LIMIT = LIST_LIMIT  # items of one proposal in all: GET pricing answers every one (decisions.md section 4)
 FINAL = ("accepted", "declined", "expired")
-
-
-def amount_of(quantity: Decimal, unit_price: Decimal) -> Decimal:
-    return (Decimal(quantity) * Decimal(unit_price)).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 def get_pricing(ctx, *, proposal_id: str) -> dict:
@@ -75,7 +71,7 @@ def _check_amounts(sections) -> None:
     """Each item's amount fits its column and the total what the accept's budget and invoice hold, and is not below
     zero (discount lines, negative unit prices, may take it down to zero): 400 naming the item's amount or
     `sections` otherwise (each quantity and unit price fits, their product and sum may not)."""
-    amounts = {(s, i): amount_of(item.quantity, item.unit_price)
+    amounts = {(s, i): line_amount(item.quantity, item.unit_price)
                for s, section in enumerate(sections) for i, item in enumerate(section.items)}
     details = [{"field": f"sections.{s}.items.{i}.amount",
                 "message": f"quantity x unit_price must be below {AMOUNT_LIMIT:,} in size"}
@@ -104,7 +100,7 @@ def replace_pricing(ctx, *, proposal_id: str, sections) -> None:
         section_rows.append({"id": section_id, "proposal_id": proposal.id, "title": section.title,
                              "position": section.position if section.position is not None else index})
         for position, item in enumerate(section.items):
-            amount = amount_of(item.quantity, item.unit_price)
+            amount = line_amount(item.quantity, item.unit_price)
             total += amount
             item_rows.append({"section_id": section_id, "description": item.description,
                               "service_type_id": item.service_type_id, "quantity": item.quantity,
