@@ -2,7 +2,7 @@
 
 Totals (docs/decisions/invoices.md), as the ledger (Xero) computes them: each line's amount = quantity x
 unit_price rounded half up to the cent; subtotal = the sum of the line amounts; tax = the sum of each line's 10%
-GST rounded half up to the cent; total = subtotal + tax. All in Decimal, never a float. Totals the invoice's
+GST rounded half up to the cent (none on a line of a GST-free tax type: core.money.line_gst); total = subtotal + tax. All in Decimal, never a float. Totals the invoice's
 columns (Numeric(16, 2)) cannot hold are a 400 naming the fields that made them, before anything is kept.
 """
 from __future__ import annotations
@@ -16,25 +16,25 @@ from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.lookup import list_items_among
-from chalicelib.core.money import cents, line_amount
+from chalicelib.core.money import cents, line_amount, line_gst
 from chalicelib.core.serialize import value_out
 
 from .models import Invoice, InvoiceLineItem
 from .queries import ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, load_invoice, load_line_item
 
 ENTITY = "invoice"
-GST_RATE = Decimal("0.10")
 # The invoice's subtotal, tax and total are Numeric(16, 2): 14 digits before the point.
 TOTAL_LIMIT = Decimal(10) ** 14
 
 
-def totals_of(amounts) -> tuple[Decimal, Decimal, Decimal]:
-    """(subtotal, tax, total) of the line amounts (each in cents): the rule of the module docstring. GST is taken
-    on each line and rounded there, as Xero does ("Rounding in Xero"): three lines of 0.05 carry 0.01 of tax each,
-    0.03 in all, not 10% of 0.15 rounded to 0.02."""
-    amounts = [cents(amount) for amount in amounts]
-    subtotal = sum(amounts, Decimal("0"))
-    tax = sum((cents(amount * GST_RATE) for amount in amounts), Decimal("0"))
+def totals_of(lines) -> tuple[Decimal, Decimal, Decimal]:
+    """(subtotal, tax, total) of the lines' `(amount, tax_type)` (amounts in cents): the rule of the module
+    docstring. GST is taken on each line and rounded there, as Xero does ("Rounding in Xero"): three lines of 0.05
+    carry 0.01 of tax each, 0.03 in all, not 10% of 0.15 rounded to 0.02; a line of a GST-free tax type
+    (core.money.GST_FREE_TAX_TYPES: EXEMPTEXPORT, ...) carries none, as in the ledger."""
+    lines = [(cents(amount), tax_type) for amount, tax_type in lines]
+    subtotal = sum((amount for amount, _ in lines), Decimal("0"))
+    tax = sum((line_gst(amount, tax_type) for amount, tax_type in lines), Decimal("0"))
     return subtotal, tax, subtotal + tax
 
 
@@ -42,8 +42,9 @@ def recalculate(db, invoice: Invoice, fields: tuple[str, ...] = ("quantity", "un
     """Subtotal, tax and total of the invoice from its line items (one statement: at most 500 amounts). Totals
     past the columns' size are a 400 naming `fields` (the request's fields that made them); the caller's
     transaction is rolled back with it."""
-    amounts = db.scalars(select(InvoiceLineItem.amount).where(InvoiceLineItem.invoice_id == invoice.id)).all()
-    subtotal, tax, total = totals_of(amounts)
+    lines = db.execute(select(InvoiceLineItem.amount, InvoiceLineItem.tax_type)
+                       .where(InvoiceLineItem.invoice_id == invoice.id)).all()
+    subtotal, tax, total = totals_of(lines)
     if max(abs(subtotal), abs(total)) >= TOTAL_LIMIT:
         raise BadRequest("The invoice's total would be too large",
                          details=[{"field": field, "message": f"the invoice's total must stay below {TOTAL_LIMIT:,}"

@@ -23,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 from chalicelib.core.errors import BadGateway, BadRequest
 from chalicelib.core.ids import utcnow
-from chalicelib.core.money import cents, line_amount
+from chalicelib.core.money import line_amount, line_gst
 
 from .base import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RETENTION, LedgerAuth, LedgerProvider
 from .models import LedgerSandboxInvoice
@@ -143,8 +143,8 @@ class SandboxLedger(LedgerProvider):
                   "unit_amount": str(line["unit_amount"]), "account_code": line.get("account_code"),
                   "tax_type": line.get("tax_type")} for line in invoice["lines"]]
         # as Xero ("Rounding in Xero"): each line amount rounded to the cent, GST taken on each line and rounded there
-        amounts = [line_amount(line["quantity"], line["unit_amount"]) for line in lines]
-        total = sum((amount + cents(amount * Decimal("0.10")) for amount in amounts), Decimal("0"))
+        amounts = [(line_amount(line["quantity"], line["unit_amount"]), line["tax_type"]) for line in lines]
+        total = sum((amount + line_gst(amount, tax_type) for amount, tax_type in amounts), Decimal("0"))
         fields = {"invoice_number": invoice["invoice_number"], "contact_name": contact,
                   "currency": invoice.get("currency") or "AUD", "lines": lines}
         row = create_once(LedgerSandboxInvoice, fields, idempotency_key, REFUSED, lambda: LedgerSandboxInvoice(

@@ -105,3 +105,19 @@ def test_the_sandbox_ledger_bills_what_the_invoice_says(api, db, exec_user):
     assert pushed.status == 200, pushed
     ledger = db.get(LedgerSandboxInvoice, pushed.json["ledger_invoice_id"])
     assert ledger.total == Decimal("0.18") == Decimal(str(pushed.json["invoice"]["total"]))
+
+
+def test_a_gst_free_line_carries_no_tax_here_or_in_the_ledger(api, db, exec_user):
+    """A line of a GST-free tax type (an export: EXEMPTEXPORT) carries no GST, as the ledger charges none; before,
+    10% was added to it here while Xero billed it without (session 18)."""
+    from chalicelib.providers.ledger.models import LedgerSandboxInvoice
+    from tests.areas.deals.factories import make_company
+
+    invoice = make_invoice(db, company_id=make_company(db, name="Overseas Inc").id)
+    assert add(api, exec_user, invoice, quantity=1, unit_price="100", tax_type="EXEMPTEXPORT").status == 201
+    assert add(api, exec_user, invoice, quantity=1, unit_price="50").status == 201
+    found, _ = totals(api, exec_user, invoice)
+    assert (found["subtotal"], found["tax"], found["total"]) == (150.0, 5.0, 155.0)
+    pushed = api.post(f"/api/invoices/{invoice.id}/push-to-ledger", as_=exec_user)
+    assert pushed.status == 200, pushed
+    assert db.get(LedgerSandboxInvoice, pushed.json["ledger_invoice_id"]).total == Decimal("155.00")
