@@ -54,6 +54,18 @@ def visible_exists(db, model, row_id: str, scope) -> bool:
     return db.scalar(in_scope(select(model.id).where(model.id == row_id), scope)) is not None
 
 
+def seen_by(db, model, row_id: str, principals, scope_of) -> set[str]:
+    """Which of these principals see the `model` row with this id: `scope_of(principal)` (the area's scope clause,
+    None for everything) asked as each of them, in one statement (a UNION ALL) whatever their number; none for no
+    principals. For a side effect that must reach only readers (a note's text to the users it mentions)."""
+    from sqlalchemy import String, literal, union_all
+
+    asked = [in_scope(select(literal(p.id, String)).where(model.id == row_id), scope_of(p)) for p in principals]
+    if not asked:
+        return set()
+    return set(db.scalars(asked[0] if len(asked) == 1 else union_all(*asked)))
+
+
 def visible_row(db, model, row_id: str, scope, what: str):
     """The `model` row with this id if it is inside `scope` (a WHERE clause, or None for no limit; for a child
     row, the clause naming its parent: `LineItem.budget_id == budget_id`).

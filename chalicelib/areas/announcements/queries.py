@@ -9,7 +9,7 @@ from sqlalchemy import and_, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.query import LIST_LIMIT, seen_by, visible_row
 from chalicelib.core.serialize import row_dict
 from chalicelib.core.timeutil import iso
 
@@ -36,6 +36,12 @@ def readers_select(author_id: str):
 
 def load_announcement(ctx, announcement_id: str) -> Announcement:
     return visible_row(ctx.db, Announcement, announcement_id, visible(ctx.principal), "Announcement")
+
+
+def announcement_seen_by(db, announcement_id: str, principals) -> set[str]:
+    """Which of these principals see the announcement: its scope clause as each of them, in one statement (a
+    UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""
+    return seen_by(db, Announcement, announcement_id, principals, visible)
 
 
 _AUTHOR = aliased(User, name="author")  # once per process: an alias proxies its table's columns on first use

@@ -23,6 +23,7 @@ from chalicelib.core.scoping import sees_all
 
 from .models import Announcement, AnnouncementDistribution, AnnouncementReceipt
 from .queries import list_records, load_announcement, one_record, readers_select, receipt_records
+from .queries import announcement_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 
 log = logging.getLogger("wms.announcements")
 SANDBOX_CHAT_CHANNEL = "C_ANNOUNCEMENTS"

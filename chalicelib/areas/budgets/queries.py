@@ -7,7 +7,7 @@ from sqlalchemy import func, or_, select
 
 from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import LIST_LIMIT, Read, record_sets, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, record_sets, seen_by, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
@@ -36,6 +36,12 @@ def visible(principal):
 def load_budget(ctx, budget_id: str) -> Budget:
     """The budget if it exists and the caller may see it; 404 otherwise (one query)."""
     return visible_row(ctx.db, Budget, budget_id, visible(ctx.principal), "Budget")
+
+
+def budget_seen_by(db, budget_id: str, principals) -> set[str]:
+    """Which of these principals see the budget: its scope clause as each of them, in one statement (a
+    UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""
+    return seen_by(db, Budget, budget_id, principals, visible)
 
 
 def load_line_item(ctx, budget_id: str, item_id: str) -> BudgetLineItem:

@@ -30,6 +30,7 @@ from .models import Budget, BudgetLineItem
 from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_lookups, budget_record, budget_select,
                       item_records, item_rows, item_select, line_item_count, load_budget, visible,
                       with_budget_lookups, with_item_lookups)
+from .queries import budget_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 
 ENTITY = "budget"
 # A line's amount is core.money.line_amount (to the cent, half up): a budget's lines add up to what the proposal

@@ -8,7 +8,7 @@ from functools import cache
 from sqlalchemy import or_, select
 
 from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import LIST_LIMIT, record_sets, visible_row
+from chalicelib.core.query import LIST_LIMIT, record_sets, seen_by, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoicePayment
@@ -40,6 +40,12 @@ def visible(principal):
 def load_invoice(ctx, invoice_id: str) -> Invoice:
     """The invoice if it exists and the caller may see it; 404 otherwise (one query)."""
     return visible_row(ctx.db, Invoice, invoice_id, visible(ctx.principal), "Invoice")
+
+
+def invoice_seen_by(db, invoice_id: str, principals) -> set[str]:
+    """Which of these principals see the invoice: its scope clause as each of them, in one statement (a
+    UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""
+    return seen_by(db, Invoice, invoice_id, principals, visible)
 
 
 def load_line_item(ctx, invoice_id: str, item_id: str) -> InvoiceLineItem:

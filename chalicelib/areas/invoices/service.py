@@ -27,6 +27,7 @@ from . import service_generate, service_lines
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoiceNumberCounter
 from .queries import (INVOICE_FIELDS, invoice_lookups, invoice_record, invoice_select, item_records, item_rows,
                       load_invoice, payment_records, rule_records, visible, with_invoice_lookups)
+from .queries import invoice_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 
 ENTITY = "invoice"
 NUMBER_FORMAT = "INV-{:05d}"

@@ -7,7 +7,7 @@ from sqlalchemy import String, cast, or_, select
 
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.models import ACCESS_LEVELS, User
-from chalicelib.core.query import LIST_LIMIT, in_scope
+from chalicelib.core.query import LIST_LIMIT, in_scope, seen_by
 from chalicelib.core.scoping import direct_report_ids
 from chalicelib.core.serialize import row_dict
 
@@ -35,14 +35,15 @@ def visible(principal):
                cast(Note.visibility, String).like(f'%"{principal.access_level}"%'))
 
 
-def person_reach(principal):
+def person_reach(principal, subtree: str = "note_subtree"):
     """WHERE clause on User of the people whose notes the principal may read (None: everyone): executives all,
-    heads their subtree (reports of reports, any depth), managers their direct reports; everyone themselves."""
+    heads their subtree (reports of reports, any depth), managers their direct reports; everyone themselves.
+    `subtree` names a head's recursive CTE (distinct names when several heads' clauses go in one statement)."""
     level = principal.access_level
     if level == "executive":
         return None
     if level == "head":
-        tree = select(User.id).where(User.manager_id == principal.id).cte("note_subtree", recursive=True)
+        tree = select(User.id).where(User.manager_id == principal.id).cte(subtree, recursive=True)
         tree = tree.union(select(User.id).join(tree, User.manager_id == tree.c.id))
         return or_(User.id == principal.id, User.id.in_(select(tree.c.id)))
     if level == "manager":
@@ -99,6 +100,47 @@ def load_resource(ctx, resource_type: str, resource_id: str) -> None:
         proposals_service.load_proposal(ctx, resource_id)
     else:  # candidate, scorecard: their areas add the lookup
         raise not_found(resource_type.capitalize())
+
+
+def readers(db, resource_type: str, resource_id: str, principals) -> set[str]:
+    """Which of these principals may read notes on this (existing) record, as `load_resource` would answer asked as
+    each of them: view on its type's tool, and the record in their scope, asked of all of them at once through the
+    owning area (`<resource>_seen_by`): one statement whatever their number, none when no one holds the view."""
+    from chalicelib.areas.announcements import service as announcements_service
+    from chalicelib.areas.budgets import service as budgets_service
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.areas.performance import service as performance_service
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.areas.tasks import service as tasks_service
+
+    tool = tool_for(resource_type)
+    holders = [principal for principal in principals if principal.can(tool, "view")]
+    if not holders:
+        return set()
+    if resource_type == "person":  # each head's subtree a CTE of its own name, in the one statement
+        names = {p.id: f"note_subtree_{n}" for n, p in enumerate(holders)}
+        return seen_by(db, User, resource_id, holders, lambda p: person_reach(p, names[p.id]))
+    if resource_type == "task":
+        return tasks_service.task_seen_by(db, resource_id, holders)
+    if resource_type == "project":
+        return projects_service.project_seen_by(db, resource_id, holders)
+    if resource_type == "announcement":
+        return announcements_service.announcement_seen_by(db, resource_id, holders)
+    if resource_type == "budget":
+        return budgets_service.budget_seen_by(db, resource_id, holders)
+    if resource_type in ("company", "contact", "deal"):
+        return deals_service.seen_by(db, resource_type, resource_id, holders)
+    if resource_type == "invoice":
+        from chalicelib.areas.invoices import service as invoices_service
+
+        return invoices_service.invoice_seen_by(db, resource_id, holders)
+    if resource_type == "review":
+        return performance_service.review_seen_by(db, resource_id, holders)
+    if resource_type == "proposal":
+        from chalicelib.areas.proposals import service as proposals_service
+
+        return proposals_service.proposal_seen_by(db, resource_id, holders)
+    return set()  # candidate, scorecard: no record to find yet (load_resource answers 404)
 
 
 def load_note(ctx, note_id: str) -> Note:

@@ -10,7 +10,7 @@ from chalicelib.core.query import in_scope
 from chalicelib.core.serialize import value_out
 
 from .models import Note
-from .queries import DEEP_LINKS, load_note, load_resource, note_rows, ordered_levels, tool_for, visible
+from .queries import DEEP_LINKS, load_note, load_resource, note_rows, ordered_levels, readers, tool_for, visible
 
 
 def list_notes(ctx, *, resource_type: str, resource_id: str) -> list[dict]:
@@ -32,22 +32,14 @@ def _check_mentions(ctx, mentions: list[str]) -> dict[str, str]:
 
 
 def _readers(ctx, resource_type: str, resource_id: str, user_ids: list[str]) -> set[str]:
-    """Which of these users (whose access level the note's visibility names) may read a note on this record:
-    view on its tool and the record in their scope, asked as each of them (their principals in one statement,
-    then the record's load-or-404 once for each: mentions are few, at most 100)."""
-    from dataclasses import replace
-
+    """Which of these users (whose access level the note's visibility names) may read a note on this record: view
+    on its tool and the record in their scope, asked as each of them: their principals in one statement, then the
+    record's scope as all of them in one more (queries.readers), whatever their number (mentions: at most 100)."""
+    if not user_ids:
+        return set()
     from chalicelib.core.auth import principals_of
-    from chalicelib.core.errors import DomainError
 
-    readers = set()
-    for user_id, principal in principals_of(ctx.db, user_ids).items():
-        try:
-            load_resource(replace(ctx, principal=principal), resource_type, resource_id)
-        except DomainError:  # 403 (no view on the tool) or 404 (not in their scope)
-            continue
-        readers.add(user_id)
-    return readers
+    return readers(ctx.db, resource_type, resource_id, principals_of(ctx.db, user_ids).values())
 
 
 def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:

@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, first_per, in_scope, visible_row
+from chalicelib.core.query import LIST_LIMIT, first_per, in_scope, seen_by, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import flag, row_dict, value_out
 
@@ -72,6 +72,12 @@ def load_cycle(ctx, cycle_id: str, *, any_status: bool = False) -> ReviewCycle:
 
 def load_review(ctx, review_id: str) -> Review:
     return visible_row(ctx.db, Review, review_id, visible(ctx.principal), "Review")
+
+
+def review_seen_by(db, review_id: str, principals) -> set[str]:
+    """Which of these principals see the review: its scope clause as each of them, in one statement (a
+    UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""
+    return seen_by(db, Review, review_id, principals, visible)
 
 
 def load_template(ctx, template_id: str) -> ReviewTemplate:

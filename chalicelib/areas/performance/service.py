@@ -22,6 +22,7 @@ from chalicelib.core.query import LIST_LIMIT, in_scope
 from .models import ReviewCycle, ReviewTemplate, ReviewTemplateAssignment, ReviewTemplateItem
 from .queries import (cycle_progress, cycle_record, load_cycle, load_review, load_template,  # noqa: F401 - load_review:
                       template_records, visible, visible_cycles)  # the notes area checks a noted review with it
+from .queries import review_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 
 CYCLE_MOVES = {("draft", "open"), ("open", "closed"), ("closed", "open")}
 

@@ -11,7 +11,7 @@ from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, Read, in_scope, record_rows, record_sets, template, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, in_scope, record_rows, record_sets, template, seen_by, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Project, ProjectDecision, ProjectGoal, ProjectMember
@@ -64,6 +64,12 @@ def visible(principal):
 def load_project(ctx, project_id: str) -> Project:
     """The project if it exists and is inside the caller's scope; 404 otherwise (one query)."""
     return visible_row(ctx.db, Project, project_id, visible(ctx.principal), "Project")
+
+
+def project_seen_by(db, project_id: str, principals) -> set[str]:
+    """Which of these principals see the project: its scope clause as each of them, in one statement (a
+    UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""
+    return seen_by(db, Project, project_id, principals, visible)
 
 
 def link_project(ctx, project_id: str) -> Project:

@@ -25,6 +25,7 @@ from .models import Project, ProjectMember
 from .queries import (ATTRIBUTE, ENTITY, decision_select, get_field, goal_select, link_project,  # noqa: F401
                       load_project, member_select,
                       project_lookups, project_record, project_select, require_users, visible, with_project_lookups)
+from .queries import project_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 
 WRITABLE = ("name", "description", "company_id", "type_id", "status", "owner_id", "delivery_manager_id", "squad",
             "start_date", "end_date", "metadata", "sla_policy_id", "auto_ticket_from_email")

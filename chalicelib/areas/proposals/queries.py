@@ -15,7 +15,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, first_per, grouped, visible_row
+from chalicelib.core.query import LIST_LIMIT, first_per, grouped, seen_by, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import flag, row_dict, value_out
 
@@ -51,6 +51,12 @@ def visible_templates(principal):
 def load_proposal(ctx, proposal_id: str) -> Proposal:
     """The proposal if the caller may see it; 404 otherwise (one query)."""
     return visible_row(ctx.db, Proposal, proposal_id, visible(ctx.principal), "Proposal")
+
+
+def proposal_seen_by(db, proposal_id: str, principals) -> set[str]:
+    """Which of these principals see the proposal: its scope clause as each of them, in one statement (a
+    UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""
+    return seen_by(db, Proposal, proposal_id, principals, visible)
 
 
 def load_template(ctx, template_id: str) -> ProposalTemplate:

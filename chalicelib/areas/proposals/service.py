@@ -25,6 +25,7 @@ from chalicelib.core.timeutil import org_today
 from .models import PricingItem, PricingSection, Proposal, ProposalApproval, ProposalTemplate
 from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, proposal_detail, proposal_list_select,
                       proposal_lookups, visible, with_proposal_lookups)
+from .queries import proposal_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_pricing import FINAL  # a proposal in these statuses may no longer change
 from .service_templates import check_json
 

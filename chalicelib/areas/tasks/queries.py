@@ -9,7 +9,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core import scoping
 from chalicelib.core.lookup import Names, ids_read, names_select
-from chalicelib.core.query import Read, record_sets, visible_row
+from chalicelib.core.query import Read, record_sets, seen_by, visible_row
 from chalicelib.core.models import ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
 
@@ -174,10 +174,8 @@ def load_task(ctx, task_id: str) -> Task:
 def task_readers(db, task_id: str, user_ids) -> set[str]:
     """Which of these users may read the task, asked as each of them: active, `tasks:view`, and the task inside
     their scope (`visible`). Their principals in one statement (core.auth.principals_of), then one statement for
-    all those whose scope is narrower than every task (a UNION ALL of the task's scope clause as each), none
-    when permissions and access levels decide every one: two statements at most, whatever their number."""
-    from sqlalchemy import String, literal
-
+    all those whose scope is narrower than every task (task_seen_by), none when permissions and access levels
+    decide every one: two statements at most, whatever their number."""
     from chalicelib.core.auth import principals_of
 
     readers: set[str] = set()
@@ -189,11 +187,13 @@ def task_readers(db, task_id: str, user_ids) -> set[str]:
             readers.add(user_id)
         else:
             ask.append(principal)
-    if ask:
-        asked = [select(literal(principal.id, String).label("user_id")).where(Task.id == task_id, visible(principal))
-                 for principal in ask]
-        readers.update(db.scalars(asked[0] if len(asked) == 1 else union_all(*asked)))
-    return readers
+    return readers | task_seen_by(db, task_id, ask)
+
+
+def task_seen_by(db, task_id: str, principals) -> set[str]:
+    """Which of these principals see the task: its scope clause as each of them, in one statement (a UNION ALL;
+    none for no principals). The notes area asks it of the users a note mentions."""
+    return seen_by(db, Task, task_id, principals, visible)
 
 
 def visible_task_exists(ctx, task_id: str) -> bool:

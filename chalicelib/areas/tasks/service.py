@@ -25,7 +25,7 @@ from chalicelib.core.timeutil import org_today, week_bounds
 from .models import Task, TaskWatcher
 from .queries import (TASK_FLAGS, Assignee, PriorityItem, StatusItem, list_order, load_task, task_lookups,
                       task_records, task_row, task_select, visible, with_task_lookups)
-from .queries import visible_task_exists  # noqa: F401 - other areas check their task references through the service
+from .queries import task_seen_by, visible_task_exists  # noqa: F401 - other areas check their task references through the service
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 from .service_todos import todo_select
 
@@ -167,15 +167,20 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
 
 
 def _is_descendant(db, candidate_id: str, ancestor_id: str) -> bool:
-    """Whether `candidate_id` sits below `ancestor_id` (walks up the parents, bounded)."""
-    current = candidate_id
-    for _ in range(100):
-        current = db.scalar(select(Task.parent_task_id).where(Task.id == current))
-        if current is None:
-            return False
-        if current == ancestor_id:
-            return True
-    return True
+    """Whether `candidate_id` sits below `ancestor_id`: one statement (a recursive CTE walking up the parents,
+    bounded at 100 levels; a chain deeper than that answers True, as a cycle would)."""
+    from sqlalchemy import literal
+
+    up = (select(Task.parent_task_id.label("id"), literal(1).label("depth")).where(Task.id == candidate_id)
+          .cte("task_parents", recursive=True))
+    up = up.union_all(select(Task.parent_task_id, up.c.depth + 1).join(up, Task.id == up.c.id)
+                      .where(up.c.depth < _PARENT_WALK))
+    found = db.execute(select(func.count().filter(up.c.id == ancestor_id),
+                              func.count().filter(up.c.depth == _PARENT_WALK, up.c.id.is_not(None)))).one()
+    return bool(found[0] or found[1])
+
+
+_PARENT_WALK = 100  # levels of parents the move check walks up
 
 
 def _default_status_select():

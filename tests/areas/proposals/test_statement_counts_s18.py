@@ -1,0 +1,34 @@
+"""Session 18: the daily proposal expiry costs the same statements whatever the number of proposals it expires
+(docs/area-contract.md: no per-row statements)."""
+from datetime import timedelta
+
+from sqlalchemy import func, select
+
+from chalicelib.areas.proposals import jobs
+from chalicelib.areas.proposals.models import Proposal
+from chalicelib.core.models import HistoryEntry
+from chalicelib.core.timeutil import org_today
+from tests.areas.proposals.factories import create
+
+
+def test_expiry_costs_the_same_statements_for_3_and_30_proposals(api, db, exec_user, count_queries):
+    past = (org_today() - timedelta(days=2)).isoformat()
+    counts = []
+    for size in (3, 30):
+        ids = [create(api, exec_user, valid_until=past) for _ in range(size)]
+        for pid in ids:
+            db.get(Proposal, pid).status = "sent"
+        db.flush()
+        with count_queries() as counter:
+            assert jobs.proposal_expiry() == {"expired": size}
+        counts.append(counter.count)
+        db.expire_all()
+        assert {db.get(Proposal, pid).status for pid in ids} == {"expired"}
+        entries = db.execute(select(HistoryEntry.entity_id, HistoryEntry.changes).where(
+            HistoryEntry.entity_type == "proposal", HistoryEntry.action == "expired",
+            HistoryEntry.entity_id.in_(ids))).all()
+        assert sorted(e for e, _ in entries) == sorted(ids)
+        assert all(changes == {"status": {"from": "sent", "to": "expired"}, "valid_until": past}
+                   for _, changes in entries)
+    assert counts[0] == counts[1], counts
+    assert db.scalar(select(func.count()).select_from(Proposal).where(Proposal.status == "expired")) >= 33
