@@ -35,7 +35,7 @@ def get_budget(ctx, budget_id: str):
 
 
 @bp.route("/api/budgets/{budget_id}", methods=["PUT"])
-@endpoint(tool="budgets", level="update", body=BudgetUpdate, response=one("budget", BudgetRead))
+@endpoint(tool="budgets", level="update", body=BudgetUpdate, errors=(409,), response=one("budget", BudgetRead))
 def update_budget(ctx, budget_id: str, body: BudgetUpdate):
     """Update a budget"""
     return {"budget": service.update_budget(ctx, budget_id=budget_id, data=body)}

@@ -50,7 +50,8 @@ def get_invoice(ctx, invoice_id: str):
 
 
 @bp.route("/api/invoices/{invoice_id}", methods=["PUT"])
-@endpoint(tool="invoices", level="update", body=InvoiceUpdate, response=one("invoice", InvoiceRead))
+@endpoint(tool="invoices", level="update", body=InvoiceUpdate, errors=(409, 502, 503, 504),
+          response=one("invoice", InvoiceRead))
 def update_invoice(ctx, invoice_id: str, body: InvoiceUpdate):
     """Update an invoice"""
     return {"invoice": service.update_invoice(ctx, invoice_id=invoice_id, data=body)}
@@ -65,14 +66,15 @@ def delete_invoice(ctx, invoice_id: str):
 
 
 @bp.route("/api/invoices/{invoice_id}/line-items", methods=["POST"])
-@endpoint(tool="invoices", level="update", body=InvoiceLineItemCreate, status=201, response=one("item", InvoiceLineItemRead))
+@endpoint(tool="invoices", level="update", body=InvoiceLineItemCreate, status=201, errors=(409,),
+          response=one("item", InvoiceLineItemRead))
 def add_invoice_line_item(ctx, invoice_id: str, body: InvoiceLineItemCreate):
     """Add a line item (at most 500 per invoice); totals recalculated"""
     return {"item": service_lines.add_line_item(ctx, invoice_id=invoice_id, data=body)}
 
 
 @bp.route("/api/invoices/{invoice_id}/line-items/reorder", methods=["PUT"])
-@endpoint(tool="invoices", level="update", body=InvoiceLineItemReorder, response=OkResponse)
+@endpoint(tool="invoices", level="update", body=InvoiceLineItemReorder, errors=(409,), response=OkResponse)
 def reorder_invoice_line_items(ctx, invoice_id: str, body: InvoiceLineItemReorder):
     """Reorder an invoice's line items"""
     service_lines.reorder_line_items(ctx, invoice_id=invoice_id, item_ids=body.item_ids)
@@ -80,14 +82,15 @@ def reorder_invoice_line_items(ctx, invoice_id: str, body: InvoiceLineItemReorde
 
 
 @bp.route("/api/invoices/{invoice_id}/line-items/{invoice_item_id}", methods=["PUT"])
-@endpoint(tool="invoices", level="update", body=InvoiceLineItemUpdate, response=one("item", InvoiceLineItemRead))
+@endpoint(tool="invoices", level="update", body=InvoiceLineItemUpdate, errors=(409,),
+          response=one("item", InvoiceLineItemRead))
 def update_invoice_line_item(ctx, invoice_id: str, invoice_item_id: str, body: InvoiceLineItemUpdate):
     """Update a line item; amount and totals recalculated"""
     return {"item": service_lines.update_line_item(ctx, invoice_id=invoice_id, item_id=invoice_item_id, data=body)}
 
 
 @bp.route("/api/invoices/{invoice_id}/line-items/{invoice_item_id}", methods=["DELETE"])
-@endpoint(tool="invoices", level="update", response=OkResponse)
+@endpoint(tool="invoices", level="update", errors=(409,), response=OkResponse)
 def delete_invoice_line_item(ctx, invoice_id: str, invoice_item_id: str):
     """Remove a line item; totals recalculated"""
     service_lines.delete_line_item(ctx, invoice_id=invoice_id, item_id=invoice_item_id)

@@ -5,6 +5,7 @@ from sqlalchemy import select
 
 from chalicelib.core.errors import Conflict, not_found
 from chalicelib.core.locks import insert_ignore, lock_row
+from chalicelib.core.models import User
 
 from .models import Project, ProjectMember
 from .queries import ENTITY, SUB_LIST_LIMIT, count_of, load_project, member_records, require_users
@@ -16,19 +17,27 @@ def list_members(ctx, *, project_id: str) -> list[dict]:
 
 
 def add_member(ctx, *, project_id: str, data) -> None:
-    """Adds the user with the role (default `member`); an existing member is left as is. A project holds
+    """Adds the user with the role (default `member`); an existing member is left as is (also one deactivated
+    since: only a user becoming a member must be active). A project holds
     at most SUB_LIST_LIMIT (500) members (409 beyond; the project row is locked so that concurrent adds
     cannot pass the cap together)."""
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     project = load_project(ctx, project_id)
-    require_users(ctx.db, active=True, user_id=data.user_id)
     lock_row(ctx.db, Project, project.id)
-    if count_of(ctx.db, ProjectMember, project.id) >= SUB_LIST_LIMIT:
-        already = ctx.db.scalar(select(ProjectMember.id).where(ProjectMember.project_id == project.id,
-                                                              ProjectMember.user_id == data.user_id))
-        if already is None:
-            raise Conflict(f"A project holds at most {SUB_LIST_LIMIT} members")
+    # the user's active flag and whether they are a member already, in one statement: a user becoming a member must
+    # be active, while adding an existing member has no effect (document 1), a deactivated one too
+    found = ctx.db.execute(
+        select(User.is_active, ProjectMember.id)
+        .outerjoin(ProjectMember, (ProjectMember.user_id == User.id) & (ProjectMember.project_id == project.id))
+        .where(User.id == data.user_id)).first()
+    if found is None:
+        require_users(ctx.db, user_id=data.user_id)  # the 400 naming user_id ("does not match a user")
+    already = found.id is not None
+    if not already and not found.is_active:
+        require_users(ctx.db, active=True, user_id=data.user_id)  # the 400 naming user_id ("must be an active user")
+    if not already and count_of(ctx.db, ProjectMember, project.id) >= SUB_LIST_LIMIT:
+        raise Conflict(f"A project holds at most {SUB_LIST_LIMIT} members")
     # insert ... on conflict do nothing: an existing member (or one a concurrent request adds) is no 409
     added = insert_ignore(ctx.db, ProjectMember, {"project_id": project.id, "user_id": data.user_id,
                                                   "role": data.role or "member"}, conflict=("project_id", "user_id"))

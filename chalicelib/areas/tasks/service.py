@@ -358,27 +358,18 @@ def _assign_project_sla(ctx, task: Task) -> None:
         sla_service.assign_on_task_create(ctx, task, policy_id)
 
 
-# not copied: the approval (`approved_by_user_id`, `approved_at`) was given to the original by its approver; on the
-# copy, with its status reset, it would be an approval in their name that they never gave
+# Document 1: a duplicate has " (copy)" appended to its title, the default status, the caller as reporter, and "all
+# other fields copied": the assignee (a deactivated one too: core notify tells them nothing) and the approval
+# (`approved_by_user_id`, `approved_at`) included. Only the id, the timestamps and the creator are the copy's own.
 COPIED_FIELDS = [name for name in columns(Task) if name not in ("id", "created_at", "updated_at", "status_id",
-                                                                   "reporter_id", "created_by", "title",
-                                                                   "approved_by_user_id", "approved_at")]
+                                                                   "reporter_id", "created_by", "title")]
 
 
 def duplicate_task(ctx, *, task_id: str) -> dict:
     original = load_task(ctx, task_id)
     copy = Task(**{name: getattr(original, name) for name in COPIED_FIELDS})
     copy.title = (original.title + " (copy)")[:500]
-    if original.assignee_id:
-        # the default status and whether the assignee is still active, in one statement: a copy is new work, and
-        # nobody who cannot sign in is given it (the copy is unassigned instead)
-        copy.status_id, active = ctx.db.execute(select(
-            _default_status_select().scalar_subquery(),
-            select(User.is_active).where(User.id == original.assignee_id).scalar_subquery())).one()
-        if not active:
-            copy.assignee_id = None
-    else:
-        copy.status_id = default_status_id(ctx.db)
+    copy.status_id = default_status_id(ctx.db)
     copy.reporter_id = ctx.user_id
     copy.created_by = ctx.user_id
     ctx.db.add(copy)

@@ -43,3 +43,17 @@ def test_a_project_whose_owner_was_deactivated_can_still_be_sent_back(api, db, e
     response = api.put(f"/api/projects/{project.id}", json={"status": "on_hold", "owner_id": owner.id},
                        as_=exec_user)
     assert response.status == 200, response
+
+
+def test_adding_an_existing_member_who_was_deactivated_has_no_effect(api, db, exec_user):
+    """Document 1: "adding an existing member has no effect" (201 { ok: true }); the active-user rule is for a user
+    becoming a member, not for one who already is (session 18 review: it answered 400)."""
+    leaving = make_user(db)
+    project = make_project(db, members=[exec_user, leaving])
+    leaving.is_active = False
+    db.flush()
+    response = api.post(f"/api/projects/{project.id}/members", json={"user_id": leaving.id, "role": "lead"},
+                        as_=exec_user)
+    assert response.status == 201 and response.json == {"ok": True}, response
+    members = api.get(f"/api/projects/{project.id}/members", as_=exec_user).json["members"]
+    assert [m["role"] for m in members if m["user_id"] == leaving.id] == ["member"]

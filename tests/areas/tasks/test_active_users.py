@@ -1,4 +1,4 @@
-"""A deactivated user is given no work through a duplicate or a todo (references audit, follow-up)."""
+"""A deactivated user is given no new todo (references audit, follow-up); a duplicate copies every field (document 1)."""
 from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
@@ -6,7 +6,9 @@ from tests.areas.tasks.factories import make_task, make_todo
 from tests.factories import make_user
 
 
-def test_a_duplicate_of_a_task_whose_assignee_was_deactivated_is_unassigned(api, db, exec_user):
+def test_a_duplicate_copies_the_assignee_even_when_deactivated(api, db, exec_user):
+    """Document 1: a duplicate has "all other fields copied", the assignee too (session 18's review withdrew the
+    unassigning of a deactivated assignee); core notify tells a deactivated user nothing."""
     leaving, staying = make_user(db), make_user(db)
     task = make_task(db, assignee_id=leaving.id)
     kept = make_task(db, assignee_id=staying.id)
@@ -14,7 +16,7 @@ def test_a_duplicate_of_a_task_whose_assignee_was_deactivated_is_unassigned(api,
     db.flush()
     response = api.post(f"/api/tasks/{task.id}/duplicate", as_=exec_user)
     assert response.status == 201, response
-    assert response.json["task"]["assignee_id"] is None and response.json["task"]["assignee_name"] is None
+    assert response.json["task"]["assignee_id"] == leaving.id
     assert not db.scalars(select(Notification).where(Notification.user_id == leaving.id)).all()
     response = api.post(f"/api/tasks/{kept.id}/duplicate", as_=exec_user)
     assert response.status == 201 and response.json["task"]["assignee_id"] == staying.id, response
@@ -54,9 +56,9 @@ def test_a_todo_whose_assignee_was_deactivated_can_still_be_sent_back(api, db, e
     assert response.json["details"] == [{"field": "todos.1.assignee_id", "message": "must be an active user"}]
 
 
-def test_a_duplicate_carries_no_approval(api, db, exec_user):
-    """The original's approval is not copied: the copy, its status reset, would show an approval in the approver's
-    name that they never gave (session 18)."""
+def test_a_duplicate_copies_the_approval(api, db, exec_user):
+    """Document 1: a duplicate has "all other fields copied"; approved_by_user_id and approved_at are task fields, so
+    the copy carries them (session 18's review withdrew the exception an earlier commit had made)."""
     approver = make_user(db, access_level="executive")
     task = make_task(db, assignee_id=exec_user.id)
     approved = api.put(f"/api/tasks/{task.id}", as_=approver, json={"approved_by_user_id": approver.id,
@@ -64,4 +66,6 @@ def test_a_duplicate_carries_no_approval(api, db, exec_user):
     assert approved.status == 200 and approved.json["task"]["approved_by_user_id"] == approver.id, approved
     copy = api.post(f"/api/tasks/{task.id}/duplicate", as_=exec_user)
     assert copy.status == 201, copy
-    assert (copy.json["task"]["approved_by_user_id"], copy.json["task"]["approved_at"]) == (None, None)
+    assert copy.json["task"]["approved_by_user_id"] == approver.id
+    assert copy.json["task"]["approved_at"] == approved.json["task"]["approved_at"]
+    assert copy.json["task"]["approved_by_name"] == approver.name
