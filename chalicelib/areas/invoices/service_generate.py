@@ -116,7 +116,11 @@ def _fixed_price(ctx, invoice: Invoice, budget: dict, items: list[dict]) -> dict
     invoiced = ctx.db.scalar(select(func.coalesce(func.sum(Invoice.subtotal), 0))
                              .where(*_live_invoices_of(ctx.db, budget["id"], invoice.id)))
     remaining = cents(Decimal(whole) - Decimal(invoiced or 0))
-    if remaining <= 0:
+    # a price of zero (a free engagement) is billed once, by a line of 0.00: the accept of a free proposal makes
+    # its invoice as any other (document 2; the company's first invoice); nothing else is left to invoice
+    free_once = remaining == 0 and cents(whole) == 0 and ctx.db.scalar(
+        select(Invoice.id).where(*_live_invoices_of(ctx.db, budget["id"], invoice.id)).limit(1)) is None
+    if remaining <= 0 and not free_once:
         raise Conflict("Nothing of the fixed price is left to invoice")
     if remaining >= MONEY_LIMIT:  # a unit price (Numeric(14, 2)) cannot hold it
         raise BadRequest("The budget's fixed price is too large for one invoice line",

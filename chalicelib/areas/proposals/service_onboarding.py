@@ -5,9 +5,9 @@ accept's transaction so that all of it happens or none of it:
    proposal's owner;
 2. with pricing: a draft budget of that project from the pricing sections' items (each item a line item,
    titled "<section>: <description>");
-3. with that budget (type `fixed_price`: the accepted pricing is the price) and a price above zero: a draft
-   invoice generated from it (the invoices area: one line of the whole price), which is the company's first
-   invoice milestone when it has no other; a free proposal (a total of zero) bills nothing, so no invoice;
+3. with that budget (type `fixed_price`: the accepted pricing is the price): a draft invoice generated from
+   it (the invoices area: one line of the whole price, 0.00 for a free proposal), which is the company's first
+   invoice milestone when it has no other;
 4. always a contract signed by the accepting name and email;
 5. the linked deal moved to won;
 6. the company's client onboarding milestones with auto_source `deal_won` completed (onboarding started
@@ -49,7 +49,7 @@ def run_onboarding(ctx, proposal: Proposal) -> dict:
             ctx, name=proposal.title, project_id=proposal.project_id, company_id=proposal.company_id,
             currency=proposal.currency, owner_id=proposal.owner_id, items=items, budget_type="fixed_price")
         created["budget_id"] = proposal.budget_id
-    if items and proposal.total_amount is not None and proposal.total_amount > 0:  # a free proposal bills nothing
+    if items:
         from chalicelib.areas.invoices import service as invoices_service
 
         proposal.invoice_id = invoices_service.create_draft_from_budget(ctx, budget_id=proposal.budget_id,

@@ -30,15 +30,21 @@ def test_the_accepted_total_is_the_budgets_and_the_invoices(api, db, exec_user):
 
 def test_a_free_proposal_can_be_accepted(api, db, exec_user):
     """A pricing that totals zero (a free pilot) made the accept's invoice generation answer 409 "nothing left
-    to invoice", and the whole accept failed: the client could not accept. It makes the budget, no invoice."""
+    to invoice", and the whole accept failed: the client could not accept. It makes the budget and, as document 2
+    says the accept does, the invoice: one line of 0.00. A second generation from that budget has nothing left."""
     pid = sent(api, exec_user, company_id=make_company(db, name="Acme").id)
     price(api, exec_user, pid, [{"title": "Pilot", "items": [{"description": "Workshop", "quantity": 1,
                                                               "unit_price": 0}]}])
     accepted = accept(api, exec_user, pid)
     assert accepted.status == 200, accepted
     proposal = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
-    assert proposal["status"] == "accepted" and proposal["budget_id"] and proposal["invoice_id"] is None
+    assert proposal["status"] == "accepted" and proposal["budget_id"] and proposal["invoice_id"]
     assert api.get(f"/api/budgets/{proposal['budget_id']}", as_=exec_user).json["budget"]["total_amount"] == 0
+    invoice = api.get(f"/api/invoices/{proposal['invoice_id']}", as_=exec_user).json
+    assert invoice["invoice"]["total"] == 0 and [line["amount"] for line in invoice["line_items"]] == [0]
+    again = api.post("/api/invoices", as_=exec_user, json={"budget_id": proposal["budget_id"],
+                                                           "generate_from_budget": True})
+    assert again.status == 409, again
 
 
 def test_a_pricing_below_zero_is_refused(api, db, exec_user):
