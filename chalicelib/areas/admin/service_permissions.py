@@ -73,19 +73,22 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
     """Set (a level, `none` included) or remove (null) the user's override per tool; answers the
     user's effective permissions and overrides after the change."""
     user = load_user(ctx, user_id)
-    if (ctx.principal.access_level != "executive" and levels.get("admin") and user.id != ctx.user_id
-            and permissions.RANK[levels["admin"]] > permissions.RANK[permissions.matrix(ctx.db)[user.access_level]["admin"]]):
+    executive, own = ctx.principal.access_level == "executive", user.id == ctx.user_id
+    # the user's access level's row of the matrix, read once and only when a check below needs it
+    needs_row = (own and ("admin" in levels or not executive)) or (not own and not executive and levels.get("admin"))
+    matrix_row = permissions.matrix(ctx.db)[user.access_level] if needs_row else None
+    if (not executive and levels.get("admin") and not own
+            and permissions.RANK[levels["admin"]] > permissions.RANK[matrix_row["admin"]]):
         # only executives hand out administration beyond a user's access level: a holder of admin:manage by
         # override could otherwise give an accomplice admin:manage (security audit S5)
         raise Forbidden("Only an executive can give someone admin beyond their access level")
-    if user.id == ctx.user_id and "admin" in levels:
+    if own and "admin" in levels:
         current = ctx.principal.permissions.get("admin", "none")
-        new = levels["admin"] or permissions.matrix(ctx.db)[user.access_level]["admin"]
+        new = levels["admin"] or matrix_row["admin"]
         if permissions.RANK[new] < permissions.RANK[current]:
             raise BadRequest("You cannot lower your own admin permission",
                              details=[{"field": "permissions.admin", "message": "would lower your own admin level"}])
-    if user.id == ctx.user_id and user.access_level != "executive":
-        matrix_row = permissions.matrix(ctx.db)[user.access_level]
+    if own and not executive:
         if any(permissions.RANK[level or matrix_row[tool]] > permissions.RANK[ctx.principal.permissions.get(tool, "none")]
                for tool, level in levels.items()):
             raise Forbidden("You cannot raise your own permissions")
