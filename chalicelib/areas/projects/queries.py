@@ -9,9 +9,10 @@ from sqlalchemy import bindparam, func, literal_column, or_, select, union_all
 
 from chalicelib.core import scoping
 from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.locks import lock_row
 from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, Read, in_scope, record_rows, record_sets, template, seen_by, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, record_rows, record_sets, template, seen_by, visible_row
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Project, ProjectDecision, ProjectGoal, ProjectMember
@@ -77,11 +78,7 @@ def link_project(ctx, project_id: str) -> Project:
     a roadmap): the row is share-locked (FOR KEY SHARE), so the write waits for a project delete in progress and
     then finds the project gone (404) instead of naming a deleted project. It waits for nothing else: edits of
     the project take a weaker lock (FOR NO KEY UPDATE) that this one does not conflict with."""
-    row = ctx.db.scalar(in_scope(select(Project).where(Project.id == project_id), visible(ctx.principal))
-                        .with_for_update(read=True, key_share=True))
-    if row is None:
-        raise not_found("Project")
-    return row
+    return lock_row(ctx.db, Project, project_id, where=visible(ctx.principal), missing="Project", key_share=True)
 
 
 def load_goal(ctx, project_id: str, goal_id: str) -> ProjectGoal:
