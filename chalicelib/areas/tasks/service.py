@@ -183,14 +183,11 @@ def _is_descendant(db, candidate_id: str, ancestor_id: str) -> bool:
 _PARENT_WALK = 100  # levels of parents the move check walks up
 
 
-def _default_status_select():
-    return (select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
-            .where(ConfigList.key == "task_status", ConfigListItem.is_default.is_(True))
-            .order_by(ConfigListItem.position, ConfigListItem.label).limit(1))
-
-
 def default_status_id(db) -> str | None:
-    return db.scalar(_default_status_select())
+    return db.scalar(
+        select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+        .where(ConfigList.key == "task_status", ConfigListItem.is_default.is_(True))
+        .order_by(ConfigListItem.position, ConfigListItem.label).limit(1))
 
 
 def _is_agent_type(db, type_id: str | None) -> bool:
