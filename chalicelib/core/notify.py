@@ -191,8 +191,9 @@ NOTICE_FIELDS = ("body", "resource_type", "resource_id", "action_url", "actor_id
 
 
 def _create(ctx, notices: list[dict]) -> list[dict]:
-    """The notifications of `notices` not de-duplicated, written with their deliveries (queued after commit),
-    in a fixed number of statements: one read (recent notifications and preference overrides), one write.
+    """The notifications of `notices` to active users and not de-duplicated, written with their deliveries (queued
+    after commit), in a fixed number of statements: one read (recent notifications, preference overrides and the
+    active users; `_lookups`), one write.
     Answers the notifications' rows as inserted."""
     db = ctx.db
     notices = [{**{field: None for field in NOTICE_FIELDS}, **notice} for notice in notices]
