@@ -5,33 +5,21 @@ the notification worker send its POST into the internal network (the cloud metad
 answer's body copied into the delivery's error. A push service never redirects: a redirect is not followed."""
 from __future__ import annotations
 
-import base64
-
 import pytest
 import responses
 from sqlalchemy import select
 
 from chalicelib.core.notify_models import NotificationDelivery
-from tests.areas.notifications.factories import AUTH, P256DH
+from tests.areas.notifications.factories import AUTH, P256DH, vapid_keys
 from tests.factories import make_user
 
 ENDPOINT = "https://push.attacker.test/wpush/v2/abc"
 INTERNAL = "http://169.254.169.254/latest/meta-data/iam/security-credentials/role"
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
 @pytest.fixture
 def live_push(set_env):
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    private = _b64(key.private_numbers().private_value.to_bytes(32, "big"))
-    public = _b64(key.public_key().public_bytes(serialization.Encoding.X962,
-                                                serialization.PublicFormat.UncompressedPoint))
+    public, private = vapid_keys()
     set_env(PUSH_MODE="live", VAPID_PUBLIC_KEY=public, VAPID_PRIVATE_KEY=private,
             VAPID_SUBJECT="mailto:ops@agency.test", NOTIFICATIONS_QUEUE_URL=None)
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:

@@ -62,3 +62,19 @@ def outbox(db, provider: str) -> list[SandboxOutboxMessage]:
     db.expire_all()
     return list(db.scalars(select(SandboxOutboxMessage).where(SandboxOutboxMessage.provider == provider)
                            .order_by(SandboxOutboxMessage.created_at)))
+
+
+def vapid_keys() -> tuple[str, str]:
+    """A fresh VAPID key pair (P-256) as web push takes it: `(public, private)`, each unpadded URL-safe base64 (the
+    public key an uncompressed point, the private key its 32-byte scalar)."""
+    import base64
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    public = b64(key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
+    return public, b64(key.private_numbers().private_value.to_bytes(32, "big"))

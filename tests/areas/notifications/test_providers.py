@@ -14,7 +14,7 @@ from chalicelib.core.notify import notify
 from chalicelib.core.notify_models import NotificationPreference, PushSubscription
 from tests.factories import make_user
 
-from .factories import FakeContext, deliveries, make_subscription, outbox
+from .factories import FakeContext, deliveries, make_subscription, outbox, vapid_keys
 
 SENDER = "notifications@agency.test"
 
@@ -152,19 +152,9 @@ def test_chat_live_without_token_is_not_configured(set_env):
 
 # --- web push: RFC 8291/8292 through pywebpush -------------------------------------------------
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
 @pytest.fixture
 def vapid(set_env):
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    private = _b64(key.private_numbers().private_value.to_bytes(32, "big"))
-    public = _b64(key.public_key().public_bytes(serialization.Encoding.X962,
-                                                serialization.PublicFormat.UncompressedPoint))
+    public, private = vapid_keys()
     set_env(PUSH_MODE="live", VAPID_PUBLIC_KEY=public, VAPID_PRIVATE_KEY=private, VAPID_SUBJECT="mailto:ops@agency.test")
     with responses.RequestsMock() as mock:
         yield {"public": public, "mock": mock}
