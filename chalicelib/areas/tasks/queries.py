@@ -1,5 +1,6 @@
 """The tasks area's leaf module: the task read query (the tasks' own columns; labels, names and counts added
-by `task_records` with a fixed number of statements per request, core.lookup), the scope clause `visible`, and the load-or-404 helpers. service*.py import it, never the reverse."""
+by `task_records` with a fixed number of statements per request, core.lookup), the scope clause `visible`, the
+load-or-404 helpers, and `default_status_id` (a new task's status). service*.py import it, never the reverse."""
 from __future__ import annotations
 
 from functools import cache
@@ -10,7 +11,7 @@ from sqlalchemy.orm import aliased
 from chalicelib.core import scoping
 from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.query import Read, record_sets, seen_by, visible_row
-from chalicelib.core.models import ConfigListItem, User
+from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
 
 from .models import Task, TaskTodo, TaskWatcher
@@ -203,3 +204,10 @@ def visible_task_exists(ctx, task_id: str) -> bool:
 
 def task_row(db, task_id: str) -> dict:
     return task_record(db, db.scalars(task_select().where(Task.id == task_id)).one())
+
+
+def default_status_id(db) -> str | None:
+    return db.scalar(
+        select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+        .where(ConfigList.key == "task_status", ConfigListItem.is_default.is_(True))
+        .order_by(ConfigListItem.position, ConfigListItem.label).limit(1))

@@ -1,0 +1,117 @@
+"""Tasks: the functions the projects, sprints and roadmaps areas call about a project's, a sprint's and a
+roadmap's tasks (reached through service.py)."""
+from __future__ import annotations
+
+from sqlalchemy import func, literal_column, or_, select, update as sql_update
+
+from chalicelib.core.models import ConfigListItem
+from chalicelib.core.query import LIST_LIMIT, Page, paginate
+from chalicelib.core.schemas import PageQuery
+from chalicelib.core.serialize import value_out
+
+from .models import Task
+from .queries import Assignee, PriorityItem, StatusItem, list_order, task_records, task_select, visible
+
+PROJECT_TASK_FIELDS = ("id", "title", "status_id", "priority_id", "assignee_id", "due_date", "sort_order",
+                       "created_at")
+
+
+def project_tasks(db, project_id: str, query, *, visible_to, public_only: bool = False) -> Page:
+    """Top-level tasks linked to a project (resource_type `project`) that the principal `visible_to` may see
+    (the tasks' data scoping; None: every one, for a caller that scopes otherwise), with joined names and
+    labels, in list order: sort_order, due_date (nulls last), created_at newest first; `public_only`: not
+    private (what a client may read). One query. Dates and timestamps are ISO strings."""
+    from .queries import visible
+
+    stmt = (
+        select(Task.id, Task.title, Task.status_id, Task.priority_id, Task.assignee_id, Task.due_date,
+               Task.sort_order, Task.created_at,
+               Assignee.name.label("assignee_name"), Assignee.picture.label("assignee_picture"),
+               StatusItem.label.label("status_label"), StatusItem.color.label("status_color"),
+               StatusItem.value.label("status_value"),
+               PriorityItem.label.label("priority_label"), PriorityItem.color.label("priority_color"))
+        .outerjoin(Assignee, Assignee.id == Task.assignee_id)
+        .outerjoin(StatusItem, StatusItem.id == Task.status_id)
+        .outerjoin(PriorityItem, PriorityItem.id == Task.priority_id)
+        .where(Task.resource_type == "project", Task.resource_id == project_id, Task.parent_task_id.is_(None))
+    )
+    if visible_to is not None:
+        stmt = stmt.where(visible(visible_to))
+    if public_only:
+        stmt = stmt.where(Task.is_private.is_(False))
+    return paginate(db, list_order(stmt), query, lambda row: {key: value_out(value) for key, value in row._mapping.items()})
+
+
+def sprint_board(ctx, sprint_id: str, project_id: str) -> tuple[list[dict], list[dict]]:
+    """(sprint tasks, backlog tasks) the caller can see, as task records in list order, at most LIST_LIMIT
+    each: the tasks planned into the sprint, and the top-level tasks of the sprint's project in no sprint and
+    not done. Six statements whatever their number (two reads, two lookups each)."""
+    from sqlalchemy import and_
+
+    from .queries import visible
+
+    sprint = ctx.db.scalars(list_order(task_select().where(Task.sprint_id == sprint_id, visible(ctx.principal)))
+                            .limit(LIST_LIMIT)).all()
+    done = select(ConfigListItem.id).where(ConfigListItem.stage_type == "done")
+    backlog = ctx.db.scalars(list_order(task_select().where(
+        and_(Task.resource_type == "project", Task.resource_id == project_id, Task.sprint_id.is_(None),
+             Task.parent_task_id.is_(None), or_(Task.status_id.is_(None), Task.status_id.not_in(done))),
+        visible(ctx.principal))).limit(LIST_LIMIT)).all()
+    return task_records(ctx.db, sprint), task_records(ctx.db, backlog)
+
+
+def project_deleted(db, project_id: str) -> None:
+    """A deleted project's tasks become standalone (resource link cleared, one UPDATE): they are kept, with
+    their subtasks, todos and history, but no longer name a project that answers 404 (a detail showing it as
+    linked, a duplicate copying the dead link). `updated_at` is left: the task itself was not edited."""
+    from sqlalchemy import update
+
+    db.execute(update(Task).where(Task.resource_type == "project", Task.resource_id == project_id)
+               .values(resource_type=None, resource_id=None).execution_options(synchronize_session=False))
+
+
+def task_titles(db, task_ids) -> dict[str, str]:
+    """`{task_id: title}` for the ids that exist (one query; no scoping)."""
+    ids = {tid for tid in task_ids or () if tid}
+    if not ids:
+        return {}
+    return dict(db.execute(select(Task.id, Task.title).where(Task.id.in_(ids))).all())
+
+
+def roadmap_item_tasks(ctx, item_ids) -> Page:
+    """Tasks linked to these roadmap items that the caller may see, with status_label and status_color,
+    in list order: the first LIST_LIMIT, with the total, all counted: the roadmap detail's `tasks_total` has no
+    `total_exact` beside it (one query, two when there are more)."""
+    ids = [iid for iid in dict.fromkeys(item_ids or []) if iid]
+    if not ids:
+        return Page([], 0, LIST_LIMIT, 0)
+    stmt = (
+        select(Task.id, Task.title, Task.roadmap_item_id, Task.status_id, Task.priority_id, Task.assignee_id,
+               Task.due_date, Task.start_date, Task.sort_order, Task.created_at,
+               Assignee.name.label("assignee_name"),
+               StatusItem.label.label("status_label"), StatusItem.color.label("status_color"),
+               StatusItem.value.label("status_value"))
+        .outerjoin(Assignee, Assignee.id == Task.assignee_id)
+        .outerjoin(StatusItem, StatusItem.id == Task.status_id)
+        .where(Task.roadmap_item_id.in_(ids), visible(ctx.principal))
+    )
+    return paginate(ctx.db, list_order(stmt), PageQuery(),
+                    lambda row: {key: value_out(value) for key, value in row._mapping.items()}, exact_total=True)
+
+
+def clear_roadmap_items(db, item_ids) -> None:
+    """Roadmap items are being deleted: their tasks lose `roadmap_item_id`."""
+    ids = [iid for iid in item_ids or [] if iid]
+    if ids:
+        db.execute(sql_update(Task).where(Task.roadmap_item_id.in_(ids)).values(roadmap_item_id=None)
+                   .execution_options(synchronize_session=False))
+
+
+def project_task_counts(resource_in):
+    """A statement of (project_id, 'tasks', count of top-level tasks linked to it) for the projects with any,
+    `resource_in(column)` being the projects' `column IN (...)` clause (a template's parameter or a list):
+    the projects area unions it with its own counts, so that a project list reads all its counts in one
+    grouped statement (issue 11 item 1)."""
+    return (select(Task.resource_id, literal_column("'tasks'"), func.count(Task.id))
+            .where(Task.resource_type == "project", resource_in(Task.resource_id), Task.parent_task_id.is_(None))
+            .group_by(Task.resource_id))

@@ -1,0 +1,110 @@
+"""Tasks: the functions the client portal calls (company-scoped by the portal; private tasks never shown), reached
+through service.py."""
+from __future__ import annotations
+
+from functools import cache
+
+from sqlalchemy import case, func, select
+
+from chalicelib.core import history
+from chalicelib.core.models import ConfigListItem, User
+from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.serialize import row_dict
+
+from .models import Task
+from .queries import default_status_id
+
+PORTAL_TASK_FIELDS = ("id", "title", "description", "parent_task_id", "due_date", "start_date", "created_at",
+                      "updated_at")
+
+
+@cache
+def _portal_aliases():
+    """The type, priority and status items of `portal_tasks`, aliased once per process (an alias proxies its
+    table's columns on first use); built on the portal's first call, not at import."""
+    from sqlalchemy.orm import aliased
+
+    return (aliased(ConfigListItem, name="portal_kind"), aliased(ConfigListItem, name="portal_priority"),
+            aliased(ConfigListItem, name="portal_status"))
+
+
+def _under_a_private_task(*tasks):
+    """A SELECT of the ids of the tasks matching `tasks` (clauses on Task) that have a private task among their
+    ancestors, at any depth (subtasks nest: one recursive CTE walking up `parent_task_id`; UNION stops on a
+    cycle)."""
+    up = (select(Task.id.label("task_id"), Task.parent_task_id.label("up"))
+          .where(*tasks, Task.parent_task_id.is_not(None))
+          .cte("portal_ancestry", recursive=True))
+    up = up.union(select(up.c.task_id, Task.parent_task_id).join(up, Task.id == up.c.up)
+                  .where(Task.parent_task_id.is_not(None)))
+    private = select(Task.id).where(Task.is_private.is_(True)).correlate(None)
+    return select(up.c.task_id).where(up.c.up.in_(private)).correlate(None)
+
+
+def portal_tasks(db, project_id: str) -> list[dict]:
+    """The non-private tasks of a project (a subtask of a private task, at any depth, is private too), with
+    status, priority, type and assignee, in list order, at most LIST_LIMIT (one query)."""
+    kind, priority, status = _portal_aliases()
+    in_project = (Task.resource_type == "project", Task.resource_id == project_id)
+    stmt = (select(Task, status.label, status.value, status.color, priority.label, priority.value, kind.label,
+                   User.name)
+            .outerjoin(status, status.id == Task.status_id).outerjoin(priority, priority.id == Task.priority_id)
+            .outerjoin(kind, kind.id == Task.type_id).outerjoin(User, User.id == Task.assignee_id)
+            .where(*in_project, Task.is_private.is_(False), Task.id.not_in(_under_a_private_task(*in_project))))
+    from .queries import list_order
+
+    rows = db.execute(list_order(stmt).limit(LIST_LIMIT)).all()
+    return [{**row_dict(task, PORTAL_TASK_FIELDS), "status_label": s_label, "status_value": s_value,
+             "status_color": s_color, "priority_label": p_label, "priority_value": p_value, "type_label": k_label,
+             "assignee_id": task.assignee_id, "assignee_name": assignee}
+            for task, s_label, s_value, s_color, p_label, p_value, k_label, assignee in rows]
+
+
+def portal_task_project(db, task_id: str) -> str | None:
+    """The project of the task when the client portal shows it (`portal_tasks`: linked to a project, neither
+    private nor under a private task at any depth), else None. One statement."""
+    this = Task.id == task_id
+    return db.scalar(select(Task.resource_id).where(this, Task.resource_type == "project", Task.resource_id.is_not(None),
+                                                     Task.is_private.is_(False),
+                                                     Task.id.not_in(_under_a_private_task(this))))
+
+
+def portal_task_counts_select(project_ids):
+    """The read of `portal_task_counts` (rows resource_id, total, done), for record_sets with other reads.
+    `project_ids`: ids or a SELECT."""
+    done = case((ConfigListItem.stage_type == "done", 1), else_=0)
+    return (select(Task.resource_id, func.count(Task.id).label("total"), func.coalesce(func.sum(done), 0).label("done"))
+            .outerjoin(ConfigListItem, ConfigListItem.id == Task.status_id)
+            .where(Task.resource_type == "project", Task.resource_id.in_(project_ids),
+                   Task.parent_task_id.is_(None), Task.is_private.is_(False))
+            .group_by(Task.resource_id))
+
+
+def portal_counts(rows) -> dict[str, dict[str, int]]:
+    """`{project_id: {total, done, open}}` from rows of portal_task_counts_select (tuples or records)."""
+    pairs = ((r["resource_id"], r["total"], r["done"]) if isinstance(r, dict) else tuple(r) for r in rows)
+    return {pid: {"total": int(total), "done": int(finished), "open": int(total) - int(finished)}
+            for pid, total, finished in pairs}
+
+
+def portal_task_counts(db, project_ids) -> dict[str, dict[str, int]]:
+    """`{project_id: {total, done, open}}` of the non-private top-level tasks of these projects (one grouped
+    query; `done` counts the tasks whose status has stage_type `done`). `project_ids`: ids or a SELECT."""
+    return portal_counts(db.execute(portal_task_counts_select(project_ids)).all())
+
+
+def create_request_task(ctx, *, project_id: str, title: str, description: str | None, priority_id: str | None,
+                        sla_policy_id: str | None, actor_label: str) -> str:
+    """A client's request raised through the portal: a task in the project (default status, not private),
+    history recorded, and the project's SLA assigned through the SLA area when it has a policy."""
+    task = Task(title=title, description=description, resource_type="project", resource_id=project_id,
+                priority_id=priority_id, status_id=default_status_id(ctx.db), is_private=False)
+    ctx.db.add(task)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type="task", entity_id=task.id, action="created", actor_id=None,
+                   changes={"title": task.title, "source": actor_label})
+    if sla_policy_id:
+        from chalicelib.areas.sla import service as sla_service
+
+        sla_service.assign_on_task_create(ctx, task, sla_policy_id)
+    return task.id

@@ -1,0 +1,160 @@
+"""Tasks: the check of what a task write names (config items, users, parent, linked resource, roadmap item,
+sprint), `check_references`, called by the creates and the update of service.py."""
+from __future__ import annotations
+
+from sqlalchemy import String, case, cast, func, literal_column, null, select, union_all
+
+from chalicelib.core.errors import BadRequest, Forbidden, NotFound
+from chalicelib.core.lookup import Names
+from chalicelib.core.models import ConfigList, ConfigListItem, User
+from chalicelib.core.query import Read, ids_param, ids_value, template
+
+from .models import Task
+from .queries import visible
+
+CONFIG_FIELDS = {"status_id": "task_status", "priority_id": "task_priority", "type_id": "task_type",
+                 "phase_id": "task_phase"}
+USER_FIELDS = ("assignee_id", "reporter_id", "approved_by_user_id")
+RESOURCE_TYPES = ("project", "deal", "company")
+
+
+def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | None) -> str | None:
+    """Why the linked resource is refused, or None: a project must be one the caller can see (a hidden one
+    answers like a missing one), a deal or company must exist (they are not scoped)."""
+    if resource_type is None and resource_id is None:
+        return None
+    if resource_type is None or resource_id is None:
+        return "resource_type and resource_id are set together"
+    if resource_type == "project":
+        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+        try:
+            projects_service.load_project(ctx, resource_id)
+        except NotFound:
+            return "must be an existing project you can see"
+        return None
+    if resource_type in ("deal", "company"):
+        from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
+
+        exists = (deals_service.deal_brief(ctx.db, resource_id) is not None if resource_type == "deal"
+                  else resource_id in deals_service.company_names(ctx.db, [resource_id]))
+        return None if exists else f"must be an existing {resource_type}"
+    return f"resource_type must be one of {', '.join(RESOURCE_TYPES)}"
+
+
+def _references_parts(item_where, user_where):
+    parts = []
+    if item_where is not None:
+        parts.append(select(literal_column("'i'").label("kind"), ConfigListItem.id.label("id"),
+                            ConfigList.key.label("key"), ConfigListItem.label.label("a"),
+                            ConfigListItem.color.label("b"), ConfigListItem.value.label("c"))
+                     .join(ConfigList, ConfigList.id == ConfigListItem.list_id).where(item_where))
+    if user_where is not None:
+        # a user's `key` says whether they are active (a deactivated user is no assignee or reporter)
+        parts.append(select(literal_column("'u'").label("kind"), User.id.label("id"),
+                            case((User.is_active.is_(True), literal_column("'active'")), else_=cast(null(), String))
+                            .label("key"),
+                            User.name.label("a"), User.picture.label("b"), cast(null(), String).label("c"))
+                     .where(user_where))
+    return parts[0] if len(parts) == 1 else union_all(*parts)
+
+
+@template
+def _references_template(postgres: bool, items: bool, users: bool):
+    return _references_parts(ids_param(ConfigListItem.id, "ref_item_ids", postgres) if items else None,
+                             ids_param(User.id, "ref_user_ids", postgres) if users else None)
+
+
+def _references_read(db, config_ids: set, user_ids: set) -> Read | None:
+    """The config items (with their list's key) and users a write names (rows kind, id, key, a, b, c), built
+    once per process; None when it names none. An id holding a comma gets a statement of its own."""
+    if not config_ids and not user_ids:
+        return None
+    postgres = db.get_bind().dialect.name == "postgresql"
+    items, users = ids_value(config_ids, postgres), ids_value(user_ids, postgres)
+    if items is None or users is None:
+        return Read(_references_parts(ConfigListItem.id.in_(config_ids) if config_ids else None,
+                                      User.id.in_(user_ids) if user_ids else None))
+    params = {}
+    if items:
+        params["ref_item_ids"] = items
+    if users:
+        params["ref_user_ids"] = users
+    return Read(_references_template(postgres, bool(items), bool(users)), params)
+
+
+def check_references(ctx, values: dict, *, task_id: str | None = None, current: Task | None = None) -> Names:
+    """Config item ids must belong to their list, user ids must exist, the parent must be a task the caller
+    can see (an invisible parent answers like a missing one): else 400. Answers the names and labels of the
+    users and config items it read (a record built next need not look them up again)."""
+    db = ctx.db
+    approver = values.get("approved_by_user_id")
+    if approver and approver != ctx.user_id:  # an approval is recorded by the one who gives it, never for another
+        raise Forbidden("approved_by_user_id may name only yourself: you record your own approval")
+    details = []
+    config_ids = {values[name] for name in CONFIG_FIELDS if values.get(name)}
+    user_ids = {values[name] for name in USER_FIELDS if values.get(name)}
+    # the config items with their list, and the users, in one statement (with what records show)
+    read = _references_read(db, config_ids, user_ids)
+    rows = db.execute(read.stmt, read.params).all() if read is not None else []
+    found = {row[1]: row[2] for row in rows if row[0] == "i"}
+    existing = {row[1] for row in rows if row[0] == "u"}
+    active = {row[1] for row in rows if row[0] == "u" and row[2] == "active"}
+    known = Names.of((kind, row_id, a, b, c) for kind, row_id, _key, a, b, c in rows)
+    for name, list_key in CONFIG_FIELDS.items():
+        value = values.get(name)
+        if value and found.get(value) != list_key:
+            details.append({"field": name, "message": f"must be an item of the {list_key} list"})
+    for name in USER_FIELDS:
+        value = values.get(name)
+        if value and value not in existing:
+            details.append({"field": name, "message": "must be an existing user"})
+        elif value and value not in active:  # nobody who cannot sign in is given (or reports) a task
+            details.append({"field": name, "message": "must be an active user"})
+    parent_id = values.get("parent_task_id")
+    if parent_id:
+        if parent_id == task_id:
+            details.append({"field": "parent_task_id", "message": "a task cannot be its own parent"})
+        elif db.scalar(select(Task.id).where(Task.id == parent_id, visible(ctx.principal))) is None:
+            details.append({"field": "parent_task_id", "message": "must be an existing task"})
+        elif task_id is not None and _is_descendant(db, parent_id, task_id):
+            details.append({"field": "parent_task_id", "message": "a task cannot be moved under its own subtask"})
+    if "resource_type" in values or "resource_id" in values:
+        resource_type = values.get("resource_type", current.resource_type if current is not None else None)
+        resource_id = values.get("resource_id", current.resource_id if current is not None else None)
+        problem = _linked_resource_problem(ctx, resource_type, resource_id)
+        if problem:
+            details.append({"field": "resource_id" if "resource_id" in values else "resource_type",
+                            "message": problem})
+    roadmap_item_id = values.get("roadmap_item_id")
+    if roadmap_item_id:
+        from chalicelib.areas.roadmaps import service as roadmaps_service  # another area: imported lazily
+
+        if not roadmaps_service.visible_item_exists(ctx, roadmap_item_id):
+            details.append({"field": "roadmap_item_id", "message": "must be an existing roadmap item"})
+    sprint_id = values.get("sprint_id")
+    if sprint_id:
+        from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
+
+        if not sprints_service.visible_sprint_exists(ctx, sprint_id):
+            details.append({"field": "sprint_id", "message": "must be an existing sprint"})
+    if details:
+        raise BadRequest("Invalid task fields", details=details)
+    return known
+
+
+def _is_descendant(db, candidate_id: str, ancestor_id: str) -> bool:
+    """Whether `candidate_id` sits below `ancestor_id`: one statement (a recursive CTE walking up the parents,
+    bounded at 100 levels; a chain deeper than that answers True, as a cycle would)."""
+    from sqlalchemy import literal
+
+    up = (select(Task.parent_task_id.label("id"), literal(1).label("depth")).where(Task.id == candidate_id)
+          .cte("task_parents", recursive=True))
+    up = up.union_all(select(Task.parent_task_id, up.c.depth + 1).join(up, Task.id == up.c.id)
+                      .where(up.c.depth < _PARENT_WALK))
+    found = db.execute(select(func.count().filter(up.c.id == ancestor_id),
+                              func.count().filter(up.c.depth == _PARENT_WALK, up.c.id.is_not(None)))).one()
+    return bool(found[0] or found[1])
+
+
+_PARENT_WALK = 100  # levels of parents the move check walks up
