@@ -4,7 +4,7 @@ from chalice import Blueprint
 from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, one, paged
 
-from . import service
+from . import service, service_line_items
 from .schemas import (BudgetCreate, BudgetDetail, BudgetListQuery, BudgetRead, BudgetUpdate, LineItemCreate, LineItemRead,
                       LineItemReorder, LineItemUpdate, ProfitabilityRead)
 
@@ -53,14 +53,14 @@ def delete_budget(ctx, budget_id: str):
 @endpoint(tool="budgets", level="update", body=LineItemCreate, status=201, response=one("item", LineItemRead))
 def add_line_item(ctx, budget_id: str, body: LineItemCreate):
     """Add a line item to a budget (at most 500 per budget)"""
-    return {"item": service.add_line_item(ctx, budget_id=budget_id, data=body)}
+    return {"item": service_line_items.add_line_item(ctx, budget_id=budget_id, data=body)}
 
 
 @bp.route("/api/budgets/{budget_id}/line-items/reorder", methods=["PUT"])
 @endpoint(tool="budgets", level="update", body=LineItemReorder, response=OkResponse)
 def reorder_line_items(ctx, budget_id: str, body: LineItemReorder):
     """Reorder a budget's line items"""
-    service.reorder_line_items(ctx, budget_id=budget_id, item_ids=body.item_ids)
+    service_line_items.reorder_line_items(ctx, budget_id=budget_id, item_ids=body.item_ids)
     return {"ok": True}
 
 
@@ -68,14 +68,14 @@ def reorder_line_items(ctx, budget_id: str, body: LineItemReorder):
 @endpoint(tool="budgets", level="update", body=LineItemUpdate, response=one("item", LineItemRead))
 def update_line_item(ctx, budget_id: str, line_item_id: str, body: LineItemUpdate):
     """Update a line item"""
-    return {"item": service.update_line_item(ctx, budget_id=budget_id, item_id=line_item_id, data=body)}
+    return {"item": service_line_items.update_line_item(ctx, budget_id=budget_id, item_id=line_item_id, data=body)}
 
 
 @bp.route("/api/budgets/{budget_id}/line-items/{line_item_id}", methods=["DELETE"])
 @endpoint(tool="budgets", level="update", response=OkResponse)
 def remove_line_item(ctx, budget_id: str, line_item_id: str):
     """Remove a line item"""
-    service.delete_line_item(ctx, budget_id=budget_id, item_id=line_item_id)
+    service_line_items.delete_line_item(ctx, budget_id=budget_id, item_id=line_item_id)
     return {"ok": True}
 
 

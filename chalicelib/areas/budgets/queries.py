@@ -1,5 +1,5 @@
 """The budgets area's leaf module: the scope clause `visible`, the load-or-404 helpers `load_budget` and
-`load_line_item`, the budget and line item read queries and record builders. service.py imports it, never
+`load_line_item`, the budget and line item read queries and record builders. service.py and service_*.py import it, never
 the reverse."""
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
 
+ENTITY = "budget"  # the history entries' entity_type of a budget and its line items
 BUDGET_FIELDS = ("id", "name", "resource_type", "resource_id", "po_number", "currency", "status", "total_amount",
                  "company_id", "notes", "owner_id", "created_by", "budget_type", "forecast_date", "created_at",
                  "updated_at")

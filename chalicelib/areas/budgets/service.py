@@ -1,4 +1,7 @@
-"""Budgets: list, detail, create, update, delete, line items, and totals for other areas.
+"""Budgets: list, detail, create, update, delete, totals for other areas, and a project's profitability.
+
+Line items live in service_line_items.py; the client portal's budgets in service_portal.py (the portal area
+calls them through this module).
 
 A budget belongs to a project or a deal (`resource_type`, `resource_id`). Scoping: a budget of a
 project is seen by those who see the project (projects' scoping); a budget of a deal by every holder
@@ -18,8 +21,8 @@ from sqlalchemy import func, select
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import lock_row, reorder
-from chalicelib.core.lookup import ids_read, list_items_among
+from chalicelib.core.locks import lock_row
+from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import User
 from chalicelib.core.money import line_amount
 from chalicelib.core.permissions import allows
@@ -27,12 +30,12 @@ from chalicelib.core.query import Page, in_scope, record_page, record_sets, visi
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
-from .queries import (BUDGET_FIELDS, ITEM_FIELDS, LINE_ITEM_LIMIT, budget_lookups, budget_record, budget_select,
-                      item_records, item_rows, item_select, line_item_count, load_budget, visible,
-                      with_budget_lookups, with_item_lookups)
+from .queries import (BUDGET_FIELDS, ENTITY, budget_lookups, budget_record, budget_select, item_select, load_budget,
+                      visible, with_budget_lookups, with_item_lookups)
 from .queries import budget_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
+from .service_portal import (portal_approve, portal_budget, portal_budget_ids,  # noqa: F401 - other areas call it through the service
+                             portal_budgets)
 
-ENTITY = "budget"
 # A line's amount is core.money.line_amount (to the cent, half up): a budget's lines add up to what the proposal
 # priced and the invoice bills (1.5 x 33.33 is 50.00: three such lines are 150.00, not 149.985 rounded to 149.99).
 
@@ -286,104 +289,6 @@ def delete_budget(ctx, *, budget_id: str) -> None:
     ctx.db.flush()
 
 
-# ---------------------------------------------------------------- line items
-
-def _check_item_references(ctx, values: dict, item: BudgetLineItem | None = None) -> None:
-    details = []
-    service_type_id, task_id = values.get("service_type_id"), values.get("task_id")
-    if service_type_id and (item is None or service_type_id != item.service_type_id):
-        if not list_items_among(ctx.db, "service_type", [service_type_id]):
-            details.append({"field": "service_type_id", "message": "must be an item of the service_type list"})
-    if task_id and (item is None or task_id != item.task_id):
-        from chalicelib.areas.tasks import service as tasks_service
-
-        if not tasks_service.visible_task_exists(ctx, task_id):
-            details.append({"field": "task_id", "message": "must be a task you can see"})
-    if details:
-        raise BadRequest("Invalid line item references", details=details)
-
-
-def _item_out(ctx, item: BudgetLineItem) -> dict:
-    return item_records(ctx.db, item_rows(ctx.db, item.budget_id, item.id))[0]
-
-
-def _touch(budget: Budget) -> None:
-    budget.updated_at = utcnow()
-
-
-def add_line_item(ctx, *, budget_id: str, data) -> dict:
-    """A budget holds at most LINE_ITEM_LIMIT (500) line items: 409 beyond (its parent locked, so that
-    concurrent adds cannot pass the cap together)."""
-    budget = load_budget(ctx, budget_id)
-    lock_row(ctx.db, Budget, budget.id)
-    if line_item_count(ctx.db, budget.id) >= LINE_ITEM_LIMIT:
-        raise Conflict(f"A budget holds at most {LINE_ITEM_LIMIT} line items")
-    values = data.model_dump()
-    _check_item_references(ctx, values)
-    item = BudgetLineItem(budget_id=budget.id, **values, amount=line_amount(values["quantity"], values["unit_price"]))
-    ctx.db.add(item)
-    _touch(budget)
-    ctx.db.flush()
-    history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_added", actor_id=ctx.user_id,
-                   changes={"item_id": item.id, "description": item.description, "amount": value_out(item.amount)})
-    ctx.db.flush()
-    return _item_out(ctx, item)
-
-
-def _locked_item(ctx, budget_id: str, item_id: str) -> tuple[Budget, BudgetLineItem]:
-    """(budget, line item), the budget's row locked (as every line item write locks it) and then the item's, both
-    re-read (core.locks.lock_row); 404 when either is missing or out of scope, including one deleted by the
-    request this one waited for."""
-    budget = load_budget(ctx, budget_id)
-    lock_row(ctx.db, Budget, budget.id)
-    item = lock_row(ctx.db, BudgetLineItem, item_id, where=BudgetLineItem.budget_id == budget.id, missing="Line item")
-    return budget, item
-
-
-def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
-    """The amount is computed from the item as it stands: the budget row (every line item write's parent), then
-    the item, are locked and re-read first, so an update that waited for another computes quantity * unit_price
-    from that other's values."""
-    budget, item = _locked_item(ctx, budget_id, item_id)
-    changes = data.changes()
-    _check_item_references(ctx, changes, item)
-    before = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS}
-    for key, value in changes.items():
-        setattr(item, key, value)
-    item.amount = line_amount(item.quantity, item.unit_price)
-    _touch(budget)
-    ctx.db.flush()
-    after = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS if field not in ("updated_at",)}
-    history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_updated",
-                   actor_id=ctx.user_id, changes={"item_id": item.id, **history.diff(before, after)})
-    ctx.db.flush()
-    return _item_out(ctx, item)
-
-
-def delete_line_item(ctx, *, budget_id: str, item_id: str) -> None:
-    from chalicelib.areas.timesheets import service as timesheets_service
-
-    budget, item = _locked_item(ctx, budget_id, item_id)  # a second delete at once finds it gone: 404, one entry
-    history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_removed",
-                   actor_id=ctx.user_id, changes={"item_id": item.id, "description": item.description,
-                                                  "amount": value_out(item.amount)})
-    timesheets_service.clear_line_item(ctx.db, line_item_id=item.id)
-    ctx.db.delete(item)
-    _touch(budget)
-    ctx.db.flush()
-
-
-def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> None:
-    """Each named item's position = its index; every id must be an item of this budget, no repeats (400
-    before any write, so the reorder is all or nothing)."""
-    budget = load_budget(ctx, budget_id)
-    lock_row(ctx.db, Budget, budget.id)  # one reorder at a time: the result is exactly one request's order
-    reorder(ctx.db, BudgetLineItem, BudgetLineItem.position, item_ids, parent=BudgetLineItem.budget_id == budget.id,
-            field="item_ids", what="line items of this budget")
-    _touch(budget)
-    ctx.db.flush()
-
-
 # ---------------------------------------------------------------- for other areas (projects)
 
 def project_budget_total(db, project_id: str) -> float:
@@ -442,69 +347,3 @@ def project_profitability(ctx, *, project_id: str) -> dict:
         "collected": collected,
         "time_by_member": time_by_member,
     }
-
-
-# ---------------------------------------------------------------- the client portal
-
-PORTAL_BUDGET_FIELDS = ("id", "name", "resource_type", "resource_id", "po_number", "currency", "status", "total_amount",
-                        "budget_type", "forecast_date", "created_at", "updated_at")
-PORTAL_ITEM_FIELDS = ("id", "description", "quantity", "unit_price", "amount", "position")
-
-
-def _portal_scope(project_ids, deal_ids):
-    """Budgets linked to these projects or deals (`project_ids`, `deal_ids`: SELECTs of ids)."""
-    from sqlalchemy import and_, or_
-
-    return or_(and_(Budget.resource_type == "project", Budget.resource_id.in_(project_ids)),
-               and_(Budget.resource_type == "deal", Budget.resource_id.in_(deal_ids)))
-
-
-def _portal_record(budget: Budget) -> dict:
-    return {field: value_out(getattr(budget, field)) for field in PORTAL_BUDGET_FIELDS}
-
-
-def portal_budgets(db, project_ids, deal_ids) -> list[dict]:
-    """The budgets linked to these projects or deals, newest first, at most LIST_LIMIT (one query; client-safe
-    fields: no internal notes, owner or spent figures)."""
-    from chalicelib.core.query import LIST_LIMIT
-
-    budgets = db.scalars(select(Budget).where(_portal_scope(project_ids, deal_ids))
-                         .order_by(Budget.created_at.desc(), Budget.id).limit(LIST_LIMIT))
-    return [_portal_record(b) for b in budgets]
-
-
-def portal_budget_ids(project_ids, deal_ids):
-    """A SELECT of the ids of the budgets linked to these projects or deals."""
-    return select(Budget.id).where(_portal_scope(project_ids, deal_ids))
-
-
-def portal_budget(db, budget_id: str, project_ids, deal_ids) -> tuple[dict, list[dict]]:
-    """(budget, line items in the detail's order) of a budget linked to these projects or deals; 404 otherwise (two
-    queries)."""
-    budget = db.scalar(select(Budget).where(Budget.id == budget_id, _portal_scope(project_ids, deal_ids)))
-    if budget is None:
-        raise NotFound("Budget not found")
-    items = db.scalars(select(BudgetLineItem).where(BudgetLineItem.budget_id == budget.id)
-                       .order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id)
-                       .limit(LINE_ITEM_LIMIT))
-    return _portal_record(budget), [{f: value_out(getattr(i, f)) for f in PORTAL_ITEM_FIELDS} for i in items]
-
-
-def portal_approve(ctx, *, budget_id: str, project_ids, deal_ids, approver: str) -> None:
-    """A client approves a budget in `pending_approval` (409 from any other status; 404 outside the client's
-    budgets): it moves to `approved` (decisions.md section 9), the approval is logged in history and the
-    budget's owner is notified (`portal_budget_approved`)."""
-    from chalicelib.core.notify import notify
-
-    budget = lock_row(ctx.db, Budget, budget_id, where=_portal_scope(project_ids, deal_ids), missing="Budget")
-    if budget.status != "pending_approval":
-        raise Conflict(f"Only a budget pending approval can be approved (this one is {budget.status})")
-    budget.status = "approved"
-    budget.updated_at = utcnow()
-    ctx.db.flush()
-    history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="approved", actor_id=None,
-                   changes={"status": {"from": "pending_approval", "to": "approved"}, "approved_by": approver})
-    if budget.owner_id:
-        notify(ctx, user_id=budget.owner_id, type="portal_budget_approved",
-               title=f"The client approved the budget {budget.name}", resource_type="budget",
-               resource_id=budget.id, action_url=f"/budgets/{budget.id}")

@@ -4,7 +4,7 @@ from chalice import Blueprint, Rate
 from chalicelib.core.http import endpoint, file_response
 from chalicelib.core.schemas import OkResponse, many, one, paged
 
-from . import jobs, service, service_ledger, service_lines
+from . import jobs, service, service_ledger, service_ledger_sync, service_lines
 from .schemas import (InvoiceBatchSyncRead, InvoiceCreate, InvoiceDetail, InvoiceLineItemCreate, InvoiceLineItemRead,
                       InvoiceLineItemReorder, InvoiceLineItemUpdate, InvoiceListQuery, InvoiceRead, InvoiceSyncRead,
                       InvoiceUpdate, LedgerPushRead, MappingRuleRead, MappingRuleUpsert)
@@ -103,7 +103,7 @@ def delete_invoice_line_item(ctx, invoice_id: str, invoice_item_id: str):
 @endpoint(tool="invoices", level="update", errors=(503,), response=InvoiceBatchSyncRead)
 def sync_all_with_ledger(ctx):
     """Batch sync of payment status, amounts paid and due and payments for every ledger-linked invoice"""
-    return service_ledger.sync_all(ctx, trigger="request")
+    return service_ledger_sync.sync_all(ctx, trigger="request")
 
 
 @bp.route("/api/invoices/{invoice_id}/push-to-ledger", methods=["POST"])
@@ -161,7 +161,7 @@ def invoice_pdf(ctx, invoice_id: str):
 @endpoint(tool="invoices", level="update", errors=(409, 502, 503, 504), response=InvoiceSyncRead)
 def sync_with_ledger(ctx, invoice_id: str):
     """Sync one invoice's status, amounts and payments from the ledger"""
-    return service_ledger.sync_one(ctx, invoice_id=invoice_id)
+    return service_ledger_sync.sync_one(ctx, invoice_id=invoice_id)
 
 
 @bp.schedule(Rate(1, unit=Rate.HOURS))

@@ -12,7 +12,7 @@ def ledger_invoice_sync() -> dict:
     """Sync every ledger-linked invoice (status, amounts paid and due, payments) and record the run
     (`invoice_ledger_sync_runs`: when, how many changed, what failed). Run again: nothing new changes.
     By hand: `python -m chalicelib.cli job ledger-invoice-sync`."""
-    from .service_ledger import sync_all
+    from .service_ledger_sync import sync_all
 
     with job_context() as ctx:
         return sync_all(ctx, trigger="schedule")

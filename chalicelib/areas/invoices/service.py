@@ -1,6 +1,11 @@
 """Invoices: list, detail, create (optionally generated from a budget), update, delete, mapping rules, and
 the reads other areas make (budgets' invoiced amounts).
 
+The checks of a create and an update (references, dates, what the ledger holds) live in service_checks.py; line
+items and totals in service_lines.py; the generation from a budget in service_generate.py; the ledger's moves in
+service_ledger.py and its syncs in service_ledger_sync.py; the client portal's invoices in service_portal.py (the
+portal area calls them through this module).
+
 Scoping: an invoice of a budget is seen by those who see the budget (budgets' scoping, itself the
 project's); an invoice without a budget by every holder of invoices:view. Out of scope answers 404.
 Other areas are reached through their `service`, imported inside the function that needs it: budgets
@@ -15,7 +20,7 @@ from decimal import Decimal
 from sqlalchemy import func, select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, NotFound, bad_field
+from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore
 from chalicelib.core.lookup import list_items_among
@@ -28,6 +33,9 @@ from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoiceNumberC
 from .queries import (INVOICE_FIELDS, invoice_lookups, invoice_record, invoice_select, item_records, item_rows,
                       load_invoice, payment_records, rule_records, visible, with_invoice_lookups)
 from .queries import invoice_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
+from .service_checks import check_currency_with_lines, check_dates, check_ledger_held, check_references
+from .service_portal import (portal_financial, portal_financial_record,  # noqa: F401 - other areas call it through the service
+                             portal_financial_select, portal_invoice, portal_invoice_ids, portal_invoices)
 
 ENTITY = "invoice"
 NUMBER_FORMAT = "INV-{:05d}"
@@ -72,97 +80,6 @@ def live_invoice_currencies(db, budget_id: str) -> set[str]:
                           .distinct()))
 
 
-# ---------------------------------------------------------------- for the client portal
-
-# A client sees the invoices issued to it: approved in the ledger, sent or paid. Drafts and `finalised` ones
-# (a ledger draft) are not issued yet; voided ones were cancelled (docs/decisions/portal.md).
-PORTAL_STATUSES = ("approved", "sent", "paid")
-PORTAL_INVOICE_FIELDS = ("id", "invoice_number", "status", "currency", "due_date", "issued_date", "company_id",
-                         "subtotal", "tax", "total", "amount_paid", "amount_due", "payment_status", "created_at",
-                         "updated_at")
-PORTAL_ITEM_FIELDS = ("id", "description", "quantity", "unit_price", "amount", "position")
-PORTAL_PAYMENT_FIELDS = ("id", "amount", "date", "reference", "status")
-
-
-def _portal_scope(company_ids) -> tuple:
-    return Invoice.company_id.in_(company_ids), Invoice.status.in_(PORTAL_STATUSES)
-
-
-def _unpaid():
-    return (Invoice.status != "paid") & (func.coalesce(Invoice.payment_status, "") != "paid")
-
-
-def _portal_out(invoice: Invoice, today) -> dict:
-    from chalicelib.core.serialize import flag, row_dict
-
-    record = row_dict(invoice, PORTAL_INVOICE_FIELDS)
-    # a 0/1 flag like every flag of the service (document 1, convention 4)
-    record["is_overdue"] = flag(invoice.status != "paid" and invoice.payment_status != "paid" and invoice.due_date
-                                and invoice.due_date < today)
-    return record
-
-
-def portal_invoice_ids(company_ids):
-    """A SELECT of the ids of the invoices these companies (a list or a SELECT of ids) see in the portal."""
-    return select(Invoice.id).where(*_portal_scope(company_ids))
-
-
-def portal_invoices(db, company_ids) -> list[dict]:
-    """The issued invoices of these companies, newest issued first, at most LIST_LIMIT (one statement):
-    client-safe fields only (no internal notes, ledger ids or statuses, creator, budget or contact)."""
-    from chalicelib.core.query import LIST_LIMIT
-
-    today = org_today()
-    rows = db.scalars(select(Invoice).where(*_portal_scope(company_ids))
-                      .order_by(Invoice.issued_date.desc(), Invoice.created_at.desc(), Invoice.id).limit(LIST_LIMIT))
-    return [_portal_out(invoice, today) for invoice in rows]
-
-
-def portal_invoice(db, invoice_id: str, company_ids) -> tuple[dict, list[dict], list[dict]] | None:
-    """(invoice, line items, payments) of an issued invoice of these companies, or None (three statements)."""
-    from chalicelib.core.serialize import row_dict
-
-    from .models import InvoicePayment
-    from .queries import LINE_ITEM_LIMIT
-
-    invoice = db.scalar(select(Invoice).where(Invoice.id == invoice_id, *_portal_scope(company_ids)))
-    if invoice is None:
-        return None
-    items = db.scalars(select(InvoiceLineItem).where(InvoiceLineItem.invoice_id == invoice.id)
-                       .order_by(InvoiceLineItem.position, InvoiceLineItem.created_at, InvoiceLineItem.id)
-                       .limit(LINE_ITEM_LIMIT))
-    payments = db.scalars(select(InvoicePayment).where(InvoicePayment.invoice_id == invoice.id)
-                          .order_by(InvoicePayment.date, InvoicePayment.created_at, InvoicePayment.id)
-                          .limit(LINE_ITEM_LIMIT))
-    return (_portal_out(invoice, org_today()), [row_dict(item, PORTAL_ITEM_FIELDS) for item in items],
-            [row_dict(payment, PORTAL_PAYMENT_FIELDS) for payment in payments])
-
-
-def portal_financial(db, company_ids) -> dict:
-    """total_invoiced (the totals of these companies' issued invoices), total_outstanding (what is still due on
-    those not paid: amount_due, else total less amount_paid) and total_overdue (the part of it whose due date is
-    before today in ORG_TIMEZONE): one statement."""
-    return portal_financial_record(db.execute(portal_financial_select(company_ids)).one()._mapping)
-
-
-def portal_financial_select(company_ids):
-    """The one-row read of `portal_financial` (invoiced, outstanding, overdue), for a record_sets statement."""
-    from sqlalchemy import case
-
-    due = func.coalesce(Invoice.amount_due, Invoice.total - Invoice.amount_paid)
-    outstanding = case((_unpaid(), due), else_=0)
-    overdue = case((_unpaid() & (Invoice.due_date < org_today()), due), else_=0)
-    return select(func.coalesce(func.sum(Invoice.total), 0).label("invoiced"),
-                  func.coalesce(func.sum(outstanding), 0).label("outstanding"),
-                  func.coalesce(func.sum(overdue), 0).label("overdue")).where(*_portal_scope(company_ids))
-
-
-def portal_financial_record(row) -> dict:
-    """`portal_financial`'s answer from its read's one row (a record or a row mapping)."""
-    return {"total_invoiced": round(float(row["invoiced"]), 2),
-            "total_outstanding": round(float(row["outstanding"]), 2), "total_overdue": round(float(row["overdue"]), 2)}
-
-
 # ---------------------------------------------------------------- reading
 
 def list_invoices(ctx, *, query) -> Page:
@@ -186,39 +103,17 @@ def list_invoices(ctx, *, query) -> Page:
 
 def get_invoice(ctx, *, invoice_id: str) -> tuple[dict, list[dict], list[dict]]:
     """(invoice with its joined names, line items, payments). A ledger-linked invoice's status is read live
-    from the ledger first (service_ledger.refresh_one; a ledger failure leaves the stored status)."""
-    from . import service_ledger
+    from the ledger first (service_ledger_sync.refresh_live; a ledger failure leaves the stored status)."""
+    from . import service_ledger_sync
 
     invoice = load_invoice(ctx, invoice_id)
     if invoice.ledger_invoice_id:
-        service_ledger.refresh_live(ctx, invoice)
+        service_ledger_sync.refresh_live(ctx, invoice)
     return (invoice_record(ctx.db, invoice.id, detail=True), item_records(item_rows(ctx.db, invoice.id)),
             payment_records(ctx.db, invoice.id))
 
 
 # ---------------------------------------------------------------- checks
-
-def _check_references(ctx, values: dict, invoice: Invoice | None = None) -> None:
-    """company_id (a company), contact_id (a contact), budget_id (a budget the caller can see): 400 with
-    details otherwise. On update, unchanged values are not re-checked."""
-    from chalicelib.areas.deals import service as deals_service
-
-    def changed(field):
-        return values.get(field) and (invoice is None or values[field] != getattr(invoice, field))
-
-    details = []
-    if changed("company_id") and not deals_service.company_names(ctx.db, [values["company_id"]]):
-        details.append({"field": "company_id", "message": "must be an existing company"})
-    if changed("contact_id") and not deals_service.contact_names(ctx.db, [values["contact_id"]]):
-        details.append({"field": "contact_id", "message": "must be an existing contact"})
-    if changed("budget_id"):
-        from chalicelib.areas.budgets import service as budgets_service
-
-        if not budgets_service.visible_budget_exists(ctx, values["budget_id"]):
-            details.append({"field": "budget_id", "message": "must be a budget you can see"})
-    if details:
-        raise BadRequest("Invalid invoice references", details=details)
-
 
 def _number_taken(db, number: str, invoice_id: str | None = None) -> bool:
     stmt = select(Invoice.id).where(Invoice.invoice_number == number)
@@ -256,8 +151,8 @@ def create_invoice(ctx, *, data) -> dict:
         raise BadRequest("generate_from_budget needs a budget_id",
                          details=[{"field": "budget_id", "message": "required with generate_from_budget"}])
     values["issued_date"] = values.get("issued_date") or org_today()
-    _check_dates(values, None)
-    _check_references(ctx, values)
+    check_dates(values, None)
+    check_references(ctx, values)
     if values.get("invoice_number"):
         if _number_taken(ctx.db, values["invoice_number"]):
             raise Conflict(f"Invoice number {values['invoice_number']} is taken")
@@ -273,19 +168,6 @@ def create_invoice(ctx, *, data) -> dict:
     ctx.db.flush()
     _first_invoice_milestone(ctx, invoice)
     return invoice_record(ctx.db, invoice.id)
-
-
-def _check_dates(changes: dict, invoice: Invoice | None) -> None:
-    """400 when the invoice would fall due before it is issued (a due date on the issue date is allowed). On
-    update each date left out is the stored one; the field named is `due_date` when the request gives it,
-    otherwise `issued_date` (moved past the stored due date)."""
-    due = changes["due_date"] if "due_date" in changes else getattr(invoice, "due_date", None)
-    issued = changes["issued_date"] if "issued_date" in changes else getattr(invoice, "issued_date", None)
-    if due is None or issued is None or due >= issued:
-        return
-    if "due_date" in changes:
-        raise bad_field("due_date", "must not be before issued_date")
-    raise bad_field("issued_date", "must not be after due_date")
 
 
 def _budget_currency(ctx, budget_id: str) -> str:
@@ -349,17 +231,17 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
         linking = linking if linking != current.ledger_invoice_id else None
         if linking:  # a ledger invoice named by hand: checked against the ledger before anything is locked
             checked_company = changes["company_id"] if "company_id" in changes else current.company_id
-            _check_dates(changes, current)  # before the ledger is asked; again below on the locked row
-            _check_references(ctx, changes, current)
+            check_dates(changes, current)  # before the ledger is asked; again below on the locked row
+            check_references(ctx, changes, current)
             service_ledger.check_hand_link(ctx, current, linking, checked_company)
     invoice = service_lines.locked_invoice(ctx, invoice_id)
-    _check_dates(changes, invoice)
-    _check_references(ctx, changes, invoice)
+    check_dates(changes, invoice)
+    check_references(ctx, changes, invoice)
     if linking:
         service_ledger.relink_still_valid(ctx, invoice, linking,
                                           checked_company if "company_id" not in changes else invoice.company_id)
-    _check_ledger_held(invoice, changes)
-    _check_currency_with_lines(ctx, invoice, changes)
+    check_ledger_held(invoice, changes)
+    check_currency_with_lines(ctx, invoice, changes)
     number = changes.get("invoice_number")
     if number and number != invoice.invoice_number and _number_taken(ctx.db, number, invoice.id):
         raise Conflict(f"Invoice number {number} is taken")
@@ -374,36 +256,6 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
                           after={k: v for k, v in _snapshot(invoice).items() if k in changes})
     ctx.db.flush()
     return invoice_record(ctx.db, invoice.id)
-
-
-# What the ledger invoice holds and an update may not change while the invoice is linked to it: the company (the
-# ledger invoice's contact) and the currency; the lines are held by service_lines.check_not_in_ledger.
-LEDGER_HELD = ("company_id", "currency")
-
-
-def _check_ledger_held(invoice: Invoice, changes: dict) -> None:
-    """409 when an update changes what the ledger invoice holds (LEDGER_HELD) while the invoice stays linked: the
-    ledger would bill another client, or in other money, than the invoice says. A change made with a new link
-    checked against it, or with the link removed, is allowed."""
-    stays_linked = invoice.ledger_invoice_id and ("ledger_invoice_id" not in changes
-                                                   or changes["ledger_invoice_id"] == invoice.ledger_invoice_id)
-    if not stays_linked:
-        return
-    held = [field for field in LEDGER_HELD if field in changes and changes[field] != getattr(invoice, field)]
-    if held:
-        raise Conflict(f"The invoice is in the ledger: its {' and '.join(held)} cannot change there "
-                       "(delete the ledger draft, or void it, first)")
-
-
-def _check_currency_with_lines(ctx, invoice: Invoice, changes: dict) -> None:
-    """409 when an update changes the currency of an invoice that has lines: their amounts were priced in the
-    currency they were entered in (or copied from the budget's), and a new label converts nothing (1000 USD of a
-    budget relabelled GBP). Remove the lines first, or make a new invoice."""
-    if "currency" not in changes or changes["currency"] == invoice.currency:
-        return
-    if ctx.db.scalar(select(InvoiceLineItem.id).where(InvoiceLineItem.invoice_id == invoice.id).limit(1)):
-        raise Conflict(f"The invoice's lines are in {invoice.currency}: its currency cannot change while it has lines "
-                       "(remove them first, or make a new invoice)")
 
 
 def delete_invoice(ctx, *, invoice_id: str) -> None:

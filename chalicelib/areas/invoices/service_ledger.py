@@ -1,8 +1,9 @@
 """An invoice's life in the accounting ledger (document 2, "Invoice (local status)"; decisions.md section 8):
 push (a DRAFT ledger invoice: the company's name as contact, account codes from the line or its service
 type's mapping rule) -> finalised; approve (AUTHORISED) -> approved; send (e-mailed) -> sent; void (VOIDED) ->
-voided; delete of a ledger draft (DELETED; ledger id cleared) -> draft; the PDF; the live status on detail;
-the sync of one invoice or all of them (status, amounts paid and due, payment records), also hourly.
+voided; delete of a ledger draft (DELETED; ledger id cleared) -> draft; a ledger id set by hand, checked; the
+removal before a local delete; the PDF. The live status on detail and the syncs (status, amounts paid and due,
+payment records) live in service_ledger_sync.py, which asks the ledger through `ledger_of` and `linked_id`.
 
 Provider calls run with no transaction open (`ctx.release_connection()`), after the reads they need; the
 invoice is then locked and written. A ledger that refuses answers 502 with its message; not connected 503.
@@ -23,21 +24,17 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from datetime import timedelta, timezone
-from decimal import Decimal
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, DomainError, not_found
+from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import claim_row, insert_rows, let_go, lock_row
-from chalicelib.core.query import LIST_LIMIT
-from chalicelib.core.serialize import value_out
-from chalicelib.core.timeutil import iso
+from chalicelib.core.locks import claim_row, let_go, lock_row
 from chalicelib.providers.ledger.base import idempotency_key
 
-from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoicePayment, LedgerSyncRun
-from .queries import invoice_record, load_invoice, payment_records
+from .models import Invoice, InvoiceLineItem, InvoiceMappingRule
+from .queries import invoice_record, load_invoice
 
 ENTITY = "invoice"
 log = logging.getLogger("wms.invoices")
@@ -48,13 +45,13 @@ STALE_CLAIM = timedelta(minutes=10)
 BUSY = "Another ledger action on this invoice is under way"
 
 
-def _ledger(ctx):
+def ledger_of(ctx):
     from chalicelib.providers.ledger import get_ledger
 
     return get_ledger(ctx.db)
 
 
-def _linked(invoice: Invoice) -> str:
+def linked_id(invoice: Invoice) -> str:
     if not invoice.ledger_invoice_id:
         raise Conflict("The invoice is not in the ledger; push it first")
     return invoice.ledger_invoice_id
@@ -157,7 +154,7 @@ def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
     _check_push(invoice)
     payload = _payload(ctx, invoice)
     key = _push_key(invoice, payload)
-    ledger = _ledger(ctx)
+    ledger = ledger_of(ctx)
     token, found = _claim(ctx, invoice_id)
     _check_push(found)  # as a push it waited for left it (refused: the claim is rolled back with the request)
     ctx.release_connection()  # the claim committed: no transaction nor row lock while the ledger answers
@@ -212,7 +209,7 @@ def check_hand_link(ctx, invoice: Invoice, ledger_id: str, company_id: str | Non
         raise BadRequest("The invoice needs a company to be linked to the ledger: its name is the ledger contact",
                          details=[{"field": "company_id", "message": "required to link to the ledger"}])
     _check_unlinked_elsewhere(ctx.db, invoice.id, ledger_id)
-    ledger = _ledger(ctx)
+    ledger = ledger_of(ctx)
     ctx.release_connection()  # no transaction open while the ledger answers
     states = [s for s in ledger.get_invoices([ledger_id]) if s["ledger_invoice_id"] == ledger_id]
     if not states or states[0].get("status") == "DELETED":
@@ -262,11 +259,11 @@ def _check_move(invoice: Invoice, action: str) -> None:
 
 def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str | None) -> dict:
     invoice = load_invoice(ctx, invoice_id)
-    _linked(invoice)
+    linked_id(invoice)
     _check_move(invoice, action)
-    ledger = _ledger(ctx)
+    ledger = ledger_of(ctx)
     token, found = _claim(ctx, invoice_id)
-    ledger_id = _linked(found)  # as a move it waited for left it (refused: the claim is rolled back with the request)
+    ledger_id = linked_id(found)  # as a move it waited for left it (refused: the claim is rolled back with the request)
     _check_move(found, action)
     ctx.release_connection()  # the claim committed: no transaction nor row lock while the ledger answers
     with _claimed(ctx, invoice_id, token):
@@ -316,7 +313,7 @@ def remove_from_ledger(ctx, invoice: Invoice) -> None:
     """Before a local delete: the ledger invoice is deleted when it is a draft there, voided when authorised
     or later (its current status is read first); one already voided or deleted is left."""
     ledger_id = invoice.ledger_invoice_id
-    ledger = _ledger(ctx)
+    ledger = ledger_of(ctx)
     ctx.release_connection()
     states = ledger.get_invoices([ledger_id])
     status = states[0]["status"] if states else None
@@ -328,177 +325,10 @@ def remove_from_ledger(ctx, invoice: Invoice) -> None:
 
 def pdf(ctx, *, invoice_id: str) -> tuple[str, bytes]:
     invoice = load_invoice(ctx, invoice_id)
-    ledger_id = _linked(invoice)
+    ledger_id = linked_id(invoice)
     if invoice.ledger_status in (None, "DELETED"):
         raise Conflict("The ledger holds no PDF of this invoice (its ledger status is unknown or deleted; sync it)")
     number = invoice.invoice_number
-    ledger = _ledger(ctx)
+    ledger = ledger_of(ctx)
     ctx.release_connection()
     return number, ledger.get_pdf(ledger_id)
-
-
-# ---------------------------------------------------------------- sync
-
-def payment_status(state: dict) -> str:
-    if state["status"] == "PAID" or (state["amount_paid"] > 0 and state["amount_due"] <= 0):
-        return "paid"
-    return "partially_paid" if state["amount_paid"] > 0 else "unpaid"
-
-
-def _fresh(db, invoice_ids) -> dict[str, Invoice]:
-    """`{id: invoice}` of these invoices that still exist, locked and re-read (one statement, in id order): taken
-    once the ledger has answered, so that what another request changed meanwhile (a status, a delete) is what
-    the sync's writes start from."""
-    rows = db.scalars(select(Invoice).where(Invoice.id.in_(sorted(invoice_ids))).order_by(Invoice.id)
-                      .with_for_update().execution_options(populate_existing=True)).all()
-    return {invoice.id: invoice for invoice in rows}
-
-
-def _apply(db, invoices: dict[str, Invoice], states: list[dict], actor_id: str | None) -> int:
-    """Write the ledger's answers onto the invoices (locked and re-read after the ledger answered: `_fresh`):
-    one bulk UPDATE, the payments made the ledger's (`_replace_payments`), one history row per invoice that
-    changed. Answers how many changed."""
-    now = utcnow()
-    updates, payments, changed_ids = [], [], []
-    by_ledger = {invoice.ledger_invoice_id: invoice for invoice in invoices.values()}
-    for state in states:
-        invoice = by_ledger.get(state["ledger_invoice_id"])
-        if invoice is None:
-            continue
-        values = {"ledger_status": state["status"], "amount_paid": Decimal(state["amount_paid"]),
-                  "amount_due": Decimal(state["amount_due"]), "payment_status": payment_status(state),
-                  "status": {"VOIDED": "voided", "PAID": "paid"}.get(state["status"], invoice.status)}
-        before = {key: value_out(getattr(invoice, key)) for key in values}
-        diff = history.diff(before, {key: value_out(value) for key, value in values.items()})
-        updates.append({"id": invoice.id, **values, "ledger_synced_at": now})
-        if diff:
-            changed_ids.append(invoice.id)
-            history.record(db, entity_type=ENTITY, entity_id=invoice.id, action="ledger_synced", actor_id=actor_id,
-                           changes=diff)
-        payments += [{"invoice_id": invoice.id, "ledger_payment_id": p["ledger_payment_id"], "amount": p["amount"],
-                      "date": _date(p.get("date")), "reference": (p.get("reference") or None) and p["reference"][:255],
-                      "status": p.get("status")} for p in state["payments"]]
-    if updates:
-        _update_by_id(db, Invoice.__table__, updates)
-        _replace_payments(db, [row["id"] for row in updates], payments)
-        db.flush()
-        for invoice in invoices.values():
-            db.expire(invoice)
-    return len(changed_ids)
-
-
-def _update_by_id(db, table, rows: list[dict]) -> None:
-    """One UPDATE (an executemany) of `table`'s rows named by each dict's `id`, with the dict's other values; the
-    dicts share their keys."""
-    if rows:
-        db.execute(table.update().where(table.c.id == bindparam("b_id"))
-                   .values({key: bindparam(f"b_{key}") for key in rows[0] if key != "id"}),
-                   [{f"b_{key}": value for key, value in row.items()} for row in rows])
-
-
-PAYMENT_FIELDS = ("amount", "date", "reference", "status")
-
-
-def _replace_payments(db, invoice_ids: list[str], payments: list[dict]) -> None:
-    """Make these invoices' payment records the ledger's, keyed by (invoice, ledger payment id): a payment the
-    ledger no longer answers is deleted, a changed one updated, a new one inserted, an unchanged one left as it
-    is (its id and created_at kept: a sync run twice writes no payment). A fixed number of statements: one
-    SELECT, then at most one DELETE, one UPDATE (executemany) and one INSERT."""
-    table = InvoicePayment.__table__
-    stored = {(row.invoice_id, row.ledger_payment_id): row for row in db.execute(
-        select(table.c.id, table.c.invoice_id, table.c.ledger_payment_id, *(table.c[f] for f in PAYMENT_FIELDS))
-        .where(table.c.invoice_id.in_(invoice_ids)))}
-    answered, changed, new = set(), [], []
-    for payment in payments:
-        key = (payment["invoice_id"], payment["ledger_payment_id"])
-        answered.add(key)
-        row = stored.get(key)
-        if row is None:
-            new.append(payment)
-        elif (Decimal(str(row.amount)), row.date, row.reference, row.status) != (
-                Decimal(str(payment["amount"])), payment["date"], payment["reference"], payment["status"]):
-            changed.append({"id": row.id, **{f: payment[f] for f in PAYMENT_FIELDS}})
-    gone = [row.id for key, row in stored.items() if key not in answered]  # no longer in the ledger
-    if gone:
-        db.execute(delete(InvoicePayment).where(InvoicePayment.id.in_(gone)))
-    _update_by_id(db, table, changed)
-    insert_rows(db, InvoicePayment, new)
-
-
-def _date(value):
-    from datetime import date
-
-    return date.fromisoformat(value) if value else None
-
-
-def refresh_live(ctx, invoice: Invoice) -> None:
-    """The detail's live read: the ledger's state written onto the invoice; a ledger failure is logged and the
-    stored state answered."""
-    try:
-        ledger = _ledger(ctx)
-        ctx.release_connection()
-        states = ledger.get_invoices([invoice.ledger_invoice_id])
-    except DomainError as exc:
-        log.warning("live ledger status unavailable: %s", exc.message)
-        return
-    fresh = _fresh(ctx.db, [invoice.id])
-    if not fresh:  # deleted while the ledger answered
-        raise not_found("Invoice")
-    _apply(ctx.db, fresh, states, ctx.user_id)
-
-
-def sync_one(ctx, *, invoice_id: str) -> dict:
-    invoice = load_invoice(ctx, invoice_id)
-    ledger_id = _linked(invoice)
-    ledger = _ledger(ctx)
-    ctx.release_connection()
-    states = ledger.get_invoices([ledger_id])
-    if not states:
-        raise Conflict("The ledger no longer holds this invoice")
-    fresh = _fresh(ctx.db, [invoice_id])
-    if not fresh:  # deleted while the ledger answered
-        raise not_found("Invoice")
-    invoice = fresh[invoice_id]
-    _apply(ctx.db, fresh, states, ctx.user_id)
-    ctx.db.refresh(invoice)
-    return {"invoice": invoice_record(ctx.db, invoice.id), "payments": payment_records(ctx.db, invoice.id),
-            "ledger_status": invoice.ledger_status, "payment_status": invoice.payment_status}
-
-
-def sync_all(ctx, *, trigger: str) -> dict:
-    """Every ledger-linked invoice that is not voided (any scope: a bookkeeping run), in pages of 500: its
-    status, amounts and payments from the ledger. Recorded as a run (`invoice_ledger_sync_runs`) with what
-    failed; the answer lists at most LIST_LIMIT failures, in invoice id order. Run twice: the second changes
-    nothing."""
-    started = utcnow()
-    errors, updated = [], 0
-    try:
-        ledger = _ledger(ctx)
-    except DomainError as exc:
-        ledger, errors = None, [{"invoice_id": None, "invoice_number": None, "error": exc.message}]
-    after = ""
-    while ledger is not None:
-        batch = ctx.db.scalars(select(Invoice).where(Invoice.ledger_invoice_id.is_not(None), Invoice.status != "voided",
-                                                     Invoice.id > after)
-                               .order_by(Invoice.id).limit(LIST_LIMIT)).all()
-        if not batch:
-            break
-        after = batch[-1].id
-        invoices = {invoice.id: invoice for invoice in batch}
-        ledger_ids = [invoice.ledger_invoice_id for invoice in batch]
-        ctx.release_connection()  # no transaction open while the ledger answers (earlier pages are committed)
-        try:
-            states = ledger.get_invoices(ledger_ids)
-        except DomainError as exc:
-            errors.append({"invoice_id": None, "invoice_number": None, "error": exc.message})
-            break
-        known = {state["ledger_invoice_id"] for state in states}
-        errors += [{"invoice_id": i.id, "invoice_number": i.invoice_number, "error": "not found in the ledger"}
-                   for i in batch if i.ledger_invoice_id not in known]
-        updated += _apply(ctx.db, _fresh(ctx.db, invoices), states, ctx.user_id)
-    finished = utcnow()
-    ctx.db.add(LedgerSyncRun(trigger=trigger, started_at=started, finished_at=finished, updated=updated,
-                             errors=errors))
-    ctx.db.flush()
-    # the run keeps every failure; the answer lists the first LIST_LIMIT (decisions.md section 4)
-    return {"updated": updated, "errors": errors[:LIST_LIMIT], "synced_at": iso(finished)}

@@ -1,0 +1,112 @@
+"""Budget line items: add, update, remove, reorder. Every line item write locks the budget's row first (its
+parent), then the item's; a line's amount is core.money.line_amount (quantity x unit_price, to the cent, half up);
+each change is recorded in the budget's history (entity_type `budget`). Called by api.py; service.py holds the
+budget itself."""
+from __future__ import annotations
+
+from chalicelib.core import history
+from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row, reorder
+from chalicelib.core.lookup import list_items_among
+from chalicelib.core.money import line_amount
+from chalicelib.core.serialize import value_out
+
+from .models import Budget, BudgetLineItem
+from .queries import ENTITY, ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, line_item_count, load_budget
+
+
+def _check_item_references(ctx, values: dict, item: BudgetLineItem | None = None) -> None:
+    details = []
+    service_type_id, task_id = values.get("service_type_id"), values.get("task_id")
+    if service_type_id and (item is None or service_type_id != item.service_type_id):
+        if not list_items_among(ctx.db, "service_type", [service_type_id]):
+            details.append({"field": "service_type_id", "message": "must be an item of the service_type list"})
+    if task_id and (item is None or task_id != item.task_id):
+        from chalicelib.areas.tasks import service as tasks_service
+
+        if not tasks_service.visible_task_exists(ctx, task_id):
+            details.append({"field": "task_id", "message": "must be a task you can see"})
+    if details:
+        raise BadRequest("Invalid line item references", details=details)
+
+
+def _item_out(ctx, item: BudgetLineItem) -> dict:
+    return item_records(ctx.db, item_rows(ctx.db, item.budget_id, item.id))[0]
+
+
+def _touch(budget: Budget) -> None:
+    budget.updated_at = utcnow()
+
+
+def add_line_item(ctx, *, budget_id: str, data) -> dict:
+    """A budget holds at most LINE_ITEM_LIMIT (500) line items: 409 beyond (its parent locked, so that
+    concurrent adds cannot pass the cap together)."""
+    budget = load_budget(ctx, budget_id)
+    lock_row(ctx.db, Budget, budget.id)
+    if line_item_count(ctx.db, budget.id) >= LINE_ITEM_LIMIT:
+        raise Conflict(f"A budget holds at most {LINE_ITEM_LIMIT} line items")
+    values = data.model_dump()
+    _check_item_references(ctx, values)
+    item = BudgetLineItem(budget_id=budget.id, **values, amount=line_amount(values["quantity"], values["unit_price"]))
+    ctx.db.add(item)
+    _touch(budget)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_added", actor_id=ctx.user_id,
+                   changes={"item_id": item.id, "description": item.description, "amount": value_out(item.amount)})
+    ctx.db.flush()
+    return _item_out(ctx, item)
+
+
+def _locked_item(ctx, budget_id: str, item_id: str) -> tuple[Budget, BudgetLineItem]:
+    """(budget, line item), the budget's row locked (as every line item write locks it) and then the item's, both
+    re-read (core.locks.lock_row); 404 when either is missing or out of scope, including one deleted by the
+    request this one waited for."""
+    budget = load_budget(ctx, budget_id)
+    lock_row(ctx.db, Budget, budget.id)
+    item = lock_row(ctx.db, BudgetLineItem, item_id, where=BudgetLineItem.budget_id == budget.id, missing="Line item")
+    return budget, item
+
+
+def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
+    """The amount is computed from the item as it stands: the budget row (every line item write's parent), then
+    the item, are locked and re-read first, so an update that waited for another computes quantity * unit_price
+    from that other's values."""
+    budget, item = _locked_item(ctx, budget_id, item_id)
+    changes = data.changes()
+    _check_item_references(ctx, changes, item)
+    before = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS}
+    for key, value in changes.items():
+        setattr(item, key, value)
+    item.amount = line_amount(item.quantity, item.unit_price)
+    _touch(budget)
+    ctx.db.flush()
+    after = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS if field not in ("updated_at",)}
+    history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_updated",
+                   actor_id=ctx.user_id, changes={"item_id": item.id, **history.diff(before, after)})
+    ctx.db.flush()
+    return _item_out(ctx, item)
+
+
+def delete_line_item(ctx, *, budget_id: str, item_id: str) -> None:
+    from chalicelib.areas.timesheets import service as timesheets_service
+
+    budget, item = _locked_item(ctx, budget_id, item_id)  # a second delete at once finds it gone: 404, one entry
+    history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_removed",
+                   actor_id=ctx.user_id, changes={"item_id": item.id, "description": item.description,
+                                                  "amount": value_out(item.amount)})
+    timesheets_service.clear_line_item(ctx.db, line_item_id=item.id)
+    ctx.db.delete(item)
+    _touch(budget)
+    ctx.db.flush()
+
+
+def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> None:
+    """Each named item's position = its index; every id must be an item of this budget, no repeats (400
+    before any write, so the reorder is all or nothing)."""
+    budget = load_budget(ctx, budget_id)
+    lock_row(ctx.db, Budget, budget.id)  # one reorder at a time: the result is exactly one request's order
+    reorder(ctx.db, BudgetLineItem, BudgetLineItem.position, item_ids, parent=BudgetLineItem.budget_id == budget.id,
+            field="item_ids", what="line items of this budget")
+    _touch(budget)
+    ctx.db.flush()

@@ -1,0 +1,78 @@
+"""Budgets in the client portal (the portal area calls these through budgets' service): the budgets linked to a
+client's projects or deals, listed and read with client-safe fields, and a client's approval of a budget pending
+it."""
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from chalicelib.core import history
+from chalicelib.core.errors import Conflict, NotFound
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_row
+from chalicelib.core.serialize import value_out
+
+from .models import Budget, BudgetLineItem
+from .queries import ENTITY, LINE_ITEM_LIMIT
+
+PORTAL_BUDGET_FIELDS = ("id", "name", "resource_type", "resource_id", "po_number", "currency", "status", "total_amount",
+                        "budget_type", "forecast_date", "created_at", "updated_at")
+PORTAL_ITEM_FIELDS = ("id", "description", "quantity", "unit_price", "amount", "position")
+
+
+def _portal_scope(project_ids, deal_ids):
+    """Budgets linked to these projects or deals (`project_ids`, `deal_ids`: SELECTs of ids)."""
+    from sqlalchemy import and_, or_
+
+    return or_(and_(Budget.resource_type == "project", Budget.resource_id.in_(project_ids)),
+               and_(Budget.resource_type == "deal", Budget.resource_id.in_(deal_ids)))
+
+
+def _portal_record(budget: Budget) -> dict:
+    return {field: value_out(getattr(budget, field)) for field in PORTAL_BUDGET_FIELDS}
+
+
+def portal_budgets(db, project_ids, deal_ids) -> list[dict]:
+    """The budgets linked to these projects or deals, newest first, at most LIST_LIMIT (one query; client-safe
+    fields: no internal notes, owner or spent figures)."""
+    from chalicelib.core.query import LIST_LIMIT
+
+    budgets = db.scalars(select(Budget).where(_portal_scope(project_ids, deal_ids))
+                         .order_by(Budget.created_at.desc(), Budget.id).limit(LIST_LIMIT))
+    return [_portal_record(b) for b in budgets]
+
+
+def portal_budget_ids(project_ids, deal_ids):
+    """A SELECT of the ids of the budgets linked to these projects or deals."""
+    return select(Budget.id).where(_portal_scope(project_ids, deal_ids))
+
+
+def portal_budget(db, budget_id: str, project_ids, deal_ids) -> tuple[dict, list[dict]]:
+    """(budget, line items in the detail's order) of a budget linked to these projects or deals; 404 otherwise (two
+    queries)."""
+    budget = db.scalar(select(Budget).where(Budget.id == budget_id, _portal_scope(project_ids, deal_ids)))
+    if budget is None:
+        raise NotFound("Budget not found")
+    items = db.scalars(select(BudgetLineItem).where(BudgetLineItem.budget_id == budget.id)
+                       .order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id)
+                       .limit(LINE_ITEM_LIMIT))
+    return _portal_record(budget), [{f: value_out(getattr(i, f)) for f in PORTAL_ITEM_FIELDS} for i in items]
+
+
+def portal_approve(ctx, *, budget_id: str, project_ids, deal_ids, approver: str) -> None:
+    """A client approves a budget in `pending_approval` (409 from any other status; 404 outside the client's
+    budgets): it moves to `approved` (decisions.md section 9), the approval is logged in history and the
+    budget's owner is notified (`portal_budget_approved`)."""
+    from chalicelib.core.notify import notify
+
+    budget = lock_row(ctx.db, Budget, budget_id, where=_portal_scope(project_ids, deal_ids), missing="Budget")
+    if budget.status != "pending_approval":
+        raise Conflict(f"Only a budget pending approval can be approved (this one is {budget.status})")
+    budget.status = "approved"
+    budget.updated_at = utcnow()
+    ctx.db.flush()
+    history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="approved", actor_id=None,
+                   changes={"status": {"from": "pending_approval", "to": "approved"}, "approved_by": approver})
+    if budget.owner_id:
+        notify(ctx, user_id=budget.owner_id, type="portal_budget_approved",
+               title=f"The client approved the budget {budget.name}", resource_type="budget",
+               resource_id=budget.id, action_url=f"/budgets/{budget.id}")

@@ -1,0 +1,192 @@
+"""An invoice's ledger state read back (document 2, "Invoice (local status)"; decisions.md section 8): the live
+status on detail (`refresh_live`), the sync of one invoice (`sync_one`) or of all of them (`sync_all`, also hourly:
+jobs.py): status, amounts paid and due, payment records. They only read the ledger, so they claim nothing
+(service_ledger's moves do): the ledger is asked with no transaction open (`ctx.release_connection()`), then the
+invoices are locked, re-read and written (`_fresh`, `_apply`).
+"""
+from __future__ import annotations
+
+import logging
+from decimal import Decimal
+
+from sqlalchemy import bindparam, delete, select
+
+from chalicelib.core import history
+from chalicelib.core.errors import Conflict, DomainError, not_found
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import insert_rows
+from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.serialize import value_out
+from chalicelib.core.timeutil import iso
+
+from .models import Invoice, InvoicePayment, LedgerSyncRun
+from .queries import invoice_record, load_invoice, payment_records
+from .service_ledger import ledger_of, linked_id
+
+ENTITY = "invoice"
+log = logging.getLogger("wms.invoices")
+
+
+def payment_status(state: dict) -> str:
+    if state["status"] == "PAID" or (state["amount_paid"] > 0 and state["amount_due"] <= 0):
+        return "paid"
+    return "partially_paid" if state["amount_paid"] > 0 else "unpaid"
+
+
+def _fresh(db, invoice_ids) -> dict[str, Invoice]:
+    """`{id: invoice}` of these invoices that still exist, locked and re-read (one statement, in id order): taken
+    once the ledger has answered, so that what another request changed meanwhile (a status, a delete) is what
+    the sync's writes start from."""
+    rows = db.scalars(select(Invoice).where(Invoice.id.in_(sorted(invoice_ids))).order_by(Invoice.id)
+                      .with_for_update().execution_options(populate_existing=True)).all()
+    return {invoice.id: invoice for invoice in rows}
+
+
+def _apply(db, invoices: dict[str, Invoice], states: list[dict], actor_id: str | None) -> int:
+    """Write the ledger's answers onto the invoices (locked and re-read after the ledger answered: `_fresh`):
+    one bulk UPDATE, the payments made the ledger's (`_replace_payments`), one history row per invoice that
+    changed. Answers how many changed."""
+    now = utcnow()
+    updates, payments, changed_ids = [], [], []
+    by_ledger = {invoice.ledger_invoice_id: invoice for invoice in invoices.values()}
+    for state in states:
+        invoice = by_ledger.get(state["ledger_invoice_id"])
+        if invoice is None:
+            continue
+        values = {"ledger_status": state["status"], "amount_paid": Decimal(state["amount_paid"]),
+                  "amount_due": Decimal(state["amount_due"]), "payment_status": payment_status(state),
+                  "status": {"VOIDED": "voided", "PAID": "paid"}.get(state["status"], invoice.status)}
+        before = {key: value_out(getattr(invoice, key)) for key in values}
+        diff = history.diff(before, {key: value_out(value) for key, value in values.items()})
+        updates.append({"id": invoice.id, **values, "ledger_synced_at": now})
+        if diff:
+            changed_ids.append(invoice.id)
+            history.record(db, entity_type=ENTITY, entity_id=invoice.id, action="ledger_synced", actor_id=actor_id,
+                           changes=diff)
+        payments += [{"invoice_id": invoice.id, "ledger_payment_id": p["ledger_payment_id"], "amount": p["amount"],
+                      "date": _date(p.get("date")), "reference": (p.get("reference") or None) and p["reference"][:255],
+                      "status": p.get("status")} for p in state["payments"]]
+    if updates:
+        _update_by_id(db, Invoice.__table__, updates)
+        _replace_payments(db, [row["id"] for row in updates], payments)
+        db.flush()
+        for invoice in invoices.values():
+            db.expire(invoice)
+    return len(changed_ids)
+
+
+def _update_by_id(db, table, rows: list[dict]) -> None:
+    """One UPDATE (an executemany) of `table`'s rows named by each dict's `id`, with the dict's other values; the
+    dicts share their keys."""
+    if rows:
+        db.execute(table.update().where(table.c.id == bindparam("b_id"))
+                   .values({key: bindparam(f"b_{key}") for key in rows[0] if key != "id"}),
+                   [{f"b_{key}": value for key, value in row.items()} for row in rows])
+
+
+PAYMENT_FIELDS = ("amount", "date", "reference", "status")
+
+
+def _replace_payments(db, invoice_ids: list[str], payments: list[dict]) -> None:
+    """Make these invoices' payment records the ledger's, keyed by (invoice, ledger payment id): a payment the
+    ledger no longer answers is deleted, a changed one updated, a new one inserted, an unchanged one left as it
+    is (its id and created_at kept: a sync run twice writes no payment). A fixed number of statements: one
+    SELECT, then at most one DELETE, one UPDATE (executemany) and one INSERT."""
+    table = InvoicePayment.__table__
+    stored = {(row.invoice_id, row.ledger_payment_id): row for row in db.execute(
+        select(table.c.id, table.c.invoice_id, table.c.ledger_payment_id, *(table.c[f] for f in PAYMENT_FIELDS))
+        .where(table.c.invoice_id.in_(invoice_ids)))}
+    answered, changed, new = set(), [], []
+    for payment in payments:
+        key = (payment["invoice_id"], payment["ledger_payment_id"])
+        answered.add(key)
+        row = stored.get(key)
+        if row is None:
+            new.append(payment)
+        elif (Decimal(str(row.amount)), row.date, row.reference, row.status) != (
+                Decimal(str(payment["amount"])), payment["date"], payment["reference"], payment["status"]):
+            changed.append({"id": row.id, **{f: payment[f] for f in PAYMENT_FIELDS}})
+    gone = [row.id for key, row in stored.items() if key not in answered]  # no longer in the ledger
+    if gone:
+        db.execute(delete(InvoicePayment).where(InvoicePayment.id.in_(gone)))
+    _update_by_id(db, table, changed)
+    insert_rows(db, InvoicePayment, new)
+
+
+def _date(value):
+    from datetime import date
+
+    return date.fromisoformat(value) if value else None
+
+
+def refresh_live(ctx, invoice: Invoice) -> None:
+    """The detail's live read: the ledger's state written onto the invoice; a ledger failure is logged and the
+    stored state answered."""
+    try:
+        ledger = ledger_of(ctx)
+        ctx.release_connection()
+        states = ledger.get_invoices([invoice.ledger_invoice_id])
+    except DomainError as exc:
+        log.warning("live ledger status unavailable: %s", exc.message)
+        return
+    fresh = _fresh(ctx.db, [invoice.id])
+    if not fresh:  # deleted while the ledger answered
+        raise not_found("Invoice")
+    _apply(ctx.db, fresh, states, ctx.user_id)
+
+
+def sync_one(ctx, *, invoice_id: str) -> dict:
+    invoice = load_invoice(ctx, invoice_id)
+    ledger_id = linked_id(invoice)
+    ledger = ledger_of(ctx)
+    ctx.release_connection()
+    states = ledger.get_invoices([ledger_id])
+    if not states:
+        raise Conflict("The ledger no longer holds this invoice")
+    fresh = _fresh(ctx.db, [invoice_id])
+    if not fresh:  # deleted while the ledger answered
+        raise not_found("Invoice")
+    invoice = fresh[invoice_id]
+    _apply(ctx.db, fresh, states, ctx.user_id)
+    ctx.db.refresh(invoice)
+    return {"invoice": invoice_record(ctx.db, invoice.id), "payments": payment_records(ctx.db, invoice.id),
+            "ledger_status": invoice.ledger_status, "payment_status": invoice.payment_status}
+
+
+def sync_all(ctx, *, trigger: str) -> dict:
+    """Every ledger-linked invoice that is not voided (any scope: a bookkeeping run), in pages of 500: its
+    status, amounts and payments from the ledger. Recorded as a run (`invoice_ledger_sync_runs`) with what
+    failed; the answer lists at most LIST_LIMIT failures, in invoice id order. Run twice: the second changes
+    nothing."""
+    started = utcnow()
+    errors, updated = [], 0
+    try:
+        ledger = ledger_of(ctx)
+    except DomainError as exc:
+        ledger, errors = None, [{"invoice_id": None, "invoice_number": None, "error": exc.message}]
+    after = ""
+    while ledger is not None:
+        batch = ctx.db.scalars(select(Invoice).where(Invoice.ledger_invoice_id.is_not(None), Invoice.status != "voided",
+                                                     Invoice.id > after)
+                               .order_by(Invoice.id).limit(LIST_LIMIT)).all()
+        if not batch:
+            break
+        after = batch[-1].id
+        invoices = {invoice.id: invoice for invoice in batch}
+        ledger_ids = [invoice.ledger_invoice_id for invoice in batch]
+        ctx.release_connection()  # no transaction open while the ledger answers (earlier pages are committed)
+        try:
+            states = ledger.get_invoices(ledger_ids)
+        except DomainError as exc:
+            errors.append({"invoice_id": None, "invoice_number": None, "error": exc.message})
+            break
+        known = {state["ledger_invoice_id"] for state in states}
+        errors += [{"invoice_id": i.id, "invoice_number": i.invoice_number, "error": "not found in the ledger"}
+                   for i in batch if i.ledger_invoice_id not in known]
+        updated += _apply(ctx.db, _fresh(ctx.db, invoices), states, ctx.user_id)
+    finished = utcnow()
+    ctx.db.add(LedgerSyncRun(trigger=trigger, started_at=started, finished_at=finished, updated=updated,
+                             errors=errors))
+    ctx.db.flush()
+    # the run keeps every failure; the answer lists the first LIST_LIMIT (decisions.md section 4)
+    return {"updated": updated, "errors": errors[:LIST_LIMIT], "synced_at": iso(finished)}
