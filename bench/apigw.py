@@ -110,7 +110,7 @@ def capture_sql(engine):
 
 def dbapi_connect(url: str, driver: str = "pg8000", lazy_begin: bool = True):
     """A bare DB-API connection of `driver` (pg8000 or psycopg) to the database of `url`. pg8000 is configured
-    as the app configures it (core.db.pipeline_pg8000); `lazy_begin=False` keeps pg8000's BEGIN before the
+    as the app configures it (core.pg8000_driver.pipeline_pg8000); `lazy_begin=False` keeps pg8000's BEGIN before the
     first statement of every transaction, which the app holds back until a write."""
     from sqlalchemy.engine import make_url
 
@@ -122,7 +122,7 @@ def dbapi_connect(url: str, driver: str = "pg8000", lazy_begin: bool = True):
                                dbname=u.database, sslmode="disable", gssencmode="disable")
     import pg8000.dbapi
 
-    from chalicelib.core.db import pipeline_pg8000
+    from chalicelib.core.pg8000_driver import pipeline_pg8000
 
     connection = pg8000.dbapi.connect(user=u.username, password=u.password, host=u.host, port=u.port or 5432,
                                       database=u.database)

@@ -248,7 +248,7 @@ def test_unique_violation_is_409_and_rolled_back(test_api, db, user):
 
 
 def test_a_write_that_fails_at_commit_is_mapped_and_keeps_nothing(test_api, db, user, aws):
-    """A write nobody reads (a history entry) leaves with the COMMIT on pg8000 (core.db.pipeline_pg8000); when it
+    """A write nobody reads (a history entry) leaves with the COMMIT on pg8000 (core.pg8000_driver.pipeline_pg8000); when it
     fails there, the answer is its mapped status, nothing is kept and nothing is sent after commit."""
     response = test_api.post("/t/write/late", as_=user)
     assert response.status == 409 and "error" in response.json

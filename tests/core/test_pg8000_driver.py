@@ -11,6 +11,7 @@ from sqlalchemy import create_engine, exc, text
 
 from bench.pgproxy import CountingProxy
 from chalicelib.core import db as core_db
+from chalicelib.core import pg8000_driver
 
 
 @pytest.fixture
@@ -214,7 +215,7 @@ def test_a_select_that_locks_opens_the_transaction(pg8000_url):
     ("SAVEPOINT sa_savepoint_1", True),
 ])
 def test_which_statements_open_the_transaction(statement, opens):
-    assert core_db.opens_transaction(statement) is opens
+    assert pg8000_driver.opens_transaction(statement) is opens
 
 
 def _prepared_names(conn) -> set[str]:
@@ -261,10 +262,10 @@ def test_a_statement_whose_preparing_run_fails_prepares_again_later(pg8000_url):
             with pytest.raises(exc.IntegrityError):
                 conn.execute(insert, {"i": 1})  # second run: prepared, parsed, then the violation
             conn.rollback()
-            for n in range(2, 2 + 2 * core_db.PREPARE_AFTER):
+            for n in range(2, 2 + 2 * pg8000_driver.PREPARE_AFTER):
                 conn.execute(insert, {"i": n})
             conn.commit()
-            assert conn.execute(text("SELECT count(*) FROM wms_orphan")).scalar_one() == 2 * core_db.PREPARE_AFTER
+            assert conn.execute(text("SELECT count(*) FROM wms_orphan")).scalar_one() == 2 * pg8000_driver.PREPARE_AFTER
             names = _prepared_names(conn)
             assert len([n for n in names if n.startswith("wms_")]) == 1  # the insert's; the orphan closed
             conn.rollback()
@@ -273,12 +274,12 @@ def test_a_statement_whose_preparing_run_fails_prepares_again_later(pg8000_url):
 
 
 def test_prepared_statements_are_bounded_and_can_be_turned_off(pg8000_url, monkeypatch):
-    monkeypatch.setattr(core_db, "PREPARED_MAX", 3)
+    monkeypatch.setattr(pg8000_driver, "PREPARED_MAX", 3)
     engine = core_db.make_engine(pg8000_url)
     try:
         with engine.connect() as conn:
             for n in range(6):
-                for _ in range(core_db.PREPARE_AFTER):
+                for _ in range(pg8000_driver.PREPARE_AFTER):
                     assert conn.execute(text(f"SELECT CAST(:n AS integer) + {n}"), {"n": 1}).scalar_one() == 1 + n
             assert len({n for n in _prepared_names(conn) if n.startswith("wms_")}) == 3
             conn.rollback()
@@ -349,7 +350,7 @@ def test_a_write_nobody_reads_leaves_with_the_next_statement(later):
 
     engine, proxy, table = later
     with Session(engine) as session:  # the insert's preparing run (its PREPARE_AFTER-th) reads its answer at once
-        for n in range(core_db.PREPARE_AFTER):
+        for n in range(pg8000_driver.PREPARE_AFTER):
             session.execute(table.insert(), {"id": 100 + n, "note": "warm"})
         session.rollback()
     with Session(engine) as session:
@@ -376,7 +377,7 @@ def test_a_write_that_opens_the_transaction_waits_with_its_begin(later):
 
     engine, proxy, table = later
     with Session(engine) as session:  # past the insert's preparing run, which reads its answer at once
-        for n in range(core_db.PREPARE_AFTER):
+        for n in range(pg8000_driver.PREPARE_AFTER):
             session.execute(table.insert(), {"id": 100 + n, "note": "warm"})
         session.rollback()
     with Session(engine) as session:
@@ -482,13 +483,13 @@ def test_writes_left_for_later_are_read_before_pg8000s_own_io(later, monkeypatch
     answer: the pending writes are read first, in order."""
     from sqlalchemy.orm import Session
 
-    monkeypatch.setattr(core_db, "PREPARED_MAX", 1)
+    monkeypatch.setattr(pg8000_driver, "PREPARED_MAX", 1)
     engine, _proxy, table = later
     with Session(engine) as session:
         session.execute(table.insert(), {"id": 0, "note": "opens"})
         for n in range(1, 9):
             session.execute(table.insert(), {"id": n, "note": "later"})
-            for _ in range(core_db.PREPARE_AFTER):  # prepares a statement, closing the one before
+            for _ in range(pg8000_driver.PREPARE_AFTER):  # prepares a statement, closing the one before
                 assert session.execute(text(f"SELECT CAST(:n AS integer) + {n}"), {"n": 1}).scalar_one() == n + 1
         session.commit()
     assert _ids(engine, table) == list(range(9))
@@ -535,7 +536,7 @@ def test_a_task_create_sends_its_insert_with_the_next_statement(proxied, api, aw
             caller = make_user(factory, access_level="executive", name="Trip Exec")
             assignee = make_user(factory, name="Trip Assignee")
             factory.commit()
-            for _ in range(core_db.PREPARE_AFTER):  # past the statements' preparing runs, read at once
+            for _ in range(pg8000_driver.PREPARE_AFTER):  # past the statements' preparing runs, read at once
                 api.post("/api/tasks", as_=caller, json={"title": "warm", "assignee_id": assignee.id})
             before, _ = proxy.snapshot()
             created = api.post("/api/tasks", as_=caller, json={"title": "Counted", "assignee_id": assignee.id})
