@@ -1,5 +1,6 @@
-"""Every area's input models use the core's field types (core/schemas.py): no bare bool (use Flag or
-QueryFlag), date (CalendarDate), datetime (Timestamp), and no float for money (Money)."""
+"""Every area's input models (its schemas.py and the schemas_<sub>.py it is split into) use the core's field
+types (core/schemas.py): no bare bool (use Flag or QueryFlag), date (CalendarDate), datetime (Timestamp), and
+no float for money (Money)."""
 import importlib
 import pkgutil
 import re
@@ -50,10 +51,20 @@ def problems_of(model: type[BaseModel]) -> list[str]:
     return problems
 
 
+def schema_modules(area: str) -> list[str]:
+    """The area's `schemas.py` and the `schemas_<sub>.py` it is split into (docs/area-contract.md)."""
+    package = importlib.import_module(f"chalicelib.areas.{area}")
+    return [f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
+            if info.name == "schemas" or info.name.startswith("schemas_")]
+
+
 def input_models(area: str) -> list[type[BaseModel]]:
-    module = importlib.import_module(f"chalicelib.areas.{area}.schemas")
-    return [value for value in vars(module).values()
-            if isinstance(value, type) and issubclass(value, core.Input) and value.__module__ == module.__name__]
+    models = []
+    for name in schema_modules(area):
+        module = importlib.import_module(name)
+        models += [value for value in vars(module).values()
+                   if isinstance(value, type) and issubclass(value, core.Input) and value.__module__ == module.__name__]
+    return models
 
 
 AREAS = sorted(info.name for info in pkgutil.iter_modules(chalicelib.areas.__path__)
@@ -64,6 +75,12 @@ AREAS = sorted(info.name for info in pkgutil.iter_modules(chalicelib.areas.__pat
 def test_inputs_use_core_types(area):
     problems = [problem for model in input_models(area) for problem in problems_of(model)]
     assert problems == []
+
+
+def test_the_check_reads_the_split_schemas_modules():
+    """A `schemas_<sub>.py` module's input models are checked as those of `schemas.py` are."""
+    assert "chalicelib.areas.portal.schemas_results" in schema_modules("portal")
+    assert {"AdConnectionCreate", "QbrCreate", "PortalNoteCreate"} <= {model.__name__ for model in input_models("portal")}
 
 
 def test_the_check_catches_bare_types():

@@ -11,13 +11,15 @@ from chalicelib.core.schemas import OkResponse, many, one
 from . import (service, service_budgets, service_clients, service_invoices, service_notes, service_notifications,
                service_qbrs, service_requests)
 from .boundary import portal_endpoint
-from .schemas import (BudgetDetailBody, ClientGoalCreate, ClientGoalRead, ClientGoalUpdate, DashboardBody, PortalHistoryRead,
-                      IdBody, PortalNotificationListQuery, NotificationsBody, PortalAnnouncementRead, PortalBudgetRead,
-                      PortalDecisionRead, PortalNoteCreate, PortalNoteRead, PortalPageDetail, PortalPageRead,
-                      PortalPreferenceRead, PortalQbrRead, PortalRequestCreate, PortalTaskRead, PortalPreferencesUpdate,
-                      ProjectDetailBody, PortalProjectListQuery, ProjectsBody, QbrCreate, QbrRead, QbrUpdate,
-                      QuestionnaireRead, QuestionnaireSubmit, RequestCreated, RoadmapBody, TeamBody, PortalUnreadCount)
-from .schemas import InvoiceDetailBody, OnboardingBody, PortalContractRead, PortalInvoiceRead
+from .schemas import (BudgetDetailBody, DashboardBody, IdBody, InvoiceDetailBody, OnboardingBody,
+                      PortalAnnouncementRead, PortalBudgetRead, PortalContractRead, PortalDecisionRead,
+                      PortalHistoryRead, PortalInvoiceRead, PortalNoteCreate, PortalNoteRead, PortalPageDetail,
+                      PortalPageRead, PortalProjectListQuery, PortalRequestCreate, PortalTaskRead, ProjectDetailBody,
+                      ProjectsBody, RequestCreated, RoadmapBody, TeamBody)
+from .schemas_goals import ClientGoalCreate, ClientGoalRead, ClientGoalUpdate, QuestionnaireRead, QuestionnaireSubmit
+from .schemas_notifications import (NotificationsBody, PortalNotificationListQuery, PortalPreferenceRead,
+                                    PortalPreferencesUpdate, PortalUnreadCount)
+from .schemas_qbrs import PortalQbrRead, QbrCreate, QbrRead, QbrUpdate
 
 bp = Blueprint(__name__)
 P = "/api/portal"
@@ -331,8 +333,9 @@ def staff_delete_goal(ctx, company_id: str, client_goal_id: str):
 from chalice import Cron  # noqa: E402
 
 from . import jobs, service_connections, service_results  # noqa: E402
-from .schemas import (AdConnectionCreate, AdConnectionRead, AdConnectionsBody, CampaignResultsQuery,  # noqa: E402
-                      CampaignsBody, ResultsAnswer, ResultsBody, ResultsQuery, ResultsQuestion, SyncStarted)
+from .schemas_results import (AdConnectionCreate, AdConnectionRead, AdConnectionsBody,  # noqa: E402
+                              CampaignResultsQuery, CampaignsBody, ResultsAnswer, ResultsBody, ResultsQuery,
+                              ResultsQuestion, SyncStarted)
 
 
 @bp.route(f"{P}/connections", methods=["GET"])

@@ -1,17 +1,18 @@
-"""Request and read models of the client portal and of the staff QBR and client goal CRUD."""
+"""Request and read models of the client portal's projects, dashboard, budgets, invoices, contracts, pages, notes,
+team, requests and onboarding, and the field types the area's other models share.
+
+By sub-resource: client goals and the questionnaire in schemas_goals.py, QBRs in schemas_qbrs.py, the portal
+user's notifications in schemas_notifications.py, connected ad platforms and results in schemas_results.py.
+They import the shared types (`Period`, `Short`) from here; this module imports none of them."""
 
 from typing import Annotated, Optional
 
-from pydantic import Field, StringConstraints
+from pydantic import StringConstraints
 
-from chalicelib.core.schemas import (Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, Name, Read, Text,
-                                     choice)
+from chalicelib.core.schemas import Flag01, Id, Input, IsoDate, IsoTimestamp, Read, Text, choice
 
 Period = choice("week", "month", "quarter", "year")
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]
-Unit = Annotated[str, StringConstraints(strip_whitespace=True, max_length=50)]  # client_goals.unit is String(50)
-Label = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
-Percent = Annotated[Money, Field(ge=0, le=100)]
 
 
 # ---------------------------------------------------------------- inputs
@@ -38,87 +39,6 @@ class PortalRequestCreate(Input):
     priority: Optional[Short] = None
     projectId: Id
     portalUserId: Optional[Short] = None
-
-
-class GoalInput(Input):
-    NOT_NULL = frozenset({"metric"})
-
-    metric: Label = Field(min_length=1)
-    target: Optional[Money] = None
-    unit: Optional[Unit] = None
-    period: Optional[Period] = None
-    metric_key: Optional[Short] = None
-    metric_label: Optional[Label] = None
-
-
-class QuestionnaireSubmit(Input):
-    financial_year_start: Optional[Short] = None
-    financial_year_end: Optional[Short] = None
-    key_trading_periods: Optional[Text(5000)] = None
-    channel_online_pct: Optional[Percent] = None
-    channel_instore_pct: Optional[Percent] = None
-    channel_wholesale_pct: Optional[Percent] = None
-    celebration_vision: Optional[Text(5000)] = None
-    growth_priorities_text: Optional[Text(5000)] = None
-    company_direction_text: Optional[Text(5000)] = None
-    goals: Optional[list[GoalInput]] = Field(None, max_length=20)
-    portalUserId: Optional[Short] = None
-
-
-class PortalNotificationListQuery(Input):
-    filter: choice("all", "unread", "archived") = "all"
-    limit: int = Field(50, ge=1, le=100)
-    offset: int = Field(0, ge=0, le=100_000_000)
-
-
-class PortalPreferenceEntry(Input):
-    notification_type: Short
-    channel_in_app: Flag = True
-    channel_email: Flag = False
-
-
-class PortalPreferencesUpdate(Input):
-    preferences: list[PortalPreferenceEntry] = Field(max_length=50)
-
-
-class QbrSectionInput(Input):
-    section_key: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-    title: Name
-    content: Optional[Text(50000)] = None
-    portal_visible: Flag = True
-
-
-class QbrCreate(Input):
-    NOT_NULL = frozenset({"title", "quarter", "sections"})
-
-    title: Name
-    quarter: Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^\d{4}-Q[1-4]$")]
-    summary: Optional[Text(20000)] = None
-    sections: Optional[list[QbrSectionInput]] = Field(None, max_length=50)
-
-
-class QbrUpdate(Input):
-    NOT_NULL = frozenset({"title", "quarter", "sections"})
-
-    title: Optional[Name] = None
-    quarter: Optional[Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^\d{4}-Q[1-4]$")]] = None
-    summary: Optional[Text(20000)] = None
-    sections: Optional[list[QbrSectionInput]] = Field(None, max_length=50)
-
-
-class ClientGoalCreate(GoalInput):
-    pass
-
-
-class ClientGoalUpdate(Input):
-    NOT_NULL = frozenset({"metric"})
-
-    metric: Optional[Label] = Field(None, min_length=1)
-    target: Optional[Money] = None
-    unit: Optional[Unit] = None
-    period: Optional[Period] = None
-    metric_key: Optional[Short] = None
-    metric_label: Optional[Label] = None
 
 
 # ---------------------------------------------------------------- read models
@@ -415,55 +335,6 @@ class RequestCreated(Read):
     ok: bool
 
 
-class ClientGoalRead(Read):
-    id: str
-    company_id: str
-    metric: str
-    metric_key: str | None
-    metric_label: str | None
-    target: float | None
-    unit: str | None
-    period: str | None
-    source: str
-    created_at: IsoTimestamp
-    updated_at: IsoTimestamp
-
-
-class QuestionnaireRead(Read):
-    company_id: str
-    financial_year_start: str | None
-    financial_year_end: str | None
-    key_trading_periods: str | None
-    channel_online_pct: float | None
-    channel_instore_pct: float | None
-    channel_wholesale_pct: float | None
-    celebration_vision: str | None
-    growth_priorities_text: str | None
-    company_direction_text: str | None
-    completed_by: str | None
-    completed_at: IsoTimestamp | None
-    updated_at: IsoTimestamp | None
-    completed: Flag01
-    goals: list[ClientGoalRead]
-
-
-class PortalQbrSectionRead(Read):
-    id: str
-    section_key: str
-    title: str
-    content: str
-    position: int
-
-
-class PortalQbrRead(Read):
-    id: str
-    title: str
-    quarter: str
-    summary: str | None
-    presented_at: IsoTimestamp | None
-    sections: list[PortalQbrSectionRead]
-
-
 class PortalOnboardingMilestoneRead(Read):
     id: str
     title: str
@@ -496,190 +367,3 @@ class OnboardingBody(Read):
     current_stage_type: str | None
     started_at: IsoTimestamp | None
     completed_at: IsoTimestamp | None
-
-
-class QbrSectionRead(PortalQbrSectionRead):
-    qbr_id: str
-    portal_visible: Flag01
-
-
-class QbrRead(Read):
-    id: str
-    company_id: str
-    title: str
-    quarter: str
-    summary: str | None
-    status: str
-    presented_at: IsoTimestamp | None
-    created_by: str | None
-    created_at: IsoTimestamp
-    updated_at: IsoTimestamp
-    sections: list[QbrSectionRead]
-
-
-class PortalNotificationRead(Read):
-    id: str
-    type: str
-    title: str
-    body: str | None
-    resource_type: str | None
-    resource_id: str | None
-    action_url: str | None
-    is_read: Flag01
-    read_at: IsoTimestamp | None
-    archived: Flag01
-    archived_at: IsoTimestamp | None
-    created_at: IsoTimestamp
-
-
-class NotificationsBody(Read):
-    notifications: list[PortalNotificationRead]
-    limit: int
-    offset: int
-
-
-class PortalUnreadCount(Read):
-    unread_count: int
-
-
-class PortalPreferenceRead(Read):
-    notification_type: str
-    label: str
-    description: str
-    channel_in_app: Flag01
-    channel_email: Flag01
-    is_customized: bool
-
-
-# ---------------------------------------------------------------- connected ad platforms and results
-
-from datetime import date as _date  # noqa: E402
-
-from pydantic import field_validator  # noqa: E402
-
-from chalicelib.core.schemas import CalendarDate  # noqa: E402
-
-AdPlatformKey = choice("google_ads", "meta_ads", "shopify")
-CAMPAIGN_SORT_KEYS = ("spend", "impressions", "clicks", "conversions", "conversion_value", "orders", "revenue", "roas",
-                      "cpa", "ctr", "cpc", "campaign_name", "platform")
-
-
-class AdConnectionCreate(Input):
-    """`credentials` by platform: google_ads {customer_id, refresh_token, login_customer_id?}; meta_ads
-    {ad_account_id, access_token}; shopify {shop_domain, access_token}."""
-    NOT_NULL = frozenset({"platform", "credentials", "display_name"})
-
-    platform: AdPlatformKey
-    credentials: dict
-    display_name: Name
-
-
-class ResultsQuery(Input):
-    period_type: Period = "month"
-    period_end: CalendarDate = None
-
-    @field_validator("period_end")
-    @classmethod
-    def _within_years(cls, value):
-        if value is not None and not _date(2000, 1, 1) <= value <= _date(2100, 12, 31):
-            raise ValueError("must be between 2000-01-01 and 2100-12-31")
-        return value
-
-
-class CampaignResultsQuery(ResultsQuery):
-    platform: Optional[AdPlatformKey] = None
-    sort_by: choice(*CAMPAIGN_SORT_KEYS) = "spend"
-    sort_dir: choice("asc", "desc") = "desc"
-
-
-class ResultsQuestion(Input):
-    NOT_NULL = frozenset({"question"})
-
-    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
-
-
-class AdConnectionRead(Read):
-    id: str
-    company_id: str
-    platform: str
-    display_name: str
-    account_id: str
-    account_name: str | None
-    currency: str | None
-    agency_managed: Flag01
-    status: str
-    last_synced_at: IsoTimestamp | None
-    last_sync_error: str | None
-    backfilled_at: IsoTimestamp | None
-    created_by: str | None
-    created_at: IsoTimestamp
-    updated_at: IsoTimestamp
-
-
-class AdConnectionsBody(Read):
-    connections: list[AdConnectionRead]
-    dashboard_enabled: Flag01
-
-
-class SyncStarted(Read):
-    message: str
-
-
-class ResultsPeriod(Read):
-    type: str
-    start: IsoDate
-    end: IsoDate
-    prior_start: IsoDate
-    prior_end: IsoDate
-    days: int
-
-
-class ResultMetric(Read):
-    key: str
-    label: str
-    unit: str  # currency | count | percent | ratio
-    higher_is_better: Flag01
-    value: float | None
-    prior_value: float | None
-    delta_pct: float | None
-    target: float | None
-    tracking_status: str  # on_track | at_risk | off_track | no_target
-
-
-class ResultsBody(Read):
-    period: ResultsPeriod
-    metrics: list[ResultMetric]
-    insight: str | None
-    connected_platforms: list[str]
-    dashboard_enabled: Flag01
-
-
-class CampaignFigures(Read):
-    spend: float
-    impressions: int
-    clicks: int
-    conversions: float
-    conversion_value: float
-    orders: int
-    revenue: float
-    ctr: float | None
-    cpc: float | None
-    cpa: float | None
-    roas: float | None
-
-
-class CampaignResult(CampaignFigures):
-    platform: str
-    connection_id: str
-    campaign_id: str
-    campaign_name: str
-
-
-class CampaignsBody(Read):
-    period: ResultsPeriod
-    campaigns: list[CampaignResult]
-    totals: CampaignFigures
-
-
-class ResultsAnswer(Read):
-    answer: str

@@ -2,12 +2,12 @@
 with the variables resolved), get, update, delete (with its page), duplicate, and the internal approval
 flow: submit, approve, request changes, mark sent. A move from a wrong status is a 409; every change writes
 history (entity `proposal`). Pricing is in service_pricing.py, sharing and the public viewer in
-service_public.py. Other areas are reached through their `service`: deals (references, names), pages (the
+service_public.py, the template variables (their values, resolved into the rich content, and its plain text) in
+service_variables.py. Other areas are reached through their `service`: deals (references, names), pages (the
 content page).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from datetime import date
 
@@ -17,20 +17,18 @@ from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, Forbidden
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
-from chalicelib.core.models import User
 from chalicelib.core.permissions import allows
 from chalicelib.core.query import Page, in_scope, record_page
-from chalicelib.core.timeutil import org_today
 
-from .models import PricingItem, PricingSection, Proposal, ProposalApproval, ProposalTemplate
+from .models import PricingItem, PricingSection, Proposal, ProposalApproval
 from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, proposal_detail, proposal_list_select,
                       proposal_lookups, visible, with_proposal_lookups)
 from .queries import proposal_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_pricing import FINAL  # a proposal in these statuses may no longer change
 from .service_templates import check_json
+from .service_variables import _variable_values, plain_text, resolve_variables
 
 ENTITY = "proposal"
-VARIABLES = ("company", "contact", "deal", "owner", "valid_until", "today")
 
 
 def record(ctx, proposal_id: str, action: str, changes: dict | None = None) -> None:
@@ -109,88 +107,6 @@ def _set_approvers(ctx, proposal_id: str, approver_ids: list[str]) -> None:
     new = [{"proposal_id": proposal_id, "user_id": user_id, "listed": True}
            for user_id in approver_ids if user_id not in kept and user_id not in unlisted]
     insert_rows(ctx.db, ProposalApproval, new)
-
-
-# ---------------------------------------------------------------- variables
-
-def _variable_values(ctx, values: dict, owner_id: str, template: ProposalTemplate | None, extra: dict) -> dict:
-    """The values of the template variables: company, contact, deal, owner, valid_until, today (the
-    organisation's date), then the defaults of the template's variables_schema and the caller's `variables`."""
-    from chalicelib.areas.deals import service as deals_service
-
-    resolved: dict[str, str] = {}
-    if template is not None and template.variables_schema:
-        schema = json.loads(template.variables_schema)
-        entries = schema.items() if isinstance(schema, dict) else (
-            (entry.get("name") or entry.get("key"), entry) for entry in schema if isinstance(entry, dict))
-        for name, spec in entries:
-            if name and isinstance(spec, dict) and spec.get("default") is not None:
-                resolved[str(name)] = str(spec["default"])
-    company = deals_service.company_names(ctx.db, [values.get("company_id")]).get(values.get("company_id"))
-    contact = deals_service.contact_names(ctx.db, [values.get("contact_id")]).get(values.get("contact_id"))
-    deal = deals_service.deal_facts(ctx.db, values["deal_id"]) if values.get("deal_id") else None
-    owner = ctx.db.scalar(select(User.name).where(User.id == owner_id)) if owner_id else None
-    valid_until: date | None = values.get("valid_until")
-    resolved.update({
-        "company": company or "", "contact": " ".join(p for p in (contact or ()) if p), "deal": (deal or {}).get("title") or "",
-        "owner": owner or "", "valid_until": valid_until.isoformat() if valid_until else "",
-        "today": org_today().isoformat()})
-    resolved.update(extra or {})
-    return resolved
-
-
-def _fill(text: str, values: dict) -> str:
-    for name, value in values.items():
-        for pattern in ("{{" + name + "}}", "{{ " + name + " }}"):
-            text = text.replace(pattern, value)
-    return text
-
-
-def resolve_variables(content_rich: str | None, values: dict) -> str | None:
-    """`{{name}}` placeholders replaced in every string of the rich content's JSON (the JSON stays valid);
-    content that is not JSON is treated as text. Unknown placeholders stay as they are."""
-    if not content_rich:
-        return content_rich
-    try:
-        document = json.loads(content_rich)
-    except ValueError:
-        return _fill(content_rich, values)
-
-    def walk(node):
-        if isinstance(node, str):
-            return _fill(node, values)
-        if isinstance(node, list):
-            return [walk(child) for child in node]
-        if isinstance(node, dict):
-            return {key: walk(child) for key, child in node.items()}
-        return node
-
-    return json.dumps(walk(document))
-
-
-def plain_text(content_rich: str | None) -> str:
-    """The text of rich content (every `text` value, in order), for the page's searchable content."""
-    if not content_rich:
-        return ""
-    try:
-        document = json.loads(content_rich)
-    except ValueError:
-        return content_rich
-    parts: list[str] = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if isinstance(node.get("text"), str):
-                parts.append(node["text"])
-            for child in node.values():
-                if isinstance(child, (list, dict)):
-                    walk(child)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    walk(document)
-    return " ".join(parts)
 
 
 # ---------------------------------------------------------------- writing

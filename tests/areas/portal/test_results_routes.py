@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import func, select
 
 from chalicelib.areas.portal.models import AdConnection, AdDailyMetric, ClientGoal
-from chalicelib.areas.portal.schemas import CAMPAIGN_SORT_KEYS
+from chalicelib.areas.portal.schemas_results import CAMPAIGN_SORT_KEYS
 from chalicelib.core import crypto
 from chalicelib.core.ids import utcnow
 from chalicelib.core.timeutil import org_today
