@@ -54,6 +54,18 @@ def seen_by(db, kind: str, record_id: str, principals) -> set[str]:
     return query_seen_by(db, {"company": Company, "contact": Contact, "deal": Deal}[kind], record_id, principals, visible)
 
 
+def deal_readers(db, user_ids) -> set[str]:
+    """Which of these users may read a deal: the active holders of `deals:view` (deals are not scoped, so every holder
+    reads every deal), in one statement whatever their number (core.permissions.holders_select); none for no users.
+    A deal's notice names the deal only to them."""
+    from chalicelib.core.permissions import holders_select
+
+    ids = list(dict.fromkeys(user_id for user_id in user_ids if user_id))
+    if not ids:
+        return set()
+    return set(db.scalars(holders_select("deals", "view").where(User.id.in_(ids), User.is_active.is_(True))))
+
+
 # ---- reference checks ---------------------------------------------------------------------------
 
 def require_user(db: Session, user_id: str, field: str) -> None:

@@ -1,4 +1,5 @@
-"""Deals: title, company, contact, owner, stage (config list `deal_stage`), value and status."""
+"""Deals: title, company, contact, owner, stage (config list `deal_stage`), value and status; a new owner is told
+(`deal_assigned`)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -6,12 +7,13 @@ from dataclasses import replace
 from sqlalchemy.orm import Session
 
 from chalicelib.core.errors import bad_field
+from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import Page, contains_text, record_page
 
 from .models import Company, Contact, Deal
-from .queries import (check_room, deal_order, deal_record, deal_records, deal_select, load_deal, require_company,
-                      require_user, stage_query)
+from .queries import (check_room, deal_order, deal_readers, deal_record, deal_records, deal_select, load_deal,
+                      require_company, require_user, stage_query, visible)
 
 
 def _default_stage_id(db: Session) -> str | None:
@@ -69,6 +71,25 @@ def get_deal(ctx, *, deal_id: str) -> dict:
     return deal_record(ctx.db, deal_id)
 
 
+def _notify_owner(ctx, record: dict) -> None:
+    """`deal_assigned` to the deal's new owner unless they gave it to themselves (or it has none). Called only when the
+    deal is made or its owner really changes (under the deal's row lock); core notify's 5-minute de-duplication
+    applies, as document 3 states for every notification. The deal's title, company and link only to an owner who
+    holds `deals:view` (queries.deal_readers); another learns that a deal was given to them, and by whom."""
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
+    owner_id = record["owner_id"]
+    if not owner_id or owner_id == ctx.user_id:
+        return
+    told = {"title": "You were assigned a deal"}
+    if deal_readers(ctx.db, [owner_id]):
+        told = {"title": f"You were assigned a deal: {record['title']}",
+                "body": f"Company: {record['company_name']}" if record["company_name"] else None,
+                "action_url": f"/deals/{record['id']}"}
+    notify(ctx, user_id=owner_id, type="deal_assigned", resource_type="deal", resource_id=record["id"],
+           actor_id=ctx.user_id, **told)
+
+
 def create_deal(ctx, *, data) -> dict:
     values = data.model_dump()
     if "owner_id" not in data.model_fields_set:
@@ -80,12 +101,17 @@ def create_deal(ctx, *, data) -> dict:
     deal = Deal(**values, created_by=ctx.user_id)
     ctx.db.add(deal)
     ctx.db.flush()
-    return deal_record(ctx.db, deal.id)
+    record = deal_record(ctx.db, deal.id)
+    _notify_owner(ctx, record)
+    return record
 
 
 def update_deal(ctx, *, deal_id: str, data) -> dict:
-    deal = load_deal(ctx, deal_id)
+    # the deal locked and read in one statement: concurrent updates each see the others' changes, so an owner's
+    # change is told by the one update that made it
+    deal = lock_row(ctx.db, Deal, deal_id, where=visible(ctx.principal), missing="Deal")
     changes = data.changes()
+    owner_before = deal.owner_id
     # a reference sent back as stored is not checked again (a deal whose owner was deactivated, or whose contact
     # moved to another company, since can be PUT back as it was read)
     _check_refs(ctx.db, {k: v for k, v in changes.items() if v != getattr(deal, k)}, deal)
@@ -93,7 +119,10 @@ def update_deal(ctx, *, deal_id: str, data) -> dict:
     for key, value in changes.items():
         setattr(deal, key, value)
     ctx.db.flush()
-    return deal_record(ctx.db, deal_id)
+    record = deal_record(ctx.db, deal_id)
+    if deal.owner_id != owner_before:
+        _notify_owner(ctx, record)
+    return record
 
 
 def delete_deal(ctx, *, deal_id: str) -> None:
