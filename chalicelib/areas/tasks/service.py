@@ -24,8 +24,8 @@ from chalicelib.core.serialize import columns
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import Task, TaskWatcher
-from .queries import (TASK_FLAGS, default_status_id, list_order, load_task, task_lookups, task_records, task_row,
-                      task_select, visible, with_task_lookups)
+from .queries import (TASK_FLAGS, default_status_id, list_order, load_task, task_lookups, task_readers, task_records,
+                      task_row, task_select, visible, with_task_lookups)
 from .queries import task_seen_by, visible_task_exists  # noqa: F401 - other areas check their task references through the service
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 from .service_planning import (clear_roadmap_items, project_deleted, project_task_counts,  # noqa: F401 - other areas call it through the service
@@ -152,6 +152,37 @@ def _notify_assigned(ctx, task: Task) -> None:
                resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
 
 
+@template
+def _watcher_ids_template():
+    return select(TaskWatcher.user_id).where(TaskWatcher.task_id == bindparam("status_task_id"))
+
+
+def _status_notice_title(task_title: str, label: str | None) -> str:
+    """`"<task title>" moved to <status label>` (`... status cleared` when the status was cleared); a long task
+    title is cut so that the status still shows within the column's 500 characters."""
+    name = task_title if len(task_title) <= 280 else task_title[:279] + "\u2026"
+    return (f'"{name}" moved to {label}' if label else f'"{name}" status cleared')[:500]
+
+
+def _notify_status_changed(ctx, task: Task, label: str | None) -> None:
+    """`task_status_changed` to the task's assignee, reporter and watchers who may read it (queries.task_readers),
+    except the caller, in one notify_many call. Called only when the task's status really changed (under its row
+    lock); `label` is the new status's, read by the update's reference check. A fixed number of statements whatever
+    the recipients: the watchers, the readers (two at most), core notify's read and its write."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+    db = ctx.db
+    watchers = db.scalars(_watcher_ids_template(), {"status_task_id": task.id}).all()
+    people = [user_id for user_id in dict.fromkeys((task.assignee_id, task.reporter_id, *watchers))
+              if user_id and user_id != ctx.user_id]
+    readers = task_readers(db, task.id, people) if people else set()
+    title = _status_notice_title(task.title, label)
+    notify_many(ctx, [  # one read and one write of core notify, whatever the number of recipients
+        {"user_id": user_id, "type": "task_status_changed", "title": title, "resource_type": "task",
+         "resource_id": task.id, "action_url": f"/tasks/{task.id}", "actor_id": ctx.user_id}
+        for user_id in people if user_id in readers])
+
+
 def ensure_agent_meta(db, task_id: str) -> None:
     """A task of type `agent_task` gets its agent meta record (document 1), made by the agents area."""
     from chalicelib.areas.agents import service as agents_service  # another area: imported lazily
@@ -233,8 +264,8 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     # others' changes, so a status change or an assignment is recorded, and told, by the one update that made it
     task = lock_row(ctx.db, Task, task_id, where=visible(ctx.principal), missing="Task")
     # a value sent back unchanged is not checked again (a client may PUT the whole record it read)
-    check_references(ctx, {name: value for name, value in values.items() if value != getattr(task, name)},
-                     task_id=task.id, current=task)
+    known = check_references(ctx, {name: value for name, value in values.items() if value != getattr(task, name)},
+                             task_id=task.id, current=task)
     before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id")}
     for name, value in values.items():
         setattr(task, name, value)
@@ -247,6 +278,8 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
         from chalicelib.areas.portal import service as portal_service  # a client's request: its requester is told
 
         portal_service.task_status_changed(ctx, task_id=task.id, title=task.title)
+        # the new status was read by the reference check (a changed value is checked): its label needs no read
+        _notify_status_changed(ctx, task, known.item(task.status_id)["label"])
     if task.assignee_id != before["assignee_id"]:
         history.record(db, entity_type="task", entity_id=task.id, action="assigned", actor_id=ctx.user_id,
                        changes={"assignee_id": {"from": before["assignee_id"], "to": task.assignee_id}})
