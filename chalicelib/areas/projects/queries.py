@@ -73,6 +73,16 @@ def project_seen_by(db, project_id: str, principals) -> set[str]:
     return seen_by(db, Project, project_id, principals, visible)
 
 
+def project_readers(db, project_id: str, user_ids) -> set[str]:
+    """Which of these users may read the project, asked as each of them: active, `projects:view`, and the project
+    inside their scope (`visible`). Their principals in one statement (core.auth.principals_of), then the scope as
+    all of them in one more (project_seen_by), whatever their number; none for no users."""
+    from chalicelib.core.auth import principals_of
+
+    return project_seen_by(db, project_id, [principal for principal in principals_of(db, user_ids).values()
+                                            if principal.can("projects", "view")])
+
+
 def link_project(ctx, project_id: str) -> Project:
     """`load_project` for a record of another area about to name the project (a time entry, a budget, a sprint,
     a roadmap): the row is share-locked (FOR KEY SHARE), so the write waits for a project delete in progress and
@@ -225,6 +235,11 @@ def _member_template():
             .where(ProjectMember.project_id == bindparam("member_project_id"))
             .order_by(ProjectMember.created_at, User.name, ProjectMember.id)
             .limit(SUB_LIST_LIMIT))
+
+
+def member_ids(db, project_id: str) -> list[str]:
+    """The user ids of the project's members (one statement; a project holds at most SUB_LIST_LIMIT)."""
+    return list(db.scalars(select(ProjectMember.user_id).where(ProjectMember.project_id == project_id)))
 
 
 def member_select(project_id: str) -> Read:

@@ -25,8 +25,8 @@ from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectMember
 from .queries import (ATTRIBUTE, ENTITY, get_field, goal_select, link_project,  # noqa: F401
-                      load_project, member_select,
-                      project_lookups, project_record, project_select, require_users, visible, with_project_lookups)
+                      load_project, member_ids, member_select, project_lookups, project_readers, project_record,
+                      project_select, require_users, visible, with_project_lookups)
 from .queries import project_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_portal import (company_project_ids, portal_decisions, portal_milestones,  # noqa: F401 - other areas call it through the service
                              portal_milestones_select, portal_project_detail, portal_project_ids, portal_projects_select,
@@ -243,8 +243,6 @@ def create_project_for(ctx, *, name: str, company_id: str | None, owner_id: str 
 
 
 def update_project(ctx, *, project_id: str, data) -> dict:
-    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
-
     project = load_project(ctx, project_id)
     lock_row(ctx.db, Project, project.id)  # a status transition (completed: hooks, notification) happens once
     values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})
@@ -264,17 +262,39 @@ def update_project(ctx, *, project_id: str, data) -> dict:
         ctx.db.flush()
         if {"status", "company_id", "type_id"} & changes.keys():
             _capacity_changed(ctx, project)
-        if "status" in changes and project.status == "completed" and project.company_id:
-            from chalicelib.areas.relationships import service as relationships_service
-
-            relationships_service.project_completed(ctx, project_id=project.id, company_id=project.company_id,
-                                                    project_name=project.name)
-            if project.delivery_manager_id:
-                notify(ctx, user_id=project.delivery_manager_id, type="project_completed",
-                       title=f"Project completed: {project.name}",
-                       body=f"{project.name} has been marked completed.", resource_type=ENTITY,
-                       resource_id=project.id, action_url=f"/projects/{project.id}", actor_id=ctx.user_id)
+        if "status" in changes:
+            _status_changed(ctx, project, previous=before["status"])
     return project_record(ctx, project.id)
+
+
+def _status_changed(ctx, project: Project, *, previous: str) -> None:
+    """After a real change of the project's status (compared under the row lock): on `completed` with a company,
+    the draft client win and `project_completed` to the delivery manager (also when they made the change: the
+    specification names no exception); and `project_status_changed` to the owner, the delivery manager and the
+    members who may read the project (queries.project_readers), never to the actor nor to the one told
+    `project_completed` (one notice per change). All in one notify_many: a fixed number of statements whatever the
+    number of members (the members' ids, their principals, the scope as each of them, then notify's own)."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+    completed_to = None
+    if project.status == "completed" and project.company_id:
+        from chalicelib.areas.relationships import service as relationships_service
+
+        relationships_service.project_completed(ctx, project_id=project.id, company_id=project.company_id,
+                                                project_name=project.name)
+        completed_to = project.delivery_manager_id
+    people = {project.owner_id, project.delivery_manager_id, *member_ids(ctx.db, project.id)}
+    readers = project_readers(ctx.db, project.id, people - {None, ctx.user_id, completed_to})
+    about = {"resource_type": ENTITY, "resource_id": project.id, "action_url": f"/projects/{project.id}",
+             "actor_id": ctx.user_id}
+    actor = ctx.user.name if ctx.user else "Someone"
+    notify_many(ctx, [
+        *([{"user_id": completed_to, "type": "project_completed", "title": f"Project completed: {project.name}",
+            "body": f"{project.name} has been marked completed.", **about}] if completed_to else []),
+        *({"user_id": user_id, "type": "project_status_changed",
+           "title": f"Project status changed: {project.name} is now {project.status}",
+           "body": f"{actor} changed the status from {previous} to {project.status}.", **about}
+          for user_id in sorted(readers))])
 
 
 def _holds_message(holds: dict[str, int]) -> str:
