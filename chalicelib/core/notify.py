@@ -190,13 +190,23 @@ def _insert(db, notifications: list[dict], deliveries: list[dict]) -> None:
 NOTICE_FIELDS = ("body", "resource_type", "resource_id", "action_url", "actor_id", "icon")
 
 
+TITLE_MAX = 500  # the title column's length
+
+
+def _short_title(title: str) -> str:
+    """A title that fits its column: an area's title quotes a record's name or title, itself up to 500 characters
+    ("You were assigned a task: " and a 500-character title made the task's create a 400)."""
+    return title if len(title) <= TITLE_MAX else title[:TITLE_MAX - 1] + "\u2026"
+
+
 def _create(ctx, notices: list[dict]) -> list[dict]:
     """The notifications of `notices` to active users and not de-duplicated, written with their deliveries (queued
     after commit), in a fixed number of statements: one read (recent notifications, preference overrides and the
     active users; `_lookups`), one write.
     Answers the notifications' rows as inserted."""
     db = ctx.db
-    notices = [{**{field: None for field in NOTICE_FIELDS}, **notice} for notice in notices]
+    notices = [{**{field: None for field in NOTICE_FIELDS}, **notice, "title": _short_title(notice["title"])}
+               for notice in notices]
     if not notices:
         return []
 

@@ -1,0 +1,19 @@
+"""A notice's title quotes the task's title, itself up to 500 characters (the notification title column's length):
+core notify cuts a longer title to 500 characters, ending with "…", so that the task's create still succeeds (it was
+a 400, "A value is out of range or malformed", for a 500-character title with an assignee)."""
+from sqlalchemy import select
+
+from chalicelib.core.notify import Notification
+from tests.factories import make_user
+
+
+def test_a_task_with_the_longest_title_is_made_and_its_assignee_told(api, db, exec_user):
+    ann = make_user(db)
+    title = "T" * 500
+    answer = api.post("/api/tasks", as_=exec_user, json={"title": title, "assignee_id": ann.id})
+    assert answer.status == 201, answer
+    assert answer.json["task"]["title"] == title
+    db.expire_all()
+    told = db.scalars(select(Notification).where(Notification.user_id == ann.id)).all()
+    assert [(n.type, len(n.title), n.title[-1]) for n in told] == [("task_assigned", 500, "\u2026")]
+    assert told[0].title.startswith("You were assigned a task: TTT")
