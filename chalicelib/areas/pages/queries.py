@@ -11,7 +11,7 @@ from sqlalchemy.orm import aliased
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import Read, in_scope, record_sets, visible_row
+from chalicelib.core.query import Read, in_scope, record_sets, seen_by, visible_row
 from chalicelib.core.scoping import sees_all
 from chalicelib.core.serialize import value_out
 
@@ -36,6 +36,25 @@ def visible(principal):
     if proposal_ids is None:
         return None
     return or_(Page.entity_type.is_(None), Page.entity_type != "proposal", Page.entity_id.in_(proposal_ids))
+
+
+def page_readers(db, page_id: str, user_ids) -> set[str]:
+    """Which of these users may read the page, asked as each of them: active, `pages:view`, and the page inside
+    their scope (`visible`: a proposal's page only with the proposal). Their principals in one statement
+    (core.auth.principals_of), then one statement for all those whose scope is narrower than every page
+    (core.query.seen_by), none when every one sees all: two statements at most, whatever their number."""
+    from chalicelib.core.auth import principals_of
+
+    readers: set[str] = set()
+    ask = []
+    for user_id, principal in principals_of(db, user_ids).items():
+        if not principal.can("pages", "view"):
+            continue
+        if sees_all(principal):
+            readers.add(user_id)
+        else:
+            ask.append(principal)
+    return readers | seen_by(db, Page, page_id, ask, visible)
 
 
 def load_page(ctx, page_id: str) -> Page:
@@ -169,6 +188,16 @@ def discussion_out(discussion: PageDiscussion, name, picture, comments: list[dic
             "document_content_rich": discussion.document_content_rich, "is_resolved": bool(discussion.is_resolved),
             "created_at": value_out(discussion.created_at), "updated_at": value_out(discussion.updated_at),
             "user_name": name, "user_avatar": picture, "comments": comments}
+
+
+def discussion_participants(db, page_id: str, discussion: PageDiscussion) -> tuple[str, set[str]]:
+    """The page's title and who takes part in the discussion: its creator and the author of each of its comments
+    (users since deleted left out), in one statement whatever their number."""
+    rows = db.execute(select(Page.title, PageComment.user_id)
+                      .outerjoin(PageComment, PageComment.discussion_id == discussion.id)
+                      .where(Page.id == page_id).distinct()).all()
+    participants = {user_id for _, user_id in rows if user_id} | ({discussion.user_id} if discussion.user_id else set())
+    return rows[0].title, participants
 
 
 def count_of(db, column, parent_id: str) -> int:

@@ -12,11 +12,13 @@ from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT
 
 from .models import PageComment, PageDiscussion
-from .queries import comment_out, count_of, discussion_out, load_comment, load_discussion, page_exists
+from .queries import (comment_out, count_of, discussion_out, discussion_participants, load_comment, load_discussion,
+                      page_exists, page_readers)
 
 # A page holds at most LIST_LIMIT (500) discussions and a discussion at most LIST_LIMIT comments
 # (409 beyond), so the discussion list answers them all.
 DISCUSSION_LIMIT = COMMENT_LIMIT = LIST_LIMIT
+BODY_LENGTH = 200  # a notice carries the start of the comment
 
 
 def _client_id(value: str | None) -> str:
@@ -68,7 +70,8 @@ def create_discussion(ctx, *, page_id: str, data) -> dict:
 
 
 def add_comment(ctx, *, page_id: str, discussion_id: str, data) -> dict:
-    """A discussion holds at most COMMENT_LIMIT comments (409 beyond)."""
+    """A discussion holds at most COMMENT_LIMIT comments (409 beyond). Its participants are told (`page_comment`,
+    _notify_comment)."""
     discussion = load_discussion(ctx, page_id, discussion_id)
     lock_row(ctx.db, PageDiscussion, discussion.id)  # concurrent replies cannot pass the cap together
     if count_of(ctx.db, PageComment.discussion_id, discussion.id) >= COMMENT_LIMIT:
@@ -78,7 +81,29 @@ def add_comment(ctx, *, page_id: str, discussion_id: str, data) -> dict:
     ctx.db.add(comment)
     discussion.updated_at = utcnow()
     ctx.db.flush()
+    _notify_comment(ctx, page_id, discussion, data.content)  # its participants read under the discussion's lock
     return {"id": comment.id}
+
+
+def _notify_comment(ctx, page_id: str, discussion: PageDiscussion, content: str) -> None:
+    """`page_comment` to the discussion's participants (its creator and every earlier commenter) but the author of
+    the comment, and only to those who may read the page (queries.page_readers; the others are told nothing).
+    Title: who commented on which page; body: the comment's first BODY_LENGTH characters. The resource is the page,
+    so core notify's 5-minute de-duplication gives a user one notice per page however busy its discussions. A fixed
+    number of statements whatever the number of participants (docs/decisions/pages.md, Notifications)."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+    title, participants = discussion_participants(ctx.db, page_id, discussion)
+    participants.discard(ctx.user_id)
+    readers = page_readers(ctx.db, page_id, list(participants)) if participants else set()
+    if not readers:
+        return
+    author = ctx.user.name if ctx.user else "Someone"
+    notify_many(ctx, [  # one read and one INSERT of notifications and deliveries, whatever the number of readers
+        {"user_id": user_id, "type": "page_comment", "title": f"{author} commented on {title}"[:500],
+         "body": content.strip()[:BODY_LENGTH] or None, "resource_type": "page", "resource_id": page_id,
+         "action_url": f"/pages/{page_id}#discussion-{discussion.id}", "actor_id": ctx.user_id}
+        for user_id in sorted(readers)])
 
 
 def edit_comment(ctx, *, page_id: str, discussion_id: str, comment_id: str, data) -> None:
