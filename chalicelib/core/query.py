@@ -66,6 +66,30 @@ def seen_by(db, model, row_id: str, principals, scope_of) -> set[str]:
     return set(db.scalars(asked[0] if len(asked) == 1 else union_all(*asked)))
 
 
+def readers(db, model, row_id: str, user_ids, *, tool: str, scope_of) -> set[str]:
+    """Which of these users may read the `model` row, asked as each of them: active, `<tool>:view`, and the row
+    inside their scope (`scope_of(principal)`, the area's scope clause). Their principals in one statement
+    (core.auth.principals_of), then one statement (as seen_by) for those whose scope is a clause, none when every
+    scope is None (all rows): two statements at most whatever their number, none for no users. For a notice that
+    names the row only to its readers (a task's status change, a page's comment, a project's status)."""
+    from sqlalchemy import String, literal, union_all
+
+    from chalicelib.core.auth import principals_of
+
+    found, asked = set(), []
+    for user_id, principal in principals_of(db, [user_id for user_id in user_ids if user_id]).items():
+        if not principal.can(tool, "view"):
+            continue
+        scope = scope_of(principal)
+        if scope is None:
+            found.add(user_id)
+        else:
+            asked.append(in_scope(select(literal(principal.id, String)).where(model.id == row_id), scope))
+    if asked:
+        found |= set(db.scalars(asked[0] if len(asked) == 1 else union_all(*asked)))
+    return found
+
+
 def visible_row(db, model, row_id: str, scope, what: str):
     """The `model` row with this id if it is inside `scope` (a WHERE clause, or None for no limit; for a child
     row, the clause naming its parent: `LineItem.budget_id == budget_id`).

@@ -11,7 +11,7 @@ from sqlalchemy.orm import aliased
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import Read, in_scope, record_sets, seen_by, visible_row
+from chalicelib.core.query import Read, in_scope, readers, record_sets, visible_row
 from chalicelib.core.scoping import sees_all
 from chalicelib.core.serialize import value_out
 
@@ -39,22 +39,9 @@ def visible(principal):
 
 
 def page_readers(db, page_id: str, user_ids) -> set[str]:
-    """Which of these users may read the page, asked as each of them: active, `pages:view`, and the page inside
-    their scope (`visible`: a proposal's page only with the proposal). Their principals in one statement
-    (core.auth.principals_of), then one statement for all those whose scope is narrower than every page
-    (core.query.seen_by), none when every one sees all: two statements at most, whatever their number."""
-    from chalicelib.core.auth import principals_of
-
-    readers: set[str] = set()
-    ask = []
-    for user_id, principal in principals_of(db, user_ids).items():
-        if not principal.can("pages", "view"):
-            continue
-        if sees_all(principal):
-            readers.add(user_id)
-        else:
-            ask.append(principal)
-    return readers | seen_by(db, Page, page_id, ask, visible)
+    """Which of these users may read the page: active, `pages:view`, and the page inside their scope (`visible`: a
+    proposal's page only with the proposal), two statements at most whatever their number (core.query.readers)."""
+    return readers(db, Page, page_id, user_ids, tool="pages", scope_of=visible)
 
 
 def load_page(ctx, page_id: str) -> Page:

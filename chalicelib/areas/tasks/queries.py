@@ -10,7 +10,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core import scoping
 from chalicelib.core.lookup import Names, ids_read, names_select
-from chalicelib.core.query import Read, record_sets, seen_by, visible_row
+from chalicelib.core.query import Read, readers, record_sets, seen_by, visible_row
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
 
@@ -173,22 +173,9 @@ def load_task(ctx, task_id: str) -> Task:
 
 
 def task_readers(db, task_id: str, user_ids) -> set[str]:
-    """Which of these users may read the task, asked as each of them: active, `tasks:view`, and the task inside
-    their scope (`visible`). Their principals in one statement (core.auth.principals_of), then one statement for
-    all those whose scope is narrower than every task (task_seen_by), none when permissions and access levels
-    decide every one: two statements at most, whatever their number."""
-    from chalicelib.core.auth import principals_of
-
-    readers: set[str] = set()
-    ask = []
-    for user_id, principal in principals_of(db, user_ids).items():
-        if not principal.can("tasks", "view"):
-            continue
-        if scoping.sees_all(principal):
-            readers.add(user_id)
-        else:
-            ask.append(principal)
-    return readers | task_seen_by(db, task_id, ask)
+    """Which of these users may read the task: active, `tasks:view`, and the task inside their scope (`visible`),
+    two statements at most whatever their number (core.query.readers)."""
+    return readers(db, Task, task_id, user_ids, tool="tasks", scope_of=visible)
 
 
 def task_seen_by(db, task_id: str, principals) -> set[str]:
