@@ -34,22 +34,18 @@ T = NotificationType
 TYPES: tuple[NotificationType, ...] = (
     # work
     T("task_assigned", "tasks", "Task assigned", "A task was assigned to you.", chat=True),
-    T("task_status_changed", "tasks", "Task status changed", "A task you own or follow changed status."),
-    T("task_comment", "tasks", "Task comment", "Someone commented on a task you own or follow."),
+    T("task_status_changed", "tasks", "Task status changed", "A task you are assigned to, report or watch changed status."),
     T("task_due_soon", "tasks", "Task due soon", "A task assigned to you is due within a day.", email=True),
     T("todo_assigned", "tasks", "To-do assigned", "A to-do was assigned to you.", chat=True),
     T("agent_task_stage_changed", "tasks", "Agent task stage changed", "An agent task moved to a new stage."),
     T("project_member_added", "projects", "Added to a project", "You were added to a project team.", email=True),
     T("project_completed", "projects", "Project completed", "A project you deliver was completed.", email=True),
-    T("project_status_changed", "projects", "Project status changed", "A project you belong to changed status."),
-    T("budget_approval_requested", "budgets", "Budget approval requested", "A budget awaits your approval.", email=True),
-    T("budget_approved", "budgets", "Budget approved", "A budget you prepared was approved."),
+    T("project_status_changed", "projects", "Project status changed", "A project you own, deliver or belong to changed status."),
     T("sla_breach", "sla", "Service level breach", "A service level target was missed.", email=True, chat=True),
     T("action_item_assigned", "action-centre", "Action item assigned", "An action item was assigned to you."),
     # collaboration
     T("mention", "collaboration", "Mention", "Someone mentioned you.", chat=True),
-    T("page_comment", "pages", "Page comment", "Someone commented on a page discussion you take part in."),
-    T("page_shared", "pages", "Page shared", "A page was shared with you."),
+    T("page_comment", "pages", "Page comment", "Someone commented on a page discussion you started or commented in."),
     T("announcement_published", "announcements", "New announcement", "A company announcement was published.", email=True),
     T("squad_broadcast", "squads", "Squad broadcast", "A message to your squad.", chat=True),
     # calendar and meetings
@@ -71,7 +67,7 @@ TYPES: tuple[NotificationType, ...] = (
     T("proposal_accepted", "proposals", "Proposal accepted", "A client accepted a proposal.", email=True, chat=True),
     T("proposal_declined", "proposals", "Proposal declined", "A client declined a proposal.", email=True),
     T("research_brief_ready", "deals", "Research brief ready", "A research brief on a deal you own is ready.", email=True),
-    T("deal_assigned", "deals", "Deal assigned", "A deal was assigned to you."),
+    T("deal_assigned", "deals", "Deal assigned", "A deal was made for you or handed to you by someone else."),
     T("invoice_created", "invoices", "Invoice created", "An invoice was created for a project you manage."),
     T("invoice_overdue", "invoices", "Invoice overdue", "An invoice is past its due date.", email=True),
     T("invoice_paid", "invoices", "Invoice paid", "An invoice was paid."),
@@ -80,8 +76,6 @@ TYPES: tuple[NotificationType, ...] = (
     T("portal_connection", "portal", "Client portal connection", "A client connected an account in the portal."),
     T("portal_questionnaire", "portal", "Client questionnaire completed", "A client completed a questionnaire.", email=True),
     T("portal_budget_approved", "portal", "Client approved a budget", "A client approved a budget in the portal.", email=True),
-    # system
-    T("system", "system", "System message", "A message from the service.", push=False),
 )
 del T
 

@@ -29,7 +29,7 @@ def test_concurrent_preference_updates_keep_every_change(live):
     from chalicelib.core.notify_models import NotificationPreference
 
     base, sessions = live
-    for kind in ("task_status_changed", "task_comment"):  # two rounds, a type each: a race one round may miss
+    for kind in ("task_status_changed", "page_comment"):  # two rounds, a type each: a race one round may miss
         user = _user(sessions)
         token = _token(user)
         channels = [{"notification_type": kind, "channel_email" if i % 2 else "channel_chat": True}
