@@ -33,7 +33,8 @@ from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoiceNumberC
 from .queries import (INVOICE_FIELDS, invoice_lookups, invoice_record, invoice_select, item_records, item_rows,
                       load_invoice, payment_records, rule_records, visible, with_invoice_lookups)
 from .queries import invoice_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
-from .service_checks import check_currency_with_lines, check_dates, check_ledger_held, check_references
+from .service_checks import (budget_currency, check_budget_currency, check_currency_with_lines, check_dates,
+                             check_ledger_held, check_references, wrong_currency)
 from .service_portal import (portal_financial, portal_financial_record,  # noqa: F401 - other areas call it through the service
                              portal_financial_select, portal_invoice, portal_invoice_ids, portal_invoices)
 
@@ -143,8 +144,9 @@ def _snapshot(invoice: Invoice) -> dict:
 
 def create_invoice(ctx, *, data) -> dict:
     """201 with the invoice. `invoice_number` generated when omitted; `issued_date` today in ORG_TIMEZONE
-    when omitted; `currency` the budget's when omitted with a budget_id (else AUD); `generate_from_budget`
-    (needs budget_id) adds the lines of the budget's type."""
+    when omitted; with a budget_id the invoice is in the budget's currency (taken when omitted, another one named
+    is a 400 on `currency`), else AUD by default; `generate_from_budget` (needs budget_id) adds the lines of the
+    budget's type."""
     values = data.model_dump()
     generate = values.pop("generate_from_budget")
     if generate and not values.get("budget_id"):
@@ -153,30 +155,23 @@ def create_invoice(ctx, *, data) -> dict:
     values["issued_date"] = values.get("issued_date") or org_today()
     check_dates(values, None)
     check_references(ctx, values)
+    named_currency = "currency" in data.model_fields_set
+    if values.get("budget_id") and not generate:  # a generation reads the budget anyway and checks it there
+        theirs = budget_currency(ctx, values["budget_id"])  # None: deleted meanwhile, the insert's key refuses it
+        if theirs and named_currency and values["currency"] != theirs:
+            raise wrong_currency(theirs)
+        values["currency"] = theirs or values["currency"]
     if values.get("invoice_number"):
         if _number_taken(ctx.db, values["invoice_number"]):
             raise Conflict(f"Invoice number {values['invoice_number']} is taken")
     else:
         values["invoice_number"] = next_invoice_number(ctx.db)
-    # a generation reads the budget anyway and sets the currency from there
-    budget_currency = bool(values.get("budget_id")) and "currency" not in data.model_fields_set
-    if budget_currency and not generate:
-        values["currency"] = _budget_currency(ctx, values["budget_id"])
     invoice = _new_draft(ctx, values)
     if generate:
-        service_generate.generate_from_budget(ctx, invoice, budget_currency=budget_currency)
+        service_generate.generate_from_budget(ctx, invoice, budget_currency=not named_currency)
     ctx.db.flush()
     _first_invoice_milestone(ctx, invoice)
     return invoice_record(ctx.db, invoice.id)
-
-
-def _budget_currency(ctx, budget_id: str) -> str:
-    """The currency of a budget the caller was checked to see (budgets' `invoice_source`, its one read that
-    answers it)."""
-    from chalicelib.areas.budgets import service as budgets_service
-
-    source = budgets_service.invoice_source(ctx.db, budget_id)
-    return source["budget"]["currency"] if source else "AUD"  # deleted meanwhile: the insert's key refuses it
 
 
 def create_draft_from_budget(ctx, *, budget_id: str, currency: str) -> str:
@@ -225,6 +220,7 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
         raise BadRequest("At least one field is required")
     from . import service_ledger
 
+    known: dict = {}  # the budget currencies read by this request: one read of a budget
     linking = changes.get("ledger_invoice_id")
     if linking:
         current = load_invoice(ctx, invoice_id)
@@ -233,10 +229,14 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
             checked_company = changes["company_id"] if "company_id" in changes else current.company_id
             check_dates(changes, current)  # before the ledger is asked; again below on the locked row
             check_references(ctx, changes, current)
+            check_budget_currency(ctx, changes, current, known)
             service_ledger.check_hand_link(ctx, current, linking, checked_company)
     invoice = service_lines.locked_invoice(ctx, invoice_id)
     check_dates(changes, invoice)
     check_references(ctx, changes, invoice)
+    # the 400 of a currency other than the budget's comes before the 409s below (lines priced in the currency, the
+    # ledger holding it): undoing those (removing the lines, voiding the ledger invoice) would not make it allowed
+    check_budget_currency(ctx, changes, invoice, known)
     if linking:
         service_ledger.relink_still_valid(ctx, invoice, linking,
                                           checked_company if "company_id" not in changes else invoice.company_id)

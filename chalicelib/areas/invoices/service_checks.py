@@ -1,7 +1,7 @@
 """The checks of an invoice's create and update, called by service.py before anything is written: the
 references (company, contact, a budget the caller can see), the date rule (not due before it is issued), what the
-ledger invoice holds while the invoice stays linked to it (LEDGER_HELD), and the currency of an invoice with
-lines."""
+ledger invoice holds while the invoice stays linked to it (LEDGER_HELD), the currency of an invoice with lines, and
+the currency of an invoice of a budget (the budget's)."""
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -31,6 +31,54 @@ def check_references(ctx, values: dict, invoice: Invoice | None = None) -> None:
             details.append({"field": "budget_id", "message": "must be a budget you can see"})
     if details:
         raise BadRequest("Invalid invoice references", details=details)
+
+
+def budget_currency(ctx, budget_id: str) -> str | None:
+    """The currency of a budget the caller was checked to see (check_references), through budgets' `invoice_source`,
+    the one budgets read that answers it; None when the budget was deleted meanwhile (the write's key then refuses
+    it, as it did before the currency rule)."""
+    from chalicelib.areas.budgets import service as budgets_service
+
+    source = budgets_service.invoice_source(ctx.db, budget_id)
+    return source["budget"]["currency"] if source else None
+
+
+def wrong_currency(budget_currency: str, *, field: str = "currency", invoice_currency: str | None = None,
+                   generated: bool = False) -> BadRequest:
+    """The 400 of an invoice of a budget in another currency than the budget's, naming `field`: `currency` (the
+    currency given is not the budget's) or `budget_id` (the budget named is in another currency than the
+    invoice's). The budget's fixed price left to bill and the project's profitability count the invoice's amounts
+    in the budget's money."""
+    if field == "currency":
+        message = f"must be the budget's currency, {budget_currency}"
+    else:
+        message = (f"must be a budget in the invoice's currency, {invoice_currency} (this budget is in "
+                   f"{budget_currency}; send currency {budget_currency} with it to move an invoice without lines)")
+    return BadRequest(f"An invoice {'generated from' if generated else 'of'} a budget is in the budget's currency",
+                      details=[{"field": field, "message": message}])
+
+
+def check_budget_currency(ctx, changes: dict, invoice: Invoice, known: dict | None = None) -> None:
+    """400 when an update would leave an invoice of a budget in another currency than the budget's: a `currency`
+    other than the budget's (400 on `currency`, also when the request names a new budget with it), or a new
+    `budget_id` in another currency than the invoice's (400 on `budget_id`). Read only when the budget or the
+    currency changes (one read of the budget); an invoice made before the rule in another currency keeps it
+    through other edits. A budget deleted meanwhile is left to the write's key, as before. `known`
+    ({budget_id: currency}) holds the currencies this request read already: a budget is read once per request."""
+    budget_id = changes["budget_id"] if "budget_id" in changes else invoice.budget_id
+    currency = changes.get("currency") or invoice.currency  # currency: null is a 400 of the schema
+    new_currency = currency != invoice.currency
+    if not budget_id or not (new_currency or budget_id != invoice.budget_id):
+        return
+    known = {} if known is None else known
+    if budget_id not in known:
+        known[budget_id] = budget_currency(ctx, budget_id)
+    theirs = known[budget_id]
+    if theirs is None or theirs == currency:
+        return
+    if new_currency:
+        raise wrong_currency(theirs)
+    raise wrong_currency(theirs, field="budget_id", invoice_currency=currency)
 
 
 def check_dates(changes: dict, invoice: Invoice | None) -> None:

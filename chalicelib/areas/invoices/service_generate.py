@@ -26,6 +26,7 @@ from chalicelib.core.schemas import MONEY_LIMIT
 from chalicelib.core.serialize import value_out
 
 from .models import Invoice, InvoiceLineItem, InvoiceTimeEntry
+from .service_checks import wrong_currency
 from .service_lines import recalculate
 
 ENTITY = "invoice"
@@ -56,8 +57,7 @@ def generate_from_budget(ctx, invoice: Invoice, *, budget_currency: bool = False
     if budget_currency:
         invoice.currency = budget["currency"]
     elif invoice.currency != budget["currency"]:
-        raise BadRequest("An invoice generated from a budget is in the budget's currency",
-                         details=[{"field": "currency", "message": f"must be the budget's currency, {budget['currency']}"}])
+        raise wrong_currency(budget["currency"], generated=True)
     if kind in ("sprints", "retainer"):
         if kind == "retainer" and ctx.db.scalar(
                 select(Invoice.id).where(*_live_invoices_of(ctx.db, budget["id"], invoice.id)).limit(1)):

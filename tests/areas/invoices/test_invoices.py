@@ -23,7 +23,8 @@ def actions(db, invoice_id):
 def test_invoice_lifecycle_with_history(api, db, exec_user):
     company, contact = make_company(db, name="Acme"), make_contact(db, first_name="Ann", last_name="Lee")
     project = make_project(db, name="Site")
-    budget = make_budget(db, resource_id=project.id, name="Build", po_number="PO-7")
+    # a USD budget: an invoice of a budget is in the budget's currency (test_budget_currency.py)
+    budget = make_budget(db, resource_id=project.id, name="Build", po_number="PO-7", currency="USD")
     created = api.post("/api/invoices", as_=exec_user, json={
         "company_id": company.id, "contact_id": contact.id, "budget_id": budget.id, "notes": "Thanks",
         "due_date": "2099-04-30", "currency": "usd"})
