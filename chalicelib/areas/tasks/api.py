@@ -1,11 +1,11 @@
 """Tasks routes (tool `tasks`): reads, watch and unwatch need view; writes update; delete manage."""
-from chalice import Blueprint
+from chalice import Blueprint, Rate
 
 from chalicelib.core.history import HistoryEntryRead
 from chalicelib.core.http import endpoint
 from chalicelib.core.schemas import OkResponse, PageQuery, many, one, paged
 
-from . import queries, service, service_links, service_todos
+from . import jobs, queries, service, service_links, service_todos
 from .schemas import (ResourceCreate, ResourceRead, ResourceReorder, SubtaskCreate, TaskCreate, TaskDetail, TaskListQuery,
                       TaskRead, TaskUpdate, TodoRead, TodosReplace, WatchingResponse)
 
@@ -128,3 +128,9 @@ def delete_task_resource(ctx, task_id: str, resource_id: str):
     """Remove a link from a task."""
     service_links.delete_resource(ctx, task_id=task_id, resource_id=resource_id)
     return {"ok": True}
+
+
+@bp.schedule(Rate(1, unit=Rate.HOURS))
+def task_due_soon(event):
+    """Tell assignees of open tasks due today or tomorrow (once per assignment and due date)."""
+    return jobs.due_soon()

@@ -55,6 +55,10 @@ class Task(Timestamps, Base):
     estimate_total_cost: Mapped[float | None] = mapped_column(Float)
     approved_by_user_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     approved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # the `task_due_soon` notice: the due date it was sent for and the assignee it went to (migration tasks_0003;
+    # the job's marker, not part of the read model: queries.NOTICE_FIELDS)
+    due_soon_noticed_for: Mapped[date | None] = mapped_column(Date)
+    due_soon_noticed_to: Mapped[str | None] = mapped_column(String(36))
 
 
 class TaskTodo(Timestamps, Base):

@@ -10,7 +10,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core import scoping
 from chalicelib.core.lookup import Names, ids_read, names_select
-from chalicelib.core.query import Read, readers, record_sets, seen_by, visible_row
+from chalicelib.core.query import Read, readers, record_rows, record_sets, seen_by, visible_row
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
 
@@ -20,7 +20,9 @@ StatusItem = aliased(ConfigListItem, name="status_item")
 PriorityItem = aliased(ConfigListItem, name="priority_item")
 Assignee = aliased(User, name="assignee_user")
 
-TASK_FIELDS = columns(Task)
+# the `task_due_soon` job's marker (service_due.py): the task's own columns, not its read model's
+NOTICE_FIELDS = ("due_soon_noticed_for", "due_soon_noticed_to")
+TASK_FIELDS = [name for name in columns(Task) if name not in NOTICE_FIELDS]
 TASK_FLAGS = ("is_private",)
 JOINED = (
     "assignee_name", "assignee_picture", "reporter_name", "created_by_name", "status_label", "status_color",
@@ -32,10 +34,18 @@ COUNTS = ("subtask_count", "todo_count", "todo_done_count")
 
 @cache
 def task_select() -> Select:
-    """Every task, no joins: the base statement of every task read, built once per process (statements are
+    """Every task, no joins: the base statement of every task read (the read model's columns, TASK_FIELDS, read as
+    records by core.query.record_rows; not the due-soon marker), built once per process (statements are
     immutable; `.where()` answers a copy). Labels, names and counts are added by `task_records`, one statement
     each for the whole page, so that the statement planned on every request stays small."""
-    return select(Task)
+    return select(*(getattr(Task, name) for name in TASK_FIELDS))
+
+
+def is_open():
+    """WHERE clause of the tasks still open: no status, or a status whose `stage_type` is not `done` (the overdue
+    filter's rule, the sprint backlog's and the due-soon job's)."""
+    done = select(ConfigListItem.id).where(ConfigListItem.stage_type == "done")
+    return or_(Task.status_id.is_(None), Task.status_id.not_in(done))
 
 
 def _counts_statement(task_in):
@@ -190,7 +200,7 @@ def visible_task_exists(ctx, task_id: str) -> bool:
 
 
 def task_row(db, task_id: str) -> dict:
-    return task_record(db, db.scalars(task_select().where(Task.id == task_id)).one())
+    return task_records(db, record_rows(db, task_select().where(Task.id == task_id), TASK_FLAGS))[0]
 
 
 def default_status_id(db) -> str | None:

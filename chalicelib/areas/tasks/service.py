@@ -4,7 +4,8 @@ The check of what a write names (`check_references`) lives in service_references
 watchers and attached links in service_links.py; the functions the projects, sprints and roadmaps areas call
 (`project_tasks`, `sprint_board`, `project_deleted`, `task_titles`, `roadmap_item_tasks`, `clear_roadmap_items`,
 `project_task_counts`) in service_planning.py, and the portal's (`portal_tasks`, `portal_task_project`,
-`portal_task_counts`, `portal_task_counts_select`, `portal_counts`, `create_request_task`) in service_portal.py.
+`portal_task_counts`, `portal_task_counts_select`, `portal_counts`, `create_request_task`) in service_portal.py; the
+hourly due-soon notice (jobs.py's `due_soon`) in service_due.py.
 Other areas reach them all through this module, which imports them.
 """
 from __future__ import annotations
@@ -20,12 +21,11 @@ from chalicelib.core.locks import insert_later, lock_key, lock_row
 from chalicelib.core.models import ConfigListItem, Squad, User
 from chalicelib.core.query import LIST_LIMIT, Page, Read, contains_text, record_page, record_rows, template
 from chalicelib.core.schemas import comma_values
-from chalicelib.core.serialize import columns
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import Task, TaskWatcher
-from .queries import (TASK_FLAGS, default_status_id, list_order, load_task, task_lookups, task_readers, task_records,
-                      task_row, task_select, visible, with_task_lookups)
+from .queries import (TASK_FIELDS, TASK_FLAGS, default_status_id, is_open, list_order, load_task, task_lookups,
+                      task_readers, task_records, task_row, task_select, visible, with_task_lookups)
 from .queries import task_seen_by, visible_task_exists  # noqa: F401 - other areas check their task references through the service
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 from .service_planning import (clear_roadmap_items, project_deleted, project_task_counts,  # noqa: F401 - other areas call it through the service
@@ -76,8 +76,7 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
         monday, sunday = week_bounds(today)
         stmt = stmt.where(Task.due_date >= monday, Task.due_date <= sunday)
     elif due == "overdue":
-        done = select(ConfigListItem.id).where(ConfigListItem.stage_type == "done")
-        stmt = stmt.where(Task.due_date < today, or_(Task.status_id.is_(None), Task.status_id.not_in(done)))
+        stmt = stmt.where(Task.due_date < today, is_open())
     if query.search and query.search.strip():
         term = query.search.strip()
         stmt = stmt.where(contains_text(term, Task.title, Task.description))
@@ -235,8 +234,9 @@ def _assign_project_sla(ctx, task: Task) -> None:
 # Document 1: a duplicate has " (copy)" appended to its title, the default status, the caller as reporter, and "all
 # other fields copied": the assignee (a deactivated one too: core notify tells them nothing) and the approval
 # (`approved_by_user_id`, `approved_at`) included. Only the id, the timestamps and the creator are the copy's own.
-COPIED_FIELDS = [name for name in columns(Task) if name not in ("id", "created_at", "updated_at", "status_id",
-                                                                   "reporter_id", "created_by", "title")]
+# The due-soon marker is not a field (not in TASK_FIELDS): the copy is a task of its own, told on its own.
+COPIED_FIELDS = [name for name in TASK_FIELDS if name not in ("id", "created_at", "updated_at", "status_id",
+                                                              "reporter_id", "created_by", "title")]
 
 
 def duplicate_task(ctx, *, task_id: str) -> dict:

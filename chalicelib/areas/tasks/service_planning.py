@@ -2,15 +2,15 @@
 roadmap's tasks (reached through service.py)."""
 from __future__ import annotations
 
-from sqlalchemy import func, literal_column, or_, select, update as sql_update
+from sqlalchemy import func, literal_column, select, update as sql_update
 
-from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import LIST_LIMIT, Page, paginate
+from chalicelib.core.query import LIST_LIMIT, Page, paginate, record_rows
 from chalicelib.core.schemas import PageQuery
 from chalicelib.core.serialize import value_out
 
 from .models import Task
-from .queries import Assignee, PriorityItem, StatusItem, list_order, task_records, task_select, visible
+from .queries import (TASK_FLAGS, Assignee, PriorityItem, StatusItem, is_open, list_order, task_records, task_select,
+                      visible)
 
 PROJECT_TASK_FIELDS = ("id", "title", "status_id", "priority_id", "assignee_id", "due_date", "sort_order",
                        "created_at")
@@ -50,13 +50,12 @@ def sprint_board(ctx, sprint_id: str, project_id: str) -> tuple[list[dict], list
 
     from .queries import visible
 
-    sprint = ctx.db.scalars(list_order(task_select().where(Task.sprint_id == sprint_id, visible(ctx.principal)))
-                            .limit(LIST_LIMIT)).all()
-    done = select(ConfigListItem.id).where(ConfigListItem.stage_type == "done")
-    backlog = ctx.db.scalars(list_order(task_select().where(
+    sprint = record_rows(ctx.db, list_order(task_select().where(Task.sprint_id == sprint_id, visible(ctx.principal)))
+                         .limit(LIST_LIMIT), TASK_FLAGS)
+    backlog = record_rows(ctx.db, list_order(task_select().where(
         and_(Task.resource_type == "project", Task.resource_id == project_id, Task.sprint_id.is_(None),
-             Task.parent_task_id.is_(None), or_(Task.status_id.is_(None), Task.status_id.not_in(done))),
-        visible(ctx.principal))).limit(LIST_LIMIT)).all()
+             Task.parent_task_id.is_(None), is_open()),
+        visible(ctx.principal))).limit(LIST_LIMIT), TASK_FLAGS)
     return task_records(ctx.db, sprint), task_records(ctx.db, backlog)
 
 

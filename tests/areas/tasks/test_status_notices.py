@@ -162,6 +162,7 @@ def test_an_update_without_a_status_change_costs_no_more_statements(api, db, exe
     with count_queries() as sent_back:
         assert api.put(f"/api/tasks/{task.id}", as_=exec_user,
                        json={"title": "Renamed again", "status_id": todo.id}).status == 200
-    assert renamed.count == sent_back.count == RENAME_STATEMENTS, (
-        renamed.count, sent_back.count, "\n".join(s[:90] for s in renamed.statements))
+    assert renamed.count == sent_back.count, (renamed.count, sent_back.count)
+    if db.bind.dialect.name == "postgresql":  # the bench's figure is pg8000's (SQLite runs one more: 6)
+        assert renamed.count == RENAME_STATEMENTS, "\n".join(s[:90] for s in renamed.statements)
 

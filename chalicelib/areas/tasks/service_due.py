@@ -1,0 +1,66 @@
+"""Tasks: the `task_due_soon` notice, sent by the hourly `task-due-soon` job (jobs.py).
+
+A task is due soon when it has an assignee, a due date of today or tomorrow in ORG_TIMEZONE (core.timeutil.org_today)
+and is still open (`queries.is_open`: no status, or a status whose stage_type is not `done`). Its assignee is told once
+per assignment and due date: the task records the due date and assignee the notice was sent for
+(`due_soon_noticed_for`, `due_soon_noticed_to`), so that a second run tells nobody and a new due date or a new assignee
+is told again. docs/decisions/tasks.md, "Notifications".
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import or_, select, update
+
+from chalicelib.core.lookup import among
+from chalicelib.core.timeutil import org_today
+
+from .models import Task
+from .queries import is_open
+
+
+def _not_yet_noticed():
+    """The task's due date or assignee is not the one its notice was sent for (or none was sent)."""
+    return or_(Task.due_soon_noticed_for.is_(None), Task.due_soon_noticed_to.is_(None),
+               Task.due_soon_noticed_for != Task.due_date, Task.due_soon_noticed_to != Task.assignee_id)
+
+
+def notify_due_soon(ctx) -> int:
+    """Tell the assignee of each task due soon and not yet told for its assignee and due date (`task_due_soon`), and
+    record it on the task; answers how many tasks were noticed. A fixed number of statements whatever the number of
+    tasks: the due tasks (locked, skipping those another run or a request holds: they are the next run's), their
+    assignees' permissions, the marker's UPDATE, core notify's read and its write; one when nothing is due.
+
+    Only an active assignee with `tasks:view` is told: an assignee always has their task in scope (`queries.visible`
+    holds the tasks a user is assigned to, and every task for head and executive), so the scope is not asked again
+    (`queries.task_readers` would ask it task by task). A task whose assignee is not told keeps no marker: they are
+    told on a later run if they become able to read it while the task is still due soon."""
+    from chalicelib.core.auth import principals_of
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+    db = ctx.db
+    today = org_today()
+    tomorrow = today + timedelta(days=1)
+    due = db.execute(select(Task.id, Task.title, Task.assignee_id, Task.due_date)
+                     .where(Task.assignee_id.is_not(None), Task.due_date.in_((today, tomorrow)), is_open(),
+                            _not_yet_noticed())
+                     .order_by(Task.due_date, Task.id)
+                     .with_for_update(of=Task, skip_locked=True)).all()
+    if not due:
+        return 0
+    readers = {user_id for user_id, principal in principals_of(db, [row.assignee_id for row in due]).items()
+               if principal.can("tasks", "view")}
+    told = [row for row in due if row.assignee_id in readers]
+    if not told:
+        return 0
+    # the rows are locked: the marker takes the due date and assignee read above; `updated_at` is left (not an edit)
+    db.execute(update(Task).where(among(db, Task.id, [row.id for row in told]))
+               .values(due_soon_noticed_for=Task.due_date, due_soon_noticed_to=Task.assignee_id,
+                       updated_at=Task.updated_at)
+               .execution_options(synchronize_session=False))
+    notify_many(ctx, [  # one read and one write of core notify, whatever the number of tasks
+        {"user_id": row.assignee_id, "type": "task_due_soon",
+         "title": f"Due {'today' if row.due_date == today else 'tomorrow'}: {row.title}", "resource_type": "task",
+         "resource_id": row.id, "action_url": f"/tasks/{row.id}"}
+        for row in told])
+    return len(told)
