@@ -168,3 +168,9 @@ def sync_with_ledger(ctx, invoice_id: str):
 def ledger_invoice_sync(event):
     """Hourly: sync every ledger-linked invoice's status, amounts and payments; records the run and its errors"""
     return jobs.ledger_invoice_sync()
+
+
+@bp.schedule(Rate(1, unit=Rate.HOURS))
+def invoice_overdue_scan(event):
+    """Hourly: tell who manages each invoice newly past its due date (and its creator), once per due date"""
+    return jobs.invoice_overdue_scan()

@@ -1,4 +1,5 @@
-"""Background work of the invoices area: the hourly ledger invoice sync (decisions.md section 8).
+"""Background work of the invoices area: the hourly ledger invoice sync (decisions.md section 8) and the hourly
+overdue scan (docs/decisions/invoices.md, "Notifications").
 
 Lambda may import this module without app.py; it sets itself up through core (settings and the database
 engine are created lazily by `core.context.job_context()`).
@@ -16,3 +17,13 @@ def ledger_invoice_sync() -> dict:
 
     with job_context() as ctx:
         return sync_all(ctx, trigger="schedule")
+
+
+def invoice_overdue_scan() -> dict:
+    """Tell (`invoice_overdue`) about every invoice issued to the client and not paid whose due date is before today
+    in ORG_TIMEZONE: its project's owner and delivery manager and its creator who may read it, once per invoice and
+    due date. Run again: nothing new. By hand: `python -m chalicelib.cli job invoice-overdue-scan`."""
+    from .service_notices import scan_overdue
+
+    with job_context() as ctx:
+        return scan_overdue(ctx)

@@ -43,6 +43,9 @@ class Invoice(Timestamps, Base):
     # UPDATE before the ledger is called, cleared with the outcome; older than service_ledger.STALE_CLAIM it is a
     # dead request's and is taken over (invoices_0002).
     ledger_move_since: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The due date whose passing was told (`invoice_overdue`, service_notices.scan_overdue): set with the notice, so an
+    # invoice is told once per due date; a due date moved later is told again when it passes (invoices_0003).
+    overdue_noticed_for: Mapped[date | None] = mapped_column(Date)
 
 
 class InvoiceLineItem(Timestamps, Base):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 
 from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import LIST_LIMIT, record_sets, seen_by, visible_row
+from chalicelib.core.query import LIST_LIMIT, record_sets, rows_readers, seen_by, visible_row
 from chalicelib.core.serialize import row_dict
 
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoicePayment
@@ -46,6 +46,19 @@ def invoice_seen_by(db, invoice_id: str, principals) -> set[str]:
     """Which of these principals see the invoice: its scope clause as each of them, in one statement (a
     UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""
     return seen_by(db, Invoice, invoice_id, principals, visible)
+
+
+def invoice_readers(db, wanted: dict[str, set[str]]) -> dict[str, set[str]]:
+    """`{invoice_id: the users of wanted[invoice_id] who may read it}`: active, `invoices:view`, the invoice in their
+    scope (`visible`), for many invoices at once (a job's notices), two statements at most whatever the number of
+    invoices and users (core.query.rows_readers)."""
+    return rows_readers(db, Invoice, wanted, tool="invoices", scope_of=visible)
+
+
+def unpaid():
+    """WHERE clause of the invoices not paid: neither their local status nor the ledger's payment status says paid
+    (the portal's outstanding and overdue totals; the overdue notices)."""
+    return (Invoice.status != "paid") & (func.coalesce(Invoice.payment_status, "") != "paid")
 
 
 def load_line_item(ctx, invoice_id: str, item_id: str) -> InvoiceLineItem:

@@ -3,8 +3,9 @@ the reads other areas make (budgets' invoiced amounts).
 
 The checks of a create and an update (references, dates, what the ledger holds) live in service_checks.py; line
 items and totals in service_lines.py; the generation from a budget in service_generate.py; the ledger's moves in
-service_ledger.py and its syncs in service_ledger_sync.py; the client portal's invoices in service_portal.py (the
-portal area calls them through this module).
+service_ledger.py and its syncs in service_ledger_sync.py; the notifications (created, paid, overdue) in
+service_notices.py; the client portal's invoices in service_portal.py (the portal area calls them through this
+module).
 
 Scoping: an invoice of a budget is seen by those who see the budget (budgets' scoping, itself the
 project's); an invoice without a budget by every holder of invoices:view. Out of scope answers 404.
@@ -28,7 +29,7 @@ from chalicelib.core.query import Page, in_scope, record_page
 from chalicelib.core.serialize import value_out
 from chalicelib.core.timeutil import org_today
 
-from . import service_generate, service_lines
+from . import service_generate, service_lines, service_notices
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoiceNumberCounter
 from .queries import (INVOICE_FIELDS, invoice_lookups, invoice_record, invoice_select, item_records, item_rows,
                       load_invoice, payment_records, rule_records, visible, with_invoice_lookups)
@@ -171,6 +172,7 @@ def create_invoice(ctx, *, data) -> dict:
         service_generate.generate_from_budget(ctx, invoice, budget_currency=not named_currency)
     ctx.db.flush()
     _first_invoice_milestone(ctx, invoice)
+    service_notices.tell_created(ctx, invoice)
     return invoice_record(ctx.db, invoice.id)
 
 
@@ -178,7 +180,9 @@ def create_draft_from_budget(ctx, *, budget_id: str, currency: str) -> str:
     """A draft invoice generated from a budget by another area's automation (proposals' onboarding on accept):
     numbered, issued today, the budget's company, lines by the budget's type (service_generate). Answers its
     id. No scope check: the caller made the budget in the same transaction. `currency`: the caller's (proposals
-    pass the proposal's, which is the currency they made the budget in)."""
+    pass the proposal's, which is the currency they made the budget in). It tells nobody (`invoice_created` is for
+    an invoice staff make): the project's owner, the proposal's, is told `proposal_accepted` of the accept that made
+    it."""
     invoice = _new_draft(ctx, {"budget_id": budget_id, "currency": currency,
                                "invoice_number": next_invoice_number(ctx.db), "issued_date": org_today()},
                          source="proposal_accepted")
@@ -255,6 +259,8 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
     history.record_update(ctx.db, entity_type=ENTITY, entity_id=invoice.id, actor_id=ctx.user_id, before=before,
                           after={k: v for k, v in _snapshot(invoice).items() if k in changes})
     ctx.db.flush()
+    if invoice.status == "paid" and "paid" not in (before["status"], before["payment_status"]):
+        service_notices.tell_paid_by_hand(ctx, invoice)  # it became paid (not already paid in the ledger)
     return invoice_record(ctx.db, invoice.id)
 
 

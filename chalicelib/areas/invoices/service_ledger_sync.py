@@ -19,6 +19,7 @@ from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import value_out
 from chalicelib.core.timeutil import iso
 
+from . import service_notices
 from .models import Invoice, InvoicePayment, LedgerSyncRun
 from .queries import invoice_record, load_invoice, payment_records
 from .service_ledger import ledger_of, linked_id
@@ -42,12 +43,19 @@ def _fresh(db, invoice_ids) -> dict[str, Invoice]:
     return {invoice.id: invoice for invoice in rows}
 
 
-def _apply(db, invoices: dict[str, Invoice], states: list[dict], actor_id: str | None) -> int:
+def _paid(status: str | None, payment_status: str | None) -> bool:
+    return "paid" in (status, payment_status)
+
+
+def _apply(ctx, invoices: dict[str, Invoice], states: list[dict]) -> int:
     """Write the ledger's answers onto the invoices (locked and re-read after the ledger answered: `_fresh`):
     one bulk UPDATE, the payments made the ledger's (`_replace_payments`), one history row per invoice that
-    changed. Answers how many changed."""
+    changed, and `invoice_paid` about those that became paid (neither status nor payment status paid before, one
+    of them now: once per invoice becoming paid, all of them in one service_notices call). Answers how many
+    changed."""
+    db, actor_id = ctx.db, ctx.user_id
     now = utcnow()
-    updates, payments, changed_ids = [], [], []
+    updates, payments, changed_ids, paid = [], [], [], []
     by_ledger = {invoice.ledger_invoice_id: invoice for invoice in invoices.values()}
     for state in states:
         invoice = by_ledger.get(state["ledger_invoice_id"])
@@ -59,6 +67,8 @@ def _apply(db, invoices: dict[str, Invoice], states: list[dict], actor_id: str |
         before = {key: value_out(getattr(invoice, key)) for key in values}
         diff = history.diff(before, {key: value_out(value) for key, value in values.items()})
         updates.append({"id": invoice.id, **values, "ledger_synced_at": now})
+        if _paid(values["status"], values["payment_status"]) and not _paid(invoice.status, invoice.payment_status):
+            paid.append({**service_notices.facts(invoice), **values})
         if diff:
             changed_ids.append(invoice.id)
             history.record(db, entity_type=ENTITY, entity_id=invoice.id, action="ledger_synced", actor_id=actor_id,
@@ -72,6 +82,7 @@ def _apply(db, invoices: dict[str, Invoice], states: list[dict], actor_id: str |
         db.flush()
         for invoice in invoices.values():
             db.expire(invoice)
+        service_notices.tell_paid_in_ledger(ctx, paid)
     return len(changed_ids)
 
 
@@ -132,7 +143,7 @@ def refresh_live(ctx, invoice: Invoice) -> None:
     fresh = _fresh(ctx.db, [invoice.id])
     if not fresh:  # deleted while the ledger answered
         raise not_found("Invoice")
-    _apply(ctx.db, fresh, states, ctx.user_id)
+    _apply(ctx, fresh, states)
 
 
 def sync_one(ctx, *, invoice_id: str) -> dict:
@@ -147,7 +158,7 @@ def sync_one(ctx, *, invoice_id: str) -> dict:
     if not fresh:  # deleted while the ledger answered
         raise not_found("Invoice")
     invoice = fresh[invoice_id]
-    _apply(ctx.db, fresh, states, ctx.user_id)
+    _apply(ctx, fresh, states)
     ctx.db.refresh(invoice)
     return {"invoice": invoice_record(ctx.db, invoice.id), "payments": payment_records(ctx.db, invoice.id),
             "ledger_status": invoice.ledger_status, "payment_status": invoice.payment_status}
@@ -183,7 +194,7 @@ def sync_all(ctx, *, trigger: str) -> dict:
         known = {state["ledger_invoice_id"] for state in states}
         errors += [{"invoice_id": i.id, "invoice_number": i.invoice_number, "error": "not found in the ledger"}
                    for i in batch if i.ledger_invoice_id not in known]
-        updated += _apply(ctx.db, _fresh(ctx.db, invoices), states, ctx.user_id)
+        updated += _apply(ctx, _fresh(ctx.db, invoices), states)
     finished = utcnow()
     ctx.db.add(LedgerSyncRun(trigger=trigger, started_at=started, finished_at=finished, updated=updated,
                              errors=errors))

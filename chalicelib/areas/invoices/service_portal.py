@@ -7,6 +7,7 @@ from sqlalchemy import func, select
 from chalicelib.core.timeutil import org_today
 
 from .models import Invoice, InvoiceLineItem
+from .queries import unpaid
 
 # A client sees the invoices issued to it: approved in the ledger, sent or paid. Drafts and `finalised` ones
 # (a ledger draft) are not issued yet; voided ones were cancelled (docs/decisions/portal.md).
@@ -20,10 +21,6 @@ PORTAL_PAYMENT_FIELDS = ("id", "amount", "date", "reference", "status")
 
 def _portal_scope(company_ids) -> tuple:
     return Invoice.company_id.in_(company_ids), Invoice.status.in_(PORTAL_STATUSES)
-
-
-def _unpaid():
-    return (Invoice.status != "paid") & (func.coalesce(Invoice.payment_status, "") != "paid")
 
 
 def _portal_out(invoice: Invoice, today) -> dict:
@@ -84,8 +81,8 @@ def portal_financial_select(company_ids):
     from sqlalchemy import case
 
     due = func.coalesce(Invoice.amount_due, Invoice.total - Invoice.amount_paid)
-    outstanding = case((_unpaid(), due), else_=0)
-    overdue = case((_unpaid() & (Invoice.due_date < org_today()), due), else_=0)
+    outstanding = case((unpaid(), due), else_=0)
+    overdue = case((unpaid() & (Invoice.due_date < org_today()), due), else_=0)
     return select(func.coalesce(func.sum(Invoice.total), 0).label("invoiced"),
                   func.coalesce(func.sum(outstanding), 0).label("outstanding"),
                   func.coalesce(func.sum(overdue), 0).label("overdue")).where(*_portal_scope(company_ids))

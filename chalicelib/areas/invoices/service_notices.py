@@ -1,0 +1,137 @@
+"""The invoices area's notifications (docs/decisions/invoices.md, "Notifications"): `invoice_created`, `invoice_paid`
+and `invoice_overdue`, and the scan that finds the invoices past their due date (the hourly `invoice-overdue-scan`).
+
+Who is told: the owner and the delivery manager of the project the invoice's budget belongs to (a deal's budget, or
+no budget: no project), and for paid and overdue also the invoice's creator; never the one who acted; only those who
+may read the invoice (queries.invoice_readers). Every call tells about any number of invoices in a fixed number of
+statements: the project managers and the company names in one round trip (core.query.record_sets), the readers (two
+at most), then core notify's read and write (notify_many, which de-duplicates and delivers after commit).
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from sqlalchemy import select, update
+
+from chalicelib.core.lookup import ids_read
+from chalicelib.core.query import record_sets
+from chalicelib.core.timeutil import org_today
+
+from .models import Invoice
+from .queries import invoice_readers, unpaid
+
+# What a notice reads of an invoice (`facts`): its number and company (the title), its budget and creator (who is
+# told), its money and due date (the body).
+FACT_FIELDS = ("id", "invoice_number", "company_id", "budget_id", "created_by", "currency", "total", "amount_paid",
+               "amount_due", "due_date")
+# The statuses of an invoice issued to the client, which can fall overdue: approved in the ledger (authorised) or
+# sent. A draft or a `finalised` one (a ledger draft) is not issued yet; a paid or voided one is owed nothing (as the
+# portal's overdue total: service_portal.PORTAL_STATUSES less paid).
+OVERDUE_STATUSES = ("approved", "sent")
+
+
+def facts(invoice: Invoice) -> dict:
+    return {field: getattr(invoice, field) for field in FACT_FIELDS}
+
+
+def _managers_statement(budget_in):
+    """The owner and delivery manager of the project of each of these budgets (a budget of a project; a deal's budget
+    has none). Budgets and projects are reached through their services."""
+    from chalicelib.areas.budgets import service as budgets_service
+    from chalicelib.areas.projects import service as projects_service
+
+    Budget, Project = budgets_service.Budget, projects_service.Project
+    return (select(Budget.id, Project.owner_id, Project.delivery_manager_id)
+            .join(Project, Project.id == Budget.resource_id)
+            .where(budget_in(Budget.id), Budget.resource_type == "project"))
+
+
+def _money(currency: str, amount) -> str:
+    return f"{currency} {Decimal(amount or 0):,.2f}"
+
+
+def _title(label: str, invoice: dict, companies: dict) -> str:
+    company = companies.get(invoice["company_id"])
+    return f"{label}: {invoice['invoice_number']}" + (f" for {company}" if company else "")
+
+
+def _tell(ctx, type: str, label: str, invoices: list[dict], body, *, creator: bool) -> int:
+    """`type` about each of `invoices` (their `facts`) to the managers of its project, and its creator when
+    `creator`, who may read it, never the actor; `body(invoice)` its text. Answers how many were notified."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+    from chalicelib.areas.deals import service as deals_service
+
+    budget_ids = sorted({invoice["budget_id"] for invoice in invoices if invoice["budget_id"]})
+    if not invoices or not (budget_ids or creator):
+        return 0
+    db = ctx.db
+    sets = record_sets(db, managers=ids_read(db, _managers_statement, "notice_budget_ids", budget_ids),
+                       companies=deals_service.company_names_select(
+                           db, sorted({invoice["company_id"] for invoice in invoices if invoice["company_id"]})))
+    managers = {row["id"]: (row["owner_id"], row["delivery_manager_id"]) for row in sets["managers"]}
+    companies = {row["id"]: row["name"] for row in sets["companies"]}
+    wanted = {}
+    for invoice in invoices:
+        people = {*managers.get(invoice["budget_id"], ()), invoice["created_by"] if creator else None}
+        people -= {None, ctx.user_id}
+        if people:
+            wanted[invoice["id"]] = people
+    readers = invoice_readers(db, wanted) if wanted else {}
+    return len(notify_many(ctx, [  # one read and one write of core notify, whatever the number of notices
+        {"user_id": user_id, "type": type, "title": _title(label, invoice, companies), "body": body(invoice),
+         "resource_type": "invoice", "resource_id": invoice["id"], "action_url": f"/invoices/{invoice['id']}",
+         "actor_id": ctx.user_id}
+        for invoice in invoices for user_id in sorted(readers.get(invoice["id"], ()))]))
+
+
+def _actor(ctx) -> str:
+    return ctx.user.name if ctx.user else "Someone"
+
+
+def tell_created(ctx, invoice: Invoice) -> int:
+    """`invoice_created` to the owner and delivery manager of the invoice's project (an invoice made by hand or
+    generated from its budget; nobody for an invoice without a project)."""
+    return _tell(ctx, "invoice_created", "Invoice created", [facts(invoice)],
+                 lambda _: f"Created by {_actor(ctx)}.", creator=False)
+
+
+def tell_paid_by_hand(ctx, invoice: Invoice) -> int:
+    """`invoice_paid` for an invoice whose status an update set to `paid` (it was not paid)."""
+    return _tell(ctx, "invoice_paid", "Invoice paid", [facts(invoice)],
+                 lambda _: f"Marked paid by {_actor(ctx)}.", creator=True)
+
+
+def tell_paid_in_ledger(ctx, invoices: list[dict]) -> int:
+    """`invoice_paid` for the invoices (`facts`, as the sync wrote them) a ledger sync found paid."""
+    return _tell(ctx, "invoice_paid", "Invoice paid", invoices,
+                 lambda i: f"Paid in the ledger: {_money(i['currency'], i['amount_paid'])} received.", creator=True)
+
+
+def _overdue_body(invoice: dict) -> str:
+    due = invoice["amount_due"]
+    if due is None:
+        due = Decimal(invoice["total"] or 0) - Decimal(invoice["amount_paid"] or 0)
+    return f"It was due on {invoice['due_date'].isoformat()}; {_money(invoice['currency'], due)} is outstanding."
+
+
+def scan_overdue(ctx) -> dict:
+    """Tell about every invoice issued to the client (OVERDUE_STATUSES), not paid, whose due date is before today in
+    ORG_TIMEZONE and whose due date was not told yet: one UPDATE marks them (`overdue_noticed_for` = the due date;
+    `updated_at` left alone, the notice is no change of the invoice) and answers them, then one `_tell`. Run again:
+    nothing new. The rows are locked in id order, skipping those another transaction holds (a request changing the
+    invoice, a ledger sync: taken by the next run if still overdue), so the scan never waits for them nor deadlocks
+    with the sync (which locks in id order too); a concurrent run skips or no longer matches what the first marked.
+    Answers `{overdue: invoices newly found, notified: notifications made}`."""
+    due = (Invoice.status.in_(OVERDUE_STATUSES), unpaid(), Invoice.due_date < org_today(),
+           Invoice.overdue_noticed_for.is_distinct_from(Invoice.due_date))
+    locked = select(Invoice.id).where(*due).order_by(Invoice.id).with_for_update(skip_locked=True)
+    rows = ctx.db.execute(
+        update(Invoice)
+        .where(Invoice.id.in_(locked), *due)
+        .values(overdue_noticed_for=Invoice.due_date, updated_at=Invoice.updated_at)
+        .returning(*(getattr(Invoice, field) for field in FACT_FIELDS))
+        .execution_options(synchronize_session=False)).mappings().all()
+    invoices = sorted((dict(row) for row in rows), key=lambda invoice: (invoice["due_date"], invoice["id"]))
+    notified = _tell(ctx, "invoice_overdue", "Invoice overdue", invoices, _overdue_body, creator=True)
+    return {"overdue": len(invoices), "notified": notified}
