@@ -35,7 +35,7 @@ TYPES: tuple[NotificationType, ...] = (
     # work
     T("task_assigned", "tasks", "Task assigned", "A task was assigned to you.", chat=True),
     T("task_status_changed", "tasks", "Task status changed", "A task you are assigned to, report or watch changed status."),
-    T("task_due_soon", "tasks", "Task due soon", "A task assigned to you is due within a day.", email=True),
+    T("task_due_soon", "tasks", "Task due soon", "An open task assigned to you is due today or tomorrow.", email=True),
     T("todo_assigned", "tasks", "To-do assigned", "A to-do was assigned to you.", chat=True),
     T("agent_task_stage_changed", "tasks", "Agent task stage changed", "An agent task moved to a new stage."),
     T("project_member_added", "projects", "Added to a project", "You were added to a project team.", email=True),
@@ -68,9 +68,9 @@ TYPES: tuple[NotificationType, ...] = (
     T("proposal_declined", "proposals", "Proposal declined", "A client declined a proposal.", email=True),
     T("research_brief_ready", "deals", "Research brief ready", "A research brief on a deal you own is ready.", email=True),
     T("deal_assigned", "deals", "Deal assigned", "A deal was made for you or handed to you by someone else."),
-    T("invoice_created", "invoices", "Invoice created", "An invoice was created for a project you manage."),
-    T("invoice_overdue", "invoices", "Invoice overdue", "An invoice is past its due date.", email=True),
-    T("invoice_paid", "invoices", "Invoice paid", "An invoice was paid."),
+    T("invoice_created", "invoices", "Invoice created", "An invoice was created for a project you own or deliver."),
+    T("invoice_overdue", "invoices", "Invoice overdue", "An invoice you created, or of a project you own or deliver, is past its due date.", email=True),
+    T("invoice_paid", "invoices", "Invoice paid", "An invoice you created, or of a project you own or deliver, was paid."),
     # client portal
     T("portal_request", "portal", "Client portal request", "A client raised a request in the portal.", email=True, chat=True),
     T("portal_connection", "portal", "Client portal connection", "A client connected an account in the portal."),
