@@ -9,7 +9,8 @@ from sqlalchemy import and_, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, seen_by, visible_row
+from chalicelib.core.query import LIST_LIMIT, visible_row
+from chalicelib.core.readers import seen_by
 from chalicelib.core.serialize import row_dict
 from chalicelib.core.timeutil import iso
 

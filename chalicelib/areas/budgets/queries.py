@@ -7,7 +7,8 @@ from sqlalchemy import func, or_, select
 
 from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import LIST_LIMIT, Read, record_sets, seen_by, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, record_sets, visible_row
+from chalicelib.core.readers import seen_by
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem

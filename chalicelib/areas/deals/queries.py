@@ -14,7 +14,7 @@ from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.query import LIST_LIMIT, Read, record_rows, visible_row
-from chalicelib.core.query import seen_by as query_seen_by
+from chalicelib.core.readers import seen_by as query_seen_by
 from chalicelib.core.serialize import row_dict
 
 from .models import Company, Contact, Deal

@@ -8,7 +8,8 @@ from functools import cache
 from sqlalchemy import func, or_, select
 
 from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import LIST_LIMIT, record_sets, rows_readers, seen_by, visible_row
+from chalicelib.core.query import LIST_LIMIT, record_sets, visible_row
+from chalicelib.core.readers import rows_readers, seen_by
 from chalicelib.core.serialize import row_dict
 
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoicePayment
@@ -51,7 +52,7 @@ def invoice_seen_by(db, invoice_id: str, principals) -> set[str]:
 def invoice_readers(db, wanted: dict[str, set[str]]) -> dict[str, set[str]]:
     """`{invoice_id: the users of wanted[invoice_id] who may read it}`: active, `invoices:view`, the invoice in their
     scope (`visible`), for many invoices at once (a job's notices), two statements at most whatever the number of
-    invoices and users (core.query.rows_readers)."""
+    invoices and users (core.readers.rows_readers)."""
     return rows_readers(db, Invoice, wanted, tool="invoices", scope_of=visible)
 
 

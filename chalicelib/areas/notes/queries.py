@@ -7,7 +7,8 @@ from sqlalchemy import String, cast, or_, select
 
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.models import ACCESS_LEVELS, User
-from chalicelib.core.query import LIST_LIMIT, in_scope, seen_by
+from chalicelib.core.query import LIST_LIMIT, in_scope
+from chalicelib.core.readers import seen_by
 from chalicelib.core.scoping import direct_report_ids
 from chalicelib.core.serialize import row_dict
 

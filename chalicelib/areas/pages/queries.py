@@ -11,7 +11,8 @@ from sqlalchemy.orm import aliased
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.query import Read, in_scope, readers, record_sets, visible_row
+from chalicelib.core.query import Read, in_scope, record_sets, visible_row
+from chalicelib.core.readers import readers
 from chalicelib.core.scoping import sees_all
 from chalicelib.core.serialize import value_out
 
@@ -40,7 +41,7 @@ def visible(principal):
 
 def page_readers(db, page_id: str, user_ids) -> set[str]:
     """Which of these users may read the page: active, `pages:view`, and the page inside their scope (`visible`: a
-    proposal's page only with the proposal), two statements at most whatever their number (core.query.readers)."""
+    proposal's page only with the proposal), two statements at most whatever their number (core.readers.readers)."""
     return readers(db, Page, page_id, user_ids, tool="pages", scope_of=visible)
 
 

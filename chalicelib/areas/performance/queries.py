@@ -15,7 +15,8 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, first_per, in_scope, seen_by, visible_row
+from chalicelib.core.query import LIST_LIMIT, first_per, in_scope, visible_row
+from chalicelib.core.readers import seen_by
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import flag, row_dict, value_out
 

@@ -12,7 +12,8 @@ from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.locks import lock_row
 from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.models import User
-from chalicelib.core.query import LIST_LIMIT, Read, readers, record_rows, record_sets, template, seen_by, visible_row
+from chalicelib.core.query import LIST_LIMIT, Read, record_rows, record_sets, template, visible_row
+from chalicelib.core.readers import readers, seen_by
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Project, ProjectDecision, ProjectGoal, ProjectMember
@@ -75,7 +76,7 @@ def project_seen_by(db, project_id: str, principals) -> set[str]:
 
 def project_readers(db, project_id: str, user_ids) -> set[str]:
     """Which of these users may read the project: active, `projects:view`, and the project inside their scope
-    (`visible`), two statements at most whatever their number (core.query.readers)."""
+    (`visible`), two statements at most whatever their number (core.readers.readers)."""
     return readers(db, Project, project_id, user_ids, tool="projects", scope_of=visible)
 
 

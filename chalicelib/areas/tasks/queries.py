@@ -10,7 +10,8 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core import scoping
 from chalicelib.core.lookup import Names, ids_read, names_select
-from chalicelib.core.query import Read, readers, record_rows, record_sets, seen_by, visible_row
+from chalicelib.core.query import Read, record_rows, record_sets, visible_row
+from chalicelib.core.readers import readers, seen_by
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
 
@@ -184,7 +185,7 @@ def load_task(ctx, task_id: str) -> Task:
 
 def task_readers(db, task_id: str, user_ids) -> set[str]:
     """Which of these users may read the task: active, `tasks:view`, and the task inside their scope (`visible`),
-    two statements at most whatever their number (core.query.readers)."""
+    two statements at most whatever their number (core.readers.readers)."""
     return readers(db, Task, task_id, user_ids, tool="tasks", scope_of=visible)
 
 
