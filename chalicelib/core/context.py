@@ -37,6 +37,11 @@ class Context:
         return self.principal.user if self.principal else None
 
     @property
+    def actor_name(self) -> str:
+        """The caller's name as a notice names who acted ("Someone" for a job or a service call)."""
+        return self.user.name if self.user else "Someone"
+
+    @property
     def user_id(self) -> str | None:
         return self.principal.id if self.principal else None
 

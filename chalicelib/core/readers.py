@@ -2,7 +2,7 @@
 that must reach only the record's readers (a note's text to the users it mentions, a notice that names a task, a
 page, a project or an invoice). `seen_by` asks the area's scope clause as each principal; `readers` and
 `rows_readers` start from user ids (active users, the tool's view permission, then the scope)."""
-from sqlalchemy import select
+from sqlalchemy import String, literal, select, union_all
 
 from .query import in_scope
 
@@ -11,8 +11,6 @@ def seen_by(db, model, row_id: str, principals, scope_of) -> set[str]:
     """Which of these principals see the `model` row with this id: `scope_of(principal)` (the area's scope clause,
     None for everything) asked as each of them, in one statement (a UNION ALL) whatever their number; none for no
     principals. For a side effect that must reach only readers (a note's text to the users it mentions)."""
-    from sqlalchemy import String, literal, union_all
-
     asked = [in_scope(select(literal(p.id, String)).where(model.id == row_id), scope_of(p)) for p in principals]
     if not asked:
         return set()
@@ -31,8 +29,6 @@ def rows_readers(db, model, wanted: dict, *, tool: str, scope_of) -> dict[str, s
     principals in one statement (core.auth.principals_of), then one UNION ALL of each scoped user's rows among
     theirs, none when every scope is None (all rows): two statements at most whatever the number of rows and users
     (a job's notices about many invoices)."""
-    from sqlalchemy import String, literal, union_all
-
     from chalicelib.core.auth import principals_of
 
     found: dict[str, set[str]] = {row_id: set() for row_id in wanted}

@@ -14,7 +14,7 @@ from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.query import LIST_LIMIT, Read, record_rows, visible_row
-from chalicelib.core.readers import seen_by as query_seen_by
+from chalicelib.core.readers import readers, seen_by as query_seen_by
 from chalicelib.core.serialize import row_dict
 
 from .models import Company, Contact, Deal
@@ -54,16 +54,11 @@ def seen_by(db, kind: str, record_id: str, principals) -> set[str]:
     return query_seen_by(db, {"company": Company, "contact": Contact, "deal": Deal}[kind], record_id, principals, visible)
 
 
-def deal_readers(db, user_ids) -> set[str]:
-    """Which of these users may read a deal: the active holders of `deals:view` (deals are not scoped, so every holder
-    reads every deal), in one statement whatever their number (core.permissions.holders_select); none for no users.
-    A deal's notice names the deal only to them."""
-    from chalicelib.core.permissions import holders_select
-
-    ids = list(dict.fromkeys(user_id for user_id in user_ids if user_id))
-    if not ids:
-        return set()
-    return set(db.scalars(holders_select("deals", "view").where(User.id.in_(ids), User.is_active.is_(True))))
+def deal_readers(db, deal_id: str, user_ids) -> set[str]:
+    """Which of these users may read the deal: the active holders of `deals:view` (deals are not scoped, so every
+    holder reads every deal), in one statement whatever their number (core.readers.readers); none for no users. A
+    deal's notice names the deal only to them."""
+    return readers(db, Deal, deal_id, user_ids, tool="deals", scope_of=visible)
 
 
 # ---- reference checks ---------------------------------------------------------------------------

@@ -82,7 +82,7 @@ def _notify_owner(ctx, record: dict) -> None:
     if not owner_id or owner_id == ctx.user_id:
         return
     told = {"title": "You were assigned a deal"}
-    if deal_readers(ctx.db, [owner_id]):
+    if deal_readers(ctx.db, record["id"], [owner_id]):
         told = {"title": f"You were assigned a deal: {record['title']}",
                 "body": f"Company: {record['company_name']}" if record["company_name"] else None,
                 "action_url": f"/deals/{record['id']}"}

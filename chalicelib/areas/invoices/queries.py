@@ -56,6 +56,12 @@ def invoice_readers(db, wanted: dict[str, set[str]]) -> dict[str, set[str]]:
     return rows_readers(db, Invoice, wanted, tool="invoices", scope_of=visible)
 
 
+def is_paid(status: str | None, payment_status: str | None) -> bool:
+    """Whether an invoice with these values is paid: its local status or the ledger's payment status says so (the
+    negation of `unpaid`, on values held in Python)."""
+    return "paid" in (status, payment_status)
+
+
 def unpaid():
     """WHERE clause of the invoices not paid: neither their local status nor the ledger's payment status says paid
     (the portal's outstanding and overdue totals; the overdue notices)."""

@@ -31,8 +31,8 @@ from chalicelib.core.timeutil import org_today
 
 from . import service_generate, service_lines, service_notices
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoiceNumberCounter
-from .queries import (INVOICE_FIELDS, invoice_lookups, invoice_record, invoice_select, item_records, item_rows,
-                      load_invoice, payment_records, rule_records, visible, with_invoice_lookups)
+from .queries import (INVOICE_FIELDS, invoice_lookups, invoice_record, invoice_select, is_paid, item_records,
+                      item_rows, load_invoice, payment_records, rule_records, visible, with_invoice_lookups)
 from .queries import invoice_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_checks import (budget_currency, check_budget_currency, check_currency_with_lines, check_dates,
                              check_ledger_held, check_references, wrong_currency)
@@ -259,7 +259,7 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
     history.record_update(ctx.db, entity_type=ENTITY, entity_id=invoice.id, actor_id=ctx.user_id, before=before,
                           after={k: v for k, v in _snapshot(invoice).items() if k in changes})
     ctx.db.flush()
-    if invoice.status == "paid" and "paid" not in (before["status"], before["payment_status"]):
+    if invoice.status == "paid" and not is_paid(before["status"], before["payment_status"]):
         service_notices.tell_paid_by_hand(ctx, invoice)  # it became paid (not already paid in the ledger)
     return invoice_record(ctx.db, invoice.id)
 

@@ -21,7 +21,7 @@ from chalicelib.core.timeutil import iso
 
 from . import service_notices
 from .models import Invoice, InvoicePayment, LedgerSyncRun
-from .queries import invoice_record, load_invoice, payment_records
+from .queries import invoice_record, is_paid, load_invoice, payment_records
 from .service_ledger import ledger_of, linked_id
 
 ENTITY = "invoice"
@@ -41,10 +41,6 @@ def _fresh(db, invoice_ids) -> dict[str, Invoice]:
     rows = db.scalars(select(Invoice).where(Invoice.id.in_(sorted(invoice_ids))).order_by(Invoice.id)
                       .with_for_update().execution_options(populate_existing=True)).all()
     return {invoice.id: invoice for invoice in rows}
-
-
-def _paid(status: str | None, payment_status: str | None) -> bool:
-    return "paid" in (status, payment_status)
 
 
 def _apply(ctx, invoices: dict[str, Invoice], states: list[dict]) -> int:
@@ -67,7 +63,7 @@ def _apply(ctx, invoices: dict[str, Invoice], states: list[dict]) -> int:
         before = {key: value_out(getattr(invoice, key)) for key in values}
         diff = history.diff(before, {key: value_out(value) for key, value in values.items()})
         updates.append({"id": invoice.id, **values, "ledger_synced_at": now})
-        if _paid(values["status"], values["payment_status"]) and not _paid(invoice.status, invoice.payment_status):
+        if is_paid(values["status"], values["payment_status"]) and not is_paid(invoice.status, invoice.payment_status):
             paid.append({**service_notices.facts(invoice), **values})
         if diff:
             changed_ids.append(invoice.id)

@@ -85,21 +85,17 @@ def _tell(ctx, type: str, label: str, invoices: list[dict], body, *, creator: bo
         for invoice in invoices for user_id in sorted(readers.get(invoice["id"], ()))]))
 
 
-def _actor(ctx) -> str:
-    return ctx.user.name if ctx.user else "Someone"
-
-
 def tell_created(ctx, invoice: Invoice) -> int:
     """`invoice_created` to the owner and delivery manager of the invoice's project (an invoice made by hand or
     generated from its budget; nobody for an invoice without a project)."""
     return _tell(ctx, "invoice_created", "Invoice created", [facts(invoice)],
-                 lambda _: f"Created by {_actor(ctx)}.", creator=False)
+                 lambda _: f"Created by {ctx.actor_name}.", creator=False)
 
 
 def tell_paid_by_hand(ctx, invoice: Invoice) -> int:
     """`invoice_paid` for an invoice whose status an update set to `paid` (it was not paid)."""
     return _tell(ctx, "invoice_paid", "Invoice paid", [facts(invoice)],
-                 lambda _: f"Marked paid by {_actor(ctx)}.", creator=True)
+                 lambda _: f"Marked paid by {ctx.actor_name}.", creator=True)
 
 
 def tell_paid_in_ledger(ctx, invoices: list[dict]) -> int:

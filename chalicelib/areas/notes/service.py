@@ -61,7 +61,7 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
     ctx.db.add(note)
     ctx.db.flush()
     link = DEEP_LINKS[resource_type].format(id=resource_id) + f"#note-{note.id}"
-    author = ctx.user.name if ctx.user else "Someone"
+    author = ctx.actor_name
     told = [user_id for user_id in mentions if user_id != ctx.user_id]
     readers = _readers(ctx, resource_type, resource_id, [u for u in told if mentions[u] in levels])
     # the note's text only to a mentioned user who may read the note; the others get the link alone

@@ -98,7 +98,7 @@ def _notify_comment(ctx, page_id: str, discussion: PageDiscussion, content: str)
     readers = page_readers(ctx.db, page_id, list(participants)) if participants else set()
     if not readers:
         return
-    author = ctx.user.name if ctx.user else "Someone"
+    author = ctx.actor_name
     notify_many(ctx, [  # one read and one INSERT of notifications and deliveries, whatever the number of readers
         {"user_id": user_id, "type": "page_comment", "title": f"{author} commented on {title}"[:500],
          "body": content.strip()[:BODY_LENGTH] or None, "resource_type": "page", "resource_id": page_id,

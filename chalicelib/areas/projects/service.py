@@ -287,13 +287,12 @@ def _status_changed(ctx, project: Project, *, previous: str) -> None:
     readers = project_readers(ctx.db, project.id, people - {None, ctx.user_id, completed_to})
     about = {"resource_type": ENTITY, "resource_id": project.id, "action_url": f"/projects/{project.id}",
              "actor_id": ctx.user_id}
-    actor = ctx.user.name if ctx.user else "Someone"
     notify_many(ctx, [
         *([{"user_id": completed_to, "type": "project_completed", "title": f"Project completed: {project.name}",
             "body": f"{project.name} has been marked completed.", **about}] if completed_to else []),
         *({"user_id": user_id, "type": "project_status_changed",
            "title": f"Project status changed: {project.name} is now {project.status}",
-           "body": f"{actor} changed the status from {previous} to {project.status}.", **about}
+           "body": f"{ctx.actor_name} changed the status from {previous} to {project.status}.", **about}
           for user_id in sorted(readers))])
 
 
