@@ -60,7 +60,7 @@ def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None) 
 
     recipients = [uid for uid in dict.fromkeys((task.assignee_id, task.reporter_id)) if uid and uid != actor_id]
     notify_many(ctx, [{"user_id": user_id, "type": "agent_task_stage_changed",
-                       "title": f"Agent task moved to {new.replace('_', ' ')}: {task.title}"[:500],
+                       "title": f"Agent task moved to {new.replace('_', ' ')}: {task.title}",
                        "body": f"{task.title} moved from {old.replace('_', ' ')} to {new.replace('_', ' ')}.",
                        "resource_type": "task", "resource_id": task.id, "action_url": f"/tasks/{task.id}",
                        "actor_id": actor_id} for user_id in recipients])

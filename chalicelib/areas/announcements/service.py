@@ -52,7 +52,7 @@ def _notify_staff(ctx, announcement: Announcement) -> None:
 
     staff = ctx.db.scalars(readers_select(ctx.user_id))  # only those who may open it (announcements:view)
     notify_many(ctx, [{"user_id": user_id, "type": "announcement_published",
-                       "title": f"New announcement: {announcement.title}"[:500], "resource_type": "announcement",
+                       "title": f"New announcement: {announcement.title}", "resource_type": "announcement",
                        "resource_id": announcement.id, "action_url": f"/announcements/{announcement.id}",
                        "actor_id": ctx.user_id} for user_id in staff])
 

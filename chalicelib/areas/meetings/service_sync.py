@@ -84,7 +84,7 @@ def _add_action_items(ctx, analyses: dict[str, dict], users: dict[str, str], tit
     # the notice's resource is the action item it tells of (its id fits; a meeting's, the provider's note id of up
     # to 100 characters, does not), so each item is its own notice; the link opens the meeting
     notify_many(ctx, [{"user_id": row["assignee_id"], "type": "meeting_action_item",
-                       "title": f"Action item from {titles.get(row['meeting_id'], 'a meeting')}: {row['text']}"[:500],
+                       "title": f"Action item from {titles.get(row['meeting_id'], 'a meeting')}: {row['text']}",
                        "resource_type": "meeting_action_item", "resource_id": row["id"],
                        "action_url": f"/meetings/{row['meeting_id']}"} for row in assigned])
     return len(rows)

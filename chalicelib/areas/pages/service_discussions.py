@@ -100,7 +100,7 @@ def _notify_comment(ctx, page_id: str, discussion: PageDiscussion, content: str)
         return
     author = ctx.actor_name
     notify_many(ctx, [  # one read and one INSERT of notifications and deliveries, whatever the number of readers
-        {"user_id": user_id, "type": "page_comment", "title": f"{author} commented on {title}"[:500],
+        {"user_id": user_id, "type": "page_comment", "title": f"{author} commented on {title}",
          "body": content.strip()[:BODY_LENGTH] or None, "resource_type": "page", "resource_id": page_id,
          "action_url": f"/pages/{page_id}#discussion-{discussion.id}", "actor_id": ctx.user_id}
         for user_id in sorted(readers)])

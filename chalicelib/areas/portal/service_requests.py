@@ -51,7 +51,7 @@ def create_request(ctx, *, data) -> str:
     record_submission(ctx, record_type="task", record_id=task_id, portal_user_id=requester)
     manager = _delivery_manager(ctx, project)
     if manager:
-        notify(ctx, user_id=manager, type="portal_request", title=f"Client request: {data.title}"[:500],
+        notify(ctx, user_id=manager, type="portal_request", title=f"Client request: {data.title}",
                body=(data.description or "")[:500] or None, resource_type="task", resource_id=task_id,
                action_url=f"/tasks/{task_id}")
     return task_id

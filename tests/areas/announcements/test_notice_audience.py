@@ -51,3 +51,17 @@ def test_the_audience_costs_the_same_for_few_and_many_users(api, db, exec_user, 
         assert {u.id for u in users[1::2]} <= notified and not notified & {u.id for u in users[::2]}
         counts.append(counter.count)
     assert counts[0] == counts[1], counts
+
+
+def test_the_longest_title_is_told_cut_by_core_notify_with_an_ellipsis(api, db, exec_user):
+    """"New announcement: " and a 500-character title overflow the notice's title column: core notify cuts it to 500
+    characters ending with "…" (the area cut it itself, with no mark, before core notify did)."""
+    reader = make_user(db)
+    title = "A" * 500
+    response = api.post("/api/announcements", as_=exec_user, json={"title": title, "content": "C", "category": "team"})
+    assert response.status == 201, response
+    db.expire_all()
+    notice = db.scalars(select(Notification).where(Notification.user_id == reader.id,
+                                                   Notification.type == "announcement_published")).one()
+    assert (len(notice.title), notice.title[-1]) == (500, "\u2026")
+    assert notice.title.startswith("New announcement: AAA")
