@@ -46,7 +46,7 @@ def _clear_default(db, list_id: str, *, except_id: str | None = None) -> None:
 def create_item(ctx, *, key: str, data: ConfigItemCreate) -> dict:
     config_list = load_config_list(ctx, key)
     values = data.model_dump()
-    lock_row(ctx.db, ConfigList, config_list.id)  # concurrent creates cannot pass the cap together
+    lock_row(ctx.db, ConfigList, config_list.id, missing="Config list")  # concurrent creates cannot pass the cap together
     if item_count(ctx.db, config_list.id) >= ITEM_LIMIT:
         raise Conflict(f"The list {key} already holds {ITEM_LIMIT} items, the most a list may hold")
     if _value_taken(ctx.db, config_list.id, values["value"]):
@@ -69,7 +69,7 @@ def update_item(ctx, *, key: str, item_id: str, data: ConfigItemUpdate) -> dict:
         raise BadRequest("No fields to update")
     if values.get("is_default") or "value" in values:
         # one default and unique values per list: checked and written under the list's lock, as create does
-        lock_row(ctx.db, ConfigList, config_list.id)
+        lock_row(ctx.db, ConfigList, config_list.id, missing="Config list")
     # then the item's row (the same order as every holder of both; not the list's): its values re-read, and an
     # item deleted meanwhile is a 404 rather than an UPDATE matching no row
     item = ctx.db.get(ConfigListItem, item.id, with_for_update=True, populate_existing=True)
@@ -94,7 +94,7 @@ def update_item(ctx, *, key: str, item_id: str, data: ConfigItemUpdate) -> dict:
 
 def reorder(ctx, *, key: str, item_ids: list[str]) -> None:
     config_list = load_config_list(ctx, key)
-    lock_row(ctx.db, ConfigList, config_list.id)  # one reorder at a time: the result is exactly one request's order
+    lock_row(ctx.db, ConfigList, config_list.id, missing="Config list")  # one reorder at a time: the result is exactly one request's order
     reorder_rows(ctx.db, ConfigListItem, ConfigListItem.position, item_ids,
                  parent=ConfigListItem.list_id == config_list.id, field="item_ids", what=f"items of the list {key}")
 

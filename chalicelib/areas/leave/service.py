@@ -174,7 +174,7 @@ def _approver_of_step(ctx, request: LeaveRequest) -> None:
 
 def _locked(ctx, request_id: str) -> LeaveRequest:
     load_leave_request(ctx, request_id)
-    return lock_row(ctx.db, LeaveRequest, request_id)
+    return lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
 
 
 def approve(ctx, *, request_id: str) -> dict:
@@ -243,7 +243,7 @@ def retry_integrations(ctx, *, request_id: str) -> dict:
         if ctx.db.scalar(select(LeaveRequest.status).where(LeaveRequest.id == request.id)) != "approved":
             raise Conflict("Only an approved request runs integrations")  # cancelled since it was read
         raise Conflict("Integrations are already running for this request")
-    request = lock_row(ctx.db, LeaveRequest, request.id)  # as the run before this one left it
+    request = lock_row(ctx.db, LeaveRequest, request.id, missing="Leave request")  # as the run before this one left it
     names = [name for name, field in service_integrations.ID_FIELDS.items() if not getattr(request, field)]
     _history(ctx, request.id, "integrations_retried", ", ".join(names) or None)
     ctx.db.flush()

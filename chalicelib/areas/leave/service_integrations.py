@@ -249,13 +249,13 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
         token = claim(ctx.db, request_id)
         if token is None:
             return {}
-    request = lock_row(ctx.db, LeaveRequest, request_id)  # as the previous run left it (the claim holds it now)
+    request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")  # as the previous run left it (the claim holds it now)
     leave = _snapshot(ctx.db, request)
     names = [n for n in (names or INTEGRATIONS) if n in RUN and not leave[ID_FIELDS[n]]]
     ctx.release_connection()
     results = {name: _attempt(ctx, RUN[name], name, leave) for name in names}
     outcomes = {name: outcome for name, (outcome, _) in results.items()}
-    request = lock_row(ctx.db, LeaveRequest, request_id)
+    request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
     if request.status != "approved":  # cancelled while the providers answered: undo what it made and had made
         ctx.release_connection()  # cancelled is final: the row lock is not held while the providers answer
         made = {**leave, **{ID_FIELDS[n]: value for n, (outcome, value) in results.items() if outcome == "ok"}}
@@ -282,7 +282,7 @@ def _undo(ctx, request_id: str, leave: dict, token) -> dict:
     ts: the cancellation was posted beside it), a failed reversal keeps it and records `Reversal: ...`."""
     names = [n for n in INTEGRATIONS if leave[ID_FIELDS[n]]]
     results = {name: _attempt(ctx, REVERSE[name], name, leave) for name in names}
-    request = lock_row(ctx.db, LeaveRequest, request_id)
+    request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
     errors = dict(request.integration_errors or {})
     for name, (outcome, value) in results.items():
         kept = outcome != "ok" or name == "chat"
@@ -307,7 +307,7 @@ def reverse(ctx, request_id: str) -> dict:
     token = claim(ctx.db, request_id, status="cancelled")
     if token is None:
         return {}
-    leave = _snapshot(ctx.db, lock_row(ctx.db, LeaveRequest, request_id))
+    leave = _snapshot(ctx.db, lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request"))
     ctx.release_connection()
     return _undo(ctx, request_id, leave, token)
 

@@ -73,7 +73,7 @@ def update_template(ctx, *, template_id: str, data) -> dict:
         # one default at a time: requests making different templates the default run one after the other (each
         # would clear only the defaults committed before it). Taken before the row lock, as every such request does
         lock_key(ctx.db, DEFAULT_KEY)
-    template = lock_row(ctx.db, OnboardingTemplate, template_id)
+    template = lock_row(ctx.db, OnboardingTemplate, template_id, missing="Onboarding template")
     if changes.get("is_default") and not changes.get("is_active", template.is_active):
         raise bad_field("is_default", "an inactive template cannot be the default")
     if changes.get("is_active") is False and template.is_default:
@@ -94,7 +94,7 @@ def update_template(ctx, *, template_id: str, data) -> dict:
 def delete_template(ctx, *, template_id: str) -> bool:
     """True when soft-disabled (clients use it), False when deleted with its stages and milestones."""
     load_template(ctx, template_id)
-    template = lock_row(ctx.db, OnboardingTemplate, template_id)
+    template = lock_row(ctx.db, OnboardingTemplate, template_id, missing="Onboarding template")
     if clients_using(ctx.db, [template.id]).get(template.id, 0):
         template.is_active, template.is_default, template.updated_at = False, False, utcnow()
         _record(ctx, template.id, "disabled", {"is_active": {"from": 1, "to": 0}})
@@ -133,7 +133,7 @@ def reorder(ctx, *, template_id: str, data) -> None:
     """Every id must belong to the template (400 naming the entry otherwise); one UPDATE for the stages and
     one for the milestones (stage and order together), under the template's row lock."""
     load_template(ctx, template_id)
-    lock_row(ctx.db, OnboardingTemplate, template_id)
+    lock_row(ctx.db, OnboardingTemplate, template_id, missing="Onboarding template")
     stage_ids = set(ctx.db.scalars(select(OnboardingStage.id).where(OnboardingStage.template_id == template_id)))
     milestone_ids = set(ctx.db.scalars(select(OnboardingMilestone.id).join(
         OnboardingStage, OnboardingStage.id == OnboardingMilestone.stage_id).where(
@@ -186,7 +186,7 @@ def _check_room(ctx, template_id: str, what: str) -> None:
 
 def create_stage(ctx, *, template_id: str, data) -> dict:
     load_template(ctx, template_id)
-    lock_row(ctx.db, OnboardingTemplate, template_id)
+    lock_row(ctx.db, OnboardingTemplate, template_id, missing="Onboarding template")
     _check_room(ctx, template_id, "stages")
     stage = OnboardingStage(template_id=template_id, name=data.name, stage_type=data.stage_type,
                             description=data.description, color=data.color,
@@ -225,7 +225,7 @@ def delete_stage(ctx, *, template_id: str, stage_id: str) -> None:
 
 def create_milestone(ctx, *, stage_id: str, data) -> dict:
     stage = load_any_stage(ctx, stage_id)
-    lock_row(ctx.db, OnboardingTemplate, stage.template_id)  # the template's cap and the stage's next sort_order
+    lock_row(ctx.db, OnboardingTemplate, stage.template_id, missing="Onboarding template")  # the template's cap and the stage's next sort_order
     _check_room(ctx, stage.template_id, "milestones")
     milestone = OnboardingMilestone(stage_id=stage.id, title=data.title, description=data.description,
                                     is_required=data.is_required, auto_source=data.auto_source,

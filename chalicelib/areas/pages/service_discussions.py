@@ -73,7 +73,7 @@ def add_comment(ctx, *, page_id: str, discussion_id: str, data) -> dict:
     """A discussion holds at most COMMENT_LIMIT comments (409 beyond). Its participants are told (`page_comment`,
     _notify_comment)."""
     discussion = load_discussion(ctx, page_id, discussion_id)
-    lock_row(ctx.db, PageDiscussion, discussion.id)  # concurrent replies cannot pass the cap together
+    lock_row(ctx.db, PageDiscussion, discussion.id, missing="Discussion")  # concurrent replies cannot pass the cap together
     if count_of(ctx.db, PageComment.discussion_id, discussion.id) >= COMMENT_LIMIT:
         raise Conflict(f"A discussion holds at most {COMMENT_LIMIT} comments")
     comment = PageComment(id=_client_id(data.id), discussion_id=discussion.id, user_id=ctx.user_id,

@@ -57,7 +57,7 @@ def create_cycle(ctx, *, data) -> dict:
 
 def update_cycle(ctx, *, cycle_id: str, data) -> dict:
     load_cycle(ctx, cycle_id, any_status=True)
-    cycle = lock_row(ctx.db, ReviewCycle, cycle_id)
+    cycle = lock_row(ctx.db, ReviewCycle, cycle_id, missing="Review cycle")
     changes = data.changes()
     _check_period(changes.get("period_start", cycle.period_start), changes.get("period_end", cycle.period_end))
     status = changes.get("status")
@@ -71,7 +71,7 @@ def update_cycle(ctx, *, cycle_id: str, data) -> dict:
 
 def delete_cycle(ctx, *, cycle_id: str) -> None:
     load_cycle(ctx, cycle_id, any_status=True)
-    cycle = lock_row(ctx.db, ReviewCycle, cycle_id)
+    cycle = lock_row(ctx.db, ReviewCycle, cycle_id, missing="Review cycle")
     if cycle.status != "draft":
         raise BadRequest("Only a draft cycle can be deleted")
     ctx.db.delete(cycle)
@@ -131,7 +131,7 @@ def create_template(ctx, *, data) -> dict:
 
 def update_template(ctx, *, template_id: str, data) -> dict:
     load_template(ctx, template_id)
-    template = lock_row(ctx.db, ReviewTemplate, template_id)
+    template = lock_row(ctx.db, ReviewTemplate, template_id, missing="Review template")
     changes = data.changes()
     items = changes.pop("items", None)
     for key, value in changes.items():
@@ -158,7 +158,7 @@ def assign_template(ctx, *, template_id: str, data) -> dict:
     if unknown:
         raise BadRequest("user_ids must name existing users",
                          details=[{"field": "user_ids", "message": f"no such user: {user_id}"} for user_id in unknown[:10]])
-    lock_row(ctx.db, ReviewTemplate, template_id)
+    lock_row(ctx.db, ReviewTemplate, template_id, missing="Review template")
     # assignments of other templates to the same users at the same moment take turns (each replaces the user's
     # earlier row; without it the second insert met the first's uncommitted row: a 409)
     lock_key(ctx.db, "review-template-assignments")

@@ -244,7 +244,7 @@ def create_project_for(ctx, *, name: str, company_id: str | None, owner_id: str 
 
 def update_project(ctx, *, project_id: str, data) -> dict:
     project = load_project(ctx, project_id)
-    lock_row(ctx.db, Project, project.id)  # a status transition (completed: hooks, notification) happens once
+    lock_row(ctx.db, Project, project.id, missing="Project")  # a status transition (completed: hooks, notification) happens once
     values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})
     before = _snapshot(project)
     merged = {**{k: get_field(project, k) for k in ("start_date", "end_date")}, **values}

@@ -18,7 +18,7 @@ def create_decision(ctx, *, project_id: str, data) -> dict:
     """A project holds at most SUB_LIST_LIMIT (500) decisions (409 beyond)."""
     project = load_project(ctx, project_id)
     require_users(ctx.db, decided_by=data.decided_by)
-    lock_row(ctx.db, Project, project.id)  # concurrent creates cannot pass the cap together
+    lock_row(ctx.db, Project, project.id, missing="Project")  # concurrent creates cannot pass the cap together
     if count_of(ctx.db, ProjectDecision, project.id) >= SUB_LIST_LIMIT:
         raise Conflict(f"A project holds at most {SUB_LIST_LIMIT} decisions")
     decision = ProjectDecision(project_id=project.id, title=data.title, decision=data.decision,

@@ -18,7 +18,7 @@ def list_goals(ctx, *, project_id: str) -> list[dict]:
 def create_goal(ctx, *, project_id: str, data) -> dict:
     """A project holds at most SUB_LIST_LIMIT (500) goals (409 beyond)."""
     project = load_project(ctx, project_id)
-    lock_row(ctx.db, Project, project.id)  # concurrent creates cannot pass the cap together
+    lock_row(ctx.db, Project, project.id, missing="Project")  # concurrent creates cannot pass the cap together
     if count_of(ctx.db, ProjectGoal, project.id) >= SUB_LIST_LIMIT:
         raise Conflict(f"A project holds at most {SUB_LIST_LIMIT} goals")
     goal = ProjectGoal(project_id=project.id, title=data.title, description=data.description,

@@ -24,7 +24,7 @@ def add_member(ctx, *, project_id: str, data) -> None:
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     project = load_project(ctx, project_id)
-    lock_row(ctx.db, Project, project.id)
+    lock_row(ctx.db, Project, project.id, missing="Project")
     # the user's active flag and whether they are a member already, in one statement: a user becoming a member must
     # be active, while adding an existing member has no effect (document 1), a deactivated one too
     found = ctx.db.execute(

@@ -131,7 +131,7 @@ def create_partner(ctx, *, company_id: str, data) -> dict:
     company = load_client_company(ctx, company_id)
     values = data.model_dump()
     deals_service.check_contact(ctx.db, values["contact_id"])
-    lock_row(ctx.db, type(company), company.id)
+    lock_row(ctx.db, type(company), company.id, missing="Company")
     count = ctx.db.scalar(select(Partner.id).where(Partner.company_id == company_id).offset(CAP - 1).limit(1))
     if count is not None:
         from chalicelib.core.errors import Conflict

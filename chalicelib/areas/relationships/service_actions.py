@@ -76,7 +76,7 @@ def update_action(ctx, *, action_id: str, data) -> dict:
     from chalicelib.areas.action_items import service as action_items_service
 
     action = load_action(ctx, action_id)
-    lock_row(ctx.db, RelationshipAction, action.id)
+    lock_row(ctx.db, RelationshipAction, action.id, missing="Relationship action")
     if action.status != data.status:
         _finish(ctx, action, data.status)
         action_items_service.complete_source_items(ctx, source_module=SOURCE_MODULE, source_ids=[action.id])

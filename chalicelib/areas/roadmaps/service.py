@@ -71,7 +71,7 @@ def create_roadmap(ctx, *, data) -> dict:
 def update_roadmap(ctx, *, roadmap_id: str, data) -> dict:
     """Moving a roadmap to another project (or none) clears its items' goals, which were the old project's."""
     roadmap = load_roadmap(ctx, roadmap_id)
-    lock_row(ctx.db, Roadmap, roadmap.id)  # the dates and the project move are checked on the current row
+    lock_row(ctx.db, Roadmap, roadmap.id, missing="Roadmap")  # the dates and the project move are checked on the current row
     changes = data.changes()
     _check_dates(changes.get("start_date", roadmap.start_date), changes.get("end_date", roadmap.end_date))
     if "project_id" in changes and changes["project_id"] != roadmap.project_id:
@@ -127,7 +127,7 @@ def _check_goal(ctx, roadmap: Roadmap, goal_id: str | None) -> None:
 
 def create_item(ctx, *, roadmap_id: str, data) -> dict:
     roadmap = load_roadmap(ctx, roadmap_id)
-    lock_row(ctx.db, Roadmap, roadmap.id)  # concurrent adds cannot pass the cap together
+    lock_row(ctx.db, Roadmap, roadmap.id, missing="Roadmap")  # concurrent adds cannot pass the cap together
     if item_count(ctx.db, roadmap.id) >= ITEM_LIMIT:
         raise Conflict(f"A roadmap holds at most {ITEM_LIMIT} items")
     values = data.model_dump()
@@ -143,7 +143,7 @@ def update_item(ctx, *, roadmap_id: str, item_id: str, data) -> dict:
     or is waited for) and then the item's, both re-read, so an update that waited for another write checks the
     other date and the project that write left."""
     roadmap = load_roadmap(ctx, roadmap_id)
-    lock_row(ctx.db, Roadmap, roadmap.id)
+    lock_row(ctx.db, Roadmap, roadmap.id, missing="Roadmap")
     item = lock_row(ctx.db, RoadmapItem, item_id, where=RoadmapItem.roadmap_id == roadmap.id, missing="Roadmap item")
     changes = data.changes()
     _check_dates(changes.get("start_date", item.start_date), changes.get("end_date", item.end_date))

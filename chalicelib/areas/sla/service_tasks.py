@@ -101,7 +101,7 @@ def assign_task_sla(ctx, *, task_id: str, data) -> dict:
     from chalicelib.areas.tasks import service as tasks_service
 
     task = _load_task(ctx, task_id)
-    lock_row(ctx.db, tasks_service.Task, task.id)  # concurrent reassignments replace one another in turn
+    lock_row(ctx.db, tasks_service.Task, task.id, missing="Task")  # concurrent reassignments replace one another in turn
     assign(ctx, task, data.policy_id, data.created_at)
     return sla_record(ctx.db, task.id)
 

@@ -39,7 +39,7 @@ def create_sprint(ctx, *, data) -> dict:
 
 def update_sprint(ctx, *, sprint_id: str, data) -> dict:
     sprint = load_sprint(ctx, sprint_id)
-    lock_row(ctx.db, Sprint, sprint.id)  # a status change (closing the sprint) is made on the current row
+    lock_row(ctx.db, Sprint, sprint.id, missing="Sprint")  # a status change (closing the sprint) is made on the current row
     changes = data.changes()
     _check_dates(changes.get("start_date", sprint.start_date), changes.get("end_date", sprint.end_date))
     if "project_id" in changes and changes["project_id"] != sprint.project_id:

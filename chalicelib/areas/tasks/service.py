@@ -239,10 +239,13 @@ COPIED_FIELDS = [name for name in TASK_FIELDS if name not in ("id", "created_at"
                                                               "reporter_id", "created_by", "title")]
 
 
+COPY_SUFFIX = " (copy)"
+
+
 def duplicate_task(ctx, *, task_id: str) -> dict:
     original = load_task(ctx, task_id)
     copy = Task(**{name: getattr(original, name) for name in COPIED_FIELDS})
-    copy.title = (original.title + " (copy)")[:500]
+    copy.title = original.title[:500 - len(COPY_SUFFIX)] + COPY_SUFFIX  # a 500-character title keeps its suffix
     copy.status_id = default_status_id(ctx.db)
     copy.reporter_id = ctx.user_id
     copy.created_by = ctx.user_id

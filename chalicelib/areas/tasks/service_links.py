@@ -87,7 +87,7 @@ def _is_web_url(url: str) -> bool:
 
 def add_resource(ctx, *, task_id: str, data: ResourceCreate) -> dict:
     load_task(ctx, task_id)
-    task = lock_row(ctx.db, Task, task_id)  # the next sort_order is read and taken by one request at a time
+    task = lock_row(ctx.db, Task, task_id, missing="Task")  # the next sort_order is read and taken by one request at a time
     url = (data.url or "").strip()
     title = (data.title or "").strip()
     details = []
@@ -118,7 +118,7 @@ def delete_resource(ctx, *, task_id: str, resource_id: str) -> None:
 
 def reorder_resources(ctx, *, task_id: str, data: ResourceReorder) -> None:
     load_task(ctx, task_id)
-    task = lock_row(ctx.db, Task, task_id)  # one reorder at a time: the result is exactly one request's order
+    task = lock_row(ctx.db, Task, task_id, missing="Task")  # one reorder at a time: the result is exactly one request's order
     order = data.order or []
     if not order:
         raise BadRequest("order must be a non-empty list of resource ids",

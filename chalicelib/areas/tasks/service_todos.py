@@ -60,7 +60,7 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     load_task(ctx, task_id)
-    task = lock_row(ctx.db, Task, task_id)
+    task = lock_row(ctx.db, Task, task_id, missing="Task")
     db = ctx.db
     entries = data.todos
     ids = [entry.id for entry in entries if entry.id]

@@ -17,3 +17,13 @@ def test_a_task_with_the_longest_title_is_made_and_its_assignee_told(api, db, ex
     told = db.scalars(select(Notification).where(Notification.user_id == ann.id)).all()
     assert [(n.type, len(n.title), n.title[-1]) for n in told] == [("task_assigned", 500, "\u2026")]
     assert told[0].title.startswith("You were assigned a task: TTT")
+
+
+def test_the_copy_of_the_longest_title_keeps_its_suffix(api, db, exec_user):
+    """The copy has ` (copy)` appended to its title (spec 1): a 500-character title is cut to make room for it (the
+    whole suffix was cut off instead, so the copy bore the original's title; conformance audit)."""
+    created = api.post("/api/tasks", as_=exec_user, json={"title": "T" * 500})
+    assert created.status == 201, created
+    copy = api.post(f"/api/tasks/{created.json['task']['id']}/duplicate", as_=exec_user)
+    assert copy.status == 201, copy
+    assert copy.json["task"]["title"] == "T" * 493 + " (copy)"
