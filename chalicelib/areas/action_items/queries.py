@@ -33,6 +33,16 @@ def load_action_item(ctx, item_id: str) -> ActionItem:
     return visible_row(ctx.db, ActionItem, item_id, visible(ctx.principal), "Action item")
 
 
+def load_deletable_item(ctx, item_id: str) -> ActionItem:
+    """The item for a delete: besides the items the caller sees, the creator reaches the items they made for
+    someone else and a holder of action-centre:manage any item (document 1: "the creator may delete own manual
+    items; manage permission may delete any manual item"); 404 otherwise (one query)."""
+    scope = visible(ctx.principal)
+    if scope is not None:
+        scope = None if ctx.can("action-centre", "manage") else or_(scope, ActionItem.created_by == ctx.user_id)
+    return visible_row(ctx.db, ActionItem, item_id, scope, "Action item")
+
+
 def urgency_for(due: date | None, today: date | None = None) -> str:
     """The urgency of a due date in the organisation's time zone: before today `overdue`, today `today`,
     later this week (Monday to Sunday) `this_week`, otherwise (or no date) `normal`."""

@@ -21,7 +21,7 @@ from chalicelib.core.timeutil import org_today
 
 from .models import ActionItem, ActionItemPreference
 from .queries import (ITEM_FLAGS, contacts_read, current_urgency, item_record, item_select, load_action_item,
-                      preference_records, urgency_for, urgency_order, visible, with_contacts)
+                      load_deletable_item, preference_records, urgency_for, urgency_order, visible, with_contacts)
 
 
 # ---------------------------------------------------------------- reads
@@ -164,7 +164,7 @@ def complete_item(ctx, *, item_id: str) -> None:
     from chalicelib.areas.relationships import service as relationships_service
 
     item = load_action_item(ctx, item_id)
-    lock_row(ctx.db, ActionItem, item.id)  # re-read under the lock: a completion that waited for another
+    lock_row(ctx.db, ActionItem, item.id, missing="Action item")  # re-read under the lock: a completion that waited for another
     if item.is_completed:                  # changes nothing and asks the source nothing
         return
     item.is_completed = True
@@ -196,7 +196,7 @@ def complete_source_items(ctx, *, source_module: str, source_ids: list[str]) -> 
 
 
 def delete_item(ctx, *, item_id: str) -> None:
-    item = load_action_item(ctx, item_id)
+    item = load_deletable_item(ctx, item_id)
     if item.source_module != "manual":
         raise BadRequest("Only manual action items can be deleted")
     if item.created_by != ctx.user_id and not ctx.can("action-centre", "manage"):

@@ -77,14 +77,16 @@ def test_scoping_per_access_level(api, db, employee):
     for user in (employee, manager):
         assert api.patch(f"/api/action-items/{theirs.id}", as_=user, json={"title": "x"}).status == 404
         assert api.post(f"/api/action-items/{theirs.id}/complete", as_=user).status == 404
-        assert api.delete(f"/api/action-items/{theirs.id}", as_=user).status == 404
         assert api.get(f"/api/action-items?assigned_to={other.id}", as_=user).status == 403
+    assert api.delete(f"/api/action-items/{theirs.id}", as_=manager).status == 404
     for user in (head, executive):
         assert {i["id"] for i in api.get("/api/action-items", as_=user).json["action_items"]} == {mine.id, theirs.id}
         only = api.get(f"/api/action-items?assigned_to={other.id}", as_=user).json["action_items"]
         assert [i["id"] for i in only] == [theirs.id]
     assert api.get("/api/action-items/counts", as_=employee).json["total"] == 1
     assert api.get("/api/action-items/counts", as_=executive).json["total"] == 2
+    # the creator deletes their own manual item, assigned to someone else (document 1; it was a 404 here)
+    assert api.delete(f"/api/action-items/{theirs.id}", as_=employee).json == {"ok": True}
 
 
 def test_filters_order_and_paging(api, db, exec_user):
@@ -155,6 +157,27 @@ def test_delete_rules(api, db, employee):
     assert api.post(f"/api/action-items/{automatic.id}/complete", as_=employee).json == {"ok": True}
     db.refresh(automatic)
     assert automatic.is_completed is True
+
+
+def test_the_creator_and_manage_delete_items_assigned_to_others(api, db, employee):
+    """Document 1: "the creator may delete own manual items; manage permission may delete any manual item". The
+    scope of reads (items assigned to the caller, below head) kept both out: a manager who made an item for a
+    report got 404 deleting it (conformance audit). Anyone else out of scope still gets 404, in scope 403."""
+    manager = make_user(db, access_level="manager")
+    report = make_user(db, access_level="employee", manager_id=manager.id)
+    made = api.post("/api/action-items", as_=manager, json={"title": "Chase the client", "assigned_to": report.id})
+    assert made.status == 201, made
+    item_id = made.json["action_item"]["id"]
+    assert api.get(f"/api/action-items/{item_id}", as_=manager).status in (404, 405)  # reads stay as they were
+    assert api.delete(f"/api/action-items/{item_id}", as_=employee).status == 404     # neither creator nor manage
+    assert api.delete(f"/api/action-items/{item_id}", as_=report).status == 403       # the assignee sees it
+    deleted = api.delete(f"/api/action-items/{item_id}", as_=manager)
+    assert (deleted.status, deleted.json) == (200, {"ok": True})
+    holder = make_user(db, access_level="employee")
+    grant(db, holder, "action-centre", "manage")
+    someone_elses = make_action_item(db, assigned_to=report.id, created_by=manager.id)
+    assert api.delete(f"/api/action-items/{someone_elses.id}", as_=holder).json == {"ok": True}
+    assert api.delete(f"/api/action-items/{someone_elses.id}", as_=holder).status == 404  # gone
 
 
 def test_preferences(api, db, employee):
