@@ -25,6 +25,9 @@ from .models import Meeting, MeetingActionItem, MeetingAttendee, MeetingSyncStat
 
 log = logging.getLogger("wms.meetings")
 PROVIDER = "meetnotes"
+# each sync asks again for the notes dated up to this long before the newest it saw: a long meeting's note is
+# finished after a later short meeting's, and the provider filters by meeting date (it was never imported)
+LOOKBACK = timedelta(days=3)
 MEETING_COLUMNS = ("title", "summary", "meeting_date", "duration_minutes", "organizer_email", "action_items_text")
 
 
@@ -118,7 +121,7 @@ def run_sync(*, force: bool = False) -> dict:
         if not force and state and state.last_synced_at and \
                 started - state.last_synced_at < timedelta(minutes=settings.meetnotes_sync_interval_minutes):
             return {"skipped": "not due"}
-        since = state.last_note_date if state else None
+        since = state.last_note_date - LOOKBACK if state and state.last_note_date else None
         provider = get_meetnotes(db=db)
         ctx.release_connection()
         notes = _storable(provider.list_notes(since=since))  # paged by the adapter; no transaction is open
