@@ -148,11 +148,24 @@ class MemberTimeRead(Read):
     billable_hours: float
 
 
-class ProfitabilityRead(Read):
+class CurrencyTotalsRead(Read):
+    """A project's money in one currency: its budgets' total and its invoices' totals and amounts paid."""
+    currency: str
     budget_total: float
+    invoiced: float
+    collected: float
+
+
+class ProfitabilityRead(Read):
+    budget_total: float = Field(description="in `currency`: the budgets in that currency only")
     total_hours: float
     billable_hours: float
     team_size: int
-    invoiced: float
-    collected: float
+    invoiced: float = Field(description="in `currency`: the invoices in that currency only")
+    collected: float = Field(description="in `currency`: the invoices in that currency only")
     time_by_member: list[MemberTimeRead]
+    currency: str | None = Field(description="the currency of the project's budgets that are not cancelled; of "
+                                             "several, the one with the largest budget total (ties by code); null "
+                                             "without such a budget (the figures above are then 0)")
+    by_currency: list[CurrencyTotalsRead] = Field(description="one entry per currency of those budgets or of their "
+                                                              "invoices, `currency` first; never added together")

@@ -99,6 +99,15 @@ def invoice_source(db, budget_id: str) -> dict | None:
                        ("id", "description", "quantity", "unit_price", "amount", "service_type_id")} for item in items]}
 
 
+def held_currency(db, budget_id: str) -> str | None:
+    """The budget's currency, its row held until the transaction ends (`SELECT ... FOR KEY SHARE`, the lock the
+    invoice's foreign key takes anyway), or None when there is no such budget (one statement; no scoping: the caller
+    checks it). For an invoice about to be written in the budget's money: a currency change (`update_budget` locks the
+    row FOR UPDATE) waits for that invoice's transaction and then counts its invoice, and an invoice's check that
+    comes second waits for the change and reads the new currency; invoices of one budget never wait for each other."""
+    return db.scalar(select(Budget.currency).where(Budget.id == budget_id).with_for_update(read=True, key_share=True))
+
+
 # ---------------------------------------------------------------- reading
 
 def list_budgets(ctx, *, query) -> Page:
@@ -291,15 +300,17 @@ def delete_budget(ctx, *, budget_id: str) -> None:
 
 # ---------------------------------------------------------------- for other areas (projects)
 
-def project_budget_total(db, project_id: str) -> float:
-    """Sum over the project's budgets that are not cancelled of total_amount, or of the line item
-    amounts when a budget has no total_amount (one query; no scoping: the caller checked the project)."""
+def project_budget_totals(db, project_id: str) -> dict[str, Decimal]:
+    """`{currency: total}` of the project's budgets that are not cancelled, by the budgets' currency: the sum of
+    total_amount, or of the line item amounts when a budget has no total_amount (one grouped statement; no scoping:
+    the caller checked the project). Money in two currencies is never added together."""
     spent = (select(func.coalesce(func.sum(BudgetLineItem.amount), 0)).where(BudgetLineItem.budget_id == Budget.id)
              .correlate(Budget).scalar_subquery())
-    total = db.scalar(select(func.coalesce(func.sum(func.coalesce(Budget.total_amount, spent)), 0))
+    rows = db.execute(select(Budget.currency, func.coalesce(func.sum(func.coalesce(Budget.total_amount, spent)), 0))
                       .where(Budget.resource_type == "project", Budget.resource_id == project_id,
-                             Budget.status != "cancelled"))
-    return float(total or 0)
+                             Budget.status != "cancelled")
+                      .group_by(Budget.currency)).all()
+    return {currency: Decimal(str(total or 0)) for currency, total in rows}
 
 
 def project_holds(db, project_id: str) -> dict[str, int]:
@@ -324,14 +335,18 @@ def _number(value) -> float:
 def project_profitability(ctx, *, project_id: str) -> dict:
     """Budget total of the project's budgets, hours from time entries (`time_by_member` at most 500 people, the
     totals over all), team size from its members, invoiced and collected from the invoices (not voided) of its
-    budgets. 404 when the project is missing or out of the caller's scope."""
+    budgets. Money by currency (`by_currency`), never added across currencies: the top-level budget_total, invoiced
+    and collected are those of `currency` (`_by_currency`). 404 when the project is missing or out of the caller's
+    scope."""
     from chalicelib.areas.invoices import service as invoices_service
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
     projects_service.load_project(ctx, project_id)
-    budget_total = project_budget_total(ctx.db, project_id)
-    invoiced, collected = invoices_service.invoiced_totals(ctx.db, budget_ids_of("project", project_id))
+    budgets = project_budget_totals(ctx.db, project_id)
+    invoices = invoices_service.invoiced_by_currency(ctx.db, budget_ids_of("project", project_id))
+    by_currency = _by_currency(budgets, invoices)
+    main = by_currency[0] if budgets else {"currency": None, "budget_total": 0.0, "invoiced": 0.0, "collected": 0.0}
     members, total_hours, billable_hours = timesheets_service.project_hours(ctx.db, project_id)
     time_by_member = [
         {"id": row["user_id"], "name": row.get("name"), "picture": row.get("picture"),
@@ -339,11 +354,27 @@ def project_profitability(ctx, *, project_id: str) -> dict:
         for row in members
     ]
     return {
-        "budget_total": _number(budget_total),
+        "budget_total": main["budget_total"],
         "total_hours": _number(total_hours),
         "billable_hours": _number(billable_hours),
         "team_size": projects_service.member_count(ctx.db, project_id),
-        "invoiced": invoiced,
-        "collected": collected,
+        "invoiced": main["invoiced"],
+        "collected": main["collected"],
         "time_by_member": time_by_member,
+        "currency": main["currency"],
+        "by_currency": by_currency,
     }
+
+
+def _by_currency(budgets: dict, invoices: dict) -> list[dict]:
+    """One `{currency, budget_total, invoiced, collected}` per currency of the counted budgets (`budgets`:
+    {currency: total}) or of the counted invoices (`invoices`: not voided, of any of the project's budgets;
+    {currency: (invoiced, collected)} by the invoice's own currency), the project's currency first: the budgets' currencies by largest budget total, ties by code, then
+    the currencies only invoices are in, by code (docs/decisions/budgets.md, "Project profitability")."""
+    def order(currency):
+        return currency not in budgets, -budgets.get(currency, 0), currency
+
+    return [{"currency": currency, "budget_total": _number(budgets.get(currency)),
+             "invoiced": _number(invoices.get(currency, (0, 0))[0]),
+             "collected": _number(invoices.get(currency, (0, 0))[1])}
+            for currency in sorted(budgets.keys() | invoices.keys(), key=order)]

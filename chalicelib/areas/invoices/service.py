@@ -23,7 +23,7 @@ from sqlalchemy import func, select, update
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_ignore
+from chalicelib.core.locks import insert_ignore, lock_row
 from chalicelib.core.lookup import list_items_among
 from chalicelib.core.query import Page, in_scope, record_page
 from chalicelib.core.serialize import value_out
@@ -35,7 +35,7 @@ from .queries import (INVOICE_FIELDS, invoice_lookups, invoice_record, invoice_s
                       item_rows, load_invoice, payment_records, rule_records, visible, with_invoice_lookups)
 from .queries import invoice_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_checks import (budget_currency, check_budget_currency, check_currency_with_lines, check_dates,
-                             check_ledger_held, check_references, wrong_currency)
+                             check_ledger_held, check_references, hold_budget_currency, wrong_currency)
 from .service_portal import (portal_financial, portal_financial_record,  # noqa: F401 - other areas call it through the service
                              portal_financial_select, portal_invoice, portal_invoice_ids, portal_invoices)
 
@@ -67,12 +67,16 @@ def line_item_invoiced(records) -> dict[str, float]:
     return {r["budget_line_item_id"]: round(float(r["amount"] or 0), 2) for r in records}
 
 
-def invoiced_totals(db, budget_ids) -> tuple[float, float]:
-    """(invoiced, collected): the totals and amounts paid of the invoices of these budgets (a SELECT of ids)
-    that are not voided (one statement); for a project's profitability."""
-    row = db.execute(select(func.coalesce(func.sum(Invoice.total), 0), func.coalesce(func.sum(Invoice.amount_paid), 0))
-                     .where(Invoice.budget_id.in_(budget_ids), Invoice.status != "voided")).one()
-    return round(float(row[0] or 0), 2), round(float(row[1] or 0), 2)
+def invoiced_by_currency(db, budget_ids) -> dict:
+    """`{currency: (invoiced, collected)}`: the totals and amounts paid of the invoices of these budgets (a SELECT of
+    ids) that are not voided, by the invoice's own currency (one grouped statement; an invoice made before the rule
+    "an invoice of a budget is in its currency" can be in another money than its budget); for a project's
+    profitability, which never adds two currencies together."""
+    rows = db.execute(select(Invoice.currency, func.coalesce(func.sum(Invoice.total), 0),
+                             func.coalesce(func.sum(Invoice.amount_paid), 0))
+                      .where(Invoice.budget_id.in_(budget_ids), Invoice.status != "voided")
+                      .group_by(Invoice.currency)).all()
+    return {currency: (invoiced, collected) for currency, invoiced, collected in rows}
 
 
 def live_invoice_currencies(db, budget_id: str) -> set[str]:
@@ -224,18 +228,19 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
         raise BadRequest("At least one field is required")
     from . import service_ledger
 
-    known: dict = {}  # the budget currencies read by this request: one read of a budget
+    current = load_invoice(ctx, invoice_id)
     linking = changes.get("ledger_invoice_id")
-    if linking:
-        current = load_invoice(ctx, invoice_id)
-        linking = linking if linking != current.ledger_invoice_id else None
-        if linking:  # a ledger invoice named by hand: checked against the ledger before anything is locked
-            checked_company = changes["company_id"] if "company_id" in changes else current.company_id
-            check_dates(changes, current)  # before the ledger is asked; again below on the locked row
-            check_references(ctx, changes, current)
-            check_budget_currency(ctx, changes, current, known)
-            service_ledger.check_hand_link(ctx, current, linking, checked_company)
-    invoice = service_lines.locked_invoice(ctx, invoice_id)
+    linking = linking if linking and linking != current.ledger_invoice_id else None
+    if linking:  # a ledger invoice named by hand: checked against the ledger before anything is locked
+        checked_company = changes["company_id"] if "company_id" in changes else current.company_id
+        check_dates(changes, current)  # before the ledger is asked; again below on the locked row
+        check_references(ctx, changes, current)
+        check_budget_currency(ctx, changes, current)  # its hold ends with the connection the ledger call releases
+        service_ledger.check_hand_link(ctx, current, linking, checked_company)
+        current = load_invoice(ctx, invoice_id)  # in scope still, once the ledger has answered
+    known: dict = {}  # the budget currencies read (and held) in this transaction: one read of a budget
+    hold_budget_currency(ctx, changes, current, known)  # the budget's row before the invoice's (service_checks)
+    invoice = lock_row(ctx.db, Invoice, invoice_id, missing="Invoice")  # as service_lines.locked_invoice
     check_dates(changes, invoice)
     check_references(ctx, changes, invoice)
     # the 400 of a currency other than the budget's comes before the 409s below (lines priced in the currency, the

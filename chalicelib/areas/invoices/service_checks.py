@@ -34,23 +34,27 @@ def check_references(ctx, values: dict, invoice: Invoice | None = None) -> None:
 
 
 def budget_currency(ctx, budget_id: str) -> str | None:
-    """The currency of a budget the caller was checked to see (check_references), through budgets' `invoice_source`,
-    the one budgets read that answers it; None when the budget was deleted meanwhile (the write's key then refuses
-    it, as it did before the currency rule)."""
+    """The currency of a budget the caller is checked to see (check_references), through budgets' `held_currency`:
+    the budget's row is held (FOR KEY SHARE) until the request's transaction ends, so a currency change of the budget
+    and this invoice's write take turns (docs/decisions/invoices.md, "Currency"). None when the budget was deleted
+    meanwhile (the write's key then refuses it, as it did before the currency rule)."""
     from chalicelib.areas.budgets import service as budgets_service
 
-    source = budgets_service.invoice_source(ctx.db, budget_id)
-    return source["budget"]["currency"] if source else None
+    return budgets_service.held_currency(ctx.db, budget_id)
 
 
 def wrong_currency(budget_currency: str, *, field: str = "currency", invoice_currency: str | None = None,
                    generated: bool = False) -> BadRequest:
     """The 400 of an invoice of a budget in another currency than the budget's, naming `field`: `currency` (the
-    currency given is not the budget's) or `budget_id` (the budget named is in another currency than the
-    invoice's). The budget's fixed price left to bill and the project's profitability count the invoice's amounts
-    in the budget's money."""
+    currency given is not the budget's), `budget_id` (the budget named is in another currency than the invoice's) or
+    `status` (a voided invoice set back to a live status, its budget's currency changed meanwhile). The budget's
+    fixed price left to bill and the project's profitability count the invoice's amounts in the budget's money."""
     if field == "currency":
         message = f"must be the budget's currency, {budget_currency}"
+    elif field == "status":
+        message = (f"cannot leave voided: the invoice is in {invoice_currency} and its budget is now in "
+                   f"{budget_currency} (send currency {budget_currency} with it for an invoice without lines, or make "
+                   "a new invoice)")
     else:
         message = (f"must be a budget in the invoice's currency, {invoice_currency} (this budget is in "
                    f"{budget_currency}; send currency {budget_currency} with it to move an invoice without lines)")
@@ -58,27 +62,51 @@ def wrong_currency(budget_currency: str, *, field: str = "currency", invoice_cur
                       details=[{"field": field, "message": message}])
 
 
-def check_budget_currency(ctx, changes: dict, invoice: Invoice, known: dict | None = None) -> None:
-    """400 when an update would leave an invoice of a budget in another currency than the budget's: a `currency`
-    other than the budget's (400 on `currency`, also when the request names a new budget with it), or a new
-    `budget_id` in another currency than the invoice's (400 on `budget_id`). Read only when the budget or the
-    currency changes (one read of the budget); an invoice made before the rule in another currency keeps it
-    through other edits. A budget deleted meanwhile is left to the write's key, as before. `known`
-    ({budget_id: currency}) holds the currencies this request read already: a budget is read once per request."""
+def _budget_to_check(changes: dict, invoice: Invoice) -> tuple[str, str] | None:
+    """(budget_id, currency) when an update must check the invoice's currency against its budget's: it names a new
+    budget, changes the currency, or takes a voided invoice out of `voided` (voided invoices do not hold a budget's
+    currency, which may have changed under it); None otherwise (or without a budget)."""
     budget_id = changes["budget_id"] if "budget_id" in changes else invoice.budget_id
     currency = changes.get("currency") or invoice.currency  # currency: null is a 400 of the schema
-    new_currency = currency != invoice.currency
-    if not budget_id or not (new_currency or budget_id != invoice.budget_id):
+    leaves_voided = invoice.status == "voided" and changes.get("status", "voided") != "voided"
+    if budget_id and (currency != invoice.currency or budget_id != invoice.budget_id or leaves_voided):
+        return budget_id, currency
+    return None
+
+
+def hold_budget_currency(ctx, changes: dict, invoice: Invoice, known: dict) -> None:
+    """Before an update locks the invoice's row: the currency of the budget `check_budget_currency` will check, read
+    into `known` with the budget's row held (budget_currency), so the budget's row is taken before the invoice's, the
+    order a budget's delete takes them (its row, then its invoices' through ON DELETE SET NULL): the two never wait
+    for each other crosswise. Nothing is answered from it here: the checks run on the locked invoice, in their order."""
+    target = _budget_to_check(changes, invoice)
+    if target is not None and target[0] not in known:
+        known[target[0]] = budget_currency(ctx, target[0])
+
+
+def check_budget_currency(ctx, changes: dict, invoice: Invoice, known: dict | None = None) -> None:
+    """400 when an update would leave an invoice of a budget in another currency than the budget's: a `currency`
+    other than the budget's (400 on `currency`, also when the request names a new budget with it), a new
+    `budget_id` in another currency than the invoice's (400 on `budget_id`), or a voided invoice set back to another
+    status while its budget is now in another currency (400 on `status`). Read only then (one read of the budget,
+    its row held: budget_currency); an invoice made before the rule in another currency keeps it through other edits.
+    A budget deleted meanwhile is left to the write's key, as before. `known` ({budget_id: currency}) holds the
+    currencies this request's transaction read already (hold_budget_currency): a budget is read once."""
+    target = _budget_to_check(changes, invoice)
+    if target is None:
         return
+    budget_id, currency = target
     known = {} if known is None else known
     if budget_id not in known:
         known[budget_id] = budget_currency(ctx, budget_id)
     theirs = known[budget_id]
     if theirs is None or theirs == currency:
         return
-    if new_currency:
+    if currency != invoice.currency:
         raise wrong_currency(theirs)
-    raise wrong_currency(theirs, field="budget_id", invoice_currency=currency)
+    if budget_id != invoice.budget_id:
+        raise wrong_currency(theirs, field="budget_id", invoice_currency=currency)
+    raise wrong_currency(theirs, field="status", invoice_currency=currency)
 
 
 def check_dates(changes: dict, invoice: Invoice | None) -> None:

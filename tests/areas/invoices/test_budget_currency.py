@@ -156,24 +156,61 @@ def test_a_budget_not_seen_or_gone_answers_as_before(api, db, exec_user):
 
 
 def test_the_budget_is_read_once_and_only_when_the_budget_or_currency_changes(api, db, exec_user, count_queries):
-    """The budget's currency comes from budgets' `invoice_source` (its read of the budget and its lines): once for a
-    create or an update that names a budget or a currency, also when a hand link checks it before and after the
-    ledger is asked; never for an update of other fields."""
-    def source_reads(call):
+    """The budget's currency comes from budgets' `held_currency` (one statement, the budget's row held FOR KEY SHARE
+    until the request commits): once for a create or an update that names a budget or a currency, never for an update
+    of other fields. A hand link checks it before the ledger is asked and again in the transaction that writes (the
+    first read's hold ends when the connection is released for the ledger call; it was one read of `invoice_source`,
+    the budget and its lines, kept across the call, so a currency change while the ledger answered went unseen)."""
+    def currency_reads(call):
         with count_queries() as counter:
             answer = call()
         assert answer.status in (200, 201), answer
-        return sum(1 for s in counter.statements if "FROM budget_line_items" in s)
+        return sum(1 for s in counter.statements if " ".join(s.split()).startswith("SELECT budgets.currency FROM budgets"))
 
     aud, usd = make_budget(db, currency="AUD"), make_budget(db, currency="USD")
-    assert source_reads(lambda: create(api, exec_user, budget_id=usd.id, currency="USD")) == 1
+    assert currency_reads(lambda: create(api, exec_user, budget_id=usd.id, currency="USD")) == 1
     invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, budget_id=aud.id)
     make_invoice_item(db, invoice)
-    assert source_reads(lambda: put(api, exec_user, invoice.id, notes="n")) == 0
-    assert source_reads(lambda: put(api, exec_user, invoice.id, currency="AUD", budget_id=aud.id)) == 0
-    assert source_reads(lambda: put(api, exec_user, invoice.id, budget_id=None)) == 0
-    # a hand link with a budget named: checked before the ledger is asked and on the locked row, read once
+    assert currency_reads(lambda: put(api, exec_user, invoice.id, notes="n")) == 0
+    assert currency_reads(lambda: put(api, exec_user, invoice.id, currency="AUD", budget_id=aud.id)) == 0
+    assert currency_reads(lambda: put(api, exec_user, invoice.id, budget_id=None)) == 0
+    # a hand link with a budget named: checked before the ledger is asked and again, held, on the locked row
     ledger_id = api.post(f"/api/invoices/{invoice.id}/push-to-ledger", as_=exec_user).json["ledger_invoice_id"]
     assert put(api, exec_user, invoice.id, ledger_invoice_id=None).status == 200
-    assert source_reads(lambda: put(api, exec_user, invoice.id, ledger_invoice_id=ledger_id, budget_id=aud.id)) == 1
+    assert currency_reads(lambda: put(api, exec_user, invoice.id, ledger_invoice_id=ledger_id, budget_id=aud.id)) == 2
     assert stored(db, invoice.id) == (aud.id, "AUD")
+    # a voided invoice set back to a live status: read once
+    assert currency_reads(lambda: put(api, exec_user, invoice.id, status="voided")) == 0
+    assert currency_reads(lambda: put(api, exec_user, invoice.id, status="draft")) == 1
+
+
+def test_a_voided_invoice_set_back_must_be_in_its_budgets_currency(api, db, exec_user):
+    """Voided invoices do not hold their budget's currency (docs/decisions/budgets.md), so a budget can change its
+    currency under one; setting that invoice's status back (to any other status) brought back a live USD invoice under
+    a EUR budget. Now a 400 on `status` naming the budget's new currency, before the 409 of lines; nothing written."""
+    budget = make_budget(db, currency="USD")
+    bare = create(api, exec_user, budget_id=budget.id).json["invoice"]["id"]
+    with_lines = make_invoice(db, budget_id=budget.id, currency="USD")
+    make_invoice_item(db, with_lines)
+    for invoice in (bare, with_lines.id):
+        assert put(api, exec_user, invoice, status="voided").status == 200
+    moved = api.put(f"/api/budgets/{budget.id}", as_=exec_user, json={"currency": "EUR"})
+    assert moved.status == 200, moved
+    for status in ("draft", "sent", "paid"):
+        refused = put(api, exec_user, bare, status=status, notes="back")
+        assert refused.status == 400, refused
+        assert [d["field"] for d in refused.json["details"]] == ["status"]
+        assert "budget is now in EUR" in refused.json["details"][0]["message"]
+    db.expire_all()
+    assert db.get(Invoice, bare).status == "voided" and db.get(Invoice, bare).notes is None
+    # the 400 comes before the 409 of an invoice with lines (relabelling it is the 409's)
+    refused = put(api, exec_user, with_lines.id, status="draft")
+    assert refused.status == 400 and refused.json["details"][0]["field"] == "status", refused
+    assert put(api, exec_user, with_lines.id, status="draft", currency="EUR").status == 409
+    # still voided, other edits pass; with the budget's currency (no lines) it comes back
+    assert put(api, exec_user, bare, notes="kept voided").status == 200
+    back = put(api, exec_user, bare, status="draft", currency="EUR")
+    assert back.status == 200 and back.json["invoice"]["currency"] == "EUR", back
+    # unlinked from the budget in the same request, it comes back in its own money
+    unlinked = put(api, exec_user, with_lines.id, status="draft", budget_id=None)
+    assert unlinked.status == 200 and unlinked.json["invoice"]["currency"] == "USD", unlinked

@@ -103,7 +103,7 @@ def test_profitability_from_time_entries_and_members(api, db, boss, project):
 def test_profitability_of_project_without_time(api, boss, project):
     body = api.get(f"/api/projects/{project['id']}/profitability", as_=boss).json
     assert body == {"budget_total": 0, "total_hours": 0, "billable_hours": 0, "team_size": 1, "invoiced": 0,
-                    "collected": 0, "time_by_member": []}
+                    "collected": 0, "time_by_member": [], "currency": None, "by_currency": []}  # no budget: no money
 
 
 # ---------------------------------------------------------------- AI summary
