@@ -11,6 +11,7 @@ import time
 import pytest
 from sqlalchemy import delete, insert
 
+from chalicelib.areas.budgets.models import Budget
 from chalicelib.areas.projects.models import Project
 from chalicelib.areas.roadmaps.models import Roadmap
 from chalicelib.areas.tasks.models import Task, TaskResource
@@ -59,6 +60,9 @@ CASES = {
                            lambda api, user, i: api.post(f"/api/projects/{i}/goals", as_=user, json={"title": "Goal"})),
     "roadmap item added": (Roadmap, {"name": "Raced"},
                            lambda api, user, i: api.post(f"/api/roadmaps/{i}/items", as_=user, json={"title": "Item"})),
+    "budget line added": (Budget, {"name": "Raced", "resource_type": "deal", "resource_id": "00000000-0000-4000-8000-0000000000aa"},
+                          lambda api, user, i: api.post(f"/api/budgets/{i}/line-items", as_=user,
+                                                        json={"description": "Design", "quantity": 1, "unit_price": 10})),
 }
 
 

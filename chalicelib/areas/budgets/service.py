@@ -253,7 +253,7 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
     if not changes:
         raise BadRequest("At least one field is required")
     budget = load_budget(ctx, budget_id)
-    lock_row(ctx.db, Budget, budget.id)  # a status transition is checked and recorded on the current row
+    lock_row(ctx.db, Budget, budget.id, missing="Budget")  # a status transition is checked and recorded on the current row
     _check_references(ctx, changes, budget)
     if "currency" in changes and changes["currency"] != budget.currency:
         _check_currency_of_invoices(ctx, budget, changes["currency"])

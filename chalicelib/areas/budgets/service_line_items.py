@@ -43,7 +43,7 @@ def add_line_item(ctx, *, budget_id: str, data) -> dict:
     """A budget holds at most LINE_ITEM_LIMIT (500) line items: 409 beyond (its parent locked, so that
     concurrent adds cannot pass the cap together)."""
     budget = load_budget(ctx, budget_id)
-    lock_row(ctx.db, Budget, budget.id)
+    lock_row(ctx.db, Budget, budget.id, missing="Budget")
     if line_item_count(ctx.db, budget.id) >= LINE_ITEM_LIMIT:
         raise Conflict(f"A budget holds at most {LINE_ITEM_LIMIT} line items")
     values = data.model_dump()
@@ -63,7 +63,7 @@ def _locked_item(ctx, budget_id: str, item_id: str) -> tuple[Budget, BudgetLineI
     re-read (core.locks.lock_row); 404 when either is missing or out of scope, including one deleted by the
     request this one waited for."""
     budget = load_budget(ctx, budget_id)
-    lock_row(ctx.db, Budget, budget.id)
+    lock_row(ctx.db, Budget, budget.id, missing="Budget")
     item = lock_row(ctx.db, BudgetLineItem, item_id, where=BudgetLineItem.budget_id == budget.id, missing="Line item")
     return budget, item
 
@@ -105,7 +105,7 @@ def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> None:
     """Each named item's position = its index; every id must be an item of this budget, no repeats (400
     before any write, so the reorder is all or nothing)."""
     budget = load_budget(ctx, budget_id)
-    lock_row(ctx.db, Budget, budget.id)  # one reorder at a time: the result is exactly one request's order
+    lock_row(ctx.db, Budget, budget.id, missing="Budget")  # one reorder at a time: the result is exactly one request's order
     reorder(ctx.db, BudgetLineItem, BudgetLineItem.position, item_ids, parent=BudgetLineItem.budget_id == budget.id,
             field="item_ids", what="line items of this budget")
     _touch(budget)
