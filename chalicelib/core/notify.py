@@ -56,7 +56,7 @@ class Notification(Base):
     body: Mapped[str | None] = mapped_column(Text)
     icon: Mapped[str | None] = mapped_column(String(100))
     resource_type: Mapped[str | None] = mapped_column(String(50))
-    resource_id: Mapped[str | None] = mapped_column(String(36))
+    resource_id: Mapped[str | None] = mapped_column(String(1024))  # a provider's id as it is (a calendar event's)
     action_url: Mapped[str | None] = mapped_column(Text)
     actor_id: Mapped[str | None] = mapped_column(String(36))
     is_read: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)

@@ -75,7 +75,7 @@ def scan_invites() -> dict:
         new = [(key, event) for key, event in pending.items() if key in made]
         notify_many(ctx, [{"user_id": user_id, "type": "meeting_invited",
                            "title": f"Invitation: {event.get('summary') or 'a meeting'}",
-                           "body": _when(event), "resource_type": "calendar_event", "resource_id": event_id[:36],
+                           "body": _when(event), "resource_type": "calendar_event", "resource_id": event_id,
                            "action_url": f"/calendar?event={event_id}"} for (user_id, event_id), event in new])
     return {"users": len(users), "awaiting": len(pending), "notified": len(new), "failed": failed}
 

@@ -153,7 +153,7 @@ def _tell_organiser(ctx, event: dict, status: str) -> None:
         return
     notify(ctx, user_id=organiser_id, type="meeting_response",
            title=f"{ctx.user.name} {status} {event.get('summary') or 'your meeting'}",
-           resource_type="calendar_event", resource_id=str(event.get("id") or "")[:36] or None,
+           resource_type="calendar_event", resource_id=str(event.get("id") or "") or None,
            action_url=f"/calendar?event={event.get('id')}", actor_id=ctx.user_id)
 
 
