@@ -80,7 +80,7 @@ def test_duplicates_during_pricing_replacements_copy_one_pricing_whole(live):
                  for i in range(THREADS)]
         results = _all_at_once(calls)
         assert all(status == 200 for status, _ in results[1::2]), results
-        assert all(status == 200 for status, _ in results[0::2]), results
+        assert all(status == 201 for status, _ in results[0::2]), results  # the duplicates: creates
         copies += [body["proposal"]["id"] for _, body in results[0::2]]
     wrong = []
     with sessions() as db:

@@ -3,7 +3,7 @@ for the person-note hierarchy), `load_resource` (the noted record must exist and
 and the record builders. service.py imports it, never the reverse."""
 from __future__ import annotations
 
-from sqlalchemy import String, cast, or_, select
+from sqlalchemy import String, cast, false, or_, select
 
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.models import ACCESS_LEVELS, User
@@ -37,8 +37,9 @@ def visible(principal):
 
 
 def person_reach(principal, subtree: str = "note_subtree"):
-    """WHERE clause on User of the people whose notes the principal may read (None: everyone): executives all,
-    heads their subtree (reports of reports, any depth), managers their direct reports; everyone themselves.
+    """WHERE clause on User of the people whose notes the principal may read (None: everyone), as document 2 lists
+    them: executives all, heads their subtree (reports of reports, any depth), managers their direct reports;
+    nobody else, not even themselves (a manager's note about a report is not the report's to read).
     `subtree` names a head's recursive CTE (distinct names when several heads' clauses go in one statement)."""
     level = principal.access_level
     if level == "executive":
@@ -46,10 +47,15 @@ def person_reach(principal, subtree: str = "note_subtree"):
     if level == "head":
         tree = select(User.id).where(User.manager_id == principal.id).cte(subtree, recursive=True)
         tree = tree.union(select(User.id).join(tree, User.manager_id == tree.c.id))
-        return or_(User.id == principal.id, User.id.in_(select(tree.c.id)))
+        return User.id.in_(select(tree.c.id))
     if level == "manager":
-        return or_(User.id == principal.id, User.id.in_(direct_report_ids(principal)))
-    return User.id == principal.id
+        return User.id.in_(direct_report_ids(principal))
+    return false()
+
+
+def reaches_people(principal) -> bool:
+    """Whether the principal reaches any person through the hierarchy (employees and leads reach nobody)."""
+    return principal.access_level in ("executive", "head", "manager")
 
 
 def tool_for(resource_type: str) -> str:
@@ -72,7 +78,9 @@ def load_resource(ctx, resource_type: str, resource_id: str) -> None:
 
     ctx.require(tool_for(resource_type), "view")
     if resource_type == "person":
-        if ctx.db.scalar(in_scope(select(User.id).where(User.id == resource_id), person_reach(ctx.principal))) is None:
+        # employees and leads reach nobody: 404 without asking the database
+        if not reaches_people(ctx.principal) or ctx.db.scalar(in_scope(
+                select(User.id).where(User.id == resource_id), person_reach(ctx.principal))) is None:
             raise not_found("Person")
     elif resource_type == "task":
         tasks_service.load_task(ctx, resource_id)

@@ -8,9 +8,9 @@ from chalicelib.core.schemas import OkResponse, many, one
 from . import service, service_feedback, service_reviews
 from .schemas import (AlertsRead, BulkFeedbackRead, CycleCreate, CycleDetailRead, CycleRead, CycleUpdate,
                       FeedbackBulkCreate, FeedbackRequestCreate, FeedbackRequestRead, FeedbackResponseCreate,
-                      FeedbackSummaryQuery, FeedbackSummaryRead, HistoryRead, MyGoalsRead, PreviousGoalsUpdate,
-                      ReviewCreate, ReviewDetail, ReviewListQuery, ReviewRead, ReviewUpdate, ReviewTemplateAssign,
-                      ReviewTemplateCreate, ReviewTemplateRead, ReviewTemplateUpdate)
+                      FeedbackResponseRead, FeedbackSummaryQuery, FeedbackSummaryRead, HistoryRead, MyGoalsRead,
+                      PreviousGoalsUpdate, ReviewCreate, ReviewDetail, ReviewListQuery, ReviewRead, ReviewUpdate,
+                      ReviewTemplateAssign, ReviewTemplateCreate, ReviewTemplateRead, ReviewTemplateUpdate)
 
 bp = Blueprint(__name__)
 BASE = "/api/performance"
@@ -192,10 +192,11 @@ def create_feedback_requests_bulk(ctx, body: FeedbackBulkCreate):
 
 
 @bp.route(f"{BASE}/feedback/responses", methods=["POST"])
-@endpoint(tool="performance", level="view", body=FeedbackResponseCreate, status=201, response=OkResponse)
+@endpoint(tool="performance", level="view", body=FeedbackResponseCreate, status=201,
+          response=one("response", FeedbackResponseRead))
 def submit_feedback_response(ctx, body: FeedbackResponseCreate):
     """Answer a feedback request assigned to the caller (once)"""
-    return service_feedback.respond(ctx, data=body)
+    return {"response": service_feedback.respond(ctx, data=body)}
 
 
 @bp.route(f"{BASE}/feedback/summary/{{user_id}}", methods=["GET"])

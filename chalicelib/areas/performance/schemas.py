@@ -335,6 +335,21 @@ class FeedbackRequestRead(Read):
     created_at: IsoTimestamp
 
 
+class FeedbackResponseRead(Read):
+    """A submitted response as stored: ratings and comments, no reviewer and no time (the row holds neither)."""
+    id: str
+    request_id: str
+    organisation_rating: Rating | None
+    performance_rating: Rating | None
+    communication_rating: Rating | None
+    development_rating: Rating | None
+    automation_rating: Rating | None
+    organisation_comment: str | None
+    performance_comment: str | None
+    automation_comment: str | None
+    overall_comment: str | None
+
+
 class BulkFeedbackRead(Read):
     created: int
     total_peers: int

@@ -6,7 +6,8 @@
 - Bulk requests ask the subject's peers (document 2): an employee or lead's squad peers; a manager's fellow
   managers and direct reports; a head or executive's fellow heads and the direct reports who are managers.
   Peers asked already are skipped: `{created, total_peers}`.
-- Only the requested reviewer responds (403), once (409); the request becomes `submitted`.
+- Only the requested reviewer responds (403), once (409); the request becomes `submitted`; the answer is the
+  response record (its id, the request, the ratings and comments: no reviewer, no time).
 - The summary (manager access level or above, subject within reach) aggregates submitted responses: counts per
   rating per area and the comments, shuffled; it never carries a reviewer, a request, a time or an order.
 """
@@ -21,12 +22,15 @@ from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_ignore, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.serialize import row_dict
 
 from .models import FEEDBACK_AREAS, FEEDBACK_COMMENTS, FeedbackRequest, FeedbackResponse, Review, ReviewCycle
 from .queries import (feedback_request_record, feedback_request_select, in_reach, load_cycle,
                       load_feedback_request)
 
 MINIMUM_RESPONSES = 1  # document 2: `minimum_required: 1`
+FEEDBACK_RESPONSE_FIELDS = ("id", "request_id", *(f"{area}_rating" for area in FEEDBACK_AREAS),
+                            *(f"{area}_comment" for area in FEEDBACK_COMMENTS), "overall_comment")
 _random = secrets.SystemRandom()
 
 
@@ -129,15 +133,17 @@ def respond(ctx, *, data) -> dict:
     request = load_feedback_request(ctx, data.request_id)
     if request.reviewer_id != ctx.user_id:
         raise Forbidden("Only the requested reviewer may respond")
-    request = lock_row(ctx.db, FeedbackRequest, request.id)
+    request = lock_row(ctx.db, FeedbackRequest, request.id, missing="Feedback request")
     if request.status != "pending":
         raise Conflict("This feedback request has been answered already")
     values = data.model_dump(exclude={"request_id"})
-    ctx.db.add(FeedbackResponse(request_id=request.id, **values))
+    response = FeedbackResponse(request_id=request.id, **values)
+    ctx.db.add(response)
     request.status = "submitted"
     request.submitted_at = utcnow()
     ctx.db.flush()
-    return {"ok": True}
+    # the record as stored: its id, the request and the answers; the row holds no reviewer and no time
+    return row_dict(response, FEEDBACK_RESPONSE_FIELDS)
 
 
 def summary(ctx, *, user_id: str, cycle_id: str | None) -> dict:

@@ -95,7 +95,7 @@ def delete_proposal(ctx, proposal_id: str):
 
 
 @bp.route("/api/proposals/{proposal_id}/duplicate", methods=["POST"])
-@endpoint(tool="proposals", level="update", errors=(404,), response=DuplicateResponse)
+@endpoint(tool="proposals", level="update", status=201, errors=(404,), response=DuplicateResponse)
 def duplicate_proposal(ctx, proposal_id: str):
     """Copy a proposal (page content and pricing) into a new draft"""
     return {"proposal": {"id": service.duplicate_proposal(ctx, proposal_id=proposal_id)}}

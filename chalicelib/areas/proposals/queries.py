@@ -166,12 +166,13 @@ def proposal_records(db, rows) -> list[dict]:
 
 
 def approvals(db, proposal_id: str) -> list[dict]:
-    """The detail's approvals: at most LIST_LIMIT, oldest first (decisions.md section 4)."""
+    """The detail's approvals (each row's id, the approver and their name, listed, approved_at, comments): at most
+    LIST_LIMIT, oldest first (decisions.md section 4)."""
     rows = db.execute(select(ProposalApproval, User.name).outerjoin(User, User.id == ProposalApproval.user_id)
                       .where(ProposalApproval.proposal_id == proposal_id)
                       .order_by(ProposalApproval.created_at, ProposalApproval.user_id).limit(LIST_LIMIT))
-    return [{"user_id": a.user_id, "user_name": name, "listed": flag(a.listed), "approved_at": value_out(a.approved_at),
-             "comments": a.comments} for a, name in rows]
+    return [{"id": a.id, "user_id": a.user_id, "user_name": name, "listed": flag(a.listed),
+             "approved_at": value_out(a.approved_at), "comments": a.comments} for a, name in rows]
 
 
 def proposal_detail(ctx, proposal_id: str) -> dict:

@@ -145,6 +145,7 @@ class ShareResponse(Read):
 
 
 class ApprovalRead(Read):
+    id: str
     user_id: str
     user_name: str | None
     listed: Flag01

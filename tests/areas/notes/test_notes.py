@@ -46,7 +46,7 @@ def test_create_list_edit_delete_on_a_project(api, db, employee, exec_user):
 def test_resource_types_and_existence(api, db, employee, exec_user):
     for resource_type, record in (("deal", make_deal(db)), ("company", make_company(db)),
                                   ("contact", make_contact(db)), ("task", make_task(db, created_by=employee.id)),
-                                  ("person", employee), ("announcement", make_announcement(db))):
+                                  ("announcement", make_announcement(db))):
         made = api.post(f"/api/notes/{resource_type}/{record.id}", as_=employee, json={"content": "x"})
         assert made.status == 201, (resource_type, made)
         assert len(_notes(api, employee, f"{resource_type}/{record.id}")) == 1
@@ -130,9 +130,39 @@ def test_person_notes_follow_the_hierarchy(api, db, exec_user):
     assert reads(head, manager) and reads(head, report) and not reads(head, outsider)  # the subtree, any depth
     assert reads(manager, report) and not reads(manager, outsider) and not reads(manager, head)
     assert not reads(report, manager) and not reads(report, outsider)
-    assert reads(report, report)  # themselves: the notes whose visibility names their level
-    assert [n["content"] for n in _notes(api, report, f"person/{report.id}")] == [f"about {report.name}"]
+    # nobody reads the notes about themselves through the hierarchy (document 2 lists who does): not the report,
+    # not the manager, not the head
+    assert not reads(report, report) and not reads(manager, manager) and not reads(head, head)
     assert api.post(f"/api/notes/person/{outsider.id}", as_=manager, json={"content": "x"}).status == 404
+    assert api.post(f"/api/notes/person/{report.id}", as_=report, json={"content": "x"}).status == 404
+
+
+def test_a_person_does_not_read_their_managers_notes_about_them(api, db):
+    """Document 2: "Person notes are filtered by the caller's access level against each note's visibility, and by
+    org hierarchy: executives see all, heads their subtree, managers their direct reports." A note written without
+    `visibility` names every level; the report it is about still does not read it (the old code let everyone read
+    the notes about themselves)."""
+    manager = make_user(db, access_level="manager")
+    report = make_user(db, access_level="employee", manager_id=manager.id)
+    lead = make_user(db, access_level="lead", manager_id=manager.id)
+    for person in (report, lead):
+        made = api.post(f"/api/notes/person/{person.id}", as_=manager, json={"content": "Performance concern"})
+        assert made.status == 201, made
+        assert api.get(f"/api/notes/person/{person.id}", as_=person).status == 404
+        assert api.put(f"/api/notes/{made.json['id']}", as_=person, json={"content": "x"}).status == 404
+        assert api.delete(f"/api/notes/{made.json['id']}", as_=person).status == 404
+        # the author reads the note they wrote
+        assert [n["content"] for n in _notes(api, manager, f"person/{person.id}")] == ["Performance concern"]
+
+
+def test_a_mention_on_a_note_about_oneself_carries_no_text(api, db, exec_user):
+    """The mentioned person the note is about does not read it: the mention carries the title and link only."""
+    person = make_user(db, access_level="employee")
+    made = api.post(f"/api/notes/person/{person.id}", as_=exec_user,
+                    json={"content": "Salary review", "mentions": [person.id]})
+    assert made.status == 201, made
+    sent = db.scalars(select(Notification).where(Notification.resource_id == made.json["id"])).all()
+    assert [(n.user_id, n.body) for n in sent] == [(person.id, None)]
 
 
 def test_threading(api, db, employee):

@@ -5,7 +5,7 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from chalicelib.areas.performance.models import FeedbackRequest
+from chalicelib.areas.performance.models import FeedbackRequest, FeedbackResponse
 from chalicelib.core.notify import Notification
 from tests.areas.performance.factories import make_cycle, make_review
 from tests.factories import make_squad, make_user
@@ -35,13 +35,34 @@ def test_request_respond_once_and_list(api, db, exec_user, employee):
     body = {"request_id": request["id"], "organisation_rating": "achieving", "overall_comment": "Great"}
     assert api.post("/api/performance/feedback/responses", as_=exec_user, json=body).status == 403
     answered = api.post("/api/performance/feedback/responses", as_=employee, json=body)
-    assert answered.status == 201 and answered.json == {"ok": True}
+    assert answered.status == 201 and set(answered.json) == {"response"}, answered
     assert api.post("/api/performance/feedback/responses", as_=employee, json=body).status == 409
     assert api.get("/api/performance/feedback/requests", as_=employee).json["requests"] == []
     assert db.get(FeedbackRequest, request["id"]).status == "submitted"
     assert api.post("/api/performance/feedback/responses", as_=employee,
                     json={"request_id": request["id"], "performance_rating": "superb"}).status == 400
     assert api.post("/api/performance/feedback/responses", as_=employee, json={"request_id": "nope"}).status == 404
+
+
+def test_a_response_answers_201_with_the_record_it_stored(api, db, exec_user, employee):
+    """decisions.md section 9: a create whose response the documents do not show answers 201 with the record under
+    its singular key, and every record carries its id (it answered `{ok: true}` before). The record is what the row
+    stores: the answers and the request, no reviewer and no time."""
+    cycle = make_cycle(db)
+    made = _ask(api, exec_user, cycle, make_user(db), employee)
+    request_id = made.json["request"]["id"]
+    answered = api.post("/api/performance/feedback/responses", as_=employee, json={
+        "request_id": request_id, "organisation_rating": "achieving", "communication_rating": "exceeding",
+        "performance_comment": " On time ", "overall_comment": "Great"})
+    assert answered.status == 201, answered
+    response = answered.json["response"]
+    stored = db.scalar(select(FeedbackResponse).where(FeedbackResponse.request_id == request_id))
+    assert response == {
+        "id": stored.id, "request_id": request_id, "organisation_rating": "achieving", "performance_rating": None,
+        "communication_rating": "exceeding", "development_rating": None, "automation_rating": None,
+        "organisation_comment": None, "performance_comment": stored.performance_comment,
+        "automation_comment": None, "overall_comment": "Great"}
+    assert response["performance_comment"].strip() == "On time"
 
 
 def test_an_employee_asks_only_about_themselves(api, db, employee):

@@ -90,7 +90,8 @@ def test_duplicate_copies_content_and_pricing(api, db, exec_user):
     price(api, exec_user, pid)
     api.post(f"/api/proposals/{pid}/submit", as_=exec_user)
     copy = api.post(f"/api/proposals/{pid}/duplicate", as_=exec_user)
-    assert copy.status == 200 and set(copy.json) == {"proposal"}
+    assert copy.status == 201 and set(copy.json) == {"proposal"}  # a create (document 1 convention 5)
+    assert set(copy.json["proposal"]) == {"id"} and copy.json["proposal"]["id"] != pid
     cid = copy.json["proposal"]["id"]
     original = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
     duplicate = api.get(f"/api/proposals/{cid}", as_=exec_user).json["proposal"]
@@ -194,6 +195,21 @@ def test_listed_approvers_each_approve_once(api, db, exec_user):
     assert api.post(f"/api/proposals/{pid}/approve", as_=manager_b, json={}).status == 200
     assert api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]["status"] == "approved"
     assert history(db, pid)[-2:] == ["approval_given", "approved"]
+
+
+def test_the_detail_approvals_carry_their_id(api, db, exec_user):
+    """decisions.md section 9: every record in a response carries its id. The detail's `approvals` are rows of
+    proposal_approvals; each answered user_id, user_name, listed, approved_at and comments, and no id."""
+    from chalicelib.areas.proposals.models import ProposalApproval
+
+    approvers = [make_user(db, access_level="manager") for _ in range(2)]
+    pid = create(api, exec_user, approver_ids=[a.id for a in approvers])
+    api.post(f"/api/proposals/{pid}/submit", as_=exec_user)
+    assert api.post(f"/api/proposals/{pid}/approve", as_=approvers[0], json={"comments": "yes"}).status == 200
+    rows = {a.user_id: a.id for a in db.scalars(select(ProposalApproval).where(ProposalApproval.proposal_id == pid))}
+    detail = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
+    assert {a["user_id"]: a["id"] for a in detail["approvals"]} == rows and len(rows) == 2
+    assert set(detail["approvals"][0]) == {"id", "user_id", "user_name", "listed", "approved_at", "comments"}
 
 
 def test_manage_holder_approves_when_none_listed(api, db, exec_user, employee):
@@ -386,6 +402,7 @@ def test_the_approvals_hold_at_most_500_oldest_first(api, db, exec_user):
     assert oldest[500]["user_id"] not in {a["user_id"] for a in detail["approvals"]}  # the newest is left out
     first = detail["approvals"][0]
     assert first["listed"] == 1 and first["user_name"].startswith("Approver ")
+    assert [a["id"] for a in detail["approvals"]] == [r["id"] for r in oldest[:500]]  # each row's id
     assert {a["comments"] for a in detail["approvals"] if a["approved_at"]} == {
         r["comments"] for r in oldest[:500] if r["approved_at"]}
     assert detail["approver_ids"] == expected

@@ -311,7 +311,7 @@ def test_a_proposal_in_any_status_is_duplicated_as_a_draft(api, db, exec_user):
         db.get(Proposal, pid).status = status
         db.flush()
         copy = api.post(f"/api/proposals/{pid}/duplicate", as_=exec_user)
-        assert copy.status == 200, (status, copy)
+        assert copy.status == 201, (status, copy)
         assert status_of(api, exec_user, copy.json["proposal"]["id"]) == "draft"
 
 
