@@ -55,19 +55,21 @@ def _lists_select(keyed: bool):
 
 @template
 def _items_select(keyed: bool):
-    """The items of `_lists_select`'s lists (in no order: lists_with_items orders them)."""
+    """The items of `_lists_select`'s lists, in the order of a single list's (ITEM_ORDER, by the database's collation:
+    they were sorted in Python, whose order of labels can differ from the database's)."""
     return (select(*(getattr(ConfigListItem, name) for name in ITEM_FIELDS))
-            .where(ConfigListItem.list_id.in_(_lists_select(keyed).with_only_columns(ConfigList.id))))
+            .where(ConfigListItem.list_id.in_(_lists_select(keyed).with_only_columns(ConfigList.id)))
+            .order_by(*ITEM_ORDER))
 
 
 def lists_with_items(db, key: str | None = None) -> list[dict]:
-    """Every list (or the one with `key`) as its record, with its items ordered by position, label and id: one
+    """Every list (or the one with `key`) as its record, with its items ordered by position, label and id (in SQL): one
     statement whatever the row count (core.query.record_sets), records without ORM objects."""
     params = {"list_key": key} if key else {}
     sets = record_sets(db, lists=Read(_lists_select(bool(key)), params, ("is_system",)),
                        items=Read(_items_select(bool(key)), params, ITEM_FLAGS))
     by_list: dict[str, list[dict]] = {}
-    for item in sorted(sets["items"], key=lambda i: (i["position"], i["label"], i["id"])):
+    for item in sets["items"]:
         by_list.setdefault(item["list_id"], []).append(item)
     return [{**record, "items": by_list.get(record["id"], [])} for record in sets["lists"]]
 
