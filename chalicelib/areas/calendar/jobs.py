@@ -62,7 +62,7 @@ def scan_invites() -> dict:
                 continue
             for event in events:
                 if event.get("id") and _awaiting(event, email.lower()):
-                    pending[(user_id, str(event["id"])[:255])] = event
+                    pending[(user_id, str(event["id"]))] = event
         lock_key(db, "calendar-invite-scan")  # concurrent scans notify once
         seen = set()
         if pending:

@@ -64,7 +64,7 @@ class CalendarInvite(Base):
     __tablename__ = "calendar_invites"
 
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
-    event_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    event_id: Mapped[str] = mapped_column(String(1024), primary_key=True)  # the provider's id whole
     notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     responded_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     response: Mapped[str | None] = mapped_column(String(20))

@@ -126,7 +126,7 @@ def respond(ctx, calendar_id: str, event_id: str, *, data) -> dict:
     ctx.release_connection()
     event = calendar.respond(email, calendar_id, event_id, data.status)
     now = utcnow()
-    key = str(event.get("id") or event_id)[:255]
+    key = str(event.get("id") or event_id)
     if not insert_ignore(ctx.db, CalendarInvite, {"user_id": user_id, "event_id": key, "responded_at": now,
                                                   "response": data.status}, conflict=("user_id", "event_id")):
         invite = ctx.db.get(CalendarInvite, (user_id, key))
