@@ -66,15 +66,15 @@ def list_meetings(ctx, query) -> dict:
 
 def _entity_name(ctx, entity_type: str, entity_id: str, *, check: bool) -> str | None:
     """The entity's name; with `check`, a 400 naming entity_id when it does not exist (or, for a project,
-    when the caller cannot see it)."""
+    when the caller cannot see it). A project is named only to a caller who sees it, check or not (a match set by
+    someone else named a project to attendees it answers 404 to; conformance audit)."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.projects import service as projects_service
 
     name = None
     if entity_type == "project":
         try:
-            name = projects_service.load_project(ctx, entity_id).name if check else \
-                projects_service.project_companies(ctx.db, [entity_id]).get(entity_id, (None, None))[0]
+            name = projects_service.load_project(ctx, entity_id).name
         except NotFound:
             name = None
     elif entity_type == "company":
