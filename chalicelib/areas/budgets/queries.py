@@ -8,7 +8,7 @@ from sqlalchemy import func, or_, select
 from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import LIST_LIMIT, Read, record_sets, visible_row
-from chalicelib.core.readers import seen_by
+from chalicelib.core.readers import readers, seen_by
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
@@ -44,6 +44,13 @@ def budget_seen_by(db, budget_id: str, principals) -> set[str]:
     """Which of these principals see the budget: its scope clause as each of them, in one statement (a
     UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""
     return seen_by(db, Budget, budget_id, principals, visible)
+
+
+def budget_readers(db, budget_id: str, user_ids) -> set[str]:
+    """Which of these users may read the budget: active, `budgets:view`, and the budget inside their scope
+    (`visible`), two statements at most whatever their number (core.readers.readers). A budget's notice names it
+    only to them."""
+    return readers(db, Budget, budget_id, user_ids, tool="budgets", scope_of=visible)
 
 
 def load_line_item(ctx, budget_id: str, item_id: str) -> BudgetLineItem:

@@ -12,7 +12,7 @@ from chalicelib.core.locks import lock_row
 from chalicelib.core.serialize import value_out
 
 from .models import Budget, BudgetLineItem
-from .queries import ENTITY, LINE_ITEM_LIMIT
+from .queries import ENTITY, LINE_ITEM_LIMIT, budget_readers
 
 PORTAL_BUDGET_FIELDS = ("id", "name", "resource_type", "resource_id", "po_number", "currency", "status", "total_amount",
                         "budget_type", "forecast_date", "created_at", "updated_at")
@@ -61,8 +61,10 @@ def portal_budget(db, budget_id: str, project_ids, deal_ids) -> tuple[dict, list
 def portal_approve(ctx, *, budget_id: str, project_ids, deal_ids, approver: str) -> None:
     """A client approves a budget in `pending_approval` (409 from any other status; 404 outside the client's
     budgets): it moves to `approved` (decisions.md section 9), the approval is logged in history and the
-    budget's owner is notified (`portal_budget_approved`)."""
-    from chalicelib.core.notify import notify
+    budget's owner is notified (`portal_budget_approved`) when they may read the budget (queries.budget_readers:
+    active, `budgets:view`, the budget in their scope); an owner who may not (their GET answers 404) is told
+    nothing: the notice is about the budget, not about them."""
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     budget = lock_row(ctx.db, Budget, budget_id, where=_portal_scope(project_ids, deal_ids), missing="Budget")
     if budget.status != "pending_approval":
@@ -72,7 +74,7 @@ def portal_approve(ctx, *, budget_id: str, project_ids, deal_ids, approver: str)
     ctx.db.flush()
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="approved", actor_id=None,
                    changes={"status": {"from": "pending_approval", "to": "approved"}, "approved_by": approver})
-    if budget.owner_id:
+    if budget.owner_id and budget_readers(ctx.db, budget.id, [budget.owner_id]):
         notify(ctx, user_id=budget.owner_id, type="portal_budget_approved",
                title=f"The client approved the budget {budget.name}", resource_type="budget",
                resource_id=budget.id, action_url=f"/budgets/{budget.id}")

@@ -269,10 +269,11 @@ def update_project(ctx, *, project_id: str, data) -> dict:
 
 def _status_changed(ctx, project: Project, *, previous: str) -> None:
     """After a real change of the project's status (compared under the row lock): on `completed` with a company,
-    the draft client win and `project_completed` to the delivery manager (also when they made the change: the
-    specification names no exception); and `project_status_changed` to the owner, the delivery manager and the
-    members who may read the project (queries.project_readers), never to the actor nor to the one told
-    `project_completed` (one notice per change). All in one notify_many: a fixed number of statements whatever the
+    the draft client win and `project_completed` to the delivery manager when they may read the project (also when
+    they made the change: the specification names no exception); and `project_status_changed` to the owner, the
+    delivery manager and the members who may read the project, never to the actor nor to the one told
+    `project_completed` (one notice per change). Who may read it (queries.project_readers) is asked of all of them
+    at once, the delivery manager among them. All in one notify_many: a fixed number of statements whatever the
     number of members (the members' ids, their principals, the scope as each of them, then notify's own)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
@@ -284,7 +285,11 @@ def _status_changed(ctx, project: Project, *, previous: str) -> None:
                                                 project_name=project.name)
         completed_to = project.delivery_manager_id
     people = {project.owner_id, project.delivery_manager_id, *member_ids(ctx.db, project.id)}
-    readers = project_readers(ctx.db, project.id, people - {None, ctx.user_id, completed_to})
+    # one readers check for both notices: the delivery manager is asked also when they are the actor
+    readers = project_readers(ctx.db, project.id, ((people - {ctx.user_id}) | {completed_to}) - {None})
+    if completed_to not in readers:
+        completed_to = None  # a delivery manager who may not read the project gets neither notice
+    readers -= {ctx.user_id, completed_to}
     about = {"resource_type": ENTITY, "resource_id": project.id, "action_url": f"/projects/{project.id}",
              "actor_id": ctx.user_id}
     notify_many(ctx, [

@@ -8,7 +8,7 @@ from chalicelib.core.locks import insert_ignore, lock_row
 from chalicelib.core.models import User
 
 from .models import Project, ProjectMember
-from .queries import ENTITY, SUB_LIST_LIMIT, count_of, load_project, member_records, require_users
+from .queries import ENTITY, SUB_LIST_LIMIT, count_of, load_project, member_records, project_readers, require_users
 
 
 def list_members(ctx, *, project_id: str) -> list[dict]:
@@ -21,8 +21,6 @@ def add_member(ctx, *, project_id: str, data) -> None:
     since: only a user becoming a member must be active). A project holds
     at most SUB_LIST_LIMIT (500) members (409 beyond; the project row is locked so that concurrent adds
     cannot pass the cap together)."""
-    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
-
     project = load_project(ctx, project_id)
     lock_row(ctx.db, Project, project.id, missing="Project")
     # the user's active flag and whether they are a member already, in one statement: a user becoming a member must
@@ -42,9 +40,24 @@ def add_member(ctx, *, project_id: str, data) -> None:
     added = insert_ignore(ctx.db, ProjectMember, {"project_id": project.id, "user_id": data.user_id,
                                                   "role": data.role or "member"}, conflict=("project_id", "user_id"))
     if added and data.user_id != ctx.user_id:
-        notify(ctx, user_id=data.user_id, type="project_member_added", title=f"You were added to {project.name}",
-               body=f"{ctx.user.name} added you to the project {project.name}.", resource_type=ENTITY,
-               resource_id=project.id, action_url=f"/projects/{project.id}", actor_id=ctx.user_id)
+        _notify_added(ctx, project, data.user_id)
+
+
+def _notify_added(ctx, project: Project, user_id: str) -> None:
+    """`project_member_added` to the new member (never the caller). The project's name and link only to a member who
+    may read the project (queries.project_readers: active, `projects:view`, the project in their scope; asked after
+    the membership is written, which puts it in their scope); another, whose `projects` permission is none, learns
+    that they were added to a project, and by whom (`actor_id`), as deals' `deal_assigned` and tasks' `todo_assigned`
+    tell an assignee who may not read the record."""
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
+    told = {"title": "You were added to a project"}
+    if project_readers(ctx.db, project.id, [user_id]):
+        told = {"title": f"You were added to {project.name}",
+                "body": f"{ctx.user.name} added you to the project {project.name}.",
+                "action_url": f"/projects/{project.id}"}
+    notify(ctx, user_id=user_id, type="project_member_added", resource_type=ENTITY, resource_id=project.id,
+           actor_id=ctx.user_id, **told)
 
 
 def delete_member(ctx, *, project_id: str, user_id: str) -> None:

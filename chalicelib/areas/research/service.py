@@ -108,13 +108,25 @@ def _run(ctx, target: dict, url: str, refreshed_from_id: str | None = None) -> d
     history.record(ctx.db, entity_type=target["entity_type"], entity_id=target["entity_id"],
                    action="research_refreshed" if refreshed_from_id else "research_run", actor_id=ctx.user_id,
                    changes={"brief_id": brief.id, "url": url, "status": brief.status})
-    if deal and deal["owner_id"] and deal["owner_id"] != ctx.user_id:
+    if deal and deal["owner_id"] and deal["owner_id"] != ctx.user_id and _reads_deal(ctx, deal["id"], deal["owner_id"]):
         notify(ctx, user_id=deal["owner_id"], type="research_brief_ready",
                title=f"Research brief {'ready' if brief.status == 'completed' else 'failed'}: {deal['title']}",
                body=brief.error, resource_type="research_brief", resource_id=brief.id,
                action_url=f"/deals/{deal['id']}?brief={brief.id}", actor_id=ctx.user_id)
     ctx.db.flush()
     return brief_record(ctx.db, brief.id)
+
+
+def _reads_deal(ctx, deal_id: str, user_id: str) -> bool:
+    """Whether the user may read the deal and its briefs, as the deals area answers for another area: active and
+    `deals:view` (their principal, one statement), then the deal in their scope (deals service `seen_by`, one more;
+    deals are not scoped today, so it only finds the deal). A deal owner who may not read it (`deals: none`, where
+    GET /api/research/<id> answers 403) is told nothing of the brief: the notice is about the brief, not about them."""
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.core.auth import principals_of
+
+    holders = [principal for principal in principals_of(ctx.db, [user_id]).values() if principal.can("deals", "view")]
+    return bool(holders) and user_id in deals_service.seen_by(ctx.db, "deal", deal_id, holders)
 
 
 def _allow(ctx) -> None:

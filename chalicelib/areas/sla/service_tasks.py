@@ -107,12 +107,18 @@ def assign_task_sla(ctx, *, task_id: str, data) -> dict:
 
 
 def _notify_breach(ctx, sla: TaskSla, task) -> None:
+    """`sla_breach` to the task's assignee, once per assignment: the assignment is recorded as noticed, and the
+    assignee told unless they are the caller who marked the late response or resolution (they know it: no notice
+    goes to its actor) or may not read the task (tasks' `task_readers`: active, `tasks:view`, the task in their
+    scope)."""
+    from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     if sla.breach_notified_at is not None:
         return
     sla.breach_notified_at = utcnow()
-    if task.assignee_id:
+    assignee_id = task.assignee_id
+    if assignee_id and assignee_id != ctx.user_id and tasks_service.task_readers(ctx.db, task.id, [assignee_id]):
         notify(ctx, user_id=task.assignee_id, type="sla_breach", title=f"Service level breached: {task.title}",
                resource_type="task", resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
 
@@ -196,8 +202,11 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
 
 def scan_breaches(ctx) -> int:
     """Notify the assignee of every task whose SLA has a deadline passed while open and that was not yet
-    notified (a fixed number of statements); answers how many assignments were newly noticed."""
+    notified, when they may read the task (as `_notify_breach`: core.readers.rows_readers with tasks' scope, two
+    statements at most); a fixed number of statements. Answers how many assignments were newly noticed (each is
+    recorded as noticed, its assignee told or not)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+    from chalicelib.core.readers import rows_readers
 
     from chalicelib.areas.tasks import service as tasks_service
 
@@ -207,10 +216,12 @@ def scan_breaches(ctx) -> int:
                           .join(Task, Task.id == TaskSla.task_id)
                           .where(TaskSla.breach_notified_at.is_(None), _open_breach(now))
                           .with_for_update(of=TaskSla, skip_locked=True)).all()
+    assigned = {task_id: {assignee_id} for _sla, task_id, _title, assignee_id in rows if assignee_id}
+    readers = rows_readers(ctx.db, Task, assigned, tool="tasks", scope_of=tasks_service.visible) if assigned else {}
     notices = []
     for sla, task_id, title, assignee_id in rows:
         sla.breach_notified_at = now
-        if assignee_id:
+        if assignee_id in readers.get(task_id, ()):
             notices.append({"user_id": assignee_id, "type": "sla_breach", "title": f"Service level breached: {title}",
                             "resource_type": "task", "resource_id": task_id, "action_url": f"/tasks/{task_id}"})
     notify_many(ctx, notices)

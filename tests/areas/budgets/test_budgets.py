@@ -420,3 +420,29 @@ def test_the_portal_lists_line_items_in_the_staff_order(api, db, exec_user, set_
     staff = [i["description"] for i in api.get(f"/api/budgets/{budget.id}", as_=exec_user).json["line_items"]]
     portal = [i["description"] for i in Portal(api).get(f"/budgets/{budget.id}", client).json["lineItems"]]
     assert staff == ["c", "b", "a"] and portal == staff
+
+
+def test_the_portal_approval_tells_the_owner_only_when_they_may_read_the_budget(api, db, set_env):
+    """docs/decisions/budgets.md, Notifications: a client's approval tells the budget's owner
+    (`portal_budget_approved`, with the budget's name) only when they may read the budget (active, budgets:view,
+    the budget in their scope: its project's); an owner outside the project, whose GET answers 404, is told
+    nothing (audit 6)."""
+    from chalicelib.core.notify import Notification
+    from tests.areas.portal.conftest import TOKEN, Portal, make_client
+
+    set_env(PORTAL_SERVICE_TOKEN=TOKEN)
+    portal, client = Portal(api), make_client(db)
+    outsider = make_user(db, name="Owen Owner")  # an employee outside the budget's project
+    member = make_user(db, name="Mia Member")
+    project = make_project(db, company_id=client.id, members=[member])
+    hidden = make_budget(db, resource_id=project.id, status="pending_approval", owner_id=outsider.id,
+                         name="Secret margin budget")
+    shown = make_budget(db, resource_id=project.id, status="pending_approval", owner_id=member.id, name="Build")
+    assert api.get(f"/api/budgets/{hidden.id}", as_=outsider).status == 404  # the owner cannot read it
+    for budget in (hidden, shown):
+        answer = portal.post(f"/budgets/{budget.id}/approve", client, role="collaborator", user="pu-9")
+        assert answer.status == 200, answer
+    assert db.scalars(select(Notification).where(Notification.user_id == outsider.id)).all() == []
+    told = db.scalars(select(Notification).where(Notification.user_id == member.id)).all()
+    assert [(n.type, n.title, n.resource_id, n.action_url) for n in told] == [
+        ("portal_budget_approved", "The client approved the budget Build", shown.id, f"/budgets/{shown.id}")]

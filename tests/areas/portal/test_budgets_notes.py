@@ -37,8 +37,9 @@ def test_budgets_linked_to_projects_or_deals(portal, db):
 def test_approve_only_pending_with_history_and_owner_notified(portal, db):
     mine = make_client(db)
     owner = make_user(db, name="Owen Owner")
-    budget = make_budget(db, resource_id=make_project(db, company_id=mine.id).id, status="pending_approval",
-                         owner_id=owner.id)
+    # a member of the budget's project: the owner is told only when they may read the budget (budgets decisions)
+    budget = make_budget(db, resource_id=make_project(db, company_id=mine.id, members=[owner]).id,
+                         status="pending_approval", owner_id=owner.id)
     assert portal.post(f"/budgets/{budget.id}/approve", mine, role="viewer").status == 403
     answer = portal.post(f"/budgets/{budget.id}/approve", mine, role="collaborator", user="pu-9")
     assert answer.status == 200 and answer.json == {"ok": True}

@@ -3,7 +3,7 @@ import pytest
 from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
-from tests.factories import make_user
+from tests.factories import grant, make_user
 
 from .factories import make_project
 
@@ -45,6 +45,24 @@ def test_add_member_defaults_role_and_notifies_new_member(api, db, owner, projec
     [note] = notifications(db, newcomer.id, "project_member_added")
     assert (note.resource_type, note.resource_id, note.actor_id) == ("project", project["id"], owner.id)
     assert "Apollo" in note.title
+    assert (note.body, note.action_url) == ("Owner added you to the project Apollo.", f"/projects/{project['id']}")
+
+
+def test_a_member_who_may_not_read_the_project_is_told_without_its_name(api, db, exec_user):
+    """docs/decisions/projects.md, Notifications: a member whose `projects` permission is none cannot open the
+    project (403), so their `project_member_added` says only that they were added, and by whom (actor_id): no name,
+    body or link (audit 6; as deals' deal_assigned and tasks' todo_assigned)."""
+    blocked = make_user(db)
+    grant(db, blocked, "projects", "none")
+    project = api.post("/api/projects", as_=exec_user, json={"name": "Project Nightingale"}).json["project"]
+    added = api.post(f"/api/projects/{project['id']}/members", as_=exec_user, json={"user_id": blocked.id})
+    assert added.status == 201, added
+    assert api.get(f"/api/projects/{project['id']}", as_=blocked).status == 403  # cannot read it
+    [note] = notifications(db, blocked.id, "project_member_added")
+    assert (note.title, note.body, note.action_url) == ("You were added to a project", None, None)
+    assert (note.resource_type, note.resource_id, note.actor_id) == ("project", project["id"], exec_user.id)
+    assert not any("Nightingale" in (n.title + (n.body or "")) for n in db.scalars(
+        select(Notification).where(Notification.user_id == blocked.id)))
 
 
 def test_add_member_with_role(api, db, owner, project):

@@ -4,7 +4,7 @@ import pytest
 from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
-from tests.factories import make_user
+from tests.factories import grant, make_user
 
 @pytest.fixture
 def boss(db):
@@ -30,6 +30,20 @@ def test_completing_a_client_project_notifies_delivery_manager(api, db, boss, co
     [note] = completion_notes(db, manager.id)
     assert (note.resource_type, note.resource_id, note.actor_id) == ("project", project["id"], boss.id)
     assert "Client work" in note.title
+
+
+def test_a_delivery_manager_who_may_not_read_the_project_is_not_told_of_its_completion(api, db, boss, company):
+    """docs/decisions/projects.md, Notifications: `project_completed` only to a delivery manager who may read the
+    project (active, projects:view, in scope); one whose projects permission is none gets nothing, nor the status
+    notice (audit 6). The check is also made when the delivery manager is the actor (they are told then)."""
+    manager = make_user(db, name="Delivery")
+    project = api.post("/api/projects", json={"name": "Client work", "company_id": company["id"],
+                                              "delivery_manager_id": manager.id}, as_=boss).json["project"]
+    grant(db, manager, "projects", "none")
+    assert api.get(f"/api/projects/{project['id']}", as_=manager).status == 403  # cannot read it
+    response = api.put(f"/api/projects/{project['id']}", json={"status": "completed"}, as_=boss)
+    assert response.status == 200, response
+    assert db.scalars(select(Notification).where(Notification.user_id == manager.id)).all() == []
 
 
 def test_completing_without_company_has_no_completion_effects(api, db, boss):

@@ -43,6 +43,26 @@ def test_run_for_a_deal(api, db, employee):
     assert db.scalars(select(Notification).where(Notification.resource_id == again["id"])).all() == []
 
 
+def test_a_deal_owner_who_may_not_read_the_deal_is_not_told(api, db, employee):
+    """docs/decisions/research.md: `research_brief_ready` only to a deal owner who may read the deal and its briefs
+    (active, deals:view, the deal in their scope: the deals service's `seen_by`); an owner whose deals permission
+    is none (GET /api/research/<brief> answers 403) is told nothing (audit 6)."""
+    owner = make_user(db)
+    grant(db, owner, "deals", "none")
+    company = make_company(db, website="https://www.acme-homewares.com.au")
+    deal = make_deal(db, company_id=company.id, owner_id=owner.id, title="Acme replatform")
+    answer = _run(api, employee, entity_type="deal", entity_id=deal.id)
+    assert answer.status == 201, answer
+    brief_id = answer.json["brief"]["id"]
+    assert api.get(f"/api/research/{brief_id}", as_=owner).status == 403  # the owner cannot read it
+    assert db.scalars(select(Notification).where(Notification.user_id == owner.id)).all() == []
+    grant(db, owner, "deals", "view")  # once they may read it, a refresh tells them
+    again = api.post(f"/api/research/{brief_id}/refresh", as_=employee).json["brief"]
+    sent = db.scalars(select(Notification).where(Notification.user_id == owner.id)).all()
+    assert [(n.type, n.resource_id, n.title) for n in sent] == [
+        ("research_brief_ready", again["id"], "Research brief ready: Acme replatform")]
+
+
 def test_run_for_a_company_falls_back_to_the_domain(api, db, employee):
     company = make_company(db, domain="bestbuy-store.com")
     brief = _run(api, employee, entity_type="company", entity_id=company.id).json["brief"]

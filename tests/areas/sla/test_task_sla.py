@@ -9,7 +9,7 @@ from chalicelib.areas.sla.models import SlaPolicy, SlaPolicyRule, TaskSla
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
 from tests.areas.tasks.factories import make_task
-from tests.factories import config_item, make_user
+from tests.factories import config_item, grant, make_user
 
 
 def policy(db, name="Gold", rules=((1, 8),), priority="high"):
@@ -357,3 +357,41 @@ def test_deleting_a_policy_deletes_its_task_assignments(api, db, exec_user):
     assert api.delete(f"/api/sla/policies/{gold.id}", as_=exec_user).json == {"ok": True}
     assert api.get(f"/api/sla/tasks/{task.id}", as_=exec_user).json == {"sla": None}
     assert api.post(f"/api/sla/tasks/{task.id}/respond", as_=exec_user).status == 404
+
+
+def test_the_assignee_marking_their_own_late_response_is_not_told(api, db, exec_user):
+    """docs/decisions/sla.md: the breach notice never goes to the caller who marked the late response or
+    resolution (audit 6); the assignment is still recorded as noticed, so nobody is told of it later."""
+    gold = policy(db, rules=((1, 2),))
+    assignee = make_user(db, access_level="head")  # sla:update, sees every task
+    task = make_task(db, priority_id=config_item(db, "task_priority", "high").id, assignee_id=assignee.id)
+    path = f"/api/sla/tasks/{task.id}"
+    api.put(path, as_=exec_user, json={"policy_id": gold.id, "created_at": iso(utcnow() - timedelta(hours=3))})
+    assert api.post(f"{path}/respond", as_=assignee).json == {"ok": True, "breached": True}
+    assert breaches(db, task) == 0
+    assert db.scalar(select(TaskSla.breach_notified_at).where(TaskSla.task_id == task.id)) is not None
+    assert api.post(f"{path}/resolve", as_=exec_user).json == {"ok": True, "breached": True}
+    assert breaches(db, task) == 0  # once per assignment
+
+
+def test_an_assignee_who_may_not_read_the_task_is_not_told(api, db, exec_user):
+    """docs/decisions/sla.md: `sla_breach` (it names the task) only to an assignee who may read the task (tasks'
+    task_readers: active, tasks:view, in scope); one whose tasks permission is none is told nothing, on a late
+    mark as by the scan (audit 6)."""
+    gold = policy(db, rules=((1, 2),))
+    blocked = make_user(db)
+    grant(db, blocked, "tasks", "none")
+    high = config_item(db, "task_priority", "high").id
+    marked = make_task(db, priority_id=high, assignee_id=blocked.id)
+    scanned = make_task(db, priority_id=high, assignee_id=blocked.id)
+    late = {"policy_id": gold.id, "created_at": iso(utcnow() - timedelta(hours=3))}
+    for task in (marked, scanned):
+        assert api.put(f"/api/sla/tasks/{task.id}", as_=exec_user, json=late).status == 200
+    assert api.get(f"/api/tasks/{marked.id}", as_=blocked).status in (403, 404)  # cannot read it
+    assert api.post(f"/api/sla/tasks/{marked.id}/respond", as_=exec_user).json["breached"] is True
+    from chalicelib import cli
+
+    assert cli.main(["job", "sla-breach-scan"]) == 0
+    assert (breaches(db, marked), breaches(db, scanned)) == (0, 0)
+    assert db.scalar(select(func.count(TaskSla.id)).where(TaskSla.task_id.in_([marked.id, scanned.id]),
+                                                          TaskSla.breach_notified_at.is_not(None))) == 2
