@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.errors import BadGateway, BadRequest, GatewayTimeout, ServiceUnavailable, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.serialize import value_out
@@ -60,7 +60,8 @@ def summary_facts(ctx, project_id: str) -> dict:
 
 
 def generate_summary(ctx, *, project_id: str) -> dict:
-    """Generates and stores the project's summary, replacing the previous one (503 off, 502 failed)."""
+    """Generates and stores the project's summary, replacing the previous one (503 off, 502 failed: also a provider
+    that timed out or kept rate limiting)."""
     from chalicelib.providers.ai import get_ai
 
     from chalicelib.core.allowance import allow
@@ -70,7 +71,13 @@ def generate_summary(ctx, *, project_id: str) -> dict:
     allow(ctx, "ai_summary")  # 429 past the caller's hourly allowance (docs/decisions/projects.md)
     facts = summary_facts(ctx, project_id)
     ctx.release_connection()  # no transaction is held open while the provider answers
-    result = ai.project_summary(facts)
+    try:
+        result = ai.project_summary(facts)
+    except (GatewayTimeout, ServiceUnavailable) as exc:
+        # the provider is configured (resolved above): a timeout or a rate limit it kept up is a failed generation,
+        # 502 as document 1 says ("503 if the AI capability is not configured; 502 if generation fails"); a rate
+        # limit keeps its `retry_after`
+        raise BadGateway(f"AI summary generation failed: {exc.message}", extra=exc.extra) from exc
     # the project's row is locked before the stored summary is read: concurrent first summaries take turns, the
     # later one replacing the earlier's (not a 409 from the unique project_id); a project deleted meanwhile is 404
     if lock_row(ctx.db, Project, project_id) is None:

@@ -2,6 +2,7 @@
 import json
 
 import pytest
+import requests
 import responses
 from sqlalchemy import func, select
 
@@ -283,3 +284,25 @@ def test_ai_summary_is_told_only_the_tasks_its_caller_may_see(api, db, boss, set
     assert api.post(f"/api/projects/{project.id}/ai-summary", as_=member).status == 200
     facts = json.loads(json.loads(responses.calls[0].request.body)["messages"][1]["content"])
     assert [t["title"] for t in facts["tasks"]] == ["Mine"]
+
+
+AI_URL = "https://ai.example.test/v1/chat/completions"
+
+
+@responses.activate
+def test_ai_summary_is_502_when_the_provider_times_out_or_keeps_rate_limiting(api, boss, project, set_env, monkeypatch):
+    """Document 1: "503 if the AI capability is not configured; 502 if generation fails". A configured provider that
+    times out (was 504) or keeps rate limiting (was 503, the status of "not configured") failed the generation; the
+    rate limit's retry_after stays in the body. Nothing is stored (conformance audit)."""
+    from chalicelib.providers import http as provider_http
+
+    set_env(AI_MODE="live", AI_API_KEY="test-key", AI_BASE_URL="https://ai.example.test/v1")
+    monkeypatch.setattr(provider_http, "sleep", lambda s: None)
+    responses.add(responses.POST, AI_URL, body=requests.exceptions.ReadTimeout("slow"))
+    timed_out = api.post(f"/api/projects/{project['id']}/ai-summary", as_=boss)
+    assert timed_out.status == 502, timed_out
+    responses.replace(responses.POST, AI_URL, json={"error": {"message": "slow down", "type": "requests"}}, status=429,
+                      headers={"Retry-After": "600"})
+    limited = api.post(f"/api/projects/{project['id']}/ai-summary", as_=boss)
+    assert limited.status == 502 and limited.json["retry_after"] == 600, limited
+    assert api.get(f"/api/projects/{project['id']}/ai-summary", as_=boss).json == {"summary": None}
