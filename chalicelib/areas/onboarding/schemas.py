@@ -164,6 +164,7 @@ class CurrentStage(Read):
 
 
 class ProgressRead(Read):
+    id: str
     company_id: str
     template_id: str
     template_name: str

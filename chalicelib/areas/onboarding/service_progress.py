@@ -58,7 +58,8 @@ def progress_record(db, progress: OnboardingProgress) -> dict:
                        "sort_order": stage.sort_order, "milestones": rows})
     base, finished = (required, required_done) if required else (total, total_done)
     percent = int(finished * 100 // base) if base else 0
-    return {"company_id": progress.company_id, "template_id": progress.template_id, "template_name": template_name,
+    return {"id": progress.id, "company_id": progress.company_id, "template_id": progress.template_id,
+            "template_name": template_name,
             "started_at": value_out(progress.started_at), "completed_at": value_out(progress.completed_at),
             "percent_complete": percent, "current_stage": current, "stages": stages}
 

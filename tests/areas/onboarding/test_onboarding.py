@@ -304,3 +304,19 @@ def test_a_template_holds_at_most_500_stages_and_500_milestones(api, db, exec_us
     other = template(api, exec_user, "Other", stages=(("S", "s", ("M",)),))
     assert api.post(f"{BASE}/{other['template']}/stages", as_=exec_user,
                     json={"name": "x", "stage_type": "x"}).status == 201
+
+
+def test_onboarding_progress_carries_its_id(api, db, exec_user):
+    """decisions.md section 9: every record in a response carries its id; the progress (a row of
+    onboarding_progress) was answered without it (conformance audit)."""
+    from chalicelib.areas.onboarding.models import OnboardingProgress
+    from tests.areas.deals.factories import make_company
+
+    ids = template(api, exec_user)
+    company = make_company(db, status="client")
+    path = f"/api/clients/{company.id}/onboarding"
+    started = api.post(path, as_=exec_user, json={"template_id": ids["template"]})
+    assert started.status == 201, started
+    row_id = db.scalar(select(OnboardingProgress.id).where(OnboardingProgress.company_id == company.id))
+    assert started.json["onboarding"]["id"] == row_id
+    assert api.get(path, as_=exec_user).json["onboarding"]["id"] == row_id
