@@ -238,6 +238,9 @@ def load_json_body(request) -> Any:
         raise BadRequest("Request body must be valid JSON") from exc
 
 
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
 def parse_json_body(request) -> Any:
     data = load_json_body(request)
     check_request_values(data)
@@ -363,6 +366,8 @@ def endpoint(
                 kwargs: dict[str, Any] = {}
                 if body is not None:
                     kwargs["body"] = validate(body, parse_json_body(request), "request body")
+                elif request.method in WRITE_METHODS and request_content is None and auth in ("user", "public"):
+                    parse_json_body(request)  # a write that takes no body: one sent must still be JSON (400)
                 if query is not None:
                     kwargs["query"] = validate(query, _query_dict(request), "query")
                 result = fn(ctx, **path_params, **kwargs)

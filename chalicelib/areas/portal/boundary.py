@@ -24,7 +24,7 @@ import re
 
 from chalicelib.core.auth import bearer_secret_matches
 from chalicelib.core.errors import BadRequest, Forbidden, ServiceUnavailable, Unauthorized
-from chalicelib.core.http import _query_dict, endpoint, parse_json_body, validate
+from chalicelib.core.http import WRITE_METHODS, _query_dict, endpoint, parse_json_body, validate
 from chalicelib.core.settings import get_settings
 
 from .queries import PortalCaller, resolve_caller
@@ -97,6 +97,8 @@ def portal_endpoint(*, body=None, query=None, response=None, status: int = 200, 
             ctx.portal = caller(ctx, write=write, group_aware=group_aware, needs_user=needs_user)
             if body is not None:
                 kwargs["body"] = validate(body, parse_json_body(ctx.request), "request body")
+            elif ctx.request.method in WRITE_METHODS:
+                parse_json_body(ctx.request)  # a write that takes no body: one sent must still be JSON (400)
             if query is not None:
                 kwargs["query"] = validate(query, _query_dict(ctx.request), "query")
             return fn(ctx, **kwargs)

@@ -9,7 +9,7 @@ from chalicelib.core.models import HistoryEntry
 from chalicelib.core.notify import Notification
 from tests.areas.budgets.factories import make_budget, make_line_item
 from tests.areas.deals.factories import make_deal
-from tests.areas.portal.conftest import make_client
+from tests.areas.portal.conftest import TOKEN, make_client
 from tests.areas.projects.factories import make_project
 from tests.factories import make_user
 
@@ -147,3 +147,19 @@ def test_history_lists_the_budgets_approval(portal, db):
     assert portal.post(f"/budgets/{theirs.id}/approve", other, role="admin").status == 200
     history = portal.get("/history", mine).json["history"]
     assert [(h["entity_type"], h["entity_id"], h["action"]) for h in history] == [("budget", budget.id, "approved")]
+
+
+def test_a_body_that_is_not_json_is_400_after_the_boundary(portal, db):
+    """A portal write that takes no body (the budget approval) answers 400 to a body that is not JSON, as every write
+    does (decisions.md section 4; it acted on it), and only once the trust boundary passed: without the service token
+    it is the 401 it was."""
+    mine = make_client(db)
+    budget = make_budget(db, resource_id=make_project(db, company_id=mine.id).id, status="pending_approval")
+    sent = {"X-Portal-Company-Id": mine.id, "X-Portal-User-Role": "admin", "X-Portal-User-Id": "pu-1",
+            "Content-Type": "application/json"}
+    path = f"/api/portal/budgets/{budget.id}/approve"
+    refused = portal.api.request("POST", path, headers={**sent, "Authorization": f"Bearer {TOKEN}"}, body=b"{not json")
+    assert (refused.status, refused.json) == (400, {"error": "Request body must be valid JSON"})
+    assert portal.api.request("POST", path, headers=sent, body=b"{not json").status == 401
+    db.expire_all()
+    assert db.get(Budget, budget.id).status == "pending_approval"
