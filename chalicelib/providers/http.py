@@ -1,18 +1,27 @@
 """HTTP to a provider through `requests`, with the error mapping of the live adapters (ledger, planner, payroll,
 ad platforms): unreachable -> 502, timeout -> 504, 429 -> wait `Retry-After` (when it is at most `max_wait`
 seconds) and retry once, else 503 naming when to retry; other answers are the caller's to read. Tokens never go
-into a message."""
+into a message. An id placed in a URL path goes through `segment` (percent-encoded, one segment)."""
 from __future__ import annotations
 
 import time
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
+from urllib.parse import quote
 
 import requests
 
 from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 
 sleep = time.sleep  # tests replace it
+
+
+def segment(value) -> str:
+    """A value as one URL path segment, percent-encoded (RFC 3986 section 3.3: `/`, `?`, `#`, `%` and every other
+    reserved character escaped): an id typed by a person (a ledger invoice id set by hand, a payroll employee id of a
+    user mapping) or answered by a provider must not reach another path of the provider's API (`../Contacts?x=`
+    would, with the organisation's token). Audit S3 (ledger), then payroll."""
+    return quote(str(value), safe="")
 
 
 def retry_after(response) -> float:

@@ -66,3 +66,60 @@ def test_keys_are_the_same_for_the_same_request_and_within_xeros_limit():
     long = idempotency_key("wms-invoice", "x" * 300, body=body)
     assert len(long) == IDEMPOTENCY_KEY_MAX and long.startswith("wms-invoice-xxx")
     assert long != idempotency_key("wms-invoice", "x" * 299 + "y", body=body)
+
+
+LEDGER_ID = "243216c5-369e-4056-ac67-05388f86dc81"
+
+
+def refreshing_ledger():
+    """A ledger whose access token Xero refuses once (401): the adapter refreshes it and retries the call."""
+    from chalicelib.providers.ledger.live import TOKEN_URL, XeroAuth
+
+    responses.post(TOKEN_URL, json={"access_token": "AT2", "refresh_token": "RT2", "expires_in": 1800,
+                                    "token_type": "Bearer"})
+    auth = XeroAuth(client_id="CLIENT", client_secret="SECRET", redirect_uri="https://wms.example/cb")
+    return XeroLedger(auth=auth, tokens={"access_token": "AT", "refresh_token": "RT",
+                                         "expires_at": time.time() + 1000}, tenant_id=TENANT)
+
+
+def _api_keys(path):
+    return [call.request.headers.get("Idempotency-Key") for call in responses.calls
+            if call.request.url.startswith(f"{ACCOUNTING}{path}")]
+
+
+@responses.activate
+def test_a_status_change_sends_a_key_the_same_on_the_429_and_the_refresh_retries(waits):
+    """updateInvoice (POST /Invoices/{InvoiceID}) lists the Idempotency-Key header (xero_accounting.yaml,
+    components.parameters.idempotencyKey): a status change sends one, and each retry of the call (after a 429, after
+    the token refresh a 401 asks for) sends the same; another status change sends another."""
+    url = f"{ACCOUNTING}/Invoices/{LEDGER_ID}"
+    responses.post(url, status=429, headers={"Retry-After": "1"}, json={})
+    responses.post(url, status=401, json={"Title": "Unauthorized", "Status": 401, "Detail": "TokenExpired"})
+    responses.post(url, json={"Invoices": [{"InvoiceID": LEDGER_ID, "Status": "AUTHORISED"}]})
+    ledger = refreshing_ledger()
+    assert ledger.set_status(LEDGER_ID, "AUTHORISED") == {"status": "AUTHORISED"}
+    keys = _api_keys(f"/Invoices/{LEDGER_ID}")
+    assert len(keys) == 3 and keys[0] and len(set(keys)) == 1 and len(keys[0]) <= IDEMPOTENCY_KEY_MAX
+    assert waits == [1.0]
+    responses.post(url, json={"Invoices": [{"InvoiceID": LEDGER_ID, "Status": "VOIDED"}]})
+    ledger.set_status(LEDGER_ID, "VOIDED")
+    assert _api_keys(f"/Invoices/{LEDGER_ID}")[-1] not in keys
+
+
+@responses.activate
+def test_an_email_sends_a_key_the_same_on_its_retries_and_a_new_one_per_send(waits):
+    """emailInvoice (POST /Invoices/{InvoiceID}/Email, 204) lists the Idempotency-Key header: the adapter's retries
+    of one send carry one key; a second send is another action and another key; a caller's key is sent as given."""
+    url = f"{ACCOUNTING}/Invoices/{LEDGER_ID}/Email"
+    responses.post(url, status=429, headers={"Retry-After": "2"}, json={})
+    responses.post(url, status=401, json={"Title": "Unauthorized", "Status": 401, "Detail": "TokenExpired"})
+    responses.post(url, status=204)
+    ledger = refreshing_ledger()
+    ledger.email_invoice(LEDGER_ID)
+    first = _api_keys(f"/Invoices/{LEDGER_ID}/Email")
+    assert len(first) == 3 and first[0] and len(set(first)) == 1 and waits == [2.0]
+    ledger.email_invoice(LEDGER_ID)
+    second = _api_keys(f"/Invoices/{LEDGER_ID}/Email")[3:]
+    assert len(second) == 1 and second[0] != first[0]
+    ledger.email_invoice(LEDGER_ID, idempotency_key="wms-invoice-send-1")
+    assert _api_keys(f"/Invoices/{LEDGER_ID}/Email")[-1] == "wms-invoice-send-1"

@@ -184,3 +184,52 @@ def test_an_invoice_id_set_by_hand_stays_one_path_segment():
                   content_type="application/pdf")
     assert ledger().get_pdf(odd) == b"%PDF-1.4"
     assert responses.calls[0].request.path_url == "/api.xro/2.0/Invoices/x%2F..%2F..%2FContacts%3Fwhere%3D1"
+
+
+def _allocated_invoice(**fields):
+    """GET /Invoices answer of a PAID invoice of 1,100.00 (Xero-OpenAPI xero_accounting.yaml, getInvoices example's
+    envelope and fields); `fields` its allocations."""
+    return {"Id": "900c500b-e83c-4ce2-902a-b8ba04751748", "Status": "OK", "ProviderName": "Provider Name Example",
+            "DateTimeUTC": "/Date(1552326816230)/", "Invoices": [{
+                "Type": "ACCREC", "InvoiceID": "046d8a6d-1ae1-4b4d-9340-5601bdf41b87", "InvoiceNumber": "INV-0002",
+                "Contact": {"ContactID": "a3675fc4-f8dd-4f03-ba5b-f1870566bcd7", "Name": "Barney Rubble-83203"},
+                "Status": "PAID", "LineAmountTypes": "Exclusive", "LineItems": [], "SubTotal": 1000.00,
+                "TotalTax": 100.00, "Total": 1100.00, "CurrencyCode": "AUD", "AmountDue": 0.00, "Payments": [],
+                "CreditNotes": [], "Prepayments": [], "Overpayments": [], **fields}]}
+
+
+@responses.activate
+def test_prepayments_and_overpayments_applied_are_money_received_credit_notes_are_not():
+    # xero_accounting.yaml, components.schemas.Invoice: AmountPaid "Sum of payments received for invoice";
+    # AmountCredited "Sum of all credit notes, over-payments and pre-payments applied to invoice"; Prepayments,
+    # Overpayments and CreditNotes are arrays of those schemas, whose AppliedAmount is "The amount of applied to an
+    # invoice". 400.00 paid + 500.00 of a deposit + 100.00 of an overpayment = 1,000.00 received; 100.00 credited.
+    responses.get(f"{ACCOUNTING}/Invoices", json=_allocated_invoice(
+        AmountPaid=400.00, AmountCredited=700.00,
+        Payments=[{"PaymentID": "99ea7f6b-c513-4066-bc27-b7c65dcd76c2", "Date": "/Date(1543449600000+0000)/",
+                   "Amount": 400.00, "CurrencyRate": 1.0, "HasAccount": False, "HasValidationErrors": False}],
+        Prepayments=[{"PrepaymentID": "ce0cddef-cf5a-4e59-b638-f225679115a7",
+                      "ID": "ce0cddef-cf5a-4e59-b638-f225679115a7", "Date": "/Date(1552435200000+0000)/",
+                      "AppliedAmount": 500.00, "Total": 3450.00}],
+        Overpayments=[{"OverpaymentID": "ed7f6041-c358-4d1c-9e4f-3b5d6a2f8c91",
+                       "ID": "ed7f6041-c358-4d1c-9e4f-3b5d6a2f8c91", "AppliedAmount": 100.00, "Total": 150.00}],
+        CreditNotes=[{"CreditNoteID": "7be2c6c3-9f37-4a7e-8e4b-5cd41f7f2d0e", "CreditNoteNumber": "CN-0003",
+                      "ID": "7be2c6c3-9f37-4a7e-8e4b-5cd41f7f2d0e", "AppliedAmount": 100.00, "Total": 100.00}]))
+    [state] = ledger().get_invoices(["046d8a6d-1ae1-4b4d-9340-5601bdf41b87"])
+    assert state["amount_paid"] == Decimal("1000") and state["amount_credited"] == Decimal("100")
+    assert state["amount_due"] == Decimal("0") and state["total"] == Decimal("1100")
+    assert [p["ledger_payment_id"] for p in state["payments"]] == ["99ea7f6b-c513-4066-bc27-b7c65dcd76c2"]
+
+
+@responses.activate
+def test_an_allocation_without_its_amount_is_read_from_amount_credited():
+    """Should a prepayment come without AppliedAmount, the money applied is AmountCredited less the credit notes'
+    (AmountCredited sums all three kinds): 1,100.00 credited, 300.00 of it a credit note, 800.00 a deposit."""
+    responses.get(f"{ACCOUNTING}/Invoices", json=_allocated_invoice(
+        AmountPaid=0.00, AmountCredited=1100.00,
+        Prepayments=[{"PrepaymentID": "ce0cddef-cf5a-4e59-b638-f225679115a7",
+                      "ID": "ce0cddef-cf5a-4e59-b638-f225679115a7"}],
+        CreditNotes=[{"CreditNoteID": "7be2c6c3-9f37-4a7e-8e4b-5cd41f7f2d0e",
+                      "ID": "7be2c6c3-9f37-4a7e-8e4b-5cd41f7f2d0e", "AppliedAmount": 300.00}]))
+    [state] = ledger().get_invoices(["046d8a6d-1ae1-4b4d-9340-5601bdf41b87"])
+    assert state["amount_paid"] == Decimal("800") and state["amount_credited"] == Decimal("300")

@@ -47,8 +47,9 @@ def _apply(ctx, invoices: dict[str, Invoice], states: list[dict]) -> int:
     """Write the ledger's answers onto the invoices (locked and re-read after the ledger answered: `_fresh`):
     one bulk UPDATE, the payments made the ledger's (`_replace_payments`), one history row per invoice that
     changed, and `invoice_paid` about those that became paid (neither status nor payment status paid before, one
-    of them now: once per invoice becoming paid, all of them in one service_notices call). Answers how many
-    changed."""
+    of them now: once per invoice becoming paid, all of them in one service_notices call; the notice names the
+    money received, `amount_paid`, and the credit notes applied, `amount_credited`, which is not stored). Answers
+    how many changed."""
     db, actor_id = ctx.db, ctx.user_id
     now = utcnow()
     updates, payments, changed_ids, paid = [], [], [], []
@@ -64,7 +65,8 @@ def _apply(ctx, invoices: dict[str, Invoice], states: list[dict]) -> int:
         diff = history.diff(before, {key: value_out(value) for key, value in values.items()})
         updates.append({"id": invoice.id, **values, "ledger_synced_at": now})
         if is_paid(values["status"], values["payment_status"]) and not is_paid(invoice.status, invoice.payment_status):
-            paid.append({**service_notices.facts(invoice), **values})
+            paid.append({**service_notices.facts(invoice), **values,
+                         "amount_credited": Decimal(state.get("amount_credited") or 0)})
         if diff:
             changed_ids.append(invoice.id)
             history.record(db, entity_type=ENTITY, entity_id=invoice.id, action="ledger_synced", actor_id=actor_id,

@@ -98,10 +98,21 @@ def tell_paid_by_hand(ctx, invoice: Invoice) -> int:
                  lambda _: f"Marked paid by {ctx.actor_name}.", creator=True)
 
 
+def _paid_in_ledger_body(invoice: dict) -> str:
+    """The money received (`amount_paid`: payments, and prepayments and overpayments applied), and the credit notes
+    applied when there are some (`amount_credited`, no money received): "AUD 600.00 received, AUD 500.00
+    credited"."""
+    text = f"Paid in the ledger: {_money(invoice['currency'], invoice['amount_paid'])} received"
+    credited = Decimal(invoice.get("amount_credited") or 0)
+    if credited > 0:
+        text += f", {_money(invoice['currency'], credited)} credited"
+    return text + "."
+
+
 def tell_paid_in_ledger(ctx, invoices: list[dict]) -> int:
-    """`invoice_paid` for the invoices (`facts`, as the sync wrote them) a ledger sync found paid."""
-    return _tell(ctx, "invoice_paid", "Invoice paid", invoices,
-                 lambda i: f"Paid in the ledger: {_money(i['currency'], i['amount_paid'])} received.", creator=True)
+    """`invoice_paid` for the invoices (`facts`, as the sync wrote them, with the ledger's `amount_credited`) a
+    ledger sync found paid."""
+    return _tell(ctx, "invoice_paid", "Invoice paid", invoices, _paid_in_ledger_body, creator=True)
 
 
 def _overdue_body(invoice: dict) -> str:

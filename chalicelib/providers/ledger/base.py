@@ -2,8 +2,11 @@
 a database sandbox otherwise), and the shapes they answer.
 
 Invoice state as answered by `get_invoices`: `{ledger_invoice_id, status (DRAFT, SUBMITTED, AUTHORISED,
-PAID, VOIDED, DELETED), contact_name (the contact the invoice bills, or None), total, amount_paid, amount_due, payments: [{ledger_payment_id, date (YYYY-MM-DD),
-amount, reference, status}]}`, amounts as Decimal.
+PAID, VOIDED, DELETED), contact_name (the contact the invoice bills, or None), total, amount_paid, amount_credited,
+amount_due, payments: [{ledger_payment_id, date (YYYY-MM-DD), amount, reference, status}]}`, amounts as Decimal.
+`amount_paid` is the money the client paid for the invoice: its payments and the prepayments and overpayments (money
+received earlier) applied to it; `amount_credited` the credit notes applied to it, which lower what is owed and are
+no money received (docs/decisions/invoices.md, "Money received"). `payments` are the payments only.
 
 Idempotency (Xero, "Idempotent requests": developer.xero.com/documentation/guides/idempotent-requests/idempotency/):
 a POST/PUT/PATCH may carry an `Idempotency-Key` header of at most 128 characters; Xero keeps a key for 6 minutes
@@ -57,12 +60,13 @@ class LedgerProvider(ABC):
         seen with that key answers the first one's answer and makes nothing."""
 
     @abstractmethod
-    def set_status(self, ledger_invoice_id: str, status: str) -> dict:
-        """AUTHORISED (approve), VOIDED (void) or DELETED (delete a draft). Answers `{status}`."""
+    def set_status(self, ledger_invoice_id: str, status: str, *, idempotency_key: str | None = None) -> dict:
+        """AUTHORISED (approve), VOIDED (void) or DELETED (delete a draft). Answers `{status}`. Sent with
+        `idempotency_key`, or one made for this call (the same on every attempt of it)."""
 
     @abstractmethod
-    def email_invoice(self, ledger_invoice_id: str) -> None:
-        """E-mail an authorised invoice to its contact."""
+    def email_invoice(self, ledger_invoice_id: str, *, idempotency_key: str | None = None) -> None:
+        """E-mail an authorised invoice to its contact; the key as `set_status`'s."""
 
     @abstractmethod
     def get_invoices(self, ledger_invoice_ids: list[str]) -> list[dict]:

@@ -22,6 +22,11 @@ xero-payroll-au.yaml):
   Decimal); dates are `/Date(ms+0000)/` (read as the UTC day). An invoice's `Payments` summaries carry
   `PaymentID, Date, Amount, Reference, CurrencyRate` but no `Status`: a payment applied to an invoice is
   AUTHORISED (a deleted one leaves the list), so that is the status answered when Xero gives none.
+  `amount_paid` is the money the client paid: `AmountPaid` plus the `AppliedAmount` of each of the invoice's
+  `Prepayments` and `Overpayments` (Xero counts those in `AmountCredited`, not `AmountPaid`); the `CreditNotes`
+  applied are `amount_credited`, no money received (`_settled`). The payment records are `Payments` only.
+- Ids in a path are percent-encoded as one segment (`providers.http.segment`, audit S3): a ledger invoice id can
+  be set by hand.
 - The organisation connected is one the user has just authorised: the access token's
   `authentication_event_id` claim filters `GET /connections?authEventId=` (xero-identity.yaml), so an
   organisation connected earlier (listed first without the filter) is not taken instead.
@@ -29,23 +34,27 @@ xero-payroll-au.yaml):
   TERMINATED are answered (the sandbox answers active users only).
 - A create given an idempotency key sends it as `Idempotency-Key` (base.py: at most 128 characters, kept 6
   minutes by Xero), on every attempt of the call: the retry of a 429 (providers.http) and the one after a token
-  refresh carry the same key.
+  refresh carry the same key. A status change (`POST /Invoices/{id}`, updateInvoice) and an e-mail (`POST
+  /Invoices/{id}/Email`, emailInvoice) send one too (xero_accounting.yaml lists the `Idempotency-Key` header on
+  both): the caller's, else one made for the call (`_call_key`), the same on each of its attempts.
 """
 from __future__ import annotations
 
 import base64
 import json
+import logging
 import re
 import time
+import uuid
 from datetime import datetime, timezone
 from decimal import Decimal
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from chalicelib.core.errors import BadGateway, BadRequest
 from chalicelib.core.settings import get_settings
 from chalicelib.providers import http
 
-from .base import IDEMPOTENCY_KEY_MAX, LedgerAuth, LedgerProvider
+from .base import IDEMPOTENCY_KEY_MAX, LedgerAuth, LedgerProvider, idempotency_key
 
 AUTHORIZE_URL = "https://login.xero.com/identity/connect/authorize"
 TOKEN_URL = "https://identity.xero.com/connect/token"
@@ -58,6 +67,7 @@ PAGE_SIZE = 100
 IDS_PER_CALL = 50
 MAX_PAGES = 100  # pages read in one listing at most (10 000 records); more is a 502, never an endless loop
 NAME = "The accounting ledger"
+log = logging.getLogger("wms.ledger")
 
 
 def _max_wait() -> float:
@@ -90,10 +100,50 @@ def xero_date(value) -> str | None:
     return str(value)[:10]
 
 
-def _segment(value: str) -> str:
-    """An id as one URL path segment: a ledger invoice id can be set by hand (a manager's PUT), so `/`, `?` or `..`
-    in it must not reach another Xero path."""
-    return quote(str(value), safe="")
+def _money(value) -> Decimal:
+    """A Xero amount (a JSON number, read through `str`), 0 when absent."""
+    return Decimal(str(value or 0))
+
+
+def _applied(items) -> tuple[Decimal, bool]:
+    """The sum of the `AppliedAmount`s of an invoice's `Prepayments`, `Overpayments` or `CreditNotes` (each item is
+    the Prepayment / Overpayment / CreditNote schema, whose `AppliedAmount` is "The amount of applied to an
+    invoice": xero_accounting.yaml), and whether every item carried one."""
+    items = [item for item in items or [] if isinstance(item, dict)]
+    return (sum((_money(item.get("AppliedAmount")) for item in items), Decimal("0")),
+            all(item.get("AppliedAmount") is not None for item in items))
+
+
+def _settled(item: dict) -> tuple[Decimal, Decimal]:
+    """`(amount_paid, amount_credited)` of a Xero invoice (docs/decisions/invoices.md, "Money received"): the money
+    the client paid is `AmountPaid` ("Sum of payments received for invoice") plus the prepayments and overpayments
+    applied to it (a deposit, a payment of more than was owed, allocated here: money received, counted in Xero's
+    `AmountCredited`, "Sum of all credit notes, over-payments and pre-payments applied to invoice", not in
+    `AmountPaid`); a credit note applied lowers what is owed and is no money received: it is `amount_credited`.
+    When an allocation lacks its `AppliedAmount` (the list answer is expected to carry it: the invoice's
+    `Prepayments`, `Overpayments` and `CreditNotes` are those schemas), the money part is `AmountCredited` less the
+    credit notes' amounts when those are all known, else only what is known is counted (logged)."""
+    paid, credited_all = _money(item.get("AmountPaid")), _money(item.get("AmountCredited"))
+    prepaid, prepaid_known = _applied(item.get("Prepayments"))
+    overpaid, overpaid_known = _applied(item.get("Overpayments"))
+    notes, notes_known = _applied(item.get("CreditNotes"))
+    money = prepaid + overpaid
+    if not (prepaid_known and overpaid_known):
+        if notes_known and item.get("AmountCredited") is not None:
+            money = max(money, credited_all - notes)
+        else:
+            log.warning("ledger invoice %s: an allocation without AppliedAmount; amount_paid may be short",
+                        item.get("InvoiceID"))
+    if not notes_known and item.get("AmountCredited") is not None:
+        notes = max(notes, credited_all - money)
+    return paid + money, notes
+
+
+def _call_key(action: str, ledger_invoice_id: str, body) -> str:
+    """The Idempotency-Key of one call of a move (a status change, an e-mail) given none by its caller: new for each
+    call (a uuid4), so the adapter's own retries of it (a 429's, the one after a token refresh: `_call`) send the
+    same key and two calls never do."""
+    return idempotency_key("wms-invoice", action, ledger_invoice_id, uuid.uuid4().hex, body=body)
 
 
 def _claim(jwt: str, name: str) -> str | None:
@@ -208,13 +258,17 @@ class XeroLedger(LedgerProvider):
                                              idempotency_key=idempotency_key))
         return {"ledger_invoice_id": made["InvoiceID"], "status": made.get("Status", "DRAFT")}
 
-    def set_status(self, ledger_invoice_id: str, status: str) -> dict:
+    def set_status(self, ledger_invoice_id: str, status: str, *, idempotency_key: str | None = None) -> dict:
         body = {"Invoices": [{"InvoiceID": ledger_invoice_id, "Status": status}]}
-        made = self._invoice_body(self._call("POST", f"{ACCOUNTING}/Invoices/{_segment(ledger_invoice_id)}", json=body))
+        key = idempotency_key or _call_key("status", ledger_invoice_id, body)
+        made = self._invoice_body(self._call("POST", f"{ACCOUNTING}/Invoices/{http.segment(ledger_invoice_id)}",
+                                             json=body, idempotency_key=key))
         return {"status": made.get("Status", status)}
 
-    def email_invoice(self, ledger_invoice_id: str) -> None:
-        self._call("POST", f"{ACCOUNTING}/Invoices/{_segment(ledger_invoice_id)}/Email", json={})
+    def email_invoice(self, ledger_invoice_id: str, *, idempotency_key: str | None = None) -> None:
+        key = idempotency_key or _call_key("email", ledger_invoice_id, {})
+        self._call("POST", f"{ACCOUNTING}/Invoices/{http.segment(ledger_invoice_id)}/Email", json={},
+                   idempotency_key=key)
 
     def get_invoices(self, ledger_invoice_ids: list[str]) -> list[dict]:
         found = []
@@ -234,17 +288,19 @@ class XeroLedger(LedgerProvider):
 
     @staticmethod
     def _state(item: dict) -> dict:
+        received, credited = _settled(item)
         return {"ledger_invoice_id": item["InvoiceID"], "status": item.get("Status"),
                 "contact_name": (item.get("Contact") or {}).get("Name"),
-                "total": Decimal(str(item.get("Total") or 0)), "amount_paid": Decimal(str(item.get("AmountPaid") or 0)),
-                "amount_due": Decimal(str(item.get("AmountDue") or 0)),
+                "total": _money(item.get("Total")), "amount_paid": received, "amount_credited": credited,
+                "amount_due": _money(item.get("AmountDue")),
                 "payments": [{"ledger_payment_id": p["PaymentID"], "date": xero_date(p.get("Date")),
-                              "amount": Decimal(str(p.get("Amount") or 0)), "reference": p.get("Reference"),
+                              "amount": _money(p.get("Amount")), "reference": p.get("Reference"),
                               "status": p.get("Status") or "AUTHORISED"}
                              for p in item.get("Payments") or [] if p.get("PaymentID")]}
 
     def get_pdf(self, ledger_invoice_id: str) -> bytes:
-        return self._call("GET", f"{ACCOUNTING}/Invoices/{_segment(ledger_invoice_id)}", accept="application/pdf").content
+        return self._call("GET", f"{ACCOUNTING}/Invoices/{http.segment(ledger_invoice_id)}",
+                          accept="application/pdf").content
 
     # ---- payroll
     def list_employees(self) -> list[dict]:

@@ -152,7 +152,8 @@ class SandboxLedger(LedgerProvider):
             pdf=_pdf(fields["invoice_number"], contact, total), idempotency_key=idempotency_key, **fields))
         return {"ledger_invoice_id": row["id"], "status": "DRAFT"}  # a replay answers the first create's answer
 
-    def set_status(self, ledger_invoice_id: str, status: str) -> dict:
+    def set_status(self, ledger_invoice_id: str, status: str, *, idempotency_key: str | None = None) -> dict:
+        check_key(idempotency_key, REFUSED)  # Xero's bound; a move is not replayed here (its claim guards it)
         row = self._row(ledger_invoice_id)
         allowed = {"AUTHORISED": ("DRAFT", "SUBMITTED"), "DELETED": ("DRAFT", "SUBMITTED"), "VOIDED": ("AUTHORISED",)}
         if status not in allowed or row.status not in allowed[status]:
@@ -166,7 +167,8 @@ class SandboxLedger(LedgerProvider):
         self.db.flush()
         return {"status": status}
 
-    def email_invoice(self, ledger_invoice_id: str) -> None:
+    def email_invoice(self, ledger_invoice_id: str, *, idempotency_key: str | None = None) -> None:
+        check_key(idempotency_key, REFUSED)
         row = self._row(ledger_invoice_id)
         if row.status not in ("AUTHORISED", "PAID"):
             raise BadGateway("The accounting ledger refused the request: Invoice must be AUTHORISED to be emailed")
@@ -180,7 +182,7 @@ class SandboxLedger(LedgerProvider):
         rows = self.db.scalars(select(LedgerSandboxInvoice).where(LedgerSandboxInvoice.id.in_(ids))).all()
         return [{"ledger_invoice_id": row.id, "status": row.status, "contact_name": row.contact_name,
                  "total": Decimal(row.total),
-                 "amount_paid": Decimal(row.amount_paid),
+                 "amount_paid": Decimal(row.amount_paid), "amount_credited": Decimal("0"),  # no credit notes here
                  "amount_due": Decimal("0") if row.status in ("VOIDED", "DELETED") else Decimal(row.total) - Decimal(row.amount_paid),
                  "payments": [{**p, "amount": Decimal(p["amount"])} for p in row.payments]} for row in rows]
 

@@ -15,10 +15,14 @@ documented format of those fields; Xero answers them as `/Date(ms+0000)/`); `Tit
 and `Description` to 200 (their documented maximum lengths); reject has no body and applies to a REQUESTED or
 SCHEDULED application (an application made through POST /LeaveApplications is SCHEDULED). A leave application
 given an idempotency key sends it as `Idempotency-Key` (the ledger's transport, on every attempt of the call).
+An id placed in a path (`{EmployeeID}`, `{LeaveApplicationID}`) is percent-encoded as one segment
+(`providers.http.segment`): an employee id is typed by an executive (the connections area's user mappings), and
+`../../../api.xro/2.0/Contacts?where=1&x=` sent raw reached Accounting's Contacts with the organisation's token.
 """
 from __future__ import annotations
 
 from chalicelib.core.errors import BadGateway
+from chalicelib.providers.http import segment
 
 PAYROLL = "https://api.xero.com/payroll.xro/1.0"
 
@@ -45,7 +49,7 @@ class XeroPayroll:
                 and item.get("CurrentRecord", True) is not False]
 
     def leave_balances(self, employee_id: str) -> list[dict]:
-        employees = _body(self._call("GET", f"Employees/{employee_id}"), "Employees") or []
+        employees = _body(self._call("GET", f"Employees/{segment(employee_id)}"), "Employees") or []
         if not employees:
             raise BadGateway("The leave ledger does not know this employee")
         return [{"leave_type_id": balance["LeaveTypeID"], "leave_type_name": balance.get("LeaveName") or "Leave",
@@ -66,4 +70,4 @@ class XeroPayroll:
         return created[0]["LeaveApplicationID"]
 
     def reject_leave_application(self, leave_application_id: str) -> None:
-        self._call("POST", f"LeaveApplications/{leave_application_id}/reject")
+        self._call("POST", f"LeaveApplications/{segment(leave_application_id)}/reject")

@@ -76,6 +76,22 @@ def test_leave_application_created_and_rejected():
 
 
 @responses.activate
+def test_ids_in_the_path_are_percent_encoded_as_one_segment():
+    """An employee id is typed by an executive (connections' user mappings): sent raw, this one reached GET
+    https://api.xero.com/api.xro/2.0/Contacts?where=1&x= with the organisation's token. Each id is one path segment,
+    percent-encoded (providers.http.segment), for /Employees/{EmployeeID} and
+    /LeaveApplications/{LeaveApplicationID}/reject (xero-payroll-au.yaml paths)."""
+    odd = "../../../api.xro/2.0/Contacts?where=1&x="
+    encoded = "..%2F..%2F..%2Fapi.xro%2F2.0%2FContacts%3Fwhere%3D1%26x%3D"
+    responses.get(f"{PAYROLL}/Employees/{encoded}", json={"Employees": [{"EmployeeID": odd, "LeaveBalances": []}]})
+    responses.post(f"{PAYROLL}/LeaveApplications/{encoded}/reject", json={"LeaveApplications": []})
+    assert payroll().leave_balances(odd) == []
+    payroll().reject_leave_application(odd)
+    assert [call.request.path_url for call in responses.calls] == [
+        f"/payroll.xro/1.0/Employees/{encoded}", f"/payroll.xro/1.0/LeaveApplications/{encoded}/reject"]
+
+
+@responses.activate
 def test_errors_rate_limits_and_refresh(waits):
     responses.post(f"{PAYROLL}/LeaveApplications", status=400, json={
         "Type": "ValidationException", "Elements": [{"ValidationErrors": [
