@@ -31,6 +31,10 @@ def _persistent_secret(name: str, make) -> str:
     return value
 
 
+# the default PLACES_USER_AGENT: a placeholder that identifies nobody (providers.places refuses it in live mode)
+PLACES_USER_AGENT_PLACEHOLDER = "work-management-service/1.0 (ops@example.com)"
+
+
 class Settings(BaseModel):
     stage: str = "dev"
     # WMS_CHECK_RESPONSES=1 (tests, fuzzing): every JSON answer is checked against the route's declared
@@ -103,10 +107,11 @@ class Settings(BaseModel):
     calendar_service_account_email: str | None = None
     calendar_private_key: str | None = None  # the service account's PEM private key (RS256)
     calendar_team_calendar_id: str | None = None  # the shared team calendar (sandbox default `team`)
-    # place search: a Nominatim-compatible search endpoint
+    # place search: a Nominatim-compatible search endpoint; live mode needs PLACES_USER_AGENT set to one that
+    # identifies the deployment (a contact address of its own): the default is a placeholder, refused there (503)
     places_mode: str = "sandbox"
     places_base_url: str = "https://nominatim.openstreetmap.org"
-    places_user_agent: str = "work-management-service/1.0 (ops@example.com)"
+    places_user_agent: str = PLACES_USER_AGENT_PLACEHOLDER
     # meeting notes: the Fireflies GraphQL API
     meetnotes_mode: str = "sandbox"
     meetnotes_api_key: str | None = None

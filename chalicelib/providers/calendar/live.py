@@ -12,7 +12,9 @@ Calls (https://developers.google.com/workspace/calendar/api/v3/reference/events,
 `https://www.googleapis.com/calendar/v3`, ids percent-encoded in the path, `Authorization: Bearer <token>`):
 - list: `GET /calendars/{calendarId}/events?timeMin&timeMax` (RFC 3339 with offset; timeMin bounds the end,
   timeMax the start, exclusive) `&singleEvents=true&orderBy=startTime&maxResults=250`, then `pageToken` =
-  the answer's `nextPageToken` until an answer without one (at most MAX_PAGES); events are the answer's `items`.
+  the answer's `nextPageToken` until an answer without one; events are the answer's `items`. At most MAX_PAGES
+  pages: a listing that names a next page after them is a 502 (CalendarError), as the ledger's and the planner's
+  page bounds, never a partial list.
 - get: `GET .../events/{eventId}`; insert: `POST .../events?sendUpdates=all`; update: `PUT
   .../events/{eventId}?sendUpdates=all` (a full replacement: the calendar area sends the read event merged with
   the change); patch: `PATCH .../events/{eventId}?sendUpdates=all` (arrays such as attendees are replaced
@@ -46,7 +48,7 @@ TOKEN_URL = "https://oauth2.googleapis.com/token"
 API_URL = "https://www.googleapis.com/calendar/v3"
 SCOPE = "https://www.googleapis.com/auth/calendar"
 RATE_REASONS = ("rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded")
-MAX_PAGES = 20  # 250 events a page: 5000 events in one range at most
+MAX_PAGES = 20  # 250 events a page: 5000 events in one range at most; more is a 502, never a partial list
 
 _tokens: dict[tuple[str, str], tuple[str, float]] = {}
 _lock = threading.Lock()
@@ -161,9 +163,12 @@ class GoogleCalendar:
             body = self._call("GET", user_email, self._events(calendar_id), params=params) or {}
             events.extend(body.get("items") or [])
             if not body.get("nextPageToken"):
-                break
+                return events
             params = {**params, "pageToken": body["nextPageToken"]}
-        return events
+        # as the ledger's and the planner's bound: a listing cut short is a 502, never a partial list answered as whole
+        raise CalendarError("Calendar provider answered too many pages of events",
+                            detail=f"more than {MAX_PAGES} pages of {params['maxResults']} events from {time_min} "
+                                   f"to {time_max}; ask for a shorter range")
 
     def get_event(self, user_email: str, calendar_id: str, event_id: str) -> dict:
         return self._call("GET", user_email, self._events(calendar_id, event_id))

@@ -10,9 +10,20 @@ place has no OSM object; its label is `display_name`. `addressdetails=0`: the `a
 names. Only `/search` is called (the service has no use for `/reverse`).
 
 The usage policy of the public Nominatim service (https://operations.osmfoundation.org/policies/nominatim/) is
-respected: an identifying User-Agent (PLACES_USER_AGENT; a library's default one is refused), at most one
-request a second from a process, at most 5 results a query, and results cached by the calendar area (a repeated
-query never reaches the provider); the sandbox is the default, so development and tests never call it.
+respected: an identifying User-Agent (PLACES_USER_AGENT; the placeholder default is refused in live mode, see
+`providers.places.get_places`), at most one request a second from the whole application (the policy's
+"absolute maximum of 1 request per second", which is per application, not per process: `_throttle`), at most 5
+results a query, and results cached by the calendar area (a repeated query never reaches the provider); the
+sandbox is the default, so development and tests never call it.
+
+The spacing across processes (the calendar function runs up to 10 at once): each search reserves its turn in the
+database before it calls, in a short transaction of its own under a Postgres advisory lock (core.locks.lock_key
+`places-nominatim-turn`), reading and moving the time of the last request reserved, stored as the `cached_at` of
+one row of the calendar's `place_search_cache` (key `TURN_KEY`, which no search's key can be: those all hold a
+`|`); its turn is a second after the last one's, or now. It then waits for its turn with no transaction open,
+and calls. A search whose turn is more than MAX_WAIT seconds away reserves nothing and is a 503 naming when to
+retry. The processes' clocks are compared (the turn is a UTC time written by one process and read by another):
+hosts kept by NTP differ by milliseconds. SQLite (development) takes no advisory lock; its writers are serialised.
 
 Errors: Nominatim answers a refused request with its HTTP status and, in JSON formats, `{"error": {"code",
 "message"}}` (src/nominatim_api/v1/format.py); that message is named in the 502. 429 is a rate limit (503
@@ -21,8 +32,8 @@ breaks the policy with 403 (a 502 here); a timeout 504; an unreachable server an
 """
 from __future__ import annotations
 
-import threading
 import time
+from datetime import timedelta
 
 import requests
 
@@ -32,17 +43,44 @@ from chalicelib.providers import http as provider_http
 from .base import MAX_RESULTS
 
 
-MIN_INTERVAL = 1.0  # Nominatim's usage policy: at most one request a second (per process here)
-_lock = threading.Lock()
-_last = [0.0]
+MIN_INTERVAL = 1.0  # Nominatim's usage policy: at most one request a second, from the whole application
+# the longest wait for a turn: the calendar function's 10 concurrent requests one second apart (its timeout is 30 s,
+# Nominatim's answer 8 s at most); a search that would wait longer is a 503
+MAX_WAIT = 10.0
+TURN_KEY = "~nominatim:last-request"  # a place_search_cache key no search has (theirs are `<country>|<query>`)
+sleep = time.sleep  # tests replace it
+
+
+def _reserve_turn() -> float:
+    """Reserve this search's turn (module docstring): the seconds to wait before calling, or a 503 when that is
+    more than MAX_WAIT (nothing reserved). One short transaction of its own, committed before the wait."""
+    from chalicelib.areas.calendar.models import PlaceSearchCache
+    from chalicelib.core.db import unit_of_work
+    from chalicelib.core.ids import utcnow
+    from chalicelib.core.locks import insert_ignore, lock_key
+
+    with unit_of_work() as uow:
+        db = uow.session
+        lock_key(db, "places-nominatim-turn")  # reservations take turns across processes
+        row = db.get(PlaceSearchCache, TURN_KEY, populate_existing=True)
+        now = utcnow()
+        turn = now if row is None else max(now, row.cached_at + timedelta(seconds=MIN_INTERVAL))
+        wait = (turn - now).total_seconds()
+        if wait > MAX_WAIT:
+            raise provider_http.rate_limited("Place search", wait)
+        if row is None:
+            insert_ignore(db, PlaceSearchCache, {"key": TURN_KEY, "results": [], "cached_at": turn},
+                          conflict=("key",))
+        else:
+            row.cached_at = turn
+    return wait
 
 
 def _throttle() -> None:
-    with _lock:
-        wait = _last[0] + MIN_INTERVAL - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        _last[0] = time.monotonic()
+    """Wait for this search's turn: at most one request a second to the provider from every process together."""
+    wait = _reserve_turn()
+    if wait > 0:
+        sleep(wait)
 
 
 def _error_message(response) -> str:

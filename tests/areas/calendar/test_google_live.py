@@ -187,7 +187,9 @@ def test_nominatim_search_policy_and_cache(api, db, user, set_env):
 
 
 def test_event_paging_stops_at_its_bound(live, user, monkeypatch):
-    """A provider that always names a next page is read MAX_PAGES times, never endlessly."""
+    """A provider that always names a next page is read MAX_PAGES times, never endlessly, and the listing is then a
+    502 (as the ledger's and the planner's bounds), never the pages read answered as the whole list. (It was: the
+    events of the MAX_PAGES pages, silently short.)"""
     from chalicelib.providers.calendar import live as calendar_live
 
     monkeypatch.setattr(calendar_live, "MAX_PAGES", 3)
@@ -205,10 +207,23 @@ def test_event_paging_stops_at_its_bound(live, user, monkeypatch):
     live.add_callback(responses.GET, f"{API}/calendars/primary/events", callback=page,
                       content_type="application/json")
     adapter = calendar_live.GoogleCalendar(client_email=SA, private_key=PEM)
-    events = adapter.list_events(user.email, "primary", time_min="2026-12-01T00:00:00Z",
-                                 time_max="2026-12-31T00:00:00Z")
-    assert [e["id"] for e in events] == ["e1", "e2", "e3"] and len(served) == 3
-    assert parse_qs(urlparse(served[-1]).query)["pageToken"] == ["p3"]
+    with pytest.raises(calendar_live.CalendarError, match="too many pages") as raised:
+        adapter.list_events(user.email, "primary", time_min="2026-12-01T00:00:00Z", time_max="2026-12-31T00:00:00Z")
+    assert raised.value.status == 502 and "more than 3 pages" in raised.value.extra["detail"]
+    assert len(served) == 3 and parse_qs(urlparse(served[-1]).query)["pageToken"] == ["p3"]
+
+
+def test_an_events_listing_past_the_page_bound_is_502(api, live, user, monkeypatch):
+    """Through GET /api/calendar/events: `{error, detail}` with 502, not the events of the pages read."""
+    from chalicelib.providers.calendar import live as calendar_live
+
+    monkeypatch.setattr(calendar_live, "MAX_PAGES", 2)
+    _token(live)
+    live.add(responses.GET, f"{API}/calendars/primary/events",
+             json={"kind": "calendar#events", "items": [_google_event("e1")], "nextPageToken": "more"})
+    answer = api.get("/api/calendar/events?timeMin=2026-12-01T00:00:00Z&timeMax=2026-12-31T00:00:00Z", as_=user)
+    assert answer.status == 502 and set(answer.json) == {"error", "detail"}, answer.json
+    assert "too many pages" in answer.json["error"]
 
 
 def test_nominatim_timeout_is_504_unreachable_and_errors_502(monkeypatch):
