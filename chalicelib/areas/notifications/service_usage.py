@@ -11,6 +11,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
 from chalicelib.core.notify_catalogue import DELIVERY_CHANNELS, type_info
 from chalicelib.core.notify_models import NotificationDelivery
+from chalicelib.core.timeutil import org_today, org_zone
 
 STATUSES = ("pending", "sent", "failed", "skipped")
 IN_FLIGHT = {"sending": "pending"}  # being sent: not delivered yet, counted with pending
@@ -53,15 +54,27 @@ def by_type(ctx, *, days: int) -> list[dict]:
 
 
 def daily_trend(ctx, *, days: int) -> list[dict]:
-    day = func.date(Notification.created_at) if ctx.db.bind.dialect.name == "sqlite" else cast(
-        func.timezone(literal_column("'UTC'"), Notification.created_at), Date)
-    today = utcnow().date()
-    first_day = datetime.combine(today - timedelta(days=days - 1), time.min, tzinfo=timezone.utc)
-    rows = ctx.db.execute(
-        select(day.label("day"), func.count(Notification.id), _read_expr())
-        .where(Notification.created_at >= first_day).group_by(day)
-    ).all()
-    counts = {str(value)[:10]: (count, read or 0) for value, count, read in rows}
+    """One entry per day of the organisation (ORG_TIMEZONE, decisions.md section 1: the days its staff live in),
+    oldest first, today last: the notifications created that day and how many are read. One statement: grouped by
+    the local date on Postgres; on SQLite (development), which knows no time zones, the window's rows are read and
+    counted here."""
+    zone = org_zone()
+    today = org_today()
+    first_day = datetime.combine(today - timedelta(days=days - 1), time.min, tzinfo=zone)
+    counts: dict[str, list[int]] = {}
+    if ctx.db.bind.dialect.name == "sqlite":
+        for created_at, is_read in ctx.db.execute(select(Notification.created_at, Notification.is_read)
+                                                  .where(Notification.created_at >= first_day)):
+            entry = counts.setdefault(created_at.replace(tzinfo=timezone.utc).astimezone(zone).date().isoformat(),
+                                      [0, 0])
+            entry[0] += 1
+            entry[1] += 1 if is_read else 0
+    else:
+        day = cast(func.timezone(zone.key, Notification.created_at), Date)
+        rows = ctx.db.execute(select(day.label("day"), func.count(Notification.id), _read_expr())
+                              .where(Notification.created_at >= first_day)
+                              .group_by(literal_column("day"))).all()  # the label: the zone is one parameter
+        counts = {str(value)[:10]: [count, read or 0] for value, count, read in rows}
     trend = []
     for offset in range(days - 1, -1, -1):
         date = (today - timedelta(days=offset)).isoformat()

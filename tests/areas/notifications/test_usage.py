@@ -5,6 +5,7 @@ import pytest
 
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify_models import NotificationDelivery
+from chalicelib.core.timeutil import org_today
 from tests.factories import grant, make_user
 
 from .factories import make_notification
@@ -61,7 +62,7 @@ def test_daily_trend_has_one_entry_per_day(api, db, analyst):
     assert response.status == 200
     trend = response.json["trend"]
     assert len(trend) == 5
-    today = utcnow().date()
+    today = org_today()  # the organisation's days (ORG_TIMEZONE), no longer UTC's
     assert trend[-1]["date"] == today.isoformat() and trend[0]["date"] == (today - timedelta(days=4)).isoformat()
     by_date = {entry["date"]: entry for entry in trend}
     assert by_date[today.isoformat()] == {"date": today.isoformat(), "sent": 2, "read": 2}
@@ -120,3 +121,24 @@ def test_constant_queries(api, db, analyst, count_queries, path):
     with count_queries() as many:
         api.get(f"/api/usage/notifications/{path}", as_=analyst)
     assert few.count == many.count
+
+
+def test_the_daily_trend_counts_the_organisations_days(api, db, set_env, monkeypatch):
+    """decisions.md section 1: ORG_TIMEZONE is the organisation's time zone for "today". The trend counted UTC days:
+    from midnight to 11:00 in Sydney (summer) its last day was the organisation's yesterday, and a notice sent at
+    08:30 there counted on the day before (conformance audit)."""
+    from datetime import date, datetime, timezone
+
+    from chalicelib.areas.notifications import service_usage
+
+    set_env(ORG_TIMEZONE="Australia/Sydney")
+    now = datetime(2026, 3, 1, 21, 45, tzinfo=timezone.utc)  # 08:45 on 2 March in Sydney
+    monkeypatch.setattr(service_usage, "utcnow", lambda: now)
+    monkeypatch.setattr(service_usage, "org_today", lambda: date(2026, 3, 2), raising=False)
+    analyst = make_user(db, access_level="manager")
+    for minutes_ago in (15, 60 * 12):  # 08:30 on 2 March, 20:45 on 1 March (Sydney)
+        made = make_notification(db, analyst, type="task_assigned")
+        made.created_at = now - timedelta(minutes=minutes_ago)
+    db.flush()
+    trend = api.get("/api/usage/notifications/daily-trend?days=3", as_=analyst).json["trend"]
+    assert [(d["date"], d["sent"]) for d in trend] == [("2026-02-28", 0), ("2026-03-01", 1), ("2026-03-02", 1)]
