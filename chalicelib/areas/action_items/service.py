@@ -215,7 +215,9 @@ CENTRE_TASK_FIELDS = ("id", "title", "sprint_id", "parent_task_id", "status_id",
 
 def _board_tasks(ctx, tasks: list[dict], sprint_project_id: str) -> list[dict]:
     """The work board's view of task records, with the type colour and project and company names (three
-    statements for both lists together). A task linked to no project is shown in the sprint's project."""
+    statements for both lists together). A task linked to no project is shown in the sprint's project. Names come
+    only from projects in the caller's scope: a task of a project they may not see (planned into this sprint by
+    someone who may) keeps its project_id, with null project and company names (audit 7)."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.core.lookup import names as lookup_names
@@ -223,7 +225,7 @@ def _board_tasks(ctx, tasks: list[dict], sprint_project_id: str) -> list[dict]:
     projects = {t["id"]: t["resource_id"] if t.get("resource_type") == "project" else sprint_project_id
                 for t in tasks}
     found = lookup_names(ctx.db, item_ids=[t["type_id"] for t in tasks])
-    briefs = projects_service.project_companies(ctx.db, projects.values())
+    briefs = projects_service.project_companies(ctx.db, projects.values(), principal=ctx.principal)
     companies = deals_service.company_names(ctx.db, [company for _, company in briefs.values()])
     out = []
     for task in tasks:
@@ -249,8 +251,10 @@ def centre(ctx, query, list_query) -> dict:
     sprint_tasks, backlog_tasks, summary = [], [], None
     if sprint is not None:
         sprint_tasks, backlog_tasks = tasks_service.sprint_board(ctx, sprint["id"], sprint["project_id"])
-        project_name, company_id = projects_service.project_companies(ctx.db, [sprint["project_id"]]).get(
-            sprint["project_id"], (None, None))
+        # the sprint was read in the caller's scope (or among the projects they own or belong to), so its project is
+        # theirs to see; the scope is applied all the same, in the same statement
+        project_name, company_id = projects_service.project_companies(
+            ctx.db, [sprint["project_id"]], principal=ctx.principal).get(sprint["project_id"], (None, None))
         company = deals_service.company_names(ctx.db, [company_id]).get(company_id) if company_id else None
         summary = {key: sprint[key] for key in ("id", "name", "start_date", "end_date", "status", "project_id")}
         summary.update(project_name=project_name, company_name=company)

@@ -10,8 +10,9 @@
 A move from another stage is 409. Dispatch and approve need the project's enabled agent configuration (runner
 URL and secret), else 409, so that no run waits for a runner that will never hear of it. Each move locks the
 agent meta row, writes a task history event (`agent_stage_changed`) and notifies the task's assignee and
-reporter (`agent_task_stage_changed`, not the person who made the move). The runner is called only after the
-commit; a runner that cannot be reached marks the run failed and puts the task back in the stage it left.
+reporter who may read the task (`agent_task_stage_changed`, not the person who made the move). The runner is called
+only after the commit; a runner that cannot be reached marks the run failed and puts the task back in the stage it
+left.
 """
 from __future__ import annotations
 
@@ -54,11 +55,18 @@ def _locked(ctx, task_id: str, move: str):
 
 
 def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None) -> None:
-    """The task's assignee and reporter hear of the move (once each; not the actor), with the core's 5-minute
-    de-duplication per user, type and resource (document 3, Events and Limits)."""
+    """The task's assignee and reporter who may read it hear of the move (once each; not the actor), with the core's
+    5-minute de-duplication per user, type and resource (document 3, Events and Limits). Who may read it is the tasks
+    area's `task_readers` (active, `tasks:view`, the task in their scope; two statements at most, whatever the
+    recipients): one who may not is told nothing, as the tasks area's `task_status_changed` (the notice names the task
+    and could only lead to a 404)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
-    recipients = [uid for uid in dict.fromkeys((task.assignee_id, task.reporter_id)) if uid and uid != actor_id]
+    from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
+
+    people = [uid for uid in dict.fromkeys((task.assignee_id, task.reporter_id)) if uid and uid != actor_id]
+    readers = tasks_service.task_readers(ctx.db, task.id, people) if people else set()
+    recipients = [user_id for user_id in people if user_id in readers]
     notify_many(ctx, [{"user_id": user_id, "type": "agent_task_stage_changed",
                        "title": f"Agent task moved to {new.replace('_', ' ')}: {task.title}",
                        "body": f"{task.title} moved from {old.replace('_', ' ')} to {new.replace('_', ' ')}.",

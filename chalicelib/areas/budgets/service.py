@@ -126,7 +126,7 @@ def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], in
     """(the budget, its line items, its newest time entries (at most 500), the number of its time entries) in
     three statements whatever the number of items and entries: the budget, read and scope-checked; then its
     items, entries, entry count, lookups, the items' approved hours and invoiced amounts in one (record_sets);
-    then the task titles. The whole list of a budget's entries is paged at /api/time-entries?budget_id=."""
+    then the titles of the tasks the caller may see (tasks' scope: another task's `task_title` is null). The whole list of a budget's entries is paged at /api/time-entries?budget_id=."""
     from chalicelib.areas.invoices import service as invoices_service
     from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
@@ -142,8 +142,9 @@ def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], in
                        **budget_lookups(ctx.db, [budget]))
     with_budget_lookups([budget], sets)
     items, entries = sets["items"], sets["entries"]
-    titles = tasks_service.task_titles(ctx.db, [entry["task_id"] for entry in entries if entry["task_id"]]
-                                       + [item["task_id"] for item in items if item["task_id"]])
+    # a task out of the caller's task scope keeps its id (the budget's own data) but not its title (audit 7)
+    titles = tasks_service.visible_task_titles(ctx, [entry["task_id"] for entry in entries if entry["task_id"]]
+                                               + [item["task_id"] for item in items if item["task_id"]])
     for entry in entries:
         entry["task_title"] = titles.get(entry["task_id"])
     with_item_lookups(items, titles, timesheets_service.line_item_hours(sets["item_hours"]),

@@ -43,13 +43,15 @@ def create_request(ctx, *, data) -> str:
         raise bad_field("projectId", "must be a project of the company")
     priority_id = _priority_id(ctx.db, data.priority)
     requester = ctx.portal.user_id or data.portalUserId  # the header (set by the portal from its session) wins
+    manager = _delivery_manager(ctx, project)
+    # the delivery manager watches the task: the notice's link opens it for them (tasks scoping: a watched task)
     task_id = tasks_service.create_request_task(
         ctx, project_id=project["id"], title=data.title, description=data.description, priority_id=priority_id,
-        sla_policy_id=project.get("sla_policy_id"), actor_label=f"portal:{requester}" if requester else "portal")
+        sla_policy_id=project.get("sla_policy_id"), actor_label=f"portal:{requester}" if requester else "portal",
+        watcher_id=manager)
     from .service_notifications import record_submission
 
     record_submission(ctx, record_type="task", record_id=task_id, portal_user_id=requester)
-    manager = _delivery_manager(ctx, project)
     if manager:
         notify(ctx, user_id=manager, type="portal_request", title=f"Client request: {data.title}",
                body=(data.description or "")[:500] or None, resource_type="task", resource_id=task_id,

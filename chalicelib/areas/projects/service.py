@@ -80,12 +80,14 @@ def own_project_ids(user_id: str):
     return select(Project.id).where((Project.owner_id == user_id) | Project.id.in_(members))
 
 
-def project_companies(db, project_ids) -> dict[str, tuple[str, str | None]]:
-    """`{project_id: (name, company_id)}` for the ids that exist (one query; no scoping)."""
+def project_companies(db, project_ids, *, principal=None) -> dict[str, tuple[str, str | None]]:
+    """`{project_id: (name, company_id)}` for the ids that exist (one query): with `principal`, only the projects
+    in that principal's scope (`visible`; another is left out like a missing one), without it no scoping."""
     ids = {pid for pid in project_ids or () if pid}
     if not ids:
         return {}
-    rows = db.execute(select(Project.id, Project.name, Project.company_id).where(Project.id.in_(ids))).all()
+    stmt = select(Project.id, Project.name, Project.company_id).where(Project.id.in_(ids))
+    rows = db.execute(stmt if principal is None else in_scope(stmt, visible(principal))).all()
     return {row.id: (row.name, row.company_id) for row in rows}
 
 

@@ -200,6 +200,16 @@ def visible_task_exists(ctx, task_id: str) -> bool:
     return ctx.db.scalar(select(Task.id).where(Task.id == task_id, visible(ctx.principal))) is not None
 
 
+def visible_task_titles(ctx, task_ids) -> dict[str, str]:
+    """`{task_id: title}` for the ids that exist inside the caller's task scope (`visible`), one statement; a task
+    out of scope is left out like a missing one, so another area naming a task (a budget's line item or time entry)
+    answers its title only to whoever may read the task."""
+    ids = {tid for tid in task_ids or () if tid}
+    if not ids:
+        return {}
+    return dict(ctx.db.execute(select(Task.id, Task.title).where(Task.id.in_(ids), visible(ctx.principal))).all())
+
+
 def task_row(db, task_id: str) -> dict:
     return task_records(db, record_rows(db, task_select().where(Task.id == task_id), TASK_FLAGS))[0]
 

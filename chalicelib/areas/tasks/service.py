@@ -27,6 +27,7 @@ from .models import Task, TaskWatcher
 from .queries import (TASK_FIELDS, TASK_FLAGS, default_status_id, is_open, list_order, load_task, task_lookups,
                       task_readers, task_records, task_row, task_select, visible, with_task_lookups)
 from .queries import task_seen_by, visible_task_exists  # noqa: F401 - other areas check their task references through the service
+from .queries import visible_task_titles  # noqa: F401 - other areas name tasks only in the caller's scope
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 from .service_planning import (clear_roadmap_items, project_deleted, project_task_counts,  # noqa: F401 - other areas call it through the service
                                project_tasks, roadmap_item_tasks, sprint_board, task_titles)
@@ -139,16 +140,25 @@ def task_history(ctx, *, task_id: str, query) -> Page:
 
 # --- writes ---------------------------------------------------------------------------------------
 
-def _notify_assigned(ctx, task: Task) -> None:
+def _notify_assigned(ctx, task: Task, *, reads: bool | None = None) -> None:
     """`task_assigned` to the new assignee unless they assigned it themselves. Called only when the task is made or
     its assignee really changes (under the task's row lock); core notify's 5-minute de-duplication applies, as
-    document 3 states for every notification."""
+    document 3 states for every notification. The task's title, description and link go only to an assignee who
+    may read it (`reads`: active with `tasks:view`, read by the create's or update's reference check; an assignee
+    has their task in scope); any other is told "You were assigned a task" with the actor and nothing of the task,
+    as `todo_assigned` tells a non-reader. `reads` None (a duplicate: its assignee is copied, not checked) asks
+    queries.task_readers."""
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
-    if task.assignee_id and task.assignee_id != ctx.user_id:
-        notify(ctx, user_id=task.assignee_id, type="task_assigned", title=f"You were assigned a task: {task.title}",
-               body=task.description[:500] if task.description else None, resource_type="task",
-               resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
+    if not task.assignee_id or task.assignee_id == ctx.user_id:
+        return
+    if reads is None:
+        reads = task.assignee_id in task_readers(ctx.db, task.id, [task.assignee_id])
+    told = ({"title": f"You were assigned a task: {task.title}",
+             "body": task.description[:500] if task.description else None, "action_url": f"/tasks/{task.id}"}
+            if reads else {"title": "You were assigned a task"})
+    notify(ctx, user_id=task.assignee_id, type="task_assigned", resource_type="task", resource_id=task.id,
+           actor_id=ctx.user_id, **told)
 
 
 @template
@@ -189,10 +199,10 @@ def ensure_agent_meta(db, task_id: str) -> None:
     agents_service.ensure_agent_meta(db, task_id)
 
 
-def _after_create(ctx, task: Task) -> None:
+def _after_create(ctx, task: Task, *, assignee_reads: bool | None = None) -> None:
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="created", actor_id=ctx.user_id,
                    changes={"title": task.title})
-    _notify_assigned(ctx, task)
+    _notify_assigned(ctx, task, reads=assignee_reads)
     if _is_agent_type(ctx.db, task.type_id):
         ensure_agent_meta(ctx.db, task.id)
 
@@ -210,7 +220,7 @@ def create_task(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
     values.setdefault("reporter_id", ctx.user_id)
     # the INSERT rides with the next statement (the notice's read, or the COMMIT): a round trip less
     task = insert_later(ctx.db, Task, {**values, "created_by": ctx.user_id})
-    _after_create(ctx, task)
+    _after_create(ctx, task, assignee_reads=task.assignee_id in known.tasks_viewers)
     _assign_project_sla(ctx, task)
     # the object holds every column (defaults applied): no reload, and a task created
     # just now has no subtasks or todos to count; the names the reference check read, and the caller's own,
@@ -286,7 +296,8 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     if task.assignee_id != before["assignee_id"]:
         history.record(db, entity_type="task", entity_id=task.id, action="assigned", actor_id=ctx.user_id,
                        changes={"assignee_id": {"from": before["assignee_id"], "to": task.assignee_id}})
-        _notify_assigned(ctx, task)
+        # the new assignee was read by the reference check (a changed value is checked), with whether they view tasks
+        _notify_assigned(ctx, task, reads=task.assignee_id in known.tasks_viewers)
     if task.type_id != before["type_id"] and _is_agent_type(db, task.type_id):
         ensure_agent_meta(db, task.id)
     return task_row(db, task.id)

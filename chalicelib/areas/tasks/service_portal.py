@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import case, func, select
+from sqlalchemy import bindparam, case, func, insert, select
 
 from chalicelib.core import history
+from chalicelib.core.db import WRITE_LATER, UTCDateTime
+from chalicelib.core.ids import new_id, utcnow
+from chalicelib.core.locks import insert_later
 from chalicelib.core.models import ConfigListItem, User
-from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.query import LIST_LIMIT, template
 from chalicelib.core.serialize import row_dict
 
-from .models import Task
+from .models import Task, TaskWatcher
 from .queries import default_status_id
 
 PORTAL_TASK_FIELDS = ("id", "title", "description", "parent_task_id", "due_date", "start_date", "created_at",
@@ -93,16 +96,34 @@ def portal_task_counts(db, project_ids) -> dict[str, dict[str, int]]:
     return portal_counts(db.execute(portal_task_counts_select(project_ids)).all())
 
 
+@template
+def _request_watcher_template():
+    """The delivery manager as a watcher of a request's task, when they are an active user: an INSERT ... SELECT
+    from users (a deactivated manager, or an id naming nobody, adds no row and fails nothing). Built once."""
+    values = select(bindparam("watcher_row_id", type_=TaskWatcher.id.type),
+                    bindparam("watcher_task_id", type_=TaskWatcher.task_id.type), User.id,
+                    bindparam("watcher_at", type_=UTCDateTime())).where(
+        User.id == bindparam("watcher_user_id", type_=User.id.type), User.is_active.is_(True))
+    return insert(TaskWatcher.__table__).from_select(["id", "task_id", "user_id", "created_at"], values)
+
+
 def create_request_task(ctx, *, project_id: str, title: str, description: str | None, priority_id: str | None,
-                        sla_policy_id: str | None, actor_label: str) -> str:
+                        sla_policy_id: str | None, actor_label: str, watcher_id: str | None = None) -> str:
     """A client's request raised through the portal: a task in the project (default status, not private),
-    history recorded, and the project's SLA assigned through the SLA area when it has a policy."""
-    task = Task(title=title, description=description, resource_type="project", resource_id=project_id,
-                priority_id=priority_id, status_id=default_status_id(ctx.db), is_private=False)
-    ctx.db.add(task)
-    ctx.db.flush()
+    history recorded, the project's SLA assigned through the SLA area when it has a policy, and `watcher_id` (the
+    delivery manager the portal tells of it) made a watcher when active, so that they may open the task the notice
+    links and find it in their lists (the task has no assignee, reporter or creator: without it only head and
+    executive saw it). The task's INSERT (`insert_later`, as the task create's), the history entry's and the
+    watcher's leave with the request's next statement (core.db.WRITE_LATER): none costs a round trip of its own."""
+    task = insert_later(ctx.db, Task, {"title": title, "description": description, "resource_type": "project",
+                                       "resource_id": project_id, "priority_id": priority_id,
+                                       "status_id": default_status_id(ctx.db), "is_private": False})
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="created", actor_id=None,
                    changes={"title": task.title, "source": actor_label})
+    if watcher_id:
+        ctx.db.execute(_request_watcher_template(), {"watcher_row_id": new_id(), "watcher_task_id": task.id,
+                                                     "watcher_user_id": watcher_id, "watcher_at": utcnow()},
+                       execution_options=WRITE_LATER)
     if sla_policy_id:
         from chalicelib.areas.sla import service as sla_service
 

@@ -2,6 +2,9 @@
 sprint), `check_references`, called by the creates and the update of service.py."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from functools import cache
+
 from sqlalchemy import String, case, cast, func, literal_column, null, select, union_all
 
 from chalicelib.core.errors import BadRequest, Forbidden, NotFound
@@ -42,7 +45,27 @@ def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | 
     return f"resource_type must be one of {', '.join(RESOURCE_TYPES)}"
 
 
-def _references_parts(item_where, user_where):
+@dataclass
+class References(Names):
+    """What `check_references` read: the names and labels of the users and config items a write names, and which of
+    those users are active and hold `tasks:view` (`tasks_viewers`). An assignee always has their task in its scope
+    (`queries.visible`), so an assignee among `tasks_viewers` may read the task: `task_assigned` tells them its text
+    (docs/decisions/tasks.md, Notifications) without a read of its own."""
+
+    tasks_viewers: set = field(default_factory=set)
+
+
+@cache
+def _tasks_viewers():
+    """The users whose effective `tasks` permission is at least view (core.permissions.holders_select: override,
+    else matrix cell, else default), as a derived table the references read left-joins by user id (Postgres pulls
+    it up into the join: the named users' rows only). Built once per process."""
+    from chalicelib.core.permissions import holders_select
+
+    return holders_select("tasks", "view").subquery("tasks_viewers")
+
+
+def _references_parts(item_where, user_where, viewers: bool = False):
     parts = []
     if item_where is not None:
         parts.append(select(literal_column("'i'").label("kind"), ConfigListItem.id.label("id"),
@@ -50,43 +73,51 @@ def _references_parts(item_where, user_where):
                             ConfigListItem.color.label("b"), ConfigListItem.value.label("c"))
                      .join(ConfigList, ConfigList.id == ConfigListItem.list_id).where(item_where))
     if user_where is not None:
-        # a user's `key` says whether they are active (a deactivated user is no assignee or reporter)
-        parts.append(select(literal_column("'u'").label("kind"), User.id.label("id"),
-                            case((User.is_active.is_(True), literal_column("'active'")), else_=cast(null(), String))
-                            .label("key"),
-                            User.name.label("a"), User.picture.label("b"), cast(null(), String).label("c"))
-                     .where(user_where))
+        # a user's `key` says whether they are active (a deactivated user is no assignee or reporter); with
+        # `viewers` (a write that tells an assignee), `viewer` when they may also view tasks (References.tasks_viewers)
+        active = User.is_active.is_(True)
+        whens = [(active, literal_column("'active'"))]
+        if viewers:
+            whens.insert(0, (active & _tasks_viewers().c.id.is_not(None), literal_column("'viewer'")))
+        users = select(literal_column("'u'").label("kind"), User.id.label("id"),
+                       case(*whens, else_=cast(null(), String)).label("key"),
+                       User.name.label("a"), User.picture.label("b"), cast(null(), String).label("c"))
+        if viewers:
+            users = users.select_from(User).outerjoin(_tasks_viewers(), _tasks_viewers().c.id == User.id)
+        parts.append(users.where(user_where))
     return parts[0] if len(parts) == 1 else union_all(*parts)
 
 
 @template
-def _references_template(postgres: bool, items: bool, users: bool):
+def _references_template(postgres: bool, items: bool, users: bool, viewers: bool):
     return _references_parts(ids_param(ConfigListItem.id, "ref_item_ids", postgres) if items else None,
-                             ids_param(User.id, "ref_user_ids", postgres) if users else None)
+                             ids_param(User.id, "ref_user_ids", postgres) if users else None, viewers)
 
 
-def _references_read(db, config_ids: set, user_ids: set) -> Read | None:
+def _references_read(db, config_ids: set, user_ids: set, viewers: bool) -> Read | None:
     """The config items (with their list's key) and users a write names (rows kind, id, key, a, b, c), built
-    once per process; None when it names none. An id holding a comma gets a statement of its own."""
+    once per process; None when it names none. An id holding a comma gets a statement of its own. `viewers`: a user's
+    key also says whether they view tasks (a write that tells its new assignee)."""
     if not config_ids and not user_ids:
         return None
     postgres = db.get_bind().dialect.name == "postgresql"
     items, users = ids_value(config_ids, postgres), ids_value(user_ids, postgres)
     if items is None or users is None:
         return Read(_references_parts(ConfigListItem.id.in_(config_ids) if config_ids else None,
-                                      User.id.in_(user_ids) if user_ids else None))
+                                      User.id.in_(user_ids) if user_ids else None, viewers))
     params = {}
     if items:
         params["ref_item_ids"] = items
     if users:
         params["ref_user_ids"] = users
-    return Read(_references_template(postgres, bool(items), bool(users)), params)
+    return Read(_references_template(postgres, bool(items), bool(users), viewers and bool(users)), params)
 
 
-def check_references(ctx, values: dict, *, task_id: str | None = None, current: Task | None = None) -> Names:
+def check_references(ctx, values: dict, *, task_id: str | None = None, current: Task | None = None) -> References:
     """Config item ids must belong to their list, user ids must exist, the parent must be a task the caller
     can see (an invisible parent answers like a missing one): else 400. Answers the names and labels of the
-    users and config items it read (a record built next need not look them up again)."""
+    users and config items it read (a record built next need not look them up again), and which of those users
+    hold `tasks:view` (References)."""
     db = ctx.db
     approver = values.get("approved_by_user_id")
     if approver and approver != ctx.user_id:  # an approval is recorded by the one who gives it, never for another
@@ -94,13 +125,16 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
     details = []
     config_ids = {values[name] for name in CONFIG_FIELDS if values.get(name)}
     user_ids = {values[name] for name in USER_FIELDS if values.get(name)}
-    # the config items with their list, and the users, in one statement (with what records show)
-    read = _references_read(db, config_ids, user_ids)
+    # the config items with their list, and the users, in one statement (with what records show); a new assignee
+    # other than the caller is told the task, its text only when they view tasks: asked in the same statement
+    assignee = values.get("assignee_id")
+    read = _references_read(db, config_ids, user_ids, bool(assignee) and assignee != ctx.user_id)
     rows = db.execute(read.stmt, read.params).all() if read is not None else []
     found = {row[1]: row[2] for row in rows if row[0] == "i"}
     existing = {row[1] for row in rows if row[0] == "u"}
-    active = {row[1] for row in rows if row[0] == "u" and row[2] == "active"}
-    known = Names.of((kind, row_id, a, b, c) for kind, row_id, _key, a, b, c in rows)
+    active = {row[1] for row in rows if row[0] == "u" and row[2] in ("active", "viewer")}
+    known = References.of((kind, row_id, a, b, c) for kind, row_id, _key, a, b, c in rows)
+    known.tasks_viewers = {row[1] for row in rows if row[0] == "u" and row[2] == "viewer"}
     for name, list_key in CONFIG_FIELDS.items():
         value = values.get(name)
         if value and found.get(value) != list_key:

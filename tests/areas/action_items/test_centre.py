@@ -6,7 +6,7 @@ from tests.areas.action_items.factories import make_action_item
 from tests.areas.deals.factories import make_company
 from tests.areas.projects.factories import make_project
 from tests.areas.tasks.factories import make_task
-from tests.factories import config_item, make_user
+from tests.factories import config_item, grant, make_user
 
 
 def sprint(db, project, name, start, status="closed"):
@@ -103,7 +103,7 @@ def test_sprint_tasks_not_linked_to_a_project_carry_the_sprints_project(api, db,
     company = make_company(db, name="Globex")
     project = make_project(db, name="Portal", company_id=company.id, members=[employee])
     current = sprint(db, project, "Now", date(2026, 1, 19), status="active")
-    other = make_project(db, name="Elsewhere")
+    other = make_project(db, name="Elsewhere", members=[employee])  # a project the employee sees (names are scoped)
     unlinked = make_task(db, title="Unlinked", sprint_id=current.id, assignee_id=employee.id)
     linked = make_task(db, title="Linked", sprint_id=current.id, assignee_id=employee.id, resource_type="project",
                        resource_id=other.id)
@@ -111,6 +111,37 @@ def test_sprint_tasks_not_linked_to_a_project_carry_the_sprints_project(api, db,
     board = {task["id"]: (task["project_id"], task["project_name"], task["company_name"])
              for task in body["sprint_tasks"]}
     assert board == {unlinked.id: (project.id, "Portal", "Globex"), linked.id: (other.id, "Elsewhere", None)}
+
+
+def test_the_work_board_names_no_project_the_caller_cannot_see(api, db):
+    """A task of project Q planned into a sprint of project P (by someone who sees both) and visible to a member of
+    P only: it keeps its project_id, with no project or company name (audit 7; docs/decisions/action_items.md)."""
+    lead = make_user(db, access_level="head")  # plans across projects
+    worker = make_user(db)
+    grant(db, worker, "action-centre", "view")
+    visible = make_project(db, name="Website refresh", company_id=make_company(db, name="Acme").id, members=[worker])
+    hidden = make_project(db, name="Project Nightingale (acquisition)", owner_id=lead.id,
+                          company_id=make_company(db, name="Target Pty").id)
+    current = sprint(db, visible, "Sprint 1", date.today(), status="active")
+    mine = make_task(db, title="Your task", assignee_id=worker.id, created_by=lead.id, resource_type="project",
+                     resource_id=hidden.id)
+    unlinked = make_task(db, title="Loose end", assignee_id=worker.id, created_by=lead.id)
+    # planning a task of one project into another project's sprint is accepted (tasks area: any visible sprint)
+    for task in (mine, unlinked):
+        assert api.put(f"/api/tasks/{task.id}", as_=lead, json={"sprint_id": current.id}).status == 200
+    assert api.get(f"/api/projects/{hidden.id}", as_=worker).status in (403, 404)
+
+    body = api.get(f"/api/action-items/centre?sprint_id={current.id}", as_=worker).json
+    board = {task["id"]: (task["project_id"], task["project_name"], task["company_name"])
+             for task in body["sprint_tasks"]}
+    assert board == {mine.id: (hidden.id, None, None), unlinked.id: (visible.id, "Website refresh", "Acme")}
+    assert (body["current_sprint"]["project_name"], body["current_sprint"]["company_name"]) == ("Website refresh",
+                                                                                                "Acme")
+    assert "Nightingale" not in str(body) and "Target Pty" not in str(body)
+    # the head, who sees every project, reads both names
+    board = {task["id"]: (task["project_name"], task["company_name"])
+             for task in api.get(f"/api/action-items/centre?sprint_id={current.id}", as_=lead).json["sprint_tasks"]}
+    assert board[mine.id] == ("Project Nightingale (acquisition)", "Target Pty")
 
 
 def test_the_centre_documents_its_404(api):
