@@ -299,6 +299,11 @@ def _database_error(exc: DBAPIError) -> DomainError | None:
     if code is None and orig is not None and orig.args and isinstance(orig.args[0], dict):
         code = orig.args[0].get("C")  # pg8000
     text = str(orig or exc).lower()
+    if code in ("40P01", "40001"):  # deadlock_detected, serialization_failure: nothing was kept, a retry may pass
+        log.warning("%s: two requests locked the same rows in opposite orders; answered 409",
+                    "deadlock" if code == "40P01" else "serialization failure")
+        return Conflict("The request met another changing the same records at the same moment; nothing was saved, "
+                        "try again")
     if code == "23505" or "unique constraint" in text:
         return Conflict("A record with these values already exists")
     if code == "23503" or "foreign key constraint" in text:
