@@ -88,8 +88,8 @@ class SandboxOutboxMessage(Created, Base):
 
     id: Mapped[str] = id_column()
     provider: Mapped[str] = mapped_column(String(20), nullable=False)
-    target: Mapped[str] = mapped_column(String(1000), nullable=False)
-    subject: Mapped[str | None] = mapped_column(String(500))
+    target: Mapped[str] = mapped_column(Text, nullable=False)  # whole, as the provider takes them (notifications_0003)
+    subject: Mapped[str | None] = mapped_column(Text)
     body: Mapped[str | None] = mapped_column(Text)
     payload: Mapped[dict | None] = mapped_column(JSON)
     external_id: Mapped[str] = mapped_column(String(200), nullable=False)

@@ -178,12 +178,15 @@ def distribute(ctx, *, announcement_id: str, data) -> dict:
     rows = []
     for channel in channels:
         try:
-            if channel == "chat":
-                external_id = _send_chat(ctx, record)
-            elif channel == "calendar":
-                external_id = _send_calendar(ctx, record, data.calendar, user_email)
-            else:
-                external_id = _send_email(ctx, record)
+            # a savepoint each: a sandbox provider's failed write (its outbox row) fails that channel only, and
+            # leaves the session usable for the others and for the record below (it answered 500)
+            with ctx.db.begin_nested():
+                if channel == "chat":
+                    external_id = _send_chat(ctx, record)
+                elif channel == "calendar":
+                    external_id = _send_calendar(ctx, record, data.calendar, user_email)
+                else:
+                    external_id = _send_email(ctx, record)
             results[channel] = {"status": "sent", "external_id": external_id}
             rows.append({"channel": channel, "status": "sent", "external_id": external_id, "error": None})
         except DomainError as exc:
