@@ -87,27 +87,33 @@ class PageUpdate(Input):
         return value
 
 
+# a discussion's quoted passage and a comment (plain, and as rich editor JSON): bounded as a task's text (security
+# audit S6; limits audit: two comments of 3.5 MB made the page's discussions an answer no function could return)
+CommentText = Text(20_000)
+CommentRich = Text(100_000)
+
+
 class DiscussionCreate(Input):
     id: Id | None = None
-    document_content: str | None = None
-    document_content_rich: str | None = None
-    comment: str | None = None
-    comment_rich: str | None = None
+    document_content: CommentText | None = None
+    document_content_rich: CommentRich | None = None
+    comment: CommentText | None = None
+    comment_rich: CommentRich | None = None
 
     _rich = field_validator("document_content_rich", "comment_rich", mode="before")(rich_text)
 
 
 class CommentCreate(Input):
     id: Id | None = None
-    content: str = Field(min_length=1)
-    content_rich: str | None = None
+    content: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
+    content_rich: CommentRich | None = None
 
     _rich = field_validator("content_rich", mode="before")(rich_text)
 
 
 class CommentUpdate(Input):
-    content: str = Field(min_length=1)
-    content_rich: str | None = None
+    content: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
+    content_rich: CommentRich | None = None
 
     _rich = field_validator("content_rich", mode="before")(rich_text)
 

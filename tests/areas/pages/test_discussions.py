@@ -201,3 +201,26 @@ def test_a_discussion_holds_at_most_500_comments(api, db, user):
                         json={"content": "one too many"})
     assert response.status == 409 and "500" in response.json["error"]
     assert db.scalar(select(func.count()).where(PageComment.discussion_id == discussion.id)) == 500
+
+
+def test_discussion_and_comment_text_is_bounded(api, db, user):
+    """A quoted passage and a comment hold at most 20,000 characters, their rich forms 100,000, on create and edit
+    (limits audit: two comments of 3.5 MB made the page's discussions an answer no function could return). A refused
+    write keeps nothing."""
+    page = make_page(db)
+    path = f"/api/pages/{page.id}/discussions"
+    for field in ("document_content", "comment"):
+        refused = api.post(path, as_=user, json={field: "x" * 20_001})
+        assert refused.status == 400 and refused.json["details"][0]["field"] == field, refused
+    refused = api.post(path, as_=user, json={"comment": "ok", "comment_rich": "x" * 100_001})
+    assert refused.status == 400 and refused.json["details"][0]["field"] == "comment_rich", refused
+    assert db.scalar(select(func.count()).select_from(PageDiscussion).where(PageDiscussion.page_id == page.id)) == 0
+    made = api.post(path, as_=user, json={"document_content": "x" * 20_000, "comment": "y" * 20_000})
+    assert made.status == 201, made
+    discussion_id = made.json["discussion"]["id"]
+    comments = f"{path}/{discussion_id}/comments"
+    assert api.post(comments, as_=user, json={"content": "z" * 20_001}).status == 400
+    comment = api.post(comments, as_=user, json={"content": "z" * 20_000})
+    assert comment.status == 201, comment
+    edited = api.patch(f"{comments}/{comment.json['comment']['id']}", as_=user, json={"content": "w" * 20_001})
+    assert edited.status == 400, edited
