@@ -32,12 +32,12 @@ class PortalNoteCreate(Input):
 
 
 class PortalRequestCreate(Input):
-    NOT_NULL = frozenset({"title", "projectId"})
+    NOT_NULL = frozenset({"title"})
 
     title: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
     description: Optional[Text(20000)] = None
     priority: Optional[Short] = None
-    projectId: Id
+    projectId: Optional[Id] = None  # document 3 marks only the title required: without it, a task of the company
     portalUserId: Optional[Short] = None
 
 

@@ -38,17 +38,20 @@ def create_request(ctx, *, data) -> str:
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.areas.tasks import service as tasks_service
 
-    project = projects_service.portal_project_detail(ctx.db, [ctx.portal.company_id], data.projectId, brief=True)
-    if project is None:
-        raise bad_field("projectId", "must be a project of the company")
+    project = None
+    if data.projectId:  # optional (document 3): without it the task is the company's, no project's
+        project = projects_service.portal_project_detail(ctx.db, [ctx.portal.company_id], data.projectId, brief=True)
+        if project is None:
+            raise bad_field("projectId", "must be a project of the company")
     priority_id = _priority_id(ctx.db, data.priority)
     requester = ctx.portal.user_id or data.portalUserId  # the header (set by the portal from its session) wins
     manager = _delivery_manager(ctx, project)
     # the delivery manager watches the task: the notice's link opens it for them (tasks scoping: a watched task)
     task_id = tasks_service.create_request_task(
-        ctx, project_id=project["id"], title=data.title, description=data.description, priority_id=priority_id,
-        sla_policy_id=project.get("sla_policy_id"), actor_label=f"portal:{requester}" if requester else "portal",
-        watcher_id=manager)
+        ctx, project_id=project["id"] if project else None, company_id=ctx.portal.company_id, title=data.title,
+        description=data.description, priority_id=priority_id,
+        sla_policy_id=project.get("sla_policy_id") if project else None,
+        actor_label=f"portal:{requester}" if requester else "portal", watcher_id=manager)
     from .service_notifications import record_submission
 
     record_submission(ctx, record_type="task", record_id=task_id, portal_user_id=requester)

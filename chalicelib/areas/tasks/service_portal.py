@@ -107,16 +107,19 @@ def _request_watcher_template():
     return insert(TaskWatcher.__table__).from_select(["id", "task_id", "user_id", "created_at"], values)
 
 
-def create_request_task(ctx, *, project_id: str, title: str, description: str | None, priority_id: str | None,
-                        sla_policy_id: str | None, actor_label: str, watcher_id: str | None = None) -> str:
-    """A client's request raised through the portal: a task in the project (default status, not private),
+def create_request_task(ctx, *, project_id: str | None, title: str, description: str | None, priority_id: str | None,
+                        sla_policy_id: str | None, actor_label: str, watcher_id: str | None = None,
+                        company_id: str | None = None) -> str:
+    """A client's request raised through the portal: a task in the project, or of the company when the request names
+    no project (document 3 makes `projectId` optional; no project, no SLA policy) (default status, not private),
     history recorded, the project's SLA assigned through the SLA area when it has a policy, and `watcher_id` (the
     delivery manager the portal tells of it) made a watcher when active, so that they may open the task the notice
     links and find it in their lists (the task has no assignee, reporter or creator: without it only head and
     executive saw it). The task's INSERT (`insert_later`, as the task create's), the history entry's and the
     watcher's leave with the request's next statement (core.db.WRITE_LATER): none costs a round trip of its own."""
-    task = insert_later(ctx.db, Task, {"title": title, "description": description, "resource_type": "project",
-                                       "resource_id": project_id, "priority_id": priority_id,
+    resource = ("project", project_id) if project_id else ("company", company_id)
+    task = insert_later(ctx.db, Task, {"title": title, "description": description, "resource_type": resource[0],
+                                       "resource_id": resource[1], "priority_id": priority_id,
                                        "status_id": default_status_id(ctx.db), "is_private": False})
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="created", actor_id=None,
                    changes={"title": task.title, "source": actor_label})

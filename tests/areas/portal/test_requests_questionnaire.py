@@ -37,7 +37,6 @@ def test_request_creates_task_with_sla_and_notifies(portal, db):
 
     bad = {"title": "x", "projectId": foreign.id}
     assert portal.post("/requests", mine, role="admin", json=bad).status == 400
-    assert portal.post("/requests", mine, role="admin", json={"title": "x"}).status == 400
     assert portal.post("/requests", mine, role="admin", json={"projectId": project.id}).status == 400
     assert portal.post("/requests", mine, role="admin", json={"title": "x", "projectId": project.id,
                                                                 "priority": "nope"}).status == 400
@@ -119,3 +118,17 @@ def test_channel_percentages_are_checked_with_the_answers_kept(portal, db):
     profile = portal.get("/questionnaire", mine).json["profile"]
     assert (profile["channel_online_pct"], profile["channel_instore_pct"], profile["channel_wholesale_pct"]) == \
         (None, 40.0, 60.0)
+
+
+def test_a_request_without_a_project_is_a_task_of_the_company(portal, db):
+    """Document 3 marks only the title required: a request naming no project is a task of the company (no project, so
+    no SLA policy), watched by and told to the client profile's delivery manager. It was a 400 (limits audit)."""
+    manager = make_user(db)
+    mine = make_client(db, manager=manager)
+    answer = portal.post("/requests", mine, role="collaborator", json={"title": "Update our logo"})
+    assert answer.status == 201, answer
+    task = db.get(Task, answer.json["taskId"])
+    assert (task.resource_type, task.resource_id, task.title) == ("company", mine.id, "Update our logo")
+    assert db.scalar(select(TaskSla.policy_id).where(TaskSla.task_id == task.id)) is None
+    assert db.scalar(select(Notification.type).where(Notification.user_id == manager.id)) == "portal_request"
+    assert portal.post("/requests", mine, role="admin", json={"title": " "}).status == 400  # the title still is
