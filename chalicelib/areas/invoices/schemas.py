@@ -105,7 +105,7 @@ class InvoiceRead(Read):
     budget_id: str | None
     ledger_invoice_id: str | None
     subtotal: float
-    tax: float = Field(description="10% GST of the subtotal, rounded half up to the cent")
+    tax: float = Field(description="each line's 10% GST rounded half up to the cent (none on a GST-free tax type), summed")
     total: float
     amount_paid: float
     amount_due: float | None
