@@ -164,12 +164,15 @@ def complete_item(ctx, *, item_id: str) -> None:
     from chalicelib.areas.relationships import service as relationships_service
 
     item = load_action_item(ctx, item_id)
+    from_relationship = item.source_module == "relationships" and bool(item.source_id)  # set at creation, never edited
+    if from_relationship:  # one order of the two rows on every path: the relationship action, then its item
+        relationships_service.lock_for_action_centre(ctx, action_id=item.source_id)
     lock_row(ctx.db, ActionItem, item.id, missing="Action item")  # re-read under the lock: a completion that waited for another
     if item.is_completed:                  # changes nothing and asks the source nothing
         return
     item.is_completed = True
     ctx.db.flush()
-    if item.source_module == "relationships" and item.source_id:
+    if from_relationship:
         relationships_service.completed_in_action_centre(ctx, action_id=item.source_id)
     agents_service.unstar_at_source(ctx, action_item_id=item.id, source_module=item.source_module,
                                     source_type=item.source_type, source_id=item.source_id)

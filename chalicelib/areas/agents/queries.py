@@ -64,10 +64,17 @@ def agent_task_select():
     return select(AgentTask, Task).join(Task, Task.id == AgentTask.task_id).where(is_agent_type())
 
 
-def load_agent_task(ctx, task_id: str):
-    """(agent meta, task) of the task if it is an agent task the caller may see; 404 otherwise (one query)."""
+def load_agent_task(ctx, task_id: str, *, lock_task: bool = False):
+    """(agent meta, task) of the task if it is an agent task the caller may see; 404 otherwise (one query).
+    `lock_task`: the same statement takes the task row FOR KEY SHARE (and re-reads both rows), for a write about to
+    name the task (a move's run): the task row is taken before the meta row, in the order of the task's delete
+    (the task row, then its ON DELETE CASCADE to the meta row), so a move and a delete wait for each other instead
+    of deadlocking; a move that waited for the delete finds no row (404)."""
     Task = task_model()
-    row = ctx.db.execute(agent_task_select().where(Task.id == task_id, visible(ctx.principal))).first()
+    stmt = agent_task_select().where(Task.id == task_id, visible(ctx.principal))
+    if lock_task:
+        stmt = stmt.with_for_update(read=True, key_share=True, of=Task).execution_options(populate_existing=True)
+    row = ctx.db.execute(stmt).first()
     if row is None:
         raise not_found("Agent task")
     return row[0], row[1]

@@ -8,11 +8,11 @@
 | review-reject  | review             | building  | reason required; retry_count + 1; a build run carrying the reason when the project's runner is configured |
 
 A move from another stage is 409. Dispatch and approve need the project's enabled agent configuration (runner
-URL and secret), else 409, so that no run waits for a runner that will never hear of it. Each move locks the
-agent meta row, writes a task history event (`agent_stage_changed`) and notifies the task's assignee and
-reporter who may read the task (`agent_task_stage_changed`, not the person who made the move). The runner is called
-only after the commit; a runner that cannot be reached marks the run failed and puts the task back in the stage it
-left.
+URL and secret), else 409, so that no run waits for a runner that will never hear of it. Each move takes the task
+row FOR KEY SHARE (its read), then locks the agent meta row (the order of the task's delete), writes a task history
+event (`agent_stage_changed`) and notifies the task's assignee and reporter who may read the task
+(`agent_task_stage_changed`, not the person who made the move). The runner is called only after the commit; a
+runner that cannot be reached marks the run failed and puts the task back in the stage it left.
 """
 from __future__ import annotations
 
@@ -44,7 +44,9 @@ CALLBACK_PATH = "/api/webhooks/agent-callback"
 
 
 def _locked(ctx, task_id: str, move: str):
-    agent, task = load_agent_task(ctx, task_id)
+    # one lock order with DELETE /api/tasks/:id: the task row first (FOR KEY SHARE, a clause of the read: the run
+    # inserted below names the task), then the meta row, which the delete's cascade takes after the task row
+    agent, task = load_agent_task(ctx, task_id, lock_task=True)
     # concurrent moves serialise; the second sees the first's stage
     agent = lock_row(ctx.db, AgentTask, agent.id, missing="Agent task")
     allowed, _to = MOVES[move]

@@ -32,39 +32,36 @@ def _pricing_items(db, proposal_id: str) -> list[dict]:
              "unit_price": item.unit_price, "service_type_id": item.service_type_id} for title, item in rows]
 
 
-def run_onboarding(ctx, proposal: Proposal) -> dict:
+def run_onboarding(ctx, proposal: Proposal, *, name: str, email: str, accepted_at) -> dict:
+    """The automation for `proposal`, accepted by `name` <`email`> at `accepted_at`; answers what it made
+    (`project_id`, `budget_id`, `invoice_id`, `contract_id`, `deal_won`, `onboarding_milestones`). The proposal's row
+    is not written here: the caller writes it once with these ids (service_public.accept), having locked the company
+    and the deal before it."""
     from chalicelib.areas.budgets import service as budgets_service
     from chalicelib.areas.clients import service as clients_service
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.projects import service as projects_service
 
     created: dict = {}
-    proposal.project_id = projects_service.create_project_for(
+    created["project_id"] = projects_service.create_project_for(
         ctx, name=proposal.title, company_id=proposal.company_id, owner_id=proposal.owner_id,
         description=f"Created when the proposal \"{proposal.title}\" was accepted.")
-    created["project_id"] = proposal.project_id
     items = _pricing_items(ctx.db, proposal.id)
-    if items:
-        proposal.budget_id = budgets_service.create_budget_for(
-            ctx, name=proposal.title, project_id=proposal.project_id, company_id=proposal.company_id,
-            currency=proposal.currency, owner_id=proposal.owner_id, items=items, budget_type="fixed_price")
-        created["budget_id"] = proposal.budget_id
     if items:
         from chalicelib.areas.invoices import service as invoices_service
 
-        proposal.invoice_id = invoices_service.create_draft_from_budget(ctx, budget_id=proposal.budget_id,
-                                                                        currency=proposal.currency)
-        created["invoice_id"] = proposal.invoice_id
-    proposal.contract_id = clients_service.create_contract_for(
+        created["budget_id"] = budgets_service.create_budget_for(
+            ctx, name=proposal.title, project_id=created["project_id"], company_id=proposal.company_id,
+            currency=proposal.currency, owner_id=proposal.owner_id, items=items, budget_type="fixed_price")
+        created["invoice_id"] = invoices_service.create_draft_from_budget(ctx, budget_id=created["budget_id"],
+                                                                          currency=proposal.currency)
+    created["contract_id"] = clients_service.create_contract_for(
         ctx, title=proposal.title, company_id=proposal.company_id, proposal_id=proposal.id, status="signed",
-        signers=[{"name": proposal.responder_name, "email": proposal.responder_email,
-                  "signed_at": iso(proposal.accepted_at)}])
-    created["contract_id"] = proposal.contract_id
+        signers=[{"name": name, "email": email, "signed_at": iso(accepted_at)}])
     if proposal.deal_id and deals_service.mark_deal_won(ctx.db, proposal.deal_id):
         created["deal_won"] = proposal.deal_id
     from chalicelib.areas.onboarding import service as onboarding_service
 
     created["onboarding_milestones"] = onboarding_service.auto_complete(ctx, company_id=proposal.company_id,
                                                                        source="deal_won")
-    ctx.db.flush()
     return created

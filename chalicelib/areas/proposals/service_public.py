@@ -277,17 +277,46 @@ def _answerable(proposal: Proposal, what: str) -> None:
         raise Conflict(f"This proposal cannot be {what} yet")
 
 
+def _lock_parents(ctx, proposal: Proposal, locked: set) -> None:
+    """The rows the accept writes under (besides the proposal), locked before the proposal's row: its company FOR KEY
+    SHARE (the onboarding's project, budget, invoice and contract name it), then its deal FOR UPDATE (moved to won).
+    Their deletes take that row first and then, through `proposals.company_id` and `deal_id` ON DELETE SET NULL, the
+    proposal's: in this order an accept and a delete wait for each other instead of deadlocking. A row deleted
+    meanwhile locks nothing (the proposal re-read then names none)."""
+    from chalicelib.areas.deals import service as deals_service
+
+    for model, row_id, key_share in ((deals_service.Company, proposal.company_id, True),
+                                     (deals_service.Deal, proposal.deal_id, False)):
+        if row_id and (model, row_id) not in locked:
+            lock_row(ctx.db, model, row_id, key_share=key_share)
+            locked.add((model, row_id))
+
+
 def accept(ctx, *, share_token: str, name: str, email: str, cookie: str | None) -> None:
+    """The lock order (docs/decisions/proposals.md, "Concurrency"): the proposal read without a lock, its company and
+    its deal locked, then the proposal locked and re-read; the proposal's row is then written once, at the end (a
+    second UPDATE of a row the transaction already updated checks every foreign key again, taking the contact's,
+    the page's and the owner's rows FOR KEY SHARE after the proposal's: a contact's delete waited for the accept
+    while the accept waited for it)."""
     from .service_onboarding import run_onboarding
 
-    proposal = _shared(ctx, share_token)
+    proposal = _shared(ctx, share_token, lock=False)
     _require_session(proposal, cookie)
+    locked: set = set()
+    _lock_parents(ctx, proposal, locked)
+    proposal = lock_row(ctx.db, Proposal, proposal.id, missing="Proposal",
+                        where=(Proposal.share_token == share_token) & Proposal.share_enabled.is_(True))
+    _require_session(proposal, cookie)  # the password may have changed meanwhile
+    _lock_parents(ctx, proposal, locked)  # a company or deal set meanwhile (an edit raced too): locked now, late
     _answerable(proposal, "accepted")
     before = proposal.status
-    proposal.status, proposal.accepted_at = "accepted", utcnow()
+    accepted_at = utcnow()
+    created = run_onboarding(ctx, proposal, name=name, email=email, accepted_at=accepted_at)
+    proposal.status, proposal.accepted_at = "accepted", accepted_at
     proposal.responder_name, proposal.responder_email = name, email
-    ctx.db.flush()
-    created = run_onboarding(ctx, proposal)
+    for key in ("project_id", "budget_id", "invoice_id", "contract_id"):
+        if key in created:
+            setattr(proposal, key, created[key])
     history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="accepted", actor_id=None,
                    changes={"status": {"from": before, "to": "accepted"}, "name": name, "email": email, **created})
     _notify_owner(ctx, proposal, "proposal_accepted", f"Proposal accepted: {proposal.title}",

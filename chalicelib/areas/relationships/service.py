@@ -1,7 +1,7 @@
 """Relationships: contact relationship profiles, life events (with their auto-actions), partners of client
-companies, the client relationship summary, and the functions other areas call (`completed_in_action_centre`
-for the action centre, `project_completed` for projects). Actions live in service_actions.py, messages in
-service_messages.py."""
+companies, the client relationship summary, and the functions other areas call (`lock_for_action_centre` and
+`completed_in_action_centre` for the action centre, `project_completed` for projects). Actions live in
+service_actions.py, messages in service_messages.py."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -22,6 +22,12 @@ SUMMARY_MESSAGES = 10  # last 10 messages
 
 
 # ---- functions other areas call -------------------------------------------------------------------
+
+def lock_for_action_centre(ctx, *, action_id: str) -> None:
+    """The action centre is about to complete an item mirrored from a relationship action: lock the action first
+    (the one order of the two rows: the action, then its item)."""
+    service_actions.lock_for_action_centre(ctx, action_id=action_id)
+
 
 def completed_in_action_centre(ctx, *, action_id: str) -> None:
     """The action centre completed an item mirrored from a relationship action: mark the action done."""

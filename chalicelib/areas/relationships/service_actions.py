@@ -105,8 +105,18 @@ def mark_done(ctx, action: RelationshipAction) -> None:
         action_items_service.complete_source_items(ctx, source_module=SOURCE_MODULE, source_ids=[action.id])
 
 
+def lock_for_action_centre(ctx, *, action_id: str) -> None:
+    """The action centre is about to complete an item mirrored from this action: the action's row is locked first
+    (`SELECT ... FOR UPDATE`), before the item's. Every path that writes both takes the action, then the item (a
+    PATCH here and a message with `auto_action_id` lock the action, then complete the item): a completion in the
+    action centre raced by a dismissal here waits for it rather than deadlocking (docs/decisions/relationships.md).
+    A missing action (its contact deleted meanwhile) locks nothing."""
+    lock_row(ctx.db, RelationshipAction, action_id)
+
+
 def completed_in_action_centre(ctx, *, action_id: str) -> None:
-    """The action centre completed an item mirrored from here: the action is done (no call back)."""
+    """The action centre completed an item mirrored from here: the action is done (no call back). The caller locked
+    the action first (`lock_for_action_centre`)."""
     ctx.db.execute(update(RelationshipAction).where(RelationshipAction.id == action_id,
                                                     RelationshipAction.status == "pending")
                    .values(status="done", completed_at=utcnow(), updated_at=utcnow())
