@@ -219,7 +219,8 @@ def decline_proposal(ctx, share_token: str, body: DeclineBody):
     return {"success": True}
 
 
-@bp.schedule(Rate(1, unit=Rate.DAYS))
+@bp.schedule(Rate(1, unit=Rate.HOURS))
 def proposal_expiry(event):
-    """Daily: proposals past valid_until in review, approved, sent or viewed become expired."""
+    """Hourly: proposals past valid_until in review, approved, sent or viewed become expired (within the hour after
+    the organisation's midnight; a daily rate ran at whatever hour the rule was made, a day late at worst)."""
     return jobs.proposal_expiry()

@@ -1,4 +1,4 @@
-"""Background work of the proposals area: the daily proposal expiry.
+"""Background work of the proposals area: the hourly proposal expiry.
 
 Lambda may import this module without app.py; it sets itself up through core (`core.context.job_context()`).
 """
