@@ -99,6 +99,9 @@ class Settings(BaseModel):
     planner_mode: str = "sandbox"
     planner_api_token: str | None = None
     planner_organization_id: str | None = None
+    # the absence category (a Productive event) a leave booking names; none: the leave's planner booking is skipped
+    # ("Not configured") in live mode; the sandbox's default is its own "Vacation" event
+    planner_absence_event_id: str | None = None
     vapid_public_key: str | None = None
     vapid_private_key: str | None = None
     vapid_subject: str = "mailto:ops@example.com"

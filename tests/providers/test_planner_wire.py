@@ -74,3 +74,28 @@ def test_the_user_mapping_sync_asks_productive_for_active_users_only(api, db, ex
     assert answer.status == 200, answer
     assert {m["user_id"]: m for m in answer.json["mappings"]}[ann.id]["planner_id"] == "2835"
     assert responses.calls[0].request.headers["X-Organization-Id"] == "913"
+
+
+# ---------------------------------------------------------------- the sandbox answers as Productive does
+
+def test_the_sandbox_refuses_a_booking_with_no_or_an_unknown_absence_event(db):
+    """Productive refuses (422) an absence booking without its event ("required if you are making a Timeoff/Event
+    booking"): the sandbox answers 502 as the live adapter does, and stores nothing."""
+    import pytest
+    from sqlalchemy import func, select
+
+    from chalicelib.core.errors import BadGateway
+    from chalicelib.providers.planner.models import PlannerSandboxBooking
+    from chalicelib.providers.planner.sandbox import SANDBOX_ABSENCE_EVENT_ID, SandboxPlanner, person_id
+    from tests.factories import make_user
+
+    user = make_user(db)
+    planner = SandboxPlanner(db=db, api_token="sandbox")
+    dates = {"person_id": person_id(user.email), "started_on": "2026-12-01", "ended_on": "2026-12-03"}
+    with pytest.raises(BadGateway, match="event"):
+        planner.create_booking(**dates, hours_per_day=7.6, note="Leave: Annual Leave")
+    with pytest.raises(BadGateway, match="event not found"):
+        planner.create_booking(**dates, event_id="999999")
+    assert db.scalar(select(func.count(PlannerSandboxBooking.id))) == 0
+    made = planner.create_booking(**dates, event_id=SANDBOX_ABSENCE_EVENT_ID)
+    assert db.get(PlannerSandboxBooking, made["id"]).event_id == SANDBOX_ABSENCE_EVENT_ID

@@ -10,7 +10,9 @@ from chalicelib.core.context import job_context
 
 def cache_refresh() -> dict:
     """Refresh the leave types and each mapped user's balances older than an hour (decisions.md section 8). Run
-    again within the hour: nothing is fetched. By hand: `python -m chalicelib.cli job leave-cache-refresh`."""
+    again within the hour: nothing is fetched. Types that fail are reported (`types_failed`) and the balances still
+    refreshed; only a ledger that is off or not connected answers `skipped`. By hand:
+    `python -m chalicelib.cli job leave-cache-refresh`."""
     from chalicelib.core.errors import DomainError
 
     from .service_cache import refresh_stale
@@ -18,7 +20,7 @@ def cache_refresh() -> dict:
     with job_context() as ctx:
         try:
             return refresh_stale(ctx)
-        except DomainError as exc:  # the ledger is off or not connected: nothing to refresh, said plainly
+        except DomainError as exc:  # the ledger is off or not connected (raised before any call): said plainly
             return {"types": 0, "balances_refreshed": 0, "balances_failed": 0, "skipped": exc.message}
 
 

@@ -135,13 +135,20 @@ def list_balances(ctx) -> list[dict]:
 def refresh_stale(ctx) -> dict:
     """Refresh the types when older than an hour, and each mapped user's balances older than an hour (or never
     fetched). Run again within the hour: nothing is fetched. A user whose refresh fails is counted in
-    `failed` and the others go on."""
+    `failed` and the others go on; so do the balances when the types fail (another call, another scope: the
+    answer says why in `types_failed`). Only a ledger that is off or not connected stops the run: ServiceUnavailable
+    from get_payroll, raised before anything is asked (the job answers `skipped`)."""
     from chalicelib.core.models import User
 
-    types = 0
+    _payroll(ctx)  # off or not connected: raised here, before any call (jobs.cache_refresh answers `skipped`)
+    types, types_failed = 0, None
     oldest = ctx.db.scalar(select(func.min(LeaveType.fetched_at)))
     if oldest is None or oldest < utcnow() - CACHE_TTL:
-        types = refresh_types(ctx)
+        try:
+            types = refresh_types(ctx)
+        except DomainError as exc:  # refused, rate-limited, unreachable: the balances still go on
+            types_failed = exc.message
+            log.warning("leave types refresh failed: %s", exc.message)
     active = list(ctx.db.scalars(select(User.id).where(User.is_active.is_(True))))
     mapped = ledger_employee_ids(ctx.db, active)
     fresh = set(ctx.db.scalars(select(LeaveBalance.user_id).where(LeaveBalance.user_id.in_(list(mapped)))
@@ -157,4 +164,7 @@ def refresh_stale(ctx) -> dict:
         except DomainError as exc:
             failed += 1
             log.warning("leave balances refresh failed for %s: %s", user_id, exc.message)
-    return {"types": types, "balances_refreshed": refreshed, "balances_failed": failed}
+    answer = {"types": types, "balances_refreshed": refreshed, "balances_failed": failed}
+    if types_failed is not None:
+        answer["types_failed"] = types_failed
+    return answer

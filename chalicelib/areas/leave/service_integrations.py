@@ -126,13 +126,22 @@ def _planner_provider(ctx):
 
 
 def _planner(ctx, leave: dict) -> str:
+    """An absence booking (Productive: a booking linked to an event, the absence category): without the category
+    (PLANNER_ABSENCE_EVENT_ID; the sandbox has its default) it is skipped as `Not configured`, never sent bare."""
+    from chalicelib.providers.planner import absence_event_id
+
     if not leave["planner_person_id"]:
         raise NotConfigured("Not configured: the requester has no planner person mapping")
+    planner = _planner_provider(ctx)
+    event_id = absence_event_id()
+    if not event_id:
+        raise NotConfigured("Not configured: the planner's absence category for leave (PLANNER_ABSENCE_EVENT_ID)")
     days = max(_working_days(leave), 1)
     per_day = round(leave["total_hours"] / days, 2) if leave["total_hours"] else 7.6
-    booking = _planner_provider(ctx).create_booking(
+    booking = planner.create_booking(
         person_id=leave["planner_person_id"], started_on=leave["start_date"].isoformat(),
-        ended_on=leave["end_date"].isoformat(), hours_per_day=per_day, note=f"Leave: {leave['leave_type_name']}")
+        ended_on=leave["end_date"].isoformat(), hours_per_day=per_day, note=f"Leave: {leave['leave_type_name']}",
+        event_id=event_id)
     return str(booking["id"])
 
 

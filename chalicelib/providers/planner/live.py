@@ -7,7 +7,9 @@ other errors are 502 with it.
 Wire choices, checked against Productive's documents (developer.productive.io/bookings.html,
 developer.productive.io/reference/resources/bookings):
 - A leave booking is an absence booking: `POST /bookings` with `started_on` / `ended_on` (YYYY-MM-DD), the
-  person and the absence event as JSON:API relationships (`people`, `events`), and the "per day" booking
+  person and the absence event as JSON:API to-one relationships `person` (type `people`) and `event` (type
+  `events`: an absence category, "required if you are making a Timeoff/Event booking"; leave names
+  PLANNER_ABSENCE_EVENT_ID, chalicelib.providers.planner.absence_event_id), and the "per day" booking
   method (`booking_method_id: 1`), which the document says requires both `hours` (hours a day) and `time`
   (minutes a day): both are sent.
 - People (developer.productive.io/people.html): `GET /people` lists client contacts, placeholders and

@@ -1,7 +1,9 @@
 """Sandbox planner: bookings kept in `planner_sandbox_bookings`; people are the active users (ids derived
 from their e-mail; none at the domain `noplanner.test`). A token containing `invalid` is refused as
-Productive refuses it (400); a booking for an unknown person, or ending before it starts, is a 502 like
-Productive's validation error."""
+Productive refuses it (400); a booking for an unknown person, ending before it starts, or naming no absence event
+(or one the sandbox does not hold) is a 502 like Productive's validation error (a 422 there): the leave bookings
+made here are absence bookings, and the sandbox holds no services for budget bookings. Its absence events
+(Productive's "absence categories") are SANDBOX_EVENTS; `Vacation` is the default absence event in sandbox mode."""
 from __future__ import annotations
 
 import hashlib
@@ -13,6 +15,10 @@ from chalicelib.core.errors import BadGateway, BadRequest
 
 from .base import PlannerProvider
 from .models import PlannerSandboxBooking
+
+
+SANDBOX_EVENTS = {"5001": "Vacation", "5002": "Sick leave"}  # id: name, the absence categories of the sandbox
+SANDBOX_ABSENCE_EVENT_ID = "5001"  # Vacation
 
 
 def person_id(email: str) -> str:
@@ -42,8 +48,13 @@ class SandboxPlanner(PlannerProvider):
         start, end = date.fromisoformat(started_on), date.fromisoformat(ended_on)
         if end < start:
             raise BadGateway("The resource planner refused the request: ended_on must be after started_on")
+        if not event_id:
+            raise BadGateway("The resource planner refused the request: event can't be blank (an absence booking "
+                             "names its absence category)")
+        if str(event_id) not in SANDBOX_EVENTS:
+            raise BadGateway("The resource planner refused the request: event not found")
         booking = PlannerSandboxBooking(person_id=person_id, started_on=start, ended_on=end,
-                                        minutes_per_day=int(round(hours_per_day * 60)), note=note, event_id=event_id)
+                                        minutes_per_day=int(round(hours_per_day * 60)), note=note, event_id=str(event_id))
         self.db.add(booking)
         self.db.flush()
         return {"id": booking.id}

@@ -5,6 +5,7 @@ from sqlalchemy import func, select
 from chalicelib.core.errors import BadGateway, ServiceUnavailable
 from chalicelib.providers.planner import get_planner
 from chalicelib.providers.planner.models import PlannerSandboxBooking
+from chalicelib.providers.planner.sandbox import SANDBOX_ABSENCE_EVENT_ID
 from tests.factories import make_user
 
 
@@ -15,7 +16,9 @@ def test_sandbox_people_and_bookings(db):
     people = {p["email"]: p for p in planner.list_people()}
     assert "ann@agency.test" in people and "zed@noplanner.test" not in people
     person = people["ann@agency.test"]["id"]
-    booking = planner.create_booking(person_id=person, started_on="2026-05-04", ended_on="2026-05-06", note="Leave")
+    # a leave booking is an absence booking: it names the absence event (the sandbox refuses one without)
+    booking = planner.create_booking(person_id=person, started_on="2026-05-04", ended_on="2026-05-06", note="Leave",
+                                     event_id=SANDBOX_ABSENCE_EVENT_ID)
     stored = db.get(PlannerSandboxBooking, booking["id"])
     assert stored.person_id == person and stored.minutes_per_day == 480
     with pytest.raises(BadGateway):

@@ -491,3 +491,57 @@ def test_the_abandoned_cancellations_job_runs_from_the_cli_and_leaves_live_claim
     assert json.loads(capsys.readouterr().out)["found"] == 0
     db.expire_all()
     assert db.get(SandboxCalendarEvent, approved["calendar_event_id"]) is None
+
+
+# ---------------------------------------------------------------- the planner booking is an absence booking
+
+def test_the_planner_booking_names_the_absence_event(api, db, people, set_env):
+    """Productive: an absence booking is linked to an event (the absence category). The sandbox's default is its
+    Vacation event; PLANNER_ABSENCE_EVENT_ID names another."""
+    from chalicelib.providers.planner.sandbox import SANDBOX_ABSENCE_EVENT_ID, SANDBOX_EVENTS
+
+    map_user(db, people["employee"])
+    _, request = _approved(api, people, db)
+    [booking] = _bookings(db)
+    assert SANDBOX_EVENTS[SANDBOX_ABSENCE_EVENT_ID] == "Vacation"
+    assert booking.event_id == SANDBOX_ABSENCE_EVENT_ID and str(booking.id) == request["planner_booking_id"]
+
+
+def test_the_absence_event_setting_is_the_one_booked(api, db, people, set_env):
+    map_user(db, people["employee"])
+    set_env(PLANNER_ABSENCE_EVENT_ID="5002")
+    _approved(api, people, db)
+    assert [b.event_id for b in _bookings(db)] == ["5002"]
+
+
+@pytest.fixture
+def live_planner(set_env):
+    import responses
+
+    set_env(PLANNER_MODE="live", PLANNER_API_TOKEN="PT", PLANNER_ORGANIZATION_ID="913")
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
+        yield mocked
+
+
+def test_live_without_an_absence_event_the_booking_is_skipped_not_sent(api, db, people, live_planner):
+    map_user(db, people["employee"], planner_id="2835")
+    _, request = _approved(api, people, db)
+    error = request["integration_errors"]["planner"]
+    assert error.startswith("Not configured") and "PLANNER_ABSENCE_EVENT_ID" in error
+    assert request["planner_booking_id"] is None and request["ledger_leave_application_id"]
+    assert len(live_planner.calls) == 0  # nothing sent to Productive
+
+
+def test_live_the_booking_sends_the_absence_event_relationship(api, db, people, live_planner, set_env):
+    import json
+
+    from chalicelib.providers.planner.live import DEFAULT_BASE_URL
+
+    set_env(PLANNER_ABSENCE_EVENT_ID="9")
+    live_planner.post(f"{DEFAULT_BASE_URL}/bookings", status=201, json={"data": {"id": "1234", "type": "bookings"}})
+    map_user(db, people["employee"], planner_id="2835")
+    _, request = _approved(api, people, db)
+    assert request["planner_booking_id"] == "1234" and request["integration_errors"] is None
+    [call] = live_planner.calls
+    assert json.loads(call.request.body)["data"]["relationships"] == {
+        "person": {"data": {"type": "people", "id": "2835"}}, "event": {"data": {"type": "events", "id": "9"}}}

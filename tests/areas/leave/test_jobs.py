@@ -66,3 +66,43 @@ def test_leave_cache_refresh_through_the_cli(db, capsys):
     assert json.loads(capsys.readouterr().out) == SECOND
     db.expire_all()
     assert _cache(db) == first
+
+
+def test_refused_types_still_refresh_every_balance_and_say_why(db, capsys, monkeypatch):
+    """Audit 10: the types (Xero PayItems) and the balances (Employees/{id}) are separate calls: a refusal of the
+    types is reported in `types_failed` and each user's balances still refreshed, once (run again: nothing)."""
+    from chalicelib import cli
+    from chalicelib.core.errors import BadGateway
+    from chalicelib.providers.payroll.sandbox import SandboxPayroll
+
+    def refused(self):
+        raise BadGateway("The accounting ledger refused the request: AuthorizationUnsuccessful")
+
+    monkeypatch.setattr(SandboxPayroll, "list_leave_types", refused)
+    users = _seed(db)
+    failed = "The accounting ledger refused the request: AuthorizationUnsuccessful"
+    assert cli.main(["job", "leave-cache-refresh"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"types": 0, "balances_refreshed": 2, "balances_failed": 1,
+                                                   "types_failed": failed}
+    db.expire_all()
+    types, balances = _cache(db)
+    assert types == []
+    assert {u.id: sum(1 for b in balances if b.user_id == u.id) for u in users} == {
+        users[0].id: 3, users[1].id: 3, users[2].id: 0, users[3].id: 0}
+    assert cli.main(["job", "leave-cache-refresh"]) == 0  # the types are asked again (none cached), balances not
+    assert json.loads(capsys.readouterr().out) == {"types": 0, "balances_refreshed": 0, "balances_failed": 1,
+                                                   "types_failed": failed}
+    db.expire_all()
+    assert _cache(db) == (types, balances)
+
+
+def test_a_ledger_switched_off_is_skipped_without_any_call(db, capsys, set_env):
+    from chalicelib import cli
+
+    _seed(db)
+    set_env(LEDGER_MODE="off")
+    assert cli.main(["job", "leave-cache-refresh"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"types": 0, "balances_refreshed": 0, "balances_failed": 0,
+                                                   "skipped": "The leave ledger is not configured"}
+    db.expire_all()
+    assert _cache(db) == ([], [])
