@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import and_, case, func, or_, select, update
 
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
@@ -203,8 +203,11 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
 def scan_breaches(ctx) -> int:
     """Notify the assignee of every task whose SLA has a deadline passed while open and that was not yet
     notified, when they may read the task (as `_notify_breach`: core.readers.rows_readers with tasks' scope, two
-    statements at most); a fixed number of statements. Answers how many assignments were newly noticed (each is
-    recorded as noticed, its assignee told or not)."""
+    statements at most); a fixed number of statements whatever the number of assignments: the read (locking the
+    assignments, skipping those another run or a request holds: they are the next run's), the readers, one
+    UPDATE marking them all noticed, core notify's read and its write. Answers how many assignments were newly
+    noticed (each is recorded as noticed, its assignee told or not)."""
+    from chalicelib.core.lookup import among
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
     from chalicelib.core.readers import rows_readers
 
@@ -212,18 +215,21 @@ def scan_breaches(ctx) -> int:
 
     Task = tasks_service.Task
     now = utcnow()
-    rows = ctx.db.execute(select(TaskSla, Task.id, Task.title, Task.assignee_id)
+    rows = ctx.db.execute(select(TaskSla.id, Task.id, Task.title, Task.assignee_id)
                           .join(Task, Task.id == TaskSla.task_id)
                           .where(TaskSla.breach_notified_at.is_(None), _open_breach(now))
                           .with_for_update(of=TaskSla, skip_locked=True)).all()
+    if not rows:
+        return 0
+    # the rows are locked by the read: one UPDATE marks them all (an ORM change per row is flushed as one UPDATE
+    # each, which pg8000 sends row by row); "fetch" keeps any copy in the session up to date (RETURNING, no
+    # statement of its own)
+    ctx.db.execute(update(TaskSla).where(among(ctx.db, TaskSla.id, [sla_id for sla_id, *_ in rows]))
+                   .values(breach_notified_at=now).execution_options(synchronize_session="fetch"))
     assigned = {task_id: {assignee_id} for _sla, task_id, _title, assignee_id in rows if assignee_id}
     readers = rows_readers(ctx.db, Task, assigned, tool="tasks", scope_of=tasks_service.visible) if assigned else {}
-    notices = []
-    for sla, task_id, title, assignee_id in rows:
-        sla.breach_notified_at = now
-        if assignee_id in readers.get(task_id, ()):
-            notices.append({"user_id": assignee_id, "type": "sla_breach", "title": f"Service level breached: {title}",
-                            "resource_type": "task", "resource_id": task_id, "action_url": f"/tasks/{task_id}"})
-    notify_many(ctx, notices)
+    notify_many(ctx, [{"user_id": assignee_id, "type": "sla_breach", "title": f"Service level breached: {title}",
+                       "resource_type": "task", "resource_id": task_id, "action_url": f"/tasks/{task_id}"}
+                      for _sla, task_id, title, assignee_id in rows if assignee_id in readers.get(task_id, ())])
     ctx.db.flush()
     return len(rows)
