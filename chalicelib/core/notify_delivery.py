@@ -105,8 +105,51 @@ def _send_chat(db, delivery: NotificationDelivery):
     return call
 
 
+def _shorten(payload: dict, key: str, fits) -> None:
+    """`payload[key]` cut to its longest beginning, ending with "\u2026", for which `fits(payload)` holds (the
+    text itself when it fits; "\u2026" alone when nothing longer does)."""
+    text = payload.get(key) or ""
+    if not text or fits(payload):
+        return
+    low, high = 0, len(text) - 1  # characters kept before the ellipsis
+    while low < high:
+        middle = (low + high + 1) // 2
+        payload[key] = text[:middle] + "\u2026"
+        if fits(payload):
+            low = middle
+        else:
+            high = middle - 1
+    payload[key] = text[:low] + "\u2026"
+
+
+def push_message(payload: dict) -> dict:
+    """The push message of a delivery's payload (`url` and `tag` added), its text short enough for every push
+    service: the title at most PUSH_TITLE_MAX characters and the body PUSH_BODY_MAX, then the body (and the title
+    if need be) shortened further, ending with "\u2026", until the message is at most MAX_PAYLOAD_BYTES octets as
+    sent (UTF-8 JSON; RFC 8291 section 4: 4096 octets encrypted, at most 3993 of plaintext). A message that does
+    not fit with its text cut to "\u2026" (its other fields too large) is a Skip."""
+    from chalicelib.providers.push.base import MAX_PAYLOAD_BYTES, encode_payload
+
+    message = dict(payload)
+    title, body = message.get("title") or "", message.get("body")
+    message["title"] = title if len(title) <= PUSH_TITLE_MAX else title[:PUSH_TITLE_MAX - 1] + "\u2026"
+    if body:
+        message["body"] = body if len(body) <= PUSH_BODY_MAX else body[:PUSH_BODY_MAX - 1] + "\u2026"
+    message["url"] = message.get("action_url")
+    message["tag"] = message.get("type")
+
+    def fits(candidate: dict) -> bool:
+        return len(encode_payload(candidate)) <= MAX_PAYLOAD_BYTES
+
+    _shorten(message, "body", fits)
+    _shorten(message, "title", fits)
+    if not fits(message):
+        raise Skip(f"the push message is larger than {MAX_PAYLOAD_BYTES} octets with its text shortened")
+    return message
+
+
 def _send_push(db, delivery: NotificationDelivery):
-    from chalicelib.providers.push import SubscriptionGone, get_push
+    from chalicelib.providers.push import MessageTooLarge, SubscriptionGone, get_push
 
     push = get_push(db=db)
     _recipient(db, delivery)
@@ -115,22 +158,17 @@ def _send_push(db, delivery: NotificationDelivery):
                                          .order_by(PushSubscription.id))]
     if not subscriptions:
         raise Skip("no push subscription")
-    payload = dict(delivery.payload or {})
-    # push services accept about 4 KB of encrypted payload: keep the text short
-    payload["title"] = (payload.get("title") or "")[:PUSH_TITLE_MAX]
-    if payload.get("body"):
-        body = payload["body"]
-        payload["body"] = body if len(body) <= PUSH_BODY_MAX else body[:PUSH_BODY_MAX - 1] + "\u2026"
-    payload["url"] = payload.get("action_url")
-    payload["tag"] = payload.get("type")
+    payload = push_message(delivery.payload or {})  # push services accept about 4 KB of encrypted payload
 
     def call() -> Outcome:
-        sent, gone, errors = [], [], []
+        sent, gone, errors, too_large = [], [], [], []
         for subscription_id, info in subscriptions:
             try:
                 push.send(subscription=info, payload=payload)
             except SubscriptionGone:
                 gone.append(subscription_id)
+            except MessageTooLarge as exc:  # a Skip for that subscription: sending it again would not help
+                too_large.append(str(exc))
             except BadGateway as exc:
                 errors.append(exc.message)
             else:
@@ -145,6 +183,9 @@ def _send_push(db, delivery: NotificationDelivery):
             return Outcome("sent", f"{len(sent)} of {len(subscriptions)} subscriptions", record=keep)
         if errors:
             return Outcome("failed", error="; ".join(errors), record=keep)
+        if too_large:
+            return Outcome("skipped", error="; ".join(too_large + ([f"{len(gone)} push subscriptions gone (removed)"]
+                                                                   if gone else [])), record=keep)
         return Outcome("skipped", error=f"every push subscription was gone ({len(gone)} removed)", record=keep)
     return call
 

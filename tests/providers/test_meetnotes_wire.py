@@ -91,3 +91,16 @@ def test_keywords_documented_as_a_string_are_split(live):
     assert note["keywords"] == ["pricing", "proposal", "Globex"]
     assert note["action_items"] == "**Pat**\nSend the quote (02:10)" and note["duration"] == 31.5
     assert note["organizer_email"] == "pat@agency.test"
+
+
+def test_a_note_repeated_across_pages_is_listed_once(live):
+    """Paging by `skip` (https://docs.fireflies.ai/graphql-api/query/transcripts) is not stable: a transcript that
+    finishes while the list is read shifts the page boundary, and one id comes on two pages. It is listed once."""
+    def item(n, title=None):
+        return {"id": f"01JFFDUP{n:03d}", "title": title or f"Call {n}", "date": 1_763_000_000_000 + n * 60_000}
+
+    live.add(responses.POST, URL, json={"data": {"transcripts": [item(n) for n in range(50)]}})
+    live.add(responses.POST, URL, json={"data": {"transcripts": [item(49, "Call 49 (renamed)"), item(50)]}})
+    notes = get_meetnotes().list_notes(since=None)
+    assert [note["id"] for note in notes] == [f"01JFFDUP{n:03d}" for n in range(51)]
+    assert notes[49]["title"] == "Call 49 (renamed)"

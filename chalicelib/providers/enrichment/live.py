@@ -6,16 +6,62 @@ Authentication: the `X-Api-Key` header. `GET /v5/company/enrich?name=&website=` 
 `{status, data: [...], total}`. The search's fields (`emails.address`, `full_name`, `job_company_name`) are
 lower-case `keyword` fields in PDL's Elasticsearch mapping (https://docs.peopledatalabs.com/docs/elasticsearch-mapping),
 so each is queried with a `term` of the lower-cased, whitespace-collapsed value. Errors answer
-`{status, error: {type, message}}`: 404 means no record matched (None here); 402 credits exhausted and 429 rate limited (with x-ratelimit-reset or Retry-After)
-are 503 with a clear message; 400, 401, 403 and 5xx are 502; a timeout is 504.
+`{status, error: {type, message}}`: 404 means no record matched (None here); 402 credits exhausted is 503 with a clear
+message; 429 rate limited is 503 naming when to retry, in whole seconds, as every adapter does
+(`providers.http.rate_limited`, `retry_after` in the body too); 400, 401, 403 and 5xx are 502; a timeout is 504.
+The wait comes from `x-ratelimit-reset`, which PDL documents as the time the window resets, in UTC
+(https://docs.peopledatalabs.com/docs/usage-limits: "The UTC timestamp that indicates when the rate limit will
+reset", e.g. "2022-02-23T20:19:55Z"; support/troubleshooting/rate-limit-errors: "when the window resets, in
+UTC"; before July 2022 it was "UTC epoch seconds", e.g. 1516124358), not a number of seconds: it was passed on
+raw as `retry_after`. Read as seconds from now (at least 1): an ISO 8601 date-time or an HTTP-date, or a number
+of at least 10^9 as epoch seconds (a smaller number as seconds); when unreadable, `Retry-After`, else 1 second.
 """
 from __future__ import annotations
+
+import math
+import time
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 
 import requests
 
 from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
+from chalicelib.providers import http as provider_http
 
 DEFAULT_BASE_URL = "https://api.peopledatalabs.com/v5"
+
+
+def _reset_seconds(value: str | None, now: float | None = None) -> float | None:
+    """Seconds from `now` until PDL's `x-ratelimit-reset` (a UTC date-time, or epoch seconds); None when unreadable."""
+    text = (value or "").strip()
+    if not text:
+        return None
+    now = time.time() if now is None else now
+    try:
+        number = float(text)
+    except ValueError:
+        number = None
+    if number is not None:
+        if not math.isfinite(number):
+            return None
+        return number - now if number >= 1e9 else number  # epoch seconds, else a number of seconds
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            moment = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)  # PDL's times are UTC
+    return moment.timestamp() - now
+
+
+def _retry_seconds(response) -> int:
+    """Whole seconds to wait after PDL's 429 (at least 1): `x-ratelimit-reset`, else `Retry-After`, else 1."""
+    wait = _reset_seconds(response.headers.get("x-ratelimit-reset"))
+    if wait is None:
+        wait = provider_http.retry_after(response)
+    return max(1, math.ceil(wait))
 
 
 def _keyword(text: str) -> str:
@@ -48,10 +94,7 @@ class PeopleDataLabs:
         if response.status_code == 402:
             raise ServiceUnavailable("The enrichment provider's credits are exhausted (People Data Labs 402)")
         if response.status_code == 429:
-            retry = response.headers.get("Retry-After") or response.headers.get("x-ratelimit-reset")
-            raise ServiceUnavailable("The enrichment provider's rate limit was reached"
-                                     + (f" (retry after {retry})" if retry else ""),
-                                     extra={"retry_after": retry} if retry else None)
+            raise provider_http.rate_limited("The enrichment provider", _retry_seconds(response))
         if response.status_code in (401, 403):
             raise BadGateway("The enrichment provider refused the API key")
         if response.status_code != 200 or not isinstance(body, dict):

@@ -3,7 +3,10 @@
 Wire format, as Fireflies documents it (https://docs.fireflies.ai):
 - `transcripts(fromDate: DateTime, limit: Int, skip: Int)` (graphql-api/query/transcripts): `fromDate` is an
   ISO 8601 date-time (`2025-11-01T00:00:00.000Z`), `limit` at most 50; the list is read page by page with
-  `skip` until a page shorter than `limit` (Fireflies has no cursor). Fields read (schema/transcript):
+  `skip` until a page shorter than `limit` (Fireflies has no cursor). A note finished while the pages are read
+  shifts the others by one, so one note can come on two pages: each id is kept once (the copy of the later page,
+  the more recent read); twice, the sync's one upsert failed as a whole ("ON CONFLICT DO UPDATE command cannot
+  affect row a second time"). Fields read (schema/transcript):
   `id`, `title`, `date` (a Float: milliseconds since the epoch, UTC; an ISO string is read too),
   `duration` (a Float, minutes), `organizer_email`, `meeting_attendees { displayName email name }`
   (schema/meeting-attendee) and `summary { overview action_items keywords }` (schema/summary: documented as
@@ -166,18 +169,20 @@ class FirefliesNotes:
         return body["data"]
 
     def list_notes(self, *, since: datetime | None) -> list[dict]:
-        notes: list[dict] = []
+        notes: dict[str, dict] = {}  # by id: a note on two pages (the boundary shifted while paging) kept once
         from_date = since.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z") if since else None
         for page in range(MAX_PAGES):
             variables = {"limit": PAGE_SIZE, "skip": page * PAGE_SIZE}
             if from_date:
                 variables["fromDate"] = from_date
             items = self._query(LIST_QUERY, variables).get("transcripts") or []
-            notes.extend(note_from(item) for item in items)
+            for item in items:
+                note = note_from(item)
+                notes[note["id"]] = note  # the later page's copy, the more recent read
             if len(items) < PAGE_SIZE:
                 break
-        notes.sort(key=lambda note: (note["date"] or datetime.min.replace(tzinfo=timezone.utc), note["id"]))
-        return notes
+        return sorted(notes.values(),
+                      key=lambda note: (note["date"] or datetime.min.replace(tzinfo=timezone.utc), note["id"]))
 
     def get_transcript(self, note_id: str) -> list[dict]:
         transcript = self._query(TRANSCRIPT_QUERY, {"transcriptId": note_id}).get("transcript")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from chalicelib.core.errors import ServiceUnavailable
 from chalicelib.core.settings import get_settings
 
-from .base import PushProvider, SubscriptionGone
+from .base import MessageTooLarge, PushProvider, SubscriptionGone
 
 # A fixed P-256 public key the sandbox hands out when no VAPID key is configured: the sandbox
 # never signs nor sends, so browsers under `make run` can subscribe without setup.
@@ -38,4 +38,4 @@ def push_public_key() -> str:
     return get_push().public_key
 
 
-__all__ = ["get_push", "push_public_key", "PushProvider", "SubscriptionGone", "SANDBOX_PUBLIC_KEY"]
+__all__ = ["get_push", "push_public_key", "PushProvider", "SubscriptionGone", "MessageTooLarge", "SANDBOX_PUBLIC_KEY"]
