@@ -1,12 +1,14 @@
 """The meetings sync and the AI analysis.
 
-The sync pulls the notes dated since the newest one it saw (all on the first run) from the meeting-notes
-provider, page by page, with no transaction open; asks the AI provider to categorise each new note and extract
-its action items (also with no transaction open); then, holding the `meetings-sync` lock (a transaction-scoped
-advisory lock), upserts the meetings by note id, replaces their attendees (resolved from e-mail to active
-users), adds the action items of the notes that were new under the lock, raises action centre items for the
-assigned ones (source_module `meetings`) and notifies their assignees, and records last_synced_at. Run twice,
-or twice at once: the second run changes nothing new (the lock and the upsert: never a duplicate).
+The sync pulls the notes dated since three days before the newest one it wrote (all on the first run) from the
+meeting-notes provider, page by page, with no transaction open, and keeps one note per id. It takes them oldest
+first and handles at most ANALYSES_PER_RUN new ones a run, in batches: for each batch it asks the AI provider to
+categorise each new note and extract its action items (no transaction open); then, holding the `meetings-sync`
+lock (a transaction-scoped advisory lock), upserts the meetings by note id, replaces their attendees (resolved
+from e-mail to active users), adds the action items of the notes that were new under the lock, raises action
+centre items for the assigned ones (source_module `meetings`), notifies their assignees, advances the sync state
+and commits. A run stopped part-way keeps its committed batches; the next run goes on from there. Run twice, or
+twice at once: the second run changes nothing new (the lock and the upsert: never a duplicate).
 """
 from __future__ import annotations
 
@@ -28,6 +30,12 @@ PROVIDER = "meetnotes"
 # each sync asks again for the notes dated up to this long before the newest it saw: a long meeting's note is
 # finished after a later short meeting's, and the provider filters by meeting date (it was never imported)
 LOOKBACK = timedelta(days=3)
+# one run analyses at most this many new notes, the oldest first (an AI call is up to 30 s; the job's function has
+# 300 s, the admin sync's 30 s), and writes them in batches of ANALYSES_PER_BATCH new notes (NOTES_PER_BATCH notes
+# in all), each committed with the sync state: a run stopped part-way keeps its batches, the next one goes on
+ANALYSES_PER_RUN = 20
+ANALYSES_PER_BATCH = 3
+NOTES_PER_BATCH = 200
 MEETING_COLUMNS = ("title", "summary", "meeting_date", "duration_minutes", "organizer_email", "action_items_text")
 
 
@@ -105,9 +113,50 @@ def _storable(notes: list[dict]) -> list[dict]:
     return kept
 
 
+def _unique(notes: list[dict]) -> list[dict]:
+    """One note per id, the later copy (a provider paging by offset can answer a note on two pages; two rows of
+    one id in the one INSERT ... ON CONFLICT DO UPDATE failed the whole sync on Postgres)."""
+    by_id: dict[str, dict] = {}
+    for note in notes:
+        by_id[note["id"]] = note
+    return list(by_id.values())
+
+
+def _oldest_first(notes: list[dict]) -> list[dict]:
+    """By date then id; undated notes first (they never move the window, so they are not left behind it)."""
+    return sorted(notes, key=lambda note: (0, note["id"]) if note.get("date") is None else (1, note["date"], note["id"]))
+
+
+def _plan(notes: list[dict], known: set[str]) -> tuple[list[list[dict]], int]:
+    """This run's batches, a prefix of `notes` (oldest first), and the number of new notes left for the next run.
+
+    The prefix ends before the first new note past ANALYSES_PER_RUN: every note left (new or known) is dated at or
+    after the newest one written, so the next run, which asks from LOOKBACK before that date, reads it again. A
+    batch holds at most ANALYSES_PER_BATCH new notes and NOTES_PER_BATCH notes. There is always one batch (maybe
+    empty): it records the sync state."""
+    batches: list[list[dict]] = []
+    batch: list[dict] = []
+    new_in_batch = analysed = remaining = 0
+    for index, note in enumerate(notes):
+        new = note["id"] not in known
+        if new and analysed == ANALYSES_PER_RUN:
+            remaining = sum(1 for rest in notes[index:] if rest["id"] not in known)
+            break
+        if (new and new_in_batch == ANALYSES_PER_BATCH) or len(batch) == NOTES_PER_BATCH:
+            batches.append(batch)
+            batch, new_in_batch = [], 0
+        batch.append(note)
+        if new:
+            new_in_batch += 1
+            analysed += 1
+    if batch or not batches:
+        batches.append(batch)
+    return batches, remaining
+
+
 def run_sync(*, force: bool = False) -> dict:
     """One sync. Without `force` (the schedule) it runs only when enabled and due (sync_interval_minutes
-    after the last one). Answers what it did."""
+    after the last complete one). Answers what it did; `remaining`: the new notes left for the next run."""
     from chalicelib.core.settings import get_settings
     from chalicelib.providers.meetnotes import get_meetnotes, is_configured
 
@@ -124,8 +173,28 @@ def run_sync(*, force: bool = False) -> dict:
         since = state.last_note_date - LOOKBACK if state and state.last_note_date else None
         provider = get_meetnotes(db=db)
         ctx.release_connection()
-        notes = _storable(provider.list_notes(since=since))  # paged by the adapter; no transaction is open
+        # paged by the adapter; no transaction is open
+        notes = _oldest_first(_unique(_storable(provider.list_notes(since=since))))
         ids = [note["id"] for note in notes]
+        known = set(db.scalars(select(Meeting.id).where(Meeting.id.in_(ids)))) if ids else set()
+    batches, remaining = _plan(notes, known)
+    answer = {"fetched": len(notes), "created": 0, "updated": 0, "action_items": 0}
+    for number, batch in enumerate(batches):
+        done = _sync_batch(batch, complete=not remaining and number == len(batches) - 1)
+        for key, value in done.items():
+            answer[key] += value
+    return {**answer, "remaining": remaining}
+
+
+def _sync_batch(notes: list[dict], *, complete: bool) -> dict:
+    """One batch in its own unit of work (committed at its end, so a run stopped later keeps it): the AI analysis
+    of its new notes with no transaction open, then, under the `meetings-sync` lock, its writes (a fixed number
+    of statements) and the sync state: `last_note_date` the newest date written, `last_synced_at` only when
+    `complete` (the run's last batch, nothing left), so that a run that left notes is due again at once."""
+    with job_context() as ctx:
+        db = ctx.db
+        ids = [note["id"] for note in notes]
+        # read again: a concurrent run may have written some of them since this run's plan (no second AI call)
         known = set(db.scalars(select(Meeting.id).where(Meeting.id.in_(ids)))) if ids else set()
         ctx.release_connection()
         analyses = {note["id"]: _analyse(note) for note in notes if note["id"] not in known}
@@ -159,14 +228,15 @@ def run_sync(*, force: bool = False) -> dict:
         # read again under the lock: a first run that finished while this one asked the provider has made it
         state = db.get(MeetingSyncState, PROVIDER, populate_existing=True)
         if state is None:
-            db.add(MeetingSyncState(provider=PROVIDER, last_synced_at=now, last_note_date=newest))
+            db.add(MeetingSyncState(provider=PROVIDER, last_synced_at=now if complete else None, last_note_date=newest))
         else:
-            state.last_synced_at = now
+            if complete:
+                state.last_synced_at = now
             if newest and (state.last_note_date is None or newest > state.last_note_date):
                 state.last_note_date = newest
         db.flush()
-    return {"fetched": len(notes), "created": len([i for i in ids if i not in known]),
-            "updated": len([i for i in ids if i in known]), "action_items": added}
+    return {"created": len([i for i in ids if i not in known]), "updated": len([i for i in ids if i in known]),
+            "action_items": added}
 
 
 def _categorise(db, analyses: dict[str, dict], now: datetime) -> None:

@@ -144,3 +144,33 @@ def test_paging_stops_at_its_bound(live, monkeypatch):
     live.add_callback(responses.POST, URL, callback=page, content_type="application/json")
     notes = get_meetnotes().list_notes(since=None)
     assert len(notes) == 150 and [v["skip"] for v in served] == [0, 50, 100]
+
+
+def _shifted_pages(live):
+    """Fireflies lists newest first, by `skip`: a note finished between the two page reads pushes the others down by
+    one, so the last note of the first page comes again first on the second (here with its summary filled since)."""
+    live.add(responses.POST, URL, json={"data": {"transcripts": [transcript(n) for n in range(52, 2, -1)]}})
+    again = {**transcript(3), "summary": {"overview": "Overview 3, finished", "action_items": "", "keywords": []}}
+    live.add(responses.POST, URL, json={"data": {"transcripts": [again] + [transcript(n) for n in (2, 1, 0)]}})
+
+
+def test_a_note_on_two_pages_is_kept_once_the_later_pages_copy(live):
+    _shifted_pages(live)
+    notes = get_meetnotes().list_notes(since=None)
+    ids = [note["id"] for note in notes]
+    assert len(ids) == len(set(ids)) == 53 and ids == sorted(ids)  # oldest first, as before
+    (note,) = [note for note in notes if note["id"] == "01JFF00003"]
+    assert note["overview"] == "Overview 3, finished"  # the later read
+    assert [_sent(call)["variables"]["skip"] for call in live.calls] == [0, 50]
+
+
+def test_a_sync_whose_pages_share_a_note_succeeds(live, db, api):
+    """The sync writes the notes with INSERT ... ON CONFLICT (id) DO UPDATE: on Postgres a note listed twice in one
+    statement failed the whole sync ("ON CONFLICT DO UPDATE command cannot affect row a second time", 21000)."""
+    make_user(db, email="pat@agency.test", name="Pat")
+    _shifted_pages(live)
+    result = run_sync(force=True)
+    assert result["fetched"] == 53
+    assert result["created"] + result.get("remaining", 0) == 53  # a sync may leave new notes for its next run
+    assert db.scalar(select(func.count()).select_from(Meeting)) == result["created"]
+    assert db.get(Meeting, "01JFF00003").summary == "Overview 3, finished"  # among the oldest: written first
