@@ -287,6 +287,34 @@ def count_queries(engine):
     return counting
 
 
+@pytest.fixture
+def driver_statements(monkeypatch):
+    """`driver_statements(call)`: (the statements pg8000 executed for `call()`, savepoints left out; its answer).
+    `count_queries` counts SQLAlchemy's statements, where an `executemany` is one; pg8000 runs one row by row
+    (docs/decisions.md, "Bulk writes"), and here each row of one counts. Skipped on another driver."""
+    import pg8000.legacy
+
+    from chalicelib.core.db import get_engine
+
+    if get_engine().dialect.driver != "pg8000":
+        pytest.skip("counts pg8000's statements")
+    executed = []
+    original = pg8000.legacy.Cursor.execute
+
+    def execute(self, operation, args=(), stream=None):
+        executed.append(operation)
+        return original(self, operation, args, stream)
+
+    monkeypatch.setattr(pg8000.legacy.Cursor, "execute", execute)
+
+    def run(call):
+        executed.clear()
+        answer = call()
+        return [s for s in executed if not s.strip().upper().startswith(("SAVEPOINT", "RELEASE", "ROLLBACK TO"))], answer
+
+    return run
+
+
 # Tests never reach DNS: host names resolve through this table (a public address by default).
 RESOLVES: dict[str, list[str]] = {}
 

@@ -16,33 +16,6 @@ from tests.areas.deals.factories import make_company
 from .factories import make_invoice
 
 
-@pytest.fixture
-def sent(monkeypatch):
-    """`sent(call)`: (the statements pg8000 executed, not counting savepoints; the answer). pg8000's executemany
-    calls `Cursor.execute` once per row, so each row of one counts."""
-    import pg8000.legacy
-
-    from chalicelib.core.db import get_engine
-
-    if get_engine().dialect.driver != "pg8000":
-        pytest.skip("counts pg8000's statements")
-    executed = []
-    original = pg8000.legacy.Cursor.execute
-
-    def execute(self, operation, args=(), stream=None):
-        executed.append(operation)
-        return original(self, operation, args, stream)
-
-    monkeypatch.setattr(pg8000.legacy.Cursor, "execute", execute)
-
-    def run(call):
-        executed.clear()
-        answer = call()
-        return [s for s in executed if not s.strip().upper().startswith(("SAVEPOINT", "RELEASE", "ROLLBACK TO"))], answer
-
-    return run
-
-
 def _ledger_invoices(db, company, size):
     from chalicelib.providers.ledger.models import LedgerSandboxInvoice
 
@@ -58,14 +31,14 @@ def _ledger_invoices(db, company, size):
     return made
 
 
-def test_the_sync_costs_the_same_for_3_and_20_invoices(db, sent, aws):
+def test_the_sync_costs_the_same_for_3_and_20_invoices(db, driver_statements, aws):
     from chalicelib.areas.invoices.jobs import ledger_invoice_sync
 
     company = make_company(db, name="Acme Pty")
     counts = []
     for size in (3, 20):
         _ledger_invoices(db, company, size)
-        statements, answer = sent(ledger_invoice_sync)
+        statements, answer = driver_statements(ledger_invoice_sync)
         assert answer["updated"] == size and answer["errors"] == [], answer
         counts.append(len(statements))
     assert counts[0] == counts[1], counts

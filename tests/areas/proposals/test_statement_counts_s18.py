@@ -34,25 +34,10 @@ def test_expiry_costs_the_same_statements_for_3_and_30_proposals(api, db, exec_u
     assert db.scalar(select(func.count()).select_from(Proposal).where(Proposal.status == "expired")) >= 33
 
 
-def test_expiry_sends_the_driver_the_same_statements_for_3_and_20(api, db, exec_user, monkeypatch):
+def test_expiry_sends_the_driver_the_same_statements_for_3_and_20(api, db, exec_user, driver_statements):
     """The count above is SQLAlchemy's: an ORM flush of many changed rows is one `executemany` there, which pg8000
     sends row by row (jobs audit: 5 statements at 3 proposals, 22 at 20). Counted at the driver, the expiry is the
     same at any size: one read, one UPDATE, one INSERT of the history."""
-    import pg8000.legacy
-    import pytest
-
-    from chalicelib.core.db import get_engine
-
-    if get_engine().dialect.driver != "pg8000":
-        pytest.skip("counts pg8000's statements")
-    sent = []
-    original = pg8000.legacy.Cursor.execute
-
-    def execute(self, operation, args=(), stream=None):
-        sent.append(operation)
-        return original(self, operation, args, stream)
-
-    monkeypatch.setattr(pg8000.legacy.Cursor, "execute", execute)
     past = (org_today() - timedelta(days=2)).isoformat()
     counts = []
     for size in (3, 20):
@@ -60,7 +45,7 @@ def test_expiry_sends_the_driver_the_same_statements_for_3_and_20(api, db, exec_
         for pid in ids:
             db.get(Proposal, pid).status = "sent"
         db.flush()
-        sent.clear()
-        assert jobs.proposal_expiry() == {"expired": size}
-        counts.append(len(sent))
+        statements, answer = driver_statements(jobs.proposal_expiry)
+        assert answer == {"expired": size}
+        counts.append(len(statements))
     assert counts[0] == counts[1], counts

@@ -13,34 +13,7 @@ from chalicelib.core.notify import Notification
 from tests.factories import config_item, make_user
 
 
-@pytest.fixture
-def sent(monkeypatch):
-    """`sent(call)`: (the statements pg8000 executed, not counting savepoints; the answer). pg8000's executemany
-    calls `Cursor.execute` once per row, so each row of one counts."""
-    import pg8000.legacy
-
-    from chalicelib.core.db import get_engine
-
-    if get_engine().dialect.driver != "pg8000":
-        pytest.skip("counts pg8000's statements")
-    executed = []
-    original = pg8000.legacy.Cursor.execute
-
-    def execute(self, operation, args=(), stream=None):
-        executed.append(operation)
-        return original(self, operation, args, stream)
-
-    monkeypatch.setattr(pg8000.legacy.Cursor, "execute", execute)
-
-    def run(call):
-        executed.clear()
-        answer = call()
-        return [s for s in executed if not s.strip().upper().startswith(("SAVEPOINT", "RELEASE", "ROLLBACK TO"))], answer
-
-    return run
-
-
-def test_the_scan_costs_the_same_for_3_and_20_breaches(db, sent, aws):
+def test_the_scan_costs_the_same_for_3_and_20_breaches(db, driver_statements, aws):
     from chalicelib.areas.sla.jobs import breach_scan
     from chalicelib.areas.sla.models import SlaPolicy, TaskSla
     from tests.areas.tasks.factories import make_task
@@ -63,7 +36,7 @@ def test_the_scan_costs_the_same_for_3_and_20_breaches(db, sent, aws):
             slas.append((sla, task, assignee))
         db.flush()
         told_before = db.scalar(select(func.count(Notification.id)).where(Notification.type == "sla_breach"))
-        statements, answer = sent(breach_scan)
+        statements, answer = driver_statements(breach_scan)
         assert answer == {"noticed": size}
         counts.append(len(statements))
         db.expire_all()
