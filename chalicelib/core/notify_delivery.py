@@ -276,10 +276,19 @@ def deliver_message(message: dict) -> str:
 def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit: int = 500) -> dict:
     """Retry deliveries left `pending` (a lost queue message) for longer than `pending_older_than`,
     and `failed` ones, or `sending` ones whose worker stopped mid-call (claimed over SENDING_STALE ago),
-    with fewer than MAX_ATTEMPTS attempts. Answers counts per outcome."""
+    with fewer than MAX_ATTEMPTS attempts; a `sending` one stopped on its last attempt is failed (`abandoned`).
+    Answers counts per outcome."""
     now = utcnow()
     cutoff = now - pending_older_than
     with job_context() as ctx:
+        # a worker that stopped mid-call on the last attempt left its claim: no attempt is left to take it over, so
+        # it is failed (one UPDATE), not `sending` for good
+        abandoned = ctx.db.execute(
+            update(NotificationDelivery).where(NotificationDelivery.status == "sending",
+                                               NotificationDelivery.attempts >= MAX_ATTEMPTS,
+                                               NotificationDelivery.last_attempt_at <= now - SENDING_STALE)
+            .values(status="failed", error="the worker stopped during the last attempt")
+            .execution_options(synchronize_session=False)).rowcount
         ids = list(ctx.db.scalars(
             select(NotificationDelivery.id).where(or_(
                 (NotificationDelivery.status == "pending") & (NotificationDelivery.created_at <= cutoff),
@@ -289,7 +298,7 @@ def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit
             )).order_by(NotificationDelivery.created_at).limit(limit)
         ))
     counts: dict[str, int] = {"processed": 0, "sent": 0, "skipped": 0, "failed": 0, "duplicate": 0, "busy": 0,
-                              "missing": 0}
+                              "missing": 0, "abandoned": abandoned}
     for delivery_id in ids:
         outcome = deliver(delivery_id)
         counts["processed"] += 1

@@ -183,6 +183,32 @@ def test_drain_gives_up_after_five_attempts_and_picks_up_lost_pending(db):
     assert db.get(NotificationDelivery, exhausted.id).attempts == 5
 
 
+def test_a_delivery_stopped_on_its_last_attempt_is_failed_not_sending_for_good(db):
+    """A worker stopped mid-call on the fifth attempt left the delivery `sending`: no attempt was left for the drain
+    to take it over, so it stayed `sending` for good (jobs audit). The drain fails it; one still within its claim,
+    or with attempts left, is not touched by that."""
+    from datetime import timedelta
+
+    from chalicelib.core.ids import utcnow
+    from chalicelib.core.notify_delivery import drain_pending
+
+    user = make_user(db)
+    long_ago, just_now = utcnow() - timedelta(minutes=10), utcnow()
+    stopped = NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": "x"},
+                                   status="sending", attempts=5, last_attempt_at=long_ago)
+    running = NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": "y"},
+                                   status="sending", attempts=5, last_attempt_at=just_now)
+    db.add_all([stopped, running])
+    db.flush()
+    result = drain_pending()
+    db.expire_all()
+    assert result["abandoned"] == 1
+    assert (db.get(NotificationDelivery, stopped.id).status, db.get(NotificationDelivery, stopped.id).attempts) == (
+        "failed", 5)
+    assert db.get(NotificationDelivery, running.id).status == "sending"
+    assert drain_pending()["abandoned"] == 0  # run again: one effect
+
+
 def test_drain_job_runs_from_the_cli(db, capsys):
     from chalicelib import cli
 
