@@ -88,3 +88,19 @@ def test_the_request_s_task_history_and_watcher_inserts_cost_no_round_trip_of_th
         event.remove(engine, "before_cursor_execute", before)
     assert inserts == {"tasks": True, "history_entries": True, "task_watchers": True}, inserts
     assert _watchers(db, task_id) == [manager.id]
+
+
+def test_a_delivery_manager_who_may_not_read_tasks_is_told_without_the_request(portal, db):
+    """The notice names the request and links its task only to a manager who may read tasks; one whose `tasks`
+    permission is none learns that a request came (their link would be a 403), as an assignee without tasks:view is
+    told of an assignment."""
+    from tests.factories import grant
+
+    manager = make_user(db, access_level="manager")
+    grant(db, manager, "tasks", "none")
+    mine = make_client(db)
+    project = make_project(db, company_id=mine.id, delivery_manager_id=manager.id)
+    task_id = _request(portal, mine, project, title="Secret launch date")
+    told = db.execute(select(Notification.title, Notification.body, Notification.action_url, Notification.resource_id)
+                      .where(Notification.user_id == manager.id, Notification.type == "portal_request")).one()
+    assert tuple(told) == ("A client sent a request", None, None, task_id)
