@@ -85,7 +85,8 @@ class InvoiceTimeEntry(Base):
     never billed twice, also under concurrent generations."""
     __tablename__ = "invoice_time_entries"
 
-    time_entry_id: Mapped[str] = mapped_column(cross_area_key("time_entries.id", ondelete="CASCADE"), primary_key=True)
+    # RESTRICT: a billed entry is not deleted (invoices_0004); its line or invoice goes first
+    time_entry_id: Mapped[str] = mapped_column(cross_area_key("time_entries.id", ondelete="RESTRICT"), primary_key=True)
     invoice_id: Mapped[str] = mapped_column(ForeignKey("invoices.id", ondelete="CASCADE"), nullable=False, index=True)
     line_item_id: Mapped[str] = mapped_column(ForeignKey("invoice_line_items.id", ondelete="CASCADE"), nullable=False,
                                               index=True)

@@ -8,6 +8,7 @@ answers 404 (the scope clause and the read query are in queries.py). Other areas
 from __future__ import annotations
 
 from sqlalchemy import Float, case, cast, func, select, update
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from chalicelib.core import scoping
@@ -291,8 +292,15 @@ def delete_entry(ctx, *, entry_id: str) -> None:
     entry = _locked(ctx, entry_id)
     if not ctx.can("timesheets", "manage"):
         _require_editable(entry, "deleted")
-    ctx.db.delete(entry)
-    ctx.db.flush()
+    try:
+        with ctx.db.begin_nested():  # the invoices area's key refuses the delete of a billed entry (invoices_0004)
+            ctx.db.delete(entry)
+            ctx.db.flush()
+    except DBAPIError as exc:  # pg8000 reports a foreign key violation (23503) as a DatabaseError
+        if "invoice_time_entries" not in str(exc.orig):
+            raise
+        raise Conflict("This time entry is billed by an invoice: remove its invoice line, or delete the invoice, "
+                       "first") from exc
 
 
 def submit_entry(ctx, *, entry_id: str) -> dict:

@@ -140,3 +140,29 @@ def test_profitability_reads_invoices(api, db, exec_user):
     db.flush()
     body = api.get(f"/api/projects/{project.id}/profitability", as_=exec_user).json
     assert (body["invoiced"], body["collected"]) == (1100.0, 400.0)
+
+
+
+def test_a_billed_time_entry_is_not_deleted_until_its_line_goes(api, db, exec_user):
+    """A time entry an invoice bills cannot be deleted, even with timesheets:manage (409): a head's delete removed the
+    link and left the invoice charging for hours no entry recorded (invoices_0004, Postgres). Removing the invoice's
+    line frees the entry, which may then be deleted."""
+    import os
+
+    import pytest
+
+    if os.environ.get("WMS_TEST_DB") == "sqlite":
+        pytest.skip("the key's RESTRICT is Postgres's (SQLite runs without foreign keys)")
+    worker = make_user(db)
+    budget = make_budget(db, budget_type="time_and_materials")
+    dev = make_line_item(db, budget, description="Development", unit_price=Decimal("150"))
+    entry = make_entry(db, worker, budget_id=budget.id, line_item_id=dev.id, hours=Decimal("2"), status="approved")
+    made = generate(api, exec_user, budget)
+    assert made.status == 201, made
+    refused = api.delete(f"/api/time-entries/{entry.id}", as_=exec_user)
+    assert refused.status == 409 and "billed by an invoice" in refused.json["error"], refused
+    assert api.get(f"/api/time-entries/{entry.id}", as_=exec_user).status == 200  # kept, and still billed
+    invoice_id = made.json["invoice"]["id"]
+    line = lines(api, exec_user, invoice_id)[0]
+    assert api.delete(f"/api/invoices/{invoice_id}/line-items/{line['id']}", as_=exec_user).status == 200
+    assert api.delete(f"/api/time-entries/{entry.id}", as_=exec_user).json == {"ok": True}
