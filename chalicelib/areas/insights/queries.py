@@ -62,10 +62,22 @@ def filters(query, user=User) -> list:
     return out
 
 
+def accounted(user=User):
+    """Active, or with an end date: a deactivated account without one left at an unknown date and is counted nowhere
+    (docs/decisions/insights.md, "Who is counted")."""
+    return or_(user.is_active.is_(True), user.end_date.is_not(None))
+
+
 def employed_on(day, user=User):
     return and_(or_(user.start_date.is_(None), user.start_date <= day),
                 or_(user.end_date.is_(None), user.end_date >= day),
-                or_(user.is_active.is_(True), user.end_date.is_not(None)))
+                accounted(user))
+
+
+def started_between(start, end, user=User):
+    """Starters of a period: `start_date` inside it, among the accounted (a deactivated account without an end date
+    counted as a starter broke the series: headcount plus starters less leavers no longer gave the next headcount)."""
+    return and_(between(user.start_date, start, end), accounted(user))
 
 
 def between(column, start, end):

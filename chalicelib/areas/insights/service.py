@@ -12,8 +12,8 @@ from chalicelib.core.query import LIST_LIMIT, record_sets
 
 from .service_capacity import project_changed  # noqa: F401 - called by the projects area
 from .queries import (AGE_BUCKETS, SALARY_BANDS, SPAN_BUCKETS, TENURE_BUCKETS, UNSPECIFIED, between, bucket, count_if,
-                      date_range, employed_on, months_table, one_decimal, percent, population, whole_months,
-                      whole_years)
+                      date_range, employed_on, months_table, one_decimal, percent, population, started_between,
+                      whole_months, whole_years)
 
 
 def _filled(rows, buckets, key="bucket") -> list[dict]:
@@ -26,7 +26,7 @@ def _filled(rows, buckets, key="bucket") -> list[dict]:
 def _headline_select(query, start, end):
     return select(
         count_if(employed_on(end)).label("total"), count_if(employed_on(start)).label("at_start"),
-        count_if(between(User.start_date, start, end)).label("starters"),
+        count_if(started_between(start, end)).label("starters"),
         count_if(between(User.end_date, start, end)).label("leavers"),
         func.avg(whole_months(User.start_date, end)).filter(employed_on(end), User.start_date.is_not(None))
         .label("tenure"),
@@ -173,7 +173,7 @@ def _series(db, query, start, end) -> list[dict]:
     person = and_(User.id.is_not(None))
     stmt = (select(months.c.label, count_if(and_(person, employed_on(months.c.month_start))),
                    count_if(and_(person, employed_on(months.c.month_end))),
-                   count_if(between(User.start_date, months.c.month_start, months.c.month_end)),
+                   count_if(started_between(months.c.month_start, months.c.month_end)),
                    count_if(between(User.end_date, months.c.month_start, months.c.month_end)))
             .select_from(months).outerjoin(User, population(query))
             .group_by(months.c.label).order_by(months.c.label))

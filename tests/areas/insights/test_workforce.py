@@ -169,3 +169,17 @@ def test_the_earliest_dates_answer_not_500(api, org, path):
     assert answer.status == 200, answer
     if path == "headcount":
         assert [p["label"] for p in answer.json["series"]] == ["0001-01", "0001-02", "0001-03"]
+
+
+def test_a_deactivated_account_without_an_end_date_is_no_starter(api, db):
+    """docs/decisions/insights.md: a deactivated account without an end date "is counted nowhere"; it was counted as a
+    starter (the overview and the series), so a month's headcount plus its starters less its leavers no longer gave
+    the next month's (people areas audit)."""
+    viewer = make_user(db, access_level="executive", start_date=date(2020, 1, 1))
+    make_user(db, start_date=date(2026, 3, 15), is_active=False)
+    make_user(db, start_date=date(2026, 3, 20))  # a real starter
+    query = "from_date=2026-01-01&to_date=2026-06-30"
+    overview = api.get(f"/api/insights/overview?{query}", as_=viewer).json
+    assert (overview["headcount"]["total"], overview["headcount"]["starters"]) == (2, 1)
+    series = {point["label"]: point for point in api.get(f"/api/insights/headcount?{query}", as_=viewer).json["series"]}
+    assert (series["2026-03"]["headcount"], series["2026-03"]["starters"]) == (2, 1)
