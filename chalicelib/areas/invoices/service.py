@@ -266,6 +266,9 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
     ctx.db.flush()
     if invoice.status == "paid" and not is_paid(before["status"], before["payment_status"]):
         service_notices.tell_paid_by_hand(ctx, invoice)  # it became paid (not already paid in the ledger)
+    if invoice.company_id and invoice.company_id != before.get("company_id"):
+        # given to a company by update (made without one): it may be that company's first invoice (document 2)
+        _first_invoice_milestone(ctx, invoice)
     return invoice_record(ctx.db, invoice.id)
 
 

@@ -166,3 +166,25 @@ def test_a_billed_time_entry_is_not_deleted_until_its_line_goes(api, db, exec_us
     line = lines(api, exec_user, invoice_id)[0]
     assert api.delete(f"/api/invoices/{invoice_id}/line-items/{line['id']}", as_=exec_user).status == 200
     assert api.delete(f"/api/time-entries/{entry.id}", as_=exec_user).json == {"ok": True}
+
+
+def test_an_invoice_given_its_company_by_update_is_its_first_invoice(api, db, exec_user):
+    """Document 2, Events: "first invoice for a company: onboarding milestone first_invoice completed". An invoice made
+    without a company and given one by PUT is that company's first invoice: only the creates asked (client areas
+    audit)."""
+    from tests.areas.onboarding.test_onboarding import BASE, template
+
+    ids = template(api, exec_user, "Invoiced", stages=(("Billing", "billing", ("First invoice", "Paid")),))
+    api.patch(f"{BASE}/{ids['template']}", as_=exec_user, json={"is_default": True})
+    api.patch(f"{BASE}/milestones/{ids['First invoice']}", as_=exec_user, json={"auto_source": "first_invoice"})
+    company = make_company(db, status="client")
+    made = api.post("/api/invoices", as_=exec_user, json={})
+    assert made.status == 201, made
+    put = api.put(f"/api/invoices/{made.json['invoice']['id']}", as_=exec_user, json={"company_id": company.id})
+    assert put.status == 200, put
+    progress = api.get(f"/api/clients/{company.id}/onboarding", as_=exec_user).json["onboarding"]
+    done = {m["title"]: m["source"] for s in progress["stages"] for m in s["milestones"] if m["completed_at"]}
+    assert done == {"First invoice": "first_invoice"}
+    # a second invoice given the same company is not its first: nothing more
+    other = api.post("/api/invoices", as_=exec_user, json={}).json["invoice"]["id"]
+    assert api.put(f"/api/invoices/{other}", as_=exec_user, json={"company_id": company.id}).status == 200
