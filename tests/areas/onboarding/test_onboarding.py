@@ -320,3 +320,24 @@ def test_onboarding_progress_carries_its_id(api, db, exec_user):
     row_id = db.scalar(select(OnboardingProgress.id).where(OnboardingProgress.company_id == company.id))
     assert started.json["onboarding"]["id"] == row_id
     assert api.get(path, as_=exec_user).json["onboarding"]["id"] == row_id
+
+
+def test_completed_at_follows_a_required_milestone_added_since(api, db, exec_user):
+    """docs/decisions/onboarding.md: completed_at is set when every required milestone is done. A required milestone
+    added to the template of a completed onboarding reopens it: completed_at stayed set beside a percent of 50 and a
+    current stage (client areas audit). Completing the new one completes it again."""
+    from tests.areas.deals.factories import make_company
+
+    ids = template(api, exec_user, "Small", stages=(("Kickoff", "kickoff", ("Signed",)),))
+    company = make_company(db, status="client")
+    path = f"/api/clients/{company.id}/onboarding"
+    assert api.post(path, as_=exec_user, json={"template_id": ids["template"]}).status == 201
+    done = api.post(f"{path}/milestones/{ids['Signed']}/complete", as_=exec_user).json["onboarding"]
+    assert done["completed_at"] is not None and done["percent_complete"] == 100
+    added = api.post(f"{BASE}/stages/{ids['Kickoff']}/milestones", as_=exec_user, json={"title": "Kickoff call"})
+    assert added.status == 201, added
+    progress = api.get(path, as_=exec_user).json["onboarding"]
+    assert (progress["percent_complete"], progress["completed_at"]) == (50, None)
+    assert progress["current_stage"]["id"] == ids["Kickoff"]
+    again = api.post(f"{path}/milestones/{added.json['milestone']['id']}/complete", as_=exec_user).json["onboarding"]
+    assert again["percent_complete"] == 100 and again["completed_at"] is not None
