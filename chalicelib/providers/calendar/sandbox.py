@@ -86,6 +86,14 @@ class SandboxCalendar:
             raise CalendarError("Event not found", detail="Not Found", status=404)
         return row
 
+    def _organised(self, user_email: str, calendar_id: str, row: SandboxCalendarEvent) -> None:
+        """403 unless the event lives in the calendar named (the organiser's, or the team calendar): a guest sees the
+        event on their own calendar but may not change it for everyone (Google: a guest without guestsCanModify
+        changes only their own response)."""
+        if row.calendar_id != self._calendar(user_email, calendar_id):
+            raise CalendarError("Calendar provider refused the request",
+                                detail="You need to have writer access to this calendar.", status=403)
+
     def _view(self, row: SandboxCalendarEvent, viewer: str) -> dict:
         event = dict(row.event)
         attendees = [dict(a) for a in event.get("attendees") or []]
@@ -156,6 +164,7 @@ class SandboxCalendar:
     def update_event(self, user_email: str, calendar_id: str, event_id: str, event: dict) -> dict:
         self._writable(user_email, calendar_id)
         row = self._row(user_email, calendar_id, event_id)
+        self._organised(user_email, calendar_id, row)
         old = {(a.get("email") or "").lower(): a.get("responseStatus") for a in row.event.get("attendees") or []}
         body = {**row.event, **{key: event.get(key) for key in EVENT_FIELDS}}
         body["attendees"] = [{**a, "responseStatus": a.get("responseStatus") or old.get((a.get("email") or "").lower())}
@@ -167,12 +176,19 @@ class SandboxCalendar:
         row = self._row(user_email, calendar_id, event_id)
         if set(patch) - {"attendees"}:
             self._writable(user_email, calendar_id)
+            self._organised(user_email, calendar_id, row)
         self._store(row, {**row.event, **patch})
         return self._view(row, user_email)
 
     def delete_event(self, user_email: str, calendar_id: str, event_id: str) -> None:
         self._writable(user_email, calendar_id)
         row = self._row(user_email, calendar_id, event_id)
+        if row.calendar_id != self._calendar(user_email, calendar_id):
+            # a guest's delete takes the event off their own calendar only, as Google's does: they leave its guests
+            guest = user_email.lower()
+            self._store(row, {**row.event, "attendees": [a for a in row.event.get("attendees") or []
+                                                         if (a.get("email") or "").lower() != guest]})
+            return
         self.db.delete(row)
         self.db.flush()
 
