@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlalchemy import and_, delete, exists, func, select
+from sqlalchemy import and_, delete, exists, func, literal, select
 
-from chalicelib.core.errors import BadRequest, Conflict
+from chalicelib.core.errors import BadRequest, Conflict, bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_key
 from chalicelib.core.query import Page as ResultPage, contains_text, in_scope, record_page
@@ -98,9 +98,22 @@ def _check_parent(ctx, page: Page | None, parent_id: str) -> None:
         raise BadRequest("A page cannot be moved under itself or one of its sub-pages")
 
 
+def _check_proposal(ctx, proposal_id: str) -> None:
+    """A page linked to a proposal is seen only with the proposal (queries.visible): linking one the caller may not
+    see is a 400 on entity_id, as a missing one would be named; the page was made and then answered 404 ("Page not
+    found"), the create's own read being scoped."""
+    from chalicelib.areas.proposals import service as proposals_service
+
+    seen = proposals_service.visible_ids(ctx.principal)
+    if seen is not None and ctx.db.scalar(select(literal(proposal_id).in_(seen))) is not True:
+        raise bad_field("entity_id", "must be a proposal you can see")
+
+
 def create_page(ctx, *, data) -> dict:
     if (data.entity_type is None) != (data.entity_id is None):
         raise BadRequest("entity_type and entity_id go together")
+    if data.entity_type == "proposal":
+        _check_proposal(ctx, data.entity_id)
     if data.parent_id:
         _check_parent(ctx, None, data.parent_id)
     page = Page(title=clean_title(data.title), content=data.content or "", content_rich=data.content_rich,

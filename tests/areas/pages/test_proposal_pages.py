@@ -33,3 +33,22 @@ def test_a_proposals_page_is_seen_only_with_the_proposal(api, db):
     # a standalone page is every pages:view holder's, as before
     standalone = api.post("/api/pages", as_=owner, json={"title": "Handbook"}).json["page"]["id"]
     assert api.get(f"/api/pages/{standalone}", as_=colleague).status == 200
+
+
+def test_a_page_linked_to_a_proposal_the_caller_may_not_see_is_a_400(api, db):
+    """A page linked to a proposal is seen only with the proposal: linking one the caller may not see answered 404
+    "Page not found" (the page was made, then its own read was scoped) and kept nothing; it is a 400 on entity_id,
+    as a missing proposal is named (pages audit). The proposal's owner links their own."""
+    from sqlalchemy import func, select
+
+    from chalicelib.areas.pages.models import Page
+
+    owner = make_user(db, access_level="employee", name="Owner")
+    colleague = make_user(db, access_level="employee", name="Colleague")
+    pid = create(api, owner, title="Secret pitch")
+    body = {"title": "Notes", "entity_type": "proposal", "entity_id": pid}
+    before = db.scalar(select(func.count()).select_from(Page))
+    refused = api.post("/api/pages", as_=colleague, json=body)
+    assert refused.status == 400 and refused.json["details"][0]["field"] == "entity_id", refused
+    assert db.scalar(select(func.count()).select_from(Page)) == before
+    assert api.post("/api/pages", as_=owner, json=body).status == 201
