@@ -16,6 +16,7 @@ from .models import Company, Contact, Deal
 from .queries import (DETAIL_LIMIT, check_room, company_out, company_record, company_select, contact_record,
                       contact_rows, count_of, deal_rows, load_company, load_contact, require_company, require_user)
 from .queries import seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
+from .queries import deal_readers  # noqa: F401 - research tells a deal's owner of a brief only when they read the deal
 from .queries import company_names, company_names_select, contact_names_select  # noqa: F401 - other areas call them through the service
 
 PAGE_SIZE = 50  # the spec's pages of companies and contacts (`page`, 50 each)

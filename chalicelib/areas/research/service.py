@@ -118,15 +118,12 @@ def _run(ctx, target: dict, url: str, refreshed_from_id: str | None = None) -> d
 
 
 def _reads_deal(ctx, deal_id: str, user_id: str) -> bool:
-    """Whether the user may read the deal and its briefs, as the deals area answers for another area: active and
-    `deals:view` (their principal, one statement), then the deal in their scope (deals service `seen_by`, one more;
-    deals are not scoped today, so it only finds the deal). A deal owner who may not read it (`deals: none`, where
-    GET /api/research/<id> answers 403) is told nothing of the brief: the notice is about the brief, not about them."""
+    """Whether the user may read the deal and its briefs (deals service `deal_readers`: active, `deals:view`, the deal
+    in their scope). A deal owner who may not (`deals: none`, where GET /api/research/<id> answers 403) is told
+    nothing of the brief: the notice is about the brief, not about them."""
     from chalicelib.areas.deals import service as deals_service
-    from chalicelib.core.auth import principals_of
 
-    holders = [principal for principal in principals_of(ctx.db, [user_id]).values() if principal.can("deals", "view")]
-    return bool(holders) and user_id in deals_service.seen_by(ctx.db, "deal", deal_id, holders)
+    return user_id in deals_service.deal_readers(ctx.db, deal_id, [user_id])
 
 
 def _allow(ctx) -> None:
