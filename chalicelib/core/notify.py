@@ -30,6 +30,7 @@ from .errors import BadRequest, NotFound
 from .ids import new_id, utcnow
 from .notify_catalogue import DELIVERY_CHANNELS, type_info
 from .query import Read, ids_param, ids_value, record_sets, template
+from .serialize import clipped
 
 DEDUP_WINDOW = timedelta(minutes=5)
 QUEUE = "notifications"
@@ -196,7 +197,7 @@ TITLE_MAX = 500  # the title column's length
 def _short_title(title: str) -> str:
     """A title that fits its column: an area's title quotes a record's name or title, itself up to 500 characters
     ("You were assigned a task: " and a 500-character title made the task's create a 400)."""
-    return title if len(title) <= TITLE_MAX else title[:TITLE_MAX - 1] + "\u2026"
+    return clipped(title, TITLE_MAX)
 
 
 def _create(ctx, notices: list[dict]) -> list[dict]:

@@ -18,6 +18,7 @@ from .context import job_context
 from .errors import BadGateway, ServiceUnavailable
 from .ids import utcnow
 from .notify_models import NotificationDelivery, PushSubscription
+from .serialize import clipped
 from .settings import get_settings
 
 log = logging.getLogger("wms.notify")
@@ -132,9 +133,9 @@ def push_message(payload: dict) -> dict:
 
     message = dict(payload)
     title, body = message.get("title") or "", message.get("body")
-    message["title"] = title if len(title) <= PUSH_TITLE_MAX else title[:PUSH_TITLE_MAX - 1] + "\u2026"
+    message["title"] = clipped(title, PUSH_TITLE_MAX)
     if body:
-        message["body"] = body if len(body) <= PUSH_BODY_MAX else body[:PUSH_BODY_MAX - 1] + "\u2026"
+        message["body"] = clipped(body, PUSH_BODY_MAX)
     message["url"] = message.get("action_url")
     message["tag"] = message.get("type")
 

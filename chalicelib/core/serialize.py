@@ -8,6 +8,12 @@ from typing import Any, Iterable
 from .timeutil import iso
 
 
+def clipped(text: str, limit: int) -> str:
+    """`text` when it has at most `limit` characters, else its first `limit - 1` and "\u2026": a text cut to a column
+    or a message's bound, with a mark that it was cut."""
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
 def flag(value: Any) -> int:
     return 1 if value else 0
 

@@ -21,6 +21,7 @@ from chalicelib.core.locks import insert_later, lock_key, lock_row
 from chalicelib.core.models import ConfigListItem, Squad, User
 from chalicelib.core.query import LIST_LIMIT, Page, Read, contains_text, record_page, record_rows, template
 from chalicelib.core.schemas import comma_values
+from chalicelib.core.serialize import clipped
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import Task, TaskWatcher
@@ -169,7 +170,7 @@ def _watcher_ids_template():
 def _status_notice_title(task_title: str, label: str | None) -> str:
     """`"<task title>" moved to <status label>` (`... status cleared` when the status was cleared); a long task
     title is cut so that the status still shows within the column's 500 characters."""
-    name = task_title if len(task_title) <= 280 else task_title[:279] + "\u2026"
+    name = clipped(task_title, 280)
     return (f'"{name}" moved to {label}' if label else f'"{name}" status cleared')[:500]
 
 
