@@ -10,6 +10,8 @@
   statement for any number of rows); answers how many rows were inserted. For idempotent operations
   (watch, add an existing member): a concurrent duplicate is a no-op, never a 409.
 - `insert_rows(db, Model, rows)`: one multi-row `INSERT` (not one round trip per row).
+- `update_rows(db, table, rows)`: rows named by id given each its own values, one `UPDATE ... FROM` on Postgres
+  (the rows as one JSON parameter, read as the table's types), not an executemany's row by row.
 - `insert_later(db, Model, values)`: one new row whose INSERT nobody waits for (on pg8000 it leaves with the
   request's next statement, core.db), answered as the persistent object `add` and `flush` would give.
 - `set_positions(db, Model, column, ids)`: one `UPDATE ... SET column = CASE id WHEN ... END`
@@ -23,9 +25,11 @@ lock, so `FOR UPDATE` and advisory locks are left out there; its `ON CONFLICT DO
 """
 from __future__ import annotations
 
+from decimal import Decimal
+from functools import cache
 from typing import Any, Iterable, Sequence
 
-from sqlalchemy import case, func, or_, select, update
+from sqlalchemy import bindparam, case, func, or_, select, text, update
 
 from .db import WRITE_LATER
 from .errors import BadRequest
@@ -131,6 +135,52 @@ def insert_rows(db, model, rows: Iterable[dict]) -> list[dict]:
         for start in range(0, len(values), per_statement):
             db.execute(model.__table__.insert().values(values[start:start + per_statement]))
     return values
+
+
+def update_rows(db, table, rows: list[dict]) -> None:
+    """`table`'s rows named by each dict's `id` given the dict's other values (the dicts share their keys), in one
+    statement whatever their number on Postgres: the rows travel as one JSON parameter that
+    json_populate_recordset turns into rows of the table's own type, so each value is read as its column's type
+    (numeric money exact from its text, timestamps with their offset, dates, strings, nulls), and one
+    `UPDATE ... FROM` writes them (an executemany is one statement per row on pg8000: docs/decisions.md, "Bulk
+    writes"); a column refreshed on every update (`updated_at`) the dicts leave out is set as a Core UPDATE would
+    (one value for the batch). Elsewhere (SQLite, embedded: no round trips) an executemany, one row after another."""
+    if not rows:
+        return
+    # the columns refreshed on every update (`updated_at`) that the rows leave out, as a Core UPDATE sets them
+    stamps = {column.key: column.onupdate.arg({}) if column.onupdate.is_callable else column.onupdate.arg
+              for column in table.columns
+              if column.onupdate is not None and column.key not in rows[0]
+              and (column.onupdate.is_callable or column.onupdate.is_scalar)}
+    rows = [{**row, **stamps} for row in rows]
+    keys = [key for key in rows[0] if key != "id"]
+    if db.get_bind().dialect.name != "postgresql":
+        db.execute(table.update().where(table.c.id == bindparam("b_id"))
+                   .values({key: bindparam(f"b_{key}") for key in keys}),
+                   [{f"b_{key}": value for key, value in row.items()} for row in rows])
+        return
+    import orjson
+
+    db.execute(_update_template(table, tuple(keys)), {"rows": orjson.dumps(
+        [{table.c[key].name: value for key, value in row.items()} for row in rows],
+        default=_json_value, option=orjson.OPT_NAIVE_UTC).decode()})
+
+
+@cache
+def _update_template(table, keys: tuple[str, ...]):
+    """The statement of `update_rows` on Postgres for these columns of `table` (built once per column set)."""
+    names = [table.c[key].name for key in keys]
+    assignments = ", ".join(f'"{name}" = v."{name}"' for name in names)
+    return text(f'UPDATE {table.name} SET {assignments} '
+                f'FROM json_populate_recordset(NULL::{table.name}, CAST(:rows AS json)) AS v '
+                f'WHERE {table.name}.id = v.id')
+
+
+def _json_value(value):
+    """A value orjson does not write: a Decimal as its exact text (json_populate_recordset reads it as numeric)."""
+    if isinstance(value, Decimal):
+        return str(value)
+    raise TypeError(f"not JSON: {type(value).__name__}")
 
 
 def insert_later(db, model, values: dict):

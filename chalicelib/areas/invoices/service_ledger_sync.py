@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import logging
 from decimal import Decimal
-from functools import cache
 
-from sqlalchemy import bindparam, delete, select, text
+from sqlalchemy import delete, select
 
 from chalicelib.core import history
 from chalicelib.core.errors import Conflict, DomainError, not_found
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_rows
+from chalicelib.core.locks import insert_rows, update_rows
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import value_out
 from chalicelib.core.timeutil import iso
@@ -76,59 +75,13 @@ def _apply(ctx, invoices: dict[str, Invoice], states: list[dict]) -> int:
                       "date": _date(p.get("date")), "reference": (p.get("reference") or None) and p["reference"][:255],
                       "status": p.get("status")} for p in state["payments"]]
     if updates:
-        _update_by_id(db, Invoice.__table__, updates)
+        update_rows(db, Invoice.__table__, updates)
         _replace_payments(db, [row["id"] for row in updates], payments)
         db.flush()
         for invoice in invoices.values():
             db.expire(invoice)
         service_notices.tell_paid_in_ledger(ctx, paid)
     return len(changed_ids)
-
-
-def _update_by_id(db, table, rows: list[dict]) -> None:
-    """`table`'s rows named by each dict's `id` given the dict's other values (the dicts share their keys), in one
-    statement whatever their number on Postgres: the rows travel as one JSON parameter that
-    json_populate_recordset turns into rows of the table's own type, so each value is read as its column's type
-    (numeric money exact from its text, timestamps with their offset, dates, strings, nulls), and one
-    `UPDATE ... FROM` writes them (an executemany is one statement per row on pg8000: docs/decisions.md, "Bulk
-    writes"); a column refreshed on every update (`updated_at`) the dicts leave out is set as a Core UPDATE would
-    (one value for the batch). Elsewhere (SQLite, embedded: no round trips) an executemany, one row after another."""
-    if not rows:
-        return
-    # the columns refreshed on every update (`updated_at`) that the rows leave out, as a Core UPDATE sets them
-    stamps = {column.key: column.onupdate.arg({}) if column.onupdate.is_callable else column.onupdate.arg
-              for column in table.columns
-              if column.onupdate is not None and column.key not in rows[0]
-              and (column.onupdate.is_callable or column.onupdate.is_scalar)}
-    rows = [{**row, **stamps} for row in rows]
-    keys = [key for key in rows[0] if key != "id"]
-    if db.get_bind().dialect.name != "postgresql":
-        db.execute(table.update().where(table.c.id == bindparam("b_id"))
-                   .values({key: bindparam(f"b_{key}") for key in keys}),
-                   [{f"b_{key}": value for key, value in row.items()} for row in rows])
-        return
-    import orjson
-
-    db.execute(_update_template(table, tuple(keys)), {"rows": orjson.dumps(
-        [{table.c[key].name: value for key, value in row.items()} for row in rows],
-        default=_json_value, option=orjson.OPT_NAIVE_UTC).decode()})
-
-
-@cache
-def _update_template(table, keys: tuple[str, ...]):
-    """The statement of `_update_by_id` on Postgres for these columns of `table` (built once per column set)."""
-    names = [table.c[key].name for key in keys]
-    assignments = ", ".join(f'"{name}" = v."{name}"' for name in names)
-    return text(f'UPDATE {table.name} SET {assignments} '
-                f'FROM json_populate_recordset(NULL::{table.name}, CAST(:rows AS json)) AS v '
-                f'WHERE {table.name}.id = v.id')
-
-
-def _json_value(value):
-    """A value orjson does not write: a Decimal as its exact text (json_populate_recordset reads it as numeric)."""
-    if isinstance(value, Decimal):
-        return str(value)
-    raise TypeError(f"not JSON: {type(value).__name__}")
 
 
 PAYMENT_FIELDS = ("amount", "date", "reference", "status")
@@ -138,7 +91,7 @@ def _replace_payments(db, invoice_ids: list[str], payments: list[dict]) -> None:
     """Make these invoices' payment records the ledger's, keyed by (invoice, ledger payment id): a payment the
     ledger no longer answers is deleted, a changed one updated, a new one inserted, an unchanged one left as it
     is (its id and created_at kept: a sync run twice writes no payment). A fixed number of statements: one
-    SELECT, then at most one DELETE, one UPDATE (`_update_by_id`) and one INSERT."""
+    SELECT, then at most one DELETE, one UPDATE (core.locks.update_rows) and one INSERT."""
     table = InvoicePayment.__table__
     stored = {(row.invoice_id, row.ledger_payment_id): row for row in db.execute(
         select(table.c.id, table.c.invoice_id, table.c.ledger_payment_id, *(table.c[f] for f in PAYMENT_FIELDS))
@@ -156,7 +109,7 @@ def _replace_payments(db, invoice_ids: list[str], payments: list[dict]) -> None:
     gone = [row.id for key, row in stored.items() if key not in answered]  # no longer in the ledger
     if gone:
         db.execute(delete(InvoicePayment).where(InvoicePayment.id.in_(gone)))
-    _update_by_id(db, table, changed)
+    update_rows(db, table, changed)
     insert_rows(db, InvoicePayment, new)
 
 
