@@ -11,14 +11,20 @@ from chalicelib.core.timeutil import org_today
 from tests.areas.proposals.factories import create
 
 
+def _sent_past_due(api, db, user, past: str, size: int) -> list[str]:
+    """`size` proposals valid until `past`, sent: the expiry's due rows."""
+    ids = [create(api, user, valid_until=past) for _ in range(size)]
+    for pid in ids:
+        db.get(Proposal, pid).status = "sent"
+    db.flush()
+    return ids
+
+
 def test_expiry_costs_the_same_statements_for_3_and_30_proposals(api, db, exec_user, count_queries):
     past = (org_today() - timedelta(days=2)).isoformat()
     counts = []
     for size in (3, 30):
-        ids = [create(api, exec_user, valid_until=past) for _ in range(size)]
-        for pid in ids:
-            db.get(Proposal, pid).status = "sent"
-        db.flush()
+        ids = _sent_past_due(api, db, exec_user, past, size)
         with count_queries() as counter:
             assert jobs.proposal_expiry() == {"expired": size}
         counts.append(counter.count)
@@ -41,10 +47,7 @@ def test_expiry_sends_the_driver_the_same_statements_for_3_and_20(api, db, exec_
     past = (org_today() - timedelta(days=2)).isoformat()
     counts = []
     for size in (3, 20):
-        ids = [create(api, exec_user, valid_until=past) for _ in range(size)]
-        for pid in ids:
-            db.get(Proposal, pid).status = "sent"
-        db.flush()
+        _sent_past_due(api, db, exec_user, past, size)
         statements, answer = driver_statements(jobs.proposal_expiry)
         assert answer == {"expired": size}
         counts.append(len(statements))
