@@ -202,14 +202,13 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
 
 def scan_breaches(ctx) -> int:
     """Notify the assignee of every task whose SLA has a deadline passed while open and that was not yet
-    notified, when they may read the task (as `_notify_breach`: core.readers.rows_readers with tasks' scope, two
+    notified, when they may read the task (as `_notify_breach`: tasks' `tasks_readers`, two
     statements at most); a fixed number of statements whatever the number of assignments: the read (locking the
     assignments, skipping those another run or a request holds: they are the next run's), the readers, one
     UPDATE marking them all noticed, core notify's read and its write. Answers how many assignments were newly
     noticed (each is recorded as noticed, its assignee told or not)."""
     from chalicelib.core.lookup import among
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
-    from chalicelib.core.readers import rows_readers
 
     from chalicelib.areas.tasks import service as tasks_service
 
@@ -227,7 +226,7 @@ def scan_breaches(ctx) -> int:
     ctx.db.execute(update(TaskSla).where(among(ctx.db, TaskSla.id, [sla_id for sla_id, *_ in rows]))
                    .values(breach_notified_at=now).execution_options(synchronize_session="fetch"))
     assigned = {task_id: {assignee_id} for _sla, task_id, _title, assignee_id in rows if assignee_id}
-    readers = rows_readers(ctx.db, Task, assigned, tool="tasks", scope_of=tasks_service.visible) if assigned else {}
+    readers = tasks_service.tasks_readers(ctx.db, assigned) if assigned else {}
     notify_many(ctx, [{"user_id": assignee_id, "type": "sla_breach", "title": f"Service level breached: {title}",
                        "resource_type": "task", "resource_id": task_id, "action_url": f"/tasks/{task_id}"}
                       for _sla, task_id, title, assignee_id in rows if assignee_id in readers.get(task_id, ())])

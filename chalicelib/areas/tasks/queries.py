@@ -11,7 +11,7 @@ from sqlalchemy.orm import aliased
 from chalicelib.core import scoping
 from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.query import Read, record_rows, record_sets, visible_row
-from chalicelib.core.readers import readers, seen_by
+from chalicelib.core.readers import readers, rows_readers, seen_by
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
 
@@ -187,6 +187,12 @@ def task_readers(db, task_id: str, user_ids) -> set[str]:
     """Which of these users may read the task: active, `tasks:view`, and the task inside their scope (`visible`),
     two statements at most whatever their number (core.readers.readers)."""
     return readers(db, Task, task_id, user_ids, tool="tasks", scope_of=visible)
+
+
+def tasks_readers(db, wanted: dict[str, set[str]]) -> dict[str, set[str]]:
+    """`{task_id: the users of wanted[task_id] who may read it}`: `task_readers` for many tasks at once (a job's
+    notices), two statements at most whatever the number of tasks and users (core.readers.rows_readers)."""
+    return rows_readers(db, Task, wanted, tool="tasks", scope_of=visible)
 
 
 def task_seen_by(db, task_id: str, principals) -> set[str]:

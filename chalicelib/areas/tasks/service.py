@@ -28,6 +28,7 @@ from .models import Task, TaskWatcher
 from .queries import (TASK_FIELDS, TASK_FLAGS, default_status_id, is_open, list_order, load_task, task_lookups,
                       task_readers, task_records, task_row, task_select, visible, with_task_lookups)
 from .queries import task_seen_by, visible_task_exists  # noqa: F401 - other areas check their task references through the service
+from .queries import tasks_readers  # noqa: F401 - the SLA breach scan tells only assignees who may read their task
 from .queries import visible_task_titles  # noqa: F401 - other areas name tasks only in the caller's scope
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 from .service_planning import (clear_roadmap_items, project_deleted, project_task_counts,  # noqa: F401 - other areas call it through the service
