@@ -120,6 +120,20 @@ def mark_deal_won(db: Session, deal_id: str) -> bool:
     return db.execute(update(Deal).where(Deal.id == deal_id).values(status="won")).rowcount > 0
 
 
+def mark_client(db: Session, company_id: str) -> bool:
+    """A prospect becomes a client, with its client profile made with defaults (proposals' onboarding on accept: a
+    company that accepted a proposal has a signed contract, a project and an invoice with the agency); whether it was
+    a prospect. One statement for a client already, two for a prospect; nothing for a missing company."""
+    if not db.execute(update(Company).where(Company.id == company_id, Company.status != "client")
+                      .values(status="client")
+                      .execution_options(synchronize_session=False)).rowcount:
+        return False
+    from chalicelib.areas.clients import service as clients_service
+
+    clients_service.ensure_client_profile(db, company_id)
+    return True
+
+
 def company_table():
     """The companies table, for another area's list that joins and sorts by a company's name in its one
     statement (clients: the profiles list)."""

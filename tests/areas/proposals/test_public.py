@@ -302,6 +302,34 @@ def test_accept_with_pricing_completes_the_companys_first_invoice_milestone(api,
     assert done == [("First invoice", "first_invoice")]
 
 
+def test_accept_makes_a_prospect_company_a_client_with_its_profile(api, db, exec_user):
+    """A company that accepted a proposal has a signed contract, a project and an invoice with the agency: the
+    accept makes a prospect a client, with its client profile (docs/decisions/proposals.md); a client stays one."""
+    prospect = make_company(db, name="Newco")
+    assert api.get(f"/api/clients/{prospect.id}/profile", as_=exec_user).status == 404  # no profile yet
+    pid = sent(api, exec_user, company_id=prospect.id)
+    token = share(api, exec_user, pid)
+    assert api.post(f"{PUBLIC}/{token}/accept", json={"name": "A", "email": "a@b.co"}).status == 200
+    company = api.get(f"/api/deals/companies/{prospect.id}", as_=exec_user).json["company"]
+    assert company["status"] == "client"
+    profile = api.get(f"/api/clients/{prospect.id}/profile", as_=exec_user)
+    assert profile.status == 200 and profile.json["profile"]["dashboard_enabled"] == 0
+    changes = db.scalar(select(HistoryEntry.changes).where(HistoryEntry.entity_id == pid,
+                                                           HistoryEntry.action == "accepted"))
+    assert changes["company_became_client"] == prospect.id
+
+    client = make_company(db, name="Oldco", status="client")
+    api.post(f"/api/clients/{client.id}/profile", as_=exec_user, json={})  # 409: it has one already, or makes it
+    api.put(f"/api/clients/{client.id}/profile", as_=exec_user, json={"client_group": "Key"})
+    pid = sent(api, exec_user, company_id=client.id)
+    token = share(api, exec_user, pid)
+    assert api.post(f"{PUBLIC}/{token}/accept", json={"name": "A", "email": "a@b.co"}).status == 200
+    assert api.get(f"/api/clients/{client.id}/profile", as_=exec_user).json["profile"]["client_group"] == "Key"
+    changes = db.scalar(select(HistoryEntry.changes).where(HistoryEntry.entity_id == pid,
+                                                           HistoryEntry.action == "accepted"))
+    assert "company_became_client" not in changes
+
+
 def test_a_proposal_in_any_status_is_duplicated_as_a_draft(api, db, exec_user):
     """Document 2, Proposal transitions: any -> duplicate -> a new proposal in draft."""
     from chalicelib.areas.proposals.models import Proposal
