@@ -222,6 +222,12 @@ def _check_day(ctx, user_id: str, day, hours, entry_id: str | None = None) -> No
                                  f"{day.isoformat()} already")
 
 
+def _counts_again(entry: TimeEntry, status: str) -> bool:
+    """A rejected entry moved to a counted status (a PUT of `status`, the submit action) counts toward its day
+    again: that write meets the day check as a create does (approve takes only submitted entries)."""
+    return entry.status == "rejected" and status != "rejected"
+
+
 # ---- reading ------------------------------------------------------------------------------------
 
 def list_entries(ctx, *, query) -> Page:
@@ -275,7 +281,7 @@ def update_entry(ctx, *, entry_id: str, data) -> dict:
     changes = data.changes()
     changes.pop("user_id", None)
     _check_references(ctx, changes, entry)
-    if "date" in changes or "hours" in changes:
+    if "date" in changes or "hours" in changes or _counts_again(entry, changes.get("status", entry.status)):
         _check_day(ctx, entry.user_id, changes.get("date", entry.date), changes.get("hours", entry.hours), entry.id)
     if changes.get("status") == "submitted" and entry.status != "submitted":
         entry.submitted_at = utcnow()
@@ -306,6 +312,8 @@ def delete_entry(ctx, *, entry_id: str) -> None:
 def submit_entry(ctx, *, entry_id: str) -> dict:
     entry = _locked(ctx, entry_id)
     _require_editable(entry, "submitted")
+    if _counts_again(entry, "submitted"):
+        _check_day(ctx, entry.user_id, entry.date, entry.hours, entry.id)
     entry.status = "submitted"
     entry.submitted_at = utcnow()
     ctx.db.flush()

@@ -43,3 +43,24 @@ def test_a_manager_logging_for_the_team_meets_the_same_limit(api, db):
     make_entry(db, member, date=date(2026, 3, 4), hours=Decimal("23"))
     over = api.post("/api/time-entries", as_=manager, json={"user_id": member.id, "date": "2026-03-04", "hours": 2})
     assert over.status == 400, over
+
+
+def test_a_rejected_entry_brought_back_meets_the_same_limit(api, db):
+    """A rejected entry is left out of its day; a PUT of `status` or the submit action that makes it count again is
+    checked as a create is (400 naming hours), so the day cannot be filled past 24 behind the rejection."""
+    member = make_user(db)
+    day = date(2026, 3, 5)
+    rejected = make_entry(db, member, date=day, hours=Decimal("20"), status="rejected")
+    logged = api.post("/api/time-entries", as_=member, json={"date": day.isoformat(), "hours": 20})
+    assert logged.status == 201, logged  # the rejected entry does not count
+    for status in ("draft", "submitted"):
+        back = api.put(f"/api/time-entries/{rejected.id}", as_=member, json={"status": status})
+        assert back.status == 400, back
+        assert back.json["details"][0]["field"] == "hours"
+    submitted = api.post(f"/api/time-entries/{rejected.id}/submit", as_=member)
+    assert submitted.status == 400, submitted
+    assert submitted.json["details"][0]["field"] == "hours"
+    assert api.get(f"/api/time-entries/{rejected.id}", as_=member).json["time_entry"]["status"] == "rejected"
+    # lowered to fit (20 + 4), it comes back and is submitted
+    assert api.put(f"/api/time-entries/{rejected.id}", as_=member, json={"hours": 4, "status": "draft"}).status == 200
+    assert api.post(f"/api/time-entries/{rejected.id}/submit", as_=member).status == 200
