@@ -20,7 +20,8 @@ from chalicelib.core.errors import BadRequest
 from chalicelib.core.models import User
 from chalicelib.core.timeutil import org_today
 
-MAX_MONTHS = 240  # a series covers at most 20 years
+MAX_YEARS = 20  # from_date at most 20 years before to_date
+MAX_MONTHS = MAX_YEARS * 12 + 1  # so a series touches at most 241 months (2006-01-15 to 2026-01-15 touches 241)
 
 TENURE_BUCKETS = (("< 1 year", 0, 12), ("1-2 years", 12, 24), ("2-5 years", 24, 60), ("5+ years", 60, None))
 AGE_BUCKETS = (("under 25", 0, 25), ("25-34", 25, 35), ("35-44", 35, 45), ("45-54", 45, 55), ("55+", 55, None))
@@ -37,19 +38,25 @@ def date_range(query) -> tuple[date, date]:
     if from_day > to_day:
         raise BadRequest("from_date must not be after to_date",
                          details=[{"field": "from_date", "message": "must not be after to_date"}])
-    if len(months(from_day, to_day)) > MAX_MONTHS:
+    if from_day < _years_before(to_day, MAX_YEARS):  # the length of the range, not the calendar months it touches
         raise BadRequest("The date range may cover at most 20 years",
                          details=[{"field": "from_date", "message": "at most 20 years before to_date"}])
     return from_day, to_day
 
 
 def _year_before(day: date) -> date:
-    if day.year == date.min.year:  # no year before year 1: the range starts at the earliest date
+    return _years_before(day, 1)
+
+
+def _years_before(day: date, years: int) -> date:
+    """The same day `years` years before (28 February for a 29 February that year lacks); the earliest date when
+    that is before year 1."""
+    if day.year - years < date.min.year:  # no such year: the range may start at the earliest date
         return date.min
     try:
-        return day.replace(year=day.year - 1)
+        return day.replace(year=day.year - years)
     except ValueError:  # 29 February
-        return day.replace(year=day.year - 1, day=28)
+        return day.replace(year=day.year - years, day=28)
 
 
 def filters(query, user=User) -> list:
@@ -109,7 +116,8 @@ def bucket(value, buckets, *, else_=None):
 
 
 def months(from_day: date, to_day: date) -> list[tuple[str, date, date]]:
-    """`(label YYYY-MM, first day, last day)` of each month the range touches, cut to the range."""
+    """`(label YYYY-MM, first day, last day)` of each month the range touches, cut to the range; at most MAX_MONTHS
+    (date_range refuses a longer range)."""
     out = []
     year, month = from_day.year, from_day.month
     while (year, month) <= (to_day.year, to_day.month):
@@ -117,7 +125,7 @@ def months(from_day: date, to_day: date) -> list[tuple[str, date, date]]:
         last = date(year, month, calendar.monthrange(year, month)[1])
         # the label by hand: strftime("%Y") drops the leading zeros of a year before 1000
         out.append((f"{year:04d}-{month:02d}", max(first, from_day), min(last, to_day)))
-        if len(out) > MAX_MONTHS:
+        if len(out) >= MAX_MONTHS:
             break
         year, month = (year + 1, 1) if month == 12 else (year, month + 1)
     return out

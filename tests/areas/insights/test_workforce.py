@@ -134,6 +134,36 @@ def test_default_range_and_bad_input(api, org):
     assert (today - timedelta(days=400)) < today
 
 
+@pytest.mark.parametrize("from_date, to_date, months", [
+    ("2006-01-15", "2026-01-15", 241),  # exactly 20 years
+    ("2006-01-31", "2026-01-01", 241),  # 19 years, 11 months and a day
+    ("2004-02-29", "2024-02-29", 241),  # 29 February 20 years before 29 February
+    ("2005-02-28", "2025-02-28", 241),
+    ("0001-01-01", "0020-12-31", 240),  # no year 20 years before: from the earliest date
+])
+def test_a_range_of_at_most_20_years_is_accepted(api, org, from_date, to_date, months):
+    """docs/decisions/insights.md: a range is 400 when from_date is more than 20 years before to_date; a range of
+    exactly 20 years, or a shorter one, touches up to 241 calendar months and was refused (the rule counted them)."""
+    answer = api.get(f"/api/insights/headcount?from_date={from_date}&to_date={to_date}", as_=org["boss"])
+    assert answer.status == 200, answer
+    labels = [point["label"] for point in answer.json["series"]]
+    assert len(labels) == months and (labels[0], labels[-1]) == (from_date[:7], to_date[:7])
+    assert api.get(f"/api/insights/overview?from_date={from_date}&to_date={to_date}", as_=org["boss"]).status == 200
+
+
+@pytest.mark.parametrize("from_date, to_date", [
+    ("2006-01-14", "2026-01-15"),  # 20 years and a day
+    ("2004-02-28", "2024-02-29"),
+    ("2005-02-27", "2025-02-28"),
+])
+@pytest.mark.parametrize("path", ["overview", "headcount", "retention"])
+def test_a_range_longer_than_20_years_is_400(api, org, from_date, to_date, path):
+    answer = api.get(f"/api/insights/{path}?from_date={from_date}&to_date={to_date}", as_=org["boss"])
+    assert answer.status == 400, answer
+    assert answer.json == {"error": "The date range may cover at most 20 years",
+                           "details": [{"field": "from_date", "message": "at most 20 years before to_date"}]}
+
+
 def test_access(api, db, org):
     assert api.get("/api/insights/overview", as_=org["mgr"]).status == 200  # view:insights by default
     assert api.get("/api/insights/overview", as_=org["e1"]).status == 403  # employee
