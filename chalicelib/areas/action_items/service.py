@@ -141,7 +141,10 @@ def update_item(ctx, *, item_id: str, data) -> dict:
     changes = data.changes()
     if "assigned_to" in changes and changes["assigned_to"] is None:
         raise bad_field("assigned_to", "may not be null")
-    _check_references(ctx, {"assigned_to": changes.get("assigned_to")})
+    # an assignee sent back as stored is not checked again (an item whose assignee was deactivated since can be
+    # sent back as it was read), as the other areas' references
+    if changes.get("assigned_to") != item.assigned_to:
+        _check_references(ctx, {"assigned_to": changes.get("assigned_to")})
     today = org_today()
     if "due_date" in changes and "urgency" not in changes and changes["due_date"] != item.due_date:
         changes["urgency"] = urgency_for(changes["due_date"], today)

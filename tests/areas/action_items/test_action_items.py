@@ -297,3 +297,19 @@ def test_view_reads_and_update_writes(api, db, employee):
                               ("put", "/api/action-items/preferences", {"preferences": []})):
         answer = getattr(api, method)(url, as_=employee, **({"json": body} if body is not None else {}))
         assert answer.status == 403, (method, url, answer)
+
+
+def test_an_assignee_deactivated_since_may_be_sent_back_unchanged(api, db, exec_user):
+    """A PATCH that sends back the stored assignee, deactivated since, is not refused for it (other areas check a
+    reference only when it changes); naming another deactivated user still is a 400."""
+    gone = make_user(db, access_level="employee")
+    item = api.post("/api/action-items", as_=exec_user, json={"title": "Chase", "assigned_to": gone.id}).json
+    path = f"/api/action-items/{item['action_item']['id']}"
+    gone.is_active = False
+    db.flush()
+    kept = api.patch(path, as_=exec_user, json={"title": "Chase up", "assigned_to": gone.id})
+    assert kept.status == 200, kept
+    assert (kept.json["action_item"]["title"], kept.json["action_item"]["assigned_to"]) == ("Chase up", gone.id)
+    other = make_user(db, access_level="employee", is_active=False)
+    refused = api.patch(path, as_=exec_user, json={"assigned_to": other.id})
+    assert refused.status == 400 and refused.json["details"][0]["field"] == "assigned_to"
