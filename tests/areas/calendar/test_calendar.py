@@ -281,6 +281,19 @@ def test_events_range_at_the_ends_of_time_is_a_400_not_a_500(api, employee):
                    as_=employee).status == 200
 
 
+def test_events_calendar_ids_past_ten_are_a_400_not_cut(api, employee):
+    """docs/decisions/calendar.md: `calendarIds` names at most 10 calendars. An eleventh used to be dropped without
+    a word (200 without its events); it is a 400 naming calendarIds, as the other capped comma-separated filters."""
+    made = api.post("/api/calendar/events", as_=employee, json=_event(calendarId="team", summary="Tenth"))
+    assert made.status in (200, 201), made.json
+    ten = [f"cal{n}" for n in range(1, 10)] + ["team"]
+    refused = api.get(f"/api/calendar/events?{RANGE}&calendarIds={','.join(ten + ['cal11'])}", as_=employee)
+    assert refused.status == 400 and [d["field"] for d in refused.json["details"]] == ["calendarIds"], refused.json
+    for ids in (ten, ten + ["team", " ", "cal1"]):  # a repeated or blank id counts once or not at all
+        answer = api.get(f"/api/calendar/events?{RANGE}&calendarIds={','.join(ids)}", as_=employee)
+        assert answer.status == 200 and "Tenth" in [e.get("summary") for e in answer.json["events"]], answer.json
+
+
 def test_events_answer_at_most_500(api, db, employee):
     """decisions.md section 4: the merged events (here 501 birthdays) answer the first 500 by start."""
     from chalicelib.core.ids import new_id
