@@ -4,6 +4,8 @@ campaigns with their figures and totals; a question answered by the AI provider 
 figures only. docs/decisions/portal.md, "Connected platforms and results"."""
 from __future__ import annotations
 
+from decimal import Decimal
+
 from chalicelib.core.timeutil import org_today
 
 from . import queries_results as q
@@ -23,7 +25,7 @@ METRICS = (
     ("orders", "Store orders", "count", True, "store"),
     ("aov", "Average order value", "currency", True, "store"),
 )
-AT_RISK_MARGIN = 0.10  # within 10% of the target (on the wrong side): at risk
+AT_RISK_MARGIN = Decimal("0.10")  # within 10% of the target (on the wrong side): at risk
 
 
 def _div(a, b, scale=1.0):
@@ -53,6 +55,9 @@ def tracking_status(value, target, higher_is_better: bool) -> str:
         return "no_target"
     if value is None:
         return "no_data"
+    # in decimal, as the figures are shown: in binary 2.2 * 0.9 is 1.9800000000000002, so a ROAS of 1.98 against a
+    # target of 2.2, exactly 10% below it, read off track
+    value, target = Decimal(str(value)), Decimal(str(target))
     if higher_is_better:
         if value >= target:
             return "on_track"

@@ -117,6 +117,21 @@ def test_year_ends_and_store_metrics(portal, db):
     assert (m["revenue"]["value"], m["revenue"]["prior_value"]) == (300.0, 900.0)
 
 
+def test_exactly_ten_percent_off_the_target_is_at_risk(portal, db):
+    """docs/decisions/portal.md, Metrics: `at_risk` within 10% of the target on the wrong side, compared as the figures
+    are shown (in binary 2.2 * 0.9 is 1.9800000000000002: a ROAS of 1.98 read off track); a cent further is off."""
+    mine = make_client(db, dashboard=True)
+    conn = connect(db, mine)
+    day(db, conn, "2024-03-10", spend=100, impressions=1000, clicks=10, conversions=4, conversion_value=198)
+    goal(db, mine, "roas", 2.2)
+    goal(db, mine, "spend", 90.9)  # lower is better: 100 is 10.01% above
+    goal(db, mine, "conversions", 4.4)  # 4 is 9.09% below
+    db.flush()
+    m = metrics(portal.get("/results?period_type=month&period_end=2024-03-31", mine))
+    assert (m["roas"]["value"], m["roas"]["target"], m["roas"]["tracking_status"]) == (1.98, 2.2, "at_risk")
+    assert (m["spend"]["tracking_status"], m["conversions"]["tracking_status"]) == ("off_track", "at_risk")
+
+
 def test_defaults_empty_and_bad_queries(portal, db):
     mine = make_client(db, dashboard=True)
     answer = portal.get("/results", mine)
