@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlalchemy import and_, delete, exists, func, literal, select
+from sqlalchemy import and_, delete, exists, func, select
 
-from chalicelib.core.errors import BadRequest, Conflict, bad_field
+from chalicelib.core.errors import BadRequest, Conflict, NotFound, bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_key
 from chalicelib.core.query import Page as ResultPage, contains_text, in_scope, record_page
@@ -100,18 +100,29 @@ def _check_parent(ctx, page: Page | None, parent_id: str) -> None:
 
 def _check_proposal(ctx, proposal_id: str) -> None:
     """A page linked to a proposal is seen only with the proposal (queries.visible): linking one the caller may not
-    see is a 400 on entity_id, as a missing one would be named; the page was made and then answered 404 ("Page not
-    found"), the create's own read being scoped."""
+    see, or none at all, is a 400 on entity_id (one query, the proposals area's scoped load); the page was made and
+    then answered 404 ("Page not found"), the create's own read being scoped, and an executive (who sees every
+    proposal) linked a page to a proposal that does not exist."""
     from chalicelib.areas.proposals import service as proposals_service
 
-    seen = proposals_service.visible_ids(ctx.principal)
-    if seen is not None and ctx.db.scalar(select(literal(proposal_id).in_(seen))) is not True:
-        raise bad_field("entity_id", "must be a proposal you can see")
+    try:
+        proposals_service.load_proposal(ctx, proposal_id)
+    except NotFound:
+        raise bad_field("entity_id", "must be a proposal you can see") from None
+
+
+def _check_no_parent(entity_type: str | None, parent_id: str | None) -> None:
+    """A proposal's content page never has a parent: it is kept out of the page tree, where every pages:view holder
+    saw the parent's children_count include a page that answered them 404."""
+    if entity_type == "proposal" and parent_id:
+        raise BadRequest("A proposal's page cannot be placed in the page tree",
+                         details=[{"field": "parent_id", "message": "a proposal's content page has no parent"}])
 
 
 def create_page(ctx, *, data) -> dict:
     if (data.entity_type is None) != (data.entity_id is None):
         raise BadRequest("entity_type and entity_id go together")
+    _check_no_parent(data.entity_type, data.parent_id)
     if data.entity_type == "proposal":
         _check_proposal(ctx, data.entity_id)
     if data.parent_id:
@@ -128,6 +139,7 @@ def create_page(ctx, *, data) -> dict:
 def update_page(ctx, *, page_id: str, data) -> dict:
     page = load_page(ctx, page_id)
     changes = data.changes()
+    _check_no_parent(page.entity_type, changes.get("parent_id"))  # entity_type and entity_id are not updatable
     unlocking = changes.get("lock_page") is False
     if page.lock_page and not unlocking:
         locked = [name for name in LOCKED_FIELDS if name in changes and changes[name] != _current(page, name)]
