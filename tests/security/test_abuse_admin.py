@@ -99,3 +99,18 @@ def test_only_an_executive_makes_or_edits_an_executive_or_hands_out_administrati
                    json={"permissions": {"admin": "manage"}}).status == 200
     assert api.post("/api/admin/users", as_=executive, json={"email": "ceo2@agency.test", "name": "C",
                                                               "access_level": "executive"}).status == 201
+
+
+def test_only_an_executive_raises_an_access_levels_admin_cell(api, db, office):
+    """The matrix reached what the overrides refuse (invariant audit): the office manager raised the `lead` row's
+    admin cell, so every lead, an accomplice among them, held admin:manage and could raise the manager row the office
+    manager may not raise themselves. Lowering an admin cell, and the other cells of other rows, stay theirs to set."""
+    accomplice = make_user(db, access_level="lead")
+    answer = api.put("/api/admin/permissions", as_=office, json={"matrix": {"lead": {"admin": "manage"}}})
+    assert answer.status == 403, answer
+    assert api.get("/api/me", as_=accomplice).json["permissions"]["admin"] == "none"
+    assert api.put("/api/admin/permissions", as_=office,
+                   json={"matrix": {"lead": {"admin": "none", "insights": "view"}}}).status == 200
+    executive = make_user(db, access_level="executive")
+    assert api.put("/api/admin/permissions", as_=executive, json={"matrix": {"lead": {"admin": "view"}}}).status == 200
+    assert api.get("/api/me", as_=accomplice).json["permissions"]["admin"] == "view"

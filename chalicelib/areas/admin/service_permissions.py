@@ -26,6 +26,12 @@ def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
     if own != "executive" and any(permissions.RANK[level] > permissions.RANK[before[own][tool]]
                                   for tool, level in changes.get(own, {}).items()):
         raise Forbidden("You cannot raise the permissions of your own access level")
+    if own != "executive" and any(permissions.RANK[tools["admin"]] > permissions.RANK[before[level]["admin"]]
+                                  for level, tools in changes.items() if "admin" in tools):
+        # only executives hand out administration, as on a user's overrides: a holder of admin:manage by override
+        # raised another level's admin cell, giving an accomplice at that level admin:manage, who could then raise
+        # the first one's own row (invariant audit)
+        raise Forbidden("Only an executive can raise an access level's admin permission")
     stored = {(row.access_level, row.tool): row for row in ctx.db.scalars(
         select(AccessLevelPermission).where(AccessLevelPermission.access_level.in_(list(changes))))}
     for access_level, tools in changes.items():
