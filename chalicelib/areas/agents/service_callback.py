@@ -10,10 +10,12 @@ changes nothing.
 
 Applied: the run's status (and finished_at unless `running`), tokens and cost (the run's totals so far), error;
 the agent meta's scope document, effort estimate, confidence note and proof-of-work fields that the result
-carries. Status `success` for stage `scoping` moves a task in scoping to pending_approval, for stage `building`
-a task in building to review (decisions.md section 9); another status, a task no longer in the reported stage,
-or a run that is not the task's latest of that stage (given up on and dispatched again), records the run and
-leaves the stage.
+carries, only when the run is the task's latest of its stage. Status `success` for stage `scoping` moves a task
+in scoping to pending_approval, for stage `building` a task in building to review (decisions.md section 9);
+another status, a task no longer in the reported stage, or a run that is not the task's latest of that stage
+(given up on and dispatched again), records the run and leaves the stage. Such a stale run records its own
+status, tokens, cost and error, but writes none of its results onto the task: a new build cleared the proof of
+work, and a late `passed` of the build given up on would stand for it.
 """
 from __future__ import annotations
 
@@ -126,6 +128,12 @@ def apply_report(ctx, body: AgentCallback) -> dict:
     if not fresh:
         return _answer(agent, run, True)
     result = body.result
+    values = {name: getattr(result, name) for name in RESULT_FIELDS
+              if result is not None and getattr(result, name) is not None}
+    target = SUCCESS_MOVES.get(body.stage) if body.status == "success" and agent.stage == body.stage else None
+    # asked before the run changes (nothing to flush); a run given up on and dispatched again records itself, but
+    # neither its results nor its success count
+    current = bool(values or target) and _latest_run_of_stage(ctx.db, task.id, run.stage) == run.id
     now = utcnow()
     run.status = body.status
     run.started_at = run.started_at or now
@@ -138,15 +146,13 @@ def apply_report(ctx, body: AgentCallback) -> dict:
             run.cost = result.cost
         if result.error is not None:
             run.error = result.error
-        for name in RESULT_FIELDS:
-            value = getattr(result, name)
-            if value is not None:
-                setattr(agent, name, value)
+    if current:
+        for name, value in values.items():
+            setattr(agent, name, value)
     agent.updated_at = now
     ctx.db.flush()
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_run_reported", actor_id=None,
                    changes={"run_id": run.id, "stage": body.stage, "status": body.status})
-    target = SUCCESS_MOVES.get(body.stage) if body.status == "success" else None
-    if target is not None and agent.stage == body.stage and _latest_run_of_stage(ctx.db, task.id, run.stage) == run.id:
+    if target is not None and current:
         change_stage(ctx, agent, task, target, actor_id=None, run_id=run.id)
     return _answer(agent, run, False)

@@ -236,3 +236,52 @@ def test_only_the_latest_run_of_the_stage_moves_the_task(api, db, exec_user):
     assert late.status == 200 and late.json["stage"] == "scoping" and late.json["run_status"] == "success"
     current = _post(api, {**body, "run_id": latest.id})
     assert current.status == 200 and current.json["stage"] == "pending_approval"
+
+
+def test_only_the_latest_build_run_writes_the_proof_of_work(api, db, exec_user):
+    """Starting a build clears the proof of work of an earlier one (docs/decisions/agents.md), and review -> done
+    without `force` needs browser_test_status and ci_status `passed`. A build given up on (its runner could not be
+    reached, so the task went back to pending_approval and was approved again) may still report late with both
+    `passed`: its report is recorded on its own run, but writes none of its results onto the task (before, they
+    landed during the new build, which then went to done on the old build's proof). The latest build's own report
+    still writes them."""
+    project = make_project(db)
+    config = make_config(db, project, runner_url="https://unreachable.runner.test/runs")
+    task, _agent = make_agent_task(db, project=project, stage="pending_approval")
+    given_up = api.post(f"/api/agent-tasks/{task.id}/approve", as_=exec_user)
+    assert given_up.status == 200, given_up
+    first = given_up.json["run"]["id"]
+    assert api.get(f"/api/agent-tasks/{task.id}", as_=exec_user).json["agent"]["stage"] == "pending_approval"
+    config.runner_url = "https://runner.example.com/runs"
+    db.flush()
+    again = api.post(f"/api/agent-tasks/{task.id}/approve", as_=exec_user)
+    assert again.status == 200, again
+    second = again.json["run"]["id"]
+    body = {"task_id": task.id, "project_id": project.id, "stage": "building", "status": "success"}
+    late = _post(api, {**body, "run_id": first, "result": {
+        "browser_test_status": "passed", "ci_status": "passed", "pr_url": "https://git.example.com/pr/1",
+        "branch_name": "agent/old", "tokens": 300, "cost": 0.3}})
+    assert late.status == 200 and late.json["stage"] == "building" and late.json["run_status"] == "success", late
+    detail = api.get(f"/api/agent-tasks/{task.id}", as_=exec_user).json
+    gates = ("browser_test_status", "ci_status", "pr_url", "branch_name")
+    assert [detail["agent"][name] for name in gates] == [None, None, None, None], detail["agent"]
+    old_run = next(run for run in detail["runs"] if run["id"] == first)
+    assert (old_run["status"], old_run["tokens"], old_run["cost"]) == ("success", 300, 0.3)  # recorded on its run
+
+    current = _post(api, {**body, "run_id": second, "result": {"branch_name": "agent/new",
+                                                               "pr_url": "https://git.example.com/pr/2"}})
+    assert current.status == 200 and current.json["stage"] == "review", current
+    agent_now = api.get(f"/api/agent-tasks/{task.id}", as_=exec_user).json["agent"]
+    assert [agent_now[name] for name in gates] == [None, None, "https://git.example.com/pr/2", "agent/new"]
+    refused = api.post(f"/api/agent-tasks/{task.id}/review-approve", as_=exec_user, json={})
+    assert refused.status == 409, refused
+    assert sorted(d["field"] for d in refused.json["details"]) == ["browser_test_status", "ci_status"]
+
+    # a rebuild whose own report passes both gates can be approved without force
+    rebuilt = api.post(f"/api/agent-tasks/{task.id}/review-reject", as_=exec_user, json={"reason": "no tests ran"})
+    assert rebuilt.status == 200 and rebuilt.json["run"], rebuilt
+    passed = _post(api, {**body, "run_id": rebuilt.json["run"]["id"],
+                         "result": {"browser_test_status": "passed", "ci_status": "passed"}})
+    assert passed.status == 200 and passed.json["stage"] == "review", passed
+    done = api.post(f"/api/agent-tasks/{task.id}/review-approve", as_=exec_user, json={})
+    assert done.status == 200 and done.json["task"]["agent"]["stage"] == "done", done
