@@ -125,7 +125,8 @@ def delete_section(ctx, *, proposal_id: str, section_id: str) -> None:
     before = proposal.total_amount
     ctx.db.delete(section)
     ctx.db.flush()
-    refresh_total(ctx, proposal)
+    if (refresh_total(ctx, proposal) or 0) < 0:  # a discount left larger than the items: as a replacement's 400
+        raise Conflict("The pricing total would be below zero: remove or change the discount first")
     history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="pricing_section_deleted",
                    actor_id=ctx.user_id, changes={"section": section.title, "total_amount": {
                        "from": _num(before), "to": _num(proposal.total_amount)}})

@@ -233,6 +233,24 @@ def test_deleting_a_pricing_section_needs_manage(api, db, employee):
     assert api.delete(f"/api/proposals/{pid}/pricing/{section}", as_=employee).json == {"ok": True}
 
 
+def test_deleting_a_section_may_not_leave_the_total_below_zero(api, db, exec_user):
+    """A replacement whose total is below zero is a 400 (docs/decisions/proposals.md, Pricing); deleting the items'
+    section and leaving the discount alone reached it, and the client's accept then answered 409 (invariant audit).
+    The delete is a 409, nothing removed; deleting the discount is fine."""
+    pid = create(api, exec_user)
+    price(api, exec_user, pid, [
+        {"title": "Build", "items": [{"description": "Design", "quantity": 1, "unit_price": 1000}]},
+        {"title": "Discount", "items": [{"description": "Loyalty", "quantity": 1, "unit_price": -300}]}])
+    sections = {s["title"]: s["id"] for s in api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["sections"]}
+    refused = api.delete(f"/api/proposals/{pid}/pricing/{sections['Build']}", as_=exec_user)
+    assert refused.status == 409, refused
+    pricing = api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json
+    assert (len(pricing["sections"]), pricing["total_amount"]) == (2, 700)
+    assert api.delete(f"/api/proposals/{pid}/pricing/{sections['Discount']}", as_=exec_user).status == 200
+    assert api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["total_amount"] == 1000
+    assert api.delete(f"/api/proposals/{pid}/pricing/{sections['Build']}", as_=exec_user).status == 200
+
+
 def test_scope_by_access_level(api, db, exec_user):
     squad = make_squad(db)
     manager = make_user(db, access_level="manager", squad_id=squad.id)
