@@ -151,7 +151,8 @@ def create_invoice(ctx, *, data) -> dict:
     """201 with the invoice. `invoice_number` generated when omitted; `issued_date` today in ORG_TIMEZONE
     when omitted; with a budget_id the invoice is in the budget's currency (taken when omitted, another one named
     is a 400 on `currency`), else AUD by default; `generate_from_budget` (needs budget_id) adds the lines of the
-    budget's type."""
+    budget's type. A hand-made invoice of a retainer budget that has an invoice not voided is a 409, as a generation
+    is (service_generate.check_live_on_budget)."""
     values = data.model_dump()
     generate = values.pop("generate_from_budget")
     if generate and not values.get("budget_id"):
@@ -171,6 +172,9 @@ def create_invoice(ctx, *, data) -> dict:
             raise Conflict(f"Invoice number {values['invoice_number']} is taken")
     else:
         values["invoice_number"] = next_invoice_number(ctx.db)
+    if values.get("budget_id") and not generate:  # a hand-made invoice meets a generation's rules, its lock taken
+        # after the number counter's row as a generation's is (after its INSERT): the two never wait crosswise
+        service_generate.check_live_on_budget(ctx, values["budget_id"])
     invoice = _new_draft(ctx, values)
     if generate:
         service_generate.generate_from_budget(ctx, invoice, budget_currency=not named_currency)
@@ -254,6 +258,9 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
     number = changes.get("invoice_number")
     if number and number != invoice.invoice_number and _number_taken(ctx.db, number, invoice.id):
         raise Conflict(f"Invoice number {number} is taken")
+    live_on = service_generate.becomes_live_on(changes, invoice)
+    if live_on:  # out of `voided`, or a live invoice moved: the retainer and fixed-price rules of a generation
+        service_generate.check_live_on_budget(ctx, live_on, invoice_id=invoice.id, subtotal=invoice.subtotal)
     before = _snapshot(invoice)
     if "ledger_invoice_id" in changes and changes["ledger_invoice_id"] != invoice.ledger_invoice_id:
         invoice.ledger_status = None  # a ledger id set by hand: its status is read by the next sync

@@ -10,6 +10,10 @@
 
 Generations of one budget are serialised (a transaction-scoped lock on the budget's key), so two at once
 cannot bill the same time or the same remainder; the entry links' primary key is the last guard.
+
+The retainer and fixed-price rules hold for every invoice that is live (not voided) on a budget, whatever made it
+live there: a hand-made create naming a budget, an update that takes an invoice out of `voided` or moves a live one
+onto another budget run `check_live_on_budget`, under the same lock.
 """
 from __future__ import annotations
 
@@ -38,8 +42,61 @@ def _lines(ctx, invoice: Invoice, rows: list[dict]) -> list[dict]:
     return insert_rows(ctx.db, InvoiceLineItem, rows)  # one statement
 
 
-def _live_invoices_of(db, budget_id: str, invoice_id: str):
-    return (Invoice.budget_id == budget_id, Invoice.status != "voided", Invoice.id != invoice_id)
+def _live_invoices_of(db, budget_id: str, invoice_id: str | None):
+    """The WHERE of the budget's invoices that are not voided, other than `invoice_id` (None: an invoice not made)."""
+    live = (Invoice.budget_id == budget_id, Invoice.status != "voided")
+    return live if invoice_id is None else (*live, Invoice.id != invoice_id)
+
+
+def _price(budget: dict, items: list[dict]) -> Decimal:
+    """A fixed-price budget's price: its total_amount, or, when it has none, the sum of its line amounts."""
+    whole = budget["total_amount"]
+    if whole is None:
+        whole = sum((Decimal(item["amount"]) for item in items), Decimal("0"))
+    return Decimal(whole)
+
+
+def becomes_live_on(changes: dict, invoice: Invoice) -> str | None:
+    """The budget an update makes the invoice live on, which `check_live_on_budget` must check: the invoice names a
+    budget after the update, is not voided after it, and either leaves `voided` or moves onto another budget
+    (`budget_id` changed). None otherwise (an edit of a live invoice that stays on its budget, anything voided)."""
+    budget_id = changes["budget_id"] if "budget_id" in changes else invoice.budget_id
+    status = changes.get("status") or invoice.status
+    if budget_id and status != "voided" and (invoice.status == "voided" or budget_id != invoice.budget_id):
+        return budget_id
+    return None
+
+
+def check_live_on_budget(ctx, budget_id: str, *, invoice_id: str | None = None,
+                         subtotal: Decimal = Decimal("0")) -> None:
+    """409 before anything is written when an invoice becoming live (not voided) on the budget by hand would break
+    what generation keeps: a retainer budget has at most one invoice that is not voided; a fixed-price budget's
+    invoices that are not voided bill at most its price (the invoice's own `subtotal`, when above zero, must fit in
+    the price less the subtotals of the budget's OTHER invoices that are not voided). `invoice_id`: the invoice
+    updated (None: a create, not made yet). Budgets of other types (and a budget deleted meanwhile) are not checked.
+    Under the lock generation takes (the budget's key, held until commit), so an un-void and a generation at once
+    cannot both pass; the caller takes it after any row generation takes first (the invoice number counter).
+    Statements: the budget and its lines (budgets' invoice_source), then, for a retainer or a fixed price, the lock
+    and one grouped read of the other invoices."""
+    from chalicelib.areas.budgets import service as budgets_service
+
+    source = budgets_service.invoice_source(ctx.db, budget_id)
+    kind = source and source["budget"]["budget_type"]
+    if kind not in ("retainer", "fixed_price"):
+        return
+    lock_key(ctx.db, "invoice-generation", budget_id)
+    others, billed = ctx.db.execute(select(func.count(Invoice.id), func.coalesce(func.sum(Invoice.subtotal), 0))
+                                    .where(*_live_invoices_of(ctx.db, budget_id, invoice_id))).one()
+    if kind == "retainer" and others:
+        raise Conflict("A retainer budget can be invoiced only once: it has another invoice that is not voided "
+                       "(void that one first)")
+    if kind == "fixed_price":
+        budget = source["budget"]
+        left = cents(_price(budget, source["items"]) - Decimal(billed or 0))
+        if subtotal > 0 and subtotal > left:
+            raise Conflict(f"The invoice's subtotal ({cents(subtotal)}) is more than is left of the budget's fixed "
+                           f"price ({max(left, cents(Decimal('0')))} {budget['currency']}): its invoices that are not "
+                           "voided would bill more than its price")
 
 
 def generate_from_budget(ctx, invoice: Invoice, *, budget_currency: bool = False) -> None:
@@ -110,9 +167,7 @@ def _time_and_materials(ctx, invoice: Invoice, budget: dict, items: list[dict]) 
 
 
 def _fixed_price(ctx, invoice: Invoice, budget: dict, items: list[dict]) -> dict:
-    whole = budget["total_amount"]
-    if whole is None:
-        whole = sum((Decimal(item["amount"]) for item in items), Decimal("0"))
+    whole = _price(budget, items)
     invoiced = ctx.db.scalar(select(func.coalesce(func.sum(Invoice.subtotal), 0))
                              .where(*_live_invoices_of(ctx.db, budget["id"], invoice.id)))
     remaining = cents(Decimal(whole) - Decimal(invoiced or 0))

@@ -188,3 +188,117 @@ def test_an_invoice_given_its_company_by_update_is_its_first_invoice(api, db, ex
     # a second invoice given the same company is not its first: nothing more
     other = api.post("/api/invoices", as_=exec_user, json={}).json["invoice"]["id"]
     assert api.put(f"/api/invoices/{other}", as_=exec_user, json={"company_id": company.id}).status == 200
+
+
+# ---------------------------------------------------------------- the rules hold for every live invoice of a budget
+
+def put(api, user, invoice_id, **body):
+    return api.put(f"/api/invoices/{invoice_id}", as_=user, json=body)
+
+
+def live(api, user, budget):
+    got = api.get(f"/api/invoices?budget_id={budget.id}", as_=user).json["invoices"]
+    return sorted((i["id"], i["subtotal"]) for i in got if i["status"] != "voided")
+
+
+def status_of(api, user, invoice_id):
+    return api.get(f"/api/invoices/{invoice_id}", as_=user).json["invoice"]["status"]
+
+
+def test_a_voided_retainer_invoice_set_back_while_another_is_live_is_a_409(api, db, exec_user, count_queries):
+    """A retainer invoiced, voided, invoiced again: setting the first back to draft made two live invoices (the
+    client billed twice, the budget's invoiced amount doubled); the rule was checked on generation only. Now a 409,
+    nothing written, under the generation's lock; with nothing else live the un-void is allowed."""
+    budget = make_budget(db, budget_type="retainer")
+    make_line_item(db, budget, description="Monthly retainer", unit_price=Decimal("3000"))
+    first = generate(api, exec_user, budget).json["invoice"]["id"]
+    assert put(api, exec_user, first, status="voided").status == 200
+    # nothing else live: set back, and voided again
+    with count_queries() as counter:
+        assert put(api, exec_user, first, status="draft").status == 200
+    if db.bind.dialect.name == "postgresql":
+        assert any("pg_advisory_xact_lock" in s for s in counter.statements)  # the lock generation takes
+    assert put(api, exec_user, first, status="voided").status == 200
+    second = generate(api, exec_user, budget).json["invoice"]["id"]
+    for status in ("draft", "sent", "paid"):
+        refused = put(api, exec_user, first, status=status, notes="back")
+        assert refused.status == 409 and "once" in refused.json["error"], refused
+    assert status_of(api, exec_user, first) == "voided"
+    assert api.get(f"/api/invoices/{first}", as_=exec_user).json["invoice"]["notes"] is None  # nothing written
+    assert [i for i, _ in live(api, exec_user, budget)] == [second]
+    assert api.get(f"/api/budgets/{budget.id}", as_=exec_user).json["line_items"][0]["invoiced_amount"] == 3000
+    # the live one voided, the first may come back
+    assert put(api, exec_user, second, status="voided").status == 200
+    assert put(api, exec_user, first, status="draft").status == 200
+
+
+def test_a_voided_fixed_price_invoice_set_back_must_fit_in_the_price(api, db, exec_user):
+    """Price 10,000 generated (10,000), voided, generated again (10,000): setting the first back made 20,000 live
+    against a 10,000 price. An invoice leaving `voided` must fit in the price less the subtotals of the budget's other
+    live invoices: 409 otherwise; one that fits is allowed."""
+    budget = make_budget(db, budget_type="fixed_price", total_amount=Decimal("10000"), name="Website")
+    first = generate(api, exec_user, budget).json["invoice"]["id"]
+    assert put(api, exec_user, first, status="voided").status == 200
+    second = generate(api, exec_user, budget).json["invoice"]["id"]
+    refused = put(api, exec_user, first, status="draft")
+    assert refused.status == 409 and "fixed price" in refused.json["error"], refused
+    assert status_of(api, exec_user, first) == "voided" and live(api, exec_user, budget) == [(second, 10000)]
+    # room left: a deposit of 2,500.50 made by hand and voided, the whole price generated, then voided
+    third = make_budget(db, budget_type="fixed_price", total_amount=Decimal("10000"))
+    deposit = api.post("/api/invoices", as_=exec_user, json={"budget_id": third.id}).json["invoice"]["id"]
+    api.post(f"/api/invoices/{deposit}/line-items", as_=exec_user,
+             json={"description": "Deposit", "unit_price": "2500.50"})
+    assert put(api, exec_user, deposit, status="voided").status == 200
+    assert generate(api, exec_user, third).json["invoice"]["subtotal"] == 10000
+    assert put(api, exec_user, deposit, status="draft").status == 409  # 10,000 live: nothing left for it
+    # the generated one voided: the deposit fits (2,500.50 of 10,000), and the rest is generated
+    made = [i for i, _ in live(api, exec_user, third)]
+    assert put(api, exec_user, made[0], status="voided").status == 200
+    assert put(api, exec_user, deposit, status="draft").status == 200
+    assert generate(api, exec_user, third).json["invoice"]["subtotal"] == 7499.5
+    assert sum(s for _, s in live(api, exec_user, third)) == 10000
+
+
+def test_a_live_invoice_moved_onto_a_budget_meets_its_rules(api, db, exec_user):
+    """budget_id changed by PUT onto a retainer that has a live invoice (or onto a fixed price past its price)
+    made a second live invoice there unchecked: 409, the invoice left where it was. A voided invoice moves freely;
+    a move onto a retainer with nothing live, or a fixed price with room, is allowed."""
+    one, two = make_budget(db, budget_type="retainer"), make_budget(db, budget_type="retainer")
+    for budget in (one, two):
+        make_line_item(db, budget, description="Monthly retainer", unit_price=Decimal("3000"))
+    kept = generate(api, exec_user, one).json["invoice"]["id"]
+    moved = generate(api, exec_user, two).json["invoice"]["id"]
+    refused = put(api, exec_user, moved, budget_id=one.id)
+    assert refused.status == 409 and "once" in refused.json["error"], refused
+    assert [i for i, _ in live(api, exec_user, one)] == [kept]
+    assert api.get(f"/api/invoices/{moved}", as_=exec_user).json["invoice"]["budget_id"] == two.id
+    # voided, it moves; set back there, it is refused
+    assert put(api, exec_user, moved, status="voided", budget_id=one.id).status == 200
+    assert put(api, exec_user, moved, status="draft").status == 409
+    # onto a retainer with nothing live: allowed, live
+    free = make_budget(db, budget_type="retainer")
+    assert put(api, exec_user, moved, budget_id=free.id, status="draft").status == 200
+    assert [i for i, _ in live(api, exec_user, free)] == [moved]
+    # onto a fixed price: the 3,000 must fit in what is left
+    tight = make_budget(db, budget_type="fixed_price", total_amount=Decimal("2000"))
+    assert put(api, exec_user, moved, budget_id=tight.id).status == 409
+    roomy = make_budget(db, budget_type="fixed_price", total_amount=Decimal("5000"))
+    assert put(api, exec_user, moved, budget_id=roomy.id).status == 200
+    assert generate(api, exec_user, roomy).json["invoice"]["subtotal"] == 2000
+
+
+def test_a_hand_made_invoice_of_a_retainer_meets_the_once_rule(api, db, exec_user):
+    """An invoice made by hand naming a retainer budget (no generation) is live on it as a generated one is: 409
+    while the budget has an invoice that is not voided, nothing made; allowed once that one is voided. A fixed
+    price takes hand-made invoices (they start at 0.00)."""
+    budget = make_budget(db, budget_type="retainer")
+    make_line_item(db, budget, description="Monthly retainer", unit_price=Decimal("3000"))
+    first = generate(api, exec_user, budget).json["invoice"]["id"]
+    refused = api.post("/api/invoices", as_=exec_user, json={"budget_id": budget.id})
+    assert refused.status == 409 and "once" in refused.json["error"], refused
+    assert len(api.get(f"/api/invoices?budget_id={budget.id}", as_=exec_user).json["invoices"]) == 1
+    assert put(api, exec_user, first, status="voided").status == 200
+    assert api.post("/api/invoices", as_=exec_user, json={"budget_id": budget.id}).status == 201
+    fixed = make_budget(db, budget_type="fixed_price", total_amount=Decimal("1000"))
+    assert generate(api, exec_user, fixed).status == 201
+    assert api.post("/api/invoices", as_=exec_user, json={"budget_id": fixed.id}).status == 201
