@@ -134,12 +134,20 @@ def delete_connection(ctx, *, connection_id: str) -> None:
 SYNC_COOLDOWN_SECONDS = 600
 
 
+def _tried_since(row, fresh_after) -> bool:
+    """Whether the connection was read within the cooldown: synced since, or failed since (a failed sync sets its
+    status `error` and `updated_at`, not `last_synced_at`; a connection failing on every read was read again on every
+    request, spending the quota the cooldown keeps)."""
+    return ((row.last_synced_at is not None and row.last_synced_at > fresh_after)
+            or (row.status == "error" and row.updated_at > fresh_after))
+
+
 def request_sync(ctx) -> str:
     require_dashboard(ctx)
     company_id = ctx.portal.company_id
     fresh_after = utcnow() - timedelta(seconds=SYNC_COOLDOWN_SECONDS)
     rows = _rows(ctx.db, company_id)
-    count = sum(1 for row in rows if row.last_synced_at is None or row.last_synced_at <= fresh_after)
+    count = sum(1 for row in rows if not _tried_since(row, fresh_after))
     if count:
         ctx.after_commit(lambda: sync_connections(company_id=company_id, synced_before=fresh_after))
     recent = len(rows) - count
@@ -216,8 +224,9 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
             stmt = stmt.where(AdConnection.id == connection_id)
         if company_id:
             stmt = stmt.where(AdConnection.company_id == company_id)
-        if synced_before is not None:  # a client's request: not those synced since (SYNC_COOLDOWN_SECONDS)
-            stmt = stmt.where(or_(AdConnection.last_synced_at.is_(None), AdConnection.last_synced_at <= synced_before))
+        if synced_before is not None:  # a client's request: not those synced or failed since (SYNC_COOLDOWN_SECONDS)
+            stmt = stmt.where(or_(AdConnection.last_synced_at.is_(None), AdConnection.last_synced_at <= synced_before),
+                              or_(AdConnection.status != "error", AdConnection.updated_at <= synced_before))
         found = uow.session.execute(stmt).all()
     result = {"connections": len(found), "synced": 0, "failed": 0, "rows": 0}
     for conn in found:

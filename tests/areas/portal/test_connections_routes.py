@@ -274,3 +274,34 @@ def test_a_client_sync_skips_connections_synced_in_the_last_10_minutes(portal, d
     assert portal.post("/connections/sync", mine, role="collaborator").json == {
         "message": "Sync started for 1 connected platform"}
     assert reads == [1]
+
+
+def test_a_client_sync_skips_connections_that_failed_in_the_last_10_minutes(portal, db, monkeypatch):
+    """The cooldown counts a failed read too: a failed sync leaves last_synced_at as it was (status `error`), so a
+    connection failing on every read was read again on every client request, spending the quota the cooldown keeps."""
+    from chalicelib.core.errors import ServiceUnavailable
+    from chalicelib.providers.adplatforms.sandbox import SandboxAdPlatform
+
+    mine = make_client(db, dashboard=True)
+    made = portal.post("/connections", mine, role="admin", json=SHOP).json["connection"]
+    db.get(AdConnection, made["id"]).last_synced_at -= timedelta(minutes=11)
+    db.flush()
+    reads = []
+
+    def refused(self, *args, **kwargs):
+        reads.append(1)
+        raise ServiceUnavailable("The platform is unavailable")
+
+    monkeypatch.setattr(SandboxAdPlatform, "daily_metrics", refused)
+    assert portal.post("/connections/sync", mine, role="collaborator").json == {
+        "message": "Sync started for 1 connected platform"}
+    db.expire_all()
+    assert (reads, db.get(AdConnection, made["id"]).status) == ([1], "error")
+    assert portal.post("/connections/sync", mine, role="collaborator").json == {
+        "message": "Sync started for 0 connected platforms (1 synced in the last 10 minutes)"}
+    assert reads == [1]
+    db.get(AdConnection, made["id"]).updated_at -= timedelta(minutes=11)
+    db.flush()
+    assert portal.post("/connections/sync", mine, role="collaborator").json == {
+        "message": "Sync started for 1 connected platform"}
+    assert reads == [1, 1]
