@@ -220,6 +220,13 @@ def _claim(db, delivery_id: str) -> NotificationDelivery | str:
     now = utcnow()
     if delivery.status == "sending" and delivery.last_attempt_at and delivery.last_attempt_at > now - SENDING_STALE:
         return "busy"
+    if (delivery.attempts or 0) >= MAX_ATTEMPTS:
+        # every attempt used, as the drain counts them: a queue redelivery (SQS receives a message up to five times,
+        # interleaved with the drain's retries) is not another provider call; a stale claim of the last attempt is
+        # failed, as the drain fails it
+        if delivery.status == "sending":
+            delivery.status, delivery.error = "failed", "the worker stopped during the last attempt"
+        return "exhausted"
     delivery.status, delivery.attempts, delivery.last_attempt_at = "sending", (delivery.attempts or 0) + 1, now
     return delivery
 
@@ -238,7 +245,7 @@ def _record(db, delivery: NotificationDelivery | None, result: Outcome) -> str:
 
 def deliver(delivery_id: str) -> str:
     """Deliver one message. Answers its outcome: sent, skipped, failed, duplicate (already done), busy
-    (another worker is sending it) or missing.
+    (another worker is sending it), exhausted (its MAX_ATTEMPTS attempts used: nothing is sent) or missing.
 
     Three steps: the claim (the row locked, the attempt counted, status `sending`) and the sender's reads,
     committed; the provider call with no transaction open; the outcome recorded in a short transaction.

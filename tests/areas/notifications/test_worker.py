@@ -106,6 +106,40 @@ def test_a_failing_message_is_reported_alone(db, aws, client):
     assert deliveries(db, user_id=bounced.id)[0].attempts == 2
 
 
+def test_a_queue_redelivery_never_passes_the_attempt_cap(db, aws, client):
+    """A delivery is tried at most MAX_ATTEMPTS (5) times: the drain retries only below it, and the queue worker now
+    counts them too. SQS receives a message up to five times, interleaved with the drain's retries, and each receive
+    was another provider call (7 in the invariant audit's run). A message past the cap is done (deleted, not failed
+    again); a stale claim of the last attempt the worker meets is failed, as the drain fails it."""
+    from datetime import timedelta
+
+    from chalicelib.core import notify_delivery
+    from chalicelib.core.ids import utcnow
+
+    user = make_user(db, email="gone@bounce.test")  # the sandbox mail provider refuses it
+    _email_only(db, user)
+    ctx = FakeContext(db)
+    notification = notify(ctx, user_id=user.id, type="mention", title="Cap me")
+    ctx.commit()
+    (message,) = _receive(aws["sqs"], aws["queue_url"])
+    client.lambda_.invoke(WORKER, _event(client, [message]))  # attempt 1, failed
+    for _ in range(6):  # the scheduled drain retries while attempts < 5
+        notify_delivery.drain_pending(pending_older_than=timedelta(0))
+    (row,) = deliveries(db, notification_id=notification.id)
+    assert (row.status, row.attempts) == ("failed", 5)
+    for _ in range(2):  # SQS redelivers the original message
+        answer = client.lambda_.invoke(WORKER, _event(client, [message]))
+        assert answer.payload == {"batchItemFailures": []}  # done with: not left on the queue
+    db.expire_all()
+    (row,) = deliveries(db, notification_id=notification.id)
+    assert (row.status, row.attempts) == ("failed", 5)  # an attempt is counted before each provider call
+    row.status, row.last_attempt_at = "sending", utcnow() - timedelta(minutes=10)  # a worker stopped on the last
+    db.commit()
+    assert notify_delivery.deliver(row.id) == "exhausted"
+    db.expire_all()
+    assert (row.status, row.attempts, row.error) == ("failed", 5, "the worker stopped during the last attempt")
+
+
 def test_a_provider_that_raises_fails_only_its_message(db, aws, client, monkeypatch):
     from chalicelib.providers.chat import sandbox
 
