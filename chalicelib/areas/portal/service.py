@@ -275,13 +275,29 @@ def _portal_shows_task(db, task_id: str, company_id: str) -> bool:
         projects_service.portal_project_detail(db, [company_id], project_id, brief=True) is not None
 
 
+def _portal_shows_record(db, resource_type: str, resource_id: str, company_id: str) -> bool:
+    """Whether the company's portal shows the noted record: a project of the company (GET /projects/:id), an
+    invoice the company sees (issued: approved, sent or paid; GET /invoices/:id). A portal note is only on one of
+    these (POST /notes); any other record: False. One statement."""
+    if resource_type == "project":
+        from chalicelib.areas.projects import service as projects_service
+
+        return projects_service.portal_project_detail(db, [company_id], resource_id, brief=True) is not None
+    if resource_type == "invoice":
+        from . import service_invoices
+
+        return service_invoices.shows_invoice(db, company_id, resource_id)
+    return False
+
+
 def note_replied(ctx, *, parent_id: str, note_id: str, resource_type: str, resource_id: str, content: str) -> int:
     """A staff member replied, visibly to the client, to a note (notes): when the note was written in the portal,
-    its author is told (`portal_note_reply`)."""
+    its author is told (`portal_note_reply`), while their company's portal shows the note's record (a reply on a
+    project moved to another client, or on a voided invoice, is told to nobody: security audit S4)."""
     from . import service_notifications
 
     found = service_notifications.submitter(ctx.db, "note", parent_id)
-    if found is None:
+    if found is None or not _portal_shows_record(ctx.db, resource_type, resource_id, found[0]):
         return 0
     return service_notifications.notify_portal_users(
         ctx, recipients=[found], type="portal_note_reply", title="The agency replied to your note",

@@ -38,4 +38,9 @@ def invoice_ids(company_ids):
 
 def company_has_invoice(ctx, invoice_id: str) -> bool:
     """Whether the invoice is one the caller's company (not a sister company) sees in the portal."""
-    return ctx.db.scalar(invoice_ids([ctx.portal.company_id]).filter_by(id=invoice_id)) is not None
+    return shows_invoice(ctx.db, ctx.portal.company_id, invoice_id)
+
+
+def shows_invoice(db, company_id: str, invoice_id: str) -> bool:
+    """Whether the company's portal shows the invoice (issued to that company; one statement)."""
+    return db.scalar(invoice_ids([company_id]).filter_by(id=invoice_id)) is not None

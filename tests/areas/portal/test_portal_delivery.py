@@ -238,3 +238,80 @@ def test_a_former_client_is_told_nothing(portal, db, api, exec_user):
     assert [n.type for n in _mine(db, mine, "pu-1")] == ["portal_announcement"]
     assert _mine(db, former, "pu-2") == []
     assert _mail_to(db) == []
+
+
+def _email_on(portal, company, user, type_):
+    on = {"preferences": [{"notification_type": type_, "channel_in_app": True, "channel_email": True}]}
+    assert portal.put("/notifications/preferences", company, user=user, json=on).status == 200
+
+
+def test_a_note_reply_on_a_project_moved_to_another_client_is_told_to_nobody(portal, db, api, exec_user):
+    """Security audit S4 (docs/decisions/portal.md): the reply's text went, in-app and by e-mail, to the first
+    client's author of the note after staff moved the project to another client."""
+    mine, other = make_client(db), make_client(db)
+    project = make_project(db, company_id=mine.id)
+    _seen(portal, mine, "pu-1", "ann@client.example")
+    _seen(portal, other, "pu-9", "eve@other.example")
+    _email_on(portal, mine, "pu-1", "portal_note_reply")
+    created = portal.post("/notes", mine, role="collaborator", user="pu-1",
+                          json={"resourceType": "project", "resourceId": project.id, "content": "When is launch?"})
+    assert created.status == 201, created
+    moved = api.put(f"/api/projects/{project.id}", json={"company_id": other.id}, as_=exec_user)
+    assert moved.status == 200, moved
+    assert portal.get(f"/projects/{project.id}", mine).status == 404
+    reply = api.post(f"/api/notes/project/{project.id}",
+                     json={"content": "Other client's launch: budget 90k", "parent_id": created.json["id"],
+                           "visibility": ["client", "executive"]}, as_=exec_user)
+    assert reply.status == 201, reply
+    assert [(n.type, n.body) for n in _mine(db, mine, "pu-1")] == []
+    assert _mine(db, other, "pu-9") == [] and _mail_to(db) == []
+
+
+def test_a_note_reply_on_a_voided_invoice_is_told_to_nobody(portal, db, api, exec_user):
+    from tests.areas.invoices.factories import make_invoice
+
+    mine = make_client(db)
+    invoice = make_invoice(db, company_id=mine.id, status="sent")
+    _seen(portal, mine, "pu-1", "ann@client.example")
+    _email_on(portal, mine, "pu-1", "portal_note_reply")
+    created = portal.post("/notes", mine, role="collaborator", user="pu-1",
+                          json={"resourceType": "invoice", "resourceId": invoice.id, "content": "Why this total?"})
+    assert created.status == 201, created
+    base = f"/api/notes/invoice/{invoice.id}"
+    told = api.post(base, json={"content": "Hours of March", "parent_id": created.json["id"],
+                                "visibility": ["client", "executive"]}, as_=exec_user)
+    assert told.status == 201, told
+    assert [(n.type, n.body) for n in _mine(db, mine, "pu-1")] == [("portal_note_reply", "Hours of March")]
+    assert _mail_to(db) == ["ann@client.example"]
+    voided = api.put(f"/api/invoices/{invoice.id}", json={"status": "voided"}, as_=exec_user)
+    assert voided.status == 200, voided
+    assert portal.get(f"/invoices/{invoice.id}", mine).status == 404
+    reply = api.post(base, json={"content": "Voided: billed to the parent group instead", "parent_id":
+                                 created.json["id"], "visibility": ["client", "executive"]}, as_=exec_user)
+    assert reply.status == 201, reply
+    assert len(_mine(db, mine, "pu-1")) == 1 and _mail_to(db) == ["ann@client.example"]
+
+
+def test_a_request_without_a_project_is_not_told_of_its_status_changes(portal, db, api, exec_user):
+    """A request without projectId is a task of the company in no project: the portal shows it nowhere (its only
+    list of tasks is GET /projects/:id/tasks), so its status changes are told to nobody (docs/decisions/portal.md);
+    once staff move it into a project of the company, they are."""
+    from chalicelib.areas.tasks.models import Task
+
+    mine = make_client(db)
+    _seen(portal, mine, "pu-1", "ann@client.example")
+    made = portal.post("/requests", mine, role="collaborator", user="pu-1", json={"title": "New landing page"})
+    assert made.status == 201, made
+    task_id = made.json["taskId"]
+    db.expire_all()
+    task = db.get(Task, task_id)
+    assert (task.resource_type, task.resource_id) == ("company", mine.id)
+    changed = api.put(f"/api/tasks/{task_id}", json={"status_id": status(db, "in_progress").id}, as_=exec_user)
+    assert changed.status == 200, changed
+    assert _mine(db, mine, "pu-1") == []
+    project = make_project(db, company_id=mine.id)
+    assert api.put(f"/api/tasks/{task_id}", json={"resource_type": "project", "resource_id": project.id},
+                   as_=exec_user).status == 200
+    assert [t["id"] for t in portal.get(f"/projects/{project.id}/tasks", mine).json["tasks"]] == [task_id]
+    assert api.put(f"/api/tasks/{task_id}", json={"status_id": status(db, "done").id}, as_=exec_user).status == 200
+    assert [n.title for n in _mine(db, mine, "pu-1")] == ["Your request was updated: New landing page"]
