@@ -4,7 +4,7 @@ campaigns with their figures and totals; a question answered by the AI provider 
 figures only. docs/decisions/portal.md, "Connected platforms and results"."""
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from chalicelib.core.timeutil import org_today
 
@@ -28,17 +28,29 @@ METRICS = (
 AT_RISK_MARGIN = Decimal("0.10")  # within 10% of the target (on the wrong side): at risk
 
 
-def _div(a, b, scale=1.0):
-    return round(float(a) * scale / float(b), 2) if b else None
+def _exact(value) -> Decimal:
+    return Decimal(str(value))  # a float through its repr, as core Money reads one; Numeric sums arrive as Decimal
+
+
+def _half_up(value: Decimal, places: str = "0.01") -> float:
+    """Rounded half up (the service's money rule, core.money), answered as a JSON number; never -0.0 (a small drop
+    answered "delta_pct": -0.0, which the insight read as up)."""
+    return float(value.quantize(Decimal(places), rounding=ROUND_HALF_UP)) + 0.0
+
+
+def _div(a, b, scale: int = 1):
+    """a x scale / b in exact decimals, rounded half up to two places (in binary 100.25 / 2 = 50.125 rounded to
+    50.12, the tie to even); None when b is 0."""
+    return _half_up(_exact(a) * scale / _exact(b)) if b else None
 
 
 def figures(sums: dict) -> dict:
     """Every metric's value from the period's sums (ratios null when their denominator is 0)."""
     f = {name: float(sums[name]) for name in q.SUMS}
     f.update(impressions=int(sums["impressions"]), clicks=int(sums["clicks"]), orders=int(sums["orders"]),
-             spend=round(f["spend"], 2), conversions=round(f["conversions"], 2),
-             conversion_value=round(f["conversion_value"], 2), revenue=round(f["revenue"], 2),
-             ctr=_div(sums["clicks"], sums["impressions"], 100.0), cpc=_div(sums["spend"], sums["clicks"]),
+             spend=_half_up(_exact(sums["spend"])), conversions=_half_up(_exact(sums["conversions"])),
+             conversion_value=_half_up(_exact(sums["conversion_value"])), revenue=_half_up(_exact(sums["revenue"])),
+             ctr=_div(sums["clicks"], sums["impressions"], 100), cpc=_div(sums["spend"], sums["clicks"]),
              cpa=_div(sums["spend"], sums["conversions"]), roas=_div(sums["conversion_value"], sums["spend"]),
              aov=_div(sums["revenue"], sums["orders"]))
     return f
@@ -47,7 +59,7 @@ def figures(sums: dict) -> dict:
 def delta_pct(value, prior):
     if value is None or not prior:
         return None
-    return round((value - prior) * 100.0 / abs(prior), 1)
+    return _half_up((_exact(value) - _exact(prior)) * 100 / abs(_exact(prior)), "0.1")
 
 
 def tracking_status(value, target, higher_is_better: bool) -> str:

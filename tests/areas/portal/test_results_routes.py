@@ -3,6 +3,7 @@ prior values of the period, delta_pct (null when the prior is 0), the client goa
 period arithmetic at month and year ends through HTTP, every campaign sort key in both directions, totals,
 scoping to the company, AI off 503, and constant statement counts at 5 and 100 campaigns."""
 import json
+import math
 from datetime import date
 from decimal import Decimal
 
@@ -289,3 +290,48 @@ def test_a_company_asks_at_most_30_questions_an_hour(portal, db):
         question.created_at -= timedelta(minutes=15)  # the oldest are now past the hour
     db.flush()
     assert portal.post("/results/ask", mine, json={"question": "And now?"}).status == 200
+
+
+def test_cpc_and_cpa_round_half_up_to_the_cent(portal, db):
+    """The portal's currency ratios round half up to the cent, the service's money rule (core.money); in binary
+    100.25 / 2 = 50.125 rounded to 50.12 (numeric audit)."""
+    mine = make_client(db, dashboard=True)
+    conn = connect(db, mine)
+    # spend 100.25 over 2 clicks and 2 conversions: cpc = cpa = 50.125 exactly -> 50.13 half up
+    day(db, conn, "2024-03-05", spend="100.25", impressions=1000, clicks=2, conversions=2, conversion_value=0)
+    db.flush()
+    m = metrics(portal.get("/results?period_type=month&period_end=2024-03-31", mine))
+    assert (m["cpc"]["value"], m["cpa"]["value"]) == (50.13, 50.13)
+
+
+def test_aov_rounds_half_up_to_the_cent(portal, db):
+    mine = make_client(db, dashboard=True)
+    conn = connect(db, mine, platform="shopify", account="shop")
+    day(db, conn, "2024-03-05", revenue="100.25", orders=2)  # aov 50.125 -> 50.13
+    db.flush()
+    m = metrics(portal.get("/results?period_type=month&period_end=2024-03-31", mine))
+    assert m["aov"]["value"] == 50.13
+
+
+def test_campaign_cpc_rounds_half_up(portal, db):
+    mine = make_client(db, dashboard=True)
+    conn = connect(db, mine)
+    day(db, conn, "2024-03-05", spend="0.25", impressions=10, clicks=2, conversions=0, conversion_value=0)
+    db.flush()
+    answer = portal.get("/results/campaigns?period_type=month&period_end=2024-03-31", mine)
+    assert answer.status == 200, answer
+    assert answer.json["campaigns"][0]["cpc"] == 0.13  # 0.125 -> 0.13 half up
+    assert answer.json["totals"]["cpc"] == 0.13
+
+
+def test_small_drop_is_not_negative_zero(portal, db):
+    """A drop too small for one decimal is 0.0, not -0.0 (which the insight read as "up")."""
+    mine = make_client(db, dashboard=True)
+    conn = connect(db, mine)
+    day(db, conn, "2024-03-05", spend="999.99", impressions=1, clicks=1)
+    day(db, conn, "2024-02-05", spend="1000.00", impressions=1, clicks=1)
+    db.flush()
+    answer = portal.get("/results?period_type=month&period_end=2024-03-31", mine)
+    delta = metrics(answer)["spend"]["delta_pct"]
+    assert b'"delta_pct":-0.0' not in answer.body
+    assert delta == 0.0 and math.copysign(1.0, delta) == 1.0, delta
