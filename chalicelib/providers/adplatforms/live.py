@@ -57,6 +57,7 @@ from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 
 from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
+from chalicelib.core.money import cents  # money to the cent, half up (the service's one rule)
 
 from chalicelib.providers import http
 
@@ -279,10 +280,10 @@ class GoogleAds:
                 continue
             item = empty_row(str(campaign["id"]), (campaign.get("name") or str(campaign["id"]))[:300],
                              date.fromisoformat(day))
-            item.update(spend=(_decimal(metrics.get("costMicros")) / 1_000_000).quantize(Decimal("0.01")),
+            item.update(spend=cents(_decimal(metrics.get("costMicros")) / 1_000_000),
                         impressions=_int(metrics.get("impressions")), clicks=_int(metrics.get("clicks")),
-                        conversions=_decimal(metrics.get("conversions")).quantize(Decimal("0.01")),
-                        conversion_value=_decimal(metrics.get("conversionsValue")).quantize(Decimal("0.01")))
+                        conversions=cents(_decimal(metrics.get("conversions"))),
+                        conversion_value=cents(_decimal(metrics.get("conversionsValue"))))
             out.append(item)
         return out
 
@@ -366,10 +367,10 @@ class MetaAds:
                     continue
                 item = empty_row(str(row["campaign_id"]), (row.get("campaign_name") or row["campaign_id"])[:300],
                                  date.fromisoformat(row["date_start"]))
-                item.update(spend=_decimal(row.get("spend")).quantize(Decimal("0.01")),
+                item.update(spend=cents(_decimal(row.get("spend"))),
                             impressions=_int(row.get("impressions")), clicks=_int(row.get("clicks")),
-                            conversions=self._purchases(row.get("actions")).quantize(Decimal("0.01")),
-                            conversion_value=self._purchases(row.get("action_values")).quantize(Decimal("0.01")))
+                            conversions=cents(self._purchases(row.get("actions"))),
+                            conversion_value=cents(self._purchases(row.get("action_values"))))
                 out.append(item)
             following = (body.get("paging") or {}).get("next")
             if not following:

@@ -354,3 +354,18 @@ def test_portal_connect_meta_during_a_graph_outage_is_503_and_stores_nothing(por
                                                                           "access_token": "EAAB"}})
     assert answer.status == 503 and "retry your request later" in answer.json["error"]
     assert db.scalar(select(func.count()).select_from(AdConnection).where(AdConnection.company_id == mine.id)) == 0
+
+
+@responses.activate
+def test_platform_money_rounds_half_up_to_the_cent():
+    """Google Ads' micros and Meta's figures become money to the cent half up, the service's one rule (core.money):
+    Decimal's default tie to even stored 12,345,000 micros as 12.34 (numeric audit)."""
+    token_ok()
+    responses.post(GADS, json={"results": [gads_row("111", "Brand", "2026-03-01", "12345000", "10", "1",
+                                                    "0.125", "2.125")]})
+    rows = google().daily_metrics(date(2026, 3, 1), date(2026, 3, 1))
+    assert (rows[0]["spend"], rows[0]["conversion_value"], rows[0]["conversions"]) == (
+        Decimal("12.35"), Decimal("2.13"), Decimal("0.13"))
+    responses.get(f"{META}/insights", json={"data": [meta_row("601", "2026-03-01", "0.125", "1", "2.125")]})
+    (row,) = meta().daily_metrics(date(2026, 3, 1), date(2026, 3, 1))
+    assert (row["spend"], row["conversion_value"]) == (Decimal("0.13"), Decimal("2.13"))
