@@ -7,6 +7,8 @@ Definitions (docs/decisions/insights.md):
   before D (end_date null or on/after D), and are active or have an end date (a deactivated account without an
   end date has left at an unknown date and is no longer counted);
 - starters of a period: start_date inside it; leavers: end_date inside it (active or not);
+- a headcount at the end of a day (a month's end in a series) leaves out those whose last day it was, one at the
+  end of the day before a period leaves out its starters: opening + starters - leavers = closing;
 - the figures of a range describe the people employed on `to_date` unless stated otherwise.
 """
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import calendar
 from datetime import date, timedelta
 
-from sqlalchemy import Date, String, and_, case, extract, func, literal, or_, select, true, union_all
+from sqlalchemy import Date, String, and_, case, extract, false, func, literal, or_, select, true, union_all
 
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.models import User
@@ -81,6 +83,22 @@ def employed_on(day, user=User):
                 accounted(user))
 
 
+def employed_after(day, user=User):
+    """Employed at the end of `day`: as employed_on, less those whose last day it is (they count as leavers of
+    the period holding `day`)."""
+    return and_(or_(user.start_date.is_(None), user.start_date <= day),
+                or_(user.end_date.is_(None), user.end_date > day),
+                accounted(user))
+
+
+def employed_before(day, user=User):
+    """Employed at the end of the day before `day`: as employed_on, less those who start on `day` (they count as
+    starters of the period from `day`). No date arithmetic: `day` may be 0001-01-01 or a column."""
+    return and_(or_(user.start_date.is_(None), user.start_date < day),
+                or_(user.end_date.is_(None), user.end_date >= day),
+                accounted(user))
+
+
 def started_between(start, end, user=User):
     """Starters of a period: `start_date` inside it, among the accounted (a deactivated account without an end date
     counted as a starter broke the series: headcount plus starters less leavers no longer gave the next headcount)."""
@@ -95,16 +113,29 @@ def count_if(condition):
     return func.count(case((condition, 1)))
 
 
+def _month_end(day: date) -> bool:
+    return day.day == calendar.monthrange(day.year, day.month)[1]
+
+
+def _short_of(since, day: date):
+    """True when `day` falls before the day of the month of `since` in its month: a month (or year) from `since`
+    is not yet complete. A day the month lacks is its last day (31 January + 1 month is 28 February, 29 February
+    + 1 year is 28 February), so on a month's last day it is complete whatever the day of `since`."""
+    return false() if _month_end(day) else extract("day", since) > day.day
+
+
 def whole_months(since, day: date):
-    """Whole months from the date column `since` to the constant `day`."""
+    """Whole months from the date column `since` to the constant `day` (_short_of: a month's last day completes
+    the month)."""
     return ((day.year - extract("year", since)) * 12 + (day.month - extract("month", since))
-            - case((extract("day", since) > day.day, 1), else_=0))
+            - case((_short_of(since, day), 1), else_=0))
 
 
 def whole_years(since, day: date):
-    """Whole years (an age) from the date column `since` to the constant `day`."""
+    """Whole years (an age) from the date column `since` to the constant `day` (one born 29 February is a year
+    older on 28 February of a common year, their birthday there, as the calendar shows it)."""
     later_birthday = or_(extract("month", since) > day.month,
-                         and_(extract("month", since) == day.month, extract("day", since) > day.day))
+                         and_(extract("month", since) == day.month, _short_of(since, day)))
     return day.year - extract("year", since) - case((later_birthday, 1), else_=0)
 
 
@@ -154,5 +185,6 @@ def one_decimal(value) -> float | None:
     return None if value is None else round(float(value), 1)
 
 
-__all__ = ["date_range", "filters", "employed_on", "between", "count_if", "whole_months", "whole_years", "bucket",
-           "months", "months_table", "population", "percent", "one_decimal", "timedelta"]
+__all__ = ["date_range", "filters", "employed_on", "employed_after", "employed_before", "between", "count_if",
+           "whole_months", "whole_years", "bucket", "months", "months_table", "population", "percent", "one_decimal",
+           "timedelta"]

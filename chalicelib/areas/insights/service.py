@@ -4,16 +4,19 @@ structure and location, each a fixed number of aggregate statements over `users`
 insights:view (manager, head and executive by default)."""
 from __future__ import annotations
 
+from decimal import Decimal
+
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.models import Squad, User
+from chalicelib.core.money import cents
 from chalicelib.core.query import LIST_LIMIT, record_sets
 
 from .service_capacity import project_changed  # noqa: F401 - called by the projects area
 from .queries import (AGE_BUCKETS, SALARY_BANDS, SPAN_BUCKETS, TENURE_BUCKETS, UNSPECIFIED, between, bucket, count_if,
-                      date_range, employed_on, months_table, one_decimal, percent, population, started_between,
-                      whole_months, whole_years)
+                      date_range, employed_after, employed_before, employed_on, months_table, one_decimal, percent,
+                      population, started_between, whole_months, whole_years)
 
 
 def _filled(rows, buckets, key="bucket") -> list[dict]:
@@ -25,7 +28,7 @@ def _filled(rows, buckets, key="bucket") -> list[dict]:
 
 def _headline_select(query, start, end):
     return select(
-        count_if(employed_on(end)).label("total"), count_if(employed_on(start)).label("at_start"),
+        count_if(employed_on(end)).label("total"), count_if(employed_before(start)).label("at_start"),
         count_if(started_between(start, end)).label("starters"),
         count_if(between(User.end_date, start, end)).label("leavers"),
         func.avg(whole_months(User.start_date, end)).filter(employed_on(end), User.start_date.is_not(None))
@@ -78,7 +81,8 @@ def _salary_select(query, end):
               .where(population(query, employed_on(end), User.salary.is_not(None))).subquery())
     middle = or_(ranked.c.rn == (ranked.c.n + 1) // 2, ranked.c.rn == (ranked.c.n + 2) // 2)
     return select(func.min(ranked.c.salary).label("low"), func.max(ranked.c.salary).label("high"),
-                  func.avg(ranked.c.salary).filter(middle).label("median"), func.count().label("people"))
+                  func.min(ranked.c.salary).filter(middle).label("mid_low"),
+                  func.max(ranked.c.salary).filter(middle).label("mid_high"), func.count().label("people"))
 
 
 # Salary and age figures of fewer people than this are withheld from callers who may not read salaries
@@ -98,11 +102,15 @@ def _age_withheld(ctx, people) -> bool:
 
 
 def _salary(ctx, row: dict) -> dict:
-    """The salary figures of `_salary_select`'s one row (null when withheld: too few people for this caller)."""
+    """The salary figures of `_salary_select`'s one row (null when withheld: too few people for this caller); the
+    median is money: the exact mean of the middle salaries (Decimal) rounded half up to the cent (core.money)."""
     if _salary_withheld(ctx, row["people"]):
         return {"median_salary": None, "min_salary": None, "max_salary": None}
-    low, high, median = row["low"], row["high"], row["median"]
-    return {"median_salary": None if median is None else round(float(median), 2),
+    low, high, mid_low, mid_high = row["low"], row["high"], row["mid_low"], row["mid_high"]
+    # exact, then half up. str(): the overview reads salaries as JSON floats (core.query.record_sets), and a
+    # Numeric(14, 2)'s float prints back as its two decimals
+    median = None if mid_low is None else cents((Decimal(str(mid_low)) + Decimal(str(mid_high))) / 2)
+    return {"median_salary": None if median is None else float(median),
             "min_salary": None if low is None else float(low), "max_salary": None if high is None else float(high)}
 
 
@@ -168,11 +176,14 @@ def _one(records) -> dict:
 
 
 def _series(db, query, start, end) -> list[dict]:
-    """Per month: headcount at the month's start and end, starters and leavers (one grouped statement)."""
+    """Per month: headcount at the end of the day before the month (opening) and at the end of its last day
+    (closing: a leaver of that day is a leaver of the month, not in its headcount), starters and leavers (one
+    grouped statement); closing = opening + starters - leavers, and a month's opening is the month before's
+    closing."""
     months = months_table(start, end)
     person = and_(User.id.is_not(None))
-    stmt = (select(months.c.label, count_if(and_(person, employed_on(months.c.month_start))),
-                   count_if(and_(person, employed_on(months.c.month_end))),
+    stmt = (select(months.c.label, count_if(and_(person, employed_before(months.c.month_start))),
+                   count_if(and_(person, employed_after(months.c.month_end))),
                    count_if(started_between(months.c.month_start, months.c.month_end)),
                    count_if(between(User.end_date, months.c.month_start, months.c.month_end)))
             .select_from(months).outerjoin(User, population(query))

@@ -213,3 +213,91 @@ def test_a_deactivated_account_without_an_end_date_is_no_starter(api, db):
     assert (overview["headcount"]["total"], overview["headcount"]["starters"]) == (2, 1)
     series = {point["label"]: point for point in api.get(f"/api/insights/headcount?{query}", as_=viewer).json["series"]}
     assert (series["2026-03"]["headcount"], series["2026-03"]["starters"]) == (2, 1)
+
+
+# ---------------------------------------------------------------- month ends, 29 February, the series' identity
+
+LEAP = "Leapville"
+
+
+def _in_town(api, user, path, to_date, from_date="2024-01-01"):
+    return _get(api, user, path, f"from_date={from_date}&to_date={to_date}&location={LEAP}")
+
+
+def _bucket(rows, name):
+    return next(row["count"] for row in rows if row["bucket"] == name)
+
+
+@pytest.mark.parametrize("start, to_date, months, bucket", [
+    (date(2024, 2, 29), "2025-02-28", 12.0, "1-2 years"),  # 29 February + 1 year is 28 February (was 11)
+    (date(2025, 1, 31), "2025-02-28", 1.0, "< 1 year"),  # 31 January + 1 month is February's last day (was 0)
+    (date(2024, 1, 31), "2024-02-29", 1.0, "< 1 year"),
+    (date(2024, 3, 31), "2025-04-30", 13.0, "1-2 years"),
+    (date(2025, 1, 31), "2025-02-27", 0.0, "< 1 year"),  # not the month's last day: not yet a month
+    (date(2024, 2, 29), "2025-02-27", 11.0, "< 1 year"),
+])
+def test_tenure_on_a_month_end_completes_the_month(api, db, exec_user, start, to_date, months, bucket):
+    """docs/decisions/insights.md: a day the month lacks is its last day; tenure in whole months was a month short
+    on a month's last day when the start's day of the month is later (SQL: the average and the buckets)."""
+    make_user(db, name="Starter", start_date=start, location=LEAP)
+    assert _in_town(api, exec_user, "overview", to_date)["retention"]["avg_tenure_months"] == months
+    assert _bucket(_in_town(api, exec_user, "retention", to_date)["tenure_distribution"], bucket) == 1
+
+
+@pytest.mark.parametrize("to_date, age, bucket", [
+    ("2025-02-28", 25.0, "25-34"),  # their birthday in a common year, as the calendar shows it (was 24)
+    ("2025-02-27", 24.0, "under 25"),
+    ("2024-02-28", 23.0, "under 25"),  # a leap year: the birthday is the 29th
+    ("2024-02-29", 24.0, "under 25"),
+])
+def test_a_person_born_29_february_turns_a_year_older_on_28_february_of_a_common_year(api, db, exec_user, to_date,
+                                                                                      age, bucket):
+    make_user(db, name="Leap baby", start_date=date(2020, 1, 1), date_of_birth=date(2000, 2, 29), location=LEAP)
+    assert _in_town(api, exec_user, "overview", to_date)["diversity"]["avg_age"] == age
+    assert _bucket(_in_town(api, exec_user, "diversity", to_date)["age_distribution"], bucket) == 1
+
+
+def test_a_month_end_leaver_keeps_the_series_identity(api, db, exec_user):
+    """A month's headcount is taken at the end of its last day: a leaver of 31 March is one of March's leavers and
+    no longer in March's headcount (they were in it and in its leavers, then missing from April's with no leaver),
+    so headcount + next starters - next leavers = next headcount; a month's opening is the month before's closing."""
+    make_user(db, name="Stayer", start_date=date(2020, 1, 1), location=LEAP)
+    make_user(db, name="Month-end leaver", start_date=date(2020, 1, 1), end_date=date(2026, 3, 31), is_active=False,
+              location=LEAP)
+    make_user(db, name="Month-start starter", start_date=date(2026, 5, 1), location=LEAP)
+    query = f"from_date=2026-01-01&to_date=2026-06-30&location={LEAP}"
+    series = _get(api, exec_user, "headcount", query)["series"]
+    for before, after in zip(series, series[1:]):
+        assert after["headcount"] == before["headcount"] + after["starters"] - after["leavers"], (before, after)
+    by = {p["label"]: (p["headcount"], p["starters"], p["leavers"]) for p in series}
+    assert by["2026-02"] == (2, 0, 0) and by["2026-03"] == (1, 0, 1) and by["2026-04"] == (1, 0, 0)
+    assert by["2026-05"] == (2, 1, 0)
+    turnover = {p["label"]: p for p in _get(api, exec_user, "retention", query)["turnover_series"]}
+    assert turnover["2026-03"] == {"label": "2026-03", "leavers": 1, "headcount": 1, "turnover_rate": 66.7}  # 1/1.5
+
+
+def test_a_starter_on_from_date_is_a_starter_not_in_the_opening_headcount(api, db, exec_user):
+    """The overview's growth is from the headcount at the end of the day before from_date: a starter on from_date
+    was counted there and as a starter (growth 0.0 where the headcount doubled)."""
+    make_user(db, name="Stayer", start_date=date(2020, 1, 1), location=LEAP)
+    make_user(db, name="First-day starter", start_date=date(2026, 1, 1), location=LEAP)
+    overview = _in_town(api, exec_user, "overview", "2026-06-30", from_date="2026-01-01")
+    assert overview["headcount"] == {"total": 2, "growth": 100.0, "starters": 1, "leavers": 0}
+    assert overview["retention"]["turnover_rate"] == 0.0
+    series = _in_town(api, exec_user, "headcount", "2026-06-30", from_date="2026-01-01")["series"]
+    assert series[0] == {"label": "2026-01", "headcount": 2, "starters": 1, "leavers": 0}
+
+
+@pytest.mark.parametrize("salaries, median", [
+    (("90000.00", "100000.00", "100000.25", "120000.00"), 100000.13),  # 100000.125 (was 100000.12)
+    (("40000.00", "50000.00", "50000.01", "60000.00"), 50000.01),  # 50000.005 (was 50000.0)
+    (("40000.00", "50000.01", "60000.00"), 50000.01),
+])
+def test_the_median_salary_is_rounded_half_up_to_the_cent(api, db, exec_user, salaries, median):
+    """The median is money: the exact mean of the two middle salaries, half up to the cent (core.money.cents);
+    it was rounded in float."""
+    for salary in salaries:
+        make_user(db, start_date=date(2020, 1, 1), salary=salary, location=LEAP)
+    for path in ("compensation", "overview"):
+        body = _in_town(api, exec_user, path, "2026-06-30", from_date="2025-07-01")
+        assert (body if path == "compensation" else body["compensation"])["median_salary"] == median, path
