@@ -1,7 +1,7 @@
 """Request and read models of the calendar (unknown fields are ignored)."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Annotated, Optional
 
 from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
@@ -15,6 +15,11 @@ CalendarId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=
 MAX_RANGE_DAYS = 400
 MAX_CALENDAR_IDS = 10  # the calendars one events list reads
 FIRST_YEAR, LAST_YEAR = 1900, 2200  # an events range lies within these years (the synthetic events' dates)
+# ... in some time zone: from the first moment of 1900 in the zone furthest ahead (UTC+14) to the end of 2200
+# (exclusive, as timeMax) in the zone furthest behind (UTC-12); the synthetic events' days (ORG_TIMEZONE) may
+# then be 31 December 1899 or 1 January 2201, which they compute as any other
+FIRST_INSTANT = datetime(FIRST_YEAR, 1, 1, tzinfo=timezone(timedelta(hours=14)))
+LAST_INSTANT = datetime(LAST_YEAR + 1, 1, 1, tzinfo=timezone(timedelta(hours=-12)))
 
 
 def _email(value):
@@ -169,11 +174,11 @@ class EventsQuery(Input):
     def _range(self):
         if self.timeMin is None or self.timeMax is None:
             raise ValueError("timeMin and timeMax are required")
-        if not (FIRST_YEAR <= self.timeMin.year and self.timeMax.year <= LAST_YEAR):
+        if not (FIRST_INSTANT <= self.timeMin and self.timeMax <= LAST_INSTANT):
             raise ValueError(f"timeMin and timeMax must lie between the years {FIRST_YEAR} and {LAST_YEAR}")
         if self.timeMax <= self.timeMin:
             raise ValueError("timeMax must be after timeMin")
-        if (self.timeMax - self.timeMin).days > MAX_RANGE_DAYS:
+        if self.timeMax - self.timeMin > timedelta(days=MAX_RANGE_DAYS):
             raise ValueError(f"the range may span at most {MAX_RANGE_DAYS} days")
         return self
 

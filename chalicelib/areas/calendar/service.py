@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta, timezone
 
-from sqlalchemy import extract, select
+from sqlalchemy import extract, func, select
 
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_row
@@ -250,8 +250,9 @@ def delete_holiday(ctx, holiday_id: str) -> None:
 
 def list_culture_events(ctx, query) -> list[dict]:
     stmt = select(CultureEvent)
-    if query.year:
-        stmt = stmt.where(extract("year", CultureEvent.date) == query.year)
+    if query.year:  # the events overlapping the year: one from 28 December to 2 January is in both years
+        stmt = stmt.where(CultureEvent.date <= date(query.year, 12, 31),
+                          func.coalesce(CultureEvent.end_date, CultureEvent.date) >= date(query.year, 1, 1))
     if query.status:
         stmt = stmt.where(CultureEvent.status == query.status)
     return [culture_record(row) for row in ctx.db.scalars(stmt.order_by(CultureEvent.date, CultureEvent.title)

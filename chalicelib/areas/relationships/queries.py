@@ -140,12 +140,15 @@ def action_list(db, principal, *conditions, limit: int) -> list[dict]:
 
 
 def next_occurrence(event_date: date, today: date) -> date:
-    """The next anniversary of `event_date` on or after `today` (29 February falls on 28 February)."""
-    for year in (today.year, today.year + 1):
+    """The first occurrence of a recurring event on or after `today`: the event's own date when that is today or
+    later (an event dated in the future has no anniversary before it happens), else its next anniversary
+    (29 February falls on 28 February in other years)."""
+    start = max(today, event_date)
+    for year in (start.year, start.year + 1):
         try:
             day = event_date.replace(year=year)
         except ValueError:
             day = date(year, 2, 28)
-        if day >= today:
+        if day >= start:
             return day
     raise AssertionError("unreachable")

@@ -126,8 +126,9 @@ def completed_in_action_centre(ctx, *, action_id: str) -> None:
 # ---- auto-actions of life events -------------------------------------------------------------------
 
 def occurrence_for(event: LifeEvent, today: date) -> date | None:
-    """The occurrence an auto-action is for: a recurring event's next anniversary on or after today; a
-    one-off event's date when it is today or later; None otherwise (no date, or past)."""
+    """The occurrence an auto-action is for: a recurring event's first occurrence on or after today (its own
+    date when that is today or later, else its next anniversary); a one-off event's date when it is today or
+    later; None otherwise (no date, or past)."""
     if event.event_date is None:
         return None
     if event.recurs_annually:

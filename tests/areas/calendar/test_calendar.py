@@ -418,3 +418,50 @@ def test_each_synthetic_kind_is_toggled_by_its_own_setting(api, db, employee):
         assert api.put("/api/calendar/settings", as_=employee, json={setting: False}).json == {"ok": True}
         assert kinds() == every - {kind}, setting
         assert api.put("/api/calendar/settings", as_=employee, json={setting: True}).json == {"ok": True}
+
+
+def test_an_events_range_longer_than_400_days_by_a_part_day_is_a_400(api, employee):
+    """docs/decisions/calendar.md, Events: timeMin and timeMax at most 400 days apart. The length was compared in
+    whole days, so 400 days and 12 hours passed (date audit)."""
+    longer = api.get("/api/calendar/events?timeMin=2026-01-01T00:00:00Z&timeMax=2027-02-05T12:00:00Z", as_=employee)
+    assert longer.status == 400 and longer.json["details"], longer
+    assert "at most 400 days" in str(longer.json["details"])
+    assert api.get("/api/calendar/events?timeMin=2026-01-01T00:00:00Z&timeMax=2027-02-05T00:00:00Z",
+                   as_=employee).status == 200  # exactly 400 days
+
+
+def test_events_range_within_the_years_1900_to_2200_in_any_time_zone(api, employee, set_env):
+    """docs/decisions/calendar.md, Events: the years 1900 to 2200 bound the instants, in some time zone. They were
+    the UTC years, so the first of January 1900 at +11:00 (1899 in UTC) and the exclusive end of 2200
+    (2201-01-01T00:00Z) were refused (date audit)."""
+    set_env(ORG_TIMEZONE="Australia/Sydney")
+    for query in ("timeMin=1900-01-01T00:00:00%2B11:00&timeMax=1900-02-01T00:00:00%2B11:00",
+                  "timeMin=1900-01-01T00:00:00%2B14:00&timeMax=1900-01-02T00:00:00Z",
+                  "timeMin=2200-12-01T00:00:00Z&timeMax=2201-01-01T00:00:00Z",
+                  "timeMin=2200-12-31T00:00:00-12:00&timeMax=2201-01-01T00:00:00-12:00"):
+        answer = api.get(f"/api/calendar/events?{query}", as_=employee)
+        assert answer.status == 200, (query, answer)
+    for query in ("timeMin=1899-12-31T23:59:59%2B14:00&timeMax=1900-01-02T00:00:00Z",
+                  "timeMin=2200-12-31T00:00:00Z&timeMax=2201-01-01T00:00:01-12:00"):
+        answer = api.get(f"/api/calendar/events?{query}", as_=employee)
+        assert answer.status == 400 and "between the years 1900 and 2200" in str(answer.json["details"]), query
+
+
+def test_culture_events_of_a_year_are_those_overlapping_it(api, exec_user, employee):
+    """docs/decisions/calendar.md, culture events: `year` lists the events overlapping the year. It filtered on the
+    start date only, so an event from 28 December to 2 January was missing from the next year's list, though the
+    events view of January showed it (date audit)."""
+    def make(title, day, end=None):
+        made = api.post("/api/calendar/culture-events", as_=exec_user, json={
+            "title": title, "date": day, "end_date": end, "status": "confirmed"})
+        assert made.status == 201, made
+        return made.json["culture_event"]["id"]
+
+    shutdown = make("Shutdown", "2026-12-28", "2027-01-02")
+    march = make("Offsite", "2027-03-01")
+    make("Earlier", "2026-06-01", "2026-12-31")
+    make("Later", "2028-01-01")
+    listed = {year: [e["id"] for e in api.get(f"/api/calendar/culture-events?year={year}", as_=employee).json[
+        "culture_events"]] for year in (2026, 2027)}
+    assert listed[2027] == [shutdown, march]  # by date, as before
+    assert shutdown in listed[2026] and march not in listed[2026]

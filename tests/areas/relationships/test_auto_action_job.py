@@ -72,3 +72,27 @@ def test_next_occurrence_of_29_february():
     assert next_occurrence(date(1984, 2, 29), date(2027, 1, 1)) == date(2027, 2, 28)
     assert next_occurrence(date(1984, 2, 29), date(2028, 1, 1)) == date(2028, 2, 29)
     assert next_occurrence(date(1990, 3, 1), date(2027, 3, 2)) == date(2028, 3, 1)
+    # an event dated in the future occurs first on its own date (its 29 February too), never before
+    assert next_occurrence(date(2029, 2, 5), date(2026, 3, 1)) == date(2029, 2, 5)
+    assert next_occurrence(date(2028, 2, 29), date(2026, 1, 1)) == date(2028, 2, 29)
+    assert next_occurrence(date(2028, 2, 29), date(2028, 3, 1)) == date(2029, 2, 28)
+
+
+def test_job_gives_a_future_recurring_event_no_anniversary_before_its_date(db, client, employee):
+    """docs/decisions/relationships.md, Life events: a recurring event dated in the future occurs first on its own
+    date. Its anniversary a year (or more) before it was due, and the job made one each year until the event
+    (date audit)."""
+    today = org_today()
+    soon = today + timedelta(days=3)
+    if soon.month == 2 and soon.day == 29:
+        soon += timedelta(days=1)
+    later = _event(db, employee, days_ahead=0, days_before=7)
+    later.event_date = soon.replace(year=soon.year + 2)  # its anniversary would fall in 3 days
+    own = _event(db, employee, days_ahead=0, days_before=7)
+    own.event_date = soon  # dated in 3 days: its own date is its first occurrence
+    db.flush()
+    event = client.events.generate_cw_event(source="aws.events", detail_type="Scheduled Event", detail={}, resources=[])
+    ran = client.lambda_.invoke("life_event_auto_actions", event).payload
+    made = db.execute(select(RelationshipAction.life_event_id, RelationshipAction.occurrence_date).where(
+        RelationshipAction.life_event_id.in_([later.id, own.id]))).tuples().all()
+    assert made == [(own.id, soon)] and ran["created"] == 1, (ran, made)

@@ -106,6 +106,23 @@ def test_life_event_creates_its_auto_action_mirrored_to_the_action_centre(api, d
                      .offset(1)) is None
 
 
+def test_a_future_recurring_event_gets_its_auto_action_for_its_own_date(api, db, employee):
+    """docs/decisions/relationships.md, Life events: a recurring event dated in the future occurs first on its own
+    date. A wedding planned two years ahead got an auto-action (a gift) for its "anniversary" a year before it
+    (date audit)."""
+    contact = make_contact(db)
+    day = org_today() + timedelta(days=800)
+    if day.month == 2 and day.day == 29:
+        day += timedelta(days=1)
+    made = api.post(f"{BASE}/contacts/{contact.id}/life-events", as_=employee, json={
+        "event_type": "anniversary", "title": "Wedding", "event_date": day.isoformat(), "recurs_annually": True,
+        "auto_action_days_before": 7})
+    assert made.status == 201, made
+    actions = api.get(f"{BASE}/contacts/{contact.id}/relationship-actions", as_=employee).json["actions"]
+    assert [(a["occurrence_date"], a["due_date"], a["action_type"]) for a in actions] == [
+        (day.isoformat(), (day - timedelta(days=7)).isoformat(), "gift")], actions
+
+
 def test_auto_action_title_fits_for_a_long_title_and_contact_name(api, db, employee):
     """An event title of 300 characters on a contact with 200-character names is valid input: the event and its
     auto-action are made (the title `<event title> (<contact name>, <date>)` shortened to fit 500 characters)."""
