@@ -34,6 +34,17 @@ def test_an_absence_booking_per_day_sends_hours_and_time():
                                      "event": {"data": {"type": "events", "id": "9"}}}
 
 
+@responses.activate
+def test_the_time_a_day_is_the_hours_in_whole_minutes_half_up():
+    # 0.075 hours a day is 4.5 minutes: 5, exact (in binary floating point 0.075 * 60 is 4.5 and round() goes to even)
+    responses.post(f"{DEFAULT_BASE_URL}/bookings", status=201, json={"data": {"id": "1235", "type": "bookings"}})
+    planner = ProductivePlanner(api_token="PT", organization_id="4242")
+    planner.create_booking(person_id="11", started_on="2026-05-04", ended_on="2026-05-08", hours_per_day=0.075,
+                           event_id="9")
+    sent = json.loads(responses.calls[0].request.body)["data"]["attributes"]
+    assert (sent["hours"], sent["time"]) == (0.075, 5)
+
+
 def _people_page(people):
     # https://developer.productive.io/people.html, GET /api/v2/people: JSON:API data, meta with total_pages.
     return {"data": [{"id": pid, "type": "people", "attributes": {

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from decimal import ROUND_CEILING, Decimal
 
 from sqlalchemy import select
 
@@ -47,6 +48,7 @@ ID_FIELDS = {"ledger": "ledger_leave_application_id", "planner": "planner_bookin
 # A claim older than this is a dead run's (its function timed out or crashed before letting go) and is taken over.
 # Far above the longest live run: the leave functions stop after 60 s, jobs after 120 s (infra/areas.json).
 STALE_CLAIM = timedelta(minutes=10)
+DEFAULT_MINUTES_A_DAY = 456  # 7.6 hours: the planner booking's time a day when the request names no hours
 
 
 class NotConfigured(Exception):
@@ -69,7 +71,7 @@ def _snapshot(db, request: LeaveRequest) -> dict:
             or (squad.chat_channel_id if squad else None) or request.chat_channel,
             "leave_type_id": request.leave_type_id, "leave_type_name": request.leave_type_name,
             "start_date": request.start_date, "end_date": request.end_date,
-            "total_hours": float(request.total_hours) if request.total_hours is not None else None,
+            "total_hours": request.total_hours,  # a Decimal (or None): the planner's time a day is exact
             "notes": request.notes, "holidays": holidays,
             **{field: getattr(request, field) for field in ID_FIELDS.values()}}
 
@@ -89,6 +91,17 @@ def _working_days(leave: dict) -> int:
         days += day.weekday() < 5 and day not in leave["holidays"]
         day += timedelta(days=1)
     return days
+
+
+def _minutes_a_day(leave: dict) -> int:
+    """The planner booking's whole minutes a day (docs/decisions/leave.md, Integrations): the request's hours over
+    its working days (at least one), exact in Decimal and rounded up to the minute, so that the booking (one
+    booking, the same time each day) is never short of the request: 2.5 hours over four days is 37.5 minutes, 38
+    a day. A request without hours books 7.6 hours (456 minutes) a day."""
+    if not leave["total_hours"]:
+        return DEFAULT_MINUTES_A_DAY
+    days = max(_working_days(leave), 1)
+    return int((Decimal(leave["total_hours"]) * 60 / days).to_integral_value(rounding=ROUND_CEILING))
 
 
 def _configured(get_provider, ctx):
@@ -136,8 +149,7 @@ def _planner(ctx, leave: dict) -> str:
     event_id = absence_event_id()
     if not event_id:
         raise NotConfigured("Not configured: the planner's absence category for leave (PLANNER_ABSENCE_EVENT_ID)")
-    days = max(_working_days(leave), 1)
-    per_day = round(leave["total_hours"] / days, 2) if leave["total_hours"] else 7.6
+    per_day = Decimal(_minutes_a_day(leave)) / 60  # whole minutes: the planner's own adapter takes them exactly
     booking = planner.create_booking(
         person_id=leave["planner_person_id"], started_on=leave["start_date"].isoformat(),
         ended_on=leave["end_date"].isoformat(), hours_per_day=per_day, note=f"Leave: {leave['leave_type_name']}",

@@ -7,7 +7,9 @@ answers 404 (the scope clause and the read query are in queries.py). Other areas
 """
 from __future__ import annotations
 
-from sqlalchemy import Float, case, cast, func, select, update
+from decimal import Decimal
+
+from sqlalchemy import case, func, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -33,9 +35,11 @@ def project_hours(db: Session, project_id: str) -> tuple[list[dict], float, floa
     totals over every user (window sums of the groups), not only the listed ones."""
     from chalicelib.core.query import LIST_LIMIT
 
-    hours = cast(TimeEntry.hours, Float)
-    total = func.coalesce(func.sum(hours), 0.0)
-    billable = func.coalesce(func.sum(case((TimeEntry.billable.is_(True), hours), else_=0.0)), 0.0)
+    # whole hundredths of an hour (hours is Numeric(5, 2)), summed and ordered exactly on every backend: SQLite
+    # keeps a Numeric as a REAL, whose sums are not exact (0.10 + 0.20 above 0.30), integral REALs' sums are
+    hundredths = func.round(TimeEntry.hours * 100)
+    total = func.coalesce(func.sum(hundredths), 0)
+    billable = func.coalesce(func.sum(case((TimeEntry.billable.is_(True), hundredths), else_=0)), 0)
     stmt = (
         select(User.id, User.name, User.picture, total.label("total"), billable.label("billable"),
                func.sum(total).over().label("all_total"), func.sum(billable).over().label("all_billable"))
@@ -47,11 +51,16 @@ def project_hours(db: Session, project_id: str) -> tuple[list[dict], float, floa
     )
     rows = db.execute(stmt).all()
     members = [{"user_id": row.id, "name": row.name, "picture": row.picture,
-                "total_hours": round(float(row.total), 2), "billable_hours": round(float(row.billable), 2)}
+                "total_hours": _from_hundredths(row.total), "billable_hours": _from_hundredths(row.billable)}
                for row in rows]
     if not rows:
         return members, 0.0, 0.0
-    return members, round(float(rows[0].all_total or 0), 2), round(float(rows[0].all_billable or 0), 2)
+    return members, _from_hundredths(rows[0].all_total), _from_hundredths(rows[0].all_billable)
+
+
+def _from_hundredths(value) -> float:
+    """Hours from a sum of whole hundredths (a Decimal on Postgres, an integral REAL on SQLite), as a JSON number."""
+    return float(Decimal(int(value or 0)) / 100)
 
 
 def hours_by_budget(db: Session, budget_ids: list[str]) -> dict[str, float]:

@@ -2,6 +2,14 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from decimal import ROUND_HALF_UP, Decimal
+
+
+def minutes_per_day(hours_per_day) -> int:
+    """The whole minutes a day of a booking of `hours_per_day` (a Decimal, an int or a float, taken as written):
+    exact in Decimal, half up (37.5 minutes is 38), never rounded in binary floating point."""
+    minutes = Decimal(str(hours_per_day)) * 60
+    return int(minutes.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 class PlannerProvider(ABC):
@@ -15,9 +23,11 @@ class PlannerProvider(ABC):
         """People of the organisation: `[{id, email, name}]`."""
 
     @abstractmethod
-    def create_booking(self, *, person_id: str, started_on: str, ended_on: str, hours_per_day: float = 8.0,
-                       note: str | None = None, event_id: str | None = None) -> dict:
-        """Book a person (leave: an absence event) from `started_on` to `ended_on` (YYYY-MM-DD): `{id}`."""
+    def create_booking(self, *, person_id: str, started_on: str, ended_on: str,
+                       hours_per_day: float | Decimal = 8.0, note: str | None = None,
+                       event_id: str | None = None) -> dict:
+        """Book a person (leave: an absence event) from `started_on` to `ended_on` (YYYY-MM-DD), the same time each
+        day: `hours_per_day`, which the planner takes in whole minutes (`minutes_per_day`): `{id}`."""
 
     @abstractmethod
     def delete_booking(self, booking_id: str) -> None:

@@ -11,7 +11,7 @@ developer.productive.io/reference/resources/bookings):
   `events`: an absence category, "required if you are making a Timeoff/Event booking"; leave names
   PLANNER_ABSENCE_EVENT_ID, chalicelib.providers.planner.absence_event_id), and the "per day" booking
   method (`booking_method_id: 1`), which the document says requires both `hours` (hours a day) and `time`
-  (minutes a day): both are sent.
+  (minutes a day): both are sent, `time` the whole minutes of `hours`, exact and half up (base.minutes_per_day).
 - People (developer.productive.io/people.html): `GET /people` lists client contacts, placeholders and
   deactivated people too; `filter[status]=1` (active) and `filter[person_type]=1` (user) keep the staff the
   sandbox answers, so a contact or a deactivated person sharing an e-mail is never mapped to a user.
@@ -20,12 +20,13 @@ developer.productive.io/reference/resources/bookings):
 from __future__ import annotations
 
 import os
+from decimal import Decimal
 
 from chalicelib.core.errors import BadGateway, BadRequest
 from chalicelib.core.settings import get_settings
 from chalicelib.providers import http
 
-from .base import PlannerProvider
+from .base import PlannerProvider, minutes_per_day
 
 DEFAULT_BASE_URL = "https://api.productive.io/api/v2"
 JSONAPI = "application/vnd.api+json"
@@ -86,14 +87,15 @@ class ProductivePlanner(PlannerProvider):
                 return people
         raise BadGateway("The resource planner answered too many pages of people")
 
-    def create_booking(self, *, person_id: str, started_on: str, ended_on: str, hours_per_day: float = 8.0,
-                       note: str | None = None, event_id: str | None = None) -> dict:
+    def create_booking(self, *, person_id: str, started_on: str, ended_on: str,
+                       hours_per_day: float | Decimal = 8.0, note: str | None = None,
+                       event_id: str | None = None) -> dict:
         relationships = {"person": {"data": {"type": "people", "id": str(person_id)}}}
         if event_id:
             relationships["event"] = {"data": {"type": "events", "id": str(event_id)}}
         body = {"data": {"type": "bookings", "attributes": {
             "started_on": started_on, "ended_on": ended_on, "booking_method_id": 1,
-            "hours": float(hours_per_day), "time": int(round(hours_per_day * 60)),
+            "hours": float(hours_per_day), "time": minutes_per_day(hours_per_day),
             **({"note": note} if note else {})},
             "relationships": relationships}}
         made = self._call("POST", "/bookings", json=body).json() or {}

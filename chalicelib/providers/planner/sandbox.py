@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 from datetime import date
+from decimal import Decimal
 
 from sqlalchemy import delete, select
 
 from chalicelib.core.errors import BadGateway, BadRequest
 
-from .base import PlannerProvider
+from .base import PlannerProvider, minutes_per_day
 from .models import PlannerSandboxBooking
 
 
@@ -41,8 +42,9 @@ class SandboxPlanner(PlannerProvider):
         return [{"id": person_id(email), "email": email.lower(), "name": name} for email, name in rows
                 if not email.lower().endswith("@noplanner.test")]
 
-    def create_booking(self, *, person_id: str, started_on: str, ended_on: str, hours_per_day: float = 8.0,
-                       note: str | None = None, event_id: str | None = None) -> dict:
+    def create_booking(self, *, person_id: str, started_on: str, ended_on: str,
+                       hours_per_day: float | Decimal = 8.0, note: str | None = None,
+                       event_id: str | None = None) -> dict:
         if person_id not in {p["id"] for p in self.list_people()}:
             raise BadGateway("The resource planner refused the request: person not found")
         start, end = date.fromisoformat(started_on), date.fromisoformat(ended_on)
@@ -54,7 +56,8 @@ class SandboxPlanner(PlannerProvider):
         if str(event_id) not in SANDBOX_EVENTS:
             raise BadGateway("The resource planner refused the request: event not found")
         booking = PlannerSandboxBooking(person_id=person_id, started_on=start, ended_on=end,
-                                        minutes_per_day=int(round(hours_per_day * 60)), note=note, event_id=str(event_id))
+                                        minutes_per_day=minutes_per_day(hours_per_day), note=note,
+                                        event_id=str(event_id))
         self.db.add(booking)
         self.db.flush()
         return {"id": booking.id}

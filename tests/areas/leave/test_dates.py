@@ -45,3 +45,15 @@ def test_a_request_across_the_new_year_counts_the_weekdays_of_both_years(api, db
     db.flush()
     # Wed 30 December 2026 to Tue 5 January 2027: Wed, Thu, (Fri holiday), Mon, Tue: four working days
     assert _approved_booking_hours(api, db, people, "2026-12-30", "2027-01-05", total_hours=30.4) == 7.6
+
+
+def test_the_time_a_day_is_exact_and_rounded_up_to_the_minute(api, db, people):
+    # 2.5 hours over Mon 4 to Thu 7 May is 37.5 minutes a day: 38, never 37 (round(0.625, 2) in binary floating
+    # point is 0.62 hours, a booking 2 minutes short of the request)
+    assert round(_approved_booking_hours(api, db, people, "2026-05-04", "2026-05-07", total_hours=2.5) * 60) == 38
+
+
+def test_the_booking_is_never_short_of_the_request(api, db, people):
+    # 1.1 hours (66 minutes) over Mon 4 to Fri 8 May is 13.2 minutes a day: 14 (70 minutes); 13 would book 65
+    minutes = _approved_booking_hours(api, db, people, "2026-05-04", "2026-05-08", total_hours=1.1) * 60
+    assert round(minutes) == 14 and round(minutes) * 5 >= 66

@@ -317,6 +317,21 @@ def test_project_hours(db, org, count_queries):
     assert service.project_hours(db, "none") == ([], 0.0, 0.0)
 
 
+def test_profitability_orders_people_by_their_exact_hours(api, db, org):
+    # docs/decisions/timesheets.md: most hours first, then name and id, on the exact sum of the entries' hours: Sam's
+    # 0.10 + 0.20 is 0.30 like Rita's (a float sum, 0.30000000000000004, listed him first), so name decides
+    from decimal import Decimal
+
+    project = make_project(db)
+    make_entry(db, org.report, project_id=project.id, hours=Decimal("0.30"), date=date(2026, 3, 2))
+    make_entry(db, org.member, project_id=project.id, hours=Decimal("0.10"), date=date(2026, 3, 2))
+    make_entry(db, org.member, project_id=project.id, hours=Decimal("0.20"), date=date(2026, 3, 3), billable=False)
+    answer = api.get(f"/api/projects/{project.id}/profitability", as_=org.executive)
+    assert answer.status == 200, answer
+    rows = [(m["name"], m["total_hours"], m["billable_hours"]) for m in answer.json["time_by_member"]]
+    assert rows == [("Rita Report", 0.3, 0.3), ("Sam Member", 0.3, 0.1)]
+
+
 def test_task_and_project_must_be_visible_to_the_caller(api, db, org):
     mine, hidden = make_project(db, members=[org.member]), make_project(db, members=[org.outsider])
     my_task = make_task(db, assignee_id=org.member.id)
