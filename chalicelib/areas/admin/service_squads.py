@@ -5,11 +5,11 @@ from sqlalchemy import func, update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, Forbidden
-from chalicelib.core.locks import lock_key
+from chalicelib.core.locks import lock_key, lock_row
 from chalicelib.core.models import Squad, User
 from chalicelib.core.query import LIST_LIMIT
 
-from .queries import get_squad_record, load_squad, squad_count, squad_record, squad_select
+from .queries import get_squad_record, squad_count, squad_record, squad_select, visible
 from .schemas import SquadCreate, SquadUpdate
 
 EDITABLE = ("name", "manager_id", "chat_channel_id")
@@ -59,8 +59,15 @@ def create_squad(ctx, *, data: SquadCreate) -> dict:
     return get_squad_record(ctx, squad.id)
 
 
+def _locked_squad(ctx, squad_id: str) -> Squad:
+    """The squad, row-locked until commit and re-read (404 otherwise): a rename or delete reads the name its
+    projects carry under the lock, so two renames (or a rename and a delete) cannot act on a stale name, and a
+    project write naming the squad (FOR SHARE, projects area) waits for it or is waited for."""
+    return lock_row(ctx.db, Squad, squad_id, where=visible(ctx.principal), missing="Squad")
+
+
 def update_squad(ctx, *, squad_id: str, data: SquadUpdate) -> dict:
-    squad = load_squad(ctx, squad_id)
+    squad = _locked_squad(ctx, squad_id)
     values = data.model_dump(exclude_unset=True)
     _not_self(ctx, squad, values)
     _check_manager(ctx.db, values.get("manager_id"), squad)
@@ -68,13 +75,21 @@ def update_squad(ctx, *, squad_id: str, data: SquadUpdate) -> dict:
     for key, value in values.items():
         setattr(squad, key, value)
     ctx.db.flush()
+    if squad.name != before["name"]:  # projects name their squad: they follow it (same transaction, same lock)
+        from chalicelib.areas.projects import service as projects_service
+
+        projects_service.squad_renamed(ctx.db, before["name"], squad.name)
     history.record_update(ctx.db, entity_type="squad", entity_id=squad.id, actor_id=ctx.user_id, before=before,
                           after={key: getattr(squad, key) for key in EDITABLE})
     return get_squad_record(ctx, squad.id)
 
 
 def delete_squad(ctx, *, squad_id: str) -> None:
-    squad = load_squad(ctx, squad_id)
+    from chalicelib.areas.projects import service as projects_service
+
+    squad = _locked_squad(ctx, squad_id)
+    # Its projects keep no squad: a squad created later under the same name does not inherit them.
+    projects_service.squad_deleted(ctx.db, squad.name)
     # Members stay, without a squad (the foreign key says the same; done explicitly for every backend).
     ctx.db.execute(update(User).where(User.squad_id == squad.id).values(squad_id=None).execution_options(
         synchronize_session="fetch"))

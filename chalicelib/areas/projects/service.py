@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
@@ -108,6 +108,24 @@ def goal_briefs(db, goal_ids) -> dict[str, dict]:
 
 # ---------------------------------------------------------------- scope, for other areas
 
+def squad_renamed(db, old: str, new: str) -> None:
+    """A squad is renamed (admin area, under the squad's row lock): its projects, which name it by `squad`, take
+    the new name (one UPDATE), so that they stay in its manager's scope and a squad later given the old name gets
+    none of them. Matched exactly, as the scope (`visible`, `scoping.squad_names`) and the squad check match.
+    No project history entry (the squad's own `updated` entry holds the rename); `updated_at` is refreshed."""
+    if old and new and old != new:
+        db.execute(update(Project).where(Project.squad == old).values(squad=new)
+                   .execution_options(synchronize_session=False))
+
+
+def squad_deleted(db, name: str) -> None:
+    """A squad is being deleted (admin area, under the squad's row lock): its projects keep no squad (`squad`
+    cleared, one UPDATE), so a squad created later under the same name does not inherit them."""
+    if name:
+        db.execute(update(Project).where(Project.squad == name).values(squad=None)
+                   .execution_options(synchronize_session=False))
+
+
 def visible_project_ids(principal):
     """A SELECT of the ids of the projects the principal may see, for other areas' scoping (None: all)."""
     clause = visible(principal)
@@ -154,7 +172,9 @@ def _validate_references(db, data: dict) -> None:
                                                                          "message": "not a project_type item"}])
     require_users(db, active=True, **{k: data.get(k) for k in ("owner_id", "delivery_manager_id") if data.get(k)})
     if data.get("squad"):
-        if db.scalar(select(Squad.id).where(Squad.name == data["squad"]).limit(1)) is None:
+        # FOR SHARE: a rename or delete of the squad in progress is waited for (then the name no longer matches:
+        # 400), and one starting after waits for this write, whose project it then carries or clears
+        if db.scalar(select(Squad.id).where(Squad.name == data["squad"]).limit(1).with_for_update(read=True)) is None:
             raise BadRequest("squad must be the name of a squad", details=[{"field": "squad",
                                                                             "message": "no squad has this name"}])
     if data.get("company_id"):
