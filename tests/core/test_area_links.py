@@ -46,6 +46,10 @@ BOTH_WAYS = {
                                             "notifies the portal users (issue 19 item 3)",
     frozenset({"budgets", "projects"}): "a budget names a visible project; a project with budgets or time entries "
                                         "(counted by the budgets area, its money's) is not deleted (409)",
+    frozenset({"budgets", "deals"}): "a budget names a visible deal; a deal that budgets name (counted by the budgets "
+                                     "area) is not deleted (409)",
+    frozenset({"deals", "relationships"}): "relationship data names contacts and companies; a contact's delete takes "
+                                           "the action-centre items of its relationship actions with it",
     frozenset({"projects", "sprints"}): "a sprint belongs to a visible project; deleting a project deletes its sprints",
     frozenset({"projects", "roadmaps"}): "a roadmap may belong to a visible project; deleting a project deletes its "
                                          "roadmaps and their items",

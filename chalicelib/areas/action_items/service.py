@@ -201,6 +201,15 @@ def complete_source_items(ctx, *, source_module: str, source_ids: list[str]) -> 
                        .values(is_completed=True).execution_options(synchronize_session=False))
 
 
+def delete_source_items(ctx, *, source_module: str, source_ids: list[str]) -> None:
+    """The source deleted its records: their mirrored items go with them, completed or not (one DELETE, no call
+    back). The caller locked the source records first: the one order of the two rows (the source, then its item)."""
+    if source_ids:
+        ctx.db.execute(delete(ActionItem).where(ActionItem.source_module == source_module,
+                                                ActionItem.source_id.in_(source_ids))
+                       .execution_options(synchronize_session=False))
+
+
 def delete_item(ctx, *, item_id: str) -> None:
     item = load_deletable_item(ctx, item_id)
     if item.source_module != "manual":

@@ -179,8 +179,8 @@ def _check_references(ctx, values: dict, budget: Budget | None = None) -> None:
 
 
 def _resource_visible(ctx, resource_type: str, resource_id: str) -> bool:
-    """Whether a budget may name the resource (create, or a change of it); a project is share-locked against a
-    delete in progress (projects' link_project)."""
+    """Whether a budget may name the resource (create, or a change of it); a project or deal is share-locked
+    against a delete in progress (projects' link_project, deals' link_deal)."""
     if resource_type == "project":
         from chalicelib.areas.projects import service as projects_service
 
@@ -191,7 +191,8 @@ def _resource_visible(ctx, resource_type: str, resource_id: str) -> bool:
         return True
     from chalicelib.areas.deals import service as deals_service
 
-    return allows(ctx.principal.permissions, "deals", "view") and deals_service.deal_brief(ctx.db, resource_id) is not None
+    # share-locked against a delete of the deal in progress (deals' link_deal), as a project is
+    return allows(ctx.principal.permissions, "deals", "view") and deals_service.link_deal(ctx.db, resource_id)
 
 
 def _snapshot(budget: Budget) -> dict:
@@ -299,7 +300,7 @@ def delete_budget(ctx, *, budget_id: str) -> None:
     ctx.db.flush()
 
 
-# ---------------------------------------------------------------- for other areas (projects)
+# ---------------------------------------------------------------- for other areas (projects, deals)
 
 def project_budget_totals(db, project_id: str) -> dict[str, Decimal]:
     """`{currency: total}` of the project's budgets that are not cancelled, by the budgets' currency: the sum of
@@ -320,11 +321,21 @@ def project_holds(db, project_id: str) -> dict[str, int]:
     timesheets area's count beside this area's (docs/decisions/projects.md, "Deleting a project")."""
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    budgets = (select(func.count(Budget.id)).where(Budget.resource_type == "project", Budget.resource_id == project_id)
-               .correlate(None).scalar_subquery())
+    budgets = _budget_count("project", project_id)
     row = db.execute(select(timesheets_service.project_entry_count(project_id).label("time_entries"),
                             budgets.label("budgets"))).one()
     return {"time_entries": int(row.time_entries or 0), "budgets": int(row.budgets or 0)}
+
+
+def deal_holds(db, deal_id: str) -> dict[str, int]:
+    """What stops a deal's delete: `{"budgets": m}`, its budgets (any status; their invoices hang off them). One
+    statement (docs/decisions/budgets.md; the deal twin of `project_holds`)."""
+    return {"budgets": int(db.scalar(select(_budget_count("deal", deal_id))) or 0)}
+
+
+def _budget_count(resource_type: str, resource_id: str):
+    return (select(func.count(Budget.id)).where(Budget.resource_type == resource_type, Budget.resource_id == resource_id)
+            .correlate(None).scalar_subquery())
 
 
 # --- a project's profitability (served here: budgets read projects and time entries, never the reverse) ----

@@ -83,7 +83,10 @@ def create_contract(ctx, *, data) -> dict:
 def update_contract(ctx, *, contract_id: str, data) -> dict:
     contract = load_contract(ctx, contract_id)
     changes = data.changes()
-    _check_references(ctx, {key: value for key, value in changes.items() if key in ("company_id", "proposal_id")})
+    # a reference sent back as stored is not checked again, as the other areas' (a contract whose proposal was
+    # deleted since, or whose proposal the caller cannot see, can be PUT back as it was read)
+    _check_references(ctx, {key: value for key, value in changes.items()
+                            if key in ("company_id", "proposal_id") and value != getattr(contract, key)})
     if "signers" in changes:
         changes["signers"] = _signers(data.signers)
     diff = {}

@@ -10,11 +10,13 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from chalicelib.core.errors import Conflict
+from chalicelib.core.locks import lock_row
 from chalicelib.core.query import contains_text
 
 from .models import Company, Contact, Deal
 from .queries import (DETAIL_LIMIT, check_room, company_out, company_record, company_select, contact_record,
-                      contact_rows, count_of, deal_rows, load_company, load_contact, require_company, require_user)
+                      contact_rows, count_of, deal_rows, load_company, load_contact, require_company, require_user,
+                      visible)
 from .queries import seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .queries import deal_readers  # noqa: F401 - research tells a deal's owner of a brief only when they read the deal
 from .queries import company_names, company_names_select, contact_names_select  # noqa: F401 - other areas call them through the service
@@ -166,6 +168,13 @@ def deal_brief(db: Session, deal_id: str) -> dict | None:
     return {"id": row.id, "title": row.title, "status": row.status} if row else None
 
 
+def link_deal(db: Session, deal_id: str) -> bool:
+    """Whether the deal exists, for a record of another area about to name it (a budget): the row is share-locked
+    (FOR KEY SHARE), so the write waits for a delete of the deal in progress and then finds it gone, instead of
+    naming a deleted deal; it waits for nothing else (an edit of the deal takes a weaker lock)."""
+    return bool(deal_id) and lock_row(db, Deal, deal_id, key_share=True) is not None
+
+
 def _page(query_page: int) -> tuple[int, int]:
     return (query_page - 1) * PAGE_SIZE, PAGE_SIZE
 
@@ -279,8 +288,13 @@ def update_contact(ctx, *, contact_id: str, data) -> dict:
 
 
 def delete_contact(ctx, *, contact_id: str) -> None:
-    """Deals that named the contact keep going without one (contact_id becomes null)."""
-    contact = load_contact(ctx, contact_id)
+    """Deals that named the contact keep going without one (contact_id becomes null). Its relationship actions go
+    with it (their key cascades) and the relationships area deletes their action-centre items. The contact's row
+    is locked first: an action made for it meanwhile waits, then finds it gone, instead of leaving an item behind."""
+    from chalicelib.areas.relationships import service as relationships_service  # another area: imported lazily
+
+    contact = lock_row(ctx.db, Contact, contact_id, where=visible(ctx.principal), missing="Contact")
+    relationships_service.contact_deleted(ctx, contact_id=contact.id)
     ctx.db.execute(update(Deal).where(Deal.contact_id == contact_id).values(contact_id=None)
                    .execution_options(synchronize_session=False))
     ctx.db.delete(contact)

@@ -6,13 +6,13 @@ from dataclasses import replace
 
 from sqlalchemy.orm import Session
 
-from chalicelib.core.errors import bad_field
+from chalicelib.core.errors import Conflict, bad_field
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import Page, contains_text, record_page
 
 from .models import Company, Contact, Deal
-from .queries import (check_room, deal_order, deal_readers, deal_record, deal_records, deal_select, load_deal,
+from .queries import (check_room, deal_order, deal_readers, deal_record, deal_records, deal_select,
                       require_company, require_user, stage_query, visible)
 
 
@@ -126,5 +126,15 @@ def update_deal(ctx, *, deal_id: str, data) -> dict:
 
 
 def delete_deal(ctx, *, deal_id: str) -> None:
-    ctx.db.delete(load_deal(ctx, deal_id))
+    """409 while budgets name the deal (their invoices hang off them), as for a project: nothing changed. The
+    deal's row is locked first: a budget being made for it waits (budgets' check share-locks it), and a budget
+    made before is counted."""
+    from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
+
+    deal = lock_row(ctx.db, Deal, deal_id, where=visible(ctx.principal), missing="Deal")
+    budgets = budgets_service.deal_holds(ctx.db, deal.id)["budgets"]
+    if budgets:
+        raise Conflict(f"The deal has {budgets} budget{'s' if budgets != 1 else ''}: remove or move them first, "
+                       "or set its status instead")
+    ctx.db.delete(deal)
     ctx.db.flush()

@@ -1,7 +1,7 @@
 """Relationships: contact relationship profiles, life events (with their auto-actions), partners of client
 companies, the client relationship summary, and the functions other areas call (`lock_for_action_centre` and
-`completed_in_action_centre` for the action centre, `project_completed` for projects). Actions live in
-service_actions.py, messages in service_messages.py."""
+`completed_in_action_centre` for the action centre, `project_completed` for projects, `contact_deleted` for
+deals). Actions live in service_actions.py, messages in service_messages.py."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -32,6 +32,12 @@ def lock_for_action_centre(ctx, *, action_id: str) -> None:
 def completed_in_action_centre(ctx, *, action_id: str) -> None:
     """The action centre completed an item mirrored from a relationship action: mark the action done."""
     service_actions.completed_in_action_centre(ctx, action_id=action_id)
+
+
+def contact_deleted(ctx, *, contact_id: str) -> None:
+    """The deals area is deleting a contact: the action-centre items of its relationship actions are deleted
+    (the actions go with the contact through their key)."""
+    service_actions.contact_deleted(ctx, contact_id=contact_id)
 
 
 def project_completed(ctx, *, project_id: str, company_id: str, project_name: str) -> None:

@@ -123,6 +123,17 @@ def completed_in_action_centre(ctx, *, action_id: str) -> None:
                    .execution_options(synchronize_session=False))
 
 
+def contact_deleted(ctx, *, contact_id: str) -> None:
+    """The deals area is deleting the contact (its row locked): its actions go with it (ON DELETE CASCADE), and
+    their action-centre items here, in two statements whatever their number. The actions are locked first (by
+    id), then their items deleted: the order of every path that writes both (`lock_for_action_centre`)."""
+    from chalicelib.areas.action_items import service as action_items_service
+
+    ids = list(ctx.db.scalars(select(RelationshipAction.id).where(RelationshipAction.contact_id == contact_id)
+                              .order_by(RelationshipAction.id).with_for_update()))
+    action_items_service.delete_source_items(ctx, source_module=SOURCE_MODULE, source_ids=ids)
+
+
 # ---- auto-actions of life events -------------------------------------------------------------------
 
 def occurrence_for(event: LifeEvent, today: date) -> date | None:

@@ -154,3 +154,35 @@ def test_contract_made_by_a_proposal_acceptance_is_in_history(api, db, exec_user
         History.entity_type == "contract", History.entity_id == contract_id)).all()
     assert [(action, actor) for action, actor, _ in entries] == [("created", None)]
     assert entries[0][2] == {"title": listed[0]["title"], "status": "signed", "company_id": company.id}
+
+
+def test_a_contract_is_put_back_as_read_when_its_proposal_is_gone_or_hidden(api, db, employee, exec_user):
+    """docs/decisions/clients.md: proposal_id is checked when it changes. A contract whose proposal was deleted since
+    (contracts.proposal_id has no key), or whose proposal the caller cannot see, is saved as it was read."""
+    from tests.areas.proposals.factories import create as create_proposal
+
+    company = make_company(db, name="Acme")
+
+    def put_back(contract_id, user, **changes):
+        read = api.get(f"/api/contracts/{contract_id}", as_=user).json["contract"]
+        return api.put(f"/api/contracts/{contract_id}", as_=user, json={
+            "title": read["title"], "company_id": read["company_id"], "proposal_id": read["proposal_id"], **changes})
+
+    gone = create_proposal(api, exec_user)
+    made = api.post("/api/contracts", as_=exec_user, json={"title": "MSA", "company_id": company.id, "proposal_id": gone})
+    assert made.status == 201, made
+    cid = made.json["contract"]["id"]
+    assert api.delete(f"/api/proposals/{gone}", as_=exec_user).status == 200
+    cancelled = put_back(cid, exec_user, status="cancelled")
+    assert cancelled.status == 200, cancelled  # was 400 "proposal_id must be a proposal you can see"
+    assert (cancelled.json["contract"]["status"], cancelled.json["contract"]["proposal_id"]) == ("cancelled", gone)
+    # a deals editor who cannot see the contract's proposal saves the contract as read
+    hidden = create_proposal(api, exec_user)
+    other = api.post("/api/contracts", as_=exec_user, json={"title": "SOW", "proposal_id": hidden}).json["contract"]
+    assert api.get(f"/api/proposals/{hidden}", as_=employee).status == 404
+    sent = put_back(other["id"], employee, status="sent")
+    assert sent.status == 200 and sent.json["contract"]["status"] == "sent", sent
+    # a change of proposal_id is still checked: to a proposal the caller cannot see, or to the deleted one
+    for contract_id, bad in ((cid, hidden), (other["id"], gone)):
+        refused = api.put(f"/api/contracts/{contract_id}", as_=employee, json={"proposal_id": bad})
+        assert refused.status == 400 and refused.json["details"][0]["field"] == "proposal_id", (bad, refused)

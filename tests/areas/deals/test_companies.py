@@ -231,6 +231,69 @@ def test_contact_detail_lists_deals_and_delete_detaches_them(api, db, exec_user)
     assert kept.status == 200 and kept.json["deal"]["contact_id"] is None and kept.json["deal"]["contact_name"] is None
 
 
+def test_contact_delete_takes_its_relationship_actions_out_of_the_action_centre(api, db, exec_user):
+    """docs/decisions/deals.md: a contact's relationship actions go with it (their key cascades), and so do their
+    action-centre items, open or completed (they named an action and a contact that were gone, and could not be
+    deleted there: not manual). Another contact's stay."""
+    from datetime import timedelta
+
+    from chalicelib.core.timeutil import org_today
+
+    others_user = make_user(db, name="Other Assignee")
+    company = make_company(db, name="Acme")
+    gone, kept = make_contact(db, first_name="Gone", company_id=company.id), make_contact(db, first_name="Kept")
+    base = "/api/relationships/contacts"
+
+    def act(contact, **body):
+        made = api.post(f"{base}/{contact.id}/relationship-actions", as_=exec_user,
+                        json={"title": f"Call {contact.first_name}", "action_type": "call", **body})
+        assert made.status == 201, made
+        return made.json["action"]["id"]
+
+    mine, theirs, done, stays = act(gone), act(gone, assigned_to_user_id=others_user.id), act(gone), act(kept)
+    assert api.patch(f"/api/relationships/relationship-actions/{done}", as_=exec_user,
+                     json={"status": "done"}).status == 200  # its item completed
+    event = api.post(f"{base}/{gone.id}/life-events", as_=exec_user, json={
+        "event_type": "birthday", "title": "Birthday", "event_date": str(org_today() + timedelta(days=3))})
+    assert event.status == 201, event  # with its auto-action, mirrored too
+
+    def mirrored(contact_id):
+        items = [i for flag in ("0", "1")
+                 for i in api.get(f"/api/action-items?is_completed={flag}", as_=exec_user).json["action_items"]]
+        return sorted((i["source_module"], i["is_completed"]) for i in items if i["contact_id"] == contact_id)
+
+    assert mirrored(gone.id) == [("relationships", 0)] * 3 + [("relationships", 1)]
+    assert api.delete(f"/api/deals/contacts/{gone.id}", as_=exec_user).status == 200
+    assert mirrored(gone.id) == []
+    assert mirrored(kept.id) == [("relationships", 0)]
+    assert api.get("/api/action-items", as_=others_user).json["action_items"] == []
+    kept_actions = api.get(f"{base}/{kept.id}/relationship-actions", as_=exec_user).json["actions"]
+    assert [a["id"] for a in kept_actions] == [stays] and {mine, theirs, done}.isdisjoint({stays})
+
+
+def test_contact_delete_costs_constant_statements(api, db, exec_user, count_queries):
+    """The action-centre items of a contact's relationship actions go in one statement whatever their number."""
+    from chalicelib.areas.action_items.models import ActionItem
+    from chalicelib.areas.relationships.models import RelationshipAction
+
+    def cost(n):
+        contact = make_contact(db)
+        for i in range(n):
+            action = RelationshipAction(contact_id=contact.id, title=f"Call {i}", action_type="call", status="pending",
+                                        is_auto=False, assigned_to_user_id=exec_user.id)
+            db.add(action)
+            db.flush()
+            db.add(ActionItem(title=action.title, contact_id=contact.id, assigned_to=exec_user.id, urgency="normal",
+                              source_module="relationships", source_type="relationship_action", source_id=action.id,
+                              is_completed=False))
+        db.flush()
+        with count_queries() as counter:
+            assert api.delete(f"/api/deals/contacts/{contact.id}", as_=exec_user).status == 200
+        return counter.count
+
+    assert cost(1) == cost(20)
+
+
 def test_a_company_holds_at_most_500_contacts(api, db, exec_user):
     from chalicelib.areas.deals.models import Contact
 

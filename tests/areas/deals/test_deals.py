@@ -39,6 +39,28 @@ def test_deal_update_and_delete(api, db, exec_user):
     assert api.get(f"/api/deals/deals/{deal.id}", as_=exec_user).status == 404
 
 
+def test_a_deal_holding_a_budget_is_not_deleted(api, db, exec_user):
+    """docs/decisions/deals.md: as a project's, a deal's delete is a 409 while budgets name it (their invoices hang
+    off them; the budget named a deal answering 404), nothing changed; without them it goes."""
+    deal = make_deal(db, title="Discovery deal")
+    budget = api.post("/api/budgets", as_=exec_user, json={"name": "Discovery", "resource_type": "deal",
+                                                           "resource_id": deal.id, "total_amount": "500"})
+    assert budget.status == 201, budget
+    bid = budget.json["budget"]["id"]
+    refused = api.delete(f"/api/deals/deals/{deal.id}", as_=exec_user)
+    assert refused.status == 409 and "1 budget:" in refused.json["error"], refused
+    assert api.get(f"/api/deals/deals/{deal.id}", as_=exec_user).json["deal"]["title"] == "Discovery deal"
+    after = api.get(f"/api/budgets/{bid}", as_=exec_user).json["budget"]
+    assert (after["resource_type"], after["resource_id"]) == ("deal", deal.id)
+    assert api.delete(f"/api/budgets/{bid}", as_=exec_user).status == 200
+    assert api.delete(f"/api/deals/deals/{deal.id}", as_=exec_user).json == {"ok": True}
+    assert api.get(f"/api/deals/deals/{deal.id}", as_=exec_user).status == 404
+    # a budget cannot name the deleted deal
+    again = api.post("/api/budgets", as_=exec_user, json={"name": "Late", "resource_type": "deal",
+                                                          "resource_id": deal.id})
+    assert again.status == 400 and again.json["details"][0]["field"] == "resource_id", again
+
+
 def test_deal_validation(api, db, exec_user):
     task_status = config_item(db, "task_status", "todo")
     cases = [
