@@ -163,7 +163,7 @@ def list_profiles(ctx, query):
     from chalicelib.core.query import record_page
 
     stmt, company = _profile_select()
-    if query.client_group is not None:
+    if query.client_group:  # empty or blank: no filter, as the other lists' text filters (it matched nothing)
         stmt = stmt.where(ClientProfile.client_group == query.client_group)
     if query.delivery_manager_id is not None:
         stmt = stmt.where(ClientProfile.delivery_manager_id == query.delivery_manager_id)

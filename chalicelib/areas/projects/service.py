@@ -138,7 +138,7 @@ def list_projects(ctx, *, query) -> Page:
     """One page of the visible projects, filtered, newest first, with the total; a fixed number of statements
     whatever the count (the page, its total when cut, and project_records' lookups)."""
     stmt = in_scope(project_select(), visible(ctx.principal))
-    if query.company_id:
+    if query.company_id and query.company_id.strip():  # blank, as empty: no filter (it matched nothing)
         stmt = stmt.where(Project.company_id == query.company_id.strip())
     for field in ("status", "type_id", "owner_id", "squad"):
         values = comma_values(getattr(query, field))

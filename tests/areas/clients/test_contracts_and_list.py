@@ -39,6 +39,16 @@ def test_profile_list_with_names_and_filters(api, db, employee):
     assert api.get("/api/clients", as_=employee).status == 403
 
 
+def test_an_empty_client_group_filter_is_no_filter(api, db, employee):
+    """`?client_group=` (a screen's "all groups") lists every profile, as the other lists' empty text filters do; it
+    matched client_group = '' and answered nothing (paging and filters audit)."""
+    _client(api, employee, "Alpha", client_group="Group")
+    _client(api, employee, "Beta")
+    for query in ("client_group=", "client_group=%20"):
+        listed = api.get(f"/api/clients?{query}", as_=employee)
+        assert (listed.status, listed.json["total"]) == (200, 2), listed
+
+
 def test_profile_list_costs_constant_statements(api, db, exec_user, count_queries):
     def cost(n):
         for i in range(n):

@@ -222,6 +222,17 @@ def test_list_filters_by_company(api, db, boss):
     assert response.json["projects"][0]["company_name"] == "Acme"
 
 
+def test_a_blank_company_filter_is_no_filter(api, db, boss):
+    """`?company_id=%20` lists as `?company_id=` does (every project); it filtered on an empty id and answered
+    nothing (paging and filters audit)."""
+    acme = create_company(api, boss, "Acme")
+    make_project(db, name="A", company_id=acme["id"])
+    make_project(db, name="C")
+    assert names(api.get("/api/projects?company_id=%20", as_=boss)) == names(api.get("/api/projects?company_id=",
+                                                                                       as_=boss))
+    assert len(names(api.get("/api/projects?company_id=%20", as_=boss))) == 2
+
+
 def test_list_filters_by_comma_separated_status(api, db, boss):
     make_project(db, name="A", status="active")
     make_project(db, name="B", status="on_hold")
