@@ -4,13 +4,16 @@ load-or-404 helpers, and `default_status_id` (a new task's status). service*.py 
 from __future__ import annotations
 
 from functools import cache
+from types import SimpleNamespace
 
-from sqlalchemy import Select, case, false, func, literal_column, or_, select, true, union_all
+from sqlalchemy import Select, bindparam, case, false, func, literal_column, or_, select, true, union_all
 from sqlalchemy.orm import aliased
+from sqlalchemy.sql import visitors
+from sqlalchemy.sql.elements import BindParameter
 
 from chalicelib.core import scoping
-from chalicelib.core.lookup import Names, ids_read, names_select
-from chalicelib.core.query import Read, record_rows, record_sets, visible_row
+from chalicelib.core.lookup import Names, among, ids_read, names_select
+from chalicelib.core.query import Read, ids_param, ids_value, record_rows, record_sets, template, visible_row
 from chalicelib.core.readers import readers, rows_readers, seen_by
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.serialize import columns, row_dict
@@ -49,20 +52,60 @@ def is_open():
     return or_(Task.status_id.is_(None), Task.status_id.not_in(done))
 
 
-def _counts_statement(task_in):
+def _counts_statement(task_in, scope=None):
     zero = literal_column("0")
     subtasks = (select(Task.parent_task_id.label("task_id"), func.count().label("subtasks"), zero.label("todos"),
                        zero.label("done"))
                 .where(task_in(Task.parent_task_id)).group_by(Task.parent_task_id))
+    if scope is not None:
+        subtasks = subtasks.where(scope)
     todos = (select(TaskTodo.task_id, zero, func.count(), func.sum(case((TaskTodo.is_done.is_(True), 1), else_=0)))
              .where(task_in(TaskTodo.task_id)).group_by(TaskTodo.task_id))
     return union_all(subtasks, todos)
 
 
-def task_counts_select(db, task_ids) -> Read | None:
-    """The grouped read of `task_counts` (rows task_id, subtasks, todos, done; built once per process), None
-    without ids."""
-    return ids_read(db, _counts_statement, "count_task_ids", task_ids)
+_SCOPE_USER, _SCOPE_SQUAD = "count_scope_user", "count_scope_squad"  # the scoped counts' parameters
+
+
+def _as_parameters(clause):
+    """`clause` with the values `_SCOPE_USER` and `_SCOPE_SQUAD` made the named parameters of those names."""
+    def named(element, **_kw):
+        if isinstance(element, BindParameter) and element.value in (_SCOPE_USER, _SCOPE_SQUAD):
+            return bindparam(element.value, type_=element.type, required=True)
+        return None
+
+    return visitors.replacement_traverse(clause, {}, named)
+
+
+@template
+def _scoped_counts_template(postgres: bool, access_level: str, squad: bool):
+    """`_counts_statement` under the scope clause of a principal of this access level, with a squad or not:
+    `visible` built once for a stand-in whose id and squad are the names of the parameters that carry the
+    caller's (a request pays no scope clause of its own)."""
+    stand_in = SimpleNamespace(id=_SCOPE_USER, access_level=access_level,
+                               user=SimpleNamespace(squad_id=_SCOPE_SQUAD if squad else None))
+    return _counts_statement(lambda column: ids_param(column, "count_task_ids", postgres),
+                             _as_parameters(visible(stand_in)))
+
+
+def task_counts_select(db, task_ids, *, visible_to) -> Read | None:
+    """The grouped read of `task_counts` (rows task_id, subtasks, todos, done), None without ids. The subtasks
+    counted are those the principal `visible_to` may open (`visible`: the rows the detail's subtasks list shows;
+    a subtask of a subtask may be hidden), the todos all (a task's own). Built once per process: for a caller who
+    sees every task (`visible` is true for them) and without a principal (None: every subtask, for the system's
+    reads) the unscoped statement; otherwise one per access level under the scope clause, the caller's id and
+    squad its parameters."""
+    if visible_to is None or scoping.sees_all(visible_to):
+        return ids_read(db, _counts_statement, "count_task_ids", task_ids)
+    postgres = db.get_bind().dialect.name == "postgresql"
+    value = ids_value(task_ids, postgres)
+    if value is None:  # an id holding a comma: a statement of its own (core.lookup.among)
+        return Read(_counts_statement(lambda column: among(db, column, task_ids), visible(visible_to)))
+    if not value:
+        return None
+    squad = visible_to.user.squad_id
+    return Read(_scoped_counts_template(postgres, visible_to.access_level, bool(squad)),
+                {"count_task_ids": value, _SCOPE_USER: visible_to.id, **({_SCOPE_SQUAD: squad} if squad else {})})
 
 
 def _counts(rows) -> dict[str, tuple[int, int, int]]:
@@ -77,10 +120,11 @@ def _counts(rows) -> dict[str, tuple[int, int, int]]:
     return {task_id: tuple(entry) for task_id, entry in counts.items()}
 
 
-def task_counts(db, task_ids) -> dict[str, tuple[int, int, int]]:
+def task_counts(db, task_ids, *, visible_to) -> dict[str, tuple[int, int, int]]:
     """`{task_id: (subtask_count, todo_count, todo_done_count)}` for the tasks with any (one grouped
-    statement over the given ids; none when there are no ids)."""
-    read = task_counts_select(db, task_ids)
+    statement over the given ids; none when there are no ids); subtasks as `visible_to` sees them
+    (task_counts_select)."""
+    read = task_counts_select(db, task_ids, visible_to=visible_to)
     return {} if read is None else _counts(db.execute(read.stmt, read.params).all())
 
 
@@ -88,10 +132,11 @@ USER_KEYS = ("assignee_id", "reporter_id", "created_by", "approved_by_user_id")
 ITEM_KEYS = ("status_id", "priority_id", "type_id", "phase_id")
 
 
-def task_lookups(db, records, *, new: bool = False, known: Names | None = None) -> dict:
+def task_lookups(db, records, *, visible_to, new: bool = False, known: Names | None = None) -> dict:
     """The reads that complete task records (names and labels, counts), for one record_sets round trip.
-    `new`: tasks created by this request, which have no subtasks or todos yet (no counts). `known`: names
-    and labels read already; the names read is left out when they cover every id."""
+    `visible_to`: the principal whose records they are (the subtasks counted are those they may open; None:
+    every one, task_counts_select). `new`: tasks created by this request, which have no subtasks or todos yet
+    (no counts). `known`: names and labels read already; the names read is left out when they cover every id."""
     user_ids = [r[key] for r in records for key in USER_KEYS if r[key]]
     item_ids = [r[key] for r in records for key in ITEM_KEYS if r[key]]
     if known is not None and all(uid in known.users for uid in user_ids) and all(
@@ -99,7 +144,8 @@ def task_lookups(db, records, *, new: bool = False, known: Names | None = None) 
         names = None
     else:
         names = names_select(db, user_ids=user_ids, item_ids=item_ids)
-    return {"names": names, "counts": None if new else task_counts_select(db, [r["id"] for r in records])}
+    return {"names": names,
+            "counts": None if new else task_counts_select(db, [r["id"] for r in records], visible_to=visible_to)}
 
 
 def with_task_lookups(records: list[dict], sets: dict, known: Names | None = None) -> list[dict]:
@@ -127,23 +173,25 @@ def with_task_lookups(records: list[dict], sets: dict, known: Names | None = Non
     return records
 
 
-def task_records(db, tasks, *, new: bool = False, also: dict | None = None, known: Names | None = None):
+def task_records(db, tasks, *, visible_to, new: bool = False, also: dict | None = None,
+                 known: Names | None = None):
     """Task records with the joined names and labels (JOINED) and the counts (COUNTS): one statement for the
     whole list (the users and config items lookup and the grouped counts sent together, core.query.record_sets),
     none when empty. `tasks`: Task instances, or records already read by `core.query.record_rows` (the lists'
-    and the detail's path: no ORM instances). `new`: tasks created by this request, which have no subtasks
-    or todos yet (no counts). `also`: more independent reads for the same round trip (`{name: read}`, as
-    record_sets takes them); then the answer is `(records, {name: records})`. `known`: names and labels read
-    already (task_lookups)."""
+    and the detail's path: no ORM instances). `visible_to`: the principal the records are for (`subtask_count`
+    counts the subtasks they may open; None: every one, for a caller with no principal). `new`: tasks created by
+    this request, which have no subtasks or todos yet (no counts). `also`: more independent reads for the same
+    round trip (`{name: read}`, as record_sets takes them); then the answer is `(records, {name: records})`.
+    `known`: names and labels read already (task_lookups)."""
     records = [task if isinstance(task, dict) else row_dict(task, TASK_FIELDS, TASK_FLAGS) for task in tasks]
-    sets = record_sets(db, **task_lookups(db, records, new=new, known=known), **(also or {}))
+    sets = record_sets(db, **task_lookups(db, records, visible_to=visible_to, new=new, known=known), **(also or {}))
     records = with_task_lookups(records, sets, known)
     return (records, sets) if also is not None else records
 
 
-def task_record(db, task: Task) -> dict:
+def task_record(db, task: Task, *, visible_to) -> dict:
     """One task's record (see `task_records`)."""
-    return task_records(db, [task])[0]
+    return task_records(db, [task], visible_to=visible_to)[0]
 
 
 def list_order(stmt: Select) -> Select:
@@ -216,8 +264,9 @@ def visible_task_titles(ctx, task_ids) -> dict[str, str]:
     return dict(ctx.db.execute(select(Task.id, Task.title).where(Task.id.in_(ids), visible(ctx.principal))).all())
 
 
-def task_row(db, task_id: str) -> dict:
-    return task_records(db, record_rows(db, task_select().where(Task.id == task_id), TASK_FLAGS))[0]
+def task_row(db, task_id: str, *, visible_to) -> dict:
+    return task_records(db, record_rows(db, task_select().where(Task.id == task_id), TASK_FLAGS),
+                        visible_to=visible_to)[0]
 
 
 def default_status_id(db) -> str | None:

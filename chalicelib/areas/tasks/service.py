@@ -84,7 +84,7 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
         term = query.search.strip()
         stmt = stmt.where(contains_text(term, Task.title, Task.description))
     page, sets = record_page(ctx.db, list_order(stmt), query, TASK_FLAGS,
-                             lookups=lambda rows: task_lookups(ctx.db, rows))
+                             lookups=lambda rows: task_lookups(ctx.db, rows, visible_to=ctx.principal))
     return replace(page, items=with_task_lookups(page.items, sets))
 
 
@@ -109,7 +109,7 @@ def task_detail(ctx, task_id: str) -> dict:
         raise not_found("Task")
     from chalicelib.areas.agents import service as agents_service  # another area: imported lazily
 
-    records, sets = task_records(ctx.db, rows, also={
+    records, sets = task_records(ctx.db, rows, visible_to=ctx.principal, also={
         "todos": todo_select(task_id), "watchers": watcher_select(task_id),
         "agent": agents_service.agent_select(task_id)})
     return {"task": records[0], "todos": sets["todos"], "subtasks": records[1:], "watchers": sets["watchers"],
@@ -118,7 +118,7 @@ def task_detail(ctx, task_id: str) -> dict:
 
 def subtask_page(ctx, task_id: str, query) -> Page:
     page, sets = record_page(ctx.db, _subtasks(ctx, task_id), query, TASK_FLAGS,
-                             lookups=lambda rows: task_lookups(ctx.db, rows))
+                             lookups=lambda rows: task_lookups(ctx.db, rows, visible_to=ctx.principal))
     return replace(page, items=with_task_lookups(page.items, sets))
 
 
@@ -228,7 +228,7 @@ def create_task(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
     # just now has no subtasks or todos to count; the names the reference check read, and the caller's own,
     # need no lookup
     known.users.setdefault(ctx.user_id, {"name": ctx.principal.user.name, "picture": ctx.principal.user.picture})
-    return task_records(ctx.db, [task], new=True, known=known)[0]
+    return task_records(ctx.db, [task], visible_to=ctx.principal, new=True, known=known)[0]
 
 
 def _assign_project_sla(ctx, task: Task) -> None:
@@ -264,7 +264,7 @@ def duplicate_task(ctx, *, task_id: str) -> dict:
     ctx.db.add(copy)
     ctx.db.flush()
     _after_create(ctx, copy)
-    return task_row(ctx.db, copy.id)
+    return task_row(ctx.db, copy.id, visible_to=ctx.principal)
 
 
 def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
@@ -302,7 +302,7 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
         _notify_assigned(ctx, task, reads=task.assignee_id in known.tasks_viewers)
     if task.type_id != before["type_id"] and _is_agent_type(db, task.type_id):
         ensure_agent_meta(db, task.id)
-    return task_row(db, task.id)
+    return task_row(db, task.id, visible_to=ctx.principal)
 
 
 def delete_task(ctx, *, task_id: str) -> None:

@@ -56,7 +56,8 @@ def sprint_board(ctx, sprint_id: str, project_id: str) -> tuple[list[dict], list
         and_(Task.resource_type == "project", Task.resource_id == project_id, Task.sprint_id.is_(None),
              Task.parent_task_id.is_(None), is_open()),
         visible(ctx.principal))).limit(LIST_LIMIT), TASK_FLAGS)
-    return task_records(ctx.db, sprint), task_records(ctx.db, backlog)
+    return (task_records(ctx.db, sprint, visible_to=ctx.principal),
+            task_records(ctx.db, backlog, visible_to=ctx.principal))
 
 
 def project_deleted(db, project_id: str) -> None:

@@ -129,3 +129,70 @@ def test_parent_out_of_scope_answers_400_like_a_missing_one(api, world):
     assert ok.status == 201, ok
     assert api.put(f"/api/tasks/{mine.id}", as_=me, json={"parent_task_id": tasks["watched"].id}).status == 200
     assert api.post("/api/tasks", as_=users["executive"], json={"title": "z", "parent_task_id": hidden.id}).status == 201
+
+
+def _grandchildren(db, world):
+    """Under `sub` (the employee's task's subtask, assigned to blue): `hidden`, blue's own, which neither the
+    employee nor the manager may open (the parent rule goes one level), and `mine`, the employee's."""
+    users, tasks = world
+    blue = users["blue"]
+    hidden = make_task(db, title="hidden", parent_task_id=tasks["sub"].id, assignee_id=blue.id, created_by=blue.id,
+                       reporter_id=blue.id)
+    mine = make_task(db, title="mine", parent_task_id=tasks["sub"].id, assignee_id=users["employee"].id)
+    db.flush()
+    return hidden, mine
+
+
+def _subtask_counts(api, user, task_id):
+    """The task's subtask_count in its detail, in the task list and in its parent's subtask list, and the
+    titles of the subtasks its detail shows."""
+    detail = api.get(f"/api/tasks/{task_id}", as_=user)
+    assert detail.status == 200, detail
+    listed = api.get("/api/tasks?limit=500", as_=user)
+    assert listed.status == 200, listed
+    parent = detail.json["task"]["parent_task_id"]
+    siblings = api.get(f"/api/tasks/{parent}/subtasks", as_=user)
+    assert siblings.status == 200, siblings
+    in_list = {t["id"]: t["subtask_count"] for t in listed.json["tasks"]}[task_id]
+    in_siblings = {t["id"]: t["subtask_count"] for t in siblings.json["subtasks"]}[task_id]
+    return ((detail.json["task"]["subtask_count"], in_list, in_siblings),
+            sorted(s["title"] for s in detail.json["subtasks"]))
+
+
+@pytest.mark.parametrize("level", ["employee", "manager"])
+def test_subtask_count_counts_only_the_subtasks_the_caller_may_open(api, db, world, level):
+    """A subtask hidden from the caller (404) is not counted: the count is the detail's list (audit: a count
+    of subtasks that answer 404 told that they exist). The manager's team holds the employee, not blue."""
+    users, tasks = world
+    hidden, _ = _grandchildren(db, world)
+    me = users[level]
+    assert api.get(f"/api/tasks/{hidden.id}", as_=me).status == 404
+    counts, shown = _subtask_counts(api, me, tasks["sub"].id)
+    assert shown == ["mine"]
+    assert counts == (1, 1, 1)
+
+
+def test_subtask_count_of_a_task_whose_subtasks_are_all_hidden_is_zero(api, db, world):
+    users, tasks = world
+    _, mine = _grandchildren(db, world)
+    db.delete(mine)
+    db.flush()
+    counts, shown = _subtask_counts(api, users["employee"], tasks["sub"].id)
+    assert shown == [] and counts == (0, 0, 0)
+
+
+@pytest.mark.parametrize("level", ["executive", "squad manager"])
+def test_subtask_count_counts_every_subtask_the_caller_sees(api, db, world, level):
+    """The executive sees and counts every subtask; a manager in blue's squad (their team: the squad is a
+    parameter of the scoped count) whom the employee reports to sees and counts blue's too."""
+    users, tasks = world
+    _grandchildren(db, world)
+    if level == "executive":
+        me = users["executive"]
+    else:
+        me = make_user(db, access_level="manager", squad_id=users["blue"].squad_id)
+        users["employee"].manager_id = me.id
+        db.flush()
+    counts, shown = _subtask_counts(api, me, tasks["sub"].id)
+    assert shown == ["hidden", "mine"]
+    assert counts == (2, 2, 2)
