@@ -89,6 +89,7 @@ def distribution_records(db, announcement_id: str) -> list[dict]:
     rows = db.execute(select(AnnouncementDistribution, User.name)
                       .outerjoin(User, User.id == AnnouncementDistribution.sent_by)
                       .where(AnnouncementDistribution.announcement_id == announcement_id)
-                      .order_by(AnnouncementDistribution.sent_at.desc(), AnnouncementDistribution.channel)
+                      .order_by(AnnouncementDistribution.sent_at.desc(), AnnouncementDistribution.channel,
+                                AnnouncementDistribution.id)
                       .limit(LIST_LIMIT))
     return [{**row_dict(dist, DISTRIBUTION_FIELDS), "sent_by_name": name} for dist, name in rows]

@@ -220,12 +220,20 @@ def public_holiday_dates(db, first: date, last: date, region: str | None = None)
     return set(db.scalars(select(PublicHoliday.date).where(PublicHoliday.date.between(first, last), or_(*regions))))
 
 
+def _latest_by_date(db, model, stmt, *order):
+    """The rows of `stmt` by date (then `order`, then id), at most LIST_LIMIT: past the cap the LATEST dates are
+    kept, not the oldest (a list without `year` grows every year: its upcoming rows were the ones cut). One
+    statement: the latest ids, then those rows in date order."""
+    latest = (stmt.with_only_columns(model.id).order_by(model.date.desc(), *(c.desc() for c in order), model.id.desc())
+              .limit(LIST_LIMIT).subquery())
+    return db.scalars(select(model).join(latest, latest.c.id == model.id).order_by(model.date, *order, model.id))
+
+
 def list_holidays(ctx, query) -> list[dict]:
     stmt = select(PublicHoliday)
     if query.year:
         stmt = stmt.where(extract("year", PublicHoliday.date) == query.year)
-    return [holiday_record(row) for row in ctx.db.scalars(stmt.order_by(PublicHoliday.date, PublicHoliday.name)
-                                                          .limit(LIST_LIMIT))]
+    return [holiday_record(row) for row in _latest_by_date(ctx.db, PublicHoliday, stmt, PublicHoliday.name)]
 
 
 def create_holiday(ctx, *, data) -> dict:
@@ -255,8 +263,7 @@ def list_culture_events(ctx, query) -> list[dict]:
                           func.coalesce(CultureEvent.end_date, CultureEvent.date) >= date(query.year, 1, 1))
     if query.status:
         stmt = stmt.where(CultureEvent.status == query.status)
-    return [culture_record(row) for row in ctx.db.scalars(stmt.order_by(CultureEvent.date, CultureEvent.title)
-                                                          .limit(LIST_LIMIT))]
+    return [culture_record(row) for row in _latest_by_date(ctx.db, CultureEvent, stmt, CultureEvent.title)]
 
 
 def create_culture_event(ctx, *, data) -> dict:

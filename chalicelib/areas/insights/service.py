@@ -273,7 +273,8 @@ def structure(ctx, query) -> dict:
     teams = db.execute(select(Squad.name, size).outerjoin(members, members.c.squad_id == Squad.id)
                        .order_by(size.desc(), Squad.name).limit(LIST_LIMIT)).all()
     people = db.execute(select(managers.c.name, managers.c.reports)
-                        .order_by(managers.c.reports.desc(), managers.c.name).limit(LIST_LIMIT)).all()
+                        .order_by(managers.c.reports.desc(), managers.c.name, managers.c.id)  # names repeat
+                        .limit(LIST_LIMIT)).all()
     avg_span, _ = _span(db.execute(_span_select(query, end)).one()._mapping)
     return {"avg_span": avg_span, "span_distribution": _filled(spans, SPAN_BUCKETS),
             "team_sizes": [{"squad_name": name, "size": count} for name, count in teams],

@@ -192,7 +192,8 @@ def set_published(page: Page, published: bool) -> None:
 def delete_page(ctx, *, page_id: str) -> None:
     """Archive the page and move its children to the root, after the existing root pages."""
     page = load_page(ctx, page_id)
-    children = ctx.db.scalars(select(Page).where(Page.parent_id == page.id).order_by(Page.position, Page.title)).all()
+    children = ctx.db.scalars(select(Page).where(Page.parent_id == page.id).order_by(Page.position, Page.title,
+                                                                                        Page.id)).all()
     if children:
         base = ctx.db.scalar(select(func.max(Page.position)).where(Page.parent_id.is_(None)))
         base = -1.0 if base is None else float(base)

@@ -139,7 +139,8 @@ def portal_team(db, company_ids) -> tuple[list[dict], list[dict]]:
             entry["roles"].append(member.role)
     leads: dict[str, dict] = {}
     rows = db.execute(select(Project.id, Project.owner_id, Project.delivery_manager_id)
-                      .where(Project.id.in_(active)).limit(LIST_LIMIT)).all()
+                      .where(Project.id.in_(active)).order_by(Project.created_at.desc(), Project.id)
+                      .limit(LIST_LIMIT)).all()
     lead_ids = {uid for row in rows for uid in (row.owner_id, row.delivery_manager_id) if uid}
     people = {u.id: u for u in db.scalars(select(User).where(User.id.in_(lead_ids)))} if lead_ids else {}
     for row in rows:

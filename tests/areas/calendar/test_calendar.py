@@ -465,3 +465,22 @@ def test_culture_events_of_a_year_are_those_overlapping_it(api, exec_user, emplo
         "culture_events"]] for year in (2026, 2027)}
     assert listed[2027] == [shutdown, march]  # by date, as before
     assert shutdown in listed[2026] and march not in listed[2026]
+
+
+def test_lists_past_the_cap_keep_the_latest_dates(api, db, employee):
+    """Without `year` the holiday and culture event lists grow every year; past the 500 cap they kept the oldest
+    dates and cut the upcoming ones (paging audit). They keep the latest 500, in date order."""
+    from datetime import timedelta
+
+    first = date(2000, 1, 3)
+    db.add_all([PublicHoliday(date=first + timedelta(days=7 * i), name=f"H{i:03d}") for i in range(500)])
+    db.add_all([CultureEvent(title=f"E{i:03d}", date=first + timedelta(days=7 * i), status="planned")
+                for i in range(500)])
+    db.add_all([PublicHoliday(date=date(2027, 12, 25), name="Upcoming Christmas"),
+                CultureEvent(title="Upcoming party", date=date(2027, 12, 17), status="planned")])
+    db.flush()
+    holidays = api.get("/api/calendar/public-holidays", as_=employee).json["public_holidays"]
+    assert len(holidays) == 500 and holidays[-1]["name"] == "Upcoming Christmas" and holidays[0]["name"] == "H001"
+    assert [h["date"] for h in holidays] == sorted(h["date"] for h in holidays)
+    events = api.get("/api/calendar/culture-events", as_=employee).json["culture_events"]
+    assert len(events) == 500 and events[-1]["title"] == "Upcoming party" and events[0]["title"] == "E001"
