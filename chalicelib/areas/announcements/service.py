@@ -139,7 +139,22 @@ def _send_chat(ctx, announcement: dict) -> str:
                           settings.provider_mode("chat"), SANDBOX_CHAT_CHANNEL,
                           "announcements chat channel (ANNOUNCEMENTS_CHAT_CHANNEL or the chat connection's channel)")
     text = f"*{escape(announcement['title'])}*\n{escape(announcement['content'])}"
-    return get_chat(db=ctx.db).post_message(channel=channel, text=text[:39000])["ts"]
+    return get_chat(db=ctx.db).post_message(channel=channel, text=_chat_cut(text))["ts"]
+
+
+CHAT_TEXT_MAX = 39000  # under Slack's 40,000 characters of a message's text
+
+
+def _chat_cut(text: str) -> str:
+    """The escaped text within CHAT_TEXT_MAX, a cut marked with an ellipsis and never inside an escaped entity
+    (`&amp;` cut to `&a` showed as typed)."""
+    if len(text) <= CHAT_TEXT_MAX:
+        return text
+    cut = text[:CHAT_TEXT_MAX - 1]
+    entity = cut.rfind("&")
+    if entity >= len(cut) - 4 and ";" not in cut[entity:]:  # an entity is at most 5 characters: &amp; &lt; &gt;
+        cut = cut[:entity]
+    return cut + "\u2026"
 
 
 def _send_calendar(ctx, announcement: dict, spec, user_email: str) -> str:

@@ -23,6 +23,8 @@ from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError,
 from chalicelib.core.aws import client
 from chalicelib.core.errors import BadGateway, GatewayTimeout
 
+from .base import subject_line
+
 
 def ses_address(address: str) -> str:
     """An address as SES takes it: 7-bit ASCII, a Unicode domain in Punycode, a Unicode display name as a MIME
@@ -55,7 +57,7 @@ class SESMail:
         kwargs: dict = {
             "FromEmailAddress": ses_address(self.from_address),
             "Destination": {"ToAddresses": [ses_address(address) for address in to]},
-            "Content": {"Simple": {"Subject": {"Data": subject[:998], "Charset": "UTF-8"}, "Body": body}},
+            "Content": {"Simple": {"Subject": {"Data": subject_line(subject)[:998], "Charset": "UTF-8"}, "Body": body}},
         }
         if reply_to:
             kwargs["ReplyToAddresses"] = [ses_address(reply_to)]

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from chalicelib.core.errors import BadGateway
 from chalicelib.core.ids import new_id
-
 from chalicelib.core.notify_outbox import record
+
+from .base import subject_line
 
 
 class SandboxMail:
@@ -24,6 +25,6 @@ class SandboxMail:
             if "@" not in address or address.lower().endswith("@bounce.test"):
                 raise BadGateway(f"E-mail provider refused the message: MessageRejected: {address}")
         message_id = f"sandbox-mail-{new_id()}"
-        record(self.db, provider="mail", target=", ".join(to), subject=subject, body=text,
+        record(self.db, provider="mail", target=", ".join(to), subject=subject_line(subject), body=text,
                payload={"from": self.from_address, "html": html, "reply_to": reply_to}, external_id=message_id)
         return message_id

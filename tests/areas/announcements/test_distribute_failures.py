@@ -52,3 +52,31 @@ def test_a_providers_failed_write_fails_its_channel_only(api, db, exec_user, mon
     assert answer.json["results"]["chat"]["status"] == "sent"
     assert answer.json["results"]["email"]["status"] == "failed"
     assert _recorded(db, announcement.id) == [("chat", "sent"), ("email", "failed")]
+
+
+def _distribute_text(api, user, *, title, content, **channels):
+    created = api.post("/api/announcements", as_=user, json={"title": title, "content": content,
+                                                              "category": "company"})
+    assert created.status == 201, created
+    answer = api.post(f"/api/announcements/{created.json['announcement']['id']}/distribute", as_=user,
+                      json=channels)
+    assert answer.status == 200, answer
+    return answer
+
+
+def test_announcement_email_subject_carries_no_line_break(api, db, exec_user):
+    """A title holding CR/LF (accepted: Title strips only its ends) went whole into the e-mail's Subject, where a header
+    reads it as the Subject's end and another header's start (outbound text audit): the mail adapters send one line."""
+    _distribute_text(api, exec_user, title="Office closed\r\nBcc: everyone@evil.test", content="Body", email=True)
+    subject = messages(db, provider="mail")[-1].subject
+    assert "\r" not in subject and "\n" not in subject, repr(subject)
+
+
+def test_announcement_chat_post_cut_is_marked_and_keeps_whole_entities(api, db, exec_user):
+    """The chat post is the escaped text cut at 39,000 characters: no ellipsis, and the cut can split an
+    escaped entity ("&amp;" -> "&a"), which Slack then shows as typed."""
+    content = "x" * 38994 + "& more text that will be cut"
+    _distribute_text(api, exec_user, title="T", content=content, chat=True)
+    text = messages(db, provider="chat")[-1].body
+    assert len(text) <= 40000
+    assert text.endswith("\u2026") and text[:-1].endswith("x"), repr(text[-12:])  # not "&a"

@@ -251,3 +251,18 @@ def test_slack_text_of_ours_is_escaped_so_it_pings_nobody_and_links_nothing(db, 
     text = json.loads(slack.calls[1].request.body)["text"]
     assert text.startswith("*&lt;!channel&gt; Fix &amp; ship*\nsee &lt;https://evil.example|the docs&gt;\n<")
     assert text.endswith("/tasks/t1|Open>")
+
+
+def test_notification_email_subject_carries_no_line_break(db):
+    """A notice's e-mail subject is its title, which quotes user text (a task or proposal title with CR/LF): one line."""
+    user = make_user(db, email="ann@agency.test")
+    db.add(NotificationPreference(user_id=user.id, notification_type="mention", channel_in_app=True,
+                                  channel_email=True, channel_chat=False, channel_push=False))
+    db.flush()
+    ctx = FakeContext(db)
+    made = notify(ctx, user_id=user.id, type="mention", title="You were assigned a task: Fix\r\nBcc: x@evil.test")
+    ctx.commit()
+    (row,) = deliveries(db, notification_id=made.id)
+    assert row.status == "sent"
+    subject = outbox(db, "mail")[-1].subject
+    assert "\r" not in subject and "\n" not in subject, repr(subject)
