@@ -53,6 +53,8 @@ BOTH_WAYS = {
     frozenset({"projects", "sprints"}): "a sprint belongs to a visible project; deleting a project deletes its sprints",
     frozenset({"projects", "roadmaps"}): "a roadmap may belong to a visible project; deleting a project deletes its "
                                          "roadmaps and their items",
+    frozenset({"deals", "tasks"}): "a task may link a deal or company that exists; a deleted deal's or company's "
+                                   "tasks are kept, no longer linked to it",
     frozenset({"calendar", "leave"}): "the team calendar shows approved leave; a leave booking's working days leave "
                                       "out the calendar's public holidays (session 18)",
 }

@@ -232,11 +232,15 @@ def update_company(ctx, *, company_id: str, data) -> dict:
 
 
 def delete_company(ctx, *, company_id: str) -> None:
-    """409 while deals reference the company; its contacts are kept and detached."""
+    """409 while deals reference the company; its contacts are kept and detached, its tasks (a portal request made
+    without a project is one) kept and no longer linked to it (tasks' `company_deleted`)."""
+    from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
+
     company = load_company(ctx, company_id)
     deals = count_of(ctx.db, Deal, Deal.company_id == company_id)
     if deals:
         raise Conflict(f"Company has {deals} deal(s); move or delete them first")
+    tasks_service.company_deleted(ctx.db, company.id)
     ctx.db.execute(update(Contact).where(Contact.company_id == company_id).values(company_id=None)
                    .execution_options(synchronize_session=False))
     ctx.db.delete(company)

@@ -18,7 +18,7 @@ from .queries import (check_room, deal_order, deal_readers, deal_record, deal_re
 
 def _default_stage_id(db: Session) -> str | None:
     return db.scalar(stage_query().order_by(ConfigListItem.is_default.desc(), ConfigListItem.position,
-                                            ConfigListItem.label).limit(1))
+                                            ConfigListItem.label, ConfigListItem.id).limit(1))
 
 
 def _check_refs(db: Session, values: dict, deal: Deal | None = None) -> None:
@@ -128,13 +128,15 @@ def update_deal(ctx, *, deal_id: str, data) -> dict:
 def delete_deal(ctx, *, deal_id: str) -> None:
     """409 while budgets name the deal (their invoices hang off them), as for a project: nothing changed. The
     deal's row is locked first: a budget being made for it waits (budgets' check share-locks it), and a budget
-    made before is counted."""
+    made before is counted. Its tasks are kept, no longer linked to it (tasks' `deal_deleted`)."""
     from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
+    from chalicelib.areas.tasks import service as tasks_service
 
     deal = lock_row(ctx.db, Deal, deal_id, where=visible(ctx.principal), missing="Deal")
     budgets = budgets_service.deal_holds(ctx.db, deal.id)["budgets"]
     if budgets:
         raise Conflict(f"The deal has {budgets} budget{'s' if budgets != 1 else ''}: remove or move them first, "
                        "or set its status instead")
+    tasks_service.deal_deleted(ctx.db, deal.id)  # its tasks are kept, no longer linked to it
     ctx.db.delete(deal)
     ctx.db.flush()

@@ -273,4 +273,4 @@ def default_status_id(db) -> str | None:
     return db.scalar(
         select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
         .where(ConfigList.key == "task_status", ConfigListItem.is_default.is_(True))
-        .order_by(ConfigListItem.position, ConfigListItem.label).limit(1))
+        .order_by(ConfigListItem.position, ConfigListItem.label, ConfigListItem.id).limit(1))

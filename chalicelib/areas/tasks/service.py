@@ -3,9 +3,9 @@
 The check of what a write names (`check_references`) lives in service_references.py; todos in service_todos.py;
 watchers and attached links in service_links.py; the functions the projects, sprints and roadmaps areas call
 (`project_tasks`, `sprint_board`, `project_deleted`, `task_titles`, `roadmap_item_tasks`, `clear_roadmap_items`,
-`project_task_counts`) in service_planning.py, and the portal's (`portal_tasks`, `portal_task_project`,
-`portal_task_counts`, `portal_task_counts_select`, `portal_counts`, `create_request_task`) in service_portal.py; the
-hourly due-soon notice (jobs.py's `due_soon`) in service_due.py.
+`project_task_counts`) and the deals area's (`deal_deleted`, `company_deleted`) in service_planning.py, and the
+portal's (`portal_tasks`, `portal_task_project`, `portal_task_counts`, `portal_task_counts_select`, `portal_counts`,
+`create_request_task`) in service_portal.py; the hourly due-soon notice (jobs.py's `due_soon`) in service_due.py.
 Other areas reach them all through this module, which imports them.
 """
 from __future__ import annotations
@@ -31,8 +31,9 @@ from .queries import task_seen_by, visible_task_exists  # noqa: F401 - other are
 from .queries import tasks_readers  # noqa: F401 - the SLA breach scan tells only assignees who may read their task
 from .queries import visible_task_titles  # noqa: F401 - other areas name tasks only in the caller's scope
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
-from .service_planning import (clear_roadmap_items, project_deleted, project_task_counts,  # noqa: F401 - other areas call it through the service
-                               project_tasks, roadmap_item_tasks, sprint_board, task_titles)
+from .service_planning import (clear_roadmap_items, company_deleted, deal_deleted,  # noqa: F401 - other areas call it through the service
+                               project_deleted, project_task_counts, project_tasks, roadmap_item_tasks, sprint_board,
+                               task_titles)
 from .service_portal import (create_request_task, portal_counts, portal_task_counts,  # noqa: F401 - other areas call it through the service
                              portal_task_counts_select, portal_task_project, portal_tasks)
 from .service_references import check_references
@@ -58,10 +59,10 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
         members = select(User.id).join(Squad, Squad.id == User.squad_id).where(
             or_(Squad.id.in_(squads), Squad.name.in_(squads)))
         stmt = stmt.where(Task.assignee_id.in_(members))
-    if query.resource_type:
-        stmt = stmt.where(Task.resource_type == query.resource_type)
-    if query.resource_id:
-        stmt = stmt.where(Task.resource_id == query.resource_id)
+    if query.resource_type and query.resource_type.strip():  # blank, as empty: no filter (it matched nothing)
+        stmt = stmt.where(Task.resource_type == query.resource_type.strip())
+    if query.resource_id and query.resource_id.strip():
+        stmt = stmt.where(Task.resource_id == query.resource_id.strip())
     if query.roadmap_item_id:
         stmt = stmt.where(Task.roadmap_item_id == query.roadmap_item_id)
     if query.parent_id is not None:
@@ -125,8 +126,8 @@ def subtask_page(ctx, task_id: str, query) -> Page:
 @template
 def _watcher_template():
     return (select(User.id, User.name, User.picture).join(TaskWatcher, TaskWatcher.user_id == User.id)
-            .where(TaskWatcher.task_id == bindparam("watcher_task_id")).order_by(TaskWatcher.created_at, User.name)
-            .limit(LIST_LIMIT))
+            .where(TaskWatcher.task_id == bindparam("watcher_task_id"))
+            .order_by(TaskWatcher.created_at, User.name, User.id).limit(LIST_LIMIT))
 
 
 def watcher_select(task_id: str) -> Read:

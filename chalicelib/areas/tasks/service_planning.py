@@ -1,5 +1,5 @@
 """Tasks: the functions the projects, sprints and roadmaps areas call about a project's, a sprint's and a
-roadmap's tasks (reached through service.py)."""
+roadmap's tasks, and the deals area's about a deleted deal's or company's (reached through service.py)."""
 from __future__ import annotations
 
 from sqlalchemy import func, literal_column, select, update as sql_update
@@ -60,14 +60,29 @@ def sprint_board(ctx, sprint_id: str, project_id: str) -> tuple[list[dict], list
             task_records(ctx.db, backlog, visible_to=ctx.principal))
 
 
+def _unlink(db, resource_type: str, resource_id: str) -> None:
+    """The tasks linked to this record become standalone (resource link cleared, one UPDATE). `updated_at` is
+    left: the task itself was not edited."""
+    db.execute(sql_update(Task).where(Task.resource_type == resource_type, Task.resource_id == resource_id)
+               .values(resource_type=None, resource_id=None).execution_options(synchronize_session=False))
+
+
 def project_deleted(db, project_id: str) -> None:
     """A deleted project's tasks become standalone (resource link cleared, one UPDATE): they are kept, with
     their subtasks, todos and history, but no longer name a project that answers 404 (a detail showing it as
     linked, a duplicate copying the dead link). `updated_at` is left: the task itself was not edited."""
-    from sqlalchemy import update
+    _unlink(db, "project", project_id)
 
-    db.execute(update(Task).where(Task.resource_type == "project", Task.resource_id == project_id)
-               .values(resource_type=None, resource_id=None).execution_options(synchronize_session=False))
+
+def deal_deleted(db, deal_id: str) -> None:
+    """A deleted deal's tasks become standalone, as a deleted project's (`project_deleted`; one UPDATE)."""
+    _unlink(db, "deal", deal_id)
+
+
+def company_deleted(db, company_id: str) -> None:
+    """A deleted company's tasks (a portal request made without a project is one) become standalone, as a deleted
+    project's (`project_deleted`; one UPDATE): kept, with their watchers, in no project and of no company."""
+    _unlink(db, "company", company_id)
 
 
 def task_titles(db, task_ids) -> dict[str, str]:

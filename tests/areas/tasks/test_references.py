@@ -1,5 +1,7 @@
 """References of tasks to other records (the deletes, archives and references audit): a deactivated user
-is no assignee or reporter, and a deleted project's tasks stop naming it."""
+is no assignee or reporter, and a deleted project's, deal's or company's tasks stop naming it."""
+from tests.areas.budgets.factories import make_budget
+from tests.areas.deals.factories import make_company, make_deal
 from tests.areas.projects.factories import make_project
 from tests.factories import make_user
 
@@ -48,3 +50,43 @@ def test_deleting_a_project_leaves_its_tasks_standalone(api, db, exec_user):
     assert copy["resource_id"] is None  # a copy no longer carries the dead link either
     untouched = api.get(f"/api/tasks/{kept['id']}", as_=exec_user).json["task"]
     assert (untouched["resource_type"], untouched["resource_id"]) == ("project", other.id)
+
+
+def test_deleting_a_deal_leaves_its_tasks_standalone(api, db, exec_user):
+    deal, other = make_deal(db), make_deal(db)
+    task = api.post("/api/tasks", json={"title": "Follow up", "resource_type": "deal", "resource_id": deal.id},
+                    as_=exec_user).json["task"]
+    kept = api.post("/api/tasks", json={"title": "Other", "resource_type": "deal", "resource_id": other.id},
+                    as_=exec_user).json["task"]
+    budget = make_budget(db, resource_type="deal", resource_id=deal.id)
+    assert api.delete(f"/api/deals/deals/{deal.id}", as_=exec_user).status == 409  # refused: nothing changed
+    assert api.get(f"/api/tasks/{task['id']}", as_=exec_user).json["task"]["resource_id"] == deal.id
+    db.delete(budget)
+    db.flush()
+
+    assert api.delete(f"/api/deals/deals/{deal.id}", as_=exec_user).status == 200
+    detail = api.get(f"/api/tasks/{task['id']}", as_=exec_user)
+    assert detail.status == 200, detail
+    assert (detail.json["task"]["resource_type"], detail.json["task"]["resource_id"]) == (None, None)
+    copy = api.post(f"/api/tasks/{task['id']}/duplicate", as_=exec_user).json["task"]
+    assert (copy["resource_type"], copy["resource_id"]) == (None, None)
+    untouched = api.get(f"/api/tasks/{kept['id']}", as_=exec_user).json["task"]
+    assert (untouched["resource_type"], untouched["resource_id"]) == ("deal", other.id)
+
+
+def test_deleting_a_company_leaves_its_tasks_standalone(api, db, exec_user):
+    """A company's task (as a portal request made without a project is) stays a task, of no company."""
+    company, other = make_company(db), make_company(db)
+    task = api.post("/api/tasks", json={"title": "Request", "resource_type": "company", "resource_id": company.id},
+                    as_=exec_user).json["task"]
+    kept = api.post("/api/tasks", json={"title": "Other", "resource_type": "company", "resource_id": other.id},
+                    as_=exec_user).json["task"]
+
+    assert api.delete(f"/api/deals/companies/{company.id}", as_=exec_user).status == 200
+    detail = api.get(f"/api/tasks/{task['id']}", as_=exec_user)
+    assert detail.status == 200, detail
+    assert (detail.json["task"]["resource_type"], detail.json["task"]["resource_id"]) == (None, None)
+    copy = api.post(f"/api/tasks/{task['id']}/duplicate", as_=exec_user).json["task"]
+    assert (copy["resource_type"], copy["resource_id"]) == (None, None)
+    untouched = api.get(f"/api/tasks/{kept['id']}", as_=exec_user).json["task"]
+    assert (untouched["resource_type"], untouched["resource_id"]) == ("company", other.id)
