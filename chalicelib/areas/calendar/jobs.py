@@ -81,5 +81,22 @@ def scan_invites() -> dict:
 
 
 def _when(event: dict) -> str | None:
+    """When the meeting starts, as a person reads it: in ORG_TIMEZONE ("Mon 5 Jan 2099, 21:00"), or the day of an
+    all-day event ("Mon 5 Jan 2099, all day"); the provider's own value when it cannot be read. It was the raw
+    value ("2099-01-05T10:00:00Z": UTC, or another zone's offset)."""
+    from datetime import date, datetime
+
+    from chalicelib.core.timeutil import org_zone
+
     start = event.get("start") or {}
-    return start.get("dateTime") or start.get("date")
+    raw = start.get("dateTime") or start.get("date")
+    try:
+        if start.get("dateTime"):
+            moment = datetime.fromisoformat(start["dateTime"].replace("Z", "+00:00")).astimezone(org_zone())
+            return f"{moment:%a} {moment.day} {moment:%b %Y}, {moment:%H:%M}"
+        if start.get("date"):
+            day = date.fromisoformat(start["date"])
+            return f"{day:%a} {day.day} {day:%b %Y}, all day"
+    except (TypeError, ValueError):
+        pass
+    return raw

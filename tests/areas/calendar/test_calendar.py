@@ -1,6 +1,6 @@
 """Calendar at /api/calendar (document 3) against the sandbox provider: calendars, events merged with the
 synthetic events, event writes, respond, settings, places, public holidays, culture events, the invite scan."""
-from datetime import date
+from datetime import date, datetime, timezone
 
 import pytest
 from sqlalchemy import func, select
@@ -260,6 +260,19 @@ def test_invite_scan_notifies_once_and_never_after_a_response(api, db, employee)
     assert result["notified"] == 1 and (invited(invitee), invited(other), invited(employee)) == (1, 0, 0)
     again = scan_invites()
     assert again["notified"] == 0 and invited(invitee) == 1
+
+
+def test_an_invitation_notice_says_when_in_the_organisations_time():
+    """The meeting_invited body read the provider's raw start ("2099-01-05T10:00:00Z"); it is the start in
+    ORG_TIMEZONE as a person reads it (outbound-text audit)."""
+    from chalicelib.areas.calendar.jobs import _when
+    from chalicelib.core.timeutil import org_zone
+
+    moment = datetime(2099, 1, 5, 10, tzinfo=timezone.utc).astimezone(org_zone())
+    assert _when({"start": {"dateTime": "2099-01-05T10:00:00Z"}}) == \
+        f"{moment:%a} {moment.day} {moment:%b %Y}, {moment:%H:%M}"
+    assert _when({"start": {"date": "2099-01-05"}}) == "Mon 5 Jan 2099, all day"
+    assert _when({"start": {"dateTime": "not a time"}}) == "not a time"
 
 
 def _in_days(days: int, hour: int) -> str:
