@@ -63,8 +63,8 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
         stmt = stmt.where(Task.resource_type == query.resource_type.strip())
     if query.resource_id and query.resource_id.strip():
         stmt = stmt.where(Task.resource_id == query.resource_id.strip())
-    if query.roadmap_item_id:
-        stmt = stmt.where(Task.roadmap_item_id == query.roadmap_item_id)
+    if query.roadmap_item_id and query.roadmap_item_id.strip():
+        stmt = stmt.where(Task.roadmap_item_id == query.roadmap_item_id.strip())
     if query.parent_id is not None:
         if query.parent_id.strip() in ("", "null"):
             stmt = stmt.where(Task.parent_task_id.is_(None))

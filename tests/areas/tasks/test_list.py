@@ -144,7 +144,7 @@ def test_a_blank_resource_filter_is_no_filter(api, db, exec_user):
     """`?resource_type=%20` as `?resource_type=`: every task (a blank value filtered on '' and answered none)."""
     t1 = make_task(db, resource_type="project", resource_id="p1")
     t2 = make_task(db)
-    for name in ("resource_type", "resource_id"):
+    for name in ("resource_type", "resource_id", "roadmap_item_id"):
         assert ids(api.get(f"/api/tasks?{name}=", as_=exec_user)) == {t1.id, t2.id}
         assert ids(api.get(f"/api/tasks?{name}=%20", as_=exec_user)) == {t1.id, t2.id}
     assert ids(api.get("/api/tasks?resource_type=%20project%20", as_=exec_user)) == {t1.id}
