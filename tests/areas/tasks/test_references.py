@@ -52,6 +52,19 @@ def test_deleting_a_project_leaves_its_tasks_standalone(api, db, exec_user):
     assert (untouched["resource_type"], untouched["resource_id"]) == ("project", other.id)
 
 
+def _deleted_leaves_standalone(api, user, delete_path, task, kept, kept_link):
+    """Delete the record; `task` (linked to it) stays, no longer linked, and so does its duplicate; `kept` (linked
+    to another record) keeps `kept_link`."""
+    assert api.delete(delete_path, as_=user).status == 200
+    detail = api.get(f"/api/tasks/{task['id']}", as_=user)
+    assert detail.status == 200, detail
+    assert (detail.json["task"]["resource_type"], detail.json["task"]["resource_id"]) == (None, None)
+    copy = api.post(f"/api/tasks/{task['id']}/duplicate", as_=user).json["task"]
+    assert (copy["resource_type"], copy["resource_id"]) == (None, None)
+    untouched = api.get(f"/api/tasks/{kept['id']}", as_=user).json["task"]
+    assert (untouched["resource_type"], untouched["resource_id"]) == kept_link
+
+
 def test_deleting_a_deal_leaves_its_tasks_standalone(api, db, exec_user):
     deal, other = make_deal(db), make_deal(db)
     task = api.post("/api/tasks", json={"title": "Follow up", "resource_type": "deal", "resource_id": deal.id},
@@ -64,14 +77,7 @@ def test_deleting_a_deal_leaves_its_tasks_standalone(api, db, exec_user):
     db.delete(budget)
     db.flush()
 
-    assert api.delete(f"/api/deals/deals/{deal.id}", as_=exec_user).status == 200
-    detail = api.get(f"/api/tasks/{task['id']}", as_=exec_user)
-    assert detail.status == 200, detail
-    assert (detail.json["task"]["resource_type"], detail.json["task"]["resource_id"]) == (None, None)
-    copy = api.post(f"/api/tasks/{task['id']}/duplicate", as_=exec_user).json["task"]
-    assert (copy["resource_type"], copy["resource_id"]) == (None, None)
-    untouched = api.get(f"/api/tasks/{kept['id']}", as_=exec_user).json["task"]
-    assert (untouched["resource_type"], untouched["resource_id"]) == ("deal", other.id)
+    _deleted_leaves_standalone(api, exec_user, f"/api/deals/deals/{deal.id}", task, kept, ("deal", other.id))
 
 
 def test_deleting_a_company_leaves_its_tasks_standalone(api, db, exec_user):
@@ -82,11 +88,5 @@ def test_deleting_a_company_leaves_its_tasks_standalone(api, db, exec_user):
     kept = api.post("/api/tasks", json={"title": "Other", "resource_type": "company", "resource_id": other.id},
                     as_=exec_user).json["task"]
 
-    assert api.delete(f"/api/deals/companies/{company.id}", as_=exec_user).status == 200
-    detail = api.get(f"/api/tasks/{task['id']}", as_=exec_user)
-    assert detail.status == 200, detail
-    assert (detail.json["task"]["resource_type"], detail.json["task"]["resource_id"]) == (None, None)
-    copy = api.post(f"/api/tasks/{task['id']}/duplicate", as_=exec_user).json["task"]
-    assert (copy["resource_type"], copy["resource_id"]) == (None, None)
-    untouched = api.get(f"/api/tasks/{kept['id']}", as_=exec_user).json["task"]
-    assert (untouched["resource_type"], untouched["resource_id"]) == ("company", other.id)
+    _deleted_leaves_standalone(api, exec_user, f"/api/deals/companies/{company.id}", task, kept,
+                               ("company", other.id))
