@@ -206,14 +206,62 @@ def _window(backfill: bool) -> tuple:
     return until - timedelta(days=max(0, days - 1)), until
 
 
+def _unique_days(rows: list[dict]) -> list[dict]:
+    """One row per (campaign, day), the later copy. The adapters answer one row per campaign and day (Google Ads
+    `FROM campaign` segmented by `segments.date` only; Meta insights at level campaign with time_increment 1 and no
+    breakdown; Shopify summed per day by the adapter), so a second copy is the same campaign-day answered again (a
+    paged listing repeating a row across pages), not a part to add: summing it would double the day. Two copies in
+    one INSERT ... ON CONFLICT DO UPDATE are refused by Postgres ("cannot affect row a second time")."""
+    by_day: dict[tuple, dict] = {}
+    for row in rows:
+        by_day[(row["campaign_id"], row["date"])] = row
+    return list(by_day.values())
+
+
+def _write_failure(exc: Exception) -> str:
+    """Staff's message for figures the database refused: the driver's own first line (never a parameter)."""
+    orig = getattr(exc, "orig", None) or exc
+    detail = orig.args[0] if getattr(orig, "args", None) else ""
+    if isinstance(detail, dict):  # pg8000: the server's fields, M the message
+        detail = detail.get("M") or ""
+    detail = (str(detail).strip().splitlines() or [""])[0][:300]
+    return f"The platform's figures could not be stored ({type(orig).__name__}{': ' + detail if detail else ''})"
+
+
+def _write(conn, rows: list[dict], *, now, error, client_error, long_read) -> int | None:
+    """Write one connection's figures and status in a unit of work of its own: the number of rows stored, or None
+    when the connection was disconnected while its platform answered (its rows would fail on the deleted row's
+    foreign key). Raises (rolled back) when the database refuses the figures."""
+    from chalicelib.core.db import unit_of_work
+
+    with unit_of_work() as uow:
+        if uow.session.scalar(select(AdConnection.id).where(AdConnection.id == conn.id).with_for_update()) is None:
+            return None
+        rows = _unique_days([{"id": new_id(), "connection_id": conn.id, "company_id": conn.company_id,
+                              "platform": conn.platform, "synced_at": now, **row,
+                              "campaign_name": row["campaign_name"][:300],
+                              "campaign_id": row["campaign_id"][:100]} for row in rows])
+        if rows:
+            _upsert(uow.session, rows)
+        values = ({"status": "error", "last_sync_error": error[:2000], "client_sync_error": client_error[:2000],
+                   "updated_at": now} if error else
+                  {"status": "connected", "last_sync_error": None, "client_sync_error": None,
+                   "last_synced_at": now, "updated_at": now,
+                   **({"backfilled_at": now} if long_read else {})})
+        uow.session.execute(update(AdConnection).where(AdConnection.id == conn.id).values(**values))
+    return len(rows)
+
+
 def sync_connections(*, company_id: str | None = None, connection_id: str | None = None,
                      backfill: bool = False, synced_before=None) -> dict:
     """Sync the daily metrics of one connection, of one company's connections, or (neither given) of every
     connection: the last ADPLATFORMS_RESYNC_DAYS days; with `backfill` (the scheduled job) a connection whose
     history was never read gets ADPLATFORMS_BACKFILL_DAYS days instead (a request never waits for that long
     read). Each platform is read with no transaction open; each connection's rows are written in a unit of work
-    of their own, with its status (`connected`, or `error` and the message); a connection deleted meanwhile is
-    left out (neither synced nor failed). Answers counts."""
+    of their own, with its status (`connected`, or `error` and the message), one row per campaign-day
+    (`_unique_days`); figures the database refuses (a value past its column) roll that unit back and mark the
+    connection `error` in another, and the next connection goes on; a connection deleted meanwhile is left out
+    (neither synced nor failed). Answers counts."""
     from chalicelib.core.db import unit_of_work
     from chalicelib.providers.adplatforms import get_adplatform, parse_credentials
 
@@ -247,23 +295,22 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
             log.exception("ad platform sync failed", extra={"connection_id": conn.id})
             error, client_error = f"The sync failed ({type(exc).__name__})", CLIENT_SYNC_FAILED
         now = utcnow()
-        with unit_of_work() as uow:
-            # the connection locked, or left out when it was disconnected while its platform answered (its rows
-            # would fail on the deleted row's foreign key, and with them the rest of the sync)
-            if uow.session.scalar(select(AdConnection.id).where(AdConnection.id == conn.id).with_for_update()) is None:
-                continue
-            if rows:
-                _upsert(uow.session, [{"id": new_id(), "connection_id": conn.id, "company_id": conn.company_id,
-                                       "platform": conn.platform, "synced_at": now, **row,
-                                       "campaign_name": row["campaign_name"][:300],
-                                       "campaign_id": row["campaign_id"][:100]} for row in rows])
-            values = ({"status": "error", "last_sync_error": error[:2000], "client_sync_error": client_error[:2000],
-                       "updated_at": now} if error else
-                      {"status": "connected", "last_sync_error": None, "client_sync_error": None,
-                       "last_synced_at": now, "updated_at": now,
-                       **({"backfilled_at": now} if long_read else {})})
-            uow.session.execute(update(AdConnection).where(AdConnection.id == conn.id).values(**values))
+        try:
+            written = _write(conn, rows, now=now, error=error, client_error=client_error, long_read=long_read)
+        except Exception as exc:  # noqa: BLE001 - one connection's unwritable figures never stop the others
+            # rolled back (a figure past its column, a row the table refuses): recorded on the connection in a unit
+            # of work of its own, so that staff see it; the next connection is synced all the same
+            log.exception("ad platform sync: the figures could not be stored", extra={"connection_id": conn.id})
+            error = _write_failure(exc)
+            with unit_of_work() as uow:
+                uow.session.execute(update(AdConnection).where(AdConnection.id == conn.id).values(
+                    status="error", last_sync_error=error[:2000], client_sync_error=CLIENT_SYNC_FAILED,
+                    updated_at=now))
+            result["failed"] += 1
+            continue
+        if written is None:  # disconnected meanwhile
+            continue
         result["failed" if error else "synced"] += 1
-        result["rows"] += len(rows)
+        result["rows"] += written
     return result
 

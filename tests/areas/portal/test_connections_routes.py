@@ -1,6 +1,7 @@
 """Portal connections (issue 19 item 4): list, connect (credentials validated, tested before they are stored,
 encrypted, never answered; the delivery manager notified), disconnect (agency-managed 409, another company's
-404), sync (202, after commit, idempotent), the daily job through the CLI, and the staff side that makes
+404), sync (202, after commit, idempotent; a campaign-day answered twice stored once, one connection's unwritable
+figures marking it `error` without stopping the others), the daily job through the CLI, and the staff side that makes
 agency-managed connections."""
 import json
 from datetime import timedelta
@@ -305,3 +306,112 @@ def test_a_client_sync_skips_connections_that_failed_in_the_last_10_minutes(port
     assert portal.post("/connections/sync", mine, role="collaborator").json == {
         "message": "Sync started for 1 connected platform"}
     assert reads == [1, 1]
+
+
+# ---------------------------------------------------------------- one connection's figures never stop the sync
+
+def _google(db, company, n):
+    """A Google Ads connection of a fixed id: connections are synced in (company_id, id) order, so n=1 is first."""
+    connection = AdConnection(id=f"00000000-0000-4000-8000-00000000000{n}", company_id=company.id,
+                              platform="google_ads", display_name=f"Google {n}", account_id=f"{n}" * 10,
+                              secret=crypto.encrypt(json.dumps({"customer_id": f"{n}" * 10, "refresh_token": f"t-{n}"})))
+    db.add(connection)
+    db.flush()
+    return connection
+
+
+def test_a_campaign_day_answered_twice_is_stored_once_as_the_later_copy(portal, db, set_env, monkeypatch):
+    """A paged listing can answer one campaign-day on two pages; both copies in one INSERT ... ON CONFLICT DO
+    UPDATE were refused by Postgres ("cannot affect row a second time") and ended the whole sync. The adapters
+    answer one row per campaign and day, so the copy is a repeat, not a part: the later copy is kept, not summed."""
+    from chalicelib.areas.portal.jobs import adplatforms_sync
+    from chalicelib.providers.adplatforms.sandbox import SandboxAdPlatform
+
+    set_env(ADPLATFORMS_BACKFILL_DAYS="3", ADPLATFORMS_RESYNC_DAYS="3")
+    mine = make_client(db, dashboard=True)
+    repeated = _google(db, mine, 1)
+    real = SandboxAdPlatform.daily_metrics
+    answered = []
+
+    def twice(self, since, until):
+        rows = real(self, since, until)
+        answered.extend(rows)
+        return rows + [{**rows[0], "clicks": 7, "spend": rows[0]["spend"] + 1}]  # answered again, later figures
+
+    monkeypatch.setattr(SandboxAdPlatform, "daily_metrics", twice)
+    outcome = adplatforms_sync()
+    campaigns, first = len({row["campaign_id"] for row in answered}), answered[0]
+    assert outcome == {"connections": 1, "synced": 1, "failed": 0, "rows": 3 * campaigns}
+    assert count(db, AdDailyMetric, connection_id=repeated.id) == 3 * campaigns
+    stored = db.execute(select(AdDailyMetric.clicks, AdDailyMetric.spend).where(
+        AdDailyMetric.connection_id == repeated.id, AdDailyMetric.campaign_id == first["campaign_id"],
+        AdDailyMetric.date == first["date"])).one()
+    assert (stored.clicks, stored.spend) == (7, first["spend"] + 1)
+    db.expire_all()
+    assert db.get(AdConnection, repeated.id).status == "connected"
+
+
+def test_a_connection_whose_figures_cannot_be_written_is_marked_and_the_others_sync(portal, api, db, exec_user,
+                                                                                    set_env, monkeypatch):
+    """The write of a connection's figures was outside the sync's try: a database error left the loop, so the
+    connections after it (the same ones every day: (company_id, id) order) were never synced and the failing one
+    was never marked. Now it is `error` (staff read the database's message, the client CLIENT_SYNC_FAILED), counted
+    failed, and the others sync; a later run keeps going the same way."""
+    from sqlalchemy.exc import DataError
+
+    from chalicelib.areas.portal import service_connections
+    from chalicelib.areas.portal.jobs import adplatforms_sync
+    from chalicelib.areas.portal.service_connections import CLIENT_SYNC_FAILED
+
+    set_env(ADPLATFORMS_BACKFILL_DAYS="2", ADPLATFORMS_RESYNC_DAYS="2")
+    mine = make_client(db, dashboard=True)
+    bad, *good = (_google(db, mine, n) for n in (1, 2, 3))
+    real = service_connections._upsert
+
+    def refusing(session, rows):
+        if rows[0]["connection_id"] == bad.id:
+            raise DataError("INSERT INTO ad_daily_metrics ...", {}, Exception("numeric field overflow"))
+        real(session, rows)
+
+    monkeypatch.setattr(service_connections, "_upsert", refusing)
+    for _ in range(2):  # two daily runs
+        outcome = adplatforms_sync()
+        assert (outcome["connections"], outcome["synced"], outcome["failed"]) == (3, 2, 1)
+    db.expire_all()
+    assert all(count(db, AdDailyMetric, connection_id=c.id) and db.get(AdConnection, c.id).status == "connected"
+               for c in good)
+    marked = db.get(AdConnection, bad.id)
+    assert marked.status == "error" and count(db, AdDailyMetric, connection_id=bad.id) == 0
+    assert marked.backfilled_at is None and marked.last_synced_at is None
+    staff = {c["id"]: c for c in api.get(f"/api/clients/{mine.id}/connections", as_=exec_user).json["connections"]}
+    assert staff[bad.id]["last_sync_error"] == "The platform's figures could not be stored (Exception: numeric field overflow)"
+    client = {c["id"]: c for c in portal.get("/connections", mine).json["connections"]}
+    assert client[bad.id]["last_sync_error"] == CLIENT_SYNC_FAILED
+
+
+def test_a_figure_past_its_column_is_a_recorded_failure(portal, db, set_env, monkeypatch):
+    """A platform's absurd figure (a spend past Numeric(16,2)) is refused by the database: that connection is
+    `error` with the database's message, and the next one is synced."""
+    from decimal import Decimal
+
+    from chalicelib.areas.portal.service_connections import sync_connections
+    from chalicelib.providers.adplatforms.sandbox import SandboxAdPlatform
+
+    set_env(ADPLATFORMS_RESYNC_DAYS="2")
+    mine = make_client(db, dashboard=True)
+    absurd, fine = _google(db, mine, 1), _google(db, mine, 2)
+    real = SandboxAdPlatform.daily_metrics
+
+    def overflowing(self, since, until):
+        rows = real(self, since, until)
+        if self.seed == absurd.id:
+            rows[0]["spend"] = Decimal("1e15")
+        return rows
+
+    monkeypatch.setattr(SandboxAdPlatform, "daily_metrics", overflowing)
+    outcome = sync_connections(company_id=mine.id)
+    assert (outcome["synced"], outcome["failed"]) == (1, 1)
+    db.expire_all()
+    failed = db.get(AdConnection, absurd.id)
+    assert failed.status == "error" and "numeric field overflow" in failed.last_sync_error
+    assert db.get(AdConnection, fine.id).status == "connected" and count(db, AdDailyMetric, connection_id=fine.id)
