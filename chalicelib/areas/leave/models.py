@@ -29,6 +29,8 @@ class LeaveType(Base):
 
 
 class LeaveBalance(Base):
+    """One leave type's balance of a user as the ledger answered it for `ledger_employee_id` (service_cache)."""
+
     __tablename__ = "leave_balances"
     __table_args__ = (UniqueConstraint("user_id", "leave_type_id", name="uq_leave_balances_user_type"),)
 
@@ -38,6 +40,9 @@ class LeaveBalance(Base):
     leave_type_name: Mapped[str] = mapped_column(String(200), nullable=False)
     balance_hours: Mapped[Decimal] = mapped_column(Numeric(10, 2), nullable=False)
     fetched_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    # The ledger employee the rows were fetched for (the user's mapping then; leave_0005): served only while it is
+    # the user's mapping now. NULL (rows cached before leave_0005) never matches: fetched again.
+    ledger_employee_id: Mapped[str | None] = mapped_column(String(100))
 
 
 class LeaveRequest(Timestamps, Base):

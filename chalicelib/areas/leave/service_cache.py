@@ -4,7 +4,10 @@
   hour. A refresh that fails with a cache in hand answers the cache (stale beats nothing); with none it fails
   (503 not configured, 502/503/504 from the ledger).
 - Balances are per user and need the user's ledger employee mapping (connections area): 409 without one.
-  `GET /balances` answers the cache when younger than an hour; `POST /balances/refresh` always asks the ledger.
+  `GET /balances` answers the cache when younger than an hour AND fetched for the user's current mapping (each
+  row records its `ledger_employee_id`; a changed or cleared mapping, or NULL from before leave_0005, is stale);
+  `POST /balances/refresh` always asks the ledger. Leave the app books in or reverses from the ledger drops the
+  user's rows (`mark_balances_stale`, service_integrations), so the next read asks again.
 - The ledger is asked with no transaction open (ctx.release_connection); a refresh replaces the cached rows in
   one DELETE and one INSERT.
 - The `leave-cache-refresh` job refreshes the types and every mapped user's balances older than an hour.
@@ -14,7 +17,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import case, delete, func, select
 
 from chalicelib.core.errors import Conflict, DomainError
 from chalicelib.core.ids import utcnow
@@ -88,19 +91,27 @@ def list_types(ctx) -> list[dict]:
 
 # ---------------------------------------------------------------- balances
 
-def _balance_records(db, user_id: str) -> list[dict]:
-    rows = db.scalars(select(LeaveBalance).where(LeaveBalance.user_id == user_id)
+def _balance_records(db, user_id: str, employee: str) -> list[dict]:
+    rows = db.scalars(select(LeaveBalance).where(LeaveBalance.user_id == user_id,
+                                                 LeaveBalance.ledger_employee_id == employee)
                       .order_by(LeaveBalance.leave_type_name, LeaveBalance.leave_type_id).limit(LIST_LIMIT))
     return [row_dict(row, ("id", "leave_type_id", "leave_type_name", "balance_hours", "fetched_at")) for row in rows]
 
 
-def _store_balances(db, user_id: str, balances: list[dict]) -> None:
+def _store_balances(db, user_id: str, employee: str, balances: list[dict]) -> None:
+    """Replace the user's cached rows with `balances`, as fetched for the ledger employee `employee`."""
     now = utcnow()
     lock_key(db, "leave-balances", user_id)  # as _store_types: concurrent refreshes of one user take turns
     db.execute(delete(LeaveBalance).where(LeaveBalance.user_id == user_id).execution_options(synchronize_session=False))
-    insert_rows(db, LeaveBalance, [{"user_id": user_id, "leave_type_id": b["leave_type_id"],
-                                    "leave_type_name": b["leave_type_name"], "balance_hours": b["balance_hours"],
-                                    "fetched_at": now} for b in balances])
+    insert_rows(db, LeaveBalance, [{"user_id": user_id, "ledger_employee_id": employee,
+                                    "leave_type_id": b["leave_type_id"], "leave_type_name": b["leave_type_name"],
+                                    "balance_hours": b["balance_hours"], "fetched_at": now} for b in balances])
+
+
+def mark_balances_stale(db, user_id: str) -> None:
+    """Drop the user's cached balances (one statement), so that the next read asks the ledger: the app has just
+    booked or reversed leave of theirs there. Runs in the caller's unit of work; asks the ledger nothing."""
+    db.execute(delete(LeaveBalance).where(LeaveBalance.user_id == user_id).execution_options(synchronize_session=False))
 
 
 def _employee_id(ctx, user_id: str) -> str:
@@ -117,20 +128,41 @@ def refresh_balances(ctx, user_id: str | None = None) -> list[dict]:
     payroll = _payroll(ctx)
     ctx.release_connection()
     balances = payroll.leave_balances(employee)
-    _store_balances(ctx.db, user_id, balances)
+    _store_balances(ctx.db, user_id, employee, balances)
     ctx.db.flush()
-    return _balance_records(ctx.db, user_id)
+    return _balance_records(ctx.db, user_id, employee)
 
 
 def list_balances(ctx) -> list[dict]:
-    _employee_id(ctx, ctx.user_id)  # 409 without a mapping, cached or not
-    fetched = ctx.db.scalar(select(func.min(LeaveBalance.fetched_at)).where(LeaveBalance.user_id == ctx.user_id))
-    if fetched is not None and fetched >= utcnow() - CACHE_TTL:
-        return _balance_records(ctx.db, ctx.user_id)
+    """The cache when every row of the user's is younger than an hour and was fetched for the employee they are
+    mapped to now (a remap, or rows from before leave_0005, make it stale); else fetched again. Three statements
+    either way before a fetch: the mapping, the check, the rows."""
+    employee = _employee_id(ctx, ctx.user_id)  # 409 without a mapping, cached or not
+    fetched, others = ctx.db.execute(
+        select(func.min(LeaveBalance.fetched_at),
+               func.count(case((LeaveBalance.ledger_employee_id == employee, None), else_=1)))  # rows of another
+        .where(LeaveBalance.user_id == ctx.user_id)).one()
+    if fetched is not None and not others and fetched >= utcnow() - CACHE_TTL:
+        return _balance_records(ctx.db, ctx.user_id, employee)
     return refresh_balances(ctx)
 
 
 # ---------------------------------------------------------------- the hourly job
+
+def _fresh_users(db, mapped: dict[str, str]) -> set[str]:
+    """The users of `mapped` (`{user_id: ledger employee id}`) whose cached rows are all younger than an hour and
+    fetched for that employee (list_balances' rule; one statement)."""
+    if not mapped:
+        return set()
+    cutoff = utcnow() - CACHE_TTL
+    groups: dict[str, list] = {}
+    for user_id, employee, oldest in db.execute(
+            select(LeaveBalance.user_id, LeaveBalance.ledger_employee_id, func.min(LeaveBalance.fetched_at))
+            .where(LeaveBalance.user_id.in_(list(mapped)))
+            .group_by(LeaveBalance.user_id, LeaveBalance.ledger_employee_id)):
+        groups.setdefault(user_id, []).append(employee == mapped[user_id] and oldest >= cutoff)
+    return {user_id for user_id, fresh in groups.items() if all(fresh)}
+
 
 def refresh_stale(ctx) -> dict:
     """Refresh the types when older than an hour, and each mapped user's balances older than an hour (or never
@@ -151,9 +183,7 @@ def refresh_stale(ctx) -> dict:
             log.warning("leave types refresh failed: %s", exc.message)
     active = list(ctx.db.scalars(select(User.id).where(User.is_active.is_(True))))
     mapped = ledger_employee_ids(ctx.db, active)
-    fresh = set(ctx.db.scalars(select(LeaveBalance.user_id).where(LeaveBalance.user_id.in_(list(mapped)))
-                               .group_by(LeaveBalance.user_id)
-                               .having(func.min(LeaveBalance.fetched_at) >= utcnow() - CACHE_TTL))) if mapped else set()
+    fresh = _fresh_users(ctx.db, mapped)
     refreshed = failed = 0
     for user_id in mapped:
         if user_id in fresh:

@@ -239,6 +239,15 @@ def _attempt(ctx, fn, name: str, leave: dict):
 
 # ---------------------------------------------------------------- running
 
+def _balances_changed(ctx, leave: dict) -> None:
+    """The ledger's schedule of the requester changed (an application made or rejected): their cached balances
+    are dropped in the transaction that records the outcome (one statement, the ledger not asked), so their next
+    read of the balances fetches them (docs/decisions/leave.md, Types, balances and the leave ledger)."""
+    from .service_cache import mark_balances_stale
+
+    mark_balances_stale(ctx.db, leave["user_id"])
+
+
 def _claim_is_stale(now):
     """The request's claim is a dead run's: older than STALE_CLAIM."""
     return LeaveRequest.integrations_running_since < now - STALE_CLAIM
@@ -277,6 +286,8 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
     results = {name: _attempt(ctx, RUN[name], name, leave) for name in names}
     outcomes = {name: outcome for name, (outcome, _) in results.items()}
     request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
+    if outcomes.get("ledger") == "ok":  # booked in the ledger: the requester's cached balances are stale now
+        _balances_changed(ctx, leave)
     if request.status != "approved":  # cancelled while the providers answered: undo what it made and had made
         ctx.release_connection()  # cancelled is final: the row lock is not held while the providers answer
         made = {**leave, **{ID_FIELDS[n]: value for n, (outcome, value) in results.items() if outcome == "ok"}}
@@ -304,6 +315,8 @@ def _undo(ctx, request_id: str, leave: dict, token) -> dict:
     names = [n for n in INTEGRATIONS if leave[ID_FIELDS[n]]]
     results = {name: _attempt(ctx, REVERSE[name], name, leave) for name in names}
     request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
+    if results.get("ledger", ("",))[0] == "ok":  # rejected in the ledger: the cached balances are stale now
+        _balances_changed(ctx, leave)
     errors = dict(request.integration_errors or {})
     for name, (outcome, value) in results.items():
         kept = outcome != "ok" or name == "chat"

@@ -188,6 +188,26 @@ def test_all_four_run_for_a_mapped_user_and_are_reversed(api, db, people):
     assert after["calendar_event_id"] is None and after["integration_errors"] is None
 
 
+def _annual_hours(api, user):
+    answer = api.get("/api/leave/balances", as_=user)
+    assert answer.status == 200, answer
+    return {b["leave_type_id"]: b["balance_hours"] for b in answer.json["balances"]}[LEAVE_TYPES[0]["id"]]
+
+
+def test_leave_booked_or_reversed_in_the_ledger_refreshes_the_cached_balance(api, db, people):
+    """Stale-cache audit: the approval's ledger application (and its rejection on cancel) changes the employee's
+    balance in the ledger; their cached balances (one hour) are dropped in the run's own transaction, so the next
+    read asks again instead of answering the pre-approval balance."""
+    map_user(db, people["employee"])
+    before = _annual_hours(api, people["employee"])  # cached now
+    path, request = _approved(api, people, db)
+    assert request["ledger_leave_application_id"], request["integration_errors"]
+    # three weekdays of 7.6 hours scheduled in the ledger by the app itself
+    assert _annual_hours(api, people["employee"]) == pytest.approx(before - 22.8)
+    assert api.post(f"{path}/cancel", as_=people["employee"]).status == 200
+    assert _annual_hours(api, people["employee"]) == pytest.approx(before)  # rejected in the ledger: back
+
+
 def test_the_ledger_failing_alone_then_retried(api, db, people):
     map_user(db, people["employee"], ledger_id="EMP-invalid")
     path, request = _approved(api, people, db)

@@ -67,6 +67,69 @@ def test_balances_need_a_mapping_and_are_cached(api, db, employee):
     assert api.post("/api/leave/balances/refresh", as_=employee).status == 502
 
 
+def _hours(answer):
+    assert answer.status == 200, answer
+    return {b["leave_type_id"]: b["balance_hours"] for b in answer.json["balances"]}
+
+
+def _ledger_hours(db, ledger_id):
+    from chalicelib.providers.payroll.sandbox import SandboxPayroll
+
+    return {b["leave_type_id"]: b["balance_hours"] for b in SandboxPayroll(db=db).leave_balances(ledger_id)}
+
+
+def _cached_for(db, user):
+    db.expire_all()
+    return set(db.scalars(select(LeaveBalance.ledger_employee_id).where(LeaveBalance.user_id == user.id)))
+
+
+def test_a_corrected_mapping_is_never_answered_the_old_employees_balances(api, db, employee, exec_user):
+    """Stale-cache audit: the cached rows record the ledger employee they were fetched for and are served only
+    while it is the user's mapping, so an executive's correction (connections) is seen at once, not an hour later
+    (another employee's HR data)."""
+    mapping = f"/api/admin/connections/user-mappings/{employee.id}"
+    assert api.put(mapping, as_=exec_user, json={"ledger_id": "EMP-0001"}).status == 200
+    wrong = _hours(api.get("/api/leave/balances", as_=employee))
+    assert wrong == _ledger_hours(db, "EMP-0001") != _ledger_hours(db, "EMP-0002")
+    assert api.put(mapping, as_=exec_user, json={"ledger_id": "EMP-0002"}).status == 200
+    assert _hours(api.get("/api/leave/balances", as_=employee)) == _ledger_hours(db, "EMP-0002")
+    assert _cached_for(db, employee) == {"EMP-0002"}
+    assert _hours(api.post("/api/leave/balances/refresh", as_=employee)) == _ledger_hours(db, "EMP-0002")
+    assert _cached_for(db, employee) == {"EMP-0002"}  # the refresh records the employee too
+
+
+def test_unmapped_then_remapped_within_the_hour_is_not_answered_the_first_employees_rows(api, db, employee,
+                                                                                        exec_user):
+    mapping = f"/api/admin/connections/user-mappings/{employee.id}"
+    api.put(mapping, as_=exec_user, json={"ledger_id": "EMP-0001"})
+    first = _hours(api.get("/api/leave/balances", as_=employee))
+    assert api.put(mapping, as_=exec_user, json={"ledger_id": None}).status == 200
+    assert api.get("/api/leave/balances", as_=employee).status == 409
+    api.put(mapping, as_=exec_user, json={"ledger_id": "EMP-0003"})
+    again = _hours(api.get("/api/leave/balances", as_=employee))
+    assert again == _ledger_hours(db, "EMP-0003") != first
+
+
+def test_balances_cached_before_the_employee_was_recorded_are_fetched_again(api, db, employee):
+    """Rows from before leave_0005 have no ledger employee: stale, whatever their age."""
+    _map(db, employee)
+    api.get("/api/leave/balances", as_=employee)
+    db.execute(update(LeaveBalance).values(balance_hours=1, ledger_employee_id=None))
+    assert _hours(api.get("/api/leave/balances", as_=employee)) == _ledger_hours(db, "EMP-0001")
+    assert _cached_for(db, employee) == {"EMP-0001"}
+
+
+def test_the_job_refreshes_a_remapped_users_young_rows(db, employee):
+    from chalicelib.areas.leave.jobs import cache_refresh
+
+    _map(db, employee)
+    assert cache_refresh()["balances_refreshed"] == 1
+    _map(db, employee, ledger_id="EMP-0002")  # rows younger than an hour, of the old employee
+    assert cache_refresh()["balances_refreshed"] == 1
+    assert _cached_for(db, employee) == {"EMP-0002"}
+    assert cache_refresh()["balances_refreshed"] == 0
+
+
 def test_cache_refresh_job_is_idempotent(db, employee):
     from chalicelib.areas.leave.jobs import cache_refresh
 
@@ -98,7 +161,7 @@ def test_types_and_balances_answer_at_most_500_rows(api, db, employee):
     insert_rows(db, LeaveType, [{"id": f"t{n:04d}", "name": f"Type {n:04d}", "is_paid": True, "fetched_at": now}
                                 for n in range(501)])
     _map(db, employee)
-    insert_rows(db, LeaveBalance, [{"user_id": employee.id, "leave_type_id": f"t{n:04d}",
+    insert_rows(db, LeaveBalance, [{"user_id": employee.id, "ledger_employee_id": "EMP-0001", "leave_type_id": f"t{n:04d}",
                                     "leave_type_name": f"Type {n:04d}", "balance_hours": 1, "fetched_at": now}
                                    for n in range(501)])
     db.flush()
