@@ -12,7 +12,7 @@ from decimal import Decimal
 from sqlalchemy import delete, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import Conflict, DomainError, not_found
+from chalicelib.core.errors import BadGateway, Conflict, DomainError, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, update_rows
 from chalicelib.core.query import LIST_LIMIT
@@ -153,18 +153,63 @@ def sync_one(ctx, *, invoice_id: str) -> dict:
             "ledger_status": invoice.ledger_status, "payment_status": invoice.payment_status}
 
 
+SPLIT_CALLS = 50
+"""Ledger calls a run may make beyond one a page to isolate the invoices the ledger refuses (`_ask`): one refused
+invoice in a page of 500 costs 2 * 9 = 18; past the limit a refused part of a page is recorded as not synced."""
+
+
+def _refused(exc: DomainError) -> bool:
+    """The ledger answered an error for the request (Xero refuses a whole GET /Invoices?IDs=... for one id it
+    rejects: the adapter's 502 carrying its message), so another set of ids may pass. Not a rate limit (503), a
+    timeout (504), nor a 502 raised from a failure of the transport or of the token's refresh (`unreachable`,
+    `reconnect`: chained from it), which any set of ids would meet."""
+    return isinstance(exc, BadGateway) and exc.__cause__ is None
+
+
+def _ask(ledger, batch: list[Invoice], spare: int):
+    """The ledger's states of a page of invoices (in id order): one call when it answers. A call the ledger refuses
+    (`_refused`) is asked again in halves, recursively, until the refused invoices are alone, while `spare` more
+    calls are allowed; a refused part past that is not synced. Answers `(states, answered, refused, spent, stop)`:
+    the states, the ids of the invoices asked in a call that was answered, `{invoice id: error}` of those refused or
+    not synced, the extra calls made, and the error that stops the run (a rate limit, a timeout) or None."""
+    states, answered, refused, spent = [], set(), {}, 0
+    parts = [batch]  # a stack, the left half on top: asked in id order
+    while parts:
+        part = parts.pop()
+        try:
+            states += ledger.get_invoices([invoice.ledger_invoice_id for invoice in part])
+        except DomainError as exc:
+            if not _refused(exc):
+                return states, answered, refused, spent, exc
+            if len(part) == 1:
+                log.warning("ledger refused invoice %s: %s", part[0].id, exc.message)
+                refused[part[0].id] = exc.message
+            elif spent + 2 > spare:
+                refused.update({invoice.id: f"not synced: the ledger refused a request holding it and this run's "
+                                            f"{SPLIT_CALLS} calls to isolate refused invoices are spent ({exc.message})"
+                                for invoice in part})
+            else:
+                half = (len(part) + 1) // 2
+                parts += [part[half:], part[:half]]
+                spent += 2
+            continue
+        answered.update(invoice.id for invoice in part)
+    return states, answered, refused, spent, None
+
+
 def sync_all(ctx, *, trigger: str) -> dict:
     """Every ledger-linked invoice that is not voided (any scope: a bookkeeping run), in pages of 500: its
     status, amounts and payments from the ledger. Recorded as a run (`invoice_ledger_sync_runs`) with what
     failed; the answer lists at most LIST_LIMIT failures, in invoice id order. Run twice: the second changes
-    nothing."""
+    nothing. A page the ledger refuses is asked again in halves (`_ask`): the invoices it refuses are failures
+    naming them, the others are synced and the run goes on; a rate limit or a timeout stops the run."""
     started = utcnow()
     errors, updated = [], 0
     try:
         ledger = ledger_of(ctx)
     except DomainError as exc:
         ledger, errors = None, [{"invoice_id": None, "invoice_number": None, "error": exc.message}]
-    after = ""
+    after, split_calls = "", 0
     while ledger is not None:
         batch = ctx.db.scalars(select(Invoice).where(Invoice.ledger_invoice_id.is_not(None), Invoice.status != "voided",
                                                      Invoice.id > after)
@@ -173,17 +218,23 @@ def sync_all(ctx, *, trigger: str) -> dict:
             break
         after = batch[-1].id
         invoices = {invoice.id: invoice for invoice in batch}
-        ledger_ids = [invoice.ledger_invoice_id for invoice in batch]
         ctx.release_connection()  # no transaction open while the ledger answers (earlier pages are committed)
-        try:
-            states = ledger.get_invoices(ledger_ids)
-        except DomainError as exc:
-            errors.append({"invoice_id": None, "invoice_number": None, "error": exc.message})
+        states, answered, refused, spent, stop = _ask(ledger, batch, SPLIT_CALLS - split_calls)
+        split_calls += spent
+        if stop is not None and not answered and not refused:  # as before: nothing of the page to write
+            errors.append({"invoice_id": None, "invoice_number": None, "error": stop.message})
             break
         known = {state["ledger_invoice_id"] for state in states}
-        errors += [{"invoice_id": i.id, "invoice_number": i.invoice_number, "error": "not found in the ledger"}
-                   for i in batch if i.ledger_invoice_id not in known]
+        for i in batch:
+            if i.id in refused:
+                errors.append({"invoice_id": i.id, "invoice_number": i.invoice_number, "error": refused[i.id]})
+            elif i.id in answered and i.ledger_invoice_id not in known:
+                errors.append({"invoice_id": i.id, "invoice_number": i.invoice_number,
+                               "error": "not found in the ledger"})
         updated += _apply(ctx, _fresh(ctx.db, invoices), states)
+        if stop is not None:  # a rate limit or a timeout while a refused page was split: the next run goes on
+            errors.append({"invoice_id": None, "invoice_number": None, "error": stop.message})
+            break
     finished = utcnow()
     ctx.db.add(LedgerSyncRun(trigger=trigger, started_at=started, finished_at=finished, updated=updated,
                              errors=errors))

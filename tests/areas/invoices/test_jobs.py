@@ -1,10 +1,12 @@
 """The scheduled job ledger-invoice-sync through the Lambda handler and the CLI, against the sandbox ledger:
 run twice, one effect (developers' guide, scheduled jobs). The second run changes no invoice and keeps the
-payment records as they are (same ids); only the run itself is recorded again (invoice_ledger_sync_runs)."""
+payment records as they are (same ids); only the run itself is recorded again (invoice_ledger_sync_runs). A page
+the ledger refuses is split until the refused invoices are alone; a rate limit or a timeout stops the run."""
 import json
 from datetime import date
 from decimal import Decimal
 
+import pytest
 from sqlalchemy import func, select
 
 from chalicelib.areas.invoices.models import Invoice, InvoicePayment, LedgerSyncRun
@@ -125,3 +127,126 @@ def test_a_changed_ledger_payment_is_updated_in_place_and_a_removed_one_deleted(
     assert (payment["id"], payment["amount"], payment["reference"]) == (before["EFT 1"]["id"], 450.0,
                                                                          "EFT 1 (corrected)")
     assert db.get(InvoicePayment, before["EFT 2"]["id"]) is None
+
+
+# ---- a page the ledger refuses (poison-pill audit): pages of 2 invoices here (LIST_LIMIT patched)
+
+REFUSED = "The accounting ledger refused the request: A validation exception occurred"
+
+
+def _paid_in_ledger(db, count):
+    """`count` invoices linked to ledger invoices paid there, in id order (the order of the sync's pages)."""
+    import uuid
+
+    from chalicelib.providers.ledger.models import LedgerSandboxInvoice
+
+    company, made = make_company(db, name="Acme Pty"), []
+    for _ in range(count):
+        ledger_id = str(uuid.uuid4())
+        db.add(LedgerSandboxInvoice(id=ledger_id, invoice_number=f"L-{ledger_id[:8]}", contact_name="Acme Pty",
+                                    status="PAID", currency="AUD", total=Decimal("110.00"),
+                                    amount_paid=Decimal("110.00"), lines=[], payments=[], pdf=b"%PDF"))
+        made.append(make_invoice(db, company_id=company.id, status="approved", ledger_invoice_id=ledger_id,
+                                 total=Decimal("110.00"), due_date=date(2030, 1, 1)))
+    db.flush()
+    return sorted(made, key=lambda invoice: invoice.id)
+
+
+def _ledger_failing(monkeypatch, failing: dict, page=2):
+    """The sandbox ledger raising `failing[ledger id]` for any call whose ids hold that ledger id (as Xero refuses a
+    whole GET /Invoices?IDs=... for one id it rejects); answers the list of the ids of each call."""
+    from chalicelib.areas.invoices import service_ledger_sync
+    from chalicelib.providers.ledger.sandbox import SandboxLedger
+
+    monkeypatch.setattr(service_ledger_sync, "LIST_LIMIT", page)
+    original, calls = SandboxLedger.get_invoices, []
+
+    def get_invoices(self, ledger_invoice_ids):
+        calls.append(list(ledger_invoice_ids))
+        for ledger_id, error in failing.items():
+            if ledger_id in ledger_invoice_ids:
+                raise error()
+        return original(self, ledger_invoice_ids)
+
+    monkeypatch.setattr(SandboxLedger, "get_invoices", get_invoices)
+    return calls
+
+
+def _synced(db, invoices):
+    db.expire_all()
+    return [(db.get(Invoice, i.id).status, db.get(Invoice, i.id).ledger_synced_at is not None) for i in invoices]
+
+
+def test_an_invoice_the_ledger_refuses_is_named_and_the_others_synced(db, aws, monkeypatch):
+    """It was: the run recorded one error without invoice and stopped at the refused page, the first one every hour,
+    so no invoice after it was synced again. The page is asked again in halves until the refused invoice is alone:
+    it is one error naming it, every other invoice is synced, the later pages too; run twice, the same."""
+    from chalicelib.areas.invoices.jobs import ledger_invoice_sync
+    from chalicelib.core.errors import BadGateway
+
+    invoices = _paid_in_ledger(db, 6)
+    bad = invoices[0]  # the lowest id: in the first page of every run
+    calls = _ledger_failing(monkeypatch, {bad.ledger_invoice_id: lambda: BadGateway(REFUSED)})
+    refused = [{"invoice_id": bad.id, "invoice_number": bad.invoice_number, "error": REFUSED}]
+    for run, updated in ((1, 5), (2, 0)):
+        calls.clear()
+        answer = ledger_invoice_sync()
+        assert (answer["updated"], answer["errors"]) == (updated, refused), (run, answer)
+        assert len(calls) == 5, calls  # 3 pages, and the refused one's 2 halves
+        assert _synced(db, invoices) == [("approved", False)] + [("paid", True)] * 5, run
+    assert [run.errors for run in db.scalars(select(LedgerSyncRun))] == [refused, refused]
+
+
+def test_past_its_extra_calls_a_run_records_a_refused_part_as_not_synced(db, aws, monkeypatch):
+    """The splitting is bounded (SPLIT_CALLS a run): a refused part left when they are spent is an error naming each
+    of its invoices, not synced; the run goes on with the next page."""
+    from chalicelib.areas.invoices import service_ledger_sync
+    from chalicelib.areas.invoices.jobs import ledger_invoice_sync
+    from chalicelib.core.errors import BadGateway
+
+    invoices = _paid_in_ledger(db, 6)
+    monkeypatch.setattr(service_ledger_sync, "SPLIT_CALLS", 2)
+    calls = _ledger_failing(monkeypatch, {invoices[0].ledger_invoice_id: lambda: BadGateway(REFUSED),
+                                          invoices[3].ledger_invoice_id: lambda: BadGateway(REFUSED)}, page=4)
+    answer = ledger_invoice_sync()
+    assert [(e["invoice_id"], e["error"].startswith("not synced: ") and e["error"].endswith(f"({REFUSED})"))
+            for e in answer["errors"]] == [(i.id, True) for i in invoices[:4]], answer
+    assert answer["updated"] == 2 and len(calls) == 4, calls  # the page, its 2 halves, the next page
+    assert _synced(db, invoices) == [("approved", False)] * 4 + [("paid", True)] * 2
+
+
+def _rate_limited():
+    from chalicelib.providers.http import rate_limited
+
+    return rate_limited("Xero", 30)
+
+
+def _timed_out():
+    from chalicelib.core.errors import GatewayTimeout
+
+    return GatewayTimeout("Xero did not answer in time")
+
+
+def _unreachable():
+    import requests
+
+    from chalicelib.core.errors import BadGateway
+
+    error = BadGateway("Xero unreachable (ConnectionError)")  # as providers.http raises it: from the transport's
+    error.__cause__ = requests.ConnectionError("refused")
+    return error
+
+
+@pytest.mark.parametrize("error", [_rate_limited, _timed_out, _unreachable], ids=["503", "504", "unreachable"])
+def test_a_rate_limit_or_a_timeout_on_a_page_still_stops_the_run(db, aws, monkeypatch, error):
+    """A 503 (a 429 the adapter did not wait out), a 504, or a ledger not reached is no refusal of these ids: the page
+    is not split, the run stops there with one error without invoice (the next run starts again)."""
+    from chalicelib.areas.invoices.jobs import ledger_invoice_sync
+
+    invoices = _paid_in_ledger(db, 6)
+    calls = _ledger_failing(monkeypatch, {invoices[2].ledger_invoice_id: error})  # the second page
+    answer = ledger_invoice_sync()
+    assert answer["updated"] == 2 and answer["errors"] == [
+        {"invoice_id": None, "invoice_number": None, "error": error().message}], answer
+    assert len(calls) == 2, calls  # the first page and the failing one, not split
+    assert _synced(db, invoices) == [("paid", True)] * 2 + [("approved", False)] * 4
