@@ -30,3 +30,36 @@ def test_a_caller_records_their_own_approval_and_keeps_a_stored_one(api, db):
     assert api.put(path, as_=employee, json={"title": "Launch v2", "approved_by_user_id": boss.id}).status == 200
     assert api.put(path, as_=employee, json={"approved_by_user_id": employee.id}).status == 200
     assert api.put(path, as_=employee, json={"approved_by_user_id": None}).status == 200
+
+
+def test_the_time_of_an_approval_is_the_approvers_own(api, db):
+    """`approved_at` is the other half of the approval: an employee moved the time an executive approved, or
+    recorded an approval time with no approver. Set or changed only when the approver after the write is the
+    caller (the same 403); the stored time sent back, and the whole approval withdrawn, stay allowed."""
+    employee = make_user(db)
+    boss = make_user(db, access_level="executive")
+    task = make_task(db, title="Launch", created_by=employee.id, assignee_id=employee.id)
+    path = f"/api/tasks/{task.id}"
+    given = api.put(path, as_=boss, json={"approved_by_user_id": boss.id, "approved_at": "2026-01-02T03:04:05Z"})
+    assert given.status == 200, given
+    stored = given.json["task"]["approved_at"]
+    for body in ({"approved_at": "2025-06-01T00:00:00Z"}, {"approved_at": None},
+                 {"approved_by_user_id": boss.id, "approved_at": "2025-06-01T00:00:00Z"}):
+        answer = api.put(path, as_=employee, json=body)
+        assert answer.status == 403, (body, answer)
+    read = api.get(path, as_=employee).json["task"]
+    assert (read["approved_by_user_id"], read["approved_at"]) == (boss.id, stored)
+    # the record sent back as read is no change
+    assert api.put(path, as_=employee, json={"title": "Launch v2", "approved_by_user_id": boss.id,
+                                             "approved_at": stored}).status == 200
+    # withdrawn together: anyone who may update the task (null clears it)
+    cleared = api.put(path, as_=employee, json={"approved_by_user_id": None, "approved_at": None})
+    assert cleared.status == 200 and cleared.json["task"]["approved_at"] is None, cleared
+    # a time with no approver, on an update or a create
+    assert api.put(path, as_=employee, json={"approved_at": "2026-02-01T00:00:00Z"}).status == 403
+    assert api.post("/api/tasks", as_=employee, json={"title": "Other", "approved_at": "2026-02-01T00:00:00Z"}
+                    ).status == 403
+    # one's own approval with its time
+    own = api.put(path, as_=employee, json={"approved_by_user_id": employee.id, "approved_at": "2026-02-01T00:00:00Z"})
+    assert own.status == 200 and own.json["task"]["approved_at"].startswith("2026-02-01"), own
+    assert api.get(path, as_=employee).json["task"]["approved_at"].startswith("2026-02-01")

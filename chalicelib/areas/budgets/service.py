@@ -195,6 +195,20 @@ def _resource_visible(ctx, resource_type: str, resource_id: str) -> bool:
     return allows(ctx.principal.permissions, "deals", "view") and deals_service.link_deal(ctx.db, resource_id)
 
 
+# `approved` is the client's approval (decisions.md section 9: "the client's approval through the portal moves a budget
+# from pending_approval to approved"; document 3: approved by a portal collaborator or admin, logged in history):
+# only `portal_approve` records it. A staff write that would set it is a 400; a budget already approved sent back
+# unchanged, and a move out of approved, stay free (docs/decisions/budgets.md, "Types and statuses").
+CLIENT_APPROVED = "approved"
+
+
+def _check_status(status: str | None, stored: str | None = None) -> None:
+    """400 naming `status` when a staff create or update would set `approved` (a stored `approved` sent back passes)."""
+    if status == CLIENT_APPROVED and stored != CLIENT_APPROVED:
+        raise BadRequest("Invalid budget status", details=[
+            {"field": "status", "message": "approved is the client's approval, given in the portal"}])
+
+
 def _snapshot(budget: Budget) -> dict:
     return {field: value_out(getattr(budget, field)) for field in BUDGET_FIELDS if field not in ("updated_at",)}
 
@@ -203,6 +217,7 @@ def _snapshot(budget: Budget) -> dict:
 
 def create_budget(ctx, *, data) -> dict:
     values = data.model_dump()
+    _check_status(values["status"])
     _check_references(ctx, values)
     budget = Budget(**values, owner_id=ctx.user_id, created_by=ctx.user_id)
     ctx.db.add(budget)
@@ -256,6 +271,8 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
         raise BadRequest("At least one field is required")
     budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id, missing="Budget")  # a status transition is checked and recorded on the current row
+    if "status" in changes:
+        _check_status(changes["status"], budget.status)
     _check_references(ctx, changes, budget)
     if "currency" in changes and changes["currency"] != budget.currency:
         _check_currency_of_invoices(ctx, budget, changes["currency"])

@@ -122,6 +122,11 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
     approver = values.get("approved_by_user_id")
     if approver and approver != ctx.user_id:  # an approval is recorded by the one who gives it, never for another
         raise Forbidden("approved_by_user_id may name only yourself: you record your own approval")
+    if "approved_at" in values:  # a changed time (values hold what changes): half of the approval, the approver's own
+        after = values.get("approved_by_user_id", current.approved_by_user_id if current is not None else None)
+        # set or moved: only by the approver after the write; cleared: with the approver (anyone withdraws both)
+        if after != ctx.user_id and (values["approved_at"] is not None or after is not None):
+            raise Forbidden("approved_at is set only with your own approval: approved_by_user_id must be you")
     details = []
     config_ids = {values[name] for name in CONFIG_FIELDS if values.get(name)}
     user_ids = {values[name] for name in USER_FIELDS if values.get(name)}

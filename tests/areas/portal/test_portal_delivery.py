@@ -95,7 +95,7 @@ def test_budget_pending_approval_notifies_the_company_of_its_project_or_deal(por
                                                  "Budget awaiting your approval: Deal budget"]
     assert _mail_to(db) == ["ann@client.example", "ann@client.example"]  # portal_budget_pending: e-mail by default
     # another status change notifies nobody
-    assert api.put(f"/api/budgets/{on_project.id}", json={"status": "approved"}, as_=exec_user).status == 200
+    assert api.put(f"/api/budgets/{on_project.id}", json={"status": "active"}, as_=exec_user).status == 200
     assert len(_mine(db, mine, "pu-1")) == 2 and _mine(db, other, "pu-9") == []
     # a budget created already awaiting approval tells them too; a draft one does not
     project = make_project(db, company_id=mine.id)
