@@ -57,7 +57,9 @@ def get_proposal(ctx, *, proposal_id: str) -> dict:
 
 # ---------------------------------------------------------------- checks
 
-def _check_references(ctx, values: dict) -> None:
+def _check_references(ctx, values: dict, owner_id: str | None) -> None:
+    """400 naming the field for a reference that does not hold. `owner_id` is the proposal's owner (as it is after
+    the write): nobody approves their own proposal, so the owner may not be listed as an approver."""
     from chalicelib.areas.deals import service as deals_service
 
     details = []
@@ -81,6 +83,8 @@ def _check_references(ctx, values: dict) -> None:
                             "message": f"must be users who may approve (proposals:update) ({', '.join(unable[:5])})"})
         elif len(set(approvers)) != len(approvers):
             details.append({"field": "approver_ids", "message": "must not repeat a user"})
+        elif owner_id is not None and owner_id in approvers:  # four eyes: the owner never approves their own
+            details.append({"field": "approver_ids", "message": "must not name the proposal's owner"})
     if details:
         raise BadRequest("Invalid proposal references", details=details)
 
@@ -116,7 +120,7 @@ def create_proposal(ctx, *, data) -> dict:
 
     values = data.model_dump()
     check_json(values, ("speaker_notes", "brand_config"))
-    _check_references(ctx, values)
+    _check_references(ctx, values, ctx.user_id)  # the creator is the owner
     template = load_template(ctx, values["template_id"]) if values.get("template_id") else None
     if template is not None and not template.is_active:
         raise BadRequest("template_id must be an active template",
@@ -162,7 +166,7 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
     if proposal.status in FINAL:
         raise Conflict(f"A proposal in status {proposal.status} cannot be changed")
     check_json(changes, ("speaker_notes", "brand_config"))
-    _check_references(ctx, changes)
+    _check_references(ctx, changes, proposal.owner_id)  # an update never changes the owner
     before = {key: getattr(proposal, key) for key in changes if key != "approver_ids"}
     if "approver_ids" in changes:
         before_approvers = sorted(a.user_id for a in approval_rows(ctx.db, proposal.id) if a.listed)
@@ -242,7 +246,8 @@ def duplicate_proposal(ctx, *, proposal_id: str) -> str:
             {"section_id": section_ids[i.section_id], "description": i.description, "service_type_id": i.service_type_id,
              "quantity": i.quantity, "unit_price": i.unit_price, "amount": i.amount, "notes": i.notes,
              "position": i.position} for i in items])
-    listed = [a.user_id for a in approval_rows(ctx.db, source.id) if a.listed]
+    # the copy's owner (the caller) is never its approver (nobody approves their own proposal)
+    listed = [a.user_id for a in approval_rows(ctx.db, source.id) if a.listed and a.user_id != ctx.user_id]
     _set_approvers(ctx, copy.id, listed)
     record(ctx, copy.id, "created", {"title": copy.title, "status": "draft", "duplicated_from": source.id})
     record(ctx, source.id, "duplicated", {"copy_id": copy.id})
@@ -287,7 +292,8 @@ def _tell_approvers_submitted(ctx, proposal: Proposal, listed: list[str]) -> Non
     from chalicelib.core.auth import principals_of
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
-    others = [user_id for user_id in dict.fromkeys(listed) if user_id != ctx.user_id]
+    # the owner never decides their own proposal (an owner listed before that rule is not asked to)
+    others = [user_id for user_id in dict.fromkeys(listed) if user_id not in (ctx.user_id, proposal.owner_id)]
     if not others:
         return
     principals = principals_of(ctx.db, others)
@@ -311,15 +317,23 @@ def _tell_owner_approved(ctx, proposal: Proposal) -> None:
 
 def _approver(ctx, proposal: Proposal) -> ProposalApproval | None:
     """The caller's listed approval row; None when nobody is listed and the caller holds proposals:manage.
-    403 when the caller may not decide."""
+    403 when the caller may not decide. Nobody decides their own proposal (as leave, timesheets and reviews):
+    the owner is refused even when listed (a listing made before the rule). The one exception follows leave,
+    where an executive's own request needs nobody's approval (document 2): an executive owner decides their own
+    proposal when it lists nobody (docs/decisions/proposals.md)."""
     rows = [a for a in approval_rows(ctx.db, proposal.id) if a.listed]
+    own = proposal.owner_id is not None and proposal.owner_id == ctx.user_id
     if rows:
         mine = next((a for a in rows if a.user_id == ctx.user_id), None)
         if mine is None:
             raise Forbidden("Only the proposal's listed approvers can decide")
+        if own:
+            raise Forbidden("You cannot decide your own proposal")
         return mine
     if not allows(ctx.principal.permissions, "proposals", "manage"):
         raise Forbidden("Requires proposals:manage (the proposal lists no approvers)")
+    if own and ctx.principal.access_level != "executive":
+        raise Forbidden("You cannot decide your own proposal: another proposals:manage holder approves it")
     return None
 
 

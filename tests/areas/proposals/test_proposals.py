@@ -442,12 +442,13 @@ def test_json_text_nested_too_deep_is_a_400(api, db, exec_user, field):
     assert answer.status == 400 and answer.json["details"][0]["field"] == field, answer
 
 
-def test_listing_the_manage_holder_who_approved_as_an_approver(api, db, exec_user):
+def test_listing_the_manage_holder_who_approved_as_an_approver(api, db, exec_user, employee):
     """docs/decisions/proposals.md: approver_ids (update) are active users, no repeats (400 otherwise). A
     proposals:manage holder who approved a proposal listing nobody keeps an (unlisted) approval row; listing them
-    afterwards answered 409 ("already exists") from that row's unique key instead of listing them."""
-    pid = create(api, exec_user)
-    api.post(f"/api/proposals/{pid}/submit", as_=exec_user)
+    afterwards answered 409 ("already exists") from that row's unique key instead of listing them. (Another's
+    proposal: the owner is never listed.)"""
+    pid = create(api, employee)
+    api.post(f"/api/proposals/{pid}/submit", as_=employee)
     assert api.post(f"/api/proposals/{pid}/approve", as_=exec_user, json={}).status == 200
     listed = api.put(f"/api/proposals/{pid}", as_=exec_user, json={"approver_ids": [exec_user.id]})
     assert listed.status == 200, listed
@@ -455,8 +456,8 @@ def test_listing_the_manage_holder_who_approved_as_an_approver(api, db, exec_use
     assert detail["approver_ids"] == [exec_user.id] and detail["status"] == "approved"
     assert [(a["user_id"], a["listed"], bool(a["approved_at"])) for a in detail["approvals"]] == [
         (exec_user.id, 1, True)]
-    copy = api.post(f"/api/proposals/{pid}/duplicate", as_=exec_user).json["proposal"]["id"]
-    assert api.get(f"/api/proposals/{copy}", as_=exec_user).json["proposal"]["approver_ids"] == [exec_user.id]
+    copy = api.post(f"/api/proposals/{pid}/duplicate", as_=employee).json["proposal"]["id"]
+    assert api.get(f"/api/proposals/{copy}", as_=employee).json["proposal"]["approver_ids"] == [exec_user.id]
 
 
 def test_pricing_amounts_and_total_beyond_their_columns_name_the_field(api, db, exec_user):
