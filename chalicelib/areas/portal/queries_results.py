@@ -57,22 +57,27 @@ def period_record(p: dict) -> dict:
 SUMS = ("spend", "impressions", "clicks", "conversions", "conversion_value", "orders", "revenue")
 
 
-def _sum_columns():
-    return [func.coalesce(func.sum(getattr(AdDailyMetric, name)), 0).label(name) for name in SUMS]
-
-
-def period_sums(db, company_id: str, p: dict) -> dict[str, dict]:
-    """`{"current": sums, "prior": sums}` of the company's synced days of both periods: one statement."""
+def period_sums(db, company_id: str, p: dict, *, platform: str | None = None) -> list[dict]:
+    """The sums of the company's synced days of both periods per currency and platform of its connections (a
+    connection without days: zeros), `[{"currency", "platform", "current": sums, "prior": sums}]`: one
+    statement. Money is never added across currencies (docs/decisions/portal.md, "Currencies of the results")."""
     current = AdDailyMetric.date >= p["start"]
     columns = []
     for name in SUMS:
         column = getattr(AdDailyMetric, name)
         columns.append(func.coalesce(func.sum(case((current, column), else_=0)), 0).label(f"current_{name}"))
         columns.append(func.coalesce(func.sum(case((current, 0), else_=column)), 0).label(f"prior_{name}"))
-    row = db.execute(select(*columns).where(AdDailyMetric.company_id == company_id,
-                                            AdDailyMetric.date >= p["prior_start"],
-                                            AdDailyMetric.date <= p["end"])).one()
-    return {bucket: {name: getattr(row, f"{bucket}_{name}") for name in SUMS} for bucket in ("current", "prior")}
+    # from the connections, so that a connection without a synced day of the periods still names its currency
+    stmt = (select(AdConnection.currency, AdConnection.platform, *columns)
+            .outerjoin(AdDailyMetric, (AdDailyMetric.connection_id == AdConnection.id)
+                       & (AdDailyMetric.date >= p["prior_start"]) & (AdDailyMetric.date <= p["end"]))
+            .where(AdConnection.company_id == company_id)
+            .group_by(AdConnection.currency, AdConnection.platform))
+    if platform:
+        stmt = stmt.where(AdConnection.platform == platform)
+    return [{"currency": row.currency, "platform": row.platform,
+             **{bucket: {name: getattr(row, f"{bucket}_{name}") for name in SUMS} for bucket in ("current", "prior")}}
+            for row in db.execute(stmt)]
 
 
 def connected_platforms(db, company_id: str) -> list[str]:
@@ -108,21 +113,15 @@ def campaign_rows(db, company_id: str, p: dict, *, platform: str | None, sort_by
     keys = {**sums, **derived, "campaign_name": name, "platform": AdDailyMetric.platform}
     order = keys[sort_by].asc() if sort_dir == "asc" else keys[sort_by].desc()
     stmt = (select(AdDailyMetric.platform, AdDailyMetric.connection_id, AdDailyMetric.campaign_id,
-                   name.label("campaign_name"), *[value.label(key) for key, value in sums.items()])
+                   name.label("campaign_name"), AdConnection.currency,
+                   *[value.label(key) for key, value in sums.items()])
+            .join(AdConnection, AdConnection.id == AdDailyMetric.connection_id)
             .where(AdDailyMetric.company_id == company_id, AdDailyMetric.date >= p["start"],
                    AdDailyMetric.date <= p["end"])
-            .group_by(AdDailyMetric.platform, AdDailyMetric.connection_id, AdDailyMetric.campaign_id)
+            .group_by(AdDailyMetric.platform, AdDailyMetric.connection_id, AdDailyMetric.campaign_id,
+                      AdConnection.currency)
             .order_by(order.nulls_last(), name, AdDailyMetric.campaign_id, AdDailyMetric.connection_id)
             .limit(LIST_LIMIT))
     if platform:
         stmt = stmt.where(AdDailyMetric.platform == platform)
     return list(db.execute(stmt))
-
-
-def campaign_totals(db, company_id: str, p: dict, *, platform: str | None) -> dict:
-    stmt = select(*_sum_columns()).where(AdDailyMetric.company_id == company_id, AdDailyMetric.date >= p["start"],
-                                         AdDailyMetric.date <= p["end"])
-    if platform:
-        stmt = stmt.where(AdDailyMetric.platform == platform)
-    row = db.execute(stmt).one()
-    return {name: getattr(row, name) for name in SUMS}

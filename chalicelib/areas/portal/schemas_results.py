@@ -90,6 +90,7 @@ class ResultMetric(Read):
     label: str
     unit: str  # currency | count | percent | ratio
     higher_is_better: Flag01
+    currency: str | None  # a money metric's (its connections'); null for counts, percents and ratios
     value: float | None
     prior_value: float | None
     delta_pct: float | None
@@ -97,11 +98,21 @@ class ResultMetric(Read):
     tracking_status: str  # on_track | at_risk | off_track | no_target
 
 
+class OtherCurrencyFigures(Read):
+    """The period's money of the connections in a currency left out of the metrics."""
+    currency: str | None
+    spend: float
+    conversion_value: float
+    revenue: float
+
+
 class ResultsBody(Read):
     period: ResultsPeriod
     metrics: list[ResultMetric]
     insight: str | None
     connected_platforms: list[str]
+    currency: str | None  # the ad platforms' main currency, else the store's
+    other_currencies: list[OtherCurrencyFigures]
     dashboard_enabled: Flag01
 
 
@@ -124,12 +135,19 @@ class CampaignResult(CampaignFigures):
     connection_id: str
     campaign_id: str
     campaign_name: str
+    currency: str | None  # its connection's
+
+
+class CurrencyCampaignFigures(CampaignFigures):
+    currency: str | None
 
 
 class CampaignsBody(Read):
     period: ResultsPeriod
     campaigns: list[CampaignResult]
+    currency: str | None  # as /results; `totals` are those of its campaigns
     totals: CampaignFigures
+    totals_by_currency: list[CurrencyCampaignFigures]
 
 
 class ResultsAnswer(Read):

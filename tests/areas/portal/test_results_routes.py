@@ -20,9 +20,9 @@ from tests.areas.portal.conftest import make_client
 D = date.fromisoformat
 
 
-def connect(db, company, platform="google_ads", account="1234567890"):
+def connect(db, company, platform="google_ads", account="1234567890", currency=None):
     row = AdConnection(company_id=company.id, platform=platform, display_name=platform, account_id=account,
-                       secret=crypto.encrypt("{}"))
+                       currency=currency, secret=crypto.encrypt("{}"))
     db.add(row)
     db.flush()
     return row
@@ -70,8 +70,8 @@ def test_month_ending_31_march_against_february_with_targets(portal, db):
     assert body["connected_platforms"] == ["google_ads"] and body["dashboard_enabled"] == 1
     m = metrics(answer)
     assert set(m) == {"spend", "impressions", "clicks", "ctr", "cpc", "conversions", "conversion_value", "roas", "cpa"}
-    assert set(m["spend"]) == {"key", "label", "unit", "higher_is_better", "value", "prior_value", "delta_pct",
-                               "target", "tracking_status"}
+    assert set(m["spend"]) == {"key", "label", "unit", "higher_is_better", "currency", "value", "prior_value",
+                               "delta_pct", "target", "tracking_status"}
     assert (m["spend"]["value"], m["spend"]["prior_value"], m["spend"]["delta_pct"]) == (150.0, 120.0, 25.0)
     assert (m["spend"]["target"], m["spend"]["tracking_status"]) == (160.0, "on_track")
     assert (m["roas"]["value"], m["roas"]["prior_value"], m["roas"]["delta_pct"]) == (4.0, 0.0, None)
