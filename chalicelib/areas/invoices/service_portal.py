@@ -72,23 +72,39 @@ def portal_invoice(db, invoice_id: str, company_ids) -> tuple[dict, list[dict], 
 def portal_financial(db, company_ids) -> dict:
     """total_invoiced (the totals of these companies' issued invoices), total_outstanding (what is still due on
     those not paid: amount_due, else total less amount_paid) and total_overdue (the part of it whose due date is
-    before today in ORG_TIMEZONE): one statement."""
-    return portal_financial_record(db.execute(portal_financial_select(company_ids)).one()._mapping)
+    before today in ORG_TIMEZONE), per currency, never added across currencies: the top-level three are those of
+    `currency` (the main one), `by_currency` every currency's (`portal_financial_record`). One statement."""
+    return portal_financial_record(row._mapping for row in db.execute(portal_financial_select(company_ids)))
 
 
 def portal_financial_select(company_ids):
-    """The one-row read of `portal_financial` (invoiced, outstanding, overdue), for a record_sets statement."""
+    """The read of `portal_financial`: one row per currency of the issued invoices (currency, invoiced,
+    outstanding, overdue), none without an invoice; for a record_sets statement."""
     from sqlalchemy import case
 
     due = func.coalesce(Invoice.amount_due, Invoice.total - Invoice.amount_paid)
     outstanding = case((unpaid(), due), else_=0)
     overdue = case((unpaid() & (Invoice.due_date < org_today()), due), else_=0)
-    return select(func.coalesce(func.sum(Invoice.total), 0).label("invoiced"),
-                  func.coalesce(func.sum(outstanding), 0).label("outstanding"),
-                  func.coalesce(func.sum(overdue), 0).label("overdue")).where(*_portal_scope(company_ids))
+    return (select(Invoice.currency.label("currency"), func.coalesce(func.sum(Invoice.total), 0).label("invoiced"),
+                   func.coalesce(func.sum(outstanding), 0).label("outstanding"),
+                   func.coalesce(func.sum(overdue), 0).label("overdue"))
+            .where(*_portal_scope(company_ids)).group_by(Invoice.currency))
 
 
-def portal_financial_record(row) -> dict:
-    """`portal_financial`'s answer from its read's one row (a record or a row mapping)."""
-    return {"total_invoiced": round(float(row["invoiced"]), 2),
-            "total_outstanding": round(float(row["outstanding"]), 2), "total_overdue": round(float(row["overdue"]), 2)}
+def portal_financial_record(rows) -> dict:
+    """`portal_financial`'s answer from its read's rows (records or row mappings, one per currency, any order):
+    `by_currency` lists each currency's own totals, the main currency first (the one with the most invoiced,
+    ties by code), then by code; the top-level totals and `currency` are the main one's (zeros and null without
+    an invoice). Amounts of different currencies are never added (docs/decisions/portal.md, "Dashboard")."""
+    by_currency = sorted(({"currency": row["currency"], "total_invoiced": round(float(row["invoiced"]), 2),
+                           "total_outstanding": round(float(row["outstanding"]), 2),
+                           "total_overdue": round(float(row["overdue"]), 2)} for row in rows),
+                         key=lambda c: c["currency"])
+    if by_currency:
+        main = max(by_currency, key=lambda c: c["total_invoiced"])  # the first of the largest: ties by code
+        by_currency.remove(main)
+        by_currency.insert(0, main)
+    main = by_currency[0] if by_currency else {
+        "currency": None, "total_invoiced": 0.0, "total_outstanding": 0.0, "total_overdue": 0.0}
+    return {"total_invoiced": main["total_invoiced"], "total_outstanding": main["total_outstanding"],
+            "total_overdue": main["total_overdue"], "currency": main["currency"], "by_currency": by_currency}

@@ -7,7 +7,7 @@ They import the shared types (`Period`, `Short`) from here; this module imports 
 
 from typing import Annotated, Optional
 
-from pydantic import StringConstraints
+from pydantic import Field, StringConstraints
 
 from chalicelib.core.schemas import Flag01, Id, Input, IsoDate, IsoTimestamp, Read, Text, choice
 
@@ -315,10 +315,23 @@ class PortalMilestoneRead(Read):
     due_date: IsoDate | None
 
 
-class FinancialRead(Read):
+class FinancialCurrencyRead(Read):
+    """The totals of the issued invoices in one currency."""
+    currency: str
     total_invoiced: float
     total_outstanding: float
     total_overdue: float
+
+
+class FinancialRead(Read):
+    total_invoiced: float = Field(description="in `currency`: the invoices in that currency only")
+    total_outstanding: float = Field(description="in `currency`: the invoices in that currency only")
+    total_overdue: float = Field(description="in `currency`: the invoices in that currency only")
+    currency: str | None = Field(description="the main currency of the issued invoices: the one with the most "
+                                             "invoiced (ties by code); null without an invoice (the totals are 0)")
+    by_currency: list[FinancialCurrencyRead] = Field(description="one entry per currency of the issued invoices, "
+                                                                 "`currency` first, then by code; never added "
+                                                                 "together")
 
 
 class DashboardBody(Read):

@@ -210,7 +210,7 @@ def dashboard(ctx) -> dict:
     return {
         "projects": projects,
         "taskCounts": counts,
-        "financial": invoices_service.portal_financial_record(sets["financial"][0]),
+        "financial": invoices_service.portal_financial_record(sets["financial"]),
         "recentActivity": sets["history"],
         "milestones": sets["milestones"],
         "announcements": sets["announcements"],
@@ -219,7 +219,8 @@ def dashboard(ctx) -> dict:
 
 def financial(ctx, *, company_ids) -> dict:
     """total_invoiced, total_outstanding and total_overdue of these companies' issued invoices (overdue: due
-    before today in ORG_TIMEZONE and not paid); service_invoices."""
+    before today in ORG_TIMEZONE and not paid) in their main currency, with `currency` and `by_currency`;
+    service_invoices."""
     from . import service_invoices
 
     return service_invoices.financial(ctx, company_ids=company_ids)

@@ -23,7 +23,8 @@ def invoice_detail(ctx, *, invoice_id: str) -> tuple[dict, list[dict], list[dict
 
 
 def financial(ctx, *, company_ids) -> dict:
-    """total_invoiced, total_outstanding and total_overdue (due date before today in ORG_TIMEZONE, not paid)."""
+    """total_invoiced, total_outstanding and total_overdue (due date before today in ORG_TIMEZONE, not paid) in
+    the main currency, with `currency` and `by_currency` (never added across currencies)."""
     from chalicelib.areas.invoices import service as invoices_service
 
     return invoices_service.portal_financial(ctx.db, company_ids)

@@ -95,7 +95,8 @@ class SandboxAI(AIProvider):
 
     def answer_from_figures(self, *, question: str, figures: dict) -> str:
         """Deterministic: the metrics the question names (else the first three), each with its change and
-        target, and the largest campaign when the question asks about campaigns."""
+        target, and the largest campaign when the question asks about campaigns. A money figure names its
+        `currency` when it has one ("Ad spend was AUD 300.00"); counts, percents and ratios have none."""
         text = question.lower()
         metrics = [m for m in figures.get("metrics") or [] if m.get("value") is not None]
         named = [m for m in metrics if any(w in text for w in self.FIGURE_WORDS.get(m["key"], (m["key"],)))]
@@ -105,15 +106,18 @@ class SandboxAI(AIProvider):
                     f"to {period.get('end')} yet.")
         sentences = [f"For the {period.get('type')} from {period.get('start')} to {period.get('end')}:"]
         for m in (named or metrics[:3]):
-            sentence = f"{m['label']} was {m['value']:,.2f}"
+            money = f"{m['currency']} " if m.get("currency") else ""
+            sentence = f"{m['label']} was {money}{m['value']:,.2f}"
             if m.get("delta_pct") is not None:
                 sentence += f", {'up' if m['delta_pct'] >= 0 else 'down'} {abs(m['delta_pct']):.1f}% on the prior period"
             if m.get("target") is not None:
-                sentence += f" against a target of {m['target']:,.2f} ({m['tracking_status'].replace('_', ' ')})"
+                sentence += (f" against a target of {money}{m['target']:,.2f} "
+                             f"({m['tracking_status'].replace('_', ' ')})")
             sentences.append(sentence + ".")
         campaigns = figures.get("campaigns") or []
         if "campaign" in text and campaigns:
             top = campaigns[0]
+            money = f"{top['currency']} " if top.get("currency") else ""
             sentences.append(f"The largest campaign by spend was {top['campaign_name']} ({top['platform']}) with "
-                             f"{top['spend']:,.2f} spent.")
+                             f"{money}{top['spend']:,.2f} spent.")
         return " ".join(sentences)

@@ -93,16 +93,64 @@ def test_financial_totals_overdue_in_the_organisations_timezone(portal, db, set_
     _issued(db, mine, status="voided", total=Decimal("2000"), due_date=behind - timedelta(days=60))
     _issued(db, other, total=Decimal("5000"), amount_due=Decimal("5000"), due_date=behind - timedelta(days=60))
     financial = portal.get("/dashboard", mine).json["financial"]
-    assert financial == {"total_invoiced": 413.0, "total_outstanding": 340.0, "total_overdue": 200.0}
+    totals = {"total_invoiced": 413.0, "total_outstanding": 340.0, "total_overdue": 200.0}
+    assert financial == {**totals, "currency": "AUD", "by_currency": [{"currency": "AUD", **totals}]}
     listed = {i["total"]: i["is_overdue"] for i in portal.get("/invoices", mine).json["invoices"]}
     assert listed == {110.0: False, 220.0: True, 50.0: False, 33.0: False}
     set_env(ORG_TIMEZONE="Pacific/Kiritimati")
     financial = portal.get("/dashboard", mine).json["financial"]
-    assert financial == {"total_invoiced": 413.0, "total_outstanding": 340.0, "total_overdue": 310.0}
-    # a company without invoices: zeros, not null
+    totals = {"total_invoiced": 413.0, "total_outstanding": 340.0, "total_overdue": 310.0}
+    assert financial == {**totals, "currency": "AUD", "by_currency": [{"currency": "AUD", **totals}]}
+    # a company without invoices: zeros, not null (no currency, none listed)
     assert portal.get("/dashboard", other).json["financial"]["total_overdue"] == 5000.0
     assert portal.get("/dashboard", make_client(db)).json["financial"] == {
-        "total_invoiced": 0.0, "total_outstanding": 0.0, "total_overdue": 0.0}
+        "total_invoiced": 0.0, "total_outstanding": 0.0, "total_overdue": 0.0, "currency": None, "by_currency": []}
+
+
+
+def test_financial_totals_are_never_added_across_currencies(portal, db):
+    """A client's AUD 1000 and USD 500 invoices, both sent and past due, were summed to 1500 (a figure in neither
+    currency): the totals are the main currency's (most invoiced), `currency` names it and `by_currency` gives
+    every currency's own three totals, the main one first then by code."""
+    mine, sister = make_client(db, group="G"), make_client(db, group="G")
+    past = org_today() - timedelta(days=10)
+    _issued(db, mine, currency="AUD", total=Decimal("1000"), amount_due=Decimal("1000"), due_date=past)
+    _issued(db, mine, currency="USD", total=Decimal("500"), amount_due=Decimal("500"), due_date=past)
+    financial = portal.get("/dashboard", mine).json["financial"]
+    assert (financial["total_invoiced"], financial["total_outstanding"], financial["total_overdue"]) == \
+        (1000.0, 1000.0, 1000.0)
+    assert financial["currency"] == "AUD"
+    assert financial["by_currency"] == [
+        {"currency": "AUD", "total_invoiced": 1000.0, "total_outstanding": 1000.0, "total_overdue": 1000.0},
+        {"currency": "USD", "total_invoiced": 500.0, "total_outstanding": 500.0, "total_overdue": 500.0}]
+    # group-aware: the sister's NZD and USD make USD the main currency (most invoiced); then by code
+    _issued(db, sister, currency="USD", total=Decimal("700"), amount_paid=Decimal("700"), amount_due=Decimal("0"),
+            status="paid", payment_status="paid", due_date=past)
+    _issued(db, sister, currency="NZD", total=Decimal("40"), amount_due=Decimal("40"), due_date=None)
+    financial = portal.get("/dashboard", mine, group=[sister]).json["financial"]
+    assert (financial["currency"], financial["total_invoiced"], financial["total_outstanding"],
+            financial["total_overdue"]) == ("USD", 1200.0, 500.0, 500.0)
+    assert [(c["currency"], c["total_invoiced"], c["total_outstanding"], c["total_overdue"])
+            for c in financial["by_currency"]] == [("USD", 1200.0, 500.0, 500.0), ("AUD", 1000.0, 1000.0, 1000.0),
+                                                   ("NZD", 40.0, 40.0, 0.0)]
+    # a tie on the amount invoiced: the first currency by code is the main one
+    tied = make_client(db)
+    _issued(db, tied, currency="USD", total=Decimal("100"), amount_due=Decimal("100"), due_date=past)
+    _issued(db, tied, currency="EUR", total=Decimal("100"), amount_due=Decimal("0"), amount_paid=Decimal("100"))
+    financial = portal.get("/dashboard", tied).json["financial"]
+    assert (financial["currency"], financial["total_outstanding"]) == ("EUR", 0.0)
+    assert [c["currency"] for c in financial["by_currency"]] == ["EUR", "USD"]
+
+
+def test_financial_totals_in_one_currency_name_it(portal, db):
+    mine = make_client(db)
+    past = org_today() - timedelta(days=10)
+    _issued(db, mine, currency="NZD", total=Decimal("110"), amount_due=Decimal("110"), due_date=past)
+    _issued(db, mine, currency="NZD", total=Decimal("220"), amount_paid=Decimal("20"), amount_due=Decimal("200"))
+    _issued(db, mine, currency="USD", status="draft", total=Decimal("999"), due_date=past)  # not issued
+    totals = {"total_invoiced": 330.0, "total_outstanding": 310.0, "total_overdue": 110.0}
+    assert portal.get("/dashboard", mine).json["financial"] == {
+        **totals, "currency": "NZD", "by_currency": [{"currency": "NZD", **totals}]}
 
 
 def test_history_and_dashboard_activity_include_invoices(portal, db):

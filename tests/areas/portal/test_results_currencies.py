@@ -97,7 +97,9 @@ def test_ask_is_told_the_currencies(portal, db, monkeypatch):
     seen = []
     real = SandboxAI.answer_from_figures
     monkeypatch.setattr(SandboxAI, "answer_from_figures", lambda self, **kw: seen.append(kw) or real(self, **kw))
-    assert portal.post("/results/ask?period_end=2024-03-31", mine, json={"question": "Spend?"}).status == 200
+    answer = portal.post("/results/ask?period_end=2024-03-31", mine, json={"question": "Spend?"})
+    assert answer.status == 200, answer
+    assert "Ad spend was AUD 300.00" in answer.json["answer"]  # the sandbox names the metric's currency
     figures = seen[0]["figures"]
     assert figures["currency"] == "AUD" and figures["other_currencies"][0]["currency"] == "USD"
     spend = next(m for m in figures["metrics"] if m["key"] == "spend")
