@@ -92,8 +92,20 @@ def test_read_rates(api, db, analyst):
 
 
 def test_empty_window_answers_zeros(api, db, analyst):
+    """Notifications and deliveries older than the window are not counted: a window holding none answers zeros."""
+    ann = make_user(db)
+    make_notification(db, ann, minutes_ago=60 * 24 * 2, is_read=True)
+    make_notification(db, ann, type="mention", minutes_ago=60 * 24 * 3)
+    db.add(NotificationDelivery(user_id=ann.id, channel="email", status="sent", type="task_assigned", payload={},
+                                attempts=1, created_at=utcnow() - timedelta(days=2)))
+    db.flush()
     response = api.get("/api/usage/notifications/summary?days=1", as_=analyst)
-    assert response.json["read_rate"] == 0.0 and response.json["total_sent"] >= 0
+    assert response.status == 200, response
+    assert response.json == {"days": 1, "total_sent": 0, "total_read": 0, "unique_recipients": 0,
+                             "total_deliveries": 0, "read_rate": 0.0}
+    # the same rows are counted once the window reaches them
+    wide = api.get("/api/usage/notifications/summary?days=7", as_=analyst).json
+    assert (wide["total_sent"], wide["total_read"], wide["total_deliveries"]) == (2, 1, 1)
 
 
 @pytest.mark.parametrize("path", PATHS)
