@@ -326,3 +326,36 @@ def _no_dns(monkeypatch):
     monkeypatch.setattr(netguard, "resolve_host", lambda host: RESOLVES.get(host, ["93.184.216.34"]))
     yield RESOLVES
     RESOLVES.clear()
+
+
+@pytest.fixture
+def org_clock(monkeypatch):
+    """Moves the app's clock for one test: `org_clock("2026-11-25T10:00")` (a wall time in ORG_TIMEZONE, or an
+    aware datetime) makes core.timeutil.org_now/org_today/week_bounds and core.ids.utcnow (the columns' defaults
+    too) answer that instant, running on from it. For tests whose meaning depends on the day (a weekday, the last
+    day of a month, a DST change), so that they mean it on every day CI runs them. time.time() (tokens) is real."""
+    from datetime import datetime
+
+    from chalicelib.core import ids, timeutil
+
+    real = datetime
+    offset = [None]
+
+    class _Meta(type):
+        def __instancecheck__(cls, obj):  # timeutil.iso's isinstance(value, datetime) still sees real datetimes
+            return isinstance(obj, real)
+
+    class _Moved(real, metaclass=_Meta):
+        @classmethod
+        def now(cls, tz=None):
+            return real.now(tz) + offset[0]
+
+    def move(when) -> None:
+        when = real.fromisoformat(when) if isinstance(when, str) else when
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timeutil.org_zone())
+        offset[0] = when - real.now(when.tzinfo)
+        monkeypatch.setattr(ids, "datetime", _Moved)
+        monkeypatch.setattr(timeutil, "datetime", _Moved)
+
+    return move

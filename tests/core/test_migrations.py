@@ -87,12 +87,12 @@ def test_invoices_already_overdue_when_the_overdue_notice_ships_count_as_told(fr
     """invoices_0003 marks the invoices overdue before yesterday (issued, unpaid) as told, so that the first
     `invoice-overdue-scan` does not e-mail every old unpaid invoice at once; one due yesterday or later, a draft, a
     paid one and a voided one are left to the scan (docs/decisions/invoices.md, Notifications)."""
-    from datetime import date, timedelta
+    from datetime import UTC, datetime, timedelta
 
     url = fresh_database() if engine_kind == "database" else f"sqlite:///{tmp_path / 'overdue.sqlite3'}"
     upgrade(url)
     downgrade(url, "invoices_0002")  # the schema just before invoices_0003 (an upgrade to it trips Alembic, runner.py)
-    today = date.today()
+    today = datetime.now(UTC).date()  # the migration's day (UTC), not the machine's local one
     old, yesterday = today - timedelta(days=40), today - timedelta(days=1)
     rows = {  # id: status, payment status, due date
         "old-sent": ("sent", None, old), "old-approved": ("approved", "unpaid", old),

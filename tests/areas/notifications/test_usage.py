@@ -56,7 +56,8 @@ def test_by_type(api, db, analyst):
     ]}
 
 
-def test_daily_trend_has_one_entry_per_day(api, db, analyst):
+def test_daily_trend_has_one_entry_per_day(api, db, analyst, org_clock):
+    org_clock("2026-11-25T12:00")  # "2 days ago" (48 hours) is the day before yesterday: not so just after a DST change
     _seed(db)
     response = api.get("/api/usage/notifications/daily-trend?days=5", as_=analyst)
     assert response.status == 200

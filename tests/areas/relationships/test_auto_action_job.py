@@ -27,7 +27,8 @@ def _count(db, model, *conditions):
     return db.scalar(select(func.count()).select_from(model).where(*conditions))
 
 
-def test_job_runs_twice_with_one_effect(db, client, employee):
+def test_job_runs_twice_with_one_effect(db, client, employee, org_clock):
+    org_clock("2026-11-25T10:00")  # an ordinary day: on 29 February `_event` moves "today" to 1 March (not due)
     due = _event(db, employee, days_ahead=3, days_before=7)
     due_today = _event(db, employee, days_ahead=0, days_before=0)
     _event(db, employee, days_ahead=30, days_before=7)  # not yet
