@@ -210,3 +210,33 @@ def test_a_completion_that_waited_for_a_message_changes_nothing(api, db, engine,
     answer, outcomes = _race(first, lambda: api.post(f"/api/action-items/{item_id}/complete", as_=exec_user))
     assert (answer.status, answer.json, outcomes) == (200, {"ok": True}, ["committed"]), (answer, outcomes)
     assert _state(db, action_id, item_id) == ("done", True, True)
+
+
+def _message_with_action(contact_id, action_id):
+    def work(ctx):
+        from chalicelib.areas.relationships import service_messages
+        from chalicelib.areas.relationships.schemas import MessageCreate
+        from chalicelib.core.schemas import model_of
+
+        service_messages.send_message(ctx, contact_id=contact_id, data=model_of(MessageCreate).model_validate(
+            {"channel": "sms", "body": "Happy birthday", "auto_action_id": action_id}))
+    return work
+
+
+def test_a_contact_delete_raced_by_a_message_marking_its_action_done(api, db, engine, made, monkeypatch, exec_user):
+    """A contact's delete locks the contact, then its actions; a message sent with `auto_action_id` locked the
+    action (mark_done), then the contact (its row's key, at the message's INSERT): crosswise, and Postgres aborted
+    the delete with a deadlock (409; review of this session's changes, which had written the order down as every
+    path's). The message now takes the contact first: the delete waits for it, then removes the contact, its done
+    action and its item."""
+    from chalicelib.areas.relationships import service_messages
+
+    monkeypatch.setattr(service_messages, "deliver", lambda message_id: None)  # no provider after the commit
+    exec_id, contact_id, action_id, item_id = _committed(engine, made)
+    # paused between mark_done (the action locked) and the message's INSERT (the contact's key)
+    first = _first_side(engine, exec_id, _message_with_action(contact_id, action_id), monkeypatch, service_messages,
+                        "RelationshipMessage")
+    answer, outcomes = _race(first, lambda: api.delete(f"/api/deals/contacts/{contact_id}", as_=exec_user))
+    assert (answer.status, outcomes) == (200, ["committed"]), (answer.status, answer.json, outcomes)
+    db.expire_all()
+    assert db.get(Contact, contact_id) is None and db.get(ActionItem, item_id) is None

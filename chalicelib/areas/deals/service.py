@@ -171,7 +171,8 @@ def deal_brief(db: Session, deal_id: str) -> dict | None:
 def link_deal(db: Session, deal_id: str) -> bool:
     """Whether the deal exists, for a record of another area about to name it (a budget): the row is share-locked
     (FOR KEY SHARE), so the write waits for a delete of the deal in progress and then finds it gone, instead of
-    naming a deleted deal; it waits for nothing else (an edit of the deal takes a weaker lock)."""
+    naming a deleted deal; it also waits for an edit of the deal in progress (`update_deal` locks the row FOR
+    UPDATE), never for a write of another deal."""
     return bool(deal_id) and lock_row(db, Deal, deal_id, key_share=True) is not None
 
 

@@ -110,7 +110,10 @@ def _store_balances(db, user_id: str, employee: str, balances: list[dict]) -> No
 
 def mark_balances_stale(db, user_id: str) -> None:
     """Drop the user's cached balances (one statement), so that the next read asks the ledger: the app has just
-    booked or reversed leave of theirs there. Runs in the caller's unit of work; asks the ledger nothing."""
+    booked or reversed leave of theirs there. Runs in the caller's unit of work; asks the ledger nothing. It takes
+    the refresh's lock first (`_store_balances`): a refresh still writing balances fetched before the booking is
+    waited for, and its rows dropped, instead of surviving the drop."""
+    lock_key(db, "leave-balances", user_id)
     db.execute(delete(LeaveBalance).where(LeaveBalance.user_id == user_id).execution_options(synchronize_session=False))
 
 

@@ -62,6 +62,12 @@ def send_message(ctx, *, contact_id: str, data) -> dict:
 
     allow(ctx, "message")  # each message is billed: 429 past the sender's hourly allowance
     if action is not None:
+        from chalicelib.areas.deals import service as deals_service
+        from chalicelib.core.locks import lock_row
+
+        # the contact's row first (FOR KEY SHARE, which the message's key takes anyway), then the action: a contact's
+        # delete takes the contact and then its actions, and the action first met the delete's contact lock crosswise
+        lock_row(ctx.db, deals_service.Contact, contact_id, key_share=True, missing="Contact")
         service_actions.mark_done(ctx, action)
     message = RelationshipMessage(contact_id=contact_id, channel=data.channel, body=data.body,
                                   media_url=data.media_url, to_number=phone, status="queued",
