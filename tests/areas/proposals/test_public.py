@@ -5,6 +5,7 @@ from datetime import date, timedelta
 import pytest
 from sqlalchemy import func, select
 
+from chalicelib.core.ids import utcnow
 from chalicelib.core.models import HistoryEntry
 from chalicelib.core.notify import Notification
 from tests.areas.deals.factories import make_company, make_deal
@@ -118,7 +119,7 @@ def test_wrong_passwords_are_throttled_per_token(api, db, exec_user):
     assert api.post(f"{PUBLIC}/{other}/verify", json={"password": "right password"}).status == 200  # per token
     from chalicelib.areas.proposals.models import ProposalPasswordAttempt
     from sqlalchemy import update
-    db.execute(update(ProposalPasswordAttempt).values(created_at=func.now() - timedelta(minutes=16)))
+    db.execute(update(ProposalPasswordAttempt).values(created_at=utcnow() - timedelta(minutes=16)))
     db.flush()
     assert api.post(f"{PUBLIC}/{token}/verify", json={"password": "right password"}).status == 200  # the window passed
     assert api.post(f"{PUBLIC}/{token}/verify", json={}).status == 400
