@@ -196,6 +196,8 @@ def count_of(db, column, parent_id: str) -> int:
 # --- versions ---------------------------------------------------------------------------------
 
 def version_out(version: PageVersion, user_name, *, detail: bool = False) -> dict:
+    """A version as answered (a detail with its `content_rich`); `version` is a PageVersion, or a row of
+    `versions_with_user` (the list's columns)."""
     out = {"id": version.id, "page_id": version.page_id, "user_id": version.user_id, "title": version.title,
            "created_at": value_out(version.created_at), "user_name": user_name}
     if detail:
@@ -203,8 +205,17 @@ def version_out(version: PageVersion, user_name, *, detail: bool = False) -> dic
     return out
 
 
+@cache
+def _version_list_base():
+    """The version list's columns (no content nor content_rich: unbounded, and the list answers neither) with the
+    author's name; built once per process."""
+    return (select(PageVersion.id, PageVersion.page_id, PageVersion.user_id, PageVersion.title,
+                   PageVersion.created_at, User.name.label("user_name"))
+            .outerjoin(User, User.id == PageVersion.user_id))
+
+
 def versions_with_user(page_id: str):
-    """The ordered statement of a page's versions, newest first, author name joined."""
-    return (select(PageVersion, User.name).outerjoin(User, User.id == PageVersion.user_id)
-            .where(PageVersion.page_id == page_id)
+    """The ordered statement of a page's versions, newest first, author name joined: rows of the list's columns
+    (`version_out(row, row.user_name)`), without the bodies."""
+    return (_version_list_base().where(PageVersion.page_id == page_id)
             .order_by(PageVersion.created_at.desc(), PageVersion.id.desc()))

@@ -6,13 +6,14 @@ children_count as a correlated count, is_favourited as a correlated EXISTS for t
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 
 from sqlalchemy import and_, delete, exists, func, select
 
 from chalicelib.core.errors import BadRequest, Conflict, NotFound, bad_field
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_ignore, lock_key
-from chalicelib.core.query import Page as ResultPage, contains_text, in_scope, record_page
+from chalicelib.core.locks import insert_ignore, lock_key, update_rows
+from chalicelib.core.query import Page as ResultPage, contains_text, in_scope, record_page, record_rows
 from chalicelib.core.serialize import value_out
 
 from .models import Page, PageFavourite
@@ -190,16 +191,17 @@ def set_published(page: Page, published: bool) -> None:
 
 
 def delete_page(ctx, *, page_id: str) -> None:
-    """Archive the page and move its children to the root, after the existing root pages."""
+    """Archive the page and move its children to the root, after the existing root pages in their order: their ids
+    read (not the pages: their bodies are unbounded), then one UPDATE writing parent and position for all of them
+    (core.locks.update_rows; the ORM's per-child flush was an executemany, one round trip a child on pg8000)."""
     page = load_page(ctx, page_id)
-    children = ctx.db.scalars(select(Page).where(Page.parent_id == page.id).order_by(Page.position, Page.title,
-                                                                                        Page.id)).all()
+    children = ctx.db.scalars(select(Page.id).where(Page.parent_id == page.id)
+                              .order_by(Page.position, Page.title, Page.id)).all()
     if children:
         base = ctx.db.scalar(select(func.max(Page.position)).where(Page.parent_id.is_(None)))
         base = -1.0 if base is None else float(base)
-        for offset, child in enumerate(children, start=1):
-            child.parent_id = None
-            child.position = base + offset
+        update_rows(ctx.db, Page.__table__, [{"id": child_id, "parent_id": None, "position": base + offset}
+                                             for offset, child_id in enumerate(children, start=1)])
     page.is_archived = True
     page.updated_by = ctx.user_id
     page.updated_at = utcnow()
@@ -260,9 +262,15 @@ def portal_pages(db, company_ids, project_ids) -> list[dict]:
     newest published first, at most LIST_LIMIT (one query; no content, no staff fields)."""
     from chalicelib.core.query import LIST_LIMIT
 
-    pages = db.scalars(select(Page).where(_portal_scope(company_ids, project_ids))
-                       .order_by(Page.published_at.desc().nulls_last(), Page.id).limit(LIST_LIMIT))
-    return [{f: value_out(getattr(p, f)) for f in PORTAL_PAGE_FIELDS} for p in pages]
+    return record_rows(db, _portal_list_select().where(_portal_scope(company_ids, project_ids))
+                           .order_by(Page.published_at.desc().nulls_last(), Page.id).limit(LIST_LIMIT))
+
+
+@cache
+def _portal_list_select():
+    """The portal list's columns only (PORTAL_PAGE_FIELDS): a page's content, rich content and collaboration
+    snapshot are unbounded and the list answers none of them; built once per process."""
+    return select(*(getattr(Page, name) for name in PORTAL_PAGE_FIELDS))
 
 
 def portal_page(db, page_id: str, company_ids, project_ids) -> dict:

@@ -16,7 +16,7 @@ from .queries import load_page, load_version, page_exists, version_out, versions
 def list_versions(ctx, *, page_id: str, query) -> Page:
     """Newest first, at most 50 per request (the spec's cap), with `total` and `offset` for the older ones."""
     page_exists(ctx, page_id)
-    return paginate(ctx.db, versions_with_user(page_id), query, lambda row: version_out(*row))
+    return paginate(ctx.db, versions_with_user(page_id), query, lambda row: version_out(row, row.user_name))
 
 
 def _snapshot(ctx, page) -> PageVersion:

@@ -2,7 +2,7 @@
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from chalicelib.areas.pages.models import Page
 from chalicelib.core.ids import utcnow
@@ -303,3 +303,43 @@ def test_update_flags_refuse_strings(api, db, user, value):
     page = make_page(db)
     response = api.patch(f"/api/pages/{page.id}", as_=user, json={"full_width": value})
     assert response.status == 400 and response.json["details"][0]["field"] == "full_width"
+
+
+def _children_read(statements):
+    """The statements that read a page's children (WHERE pages.parent_id = ...)."""
+    return [s for s in statements if s.lstrip().upper().startswith("SELECT") and "WHERE pages.parent_id =" in s]
+
+
+def test_delete_moves_children_without_reading_their_bodies(api, db, manager, count_queries):
+    make_page(db, position=40)
+    parent = make_page(db, position=1)
+    children = [make_page(db, parent_id=parent.id, position=float(3 - n), title=f"child {n}", content="x" * 10_000,
+                          content_rich="y" * 10_000, collab_snapshot=b"z" * 10_000) for n in range(3)]
+    with count_queries() as counter:
+        assert api.delete(f"/api/pages/{parent.id}", as_=manager).status == 200
+    reads = _children_read(counter.statements)
+    assert reads, counter.statements
+    # the children's ids only: their bodies are unbounded (each child was loaded whole)
+    assert not [s for s in reads if "pages.content" in s or "pages.collab_snapshot" in s], reads
+    db.expire_all()
+    moved = [db.get(Page, child.id) for child in reversed(children)]  # their order: by position
+    assert [(p.parent_id, p.position) for p in moved] == [(None, 41), (None, 42), (None, 43)]
+
+
+def test_delete_costs_the_same_statements_for_5_and_50_children(api, db, manager, driver_statements):
+    """pg8000 sends an executemany row by row (docs/decisions.md, "Bulk writes"): the children move in one UPDATE."""
+    counts, expected = [], {}
+    for size in (5, 50):
+        parent = make_page(db, title=f"Parent {size}")
+        children = [make_page(db, title=f"Child {n:02}", parent_id=parent.id, position=0.0) for n in range(size)]
+        top = db.scalar(select(func.max(Page.position)).where(Page.parent_id.is_(None)))
+        statements, response = driver_statements(lambda: api.delete(f"/api/pages/{parent.id}", as_=manager))
+        assert response.status == 200, response
+        counts.append(len(statements))
+        expected[parent.id] = [(child.id, top + n) for n, child in enumerate(children, start=1)]  # equal positions: by title
+    assert counts[0] == counts[1], counts
+    db.expire_all()
+    for parent_id, moved in expected.items():
+        assert db.get(Page, parent_id).is_archived is True
+        assert [(db.get(Page, child_id).parent_id, db.get(Page, child_id).position) for child_id, _ in moved] == [
+            (None, position) for _, position in moved]

@@ -112,3 +112,17 @@ def test_versions_need_pages_permission(api, db, user):
     assert api.get(f"/api/pages/{page.id}/versions").status == 401
     assert api.get(f"/api/pages/{page.id}/versions", as_=viewer).status == 200
     assert api.post(f"/api/pages/{page.id}/versions", as_=viewer).status == 403
+
+
+def test_list_reads_no_version_bodies(api, db, user, count_queries):
+    """The list answers no body (decisions/pages.md, Versions), and bodies are unbounded: its SQL selects none."""
+    page = make_page(db, content="x" * 50_000, content_rich="y" * 50_000)
+    for _ in range(5):
+        make_version(db, page, user, content="x" * 50_000, content_rich="y" * 50_000)
+    with count_queries() as counter:
+        response = api.get(f"/api/pages/{page.id}/versions", as_=user)
+    assert response.status == 200 and len(response.json["versions"]) == 5
+    assert all(v["user_name"] == "Vera Versioner" and "content_rich" not in v for v in response.json["versions"])
+    reads = [s for s in counter.statements if s.lstrip().upper().startswith("SELECT") and "FROM page_versions" in s]
+    assert reads, counter.statements
+    assert not [s for s in reads if "page_versions.content" in s], reads
