@@ -33,7 +33,7 @@ from . import logs
 from .auth import authenticate
 from .context import Context
 from .db import UnitOfWork
-from .errors import BadRequest, Conflict, DomainError, Forbidden, NotFound
+from .errors import BadRequest, Conflict, DomainError, Forbidden, NotFound, PayloadTooLarge
 from .schemas import model_of
 from .settings import get_settings
 from .timeutil import iso
@@ -125,6 +125,36 @@ def dump_json(body: Any) -> str:
         return orjson.dumps(body, default=json_default, option=_ORJSON_OPTIONS).decode()
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return json.dumps(body, default=json_default, separators=(",", ":"))
+
+
+# An AWS Lambda function's synchronous answer carries at most 6 MB (6,291,456 bytes) of the runtime's JSON of
+# {statusCode, headers, body}; a larger one reaches the client as API Gateway's bare 502, without this service's
+# error body, its X-Request-Id or its CORS headers (a browser reports a CORS failure), and a write answered so had
+# committed. The margin leaves room for the headers.
+LAMBDA_PAYLOAD_LIMIT = 6_000_000
+
+
+def lambda_payload_size(body: str) -> int:
+    """The bytes `body` (a JSON text) takes in the Lambda runtime's JSON of the answer, at most: the python3.11
+    runtime writes it with ensure_ascii, so `"` and `\\` take 2 bytes, a non-ASCII character 6 (\\uXXXX) and one
+    past the basic plane 12 (a surrogate pair). A body too short to reach the limit is not scanned."""
+    size = len(body)
+    if size * 12 < LAMBDA_PAYLOAD_LIMIT:
+        return size
+    non_ascii = size - len(body.encode("ascii", "ignore"))
+    astral = len(body.encode("utf-16-le", "surrogatepass")) // 2 - size
+    return size + body.count('"') + body.count("\\") + 5 * non_ascii + 6 * astral
+
+
+def check_answer_size(response: Response) -> None:
+    """413 (the service's error body, nothing written) when a JSON answer is larger than a Lambda function can
+    carry (LAMBDA_PAYLOAD_LIMIT): the client is told to ask for fewer rows or one record, instead of a bare 502."""
+    if isinstance(response.body, str):
+        size = lambda_payload_size(response.body)
+        if size > LAMBDA_PAYLOAD_LIMIT:
+            log.warning("answer too large: %d bytes", size)
+            raise PayloadTooLarge(f"The answer would take {size / 1_000_000:.1f} MB, more than the 6 MB a response "
+                                  "can carry: ask for fewer rows (limit) or read the records one by one")
 
 
 def json_response(body: Any, status: int = 200, headers: dict | None = None) -> Response:
@@ -377,6 +407,7 @@ def endpoint(
                     kwargs["query"] = validate(query, _query_dict(request), "query")
                 result = fn(ctx, **path_params, **kwargs)
                 response = result if isinstance(result, Response) else json_response(result, status)
+                check_answer_size(response)  # before the commit: a write whose answer cannot be carried is not made
                 if spec.response is not None and get_settings().wms_check_responses:
                     check_response(spec, response)
                 uow.commit()

@@ -83,6 +83,14 @@ def build_app() -> Chalice:
                                                              "entity_id": user.id, "action": "again"})
         return {"id": user.id}
 
+    @app.route("/t/big/{size}", methods=["POST"])
+    @http.endpoint()
+    def big(ctx, size: str):
+        user = User(email=f"written-big-{size}@agency.test", name="Written")
+        ctx.db.add(user)
+        ctx.db.flush()
+        return {"id": user.id, "text": "\u00e9" * int(size)}  # a non-ASCII character: 6 bytes in the runtime's JSON
+
     @app.route("/t/values", methods=["GET"])
     @http.endpoint(auth="public")
     def values(ctx):
@@ -304,3 +312,30 @@ def test_handler_may_return_a_response(test_api):
     response = test_api.get("/t/raw", headers={"Accept": "application/pdf"})
     assert response.status == 200 and response.body == b"%PDF-1.4"
     assert response.headers["content-type"] == "application/pdf"
+
+
+# --- an answer larger than a Lambda function can carry --------------------------------------------------------
+
+def test_an_answer_past_the_lambda_payload_limit_is_a_413_and_writes_nothing(test_api, user, db):
+    """A Lambda function's answer carries at most 6 MB of the runtime's JSON (ensure_ascii on python3.11: a
+    non-ASCII character is 6 bytes); past it the client got API Gateway's bare 502 (no error body, no request id,
+    no CORS) and a write answered so had committed (response-size audit). The service answers its own 413 before
+    the commit; an answer within the limit is untouched."""
+    small = test_api.post("/t/big/900000", as_=user)  # 5.4 MB of text in the runtime's JSON: carried
+    assert small.status == 200 and written(db, "big-900000") == 1
+    large = test_api.post("/t/big/1100000", as_=user)  # 6.6 MB: 1.1 MB in UTF-8, but not as the runtime writes it
+    assert large.status == 413, large
+    assert "6 MB" in large.json["error"] and large.headers.get("x-request-id")
+    assert written(db, "big-1100000") == 0  # rolled back: the write is not made when its answer cannot be carried
+
+
+@pytest.mark.parametrize("text", ['plain "quoted" \\ back', "caf\u00e9 \u65e5\u672c", "emoji \U0001F600 x"])
+def test_the_payload_size_is_the_runtimes_json_of_the_body(monkeypatch, text):
+    """lambda_payload_size is what json.dumps (ensure_ascii, as the python3.11 runtime writes the answer) makes of
+    the body, less its two quotes."""
+    import json
+
+    monkeypatch.setattr(http, "LAMBDA_PAYLOAD_LIMIT", 1)  # scan every body
+    body = http.dump_json({"text": text * 3})
+    assert http.lambda_payload_size(body) == len(json.dumps(body, ensure_ascii=True)) - 2
+
