@@ -338,4 +338,3 @@ def test_the_payload_size_is_the_runtimes_json_of_the_body(monkeypatch, text):
     monkeypatch.setattr(http, "LAMBDA_PAYLOAD_LIMIT", 1)  # scan every body
     body = http.dump_json({"text": text * 3})
     assert http.lambda_payload_size(body) == len(json.dumps(body, ensure_ascii=True)) - 2
-
