@@ -360,6 +360,21 @@ def _too_many_parameters(exc: Exception) -> bool:
     return isinstance(exc, struct.error) and "65535" in str(exc)
 
 
+def _settings_problem() -> str | None:
+    """None when the settings load (cached after the first time), else why not, naming the variables and never
+    their values: a refused value (RuntimeError, as settings.load_settings words it) or one of the wrong type."""
+    try:
+        get_settings()
+    except ValidationError as exc:
+        return "; ".join(f"{'.'.join(str(part) for part in error['loc']).upper()}: {error['msg']}"
+                         for error in exc.errors())
+    except RuntimeError as exc:
+        return str(exc)
+    except Exception as exc:  # noqa: BLE001 - e.g. the provider secrets cannot be read
+        return f"the settings cannot be read ({type(exc).__name__})"
+    return None
+
+
 def endpoint(
     *,
     tool: str | None = None,
@@ -450,6 +465,11 @@ def endpoint(
             logs.bind(request_id=rid, route=route)
             response = json_response({"error": "Internal server error"}, 500)
             try:
+                problem = _settings_problem()
+                if problem is not None:
+                    log.error("settings cannot load: %s", problem)
+                    response = json_response({"error": f"The service is misconfigured: {problem}"}, 503)
+                    return response
                 response = run(Context(uow=UnitOfWork(), request=request), request, path_params)
             finally:
                 response.headers["X-Request-Id"] = rid

@@ -34,7 +34,10 @@ def _secret_values() -> list[str]:
     global _secrets_of
     from .settings import get_settings
 
-    settings = get_settings()
+    try:
+        settings = get_settings()
+    except Exception:  # noqa: BLE001 - settings that cannot load (a refused value) must not break logging:
+        return []  # no settings were read, so there are no secret values of theirs to redact
     if _secrets_of is not None and _secrets_of[0] is settings:
         return _secrets_of[1]
     values = [getattr(settings, name, None) for name in SECRET_SETTINGS]

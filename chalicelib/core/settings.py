@@ -41,7 +41,7 @@ class Settings(BaseModel):
     # read model before commit, and a mismatch is a 500 naming the field
     wms_check_responses: bool = False
     database_url: str
-    database_ssl: str = "off"  # off | verify
+    database_ssl: str = "off"  # off | verify (trimmed, lower-cased; anything else is refused)
     database_ca_file: str | None = None
     auth_jwks_url: str | None = None
     auth_issuer: str | None = None
@@ -169,6 +169,75 @@ def normalise_database_url(url: str) -> str:
     return url
 
 
+# the stages the project runs under: .chalice/config.json's dev and prod, and the tests' test
+STAGES = ("dev", "test", "prod")
+PROVIDER_MODES = ("sandbox", "live", "off")
+DATABASE_SSL_VALUES = ("off", "verify")
+# read as they are but trimmed: a secret store's trailing newline must not make every comparison fail
+_TRIMMED = ("portal_service_token", "auth_audience", "auth_issuer", "auth_jwks_url")
+
+
+def _refuse(variable: str, message: str):
+    # RuntimeError: the exception that refuses the prod stage without AUTH_JWKS_URL; never the value of a secret
+    raise RuntimeError(f"{variable} {message}")
+
+
+def _check_values(values: dict) -> None:
+    """Normalise (trim, lower-case) and check the values whose typo would otherwise be accepted silently;
+    a bad value refuses the settings, naming its variable (decisions.md, Core: Settings)."""
+    for field in _TRIMMED:
+        if isinstance(values.get(field), str):
+            values[field] = values[field].strip() or None
+    for field in [name for name in values if name.endswith("_mode")]:
+        value = str(values[field]).strip().lower()
+        if value not in PROVIDER_MODES:
+            _refuse(field.upper(), f"must be one of {', '.join(PROVIDER_MODES)}, not {values[field]!r}")
+        values[field] = value
+    if "database_ssl" in values:
+        value = str(values["database_ssl"]).strip().lower() or "off"
+        if value not in DATABASE_SSL_VALUES:
+            _refuse("DATABASE_SSL", f"must be one of {', '.join(DATABASE_SSL_VALUES)}, not {values['database_ssl']!r}")
+        values["database_ssl"] = value
+    if "org_timezone" in values:
+        from zoneinfo import ZoneInfo
+
+        value = str(values["org_timezone"]).strip()
+        try:
+            ZoneInfo(value)
+        except Exception:  # ZoneInfoNotFoundError, or ValueError for a malformed key
+            _refuse("ORG_TIMEZONE", f"must name an IANA time zone such as Australia/Sydney, not {values['org_timezone']!r}")
+        values["org_timezone"] = value
+    stage = str(values.get("stage") or "dev").strip().lower()
+    if stage not in STAGES:
+        _refuse("WMS_STAGE", f"must be one of {', '.join(STAGES)}, not {values.get('stage')!r}")
+    values["stage"] = stage
+    if values.get("allowed_origins"):
+        from urllib.parse import urlsplit
+
+        for item in str(values["allowed_origins"]).split(","):
+            if not item.strip():
+                continue
+            try:
+                parts = urlsplit(item.strip())
+            except ValueError:
+                parts = None
+            if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+                _refuse("ALLOWED_ORIGINS", f"entries must be http:// or https:// origins, not {item.strip()!r}")
+    if isinstance(values.get("secrets_key"), str):
+        key = values["secrets_key"].strip()
+        if key.startswith("kms:"):
+            if not key[len("kms:"):].strip():
+                _refuse("SECRETS_KEY", "must be kms:<key id> or a Fernet key: the KMS key id is missing")
+        elif key:
+            from cryptography.fernet import Fernet
+
+            try:
+                Fernet(key.encode())
+            except Exception:  # not 32 url-safe base64-encoded bytes; the value itself is never repeated
+                _refuse("SECRETS_KEY", "must be kms:<key id> or a Fernet key (32 url-safe base64-encoded bytes)")
+        values["secrets_key"] = key or None
+
+
 def load_settings() -> Settings:
     values: dict = {}
     for field in Settings.model_fields:
@@ -194,6 +263,7 @@ def load_settings() -> Settings:
                 values[field] = value
     values["database_url"] = normalise_database_url(values["database_url"])
     values["stage"] = _env("WMS_STAGE", values.get("stage", "dev"))
+    _check_values(values)
     settings = Settings(**values)
     if not settings.auth_jwks_url:
         if settings.stage == "prod":
