@@ -7,9 +7,9 @@ from chalicelib.core.schemas import OkResponse, one, paged
 
 from . import jobs, service, service_pricing, service_public, service_templates
 from .schemas import (AnalyticsResponse, ApproveBody, CreatedProposal, DeclineBody, DuplicateResponse, ProposalTemplateCreated,
-                      PricingReplace, PricingResponse, ProposalCreate, ProposalDetail, ProposalListQuery, ProposalRead,
+                      PricingReplace, PricingResponse, ProposalCreate, ProposalDetail, ProposalListItem, ProposalListQuery,
                       ProposalUpdate, PublicContent, RequestChangesBody, RespondBody, ShareBody, ShareResponse,
-                      ProposalAnswerResponse, ProposalTemplateCreate, ProposalTemplateDetail, ProposalTemplateListQuery, ProposalTemplateRead, ProposalTemplateUpdate,
+                      ProposalAnswerResponse, ProposalTemplateCreate, ProposalTemplateDetail, ProposalTemplateListItem, ProposalTemplateListQuery, ProposalTemplateUpdate,
                       TrackBody, VerifyBody)
 
 bp = Blueprint(__name__)
@@ -18,7 +18,7 @@ bp = Blueprint(__name__)
 # ---------------------------------------------------------------- templates
 
 @bp.route("/api/proposals/templates", methods=["GET"])
-@endpoint(tool="proposals", level="view", query=ProposalTemplateListQuery, response=paged("templates", ProposalTemplateRead))
+@endpoint(tool="proposals", level="view", query=ProposalTemplateListQuery, response=paged("templates", ProposalTemplateListItem))
 def list_proposal_templates(ctx, query: ProposalTemplateListQuery):
     """List the active proposal templates by name (filter: category)"""
     return service_templates.list_templates(ctx, query).body("templates")
@@ -57,7 +57,7 @@ def delete_proposal_template(ctx, template_id: str):
 # ---------------------------------------------------------------- proposals
 
 @bp.route("/api/proposals", methods=["GET"])
-@endpoint(tool="proposals", level="view", query=ProposalListQuery, response=paged("proposals", ProposalRead))
+@endpoint(tool="proposals", level="view", query=ProposalListQuery, response=paged("proposals", ProposalListItem))
 def list_proposals(ctx, query: ProposalListQuery):
     """List the proposals the caller may see, newest first (filters: status, deal_id, owner_id, company_id)"""
     return service.list_proposals(ctx, query).body("proposals")

@@ -29,6 +29,13 @@ PROPOSAL_FIELDS = ("id", "title", "deal_id", "company_id", "contact_id", "templa
                    "share_token", "share_enabled", "owner_id", "created_by", "sent_at", "viewed_at", "accepted_at",
                    "declined_at", "decline_reason", "responder_name", "responder_email", "contract_id", "project_id",
                    "budget_id", "invoice_id", "created_at", "updated_at")
+# The lists' rows leave out the unbounded JSON text a template's and a proposal's detail answers (rich content up to
+# 2,000,000 characters, the others up to 200,000 each): 500 rows of them passed the 6 MB a Lambda answer carries.
+# The list statements select only these columns (docs/decisions/proposals.md, "Lists").
+TEMPLATE_BODY_FIELDS = ("content_rich", "brand_config", "variables_schema", "speaker_notes")
+TEMPLATE_LIST_FIELDS = tuple(name for name in TEMPLATE_FIELDS if name not in TEMPLATE_BODY_FIELDS)
+PROPOSAL_BODY_FIELDS = ("speaker_notes", "brand_config")
+PROPOSAL_LIST_FIELDS = tuple(name for name in PROPOSAL_FIELDS if name not in PROPOSAL_BODY_FIELDS)
 ITEM_FIELDS = ("id", "section_id", "description", "service_type_id", "quantity", "unit_price", "amount", "notes",
                "position")
 
@@ -72,6 +79,16 @@ def template_record(template: ProposalTemplate, *, detail: bool = False) -> dict
 
 
 @cache
+def template_list_select():
+    """The template list's columns (TEMPLATE_LIST_FIELDS: none of the content and configuration), for
+    core.query.record_page (flag is_active). Built once per process."""
+    return select(*(getattr(ProposalTemplate, name) for name in TEMPLATE_LIST_FIELDS))
+
+
+TEMPLATE_LIST_FLAGS = ("is_active",)
+
+
+@cache
 def proposal_select():
     """The proposal with its company name, contact names, deal title and owner name: one statement. Built
     once per process (an alias proxies its table's columns on first use; `.where()` answers a copy)."""
@@ -88,14 +105,14 @@ def proposal_select():
 
 @cache
 def proposal_list_select():
-    """The list's rows: the proposal's columns, share_protected, and the company name, contact names, deal title
-    and owner name (joins); records through core.query.record_rows (flags share_enabled, share_protected).
-    Built once per process."""
+    """The list's rows: the proposal's columns but speaker_notes and brand_config (PROPOSAL_LIST_FIELDS; the detail
+    answers them), share_protected, and the company name, contact names, deal title and owner name (joins); records
+    through core.query.record_rows (flags share_enabled, share_protected). Built once per process."""
     from chalicelib.areas.deals import service as deals_service
 
     Company, Contact, Deal = deals_service.Company, deals_service.Contact, deals_service.Deal
     owner = aliased(User, name="proposal_owner")
-    return (select(*(getattr(Proposal, name) for name in PROPOSAL_FIELDS),
+    return (select(*(getattr(Proposal, name) for name in PROPOSAL_LIST_FIELDS),
                    (func.coalesce(Proposal.share_password, "") != "").label("share_protected"),
                    Company.name.label("company_name"), Contact.first_name.label("contact_first_name"),
                    Contact.last_name.label("contact_last_name"), Deal.title.label("deal_title"),
@@ -212,6 +229,7 @@ def approval_rows(db, proposal_id: str) -> list[ProposalApproval]:
     return list(db.scalars(select(ProposalApproval).where(ProposalApproval.proposal_id == proposal_id)))
 
 
-__all__ = ["visible", "visible_templates", "load_proposal", "load_template", "template_record", "proposal_select",
+__all__ = ["visible", "visible_templates", "load_proposal", "load_template", "template_record", "template_list_select",
+           "TEMPLATE_LIST_FLAGS", "proposal_select",
            "proposal_records", "proposal_detail", "proposal_list_select", "proposal_lookups", "with_proposal_lookups",
            "LIST_FLAGS", "pricing_sections", "approval_rows"]

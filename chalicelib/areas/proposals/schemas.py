@@ -47,19 +47,24 @@ class ProposalTemplateListQuery(PageQuery):
     category: Optional[Category] = None
 
 
-class ProposalTemplateRead(Read):
+class ProposalTemplateListItem(Read):
+    """A row of the template list: the template without its content and configuration (unbounded JSON text,
+    which the detail answers; docs/decisions/proposals.md, "Lists")."""
     id: str
     name: str
     description: str | None
     category: str | None
-    brand_config: str | None
-    variables_schema: str | None
-    speaker_notes: str | None
     contract_template_id: str | None
     is_active: Flag01
     created_by: str | None
     created_at: IsoTimestamp
     updated_at: IsoTimestamp
+
+
+class ProposalTemplateRead(ProposalTemplateListItem):
+    brand_config: str | None
+    variables_schema: str | None
+    speaker_notes: str | None
 
 
 class ProposalTemplateDetail(ProposalTemplateRead):
@@ -153,7 +158,9 @@ class ApprovalRead(Read):
     comments: str | None
 
 
-class ProposalRead(Read):
+class ProposalListItem(Read):
+    """A row of the proposal list: the proposal without its speaker_notes and brand_config (JSON text up to
+    200,000 characters each, which the detail answers; docs/decisions/proposals.md, "Lists")."""
     id: str
     title: str
     deal_id: str | None
@@ -166,8 +173,6 @@ class ProposalRead(Read):
     currency: str
     total_amount: float | None
     valid_until: IsoDate | None
-    speaker_notes: str | None
-    brand_config: str | None
     share_token: str | None
     share_enabled: Flag01
     share_protected: Flag01
@@ -191,6 +196,11 @@ class ProposalRead(Read):
     deal_title: str | None
     owner_name: str | None
     approver_ids: list[str]
+
+
+class ProposalRead(ProposalListItem):
+    speaker_notes: str | None
+    brand_config: str | None
 
 
 class ProposalDetail(ProposalRead):

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import select
-
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
-from chalicelib.core.query import Page, in_scope, paginate
+from chalicelib.core.query import Page, in_scope, record_page
 
 from .models import ProposalTemplate
-from .queries import load_template, template_record, visible_templates
+from .queries import TEMPLATE_LIST_FLAGS, load_template, template_list_select, template_record, visible_templates
 
 ENTITY = "proposal_template"
 JSON_FIELDS = ("content_rich", "brand_config", "variables_schema", "speaker_notes")
@@ -49,12 +47,14 @@ def check_json(values: dict, fields=JSON_FIELDS) -> None:
 
 
 def list_templates(ctx, query) -> Page:
-    stmt = in_scope(select(ProposalTemplate), visible_templates(ctx.principal)).where(
+    """The active templates by name: the list's columns only (no content or configuration, which the detail
+    answers), as records."""
+    stmt = in_scope(template_list_select(), visible_templates(ctx.principal)).where(
         ProposalTemplate.is_active.is_(True))
     if query.category:
         stmt = stmt.where(ProposalTemplate.category == query.category)
     stmt = stmt.order_by(ProposalTemplate.name, ProposalTemplate.id)
-    return paginate(ctx.db, stmt, query, lambda row: template_record(row[0]))
+    return record_page(ctx.db, stmt, query, TEMPLATE_LIST_FLAGS)
 
 
 def create_template(ctx, *, data) -> str:
