@@ -238,6 +238,43 @@ def _check_values(values: dict) -> None:
         values["secrets_key"] = key or None
 
 
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "0.0.0.0")
+
+
+def _check_prod(values: dict, settings: "Settings") -> None:
+    """The prod stage refuses to start on a development default: each would fail quietly, request after request.
+
+    AUTH_JWKS_URL: without it tokens would be HS256 with a generated secret. PUBLIC_BASE_URL: its default
+    (http://127.0.0.1:8000) would make the cookie-write origin allow-list that address (every cookie write 403),
+    and put it in the links of notices and in the agent runner's callback_url. SECRETS_KEY: a key generated per
+    container would leave stored credentials unreadable on every other container.
+    """
+    from urllib.parse import urlsplit
+
+    missing = []
+    if not settings.auth_jwks_url:
+        missing.append("AUTH_JWKS_URL (HS256 is for development only)")
+    base = str(values.get("public_base_url") or "").strip()
+    try:
+        parts = urlsplit(base)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        parts, host = None, ""
+    if not base:
+        missing.append("PUBLIC_BASE_URL (the site's public address; the default http://127.0.0.1:8000 is for "
+                       "development only)")
+    elif parts is None or parts.scheme.lower() not in ("http", "https") or not host:
+        missing.append("PUBLIC_BASE_URL to be an http:// or https:// URL")
+    elif host in LOOPBACK_HOSTS:
+        missing.append(f"PUBLIC_BASE_URL to be the site's public address, not a local one ({host})")
+    if not settings.secrets_key:
+        missing.append("SECRETS_KEY (kms:<key id> or a Fernet key; a key generated per container cannot read what "
+                       "another stored)")
+    if missing:
+        # the same exception as every refused setting (_refuse); never the value of a secret
+        raise RuntimeError("the prod stage requires " + "; ".join(missing))
+
+
 def load_settings() -> Settings:
     values: dict = {}
     for field in Settings.model_fields:
@@ -265,9 +302,9 @@ def load_settings() -> Settings:
     values["stage"] = _env("WMS_STAGE", values.get("stage", "dev"))
     _check_values(values)
     settings = Settings(**values)
+    if settings.stage == "prod":
+        _check_prod(values, settings)
     if not settings.auth_jwks_url:
-        if settings.stage == "prod":
-            raise RuntimeError("the prod stage requires AUTH_JWKS_URL (HS256 is for development only)")
         if not settings.auth_jwt_secret:
             settings.auth_jwt_secret = _persistent_secret("jwt-secret", lambda: secrets.token_urlsafe(48))
     if not settings.secrets_key:

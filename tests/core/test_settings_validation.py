@@ -84,6 +84,14 @@ def test_prod_stage_in_any_case_still_requires_jwks(set_env, stage):
         load_settings()
 
 
+@pytest.mark.parametrize("stage", ["Prod", "PROD", " prod\n"])
+def test_prod_stage_in_any_case_requires_public_base_url(set_env, stage):
+    set_env(WMS_STAGE=stage, AUTH_JWKS_URL="https://idp.agency.test/jwks.json", SECRETS_KEY="kms:key-1",
+            PUBLIC_BASE_URL=None)
+    with pytest.raises(RuntimeError, match="PUBLIC_BASE_URL"):
+        load_settings()
+
+
 @pytest.mark.parametrize("stage", ["production", "staging", "prd"])
 def test_unknown_stage_is_refused(set_env, stage):
     set_env(WMS_STAGE=stage, AUTH_JWKS_URL="https://idp.agency.test/jwks.json")
@@ -93,7 +101,8 @@ def test_unknown_stage_is_refused(set_env, stage):
 
 @pytest.mark.parametrize("stage,expected", [("Dev", "dev"), ("TEST ", "test"), ("Prod", "prod")])
 def test_stage_is_trimmed_and_lower_cased(set_env, stage, expected):
-    set_env(WMS_STAGE=stage, AUTH_JWKS_URL="https://idp.agency.test/jwks.json")
+    set_env(WMS_STAGE=stage, AUTH_JWKS_URL="https://idp.agency.test/jwks.json",
+            PUBLIC_BASE_URL="https://wms.agency.test", SECRETS_KEY="kms:key-1")
     assert load_settings().stage == expected
 
 

@@ -116,7 +116,7 @@ def test_event_functions_belong_to_their_area_and_queues_report_partial_failures
 
 def test_every_function_gets_the_runtime_settings_and_the_network(translated):
     expected = {"DATABASE_URL", "UPLOADS_BUCKET", "NOTIFICATIONS_QUEUE_URL", "SECRETS_KEY", "AUTH_JWKS_URL",
-                "AUTH_ISSUER", "AUTH_AUDIENCE", "WMS_DATA_DIR"}
+                "AUTH_ISSUER", "AUTH_AUDIENCE", "WMS_DATA_DIR", "PUBLIC_BASE_URL"}
     lambdas = {name: r["Properties"] for name, r in translated["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
     for name, props in lambdas.items():
         variables = props["Environment"]["Variables"]
@@ -125,6 +125,7 @@ def test_every_function_gets_the_runtime_settings_and_the_network(translated):
         assert "{{resolve:secretsmanager:${DatabaseSecret}:SecretString:password}}" in variables["DATABASE_URL"]["Fn::Sub"]
         assert variables["SECRETS_KEY"] == {"Fn::Sub": "kms:${CredentialsKey}"}
         assert variables["AUTH_JWKS_URL"] == {"Ref": "AuthJwksUrl"}
+        assert variables["PUBLIC_BASE_URL"] == {"Ref": "PublicBaseUrl"}, name
         assert props["VpcConfig"]["SubnetIds"] == [{"Ref": "PrivateSubnetA"}, {"Ref": "PrivateSubnetB"}]
         if props["Handler"] == "app.app":
             assert props["ReservedConcurrentExecutions"]["Fn::If"][0] == "UseReservedConcurrency", name
@@ -204,3 +205,21 @@ def test_provider_secrets_come_from_secrets_manager(template):
     assert variables["PROVIDER_SECRETS_ID"] == {"Ref": "ProviderSecrets"}
     for name in ("AI_API_KEY", "CHAT_BOT_TOKEN", "VAPID_PRIVATE_KEY"):
         assert name not in variables
+
+
+def test_public_base_url_is_a_required_https_parameter(template):
+    """PUBLIC_BASE_URL's default (http://127.0.0.1:8000) is no production value: the cookie-write origins, notice
+    links and the agent runner's callback_url come from it, so the stack takes it as a required https parameter."""
+    parameter = template["Parameters"]["PublicBaseUrl"]
+    assert parameter["Type"] == "String"
+    assert "Default" not in parameter  # required: a deploy without it is refused by CloudFormation
+    pattern = re.compile(parameter["AllowedPattern"])
+    for good in ("https://wms.example.com", "https://wms.example.com/", "https://example.com/wms"):
+        assert pattern.fullmatch(good), good
+    for bad in ("http://127.0.0.1:8000", "http://wms.example.com", "wms.example.com", "https://", "https:///x",
+                "https://wms.example.com /"):
+        assert not pattern.fullmatch(bad), bad
+    assert template["Globals"]["Function"]["Environment"]["Variables"]["PUBLIC_BASE_URL"] == {"Ref": "PublicBaseUrl"}
+    for name, resource in functions(template).items():  # no function overrides it with a stage value
+        own = resource["Properties"].get("Environment", {}).get("Variables", {})
+        assert own.get("PUBLIC_BASE_URL", {"Ref": "PublicBaseUrl"}) == {"Ref": "PublicBaseUrl"}, name
