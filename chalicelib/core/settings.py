@@ -223,6 +223,27 @@ def _check_values(values: dict) -> None:
                 parts = None
             if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc:
                 _refuse("ALLOWED_ORIGINS", f"entries must be http:// or https:// origins, not {item.strip()!r}")
+    if values.get("auth_jwks_url"):
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(values["auth_jwks_url"])
+        except ValueError:
+            parts = None
+        if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+            # it was answered as every token's 401 "Invalid token" (the key set's fetch failed inside PyJWT)
+            _refuse("AUTH_JWKS_URL", "must be an https:// URL of the identity provider's key set")
+    if values.get("database_url") and not str(values["database_url"]).startswith("sqlite"):
+        from urllib.parse import parse_qs, urlsplit
+
+        try:
+            query = parse_qs(urlsplit(str(values["database_url"]).strip()).query)
+        except ValueError:
+            query = {}
+        if "sslmode" in query:
+            # as hosting providers write it; pg8000 takes no sslmode, so every connection failed (a 500 a request)
+            _refuse("DATABASE_URL", "carries sslmode, which the driver does not read: leave it out and set "
+                                    "DATABASE_SSL=verify for TLS (or off)")
     if isinstance(values.get("secrets_key"), str):
         key = values["secrets_key"].strip()
         if key.startswith("kms:"):

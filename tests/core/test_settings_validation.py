@@ -182,3 +182,20 @@ def test_logging_does_not_depend_on_settings_loading(set_env):
     set_env(AI_TIMEOUT_SECONDS="abc")
     line = logs.redact("Authorization: Bearer abc.def.ghi and a plain line")
     assert "abc.def.ghi" not in line and line.endswith("[redacted] and a plain line")
+
+
+@pytest.mark.parametrize("value", ["idp.example.com/.well-known/jwks.json", "ftp://idp.example.com/jwks.json"])
+def test_a_jwks_url_without_an_http_scheme_is_refused(set_env, value):
+    """A key-set URL without its scheme answered every token 401 "Invalid token", the operator none the wiser."""
+    set_env(AUTH_JWKS_URL=value)
+    with pytest.raises(RuntimeError, match="AUTH_JWKS_URL"):
+        load_settings()
+
+
+def test_a_database_url_carrying_sslmode_is_refused_naming_database_ssl(set_env):
+    """As hosting providers write it (postgres://...?sslmode=require): pg8000 takes no sslmode, so every
+    connection failed; the settings now say to use DATABASE_SSL."""
+    set_env(DATABASE_URL="postgres://user:pw@db.example.com:5432/wms?sslmode=require")
+    with pytest.raises(RuntimeError, match="DATABASE_SSL") as refused:
+        load_settings()
+    assert "pw" not in str(refused.value)
