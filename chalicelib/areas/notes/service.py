@@ -7,7 +7,7 @@ from sqlalchemy import select
 from chalicelib.core.errors import Forbidden, bad_field
 from chalicelib.core.models import ACCESS_LEVELS, User
 from chalicelib.core.query import in_scope
-from chalicelib.core.serialize import value_out
+from chalicelib.core.serialize import clipped, value_out
 
 from .models import Note
 from .queries import DEEP_LINKS, load_note, load_resource, note_rows, ordered_levels, readers, tool_for, visible
@@ -66,7 +66,7 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
     readers = _readers(ctx, resource_type, resource_id, [u for u in told if mentions[u] in levels])
     # the note's text only to a mentioned user who may read the note; the others get the link alone
     notify_many(ctx, [{"user_id": user_id, "type": "mention", "title": f"{author} mentioned you in a note",
-                       "body": data.content[:500] if user_id in readers else None, "resource_type": "note",
+                       "body": clipped(data.content, 500) if user_id in readers else None, "resource_type": "note",
                        "resource_id": note.id, "action_url": link, "actor_id": ctx.user_id}
                       for user_id in told])
     from .queries import CLIENT_LEVEL

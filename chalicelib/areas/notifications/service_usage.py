@@ -26,7 +26,13 @@ def _read_expr():
 
 
 def _rate(read: int, sent: int) -> float:
-    return round(100.0 * read / sent, 1) if sent else 0.0
+    """The percentage read, one decimal rounded half up in exact decimals, as the service rounds (1 of 16 is 6.3;
+    binary round() gave 6.2, the tie to even)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    if not sent:
+        return 0.0
+    return float((Decimal(100) * read / sent).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
 def summary(ctx, *, days: int) -> dict:

@@ -8,6 +8,7 @@ from sqlalchemy import and_, or_, select
 
 from chalicelib.core.models import HistoryEntry, User
 from chalicelib.core.query import template
+from chalicelib.core.serialize import clipped
 
 from .queries import deal_ids, load_project, project_ids
 
@@ -302,7 +303,7 @@ def note_replied(ctx, *, parent_id: str, note_id: str, resource_type: str, resou
         return 0
     return service_notifications.notify_portal_users(
         ctx, recipients=[found], type="portal_note_reply", title="The agency replied to your note",
-        body=content[:500], resource_type="note", resource_id=note_id,
+        body=clipped(content, 500), resource_type="note", resource_id=note_id,
         action_url=f"/{resource_type}s/{resource_id}")
 
 

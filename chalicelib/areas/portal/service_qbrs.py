@@ -10,6 +10,7 @@ from chalicelib.core.errors import Conflict, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.query import LIST_LIMIT
+from chalicelib.core.serialize import clipped
 
 from .models import ClientGoal, Qbr, QbrSection
 from .queries import goal_record, load_goal, load_qbr, qbr_record, sections_of
@@ -85,7 +86,7 @@ def present_qbr(ctx, *, company_id: str, qbr_id: str) -> dict:
     from .service_notifications import notify_portal_users
 
     notify_portal_users(ctx, company_ids=[company_id], type="portal_qbr_presented",
-                        title=f"Quarterly business review: {qbr.title}", body=qbr.summary and qbr.summary[:500],
+                        title=f"Quarterly business review: {qbr.title}", body=qbr.summary and clipped(qbr.summary, 500),
                         resource_type="qbr", resource_id=qbr.id, action_url="/qbrs")
     return get_qbr(ctx, company_id=company_id, qbr_id=qbr.id)
 

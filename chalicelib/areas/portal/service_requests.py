@@ -12,7 +12,7 @@ from chalicelib.core.errors import bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
 from chalicelib.core.models import ConfigList, ConfigListItem
-from chalicelib.core.serialize import row_dict
+from chalicelib.core.serialize import clipped, row_dict
 
 from .models import ClientGoal, ClientQuestionnaire
 from .queries import QUESTIONNAIRE_FIELDS, goal_record
@@ -58,7 +58,7 @@ def create_request(ctx, *, data) -> str:
     if manager:
         # the request's text and link only to a manager who may read tasks (they watch it: it is in their scope);
         # another learns that a request came, as a task's assignee without tasks:view is told (docs/decisions)
-        told = ({"title": f"Client request: {data.title}", "body": (data.description or "")[:500] or None,
+        told = ({"title": f"Client request: {data.title}", "body": clipped(data.description or "", 500) or None,
                  "action_url": f"/tasks/{task_id}"}
                 if tasks_service.task_readers(ctx.db, task_id, [manager]) else {"title": "A client sent a request"})
         notify(ctx, user_id=manager, type="portal_request", resource_type="task", resource_id=task_id, **told)

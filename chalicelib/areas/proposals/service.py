@@ -19,6 +19,7 @@ from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.permissions import allows
 from chalicelib.core.query import Page, in_scope, record_page
+from chalicelib.core.serialize import clipped
 
 from .models import PricingItem, PricingSection, Proposal, ProposalApproval
 from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, proposal_detail, proposal_list_select,
@@ -375,7 +376,7 @@ def request_changes(ctx, *, proposal_id: str, comments: str) -> None:
     _move(ctx, proposal, "changes_requested", "changes_requested", {"comments": comments})
     if proposal.owner_id and proposal.owner_id != ctx.user_id:
         notify(ctx, user_id=proposal.owner_id, type="proposal_changes_requested",
-               title=f"Changes requested: {proposal.title}", body=comments[:500], resource_type=ENTITY,
+               title=f"Changes requested: {proposal.title}", body=clipped(comments, 500), resource_type=ENTITY,
                resource_id=proposal.id, action_url=f"/proposals/{proposal.id}", actor_id=ctx.user_id)
 
 

@@ -158,7 +158,7 @@ def _notify_assigned(ctx, task: Task, *, reads: bool | None = None) -> None:
     if reads is None:
         reads = task.assignee_id in task_readers(ctx.db, task.id, [task.assignee_id])
     told = ({"title": f"You were assigned a task: {task.title}",
-             "body": task.description[:500] if task.description else None, "action_url": f"/tasks/{task.id}"}
+             "body": clipped(task.description, 500) if task.description else None, "action_url": f"/tasks/{task.id}"}
             if reads else {"title": "You were assigned a task"})
     notify(ctx, user_id=task.assignee_id, type="task_assigned", resource_type="task", resource_id=task.id,
            actor_id=ctx.user_id, **told)

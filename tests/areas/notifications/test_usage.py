@@ -155,3 +155,14 @@ def test_the_daily_trend_counts_the_organisations_days(api, db, set_env, monkeyp
     db.flush()
     trend = api.get("/api/usage/notifications/daily-trend?days=3", as_=analyst).json["trend"]
     assert [(d["date"], d["sent"]) for d in trend] == [("2026-02-28", 0), ("2026-03-01", 1), ("2026-03-02", 1)]
+
+
+def test_read_rate_rounds_half_up(api, db, analyst):
+    """One decimal, half up, as the service rounds: 1 read of 16 is 6.25%, answered 6.3 (binary round() gave 6.2)."""
+    ann = make_user(db)
+    for index in range(16):
+        make_notification(db, ann, type="mention", minutes_ago=10, is_read=index == 0)
+    db.flush()
+    rates = api.get("/api/usage/notifications/read-rates", as_=analyst).json["read_rates"]
+    assert [(r["type"], r["sent"], r["read"], r["read_rate"]) for r in rates] == [("mention", 16, 1, 6.3)]
+    assert api.get("/api/usage/notifications/summary?days=1", as_=analyst).json["read_rate"] == 6.3

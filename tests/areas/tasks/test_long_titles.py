@@ -27,3 +27,21 @@ def test_the_copy_of_the_longest_title_keeps_its_suffix(api, db, exec_user):
     copy = api.post(f"/api/tasks/{created.json['task']['id']}/duplicate", as_=exec_user)
     assert copy.status == 201, copy
     assert copy.json["task"]["title"] == "T" * 493 + " (copy)"
+
+
+def test_a_long_description_in_a_notice_is_marked_as_cut(api, db, exec_user):
+    """The assignment notice's body quotes the description's first 500 characters; a longer one ends with "…", as
+    every cut text the service sends (it was cut without a mark)."""
+    ann = make_user(db)
+    answer = api.post("/api/tasks", as_=exec_user, json={"title": "Brief", "assignee_id": ann.id,
+                                                          "description": "D" * 600})
+    assert answer.status == 201, answer
+    db.expire_all()
+    (told,) = db.scalars(select(Notification).where(Notification.user_id == ann.id)).all()
+    assert (len(told.body), told.body[-1], told.body[:3]) == (500, "\u2026", "DDD")
+    short = api.post("/api/tasks", as_=exec_user, json={"title": "Brief 2", "assignee_id": ann.id,
+                                                         "description": "D" * 500})
+    assert short.status == 201
+    db.expire_all()
+    bodies = [n.body for n in db.scalars(select(Notification).where(Notification.user_id == ann.id))]
+    assert "D" * 500 in bodies  # 500 characters fit whole
