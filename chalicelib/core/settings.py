@@ -182,6 +182,18 @@ def _refuse(variable: str, message: str):
     raise RuntimeError(f"{variable} {message}")
 
 
+def _http_url(value: str):
+    """The parts (urlsplit) of `value` when it is an http:// or https:// URL with a host part, else None: the one
+    check of ALLOWED_ORIGINS' entries, AUTH_JWKS_URL and the prod stage's PUBLIC_BASE_URL."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return None
+    return parts if parts.scheme.lower() in ("http", "https") and parts.netloc else None
+
+
 def _check_values(values: dict) -> None:
     """Normalise (trim, lower-case) and check the values whose typo would otherwise be accepted silently;
     a bad value refuses the settings, naming its variable (decisions.md, Core: Settings)."""
@@ -212,27 +224,12 @@ def _check_values(values: dict) -> None:
         _refuse("WMS_STAGE", f"must be one of {', '.join(STAGES)}, not {values.get('stage')!r}")
     values["stage"] = stage
     if values.get("allowed_origins"):
-        from urllib.parse import urlsplit
-
         for item in str(values["allowed_origins"]).split(","):
-            if not item.strip():
-                continue
-            try:
-                parts = urlsplit(item.strip())
-            except ValueError:
-                parts = None
-            if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+            if item.strip() and _http_url(item.strip()) is None:
                 _refuse("ALLOWED_ORIGINS", f"entries must be http:// or https:// origins, not {item.strip()!r}")
-    if values.get("auth_jwks_url"):
-        from urllib.parse import urlsplit
-
-        try:
-            parts = urlsplit(values["auth_jwks_url"])
-        except ValueError:
-            parts = None
-        if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-            # it was answered as every token's 401 "Invalid token" (the key set's fetch failed inside PyJWT)
-            _refuse("AUTH_JWKS_URL", "must be an https:// URL of the identity provider's key set")
+    if values.get("auth_jwks_url") and _http_url(values["auth_jwks_url"]) is None:
+        # it was answered as every token's 401 "Invalid token" (the key set's fetch failed inside PyJWT)
+        _refuse("AUTH_JWKS_URL", "must be an https:// URL of the identity provider's key set")
     if values.get("database_url") and not str(values["database_url"]).startswith("sqlite"):
         from urllib.parse import parse_qs, urlsplit
 
@@ -270,21 +267,16 @@ def _check_prod(values: dict, settings: "Settings") -> None:
     and put it in the links of notices and in the agent runner's callback_url. SECRETS_KEY: a key generated per
     container would leave stored credentials unreadable on every other container.
     """
-    from urllib.parse import urlsplit
-
     missing = []
     if not settings.auth_jwks_url:
         missing.append("AUTH_JWKS_URL (HS256 is for development only)")
     base = str(values.get("public_base_url") or "").strip()
-    try:
-        parts = urlsplit(base)
-        host = (parts.hostname or "").lower()
-    except ValueError:
-        parts, host = None, ""
+    parts = _http_url(base)
+    host = (parts.hostname or "").lower() if parts is not None else ""
     if not base:
         missing.append("PUBLIC_BASE_URL (the site's public address; the default http://127.0.0.1:8000 is for "
                        "development only)")
-    elif parts is None or parts.scheme.lower() not in ("http", "https") or not host:
+    elif not host:
         missing.append("PUBLIC_BASE_URL to be an http:// or https:// URL")
     elif host in LOOPBACK_HOSTS:
         missing.append(f"PUBLIC_BASE_URL to be the site's public address, not a local one ({host})")

@@ -144,7 +144,7 @@ def tracking_status(value, target, higher_is_better: bool) -> str:
         return "no_data"
     # in decimal, as the figures are shown: in binary 2.2 * 0.9 is 1.9800000000000002, so a ROAS of 1.98 against a
     # target of 2.2, exactly 10% below it, read off track
-    value, target = Decimal(str(value)), Decimal(str(target))
+    value, target = _exact(value), _exact(target)
     if higher_is_better:
         if value >= target:
             return "on_track"
