@@ -141,6 +141,12 @@ def lambda_payload_size(body: str) -> int:
     size = len(body)
     if size * 12 < LAMBDA_PAYLOAD_LIMIT:
         return size
+    return _runtime_size(body)
+
+
+def _runtime_size(body: str) -> int:
+    """lambda_payload_size, scanned whatever the body's length."""
+    size = len(body)
     non_ascii = size - len(body.encode("ascii", "ignore"))
     astral = len(body.encode("utf-16-le", "surrogatepass")) // 2 - size
     return size + body.count('"') + body.count("\\") + 5 * non_ascii + 6 * astral
@@ -155,6 +161,29 @@ def check_answer_size(response: Response) -> None:
             log.warning("answer too large: %d bytes", size)
             raise PayloadTooLarge(f"The answer would take {size / 1_000_000:.1f} MB, more than the 6 MB a response "
                                   "can carry: ask for fewer rows (limit) or read the records one by one")
+
+
+def fit_page(result: Any, response: Response) -> Response:
+    """A paged list's answer (core.query.PageBody) whose rows would take more than a Lambda answer carries, cut
+    to the rows that fit, in order: its `limit` then says how many rows it carries (fewer than asked), so that the
+    next page is at `offset + limit`, and `total` is unchanged. Any other answer, or a page whose first row alone
+    does not fit, is returned as it is (check_answer_size answers 413)."""
+    key = getattr(result, "page_key", None)
+    if key is None or not isinstance(response.body, str) or lambda_payload_size(response.body) <= LAMBDA_PAYLOAD_LIMIT:
+        return response
+    rows = result[key]
+    room = LAMBDA_PAYLOAD_LIMIT - _runtime_size(dump_json({**result, key: [], "limit": len(rows)}))
+    kept = 0
+    for row in rows:
+        room -= _runtime_size(dump_json(row)) + 1  # the row and its comma
+        if room < 0:
+            break
+        kept += 1
+    if kept == 0:
+        return response
+    log.warning("page cut to %d of %d rows to fit a Lambda answer", kept, len(rows))
+    return json_response({**result, key: rows[:kept], "limit": kept}, response.status_code,
+                         {k: v for k, v in response.headers.items() if k != "Content-Type"})
 
 
 def json_response(body: Any, status: int = 200, headers: dict | None = None) -> Response:
@@ -421,7 +450,7 @@ def endpoint(
                 if query is not None:
                     kwargs["query"] = validate(query, _query_dict(request), "query")
                 result = fn(ctx, **path_params, **kwargs)
-                response = result if isinstance(result, Response) else json_response(result, status)
+                response = result if isinstance(result, Response) else fit_page(result, json_response(result, status))
                 check_answer_size(response)  # before the commit: a write whose answer cannot be carried is not made
                 if spec.response is not None and get_settings().wms_check_responses:
                     check_response(spec, response)

@@ -77,9 +77,18 @@ class Page:
     total_exact: bool = True
 
     def body(self, key: str) -> dict:
-        """The response body `{key: [...], total, total_exact, limit, offset}` (built in api.py)."""
-        return {key: self.items, "total": self.total, "total_exact": 1 if self.total_exact else 0,
-                "limit": self.limit, "offset": self.offset}
+        """The response body `{key: [...], total, total_exact, limit, offset}` (built in api.py), a PageBody:
+        the endpoint decorator cuts it to the rows a Lambda answer can carry (core.http.fit_page)."""
+        return PageBody(key, {key: self.items, "total": self.total, "total_exact": 1 if self.total_exact else 0,
+                              "limit": self.limit, "offset": self.offset})
+
+
+class PageBody(dict):
+    """A paged list's response body, knowing which of its keys holds the rows (`page_key`)."""
+
+    def __init__(self, page_key: str, body: dict):
+        super().__init__(body)
+        self.page_key = page_key
 
 
 def paginate(db, stmt, query, record=lambda row: row, exact_total: bool = False) -> Page:
