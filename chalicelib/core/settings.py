@@ -156,8 +156,11 @@ class Settings(BaseModel):
 
 
 def _env(name: str, default=None):
-    value = os.environ.get(name)
-    return value if value not in (None, "") else default
+    """The variable's value trimmed, `default` when it is unset or blank. Every setting is read so: a secret store's
+    or a shell's trailing newline must not make every comparison fail (the portal token), nor reach a provider's
+    Authorization header (requests refuses a header value ending in a newline: every call failed) or a URL's path."""
+    value = (os.environ.get(name) or "").strip()
+    return value if value else default
 
 
 def normalise_database_url(url: str) -> str:
@@ -173,8 +176,6 @@ def normalise_database_url(url: str) -> str:
 STAGES = ("dev", "test", "prod")
 PROVIDER_MODES = ("sandbox", "live", "off")
 DATABASE_SSL_VALUES = ("off", "verify")
-# read as they are but trimmed: a secret store's trailing newline must not make every comparison fail
-_TRIMMED = ("portal_service_token", "auth_audience", "auth_issuer", "auth_jwks_url")
 
 
 def _refuse(variable: str, message: str):
@@ -197,9 +198,6 @@ def _http_url(value: str):
 def _check_values(values: dict) -> None:
     """Normalise (trim, lower-case) and check the values whose typo would otherwise be accepted silently;
     a bad value refuses the settings, naming its variable (decisions.md, Core: Settings)."""
-    for field in _TRIMMED:
-        if isinstance(values.get(field), str):
-            values[field] = values[field].strip() or None
     for field in [name for name in values if name.endswith("_mode")]:
         value = str(values[field]).strip().lower()
         if value not in PROVIDER_MODES:
@@ -309,7 +307,9 @@ def load_settings() -> Settings:
                                        endpoint_url=values.get("aws_endpoint_url"))
         for name, value in stored.items():
             field = name.lower()
-            if field in Settings.model_fields and field not in values and field != "provider_secrets_id":
+            if isinstance(value, str):
+                value = value.strip()
+            if field in Settings.model_fields and field not in values and field != "provider_secrets_id" and value != "":
                 values[field] = value
     values["database_url"] = normalise_database_url(values["database_url"])
     values["stage"] = _env("WMS_STAGE", values.get("stage", "dev"))

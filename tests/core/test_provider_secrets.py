@@ -75,3 +75,13 @@ def test_a_secret_that_cannot_be_read_is_named_with_the_aws_error_and_read_again
         get_settings()
     secrets.create_secret(Name="wms/test/missing", SecretString=json.dumps({"AI_API_KEY": "sk-now-there"}))
     assert get_settings().ai_api_key == "sk-now-there"  # a failed read is not cached
+
+
+def test_stored_values_are_trimmed_and_a_blank_one_left_unset(aws_secrets, set_env):
+    secrets, _ssm = aws_secrets
+    arn = secrets.create_secret(Name="wms/test/trimmed", SecretString=json.dumps(
+        {"AI_API_KEY": "sk-from-secret\n", "CHAT_BOT_TOKEN": " \n"}))["ARN"]
+    set_env(PROVIDER_SECRETS_ID=arn, AI_API_KEY="", CHAT_BOT_TOKEN="")
+    reset_settings()
+    settings = get_settings()
+    assert (settings.ai_api_key, settings.chat_bot_token) == ("sk-from-secret", None)

@@ -199,3 +199,29 @@ def test_a_database_url_carrying_sslmode_is_refused_naming_database_ssl(set_env)
     with pytest.raises(RuntimeError, match="DATABASE_SSL") as refused:
         load_settings()
     assert "pw" not in str(refused.value)
+
+
+@pytest.mark.parametrize("name,value,expected", [
+    ("CHAT_BOT_TOKEN", "xoxb-1\n", "xoxb-1"), ("TWILIO_AUTH_TOKEN", " auth-1\r\n", "auth-1"),
+    ("LEDGER_TENANT_ID", "tenant-1\n", "tenant-1"), ("AI_API_KEY", "sk-1 ", "sk-1"),
+    ("CALENDAR_TEAM_CALENDAR_ID", "team@group.calendar.google.com\n", "team@group.calendar.google.com"),
+    ("AUTH_COOKIE_NAME", "  \n", "wms_session")])
+def test_every_setting_is_trimmed_and_a_blank_one_is_its_default(set_env, name, value, expected):
+    """Not only the portal and auth values (session 21): a provider token or id from a secret store or a shell with a
+    trailing newline reached the provider's Authorization header or URL (settings audit, left alone in session 21)."""
+    set_env(**{name: value})
+    assert getattr(load_settings(), name.lower()) == expected
+
+
+def test_a_chat_token_with_a_trailing_newline_is_sent_trimmed(set_env):
+    """requests refuses a header value ending in a newline: every live chat post failed before the call was made."""
+    import responses
+
+    from chalicelib.providers.chat import get_chat
+
+    set_env(CHAT_MODE="live", CHAT_BOT_TOKEN="xoxb-test-token\n")
+    with responses.RequestsMock() as mocked:
+        mocked.post("https://slack.com/api/chat.postMessage",
+                    json={"ok": True, "channel": "C123ABC456", "ts": "1503435956.000247"})
+        assert get_chat().post_message(channel="C123ABC456", text="Hello")["ts"] == "1503435956.000247"
+        assert mocked.calls[0].request.headers["Authorization"] == "Bearer xoxb-test-token"
