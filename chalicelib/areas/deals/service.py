@@ -176,6 +176,13 @@ def link_deal(db: Session, deal_id: str) -> bool:
     return bool(deal_id) and lock_row(db, Deal, deal_id, key_share=True) is not None
 
 
+def link_company(db: Session, company_id: str) -> bool:
+    """Whether the company exists, for a record of another area about to name it (a task), share-locked as
+    `link_deal`: the write waits for a delete of the company in progress (`delete_company` locks the row first)
+    and then finds it gone, instead of naming a deleted company."""
+    return bool(company_id) and lock_row(db, Company, company_id, key_share=True) is not None
+
+
 def _page(query_page: int) -> tuple[int, int]:
     return (query_page - 1) * PAGE_SIZE, PAGE_SIZE
 
@@ -234,10 +241,11 @@ def update_company(ctx, *, company_id: str, data) -> dict:
 
 def delete_company(ctx, *, company_id: str) -> None:
     """409 while deals reference the company; its contacts are kept and detached, its tasks (a portal request made
-    without a project is one) kept and no longer linked to it (tasks' `company_deleted`)."""
+    without a project is one) kept and no longer linked to it (tasks' `company_deleted`). The company's row is locked
+    first: a task being linked to it waits (`link_company`), and a task linked before is unlinked."""
     from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
 
-    company = load_company(ctx, company_id)
+    company = lock_row(ctx.db, Company, company_id, where=visible(ctx.principal), missing="Company")
     deals = count_of(ctx.db, Deal, Deal.company_id == company_id)
     if deals:
         raise Conflict(f"Company has {deals} deal(s); move or delete them first")

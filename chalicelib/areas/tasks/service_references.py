@@ -23,7 +23,9 @@ RESOURCE_TYPES = ("project", "deal", "company")
 
 def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | None) -> str | None:
     """Why the linked resource is refused, or None: a project must be one the caller can see (a hidden one
-    answers like a missing one), a deal or company must exist (they are not scoped)."""
+    answers like a missing one), a deal or company must exist (they are not scoped). The record is share-locked
+    (FOR KEY SHARE, the `link_*` of its area): a delete of it in progress is waited for and then refuses the link,
+    and its delete, which locks the row first, waits for this write and then unlinks the task."""
     if resource_type is None and resource_id is None:
         return None
     if resource_type is None or resource_id is None:
@@ -32,15 +34,15 @@ def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | 
         from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
 
         try:
-            projects_service.load_project(ctx, resource_id)
+            projects_service.link_project(ctx, resource_id)
         except NotFound:
             return "must be an existing project you can see"
         return None
     if resource_type in ("deal", "company"):
         from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
 
-        exists = (deals_service.deal_brief(ctx.db, resource_id) is not None if resource_type == "deal"
-                  else resource_id in deals_service.company_names(ctx.db, [resource_id]))
+        exists = (deals_service.link_deal(ctx.db, resource_id) if resource_type == "deal"
+                  else deals_service.link_company(ctx.db, resource_id))
         return None if exists else f"must be an existing {resource_type}"
     return f"resource_type must be one of {', '.join(RESOURCE_TYPES)}"
 
