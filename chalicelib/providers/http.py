@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import requests
 
-from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, BadRequest, GatewayTimeout, ServiceUnavailable
 
 sleep = time.sleep  # tests replace it
 
@@ -20,8 +20,13 @@ def segment(value) -> str:
     """A value as one URL path segment, percent-encoded (RFC 3986 section 3.3: `/`, `?`, `#`, `%` and every other
     reserved character escaped): an id typed by a person (a ledger invoice id set by hand, a payroll employee id of a
     user mapping) or answered by a provider must not reach another path of the provider's API (`../Contacts?x=`
-    would, with the organisation's token). Audit S3 (ledger), then payroll."""
-    return quote(str(value), safe="")
+    would, with the organisation's token). Audit S3 (ledger), then payroll. An empty value or one of dots alone
+    (`.`, `..`) is refused (400): quote leaves dots, requests decodes `%2E` back to a dot and removes dot segments
+    (RFC 3986 section 5.2.4), so `Invoices/../Email` reached `/Email` (session 22's injection audit)."""
+    text = str(value)
+    if text.strip(".") == "":
+        raise BadRequest(f"{text!r} is not an id that can be sent to the provider")
+    return quote(text, safe="")
 
 
 def retry_after(response) -> float:

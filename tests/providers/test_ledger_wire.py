@@ -233,3 +233,24 @@ def test_an_allocation_without_its_amount_is_read_from_amount_credited():
                       "ID": "7be2c6c3-9f37-4a7e-8e4b-5cd41f7f2d0e", "AppliedAmount": 300.00}]))
     [state] = ledger().get_invoices(["046d8a6d-1ae1-4b4d-9340-5601bdf41b87"])
     assert state["amount_paid"] == Decimal("800") and state["amount_credited"] == Decimal("300")
+
+
+@responses.activate
+def test_an_invoice_id_of_dots_alone_is_refused_before_any_call():
+    """quote leaves dots, requests decodes `%2E` and removes dot segments: an id of `..` sent `Invoices/../Email` to
+    Xero's `/Email` with the organisation's token (session 22's injection audit). It is a 400, and nothing is sent."""
+    import pytest
+
+    from chalicelib.core.errors import BadRequest
+
+    responses.post(f"{ACCOUNTING}/Email", json={})
+    for odd in ("..", ".", ""):
+        with pytest.raises(BadRequest, match="not an id"):
+            ledger().email_invoice(odd)
+    assert len(responses.calls) == 0
+
+
+def test_a_segment_keeps_dots_inside_an_id():
+    from chalicelib.providers.http import segment
+
+    assert segment("INV-1.2") == "INV-1.2" and segment("a..b") == "a..b" and segment("../x") == "..%2Fx"

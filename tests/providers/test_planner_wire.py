@@ -110,3 +110,12 @@ def test_the_sandbox_refuses_a_booking_with_no_or_an_unknown_absence_event(db):
     assert db.scalar(select(func.count(PlannerSandboxBooking.id))) == 0
     made = planner.create_booking(**dates, event_id=SANDBOX_ABSENCE_EVENT_ID)
     assert db.get(PlannerSandboxBooking, made["id"]).event_id == SANDBOX_ABSENCE_EVENT_ID
+
+
+@responses.activate
+def test_a_booking_id_from_the_provider_stays_one_segment():
+    """The booking id Productive answered went into the DELETE's path as it was: `../people/7` reached
+    `/api/v2/people/7` with the organisation's token (session 22's injection audit)."""
+    responses.delete(f"{DEFAULT_BASE_URL}/bookings/..%2Fpeople%2F7", status=204)
+    ProductivePlanner(api_token="PT", organization_id="1").delete_booking("../people/7")
+    assert responses.calls[0].request.path_url == "/api/v2/bookings/..%2Fpeople%2F7"

@@ -105,4 +105,4 @@ class ProductivePlanner(PlannerProvider):
         return {"id": str(booking_id)}
 
     def delete_booking(self, booking_id: str) -> None:
-        self._call("DELETE", f"/bookings/{booking_id}")
+        self._call("DELETE", f"/bookings/{http.segment(booking_id)}")
