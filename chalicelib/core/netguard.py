@@ -31,10 +31,33 @@ def resolve_host(host: str) -> list[str]:
     return sorted({info[4][0] for info in infos})
 
 
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052's well-known prefix: the IPv4 address in the last 32 bits
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215's local-use prefixes: where the IPv4 sits varies
+
+
+def embedded_ipv4(ip) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address stands for, or None: IPv4-mapped (`::ffff:a.b.c.d`), 6to4 (`2002::/16`),
+    Teredo's client (`2001::/32`) and NAT64's well-known prefix (`64:ff9b::/96`). Python counts the last three as
+    global whatever they embed, so `64:ff9b::a9fe:a9fe` reached 169.254.169.254 through a NAT64 gateway (session
+    22's injection audit)."""
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return None
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip.teredo is not None:
+        return ip.teredo[1]
+    if ip in _NAT64:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def _is_public(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address) and ip in _NAT64_LOCAL:
+        return False
+    ip = embedded_ipv4(ip) or ip
     return ip.is_global and not ip.is_multicast
 
 

@@ -20,8 +20,9 @@ _LEGACY_IPV4 = re.compile(r"[0-9a-fA-FxX.]+")
 
 
 def _refused(address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    from chalicelib.core.netguard import embedded_ipv4
+
+    address = embedded_ipv4(address) or address  # IPv4-mapped, 6to4, Teredo and NAT64 forms: the IPv4 they reach
     return (address.is_link_local or address.is_multicast or address.is_unspecified or address.is_reserved
             or address in METADATA_ADDRESSES)
 
