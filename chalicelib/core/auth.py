@@ -134,22 +134,27 @@ def _jwks_client(url: str) -> jwt.PyJWKClient:
 # Verified claims by token, for the container's later requests with the same token (a browser sends one token
 # for its hour): PyJWT's decode and signature check cost about 70 us a request. An entry serves only while its
 # token is unexpired (exp, without the leeway: after it the token is decoded again, with the leeway) and for
-# the settings object that verified it (a changed secret, key URL, audience or issuer verifies again).
-_VERIFIED: dict[str, tuple[dict, object]] = {}
+# the settings object that verified it (a changed secret, key URL, audience or issuer verifies again), and for
+# at most VERIFIED_SECONDS: then the signature is checked again against the key set as it is, so a token signed by
+# a key the provider has withdrawn (rotated after a leak) stops working once the key set is read again (its hour),
+# instead of for the token's own lifetime, which a forger chooses (session 22's authentication audit).
+_VERIFIED: dict[str, tuple[dict, object, float]] = {}
 VERIFIED_CACHE = 256
+VERIFIED_SECONDS = 300
 
 
 def decode_token(token: str) -> dict:
     settings = get_settings()
     found = _VERIFIED.get(token)
-    if found is not None and found[1] is settings and found[0]["exp"] > time.time():
+    now = time.time()
+    if found is not None and found[1] is settings and found[2] > now:
         return found[0]
     claims = _decode_token(token, settings)
     exp = claims.get("exp")
     if isinstance(exp, (int, float)) and not isinstance(exp, bool):
         if len(_VERIFIED) >= VERIFIED_CACHE:
             _VERIFIED.clear()
-        _VERIFIED[token] = (claims, settings)
+        _VERIFIED[token] = (claims, settings, min(exp, now + VERIFIED_SECONDS))
     return claims
 
 

@@ -268,6 +268,10 @@ def _check_prod(values: dict, settings: "Settings") -> None:
     missing = []
     if not settings.auth_jwks_url:
         missing.append("AUTH_JWKS_URL (HS256 is for development only)")
+    for name in ("auth_audience", "auth_issuer"):
+        if not getattr(settings, name):  # unchecked, a token the provider issued to any other application passes
+            missing.append(f"{name.upper()} (without it a token the identity provider issued to another application "
+                           "is accepted)")
     base = str(values.get("public_base_url") or "").strip()
     parts = _http_url(base)
     host = (parts.hostname or "").lower() if parts is not None else ""

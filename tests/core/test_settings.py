@@ -8,7 +8,8 @@ def test_configured_installation_never_touches_the_data_folder(set_env, tmp_path
     missing = tmp_path / "not-here"
     set_env(WMS_DATA_DIR=str(missing), DATABASE_URL="postgresql+pg8000://u:p@db:5432/wms",
             UPLOADS_BUCKET="bucket", UPLOADS_DIR=None, AUTH_JWKS_URL="https://idp.test/jwks.json", SECRETS_KEY="kms:key-1",
-            PUBLIC_BASE_URL="https://wms.agency.test", WMS_STAGE="prod")
+            PUBLIC_BASE_URL="https://wms.agency.test", WMS_STAGE="prod", AUTH_AUDIENCE="wms",
+            AUTH_ISSUER="https://idp.test/")
     settings = load_settings()
     assert settings.database_url.endswith("/wms") and settings.uploads_dir is None
     assert not missing.exists()
@@ -32,7 +33,7 @@ def test_prod_stage_refuses_to_start_without_jwks(set_env):
 
 # the prod stage with everything it requires; each test below takes one away
 PROD = dict(WMS_STAGE="prod", AUTH_JWKS_URL="https://idp.test/jwks.json", SECRETS_KEY="kms:key-1",
-            PUBLIC_BASE_URL="https://wms.agency.test")
+            PUBLIC_BASE_URL="https://wms.agency.test", AUTH_AUDIENCE="wms", AUTH_ISSUER="https://idp.test/")
 
 
 def test_prod_stage_loads_with_its_public_address(set_env):
@@ -67,3 +68,12 @@ def test_dev_stage_keeps_its_local_defaults(set_env):
     set_env(WMS_STAGE="dev", PUBLIC_BASE_URL=None, SECRETS_KEY=None, AUTH_JWKS_URL=None)
     settings = load_settings()
     assert settings.public_base_url == "http://127.0.0.1:8000" and settings.secrets_key
+
+
+@pytest.mark.parametrize("name", ["AUTH_AUDIENCE", "AUTH_ISSUER"])
+def test_prod_stage_refuses_to_start_without_audience_or_issuer(set_env, name):
+    """Unchecked, a token the identity provider issued to any other application (its own `aud`) was accepted: an
+    application an employee signs into could replay their token here (session 22's authentication audit)."""
+    set_env(**{**PROD, name: None})
+    with pytest.raises(RuntimeError, match=name):
+        load_settings()

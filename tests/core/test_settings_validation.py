@@ -102,7 +102,8 @@ def test_unknown_stage_is_refused(set_env, stage):
 @pytest.mark.parametrize("stage,expected", [("Dev", "dev"), ("TEST ", "test"), ("Prod", "prod")])
 def test_stage_is_trimmed_and_lower_cased(set_env, stage, expected):
     set_env(WMS_STAGE=stage, AUTH_JWKS_URL="https://idp.agency.test/jwks.json",
-            PUBLIC_BASE_URL="https://wms.agency.test", SECRETS_KEY="kms:key-1")
+            PUBLIC_BASE_URL="https://wms.agency.test", SECRETS_KEY="kms:key-1", AUTH_AUDIENCE="wms",
+            AUTH_ISSUER="https://idp.agency.test/")
     assert load_settings().stage == expected
 
 

@@ -50,3 +50,23 @@ def test_a_key_withdrawn_from_the_jwks_stops_verifying_once_the_key_set_is_refre
     assert me(api, rs256(claims(executive.email), fresh, kid="key-2")).status == 200
     forged = me(api, rs256(claims(executive.email), leaked, kid="key-1"))  # a new token from the leaked key
     assert forged.status == 401, forged
+
+
+def test_a_token_verified_before_the_rotation_is_checked_again_after_it(api, db, provider, monkeypatch):
+    """The verified-claims cache served a token until its own `exp`: a token minted with the leaked key for a year
+    and used once before the rotation kept working in that container after the key left the JWKS (session 22's
+    authentication audit). An entry now serves at most VERIFIED_SECONDS, then the key set decides again."""
+    monkeypatch.setattr(auth, "_VERIFIED", {})
+    executive = make_user(db, email="boss2@agency.test", access_level="executive")
+    leaked, fresh = rsa_key(), rsa_key()
+    provider.document = {"keys": [public_jwk(leaked, "key-1", "RS256")]}
+    now = int(time.time())
+    forged = rs256({"email": executive.email, "iat": now, "exp": now + 365 * 86400}, leaked, kid="key-1")
+    assert me(api, forged).status == 200
+    provider.document = {"keys": [public_jwk(fresh, "key-2", "RS256")]}  # the provider withdraws key-1
+    later = types.SimpleNamespace(monotonic=lambda: time.monotonic() + 2 * 3600)  # past the key set's hour
+    monkeypatch.setattr(jwt.jwk_set_cache, "time", later)
+    real_time = time.time
+    monkeypatch.setattr(auth.time, "time", lambda: real_time() + 2 * 3600)
+    assert me(api, rs256({"email": executive.email, "iat": now, "exp": now + 4 * 3600}, fresh, kid="key-2")).status == 200
+    assert me(api, forged).status == 401
