@@ -185,7 +185,7 @@ def list_versions(ctx, page_id: str, query: PageVersionListQuery):
 
 
 @bp.route("/api/pages/{page_id}/versions", methods=["POST"])
-@endpoint(tool="pages", level="update", status=201, errors=(404,), response=one("version", PageVersionCreated))
+@endpoint(tool="pages", level="update", status=201, errors=(404, 409), response=one("version", PageVersionCreated))
 def create_version(ctx, page_id: str):
     """Snapshot the page's title and rich content."""
     return {"version": service_versions.create_version(ctx, page_id=page_id)}

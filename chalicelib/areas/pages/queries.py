@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
@@ -194,6 +194,21 @@ def count_of(db, column, parent_id: str) -> int:
 
 
 # --- versions ---------------------------------------------------------------------------------
+
+def newest_version(db, page_id: str):
+    """The page's newest version as a row (`id`, `same`: its title, content and content_rich equal the page's as
+    stored, `total`: how many versions the page has), or None when it has none. One statement; the bodies are
+    compared by the database, not read."""
+    same = and_(PageVersion.title.is_not_distinct_from(Page.title),
+                PageVersion.content.is_not_distinct_from(Page.content),
+                PageVersion.content_rich.is_not_distinct_from(Page.content_rich))
+    return db.execute(
+        select(PageVersion.id, same.label("same"), func.count().over().label("total"))
+        .join(Page, Page.id == PageVersion.page_id)
+        .where(PageVersion.page_id == page_id)
+        .order_by(PageVersion.created_at.desc(), PageVersion.id.desc()).limit(1)
+    ).first()
+
 
 def version_out(version: PageVersion, user_name, *, detail: bool = False) -> dict:
     """A version as answered (a detail with its `content_rich`); `version` is a PageVersion, or a row of

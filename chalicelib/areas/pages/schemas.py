@@ -12,9 +12,25 @@ from chalicelib.core.schemas import (Flag, Flag01, Id, Input, IsoTimestamp, Page
 EntityType = Text(50)
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
 def rich_text(value: Any) -> str | None:
-    """Rich editor content is stored as JSON text; a client may also send the JSON value itself."""
-    if value is None or isinstance(value, str):
+    """Rich editor content is stored as JSON text; a client may also send the JSON value itself. Null and an empty
+    (blank) string are kept as sent; any other string must be JSON text of an object or an array (the editor's
+    document), else 400: it is served to readers, portal clients and the public proposal viewer, and HTML stored here
+    would be rendered by whichever of them trusts it (session 22 audit)."""
+    if value is None:
+        return value
+    if isinstance(value, str):
+        if value.strip():
+            try:
+                parsed = json.loads(value, parse_constant=_no_constant)
+            except ValueError:
+                raise ValueError("must be rich editor JSON text (a JSON array or object)") from None
+            if not isinstance(parsed, (list, dict)):
+                raise ValueError("must be rich editor JSON text (a JSON array or object)")
         return value
     if isinstance(value, (list, dict)):
         return json.dumps(value, separators=(",", ":"))

@@ -32,7 +32,9 @@ ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "audio/mp3": 
 PAGE_SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 FILE_SEGMENT = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(%s)$"
                           % "|".join(sorted(set(EXTENSIONS.values()))))
-SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+# Every file served from the API's own origin (local folder storage) is sandboxed, whatever its type: a PDF, a media
+# file or an image opened directly runs no script and reaches nothing in the API's origin (session 22 audit).
+SANDBOX_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 TYPE_OF_EXTENSION = {extension: content_type for content_type, extension in EXTENSIONS.items()}
 KEY = re.compile(r"^pages/[A-Za-z0-9][A-Za-z0-9_-]{0,63}/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
                  r"\.(?P<ext>%s)$" % "|".join(sorted(set(EXTENSIONS.values()))))
@@ -190,13 +192,13 @@ def serve(ctx, *, page_id: str, file_name: str, if_none_match: str | None) -> Se
     stored = storage.get(key)
     if stored is None:
         raise NotFound("File not found")
-    headers = {"Cache-Control": CACHE_CONTROL, "ETag": stored.etag, "X-Content-Type-Options": "nosniff"}
+    headers = {"Cache-Control": CACHE_CONTROL, "ETag": stored.etag, "X-Content-Type-Options": "nosniff",
+               "Content-Security-Policy": SANDBOX_POLICY}
     if _etag_matches(if_none_match, stored.etag):
         return Served(304, headers)
     content_type = stored.content_type or "application/octet-stream"
     headers["Content-Type"] = content_type
     if content_type == "image/svg+xml":
-        # An SVG opened directly could run script in the API's origin: sandbox it and download it.
-        headers["Content-Security-Policy"] = SVG_POLICY
+        # An SVG opened directly could run script in the API's origin: besides the sandbox, it is downloaded.
         headers["Content-Disposition"] = f'attachment; filename="{file_name}"'
     return Served(200, headers, stored.body)

@@ -1,4 +1,9 @@
-"""Page versions: snapshots of a page's title and rich content; restore keeps the current state first."""
+"""Page versions: snapshots of a page's title and rich content; restore keeps the current state first.
+
+Bounded (session 22 audit): a page holds at most VERSION_LIMIT versions (409 beyond), and a snapshot identical to the
+page's newest version is not written again (the newest version is the snapshot: its id is answered). Each request
+takes the page's row lock first, so concurrent snapshots neither pass the cap together nor copy the page twice.
+"""
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -7,10 +12,13 @@ from chalicelib.core.errors import Conflict, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import User
-from chalicelib.core.query import Page, paginate
+from chalicelib.core.query import LIST_LIMIT, Page, paginate
 
 from .models import Page as PageModel, PageVersion
-from .queries import load_page, load_version, page_exists, version_out, versions_with_user
+from .queries import load_version, newest_version, page_exists, version_out, versions_with_user
+
+# A page holds at most LIST_LIMIT (500) versions, as it holds at most 500 discussions; each copies the page whole.
+VERSION_LIMIT = LIST_LIMIT
 
 
 def list_versions(ctx, *, page_id: str, query) -> Page:
@@ -19,17 +27,27 @@ def list_versions(ctx, *, page_id: str, query) -> Page:
     return paginate(ctx.db, versions_with_user(page_id), query, lambda row: version_out(row, row.user_name))
 
 
-def _snapshot(ctx, page) -> PageVersion:
+def _snapshot(ctx, page) -> str:
+    """The id of the version holding the page's current state (locked by the caller, unchanged in this session):
+    its newest version when that is identical (title, content and content_rich), else a new one; 409 when a new one
+    would pass VERSION_LIMIT. The comparison and the count are one statement, in SQL (no version body is read)."""
+    newest = newest_version(ctx.db, page.id)
+    if newest is not None and newest.same:
+        return newest.id
+    if newest is not None and newest.total >= VERSION_LIMIT:
+        raise Conflict(f"A page holds at most {VERSION_LIMIT} versions")
     version = PageVersion(page_id=page.id, user_id=ctx.user_id, title=page.title, content=page.content,
                           content_rich=page.content_rich, created_at=utcnow())
     ctx.db.add(version)
     ctx.db.flush()
-    return version
+    return version.id
 
 
 def create_version(ctx, *, page_id: str) -> dict:
-    version = _snapshot(ctx, load_page(ctx, page_id))
-    return {"id": version.id, "page_id": version.page_id}
+    """201 with the snapshot's id: a new version, or the newest one when the page has not changed since."""
+    page_exists(ctx, page_id)
+    page = lock_row(ctx.db, PageModel, page_id, missing="Page")
+    return {"id": _snapshot(ctx, page), "page_id": page.id}
 
 
 def get_version(ctx, *, page_id: str, version_id: str) -> dict:
@@ -44,14 +62,14 @@ def get_version(ctx, *, page_id: str, version_id: str) -> dict:
 
 
 def restore_version(ctx, *, page_id: str, version_id: str) -> None:
-    load_page(ctx, page_id)
+    page_exists(ctx, page_id)
     version = load_version(ctx, page_id, version_id)
     # the snapshot below is of the page as a concurrent edit committed it (else that edit was overwritten and
     # in no version)
     page = lock_row(ctx.db, PageModel, page_id, missing="Page")
     if page.lock_page:
         raise Conflict("Page is locked: unlock it to restore a version")
-    _snapshot(ctx, page)  # the current state stays recoverable
+    _snapshot(ctx, page)  # the current state stays recoverable (409 when that needs a version past the cap)
     page.title = version.title
     page.content_rich = version.content_rich
     if version.content is not None:

@@ -97,7 +97,7 @@ def test_local_folder_serves_the_bytes_with_cache_headers(api, user):
     assert served.headers["content-type"] == "image/png"
     assert served.headers["cache-control"] == "public, max-age=31536000, immutable"
     assert served.headers["etag"] and served.headers["x-content-type-options"] == "nosniff"
-    assert "content-security-policy" not in served.headers
+    assert served.headers["content-security-policy"] == "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
 
 @pytest.mark.parametrize("accept", [None, "*/*", "application/json", "text/html,*/*;q=0.8"])
