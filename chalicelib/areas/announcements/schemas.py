@@ -22,12 +22,19 @@ def _content(value):
     return value
 
 
+# A path on this site: `/` not followed by `/` or `\` (browsers open `//host/...` and `/\host/...` as another
+# site). No control character anywhere: browsers drop tabs and line breaks first (`/\t/host` is `//host`).
+_PATH = re.compile(r"/(?![/\\])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _url(value):
     if value is None:
         return None
     value = value.strip()
-    if value and not value.lower().startswith(("https://", "http://", "/")):
-        raise ValueError("must be an http(s) URL or a path")
+    if value and (_CONTROL.search(value) or not (value.lower().startswith(("https://", "http://"))
+                                                 or _PATH.match(value))):
+        raise ValueError("must be an http(s) URL or a path on this site (/...)")
     return value or None
 
 

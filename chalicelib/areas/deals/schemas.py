@@ -1,9 +1,10 @@
 """Request and read models of companies, contacts and deals (unknown fields are ignored)."""
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import Field, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints
 
 from chalicelib.core.schemas import (Email, Id, Input, IsoTimestamp, Money, Name, PageQuery, QueryFlag, Read, Search,
                                      choice)
@@ -11,7 +12,28 @@ from chalicelib.core.schemas import (Email, Id, Input, IsoTimestamp, Money, Name
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
 Phone = Annotated[str, StringConstraints(strip_whitespace=True, max_length=50)]
-Url = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)]
+_HTTP_URL = re.compile(r"https?://[^\s/?#\\][^\s]*", re.IGNORECASE)
+# A bare domain as staff write a website: host names with a dot (letters, digits, hyphens), an optional port, then
+# an optional path, query or fragment. No scheme can match it (a scheme's colon would need a dot before it).
+_BARE_DOMAIN = re.compile(r"(?:[^\W_](?:[^\W_]|-){0,62}\.)+[^\W_](?:[^\W_]|-){0,62}(?::\d{1,5})?(?:[/?#][^\s]*)?")
+URL_MAX = 500  # the columns are String(500)
+
+
+def _link(value: str) -> str:
+    """A link shown to every deals viewer: an http(s) URL as given, or a bare domain ("agency.com",
+    "www.agency.com/about") stored with `https://` in front; anything else (javascript:, data:, vbscript:, ftp:,
+    `//host`) is a 400 naming the field. Empty stays empty (no link)."""
+    if not value or _HTTP_URL.fullmatch(value):
+        return value
+    if not _BARE_DOMAIN.fullmatch(value):
+        raise ValueError("must be an http(s) URL or a domain such as example.com")
+    value = f"https://{value}"
+    if len(value) > URL_MAX:
+        raise ValueError(f"must be at most {URL_MAX} characters (with https:// in front)")
+    return value
+
+
+Url = Annotated[str, StringConstraints(strip_whitespace=True, max_length=URL_MAX), AfterValidator(_link)]
 Currency = Annotated[str, StringConstraints(strip_whitespace=True, to_upper=True, pattern=r"^[A-Za-z]{3}$")]
 Page = Annotated[int, Field(ge=1, le=100000)]
 CompanyStatus = choice("prospect", "client")

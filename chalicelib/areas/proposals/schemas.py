@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Literal, Optional
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import AfterValidator, Field, StringConstraints, field_validator
 
 from chalicelib.core.schemas import (CalendarDate, Email, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, Name,
                                      PageQuery, Read, Text, choice, non_blank)
@@ -13,8 +13,20 @@ from chalicelib.core.schemas import (CalendarDate, Email, Flag, Flag01, Id, Inpu
 Status = choice("draft", "review", "changes_requested", "approved", "sent", "viewed", "accepted", "declined",
                 "expired")
 Currency = Annotated[str, StringConstraints(strip_whitespace=True, to_upper=True, pattern=r"^[A-Za-z]{3}$")]
-JsonText = Text(200_000)
-RichText = Text(2_000_000)
+
+
+def _json_container(value: str | None) -> str | None:
+    """JSON text (spec 2) holds a JSON object or array: a non-empty value that starts otherwise (a JSON string of
+    markup, a number, true, null, plain text) is a 400 naming the field. Whether it parses, and how deep it nests,
+    is checked after (service_templates.check_json); a parsed text that starts with `{` or `[` is an object or an
+    array. An empty string stays accepted (nothing to parse, as before)."""
+    if value and value.lstrip(" \t\n\r")[:1] not in ("{", "["):
+        raise ValueError("must be JSON text holding an object or an array")
+    return value
+
+
+JsonText = Annotated[Text(200_000), AfterValidator(_json_container)]
+RichText = Annotated[Text(2_000_000), AfterValidator(_json_container)]
 Category = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 # The column is Numeric(12, 2): 10 digits before the point (core Money holds 12).
