@@ -97,3 +97,21 @@ def test_a_caller_who_is_not_invited_is_refused_without_a_patch(api, live, user)
     answer = api.post("/api/calendar/events/primary/inv1/respond", as_=user, json={"status": "accepted"})
     assert answer.status == 400 and set(answer.json) == {"error", "detail"}
     assert not any(call.request.method == "PATCH" for call in live.calls)
+
+
+@pytest.mark.parametrize("calendar_id,event_id", [("..", None), ("primary", ".."), (".", "inv1")])
+def test_a_calendar_or_event_id_of_dots_alone_is_refused_before_any_call(live, calendar_id, event_id):
+    """quote leaves dots and requests removes dot segments: `/calendars/../events` reached `/events` with the
+    service account's token (session 22's injection audit); `providers.http.segment` refuses it (400)."""
+    from chalicelib.core.errors import BadRequest
+    from chalicelib.providers.calendar.live import GoogleCalendar
+
+    with pytest.raises(BadRequest, match="not an id"):
+        GoogleCalendar._events(calendar_id, event_id)
+
+
+def test_ids_with_slashes_stay_one_segment(live):
+    from chalicelib.providers.calendar.live import GoogleCalendar
+
+    assert GoogleCalendar._events("team@group.calendar.google.com", "a/b") == (
+        "/calendars/team%40group.calendar.google.com/events/a%2Fb")

@@ -30,17 +30,20 @@ Errors (https://developers.google.com/workspace/calendar/api/guides/errors): the
 with Google's `error.message` in detail: its 400, 403, 404 and 409 keep their status (410 Gone is 404); a rate
 limit (429, or 403 with reason `rateLimitExceeded` / `userRateLimitExceeded` / `quotaExceeded`) is 503 naming
 Retry-After when given; a timeout 504; anything else (and a refused token exchange, whose body is
-`{error, error_description}`) 502.
+`{error, error_description}`) 502. A timeout or an unreachable provider names only the exception's type in
+`detail` (`ConnectionError`): its text names the host, port and URL and is logged, never answered (session 22).
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
-from urllib.parse import quote
 
 import jwt
 import requests
+
+from chalicelib.providers.http import segment
 
 from .base import CalendarError, team_calendar_id, with_own_response
 
@@ -50,8 +53,18 @@ SCOPE = "https://www.googleapis.com/auth/calendar"
 RATE_REASONS = ("rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded")
 MAX_PAGES = 20  # 250 events a page: 5000 events in one range at most; more is a 502, never a partial list
 
+log = logging.getLogger("wms.calendar")
 _tokens: dict[tuple[str, str], tuple[str, float]] = {}
 _lock = threading.Lock()
+
+
+def _transport_error(exc: requests.RequestException) -> CalendarError:
+    """A timeout (504) or an unreachable provider (502) naming only the exception's type in `detail`: its text
+    (host, port, URL; an overridden CALENDAR_API_URL may be an internal proxy) is logged, never answered."""
+    log.warning("calendar provider request failed: %s", exc)
+    if isinstance(exc, requests.Timeout):
+        return CalendarError("Calendar provider timed out", detail=type(exc).__name__, status=504)
+    return CalendarError("Calendar provider unreachable", detail=type(exc).__name__)
 
 
 def clear_token_cache() -> None:
@@ -85,10 +98,8 @@ class GoogleCalendar:
         try:
             response = requests.post(self.token_url, timeout=self.timeout, data={
                 "grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": self._assertion(user_email)})
-        except requests.Timeout as exc:
-            raise CalendarError("Calendar provider timed out", detail=str(exc), status=504) from exc
         except requests.RequestException as exc:
-            raise CalendarError("Calendar provider unreachable", detail=str(exc)) from exc
+            raise _transport_error(exc) from exc
         try:
             body = response.json()
         except ValueError:
@@ -129,10 +140,8 @@ class GoogleCalendar:
             try:
                 response = requests.request(method, url, params=params, json=json, timeout=self.timeout,
                                             headers={"Authorization": f"Bearer {token}"})
-            except requests.Timeout as exc:
-                raise CalendarError("Calendar provider timed out", detail=str(exc), status=504) from exc
             except requests.RequestException as exc:
-                raise CalendarError("Calendar provider unreachable", detail=str(exc)) from exc
+                raise _transport_error(exc) from exc
             if response.status_code == 401 and attempt == 1:
                 continue  # the token expired or was revoked: a new one, once
             if response.status_code >= 400:
@@ -142,13 +151,16 @@ class GoogleCalendar:
             try:
                 return response.json()
             except ValueError as exc:
-                raise CalendarError("Calendar provider answered without JSON", detail=str(exc)) from exc
+                raise CalendarError("Calendar provider answered without JSON",
+                                    detail=f"HTTP {response.status_code}") from exc
         raise CalendarError("Calendar authorisation failed", detail="the access token was refused twice")
 
     @staticmethod
     def _events(calendar_id: str, event_id: str | None = None) -> str:
-        path = f"/calendars/{quote(calendar_id, safe='')}/events"
-        return f"{path}/{quote(event_id, safe='')}" if event_id else path
+        """The events path of a calendar (and event), each id one segment (providers.http.segment: `..`, which a
+        client can send as a calendar id, is refused rather than reaching another path of the API)."""
+        path = f"/calendars/{segment(calendar_id)}/events"
+        return f"{path}/{segment(event_id)}" if event_id else path
 
     # ------------------------------------------------------------ the interface
 

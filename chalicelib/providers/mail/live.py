@@ -15,6 +15,7 @@ SendingPausedException, TooManyRequestsException, BadRequestException, ...), nam
 """
 from __future__ import annotations
 
+import logging
 import os
 from email.utils import formataddr, parseaddr
 
@@ -24,6 +25,8 @@ from chalicelib.core.aws import client
 from chalicelib.core.errors import BadGateway, GatewayTimeout
 
 from .base import subject_line
+
+log = logging.getLogger("wms.mail")
 
 
 def ses_address(address: str) -> str:
@@ -71,6 +74,7 @@ class SESMail:
                              f"{error.get('Message', '')}".strip()) from exc
         except (ReadTimeoutError, ConnectTimeoutError) as exc:
             raise GatewayTimeout("E-mail provider did not answer in time") from exc
-        except BotoCoreError as exc:
-            raise BadGateway(f"E-mail provider unreachable: {exc}") from exc
+        except BotoCoreError as exc:  # its text (the endpoint URL) is the log's, never the caller's
+            log.warning("e-mail provider unreachable: %s", exc)
+            raise BadGateway(f"E-mail provider unreachable ({type(exc).__name__})") from exc
         return answer["MessageId"]

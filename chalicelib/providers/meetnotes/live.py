@@ -24,6 +24,7 @@ Wire format, as Fireflies documents it (https://docs.fireflies.ai):
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
 import time
@@ -36,6 +37,7 @@ from chalicelib.providers import http as provider_http
 
 from .base import PAGE_SIZE
 
+log = logging.getLogger("wms.meetnotes")
 DEFAULT_URL = "https://api.fireflies.ai/graphql"
 MAX_PAGES = 200  # 10 000 notes per sync at most; the next sync continues from the last note's date
 
@@ -141,8 +143,9 @@ class FirefliesNotes:
                                               "Content-Type": "application/json"})
         except requests.Timeout as exc:
             raise GatewayTimeout("Meeting notes provider timed out") from exc
-        except requests.RequestException as exc:
-            raise BadGateway(f"Meeting notes provider unreachable: {exc}") from exc
+        except requests.RequestException as exc:  # its text (host, port, URL) is the log's, never the caller's
+            log.warning("meeting notes provider unreachable: %s", exc)
+            raise BadGateway(f"Meeting notes provider unreachable ({type(exc).__name__})") from exc
         try:
             body = response.json()
         except ValueError as exc:

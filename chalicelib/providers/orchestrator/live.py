@@ -1,19 +1,45 @@
 """The live orchestrator and business agents: plain HTTP through `requests`, with a per-call timeout.
 
 Sent: `Accept: application/json`, the caller's identity (`X-WMS-User-Id`, `X-WMS-User-Email`, `X-WMS-User-Name`,
-`X-WMS-Access-Level`, each only when the caller has it), `Authorization: Bearer <ORCHESTRATOR_TOKEN>` when set,
+`X-WMS-Access-Level`, each only when the caller has it; percent-encoded UTF-8, see `identity_value`),
+`Authorization: Bearer <ORCHESTRATOR_TOKEN>` when set,
 the JSON body (not on a GET) and the query parameters as given. Redirects are not followed.
 Answered: the upstream's status and JSON for 2xx and 4xx (`{}` for an empty body; a 429's JSON object gets
 `retry_after`, the Retry-After header as sent or None); BadGateway (502) for a 5xx, a 1xx or a 3xx, an answer
-that is not JSON, or a connection failure; GatewayTimeout (504) for a timeout. No call is retried.
+that is not JSON, a connection failure, or a request that could not be built or sent (a ValueError /
+UnicodeError: the exception's type is named, never its text); GatewayTimeout (504) for a timeout. No call is
+retried.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
+from urllib.parse import quote
 
 import requests
 
 from chalicelib.core.errors import BadGateway, GatewayTimeout, NotFound, ServiceUnavailable
+
+log = logging.getLogger("wms.agents")
+# kept as they are in an identity header: printable ASCII but `%` (the escape itself); letters, digits and
+# `_.-~` are always kept by quote
+_READABLE = " !\"#$&'()*+,/:;<=>?@[\\]^`{|}"
+
+
+def identity_value(value) -> str:
+    """An identity header's value as it travels (docs/decisions/agents.md, session 22): UTF-8, percent-encoded
+    (RFC 3986 section 2.1) except printable ASCII other than `%`, so an ASCII name or address stays readable and
+    `urllib.parse.unquote` gives back the value exactly. http.client sends header values as Latin-1: a name such
+    as "Łukasz Nowak" or "李华" sent raw was a 500 (UnicodeEncodeError) on every live call. Control characters
+    (CR, LF) are encoded too, and so are spaces at either end (requests refuses a value with leading
+    whitespace)."""
+    text = quote(str(value), safe=_READABLE)
+    inner = text.strip(" ")
+    if not inner:
+        return "%20" * len(text)
+    lead = len(text) - len(text.lstrip(" "))
+    trail = len(text) - len(text.rstrip(" "))
+    return "%20" * lead + inner + "%20" * trail
 
 
 class HttpOrchestrator:
@@ -30,7 +56,7 @@ class HttpOrchestrator:
         for header, key in (("X-WMS-User-Id", "id"), ("X-WMS-User-Email", "email"), ("X-WMS-User-Name", "name"),
                             ("X-WMS-Access-Level", "access_level")):
             if caller.get(key):
-                headers[header] = str(caller[key])
+                headers[header] = identity_value(caller[key])
         return headers
 
     def _call(self, what: str, url: str, method: str, *, caller: dict, body: Any, params: dict | None):
@@ -41,6 +67,9 @@ class HttpOrchestrator:
             raise GatewayTimeout(f"The {what} did not answer within {self.timeout:g} s") from exc
         except requests.RequestException as exc:
             raise BadGateway(f"The {what} cannot be reached ({type(exc).__name__})") from exc
+        except ValueError as exc:  # UnicodeError included: a header or URL http.client cannot encode
+            log.warning("the %s request could not be sent: %s", what, exc)
+            raise BadGateway(f"The {what} request could not be sent ({type(exc).__name__})") from exc
         if response.status_code >= 500 or response.status_code < 200 or 300 <= response.status_code < 400:
             raise BadGateway(f"The {what} answered HTTP {response.status_code}")
         if not response.content:

@@ -28,10 +28,13 @@ hosts kept by NTP differ by milliseconds. SQLite (development) takes no advisory
 Errors: Nominatim answers a refused request with its HTTP status and, in JSON formats, `{"error": {"code",
 "message"}}` (src/nominatim_api/v1/format.py); that message is named in the 502. 429 is a rate limit (503
 naming Retry-After, `retry_after` in the body too; 1 s when not given); the public server blocks a client that
-breaks the policy with 403 (a 502 here); a timeout 504; an unreachable server and any other failure 502.
+breaks the policy with 403 (a 502 here); a timeout 504; an unreachable server and any other failure 502. A
+transport failure names only the exception's type (`Place search unreachable (ConnectionError)`): its text names
+the host, port and URL, and is logged, never answered (session 22).
 """
 from __future__ import annotations
 
+import logging
 import time
 from datetime import timedelta
 
@@ -49,6 +52,7 @@ MIN_INTERVAL = 1.0  # Nominatim's usage policy: at most one request a second, fr
 MAX_WAIT = 10.0
 TURN_KEY = "~nominatim:last-request"  # a place_search_cache key no search has (theirs are `<country>|<query>`)
 sleep = time.sleep  # tests replace it
+log = logging.getLogger("wms.places")
 
 
 def _reserve_turn() -> float:
@@ -111,8 +115,9 @@ class NominatimPlaces:
                                     headers={"User-Agent": self.user_agent, "Accept-Language": "en"})
         except requests.Timeout as exc:
             raise GatewayTimeout("Place search timed out") from exc
-        except requests.RequestException as exc:
-            raise BadGateway(f"Place search unreachable: {exc}") from exc
+        except requests.RequestException as exc:  # its text (host, port, URL) is the log's, never the caller's
+            log.warning("place search unreachable: %s", exc)
+            raise BadGateway(f"Place search unreachable ({type(exc).__name__})") from exc
         if response.status_code == 429:
             raise provider_http.rate_limited("Place search", provider_http.retry_after(response))
         if response.status_code != 200:

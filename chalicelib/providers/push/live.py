@@ -20,6 +20,8 @@ Redirects are not followed (a push service never redirects; followed, a redirect
 endpoint's address check to any host, the internal network included): a 3xx is a refusal like any other status."""
 from __future__ import annotations
 
+import logging
+
 import requests
 
 from chalicelib.core.errors import BadGateway
@@ -27,6 +29,7 @@ from chalicelib.providers import http
 
 from .base import MessageTooLarge, SubscriptionGone, encode_payload
 
+log = logging.getLogger("wms.push")
 MAX_RETRY_WAIT = 5.0  # seconds of a 429's Retry-After waited before the one retry
 
 
@@ -92,9 +95,11 @@ class WebPush:
                     raise BadGateway(f"Push service refused the message (HTTP {status}): {exc.message}") from exc
         except requests.Timeout as exc:
             raise BadGateway("Push service did not answer in time") from exc
-        except requests.RequestException as exc:
-            raise BadGateway(f"Push service unreachable: {exc}") from exc
+        except requests.RequestException as exc:  # its text (host, port, URL) is the log's, never the caller's
+            log.warning("push service unreachable: %s", exc)
+            raise BadGateway(f"Push service unreachable ({type(exc).__name__})") from exc
         except (ValueError, TypeError, VapidException) as exc:  # malformed keys or VAPID claims (subject)
-            raise BadGateway(f"Push message could not be encrypted or signed: {exc}") from exc
+            log.warning("push message could not be encrypted or signed: %s", exc)
+            raise BadGateway(f"Push message could not be encrypted or signed ({type(exc).__name__})") from exc
         finally:
             session.close()
