@@ -274,10 +274,12 @@ def _portal_list_select():
 
 
 def portal_page(db, page_id: str, company_ids, project_ids) -> dict:
-    """One published page of these companies or their projects with its rich content; 404 otherwise."""
+    """One published page of these companies or their projects with its rich content; 404 otherwise. The columns it
+    answers only (not the collaboration snapshot, unbounded and of no use to a client)."""
     from chalicelib.core.errors import not_found
 
-    page = db.scalar(select(Page).where(Page.id == page_id, _portal_scope(company_ids, project_ids)))
+    page = db.execute(select(*(getattr(Page, name) for name in PORTAL_PAGE_FIELDS), Page.content, Page.content_rich)
+                      .where(Page.id == page_id, _portal_scope(company_ids, project_ids))).first()
     if page is None:
         raise not_found("Page")
     return {**{f: value_out(getattr(page, f)) for f in PORTAL_PAGE_FIELDS}, "content": page.content or "",

@@ -199,3 +199,15 @@ def test_dashboard_keys_and_constant_statements(portal, db, count_queries):
     assert large.count == small.count
     if db.get_bind().dialect.name == "postgresql":  # the profile, the portal user's upsert, then every part at once
         assert large.count == 3, large.statements
+
+
+def test_a_page_detail_does_not_read_the_collaboration_snapshot(portal, db, count_queries):
+    """The portal answers a page's title, content and rich content; its collaboration snapshot (unbounded bytes of
+    the staff editor's state) was read too, on every request, for nothing (left alone in session 21, done in 22)."""
+    mine, _other, _staff, _project, _foreign = _world(db)
+    page = make_page(db, title="Welcome", entity_type="company", entity_id=mine.id, is_published=True,
+                     content_rich='{"rich": 1}', collab_snapshot=b"\x00" * 1000)
+    with count_queries() as counter:
+        detail = portal.get(f"/pages/{page.id}", mine)
+    assert detail.status == 200 and detail.json["page"]["content_rich"] == '{"rich": 1}'
+    assert counter.statements and not any("collab_snapshot" in statement for statement in counter.statements)
