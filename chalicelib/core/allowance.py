@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from .errors import TooManyRequests
 from .ids import utcnow
-from .locks import lock_key
+from .locks import insert_rows, lock_key
 from .models import ProviderUse
 
 WINDOW = timedelta(hours=1)
@@ -29,22 +29,31 @@ PER_HOUR = {
     "enrichment": 50,  # deals: a People Data Labs credit (a forced enrichment)
     "message": 60,  # relationships: an SMS, MMS or WhatsApp message
     "portal_ask": 30,  # portal: a question about a company's results (keyed by company, not user)
+    "mention": 300,  # notes: a user mentioned in a note (one use per recipient; notes.service counts a note's all)
 }
 
 
-def allow(ctx, kind: str, key: str | None = None) -> None:
-    """Count one use of `kind` for `key` (default: the caller) against PER_HOUR[kind]; 429 past it."""
+def allow(ctx, kind: str, key: str | None = None, uses: int = 1) -> None:
+    """Count `uses` uses of `kind` for `key` (default: the caller) against PER_HOUR[kind]; 429 when they would
+    pass it, naming when enough of the hour's uses leave it (none recorded then). `uses` > 1: one request that
+    spends several at once (a note's mentioned users). Three statements at most, whatever `uses`."""
+    if uses < 1:
+        return
     per_hour = PER_HOUR[kind]
     key = key or ctx.user_id
     db = ctx.db
     lock_key(db, "allowance", kind, key)
     since = utcnow() - WINDOW
-    count, oldest = db.execute(select(func.count(), func.min(ProviderUse.created_at))
-                               .where(ProviderUse.kind == kind, ProviderUse.key == key,
-                                      ProviderUse.created_at > since)).one()
-    if count >= per_hour:
-        wait = max(1, int((oldest - since).total_seconds()) + 1)
-        raise TooManyRequests(f"At most {per_hour} of these an hour: try again in {wait} s",
-                              extra={"retry_after": wait})
-    db.add(ProviderUse(kind=kind, key=key))
-    db.flush()
+    hour = (select(ProviderUse.created_at)
+            .where(ProviderUse.kind == kind, ProviderUse.key == key, ProviderUse.created_at > since))
+    count = db.scalar(select(func.count()).select_from(hour.subquery()))
+    if count + uses > per_hour:
+        # the oldest `count + uses - per_hour` uses of the hour must leave it first (all of them: more than an hour)
+        leaving = (db.scalar(hour.order_by(ProviderUse.created_at).offset(count + uses - per_hour - 1).limit(1))
+                   if uses <= per_hour else None)
+        wait = int(WINDOW.total_seconds()) if leaving is None else max(1, int((leaving - since).total_seconds()) + 1)
+        message = (f"At most {per_hour} of these an hour: try again in {wait} s" if uses == 1 else
+                   f"At most {per_hour} of these an hour: this request needs {uses}, {max(0, per_hour - count)} "
+                   f"remain; try again in {wait} s")
+        raise TooManyRequests(message, extra={"retry_after": wait})
+    insert_rows(db, ProviderUse, [{"kind": kind, "key": key} for _ in range(uses)])

@@ -7,10 +7,9 @@ from sqlalchemy import String, cast, false, or_, select
 
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.models import ACCESS_LEVELS, User
-from chalicelib.core.query import LIST_LIMIT, in_scope
+from chalicelib.core.query import Page, in_scope, record_page
 from chalicelib.core.readers import seen_by
 from chalicelib.core.scoping import direct_report_ids
-from chalicelib.core.serialize import row_dict
 
 from .models import RESOURCE_TOOLS, Note
 
@@ -168,11 +167,13 @@ def ordered_levels(levels) -> list[str]:
     return [level for level in ACCESS_LEVELS if level in chosen] + ([CLIENT_LEVEL] if CLIENT_LEVEL in chosen else [])
 
 
-def note_rows(db, principal, resource_type: str, resource_id: str) -> list[dict]:
-    """The notes of one record that the principal may read, newest first, with the author's name and picture
-    (one statement, at most LIST_LIMIT)."""
-    stmt = (select(Note, User.name, User.picture).outerjoin(User, User.id == Note.author_id)
+def note_page(db, principal, resource_type: str, resource_id: str, query) -> Page:
+    """One page (core.schemas.PageQuery) of the notes of one record that the principal may read, newest first,
+    replies among them as any note, with the author's name and picture: one statement, and the count when the
+    first page is full or an offset is asked (core.query.record_page)."""
+    stmt = (select(*(getattr(Note, name) for name in NOTE_FIELDS), User.name.label("author_name"),
+                   User.picture.label("author_picture"))
+            .outerjoin(User, User.id == Note.author_id)
             .where(Note.resource_type == resource_type, Note.resource_id == resource_id)
-            .order_by(Note.created_at.desc(), Note.id).limit(LIST_LIMIT))
-    return [{**row_dict(note, NOTE_FIELDS), "author_name": name, "author_picture": picture}
-            for note, name, picture in db.execute(in_scope(stmt, visible(principal)))]
+            .order_by(Note.created_at.desc(), Note.id))
+    return record_page(db, in_scope(stmt, visible(principal)), query)

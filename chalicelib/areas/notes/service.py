@@ -2,20 +2,81 @@
 manage holder). The noted record is checked through its own area's service (queries.load_resource)."""
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
-from chalicelib.core.errors import Forbidden, bad_field
+from chalicelib.core.errors import Conflict, Forbidden, bad_field
+from chalicelib.core.locks import lock_key
 from chalicelib.core.models import ACCESS_LEVELS, User
-from chalicelib.core.query import in_scope
+from chalicelib.core.query import Page, in_scope
 from chalicelib.core.serialize import clipped, value_out
 
 from .models import Note
-from .queries import DEEP_LINKS, load_note, load_resource, note_rows, ordered_levels, readers, tool_for, visible
+from .queries import DEEP_LINKS, load_note, load_resource, note_page, ordered_levels, readers, tool_for, visible
+
+NOTE_LIMIT = 500  # a record holds at most 500 notes, replies included (409 beyond; session 22)
+MENTION_ALLOWANCE = "mention"  # core.allowance.PER_HOUR: mentioned users an hour per sender
+# the record types the client portal lists notes of (docs/decisions/portal.md), and the history actions that
+# name the company a client-visible note was written for (`changes.company_id`)
+PORTAL_TYPES = ("project", "deal", "budget", "invoice")
+WRITTEN_IN_PORTAL, SHARED_WITH_CLIENT = "created_in_portal", "shared_with_client"
 
 
-def list_notes(ctx, *, resource_type: str, resource_id: str) -> list[dict]:
+def list_notes(ctx, *, resource_type: str, resource_id: str, query) -> Page:
     load_resource(ctx, resource_type, resource_id)
-    return note_rows(ctx.db, ctx.principal, resource_type, resource_id)
+    return note_page(ctx.db, ctx.principal, resource_type, resource_id, query)
+
+
+def _check_room(db, resource_type: str, resource_id: str) -> None:
+    """409 when the record already holds NOTE_LIMIT notes; under a lock on the record's notes, so that concurrent
+    creates cannot pass the cap together (two statements, whatever the count)."""
+    lock_key(db, "notes", resource_type, resource_id)
+    held = db.scalar(select(func.count()).select_from(
+        select(Note.id).where(Note.resource_type == resource_type, Note.resource_id == resource_id)
+        .limit(NOTE_LIMIT).subquery()))
+    if held >= NOTE_LIMIT:
+        raise Conflict(f"A record holds at most {NOTE_LIMIT} notes: delete one to add another")
+
+
+def _allow_mentions(ctx, recipients: int) -> None:
+    """Count `recipients` uses of the sender's hourly mention allowance (core.allowance, kind `mention`): 429
+    `{ error, retry_after }` when the note would pass it, else record them (three statements whatever the number)."""
+    from chalicelib.core.allowance import allow
+
+    allow(ctx, MENTION_ALLOWANCE, uses=recipients)
+
+
+def _record_company(ctx, resource_type: str, resource_id: str) -> str | None:
+    """The company whose portal shows this record now (a budget: the company of its project or deal)."""
+    if resource_type == "project":
+        from chalicelib.areas.projects import service as projects_service
+
+        return projects_service.project_companies(ctx.db, [resource_id]).get(resource_id, (None, None))[1]
+    if resource_type == "deal":
+        from chalicelib.areas.deals import service as deals_service
+
+        return (deals_service.deal_facts(ctx.db, resource_id) or {}).get("company_id")
+    if resource_type == "invoice":
+        from chalicelib.areas.invoices import service as invoices_service
+
+        return invoices_service.load_invoice(ctx, resource_id).company_id
+    if resource_type == "budget":
+        from chalicelib.areas.budgets import service as budgets_service
+
+        budget = budgets_service.load_budget(ctx, resource_id)
+        if budget.resource_type in ("project", "deal") and budget.resource_id:
+            return _record_company(ctx, budget.resource_type, budget.resource_id)
+    return None
+
+
+def _shared_with_client(ctx, note: Note) -> None:
+    """A staff note made visible to the client: remember for which company (the record's now), so that the portal
+    shows it to that company (group) only, not to a client the record is moved to later."""
+    if note.resource_type not in PORTAL_TYPES:
+        return
+    from chalicelib.core import history
+
+    history.record(ctx.db, entity_type="note", entity_id=note.id, action=SHARED_WITH_CLIENT, actor_id=ctx.user_id,
+                   changes={"company_id": _record_company(ctx, note.resource_type, note.resource_id)})
 
 
 def _check_mentions(ctx, mentions: list[str]) -> dict[str, str]:
@@ -55,6 +116,9 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
         if parent is None:
             raise bad_field("parent_id", "must be a note on the same record")
     mentions = _check_mentions(ctx, data.mentions)
+    _check_room(ctx.db, resource_type, resource_id)
+    told = [user_id for user_id in mentions if user_id != ctx.user_id]
+    _allow_mentions(ctx, len(told))  # before anything is written: a refused note leaves nothing
     levels = ordered_levels(ACCESS_LEVELS if data.visibility is None else data.visibility)
     note = Note(resource_type=resource_type, resource_id=resource_id, author_id=ctx.user_id, content=data.content,
                 visibility=levels, mentions=list(mentions), parent_id=data.parent_id)
@@ -62,7 +126,6 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
     ctx.db.flush()
     link = DEEP_LINKS[resource_type].format(id=resource_id) + f"#note-{note.id}"
     author = ctx.actor_name
-    told = [user_id for user_id in mentions if user_id != ctx.user_id]
     readers = _readers(ctx, resource_type, resource_id, [u for u in told if mentions[u] in levels])
     # the note's text only to a mentioned user who may read the note; the others get the link alone
     notify_many(ctx, [{"user_id": user_id, "type": "mention", "title": f"{author} mentioned you in a note",
@@ -71,6 +134,8 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
                       for user_id in told])
     from .queries import CLIENT_LEVEL
 
+    if CLIENT_LEVEL in levels:
+        _shared_with_client(ctx, note)
     if data.parent_id and CLIENT_LEVEL in levels:
         from chalicelib.areas.portal import service as portal_service  # a reply the client sees: its author told
 
@@ -84,10 +149,15 @@ def update_note(ctx, *, note_id: str, data) -> None:
     note = load_note(ctx, note_id)
     if note.author_id != ctx.user_id and ctx.principal.access_level != "executive":
         raise Forbidden("Only the author or an executive may edit this note")
+    from .queries import CLIENT_LEVEL
+
     changes = data.changes()
     note.content = changes["content"]
     if changes.get("visibility") is not None:
+        was_shared = CLIENT_LEVEL in (note.visibility or [])
         note.visibility = ordered_levels(changes["visibility"])
+        if CLIENT_LEVEL in note.visibility and not was_shared:
+            _shared_with_client(ctx, note)
     ctx.db.flush()
 
 
@@ -113,9 +183,24 @@ def _client_visible():
     return cast(Note.visibility, String).like(f'%"{CLIENT_LEVEL}"%')
 
 
-def portal_notes(db, targets: dict) -> list[dict]:
-    """The client-visible notes (visibility names `client`) on the given records, newest first, at most 100,
-    with the author's name (one statement). `targets`: `{resource_type: ids or a SELECT of ids}`."""
+def _written_for(companies):
+    """WHERE clause of the notes written for these companies: a client's note (`note/created_in_portal`) or a staff
+    note made client-visible (`note/shared_with_client`) while its record was one of theirs, by the history entry
+    naming the company; a staff note with no such entry (shared before session 22) follows its record."""
+    from sqlalchemy import exists, or_
+
+    from chalicelib.core.models import HistoryEntry
+
+    origin = select(HistoryEntry.id).where(HistoryEntry.entity_type == "note", HistoryEntry.entity_id == Note.id,
+                                           HistoryEntry.action.in_((WRITTEN_IN_PORTAL, SHARED_WITH_CLIENT)))
+    return or_(exists(origin.where(HistoryEntry.changes["company_id"].as_string().in_(list(companies)))),
+               ~exists(origin))
+
+
+def portal_notes(db, targets: dict, companies) -> list[dict]:
+    """The client-visible notes (visibility names `client`) on the given records, written for one of `companies`
+    (`_written_for`), newest first, at most 100, with the author's name (one statement). `targets`:
+    `{resource_type: ids or a SELECT of ids}`."""
     from sqlalchemy import and_, or_
 
     from chalicelib.core.models import User
@@ -124,7 +209,7 @@ def portal_notes(db, targets: dict) -> list[dict]:
     if not clauses:
         return []
     rows = db.execute(select(Note, User.name).outerjoin(User, User.id == Note.author_id)
-                      .where(or_(*clauses), _client_visible())
+                      .where(or_(*clauses), _client_visible(), _written_for(companies))
                       .order_by(Note.created_at.desc(), Note.id).limit(PORTAL_NOTE_LIMIT)).all()
     return [{"id": note.id, "resource_type": note.resource_type, "resource_id": note.resource_id,
              "content": note.content, "parent_id": note.parent_id, "author_name": name,
@@ -143,6 +228,7 @@ def portal_create_note(ctx, *, resource_type: str, resource_id: str, content: st
                                                      Note.resource_id == resource_id, _client_visible()))
         if parent is None:
             raise bad_field("parentId", "must be a client-visible note on the same record")
+    _check_room(ctx.db, resource_type, resource_id)
     note = Note(resource_type=resource_type, resource_id=resource_id, author_id=None, content=content,
                 visibility=ordered_levels([*ACCESS_LEVELS, CLIENT_LEVEL]), mentions=[], parent_id=parent_id)
     ctx.db.add(note)

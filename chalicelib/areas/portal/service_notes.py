@@ -18,7 +18,8 @@ def list_notes(ctx) -> list[dict]:
     projects, deals = project_ids(ids), deal_ids(ids)
     targets = {"project": projects, "deal": deals, "budget": budgets_service.portal_budget_ids(projects, deals),
                "invoice": service_invoices.invoice_ids(ids)}
-    return notes_service.portal_notes(ctx.db, targets)
+    # a note only to the company (group) it was written for: not to a client the record was moved to since
+    return notes_service.portal_notes(ctx.db, targets, ids)
 
 
 def _record_belongs(ctx, resource_type: str, resource_id: str) -> bool:
