@@ -1,8 +1,8 @@
 """The runner callback: POST /api/webhooks/agent-callback (no user session).
 
 `Authorization: Bearer <runner secret>` is compared in constant time with the stored secret of the project named
-in the body; an unknown project, a project without a secret and a wrong secret all answer the same 401, and so
-does a body that is not JSON (it names no project whose secret could be compared). Credentials come first: only
+in the body; an unknown project, a project without a secret, a project whose configuration is disabled and a wrong
+secret all answer the same 401, and so does a body that is not JSON (it names no project whose secret could be compared). Credentials come first: only
 then is the body validated (400). The task must be an agent task of that project and the run one of the task's
 runs (404 otherwise), reporting the run's own stage (400 otherwise). The report is applied once: (run id, stage,
 status) is recorded with `INSERT ... ON CONFLICT DO NOTHING`, so the same delivery repeated answers the same and
@@ -53,9 +53,11 @@ def _bearer(ctx) -> str | None:
 
 def _check_secret(ctx, token: str, project_id) -> None:
     config = project_config(ctx.db, project_id) if isinstance(project_id, str) and 0 < len(project_id) <= 36 else None
+    # a disabled configuration's secret still takes part in the comparison (same time), but never matches: a
+    # runner (or anyone holding the secret) must not write results or move stages once the project turned it off
     secret = runner_secret(config)
     matches = hmac.compare_digest(token.encode(), (secret or _DUMMY).encode())
-    if secret is None or not matches:
+    if secret is None or not matches or not config.enabled:
         log.warning("runner callback refused", extra={"project_id": project_id if isinstance(project_id, str) else None})
         raise Unauthorized(REFUSED)
 
