@@ -3,9 +3,11 @@ action is mirrored to the action centre (action_items, source_module `relationsh
 id), and completion on either side is reflected on the other through explicit calls."""
 from __future__ import annotations
 
+import logging
 from datetime import date, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, func, select, update
+from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import bad_field
 from chalicelib.core.ids import utcnow
@@ -22,6 +24,8 @@ SOURCE_TYPE = "relationship_action"
 # the action an auto-action asks for, by life event type (anything else: a call)
 AUTO_ACTION_TYPES = {"birthday": "card", "anniversary": "gift", "work_anniversary": "card"}
 TITLE_MAX = 500  # relationship_actions.title and action_items.title
+
+log = logging.getLogger("wms.relationships")
 
 
 def _mirror(ctx, actions: list[dict]) -> None:
@@ -147,7 +151,29 @@ def occurrence_for(event: LifeEvent, today: date) -> date | None:
     return event.event_date if event.event_date >= today else None
 
 
-def _auto_action_row(event: LifeEvent, occurrence: date, names: dict, today: date) -> dict:
+_ASSIGNEE_ALIASES = (aliased(User, name="event_creator"), aliased(User, name="company_owner"))  # built once
+
+
+def auto_action_assignees(db, event_ids) -> dict[str, str | None]:
+    """`{event_id: the user its auto-actions go to}` (one statement whatever their number): the event's creator
+    when active, else the owner of the event's company (else of the contact's company, as an action's company is
+    read) when active, else None (nobody who can sign in: the occurrence is skipped). A deactivated user is never
+    given work they cannot see (docs/decisions/relationships.md, session 22)."""
+    from chalicelib.areas.deals import service as deals_service
+
+    Contact, Company = deals_service.Contact, deals_service.Company
+    creator, owner = _ASSIGNEE_ALIASES
+    rows = db.execute(
+        select(LifeEvent.id, func.coalesce(creator.id, owner.id))
+        .outerjoin(creator, and_(creator.id == LifeEvent.created_by, creator.is_active.is_(True)))
+        .outerjoin(Contact, Contact.id == LifeEvent.contact_id)
+        .outerjoin(Company, Company.id == func.coalesce(LifeEvent.company_id, Contact.company_id))
+        .outerjoin(owner, and_(owner.id == Company.owner_id, owner.is_active.is_(True)))
+        .where(LifeEvent.id.in_(set(event_ids)))).tuples()
+    return {event_id: assignee for event_id, assignee in rows}
+
+
+def _auto_action_row(event: LifeEvent, occurrence: date, names: dict, today: date, assignee: str) -> dict:
     first, last = names.get(event.contact_id, (None, None))
     who = " ".join(part for part in (first, last) if part) or "contact"
     due = max(occurrence - timedelta(days=event.auto_action_days_before), today)
@@ -155,27 +181,38 @@ def _auto_action_row(event: LifeEvent, occurrence: date, names: dict, today: dat
     return {"contact_id": event.contact_id, "life_event_id": event.id, "occurrence_date": occurrence,
             "title": f"{event.title} ({who}"[:TITLE_MAX - len(tail)] + tail,
             "action_type": AUTO_ACTION_TYPES.get(event.event_type, "call"),
-            "description": event.description, "assigned_to_user_id": event.created_by, "due_date": due,
+            "description": event.description, "assigned_to_user_id": assignee, "due_date": due,
             "company_id": event.company_id, "status": "pending", "is_auto": True, "created_by": event.created_by}
 
 
-def create_auto_actions(ctx, pairs: list[tuple[LifeEvent, date]]) -> int:
+def create_auto_actions(ctx, pairs: list[tuple[LifeEvent, date]]) -> tuple[int, int]:
     """Auto-actions for (event, occurrence) pairs that have none yet, mirrored to the action centre: a fixed
-    number of statements whatever their number. The caller holds the lock that makes this happen once."""
+    number of statements whatever their number. The caller holds the lock that makes this happen once. Answers
+    (created, skipped): an occurrence without an active assignee (`auto_action_assignees`) is skipped, and made
+    by a later run (still within its days before) once there is one."""
     from chalicelib.areas.deals import service as deals_service
 
     if not pairs:
-        return 0
+        return 0, 0
     existing = set(ctx.db.execute(select(RelationshipAction.life_event_id, RelationshipAction.occurrence_date).where(
         RelationshipAction.life_event_id.in_({event.id for event, _ in pairs}))).tuples())
     missing = [(event, day) for event, day in pairs if (event.id, day) not in existing]
     if not missing:
-        return 0
+        return 0, 0
+    assignees = auto_action_assignees(ctx.db, [event.id for event, _ in missing])
+    skipped = [event.id for event, _ in missing if assignees.get(event.id) is None]
+    if skipped:
+        log.warning("life event auto-actions skipped: no active assignee",
+                    extra={"count": len(skipped), "life_event_ids": skipped[:50]})
+    missing = [(event, day) for event, day in missing if assignees.get(event.id) is not None]
+    if not missing:
+        return 0, len(skipped)
     names = deals_service.contact_names(ctx.db, [event.contact_id for event, _ in missing])
     today = org_today()
-    rows = insert_rows(ctx.db, RelationshipAction, [_auto_action_row(e, day, names, today) for e, day in missing])
+    rows = insert_rows(ctx.db, RelationshipAction, [_auto_action_row(e, day, names, today, assignees[e.id])
+                                                    for e, day in missing])
     _mirror(ctx, rows)
-    return len(rows)
+    return len(rows), len(skipped)
 
 
 def auto_action_for_new_event(ctx, event: LifeEvent) -> None:
@@ -202,4 +239,6 @@ def due_auto_actions(ctx) -> dict:
         occurrence = next_occurrence(event.event_date, today)
         if (occurrence - today).days <= event.auto_action_days_before:
             pairs.append((event, occurrence))
-    return {"today": today.isoformat(), "considered": len(pairs), "created": create_auto_actions(ctx, pairs)}
+    created, skipped = create_auto_actions(ctx, pairs)
+    # skipped: occurrences due but not made, their creator and the company's owner both deactivated (or none)
+    return {"today": today.isoformat(), "considered": len(pairs), "created": created, "skipped": skipped}
