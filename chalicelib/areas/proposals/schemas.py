@@ -293,11 +293,17 @@ class VerifyBody(Input):
     password: Annotated[str, StringConstraints(min_length=1, max_length=200)]
 
 
+# slides a viewer may track: 0..499, the slides the analytics list shows (LIST_LIMIT). The server cannot know a
+# proposal's real slide count (its content is one page; the viewer cuts it into slides), so this is the bound
+# (docs/decisions/proposals.md, Analytics, session 22)
+TRACK_SLIDES = 500
+
+
 class TrackBody(Input):
     NOT_NULL = frozenset({"session_id", "slide_index", "duration_delta"})
 
     session_id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-    slide_index: Annotated[int, Field(ge=0, le=10_000, strict=True)]
+    slide_index: Annotated[int, Field(ge=0, le=TRACK_SLIDES - 1, strict=True)]
     duration_delta: Annotated[float, Field(ge=0, le=3600, allow_inf_nan=False, strict=True)]
 
 

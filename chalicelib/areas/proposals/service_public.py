@@ -19,13 +19,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import logging
 import os
 import secrets
 import time
 from datetime import timedelta
 from http.cookies import CookieError, SimpleCookie
 
-from sqlalchemy import func, select, update
+from sqlalchemy import exists, func, select, update
 
 from chalicelib.core import history
 from chalicelib.core.errors import Conflict, DomainError, Unauthorized, not_found
@@ -45,6 +46,9 @@ ATTEMPT_WINDOW = timedelta(minutes=15)
 ANSWERABLE = ("sent", "viewed", "approved", "review")
 EXPIRABLE = ("review", "approved", "sent", "viewed")
 SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
+MAX_SESSIONS = 1000  # distinct viewer sessions recorded per proposal (track); later new sessions are ignored
+
+log = logging.getLogger("wms.proposals")
 
 
 class TooManyAttempts(DomainError):
@@ -218,9 +222,24 @@ def _require_session(proposal: Proposal, cookie: str | None) -> None:
 
 
 def track(ctx, *, share_token: str, data, cookie: str | None) -> None:
-    """Add a duration delta to (session, slide): one upsert."""
+    """Add a duration delta to (session, slide): one upsert. At most MAX_SESSIONS distinct sessions per proposal: a
+    session already recorded always tracks; a new one past the cap is accepted and ignored (the viewer's beacon
+    gets its `{ ok: true }`; docs/decisions/proposals.md, Analytics). A new session counts the recorded ones under
+    a lock per proposal, so concurrent new sessions cannot overshoot. Five statements at most, whatever the rows."""
+    from chalicelib.core.locks import lock_key
+
     proposal = _shared(ctx, share_token, lock=False)
     _require_session(proposal, cookie)
+    recorded = ProposalView.proposal_id == proposal.id
+    known = ctx.db.scalar(select(exists().where(recorded, ProposalView.session_id == data.session_id)))
+    if not known:
+        lock_key(ctx.db, "proposal-view-sessions", proposal.id)
+        sessions = ctx.db.scalar(select(func.count()).select_from(
+            select(ProposalView.session_id).where(recorded).distinct().limit(MAX_SESSIONS).subquery()))
+        if sessions >= MAX_SESSIONS:
+            log.info("proposal view session ignored: cap reached",
+                     extra={"proposal_id": proposal.id, "max_sessions": MAX_SESSIONS})
+            return
     values = {"proposal_id": proposal.id, "session_id": data.session_id, "slide_index": data.slide_index,
               "duration_seconds": data.duration_delta, "events": 1}
     if ctx.db.get_bind().dialect.name == "postgresql":
