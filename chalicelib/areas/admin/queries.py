@@ -10,7 +10,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import Squad, User, UserPermission
-from chalicelib.core.query import visible_row
+from chalicelib.core.query import in_scope, visible_row
 from chalicelib.core.serialize import row_dict
 
 USER_FIELDS = (
@@ -29,6 +29,21 @@ def visible(principal):
 def load_user(ctx, user_id: str) -> User:
     """The user; 404 otherwise."""
     return visible_row(ctx.db, User, user_id, visible(ctx.principal), "User")
+
+
+def lock_user(ctx, user_id: str) -> User:
+    """The user, read afresh and locked until the transaction ends (`SELECT ... FOR NO KEY UPDATE`), for a write
+    that checks the row it changes; 404 otherwise (as `load_user`, after any write of the row it waited for).
+
+    FOR NO KEY UPDATE, the lock an UPDATE of the row takes anyway, not `core.locks.lock_row`'s FOR UPDATE: edits of
+    one user take turns, but a write naming the user (a foreign key: another user's `manager_id`, a history
+    entry's actor) does not wait for them. With FOR UPDATE, X under Y and Y under X at once deadlocked (409): each
+    held its own row, and the one holding the reporting-lines key waited for the other's row to name it."""
+    stmt = in_scope(select(User).where(User.id == user_id), visible(ctx.principal))
+    user = ctx.db.scalar(stmt.with_for_update(key_share=True).execution_options(populate_existing=True))
+    if user is None:
+        raise not_found("User")
+    return user
 
 
 def load_squad(ctx, squad_id: str) -> Squad:

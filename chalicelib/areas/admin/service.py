@@ -9,11 +9,12 @@ from sqlalchemy import func, select
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, Forbidden
+from chalicelib.core.locks import lock_key
 from chalicelib.core.models import ACCESS_LEVELS, Squad, User
 from chalicelib.core.query import Page, contains_text, paginate
 from chalicelib.core.serialize import value_out
 
-from .queries import USER_FIELDS, get_user_record, load_user, sees_salary, user_record, user_select
+from .queries import USER_FIELDS, get_user_record, lock_user, sees_salary, user_record, user_select
 from .schemas import UserCreate, UserListQuery, UserUpdate
 from .service_permissions import keep_an_executive
 
@@ -64,7 +65,11 @@ def _check_references(db, data: dict, *, user: User | None = None) -> None:
         raise BadRequest("manager_id must be an active user",
                          details=[{"field": "manager_id", "message": "must be an active user"}])
     if user is None:
-        return
+        return  # a new user manages no one yet: no cycle
+    if manager_id != user.manager_id:
+        # reporting-line changes take turns (after the user's row lock), so each walks the chain the others
+        # committed: two crossed changes, X under Y and Y under X at once, both found no cycle and both saved
+        lock_key(db, "reporting-lines")
     # A user cannot report to themselves, directly or through their own reports: the new manager and the managers
     # above them, walked up in one recursive statement (UNION stops on a cycle already stored), must not hold the user.
     chain = select(User.id.label("id"), User.manager_id.label("up")).where(User.id == manager_id).cte(
@@ -140,7 +145,14 @@ def _no_self_raise(user: User, values: dict) -> None:
 
 
 def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
-    user = load_user(ctx, user_id)
+    """Change the fields sent. The user's row is read locked (`lock_user`), so every check (end_date against
+    start_date, the executives' guards, the self-change limits, the last executive) reads the row as the edit
+    before this one left it, not a copy another request is changing.
+
+    Lock order, the same in every write of this service: the user's row first, then the "reporting-lines" key
+    (only when `manager_id` changes, before the chain is walked), then the "active-executives" key
+    (`keep_an_executive`)."""
+    user = lock_user(ctx, user_id)
     values = data.model_dump(exclude_unset=True)
     guard_executives(ctx, user, values)
     if "email" in values and _email_taken(ctx.db, values["email"], except_id=user.id):
