@@ -193,11 +193,17 @@ def set_published(page: Page, published: bool) -> None:
 def delete_page(ctx, *, page_id: str) -> None:
     """Archive the page and move its children to the root, after the existing root pages in their order: their ids
     read (not the pages: their bodies are unbounded), then one UPDATE writing parent and position for all of them
-    (core.locks.update_rows; the ORM's per-child flush was an executemany, one round trip a child on pg8000)."""
+    (core.locks.update_rows; the ORM's per-child flush was an executemany, one round trip a child on pg8000).
+    The highest root position is read holding the key of the root sibling group the children join (the one
+    `_next_position` takes; a key per group, in one order, should they be of several entities): concurrent deletes
+    and root creates take turns and hand out distinct positions (session 22: they read the same maximum)."""
     page = load_page(ctx, page_id)
-    children = ctx.db.scalars(select(Page.id).where(Page.parent_id == page.id)
-                              .order_by(Page.position, Page.title, Page.id)).all()
+    rows = ctx.db.execute(select(Page.id, Page.entity_type, Page.entity_id).where(Page.parent_id == page.id)
+                          .order_by(Page.position, Page.title, Page.id)).all()
+    children = [row[0] for row in rows]
     if children:
+        for entity_type, entity_id in sorted({(row[1] or "", row[2] or "") for row in rows}):
+            lock_key(ctx.db, "pages", None, entity_type or None, entity_id or None)
         base = ctx.db.scalar(select(func.max(Page.position)).where(Page.parent_id.is_(None)))
         base = -1.0 if base is None else float(base)
         update_rows(ctx.db, Page.__table__, [{"id": child_id, "parent_id": None, "position": base + offset}

@@ -18,7 +18,7 @@ from chalicelib.core.locks import lock_row
 from chalicelib.core.query import Page, in_scope, record_page
 
 from .models import Roadmap, RoadmapItem
-from .queries import (ITEM_LIMIT, item_count, item_counts_select, item_records, load_roadmap, load_roadmap_item,
+from .queries import (ITEM_LIMIT, item_count, item_counts_select, item_records, load_roadmap,
                       roadmap_items, roadmap_record, roadmap_select, visible, with_item_counts)
 
 
@@ -87,14 +87,26 @@ def update_roadmap(ctx, *, roadmap_id: str, data) -> dict:
 
 
 def delete_roadmap(ctx, *, roadmap_id: str) -> None:
-    """Deletes the roadmap and its items; tasks linked to the items lose `roadmap_item_id` (tasks area)."""
+    """Deletes the roadmap and its items; tasks linked to the items lose `roadmap_item_id` (tasks area).
+
+    No task is left naming a deleted item (session 22), and no deadlock with a task write: the roadmap's row is
+    locked first (FOR UPDATE, as every item write locks it: no item is added or removed meanwhile, and a second
+    delete finds it gone, 404); the tasks naming its items are cleared next, which locks their rows (a task update
+    in progress, holding its row, is waited for: it may be moving the task from one item of this roadmap to
+    another, share-locking that item, which is not locked yet; the clear then sees where it left the task);
+    then the DELETE, whose cascade locks the items and waits for the task writes that share-locked one
+    (`visible_item_exists`) after the clear read the tasks; then the tasks those writes linked are cleared (a
+    statement of its own, seeing what they committed). A write that comes after finds the item gone (400).
+    Locking the items before the first clear would deadlock with that move: the task's row held by its update,
+    waiting for the item; the item held here, the clear waiting for the task's row."""
     from chalicelib.areas.tasks import service as tasks_service
 
-    roadmap = load_roadmap(ctx, roadmap_id)
+    roadmap = lock_row(ctx.db, Roadmap, roadmap_id, where=visible(ctx.principal), missing="Roadmap")
     item_ids = list(ctx.db.scalars(select(RoadmapItem.id).where(RoadmapItem.roadmap_id == roadmap.id)))
     tasks_service.clear_roadmap_items(ctx.db, item_ids)
     ctx.db.delete(roadmap)
     ctx.db.flush()
+    tasks_service.clear_roadmap_items(ctx.db, item_ids)  # the tasks linked while the cascade waited for them
 
 
 def project_deleted(db, project_id: str) -> None:
@@ -156,10 +168,17 @@ def update_item(ctx, *, roadmap_id: str, item_id: str, data) -> dict:
 
 
 def delete_item(ctx, *, roadmap_id: str, item_id: str) -> None:
+    """Tasks linked to the item lose `roadmap_item_id` (tasks area). The roadmap's row is locked first (as every item
+    write and the roadmap's delete lock it), then the item's (FOR UPDATE), and only then are the tasks cleared: a
+    task write naming the item share-locks it (`visible_item_exists`), so one in progress is waited for and then
+    cleared, and one that comes after waits for this delete and finds the item gone (400); a second delete finds
+    it gone (404). No deadlock with a task update, which holds its task's row and then waits for the item: the
+    clear waits only for tasks naming the item already, and a task being linked to it does not name it yet (a
+    task that names it already and keeps it does not check it again; one moved to another item takes that one)."""
     from chalicelib.areas.tasks import service as tasks_service
 
-    roadmap = load_roadmap(ctx, roadmap_id)
-    item = load_roadmap_item(ctx, roadmap.id, item_id)
+    roadmap = lock_row(ctx.db, Roadmap, roadmap_id, where=visible(ctx.principal), missing="Roadmap")
+    item = lock_row(ctx.db, RoadmapItem, item_id, where=RoadmapItem.roadmap_id == roadmap.id, missing="Roadmap item")
     tasks_service.clear_roadmap_items(ctx.db, [item.id])
     ctx.db.delete(item)
     ctx.db.flush()
@@ -169,9 +188,14 @@ def delete_item(ctx, *, roadmap_id: str, item_id: str) -> None:
 
 def visible_item_exists(ctx, item_id: str) -> bool:
     """Whether the roadmap item exists in a roadmap the caller can see (one query): a task may name only such
-    an item."""
+    an item. The item's row is share-locked (FOR KEY SHARE, not the roadmap's), as projects' `link_project` locks a
+    project: a delete of the item or its roadmap in progress (`delete_item`, `delete_roadmap`) is waited for and
+    then answers False, and one that comes after waits for the task's write and then unlinks the task. Called by
+    tasks' `check_references` only for an item the task names anew: a task update holds the task's row, then
+    waits here; the deletes wait only for tasks naming the item already (see their docstrings)."""
     stmt = select(RoadmapItem.id).join(Roadmap, Roadmap.id == RoadmapItem.roadmap_id).where(RoadmapItem.id == item_id)
-    return ctx.db.scalar(in_scope(stmt, visible(ctx.principal))) is not None
+    stmt = in_scope(stmt, visible(ctx.principal)).with_for_update(read=True, key_share=True, of=RoadmapItem)
+    return ctx.db.scalar(stmt) is not None
 
 
 # ---------------------------------------------------------------- the client portal

@@ -180,7 +180,16 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
     """`task_id` and `project_id` must name a task / project the caller can see (400 otherwise, the same
     answer for missing and out of scope). On update, a value equal to the stored one is not re-checked.
     `budget_id` must name a budget the caller can see, `line_item_id` a line item of the entry's budget
-    (the one sent, else the stored one); both through the budgets area's service."""
+    (the one sent, else the stored one); both through the budgets area's service.
+
+    A budget or line item the entry names anew is share-locked there (FOR KEY SHARE, held until commit), as
+    projects' `link_project` locks a project: `delete_budget` and `delete_line_item` lock their row FOR UPDATE
+    before they clear the entries naming it, so a delete in progress is waited for and then refuses the reference,
+    and a delete that comes after waits for this write and then clears it (session 22: an entry written while its
+    budget was deleted named the deleted budget). No deadlock: an update holds the entry's row (`_locked`) and
+    then waits for the budget or item; the delete holds the budget or item and then waits only for entries that
+    name it already, and this entry does not name it yet. A line item the entry already names (kept while the
+    budget changes) is read without the lock: its delete may be waiting for this entry's row."""
     details = []
     task_id, project_id = values.get("task_id"), values.get("project_id")
     if task_id and (entry is None or task_id != entry.task_id):
@@ -207,7 +216,11 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
                                                                             or line_item_id != entry.line_item_id)):
         from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
 
-        if not budget_id or budgets_service.line_item_budget_id(ctx.db, line_item_id) != budget_id:
+        if entry is not None and line_item_id == entry.line_item_id:  # named already: checked, not locked
+            item_budget_id = entry.budget_id
+        else:
+            item_budget_id = budgets_service.line_item_budget_id(ctx.db, line_item_id) if budget_id else None
+        if not budget_id or item_budget_id != budget_id:
             details.append({"field": "line_item_id", "message": "must be a line item of the entry's budget"})
     if details:
         raise BadRequest("Invalid time entry references", details=details)
