@@ -136,9 +136,10 @@ def portal_list_notes(ctx):
 
 
 @bp.route(f"{P}/notes", methods=["POST"])
-@portal_endpoint(write=True, body=PortalNoteCreate, status=201, response=IdBody)
+@portal_endpoint(write=True, body=PortalNoteCreate, status=201, errors=(409,), response=IdBody)
 def portal_create_note(ctx, body: PortalNoteCreate):
-    """A client's note (or reply) on a project or invoice of the company (collaborator or admin)"""
+    """A client's note (or reply) on a project or invoice of the company (collaborator or admin); at most 500 a
+    record (409)"""
     return {"id": service_notes.create_note(ctx, data=body)}
 
 
