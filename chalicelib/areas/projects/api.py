@@ -118,10 +118,10 @@ def delete_goal(ctx, project_id: str, goal_id: str):
 # ---------------------------------------------------------------- decisions
 
 @bp.route("/api/projects/{project_id}/decisions", methods=["GET"])
-@endpoint(tool="projects", level="view", response=many("decisions", DecisionRead))
-def list_decisions(ctx, project_id: str):
-    """A project's decision log, newest first"""
-    return {"decisions": service_decisions.list_decisions(ctx, project_id=project_id)}
+@endpoint(tool="projects", level="view", query=PageQuery, response=paged("decisions", DecisionRead))
+def list_decisions(ctx, project_id: str, query: PageQuery):
+    """A project's decision log, newest first (`limit` at most 500 and `offset`, with `total`)"""
+    return service_decisions.list_decisions(ctx, project_id=project_id, query=query).body("decisions")
 
 
 @bp.route("/api/projects/{project_id}/decisions", methods=["POST"])

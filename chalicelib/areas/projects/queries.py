@@ -262,13 +262,14 @@ def goal_record(goal: ProjectGoal) -> dict:
     return row_dict(goal, GOAL_FIELDS)
 
 
-def decision_select(where):
-    """Decisions matching `where`, newest decided first, with decided_by_name (records)."""
-    return (select(*(getattr(ProjectDecision, name) for name in DECISION_FIELDS), User.name.label("decided_by_name"))
+def decision_select(where, limit: int | None = SUB_LIST_LIMIT):
+    """Decisions matching `where`, newest decided first, with decided_by_name (records); at most `limit` (None: the
+    caller pages it)."""
+    stmt = (select(*(getattr(ProjectDecision, name) for name in DECISION_FIELDS), User.name.label("decided_by_name"))
             .outerjoin(User, User.id == ProjectDecision.decided_by).where(where)
             .order_by(ProjectDecision.decided_at.desc().nulls_last(), ProjectDecision.created_at.desc(),
-                      ProjectDecision.id)
-            .limit(SUB_LIST_LIMIT))
+                      ProjectDecision.id))
+    return stmt if limit is None else stmt.limit(limit)
 
 
 def decision_records(db, where) -> list[dict]:

@@ -270,3 +270,22 @@ def test_a_project_holds_at_most_500_members(api, db, owner, project):
     assert refused.status == 409 and "500" in refused.json["error"]
     assert api.post(base, json={"user_id": users[0].id}, as_=owner).status == 201  # an existing member: unchanged
     assert len(api.get(base, as_=owner).json["members"]) == 500
+
+
+def test_the_decision_log_is_paged_and_a_page_too_large_is_cut_to_fit(api, owner, project, monkeypatch):
+    """Session 22 (growth audit): the log answered up to 500 decisions whole, each with two 50,000-character texts,
+    so 22 long decisions made it a 413 for every reader. It is a paged list now: `limit`/`offset` with `total`,
+    and a page past what a Lambda answer carries is cut to the decisions that fit (core.http.fit_page)."""
+    from chalicelib.core import http
+
+    path = f"/api/projects/{project['id']}/decisions"
+    for i in range(4):
+        assert api.post(path, json={"title": f"d{i}", "decision": "\u00e9" * 2000,
+                                    "decided_at": f"2026-01-0{i + 1}"}, as_=owner).status == 201
+    page = api.get(f"{path}?limit=2&offset=1", as_=owner).json
+    assert [d["title"] for d in page["decisions"]] == ["d2", "d1"]
+    assert (page["total"], page["limit"], page["offset"]) == (4, 2, 1)
+    monkeypatch.setattr(http, "LAMBDA_PAYLOAD_LIMIT", 30_000)  # 12 KB a decision as the runtime writes it
+    cut = api.get(path, as_=owner)
+    assert cut.status == 200 and cut.json["total"] == 4
+    assert 0 < cut.json["limit"] == len(cut.json["decisions"]) < 4
