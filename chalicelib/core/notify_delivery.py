@@ -20,6 +20,7 @@ from .ids import utcnow
 from .notify_models import NotificationDelivery, PushSubscription
 from .serialize import clipped
 from .settings import get_settings
+from .timeutil import TimeBudget
 
 log = logging.getLogger("wms.notify")
 MAX_ATTEMPTS = 5
@@ -281,11 +282,17 @@ def deliver_message(message: dict) -> str:
     return deliver(message["delivery_id"])
 
 
-def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit: int = 500) -> dict:
+DRAIN_SECONDS = 20  # of the drain function's 30 s (infra/areas.json): it stops starting deliveries past them
+
+
+def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit: int = 500,
+                  seconds: float = DRAIN_SECONDS) -> dict:
     """Retry deliveries left `pending` (a lost queue message) for longer than `pending_older_than`,
     and `failed` ones, or `sending` ones whose worker stopped mid-call (claimed over SENDING_STALE ago),
     with fewer than MAX_ATTEMPTS attempts; a `sending` one stopped on its last attempt is failed (`abandoned`).
-    Answers counts per outcome."""
+    No delivery is started after `seconds` (core.timeutil.TimeBudget): 500 provider calls did not fit the
+    function's 30 s, so a backlog made every run a killed one (an error alarm, Lambda's two retries, and the call in
+    flight sent again 5 minutes later); what is left waits for the next run (`left`). Answers counts per outcome."""
     now = utcnow()
     cutoff = now - pending_older_than
     with job_context() as ctx:
@@ -307,7 +314,11 @@ def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit
         ))
     counts: dict[str, int] = {"processed": 0, "sent": 0, "skipped": 0, "failed": 0, "duplicate": 0, "busy": 0,
                               "missing": 0, "abandoned": abandoned}
-    for delivery_id in ids:
+    budget = TimeBudget(seconds)
+    for position, delivery_id in enumerate(ids):
+        if budget.spent():
+            counts["left"] = len(ids) - position
+            break
         outcome = deliver(delivery_id)
         counts["processed"] += 1
         counts[outcome] = counts.get(outcome, 0) + 1

@@ -1,6 +1,7 @@
 """The organisation's time zone: today, this week (Monday to Sunday), ISO formatting."""
 from __future__ import annotations
 
+import time
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -34,3 +35,19 @@ def iso(value: datetime | date | None) -> str | None:
             value = value.replace(tzinfo=timezone.utc)
         return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
     return value.isoformat()
+
+
+clock = time.monotonic  # tests replace it
+
+
+class TimeBudget:
+    """How long a scheduled job may go on starting work: a run killed at its function's timeout (infra/areas.json)
+    keeps nothing of the call in flight, and Lambda's retries of the event meet the same kill, so a job stops
+    starting items once `spent()` and leaves the rest to its next run (session 22's retries audit)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.until = clock() + seconds
+
+    def spent(self) -> bool:
+        return clock() >= self.until

@@ -350,3 +350,34 @@ def test_a_provider_that_fails_after_writing_keeps_nothing_but_the_failure(db, m
     (after,) = deliveries(db, id=row.id)
     assert after.attempts == 1 and "the provider broke" in after.error
     assert outbox(db, "mail") == []
+
+
+def test_the_drain_stops_starting_deliveries_past_its_time_budget_and_leaves_the_rest(db, monkeypatch):
+    """Up to 500 provider calls went out one after another in a 30 s function: with a backlog every run was killed
+    (an error alarm, two Lambda retries, the call in flight sent again later). Session 22's retries audit: no
+    delivery is started after DRAIN_SECONDS; the rest is left for the next run, which sends it."""
+    from datetime import timedelta
+
+    from chalicelib.core import timeutil
+    from chalicelib.core.ids import utcnow
+    from chalicelib.core.notify_delivery import DRAIN_SECONDS, drain_pending
+    from chalicelib.providers.mail.sandbox import SandboxMail
+
+    user = make_user(db)
+    db.add_all([NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": f"n{i}"},
+                                     status="pending", attempts=0, created_at=utcnow() - timedelta(minutes=10))
+                for i in range(30)])
+    db.flush()
+    now = {"t": 1000.0}
+    monkeypatch.setattr(timeutil, "clock", lambda: now["t"])
+    send = SandboxMail.send
+
+    def slow(self, *args, **kwargs):  # each provider call takes a second
+        now["t"] += 1
+        return send(self, *args, **kwargs)
+
+    monkeypatch.setattr(SandboxMail, "send", slow)
+    first = drain_pending()
+    assert first["sent"] == DRAIN_SECONDS and first["left"] == 30 - DRAIN_SECONDS
+    second = drain_pending()
+    assert second["sent"] == 30 - DRAIN_SECONDS and "left" not in second
