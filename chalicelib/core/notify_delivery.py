@@ -61,11 +61,23 @@ def _text(payload: dict) -> str:
 
 
 def _recipient(db, delivery: NotificationDelivery):
+    """The delivery's user, still active and still wanting this type on this channel: the channels were chosen when
+    the notice was made, and a user who turned one off since (while the message waited in the queue, or between
+    the drain's retries) was still sent it (session 22's notifications audit). One read, the preference joined."""
     from .models import User
+    from .notify_catalogue import type_info
+    from .notify_models import NotificationPreference
 
-    user = db.get(User, delivery.user_id) if delivery.user_id else None
-    if user is None or not user.is_active:
+    row = db.execute(select(User, NotificationPreference)
+                     .outerjoin(NotificationPreference, (NotificationPreference.user_id == User.id)
+                                & (NotificationPreference.notification_type == delivery.type))
+                     .where(User.id == delivery.user_id)).first() if delivery.user_id else None
+    if row is None or not row[0].is_active:
         raise Skip("recipient is not an active user")
+    user, preference = row
+    channels = preference.channels() if preference is not None else type_info(delivery.type).defaults()
+    if not channels.get(delivery.channel, True):
+        raise Skip(f"the user turned {delivery.channel} off for this kind of notice")
     return user
 
 

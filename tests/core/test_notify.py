@@ -167,11 +167,11 @@ def test_drain_gives_up_after_five_attempts_and_picks_up_lost_pending(db):
     from chalicelib.core.notify_delivery import drain_pending
 
     user = make_user(db)
-    exhausted = NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": "x"},
+    exhausted = NotificationDelivery(user_id=user.id, channel="email", type="task_due_soon", payload={"title": "x"},
                                      status="failed", attempts=5)
-    lost = NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": "Lost"},
+    lost = NotificationDelivery(user_id=user.id, channel="email", type="task_due_soon", payload={"title": "Lost"},
                                 status="pending", attempts=0, created_at=utcnow() - timedelta(minutes=10))
-    fresh = NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": "Fresh"},
+    fresh = NotificationDelivery(user_id=user.id, channel="email", type="task_due_soon", payload={"title": "Fresh"},
                                  status="pending", attempts=0)
     db.add_all([exhausted, lost, fresh])
     db.flush()
@@ -276,7 +276,8 @@ def test_notify_is_one_read_and_one_write(db, notify_api, count_queries, monkeyp
 
 
 def _email_delivery(db, user, **values):
-    row = NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": "Claimed"},
+    # a type whose e-mail is on by default: the sender checks the user still wants it (session 22)
+    row = NotificationDelivery(user_id=user.id, channel="email", type="task_due_soon", payload={"title": "Claimed"},
                                **{"status": "pending", "attempts": 0, **values})
     db.add(row)
     db.flush()
@@ -364,8 +365,9 @@ def test_the_drain_stops_starting_deliveries_past_its_time_budget_and_leaves_the
     from chalicelib.providers.mail.sandbox import SandboxMail
 
     user = make_user(db)
-    db.add_all([NotificationDelivery(user_id=user.id, channel="email", type="mention", payload={"title": f"n{i}"},
-                                     status="pending", attempts=0, created_at=utcnow() - timedelta(minutes=10))
+    db.add_all([NotificationDelivery(user_id=user.id, channel="email", type="task_due_soon",
+                                     payload={"title": f"n{i}"}, status="pending", attempts=0,
+                                     created_at=utcnow() - timedelta(minutes=10))
                 for i in range(30)])
     db.flush()
     now = {"t": 1000.0}
