@@ -94,13 +94,21 @@ def set_preferences(ctx, *, data) -> None:
 # ---------------------------------------------------------------- writes
 
 def _notify_assigned(ctx, item: ActionItem) -> None:
-    """`action_item_assigned` to the assignee, unless they assigned it themselves."""
+    """`action_item_assigned` to the assignee, unless they assigned it themselves. The item's title and link only
+    to an assignee who may open the action centre (`action-centre:view`); any other is told "You were assigned an
+    action item" and nothing of it, as tasks tell an assignee who may not read the task (session 22's
+    notifications audit: an assignee whose permission was lowered to none was told the title)."""
+    from chalicelib.core.auth import principals_of
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
-    if item.assigned_to and item.assigned_to != ctx.user_id:
-        notify(ctx, user_id=item.assigned_to, type="action_item_assigned",
-               title=f"You were assigned an action item: {item.title}", resource_type="action_item",
-               resource_id=item.id, action_url="/action-centre", actor_id=ctx.user_id)
+    if not item.assigned_to or item.assigned_to == ctx.user_id:
+        return
+    assignee = principals_of(ctx.db, [item.assigned_to]).get(item.assigned_to)
+    told = ({"title": f"You were assigned an action item: {item.title}", "action_url": "/action-centre"}
+            if assignee is not None and assignee.can("action-centre", "view")
+            else {"title": "You were assigned an action item"})
+    notify(ctx, user_id=item.assigned_to, type="action_item_assigned", resource_type="action_item",
+           resource_id=item.id, actor_id=ctx.user_id, **told)
 
 
 def _check_references(ctx, values: dict) -> None:
