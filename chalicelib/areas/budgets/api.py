@@ -50,14 +50,15 @@ def delete_budget(ctx, budget_id: str):
 
 
 @bp.route("/api/budgets/{budget_id}/line-items", methods=["POST"])
-@endpoint(tool="budgets", level="update", body=LineItemCreate, status=201, response=one("item", LineItemRead))
+@endpoint(tool="budgets", level="update", body=LineItemCreate, status=201, errors=(409,),
+          response=one("item", LineItemRead))
 def add_line_item(ctx, budget_id: str, body: LineItemCreate):
     """Add a line item to a budget (at most 500 per budget)"""
     return {"item": service_line_items.add_line_item(ctx, budget_id=budget_id, data=body)}
 
 
 @bp.route("/api/budgets/{budget_id}/line-items/reorder", methods=["PUT"])
-@endpoint(tool="budgets", level="update", body=LineItemReorder, response=OkResponse)
+@endpoint(tool="budgets", level="update", body=LineItemReorder, errors=(409,), response=OkResponse)
 def reorder_line_items(ctx, budget_id: str, body: LineItemReorder):
     """Reorder a budget's line items"""
     service_line_items.reorder_line_items(ctx, budget_id=budget_id, item_ids=body.item_ids)
@@ -65,14 +66,14 @@ def reorder_line_items(ctx, budget_id: str, body: LineItemReorder):
 
 
 @bp.route("/api/budgets/{budget_id}/line-items/{line_item_id}", methods=["PUT"])
-@endpoint(tool="budgets", level="update", body=LineItemUpdate, response=one("item", LineItemRead))
+@endpoint(tool="budgets", level="update", body=LineItemUpdate, errors=(409,), response=one("item", LineItemRead))
 def update_line_item(ctx, budget_id: str, line_item_id: str, body: LineItemUpdate):
     """Update a line item"""
     return {"item": service_line_items.update_line_item(ctx, budget_id=budget_id, item_id=line_item_id, data=body)}
 
 
 @bp.route("/api/budgets/{budget_id}/line-items/{line_item_id}", methods=["DELETE"])
-@endpoint(tool="budgets", level="update", response=OkResponse)
+@endpoint(tool="budgets", level="update", errors=(409,), response=OkResponse)
 def remove_line_item(ctx, budget_id: str, line_item_id: str):
     """Remove a line item"""
     service_line_items.delete_line_item(ctx, budget_id=budget_id, item_id=line_item_id)

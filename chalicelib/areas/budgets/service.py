@@ -212,7 +212,7 @@ def _resource_visible(ctx, resource_type: str, resource_id: str) -> bool:
 # from pending_approval to approved"; document 3: approved by a portal collaborator or admin, logged in history):
 # only `portal_approve` records it. A staff write that would set it is a 400; a budget already approved sent back
 # unchanged, and a move out of approved, stay free (docs/decisions/budgets.md, "Types and statuses").
-CLIENT_APPROVED = "approved"
+from .service_line_items import CLIENT_APPROVED, check_approval_kept  # noqa: E402 - beside the rule it names
 
 
 def _check_status(status: str | None, stored: str | None = None) -> None:
@@ -287,6 +287,7 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
     if "status" in changes:
         _check_status(changes["status"], budget.status)
     _check_references(ctx, changes, budget)
+    check_approval_kept(budget, changes)  # the client's approval covers total_amount and currency (session 22)
     if "currency" in changes and changes["currency"] != budget.currency:
         _check_currency_of_invoices(ctx, budget, changes["currency"])
     before = _snapshot(budget)

@@ -16,6 +16,32 @@ from .models import Budget, BudgetLineItem
 from .queries import ENTITY, ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, line_item_count, load_budget
 
 
+# `approved` is the client's approval, given in the portal (only `service.portal_approve` records it); it covers
+# these amounts: while the budget is `approved` they do not change (session 22, docs/decisions/budgets.md "What the
+# client approved").
+CLIENT_APPROVED = "approved"
+APPROVED_MONEY = ("total_amount", "currency")
+
+
+def check_approval_kept(budget: Budget, changes: dict | None = None, *, what: str = "its line items") -> None:
+    """409 while the budget (its row locked and re-read by the caller) is `approved` by the client: a change of its
+    line items (`changes` None: an add, edit that changes a value, removal or reorder), or of `total_amount` or
+    `currency` (`changes`: a budget update's; a value sent unchanged passes, as does a request that moves the status
+    out of approved with it). The portal shows the budget approved beside its amounts: they must be the ones the
+    client approved. The way out: set the status back (draft, or pending_approval to ask the client again)."""
+    if budget.status != CLIENT_APPROVED:
+        return
+    if changes is not None:
+        if changes.get("status", CLIENT_APPROVED) != CLIENT_APPROVED:
+            return  # moved out of approved by the same request
+        changed = [field for field in APPROVED_MONEY if field in changes and changes[field] != getattr(budget, field)]
+        if not changed:
+            return
+        what = f"its {' and '.join(changed)}"
+    raise Conflict(f"The client approved this budget: {what} cannot change while it is approved (set its status "
+                   "back to draft or pending_approval first, in the same request for total_amount or currency)")
+
+
 def _check_item_references(ctx, values: dict, item: BudgetLineItem | None = None) -> None:
     details = []
     service_type_id, task_id = values.get("service_type_id"), values.get("task_id")
@@ -44,6 +70,7 @@ def add_line_item(ctx, *, budget_id: str, data) -> dict:
     concurrent adds cannot pass the cap together)."""
     budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id, missing="Budget")
+    check_approval_kept(budget)
     if line_item_count(ctx.db, budget.id) >= LINE_ITEM_LIMIT:
         raise Conflict(f"A budget holds at most {LINE_ITEM_LIMIT} line items")
     values = data.model_dump()
@@ -74,6 +101,8 @@ def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
     from that other's values."""
     budget, item = _locked_item(ctx, budget_id, item_id)
     changes = data.changes()
+    if any(getattr(item, key) != value for key, value in changes.items()):  # sent back unchanged: nothing changes
+        check_approval_kept(budget)
     _check_item_references(ctx, changes, item)
     before = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS}
     for key, value in changes.items():
@@ -92,6 +121,7 @@ def delete_line_item(ctx, *, budget_id: str, item_id: str) -> None:
     from chalicelib.areas.timesheets import service as timesheets_service
 
     budget, item = _locked_item(ctx, budget_id, item_id)  # a second delete at once finds it gone: 404, one entry
+    check_approval_kept(budget)
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_removed",
                    actor_id=ctx.user_id, changes={"item_id": item.id, "description": item.description,
                                                   "amount": value_out(item.amount)})
@@ -106,6 +136,7 @@ def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> None:
     before any write, so the reorder is all or nothing)."""
     budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id, missing="Budget")  # one reorder at a time: the result is exactly one request's order
+    check_approval_kept(budget, what="the order of its line items")
     reorder(ctx.db, BudgetLineItem, BudgetLineItem.position, item_ids, parent=BudgetLineItem.budget_id == budget.id,
             field="item_ids", what="line items of this budget")
     _touch(budget)

@@ -240,7 +240,7 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
         check_dates(changes, current)  # before the ledger is asked; again below on the locked row
         check_references(ctx, changes, current)
         check_budget_currency(ctx, changes, current)  # its hold ends with the connection the ledger call releases
-        service_ledger.check_hand_link(ctx, current, linking, checked_company)
+        ledger_state = service_ledger.check_hand_link(ctx, current, linking, checked_company)
         current = load_invoice(ctx, invoice_id)  # in scope still, once the ledger has answered
     known: dict = {}  # the budget currencies read (and held) in this transaction: one read of a budget
     hold_budget_currency(ctx, changes, current, known)  # the budget's row before the invoice's (service_checks)
@@ -252,7 +252,8 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
     check_budget_currency(ctx, changes, invoice, known)
     if linking:
         service_ledger.relink_still_valid(ctx, invoice, linking,
-                                          checked_company if "company_id" not in changes else invoice.company_id)
+                                          checked_company if "company_id" not in changes else invoice.company_id,
+                                          ledger_state, changes.get("currency") or invoice.currency)
     check_ledger_held(invoice, changes)
     check_currency_with_lines(ctx, invoice, changes)
     number = changes.get("invoice_number")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from datetime import timedelta, timezone
+from decimal import Decimal
 
 from sqlalchemy import select, update
 
@@ -192,17 +193,21 @@ def _same_contact(ledger_name: str | None, company_name: str | None) -> bool:
     return bool(norm(ledger_name)) and norm(ledger_name) == norm(company_name)
 
 
-def check_hand_link(ctx, invoice: Invoice, ledger_id: str, company_id: str | None) -> None:
+def _refused_link(message: str) -> BadRequest:
+    return BadRequest(f"ledger_invoice_id {message}", details=[{"field": "ledger_invoice_id", "message": message}])
+
+
+def check_hand_link(ctx, invoice: Invoice, ledger_id: str, company_id: str | None) -> dict:
     """Before a `ledger_invoice_id` set by hand (update) is written (docs/decisions/invoices.md, "Linking by
     hand"): the invoice needs a company (400 on company_id), no other invoice here may be linked to that ledger
     invoice (409), and the ledger must hold it (not deleted) for a contact that is the company's name, the contact
     a push names (400 on ledger_invoice_id otherwise, also when the ledger does not answer the contact: the link
     cannot be checked). The ledger is asked with no transaction open; the caller locks the invoice afterwards and
-    checks `relink_still_valid`."""
+    checks `relink_still_valid`, giving it the ledger invoice's state answered here (its money is compared there, on
+    the locked invoice, whose lines cannot change meanwhile)."""
     from chalicelib.areas.deals import service as deals_service
 
-    def refused(message):
-        return BadRequest(f"ledger_invoice_id {message}", details=[{"field": "ledger_invoice_id", "message": message}])
+    refused = _refused_link
 
     company = deals_service.company_names(ctx.db, [company_id]).get(company_id) if company_id else None
     if not company:
@@ -219,6 +224,7 @@ def check_hand_link(ctx, invoice: Invoice, ledger_id: str, company_id: str | Non
         raise refused("cannot be checked: the ledger did not answer the invoice's contact")
     if not _same_contact(contact, company):
         raise refused("is another contact's invoice in the ledger, not the company's")
+    return states[0]
 
 
 def _check_unlinked_elsewhere(db, invoice_id: str, ledger_id: str) -> None:
@@ -228,16 +234,32 @@ def _check_unlinked_elsewhere(db, invoice_id: str, ledger_id: str) -> None:
         raise Conflict(f"That ledger invoice is linked to invoice {other}")
 
 
-def relink_still_valid(ctx, invoice: Invoice, ledger_id: str, company_id: str | None) -> None:
+def relink_still_valid(ctx, invoice: Invoice, ledger_id: str, company_id: str | None, state: dict,
+                       currency: str) -> None:
     """Under the invoice's row lock, after `check_hand_link` asked the ledger: the company checked is still the
     invoice's, and no other invoice was linked to the ledger invoice meanwhile (hand links of one ledger id take
-    turns on a transaction-scoped key lock), 409 otherwise."""
+    turns on a transaction-scoped key lock), 409 otherwise. Then the money (session 22): the ledger invoice's
+    `state` (as check_hand_link answered it) must bill what this invoice bills, its `total` the invoice's total and,
+    when the ledger answers one, its `currency` the invoice's (`currency`: as the update leaves it), 400 on
+    ledger_invoice_id otherwise. Unlinking, changing the lines and linking the same ledger invoice back made the
+    invoice's money part from the ledger's (the line freeze walked around); the lines cannot change while the
+    invoice's row is locked, so the totals compared are the ones kept."""
     from chalicelib.core.locks import lock_key
 
     lock_key(ctx.db, "invoice-ledger-link", ledger_id)
     if invoice.company_id != company_id:
         raise Conflict("The invoice's company changed while the ledger was asked; nothing was linked")
     _check_unlinked_elsewhere(ctx.db, invoice.id, ledger_id)
+    theirs = state.get("currency")
+    if theirs and theirs != currency:
+        raise _refused_link(f"is a ledger invoice in {theirs}, not in the invoice's currency {currency}")
+    total = state.get("total")
+    if total is None:
+        raise _refused_link("cannot be checked: the ledger did not answer the invoice's total")
+    if Decimal(total) != invoice.total:
+        raise _refused_link(f"is a ledger invoice of {Decimal(total):.2f} {theirs or currency}, not this invoice's "
+                            f"total {invoice.total:.2f} (its lines differ: make them the ledger invoice's, or make a "
+                            "new ledger invoice by pushing it)")
 
 
 # ---------------------------------------------------------------- moves

@@ -72,6 +72,24 @@ def check_not_in_ledger(invoice: Invoice) -> None:
                        "and make a new invoice)")
 
 
+# Local statuses whose lines (and so totals) are money already billed to the client (approved: authorised, issued;
+# sent; paid: collected) or cancelled (voided: its subtotal comes back into the fixed price left to bill when it is
+# set back): no line changes, in the ledger or not (session 22, docs/decisions/invoices.md "Lines of an issued
+# invoice"). `draft` and `finalised` (not issued yet) stay editable, as does the draft a generation writes lines in.
+LINES_FROZEN = ("approved", "sent", "paid", "voided")
+
+
+def check_lines_open(invoice: Invoice) -> None:
+    """409 on a line change (add, edit, remove, reorder) of an invoice in the ledger (check_not_in_ledger) or whose
+    local status is LINES_FROZEN: its totals feed the project's profitability, the portal's totals and the fixed
+    price left to bill as money billed or collected. The way out is its status: set it back to `draft` first
+    (update, recorded in history)."""
+    check_not_in_ledger(invoice)
+    if invoice.status in LINES_FROZEN:
+        raise Conflict(f"The invoice is {invoice.status}: its lines cannot change (set its status back to draft "
+                       "first, or make a new invoice)")
+
+
 def check_service_type(ctx, service_type_id: str | None, field: str = "service_type_id") -> None:
     if not service_type_id:
         return
@@ -97,7 +115,7 @@ def add_line_item(ctx, *, invoice_id: str, data) -> dict:
     """At most LINE_ITEM_LIMIT (500) line items per invoice: 409 beyond. Without `position` the item goes
     last. Totals recalculated."""
     invoice = locked_invoice(ctx, invoice_id)
-    check_not_in_ledger(invoice)
+    check_lines_open(invoice)
     if _count(ctx.db, invoice.id) >= LINE_ITEM_LIMIT:
         raise Conflict(f"An invoice holds at most {LINE_ITEM_LIMIT} line items")
     values = data.model_dump()
@@ -117,7 +135,7 @@ def add_line_item(ctx, *, invoice_id: str, data) -> dict:
 
 def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
     invoice = locked_invoice(ctx, invoice_id)
-    check_not_in_ledger(invoice)
+    check_lines_open(invoice)
     item = load_line_item(ctx, invoice.id, item_id)
     changes = data.changes()
     if "position" in changes and changes["position"] is None:
@@ -142,7 +160,7 @@ def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
 def delete_line_item(ctx, *, invoice_id: str, item_id: str) -> None:
     """Removes the line (time entries it billed become billable again: their links cascade)."""
     invoice = locked_invoice(ctx, invoice_id)
-    check_not_in_ledger(invoice)
+    check_lines_open(invoice)
     item = load_line_item(ctx, invoice.id, item_id)
     description, amount = item.description, value_out(item.amount)
     ctx.db.delete(item)
@@ -158,7 +176,7 @@ def reorder_line_items(ctx, *, invoice_id: str, item_ids: list[str]) -> None:
     """Each named item's position = its index, every id an item of this invoice named once (400 before any
     write: all or nothing), under the invoice's lock (one reorder at a time)."""
     invoice = locked_invoice(ctx, invoice_id)
-    check_not_in_ledger(invoice)
+    check_lines_open(invoice)
     reorder(ctx.db, InvoiceLineItem, InvoiceLineItem.position, item_ids,
             parent=InvoiceLineItem.invoice_id == invoice.id, field="item_ids", what="line items of this invoice")
     invoice.updated_at = utcnow()

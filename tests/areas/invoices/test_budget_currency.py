@@ -169,7 +169,9 @@ def test_the_budget_is_read_once_and_only_when_the_budget_or_currency_changes(ap
 
     aud, usd = make_budget(db, currency="AUD"), make_budget(db, currency="USD")
     assert currency_reads(lambda: create(api, exec_user, budget_id=usd.id, currency="USD")) == 1
-    invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, budget_id=aud.id)
+    # its totals its line's (100 + GST): a hand link below must match the ledger invoice's total (session 22)
+    invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, budget_id=aud.id,
+                           subtotal=Decimal("100"), tax=Decimal("10"), total=Decimal("110"))
     make_invoice_item(db, invoice)
     assert currency_reads(lambda: put(api, exec_user, invoice.id, notes="n")) == 0
     assert currency_reads(lambda: put(api, exec_user, invoice.id, currency="AUD", budget_id=aud.id)) == 0

@@ -72,7 +72,8 @@ def test_push_approve_send_and_pay(api, db, exec_user, ready):
     from chalicelib.areas.deals.models import Company
     from chalicelib.providers.ledger.sandbox import SandboxLedger
 
-    hand = make_invoice(db, company_id=ready.company_id)
+    # with the ledger invoice's total: a hand link must bill what the ledger invoice bills (session 22)
+    hand = make_invoice(db, company_id=ready.company_id, subtotal=Decimal("10"), tax=Decimal("1"), total=Decimal("11"))
     made = SandboxLedger(db=db).create_invoice({
         "invoice_number": "XERO-7", "contact_name": db.get(Company, ready.company_id).name, "date": "2026-03-01",
         "due_date": None, "currency": "AUD", "reference": None,

@@ -35,6 +35,11 @@ def _made_in_the_ledger(db, contact: str) -> str:
                    "account_code": None, "tax_type": None}]})["ledger_invoice_id"]
 
 
+# The totals of the invoice `_made_in_the_ledger` makes (one line of 100, GST 10): a hand link must bill what the
+# ledger invoice bills (session 22; tests/areas/invoices/test_issued_lines.py).
+LEDGER_TOTALS = {"subtotal": Decimal("100"), "tax": Decimal("10"), "total": Decimal("110")}
+
+
 def _link(api, user, invoice, ledger_id, **more):
     return api.put(f"/api/invoices/{invoice.id}", as_=user, json={"ledger_invoice_id": ledger_id, **more})
 
@@ -53,7 +58,8 @@ def test_a_hand_link_to_another_clients_ledger_invoice_is_refused(api, db, exec_
 
 def test_a_hand_link_to_the_clients_own_ledger_invoice_is_kept(api, db, exec_user):
     own = _made_in_the_ledger(db, "Acme Pty")
-    ours = make_invoice(db, company_id=make_company(db, name="acme pty ").id)  # the ledger's names ignore case
+    ours = make_invoice(db, company_id=make_company(db, name="acme pty ").id,  # the ledger's names ignore case
+                        **LEDGER_TOTALS)
     answer = _link(api, exec_user, ours, own)
     assert answer.status == 200, answer
     assert answer.json["invoice"]["ledger_invoice_id"] == own
@@ -63,7 +69,7 @@ def test_a_hand_link_to_the_clients_own_ledger_invoice_is_kept(api, db, exec_use
 
 def test_a_hand_link_with_a_company_given_is_checked_against_that_company(api, db, exec_user):
     own = _made_in_the_ledger(db, "Beta Ltd")
-    ours = make_invoice(db, company_id=make_company(db, name="Acme Pty").id)
+    ours = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, **LEDGER_TOTALS)
     beta = make_company(db, name="Beta Ltd")
     assert _link(api, exec_user, ours, own).status == 400
     answer = _link(api, exec_user, ours, own, company_id=beta.id)
