@@ -66,6 +66,7 @@ def test_payments_of_an_invoice_are_read_from_the_documented_summary():
     [state] = ledger().get_invoices([invoice_id])
     assert state["status"] == "PAID" and state["total"] == Decimal("46.0") and state["amount_due"] == Decimal("0")
     assert state["contact_name"] == "Barney Rubble-83203"
+    assert state["currency"] == "NZD"  # a hand link compares it with the invoice's (session 22)
     assert state["payments"] == [{"ledger_payment_id": "99ea7f6b-c513-4066-bc27-b7c65dcd76c2", "date": "2018-11-29",
                                   "amount": Decimal("46.0"), "reference": None, "status": "AUTHORISED"}]
     query = parse_qs(urlparse(responses.calls[0].request.url).query)

@@ -2,8 +2,8 @@
 a database sandbox otherwise), and the shapes they answer.
 
 Invoice state as answered by `get_invoices`: `{ledger_invoice_id, status (DRAFT, SUBMITTED, AUTHORISED,
-PAID, VOIDED, DELETED), contact_name (the contact the invoice bills, or None), total, amount_paid, amount_credited,
-amount_due, payments: [{ledger_payment_id, date (YYYY-MM-DD), amount, reference, status}]}`, amounts as Decimal.
+PAID, VOIDED, DELETED), contact_name (the contact the invoice bills, or None), currency (its code, or None), total,
+amount_paid, amount_credited, amount_due, payments: [{ledger_payment_id, date (YYYY-MM-DD), amount, reference, status}]}`, amounts as Decimal.
 `amount_paid` is the money the client paid for the invoice: its payments and the prepayments and overpayments (money
 received earlier) applied to it; `amount_credited` the credit notes applied to it, which lower what is owed and are
 no money received (docs/decisions/invoices.md, "Money received"). `payments` are the payments only.

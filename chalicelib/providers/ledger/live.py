@@ -290,7 +290,7 @@ class XeroLedger(LedgerProvider):
     def _state(item: dict) -> dict:
         received, credited = _settled(item)
         return {"ledger_invoice_id": item["InvoiceID"], "status": item.get("Status"),
-                "contact_name": (item.get("Contact") or {}).get("Name"),
+                "contact_name": (item.get("Contact") or {}).get("Name"), "currency": item.get("CurrencyCode"),
                 "total": _money(item.get("Total")), "amount_paid": received, "amount_credited": credited,
                 "amount_due": _money(item.get("AmountDue")),
                 "payments": [{"ledger_payment_id": p["PaymentID"], "date": xero_date(p.get("Date")),

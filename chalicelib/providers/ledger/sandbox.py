@@ -181,7 +181,7 @@ class SandboxLedger(LedgerProvider):
             return []
         rows = self.db.scalars(select(LedgerSandboxInvoice).where(LedgerSandboxInvoice.id.in_(ids))).all()
         return [{"ledger_invoice_id": row.id, "status": row.status, "contact_name": row.contact_name,
-                 "total": Decimal(row.total),
+                 "currency": row.currency, "total": Decimal(row.total),
                  "amount_paid": Decimal(row.amount_paid), "amount_credited": Decimal("0"),  # no credit notes here
                  "amount_due": Decimal("0") if row.status in ("VOIDED", "DELETED") else Decimal(row.total) - Decimal(row.amount_paid),
                  "payments": [{**p, "amount": Decimal(p["amount"])} for p in row.payments]} for row in rows]
