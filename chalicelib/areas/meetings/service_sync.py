@@ -9,11 +9,18 @@ from e-mail to active users), adds the action items of the notes that were new u
 centre items for the assigned ones (source_module `meetings`), notifies their assignees, advances the sync state
 and commits. A run stopped part-way keeps its committed batches; the next run goes on from there. Run twice, or
 twice at once: the second run changes nothing new (the lock and the upsert: never a duplicate).
+
+A whole run holds a run-level lock (`_run_lock`: a session-level advisory lock, on Postgres) from its start to its
+end; a run that finds it held skips at once (`{"skipped": "another sync is running"}`) rather than waiting: two
+runs at once (one killed at its timeout meeting the next tick and Lambda's retry) each paid the AI provider for the
+same new notes (session 22's retries audit).
 """
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from datetime import datetime, timedelta
+from typing import Iterator
 
 from sqlalchemy import delete, func, or_, select
 
@@ -36,6 +43,9 @@ LOOKBACK = timedelta(days=3)
 ANALYSES_PER_RUN = 20
 ANALYSES_PER_BATCH = 3
 NOTES_PER_BATCH = 200
+# the run-level lock (session 22): held from a run's start to its end on a connection of its own; its key is not
+# the write lock's (`meetings-sync`), which a run takes per batch on its unit of work's connection
+RUN_LOCK = "meetings-sync-run"
 MEETING_COLUMNS = ("title", "summary", "meeting_date", "duration_minutes", "organizer_email", "action_items_text")
 
 
@@ -156,13 +166,53 @@ def _plan(notes: list[dict], known: set[str]) -> tuple[list[list[dict]], int]:
 
 def run_sync(*, force: bool = False) -> dict:
     """One sync. Without `force` (the schedule) it runs only when enabled and due (sync_interval_minutes
-    after the last complete one). Answers what it did; `remaining`: the new notes left for the next run."""
+    after the last complete one). Answers what it did; `remaining`: the new notes left for the next run. A run
+started while another holds the run lock (`_run_lock`) skips: `{"skipped": "another sync is running"}`."""
     from chalicelib.core.settings import get_settings
     from chalicelib.providers.meetnotes import get_meetnotes, is_configured
 
     settings = get_settings()
     if not force and (not settings.meetnotes_sync_enabled or not is_configured()):
         return {"skipped": "sync disabled or meeting notes not configured"}
+    with _run_lock() as held:
+        if not held:
+            return {"skipped": "another sync is running"}
+        return _run(force=force, settings=settings, get_meetnotes=get_meetnotes)
+
+
+@contextmanager
+def _run_lock() -> Iterator[bool]:
+    """Whether this run holds the run-level lock (yields False when another run does): `pg_try_advisory_lock`, a
+    session-level lock that does not wait, on a connection of its own held for the run (the run commits in batches,
+    so a transaction-scoped lock would not cover it), let go at the end; a run killed at its timeout loses its
+    connection and the lock with it. SQLite (development) has no advisory locks: always held there (its writers
+    are serialised; two runs at once may both analyse a note, as before)."""
+    from chalicelib.core.db import get_engine
+
+    engine = get_engine()
+    if engine.dialect.name != "postgresql":
+        yield True
+        return
+    key = func.hashtextextended(RUN_LOCK, 0)
+    connection = engine.connect()
+    held = False
+    try:
+        held = bool(connection.scalar(select(func.pg_try_advisory_lock(key))))
+        connection.commit()  # the lock is the session's: no transaction stays open for the run
+        yield held
+    finally:
+        try:
+            if held:
+                connection.scalar(select(func.pg_advisory_unlock(key)))
+                connection.commit()
+        except Exception:  # noqa: BLE001 - a connection that cannot let go is closed for good: the lock goes with it
+            log.exception("meetings sync: the run lock could not be let go")
+            connection.invalidate()
+        finally:
+            connection.close()
+
+
+def _run(*, force: bool, settings, get_meetnotes) -> dict:
     started = utcnow()
     with job_context() as ctx:
         db = ctx.db

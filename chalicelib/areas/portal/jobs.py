@@ -9,7 +9,8 @@ from __future__ import annotations
 def adplatforms_sync() -> dict:
     """Sync every connected ad platform's recent days (ADPLATFORMS_RESYNC_DAYS; a connection whose history was
     never read gets ADPLATFORMS_BACKFILL_DAYS), upserting one row per connection, campaign and day: run again,
-    the same rows. By hand: `python -m chalicelib.cli job adplatforms-sync`."""
-    from .service_connections import sync_connections
+    the same rows. Least recently synced first; no connection is started after SYNC_SECONDS (of the function's
+    120 s): those left (`left`) come first in the next run. By hand: `python -m chalicelib.cli job adplatforms-sync`."""
+    from .service_connections import SYNC_SECONDS, sync_connections
 
-    return sync_connections(backfill=True)
+    return sync_connections(backfill=True, seconds=SYNC_SECONDS)

@@ -12,7 +12,7 @@ import json
 import logging
 from datetime import timedelta
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import case, or_, select, update
 
 from chalicelib.core import crypto
 from chalicelib.core.errors import Conflict, DomainError, Forbidden, not_found
@@ -28,6 +28,9 @@ CONNECTION_FIELDS = ("id", "company_id", "platform", "display_name", "account_id
                      "agency_managed", "status", "last_synced_at", "last_sync_error", "backfilled_at", "created_by",
                      "created_at", "updated_at")
 UPSERT_CHUNK = 1000
+# the scheduled sync starts no connection after this many seconds of its function's 120 s (infra/areas.json, jobs'
+# default): one platform read may take tens of seconds (several requests, each with its own timeout)
+SYNC_SECONDS = 80
 METRIC_COLUMNS = ("spend", "impressions", "clicks", "conversions", "conversion_value", "orders", "revenue")
 
 
@@ -252,8 +255,14 @@ def _write(conn, rows: list[dict], *, now, error, client_error, long_read) -> in
     return len(rows)
 
 
+def _staleness():
+    """When a connection was last synced, or, in `error`, last tried (the failure's `updated_at`): never synced
+    (null) first. A connection failing at every run goes behind the others rather than taking each run's start."""
+    return case((AdConnection.status == "error", AdConnection.updated_at), else_=AdConnection.last_synced_at)
+
+
 def sync_connections(*, company_id: str | None = None, connection_id: str | None = None,
-                     backfill: bool = False, synced_before=None) -> dict:
+                     backfill: bool = False, synced_before=None, seconds: float | None = None) -> dict:
     """Sync the daily metrics of one connection, of one company's connections, or (neither given) of every
     connection: the last ADPLATFORMS_RESYNC_DAYS days; with `backfill` (the scheduled job) a connection whose
     history was never read gets ADPLATFORMS_BACKFILL_DAYS days instead (a request never waits for that long
@@ -261,13 +270,20 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
     of their own, with its status (`connected`, or `error` and the message), one row per campaign-day
     (`_unique_days`); figures the database refuses (a value past its column) roll that unit back and mark the
     connection `error` in another, and the next connection goes on; a connection deleted meanwhile is left out
-    (neither synced nor failed). Answers counts."""
+    (neither synced nor failed). Answers counts.
+
+    The connections are taken least recently synced first (`_staleness`), and with `seconds` (the scheduled job:
+    SYNC_SECONDS) no connection is started once that much time has passed (core.timeutil.TimeBudget); those not
+    started are answered as `left` and come first in the next run. In (company_id, id) order with no budget, a
+    run killed at the function's timeout was retried (and run the next day) from the same first connections and
+    killed at the same point: the last ones were never synced (session 22's retries audit)."""
     from chalicelib.core.db import unit_of_work
+    from chalicelib.core.timeutil import TimeBudget
     from chalicelib.providers.adplatforms import get_adplatform, parse_credentials
 
     with unit_of_work() as uow:
         stmt = select(AdConnection.id, AdConnection.company_id, AdConnection.platform, AdConnection.secret,
-                      AdConnection.backfilled_at).order_by(AdConnection.company_id, AdConnection.id)
+                      AdConnection.backfilled_at).order_by(_staleness().nulls_first(), AdConnection.id)
         if connection_id:
             stmt = stmt.where(AdConnection.id == connection_id)
         if company_id:
@@ -277,7 +293,11 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
                               or_(AdConnection.status != "error", AdConnection.updated_at <= synced_before))
         found = uow.session.execute(stmt).all()
     result = {"connections": len(found), "synced": 0, "failed": 0, "rows": 0}
-    for conn in found:
+    budget = TimeBudget(seconds) if seconds is not None else None
+    for position, conn in enumerate(found):
+        if budget is not None and budget.spent():
+            result["left"] = len(found) - position
+            break
         rows, error, client_error, long_read = [], None, None, False
         try:
             credentials = parse_credentials(conn.platform, json.loads(crypto.decrypt(conn.secret)))
