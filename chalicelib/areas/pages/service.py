@@ -146,6 +146,15 @@ def update_page(ctx, *, page_id: str, data) -> dict:
         locked = [name for name in LOCKED_FIELDS if name in changes and changes[name] != _current(page, name)]
         if locked:
             raise Conflict(f"Page is locked: unlock it to change {', '.join(locked)}")
+    if page.entity_type == "proposal":  # a decided proposal's content stays as approved or signed (session 22)
+        edited = [name for name in ("title", "content", "content_rich")
+                  if name in changes and changes[name] != _current(page, name)]
+        if edited:  # one statement more, on a proposal's page only
+            from chalicelib.areas.proposals import service as proposals_service
+
+            refusal = proposals_service.content_frozen(ctx.db, page.entity_id, edited)
+            if refusal:
+                raise Conflict(refusal)
     if "title" in changes:
         page.title = clean_title(changes["title"])
     if "content" in changes:

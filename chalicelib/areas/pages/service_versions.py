@@ -62,8 +62,23 @@ def get_version(ctx, *, page_id: str, version_id: str) -> dict:
 
 
 def restore_version(ctx, *, page_id: str, version_id: str) -> None:
-    page_exists(ctx, page_id)
+    from chalicelib.core.query import in_scope
+
+    from .queries import visible
+
+    # the page's existence (in the caller's scope) and what it belongs to, in one statement (page_exists' own)
+    owner = ctx.db.execute(in_scope(select(PageModel.entity_type, PageModel.entity_id).where(PageModel.id == page_id),
+                                    visible(ctx.principal))).first()
+    if owner is None:
+        raise not_found("Page")
     version = load_version(ctx, page_id, version_id)
+    if owner.entity_type == "proposal":  # a decided proposal's content stays as approved or signed (session 22)
+        from chalicelib.areas.proposals import service as proposals_service
+
+        # before the page's lock: the proposal's row first, then its page, as the proposal's own writes take them
+        refusal = proposals_service.content_frozen(ctx.db, owner.entity_id, ("title", "content", "content_rich"))
+        if refusal:
+            raise Conflict(refusal)
     # the snapshot below is of the page as a concurrent edit committed it (else that edit was overwritten and
     # in no version)
     page = lock_row(ctx.db, PageModel, page_id, missing="Page")

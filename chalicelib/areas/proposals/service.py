@@ -14,7 +14,7 @@ from datetime import date
 from sqlalchemy import delete, select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden, not_found
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.permissions import allows
@@ -25,7 +25,8 @@ from .models import PricingItem, PricingSection, Proposal, ProposalApproval
 from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, proposal_detail, proposal_list_select,
                       proposal_lookups, visible, with_proposal_lookups)
 from .queries import proposal_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
-from .service_pricing import FINAL  # a proposal in these statuses may no longer change
+from .service_notices import tell_owner
+from .service_pricing import APPROVED, FINAL, REAPPROVE  # FINAL: may no longer change; APPROVED: price and content
 from .service_templates import check_json
 from .service_variables import _variable_values, plain_text, resolve_variables
 
@@ -88,6 +89,30 @@ def _check_references(ctx, values: dict, owner_id: str | None) -> None:
             details.append({"field": "approver_ids", "message": "must not name the proposal's owner"})
     if details:
         raise BadRequest("Invalid proposal references", details=details)
+
+
+# The content page's fields that the pages API may not change once a proposal is decided (session 22): in FINAL all
+# three (the client's answer is on what they read), in APPROVED the content (what the approver approved; the title is
+# renamed by the proposal's own update, which a sent proposal still allows).
+PAGE_CONTENT = ("title", "content", "content_rich")
+
+
+def content_frozen(db, proposal_id: str, fields) -> str | None:
+    """Why the content page of this proposal may not have `fields` changed now (the message of a 409), or None.
+    For the pages area's edit and version restore (docs/decisions/proposals.md, session 22). One statement: the
+    proposal's status, its row held FOR SHARE until the transaction ends, so an accept or an approval waits for the
+    edit (and reads the content it wrote) or the edit for them (and sees their status). A page whose proposal was
+    deleted meanwhile (its page with it): 404 Page."""
+    status = db.scalar(select(Proposal.status).where(Proposal.id == proposal_id).with_for_update(read=True))
+    if status is None:
+        raise not_found("Page")
+    fields = set(fields)
+    if status in FINAL and fields & set(PAGE_CONTENT):
+        return f"The proposal is {status}: its content page can no longer change"
+    if status in APPROVED and fields & {"content", "content_rich"}:
+        return (f"The proposal is approved (status {status}): its content cannot change without a new approval: "
+                f"{REAPPROVE}")
+    return None
 
 
 def visible_ids(principal):
@@ -166,6 +191,10 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
         raise BadRequest("At least one field is required")
     if proposal.status in FINAL:
         raise Conflict(f"A proposal in status {proposal.status} cannot be changed")
+    if proposal.status in APPROVED and "currency" in changes and changes["currency"] != proposal.currency:
+        # the currency is the approved price's as much as the amounts are (session 22)
+        raise Conflict(f"The currency of an approved proposal (status {proposal.status}) cannot change without a new "
+                       f"approval: {REAPPROVE}")
     check_json(changes, ("speaker_notes", "brand_config"))
     _check_references(ctx, changes, proposal.owner_id)  # an update never changes the owner
     before = {key: getattr(proposal, key) for key in changes if key != "approver_ids"}
@@ -212,6 +241,8 @@ def delete_proposal(ctx, *, proposal_id: str) -> None:
     from chalicelib.areas.pages import service as pages_service
 
     proposal = _locked(ctx, proposal_id)
+    if proposal.status == "accepted":  # the contract, project, budget and invoice made on accept name it (session 22)
+        raise Conflict("An accepted proposal cannot be deleted: its contract, project, budget and invoice name it")
     page_id = proposal.page_id
     record(ctx, proposal.id, "deleted", {"title": {"from": proposal.title, "to": None}})
     ctx.db.delete(proposal)
@@ -308,12 +339,7 @@ def _tell_approvers_submitted(ctx, proposal: Proposal, listed: list[str]) -> Non
 
 def _tell_owner_approved(ctx, proposal: Proposal) -> None:
     """`proposal_approved` to the owner after the move to approved, unless the owner made it."""
-    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
-
-    if proposal.owner_id and proposal.owner_id != ctx.user_id:
-        notify(ctx, user_id=proposal.owner_id, type="proposal_approved", title=f"Proposal approved: {proposal.title}",
-               resource_type=ENTITY, resource_id=proposal.id, action_url=f"/proposals/{proposal.id}",
-               actor_id=ctx.user_id)
+    tell_owner(ctx, proposal, "proposal_approved", f"Proposal approved: {proposal.title}", actor_id=ctx.user_id)
 
 
 def _approver(ctx, proposal: Proposal) -> ProposalApproval | None:
@@ -367,17 +393,13 @@ def approve(ctx, *, proposal_id: str, comments: str | None) -> None:
 
 
 def request_changes(ctx, *, proposal_id: str, comments: str) -> None:
-    from chalicelib.core.notify import notify
-
     proposal = _locked(ctx, proposal_id)
     if proposal.status != "review":
         raise Conflict(f"Changes can only be requested on a proposal in review (status {proposal.status})")
     _approver(ctx, proposal)
     _move(ctx, proposal, "changes_requested", "changes_requested", {"comments": comments})
-    if proposal.owner_id and proposal.owner_id != ctx.user_id:
-        notify(ctx, user_id=proposal.owner_id, type="proposal_changes_requested",
-               title=f"Changes requested: {proposal.title}", body=clipped(comments, 500), resource_type=ENTITY,
-               resource_id=proposal.id, action_url=f"/proposals/{proposal.id}", actor_id=ctx.user_id)
+    tell_owner(ctx, proposal, "proposal_changes_requested", f"Changes requested: {proposal.title}",
+               clipped(comments, 500), actor_id=ctx.user_id)
 
 
 def mark_sent(ctx, *, proposal_id: str) -> None:

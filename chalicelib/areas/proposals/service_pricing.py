@@ -1,7 +1,9 @@
 """Proposal pricing: sections with items. An item's amount is quantity x unit_price, computed exactly with
 decimals and rounded half-up to the cent (an `amount` sent is ignored); the proposal's total_amount is the
 sum of its items (null when it has no section). Replacing the pricing is one DELETE and two multi-row
-INSERTs under the proposal's row lock; a change after acceptance or decline is a 409."""
+INSERTs under the proposal's row lock; a change after acceptance or decline is a 409, and so is one once approved
+(approved, sent, viewed: what the approver approved is what the client gets; docs/decisions/proposals.md, session
+22)."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -25,6 +27,10 @@ AMOUNT_LIMIT = Decimal(10) ** 14  # an item's amount: Numeric(16, 2)
 TOTAL_LIMIT = MONEY_LIMIT
 ITEM_LIMIT = LIST_LIMIT  # items of one proposal in all: GET pricing answers every one (decisions.md section 4)
 FINAL = ("accepted", "declined", "expired")
+# What the approver approved (session 22): pricing, currency and content stay as approved. The state machine has no
+# move back from approved (request changes is from review only), so a change needs a new proposal: a duplicate.
+APPROVED = ("approved", "sent", "viewed")
+REAPPROVE = "duplicate it for a new draft to change and submit for approval"
 
 
 def get_pricing(ctx, *, proposal_id: str) -> dict:
@@ -39,6 +45,9 @@ def _locked(ctx, proposal_id: str) -> Proposal:
     proposal = lock_row(ctx.db, Proposal, proposal_id, missing="Proposal")
     if proposal.status in FINAL:
         raise Conflict(f"The pricing of a proposal in status {proposal.status} cannot change")
+    if proposal.status in APPROVED:
+        raise Conflict(f"The pricing of an approved proposal (status {proposal.status}) cannot change without a new "
+                       f"approval: {REAPPROVE}")
     return proposal
 
 

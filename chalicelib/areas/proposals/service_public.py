@@ -168,11 +168,10 @@ def expire(ctx, proposal: Proposal) -> None:
 
 
 def _notify_owner(ctx, proposal: Proposal, type: str, title: str, body: str | None = None) -> None:
-    from chalicelib.core.notify import notify
+    """The owner, while they may read the proposal (service_notices.tell_owner; no actor: the client)."""
+    from .service_notices import tell_owner
 
-    if proposal.owner_id:
-        notify(ctx, user_id=proposal.owner_id, type=type, title=title, body=body, resource_type="proposal",
-               resource_id=proposal.id, action_url=f"/proposals/{proposal.id}")
+    tell_owner(ctx, proposal, type, title, body)
 
 
 def public_content(ctx, *, share_token: str, cookie: str | None) -> dict:

@@ -132,12 +132,13 @@ def test_only_those_who_may_read_the_invoice_are_told(api, db, team):
 def test_the_draft_a_proposals_acceptance_makes_tells_nobody(api, db):
     """The accept's automation makes the project (owned by the proposal's owner), its budget and a draft invoice: the
     owner is told `proposal_accepted`, not also `invoice_created`. An invoice staff then make of that budget is told."""
-    from tests.areas.proposals.factories import price, sent
+    from tests.areas.proposals.priced import priced_sent
 
     owner = make_user(db, access_level="executive", name="Pat Proposer")
     colleague = make_user(db, access_level="executive")
-    pid = sent(api, owner, company_id=make_company(db, name="Acme").id)
-    price(api, owner, pid, [{"title": "Build", "items": [{"description": "Site", "quantity": 1, "unit_price": 500}]}])
+    pid = priced_sent(api, owner, [{"title": "Build", "items": [{"description": "Site", "quantity": 1,
+                                                                 "unit_price": 500}]}],
+                      company_id=make_company(db, name="Acme").id)
     token = api.put(f"/api/proposals/{pid}/share", as_=owner, json={"share_enabled": True}).json["share_token"]
     accepted = api.post(f"/api/proposals/public/{token}/accept", json={"name": "Ann", "email": "ann@acme.test"})
     assert accepted.status == 200, accepted

@@ -1,7 +1,8 @@
 """The money of a proposal's pricing and of what its acceptance makes (money audit): the accepted total is the
 budget's and the invoice's, a free proposal can be accepted, and a pricing below zero is refused."""
 from tests.areas.deals.factories import make_company
-from tests.areas.proposals.factories import price, sent
+from tests.areas.proposals.factories import create, price
+from tests.areas.proposals.priced import priced_sent
 
 PUBLIC = "/api/proposals/public"
 
@@ -14,9 +15,9 @@ def accept(api, user, pid):
 def test_the_accepted_total_is_the_budgets_and_the_invoices(api, db, exec_user):
     """Each item's amount is rounded to the cent (1.5 x 33.33 = 49.995 -> 50.00), so the client accepts 150.00;
     the budget's lines summed before rounding made 149.985 -> 149.99, and the invoice billed 149.99."""
-    pid = sent(api, exec_user, company_id=make_company(db, name="Acme").id)
-    price(api, exec_user, pid, [{"title": "Build", "items": [
-        {"description": f"Part {n}", "quantity": 1.5, "unit_price": "33.33"} for n in range(3)]}])
+    pid = priced_sent(api, exec_user, [{"title": "Build", "items": [
+        {"description": f"Part {n}", "quantity": 1.5, "unit_price": "33.33"} for n in range(3)]}],
+        company_id=make_company(db, name="Acme").id)
     assert api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["total_amount"] == 150.0
     assert accept(api, exec_user, pid).status == 200
     proposal = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
@@ -32,9 +33,9 @@ def test_a_free_proposal_can_be_accepted(api, db, exec_user):
     """A pricing that totals zero (a free pilot) made the accept's invoice generation answer 409 "nothing left
     to invoice", and the whole accept failed: the client could not accept. It makes the budget and, as document 2
     says the accept does, the invoice: one line of 0.00. A second generation from that budget has nothing left."""
-    pid = sent(api, exec_user, company_id=make_company(db, name="Acme").id)
-    price(api, exec_user, pid, [{"title": "Pilot", "items": [{"description": "Workshop", "quantity": 1,
-                                                              "unit_price": 0}]}])
+    pid = priced_sent(api, exec_user, [{"title": "Pilot", "items": [{"description": "Workshop", "quantity": 1,
+                                                                     "unit_price": 0}]}],
+                      company_id=make_company(db, name="Acme").id)
     accepted = accept(api, exec_user, pid)
     assert accepted.status == 200, accepted
     proposal = api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]
@@ -50,7 +51,7 @@ def test_a_free_proposal_can_be_accepted(api, db, exec_user):
 def test_a_pricing_below_zero_is_refused(api, db, exec_user):
     """A discount line larger than the items made a negative total: the accept could not bill it (409, the
     client could not accept) and the budget's total_amount is never negative. 400 naming `sections`."""
-    pid = sent(api, exec_user)
+    pid = create(api, exec_user)  # a draft: an approved proposal's pricing no longer changes (session 22)
     answer = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [{"title": "Build", "items": [
         {"description": "Design", "quantity": 1, "unit_price": 100},
         {"description": "Discount", "quantity": 1, "unit_price": -150}]}]})

@@ -465,9 +465,7 @@ def test_pricing_amounts_and_total_beyond_their_columns_name_the_field(api, db, 
     but their product could pass the item's amount (Numeric(16, 2)) and the sum the 12 digits the budget and the
     invoice made on accept hold (core Money): a 400 naming no field, and a priced proposal the client could not
     accept (the public accept answered 400). Now 400 naming the item's amount or `sections`, nothing stored."""
-    from tests.areas.proposals.factories import sent
-
-    pid = sent(api, exec_user)
+    pid = create(api, exec_user)  # a draft: an approved proposal's pricing no longer changes (session 22)
     price(api, exec_user, pid)
     before = api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json
     too_much = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
@@ -484,6 +482,8 @@ def test_pricing_amounts_and_total_beyond_their_columns_name_the_field(api, db, 
     largest = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [
         {"title": "A", "items": [{"description": "x", "quantity": "1000", "unit_price": "999999999.99"}]}]})
     assert largest.status == 200, largest
+    for step in ("submit", "approve", "mark-sent"):  # priced first: then approved and sent
+        assert api.post(f"/api/proposals/{pid}/{step}", as_=exec_user, json={}).status == 200, step
     token = api.put(f"/api/proposals/{pid}/share", as_=exec_user, json={"share_enabled": True}).json["share_token"]
     accepted = api.post(f"/api/proposals/public/{token}/accept", json={"name": "A", "email": "a@b.co"})
     assert accepted.status == 200, accepted

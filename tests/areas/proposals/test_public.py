@@ -10,6 +10,7 @@ from chalicelib.core.models import HistoryEntry
 from chalicelib.core.notify import Notification
 from tests.areas.deals.factories import make_company, make_deal
 from tests.areas.proposals.factories import create, price, sent
+from tests.areas.proposals.priced import priced_sent
 
 PUBLIC = "/api/proposals/public"
 
@@ -32,8 +33,7 @@ def status_of(api, user, pid):
 @pytest.mark.smoke
 def test_sharing_and_public_content(api, db, exec_user):
     company = make_company(db, name="Acme")
-    pid = sent(api, exec_user, company_id=company.id, brand_config='{"color": "red"}')
-    price(api, exec_user, pid)
+    pid = priced_sent(api, exec_user, company_id=company.id, brand_config='{"color": "red"}')
     token = share(api, exec_user, pid)
     assert len(token) >= 43 and all(c.isalnum() or c in "-_" for c in token)  # 256 bits, URL-safe
     assert share(api, exec_user, pid) == token  # kept
@@ -221,8 +221,7 @@ def test_accept_rolls_everything_back_when_a_step_fails(api, db, exec_user, monk
     from chalicelib.areas.projects.models import Project
     from chalicelib.core.errors import Conflict
 
-    pid = sent(api, exec_user, company_id=make_company(db).id)
-    price(api, exec_user, pid)
+    pid = priced_sent(api, exec_user, company_id=make_company(db).id)
     token = share(api, exec_user, pid)
     before = [db.scalar(select(func.count()).select_from(m)) for m in (Project, Budget, Contract, Invoice)]
 
@@ -293,8 +292,7 @@ def test_accept_with_pricing_completes_the_companys_first_invoice_milestone(api,
                          json={"title": "First invoice", "auto_source": "first_invoice"})
     assert milestone.status == 201, milestone
     company = make_company(db, name="Acme", status="client")
-    pid = sent(api, exec_user, company_id=company.id)
-    price(api, exec_user, pid)
+    pid = priced_sent(api, exec_user, company_id=company.id)
     token = share(api, exec_user, pid)
     assert api.post(f"{PUBLIC}/{token}/accept", json={"name": "A", "email": "a@b.co"}).status == 200
     assert api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]["invoice_id"]
