@@ -193,8 +193,10 @@ def _written_for(companies):
 
     origin = select(HistoryEntry.id).where(HistoryEntry.entity_type == "note", HistoryEntry.entity_id == Note.id,
                                            HistoryEntry.action.in_((WRITTEN_IN_PORTAL, SHARED_WITH_CLIENT)))
-    return or_(exists(origin.where(HistoryEntry.changes["company_id"].as_string().in_(list(companies)))),
-               ~exists(origin))
+    named = HistoryEntry.changes["company_id"].as_string()
+    # a staff note shared while its record had no company (no client saw it then) follows its record, as one shared
+    # before session 22: it is not hidden for good once the record gets its client
+    return or_(exists(origin.where(named.in_(list(companies)))), ~exists(origin.where(named.is_not(None))))
 
 
 def portal_notes(db, targets: dict, companies) -> list[dict]:

@@ -155,18 +155,10 @@ def update_page(ctx, *, page_id: str, data) -> dict:
             refusal = proposals_service.content_frozen(ctx.db, page.entity_id, edited)
             if refusal:
                 raise Conflict(refusal)
-    if "title" in changes:
-        page.title = clean_title(changes["title"])
-    if "content" in changes:
-        page.content = changes["content"] or ""
-    if "content_rich" in changes:
-        page.content_rich = changes["content_rich"]
-        page.collab_snapshot = None  # the collaborative editor reloads from the new content
-    for name in ("icon", "cover_image", "text_style", "full_width", "small_text", "lock_page", "toc", "is_archived"):
-        if name in changes:
-            setattr(page, name, changes[name])
-    if "is_published" in changes:
-        set_published(page, changes["is_published"])
+    # the move first, before any field is set: its keys (pages-tree, the new siblings') come before the page's row,
+    # as a parent's delete takes the root siblings' key before it writes its children's rows; with the title set
+    # first, the key's statement flushed (locked) the row, and a delete of its parent at once deadlocked (409;
+    # session 22's review)
     if "parent_id" in changes:
         parent_id = changes["parent_id"] or None
         if parent_id is not None and parent_id != page.parent_id:
@@ -179,6 +171,18 @@ def update_page(ctx, *, page_id: str, data) -> dict:
                 page.position = _next_position(ctx, parent_id=parent_id, entity_type=page.entity_type,
                                                entity_id=page.entity_id)
             page.parent_id = parent_id
+    if "title" in changes:
+        page.title = clean_title(changes["title"])
+    if "content" in changes:
+        page.content = changes["content"] or ""
+    if "content_rich" in changes:
+        page.content_rich = changes["content_rich"]
+        page.collab_snapshot = None  # the collaborative editor reloads from the new content
+    for name in ("icon", "cover_image", "text_style", "full_width", "small_text", "lock_page", "toc", "is_archived"):
+        if name in changes:
+            setattr(page, name, changes[name])
+    if "is_published" in changes:
+        set_published(page, changes["is_published"])
     if "position" in changes:
         page.position = changes["position"]
     page.updated_by = ctx.user_id

@@ -111,17 +111,24 @@ def delete_roadmap(ctx, *, roadmap_id: str) -> None:
 
 def project_deleted(db, project_id: str) -> None:
     """The project is being deleted: its roadmaps and their items go with it, and the tasks linked to those items
-    lose `roadmap_item_id` (tasks area), as a roadmap delete does. Two statements here (the items deleted, their
-    ids answered; then the roadmaps), one in the tasks area when there were items, whatever their number."""
+    lose `roadmap_item_id` (tasks area), as a roadmap delete does, in its order (`delete_roadmap`): the items' ids
+    read, the tasks naming them cleared, then the items and roadmaps deleted, then the tasks linked meanwhile cleared.
+    Deleting the items first locked them before the clear waited for a task's row: a task update moving that task
+    between two of the project's items, holding its row and share-locking the new item, deadlocked with it (a 409;
+    session 22's review). Four statements here at most, two in the tasks area when there were items, whatever their
+    number."""
     from sqlalchemy import delete
 
     from chalicelib.areas.tasks import service as tasks_service
 
     of_project = select(Roadmap.id).where(Roadmap.project_id == project_id)
-    item_ids = list(db.scalars(delete(RoadmapItem).where(RoadmapItem.roadmap_id.in_(of_project))
-                               .returning(RoadmapItem.id).execution_options(synchronize_session=False)))
+    item_ids = list(db.scalars(select(RoadmapItem.id).where(RoadmapItem.roadmap_id.in_(of_project))))
     tasks_service.clear_roadmap_items(db, item_ids)
+    if item_ids:
+        db.execute(delete(RoadmapItem).where(RoadmapItem.roadmap_id.in_(of_project))
+                   .execution_options(synchronize_session=False))
     db.execute(delete(Roadmap).where(Roadmap.project_id == project_id).execution_options(synchronize_session=False))
+    tasks_service.clear_roadmap_items(db, item_ids)  # the tasks linked while the DELETE waited for them
 
 
 # ---------------------------------------------------------------- items

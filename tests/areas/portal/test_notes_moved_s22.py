@@ -64,3 +64,16 @@ def test_group_sister_reads_the_groups_notes(portal, db):
     assert portal.post("/notes", sister, role="collaborator", json=body).status == 201
     assert _contents(portal, mine, group=[sister]) == ["from the sister"]
     assert _contents(portal, mine) == []
+
+
+def test_a_staff_note_shared_while_the_record_had_no_client_follows_the_record(portal, db, api, exec_user):
+    """Shared while the project had no company (no client saw it then), the note was recorded for no company and was
+    hidden for good once the project got its client (session 22's review). It follows its record, as a note shared
+    before session 22."""
+    client = make_client(db)
+    project = make_project(db, company_id=None)
+    made = api.post(f"/api/notes/project/{project.id}", as_=exec_user,
+                    json={"content": "Kick-off on Monday", "visibility": ["client"]})
+    assert made.status == 201, made
+    assert api.put(f"/api/projects/{project.id}", as_=exec_user, json={"company_id": client.id}).status == 200
+    assert _contents(portal, client) == ["Kick-off on Monday"]
