@@ -286,6 +286,8 @@ def update_project(ctx, *, project_id: str, data) -> dict:
             _capacity_changed(ctx, project)
         if "status" in changes:
             _status_changed(ctx, project, previous=before["status"])
+        if "company_id" in changes:
+            _onboarding_hook(ctx, project)  # given a (new) company: as a project created with it
     return project_record(ctx, project.id)
 
 

@@ -106,12 +106,27 @@ def create_event(ctx, *, contact_id: str, data) -> dict:
     return event_record(event)
 
 
+# the fields that decide whether an event calls for an auto-action, and for which occurrence
+_AUTO_ACTION_FIELDS = ("auto_action_enabled", "event_date", "recurs_annually")
+
+
 def update_event(ctx, *, contact_id: str, event_id: str, data) -> dict:
+    """The fields sent. When one that decides the auto-action really changed (auto-actions turned on, a new date,
+    recurring or not) and the event now calls for one, its missing auto-action is made as on create: actions
+    already made are never rewritten, and the unique (event, occurrence) pair makes none twice. The job's lock is
+    taken first, so the daily job and a concurrent edit of the same event never make the same one."""
     load_contact(ctx, contact_id)
     event = load_life_event(ctx, contact_id, event_id)
-    for key, value in data.changes().items():
+    changes = data.changes()
+    decisive = any(key in changes and changes[key] != getattr(event, key) for key in _AUTO_ACTION_FIELDS)
+    for key, value in changes.items():
         setattr(event, key, value)
     ctx.db.flush()
+    if decisive and event.auto_action_enabled:
+        from chalicelib.core.locks import lock_key
+
+        lock_key(ctx.db, service_actions.AUTO_ACTIONS_LOCK)  # the daily job's (service_actions.due_auto_actions)
+        service_actions.auto_action_for_new_event(ctx, event)
     return event_record(event)
 
 

@@ -223,13 +223,16 @@ def auto_action_for_new_event(ctx, event: LifeEvent) -> None:
         create_auto_actions(ctx, [(event, occurrence)])
 
 
+AUTO_ACTIONS_LOCK = "life-event-auto-actions"  # the daily job's key, taken too by an event edit that makes an action
+
+
 def due_auto_actions(ctx) -> dict:
     """The daily job: for each recurring life event with auto-actions enabled whose next occurrence is within
     its `auto_action_days_before`, the auto-action of that occurrence, once (the unique (event, occurrence)
     pair and a lock on the job make a second run a no-op)."""
     from chalicelib.core.locks import lock_key
 
-    lock_key(ctx.db, "life-event-auto-actions")
+    lock_key(ctx.db, AUTO_ACTIONS_LOCK)
     today = org_today()
     events = ctx.db.scalars(select(LifeEvent).where(LifeEvent.recurs_annually.is_(True),
                                                     LifeEvent.auto_action_enabled.is_(True),
