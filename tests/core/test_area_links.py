@@ -28,6 +28,10 @@ BOTH_WAYS = {
                                  "a task's SLA is seen with the task",
     frozenset({"action_items", "relationships"}): "relationship actions are mirrored to the action centre and "
                                                   "completion on either side completes the other (issue 14 item 4)",
+    frozenset({"action_items", "meetings"}): "meeting action items are mirrored to the action centre and, since "
+                                             "session 22, completion on either side completes the other",
+    frozenset({"deals", "onboarding"}): "onboarding reads its companies; a deal moved to won completes the client's "
+                                        "deal_won milestones (session 22), as a proposal's acceptance does",
     frozenset({"clients", "deals"}): "a company that becomes a client gets its profile; a profile created by staff "
                                      "makes its company a client, and contracts show their company's name",
     frozenset({"clients", "proposals"}): "an accepted proposal makes its contract; a staff contract may name a "

@@ -169,8 +169,9 @@ def update_item(ctx, *, item_id: str, data) -> dict:
 
 def complete_item(ctx, *, item_id: str) -> None:
     """Marks the item completed (again: no change). An item mirrored from a relationship action marks that
-    action done (relationships service); an item from chat or mail is unstarred at its source by the actions
-    agent after commit (agents service; docs/decisions/action_items.md)."""
+    action done (relationships service); an item raised for a meeting's action item marks that item done, unless
+    it is done or dismissed already (meetings service, session 22); an item from chat or mail is unstarred at its
+    source by the actions agent after commit (agents service; docs/decisions/action_items.md)."""
     from chalicelib.areas.agents import service as agents_service
     from chalicelib.areas.relationships import service as relationships_service
 
@@ -178,6 +179,14 @@ def complete_item(ctx, *, item_id: str) -> None:
     from_relationship = item.source_module == "relationships" and bool(item.source_id)  # set at creation, never edited
     if from_relationship:  # one order of the two rows on every path: the relationship action, then its item
         relationships_service.lock_for_action_centre(ctx, action_id=item.source_id)
+    if item.source_module == "meetings" and item.source_id:
+        from chalicelib.areas.meetings import service as meetings_service  # loaded only for a meeting's item
+
+        # the meeting's item before this row, as the meetings side takes them (its status change locks its item,
+        # then writes this one): one UPDATE that locks the meeting's item only when it writes it (pending -> done).
+        # On an item completed already it changes nothing: its meeting's item is done or dismissed (reopening that
+        # at the meeting reopens this one).
+        meetings_service.completed_in_action_centre(ctx, item_id=item.source_id)
     lock_row(ctx.db, ActionItem, item.id, missing="Action item")  # re-read under the lock: a completion that waited for another
     if item.is_completed:                  # changes nothing and asks the source nothing
         return

@@ -98,22 +98,25 @@ def _locked_item(ctx, budget_id: str, item_id: str) -> tuple[Budget, BudgetLineI
 def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
     """The amount is computed from the item as it stands: the budget row (every line item write's parent), then
     the item, are locked and re-read first, so an update that waited for another computes quantity * unit_price
-    from that other's values."""
+    from that other's values. An item sent back unchanged (a client saving the whole row it read) writes nothing:
+    no `line_item_updated` entry, the budget not touched (session 22, docs/decisions/budgets.md)."""
     budget, item = _locked_item(ctx, budget_id, item_id)
     changes = data.changes()
     if any(getattr(item, key) != value for key, value in changes.items()):  # sent back unchanged: nothing changes
         check_approval_kept(budget)
     _check_item_references(ctx, changes, item)
-    before = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS}
+    fields = [field for field in ITEM_FIELDS if field != "updated_at"]
+    before = {field: value_out(getattr(item, field)) for field in fields}
     for key, value in changes.items():
         setattr(item, key, value)
     item.amount = line_amount(item.quantity, item.unit_price)
-    _touch(budget)
-    ctx.db.flush()
-    after = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS if field not in ("updated_at",)}
-    history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_updated",
-                   actor_id=ctx.user_id, changes={"item_id": item.id, **history.diff(before, after)})
-    ctx.db.flush()
+    changed = history.diff(before, {field: value_out(getattr(item, field)) for field in fields})
+    if changed:  # values equal to the stored ones make no UPDATE of the item (SQLAlchemy compares them) either
+        _touch(budget)
+        ctx.db.flush()
+        history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_updated",
+                       actor_id=ctx.user_id, changes={"item_id": item.id, **changed})
+        ctx.db.flush()
     return _item_out(ctx, item)
 
 

@@ -134,6 +134,8 @@ def add_line_item(ctx, *, invoice_id: str, data) -> dict:
 
 
 def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
+    """A line sent back unchanged writes nothing: no `line_item_updated` entry, no recalculation, neither the line
+    nor the invoice touched (session 22, docs/decisions/invoices.md "Line items sent back unchanged")."""
     invoice = locked_invoice(ctx, invoice_id)
     check_lines_open(invoice)
     item = load_line_item(ctx, invoice.id, item_id)
@@ -142,17 +144,19 @@ def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
         changes.pop("position")
     if changes.get("service_type_id") != item.service_type_id:
         check_service_type(ctx, changes.get("service_type_id"))
-    before = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS if field != "updated_at"}
+    fields = [field for field in ITEM_FIELDS if field != "updated_at"]
+    before = {field: value_out(getattr(item, field)) for field in fields}
     for key, value in changes.items():
         setattr(item, key, value)
     item.amount = line_amount(item.quantity, item.unit_price)
+    changed = history.diff(before, {field: value_out(getattr(item, field)) for field in fields})
+    if not changed:  # sent back unchanged (the whole row as read): no entry, no UPDATE, totals and invoice untouched
+        return _item_out(ctx, item)
     item.updated_at = utcnow()
     ctx.db.flush()
     recalculate(ctx.db, invoice, tuple(f for f in ("quantity", "unit_price") if f in changes) or ("quantity",))
-    after = {field: value_out(getattr(item, field)) for field in ITEM_FIELDS if field != "updated_at"}
     history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="line_item_updated",
-                   actor_id=ctx.user_id, changes={"item_id": item.id, **history.diff(before, after),
-                                                  "total": value_out(invoice.total)})
+                   actor_id=ctx.user_id, changes={"item_id": item.id, **changed, "total": value_out(invoice.total)})
     ctx.db.flush()
     return _item_out(ctx, item)
 

@@ -4,13 +4,14 @@ commit (never inside a request's transaction).
 
 Matching checks the entity exists (a project the caller can see, a company, a contact or a deal): 400 naming
 `entity_id` otherwise. An action item's status change completes (done, dismissed) or reopens (pending) the
-action centre item the sync raised for it.
+action centre item the sync raised for it; that item completed in the action centre marks the action item done
+(`completed_in_action_centre`, called by the action items area).
 """
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta, timezone
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.locks import lock_row
@@ -146,6 +147,17 @@ def set_action_item_status(ctx, meeting_id: str, action_id: str, *, data) -> dic
     action_items_service.set_sourced_completed(ctx, source_module="meetings", source_ids=[item.id],
                                                completed=data.status != "pending")
     return action_item_record(ctx.db, item)
+
+
+def completed_in_action_centre(ctx, *, item_id: str) -> None:
+    """The action centre is completing the item it raised for this meeting action item: a `pending` item becomes
+    `done` (one UPDATE, no call back; one done or dismissed stays as it is). The action items area calls it before
+    it locks its own row: the UPDATE takes this item's row lock first, the order of `set_action_item_status` (this
+    item, then its action centre items), so the two cannot deadlock. An item not pending is neither written nor
+    held (nothing here waits on it later)."""
+    ctx.db.execute(update(MeetingActionItem).where(MeetingActionItem.id == item_id,
+                                                   MeetingActionItem.status == "pending")
+                   .values(status="done").execution_options(synchronize_session=False))
 
 
 def reanalyse(ctx, meeting_id: str) -> None:
