@@ -16,6 +16,8 @@ def _required_title(value: str) -> str:
 
 
 Number = Annotated[StrictFloat, Field(allow_inf_nan=False)]
+# Hours and a cost estimate are never below zero (session 22's input audit: -5 hours was stored and summed)
+Hours = Annotated[StrictFloat, Field(ge=0, le=1_000_000, allow_inf_nan=False)]
 
 # An exact amount (core Money) sent as a JSON number (decisions: not strings, not booleans).
 MoneyNumber = Annotated[Money, JsonNumber]
@@ -51,8 +53,8 @@ class _TaskFields(Input):
     sprint_id: Id | None = None
     due_date: CalendarDate = None
     start_date: CalendarDate = None
-    estimated_hours: Number | None = None
-    internal_hours: Number | None = None
+    estimated_hours: Hours | None = None
+    internal_hours: Hours | None = None
     is_private: Flag | None = None
     sort_order: Number | None = None
     reported_by_contact_id: Id | None = None
@@ -60,8 +62,8 @@ class _TaskFields(Input):
     scope: LongText | None = None
     delivery_notes: LongText | None = None
     testing_notes: LongText | None = None
-    estimate_compute_hours: Number | None = None
-    estimate_total_cost: MoneyNumber | None = None
+    estimate_compute_hours: Hours | None = None
+    estimate_total_cost: Annotated[MoneyNumber, Field(ge=0)] | None = None
     approved_by_user_id: Id | None = None
     approved_at: Timestamp = None
 
