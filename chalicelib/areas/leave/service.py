@@ -16,6 +16,8 @@ Rules (document 2, Leave; decisions.md section 9; docs/decisions/leave.md):
 """
 from __future__ import annotations
 
+from datetime import date
+
 from sqlalchemy import func, select
 
 from chalicelib.core.errors import Conflict, Forbidden, bad_field
@@ -123,6 +125,9 @@ def _notify_requester(ctx, request: LeaveRequest, type: str, title: str, body: s
 
 # One request covers at most a year: the planner and calendar integrations walk its days after commit.
 MAX_SPAN_DAYS = 366
+# the last day a request may not reach: the calendar's exclusive end and the planner's walk take the day after its
+# end, which does not exist after 9999-12-31 (an approved request's integrations failed for good; session 22)
+LAST_DAY = date.max
 
 
 def create_request(ctx, *, data) -> dict:
@@ -130,6 +135,8 @@ def create_request(ctx, *, data) -> dict:
         raise bad_field("end_date", "must not be before start_date")
     if (data.end_date - data.start_date).days >= MAX_SPAN_DAYS:
         raise bad_field("end_date", f"a leave request spans at most {MAX_SPAN_DAYS} days (split a longer leave)")
+    if data.end_date >= LAST_DAY:  # the integrations take the day after it (the calendar's exclusive end)
+        raise bad_field("end_date", "must be before 9999-12-31")
     type_name = data.leave_type_name
     if ctx.db.scalar(select(LeaveType.id).limit(1)) is not None:  # the ledger's types are known: check it
         known = ctx.db.scalar(select(LeaveType.name).where(LeaveType.id == data.leave_type_id))
