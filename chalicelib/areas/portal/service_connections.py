@@ -15,7 +15,7 @@ from datetime import timedelta
 from sqlalchemy import case, or_, select, update
 
 from chalicelib.core import crypto
-from chalicelib.core.errors import Conflict, DomainError, Forbidden, not_found
+from chalicelib.core.errors import Conflict, DomainError, Forbidden, ServiceUnavailable, not_found
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import lock_key
 from chalicelib.core.query import LIST_LIMIT
@@ -40,6 +40,7 @@ def connection_record(row: AdConnection) -> dict:
 
 # what a client reads of a failure that is not the platform refusing their own credentials
 CLIENT_SYNC_FAILED = "The platform could not be read this time; the next scheduled sync tries again"
+CLIENT_CONNECT_FAILED = "The account could not be connected this time; try again later"
 
 
 def client_connection_record(row: AdConnection) -> dict:
@@ -114,7 +115,16 @@ def create_connection(ctx, *, data) -> dict:
     require_dashboard(ctx)
     company_id = ctx.portal.company_id
     who = f"portal:{ctx.portal.user_id}" if ctx.portal.user_id else "portal"
-    row = _connect(ctx, company_id=company_id, data=data, agency_managed=False, created_by=who)
+    from chalicelib.providers.adplatforms.base import AgencySetupError
+
+    try:
+        row = _connect(ctx, company_id=company_id, data=data, agency_managed=False, created_by=who)
+    except AgencySetupError as exc:
+        # the agency's own setup is at fault (a setting missing, its OAuth client or developer token refused): the
+        # client is told in its own words, never the agency's setting names or the platform's text about the
+        # agency's client (session 22's portal audit); the staff route keeps the text
+        log.warning("a portal connection failed on the agency's setup: %s", exc.message)
+        raise ServiceUnavailable(CLIENT_CONNECT_FAILED, extra=exc.extra) from exc
     manager = ctx.portal.profile.get("delivery_manager_id")
     if manager:
         notify(ctx, user_id=manager, type="portal_connection",

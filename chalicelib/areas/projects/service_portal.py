@@ -142,7 +142,9 @@ def portal_team(db, company_ids) -> tuple[list[dict], list[dict]]:
                       .where(Project.id.in_(active)).order_by(Project.created_at.desc(), Project.id)
                       .limit(LIST_LIMIT)).all()
     lead_ids = {uid for row in rows for uid in (row.owner_id, row.delivery_manager_id) if uid}
-    people = {u.id: u for u in db.scalars(select(User).where(User.id.in_(lead_ids)))} if lead_ids else {}
+    # active staff only, as the team above: a former owner's name and e-mail were shown to the client (session 22)
+    people = ({u.id: u for u in db.scalars(select(User).where(User.id.in_(lead_ids), User.is_active.is_(True)))}
+              if lead_ids else {})
     for row in rows:
         for uid, role in ((row.delivery_manager_id, "delivery_manager"), (row.owner_id, "owner")):
             if uid and uid in people:

@@ -10,10 +10,10 @@ Cloud project's), https://developers.google.com/google-ads/api/docs/api-policy/d
 """
 from __future__ import annotations
 
-from chalicelib.core.errors import ServiceUnavailable
 from chalicelib.core.settings import get_settings
 
-from .base import CREDENTIALS, PLATFORM_NAMES, PLATFORMS, AdPlatform, CredentialsRefused, parse_credentials
+from .base import (CREDENTIALS, PLATFORM_NAMES, PLATFORMS, AdPlatform, AgencySetupError, CredentialsRefused,
+                   parse_credentials)
 
 __all__ = ["get_adplatform", "parse_credentials", "AdPlatform", "CredentialsRefused", "PLATFORMS", "PLATFORM_NAMES",
            "CREDENTIALS"]
@@ -27,11 +27,11 @@ def get_adplatform(platform: str, credentials, *, seed: str = "") -> AdPlatform:
 
         return SandboxAdPlatform(platform=platform, credentials=credentials, seed=seed)
     if mode != "live":
-        raise ServiceUnavailable("Ad platform connections are not configured")
+        raise AgencySetupError("Ad platform connections are not configured")
     wait = settings.adplatforms_max_retry_wait
     if platform == "google_ads":
         if not (settings.google_ads_client_id and settings.google_ads_client_secret):
-            raise ServiceUnavailable("Google Ads is not configured (GOOGLE_ADS_CLIENT_ID, GOOGLE_ADS_CLIENT_SECRET)")
+            raise AgencySetupError("Google Ads is not configured (GOOGLE_ADS_CLIENT_ID, GOOGLE_ADS_CLIENT_SECRET)")
         from .live import GoogleAds
 
         return GoogleAds(credentials=credentials, developer_token=settings.google_ads_developer_token,

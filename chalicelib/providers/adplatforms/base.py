@@ -15,7 +15,7 @@ from typing import Annotated, Optional, Protocol
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, field_validator
 
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import BadRequest, ServiceUnavailable
 
 PLATFORMS = ("google_ads", "meta_ads", "shopify")
 PLATFORM_NAMES = {"google_ads": "Google Ads", "meta_ads": "Meta Ads", "shopify": "Shopify"}
@@ -24,6 +24,11 @@ SHOPIFY_STORE_CAMPAIGN = ("store", "Online store")
 
 class CredentialsRefused(BadRequest):
     """The platform refused the credentials (a 400 when a connection is made; a sync error later)."""
+
+
+class AgencySetupError(ServiceUnavailable):
+    """The agency's own setup is at fault (a setting missing, its OAuth client or developer token refused): a 503
+    whose text names the agency's configuration, for staff; the client portal answers it in its own words."""
 
 
 Secret = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]

@@ -61,7 +61,7 @@ from chalicelib.core.money import cents  # money to the cent, half up (the servi
 
 from chalicelib.providers import http
 
-from .base import SHOPIFY_STORE_CAMPAIGN, CredentialsRefused, empty_row
+from .base import SHOPIFY_STORE_CAMPAIGN, AgencySetupError, CredentialsRefused, empty_row
 
 GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token"
 GOOGLE_ADS_BASE = "https://googleads.googleapis.com"
@@ -193,7 +193,7 @@ class GoogleAds:
             except (ValueError, AttributeError):
                 grant_error = None
             if grant_error == "invalid_client":  # the agency's OAuth client, not the client's refresh token
-                raise ServiceUnavailable(f"Google refused the agency's OAuth client (GOOGLE_ADS_CLIENT_ID/SECRET): "
+                raise AgencySetupError(f"Google refused the agency's OAuth client (GOOGLE_ADS_CLIENT_ID/SECRET): "
                                          f"{google_message(response)}")
             raise CredentialsRefused(f"Google refused the refresh token: {google_message(response)}")
         if response.status_code >= 300:
@@ -248,7 +248,7 @@ class GoogleAds:
             if response.status_code >= 300:
                 codes = google_error_codes(response)
                 if any(value in GOOGLE_AGENCY_CODES for _, value in codes):
-                    raise ServiceUnavailable(f"Google Ads refused the agency's developer token or project: "
+                    raise AgencySetupError(f"Google Ads refused the agency's developer token or project: "
                                              f"{google_message(response)}")
                 if response.status_code in (401, 403):
                     raise CredentialsRefused(f"Google Ads refused the access: {google_message(response)}")
