@@ -90,8 +90,11 @@ def delete_announcement(ctx, *, announcement_id: str) -> None:
 
 
 def mark_read(ctx, *, announcement_id: str) -> None:
-    """Idempotent: the first read is kept (a concurrent second read is a no-op)."""
+    """Idempotent: the first read is kept (a concurrent second read is a no-op). The announcement is share-locked
+    (FOR KEY SHARE): a read that waited for its delete answers 404, as one after it (it was a 400 naming a field the
+    request does not have; session 22's races audit)."""
     load_announcement(ctx, announcement_id)
+    lock_row(ctx.db, Announcement, announcement_id, key_share=True, missing="Announcement")
     insert_ignore(ctx.db, AnnouncementReceipt, {"announcement_id": announcement_id, "user_id": ctx.user_id},
                   conflict=("announcement_id", "user_id"))
 

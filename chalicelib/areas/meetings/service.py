@@ -119,8 +119,16 @@ def transcript(ctx, meeting_id: str) -> dict:
     return {"meeting_id": meeting_id, "sentences": meeting.transcript}
 
 
-def match(ctx, meeting_id: str, *, data) -> dict:
+def _locked(ctx, meeting_id: str) -> Meeting:
+    """The meeting in the caller's scope, then its row locked and read again: the ORM writes only the columns that
+    differ from what it read, so a match that waited for another wrote its entity id beside the other's type (a
+    company's id labelled a deal, or an id with no type; session 22's races audit)."""
     meeting = load_meeting(ctx, meeting_id)
+    return lock_row(ctx.db, Meeting, meeting.id, missing="Meeting")
+
+
+def match(ctx, meeting_id: str, *, data) -> dict:
+    meeting = _locked(ctx, meeting_id)
     _entity_name(ctx, data.entity_type, data.entity_id, check=True)
     meeting.entity_type, meeting.entity_id = data.entity_type, data.entity_id
     ctx.db.flush()
@@ -128,7 +136,7 @@ def match(ctx, meeting_id: str, *, data) -> dict:
 
 
 def unmatch(ctx, meeting_id: str) -> dict:
-    meeting = load_meeting(ctx, meeting_id)
+    meeting = _locked(ctx, meeting_id)
     meeting.entity_type = meeting.entity_id = None
     ctx.db.flush()
     return meeting_detail(ctx, meeting)

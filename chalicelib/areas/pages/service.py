@@ -211,12 +211,18 @@ def delete_page(ctx, *, page_id: str) -> None:
     `_next_position` takes; a key per group, in one order, should they be of several entities): concurrent deletes
     and root creates take turns and hand out distinct positions (session 22: they read the same maximum)."""
     page = load_page(ctx, page_id)
-    rows = ctx.db.execute(select(Page.id, Page.entity_type, Page.entity_id).where(Page.parent_id == page.id)
-                          .order_by(Page.position, Page.title, Page.id)).all()
-    children = [row[0] for row in rows]
-    if children:
+    children_select = (select(Page.id).where(Page.parent_id == page.id)
+                       .order_by(Page.position, Page.title, Page.id))
+    rows = ctx.db.execute(children_select.add_columns(Page.entity_type, Page.entity_id)).all()
+    if rows:
         for entity_type, entity_id in sorted({(row[1] or "", row[2] or "") for row in rows}):
             lock_key(ctx.db, "pages", None, entity_type or None, entity_id or None)
+        # the children again, locked (after the keys, as a move takes them): one moved away meanwhile is left where
+        # it went, rather than pulled back to the root (session 22's races audit)
+        children = list(ctx.db.scalars(children_select.with_for_update(of=Page)))
+    else:
+        children = []
+    if children:
         base = ctx.db.scalar(select(func.max(Page.position)).where(Page.parent_id.is_(None)))
         base = -1.0 if base is None else float(base)
         update_rows(ctx.db, Page.__table__, [{"id": child_id, "parent_id": None, "position": base + offset}
