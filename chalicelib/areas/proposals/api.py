@@ -87,9 +87,9 @@ def update_proposal(ctx, proposal_id: str, body: ProposalUpdate):
 
 
 @bp.route("/api/proposals/{proposal_id}", methods=["DELETE"])
-@endpoint(tool="proposals", level="manage", errors=(404,), response=OkResponse)
+@endpoint(tool="proposals", level="manage", errors=(404, 409), response=OkResponse)
 def delete_proposal(ctx, proposal_id: str):
-    """Delete a proposal and its content page"""
+    """Delete a proposal and its content page (not an accepted one: 409)"""
     service.delete_proposal(ctx, proposal_id=proposal_id)
     return {"ok": True}
 
