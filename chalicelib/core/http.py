@@ -166,23 +166,29 @@ def check_answer_size(response: Response) -> None:
 def fit_page(result: Any, response: Response) -> Response:
     """A paged list's answer (core.query.PageBody) whose rows would take more than a Lambda answer carries, cut
     to the rows that fit, in order: its `limit` then says how many rows it carries (fewer than asked), so that the
-    next page is at `offset + limit`, and `total` is unchanged. Any other answer, or a page whose first row alone
-    does not fit, is returned as it is (check_answer_size answers 413)."""
+    next page is at `offset + limit`, and `total` is unchanged. A detail's embedded list (core.query.FitBody: a
+    task's subtasks) is cut the same way, its body telling the whole count otherwise. Any other answer, or one
+    whose first row alone does not fit, is returned as it is (check_answer_size answers 413)."""
     key = getattr(result, "page_key", None)
     if key is None or not isinstance(response.body, str) or lambda_payload_size(response.body) <= LAMBDA_PAYLOAD_LIMIT:
         return response
     rows = result[key]
-    room = LAMBDA_PAYLOAD_LIMIT - _runtime_size(dump_json({**result, key: [], "limit": len(rows)}))
+    limit_key = getattr(result, "limit_key", None)
+    room = LAMBDA_PAYLOAD_LIMIT - _runtime_size(dump_json({**result, key: [],
+                                                           **({limit_key: len(rows)} if limit_key else {})}))
+    if room < 0:  # the rest of the body alone does not fit
+        return response
     kept = 0
     for row in rows:
         room -= _runtime_size(dump_json(row)) + 1  # the row and its comma
         if room < 0:
             break
         kept += 1
-    if kept == 0:
+    if kept == 0 and limit_key:  # a page of no row would never move on: its first row alone is a 413
         return response
-    log.warning("page cut to %d of %d rows to fit a Lambda answer", kept, len(rows))
-    return json_response({**result, key: rows[:kept], "limit": kept}, response.status_code,
+    log.warning("%s cut to %d of %d rows to fit a Lambda answer", key, kept, len(rows))
+    return json_response({**result, key: rows[:kept], **({limit_key: kept} if limit_key else {})},
+                         response.status_code,
                          {k: v for k, v in response.headers.items() if k != "Content-Type"})
 
 

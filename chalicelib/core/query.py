@@ -83,12 +83,22 @@ class Page:
                               "limit": self.limit, "offset": self.offset})
 
 
-class PageBody(dict):
-    """A paged list's response body, knowing which of its keys holds the rows (`page_key`)."""
+class FitBody(dict):
+    """A response body whose list at `page_key` may be cut to the rows that fit a Lambda answer
+    (core.http.fit_page), in order. `limit_key`: the key that then says how many rows it carries (None: the body
+    tells it otherwise, as a task detail's `task.subtask_count` beside its `subtasks`)."""
+
+    limit_key: str | None = None
 
     def __init__(self, page_key: str, body: dict):
         super().__init__(body)
         self.page_key = page_key
+
+
+class PageBody(FitBody):
+    """A paged list's response body: cut, its `limit` says how many rows it carries."""
+
+    limit_key = "limit"
 
 
 def paginate(db, stmt, query, record=lambda row: row, exact_total: bool = False) -> Page:

@@ -54,3 +54,29 @@ def test_a_first_row_that_alone_is_too_large_is_still_a_413(api, db, exec_user, 
     make_task(db, title="huge", description="\u00e9" * 8000, created_by=exec_user.id)  # 48 KB as written
     response = api.get("/api/tasks", as_=exec_user)
     assert response.status == 413 and "6 MB" in response.json["error"]
+
+
+def test_a_task_detail_too_large_cuts_its_subtasks_to_those_that_fit(api, db, exec_user, small_payload):
+    """A task's detail embeds its subtasks whole: five subtasks with long texts made the detail a 413 for every
+    reader (session 22's growth audit). The subtasks are cut to those that fit, in order; the task's
+    `subtask_count` still counts them all (GET /subtasks pages through them)."""
+    parent = make_task(db, title="parent", created_by=exec_user.id)
+    for i in range(6):
+        make_task(db, title=f"s{i}", description="\u00e9" * 2000, parent_task_id=parent.id, created_by=exec_user.id,
+                  sort_order=i)
+    response = api.get(f"/api/tasks/{parent.id}", as_=exec_user)
+    assert response.status == 200, response
+    assert runtime_size(response) <= LIMIT
+    body = response.json
+    titles = [t["title"] for t in body["subtasks"]]
+    assert 0 < len(titles) < 6 and titles == [f"s{i}" for i in range(len(titles))]
+    assert body["task"]["subtask_count"] == 6
+    assert set(body) == {"task", "todos", "subtasks", "watchers", "agent"}
+
+
+def test_a_task_detail_whose_task_alone_fits_answers_no_subtask_rather_than_413(api, db, exec_user, small_payload):
+    parent = make_task(db, title="parent", description="\u00e9" * 5000, created_by=exec_user.id)  # 30 KB
+    make_task(db, title="s", description="\u00e9" * 2000, parent_task_id=parent.id, created_by=exec_user.id)
+    response = api.get(f"/api/tasks/{parent.id}", as_=exec_user)
+    assert response.status == 200 and response.json["subtasks"] == [], response
+    assert response.json["task"]["subtask_count"] == 1

@@ -29,8 +29,11 @@ def create_task(ctx, body: TaskCreate):
 @bp.route("/api/tasks/{task_id}", methods=["GET"])
 @endpoint(tool="tasks", level="view", response=TaskDetail)
 def get_task(ctx, task_id: str):
-    """A task with its todos, subtasks, watchers and agent meta record."""
-    return service.task_detail(ctx, task_id)
+    """A task with its todos, subtasks, watchers and agent meta record; subtasks too long to answer together are
+    cut to those that fit (fewer than the task's `subtask_count`: read them from GET /subtasks, paged)."""
+    from chalicelib.core.query import FitBody
+
+    return FitBody("subtasks", service.task_detail(ctx, task_id))
 
 
 @bp.route("/api/tasks/{task_id}", methods=["PUT"])
