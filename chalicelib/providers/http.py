@@ -4,6 +4,7 @@ seconds) and retry once, else 503 naming when to retry; other answers are the ca
 into a message. An id placed in a URL path goes through `segment` (percent-encoded, one segment)."""
 from __future__ import annotations
 
+import logging
 import time
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -14,6 +15,7 @@ import requests
 from chalicelib.core.errors import BadGateway, BadRequest, GatewayTimeout, ServiceUnavailable
 
 sleep = time.sleep  # tests replace it
+log = logging.getLogger("wms.providers")
 
 
 def segment(value) -> str:
@@ -46,6 +48,13 @@ def retry_after(response) -> float:
     return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
+def unreachable(name: str, exc: Exception) -> BadGateway:
+    """The 502 of a provider that could not be reached, naming only the exception's type: its text (host, port,
+    URL) is logged, never answered to the client (session 22's stored-content audit)."""
+    log.warning("%s unreachable: %s", name, exc)
+    return BadGateway(f"{name} unreachable ({type(exc).__name__})")
+
+
 def rate_limited(name: str, wait: float) -> ServiceUnavailable:
     """503 naming, in whole seconds, when to retry (`retry_after` in the body too)."""
     seconds = int(wait + 0.999)
@@ -63,7 +72,7 @@ def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 
         except requests.Timeout as exc:
             raise GatewayTimeout(f"{name} did not answer in time") from exc
         except requests.RequestException as exc:
-            raise BadGateway(f"{name} unreachable ({type(exc).__name__})") from exc
+            raise unreachable(name, exc) from exc
         wait = wait_of(response) if response.status_code == 429 else None
         if wait is None:
             return response

@@ -15,7 +15,6 @@ SendingPausedException, TooManyRequestsException, BadRequestException, ...), nam
 """
 from __future__ import annotations
 
-import logging
 import os
 from email.utils import formataddr, parseaddr
 
@@ -23,10 +22,9 @@ from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError,
 
 from chalicelib.core.aws import client
 from chalicelib.core.errors import BadGateway, GatewayTimeout
+from chalicelib.providers.http import unreachable
 
 from .base import subject_line
-
-log = logging.getLogger("wms.mail")
 
 
 def ses_address(address: str) -> str:
@@ -75,6 +73,5 @@ class SESMail:
         except (ReadTimeoutError, ConnectTimeoutError) as exc:
             raise GatewayTimeout("E-mail provider did not answer in time") from exc
         except BotoCoreError as exc:  # its text (the endpoint URL) is the log's, never the caller's
-            log.warning("e-mail provider unreachable: %s", exc)
-            raise BadGateway(f"E-mail provider unreachable ({type(exc).__name__})") from exc
+            raise unreachable("E-mail provider", exc) from exc
         return answer["MessageId"]

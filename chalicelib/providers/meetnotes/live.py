@@ -24,7 +24,6 @@ Wire format, as Fireflies documents it (https://docs.fireflies.ai):
 """
 from __future__ import annotations
 
-import logging
 import os
 import re
 import time
@@ -37,7 +36,6 @@ from chalicelib.providers import http as provider_http
 
 from .base import PAGE_SIZE
 
-log = logging.getLogger("wms.meetnotes")
 DEFAULT_URL = "https://api.fireflies.ai/graphql"
 MAX_PAGES = 200  # 10 000 notes per sync at most; the next sync continues from the last note's date
 
@@ -144,8 +142,7 @@ class FirefliesNotes:
         except requests.Timeout as exc:
             raise GatewayTimeout("Meeting notes provider timed out") from exc
         except requests.RequestException as exc:  # its text (host, port, URL) is the log's, never the caller's
-            log.warning("meeting notes provider unreachable: %s", exc)
-            raise BadGateway(f"Meeting notes provider unreachable ({type(exc).__name__})") from exc
+            raise provider_http.unreachable("Meeting notes provider", exc) from exc
         try:
             body = response.json()
         except ValueError as exc:

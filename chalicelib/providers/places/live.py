@@ -34,7 +34,6 @@ the host, port and URL, and is logged, never answered (session 22).
 """
 from __future__ import annotations
 
-import logging
 import time
 from datetime import timedelta
 
@@ -52,7 +51,6 @@ MIN_INTERVAL = 1.0  # Nominatim's usage policy: at most one request a second, fr
 MAX_WAIT = 10.0
 TURN_KEY = "~nominatim:last-request"  # a place_search_cache key no search has (theirs are `<country>|<query>`)
 sleep = time.sleep  # tests replace it
-log = logging.getLogger("wms.places")
 
 
 def _reserve_turn() -> float:
@@ -116,8 +114,7 @@ class NominatimPlaces:
         except requests.Timeout as exc:
             raise GatewayTimeout("Place search timed out") from exc
         except requests.RequestException as exc:  # its text (host, port, URL) is the log's, never the caller's
-            log.warning("place search unreachable: %s", exc)
-            raise BadGateway(f"Place search unreachable ({type(exc).__name__})") from exc
+            raise provider_http.unreachable("Place search", exc) from exc
         if response.status_code == 429:
             raise provider_http.rate_limited("Place search", provider_http.retry_after(response))
         if response.status_code != 200:

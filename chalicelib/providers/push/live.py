@@ -96,8 +96,7 @@ class WebPush:
         except requests.Timeout as exc:
             raise BadGateway("Push service did not answer in time") from exc
         except requests.RequestException as exc:  # its text (host, port, URL) is the log's, never the caller's
-            log.warning("push service unreachable: %s", exc)
-            raise BadGateway(f"Push service unreachable ({type(exc).__name__})") from exc
+            raise http.unreachable("Push service", exc) from exc
         except (ValueError, TypeError, VapidException) as exc:  # malformed keys or VAPID claims (subject)
             log.warning("push message could not be encrypted or signed: %s", exc)
             raise BadGateway(f"Push message could not be encrypted or signed ({type(exc).__name__})") from exc
