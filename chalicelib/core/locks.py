@@ -39,16 +39,20 @@ def _dialect(db) -> str:
     return db.get_bind().dialect.name
 
 
-def lock_row(db, model, row_id: str, *, where=None, missing: str | None = None, key_share: bool = False):
+def lock_row(db, model, row_id: str, *, where=None, missing: str | None = None, key_share: bool = False,
+             no_key: bool = False):
     """The `model` row with this id, locked until the transaction ends (`SELECT ... FOR UPDATE`), with
     its attributes re-read from the database; None when there is no such row (or `where` excludes it), or, with
     `missing` (what the row is: "Task"), a 404 "<missing> not found": a row deleted by the request this one
     waited for answers as after the delete. `key_share` takes the weakest lock instead (FOR KEY SHARE), for a
-    write of another table about to name the row: it waits for the row's delete, not for its edits."""
+    write of another table about to name the row: it waits for the row's delete, not for its edits. `no_key`
+    takes FOR NO KEY UPDATE, the lock an UPDATE of the row takes anyway: edits of the row take turns, but a write
+    naming it (a foreign key) does not wait for them."""
     stmt = select(model).where(model.id == row_id)
     if where is not None:
         stmt = stmt.where(where)
-    stmt = stmt.with_for_update(read=key_share, key_share=key_share).execution_options(populate_existing=True)
+    stmt = stmt.with_for_update(read=key_share, key_share=key_share or no_key).execution_options(
+        populate_existing=True)
     row = db.scalar(stmt)
     if row is None and missing is not None:
         from .errors import not_found

@@ -10,7 +10,7 @@ from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import Squad, User, UserPermission
-from chalicelib.core.query import in_scope, visible_row
+from chalicelib.core.query import visible_row
 from chalicelib.core.serialize import row_dict
 
 USER_FIELDS = (
@@ -39,11 +39,9 @@ def lock_user(ctx, user_id: str) -> User:
     one user take turns, but a write naming the user (a foreign key: another user's `manager_id`, a history
     entry's actor) does not wait for them. With FOR UPDATE, X under Y and Y under X at once deadlocked (409): each
     held its own row, and the one holding the reporting-lines key waited for the other's row to name it."""
-    stmt = in_scope(select(User).where(User.id == user_id), visible(ctx.principal))
-    user = ctx.db.scalar(stmt.with_for_update(key_share=True).execution_options(populate_existing=True))
-    if user is None:
-        raise not_found("User")
-    return user
+    from chalicelib.core.locks import lock_row
+
+    return lock_row(ctx.db, User, user_id, where=visible(ctx.principal), missing="User", no_key=True)
 
 
 def load_squad(ctx, squad_id: str) -> Squad:
