@@ -44,10 +44,10 @@ from .service_portal import (portal_approve, portal_budget, portal_budget_ids,  
 
 def visible_budget_exists(ctx, budget_id: str) -> bool:
     """Whether the budget exists and the caller may see it (one query); for the checks of a write about to name it
-    (timesheets, invoices). The row is share-locked (FOR KEY SHARE, `_held`): a delete of the budget in progress
+    (timesheets, invoices). The row is share-locked (FOR KEY SHARE, `lock_row`): a delete of the budget in progress
     (`delete_budget` locks the row FOR UPDATE before it clears the time entries naming it) is waited for and then
     answers False, and a delete that comes after waits for this write's transaction, then clears what it wrote."""
-    return _held(ctx.db, select(Budget.id).where(Budget.id == budget_id), visible(ctx.principal)) is not None
+    return lock_row(ctx.db, Budget, budget_id, where=visible(ctx.principal), key_share=True) is not None
 
 
 def line_item_budget_id(db, line_item_id: str) -> str | None:
@@ -56,13 +56,8 @@ def line_item_budget_id(db, line_item_id: str) -> str | None:
     clears the time entries naming it, so a write naming the item and its delete take turns. Call it only for an
     item the write names anew (not one its row names already: the delete waits for that row, and this lock would
     wait for the delete)."""
-    return _held(db, select(BudgetLineItem.budget_id).where(BudgetLineItem.id == line_item_id))
-
-
-def _held(db, stmt, scope=None):
-    """The scalar `stmt` (a select of one table) answers, its row share-locked until the transaction ends
-    (`SELECT ... FOR KEY SHARE`: it waits for the row's delete, never for its edits' UPDATEs), or None."""
-    return db.scalar(in_scope(stmt, scope).with_for_update(read=True, key_share=True))
+    item = lock_row(db, BudgetLineItem, line_item_id, key_share=True)
+    return item.budget_id if item is not None else None
 
 
 # ---------------------------------------------------------------- for other areas (invoices)
