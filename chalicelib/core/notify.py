@@ -6,7 +6,8 @@ the user's effective preferences enable. After commit, one message per delivery 
 notifications queue (`core.queue`); without a queue URL the in-process handler registered below
 delivers at once. A failed request sends nothing. `notify_many()` does the same for many
 notifications. A deactivated user is told nothing (no record, no delivery). Both take a fixed number of
-statements whatever the number of notifications: one read (the recent notifications for de-duplication, the
+statements whatever the number of notifications: on Postgres one claim of the de-duplication keys (`_claim`: a
+repeat that another transaction is making counts as made), one read (the recent notifications for de-duplication, the
 preference overrides and which recipients are active; one statement on Postgres, three elsewhere), one write
 (the notifications and their deliveries; one statement on Postgres, the notifications' INSERT a CTE of the
 deliveries', two elsewhere), then SQS batches of ten after commit.
@@ -200,6 +201,33 @@ def _short_title(title: str) -> str:
     return clipped(title, TITLE_MAX)
 
 
+CLAIM_MOST = 200  # keys one notifying write claims at most (see _claim)
+
+
+def _claim(db, keys: set[tuple]) -> set[tuple]:
+    """Claim the notices' de-duplication keys (user, type, resource) for this transaction, one statement on
+    Postgres: a transaction-scoped advisory lock each, tried, never waited for. Answers the keys another
+    transaction holds: it is making that notice and has not committed it, so this one is a repeat (the window's
+    read cannot see it yet). A key claimed here is held until this transaction ends, so a repeat made meanwhile
+    is skipped, and one made after sees the committed notice in the window's read; the claim comes before that
+    read, whose snapshot is then taken after the other's commit. Tried, not waited for: a notifying write never
+    waits on another's, nor deadlocks with it (a repeat is lost only if the transaction holding its key then
+    fails). Nothing elsewhere (SQLite runs one writer), nor for more than CLAIM_MOST keys: a broadcast (an
+    announcement to everyone, a job's batch) is made once by its own lock or marker, and each advisory lock takes
+    a slot of the server's shared lock table until commit."""
+    if not keys or len(keys) > CLAIM_MOST or db.get_bind().dialect.name != "postgresql":
+        return set()
+    named = {orjson.dumps(["notify", *key]).decode(): key for key in keys}
+    held = db.execute(_claim_statement(), {"keys": orjson.dumps(sorted(named)).decode()}).scalars()
+    return {named[name] for name in held}
+
+
+@template
+def _claim_statement():
+    return text("SELECT k FROM json_array_elements_text(CAST(:keys AS json)) AS k "
+                "WHERE NOT pg_try_advisory_xact_lock(hashtextextended(k, 0))")
+
+
 def _create(ctx, notices: list[dict]) -> list[dict]:
     """The notifications of `notices` to active users and not de-duplicated, written with their deliveries (queued
     after commit), in a fixed number of statements: one read (recent notifications, preference overrides and the
@@ -214,9 +242,10 @@ def _create(ctx, notices: list[dict]) -> list[dict]:
     def key(notice) -> tuple:
         return notice["user_id"], notice["type"], notice["resource_type"], notice["resource_id"]
 
+    being_made = _claim(db, {key(notice) for notice in notices})
     found = _lookups(db, notices)
     active = {r["id"] for r in found["active"]}
-    recent = {(r["user_id"], r["type"], r["resource_type"], r["resource_id"]) for r in found["recent"]}
+    recent = {(r["user_id"], r["type"], r["resource_type"], r["resource_id"]) for r in found["recent"]} | being_made
     overrides = {(r["user_id"], r["notification_type"]): {
         "in_app": bool(r["channel_in_app"]), "email": bool(r["channel_email"]), "chat": bool(r["channel_chat"]),
         "push": bool(r["channel_push"])} for r in found["overrides"]}
