@@ -78,7 +78,7 @@ def _tell(ctx, type: str, label: str, invoices: list[dict], body, *, creator: bo
         if people:
             wanted[invoice["id"]] = people
     readers = invoice_readers(db, wanted) if wanted else {}
-    return len(notify_many(ctx, [  # one read and one write of core notify, whatever the number of notices
+    return len(notify_many(ctx, [  # core notify's claim, one read and one write, whatever the number of notices
         {"user_id": user_id, "type": type, "title": _title(label, invoice, companies), "body": body(invoice),
          "resource_type": "invoice", "resource_id": invoice["id"], "action_url": f"/invoices/{invoice['id']}",
          "actor_id": ctx.user_id}

@@ -205,7 +205,7 @@ def scan_breaches(ctx) -> int:
     notified, when they may read the task (as `_notify_breach`: tasks' `tasks_readers`, two
     statements at most); a fixed number of statements whatever the number of assignments: the read (locking the
     assignments, skipping those another run or a request holds: they are the next run's), the readers, one
-    UPDATE marking them all noticed, core notify's read and its write. Answers how many assignments were newly
+    UPDATE marking them all noticed, core notify's claim, read and write. Answers how many assignments were newly
     noticed (each is recorded as noticed, its assignee told or not)."""
     from chalicelib.core.lookup import among
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify

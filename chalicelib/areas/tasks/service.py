@@ -180,7 +180,7 @@ def _notify_status_changed(ctx, task: Task, label: str | None) -> None:
     """`task_status_changed` to the task's assignee, reporter and watchers who may read it (queries.task_readers),
     except the caller, in one notify_many call. Called only when the task's status really changed (under its row
     lock); `label` is the new status's, read by the update's reference check. A fixed number of statements whatever
-    the recipients: the watchers, the readers (two at most), core notify's read and its write."""
+    the recipients: the watchers, the readers (two at most), core notify's claim, read and write."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     db = ctx.db
@@ -189,7 +189,7 @@ def _notify_status_changed(ctx, task: Task, label: str | None) -> None:
               if user_id and user_id != ctx.user_id]
     readers = task_readers(db, task.id, people) if people else set()
     title = _status_notice_title(task.title, label)
-    notify_many(ctx, [  # one read and one write of core notify, whatever the number of recipients
+    notify_many(ctx, [  # core notify's claim, one read and one write, whatever the number of recipients
         {"user_id": user_id, "type": "task_status_changed", "title": title, "resource_type": "task",
          "resource_id": task.id, "action_url": f"/tasks/{task.id}", "actor_id": ctx.user_id}
         for user_id in people if user_id in readers])

@@ -29,7 +29,7 @@ def notify_due_soon(ctx) -> int:
     """Tell the assignee of each task due soon and not yet told for its assignee and due date (`task_due_soon`), and
     record it on the task; answers how many tasks were noticed. A fixed number of statements whatever the number of
     tasks: the due tasks (locked, skipping those another run or a request holds: they are the next run's), their
-    assignees' permissions, the marker's UPDATE, core notify's read and its write; one when nothing is due.
+    assignees' permissions, the marker's UPDATE, core notify's claim, read and write; one when nothing is due.
 
     Only an active assignee with `tasks:view` is told: an assignee always has their task in scope (`queries.visible`
     holds the tasks a user is assigned to, and every task for head and executive), so the scope is not asked again
@@ -58,7 +58,7 @@ def notify_due_soon(ctx) -> int:
                .values(due_soon_noticed_for=Task.due_date, due_soon_noticed_to=Task.assignee_id,
                        updated_at=Task.updated_at)
                .execution_options(synchronize_session=False))
-    notify_many(ctx, [  # one read and one write of core notify, whatever the number of tasks
+    notify_many(ctx, [  # core notify's claim, one read and one write, whatever the number of tasks
         {"user_id": row.assignee_id, "type": "task_due_soon",
          "title": f"Due {'today' if row.due_date == today else 'tomorrow'}: {row.title}", "resource_type": "task",
          "resource_id": row.id, "action_url": f"/tasks/{row.id}"}
