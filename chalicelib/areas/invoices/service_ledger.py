@@ -70,7 +70,7 @@ def _claim(ctx, invoice_id: str):
     holds it, 404 when the invoice is gone. The caller commits it (`release_connection`) before calling the
     ledger; `updated_at` is left alone: the claim is no change of the invoice."""
     claimed = claim_row(ctx.db, Invoice, Invoice.ledger_move_since, Invoice.id == invoice_id, stale=STALE_CLAIM,
-                        returning=(Invoice.ledger_invoice_id, Invoice.ledger_status, Invoice.status))
+                        returning=(Invoice.ledger_invoice_id, Invoice.ledger_status, Invoice.status, Invoice.updated_at))
     if claimed is None:
         if ctx.db.scalar(select(Invoice.id).where(Invoice.id == invoice_id)) is None:
             raise not_found("Invoice")
@@ -146,8 +146,21 @@ def _push_key(invoice: Invoice, payload: dict) -> str:
     in the ledger is a new intent: that move wrote `updated_at`. So did any change of the invoice or its lines;
     a change elsewhere that the request carries (the company's name, a mapping rule) changes the digest, so the
     ledger never meets the same key with a different request (Xero refuses it)."""
-    version = invoice.updated_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    return idempotency_key("wms-invoice", invoice.id, version, body=payload)
+    return idempotency_key("wms-invoice", invoice.id, _version(invoice), body=payload)
+
+
+def _version(invoice: Invoice) -> str:
+    return invoice.updated_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+
+
+def _move_key(invoice: Invoice, action: str, ledger_id: str, ledger_status: str | None) -> str:
+    """The ledger's idempotency key of this move: the move, the ledger invoice and the version of the invoice it
+    starts from (`updated_at`). A user's retry after a lost answer (a timeout after the ledger e-mailed the client or
+    changed the status) has all three unchanged, since a failed move writes nothing and the claim keeps `updated_at`,
+    so the ledger answers the first answer instead of e-mailing the client again. A move that was written moved
+    `updated_at`, so the next one (a resend) is a new intent with a new key. A refused move is replayed as refused
+    while the ledger keeps the key (6 minutes) if it is retried unchanged here."""
+    return idempotency_key("wms-invoice", action, ledger_id, _version(invoice), body={"status": ledger_status})
 
 
 def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
@@ -287,12 +300,13 @@ def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str |
     token, found = _claim(ctx, invoice_id)
     ledger_id = linked_id(found)  # as a move it waited for left it (refused: the claim is rolled back with the request)
     _check_move(found, action)
+    key = _move_key(found, action, ledger_id, ledger_status)
     ctx.release_connection()  # the claim committed: no transaction nor row lock while the ledger answers
     with _claimed(ctx, invoice_id, token):
         if action == "ledger_sent":
-            ledger.email_invoice(ledger_id)
+            ledger.email_invoice(ledger_id, idempotency_key=key)
         else:
-            ledger.set_status(ledger_id, ledger_status)
+            ledger.set_status(ledger_id, ledger_status, idempotency_key=key)
         invoice = _locked(ctx, invoice_id)
         if invoice is None or invoice.ledger_invoice_id != ledger_id:  # deleted or unlinked meanwhile
             ctx.release_connection()  # the ledger keeps its move (the sandbox's rows too); nothing is written here

@@ -149,8 +149,8 @@ def test_the_claim_is_let_go_when_the_invoice_changed_while_the_ledger_answered(
     post(api, exec_user, ready, "push-to-ledger")
     set_status = SandboxLedger.set_status
 
-    def racing_set_status(self, ledger_invoice_id, status):
-        answer = set_status(self, ledger_invoice_id, status)
+    def racing_set_status(self, ledger_invoice_id, status, **kwargs):
+        answer = set_status(self, ledger_invoice_id, status, **kwargs)
         db.execute(update(Invoice).where(Invoice.id == ready.id).values(ledger_invoice_id="set-by-hand",
                                                                         ledger_status=None))
         return answer

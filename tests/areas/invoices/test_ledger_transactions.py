@@ -41,9 +41,9 @@ def test_a_push_that_lost_a_race_undoes_its_ledger_invoice_holding_no_lock(api, 
         db.execute(update(Invoice).where(Invoice.id == invoice.id).values(ledger_invoice_id="the-other-push"))
         return answer
 
-    def watched_set_status(self, ledger_invoice_id, status):
+    def watched_set_status(self, ledger_invoice_id, status, **kwargs):
         undo_in_transaction.append(app_in_transaction(db))
-        return set_status(self, ledger_invoice_id, status)
+        return set_status(self, ledger_invoice_id, status, **kwargs)
 
     monkeypatch.setattr(SandboxLedger, "create_invoice", racing_create)
     monkeypatch.setattr(SandboxLedger, "set_status", watched_set_status)
@@ -102,8 +102,8 @@ def test_an_invoice_deleted_while_the_ledger_moved_it_is_a_409_not_a_500(api, db
     ledger_id = api.post(f"/api/invoices/{invoice.id}/push-to-ledger", as_=exec_user).json["ledger_invoice_id"]
     set_status = SandboxLedger.set_status
 
-    def racing_set_status(self, ledger_invoice_id, status):
-        answer = set_status(self, ledger_invoice_id, status)
+    def racing_set_status(self, ledger_invoice_id, status, **kwargs):
+        answer = set_status(self, ledger_invoice_id, status, **kwargs)
         db.execute(delete(Invoice).where(Invoice.id == invoice.id))  # a concurrent delete
         return answer
 
