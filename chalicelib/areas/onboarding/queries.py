@@ -97,14 +97,19 @@ def milestone_out(milestone: OnboardingMilestone) -> dict:
 
 
 def stages_of(db, template_id: str) -> list[tuple[OnboardingStage, list[OnboardingMilestone]]]:
-    """The template's stages by sort_order, each with its milestones by sort_order (two statements)."""
-    stages = db.scalars(select(OnboardingStage).where(OnboardingStage.template_id == template_id)
-                        .order_by(OnboardingStage.sort_order, OnboardingStage.created_at, OnboardingStage.id)).all()
-    found: dict[str, list] = {}
-    if stages:
-        for milestone in db.scalars(select(OnboardingMilestone)
-                                    .where(OnboardingMilestone.stage_id.in_([s.id for s in stages]))
-                                    .order_by(OnboardingMilestone.sort_order, OnboardingMilestone.created_at,
-                                              OnboardingMilestone.id)):
-            found.setdefault(milestone.stage_id, []).append(milestone)
-    return [(stage, found.get(stage.id, [])) for stage in stages]
+    """The template's stages by sort_order, each with its milestones by sort_order: one statement (the stages outer
+    joined to their milestones), so that the structure is one state of it. Two statements (the stages, then their
+    milestones) read, under READ COMMITTED, a reorder committed between them half: a duplicate copied the old stage
+    order with the new milestone placement (session 23, docs/decisions/onboarding.md)."""
+    rows = db.execute(select(OnboardingStage, OnboardingMilestone)
+                      .outerjoin(OnboardingMilestone, OnboardingMilestone.stage_id == OnboardingStage.id)
+                      .where(OnboardingStage.template_id == template_id)
+                      .order_by(OnboardingStage.sort_order, OnboardingStage.created_at, OnboardingStage.id,
+                                OnboardingMilestone.sort_order, OnboardingMilestone.created_at,
+                                OnboardingMilestone.id)).all()
+    found: dict[str, tuple[OnboardingStage, list]] = {}
+    for stage, milestone in rows:
+        milestones = found.setdefault(stage.id, (stage, []))[1]
+        if milestone is not None:
+            milestones.append(milestone)
+    return list(found.values())
