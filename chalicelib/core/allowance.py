@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from .errors import TooManyRequests
 from .ids import utcnow
@@ -18,6 +18,9 @@ from .locks import insert_rows, lock_key
 from .models import ProviderUse
 
 WINDOW = timedelta(hours=1)
+# uses older than this are purged (the daily `notifications-purge` job): `allow` reads only the last WINDOW
+KEEP = timedelta(days=1)
+PURGE_BATCH = 10_000
 
 # Uses an hour per user (decisions in each area's docs/decisions file)
 PER_HOUR = {
@@ -57,3 +60,12 @@ def allow(ctx, kind: str, key: str | None = None, uses: int = 1) -> None:
                    f"remain; try again in {wait} s")
         raise TooManyRequests(message, extra={"retry_after": wait})
     insert_rows(db, ProviderUse, [{"kind": kind, "key": key} for _ in range(uses)])
+
+
+def purge(db, before, *, limit: int = PURGE_BATCH) -> int:
+    """Delete at most `limit` uses recorded before `before` (never one of the last WINDOW, whatever `before`): one
+    DELETE of the ids of one batch. Answers how many; fewer than `limit` means none is left."""
+    before = min(before, utcnow() - WINDOW)
+    batch = select(ProviderUse.id).where(ProviderUse.created_at < before).limit(limit)
+    return db.execute(delete(ProviderUse).where(ProviderUse.id.in_(batch))
+                      .execution_options(synchronize_session=False)).rowcount

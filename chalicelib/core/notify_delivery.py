@@ -26,6 +26,10 @@ log = logging.getLogger("wms.notify")
 MAX_ATTEMPTS = 5
 PUSH_TITLE_MAX, PUSH_BODY_MAX = 200, 1000
 DONE = ("sent", "skipped")
+# final deliveries (DONE, and `failed` with every attempt used) older than this are purged (the daily
+# `notifications-purge` job); the usage analytics read deliveries of up to the last 365 days
+DELIVERY_RETENTION = timedelta(days=366)
+PURGE_BATCH = 10_000
 SENDING_STALE = timedelta(minutes=5)  # longer than any worker runs (the queue function's timeout is 30 s)
 
 
@@ -335,3 +339,17 @@ def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit
         counts["processed"] += 1
         counts[outcome] = counts.get(outcome, 0) + 1
     return counts
+
+
+def purge(db, before, *, limit: int = PURGE_BATCH) -> int:
+    """Delete at most `limit` deliveries in a final state -- sent, skipped, or failed with its MAX_ATTEMPTS attempts
+    used (neither the drain nor a queue redelivery sends it again) -- created and last changed before `before`: one
+    DELETE of the ids of one batch. Never a pending, sending or retriable failed one, nor a notification. Answers how
+    many; fewer than `limit` means none is left."""
+    final = or_(NotificationDelivery.status.in_(DONE),
+                (NotificationDelivery.status == "failed") & (NotificationDelivery.attempts >= MAX_ATTEMPTS))
+    batch = (select(NotificationDelivery.id)
+             .where(final, NotificationDelivery.created_at < before, NotificationDelivery.updated_at < before)
+             .limit(limit))
+    return db.execute(delete(NotificationDelivery).where(NotificationDelivery.id.in_(batch))
+                      .execution_options(synchronize_session=False)).rowcount

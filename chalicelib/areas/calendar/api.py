@@ -151,3 +151,9 @@ def delete_culture_event(ctx, culture_event_id: str):
 def calendar_invite_scan(event):
     """Notify invitations awaiting the user's response (meeting_invited), once per invitation."""
     return jobs.scan_invites()
+
+
+@bp.schedule(Rate(1, unit=Rate.DAYS))
+def place_cache_purge(event):
+    """Daily: delete place searches cached past their 30 days (with a day's margin), never the reserved rows."""
+    return jobs.place_cache_purge()

@@ -1,4 +1,4 @@
-"""Background work of the calendar area: the invite scan.
+"""Background work of the calendar area: the invite scan and the daily purge of the place search cache.
 
 Lambda may import this module without app.py; it sets itself up through core (settings and the database
 engine are created lazily by `core.context.job_context()`).
@@ -154,3 +154,40 @@ def _when(event: dict) -> str | None:
     except (TypeError, ValueError):
         pass
     return raw
+
+
+PURGE_BATCH = 10_000  # rows a DELETE removes at most (one statement, one short transaction each)
+PURGE_SECONDS = 60  # of the calendar jobs' 300 s (infra/areas.json): no batch is started past them
+
+
+def place_cache_purge(*, batch: int = PURGE_BATCH, seconds: float = PURGE_SECONDS) -> dict:
+    """Delete the place searches cached over a day longer than search_places reads them (PLACES_CACHE_DAYS, 30:
+    an older answer is asked again and rewritten), never a reserved row: the Nominatim turn
+    (providers.places.live.TURN_KEY) nor this scan's cursor (CURSOR_KEY), nor any key starting `~` (no search's
+    key does: theirs are `<country>|<query>`). Batches of at most `batch` rows, one DELETE and one transaction each,
+    until a batch deletes fewer; none started after `seconds` (`more`: the next run goes on). Run again: nothing.
+    By hand: `python -m chalicelib.cli job place-cache-purge`."""
+    from sqlalchemy import delete
+
+    from chalicelib.core.timeutil import TimeBudget
+    from chalicelib.providers.places.live import TURN_KEY
+
+    from .service import PLACES_CACHE_DAYS
+
+    before = utcnow() - timedelta(days=PLACES_CACHE_DAYS + 1)
+    budget = TimeBudget(seconds)
+    answer: dict = {"places": 0}
+    while True:
+        with job_context() as ctx:
+            keys = (select(PlaceSearchCache.key)
+                    .where(PlaceSearchCache.cached_at < before, PlaceSearchCache.key.notin_((TURN_KEY, CURSOR_KEY)),
+                           ~PlaceSearchCache.key.startswith("~"))
+                    .limit(batch))
+            deleted = ctx.db.execute(delete(PlaceSearchCache).where(PlaceSearchCache.key.in_(keys))
+                                     .execution_options(synchronize_session=False)).rowcount
+        answer["places"] += deleted
+        if deleted < batch:
+            return answer
+        if budget.spent():
+            answer["more"] = True
+            return answer

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta, timezone
 
-from sqlalchemy import extract, func, select
+from sqlalchemy import extract, func, select, update
 
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_row
@@ -196,13 +196,14 @@ def search_places(ctx, query) -> list[dict]:
     provider = get_places()
     ctx.release_connection()
     results = provider.search(query.q, country=country)[:MAX_RESULTS]
-    row = ctx.db.get(PlaceSearchCache, key)
-    if row is None:
+    # the row read before the call may be gone (the daily place-cache-purge deletes stale ones) or made meanwhile:
+    # an UPDATE of what is there, else an INSERT that leaves one made meanwhile (session 23)
+    stored = ctx.db.execute(update(PlaceSearchCache).where(PlaceSearchCache.key == key)
+                            .values(results=results, cached_at=utcnow())
+                            .execution_options(synchronize_session=False)).rowcount
+    if not stored:
         insert_ignore(ctx.db, PlaceSearchCache, {"key": key, "results": results, "cached_at": utcnow()},
                       conflict=("key",))
-    else:
-        row.results, row.cached_at = results, utcnow()
-        ctx.db.flush()
     return results
 
 

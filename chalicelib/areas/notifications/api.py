@@ -175,3 +175,9 @@ def notifications_worker(event):
 def notifications_drain(event):
     """Retry lost and failed notification deliveries."""
     return jobs.drain_pending()
+
+
+@bp.schedule(Rate(1, unit=Rate.DAYS))
+def notifications_purge(event):
+    """Daily: delete final deliveries past their retention and provider uses older than a day."""
+    return jobs.notifications_purge()

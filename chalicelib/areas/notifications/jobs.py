@@ -1,4 +1,4 @@
-"""Background work of the notifications area: the delivery queue worker and the drain job.
+"""Background work of the notifications area: the delivery queue worker, the drain job and the daily purge.
 
 Lambda may import this module without app.py; it sets itself up through core (settings and the
 database engine are created lazily by `core.db.unit_of_work()`, used by every delivery).
@@ -46,3 +46,36 @@ def drain_pending() -> dict:
     """Retry lost (pending for over 2 minutes) and failed (fewer than 5 attempts) deliveries.
     Scheduled every 15 minutes; by hand: `python -m chalicelib.cli job notifications-drain`."""
     return notify_delivery.drain_pending()
+
+
+PURGE_BATCH = 10_000  # rows a DELETE removes at most (one statement, one short transaction each)
+PURGE_SECONDS = 20  # of the notifications jobs' 30 s (infra/areas.json): no batch is started past them
+
+
+def notifications_purge(*, batch: int = PURGE_BATCH, seconds: float = PURGE_SECONDS) -> dict:
+    """Delete final notification deliveries (sent, skipped, failed with every attempt used) older than
+    notify_delivery.DELIVERY_RETENTION and provider uses older than a day (the allowances read the last hour);
+    never a pending, sending or retriable delivery, nor a notification. Batches of at most `batch` rows, one DELETE
+    and one transaction each, until a batch deletes fewer; none started after `seconds` (`more`: the next run goes
+    on). Run again: nothing. By hand: `python -m chalicelib.cli job notifications-purge`."""
+    from chalicelib.core import allowance
+    from chalicelib.core.context import job_context
+    from chalicelib.core.ids import utcnow
+    from chalicelib.core.timeutil import TimeBudget
+
+    now = utcnow()
+    budget = TimeBudget(seconds)
+    answer: dict = {}
+    for name, purge, before in (("deliveries", notify_delivery.purge, now - notify_delivery.DELIVERY_RETENTION),
+                                ("provider_uses", allowance.purge, now - allowance.KEEP)):
+        answer[name] = 0
+        while True:  # each table has one batch at least
+            with job_context() as ctx:
+                deleted = purge(ctx.db, before, limit=batch)
+            answer[name] += deleted
+            if deleted < batch:
+                break
+            if budget.spent():
+                answer["more"] = True
+                break
+    return answer

@@ -152,7 +152,7 @@ def update_page(ctx, *, page_id: str, data) -> dict:
         if edited:  # one statement more, on a proposal's page only
             from chalicelib.areas.proposals import service as proposals_service
 
-            refusal = proposals_service.content_frozen(ctx.db, page.entity_id, edited)
+            refusal = proposals_service.content_frozen(ctx.db, page.entity_id, edited, actor_id=ctx.user_id)
             if refusal:
                 raise Conflict(refusal)
     # the move first, before any field is set: its keys (pages-tree, the new siblings') come before the page's row,

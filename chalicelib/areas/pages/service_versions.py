@@ -76,7 +76,8 @@ def restore_version(ctx, *, page_id: str, version_id: str) -> None:
         from chalicelib.areas.proposals import service as proposals_service
 
         # before the page's lock: the proposal's row first, then its page, as the proposal's own writes take them
-        refusal = proposals_service.content_frozen(ctx.db, owner.entity_id, ("title", "content", "content_rich"))
+        refusal = proposals_service.content_frozen(ctx.db, owner.entity_id, ("title", "content", "content_rich"),
+                                                   actor_id=ctx.user_id)
         if refusal:
             raise Conflict(refusal)
     # the snapshot below is of the page as a concurrent edit committed it (else that edit was overwritten and

@@ -224,3 +224,9 @@ def proposal_expiry(event):
     """Hourly: proposals past valid_until in review, approved, sent or viewed become expired (within the hour after
     the organisation's midnight; a daily rate ran at whatever hour the rule was made, a day late at worst)."""
     return jobs.proposal_expiry()
+
+
+@bp.schedule(Rate(1, unit=Rate.DAYS))
+def proposal_attempts_purge(event):
+    """Daily: delete wrong-password attempts older than a day (the throttle counts the last 15 minutes)."""
+    return jobs.proposal_attempts_purge()

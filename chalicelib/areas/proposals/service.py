@@ -27,6 +27,7 @@ from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, p
 from .queries import proposal_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_notices import tell_owner
 from .service_pricing import APPROVED, FINAL, REAPPROVE  # FINAL: may no longer change; APPROVED: price and content
+from .service_pricing import reset_approvals  # in review: a change of what the approvers approve clears theirs
 from .service_templates import check_json
 from .service_variables import _variable_values, plain_text, resolve_variables
 
@@ -97,11 +98,14 @@ def _check_references(ctx, values: dict, owner_id: str | None) -> None:
 PAGE_CONTENT = ("title", "content", "content_rich")
 
 
-def content_frozen(db, proposal_id: str, fields) -> str | None:
+def content_frozen(db, proposal_id: str, fields, *, actor_id: str | None = None) -> str | None:
     """Why the content page of this proposal may not have `fields` changed now (the message of a 409), or None.
-    For the pages area's edit and version restore (docs/decisions/proposals.md, session 22). One statement: the
-    proposal's status, its row held FOR SHARE until the transaction ends, so an accept or an approval waits for the
-    edit (and reads the content it wrote) or the edit for them (and sees their status). A page whose proposal was
+    In review, a change of the content clears the approvals given in the round (reset_approvals, session 23; the
+    history entry names `actor_id`, the editor, when the caller passes it).
+    For the pages area's edit and version restore (docs/decisions/proposals.md, session 22). One statement (in
+    review, a content change adds the reset's UPDATE and its history INSERT): the proposal's status, its row held
+    FOR SHARE until the transaction ends, so an accept or an approval waits for the edit (and reads the content it
+    wrote) or the edit for them (and sees their status). A page whose proposal was
     deleted meanwhile (its page with it): 404 Page."""
     status = db.scalar(select(Proposal.status).where(Proposal.id == proposal_id).with_for_update(read=True))
     if status is None:
@@ -112,6 +116,10 @@ def content_frozen(db, proposal_id: str, fields) -> str | None:
     if status in APPROVED and fields & {"content", "content_rich"}:
         return (f"The proposal is approved (status {status}): its content cannot change without a new approval: "
                 f"{REAPPROVE}")
+    if status == "review" and fields & {"content", "content_rich"}:
+        # the approvals given in the round were of the content before this edit (session 23): given again, or the
+        # edit is refused and its transaction, this with it, rolled back. The pages area passes who edits.
+        reset_approvals(db, proposal_id, status, actor_id=actor_id, reason="content")
     return None
 
 
@@ -213,6 +221,8 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
     proposal.updated_at = utcnow()
     if diff:
         record(ctx, proposal.id, "updated", diff)
+    if "currency" in diff:  # the price's currency: in review, the approvals given were of the other (session 23)
+        reset_approvals(ctx.db, proposal.id, proposal.status, actor_id=ctx.user_id, reason="currency")
     ctx.db.flush()
     if "approver_ids" in changes and changes["approver_ids"] and proposal.status == "review":
         _approve_when_complete(ctx, proposal)  # the approvals kept may now be all of them

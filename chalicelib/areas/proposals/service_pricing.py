@@ -6,9 +6,10 @@ INSERTs under the proposal's row lock; a change after acceptance or decline is a
 22)."""
 from __future__ import annotations
 
+from collections import Counter
 from decimal import Decimal
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, not_found
@@ -19,7 +20,7 @@ from chalicelib.core.money import line_amount
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.schemas import MONEY_LIMIT
 
-from .models import PricingItem, PricingSection, Proposal
+from .models import PricingItem, PricingSection, Proposal, ProposalApproval
 from .queries import load_proposal, pricing_sections
 
 AMOUNT_LIMIT = Decimal(10) ** 14  # an item's amount: Numeric(16, 2)
@@ -31,6 +32,49 @@ FINAL = ("accepted", "declined", "expired")
 # move back from approved (request changes is from review only), so a change needs a new proposal: a duplicate.
 APPROVED = ("approved", "sent", "viewed")
 REAPPROVE = "duplicate it for a new draft to change and submit for approval"
+
+
+def reset_approvals(db, proposal_id: str, status: str, *, actor_id: str | None, reason: str) -> list[str]:
+    """In review, a change of what the approvers approve (`reason`: pricing, currency, content) clears the approvals
+    given in the round, so each approver approves the version they read (session 23; document 2: review -> approved
+    when all approvers have approved). One UPDATE (its RETURNING says whose were cleared) and, when any was, the
+    history entry `approvals_reset`. Nothing in another status: from approved on the change is refused (409), and a
+    submit clears every approval anyway."""
+    if status != "review":
+        return []
+    cleared = sorted(db.scalars(update(ProposalApproval)
+                                .where(ProposalApproval.proposal_id == proposal_id,
+                                       ProposalApproval.approved_at.is_not(None))
+                                .values(approved_at=None, comments=None).returning(ProposalApproval.user_id)).all())
+    if cleared:
+        history.record(db, entity_type="proposal", entity_id=proposal_id, action="approvals_reset", actor_id=actor_id,
+                       changes={"reason": reason, "approver_ids": cleared})
+    return cleared
+
+
+def _pricing_shape(sections: list[dict], items: list[dict]) -> Counter:
+    """What a pricing says, ids aside: each section's title and position with its items (every field but the
+    computed amount) by position; a multiset, so that sections may share a position."""
+    by_section: dict[str, list[tuple]] = {}
+    for item in items:
+        by_section.setdefault(item["section_id"], []).append(
+            (item["position"], item["description"], item["service_type_id"], item["quantity"], item["unit_price"],
+             item["notes"]))
+    return Counter((s["title"], s["position"], tuple(sorted(by_section.get(s["id"], []), key=lambda i: i[0])))
+                   for s in sections)
+
+
+def _stored_shape(db, proposal_id: str) -> Counter:
+    """The proposal's pricing as `_pricing_shape` says it: one statement (its sections outer joined to their items)."""
+    rows = db.execute(select(PricingSection.id, PricingSection.title, PricingSection.position, PricingItem.position,
+                             PricingItem.description, PricingItem.service_type_id, PricingItem.quantity,
+                             PricingItem.unit_price, PricingItem.notes)
+                      .outerjoin(PricingItem, PricingItem.section_id == PricingSection.id)
+                      .where(PricingSection.proposal_id == proposal_id)).all()
+    sections = {row[0]: {"id": row[0], "title": row[1], "position": row[2]} for row in rows}
+    items = [{"section_id": row[0], "position": row[3], "description": row[4], "service_type_id": row[5],
+              "quantity": row[6], "unit_price": row[7], "notes": row[8]} for row in rows if row[3] is not None]
+    return _pricing_shape(list(sections.values()), items)
 
 
 def get_pricing(ctx, *, proposal_id: str) -> dict:
@@ -102,6 +146,8 @@ def replace_pricing(ctx, *, proposal_id: str, sections) -> None:
     _check_service_types(ctx, sections)
     _check_amounts(sections)
     before = proposal.total_amount
+    # in review the approvals given stand only for the pricing they approved (session 23): the stored one, compared
+    stored = _stored_shape(ctx.db, proposal.id) if proposal.status == "review" else None
     ctx.db.execute(delete(PricingSection).where(PricingSection.proposal_id == proposal.id))
     section_rows, item_rows, total = [], [], Decimal("0")
     for index, section in enumerate(sections):
@@ -122,6 +168,8 @@ def replace_pricing(ctx, *, proposal_id: str, sections) -> None:
     history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="pricing_replaced",
                    actor_id=ctx.user_id, changes={"sections": len(section_rows), "items": len(item_rows),
                                                   "total_amount": {"from": _num(before), "to": _num(proposal.total_amount)}})
+    if stored is not None and stored != _pricing_shape(section_rows, item_rows):
+        reset_approvals(ctx.db, proposal.id, proposal.status, actor_id=ctx.user_id, reason="pricing")
     ctx.db.flush()
 
 
@@ -139,6 +187,7 @@ def delete_section(ctx, *, proposal_id: str, section_id: str) -> None:
     history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="pricing_section_deleted",
                    actor_id=ctx.user_id, changes={"section": section.title, "total_amount": {
                        "from": _num(before), "to": _num(proposal.total_amount)}})
+    reset_approvals(ctx.db, proposal.id, proposal.status, actor_id=ctx.user_id, reason="pricing")  # in review only (session 23)
     ctx.db.flush()
 
 
