@@ -546,7 +546,7 @@ def test_a_task_create_sends_its_insert_with_the_next_statement(proxied, api, aw
         finally:
             core_db.override_bind(None)
             outer.rollback()
-    # SAVEPOINT; the caller; the assignee; the default status; the notice's read (carrying the task's INSERT and
-    # its history entry); the answer's names (carrying the notifications' insert); RELEASE. With add and flush
-    # the task's INSERT was a round trip of its own: 8.
-    assert trips == 7
+    # SAVEPOINT; the caller; the assignee; the default status; core notify's claim of its key (carrying the task's
+    # INSERT and its history entry; session 23); the notice's read; the answer's names (carrying the notifications'
+    # insert); RELEASE. With add and flush the task's INSERT was a round trip of its own.
+    assert trips == 8
