@@ -166,29 +166,35 @@ def check_answer_size(response: Response) -> None:
 def fit_page(result: Any, response: Response) -> Response:
     """A paged list's answer (core.query.PageBody) whose rows would take more than a Lambda answer carries, cut
     to the rows that fit, in order: its `limit` then says how many rows it carries (fewer than asked), so that the
-    next page is at `offset + limit`, and `total` is unchanged. A detail's embedded list (core.query.FitBody: a
-    task's subtasks) is cut the same way, its body telling the whole count otherwise. Any other answer, or one
-    whose first row alone does not fit, is returned as it is (check_answer_size answers 413)."""
-    key = getattr(result, "page_key", None)
-    if key is None or not isinstance(response.body, str) or lambda_payload_size(response.body) <= LAMBDA_PAYLOAD_LIMIT:
+    next page is at `offset + limit`, and `total` is unchanged. A detail's embedded lists (core.query.FitBody: a
+    task's subtasks; a portal project's goals, then its decisions) are cut the same way, in their order, each
+    with the room the earlier ones left and none once one is cut; a cut list's limit key (if it has one) says how
+    many rows it carries, else its body tells the whole count otherwise. Any other answer, or a page whose first
+    row alone does not fit, is returned as it is (check_answer_size answers 413)."""
+    cuts = getattr(result, "cuts", None)
+    if not cuts or not isinstance(response.body, str) or lambda_payload_size(response.body) <= LAMBDA_PAYLOAD_LIMIT:
         return response
-    rows = result[key]
-    limit_key = getattr(result, "limit_key", None)
-    room = LAMBDA_PAYLOAD_LIMIT - _runtime_size(dump_json({**result, key: [],
-                                                           **({limit_key: len(rows)} if limit_key else {})}))
+    limits = {limit_key: len(result[key]) for key, limit_key in cuts if limit_key}  # the most room they take
+    room = LAMBDA_PAYLOAD_LIMIT - _runtime_size(dump_json({**result, **{key: [] for key, _ in cuts}, **limits}))
     if room < 0:  # the rest of the body alone does not fit
         return response
-    kept = 0
-    for row in rows:
-        room -= _runtime_size(dump_json(row)) + 1  # the row and its comma
-        if room < 0:
-            break
-        kept += 1
-    if kept == 0 and limit_key:  # a page of no row would never move on: its first row alone is a 413
-        return response
-    log.warning("%s cut to %d of %d rows to fit a Lambda answer", key, kept, len(rows))
-    return json_response({**result, key: rows[:kept], **({limit_key: kept} if limit_key else {})},
-                         response.status_code,
+    body, cut = dict(result), False
+    for key, limit_key in cuts:
+        rows, kept = result[key], 0
+        for row in ([] if cut else rows):
+            room -= _runtime_size(dump_json(row)) + 1  # the row and its comma
+            if room < 0:
+                break
+            kept += 1
+        if kept == len(rows):
+            continue
+        if kept == 0 and limit_key == "limit":  # a page of no row would never move on: its first row alone is a 413
+            return response
+        log.warning("%s cut to %d of %d rows to fit a Lambda answer", key, kept, len(rows))
+        body[key], cut = rows[:kept], True
+        if limit_key:
+            body[limit_key] = kept
+    return json_response(body, response.status_code,
                          {k: v for k, v in response.headers.items() if k != "Content-Type"})
 
 

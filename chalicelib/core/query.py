@@ -86,13 +86,19 @@ class Page:
 class FitBody(dict):
     """A response body whose list at `page_key` may be cut to the rows that fit a Lambda answer
     (core.http.fit_page), in order. `limit_key`: the key that then says how many rows it carries (None: the body
-    tells it otherwise, as a task detail's `task.subtask_count` beside its `subtasks`)."""
+    tells it otherwise, as a task detail's `task.subtask_count` beside its `subtasks`). `then`: more lists of a
+    detail, `(key, limit_key)` each, filled in that order with the room the earlier ones leave (none once one is
+    cut: a portal project's goals, then its decisions)."""
 
     limit_key: str | None = None
 
-    def __init__(self, page_key: str, body: dict):
+    def __init__(self, page_key: str, body: dict, *, limit_key: str | None = None,
+                 then: tuple[tuple[str, str | None], ...] = ()):
         super().__init__(body)
         self.page_key = page_key
+        if limit_key is not None:
+            self.limit_key = limit_key
+        self.cuts = ((page_key, self.limit_key), *then)
 
 
 class PageBody(FitBody):

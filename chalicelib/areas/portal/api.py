@@ -6,7 +6,8 @@ X-Portal-* headers (boundary.py); every read is scoped to `ctx.portal`'s company
 from chalice import Blueprint
 
 from chalicelib.core.http import endpoint
-from chalicelib.core.schemas import OkResponse, many, one
+from chalicelib.core.query import FitBody
+from chalicelib.core.schemas import OkResponse, PageQuery, many, one, paged
 
 from . import (service, service_budgets, service_clients, service_invoices, service_notes, service_notifications,
                service_qbrs, service_requests)
@@ -44,7 +45,10 @@ def portal_list_projects(ctx, query: PortalProjectListQuery):
 @portal_endpoint(response=ProjectDetailBody)
 def portal_get_project(ctx, project_id: str):
     """A project of the company with its goals, members, AI summary and decisions"""
-    return service.project_detail(ctx, project_id=project_id)
+    # too long to answer together (6 MB): the goals cut first (the portal has no other read of them), then the
+    # decisions in the room left (all of them: GET .../decisions, paged); a list cut says how many rows it carries
+    return FitBody("goals", service.project_detail(ctx, project_id=project_id), limit_key="goals_limit",
+                   then=(("decisions", "decisions_limit"),))
 
 
 @bp.route(f"{P}/projects/{{project_id}}/tasks", methods=["GET"])
@@ -63,10 +67,10 @@ def portal_project_roadmap(ctx, project_id: str):
 
 
 @bp.route(f"{P}/projects/{{project_id}}/decisions", methods=["GET"])
-@portal_endpoint(response=many("decisions", PortalDecisionRead))
-def portal_project_decisions(ctx, project_id: str):
-    """The project's decisions with the decider's name"""
-    return {"decisions": service.project_decisions(ctx, project_id=project_id)}
+@portal_endpoint(query=PageQuery, response=paged("decisions", PortalDecisionRead))
+def portal_project_decisions(ctx, project_id: str, query: PageQuery):
+    """The project's decisions with the decider's name (`limit` at most 500 and `offset`, with `total`)"""
+    return service.project_decisions(ctx, project_id=project_id, query=query).body("decisions")
 
 
 @bp.route(f"{P}/budgets", methods=["GET"])

@@ -110,6 +110,12 @@ class ProjectDetailBody(Read):
     members: list[PortalMemberRead]
     aiSummary: PortalAiSummaryRead | None
     decisions: list[PortalDecisionRead]
+    goals_limit: int | None = Field(None, description="present only when the goals were too long to answer "
+                                                      "together (6 MB): how many `goals` carries, the first ones "
+                                                      "(then `decisions` is empty)")
+    decisions_limit: int | None = Field(None, description="present only when the decisions were cut to fit beside "
+                                                          "the goals: how many `decisions` carries, the first ones; "
+                                                          "the rest from GET .../decisions?offset=decisions_limit")
 
 
 class PortalTaskRead(Read):

@@ -129,11 +129,15 @@ def project_roadmap(ctx, *, project_id: str) -> tuple[dict | None, list[dict]]:
     return roadmaps_service.portal_roadmap(ctx.db, project_id)
 
 
-def project_decisions(ctx, *, project_id: str) -> list[dict]:
+def project_decisions(ctx, *, project_id: str, query):
+    """One page (core.query.Page) of the project's decisions, in the detail's order."""
+    from dataclasses import replace
+
     from chalicelib.areas.projects import service as projects_service
 
     load_project(ctx, project_id)
-    return [_decision(d) for d in projects_service.portal_decisions(ctx.db, project_id)]
+    page = projects_service.portal_decisions(ctx.db, project_id, query)
+    return replace(page, items=[_decision(d) for d in page.items])
 
 
 def team(ctx) -> tuple[list[dict], list[dict]]:

@@ -3,6 +3,7 @@ from chalice import Blueprint
 
 from chalicelib.core.history import HistoryEntryRead
 from chalicelib.core.http import endpoint
+from chalicelib.core.query import FitBody
 from chalicelib.core.schemas import OkResponse, PageQuery, many, one, paged
 
 from . import service, service_decisions, service_goals, service_insights, service_members
@@ -33,7 +34,9 @@ def create_project(ctx, body: ProjectCreate):
 def get_project(ctx, project_id: str):
     """A project with its members and goals"""
     project, members, goals = service.get_detail(ctx, project_id=project_id)
-    return {"project": project, "members": members, "goals": goals}
+    # goals too long to answer together (6 MB) are cut to those that fit: `goals_limit` then says how many it
+    # carries (the rest: GET /goals?offset=goals_limit)
+    return FitBody("goals", {"project": project, "members": members, "goals": goals}, limit_key="goals_limit")
 
 
 @bp.route("/api/projects/{project_id}", methods=["PUT"])
@@ -87,10 +90,10 @@ def remove_member(ctx, project_id: str, user_id: str):
 # ---------------------------------------------------------------- goals
 
 @bp.route("/api/projects/{project_id}/goals", methods=["GET"])
-@endpoint(tool="projects", level="view", response=many("goals", GoalRead))
-def list_goals(ctx, project_id: str):
-    """A project's goals, by position then creation"""
-    return {"goals": service_goals.list_goals(ctx, project_id=project_id)}
+@endpoint(tool="projects", level="view", query=PageQuery, response=paged("goals", GoalRead))
+def list_goals(ctx, project_id: str, query: PageQuery):
+    """A project's goals, by position then creation (`limit` at most 500 and `offset`, with `total`)"""
+    return service_goals.list_goals(ctx, project_id=project_id, query=query).body("goals")
 
 
 @bp.route("/api/projects/{project_id}/goals", methods=["POST"])

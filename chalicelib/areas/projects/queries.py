@@ -248,10 +248,15 @@ def goal_records(db, *, project_id: str) -> list[dict]:
     return record_rows(db, goal_select(project_id))
 
 
+def goals_of(project_id):
+    """The project's goals by position, then creation (and id), unbounded: the caller pages it (`record_page`)."""
+    return (select(ProjectGoal).where(ProjectGoal.project_id == project_id)
+            .order_by(ProjectGoal.position, ProjectGoal.created_at, ProjectGoal.id))
+
+
 @template
 def _goal_template():
-    return (select(ProjectGoal).where(ProjectGoal.project_id == bindparam("goal_project_id"))
-            .order_by(ProjectGoal.position, ProjectGoal.created_at, ProjectGoal.id).limit(SUB_LIST_LIMIT))
+    return goals_of(bindparam("goal_project_id")).limit(SUB_LIST_LIMIT)
 
 
 def goal_select(project_id: str) -> Read:

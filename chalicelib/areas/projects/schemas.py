@@ -169,6 +169,9 @@ class ProjectDetail(Read):
     project: ProjectFullRead
     members: list[MemberRead]
     goals: list[GoalRead]
+    goals_limit: int | None = Field(None, description="present only when the goals were too long to answer together "
+                                                      "(6 MB): how many `goals` carries, the first ones; the rest "
+                                                      "from GET /api/projects/:id/goals?offset=goals_limit")
 
 
 class DecisionRead(Read):

@@ -96,12 +96,15 @@ def _portal_project(db, company_ids, project_id: str) -> list[dict]:
                        .where(Project.id == project_id))
 
 
-def portal_decisions(db, project_id: str) -> list[dict]:
-    """A project's decisions with decided_by_name (the portal checked the project's company; one query)."""
-    from .models import ProjectDecision
-    from .queries import decision_records
+def portal_decisions(db, project_id: str, query):
+    """One page (core.query.Page) of a project's decisions with decided_by_name, newest decided first (the portal
+    checked the project's company): the portal's project detail cuts its decisions to what fits a Lambda answer
+    (session 23), the rest read in pages."""
+    from chalicelib.core.query import record_page
 
-    return decision_records(db, ProjectDecision.project_id == project_id)
+    from .models import ProjectDecision
+
+    return record_page(db, decision_select(ProjectDecision.project_id == project_id, limit=None), query)
 
 
 def portal_milestones(db, company_ids, limit: int = 10) -> list[dict]:

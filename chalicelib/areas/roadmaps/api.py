@@ -2,7 +2,8 @@
 from chalice import Blueprint
 
 from chalicelib.core.http import endpoint
-from chalicelib.core.schemas import OkResponse, one, paged
+from chalicelib.core.query import FitBody
+from chalicelib.core.schemas import OkResponse, PageQuery, one, paged
 
 from . import service
 from .schemas import (RoadmapItemCreate, RoadmapItemUpdate, RoadmapCreate, RoadmapDetail, RoadmapItemRead, RoadmapListQuery,
@@ -30,7 +31,9 @@ def create_roadmap(ctx, body: RoadmapCreate):
 def get_roadmap(ctx, roadmap_id: str):
     """A roadmap with its items and the tasks linked to them"""
     roadmap, items, tasks = service.get_roadmap(ctx, roadmap_id=roadmap_id)
-    return {"roadmap": roadmap, "items": items, "tasks": tasks.items, "tasks_total": tasks.total}
+    # items too long to answer together are cut to those that fit (core.http.fit_page): fewer than the roadmap's
+    # `item_count` then, the rest read from GET /items (paged)
+    return FitBody("items", {"roadmap": roadmap, "items": items, "tasks": tasks.items, "tasks_total": tasks.total})
 
 
 @bp.route("/api/roadmaps/{roadmap_id}", methods=["PUT"])
@@ -46,6 +49,13 @@ def delete_roadmap(ctx, roadmap_id: str):
     """Delete a roadmap"""
     service.delete_roadmap(ctx, roadmap_id=roadmap_id)
     return {"ok": True}
+
+
+@bp.route("/api/roadmaps/{roadmap_id}/items", methods=["GET"])
+@endpoint(tool="roadmaps", level="view", query=PageQuery, response=paged("items", RoadmapItemRead))
+def list_items(ctx, roadmap_id: str, query: PageQuery):
+    """A roadmap's items, by position then creation (`limit` at most 500 and `offset`, with `total`)"""
+    return service.list_items(ctx, roadmap_id=roadmap_id, query=query).body("items")
 
 
 @bp.route("/api/roadmaps/{roadmap_id}/items", methods=["POST"])

@@ -76,11 +76,22 @@ def roadmap_record(ctx, roadmap_id: str) -> dict:
 
 def item_records(db, items: list[RoadmapItem]) -> list[dict]:
     """Item records with their goal's title (one query for the whole list)."""
+    return with_goal_titles(db, [row_dict(item, ITEM_FIELDS) for item in items])
+
+
+def with_goal_titles(db, records: list[dict]) -> list[dict]:
+    """Item records (ITEM_FIELDS) with their goal's `goal_title` (one query for the whole list)."""
     from chalicelib.areas.projects import service as projects_service
 
-    goals = projects_service.goal_briefs(db, [item.goal_id for item in items if item.goal_id])
-    return [{**row_dict(item, ITEM_FIELDS), "goal_title": goals.get(item.goal_id, {}).get("title")}
-            for item in items]
+    goals = projects_service.goal_briefs(db, [record["goal_id"] for record in records if record["goal_id"]])
+    return [{**record, "goal_title": goals.get(record["goal_id"], {}).get("title")} for record in records]
+
+
+def item_select(roadmap_id: str):
+    """The roadmap's items' columns (ITEM_FIELDS) by position, then creation (and id), unbounded: the caller pages
+    it (`record_page`)."""
+    return (select(*(getattr(RoadmapItem, name) for name in ITEM_FIELDS)).where(RoadmapItem.roadmap_id == roadmap_id)
+            .order_by(RoadmapItem.position, RoadmapItem.created_at, RoadmapItem.id))
 
 
 def roadmap_items(db, roadmap_id: str) -> list[RoadmapItem]:

@@ -110,7 +110,9 @@ class RoadmapTaskRead(Read):
 
 class RoadmapDetail(Read):
     roadmap: RoadmapRead
-    items: list[RoadmapItemRead]
+    items: list[RoadmapItemRead] = Field(description="in position order; fewer than the roadmap's item_count when "
+                                                     "they are too long to answer together (6 MB): the rest from "
+                                                     "GET /api/roadmaps/:id/items?offset=<how many are here>")
     tasks: list[RoadmapTaskRead] = Field(description="the first 500 in list order")
     tasks_total: int = Field(description="how many visible tasks the items have (all of them: "
                                          "GET /api/tasks?roadmap_item_id= pages through them)")

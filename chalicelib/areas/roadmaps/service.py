@@ -18,8 +18,8 @@ from chalicelib.core.locks import lock_row
 from chalicelib.core.query import Page, in_scope, record_page
 
 from .models import Roadmap, RoadmapItem
-from .queries import (ITEM_LIMIT, item_count, item_counts_select, item_records, load_roadmap,
-                      roadmap_items, roadmap_record, roadmap_select, visible, with_item_counts)
+from .queries import (ITEM_LIMIT, item_count, item_counts_select, item_records, item_select, load_roadmap,
+                      roadmap_items, roadmap_record, roadmap_select, visible, with_goal_titles, with_item_counts)
 
 
 def list_roadmaps(ctx, query) -> Page:
@@ -40,6 +40,14 @@ def get_roadmap(ctx, *, roadmap_id: str) -> tuple[dict, list[dict], list[dict]]:
     items = roadmap_items(ctx.db, roadmap_id)
     tasks = tasks_service.roadmap_item_tasks(ctx, [item.id for item in items])
     return roadmap_record(ctx, roadmap_id), item_records(ctx.db, items), tasks
+
+
+def list_items(ctx, *, roadmap_id: str, query) -> Page:
+    """One page of the roadmap's items in the detail's order, with their goal titles (session 23: the detail cuts
+    its items to what fits a Lambda answer; the rest are read here)."""
+    load_roadmap(ctx, roadmap_id)
+    page = record_page(ctx.db, item_select(roadmap_id), query)
+    return replace(page, items=with_goal_titles(ctx.db, page.items))
 
 
 def _require_project(ctx, project_id: str) -> None:
