@@ -52,18 +52,20 @@ def portal_get_project(ctx, project_id: str):
 
 
 @bp.route(f"{P}/projects/{{project_id}}/tasks", methods=["GET"])
-@portal_endpoint(response=many("tasks", PortalTaskRead))
-def portal_project_tasks(ctx, project_id: str):
-    """The project's non-private tasks with status, priority, type and assignee"""
-    return {"tasks": service.project_tasks(ctx, project_id=project_id)}
+@portal_endpoint(query=PageQuery, response=paged("tasks", PortalTaskRead))
+def portal_project_tasks(ctx, project_id: str, query: PageQuery):
+    """The project's non-private tasks with status, priority, type and assignee, in list order (`limit` at most
+    500 and `offset`, with `total`; a page too long to answer carries fewer rows, its `limit` says how many)"""
+    return service.project_tasks(ctx, project_id=project_id, query=query).body("tasks")
 
 
 @bp.route(f"{P}/projects/{{project_id}}/roadmap", methods=["GET"])
 @portal_endpoint(response=RoadmapBody)
 def portal_project_roadmap(ctx, project_id: str):
-    """The project's roadmap and its items (null and [] when it has none)"""
+    """The project's roadmap and its items (null and [] when it has none); items too long to answer together
+    (6 MB) are cut to the first that fit, `items_limit` then saying how many"""
     roadmap, items = service.project_roadmap(ctx, project_id=project_id)
-    return {"roadmap": roadmap, "items": items}
+    return FitBody("items", {"roadmap": roadmap, "items": items}, limit_key="items_limit")
 
 
 @bp.route(f"{P}/projects/{{project_id}}/decisions", methods=["GET"])

@@ -160,6 +160,9 @@ class PortalRoadmapItemRead(Read):
 class RoadmapBody(Read):
     roadmap: PortalRoadmapRead | None
     items: list[PortalRoadmapItemRead]
+    items_limit: int | None = Field(None, description="present only when the items were too long to answer together "
+                                                      "(6 MB): how many `items` carries, the first ones in position "
+                                                      "order (the rest are not in the portal's reads)")
 
 
 class PortalBudgetRead(Read):

@@ -115,11 +115,12 @@ def _decision(record: dict) -> dict:
                                    "created_at")}
 
 
-def project_tasks(ctx, *, project_id: str) -> list[dict]:
+def project_tasks(ctx, *, project_id: str, query):
+    """One page (core.query.Page) of the project's non-private tasks, in list order."""
     from chalicelib.areas.tasks import service as tasks_service
 
     load_project(ctx, project_id)
-    return tasks_service.portal_tasks(ctx.db, project_id)
+    return tasks_service.portal_tasks(ctx.db, project_id, query)
 
 
 def project_roadmap(ctx, *, project_id: str) -> tuple[dict | None, list[dict]]:

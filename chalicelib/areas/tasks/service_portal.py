@@ -11,8 +11,7 @@ from chalicelib.core.db import WRITE_LATER, UTCDateTime
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_later
 from chalicelib.core.models import ConfigListItem, User
-from chalicelib.core.query import LIST_LIMIT, template
-from chalicelib.core.serialize import row_dict
+from chalicelib.core.query import template
 
 from .models import Task, TaskWatcher
 from .queries import default_status_id
@@ -44,23 +43,25 @@ def _under_a_private_task(*tasks):
     return select(up.c.task_id).where(up.c.up.in_(private)).correlate(None)
 
 
-def portal_tasks(db, project_id: str) -> list[dict]:
-    """The non-private tasks of a project (a subtask of a private task, at any depth, is private too), with
-    status, priority, type and assignee, in list order, at most LIST_LIMIT (one query)."""
+def portal_tasks(db, project_id: str, query):
+    """One page (core.query.Page, `query` a core.schemas.PageQuery) of the non-private tasks of a project (a subtask
+    of a private task, at any depth, is private too), with status, priority, type and assignee, in list order: one
+    statement, two when counted. Paged since session 23 (the portal answered at most LIST_LIMIT whole, and long
+    descriptions made that a 413); the page's records are PORTAL_TASK_FIELDS and the labels."""
+    from chalicelib.core.query import record_page
+
+    from .queries import list_order
+
     kind, priority, status = _portal_aliases()
     in_project = (Task.resource_type == "project", Task.resource_id == project_id)
-    stmt = (select(Task, status.label, status.value, status.color, priority.label, priority.value, kind.label,
-                   User.name)
+    stmt = (select(*(getattr(Task, f) for f in PORTAL_TASK_FIELDS), status.label.label("status_label"),
+                   status.value.label("status_value"), status.color.label("status_color"),
+                   priority.label.label("priority_label"), priority.value.label("priority_value"),
+                   kind.label.label("type_label"), Task.assignee_id, User.name.label("assignee_name"))
             .outerjoin(status, status.id == Task.status_id).outerjoin(priority, priority.id == Task.priority_id)
             .outerjoin(kind, kind.id == Task.type_id).outerjoin(User, User.id == Task.assignee_id)
             .where(*in_project, Task.is_private.is_(False), Task.id.not_in(_under_a_private_task(*in_project))))
-    from .queries import list_order
-
-    rows = db.execute(list_order(stmt).limit(LIST_LIMIT)).all()
-    return [{**row_dict(task, PORTAL_TASK_FIELDS), "status_label": s_label, "status_value": s_value,
-             "status_color": s_color, "priority_label": p_label, "priority_value": p_value, "type_label": k_label,
-             "assignee_id": task.assignee_id, "assignee_name": assignee}
-            for task, s_label, s_value, s_color, p_label, p_value, k_label, assignee in rows]
+    return record_page(db, list_order(stmt), query)
 
 
 def portal_task_project(db, task_id: str) -> str | None:
