@@ -10,18 +10,21 @@
   user's rows (`mark_balances_stale`, service_integrations), so the next read asks again.
 - The ledger is asked with no transaction open (ctx.release_connection); a refresh replaces the cached rows in
   one DELETE and one INSERT.
-- The `leave-cache-refresh` job refreshes the types and every mapped user's balances older than an hour.
+- The `leave-cache-refresh` job refreshes the types and every mapped user's balances older than an hour, in
+  batches of users: the ledger is asked once per user (one employee a call), and each batch's database work is a
+  fixed number of statements (the mapping, the locks, one DELETE, one INSERT) whatever its size (session 23).
 """
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
 
-from sqlalchemy import case, delete, func, select
+from sqlalchemy import String, bindparam, case, delete, func, select, text
 
 from chalicelib.core.errors import Conflict, DomainError
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
+from chalicelib.core.lookup import among
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import row_dict
 
@@ -108,6 +111,36 @@ def _store_balances(db, user_id: str, employee: str, balances: list[dict]) -> No
                                     "balance_hours": b["balance_hours"], "fetched_at": now} for b in balances])
 
 
+def _lock_balances(db, user_ids: list[str]) -> None:
+    """`_store_balances`' lock of each of these users, in one statement: taken in the users' id order (two runs
+    at once wait for each other instead of deadlocking; a request holds one user's key at most)."""
+    ids = sorted(set(user_ids))
+    if db.get_bind().dialect.name != "postgresql":
+        return
+    if any("," in user_id for user_id in ids):  # no id made here holds one: one statement each then
+        for user_id in ids:
+            lock_key(db, "leave-balances", user_id)
+        return
+    db.execute(text("SELECT pg_advisory_xact_lock(hashtextextended('leave-balances:' || k, 0)) "
+                    "FROM unnest(string_to_array(:ids, ',')) AS k")
+               .bindparams(bindparam("ids", ",".join(ids), type_=String)))
+
+
+def _store_many(db, fetched: dict[str, tuple[str, list[dict]]]) -> None:
+    """`_store_balances` for many users at once: `{user_id: (ledger employee id, balances)}`; three statements
+    whatever their number (the locks, one DELETE, one INSERT)."""
+    if not fetched:
+        return
+    now = utcnow()
+    _lock_balances(db, list(fetched))
+    db.execute(delete(LeaveBalance).where(among(db, LeaveBalance.user_id, list(fetched)))
+               .execution_options(synchronize_session=False))
+    insert_rows(db, LeaveBalance, [{"user_id": user_id, "ledger_employee_id": employee,
+                                    "leave_type_id": b["leave_type_id"], "leave_type_name": b["leave_type_name"],
+                                    "balance_hours": b["balance_hours"], "fetched_at": now}
+                                   for user_id, (employee, balances) in fetched.items() for b in balances])
+
+
 def mark_balances_stale(db, user_id: str) -> None:
     """Drop the user's cached balances (one statement), so that the next read asks the ledger: the app has just
     booked or reversed leave of theirs there. Runs in the caller's unit of work; asks the ledger nothing. It takes
@@ -117,11 +150,14 @@ def mark_balances_stale(db, user_id: str) -> None:
     db.execute(delete(LeaveBalance).where(LeaveBalance.user_id == user_id).execution_options(synchronize_session=False))
 
 
+NO_MAPPING = ("Your account has no ledger employee mapping: an executive maps it in the connections settings "
+              "(user mappings)")
+
+
 def _employee_id(ctx, user_id: str) -> str:
     employee = ledger_employee_ids(ctx.db, [user_id]).get(user_id)
     if not employee:
-        raise Conflict("Your account has no ledger employee mapping: an executive maps it in the connections "
-                       "settings (user mappings)")
+        raise Conflict(NO_MAPPING)
     return employee
 
 
@@ -167,15 +203,24 @@ def _fresh_users(db, mapped: dict[str, str]) -> set[str]:
     return {user_id for user_id, fresh in groups.items() if all(fresh)}
 
 
-def refresh_stale(ctx) -> dict:
+REFRESH_BATCH = 50  # users a batch of the hourly job asks the ledger for before writing their balances
+
+
+def refresh_stale(ctx, *, batch: int = REFRESH_BATCH) -> dict:
     """Refresh the types when older than an hour, and each mapped user's balances older than an hour (or never
     fetched). Run again within the hour: nothing is fetched. A user whose refresh fails is counted in
     `failed` and the others go on; so do the balances when the types fail (another call, another scope: the
     answer says why in `types_failed`). Only a ledger that is off or not connected stops the run: ServiceUnavailable
-    from get_payroll, raised before anything is asked (the job answers `skipped`)."""
+    from get_payroll, raised before anything is asked (the job answers `skipped`).
+
+    The stale users go in batches of `batch`: their mappings read again (a user unmapped since is a failure, as
+    `refresh_balances` answers 409; a remapped one is asked for the new employee), the ledger asked user by user
+    with no transaction open, then their rows replaced at once (`_store_many`), committed by the next batch's
+    release or the job's end. A fixed number of statements per batch whatever the number of users (session 23:
+    it was six a user)."""
     from chalicelib.core.models import User
 
-    _payroll(ctx)  # off or not connected: raised here, before any call (jobs.cache_refresh answers `skipped`)
+    payroll = _payroll(ctx)  # off or not connected: raised here, before any call (jobs.cache_refresh: `skipped`)
     types, types_failed = 0, None
     oldest = ctx.db.scalar(select(func.min(LeaveType.fetched_at)))
     if oldest is None or oldest < utcnow() - CACHE_TTL:
@@ -187,16 +232,25 @@ def refresh_stale(ctx) -> dict:
     active = list(ctx.db.scalars(select(User.id).where(User.is_active.is_(True))))
     mapped = ledger_employee_ids(ctx.db, active)
     fresh = _fresh_users(ctx.db, mapped)
+    stale = [user_id for user_id in mapped if user_id not in fresh]
     refreshed = failed = 0
-    for user_id in mapped:
-        if user_id in fresh:
-            continue
-        try:
-            refresh_balances(ctx, user_id)
-            refreshed += 1
-        except DomainError as exc:
-            failed += 1
-            log.warning("leave balances refresh failed for %s: %s", user_id, exc.message)
+    for start in range(0, len(stale), batch):
+        users = stale[start:start + batch]
+        employees = ledger_employee_ids(ctx.db, users)  # as refresh_balances reads it, just before asking
+        ctx.release_connection()
+        fetched: dict[str, tuple[str, list[dict]]] = {}
+        for user_id in users:
+            employee = employees.get(user_id)
+            try:
+                if not employee:
+                    raise Conflict(NO_MAPPING)
+                fetched[user_id] = (employee, payroll.leave_balances(employee))
+            except DomainError as exc:
+                failed += 1
+                log.warning("leave balances refresh failed for %s: %s", user_id, exc.message)
+        _store_many(ctx.db, fetched)
+        ctx.db.flush()
+        refreshed += len(fetched)
     answer = {"types": types, "balances_refreshed": refreshed, "balances_failed": failed}
     if types_failed is not None:
         answer["types_failed"] = types_failed

@@ -7,12 +7,28 @@ from __future__ import annotations
 
 from chalicelib.core.context import job_context
 
+DUE_SOON_BATCH = 200  # tasks a batch reads at most: core notify's CLAIM_MOST (its claim is skipped above that)
+DUE_SOON_SECONDS = 60  # of the tasks jobs' 120 s (infra/areas.json defaults): no batch is started past them
 
-def due_soon() -> dict:
+
+def due_soon(*, batch: int = DUE_SOON_BATCH, seconds: float = DUE_SOON_SECONDS) -> dict:
     """Tell the assignee (`task_due_soon`) of each open task due today or tomorrow (ORG_TIMEZONE), once per
-    assignment and due date. Run again: nothing new. By hand: `python -m chalicelib.cli job task-due-soon`."""
-    from .service_due import notify_due_soon
+    assignment and due date. Batches of at most `batch` tasks, one transaction each (read and lock, mark,
+    notify, commit), until a batch is short; none started after `seconds` (`more`: the next run goes on).
+    Run again: nothing new. By hand: `python -m chalicelib.cli job task-due-soon`."""
+    from chalicelib.core.timeutil import TimeBudget
 
-    with job_context() as ctx:
-        noticed = notify_due_soon(ctx)
-    return {"noticed": noticed}
+    from . import service_due
+
+    budget = TimeBudget(seconds)
+    answer: dict = {"noticed": 0}
+    after = None
+    while True:
+        with job_context() as ctx:
+            read, noticed, after = service_due.notify_due_soon(ctx, limit=batch, after=after)
+        answer["noticed"] += noticed
+        if read < batch:
+            return answer
+        if budget.spent():
+            answer["more"] = True
+            return answer

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import and_, or_, select, update
 
 from chalicelib.core.lookup import among
 from chalicelib.core.timeutil import org_today
@@ -25,34 +25,40 @@ def _not_yet_noticed():
                Task.due_soon_noticed_for != Task.due_date, Task.due_soon_noticed_to != Task.assignee_id)
 
 
-def notify_due_soon(ctx) -> int:
-    """Tell the assignee of each task due soon and not yet told for its assignee and due date (`task_due_soon`), and
-    record it on the task; answers how many tasks were noticed. A fixed number of statements whatever the number of
-    tasks: the due tasks (locked, skipping those another run or a request holds: they are the next run's), their
-    assignees' permissions, the marker's UPDATE, core notify's claim, read and write; one when nothing is due.
+def notify_due_soon(ctx, *, limit: int, after: tuple | None = None) -> tuple[int, int, tuple | None]:
+    """One batch of the job (jobs.due_soon): tell the assignee of each of the next `limit` tasks due soon and not yet
+    told for its assignee and due date (`task_due_soon`), in (due date, id) order after the key `after`, and record
+    it on the task. Answers (tasks read, tasks noticed, the key of the last task read: the next batch's `after`);
+    fewer read than `limit` is the last batch. A fixed number of statements whatever the number of tasks: the due
+    tasks (locked, skipping those another run or a request holds: they are the next run's), their assignees'
+    permissions, the marker's UPDATE, core notify's claim, read and write; one when nothing is due. `limit` is at
+    most core notify's CLAIM_MOST, so that its claim of the batch's keys is made (session 23).
 
     Only an active assignee with `tasks:view` is told: an assignee always has their task in scope (`queries.visible`
     holds the tasks a user is assigned to, and every task for head and executive), so the scope is not asked again
     (`queries.task_readers` would ask it task by task). A task whose assignee is not told keeps no marker: they are
-    told on a later run if they become able to read it while the task is still due soon."""
+    told on a later run if they become able to read it while the task is still due soon (the key `after` keeps
+    the next batch of the same run from reading it again)."""
     from chalicelib.core.auth import principals_of
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     db = ctx.db
     today = org_today()
     tomorrow = today + timedelta(days=1)
-    due = db.execute(select(Task.id, Task.title, Task.assignee_id, Task.due_date)
-                     .where(Task.assignee_id.is_not(None), Task.due_date.in_((today, tomorrow)), is_open(),
-                            _not_yet_noticed())
-                     .order_by(Task.due_date, Task.id)
+    stmt = (select(Task.id, Task.title, Task.assignee_id, Task.due_date)
+            .where(Task.assignee_id.is_not(None), Task.due_date.in_((today, tomorrow)), is_open(), _not_yet_noticed()))
+    if after is not None:
+        stmt = stmt.where(or_(Task.due_date > after[0], and_(Task.due_date == after[0], Task.id > after[1])))
+    due = db.execute(stmt.order_by(Task.due_date, Task.id).limit(limit)
                      .with_for_update(of=Task, skip_locked=True)).all()
     if not due:
-        return 0
+        return 0, 0, after
+    last = (due[-1].due_date, due[-1].id)
     readers = {user_id for user_id, principal in principals_of(db, [row.assignee_id for row in due]).items()
                if principal.can("tasks", "view")}
     told = [row for row in due if row.assignee_id in readers]
     if not told:
-        return 0
+        return len(due), 0, last
     # the rows are locked: the marker takes the due date and assignee read above; `updated_at` is left (not an edit)
     db.execute(update(Task).where(among(db, Task.id, [row.id for row in told]))
                .values(due_soon_noticed_for=Task.due_date, due_soon_noticed_to=Task.assignee_id,
@@ -63,4 +69,4 @@ def notify_due_soon(ctx) -> int:
          "title": f"Due {'today' if row.due_date == today else 'tomorrow'}: {row.title}", "resource_type": "task",
          "resource_id": row.id, "action_url": f"/tasks/{row.id}"}
         for row in told])
-    return len(told)
+    return len(due), len(told), last

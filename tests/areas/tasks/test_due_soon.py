@@ -234,3 +234,77 @@ def test_the_job_costs_the_same_for_3_and_40_tasks(db, count_queries, aws):
     with count_queries() as again:
         assert _run() == {"noticed": 0}
     assert again.count == 1, again.statements
+
+
+# ---------------------------------------------------------------- session 23: batches and a time budget
+
+def _many_due(db, size):
+    today, todo = org_today(), status(db, "todo").id
+    return [make_task(db, title=f"B{n}", assignee_id=make_user(db).id, due_date=today + timedelta(days=n % 2),
+                      status_id=todo) for n in range(size)]
+
+
+def _reads(statements) -> list[str]:
+    """The due-task reads among the statements: one per batch."""
+    return [s for s in statements if "FOR UPDATE" in s.upper() and "FROM tasks" in s]
+
+
+def test_two_and_a_half_batches_run_as_three_each_task_told_once(db, count_queries, aws):
+    """Session 23: the job reads at most `batch` due tasks at a time (core notify claims at most CLAIM_MOST keys a
+    call), each batch in a transaction of its own, until a batch is short; a task whose assignee is not told is not
+    read again by the next batch of the run."""
+    from chalicelib.areas.tasks.jobs import due_soon
+
+    tasks = _many_due(db, 10)
+    blocked = make_user(db)
+    grant(db, blocked, "tasks", "none")
+    make_task(db, title="Not for them", assignee_id=blocked.id, due_date=org_today())  # read, never told
+    with count_queries() as counted:
+        assert due_soon(batch=4) == {"noticed": 10}
+    assert len(_reads(counted.statements)) == 3, counted.statements  # 4 + 4 + 3 (the 11th read is not told)
+    expected = 6 if db.get_bind().dialect.name == "postgresql" else 8
+    assert counted.count == 3 * expected, counted.statements
+    told = _told(db)
+    assert sorted(n.resource_id for n in told) == sorted(task.id for task in tasks)  # each once
+    _age_notices(db)
+    with count_queries() as again:
+        assert due_soon(batch=4) == {"noticed": 0}
+    assert len(_reads(again.statements)) == 1, again.statements  # one short batch: the untold task only
+    assert len(_told(db)) == 10
+
+
+def test_a_run_out_of_time_says_more_and_the_next_run_goes_on(db, monkeypatch):
+    from chalicelib.areas.tasks.jobs import due_soon
+    from chalicelib.core import timeutil
+
+    now = {"t": 1000.0}
+    monkeypatch.setattr(timeutil, "clock", lambda: now["t"])
+    from chalicelib.areas.tasks import service_due
+
+    batch = service_due.notify_due_soon
+
+    def slow(ctx, **kwargs):
+        answer = batch(ctx, **kwargs)
+        now["t"] += 1000  # a batch takes longer than the budget
+        return answer
+
+    monkeypatch.setattr(service_due, "notify_due_soon", slow)
+    _many_due(db, 10)
+    assert due_soon(batch=4) == {"noticed": 4, "more": True}
+    assert len(_told(db)) == 4
+    assert due_soon(batch=4) == {"noticed": 4, "more": True}
+    assert due_soon(batch=4) == {"noticed": 2}
+    assert len({n.resource_id for n in _told(db)}) == 10 and len(_told(db)) == 10
+
+
+def test_a_batch_is_within_core_notifys_claim_and_the_budget_within_the_timeout():
+    import json as jsonlib
+    from pathlib import Path
+
+    from chalicelib.areas.tasks import jobs
+    from chalicelib.core.notify import CLAIM_MOST
+
+    assert jobs.DUE_SOON_BATCH <= CLAIM_MOST
+    areas = jsonlib.loads((Path(__file__).parents[3] / "infra" / "areas.json").read_text())
+    timeout = areas["areas"]["tasks"].get("jobs", areas["defaults"]["jobs"])["timeout"]
+    assert jobs.DUE_SOON_SECONDS <= timeout / 2
