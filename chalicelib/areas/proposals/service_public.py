@@ -148,8 +148,8 @@ def _shared(ctx, share_token: str, *, lock: bool = True) -> Proposal:
         raise not_found("Proposal")
     stmt = select(Proposal).where(Proposal.share_token == share_token, Proposal.share_enabled.is_(True))
     if lock:
-        stmt = stmt.with_for_update().execution_options(populate_existing=True)
-    proposal = ctx.db.scalar(stmt)
+        stmt = stmt.with_for_update()
+    proposal = ctx.db.scalar(stmt.execution_options(populate_existing=True))
     if proposal is None:
         raise not_found("Proposal")
     return proposal
@@ -295,37 +295,56 @@ def _answerable(proposal: Proposal, what: str) -> None:
         raise Conflict(f"This proposal cannot be {what} yet")
 
 
-def _lock_parents(ctx, proposal: Proposal, locked: set) -> None:
+ACCEPT_TRIES = 3  # the accept's read-lock rounds: each further round needs an edit of the company or deal meanwhile
+
+
+def _lock_parents(ctx, proposal: Proposal) -> tuple:
     """The rows the accept writes under (besides the proposal), locked before the proposal's row: its company FOR KEY
     SHARE (the onboarding's project, budget, invoice and contract name it), then its deal FOR UPDATE (moved to won).
     Their deletes take that row first and then, through `proposals.company_id` and `deal_id` ON DELETE SET NULL, the
     proposal's: in this order an accept and a delete wait for each other instead of deadlocking. A row deleted
-    meanwhile locks nothing (the proposal re-read then names none)."""
+    meanwhile locks nothing (the proposal re-read then names none). Answers the (company, deal) ids locked for."""
     from chalicelib.areas.deals import service as deals_service
 
     for model, row_id, key_share in ((deals_service.Company, proposal.company_id, True),
                                      (deals_service.Deal, proposal.deal_id, False)):
-        if row_id and (model, row_id) not in locked:
+        if row_id:
             lock_row(ctx.db, model, row_id, key_share=key_share)
-            locked.add((model, row_id))
+    return proposal.company_id, proposal.deal_id
+
+
+def _lock_for_accept(ctx, share_token: str, cookie: str | None) -> Proposal:
+    """The shared proposal, locked after its company and deal (docs/decisions/proposals.md, "Lock order of the public
+    accept"). The proposal is read without a lock, its company and deal locked, then the proposal locked and re-read,
+    all in a savepoint. When the re-read names a company or deal that was not locked (an edit of the proposal
+    committed in between), taking that row now, after the proposal's, is the reverse of its delete's order (the row,
+    then the proposal: a deadlock, session 23): the savepoint is rolled back instead, which lets go of the rows it
+    locked, and the round runs again on the proposal as it is now. A company or deal the proposal no longer names
+    (deleted or unset meanwhile) needs nothing. 409 after ACCEPT_TRIES rounds that each met such an edit."""
+    where = (Proposal.share_token == share_token) & Proposal.share_enabled.is_(True)
+    for _ in range(ACCEPT_TRIES):
+        proposal = _shared(ctx, share_token, lock=False)
+        _require_session(proposal, cookie)
+        savepoint = ctx.db.begin_nested()
+        company_id, deal_id = _lock_parents(ctx, proposal)
+        proposal = lock_row(ctx.db, Proposal, proposal.id, missing="Proposal", where=where)
+        if proposal.company_id in (None, company_id) and proposal.deal_id in (None, deal_id):
+            savepoint.commit()  # RELEASE SAVEPOINT: the locks stay the transaction's
+            _require_session(proposal, cookie)  # the password may have changed meanwhile
+            return proposal
+        savepoint.rollback()  # the proposal's lock and its old company's and deal's let go
+    raise Conflict("The proposal was being changed while it was accepted: try again")
 
 
 def accept(ctx, *, share_token: str, name: str, email: str, cookie: str | None) -> None:
     """The lock order (docs/decisions/proposals.md, "Concurrency"): the proposal read without a lock, its company and
-    its deal locked, then the proposal locked and re-read; the proposal's row is then written once, at the end (a
-    second UPDATE of a row the transaction already updated checks every foreign key again, taking the contact's,
-    the page's and the owner's rows FOR KEY SHARE after the proposal's: a contact's delete waited for the accept
-    while the accept waited for it)."""
+    its deal locked, then the proposal locked and re-read (again, when an edit of its company or deal committed in
+    between: _lock_for_accept); the proposal's row is then written once, at the end (a second UPDATE of a row the
+    transaction already updated checks every foreign key again, taking the contact's, the page's and the owner's rows
+    FOR KEY SHARE after the proposal's: a contact's delete waited for the accept while the accept waited for it)."""
     from .service_onboarding import run_onboarding
 
-    proposal = _shared(ctx, share_token, lock=False)
-    _require_session(proposal, cookie)
-    locked: set = set()
-    _lock_parents(ctx, proposal, locked)
-    proposal = lock_row(ctx.db, Proposal, proposal.id, missing="Proposal",
-                        where=(Proposal.share_token == share_token) & Proposal.share_enabled.is_(True))
-    _require_session(proposal, cookie)  # the password may have changed meanwhile
-    _lock_parents(ctx, proposal, locked)  # a company or deal set meanwhile (an edit raced too): locked now, late
+    proposal = _lock_for_accept(ctx, share_token, cookie)
     _answerable(proposal, "accepted")
     before = proposal.status
     accepted_at = utcnow()
