@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 
 from chalicelib.core.locks import insert_ignore
 from chalicelib.core.serialize import row_dict
@@ -157,9 +157,9 @@ def _profile_select():
 
 
 def list_profiles(ctx, query):
-    """The client profiles (filters client_group, delivery_manager_id, dashboard_enabled), by company name,
-    with the company's and the delivery manager's names: the page's records in one statement, its total
-    (when counted) in one more (record_page)."""
+    """The client profiles (filters client_group, delivery_manager_id, dashboard_enabled), by company name (letter
+    case aside, as the companies list), with the company's and the delivery manager's names: the page's records in
+    one statement, its total (when counted) in one more (record_page)."""
     from chalicelib.core.query import record_page
 
     stmt, company = _profile_select()
@@ -169,7 +169,8 @@ def list_profiles(ctx, query):
         stmt = stmt.where(ClientProfile.delivery_manager_id == query.delivery_manager_id)
     if query.dashboard_enabled is not None:
         stmt = stmt.where(ClientProfile.dashboard_enabled.is_(query.dashboard_enabled))
-    return record_page(ctx.db, stmt.order_by(company.c.name, ClientProfile.id), query, ("dashboard_enabled",))
+    return record_page(ctx.db, stmt.order_by(func.lower(company.c.name), company.c.name, ClientProfile.id), query,
+                       ("dashboard_enabled",))
 
 
 def create_profile(ctx, *, company_id: str, data) -> dict:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from sqlalchemy import func
+
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
@@ -47,13 +49,13 @@ def check_json(values: dict, fields=JSON_FIELDS) -> None:
 
 
 def list_templates(ctx, query) -> Page:
-    """The active templates by name: the list's columns only (no content or configuration, which the detail
+    """The active templates by name (letter case aside, as companies and users): the list's columns only (no content or configuration, which the detail
     answers), as records."""
     stmt = in_scope(template_list_select(), visible_templates(ctx.principal)).where(
         ProposalTemplate.is_active.is_(True))
     if query.category:
         stmt = stmt.where(ProposalTemplate.category == query.category)
-    stmt = stmt.order_by(ProposalTemplate.name, ProposalTemplate.id)
+    stmt = stmt.order_by(func.lower(ProposalTemplate.name), ProposalTemplate.name, ProposalTemplate.id)
     return record_page(ctx.db, stmt, query, TEMPLATE_LIST_FLAGS)
 
 

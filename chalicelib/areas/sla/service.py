@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 
 from chalicelib.core.errors import BadRequest
 from chalicelib.core.locks import lock_row
@@ -20,12 +20,12 @@ from .queries import load_policy, policy_lookups, policy_records, policy_select,
 
 
 def list_policies(ctx, query) -> Page:
-    """The policies (filter company_id), by name: the page's records, then its total (when counted), rules and
+    """The policies (filter company_id), by name (letter case aside, as companies and users): the page's records, then its total (when counted), rules and
     company names in one more statement (record_page with lookups)."""
     stmt = in_scope(policy_select(), visible(ctx.principal))
     if query.company_id:
         stmt = stmt.where(SlaPolicy.company_id == query.company_id)
-    page, sets = record_page(ctx.db, stmt.order_by(SlaPolicy.name, SlaPolicy.id), query,
+    page, sets = record_page(ctx.db, stmt.order_by(func.lower(SlaPolicy.name), SlaPolicy.name, SlaPolicy.id), query,
                              lookups=lambda rows: policy_lookups(ctx.db, rows))
     return replace(page, items=with_policy_lookups(page.items, sets))
 

@@ -168,7 +168,7 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
                    count(and_(slas.c.responded_at.is_(None), slas.c.response_deadline < now)),
                    count(and_(slas.c.resolved_at.is_(None), slas.c.resolution_deadline < now)))
             .outerjoin(slas, slas.c.policy_id == SlaPolicy.id)
-            .group_by(SlaPolicy.id, SlaPolicy.name).order_by(SlaPolicy.name, SlaPolicy.id).limit(LIST_LIMIT))
+            .group_by(SlaPolicy.id, SlaPolicy.name).order_by(func.lower(SlaPolicy.name), SlaPolicy.name, SlaPolicy.id).limit(LIST_LIMIT))
     if policy_id:
         stmt = stmt.where(SlaPolicy.id == policy_id)
     report = [{"policy_id": pid, "policy_name": name, "total": total, "response_breaches": rb,

@@ -138,7 +138,7 @@ class SandboxCalendar:
         rows = self.db.scalars(
             select(SandboxCalendarEvent)
             .where(or_(SandboxCalendarEvent.calendar_id == calendar,
-                       SandboxCalendarEvent.attendee_emails.contains(f",{calendar},")),
+                       SandboxCalendarEvent.attendee_emails.contains(f",{calendar},", autoescape=True)),
                    SandboxCalendarEvent.end_at > _parse_bound(time_min),
                    SandboxCalendarEvent.start_at < _parse_bound(time_max))
             .order_by(SandboxCalendarEvent.start_at, SandboxCalendarEvent.id).limit(2500))
