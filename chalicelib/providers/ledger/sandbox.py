@@ -24,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 from chalicelib.core.errors import BadGateway, BadRequest
 from chalicelib.core.ids import utcnow
 from chalicelib.core.money import line_amount, line_gst
+from chalicelib.core.timeutil import org_today
 
 from .base import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RETENTION, LedgerAuth, LedgerProvider
 from .models import LedgerSandboxInvoice
@@ -68,11 +69,12 @@ def _pdf(number: str, contact: str, total: Decimal) -> bytes:
 
 
 def record_payment(db, ledger_invoice_id: str, amount, *, on: date | None = None, reference: str | None = None) -> dict:
-    """The customer pays (part of) a sandbox invoice: AUTHORISED -> PAID once the total is covered."""
+    """The customer pays (part of) a sandbox invoice: AUTHORISED -> PAID once the total is covered. Dated `on`, else
+    the organisation's day (Xero dates payments in the organisation's time zone)."""
     row = db.get(LedgerSandboxInvoice, ledger_invoice_id)
     if row is None or row.status not in ("AUTHORISED",):
         raise BadGateway("Payment not applied: the invoice is not AUTHORISED")
-    payment = {"ledger_payment_id": str(uuid.uuid4()), "date": (on or date.today()).isoformat(),
+    payment = {"ledger_payment_id": str(uuid.uuid4()), "date": (on or org_today()).isoformat(),
                "amount": str(Decimal(str(amount)).quantize(CENT)), "reference": reference, "status": "AUTHORISED"}
     row.payments = [*row.payments, payment]
     row.amount_paid = Decimal(row.amount_paid) + Decimal(payment["amount"])
