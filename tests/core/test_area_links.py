@@ -61,6 +61,12 @@ BOTH_WAYS = {
                                    "tasks are kept, no longer linked to it",
     frozenset({"calendar", "leave"}): "the team calendar shows approved leave; a leave booking's working days leave "
                                       "out the calendar's public holidays (session 18)",
+    # session 23: a note names its record by type and id (no key the database could cascade), and every notes route
+    # loads that record first: a deleted record's notes were unreachable and kept for good, so each delete of a record
+    # notes attach to calls notes' `records_deleted`
+    **{frozenset({"notes", area}): f"a note's record is checked through {area}; a deleted {area} record's notes go "
+                                   "with it (notes' records_deleted, session 23)"
+       for area in ("announcements", "budgets", "deals", "invoices", "performance", "projects", "proposals", "tasks")},
 }
 
 

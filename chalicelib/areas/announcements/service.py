@@ -84,7 +84,10 @@ def update_announcement(ctx, *, announcement_id: str, data) -> dict:
 
 
 def delete_announcement(ctx, *, announcement_id: str) -> None:
+    from chalicelib.areas.notes import service as notes_service  # another area: imported lazily
+
     load_announcement(ctx, announcement_id)
+    notes_service.records_deleted(ctx.db, "announcement", [announcement_id])  # its notes go with it (session 23)
     # receipts and distributions go with it (ON DELETE CASCADE)
     ctx.db.execute(delete(Announcement).where(Announcement.id == announcement_id))
 

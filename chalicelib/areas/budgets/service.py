@@ -312,7 +312,9 @@ def _check_currency_of_invoices(ctx, budget: Budget, currency: str) -> None:
 
 
 def delete_budget(ctx, *, budget_id: str) -> None:
-    """Logs `deleted`, clears the budget from time entries (timesheets), then removes it and its items."""
+    """Logs `deleted`, clears the budget from time entries (timesheets), then removes it and its items, and its notes
+    (the notes area: one statement; session 23)."""
+    from chalicelib.areas.notes import service as notes_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
     budget = load_budget(ctx, budget_id)
@@ -322,6 +324,7 @@ def delete_budget(ctx, *, budget_id: str) -> None:
                    changes={"name": budget.name, "status": budget.status})
     ctx.db.flush()
     timesheets_service.clear_budget(ctx.db, budget_id=budget.id)
+    notes_service.records_deleted(ctx.db, "budget", [budget.id])
     ctx.db.delete(budget)
     ctx.db.flush()
 

@@ -243,13 +243,15 @@ def delete_company(ctx, *, company_id: str) -> None:
     """409 while deals reference the company; its contacts are kept and detached, its tasks (a portal request made
     without a project is one) kept and no longer linked to it (tasks' `company_deleted`). The company's row is locked
     first: a task being linked to it waits (`link_company`), and a task linked before is unlinked."""
-    from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
+    from chalicelib.areas.notes import service as notes_service  # other areas: imported lazily
+    from chalicelib.areas.tasks import service as tasks_service
 
     company = lock_row(ctx.db, Company, company_id, where=visible(ctx.principal), missing="Company")
     deals = count_of(ctx.db, Deal, Deal.company_id == company_id)
     if deals:
         raise Conflict(f"Company has {deals} deal(s); move or delete them first")
     tasks_service.company_deleted(ctx.db, company.id)
+    notes_service.records_deleted(ctx.db, "company", [company.id])  # its notes go with it (session 23)
     ctx.db.execute(update(Contact).where(Contact.company_id == company_id).values(company_id=None)
                    .execution_options(synchronize_session=False))
     ctx.db.delete(company)
@@ -304,10 +306,12 @@ def delete_contact(ctx, *, contact_id: str) -> None:
     """Deals that named the contact keep going without one (contact_id becomes null). Its relationship actions go
     with it (their key cascades) and the relationships area deletes their action-centre items. The contact's row
     is locked first: an action made for it meanwhile waits, then finds it gone, instead of leaving an item behind."""
-    from chalicelib.areas.relationships import service as relationships_service  # another area: imported lazily
+    from chalicelib.areas.notes import service as notes_service  # other areas: imported lazily
+    from chalicelib.areas.relationships import service as relationships_service
 
     contact = lock_row(ctx.db, Contact, contact_id, where=visible(ctx.principal), missing="Contact")
     relationships_service.contact_deleted(ctx, contact_id=contact.id)
+    notes_service.records_deleted(ctx.db, "contact", [contact.id])  # its notes go with it (session 23)
     ctx.db.execute(update(Deal).where(Deal.contact_id == contact_id).values(contact_id=None)
                    .execution_options(synchronize_session=False))
     ctx.db.delete(contact)

@@ -141,6 +141,7 @@ def delete_deal(ctx, *, deal_id: str) -> None:
     deal's row is locked first: a budget being made for it waits (budgets' check share-locks it), and a budget
     made before is counted. Its tasks are kept, no longer linked to it (tasks' `deal_deleted`)."""
     from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
+    from chalicelib.areas.notes import service as notes_service
     from chalicelib.areas.tasks import service as tasks_service
 
     deal = lock_row(ctx.db, Deal, deal_id, where=visible(ctx.principal), missing="Deal")
@@ -149,5 +150,6 @@ def delete_deal(ctx, *, deal_id: str) -> None:
         raise Conflict(f"The deal has {budgets} budget{'s' if budgets != 1 else ''}: remove or move them first, "
                        "or set its status instead")
     tasks_service.deal_deleted(ctx.db, deal.id)  # its tasks are kept, no longer linked to it
+    notes_service.records_deleted(ctx.db, "deal", [deal.id])  # its notes go with it (session 23)
     ctx.db.delete(deal)
     ctx.db.flush()

@@ -283,7 +283,10 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
 def delete_invoice(ctx, *, invoice_id: str) -> None:
     """A ledger-linked invoice is first deleted in the ledger (a draft there) or voided (authorised or
     later): service_ledger.remove_from_ledger. Then `deleted` is logged and the invoice goes, with its lines,
-    payments and billed-time links (those entries become billable again)."""
+    payments and billed-time links (those entries become billable again), and its notes (the notes area: one
+    statement, and one for who wrote them in the portal; session 23)."""
+    from chalicelib.areas.notes import service as notes_service  # another area: imported lazily
+
     from . import service_ledger
 
     invoice = load_invoice(ctx, invoice_id)
@@ -293,6 +296,7 @@ def delete_invoice(ctx, *, invoice_id: str) -> None:
     history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="deleted", actor_id=ctx.user_id,
                    changes={"invoice_number": invoice.invoice_number, "status": invoice.status,
                             "total": value_out(invoice.total)})
+    notes_service.records_deleted(ctx.db, "invoice", [invoice.id])
     ctx.db.delete(invoice)
     ctx.db.flush()
 

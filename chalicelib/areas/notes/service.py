@@ -166,8 +166,40 @@ def delete_note(ctx, *, note_id: str) -> None:
     note = load_note(ctx, note_id)
     if note.author_id != ctx.user_id and not ctx.can(tool_for(note.resource_type), "manage"):
         raise Forbidden("Only the author or a manager of this record's tool may delete this note")
+    if note.resource_type in PORTAL_TYPES:  # who wrote it, or a reply, in the portal is forgotten with it
+        from chalicelib.areas.portal import service as portal_service
+
+        portal_service.records_deleted(ctx.db, "note", _thread_ids(note.id))
     ctx.db.delete(note)
     ctx.db.flush()
+
+
+def _thread_ids(note_id: str):
+    """SELECT of the note's id and its replies' at any depth (the rows its delete takes: parent_id cascades)."""
+    thread = select(Note.id).where(Note.id == note_id).cte("deleted_thread", recursive=True)
+    thread = thread.union(select(Note.id).join(thread, Note.parent_id == thread.c.id))
+    return select(thread.c.id)
+
+
+def records_deleted(db, resource_type: str, ids) -> None:
+    """The records `ids` (a list of ids, or a SELECT of them) of `resource_type` are being deleted by their own area:
+    their notes go with them, replies included (a reply is on its parent's record), in one DELETE; for the types the
+    client portal shows notes on, who wrote them in the portal is forgotten too (one more). Called before the
+    record's own DELETE, so that a SELECT of ids (a task's subtasks, a cycle's reviews) still finds them. Nobody
+    reads either answer: each rides with the request's next statement (core.db.WRITE_LATER). Without this a
+    deleted record's notes answered 404 on every route (each loads the record first) and were kept for good
+    (session 23, docs/decisions/notes.md)."""
+    from sqlalchemy import delete
+
+    from chalicelib.core.db import WRITE_LATER
+
+    of_records = (Note.resource_type == resource_type, Note.resource_id.in_(ids))
+    if resource_type in PORTAL_TYPES:
+        from chalicelib.areas.portal import service as portal_service
+
+        portal_service.records_deleted(db, "note", select(Note.id).where(*of_records))
+    db.execute(delete(Note).where(*of_records),
+               execution_options={**WRITE_LATER, "synchronize_session": False})
 
 
 # ---------------------------------------------------------------- the client portal

@@ -19,7 +19,7 @@ from chalicelib.core.locks import insert_rows, lock_key, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT, in_scope
 
-from .models import ReviewCycle, ReviewTemplate, ReviewTemplateAssignment, ReviewTemplateItem
+from .models import Review, ReviewCycle, ReviewTemplate, ReviewTemplateAssignment, ReviewTemplateItem
 from .queries import (cycle_progress, cycle_record, load_cycle, load_review, load_template,  # noqa: F401 - load_review:
                       template_records, visible, visible_cycles)  # the notes area checks a noted review with it
 from .queries import review_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
@@ -70,10 +70,15 @@ def update_cycle(ctx, *, cycle_id: str, data) -> dict:
 
 
 def delete_cycle(ctx, *, cycle_id: str) -> None:
+    """A draft cycle goes with its reviews (cycle_id cascades) and their notes (the notes area: one statement, the
+    reviews' ids read in it before the cascade; session 23)."""
+    from chalicelib.areas.notes import service as notes_service  # another area: imported lazily
+
     load_cycle(ctx, cycle_id, any_status=True)
     cycle = lock_row(ctx.db, ReviewCycle, cycle_id, missing="Review cycle")
     if cycle.status != "draft":
         raise BadRequest("Only a draft cycle can be deleted")
+    notes_service.records_deleted(ctx.db, "review", select(Review.id).where(Review.cycle_id == cycle.id))
     ctx.db.delete(cycle)
     ctx.db.flush()
 

@@ -300,9 +300,12 @@ def record_previous_goals(ctx, *, review_id: str, data) -> dict:
 
 
 def delete_review(ctx, *, review_id: str) -> None:
+    from chalicelib.areas.notes import service as notes_service  # another area: imported lazily
+
     load_review(ctx, review_id)
     review = lock_row(ctx.db, Review, review_id, missing="Review")
     if review.status != "draft":
         raise BadRequest("Only a draft review can be deleted")
+    notes_service.records_deleted(ctx.db, "review", [review.id])  # its notes go with it (session 23)
     ctx.db.delete(review)
     ctx.db.flush()

@@ -312,6 +312,22 @@ def note_replied(ctx, *, parent_id: str, note_id: str, resource_type: str, resou
         action_url=f"/{resource_type}s/{resource_id}")
 
 
+def records_deleted(db, record_type: str, ids) -> None:
+    """Records submitted through the portal (`task`: a request, `note`: a note) are being deleted by their area:
+    who submitted them is forgotten (one DELETE; `ids` a list of ids or a SELECT of them, read before the records'
+    own DELETE). Nobody reads its answer: it rides with the request's next statement (core.db.WRITE_LATER). The row
+    was kept for good before (session 23): nothing read it again, the table only grew."""
+    from sqlalchemy import delete
+
+    from chalicelib.core.db import WRITE_LATER
+
+    from .models import PortalSubmission
+
+    db.execute(delete(PortalSubmission).where(PortalSubmission.record_type == record_type,
+                                              PortalSubmission.record_id.in_(ids)),
+               execution_options={**WRITE_LATER, "synchronize_session": False})
+
+
 def announcement_published(ctx, *, announcement_id: str, title: str) -> int:
     """An announcement of category `company` was published (announcements): every portal user is told
     (`portal_announcement`), as every client reads the company announcements."""

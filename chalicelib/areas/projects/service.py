@@ -337,8 +337,10 @@ def delete_project(ctx, *, project_id: str) -> None:
     sprints and its roadmaps with their items (planning that means nothing without it); its tasks are kept, standalone,
     without those sprints and roadmap items. A project that work or money was recorded against (time entries,
     budgets, and through them invoices) is not deleted: 409 naming what holds it, nothing changed. The project's row
-    is locked first, so a delete waits for a request changing it and a second delete at once answers 404."""
+    is locked first, so a delete waits for a request changing it and a second delete at once answers 404. Its notes go
+    with it (the notes area: one statement)."""
     from chalicelib.areas.budgets import service as budgets_service  # other areas: imported lazily
+    from chalicelib.areas.notes import service as notes_service
     from chalicelib.areas.roadmaps import service as roadmaps_service
     from chalicelib.areas.sprints import service as sprints_service
     from chalicelib.areas.tasks import service as tasks_service
@@ -352,6 +354,7 @@ def delete_project(ctx, *, project_id: str) -> None:
     tasks_service.project_deleted(ctx.db, project.id)  # its tasks are kept, no longer linked to it
     sprints_service.project_deleted(ctx.db, project.id)  # the database clears its sprints from their tasks
     roadmaps_service.project_deleted(ctx.db, project.id)  # with their items, cleared from their tasks
+    notes_service.records_deleted(ctx.db, "project", [project.id])  # its notes go with it (session 23)
     ctx.db.delete(project)
     ctx.db.flush()
 

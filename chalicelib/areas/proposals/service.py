@@ -248,6 +248,7 @@ def _plain(value):
 
 
 def delete_proposal(ctx, *, proposal_id: str) -> None:
+    from chalicelib.areas.notes import service as notes_service
     from chalicelib.areas.pages import service as pages_service
 
     proposal = _locked(ctx, proposal_id)
@@ -255,6 +256,7 @@ def delete_proposal(ctx, *, proposal_id: str) -> None:
         raise Conflict("An accepted proposal cannot be deleted: its contract, project, budget and invoice name it")
     page_id = proposal.page_id
     record(ctx, proposal.id, "deleted", {"title": {"from": proposal.title, "to": None}})
+    notes_service.records_deleted(ctx.db, "proposal", [proposal.id])  # its notes go with it (session 23)
     ctx.db.delete(proposal)
     ctx.db.flush()
     pages_service.remove_record_page(ctx.db, page_id)

@@ -307,9 +307,25 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
 
 
 def delete_task(ctx, *, task_id: str) -> None:
+    """The task goes with its subtasks at any depth (parent_task_id cascades); the notes of them all, and who submitted
+    them through the portal, go too (the notes and portal areas; one statement each, riding with the task's DELETE:
+    session 23, docs/decisions/notes.md)."""
+    from chalicelib.areas.notes import service as notes_service  # other areas: imported lazily
+    from chalicelib.areas.portal import service as portal_service
+
     task = load_task(ctx, task_id)
+    doomed = _subtree_ids(task.id)  # read by the statements below, before the cascade takes the subtasks
+    notes_service.records_deleted(ctx.db, "task", doomed)
+    portal_service.records_deleted(ctx.db, "task", doomed)
     ctx.db.delete(task)
     ctx.db.flush()
+
+
+def _subtree_ids(task_id: str):
+    """SELECT of the task's id and its subtasks' at any depth (UNION: a cycle of parents cannot loop)."""
+    tree = select(Task.id).where(Task.id == task_id).cte("deleted_tasks", recursive=True)
+    tree = tree.union(select(Task.id).join(tree, Task.parent_task_id == tree.c.id))
+    return select(tree.c.id)
 
 
 
