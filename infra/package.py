@@ -287,6 +287,8 @@ def split_template(template: dict, owners: dict, config: dict, fingerprint: str)
                 continue
             event_props = event["Properties"]
             event_props["FunctionResponseTypes"] = ["ReportBatchItemFailures"]
+            if jobs.get("max_concurrency") is not None:  # SQS scales a queue's function to hundreds otherwise
+                event_props["ScalingConfig"] = {"MaximumConcurrency": int(jobs["max_concurrency"])}
             queue_name = _queue_name(event_props.get("Queue"))
             if queue_name in queues:
                 queue_id = queues[queue_name]

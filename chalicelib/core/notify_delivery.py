@@ -30,7 +30,7 @@ DONE = ("sent", "skipped")
 # `notifications-purge` job); the usage analytics read deliveries of up to the last 365 days
 DELIVERY_RETENTION = timedelta(days=366)
 PURGE_BATCH = 10_000
-SENDING_STALE = timedelta(minutes=5)  # longer than any worker runs (the queue function's timeout is 30 s)
+SENDING_STALE = timedelta(minutes=5)  # longer than any worker runs (the queue function's timeout is 90 s)
 
 
 class Skip(Exception):
@@ -179,8 +179,14 @@ def _send_push(db, delivery: NotificationDelivery):
     payload = push_message(delivery.payload or {})  # push services accept about 4 KB of encrypted payload
 
     def call() -> Outcome:
+        from .timeutil import TimeBudget
+
         sent, gone, errors, too_large = [], [], [], []
-        for subscription_id, info in subscriptions:
+        budget = TimeBudget(PUSH_SECONDS)
+        for index, (subscription_id, info) in enumerate(subscriptions):
+            if budget.spent():  # the rest are not tried: the delivery stays within its function's timeout
+                errors.append(f"{len(subscriptions) - index} push subscriptions not tried in time")
+                break
             try:
                 push.send(subscription=info, payload=payload)
             except SubscriptionGone:
@@ -298,7 +304,13 @@ def deliver_message(message: dict) -> str:
     return deliver(message["delivery_id"])
 
 
-DRAIN_SECONDS = 20  # of the drain function's 30 s (infra/areas.json): it stops starting deliveries past them
+DRAIN_SECONDS = 20  # of the drain function's 90 s (infra/areas.json): it stops starting deliveries past them
+# One delivery takes at most about DELIVERY_SECONDS: an e-mail's 3 s connect and 10 s read, a chat post's two 10 s
+# attempts around a 5 s Retry-After wait, a push stops trying subscriptions after PUSH_SECONDS and the one in flight
+# takes 10 s more. The notifications functions' 90 s timeout holds the drain's budget and one delivery, and the
+# queue worker takes one message an invocation (infra tests check it; session 23's deployment audit).
+PUSH_SECONDS = 30
+DELIVERY_SECONDS = 45
 
 
 def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit: int = 500,

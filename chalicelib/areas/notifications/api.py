@@ -165,9 +165,11 @@ def usage_read_rates(ctx, query: UsageQuery):
     return {"days": query.days, "read_rates": service_usage.read_rates(ctx, days=query.days)}
 
 
-@bp.on_sqs_message(queue=os.environ.get("NOTIFICATIONS_QUEUE_NAME", "wms-notifications"), batch_size=10)
+@bp.on_sqs_message(queue=os.environ.get("NOTIFICATIONS_QUEUE_NAME", "wms-notifications"), batch_size=1)
 def notifications_worker(event):
-    """Deliver queued notification messages; answers SQS's partial batch failures."""
+    """Deliver queued notification messages; answers SQS's partial batch failures. One message an invocation: a
+    delivery may take up to notify_delivery.DELIVERY_SECONDS, and ten of them outlasted the function's timeout,
+    sending the whole batch back to the queue (session 23)."""
     return jobs.handle_queue_event(event)
 
 

@@ -49,7 +49,7 @@ def drain_pending() -> dict:
 
 
 PURGE_BATCH = 10_000  # rows a DELETE removes at most (one statement, one short transaction each)
-PURGE_SECONDS = 20  # of the notifications jobs' 30 s (infra/areas.json): no batch is started past them
+PURGE_SECONDS = 20  # of the notifications jobs' 90 s (infra/areas.json): no batch is started past them
 
 
 def notifications_purge(*, batch: int = PURGE_BATCH, seconds: float = PURGE_SECONDS) -> dict:

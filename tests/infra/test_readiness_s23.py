@@ -1,0 +1,63 @@
+"""Session 23's deployment audit: the packaged template gives each scheduled and queue function the time its code
+needs, bounds the queue worker, and lets the database proxy and SES do what the code asks."""
+from __future__ import annotations
+
+from chalicelib.core import notify_delivery
+
+MARGIN = 10  # seconds a job's function keeps after its budget, besides the step it may still be taking
+
+
+def functions(template) -> dict:
+    return {n: r["Properties"] for n, r in template["Resources"].items() if r["Type"] == "AWS::Serverless::Function"}
+
+
+def _budgets() -> dict:
+    """Each job's time budget (no new work started past it) and the longest step it may then still be in."""
+    from chalicelib.areas.calendar import jobs as calendar_jobs
+    from chalicelib.areas.notifications import jobs as notification_jobs
+    from chalicelib.areas.portal import service_connections
+    from chalicelib.areas.proposals import jobs as proposal_jobs
+    from chalicelib.areas.tasks import jobs as task_jobs
+
+    delivery = notify_delivery.DELIVERY_SECONDS
+    return {
+        "NotificationsDrain": (notify_delivery.DRAIN_SECONDS, delivery),
+        "NotificationsPurge": (notification_jobs.PURGE_SECONDS, 2 * MARGIN),  # one more batch of each table
+        "TaskDueSoon": (task_jobs.DUE_SOON_SECONDS, MARGIN),
+        "ProposalAttemptsPurge": (proposal_jobs.PURGE_SECONDS, MARGIN),
+        "PlaceCachePurge": (calendar_jobs.PURGE_SECONDS, MARGIN),
+        "CalendarInviteScan": (calendar_jobs.SCAN_SECONDS, MARGIN),
+        "AdplatformsSync": (service_connections.SYNC_SECONDS, MARGIN),
+    }
+
+
+def test_every_job_budget_and_its_last_step_fit_the_functions_timeout(template):
+    fns = functions(template)
+    tight = {name: f"budget {budget}s + step {step}s + {MARGIN}s > timeout {fns[name]['Timeout']}s"
+             for name, (budget, step) in _budgets().items() if budget + step + MARGIN > fns[name]["Timeout"]}
+    assert not tight, tight
+
+
+def test_the_queue_worker_takes_one_delivery_at_a_time_and_is_bounded(template):
+    worker = functions(template)["NotificationsWorker"]
+    event = next(iter(worker["Events"].values()))["Properties"]
+    assert event["BatchSize"] == 1
+    assert notify_delivery.DELIVERY_SECONDS + MARGIN <= worker["Timeout"]
+    assert event["ScalingConfig"] == {"MaximumConcurrency": 10}
+    queue = template["Resources"][event["Queue"]["Fn::GetAtt"][0]]["Properties"]
+    assert queue["VisibilityTimeout"] >= 6 * worker["Timeout"]  # AWS's advice for an SQS event source
+
+
+def test_a_request_waits_for_a_proxy_connection_less_than_its_function_runs(template):
+    borrow = template["Resources"]["DatabaseProxyTargetGroup"]["Properties"]["ConnectionPoolConfigurationInfo"][
+        "ConnectionBorrowTimeout"]
+    shortest = min(p["Timeout"] for p in functions(template).values())
+    assert borrow < shortest
+
+
+def test_mail_may_use_a_configuration_set(template):
+    statement = next(s for s in template["Resources"]["FunctionPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+                     if s.get("Sid") == "SendMail")
+    resources = [r["Fn::Sub"] for r in statement["Resource"]]
+    assert any(r.endswith(":identity/*") for r in resources)
+    assert any(r.endswith(":configuration-set/*") for r in resources)
