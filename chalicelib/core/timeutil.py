@@ -51,3 +51,17 @@ class TimeBudget:
 
     def spent(self) -> bool:
         return clock() >= self.until
+
+
+def in_batches(step, *, size: int, budget: TimeBudget) -> tuple[int, bool]:
+    """Run `step()` (one batch of a job, in a transaction of its own; it answers how many rows it read) until a batch
+    reads fewer than `size` (none left), or `budget` is spent before the next one starts. Answers (rows read, more),
+    `more` true when the budget stopped it: the job's next run goes on. The first batch always runs."""
+    done = 0
+    while True:
+        read = step()
+        done += read
+        if read < size:
+            return done, False
+        if budget.spent():
+            return done, True

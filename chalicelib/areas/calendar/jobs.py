@@ -169,25 +169,21 @@ def place_cache_purge(*, batch: int = PURGE_BATCH, seconds: float = PURGE_SECOND
     By hand: `python -m chalicelib.cli job place-cache-purge`."""
     from sqlalchemy import delete
 
-    from chalicelib.core.timeutil import TimeBudget
+    from chalicelib.core.timeutil import TimeBudget, in_batches
     from chalicelib.providers.places.live import TURN_KEY
 
     from .service import PLACES_CACHE_DAYS
 
     before = utcnow() - timedelta(days=PLACES_CACHE_DAYS + 1)
-    budget = TimeBudget(seconds)
-    answer: dict = {"places": 0}
-    while True:
+
+    def step() -> int:
         with job_context() as ctx:
             keys = (select(PlaceSearchCache.key)
                     .where(PlaceSearchCache.cached_at < before, PlaceSearchCache.key.notin_((TURN_KEY, CURSOR_KEY)),
                            ~PlaceSearchCache.key.startswith("~"))
                     .limit(batch))
-            deleted = ctx.db.execute(delete(PlaceSearchCache).where(PlaceSearchCache.key.in_(keys))
-                                     .execution_options(synchronize_session=False)).rowcount
-        answer["places"] += deleted
-        if deleted < batch:
-            return answer
-        if budget.spent():
-            answer["more"] = True
-            return answer
+            return ctx.db.execute(delete(PlaceSearchCache).where(PlaceSearchCache.key.in_(keys))
+                                  .execution_options(synchronize_session=False)).rowcount
+
+    deleted, more = in_batches(step, size=batch, budget=TimeBudget(seconds))
+    return {"places": deleted, **({"more": True} if more else {})}

@@ -61,21 +61,18 @@ def notifications_purge(*, batch: int = PURGE_BATCH, seconds: float = PURGE_SECO
     from chalicelib.core import allowance
     from chalicelib.core.context import job_context
     from chalicelib.core.ids import utcnow
-    from chalicelib.core.timeutil import TimeBudget
+    from chalicelib.core.timeutil import TimeBudget, in_batches
 
     now = utcnow()
     budget = TimeBudget(seconds)
     answer: dict = {}
     for name, purge, before in (("deliveries", notify_delivery.purge, now - notify_delivery.DELIVERY_RETENTION),
                                 ("provider_uses", allowance.purge, now - allowance.KEEP)):
-        answer[name] = 0
-        while True:  # each table has one batch at least
+        def step(purge=purge, before=before) -> int:
             with job_context() as ctx:
-                deleted = purge(ctx.db, before, limit=batch)
-            answer[name] += deleted
-            if deleted < batch:
-                break
-            if budget.spent():
-                answer["more"] = True
-                break
+                return purge(ctx.db, before, limit=batch)
+
+        answer[name], more = in_batches(step, size=batch, budget=budget)  # each table one batch at least
+        if more:
+            answer["more"] = True
     return answer

@@ -31,22 +31,18 @@ def proposal_attempts_purge(*, batch: int = PURGE_BATCH, seconds: float = PURGE_
     from sqlalchemy import delete, select
 
     from chalicelib.core.ids import utcnow
-    from chalicelib.core.timeutil import TimeBudget
+    from chalicelib.core.timeutil import TimeBudget, in_batches
 
     from .models import ProposalPasswordAttempt
     from .service_public import ATTEMPT_WINDOW
 
     before = utcnow() - max(timedelta(days=1), 2 * ATTEMPT_WINDOW)
-    budget = TimeBudget(seconds)
-    answer: dict = {"password_attempts": 0}
-    while True:
+
+    def step() -> int:
         with job_context() as ctx:
             ids = select(ProposalPasswordAttempt.id).where(ProposalPasswordAttempt.created_at < before).limit(batch)
-            deleted = ctx.db.execute(delete(ProposalPasswordAttempt).where(ProposalPasswordAttempt.id.in_(ids))
-                                     .execution_options(synchronize_session=False)).rowcount
-        answer["password_attempts"] += deleted
-        if deleted < batch:
-            return answer
-        if budget.spent():
-            answer["more"] = True
-            return answer
+            return ctx.db.execute(delete(ProposalPasswordAttempt).where(ProposalPasswordAttempt.id.in_(ids))
+                                  .execution_options(synchronize_session=False)).rowcount
+
+    deleted, more = in_batches(step, size=batch, budget=TimeBudget(seconds))
+    return {"password_attempts": deleted, **({"more": True} if more else {})}

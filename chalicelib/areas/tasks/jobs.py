@@ -16,19 +16,18 @@ def due_soon(*, batch: int = DUE_SOON_BATCH, seconds: float = DUE_SOON_SECONDS) 
     assignment and due date. Batches of at most `batch` tasks, one transaction each (read and lock, mark,
     notify, commit), until a batch is short; none started after `seconds` (`more`: the next run goes on).
     Run again: nothing new. By hand: `python -m chalicelib.cli job task-due-soon`."""
-    from chalicelib.core.timeutil import TimeBudget
+    from chalicelib.core.timeutil import TimeBudget, in_batches
 
     from . import service_due
 
-    budget = TimeBudget(seconds)
-    answer: dict = {"noticed": 0}
-    after = None
-    while True:
+    noticed, after = 0, None
+
+    def step() -> int:
+        nonlocal noticed, after
         with job_context() as ctx:
-            read, noticed, after = service_due.notify_due_soon(ctx, limit=batch, after=after)
-        answer["noticed"] += noticed
-        if read < batch:
-            return answer
-        if budget.spent():
-            answer["more"] = True
-            return answer
+            read, told, after = service_due.notify_due_soon(ctx, limit=batch, after=after)
+        noticed += told
+        return read
+
+    _, more = in_batches(step, size=batch, budget=TimeBudget(seconds))
+    return {"noticed": noticed, **({"more": True} if more else {})}
