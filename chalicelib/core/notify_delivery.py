@@ -319,8 +319,9 @@ def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit
     and `failed` ones, or `sending` ones whose worker stopped mid-call (claimed over SENDING_STALE ago),
     with fewer than MAX_ATTEMPTS attempts; a `sending` one stopped on its last attempt is failed (`abandoned`).
     No delivery is started after `seconds` (core.timeutil.TimeBudget): 500 provider calls did not fit the
-    function's 30 s, so a backlog made every run a killed one (an error alarm, Lambda's two retries, and the call in
-    flight sent again 5 minutes later); what is left waits for the next run (`left`). Answers counts per outcome."""
+    function's 30 s (90 s since session 23), so a backlog made every run a killed one (an error alarm, Lambda's two
+    retries, and the call in flight sent again 5 minutes later); what is left waits for the next run (`left`).
+    Answers counts per outcome."""
     now = utcnow()
     cutoff = now - pending_older_than
     with job_context() as ctx:

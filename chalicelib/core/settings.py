@@ -67,7 +67,7 @@ class Settings(BaseModel):
     ai_base_url: str = "https://api.openai.com/v1"
     ai_api_key: str | None = None
     ai_model: str = "gpt-4o-mini"
-    ai_timeout_seconds: float = 30.0
+    ai_timeout_seconds: float = 20.0  # within a request: its 504 is answered before API Gateway gives up at 29 s
     mail_mode: str = "sandbox"
     mail_from: str = "notifications@example.com"
     chat_mode: str = "sandbox"

@@ -61,3 +61,11 @@ def test_mail_may_use_a_configuration_set(template):
     resources = [r["Fn::Sub"] for r in statement["Resource"]]
     assert any(r.endswith(":identity/*") for r in resources)
     assert any(r.endswith(":configuration-set/*") for r in resources)
+
+
+def test_no_api_function_outlives_api_gateways_answer(template):
+    """API Gateway answers 504 after 29 s; a function still running then commits what its client was told failed
+    (and a retry does it again). Each area's API function stops at 29 s at the most (it had 60 s for pages,
+    research, invoices and leave)."""
+    api = {name: props["Timeout"] for name, props in functions(template).items() if props["Handler"] == "app.app"}
+    assert api and max(api.values()) <= 29, {name: t for name, t in api.items() if t > 29}

@@ -41,7 +41,7 @@ ENTITY = "invoice"
 log = logging.getLogger("wms.invoices")
 LEDGER_DRAFTS = ("DRAFT", "SUBMITTED")
 # A claim older than this is a dead request's (its function timed out or crashed before letting go) and is taken
-# over: far above the invoices function's 60 s and its jobs' 300 s (infra/areas.json), as leave's.
+# over: far above the invoices function's 29 s and its jobs' 300 s (infra/areas.json), as leave's.
 STALE_CLAIM = timedelta(minutes=10)
 BUSY = "Another ledger action on this invoice is under way"
 
