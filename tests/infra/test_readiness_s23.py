@@ -14,13 +14,27 @@ def functions(template) -> dict:
 def _budgets() -> dict:
     """Each job's time budget (no new work started past it) and the longest step it may then still be in."""
     from chalicelib.areas.calendar import jobs as calendar_jobs
+    from chalicelib.areas.invoices import jobs as invoice_jobs
+    from chalicelib.areas.leave import jobs as leave_jobs
+    from chalicelib.areas.leave.service_integrations import REVERSE
+    from chalicelib.areas.meetings import jobs as meeting_jobs
+    from chalicelib.areas.meetings.service_sync import ANALYSES_PER_BATCH
     from chalicelib.areas.notifications import jobs as notification_jobs
     from chalicelib.areas.portal import service_connections
     from chalicelib.areas.proposals import jobs as proposal_jobs
     from chalicelib.areas.tasks import jobs as task_jobs
+    from chalicelib.core.settings import Settings
 
     delivery = notify_delivery.DELIVERY_SECONDS
+    call = 25  # a ledger, payroll, planner, calendar or chat call, a retry included
+    ai_call = max(30, Settings.model_fields["ai_timeout_seconds"].default)  # service_sync: up to 30 s
     return {
+        # a page (one ledger request of 50 ids), then its writes and the run's record
+        "LedgerInvoiceSync": (invoice_jobs.LEDGER_SYNC_SECONDS, call + MARGIN),
+        # a batch: the AI analysis of each of its new notes, then its writes
+        "MeetingsSync": (meeting_jobs.SYNC_SECONDS, ANALYSES_PER_BATCH * ai_call + MARGIN),
+        "LeaveCacheRefresh": (leave_jobs.CACHE_REFRESH_SECONDS, call + MARGIN),  # a user, then the batch's writes
+        "LeaveReverseAbandoned": (leave_jobs.REVERSE_SECONDS, len(REVERSE) * call),  # a request: each integration
         "NotificationsDrain": (notify_delivery.DRAIN_SECONDS, delivery),
         "NotificationsPurge": (notification_jobs.PURGE_SECONDS, 2 * MARGIN),  # one more batch of each table
         "TaskDueSoon": (task_jobs.DUE_SOON_SECONDS, MARGIN),

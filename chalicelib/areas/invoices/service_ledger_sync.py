@@ -7,11 +7,13 @@ invoices are locked, re-read and written (`_fresh`, `_apply`).
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timezone
 from decimal import Decimal
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, literal, or_, select, tuple_
 
 from chalicelib.core import history
+from chalicelib.core.db import UTCDateTime
 from chalicelib.core.errors import BadGateway, Conflict, DomainError, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, update_rows
@@ -25,6 +27,7 @@ from .queries import invoice_record, is_paid, load_invoice, payment_records
 from .service_ledger import ledger_of, linked_id
 
 ENTITY = "invoice"
+NEVER = datetime(1970, 1, 1, tzinfo=timezone.utc)  # the sync order's key of an invoice never synced: first
 log = logging.getLogger("wms.invoices")
 
 
@@ -153,9 +156,14 @@ def sync_one(ctx, *, invoice_id: str) -> dict:
             "ledger_status": invoice.ledger_status, "payment_status": invoice.payment_status}
 
 
+SYNC_PAGE = 50
+"""Invoices a page of `sync_all` holds at most (and LIST_LIMIT): the live ledger asks Xero for 50 ids a request
+(providers/ledger/live.py IDS_PER_CALL), so that a page is one request of up to ~25 s, the step a budget must leave
+room for; a page of 500 was ten (session 23)."""
+
 SPLIT_CALLS = 50
 """Ledger calls a run may make beyond one a page to isolate the invoices the ledger refuses (`_ask`): one refused
-invoice in a page of 500 costs 2 * 9 = 18; past the limit a refused part of a page is recorded as not synced."""
+invoice in a page of 50 costs 2 * 6 = 12; past the limit a refused part of a page is recorded as not synced."""
 
 
 def _refused(exc: DomainError) -> bool:
@@ -166,21 +174,25 @@ def _refused(exc: DomainError) -> bool:
     return isinstance(exc, BadGateway) and exc.__cause__ is None
 
 
-def _ask(ledger, batch: list[Invoice], spare: int):
-    """The ledger's states of a page of invoices (in id order): one call when it answers. A call the ledger refuses
-    (`_refused`) is asked again in halves, recursively, until the refused invoices are alone, while `spare` more
-    calls are allowed; a refused part past that is not synced. Answers `(states, answered, refused, spent, stop)`:
-    the states, the ids of the invoices asked in a call that was answered, `{invoice id: error}` of those refused or
-    not synced, the extra calls made, and the error that stops the run (a rate limit, a timeout) or None."""
+def _ask(ledger, batch: list[Invoice], spare: int, budget=None):
+    """The ledger's states of a page of invoices (in the page's order): one call when it answers. A call the ledger
+    refuses (`_refused`) is asked again in halves, recursively, until the refused invoices are alone, while `spare`
+    more calls are allowed; a refused part past that is not synced. No half is asked once `budget` (a
+    core.timeutil.TimeBudget, or None) is spent: the parts left are neither answered nor refused (the next run
+    asks them first). Answers `(states, answered, refused, spent, stop, cut)`: the states, the ids of the invoices
+    asked in a call that was answered, `{invoice id: error}` of those refused or not synced, the extra calls made,
+    the error that stops the run (a rate limit, a timeout) or None, and whether the budget left parts unasked."""
     states, answered, refused, spent = [], set(), {}, 0
-    parts = [batch]  # a stack, the left half on top: asked in id order
+    parts = [batch]  # a stack, the left half on top: asked in the page's order
     while parts:
+        if budget is not None and len(parts[-1]) < len(batch) and budget.spent():  # a half: the page was asked
+            return states, answered, refused, spent, None, True
         part = parts.pop()
         try:
             states += ledger.get_invoices([invoice.ledger_invoice_id for invoice in part])
         except DomainError as exc:
             if not _refused(exc):
-                return states, answered, refused, spent, exc
+                return states, answered, refused, spent, exc, False
             if len(part) == 1:
                 log.warning("ledger refused invoice %s: %s", part[0].id, exc.message)
                 refused[part[0].id] = exc.message
@@ -194,32 +206,47 @@ def _ask(ledger, batch: list[Invoice], spare: int):
                 spent += 2
             continue
         answered.update(invoice.id for invoice in part)
-    return states, answered, refused, spent, None
+    return states, answered, refused, spent, None, False
 
 
-def sync_all(ctx, *, trigger: str) -> dict:
-    """Every ledger-linked invoice that is not voided (any scope: a bookkeeping run), in pages of 500: its
-    status, amounts and payments from the ledger. Recorded as a run (`invoice_ledger_sync_runs`) with what
-    failed; the answer lists at most LIST_LIMIT failures, in invoice id order. Run twice: the second changes
-    nothing. A page the ledger refuses is asked again in halves (`_ask`): the invoices it refuses are failures
-    naming them, the others are synced and the run goes on; a rate limit or a timeout stops the run."""
+def sync_all(ctx, *, trigger: str, budget=None) -> dict:
+    """Every ledger-linked invoice that is not voided (any scope: a bookkeeping run), in pages of SYNC_PAGE, the least
+    recently synced first (never synced first, then by `ledger_synced_at`, then id): its status, amounts and
+    payments from the ledger. Recorded as a run (`invoice_ledger_sync_runs`) with what failed; the answer lists at
+    most LIST_LIMIT failures, in the run's order. Run twice: the second changes nothing. A page the ledger refuses is
+    asked again in halves (`_ask`): the invoices it refuses are failures naming them, the others are synced and the
+    run goes on; a rate limit or a timeout stops the run.
+
+    `budget` (core.timeutil.TimeBudget; the hourly job's, jobs.LEDGER_SYNC_SECONDS): no ledger call, page or half,
+    is started once it is spent; the answer says `more` and the next run goes on, since the invoices this run synced
+    are then the most recently synced (session 23: in id order from the first page, a run killed at its timeout
+    kept nothing of its last page, and each retry and run started from the first page again). Each page's writes
+    are committed by the next page's release (or the job's end)."""
     started = utcnow()
-    errors, updated = [], 0
+    errors, updated, more = [], 0, False
     try:
         ledger = ledger_of(ctx)
     except DomainError as exc:
         ledger, errors = None, [{"invoice_id": None, "invoice_number": None, "error": exc.message}]
-    after, split_calls = "", 0
+    # keyset over (last synced, id): an invoice synced by this run (ledger_synced_at >= started) leaves the set, one
+    # not synced (refused, not found) keeps its key, behind the cursor
+    synced = func.coalesce(Invoice.ledger_synced_at, literal(NEVER, UTCDateTime()))
+    after, split_calls = None, 0
     while ledger is not None:
-        batch = ctx.db.scalars(select(Invoice).where(Invoice.ledger_invoice_id.is_not(None), Invoice.status != "voided",
-                                                     Invoice.id > after)
-                               .order_by(Invoice.id).limit(LIST_LIMIT)).all()
+        query = select(Invoice).where(Invoice.ledger_invoice_id.is_not(None), Invoice.status != "voided",
+                                      or_(Invoice.ledger_synced_at.is_(None), Invoice.ledger_synced_at < started))
+        if after is not None:
+            query = query.where(tuple_(synced, Invoice.id) > tuple_(literal(after[0], UTCDateTime()), literal(after[1])))
+        batch = ctx.db.scalars(query.order_by(synced, Invoice.id).limit(min(SYNC_PAGE, LIST_LIMIT))).all()
         if not batch:
             break
-        after = batch[-1].id
+        if budget is not None and budget.spent():  # invoices left: the next run starts with them
+            more = True
+            break
+        after = (batch[-1].ledger_synced_at or NEVER, batch[-1].id)
         invoices = {invoice.id: invoice for invoice in batch}
         ctx.release_connection()  # no transaction open while the ledger answers (earlier pages are committed)
-        states, answered, refused, spent, stop = _ask(ledger, batch, SPLIT_CALLS - split_calls)
+        states, answered, refused, spent, stop, cut = _ask(ledger, batch, SPLIT_CALLS - split_calls, budget)
         split_calls += spent
         if stop is not None and not answered and not refused:  # as before: nothing of the page to write
             errors.append({"invoice_id": None, "invoice_number": None, "error": stop.message})
@@ -235,9 +262,13 @@ def sync_all(ctx, *, trigger: str) -> dict:
         if stop is not None:  # a rate limit or a timeout while a refused page was split: the next run goes on
             errors.append({"invoice_id": None, "invoice_number": None, "error": stop.message})
             break
+        if cut:  # the budget left halves of the page unasked
+            more = True
+            break
     finished = utcnow()
     ctx.db.add(LedgerSyncRun(trigger=trigger, started_at=started, finished_at=finished, updated=updated,
                              errors=errors))
     ctx.db.flush()
     # the run keeps every failure; the answer lists the first LIST_LIMIT (decisions.md section 4)
-    return {"updated": updated, "errors": errors[:LIST_LIMIT], "synced_at": iso(finished)}
+    return {"updated": updated, "errors": errors[:LIST_LIMIT], "synced_at": iso(finished),
+            **({"more": True} if more else {})}

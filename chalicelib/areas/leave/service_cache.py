@@ -206,7 +206,7 @@ def _fresh_users(db, mapped: dict[str, str]) -> set[str]:
 REFRESH_BATCH = 50  # users a batch of the hourly job asks the ledger for before writing their balances
 
 
-def refresh_stale(ctx, *, batch: int = REFRESH_BATCH) -> dict:
+def refresh_stale(ctx, *, batch: int = REFRESH_BATCH, budget=None) -> dict:
     """Refresh the types when older than an hour, and each mapped user's balances older than an hour (or never
     fetched). Run again within the hour: nothing is fetched. A user whose refresh fails is counted in
     `failed` and the others go on; so do the balances when the types fail (another call, another scope: the
@@ -217,7 +217,11 @@ def refresh_stale(ctx, *, batch: int = REFRESH_BATCH) -> dict:
     `refresh_balances` answers 409; a remapped one is asked for the new employee), the ledger asked user by user
     with no transaction open, then their rows replaced at once (`_store_many`), committed by the next batch's
     release or the job's end. A fixed number of statements per batch whatever the number of users (session 23:
-    it was six a user)."""
+    it was six a user).
+
+    `budget` (core.timeutil.TimeBudget; the job's, jobs.CACHE_REFRESH_SECONDS): no user's ledger call is started
+    once it is spent; the balances fetched so far are written and the answer says `more`. The users refreshed are
+    fresh for the next run, which goes on with the others (session 23: a batch is up to 50 calls of ~25 s)."""
     from chalicelib.core.models import User
 
     payroll = _payroll(ctx)  # off or not connected: raised here, before any call (jobs.cache_refresh: `skipped`)
@@ -234,12 +238,19 @@ def refresh_stale(ctx, *, batch: int = REFRESH_BATCH) -> dict:
     fresh = _fresh_users(ctx.db, mapped)
     stale = [user_id for user_id in mapped if user_id not in fresh]
     refreshed = failed = 0
+    more = False
     for start in range(0, len(stale), batch):
+        if budget is not None and budget.spent():
+            more = True
+            break
         users = stale[start:start + batch]
         employees = ledger_employee_ids(ctx.db, users)  # as refresh_balances reads it, just before asking
         ctx.release_connection()
         fetched: dict[str, tuple[str, list[dict]]] = {}
         for user_id in users:
+            if budget is not None and budget.spent():  # the users left are still stale: the next run's
+                more = True
+                break
             employee = employees.get(user_id)
             try:
                 if not employee:
@@ -251,7 +262,11 @@ def refresh_stale(ctx, *, batch: int = REFRESH_BATCH) -> dict:
         _store_many(ctx.db, fetched)
         ctx.db.flush()
         refreshed += len(fetched)
+        if more:
+            break
     answer = {"types": types, "balances_refreshed": refreshed, "balances_failed": failed}
     if types_failed is not None:
         answer["types_failed"] = types_failed
+    if more:
+        answer["more"] = True
     return answer

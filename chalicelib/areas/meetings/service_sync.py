@@ -164,10 +164,13 @@ def _plan(notes: list[dict], known: set[str]) -> tuple[list[list[dict]], int]:
     return batches, remaining
 
 
-def run_sync(*, force: bool = False) -> dict:
+def run_sync(*, force: bool = False, seconds: float | None = None) -> dict:
     """One sync. Without `force` (the schedule) it runs only when enabled and due (sync_interval_minutes
     after the last complete one). Answers what it did; `remaining`: the new notes left for the next run. A run
-started while another holds the run lock (`_run_lock`) skips: `{"skipped": "another sync is running"}`."""
+started while another holds the run lock (`_run_lock`) skips: `{"skipped": "another sync is running"}`. `seconds`
+(the scheduled job's budget, jobs.SYNC_SECONDS, counted from the run's start): no batch is started once they are
+spent; the answer says `more` (and counts the new notes of the batches not started in `remaining`), and the sync is
+not complete, so the next run is due at once and goes on."""
     from chalicelib.core.settings import get_settings
     from chalicelib.providers.meetnotes import get_meetnotes, is_configured
 
@@ -177,7 +180,7 @@ started while another holds the run lock (`_run_lock`) skips: `{"skipped": "anot
     with _run_lock() as held:
         if not held:
             return {"skipped": "another sync is running"}
-        return _run(force=force, settings=settings, get_meetnotes=get_meetnotes)
+        return _run(force=force, settings=settings, get_meetnotes=get_meetnotes, seconds=seconds)
 
 
 @contextmanager
@@ -212,7 +215,10 @@ def _run_lock() -> Iterator[bool]:
             connection.close()
 
 
-def _run(*, force: bool, settings, get_meetnotes) -> dict:
+def _run(*, force: bool, settings, get_meetnotes, seconds: float | None = None) -> dict:
+    from chalicelib.core.timeutil import TimeBudget
+
+    budget = TimeBudget(seconds) if seconds is not None else None
     started = utcnow()
     with job_context() as ctx:
         db = ctx.db
@@ -230,6 +236,9 @@ def _run(*, force: bool, settings, get_meetnotes) -> dict:
     batches, remaining = _plan(notes, known)
     answer = {"fetched": len(notes), "created": 0, "updated": 0, "action_items": 0}
     for number, batch in enumerate(batches):
+        if budget is not None and budget.spent():  # this batch and the later ones are the next run's
+            left = sum(1 for rest in batches[number:] for note in rest if note["id"] not in known)
+            return {**answer, "remaining": remaining + left, "more": True}
         done = _sync_batch(batch, complete=not remaining and number == len(batches) - 1)
         for key, value in done.items():
             answer[key] += value
