@@ -43,6 +43,12 @@ def _task_body(ds, i):
 
 ENDPOINTS = [
     Endpoint("me", "admin", "GET", "/api/me", "detail", "nothing (the caller)", floor_target=5.0, per_record=True),
+    # session 23: 12.3x and 15.2x the floor in two quick runs (25 and 50 calls): its ratio only, no target yet
+    Endpoint("admin user list", "admin", "GET", "/api/admin/users", "list",
+             "active users (at least n: other areas' users too)", query={"limit": "100"}),
+    Endpoint("admin user detail", "admin", "GET", "/api/admin/users/{user_id}", "detail",
+             "nothing that grows (a user with a squad, a manager and three per-tool overrides)",
+             params=lambda ds: {"user_id": ds.ids["admin_user"]}, per_record=True, floor_target=10.0),
     Endpoint("task list", "tasks", "GET", "/api/tasks", "list", "tasks", query={"limit": "100"}, target_ratio=3.0,
              floor_target=15.0),
     Endpoint("task detail", "tasks", "GET", "/api/tasks/{task_id}", "detail", "todos and resources of the task",
@@ -85,12 +91,20 @@ ENDPOINTS = [
              "companies (the page is 50: the route's fixed page size)", floor_target=15.0),
     Endpoint("company detail", "deals", "GET", "/api/deals/companies/{company_id}", "detail",
              "contacts and deals of the company", params=lambda ds: {"company_id": ds.ids["company"]}, per_record=True),
+    Endpoint("contact list", "deals", "GET", "/api/deals/contacts", "list",
+             "contacts (the page is 50: the route's fixed page size)", floor_target=15.0),
+    Endpoint("contact detail", "deals", "GET", "/api/deals/contacts/{contact_id}", "detail",
+             "deals of the contact (at most 500: the cap a contact's deals keep on write)",
+             params=lambda ds: {"contact_id": ds.ids["contact"]}, per_record=True, floor_target=10.0),
     Endpoint("deal list", "deals", "GET", "/api/deals/deals", "list", "deals", query={"limit": "100"},
              floor_target=15.0),
     Endpoint("deal detail", "deals", "GET", "/api/deals/deals/{deal_id}", "detail", "nothing (a deal has no children)",
              params=lambda ds: {"deal_id": ds.ids["deal"]}, per_record=True, floor_target=10.0),
     Endpoint("client profile list", "clients", "GET", "/api/clients", "list", "client profiles",
              query={"limit": "100"}),
+    Endpoint("client profile detail", "clients", "GET", "/api/clients/{company_id}/profile", "detail",
+             "nothing (a profile has no children)", params=lambda ds: {"company_id": ds.ids["client_company"]},
+             per_record=True, floor_target=10.0),
     Endpoint("contract list", "clients", "GET", "/api/contracts", "list", "contracts", query={"limit": "100"}),
     Endpoint("contract detail", "clients", "GET", "/api/contracts/{contract_id}", "detail",
              "nothing (a contract has no children)", params=lambda ds: {"contract_id": ds.ids["contract"]},
@@ -121,6 +135,9 @@ ENDPOINTS = [
              "items of the roadmap", params=lambda ds: {"roadmap_id": ds.ids["roadmap"]}, per_record=True),
     Endpoint("sla policy list", "sla", "GET", "/api/sla/policies", "list", "SLA policies (one rule each)",
              query={"limit": "100"}),
+    Endpoint("sla task detail", "sla", "GET", "/api/sla/tasks/{task_id}", "detail",
+             "nothing (one task's SLA with its policy's name and rule)",
+             params=lambda ds: {"task_id": ds.ids["sla_task"]}, per_record=True, floor_target=10.0),
     Endpoint("time entry list", "timesheets", "GET", "/api/time-entries", "list", "time entries",
              query={"limit": "100"}, floor_target=15.0),
     Endpoint("time entry detail", "timesheets", "GET", "/api/time-entries/{entry_id}", "detail",
@@ -186,8 +203,8 @@ ENDPOINTS = [
 ]
 
 # The area whose data an endpoint reads -> the Dataset method that makes it (areas not listed need none).
-_SCALERS = {"tasks": "_scale_tasks", "projects": "_scale_projects", "budgets": "_scale_budgets",
-            "config_lists": "_scale_config", "notifications": "_scale_notifications",
+_SCALERS = {"admin": "_scale_admin", "tasks": "_scale_tasks", "projects": "_scale_projects",
+            "budgets": "_scale_budgets", "config_lists": "_scale_config", "notifications": "_scale_notifications",
             "action_items": "_scale_action_items", "deals": "_scale_deals", "clients": "_scale_clients",
             "invoices": "_scale_invoices", "announcements": "_scale_announcements", "leave": "_scale_leave",
             "sprints": "_scale_sprints", "roadmaps": "_scale_roadmaps", "sla": "_scale_sla",
@@ -270,6 +287,19 @@ class Dataset:
             i = len(users)
             users.append(make_user(db, name=f"Bench Person {i}", email=f"bench.person{i}@agency.test").id)
         return users[:n]
+
+    def _scale_admin(self, db, n: int) -> None:
+        from chalicelib.core.models import UserPermission
+        from tests.factories import make_squad, make_user
+
+        if "admin_user" not in self.ids:
+            squad = make_squad(db, name="Bench squad", manager_id=self.executive_id)
+            user = make_user(db, name="Bench Admin Detail", email="bench.admin.detail@agency.test",
+                             squad_id=squad.id, manager_id=self.executive_id, job_title="Engineer")
+            db.add_all([UserPermission(user_id=user.id, tool=tool, level=level)
+                        for tool, level in (("tasks", "manage"), ("deals", "view"), ("sla", "none"))])
+            self.ids["admin_user"] = user.id
+        self._users(db, n)
 
     def _scale_tasks(self, db, n: int) -> None:
         from tests.areas.tasks.factories import make_task, make_todo, priority, status
@@ -390,6 +420,15 @@ class Dataset:
 
         self._top_up("company children", n, child, db)
 
+        if "contact" not in self.ids:  # a contact of no company: its deals are not the detail company's
+            self.ids["contact"] = make_contact(db, first_name="Bench", last_name="Detail contact",
+                                               email="bench.detail.contact@client.test").id
+        from chalicelib.areas.deals.queries import DETAIL_LIMIT
+
+        self._top_up("contact children", min(n, DETAIL_LIMIT), lambda db, i: make_deal(
+            db, title=f"Bench contact deal {i}", contact_id=self.ids["contact"], owner_id=self.executive_id,
+            value=10 + i), db)
+
     def _scale_clients(self, db, n: int) -> None:
         from chalicelib.areas.clients.models import ClientProfile, Contract
         from tests.areas.deals.factories import make_company
@@ -402,6 +441,7 @@ class Dataset:
                                 signers=[{"name": "Sam Signer", "email": f"signer{i}@client.test"}],
                                 created_by=self.executive_id)
             db.add(contract)
+            self.ids.setdefault("client_company", company.id)
             if "contract" not in self.ids:
                 db.flush()
                 self.ids["contract"] = contract.id
@@ -509,8 +549,22 @@ class Dataset:
             db.add(policy)
             db.flush()
             db.add(SlaPolicyRule(policy_id=policy.id, priority_id=high.id, response_hours=4, resolution_hours=24))
+            self.ids.setdefault("sla_policy", policy.id)
 
         self._top_up("sla policies", n, record, db)
+
+        if "sla_task" not in self.ids:
+            from datetime import datetime, timedelta, timezone
+
+            from chalicelib.areas.sla.models import TaskSla
+            from tests.areas.tasks.factories import make_task
+
+            task = make_task(db, title="Bench SLA task", priority_id=high.id, created_by=self.executive_id)
+            start = datetime(2026, 3, 2, 9, tzinfo=timezone.utc)
+            db.add(TaskSla(task_id=task.id, policy_id=self.ids["sla_policy"], priority_id=high.id,
+                           response_deadline=start + timedelta(hours=4),
+                           resolution_deadline=start + timedelta(hours=24)))
+            self.ids["sla_task"] = task.id
 
     def _scale_timesheets(self, db, n: int) -> None:
         from chalicelib.core.models import User

@@ -68,6 +68,21 @@ def constant_statements(count_queries, get, grow, size, sizes=(5, 100)):
     return answer.json
 
 
+def exact_statements(count_queries, get, grow, size, sizes, expected):
+    """`constant_statements`, and the number itself: `expected` statements at each of `sizes`."""
+    seen = []
+
+    @contextmanager
+    def recording():
+        with count_queries() as counter:
+            yield counter
+        seen.append(counter.count)
+
+    body = constant_statements(recording, get, grow, size, sizes)
+    assert seen == [expected] * len(sizes), seen
+    return body
+
+
 def assert_constant(api, count_queries, user, url, grow, size, sizes=(5, 100)):
     """`constant_statements` for `GET url` as `user`."""
     return constant_statements(count_queries, lambda: api.get(url, as_=user), grow, size, sizes)

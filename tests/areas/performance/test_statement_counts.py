@@ -1,10 +1,11 @@
 """Performance: every list a route answers costs the same statements at 5 and at 100 rows (docs/area-contract.md,
-"Reads"). The review list and detail are tested in test_reviews.py."""
-from datetime import date, datetime, timezone
+"Reads"). The review list and detail are tested in test_reviews.py; session 23: the detail's `previous_reviews`
+here, at its stated number of statements."""
+from datetime import date, datetime, timedelta, timezone
 
 from chalicelib.areas.performance.models import FeedbackRequest, ReviewGoal, ReviewTemplateItem
 from chalicelib.core.locks import insert_rows
-from tests.factories import assert_constant, make_user
+from tests.factories import assert_constant, exact_statements, make_user
 
 from .factories import make_cycle, make_review, make_template
 
@@ -76,3 +77,33 @@ def test_my_goals(api, db, exec_user, count_queries):
                                       "sort_order": start + i} for i in range(n)])
 
     assert_constant(api, count_queries, exec_user, "/api/performance/my-goals", grow, lambda b: len(b["goals"]))
+
+
+
+# the caller, the review (its check), its cycle, the previous reviews, their ratings, their goals, the review's row,
+# its ratings, its goals
+REVIEW_DETAIL_STATEMENTS = 9
+
+
+def test_review_detail_previous_reviews(api, db, exec_user, employee, count_queries):
+    """Session 23: an annual review's detail with 5 and 60 completed quarterly reviews of the year, each with a
+    rating, a goal and its own reviewer (test_reviews.py compares 1 and 3)."""
+    _, items = make_template(db, user_ids=[employee.id])
+    year = make_cycle(db, type="annual", period_start=date(2026, 1, 1), period_end=date(2026, 12, 31))
+    annual = make_review(db, cycle=year, user=employee, reviewer=exec_user)
+    made = []
+
+    def grow(n):
+        for _ in range(n):
+            start = date(2026, 1, 1) + timedelta(days=len(made) + 1)
+            cycle = make_cycle(db, period_start=start, period_end=start + timedelta(days=30))
+            made.append(make_review(db, cycle=cycle, user=employee, status="completed", reviewer=make_user(db),
+                                    kpis=[(items[0].id, "achieving")], goals=[(f"G{len(made)}", "completed")]).id)
+
+    body = exact_statements(count_queries, lambda: api.get(f"/api/performance/reviews/{annual.id}", as_=exec_user),
+                            grow, lambda b: len(b["previous_reviews"]), (5, 60), REVIEW_DETAIL_STATEMENTS)
+    previous = body["previous_reviews"]
+    assert [p["review"]["id"] for p in previous] == made
+    assert [p["goals"][0]["goal"] for p in previous] == [f"G{n}" for n in range(60)]
+    assert all(p["kpi_ratings"] == [{"template_item_id": items[0].id, "rating": "achieving"}] for p in previous)
+    assert body["kpi_aggregation"] == {items[0].id: {"ratings": {"achieving": 60}, "most_common": "achieving"}}

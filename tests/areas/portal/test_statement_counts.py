@@ -1,6 +1,7 @@
 """Portal: every list a route answers costs the same statements at 5 and at 100 rows (docs/area-contract.md,
 "Reads"). Already tested elsewhere: the dashboard (test_delivery.py), budgets and notes (test_budgets_notes.py),
-invoices, history and contracts (test_invoices_contracts.py), results and campaigns (test_results_routes.py)."""
+invoices, history and contracts (test_invoices_contracts.py), results and campaigns (test_results_routes.py).
+Session 23: the history (with entries of every kind) at its stated number of statements."""
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
@@ -11,13 +12,14 @@ from chalicelib.areas.pages.models import Page
 from chalicelib.areas.portal.models import AdConnection, ClientGoal, PortalNotification, Qbr, QbrSection
 from chalicelib.areas.projects.models import ProjectDecision, ProjectGoal
 from chalicelib.areas.roadmaps.models import Roadmap, RoadmapItem
+from chalicelib.core import history as core_history
 from chalicelib.core.locks import insert_rows
 from tests.areas.announcements.factories import make_announcement
 from tests.areas.budgets.factories import make_budget, make_line_item
 from tests.areas.invoices.factories import make_invoice, make_invoice_item
 from tests.areas.projects.factories import add_member, make_project
 from tests.areas.tasks.factories import make_task, priority, status
-from tests.factories import constant_statements, make_user
+from tests.factories import constant_statements, exact_statements, make_user
 
 from .conftest import make_client
 
@@ -286,3 +288,38 @@ def test_staff_qbr_detail_sections(api, db, exec_user, count_queries):
 
     constant_statements(count_queries, lambda: api.get(f"/api/clients/{mine.id}/qbrs/{qbr.id}", as_=exec_user), grow,
                         lambda b: len(b["qbr"]["sections"]))
+
+
+
+# the company's portal settings, the portal user's row (written on each call), the entries (the projects, budgets
+# and invoices they may be of read inside that statement)
+HISTORY_STATEMENTS = 3
+
+
+def test_history(portal, db, count_queries):
+    """Session 23: GET /api/portal/history at 5 and 45 entries (it answers at most 50), entries of the company's
+    projects, budgets and invoices in turn, each by another staff member, and another company's left out."""
+    mine, other = make_client(db), make_client(db)
+    made = []
+
+    def target(company, index):
+        kind = ("project", "budget", "invoice")[index % 3]
+        if kind == "invoice":
+            return kind, make_invoice(db, status="sent", company_id=company.id).id
+        project = make_project(db, company_id=company.id)
+        return kind, (project.id if kind == "project" else make_budget(db, resource_id=project.id, status="sent").id)
+
+    def grow(n):
+        for _ in range(n):
+            index = len(made)
+            for company in (mine, other):
+                kind, entity_id = target(company, index)
+                core_history.record(db, entity_type=kind, entity_id=entity_id, action="updated",
+                                    actor_id=make_user(db, name=f"Staff {index}").id)
+                if company is mine:
+                    made.append((kind, entity_id, f"Staff {index}"))
+        db.flush()
+
+    body = exact_statements(count_queries, lambda: portal.get("/history", mine), grow, lambda b: len(b["history"]),
+                            (5, 45), HISTORY_STATEMENTS)
+    assert sorted((h["entity_type"], h["entity_id"], h["actor_name"]) for h in body["history"]) == sorted(made)
