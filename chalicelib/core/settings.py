@@ -228,14 +228,15 @@ def _check_values(values: dict) -> None:
     if values.get("auth_jwks_url") and _http_url(values["auth_jwks_url"]) is None:
         # it was answered as every token's 401 "Invalid token" (the key set's fetch failed inside PyJWT)
         _refuse("AUTH_JWKS_URL", "must be an https:// URL of the identity provider's key set")
-    if values.get("database_url") and not str(values["database_url"]).startswith("sqlite"):
+    pg8000 = ("postgres://", "postgresql://", "postgresql+pg8000://")  # the first two are read with pg8000
+    if values.get("database_url") and str(values["database_url"]).strip().startswith(pg8000):
         from urllib.parse import parse_qs, urlsplit
 
         try:
             query = parse_qs(urlsplit(str(values["database_url"]).strip()).query)
         except ValueError:
             query = {}
-        if "sslmode" in query:
+        if "sslmode" in query:  # psycopg reads it (make bench measures the app on psycopg too)
             # as hosting providers write it; pg8000 takes no sslmode, so every connection failed (a 500 a request)
             _refuse("DATABASE_URL", "carries sslmode, which the driver does not read: leave it out and set "
                                     "DATABASE_SSL=verify for TLS (or off)")

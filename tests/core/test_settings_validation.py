@@ -202,6 +202,14 @@ def test_a_database_url_carrying_sslmode_is_refused_naming_database_ssl(set_env)
     assert "pw" not in str(refused.value)
 
 
+def test_a_psycopg_database_url_may_carry_sslmode(set_env):
+    """psycopg reads sslmode (make bench runs the app on psycopg too, with sslmode=disable to go through its
+    counting proxy; the check refused it, and make bench stopped at its psycopg runs)."""
+    url = "postgresql+psycopg://user:pw@127.0.0.1:5432/wms?sslmode=disable&gssencmode=disable"
+    set_env(DATABASE_URL=url)
+    assert load_settings().database_url == url
+
+
 @pytest.mark.parametrize("name,value,expected", [
     ("CHAT_BOT_TOKEN", "xoxb-1\n", "xoxb-1"), ("TWILIO_AUTH_TOKEN", " auth-1\r\n", "auth-1"),
     ("LEDGER_TENANT_ID", "tenant-1\n", "tenant-1"), ("AI_API_KEY", "sk-1 ", "sk-1"),
