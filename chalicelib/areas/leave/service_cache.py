@@ -213,11 +213,11 @@ def refresh_stale(ctx, *, batch: int = REFRESH_BATCH, budget=None) -> dict:
     answer says why in `types_failed`). Only a ledger that is off or not connected stops the run: ServiceUnavailable
     from get_payroll, raised before anything is asked (the job answers `skipped`).
 
-    The stale users go in batches of `batch`: their mappings read again (a user unmapped since is a failure, as
-    `refresh_balances` answers 409; a remapped one is asked for the new employee), the ledger asked user by user
-    with no transaction open, then their rows replaced at once (`_store_many`), committed by the next batch's
-    release or the job's end. A fixed number of statements per batch whatever the number of users (session 23:
-    it was six a user).
+    The stale users go in batches of `batch`: their mappings read again in one statement (a user unmapped since is a
+    failure, as `refresh_balances` answers 409; a remapped one is asked for the new employee), then each user asked
+    with no transaction open and their rows replaced right after (`_store_many`: the lock, one DELETE, one INSERT),
+    committed before the next user's call. Three statements a user and one a batch (session 23: it was five a user;
+    writing a whole batch at once after its calls let a booking's drop be overwritten, session 23's review).
 
     `budget` (core.timeutil.TimeBudget; the job's, jobs.CACHE_REFRESH_SECONDS): no user's ledger call is started
     once it is spent; the balances fetched so far are written and the answer says `more`. The users refreshed are
@@ -245,23 +245,26 @@ def refresh_stale(ctx, *, batch: int = REFRESH_BATCH, budget=None) -> dict:
             break
         users = stale[start:start + batch]
         employees = ledger_employee_ids(ctx.db, users)  # as refresh_balances reads it, just before asking
-        ctx.release_connection()
-        fetched: dict[str, tuple[str, list[dict]]] = {}
         for user_id in users:
             if budget is not None and budget.spent():  # the users left are still stale: the next run's
                 more = True
                 break
             employee = employees.get(user_id)
+            ctx.release_connection()  # the last user's writes committed: no transaction nor lock during the call
             try:
                 if not employee:
                     raise Conflict(NO_MAPPING)
-                fetched[user_id] = (employee, payroll.leave_balances(employee))
+                balances = payroll.leave_balances(employee)
             except DomainError as exc:
                 failed += 1
                 log.warning("leave balances refresh failed for %s: %s", user_id, exc.message)
-        _store_many(ctx.db, fetched)
+                continue
+            # written at once (its lock, DELETE and INSERT), as refresh_balances does: a booking's drop made while a
+            # later user of the batch was asked then meets these rows and drops them (written after the batch's
+            # calls, balances fetched before the booking were cached as fresh; session 23's review)
+            _store_many(ctx.db, {user_id: (employee, balances)})
+            refreshed += 1
         ctx.db.flush()
-        refreshed += len(fetched)
         if more:
             break
     answer = {"types": types, "balances_refreshed": refreshed, "balances_failed": failed}
