@@ -236,7 +236,9 @@ def _run(*, force: bool, settings, get_meetnotes, seconds: float | None = None) 
     batches, remaining = _plan(notes, known)
     answer = {"fetched": len(notes), "created": 0, "updated": 0, "action_items": 0}
     for number, batch in enumerate(batches):
-        if budget is not None and budget.spent():  # this batch and the later ones are the next run's
+        # this batch and the later ones are the next run's; the first always runs (the listing, counted in the
+        # budget, may have spent it: a run that wrote nothing would leave the next one the same listing)
+        if number and budget is not None and budget.spent():
             left = sum(1 for rest in batches[number:] for note in rest if note["id"] not in known)
             return {**answer, "remaining": remaining + left, "more": True}
         done = _sync_batch(batch, complete=not remaining and number == len(batches) - 1)
