@@ -43,6 +43,9 @@ class Invoice(Timestamps, Base):
     # UPDATE before the ledger is called, cleared with the outcome; older than service_ledger.STALE_CLAIM it is a
     # dead request's and is taken over (invoices_0002).
     ledger_move_since: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # When the last ledger move was written: the version a move's Idempotency-Key is made of (service_ledger._move_key;
+    # no sync writes it, unlike updated_at) (invoices_0005).
+    ledger_moved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     # The due date whose passing was told (`invoice_overdue`, service_notices.scan_overdue): set with the notice, so an
     # invoice is told once per due date; a due date moved later is told again when it passes (invoices_0003).
     overdue_noticed_for: Mapped[date | None] = mapped_column(Date)

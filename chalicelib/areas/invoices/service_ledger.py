@@ -70,7 +70,8 @@ def _claim(ctx, invoice_id: str):
     holds it, 404 when the invoice is gone. The caller commits it (`release_connection`) before calling the
     ledger; `updated_at` is left alone: the claim is no change of the invoice."""
     claimed = claim_row(ctx.db, Invoice, Invoice.ledger_move_since, Invoice.id == invoice_id, stale=STALE_CLAIM,
-                        returning=(Invoice.ledger_invoice_id, Invoice.ledger_status, Invoice.status, Invoice.updated_at))
+                        returning=(Invoice.ledger_invoice_id, Invoice.ledger_status, Invoice.status,
+                                   Invoice.ledger_moved_at, Invoice.created_at))
     if claimed is None:
         if ctx.db.scalar(select(Invoice.id).where(Invoice.id == invoice_id)) is None:
             raise not_found("Invoice")
@@ -153,14 +154,18 @@ def _version(invoice: Invoice) -> str:
     return invoice.updated_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
 
 
-def _move_key(invoice: Invoice, action: str, ledger_id: str, ledger_status: str | None) -> str:
-    """The ledger's idempotency key of this move: the move, the ledger invoice and the version of the invoice it
-    starts from (`updated_at`). A user's retry after a lost answer (a timeout after the ledger e-mailed the client or
-    changed the status) has all three unchanged, since a failed move writes nothing and the claim keeps `updated_at`,
-    so the ledger answers the first answer instead of e-mailing the client again. A move that was written moved
-    `updated_at`, so the next one (a resend) is a new intent with a new key. A refused move is replayed as refused
+def _move_key(invoice, action: str, ledger_id: str, ledger_status: str | None) -> str:
+    """The ledger's idempotency key of this move: the move, the ledger invoice and the last ledger move written on the
+    invoice (`ledger_moved_at`; its push, `ledger_move_since`'s claim aside, when none was). A user's retry after a
+    lost answer (a timeout after the ledger e-mailed the client or changed the status) has all three unchanged: a
+    failed move writes nothing, and nothing else writes `ledger_moved_at` (a sync or the detail's live read moves
+    `updated_at` when the ledger changed an amount: the key was made of that, and a retry after the user looked at
+    the invoice e-mailed the client again; session 23 review). So the ledger answers the first answer. A written
+    move sets it, so the next one (a resend) is a new intent with a new key. A refused move is replayed as refused
     while the ledger keeps the key (6 minutes) if it is retried unchanged here."""
-    return idempotency_key("wms-invoice", action, ledger_id, _version(invoice), body={"status": ledger_status})
+    moved = invoice.ledger_moved_at or invoice.created_at
+    return idempotency_key("wms-invoice", action, ledger_id, moved.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ"),
+                           body={"status": ledger_status})
 
 
 def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
@@ -319,6 +324,7 @@ def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str |
                            "nothing was written here")
         before = invoice.status
         invoice.status, invoice.updated_at = local, utcnow()
+        invoice.ledger_moved_at = invoice.updated_at  # the next move's key is a new one (_move_key)
         if action == "ledger_deleted":
             invoice.ledger_invoice_id, invoice.ledger_status = None, None
         elif ledger_status:

@@ -66,7 +66,11 @@ def _apply(ctx, invoices: dict[str, Invoice], states: list[dict]) -> int:
                   "status": {"VOIDED": "voided", "PAID": "paid"}.get(state["status"], invoice.status)}
         before = {key: value_out(getattr(invoice, key)) for key in values}
         diff = history.diff(before, {key: value_out(value) for key, value in values.items()})
-        updates.append({"id": invoice.id, **values, "ledger_synced_at": now})
+        # `updated_at` moves only when the ledger changed something: a ledger move's Idempotency-Key is made of it
+        # (service_ledger._move_key), and a detail read or a sync that changed nothing gave a user's retry after a
+        # lost answer a new key, the client e-mailed twice (session 23 review)
+        updates.append({"id": invoice.id, **values, "ledger_synced_at": now,
+                        "updated_at": now if diff else invoice.updated_at})
         if is_paid(values["status"], values["payment_status"]) and not is_paid(invoice.status, invoice.payment_status):
             paid.append({**service_notices.facts(invoice), **values,
                          "amount_credited": Decimal(state.get("amount_credited") or 0)})

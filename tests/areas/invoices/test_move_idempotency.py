@@ -75,3 +75,18 @@ def test_an_approve_retried_after_a_lost_answer_sends_the_same_key(api, db, exec
     assert post(api, exec_user, ready, "ledger-approve").status == 200
     [(_, first), (_, again)] = keys["status"]
     assert first is not None and first == again
+
+
+def test_a_send_retried_after_viewing_the_invoice_sends_the_same_key(api, db, exec_user, ready, keys):
+    """The invoice's detail reads the ledger live and writes what it answered: an answer that changes nothing no
+    longer moves `updated_at`, which the key is made of (session 23 review: the user who looked whether the invoice
+    was sent, then sent it again, had the client e-mailed twice)."""
+    assert post(api, exec_user, ready, "push-to-ledger").status == 200
+    assert post(api, exec_user, ready, "ledger-approve").status == 200
+    keys["lose_next"]()
+    assert post(api, exec_user, ready, "ledger-send").status == 504  # e-mailed, the answer lost: nothing written
+    viewed = api.get(f"/api/invoices/{ready.id}", as_=exec_user)  # was it sent? the user looks
+    assert viewed.status == 200, viewed
+    assert post(api, exec_user, ready, "ledger-send").status == 200
+    first, again = keys["email"]
+    assert first is not None and first == again
