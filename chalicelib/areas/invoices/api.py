@@ -102,8 +102,13 @@ def delete_invoice_line_item(ctx, invoice_id: str, invoice_item_id: str):
 @bp.route("/api/invoices/sync-ledger", methods=["POST"])
 @endpoint(tool="invoices", level="update", errors=(503,), response=InvoiceBatchSyncRead)
 def sync_all_with_ledger(ctx):
-    """Batch sync of payment status, amounts paid and due and payments for every ledger-linked invoice"""
-    return service_ledger_sync.sync_all(ctx, trigger="request")
+    """Batch sync of payment status, amounts paid and due and payments for every ledger-linked invoice, least recently
+    synced first; `more` (1) when the request stopped starting ledger calls after its time: call again for the rest"""
+    from chalicelib.core.timeutil import TimeBudget
+
+    answer = service_ledger_sync.sync_all(ctx, trigger="request",
+                                          budget=TimeBudget(service_ledger_sync.MANUAL_SYNC_SECONDS))
+    return {**answer, "more": 1} if answer.get("more") else answer
 
 
 @bp.route("/api/invoices/{invoice_id}/push-to-ledger", methods=["POST"])

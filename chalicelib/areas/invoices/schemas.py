@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 from pydantic import Field, StringConstraints
 
-from chalicelib.core.schemas import (CalendarDate, Flag, Id, Input, IsoDate, IsoTimestamp, Money, PageQuery, Read,
-                                     Text)
+from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, PageQuery,
+                                     Read, Text)
 from chalicelib.core.schemas import choice
 
 InvoiceStatus = choice("draft", "finalised", "approved", "sent", "paid", "voided")
@@ -193,3 +193,6 @@ class InvoiceBatchSyncRead(Read):
     updated: int
     errors: list[InvoiceSyncErrorRead]
     synced_at: IsoTimestamp
+    more: Optional[Flag01] = Field(None, description="present (1) when the request stopped starting ledger calls "
+                                                     "after its time: call again for the invoices it did not reach "
+                                                     "(they come first)")

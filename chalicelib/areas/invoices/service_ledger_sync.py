@@ -165,6 +165,12 @@ SYNC_PAGE = 50
 (providers/ledger/live.py IDS_PER_CALL), so that a page is one request of up to ~25 s, the step a budget must leave
 room for; a page of 500 was ten (session 23)."""
 
+MANUAL_SYNC_SECONDS = 5
+"""The batch route's budget (`POST /api/invoices/sync-ledger`): no page is started after it, so that a request stays
+within API Gateway's 29 s (a page is one ledger request of up to ~20 s); the answer says `more` (1) and the next call
+goes on with the invoices this one did not reach (session 23 review: a run killed at the function's timeout kept its
+earlier pages but recorded no run, and its client was answered 504)."""
+
 SPLIT_CALLS = 50
 """Ledger calls a run may make beyond one a page to isolate the invoices the ledger refuses (`_ask`): one refused
 invoice in a page of 50 costs 2 * 6 = 12; past the limit a refused part of a page is recorded as not synced."""

@@ -105,3 +105,21 @@ def test_a_page_is_one_request_of_the_live_ledger(db, aws, monkeypatch):
     answer = ledger_invoice_sync()
     assert answer["updated"] == len(invoices) and answer["errors"] == [] and "more" not in answer, answer
     assert calls == [IDS_PER_CALL, IDS_PER_CALL, 3]
+
+
+def test_the_batch_route_stops_starting_pages_after_its_time_and_says_more(api, db, exec_user, aws, monkeypatch):
+    """Session 23 review: the batch route had no budget; a run past the API function's 29 s was killed mid-page, its
+    earlier pages committed, no run recorded, the client answered 504. It starts no page after MANUAL_SYNC_SECONDS
+    and answers `more: 1`; calling again goes on with the invoices it did not reach."""
+    from chalicelib.areas.invoices import service_ledger_sync
+
+    invoices = _paid_in_ledger(db, 6)
+    calls, clock, started = _slow_ledger(monkeypatch)
+    clock.step = 3.0  # each page of 2: 3 s
+    first = api.post("/api/invoices/sync-ledger", as_=exec_user)
+    assert first.status == 200, first
+    assert first.json["more"] == 1 and first.json["updated"] == 4, first.json  # pages at 0 and 3 s; at 6 s: none
+    assert len(started) == 2 and service_ledger_sync.MANUAL_SYNC_SECONDS < 6
+    second = api.post("/api/invoices/sync-ledger", as_=exec_user)
+    assert second.status == 200 and second.json["updated"] == 2 and "more" in second.json, second.json
+    assert _synced(db, invoices) == [("paid", True)] * 6
