@@ -288,7 +288,10 @@ def split_template(template: dict, owners: dict, config: dict, fingerprint: str)
             event_props = event["Properties"]
             event_props["FunctionResponseTypes"] = ["ReportBatchItemFailures"]
             if jobs.get("max_concurrency") is not None:  # SQS scales a queue's function to hundreds otherwise
-                event_props["ScalingConfig"] = {"MaximumConcurrency": int(jobs["max_concurrency"])}
+                most = int(jobs["max_concurrency"])
+                if not 2 <= most <= 1000:  # Lambda's bounds: a deploy would fail on any other value
+                    raise PackageError(f"{area}: jobs.max_concurrency must be 2 to 1000, not {most}")
+                event_props["ScalingConfig"] = {"MaximumConcurrency": most}
             queue_name = _queue_name(event_props.get("Queue"))
             if queue_name in queues:
                 queue_id = queues[queue_name]

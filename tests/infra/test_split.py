@@ -116,3 +116,17 @@ def test_cfn_yaml_short_tags_become_intrinsics(tmp_path):
         "A": {"Ref": "X"}, "B": {"Fn::GetAtt": ["Y", "Arn"]}, "C": {"Fn::Sub": "x-${Z}"},
         "D": {"Fn::If": ["Cond", 1, {"Ref": "AWS::NoValue"}]},
         "E": {"Fn::Select": [0, {"Fn::Cidr": [{"Ref": "V"}, 4, 8]}]}}
+
+
+@pytest.mark.parametrize("most,refused", [(1, True), (2, False), (1000, False), (1001, True)])
+def test_a_queue_functions_max_concurrency_is_within_lambdas_bounds(most, refused):
+    """`jobs.max_concurrency` becomes the SQS source's ScalingConfig.MaximumConcurrency, which Lambda takes from 2 to
+    1,000: any other value would fail the deploy, so the package refuses it (session 23)."""
+    template, config = with_worker({"Fn::Sub": "arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:work"})
+    config["defaults"]["jobs"]["max_concurrency"] = most
+    if refused:
+        with pytest.raises(package.PackageError, match="max_concurrency"):
+            split(template, config=config)
+        return
+    event = split(template, config=config)["Resources"]["Worker"]["Properties"]["Events"]["WorkerSqs"]["Properties"]
+    assert event["ScalingConfig"] == {"MaximumConcurrency": most}
