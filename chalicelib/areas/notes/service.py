@@ -2,7 +2,7 @@
 manage holder). The noted record is checked through its own area's service (queries.load_resource)."""
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import String, func, literal, select
 
 from chalicelib.core.errors import Conflict, Forbidden, bad_field
 from chalicelib.core.locks import lock_key
@@ -26,10 +26,12 @@ def list_notes(ctx, *, resource_type: str, resource_id: str, query) -> Page:
     return note_page(ctx.db, ctx.principal, resource_type, resource_id, query)
 
 
-def _check_room(db, resource_type: str, resource_id: str) -> None:
-    """409 when the record already holds NOTE_LIMIT notes; under a lock on the record's notes, so that concurrent
-    creates cannot pass the cap together (two statements, whatever the count)."""
-    lock_key(db, "notes", resource_type, resource_id)
+def _check_room(db, resource_type: str, resource_id: str, *, locked: bool = False) -> None:
+    """409 when the record already holds NOTE_LIMIT notes; under a lock on the record's notes (taken here unless the
+    caller holds it: `locked`), so that concurrent creates cannot pass the cap together (two statements, whatever
+    the count)."""
+    if not locked:
+        lock_key(db, "notes", resource_type, resource_id)
     held = db.scalar(select(func.count()).select_from(
         select(Note.id).where(Note.resource_type == resource_type, Note.resource_id == resource_id)
         .limit(NOTE_LIMIT).subquery()))
@@ -108,6 +110,13 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
     reads. Mentioned users (active users) are notified with a deep link to the note."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
+    ctx.require(tool_for(resource_type), "view")  # 400 or 403 before any statement, as load_resource answers them
+    # the record is read holding its notes key, the one its delete takes before it deletes the record's notes
+    # (records_deleted): a delete in progress is waited for and the record then found gone (404). Read before the
+    # key, a record deleted meanwhile got a note inserted after its notes were deleted: kept for good, reachable
+    # by no route (session 23's review). Only plain reads follow under the key, so a delete holding the record's
+    # row and waiting for the key is never waited for in turn.
+    lock_key(ctx.db, "notes", resource_type, resource_id)
     load_resource(ctx, resource_type, resource_id)
     if data.parent_id:
         parent = ctx.db.scalar(in_scope(select(Note.id).where(
@@ -116,7 +125,7 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
         if parent is None:
             raise bad_field("parent_id", "must be a note on the same record")
     mentions = _check_mentions(ctx, data.mentions)
-    _check_room(ctx.db, resource_type, resource_id)
+    _check_room(ctx.db, resource_type, resource_id, locked=True)
     told = [user_id for user_id in mentions if user_id != ctx.user_id]
     _allow_mentions(ctx, len(told))  # before anything is written: a refused note leaves nothing
     levels = ordered_levels(ACCESS_LEVELS if data.visibility is None else data.visibility)
@@ -188,11 +197,15 @@ def records_deleted(db, resource_type: str, ids) -> None:
     record's own DELETE, so that a SELECT of ids (a task's subtasks, a cycle's reviews) still finds them. Nobody
     reads either answer: each rides with the request's next statement (core.db.WRITE_LATER). Without this a
     deleted record's notes answered 404 on every route (each loads the record first) and were kept for good
-    (session 23, docs/decisions/notes.md)."""
+    (session 23, docs/decisions/notes.md).
+    First the notes key of each record (`notes:<type>:<id>`, a note create's: one statement, `_lock_notes_of`): a
+    create in progress is waited for, and its note deleted here; a create that comes later waits for this
+    transaction and finds the record gone (session 23's review: a note created meanwhile was kept for good)."""
     from sqlalchemy import delete
 
     from chalicelib.core.db import WRITE_LATER
 
+    _lock_notes_of(db, resource_type, ids)
     of_records = (Note.resource_type == resource_type, Note.resource_id.in_(ids))
     if resource_type in PORTAL_TYPES:
         from chalicelib.areas.portal import service as portal_service
@@ -200,6 +213,31 @@ def records_deleted(db, resource_type: str, ids) -> None:
         portal_service.records_deleted(db, "note", select(Note.id).where(*of_records))
     db.execute(delete(Note).where(*of_records),
                execution_options={**WRITE_LATER, "synchronize_session": False})
+
+
+def _lock_notes_of(db, resource_type: str, ids) -> None:
+    """The notes key (`lock_key(db, "notes", resource_type, id)`, hashed alike) of each of these records (a list of
+    ids, or a SELECT of them), in one statement, in the ids' order (two deletes sharing records take turns instead
+    of deadlocking; a note create holds one key). A SELECT is read in the same statement: a task's subtasks, a
+    cycle's reviews. Nothing on SQLite (its writers take turns)."""
+    if db.get_bind().dialect.name != "postgresql":
+        return
+    if isinstance(ids, (list, tuple, set, frozenset)):
+        ids = sorted(set(ids))
+        if not ids:
+            return
+        if len(ids) == 1:  # a record's own delete: lock_key's statement
+            lock_key(db, "notes", resource_type, ids[0])
+            return
+        from sqlalchemy import column, values
+
+        source = values(column("id", String), name="noted").data([(i,) for i in ids])
+    else:
+        source = ids.subquery("noted")
+    record_id = next(iter(source.c))
+    ordered = select(record_id.label("id")).distinct().order_by(record_id).subquery("noted_in_order")
+    key = literal(f"notes:{resource_type}:", String) + ordered.c.id
+    db.execute(select(func.pg_advisory_xact_lock(func.hashtextextended(key, 0))).select_from(ordered))
 
 
 # ---------------------------------------------------------------- the client portal

@@ -5,6 +5,7 @@ children_count as a correlated count, is_favourited as a correlated EXISTS for t
 """
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from functools import cache
 
@@ -147,8 +148,10 @@ def update_page(ctx, *, page_id: str, data) -> dict:
         if locked:
             raise Conflict(f"Page is locked: unlock it to change {', '.join(locked)}")
     if page.entity_type == "proposal":  # a decided proposal's content stays as approved or signed (session 22)
+        # what would be stored, compared with what is (session 23's review): a no-op neither is refused nor, in
+        # review, clears the approvals given (content null is stored as "", rich content is its JSON document)
         edited = [name for name in ("title", "content", "content_rich")
-                  if name in changes and changes[name] != _current(page, name)]
+                  if name in changes and not same_stored(name, changes[name], _current(page, name))]
         if edited:  # one statement more, on a proposal's page only
             from chalicelib.areas.proposals import service as proposals_service
 
@@ -193,6 +196,32 @@ def update_page(ctx, *, page_id: str, data) -> dict:
 
 def _current(page: Page, name: str):
     return getattr(page, name)
+
+
+def _document(text: str | None) -> str | None:
+    """The JSON document rich content text holds, in one spelling (keys sorted, no spaces: `true` and `1` stay
+    apart, as Python's `==` would not keep them); None for none (null or blank); the text itself when it is not
+    JSON (stored before session 22's check)."""
+    if text is None or not text.strip():
+        return None
+    try:
+        return json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def same_stored(name: str, sent, stored) -> bool:
+    """Whether `sent` for the field `name` would store what the page holds (`stored`): content null is stored as "",
+    a title as `clean_title` makes it; rich content is compared as the JSON document it holds (spacing, key order,
+    or the value sent instead of its text change nothing of it). A proposal's page and a version restore ask it
+    before clearing approvals."""
+    if name == "content":
+        return (sent or "") == (stored or "")
+    if name == "content_rich":
+        return sent == stored or _document(sent) == _document(stored)
+    if name == "title":
+        return clean_title(sent) == stored
+    return sent == stored
 
 
 def set_published(page: Page, published: bool) -> None:

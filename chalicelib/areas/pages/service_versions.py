@@ -61,6 +61,16 @@ def get_version(ctx, *, page_id: str, version_id: str) -> dict:
     return version_out(row[0], row[1], detail=True)
 
 
+def _restored(version, page) -> list[str]:
+    """The fields (title, content, content_rich) a restore of `version` changes on `page` (as service.same_stored
+    compares them: the rich content as its JSON document); content only when the version holds it."""
+    from .service import same_stored
+
+    names = ["title", "content_rich"] + (["content"] if version.content is not None else [])
+    return [name for name in ("title", "content", "content_rich")
+            if name in names and not same_stored(name, getattr(version, name), getattr(page, name))]
+
+
 def restore_version(ctx, *, page_id: str, version_id: str) -> None:
     from chalicelib.core.query import in_scope
 
@@ -72,17 +82,32 @@ def restore_version(ctx, *, page_id: str, version_id: str) -> None:
     if owner is None:
         raise not_found("Page")
     version = load_version(ctx, page_id, version_id)
+    passed = None
     if owner.entity_type == "proposal":  # a decided proposal's content stays as approved or signed (session 22)
         from chalicelib.areas.proposals import service as proposals_service
 
-        # before the page's lock: the proposal's row first, then its page, as the proposal's own writes take them
-        refusal = proposals_service.content_frozen(ctx.db, owner.entity_id, ("title", "content", "content_rich"),
-                                                   actor_id=ctx.user_id)
+        # before the page's lock: the proposal's row first, then its page, as the proposal's own writes take them.
+        # Only the fields the restore changes (session 23's review: restoring the page's own state cleared the
+        # approvals given in review), as the page is now: its three fields read in one statement more
+        current = ctx.db.execute(select(PageModel.title, PageModel.content, PageModel.content_rich)
+                                 .where(PageModel.id == page_id)).first()
+        if current is None:
+            raise not_found("Page")
+        passed = _restored(version, current)
+        refusal = proposals_service.content_frozen(ctx.db, owner.entity_id, passed, actor_id=ctx.user_id)
         if refusal:
             raise Conflict(refusal)
     # the snapshot below is of the page as a concurrent edit committed it (else that edit was overwritten and
     # in no version)
     page = lock_row(ctx.db, PageModel, page_id, missing="Page")
+    if passed is not None:
+        # an edit committed between the read above and the lock: the fields it made differ are asked too (the
+        # proposal's row is held already, FOR SHARE, by this transaction: the second ask waits for nobody)
+        more = [name for name in _restored(version, page) if name not in passed]
+        if more:
+            refusal = proposals_service.content_frozen(ctx.db, owner.entity_id, more, actor_id=ctx.user_id)
+            if refusal:
+                raise Conflict(refusal)
     if page.lock_page:
         raise Conflict("Page is locked: unlock it to restore a version")
     _snapshot(ctx, page)  # the current state stays recoverable (409 when that needs a version past the cap)
