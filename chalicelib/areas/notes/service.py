@@ -289,10 +289,17 @@ def portal_notes(db, targets: dict, companies) -> list[dict]:
             for note, name in rows]
 
 
+def hold_notes(db, resource_type: str, resource_id: str) -> None:
+    """Hold the record's notes key (`notes:<type>:<id>`) until the transaction ends: the portal takes it before it
+    checks the record, as create_note does, so that a record deleted meanwhile (its delete takes the key before
+    deleting the record's notes: records_deleted) is found gone instead of getting a note kept for good."""
+    lock_key(db, "notes", resource_type, resource_id)
+
+
 def portal_create_note(ctx, *, resource_type: str, resource_id: str, content: str, parent_id: str | None) -> str:
-    """A note written by a client in the portal (the portal checked the record's company): visible to the
-    client and every staff level, no author user; a reply must answer a client-visible note of the same record
-    (400 otherwise)."""
+    """A note written by a client in the portal (the portal checked the record's company holding the record's notes
+    key: hold_notes): visible to the client and every staff level, no author user; a reply must answer a
+    client-visible note of the same record (400 otherwise)."""
     from .queries import CLIENT_LEVEL
 
     if parent_id:
@@ -300,7 +307,7 @@ def portal_create_note(ctx, *, resource_type: str, resource_id: str, content: st
                                                      Note.resource_id == resource_id, _client_visible()))
         if parent is None:
             raise bad_field("parentId", "must be a client-visible note on the same record")
-    _check_room(ctx.db, resource_type, resource_id)
+    _check_room(ctx.db, resource_type, resource_id, locked=True)  # the portal holds the key (hold_notes)
     note = Note(resource_type=resource_type, resource_id=resource_id, author_id=None, content=content,
                 visibility=ordered_levels([*ACCESS_LEVELS, CLIENT_LEVEL]), mentions=[], parent_id=parent_id)
     ctx.db.add(note)

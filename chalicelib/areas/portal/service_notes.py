@@ -37,6 +37,9 @@ def _record_belongs(ctx, resource_type: str, resource_id: str) -> bool:
 def create_note(ctx, *, data) -> str:
     from chalicelib.areas.notes import service as notes_service
 
+    # the record checked holding its notes key, which the record's delete takes before deleting its notes: a record
+    # deleted meanwhile is found gone (session 23's review: checked first, its note was kept for good)
+    notes_service.hold_notes(ctx.db, data.resourceType, data.resourceId)
     if not _record_belongs(ctx, data.resourceType, data.resourceId):
         raise BadRequest("resourceId must be a project or invoice of the company",
                          details=[{"field": "resourceId", "message": "not a record of the company"}])
