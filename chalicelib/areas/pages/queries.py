@@ -3,6 +3,7 @@ pages:view, except a proposal's page: only with the proposal), the load-or-404 h
 the record builders and the read queries. The services import it, never the reverse."""
 from __future__ import annotations
 
+import json
 from functools import cache
 
 from sqlalchemy import and_, bindparam, func, or_, select
@@ -234,3 +235,39 @@ def versions_with_user(page_id: str):
     (`version_out(row, row.user_name)`), without the bodies."""
     return (_version_list_base().where(PageVersion.page_id == page_id)
             .order_by(PageVersion.created_at.desc(), PageVersion.id.desc()))
+
+
+# ---------------------------------------------------------------- what a write would store
+
+UNTITLED = "Untitled"
+
+
+def clean_title(title: str | None) -> str:
+    title = (title or "").strip()
+    return title or UNTITLED
+
+
+def _document(text: str | None) -> str | None:
+    """The JSON document rich content text holds, in one spelling (keys sorted, no spaces: `true` and `1` stay
+    apart, as Python's `==` would not keep them); None for none (null or blank); the text itself when it is not
+    JSON (stored before session 22's check)."""
+    if text is None or not text.strip():
+        return None
+    try:
+        return json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def same_stored(name: str, sent, stored) -> bool:
+    """Whether `sent` for the field `name` would store what the page holds (`stored`): content null is stored as "",
+    a title as `clean_title` makes it; rich content is compared as the JSON document it holds (spacing, key order,
+    or the value sent instead of its text change nothing of it). A proposal's page and a version restore ask it
+    before clearing approvals."""
+    if name == "content":
+        return (sent or "") == (stored or "")
+    if name == "content_rich":
+        return sent == stored or _document(sent) == _document(stored)
+    if name == "title":
+        return clean_title(sent) == stored
+    return sent == stored

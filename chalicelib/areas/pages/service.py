@@ -5,7 +5,6 @@ children_count as a correlated count, is_favourited as a correlated EXISTS for t
 """
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from functools import cache
 
@@ -18,18 +17,12 @@ from chalicelib.core.query import Page as ResultPage, contains_text, in_scope, r
 from chalicelib.core.serialize import value_out
 
 from .models import Page, PageFavourite
-from .queries import (FLAGS, load_page, page_exists, page_list_lookups, page_list_records, page_list_select, page_record,
-                      visible)
+from .queries import (FLAGS, clean_title, load_page, page_exists, page_list_lookups, page_list_records,
+                      page_list_select, page_record, same_stored, visible)
 
 SEARCH_LIMIT = 50  # the spec's cap of search results: a search answers at most 50 rows per request
-UNTITLED = "Untitled"
 # Fields a locked page refuses to change (the page's text and appearance); flags stay settable.
 LOCKED_FIELDS = ("title", "content", "content_rich", "icon", "cover_image", "text_style", "full_width", "small_text", "toc")
-
-
-def clean_title(title: str | None) -> str:
-    title = (title or "").strip()
-    return title or UNTITLED
 
 
 def list_pages(ctx, *, query) -> ResultPage:
@@ -196,32 +189,6 @@ def update_page(ctx, *, page_id: str, data) -> dict:
 
 def _current(page: Page, name: str):
     return getattr(page, name)
-
-
-def _document(text: str | None) -> str | None:
-    """The JSON document rich content text holds, in one spelling (keys sorted, no spaces: `true` and `1` stay
-    apart, as Python's `==` would not keep them); None for none (null or blank); the text itself when it is not
-    JSON (stored before session 22's check)."""
-    if text is None or not text.strip():
-        return None
-    try:
-        return json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    except ValueError:
-        return text
-
-
-def same_stored(name: str, sent, stored) -> bool:
-    """Whether `sent` for the field `name` would store what the page holds (`stored`): content null is stored as "",
-    a title as `clean_title` makes it; rich content is compared as the JSON document it holds (spacing, key order,
-    or the value sent instead of its text change nothing of it). A proposal's page and a version restore ask it
-    before clearing approvals."""
-    if name == "content":
-        return (sent or "") == (stored or "")
-    if name == "content_rich":
-        return sent == stored or _document(sent) == _document(stored)
-    if name == "title":
-        return clean_title(sent) == stored
-    return sent == stored
 
 
 def set_published(page: Page, published: bool) -> None:

@@ -15,7 +15,7 @@ from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT, Page, paginate
 
 from .models import Page as PageModel, PageVersion
-from .queries import load_version, newest_version, page_exists, version_out, versions_with_user
+from .queries import load_version, newest_version, page_exists, same_stored, version_out, versions_with_user
 
 # A page holds at most LIST_LIMIT (500) versions, as it holds at most 500 discussions; each copies the page whole.
 VERSION_LIMIT = LIST_LIMIT
@@ -62,10 +62,8 @@ def get_version(ctx, *, page_id: str, version_id: str) -> dict:
 
 
 def _restored(version, page) -> list[str]:
-    """The fields (title, content, content_rich) a restore of `version` changes on `page` (as service.same_stored
+    """The fields (title, content, content_rich) a restore of `version` changes on `page` (as queries.same_stored
     compares them: the rich content as its JSON document); content only when the version holds it."""
-    from .service import same_stored
-
     names = ["title", "content_rich"] + (["content"] if version.content is not None else [])
     return [name for name in ("title", "content", "content_rich")
             if name in names and not same_stored(name, getattr(version, name), getattr(page, name))]
