@@ -19,12 +19,11 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from sqlalchemy import String, bindparam, case, delete, func, select, text
+from sqlalchemy import case, delete, func, select
 
 from chalicelib.core.errors import Conflict, DomainError
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
-from chalicelib.core.lookup import among
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import row_dict
 
@@ -111,36 +110,6 @@ def _store_balances(db, user_id: str, employee: str, balances: list[dict]) -> No
                                     "balance_hours": b["balance_hours"], "fetched_at": now} for b in balances])
 
 
-def _lock_balances(db, user_ids: list[str]) -> None:
-    """`_store_balances`' lock of each of these users, in one statement: taken in the users' id order (two runs
-    at once wait for each other instead of deadlocking; a request holds one user's key at most)."""
-    ids = sorted(set(user_ids))
-    if db.get_bind().dialect.name != "postgresql":
-        return
-    if any("," in user_id for user_id in ids):  # no id made here holds one: one statement each then
-        for user_id in ids:
-            lock_key(db, "leave-balances", user_id)
-        return
-    db.execute(text("SELECT pg_advisory_xact_lock(hashtextextended('leave-balances:' || k, 0)) "
-                    "FROM unnest(string_to_array(:ids, ',')) AS k")
-               .bindparams(bindparam("ids", ",".join(ids), type_=String)))
-
-
-def _store_many(db, fetched: dict[str, tuple[str, list[dict]]]) -> None:
-    """`_store_balances` for many users at once: `{user_id: (ledger employee id, balances)}`; three statements
-    whatever their number (the locks, one DELETE, one INSERT)."""
-    if not fetched:
-        return
-    now = utcnow()
-    _lock_balances(db, list(fetched))
-    db.execute(delete(LeaveBalance).where(among(db, LeaveBalance.user_id, list(fetched)))
-               .execution_options(synchronize_session=False))
-    insert_rows(db, LeaveBalance, [{"user_id": user_id, "ledger_employee_id": employee,
-                                    "leave_type_id": b["leave_type_id"], "leave_type_name": b["leave_type_name"],
-                                    "balance_hours": b["balance_hours"], "fetched_at": now}
-                                   for user_id, (employee, balances) in fetched.items() for b in balances])
-
-
 def mark_balances_stale(db, user_id: str) -> None:
     """Drop the user's cached balances (one statement), so that the next read asks the ledger: the app has just
     booked or reversed leave of theirs there. Runs in the caller's unit of work; asks the ledger nothing. It takes
@@ -215,7 +184,7 @@ def refresh_stale(ctx, *, batch: int = REFRESH_BATCH, budget=None) -> dict:
 
     The stale users go in batches of `batch`: their mappings read again in one statement (a user unmapped since is a
     failure, as `refresh_balances` answers 409; a remapped one is asked for the new employee), then each user asked
-    with no transaction open and their rows replaced right after (`_store_many`: the lock, one DELETE, one INSERT),
+    with no transaction open and their rows replaced right after (`_store_balances`: the lock, one DELETE, one INSERT),
     committed before the next user's call. Three statements a user and one a batch (session 23: it was five a user;
     writing a whole batch at once after its calls let a booking's drop be overwritten, session 23's review).
 
@@ -262,7 +231,7 @@ def refresh_stale(ctx, *, batch: int = REFRESH_BATCH, budget=None) -> dict:
             # written at once (its lock, DELETE and INSERT), as refresh_balances does: a booking's drop made while a
             # later user of the batch was asked then meets these rows and drops them (written after the batch's
             # calls, balances fetched before the booking were cached as fresh; session 23's review)
-            _store_many(ctx.db, {user_id: (employee, balances)})
+            _store_balances(ctx.db, user_id, employee, balances)
             refreshed += 1
         ctx.db.flush()
         if more:
