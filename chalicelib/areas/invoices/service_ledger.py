@@ -147,11 +147,12 @@ def _push_key(invoice: Invoice, payload: dict) -> str:
     in the ledger is a new intent: that move wrote `updated_at`. So did any change of the invoice or its lines;
     a change elsewhere that the request carries (the company's name, a mapping rule) changes the digest, so the
     ledger never meets the same key with a different request (Xero refuses it)."""
-    return idempotency_key("wms-invoice", invoice.id, _version(invoice), body=payload)
+    return idempotency_key("wms-invoice", invoice.id, _stamp(invoice.updated_at), body=payload)
 
 
-def _version(invoice: Invoice) -> str:
-    return invoice.updated_at.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+def _stamp(moment) -> str:
+    """A key's version: the instant in UTC, to the microsecond."""
+    return moment.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
 
 
 def _move_key(invoice, action: str, ledger_id: str, ledger_status: str | None) -> str:
@@ -163,8 +164,7 @@ def _move_key(invoice, action: str, ledger_id: str, ledger_status: str | None) -
     the invoice e-mailed the client again; session 23 review). So the ledger answers the first answer. A written
     move sets it, so the next one (a resend) is a new intent with a new key. A refused move is replayed as refused
     while the ledger keeps the key (6 minutes) if it is retried unchanged here."""
-    moved = invoice.ledger_moved_at or invoice.created_at
-    return idempotency_key("wms-invoice", action, ledger_id, moved.astimezone(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ"),
+    return idempotency_key("wms-invoice", action, ledger_id, _stamp(invoice.ledger_moved_at or invoice.created_at),
                            body={"status": ledger_status})
 
 
