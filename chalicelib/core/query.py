@@ -43,6 +43,15 @@ def first_per(stmt, partition_by, order_by, limit: int = LIST_LIMIT):
         inner.c.rank_in_group <= limit)
 
 
+def tree_ids(id_column, parent_column, start, name: str):
+    """SELECT of the ids of the rows matching `start` and of the rows below them at any depth, following
+    `parent_column` (which holds the id of the row above) down: one recursive statement; UNION stops on a cycle
+    already stored. `name` names the CTE (distinct names when several trees go in one statement)."""
+    tree = select(id_column).where(start).cte(name, recursive=True)
+    tree = tree.union(select(id_column).join(tree, parent_column == tree.c[id_column.key]))
+    return select(tree.c[id_column.key])
+
+
 def in_scope(stmt, scope):
     """`stmt` limited to `scope`, an area's scope clause (None: the caller sees everything)."""
     return stmt if scope is None else stmt.where(scope)

@@ -7,7 +7,7 @@ from sqlalchemy import String, cast, false, or_, select
 
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.models import ACCESS_LEVELS, User
-from chalicelib.core.query import Page, in_scope, record_page
+from chalicelib.core.query import Page, in_scope, record_page, tree_ids
 from chalicelib.core.readers import seen_by
 from chalicelib.core.scoping import direct_report_ids
 
@@ -44,9 +44,7 @@ def person_reach(principal, subtree: str = "note_subtree"):
     if level == "executive":
         return None
     if level == "head":
-        tree = select(User.id).where(User.manager_id == principal.id).cte(subtree, recursive=True)
-        tree = tree.union(select(User.id).join(tree, User.manager_id == tree.c.id))
-        return User.id.in_(select(tree.c.id))
+        return User.id.in_(tree_ids(User.id, User.manager_id, User.manager_id == principal.id, subtree))
     if level == "manager":
         return User.id.in_(direct_report_ids(principal))
     return false()

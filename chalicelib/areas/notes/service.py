@@ -7,7 +7,7 @@ from sqlalchemy import String, func, literal, select
 from chalicelib.core.errors import Conflict, Forbidden, bad_field
 from chalicelib.core.locks import lock_key
 from chalicelib.core.models import ACCESS_LEVELS, User
-from chalicelib.core.query import Page, in_scope
+from chalicelib.core.query import Page, in_scope, tree_ids
 from chalicelib.core.serialize import clipped, value_out
 
 from .models import Note
@@ -185,9 +185,7 @@ def delete_note(ctx, *, note_id: str) -> None:
 
 def _thread_ids(note_id: str):
     """SELECT of the note's id and its replies' at any depth (the rows its delete takes: parent_id cascades)."""
-    thread = select(Note.id).where(Note.id == note_id).cte("deleted_thread", recursive=True)
-    thread = thread.union(select(Note.id).join(thread, Note.parent_id == thread.c.id))
-    return select(thread.c.id)
+    return tree_ids(Note.id, Note.parent_id, Note.id == note_id, "deleted_thread")
 
 
 def records_deleted(db, resource_type: str, ids) -> None:

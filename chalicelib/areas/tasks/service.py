@@ -19,7 +19,7 @@ from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_later, lock_key, lock_row
 from chalicelib.core.models import ConfigListItem, Squad, User
-from chalicelib.core.query import LIST_LIMIT, Page, Read, contains_text, record_page, record_rows, template
+from chalicelib.core.query import LIST_LIMIT, Page, Read, contains_text, record_page, record_rows, template, tree_ids
 from chalicelib.core.schemas import comma_values
 from chalicelib.core.serialize import clipped
 from chalicelib.core.timeutil import org_today, week_bounds
@@ -323,9 +323,7 @@ def delete_task(ctx, *, task_id: str) -> None:
 
 def _subtree_ids(task_id: str):
     """SELECT of the task's id and its subtasks' at any depth (UNION: a cycle of parents cannot loop)."""
-    tree = select(Task.id).where(Task.id == task_id).cte("deleted_tasks", recursive=True)
-    tree = tree.union(select(Task.id).join(tree, Task.parent_task_id == tree.c.id))
-    return select(tree.c.id)
+    return tree_ids(Task.id, Task.parent_task_id, Task.id == task_id, "deleted_tasks")
 
 
 
