@@ -23,7 +23,7 @@ from chalicelib.core.query import Page, contains_text, in_scope, record_page
 from chalicelib.core.schemas import comma_values
 from chalicelib.core.serialize import value_out
 
-from .models import Project, ProjectMember
+from .models import Project, ProjectDealLink, ProjectMember
 from .queries import (ATTRIBUTE, ENTITY, get_field, goal_select, link_project,  # noqa: F401
                       load_project, member_ids, member_select, project_lookups, project_readers, project_record,
                       project_select, require_users, visible, with_project_lookups)
@@ -264,6 +264,14 @@ def create_project_for(ctx, *, name: str, company_id: str | None, owner_id: str 
     return project.id
 
 
+def link_deal_for(ctx, *, project_id: str, deal_id: str, linked_by: str | None = None) -> None:
+    """Links a project another area's automation just made (proposals' onboarding on accept, so no link exists
+    yet) to `deal_id`, which the caller holds (the accept locked the deal): one INSERT of the row
+    PUT /api/projects/:id/deal writes, which, like that PUT, records no history and notifies nobody."""
+    ctx.db.add(ProjectDealLink(project_id=project_id, deal_id=deal_id, linked_by=linked_by))
+    ctx.db.flush()
+
+
 def update_project(ctx, *, project_id: str, data) -> dict:
     project = load_project(ctx, project_id)
     lock_row(ctx.db, Project, project.id, missing="Project")  # a status transition (completed: hooks, notification) happens once
@@ -359,6 +367,6 @@ def delete_project(ctx, *, project_id: str) -> None:
     ctx.db.flush()
 
 
-__all__ = ["list_projects", "get_detail", "create_project", "create_project_for", "update_project", "delete_project", "load_project",
+__all__ = ["list_projects", "get_detail", "create_project", "create_project_for", "link_deal_for", "update_project", "delete_project", "load_project",
            "visible", "visible_project_ids", "project_history", "project_record", "require_users", "project_brief",
            "project_names", "goal_briefs", "member_count"]

@@ -9,7 +9,8 @@ accept's transaction so that all of it happens or none of it:
    it (the invoices area: one line of the whole price, 0.00 for a free proposal), which is the company's first
    invoice milestone when it has no other;
 4. always a contract signed by the accepting name and email;
-5. the linked deal moved to won, and a prospect company made a client (with its client profile);
+5. the linked deal moved to won and the project linked to it (project_deal_links, linked_by none: the public
+   accept has no actor), and a prospect company made a client (with its client profile);
 6. the company's client onboarding milestones with auto_source `deal_won` completed (onboarding started
    from the profile's or the default template when needed).
 The owner's notification and the history entry are written by the caller (service_public.accept).
@@ -58,8 +59,11 @@ def run_onboarding(ctx, proposal: Proposal, *, name: str, email: str, accepted_a
     created["contract_id"] = clients_service.create_contract_for(
         ctx, title=proposal.title, company_id=proposal.company_id, proposal_id=proposal.id, status="signed",
         signers=[{"name": name, "email": email, "signed_at": iso(accepted_at)}])
-    if proposal.deal_id and deals_service.mark_deal_won(ctx.db, proposal.deal_id):
-        created["deal_won"] = proposal.deal_id
+    if proposal.deal_id:
+        # the project -> deal trail of GET /api/projects/:id/deal; no actor, as the rest of the public accept
+        projects_service.link_deal_for(ctx, project_id=created["project_id"], deal_id=proposal.deal_id, linked_by=None)
+        if deals_service.mark_deal_won(ctx.db, proposal.deal_id):
+            created["deal_won"] = proposal.deal_id
     if proposal.company_id and deals_service.mark_client(ctx.db, proposal.company_id):
         created["company_became_client"] = proposal.company_id
     from chalicelib.areas.onboarding import service as onboarding_service
