@@ -47,7 +47,23 @@ def visible_budget_exists(ctx, budget_id: str) -> bool:
     (timesheets, invoices). The row is share-locked (FOR KEY SHARE, `lock_row`): a delete of the budget in progress
     (`delete_budget` locks the row FOR UPDATE before it clears the time entries naming it) is waited for and then
     answers False, and a delete that comes after waits for this write's transaction, then clears what it wrote."""
-    return lock_row(ctx.db, Budget, budget_id, where=visible(ctx.principal), key_share=True) is not None
+    return visible_budget_resource(ctx, budget_id) is not None
+
+
+def visible_budget_resource(ctx, budget_id: str) -> tuple[str, str] | None:
+    """`(resource_type, resource_id)` of the budget when it exists and the caller may see it, else None: the check of
+    `visible_budget_exists` (the same one statement, the same FOR KEY SHARE lock) answering what the budget belongs
+    to, for a time entry that must be on its budget's project (timesheets, session 24)."""
+    budget = lock_row(ctx.db, Budget, budget_id, where=visible(ctx.principal), key_share=True)
+    return None if budget is None else (budget.resource_type, budget.resource_id)
+
+
+def budget_resource(db, budget_id: str) -> tuple[str, str] | None:
+    """`(resource_type, resource_id)` of the budget, or None when there is none (one query; no scoping, no lock): for a
+    budget a time entry names already, whose project changes (timesheets, session 24). Not locked: a delete of the
+    budget may be waiting for that entry's row, which the caller holds."""
+    row = db.execute(select(Budget.resource_type, Budget.resource_id).where(Budget.id == budget_id)).first()
+    return None if row is None else (row.resource_type, row.resource_id)
 
 
 def line_item_budget_id(db, line_item_id: str) -> str | None:
@@ -313,13 +329,23 @@ def _check_currency_of_invoices(ctx, budget: Budget, currency: str) -> None:
 
 def delete_budget(ctx, *, budget_id: str) -> None:
     """Logs `deleted`, clears the budget from time entries (timesheets), then removes it and its items, and its notes
-    (the notes area: one statement; session 23)."""
+    (the notes area: one statement; session 23). A budget that invoices name (any status, voided included) is a 409,
+    nothing changed (session 24): the invoice would lose its budget (ON DELETE SET NULL), so its project, its scope
+    (an invoice without a budget is seen by every holder of invoices:view) and its place in the project's
+    profitability. They are counted after the budget's row is locked: an invoice being written that names the budget
+    holds the row (its key's FOR KEY SHARE, or invoices' check of the budget), so it is waited for and counted, and
+    one that comes after waits for this delete and then finds no budget."""
+    from chalicelib.areas.invoices import service as invoices_service
     from chalicelib.areas.notes import service as notes_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
     budget = load_budget(ctx, budget_id)
     if lock_row(ctx.db, Budget, budget.id) is None:  # deleted by the request this one waited for: one entry
         raise NotFound("Budget not found")
+    invoices = invoices_service.budget_invoice_count(ctx.db, budget.id)
+    if invoices:
+        raise Conflict(f"The budget has {invoices} invoice{'s' if invoices != 1 else ''} (voided ones count): delete "
+                       f"{'them' if invoices != 1 else 'it'} first, or set the budget's status instead")
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="deleted", actor_id=ctx.user_id,
                    changes={"name": budget.name, "status": budget.status})
     ctx.db.flush()

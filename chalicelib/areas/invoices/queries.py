@@ -38,6 +38,12 @@ def visible(principal):
     return or_(Invoice.budget_id.is_(None), Invoice.budget_id.in_(budgets))
 
 
+def budget_invoice_count(db, budget_id: str) -> int:
+    """How many invoices name the budget, any status (voided ones too: they carry the client's data), in one
+    statement; budgets' `delete_budget` refuses the delete of a budget they name (session 24)."""
+    return int(db.scalar(select(func.count(Invoice.id)).where(Invoice.budget_id == budget_id)) or 0)
+
+
 def load_invoice(ctx, invoice_id: str) -> Invoice:
     """The invoice if it exists and the caller may see it; 404 otherwise (one query)."""
     return visible_row(ctx.db, Invoice, invoice_id, visible(ctx.principal), "Invoice")

@@ -34,6 +34,7 @@ from .models import Invoice, InvoiceLineItem, InvoiceMappingRule, InvoiceNumberC
 from .queries import (INVOICE_FIELDS, invoice_lookups, invoice_record, invoice_select, is_paid, item_records,
                       item_rows, load_invoice, payment_records, rule_records, visible, with_invoice_lookups)
 from .queries import invoice_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
+from .queries import budget_invoice_count  # noqa: F401 - budgets refuse to delete a budget that invoices name
 from .service_checks import (budget_currency, check_budget_currency, check_currency_with_lines, check_dates,
                              check_ledger_held, check_references, hold_budget_currency, wrong_currency)
 from .service_portal import (portal_financial, portal_financial_record,  # noqa: F401 - other areas call it through the service

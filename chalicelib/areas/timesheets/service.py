@@ -180,7 +180,10 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
     """`task_id` and `project_id` must name a task / project the caller can see (400 otherwise, the same
     answer for missing and out of scope). On update, a value equal to the stored one is not re-checked.
     `budget_id` must name a budget the caller can see, `line_item_id` a line item of the entry's budget
-    (the one sent, else the stored one); both through the budgets area's service.
+    (the one sent, else the stored one); both through the budgets area's service. An entry on a project's budget is
+    on that project (`_on_budget_project`, session 24; checked when the budget or the project changes): the budget's
+    project is answered by the statement that checks the budget (`visible_budget_resource`), or read when only the
+    project changes and the entry names a budget already (`budget_resource`, one more statement then).
 
     A budget or line item the entry names anew is share-locked there (FOR KEY SHARE, held until commit), as
     projects' `link_project` locks a project: `delete_budget` and `delete_line_item` lock their row FOR UPDATE
@@ -207,11 +210,20 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
     budget_id = values.get("budget_id", entry.budget_id if entry is not None else None)
     line_item_id = values.get("line_item_id", entry.line_item_id if entry is not None else None)
     budget_changed = "budget_id" in values and (entry is None or budget_id != entry.budget_id)
+    project_changed = "project_id" in values and (entry is None or project_id != entry.project_id)
+    resource = None  # what the entry's budget belongs to, read when the budget or the project changes
     if budget_id and budget_changed:
         from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
 
-        if not budgets_service.visible_budget_exists(ctx, budget_id):
+        resource = budgets_service.visible_budget_resource(ctx, budget_id)  # the visibility check's own statement
+        if resource is None:
             details.append({"field": "budget_id", "message": "must be a budget you can see"})
+    elif budget_id and project_changed:
+        from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
+
+        resource = budgets_service.budget_resource(ctx.db, budget_id)  # named already: read, not locked
+    if resource is not None and resource[0] == "project" and not any(d["field"] == "project_id" for d in details):
+        _on_budget_project(values, entry, resource[1], details)
     if line_item_id and (budget_changed or "line_item_id" in values and (entry is None
                                                                             or line_item_id != entry.line_item_id)):
         from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
@@ -224,6 +236,20 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
             details.append({"field": "line_item_id", "message": "must be a line item of the entry's budget"})
     if details:
         raise BadRequest("Invalid time entry references", details=details)
+
+
+def _on_budget_project(values: dict, entry: TimeEntry | None, budget_project_id: str, details: list) -> None:
+    """An entry on a project's budget is on that project (session 24): its project (the one sent, else the stored one)
+    must be the budget's, else 400 naming `budget_id` (it counted in one project's profitability and was billed on
+    another's invoice); an entry that names no project takes the budget's (`values` gets it: a create writes it, an
+    update changes it). A deal's budget leaves the project free (not called)."""
+    project_id = values.get("project_id", entry.project_id if entry is not None else None)
+    if project_id is None:
+        values["project_id"] = budget_project_id
+    elif project_id != budget_project_id:
+        details.append({"field": "budget_id",
+                        "message": f"must be a budget of the entry's project: this budget is project "
+                                   f"{budget_project_id}'s, the entry names project {project_id}"})
 
 
 DAY_HOURS = 24
