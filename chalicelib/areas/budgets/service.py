@@ -7,7 +7,8 @@ A budget belongs to a project or a deal (`resource_type`, `resource_id`). Scopin
 project is seen by those who see the project (projects' scoping); a budget of a deal by every holder
 of budgets:view (deals have no record scoping). Other areas are reached through their `service`,
 imported inside the function that needs it: projects (visibility), deals (deal and company checks,
-company names), tasks (titles, task checks), timesheets (logged hours and time entries).
+company names), tasks (titles, task checks), timesheets (logged hours and time entries, and the entries a budget
+moved to a project takes along).
 Money is Decimal end to end: `amount = quantity * unit_price` computed exactly and rounded half up to the cent
 (`line_amount`, as proposals' items and the ledger's lines), stored as Numeric.
 """
@@ -301,6 +302,7 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
     check_approval_kept(budget, changes)  # the client's approval covers total_amount and currency (session 22)
     if "currency" in changes and changes["currency"] != budget.currency:
         _check_currency_of_invoices(ctx, budget, changes["currency"])
+    _entries_follow(ctx, budget, changes)
     before = _snapshot(budget)
     for key, value in changes.items():
         setattr(budget, key, value)
@@ -313,6 +315,29 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
         _tell_portal_pending(ctx, budget)
     ctx.db.flush()
     return budget_record(ctx, budget.id)
+
+
+def _entries_follow(ctx, budget: Budget, changes: dict) -> None:
+    """A budget moving to project P (from another project or a deal) takes its time entries along (session 24; an
+    entry on a project's budget is on that project, docs/decisions/timesheets.md): entries naming it on another
+    project are a 409, nothing changed (they would count in one project's profitability and be billed on P's
+    invoices); entries naming it without a project take P. A move to a deal leaves them (a deal's budget leaves the
+    project free). The timesheets area's `budget_to_project`, one or two statements, after the budget's row is locked
+    FOR UPDATE (`update_budget`): that lock conflicts with the FOR KEY SHARE a time entry's write takes on a budget
+    it names (`visible_budget_resource`), so such a write is waited for and counted, or waits and reads P; FOR NO
+    KEY UPDATE would not conflict with it. Invoices follow their budget (their scope is the budget's)."""
+    resource_type = changes.get("resource_type", budget.resource_type)
+    resource_id = changes.get("resource_id", budget.resource_id)
+    if resource_type != "project" or (resource_type, resource_id) == (budget.resource_type, budget.resource_id):
+        return
+    from chalicelib.areas.timesheets import service as timesheets_service
+
+    elsewhere = timesheets_service.budget_to_project(ctx.db, budget_id=budget.id, project_id=resource_id)
+    if elsewhere:
+        entries = f"{elsewhere} time entr{'ies' if elsewhere != 1 else 'y'}"
+        raise Conflict(f"{entries} on this budget {'are' if elsewhere != 1 else 'is'} on another project than "
+                       f"{resource_id}: move {'them' if elsewhere != 1 else 'it'} off the budget or onto that project "
+                       "first")
 
 
 def _check_currency_of_invoices(ctx, budget: Budget, currency: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sqlalchemy import case, func, select, update
+from sqlalchemy import case, func, or_, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -139,6 +139,30 @@ def clear_budget(db: Session, *, budget_id: str) -> None:
     """A budget is being deleted: its entries keep their hours and lose budget_id and line_item_id."""
     db.execute(update(TimeEntry).where(TimeEntry.budget_id == budget_id)
                .values(budget_id=None, line_item_id=None).execution_options(synchronize_session=False))
+
+
+def budget_to_project(db: Session, *, budget_id: str, project_id: str) -> int:
+    """A budget is moving to project `project_id` (budgets' update_budget, its row locked FOR UPDATE; session 24): an
+    entry on a project's budget is on that project. Answers how many entries naming the budget are on another project
+    (the caller refuses the move, nothing written here); when none, the entries naming it without a project take
+    `project_id` (one UPDATE, only when there are some). The first statement locks the entries naming the budget that
+    are not on `project_id` (FOR NO KEY UPDATE, the lock the UPDATE takes anyway; an invoice's key on an entry, FOR
+    KEY SHARE, does not wait for it) and counts them: an entry write in progress holds its entry's row (`_locked`),
+    so it is waited for and counted as it commits (an update that changes only the project of an entry naming the
+    budget reads the budget without a lock). An entry written onto the budget anew share-locks the budget's row
+    (`visible_budget_resource`), so the caller's lock on the budget already waited for it, and one that comes after
+    waits for the move and reads the new project. No deadlock with those: such a write waits for the budget only
+    while its entry does not name it yet, and then this statement does not wait for its row."""
+    off = (select(TimeEntry.project_id).where(TimeEntry.budget_id == budget_id,
+                                              or_(TimeEntry.project_id.is_(None), TimeEntry.project_id != project_id))
+           .with_for_update(key_share=True).cte("off"))
+    row = db.execute(select(func.count(off.c.project_id).label("elsewhere"),
+                            func.count().label("off")).select_from(off)).one()
+    elsewhere, projectless = int(row.elsewhere), int(row.off) - int(row.elsewhere)
+    if not elsewhere and projectless:
+        db.execute(update(TimeEntry).where(TimeEntry.budget_id == budget_id, TimeEntry.project_id.is_(None))
+                   .values(project_id=project_id).execution_options(synchronize_session=False))
+    return elsewhere
 
 
 def clear_line_item(db: Session, *, line_item_id: str) -> None:
