@@ -72,24 +72,40 @@ def cross_area_key(target: str, **options) -> ForeignKey:
     return ForeignKey(target, use_alter=True, **options)
 
 
+def insert_stamp(context) -> datetime:
+    """The insert default of `created_at` and `updated_at`: one instant per inserted row, so that a new row's two
+    stamps are equal (each calling `utcnow` stored an `updated_at` microseconds before its `created_at`, and a
+    client comparing them read every new record as edited). The rows of one executemany each get their own, as
+    before. A row given an explicit `created_at` keeps it."""
+    row = id(getattr(context, "current_parameters", context))  # this row's parameters, alive for the statement
+    held = getattr(context, "_wms_insert_stamp", None)
+    if held is None or held[0] != row:
+        held = (row, utcnow())
+        try:
+            context._wms_insert_stamp = held
+        except AttributeError:  # a context that keeps no attributes (a plain dict): this column's own instant
+            pass
+    return held[1]
+
+
 def created_at_column() -> Mapped[datetime]:
-    return mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+    return mapped_column(UTCDateTime(), default=insert_stamp, nullable=False)
 
 
 def updated_at_column() -> Mapped[datetime]:
-    return mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow, nullable=False)
+    return mapped_column(UTCDateTime(), default=insert_stamp, onupdate=utcnow, nullable=False)
 
 
 class Created:
     """Mixin: `created_at`, set on insert (placed after the model's own columns)."""
 
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=insert_stamp, nullable=False)
 
 
 class Timestamps(Created):
     """Mixin: `created_at` and `updated_at` (refreshed on every update)."""
 
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow, nullable=False)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=insert_stamp, onupdate=utcnow, nullable=False)
 
 
 _engine: Engine | None = None

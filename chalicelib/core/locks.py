@@ -87,6 +87,13 @@ def complete_rows(model, rows: Iterable[dict]) -> list[dict]:
     return _complete(model, _rows(rows))
 
 
+class _RowContext:
+    """What a column's callable default reads of its execution context here: the row being completed."""
+
+    def __init__(self, row: dict) -> None:
+        self.current_parameters = row
+
+
 def _complete(model, rows: list[dict]) -> list[dict]:
     """Each row with the Python-side defaults of the columns it leaves out (ids, timestamps), and
     every row with the same keys (a multi-row VALUES needs them)."""
@@ -94,12 +101,13 @@ def _complete(model, rows: list[dict]) -> list[dict]:
     out = []
     for row in rows:
         row = dict(row)
+        context = _RowContext(row)  # one per row: the row's created_at and updated_at are one instant
         for column in table.columns:
             if column.key in row:
                 continue
             default = column.default
             if default is not None and default.is_callable:
-                row[column.key] = default.arg({})
+                row[column.key] = default.arg(context)
             elif default is not None and default.is_scalar:
                 row[column.key] = default.arg
         out.append(row)
