@@ -2,8 +2,9 @@
 
 Rules (document 3, Announcements): create needs update:announcements and head or executive access; edit and
 distribute are for the original author or an executive (403 otherwise); delete needs manage:announcements and
-executive access, and removes the read receipts (and distributions) with it. Read receipts are shown to head
-and executive only. A new announcement notifies active staff who hold announcements:view (`announcement_published`,
+executive access, and removes the read receipts (and distributions) with it, and its notices from the client
+portal (session 24; so does an edit that moves a company announcement to an internal category). Read receipts
+are shown to head and executive only. A new announcement notifies active staff who hold announcements:view (`announcement_published`,
 the author left out) through `notify_many`: a fixed number of statements whatever the staff count.
 
 Distribution calls the providers with no transaction held open (`ctx.release_connection()`), each channel on
@@ -77,10 +78,23 @@ def _author_or_executive(ctx, announcement: Announcement, what: str) -> None:
 def update_announcement(ctx, *, announcement_id: str, data) -> dict:
     announcement = load_announcement(ctx, announcement_id)
     _author_or_executive(ctx, announcement, "edit")
+    was_company = announcement.category == "company"
     for key, value in data.changes().items():
         setattr(announcement, key, value)
     ctx.db.flush()
+    if was_company and announcement.category != "company":  # the clients no longer read it (session 24)
+        _withdraw_from_portal(ctx, announcement.id)
+    elif not was_company and announcement.category == "company":  # the clients read it from now: told, as on create
+        from chalicelib.areas.portal import service as portal_service  # another area: imported lazily
+
+        portal_service.announcement_published(ctx, announcement_id=announcement.id, title=announcement.title)
     return one_record(ctx.db, ctx.user_id, announcement.id)
+
+
+def _withdraw_from_portal(ctx, announcement_id: str) -> None:
+    from chalicelib.areas.portal import service as portal_service  # another area: imported lazily
+
+    portal_service.announcement_withdrawn(ctx.db, announcement_id=announcement_id)
 
 
 def delete_announcement(ctx, *, announcement_id: str) -> None:
@@ -88,6 +102,9 @@ def delete_announcement(ctx, *, announcement_id: str) -> None:
 
     load_announcement(ctx, announcement_id)
     notes_service.records_deleted(ctx.db, "announcement", [announcement_id])  # its notes go with it (session 23)
+    # its notices leave the clients' portals (session 24), whatever its category now: one moved to an internal
+    # category before session 24 kept them
+    _withdraw_from_portal(ctx, announcement_id)
     # receipts and distributions go with it (ON DELETE CASCADE)
     ctx.db.execute(delete(Announcement).where(Announcement.id == announcement_id))
 

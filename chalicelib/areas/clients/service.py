@@ -137,6 +137,12 @@ def portal_profiles(db, company_ids) -> dict[str, dict]:
             for row in rows}
 
 
+def group_company_ids(group):
+    """SELECT of the ids of the companies whose client profile carries the client group `group` (a value or a bind
+    parameter): the portal keeps a portal user known at the companies of one group (portal's record_portal_user)."""
+    return select(ClientProfile.company_id).where(ClientProfile.client_group == group)
+
+
 # ---------------------------------------------------------------- staff list and create
 
 @cache

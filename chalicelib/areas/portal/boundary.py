@@ -82,7 +82,8 @@ def caller(ctx, *, write: bool, group_aware: bool, needs_user: bool) -> PortalCa
     if write and role not in WRITE_ROLES:
         raise Forbidden("Requires portal role collaborator or admin")
     if user_id:
-        record_portal_user(ctx.db, company_id=company_id, portal_user_id=user_id, email=email, role=role)
+        record_portal_user(ctx.db, company_id=company_id, portal_user_id=user_id, email=email, role=role,
+                           client_group=found.profile.get("client_group"))
     return found
 
 

@@ -336,3 +336,13 @@ def announcement_published(ctx, *, announcement_id: str, title: str) -> int:
     return service_notifications.notify_portal_users(
         ctx, every_company=True, type="portal_announcement", title=f"Announcement: {title}",
         resource_type="announcement", resource_id=announcement_id, action_url="/announcements")
+
+
+def announcement_withdrawn(db, *, announcement_id: str) -> None:
+    """An announcement the clients read is deleted, or moved out of category `company` (announcements): the
+    portal notices of its publication (`portal_announcement`) are withdrawn from every portal user (one DELETE;
+    session 24). An edit that keeps it a company announcement leaves them as they were sent."""
+    from . import service_notifications
+
+    service_notifications.withdraw_notices(db, type="portal_announcement", resource_type="announcement",
+                                           resource_id=announcement_id)

@@ -123,14 +123,49 @@ def _portal_user_upsert():
         where=or_(PortalUser.email.is_distinct_from(new_email), PortalUser.role.is_distinct_from(new_role)))
 
 
-def record_portal_user(db, *, company_id: str, portal_user_id: str, email: str | None, role: str | None) -> None:
-    """Remember the portal user the worker calls for, with its e-mail address when the worker sends one (one
-    statement, `_portal_user_upsert`). Nobody reads its answer: on pg8000 it rides, with its BEGIN, with the
-    request's next statement (core.db.writes_later), so a portal read pays no round trip for it."""
-    db.execute(_portal_user_upsert(), {"portal_user_company": company_id, "portal_user_id": portal_user_id,
-                                       "portal_user_email": email, "portal_user_role": role,
-                                       "portal_user_now": utcnow()},
-               execution_options=WRITE_LATER)
+def _forget_elsewhere(grouped: bool):
+    """The DELETE of the portal user's rows for the other companies, but those of the same `client_group` as the one
+    it is recorded for when that company has one (the clients area's `group_company_ids`)."""
+    from sqlalchemy import bindparam, delete
+
+    stmt = delete(PortalUser).where(PortalUser.portal_user_id == bindparam("portal_user_id"),
+                                    PortalUser.company_id != bindparam("portal_user_company"))
+    if grouped:
+        from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
+
+        stmt = stmt.where(PortalUser.company_id.not_in(
+            clients_service.group_company_ids(bindparam("portal_user_group"))))
+    return stmt
+
+
+@template
+def _portal_user_record(postgres: bool, grouped: bool):
+    """The statement that records the portal user (built once per process and kind). Postgres: the upsert with, in
+    its WITH, the DELETE of the user's rows for the other companies (`_forget_elsewhere`): one statement whose
+    answer nobody reads. Elsewhere (SQLite has no DML in a WITH): the upsert alone, the DELETE sent after it."""
+    upsert = _portal_user_upsert()
+    if not postgres:
+        return upsert
+    return upsert.add_cte(_forget_elsewhere(grouped).cte("portal_user_forgotten"))
+
+
+def record_portal_user(db, *, company_id: str, portal_user_id: str, email: str | None, role: str | None,
+                       client_group: str | None = None) -> None:
+    """Remember the portal user the worker calls for, with its e-mail address when the worker sends one, and forget
+    it for the other companies it was recorded for, except the companies of the same non-empty `client_group` as
+    this one (`client_group` is the company's): a portal user the worker moved to another company is no longer told
+    of the first one's QBRs and budgets (session 24). One statement (`_portal_user_record`) whose answer nobody
+    reads: on pg8000 it rides, with its BEGIN, with the request's next statement (core.db.writes_later), so a portal
+    read pays no round trip for it."""
+    postgres = db.get_bind().dialect.name == "postgresql"
+    grouped = bool(client_group)
+    params = {"portal_user_company": company_id, "portal_user_id": portal_user_id, "portal_user_email": email,
+              "portal_user_role": role, "portal_user_now": utcnow()}
+    if grouped:
+        params["portal_user_group"] = client_group
+    db.execute(_portal_user_record(postgres, grouped), params, execution_options=WRITE_LATER)
+    if not postgres:
+        db.execute(_forget_elsewhere(grouped), params)
 
 
 def record_submission(ctx, *, record_type: str, record_id: str, portal_user_id: str | None) -> None:
@@ -149,6 +184,20 @@ def submitter(db, record_type: str, record_id: str) -> tuple[str, str] | None:
     row = db.execute(select(PortalSubmission.company_id, PortalSubmission.portal_user_id).where(
         PortalSubmission.record_type == record_type, PortalSubmission.record_id == record_id)).first()
     return (row[0], row[1]) if row else None
+
+
+def withdraw_notices(db, *, type: str, resource_type: str, resource_id: str, company_id: str | None = None) -> None:
+    """The portal notifications of `type` about one record (of one company, or of every company) are withdrawn:
+    the record was deleted, or the portal no longer shows it (session 24). One DELETE, whose answer nobody reads (it
+    rides with the request's next statement, core.db.WRITE_LATER). E-mails already queued or sent are not recalled."""
+    from sqlalchemy import delete
+
+    stmt = delete(PortalNotification).where(PortalNotification.type == type,
+                                            PortalNotification.resource_type == resource_type,
+                                            PortalNotification.resource_id == resource_id)
+    if company_id is not None:
+        stmt = stmt.where(PortalNotification.company_id == company_id)
+    db.execute(stmt, execution_options={**WRITE_LATER, "synchronize_session": False})
 
 
 def notify_portal_users(ctx, *, type: str, title: str, body: str | None = None, resource_type: str | None = None,

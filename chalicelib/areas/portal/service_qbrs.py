@@ -92,8 +92,15 @@ def present_qbr(ctx, *, company_id: str, qbr_id: str) -> dict:
 
 
 def delete_qbr(ctx, *, company_id: str, qbr_id: str) -> None:
+    """Delete the QBR and its sections, and withdraw the portal notices of its presentation (session 24: they
+    stayed in the client's notifications, pointing at a QBR the portal no longer lists)."""
+    from .service_notifications import withdraw_notices
+
     require_client(ctx, company_id)
-    ctx.db.delete(load_qbr(ctx.db, company_id, qbr_id))
+    qbr = load_qbr(ctx.db, company_id, qbr_id)
+    withdraw_notices(ctx.db, type="portal_qbr_presented", resource_type="qbr", resource_id=qbr.id,
+                     company_id=company_id)
+    ctx.db.delete(qbr)
     ctx.db.flush()
 
 
