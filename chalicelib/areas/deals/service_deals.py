@@ -103,6 +103,8 @@ def create_deal(ctx, *, data) -> dict:
     ctx.db.flush()
     record = deal_record(ctx.db, deal.id)
     _notify_owner(ctx, record)
+    if deal.status == "won" and deal.company_id:
+        _deal_won(ctx, deal.company_id)  # created won: as an update moving it to won (session 24)
     return record
 
 
@@ -111,7 +113,7 @@ def update_deal(ctx, *, deal_id: str, data) -> dict:
     # change is told by the one update that made it
     deal = lock_row(ctx.db, Deal, deal_id, where=visible(ctx.principal), missing="Deal")
     changes = data.changes()
-    owner_before, status_before = deal.owner_id, deal.status
+    owner_before, status_before, company_before = deal.owner_id, deal.status, deal.company_id
     # a reference sent back as stored is not checked again (a deal whose owner was deactivated, or whose contact
     # moved to another company, since can be PUT back as it was read)
     _check_refs(ctx.db, {k: v for k, v in changes.items() if v != getattr(deal, k)}, deal)
@@ -122,15 +124,16 @@ def update_deal(ctx, *, deal_id: str, data) -> dict:
     record = deal_record(ctx.db, deal_id)
     if deal.owner_id != owner_before:
         _notify_owner(ctx, record)
-    if deal.status == "won" and status_before != "won" and deal.company_id:
+    # won now and (newly won, or won before and given a company or moved to another one): that company's milestone
+    if deal.status == "won" and deal.company_id and (status_before != "won" or deal.company_id != company_before):
         _deal_won(ctx, deal.company_id)
     return record
 
 
 def _deal_won(ctx, company_id: str) -> None:
-    """The deal really moved to `won` (compared under its row lock) and has a company: that company's onboarding
-    milestones with auto_source `deal_won` are completed, as on a proposal's acceptance (completing twice is a
-    no-op; a fixed number of statements)."""
+    """The deal was created won, really moved to `won`, or (won) really got a company or another one (compared
+    under its row lock), and has a company: that company's onboarding milestones with auto_source `deal_won` are
+    completed, as on a proposal's acceptance (completing twice is a no-op; a fixed number of statements)."""
     from chalicelib.areas.onboarding import service as onboarding_service  # another area: imported lazily
 
     onboarding_service.auto_complete(ctx, company_id=company_id, source="deal_won")
