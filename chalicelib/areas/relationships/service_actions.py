@@ -99,14 +99,30 @@ def contact_action(ctx, *, action_id: str, contact_id: str) -> RelationshipActio
     return action
 
 
-def mark_done(ctx, action: RelationshipAction) -> None:
-    """A message was sent with `auto_action_id`: that action is done and its action-centre copy completed. The
-    action is locked and re-read first: one dismissed or done meanwhile stays as it is."""
+def mark_done(ctx, action: RelationshipAction | str) -> None:
+    """A message sent with `auto_action_id` was accepted by the provider: that action is done and its action-centre
+    copy completed. The action is locked and re-read first: one dismissed or done meanwhile stays as it is (a retry
+    or a second message changes nothing), one deleted meanwhile is no error."""
     from chalicelib.areas.action_items import service as action_items_service
 
-    if lock_row(ctx.db, RelationshipAction, action.id) is not None and action.status == "pending":
-        _finish(ctx, action, "done")
-        action_items_service.complete_source_items(ctx, source_module=SOURCE_MODULE, source_ids=[action.id])
+    locked = lock_row(ctx.db, RelationshipAction, action if isinstance(action, str) else action.id)
+    if locked is not None and locked.status == "pending":
+        _finish(ctx, locked, "done")
+        action_items_service.complete_source_items(ctx, source_module=SOURCE_MODULE, source_ids=[locked.id])
+
+
+def message_accepted(ctx, *, contact_id: str, action_id: str) -> None:
+    """After the provider accepted a message sent with `auto_action_id` (service_messages.deliver, in the unit of
+    work that records the acceptance, before it writes the message): the action is marked done (`mark_done`).
+    Locks the contact's row first (FOR KEY SHARE), then the action, then writes its item: a contact's delete takes
+    the contact, then its actions, then their items and messages. A contact deleted meanwhile (its action and
+    message with it) locks and changes nothing (session 24: the action was marked done inside the request, before
+    the provider was called, and stayed done when the provider refused the message)."""
+    from chalicelib.areas.deals import service as deals_service
+
+    if lock_row(ctx.db, deals_service.Contact, contact_id, key_share=True) is None:
+        return
+    mark_done(ctx, action_id)
 
 
 def lock_for_action_centre(ctx, *, action_id: str) -> None:

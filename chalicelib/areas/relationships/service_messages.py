@@ -3,7 +3,8 @@
 Rules (document 2): the contact needs a valid phone number (400 without one; the message app uses
 msgapp_number, else phone_number), must have opted in (403), and the provider must be configured (500) and
 enabled (503). The message is recorded `queued` in the request's transaction; the provider is called after
-commit and the record updated with Twilio's sid and status, or `failed` with the error."""
+commit and the record updated with Twilio's sid and status, or `failed` with the error. An `auto_action_id`
+action is marked done when the provider accepts the message, not before (session 24)."""
 from __future__ import annotations
 
 import logging
@@ -61,17 +62,17 @@ def send_message(ctx, *, contact_id: str, data) -> dict:
     from chalicelib.core.allowance import allow
 
     allow(ctx, "message")  # each message is billed: 429 past the sender's hourly allowance
-    if action is not None:
-        from chalicelib.areas.deals import service as deals_service
-        from chalicelib.core.locks import lock_row
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.core.locks import lock_row
 
-        # the contact's row first (FOR KEY SHARE, which the message's key takes anyway), then the action: a contact's
-        # delete takes the contact and then its actions, and the action first met the delete's contact lock crosswise
-        lock_row(ctx.db, deals_service.Contact, contact_id, key_share=True, missing="Contact")
-        service_actions.mark_done(ctx, action)
+    # the contact's row (FOR KEY SHARE, which the message's key takes anyway) before the INSERT: a delete of the
+    # contact meanwhile waits for this request, or has removed it and this answers 404 rather than failing on the key.
+    # `auto_action_id` is only checked here: its action is marked done once the provider accepts the message
+    # (deliver), not now; a message the provider refuses leaves it pending (session 24)
+    lock_row(ctx.db, deals_service.Contact, contact_id, key_share=True, missing="Contact")
     message = RelationshipMessage(contact_id=contact_id, channel=data.channel, body=data.body,
                                   media_url=data.media_url, to_number=phone, status="queued",
-                                  auto_action_id=data.auto_action_id, sent_by=ctx.user_id)
+                                  auto_action_id=action.id if action is not None else None, sent_by=ctx.user_id)
     ctx.db.add(message)
     ctx.db.flush()
     record = message_record(message)
@@ -81,20 +82,31 @@ def send_message(ctx, *, contact_id: str, data) -> dict:
 
 def deliver(message_id: str) -> None:
     """After commit: hand the message to the provider and record its answer (sid and status, or the error).
-    A failure is recorded on the message, never raised: the request that wrote it has succeeded."""
+    A failure is recorded on the message, never raised: the request that wrote it has succeeded. A message sent
+    with `auto_action_id` marks that action done (and completes its action-centre item) in the unit of work that
+    records the provider's acceptance, and only then: a refused or failed message leaves the action pending
+    (service_actions.message_accepted: the contact, the action, then its item, as every path takes them)."""
+    from chalicelib.core.context import job_context
     from chalicelib.core.db import unit_of_work
     from chalicelib.providers.sms import get_sms
+
+    from . import service_actions
 
     with unit_of_work() as uow:
         message = uow.session.get(RelationshipMessage, message_id)
         if message is None or message.status != "queued":
             return
         channel, to, body, media = message.channel, message.to_number, message.body, message.media_url
+        contact_id, action_id = message.contact_id, message.auto_action_id
     try:
         result = get_sms().send(channel=channel, to=to, body=body, media_url=media)
         values = {"status": result.get("status") or "queued", "provider_message_id": result.get("sid")}
+        accepted = True
     except DomainError as exc:
         log.warning("message %s not sent: %s", message_id, exc.message)
         values = {"status": "failed", "error": exc.message}
-    with unit_of_work() as uow:
-        uow.session.execute(update(RelationshipMessage).where(RelationshipMessage.id == message_id).values(**values))
+        accepted = False
+    with job_context() as ctx:
+        if accepted and action_id:  # its rows before the message's: a contact's delete takes them in that order
+            service_actions.message_accepted(ctx, contact_id=contact_id, action_id=action_id)
+        ctx.db.execute(update(RelationshipMessage).where(RelationshipMessage.id == message_id).values(**values))
