@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 
 from sqlalchemy import select
 
@@ -104,6 +104,31 @@ def _minutes_a_day(leave: dict) -> int:
     return int((Decimal(leave["total_hours"]) * 60 / days).to_integral_value(rounding=ROUND_CEILING))
 
 
+LEDGER_UNIT = Decimal("0.0001")  # Xero keeps a leave period's NumberOfUnits to 4 places
+
+
+def _ledger_units(leave: dict) -> dict[str, Decimal]:
+    """The hours the ledger takes, per day (docs/decisions/leave.md, Integrations, session 24): the request's
+    total_hours (else 7.6 a working day) over its working days (`_working_days`: weekdays less the requester's
+    public holidays), as the planner booking counts them, so the balance falls by what the app booked. Each day
+    gets the hours over the days cut to 4 places and the last day the rest, so that they add up to the request
+    exactly (10 hours over three days: 3.3333, 3.3333, 3.3334). A request with no working day puts its hours
+    (total_hours, else 7.6) on its first day, as the planner books total_hours, else 7.6, a day."""
+    days, day = [], leave["start_date"]
+    while day <= leave["end_date"]:
+        if day.weekday() < 5 and day not in leave["holidays"]:
+            days.append(day)
+        day += timedelta(days=1)
+    per_day_default = Decimal(DEFAULT_MINUTES_A_DAY) / 60
+    if not days:
+        return {leave["start_date"].isoformat(): Decimal(leave["total_hours"] or per_day_default)}
+    total = Decimal(leave["total_hours"]) if leave["total_hours"] else per_day_default * len(days)
+    each = (total / len(days)).quantize(LEDGER_UNIT, rounding=ROUND_DOWN)
+    units = {day.isoformat(): each for day in days}
+    units[days[-1].isoformat()] = total - each * (len(days) - 1)
+    return units
+
+
 def _configured(get_provider, ctx):
     """The provider `get_provider(db)` answers; NotConfigured when it is switched off or lacks its settings."""
     try:
@@ -123,7 +148,8 @@ def _ledger(ctx, leave: dict) -> str:
         raise NotConfigured("Not configured: the requester has no ledger employee mapping")
     application = {"employee_id": leave["ledger_employee_id"], "leave_type_id": leave["leave_type_id"],
                    "title": leave["leave_type_name"], "start_date": leave["start_date"].isoformat(),
-                   "end_date": leave["end_date"].isoformat(), "description": leave["notes"]}
+                   "end_date": leave["end_date"].isoformat(), "description": leave["notes"],
+                   "units": _ledger_units(leave)}  # the hours the app counted, not the ledger's own count
     return _payroll(ctx).create_leave_application(
         **application, idempotency_key=idempotency_key("wms-leave", leave["id"], body=application))
 

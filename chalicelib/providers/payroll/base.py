@@ -3,6 +3,7 @@ applications), the interface every adapter implements. The accounting side of th
 the ledger provider (chalicelib/providers/ledger); the live adapter here reuses its authenticated transport."""
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Protocol
 
 
@@ -17,10 +18,14 @@ class PayrollProvider(Protocol):
 
     def create_leave_application(self, *, employee_id: str, leave_type_id: str, title: str, start_date: str,
                                  end_date: str, description: str | None = None,
+                                 units: dict[str, Decimal] | None = None,
                                  idempotency_key: str | None = None) -> str:
-        """Apply for leave (dates YYYY-MM-DD); answers the leave application's id. With `idempotency_key` (as the
-        ledger's: chalicelib/providers/ledger/base.py), an application the ledger has seen with that key answers
-        the first one's id and makes nothing."""
+        """Apply for leave (dates YYYY-MM-DD); answers the leave application's id. `units`: the hours the
+        application takes from the balance, `{YYYY-MM-DD: hours}` for each day that carries any (the app's working
+        days, within the dates): the ledger takes exactly their sum (Xero: as `LeavePeriods`, one per pay period);
+        without them the ledger counts its own (docs/decisions/leave.md, session 24). With `idempotency_key` (as
+        the ledger's: chalicelib/providers/ledger/base.py), an application the ledger has seen with that key
+        answers the first one's id and makes nothing."""
         ...
 
     def reject_leave_application(self, leave_application_id: str) -> None:

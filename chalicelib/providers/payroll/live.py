@@ -18,11 +18,32 @@ given an idempotency key sends it as `Idempotency-Key` (the ledger's transport, 
 An id placed in a path (`{EmployeeID}`, `{LeaveApplicationID}`) is percent-encoded as one segment
 (`providers.http.segment`): an employee id is typed by an executive (the connections area's user mappings), and
 `../../../api.xro/2.0/Contacts?where=1&x=` sent raw reached Accounting's Contacts with the organisation's token.
+
+The hours of an application (session 24, docs/decisions/leave.md): given `units` (the app's hours per working
+day), the application carries `LeavePeriods` (xero-payroll-au.yaml LeaveApplication.LeavePeriods, LeavePeriod
+{PayPeriodStartDate, PayPeriodEndDate, NumberOfUnits}; optional on create, developer.xero.com payroll-api
+leaveapplications), so Xero takes those hours and not its own count (which knows nothing of the calendar area's
+public holidays). A LeavePeriod is a pay period of the employee's payroll calendar, which the app does not hold:
+the adapter reads it first, `GET /Employees/{EmployeeID}` (`PayrollCalendarID`) then
+`GET /PayrollCalendars/{PayrollCalendarID}` (`CalendarType`, `StartDate`: the first day of the upcoming period;
+`payroll.settings(.read)`, already consented), and sends one LeavePeriod for each pay period the dates overlap,
+with the sum of its days' hours (0 for a period with none; NumberOfUnits to 4 places, as Xero keeps it). WEEKLY,
+FORTNIGHTLY and FOURWEEKLY periods step 7, 14 and 28 days from StartDate; MONTHLY and QUARTERLY step 1 and 3
+months from StartDate's day (the month's last day when it is shorter). TWICEMONTHLY periods hang on
+`ReferenceDate` by a rule Xero does not document: for such an employee (or one without a payroll calendar, or a
+calendar answered without its StartDate) the application goes without `LeavePeriods`, as before session 24, and
+Xero counts its own hours: the leave is applied rather than refused (the integration would fail and the leave
+be typed into Xero by hand, whose count is the same).
 """
 from __future__ import annotations
 
+from calendar import monthrange
+from datetime import date, timedelta
+from decimal import Decimal
+
 from chalicelib.core.errors import BadGateway
 from chalicelib.providers.http import segment
+from chalicelib.providers.ledger.live import xero_date
 
 PAYROLL = "https://api.xero.com/payroll.xro/1.0"
 
@@ -32,6 +53,41 @@ def _body(response, key: str):
         return response.json()[key]
     except (ValueError, KeyError, TypeError) as exc:
         raise BadGateway(f"The leave ledger answered without {key}") from exc
+
+
+STEP_DAYS = {"WEEKLY": 7, "FORTNIGHTLY": 14, "FOURWEEKLY": 28}
+STEP_MONTHS = {"MONTHLY": 1, "QUARTERLY": 3}
+UNIT_PLACES = Decimal("0.0001")
+
+
+def _months_on(anchor: date, months: int) -> date:
+    """`anchor` moved by `months` (either way), on its day or the month's last day when that is shorter."""
+    year, month = divmod(anchor.year * 12 + anchor.month - 1 + months, 12)
+    return date(year, month + 1, min(anchor.day, monthrange(year, month + 1)[1]))
+
+
+def pay_periods(calendar_type: str, anchor: date, start: date, end: date) -> list[tuple[date, date]] | None:
+    """The pay periods `(first, last)` of a payroll calendar (its type, and `anchor`: the first day of one of its
+    periods) that overlap `start`..`end`, in order; None for a type whose periods cannot be told."""
+    if calendar_type in STEP_DAYS:
+        step = STEP_DAYS[calendar_type]
+        first = anchor + timedelta(days=(start - anchor).days // step * step)
+        periods = []
+        while first <= end:
+            periods.append((first, first + timedelta(days=step - 1)))
+            first += timedelta(days=step)
+        return periods
+    if calendar_type in STEP_MONTHS:
+        step = STEP_MONTHS[calendar_type]
+        k = ((start.year - anchor.year) * 12 + start.month - anchor.month) // step - 1
+        while _months_on(anchor, (k + 1) * step) <= start:
+            k += 1
+        periods = []
+        while _months_on(anchor, k * step) <= end:
+            periods.append((_months_on(anchor, k * step), _months_on(anchor, (k + 1) * step) - timedelta(days=1)))
+            k += 1
+        return periods
+    return None
 
 
 class XeroPayroll:
@@ -58,16 +114,53 @@ class XeroPayroll:
 
     def create_leave_application(self, *, employee_id: str, leave_type_id: str, title: str, start_date: str,
                                  end_date: str, description: str | None = None,
+                                 units: dict[str, Decimal] | None = None,
                                  idempotency_key: str | None = None) -> str:
         application = {"EmployeeID": employee_id, "LeaveTypeID": leave_type_id, "Title": title[:50],
                        "StartDate": start_date, "EndDate": end_date}
         if description:
             application["Description"] = description[:200]
+        if units is not None:
+            periods = self._leave_periods(employee_id, date.fromisoformat(start_date), date.fromisoformat(end_date),
+                                          units)
+            if periods is not None:  # else Xero counts the hours (a pay calendar the adapter cannot place them in)
+                application["LeavePeriods"] = periods
         created = _body(self._call("POST", "LeaveApplications", json=[application], idempotency_key=idempotency_key),
                         "LeaveApplications") or []
         if not created or not created[0].get("LeaveApplicationID"):
             raise BadGateway("The leave ledger answered no leave application id")
         return created[0]["LeaveApplicationID"]
+
+    def _pay_calendar(self, employee_id: str) -> tuple[str, date] | None:
+        """`(CalendarType, StartDate)` of the employee's payroll calendar; None when there is none or it has no
+        StartDate."""
+        employees = _body(self._call("GET", f"Employees/{segment(employee_id)}"), "Employees") or []
+        calendar_id = employees[0].get("PayrollCalendarID") if employees else None
+        if not calendar_id:
+            return None
+        calendars = _body(self._call("GET", f"PayrollCalendars/{segment(calendar_id)}"), "PayrollCalendars") or []
+        anchor = xero_date(calendars[0].get("StartDate")) if calendars else None
+        if not anchor:
+            return None
+        return str(calendars[0].get("CalendarType") or ""), date.fromisoformat(anchor)
+
+    def _leave_periods(self, employee_id: str, start: date, end: date, units: dict) -> list[dict] | None:
+        """One LeavePeriod per pay period overlapping the dates, with the sum of its days' hours; None when the
+        employee's pay periods cannot be told (Xero then counts the hours itself)."""
+        calendar = self._pay_calendar(employee_id)
+        spans = pay_periods(*calendar, start, end) if calendar is not None else None
+        if spans is None:
+            return None
+        periods = []
+        for first, last in spans:
+            hours = sum((Decimal(str(value)) for day, value in units.items()
+                         if first <= date.fromisoformat(day) <= last), Decimal(0))
+            periods.append({"PayPeriodStartDate": first.isoformat(), "PayPeriodEndDate": last.isoformat(),
+                            "NumberOfUnits": float(hours.quantize(UNIT_PLACES))})
+        placed = sum(Decimal(str(period["NumberOfUnits"])) for period in periods)
+        if placed != sum((Decimal(str(value)) for value in units.values()), Decimal(0)).quantize(UNIT_PLACES):
+            raise BadGateway("The leave application's hours fall outside its pay periods")
+        return periods
 
     def reject_leave_application(self, leave_application_id: str) -> None:
         self._call("POST", f"LeaveApplications/{segment(leave_application_id)}/reject")

@@ -1,9 +1,14 @@
 """Sandbox leave ledger: Xero Payroll AU's leave behaviour kept in the database.
 
 Four leave types with fixed ids; an employee's balance of each type starts from a deterministic number of
-hours (from the employee id) less the hours of their scheduled applications (7.6 hours a weekday); an
-employee id containing `invalid` is unknown to the ledger (502), as is a leave type it does not have.
-Rejecting an application gives its hours back.
+hours (from the employee id) less the hours of their scheduled applications; an employee id containing
+`invalid` is unknown to the ledger (502), as is a leave type it does not have. Rejecting an application gives
+its hours back.
+
+An application's hours are the ones it carries (`units`, hours per day: Xero given LeavePeriods takes their
+NumberOfUnits): their sum, whatever the weekdays; hours on a day outside its dates, or below zero, are refused
+(502). Only an application carrying none is counted by the ledger itself, 7.6 hours a weekday (session 24,
+docs/decisions/leave.md).
 
 A leave application is the ledger's own record: it is committed at once, in a transaction of its own, and kept
 whatever becomes of the caller's. An application with an idempotency key behaves as Xero's
@@ -46,6 +51,20 @@ def _weekdays(start: date, end: date) -> int:
 REFUSED = "The leave ledger refused the request"
 
 
+def _carried(units: dict, start: date, end: date) -> Decimal:
+    """The hours an application carries: the sum of its days' hours (to the cent, the column's scale), each day
+    within its dates and none below zero (else 502, as Xero refuses a leave period it cannot place)."""
+    total = Decimal(0)
+    for day, hours in units.items():
+        hours = Decimal(str(hours))
+        if not start <= date.fromisoformat(day) <= end:
+            raise BadGateway(f"{REFUSED}: {day} is outside the leave application's dates")
+        if hours < 0:
+            raise BadGateway(f"{REFUSED}: The number of units cannot be negative")
+        total += hours
+    return total.quantize(Decimal("0.01"))
+
+
 class SandboxPayroll:
     def __init__(self, *, db) -> None:
         self.db = db
@@ -73,18 +92,21 @@ class SandboxPayroll:
 
     def create_leave_application(self, *, employee_id: str, leave_type_id: str, title: str, start_date: str,
                                  end_date: str, description: str | None = None,
+                                 units: dict[str, Decimal] | None = None,
                                  idempotency_key: str | None = None) -> str:
         self._check_employee(employee_id)
         if leave_type_id not in _BY_ID:
             raise BadGateway("The leave ledger refused the request: The leave type could not be found")
         check_key(idempotency_key, REFUSED)
         start, end = date.fromisoformat(start_date), date.fromisoformat(end_date)
+        hours = HOURS_PER_DAY * _weekdays(start, end) if units is None else _carried(units, start, end)
+        # the hours belong to the application: the same key with other hours is another request (refused)
         fields = {"employee_id": employee_id, "leave_type_id": leave_type_id, "title": title[:200],
-                  "start_date": start, "end_date": end}
+                  "start_date": start, "end_date": end, "hours": hours}
         return create_once(PayrollSandboxLeaveApplication, fields, idempotency_key, REFUSED,
                            lambda: PayrollSandboxLeaveApplication(
-                               id=str(uuid.uuid4()), hours=HOURS_PER_DAY * _weekdays(start, end), status="SCHEDULED",
-                               idempotency_key=idempotency_key, **fields))["id"]
+                               id=str(uuid.uuid4()), status="SCHEDULED", idempotency_key=idempotency_key,
+                               **fields))["id"]
 
     def reject_leave_application(self, leave_application_id: str) -> None:
         application = self.db.get(PayrollSandboxLeaveApplication, leave_application_id)
