@@ -6,8 +6,8 @@ calls them through this module).
 A budget belongs to a project or a deal (`resource_type`, `resource_id`). Scoping: a budget of a
 project is seen by those who see the project (projects' scoping); a budget of a deal by every holder
 of budgets:view (deals have no record scoping). Other areas are reached through their `service`,
-imported inside the function that needs it: projects (visibility), deals (deal and company checks,
-company names), tasks (titles, task checks), timesheets (logged hours and time entries, and the entries a budget
+imported inside the function that needs it: projects (visibility, a project's company), deals (deal and company
+checks, company names), tasks (titles, task checks), timesheets (logged hours and time entries, and the entries a budget
 moved to a project takes along).
 Money is Decimal end to end: `amount = quantity * unit_price` computed exactly and rounded half up to the cent
 (`line_amount`, as proposals' items and the ledger's lines), stored as Numeric.
@@ -304,6 +304,7 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
         _check_currency_of_invoices(ctx, budget, changes["currency"])
     _entries_follow(ctx, budget, changes)
     before = _snapshot(budget)
+    resource_before = (budget.resource_type, budget.resource_id)
     for key, value in changes.items():
         setattr(budget, key, value)
     budget.updated_at = utcnow()
@@ -313,8 +314,33 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
                                           after={k: v for k, v in _snapshot(budget).items() if k in changes})
     if status_change is not None and budget.status == "pending_approval":
         _tell_portal_pending(ctx, budget)
+    elif budget.status == "pending_approval" and _client_changed(ctx.db, resource_before, budget):
+        _tell_portal_pending(ctx, budget)  # still awaiting approval, now in another client's portal (session 24)
     ctx.db.flush()
     return budget_record(ctx, budget.id)
+
+
+def _client_changed(db, resource_before: tuple[str, str], budget: Budget) -> bool:
+    """Whether the budget's move (its resource changed) put it in another client company's portal: the company of
+    its new project or deal is set and is not the company of the old one (two queries, only when the resource
+    changed). A budget still pending approval moved there is one the new client may approve and was never told
+    about; a move within one company tells nobody (portal notices have no de-dup window)."""
+    resource_after = (budget.resource_type, budget.resource_id)
+    if resource_after == resource_before:
+        return False
+    company = _client_company(db, *resource_after)
+    return company is not None and company != _client_company(db, *resource_before)
+
+
+def _client_company(db, resource_type: str, resource_id: str) -> str | None:
+    """The client company of a project or deal (the portal's scope of its budgets), or None (one query)."""
+    if resource_type == "project":
+        from chalicelib.areas.projects import service as projects_service
+
+        return (projects_service.project_companies(db, [resource_id]).get(resource_id) or (None, None))[1]
+    from chalicelib.areas.deals import service as deals_service
+
+    return (deals_service.deal_facts(db, resource_id) or {}).get("company_id")
 
 
 def _entries_follow(ctx, budget: Budget, changes: dict) -> None:
