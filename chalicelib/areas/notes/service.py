@@ -154,7 +154,8 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
 
 
 def update_note(ctx, *, note_id: str, data) -> None:
-    """Content and visibility; only the author or an executive (403 for others who read the note)."""
+    """Content and visibility; only the author or an executive (403 for others who read the note). A reply the
+    edit newly makes client-visible tells its parent's portal author, as create_note does (a re-save: nobody)."""
     note = load_note(ctx, note_id)
     if note.author_id != ctx.user_id and ctx.principal.access_level != "executive":
         raise Forbidden("Only the author or an executive may edit this note")
@@ -167,6 +168,12 @@ def update_note(ctx, *, note_id: str, data) -> None:
         note.visibility = ordered_levels(changes["visibility"])
         if CLIENT_LEVEL in note.visibility and not was_shared:
             _shared_with_client(ctx, note)
+            if note.parent_id:  # a reply newly shared: its portal author told, as on a create (session 24)
+                from chalicelib.areas.portal import service as portal_service
+
+                portal_service.note_replied(ctx, parent_id=note.parent_id, note_id=note.id,
+                                            resource_type=note.resource_type, resource_id=note.resource_id,
+                                            content=note.content)
     ctx.db.flush()
 
 
