@@ -117,9 +117,16 @@ def hold_deal_and_company(db: Session, deal_id: str | None, company_id: str) -> 
     return None
 
 
-def mark_deal_won(db: Session, deal_id: str) -> bool:
-    """Move a deal to won (proposals' onboarding on accept); whether it exists (one statement)."""
-    return db.execute(update(Deal).where(Deal.id == deal_id).values(status="won")).rowcount > 0
+def mark_deal_won(db: Session, deal_id: str) -> dict | None:
+    """Move a deal to won (proposals' onboarding on accept, the deal's row locked by the caller): `{company_id,
+    changed}`, `changed` whether its status really moved to won now (False for a deal already won), or None when
+    it does not exist. One statement for a deal moved to won, two for one already won or missing."""
+    row = db.execute(update(Deal).where(Deal.id == deal_id, Deal.status != "won").values(status="won")
+                     .returning(Deal.company_id)).first()
+    if row is not None:
+        return {"company_id": row.company_id, "changed": True}
+    company_id = db.execute(select(Deal.company_id).where(Deal.id == deal_id)).first()
+    return {"company_id": company_id[0], "changed": False} if company_id else None
 
 
 def mark_client(db: Session, company_id: str) -> bool:

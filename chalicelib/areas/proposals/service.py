@@ -225,6 +225,10 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
         reset_approvals(ctx.db, proposal.id, proposal.status, actor_id=ctx.user_id, reason="currency")
     ctx.db.flush()
     if "approver_ids" in changes and changes["approver_ids"] and proposal.status == "review":
+        # one listed now, in review, who was not before: asked as the submit asks the listed ones, or the proposal
+        # waits on someone never told (session 24)
+        _tell_approvers_submitted(ctx, proposal, [user_id for user_id in changes["approver_ids"]
+                                                  if user_id not in before_approvers])
         _approve_when_complete(ctx, proposal)  # the approvals kept may now be all of them
 
 

@@ -12,7 +12,8 @@ accept's transaction so that all of it happens or none of it:
 5. the linked deal moved to won and the project linked to it (project_deal_links, linked_by none: the public
    accept has no actor), and a prospect company made a client (with its client profile);
 6. the company's client onboarding milestones with auto_source `deal_won` completed (onboarding started
-   from the profile's or the default template when needed).
+   from the profile's or the default template when needed), and those of the deal's own company when the deal
+   really moved to won now and its company is another (or the proposal names none).
 The owner's notification and the history entry are written by the caller (service_public.accept).
 """
 from __future__ import annotations
@@ -59,10 +60,12 @@ def run_onboarding(ctx, proposal: Proposal, *, name: str, email: str, accepted_a
     created["contract_id"] = clients_service.create_contract_for(
         ctx, title=proposal.title, company_id=proposal.company_id, proposal_id=proposal.id, status="signed",
         signers=[{"name": name, "email": email, "signed_at": iso(accepted_at)}])
+    won = None
     if proposal.deal_id:
         # the project -> deal trail of GET /api/projects/:id/deal; no actor, as the rest of the public accept
         projects_service.link_deal_for(ctx, project_id=created["project_id"], deal_id=proposal.deal_id, linked_by=None)
-        if deals_service.mark_deal_won(ctx.db, proposal.deal_id):
+        won = deals_service.mark_deal_won(ctx.db, proposal.deal_id)
+        if won and won["changed"]:  # history says deal_won only when the deal really moved to won (session 24)
             created["deal_won"] = proposal.deal_id
     if proposal.company_id and deals_service.mark_client(ctx.db, proposal.company_id):
         created["company_became_client"] = proposal.company_id
@@ -70,4 +73,8 @@ def run_onboarding(ctx, proposal: Proposal, *, name: str, email: str, accepted_a
 
     created["onboarding_milestones"] = onboarding_service.auto_complete(ctx, company_id=proposal.company_id,
                                                                        source="deal_won")
+    if won and won["changed"] and won["company_id"] and won["company_id"] != proposal.company_id:
+        # the deal's own company, as any other move of a deal to won completes it (session 24)
+        created["onboarding_milestones"] += onboarding_service.auto_complete(ctx, company_id=won["company_id"],
+                                                                            source="deal_won")
     return created
