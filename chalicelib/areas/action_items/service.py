@@ -94,21 +94,27 @@ def set_preferences(ctx, *, data) -> None:
 # ---------------------------------------------------------------- writes
 
 def _notify_assigned(ctx, item: ActionItem) -> None:
+    notify_assigned(ctx, item_id=item.id, assigned_to=item.assigned_to, title=item.title)
+
+
+def notify_assigned(ctx, *, item_id: str, assigned_to: str | None, title: str) -> None:
     """`action_item_assigned` to the assignee, unless they assigned it themselves. The item's title and link only
     to an assignee who may open the action centre (`action-centre:view`); any other is told "You were assigned an
     action item" and nothing of it, as tasks tell an assignee who may not read the task (session 22's
-    notifications audit: an assignee whose permission was lowered to none was told the title)."""
+    notifications audit: an assignee whose permission was lowered to none was told the title). Also called by
+    another area for an item it mirrors here that a member of staff assigned to a colleague (relationships'
+    actions, session 24): the same notice, about this item."""
     from chalicelib.core.auth import principals_of
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
-    if not item.assigned_to or item.assigned_to == ctx.user_id:
+    if not assigned_to or assigned_to == ctx.user_id:
         return
-    assignee = principals_of(ctx.db, [item.assigned_to]).get(item.assigned_to)
-    told = ({"title": f"You were assigned an action item: {item.title}", "action_url": "/action-centre"}
+    assignee = principals_of(ctx.db, [assigned_to]).get(assigned_to)
+    told = ({"title": f"You were assigned an action item: {title}", "action_url": "/action-centre"}
             if assignee is not None and assignee.can("action-centre", "view")
             else {"title": "You were assigned an action item"})
-    notify(ctx, user_id=item.assigned_to, type="action_item_assigned", resource_type="action_item",
-           resource_id=item.id, actor_id=ctx.user_id, **told)
+    notify(ctx, user_id=assigned_to, type="action_item_assigned", resource_type="action_item",
+           resource_id=item_id, actor_id=ctx.user_id, **told)
 
 
 def _check_references(ctx, values: dict) -> None:
@@ -200,14 +206,15 @@ def complete_item(ctx, *, item_id: str) -> None:
 
 # ---------------------------------------------------------------- items other areas keep here
 
-def create_source_items(ctx, items: list[dict]) -> None:
+def create_source_items(ctx, items: list[dict]) -> list[dict]:
     """Items mirrored from another area's records (e.g. relationship actions: source_module `relationships`,
-    source_id the action's id), urgency from due_date; one INSERT whatever their number."""
+    source_id the action's id), urgency from due_date; one INSERT whatever their number. Answers the rows as
+    inserted (with their ids), in the order given."""
     from chalicelib.core.locks import insert_rows
 
     today = org_today()
-    insert_rows(ctx.db, ActionItem, [{**item, "is_completed": False, "urgency_on": today,
-                                      "urgency": urgency_for(item.get("due_date"), today)} for item in items])
+    return insert_rows(ctx.db, ActionItem, [{**item, "is_completed": False, "urgency_on": today,
+                                             "urgency": urgency_for(item.get("due_date"), today)} for item in items])
 
 
 def complete_source_items(ctx, *, source_module: str, source_ids: list[str]) -> None:

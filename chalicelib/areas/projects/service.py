@@ -294,6 +294,8 @@ def update_project(ctx, *, project_id: str, data) -> dict:
             _capacity_changed(ctx, project)
         if "status" in changes:
             _status_changed(ctx, project, previous=before["status"])
+        elif project.status == "completed" and project.company_id and not before["company_id"]:
+            _completed_given_company(ctx, project)  # completed before, given its company only now
         if "company_id" in changes:
             _onboarding_hook(ctx, project)  # given a (new) company: as a project created with it
     return project_record(ctx, project.id)
@@ -311,10 +313,7 @@ def _status_changed(ctx, project: Project, *, previous: str) -> None:
 
     completed_to = None
     if project.status == "completed" and project.company_id:
-        from chalicelib.areas.relationships import service as relationships_service
-
-        relationships_service.project_completed(ctx, project_id=project.id, company_id=project.company_id,
-                                                project_name=project.name)
+        _client_win(ctx, project)
         completed_to = project.delivery_manager_id
     people = {project.owner_id, project.delivery_manager_id, *member_ids(ctx.db, project.id)}
     # one readers check for both notices: the delivery manager is asked also when they are the actor
@@ -322,15 +321,45 @@ def _status_changed(ctx, project: Project, *, previous: str) -> None:
     if completed_to not in readers:
         completed_to = None  # a delivery manager who may not read the project gets neither notice
     readers -= {ctx.user_id, completed_to}
-    about = {"resource_type": ENTITY, "resource_id": project.id, "action_url": f"/projects/{project.id}",
-             "actor_id": ctx.user_id}
     notify_many(ctx, [
-        *([{"user_id": completed_to, "type": "project_completed", "title": f"Project completed: {project.name}",
-            "body": f"{project.name} has been marked completed.", **about}] if completed_to else []),
+        *([_completed_notice(ctx, project, completed_to)] if completed_to else []),
         *({"user_id": user_id, "type": "project_status_changed",
            "title": f"Project status changed: {project.name} is now {project.status}",
-           "body": f"{ctx.actor_name} changed the status from {previous} to {project.status}.", **about}
+           "body": f"{ctx.actor_name} changed the status from {previous} to {project.status}.", **_about(ctx, project)}
           for user_id in sorted(readers))])
+
+
+def _about(ctx, project: Project) -> dict:
+    return {"resource_type": ENTITY, "resource_id": project.id, "action_url": f"/projects/{project.id}",
+            "actor_id": ctx.user_id}
+
+
+def _completed_notice(ctx, project: Project, user_id: str) -> dict:
+    return {"user_id": user_id, "type": "project_completed", "title": f"Project completed: {project.name}",
+            "body": f"{project.name} has been marked completed.", **_about(ctx, project)}
+
+
+def _client_win(ctx, project: Project) -> bool:
+    """The project's draft client win (relationships area, once per project): True when made now."""
+    from chalicelib.areas.relationships import service as relationships_service
+
+    return relationships_service.project_completed(ctx, project_id=project.id, company_id=project.company_id,
+                                                   project_name=project.name)
+
+
+def _completed_given_company(ctx, project: Project) -> None:
+    """A project already `completed` is given a company, having had none (session 24's paths audit; document 1:
+    "when status becomes completed and the project has a company"): its draft client win and, only when that win is
+    made now (once per project: not again when the company is cleared and given again), `project_completed` to the
+    delivery manager when they may read the project, also when they made the change, as on the status path. No
+    `project_status_changed`: the status did not change. A completed project moved from one company to another
+    makes nothing (its win, if any, stays the first company's)."""
+    if not _client_win(ctx, project) or not project.delivery_manager_id:
+        return
+    if project.delivery_manager_id in project_readers(ctx.db, project.id, {project.delivery_manager_id}):
+        from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+        notify_many(ctx, [_completed_notice(ctx, project, project.delivery_manager_id)])
 
 
 def _holds_message(holds: dict[str, int]) -> str:

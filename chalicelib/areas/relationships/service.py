@@ -40,9 +40,11 @@ def contact_deleted(ctx, *, contact_id: str) -> None:
     service_actions.contact_deleted(ctx, contact_id=contact_id)
 
 
-def project_completed(ctx, *, project_id: str, company_id: str, project_name: str) -> None:
-    """A project with a company became `completed`: its draft client win (once per project)."""
-    insert_ignore(ctx.db, ClientWin, {
+def project_completed(ctx, *, project_id: str, company_id: str, project_name: str) -> bool:
+    """A project with a company became `completed` (or a completed project was given its company): its draft client
+    win, once per project. Answers whether the win was made now (False: the project has one already), which the
+    projects area uses to tell the delivery manager once per win on a company given later (session 24)."""
+    return 1 == insert_ignore(ctx.db, ClientWin, {
         "company_id": company_id, "project_id": project_id, "status": "draft", "created_by": ctx.user_id,
         "summary": f"{project_name} was completed. Draft client win: add the results and the client's words."},
         conflict=("project_id",))

@@ -28,11 +28,12 @@ TITLE_MAX = 500  # relationship_actions.title and action_items.title
 log = logging.getLogger("wms.relationships")
 
 
-def _mirror(ctx, actions: list[dict]) -> None:
-    """The action centre's copies of new actions (their column values; one INSERT whatever their number)."""
+def _mirror(ctx, actions: list[dict]) -> list[dict]:
+    """The action centre's copies of new actions (their column values; one INSERT whatever their number); answers
+    the items as inserted."""
     from chalicelib.areas.action_items import service as action_items_service
 
-    action_items_service.create_source_items(ctx, [
+    return action_items_service.create_source_items(ctx, [
         {"title": a["title"], "description": a.get("description"), "contact_id": a["contact_id"],
          "company_id": a.get("company_id"), "assigned_to": a.get("assigned_to_user_id"), "due_date": a.get("due_date"),
          "created_by": a.get("created_by"), "source_module": SOURCE_MODULE, "source_type": SOURCE_TYPE,
@@ -49,7 +50,10 @@ def list_contact_actions(ctx, *, contact_id: str) -> list[dict]:
 
 
 def create_action(ctx, *, contact_id: str, data) -> dict:
-    """An action on a contact, assigned to the caller unless `assigned_to_user_id` names an active user."""
+    """An action on a contact, assigned to the caller unless `assigned_to_user_id` names an active user. One
+    assigned to a colleague tells them (`action_item_assigned`, the action centre's notice about the item that
+    mirrors it, with its audience rules: session 24). Auto-actions (`create_auto_actions`) tell nobody."""
+    from chalicelib.areas.action_items import service as action_items_service
     from chalicelib.areas.deals import service as deals_service
 
     contact = load_contact(ctx, contact_id)
@@ -63,8 +67,10 @@ def create_action(ctx, *, contact_id: str, data) -> dict:
                                 created_by=ctx.user_id)
     ctx.db.add(action)
     ctx.db.flush()
-    _mirror(ctx, [{key: getattr(action, key) for key in (
+    [item] = _mirror(ctx, [{key: getattr(action, key) for key in (
         "id", "title", "description", "contact_id", "company_id", "assigned_to_user_id", "due_date", "created_by")}])
+    action_items_service.notify_assigned(ctx, item_id=item["id"], assigned_to=item["assigned_to"],
+                                         title=item["title"])
     return action_records(ctx.db, [action])[0]
 
 
