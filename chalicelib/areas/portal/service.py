@@ -64,7 +64,8 @@ def _project_reads(company_in, status):
     from chalicelib.areas.tasks import service as tasks_service
 
     return (projects_service.portal_projects_select(company_in, status),
-            tasks_service.portal_task_counts_select(projects_service.portal_project_ids(company_in, status)))
+            tasks_service.portal_task_counts_select(projects_service.portal_project_ids(company_in, status),
+                                                    company_in))
 
 
 def _template_args(postgres: bool, with_status: bool):
@@ -104,7 +105,7 @@ def project_detail(ctx, *, project_id: str) -> dict:
     if found is None:
         raise not_found("Project")
     project, goals, members, summary, decisions = found
-    counts = tasks_service.portal_task_counts(ctx.db, [project["id"]])
+    counts = tasks_service.portal_task_counts(ctx.db, [project["id"]], companies=[ctx.portal.company_id])
     goals = [{k: g[k] for k in ("id", "title", "description", "status", "due_date", "position")} for g in goals]
     return {"project": _project_out(project, counts.get(project["id"], {"total": 0, "done": 0, "open": 0})),
             "goals": goals, "members": members, "aiSummary": summary, "decisions": [_decision(d) for d in decisions]}
@@ -116,11 +117,12 @@ def _decision(record: dict) -> dict:
 
 
 def project_tasks(ctx, *, project_id: str, query):
-    """One page (core.query.Page) of the project's non-private tasks, in list order."""
+    """One page (core.query.Page) of the project's non-private tasks, in list order; a client's request only to the
+    company that filed it (session 24)."""
     from chalicelib.areas.tasks import service as tasks_service
 
     load_project(ctx, project_id)
-    return tasks_service.portal_tasks(ctx.db, project_id, query)
+    return tasks_service.portal_tasks(ctx.db, project_id, query, companies=[ctx.portal.company_id])
 
 
 def project_roadmap(ctx, *, project_id: str) -> tuple[dict | None, list[dict]]:
@@ -310,6 +312,17 @@ def note_replied(ctx, *, parent_id: str, note_id: str, resource_type: str, resou
         ctx, recipients=[found], type="portal_note_reply", title="The agency replied to your note",
         body=clipped(content, 500), resource_type="note", resource_id=note_id,
         action_url=f"/{resource_type}s/{resource_id}")
+
+
+def submissions_select(record_type: str, record_id):
+    """(SELECT of the portal submission of the record `record_id` names (a column another area's read correlates),
+    its company column): for a WHERE clause of that read (tasks' `_filed_for`: a request is listed only to the
+    company that filed it, session 24)."""
+    from .models import PortalSubmission
+
+    return (select(PortalSubmission.record_id).where(PortalSubmission.record_type == record_type,
+                                                     PortalSubmission.record_id == record_id),
+            PortalSubmission.company_id)
 
 
 def records_deleted(db, record_type: str, ids) -> None:

@@ -10,7 +10,7 @@ from chalicelib.core import history
 from chalicelib.core.db import WRITE_LATER, UTCDateTime
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_later
-from chalicelib.core.models import ConfigListItem, User
+from chalicelib.core.models import ConfigListItem, HistoryEntry, User
 from chalicelib.core.query import template
 
 from .models import Task, TaskWatcher
@@ -43,11 +43,31 @@ def _under_a_private_task(*tasks):
     return select(up.c.task_id).where(up.c.up.in_(private)).correlate(None)
 
 
-def portal_tasks(db, project_id: str, query):
+def _filed_for(company_in):
+    """WHERE clause on Task: the task is no client's request, or one filed by a company `company_in(column)` names
+    (session 24: a project moved to another client listed the first client's requests, their title and description,
+    to the new one). A request's company: its `task/created` history entry (written by create_request_task, no
+    actor, `company_id` since session 24), else its portal submission (a request filed earlier with a portal user
+    id); a request filed earlier without one is known by neither and follows its project, as staff tasks do."""
+    from sqlalchemy import and_, exists, or_
+
+    from chalicelib.areas.portal import service as portal_service
+
+    named = HistoryEntry.changes["company_id"].as_string()
+    recorded = select(HistoryEntry.id).where(HistoryEntry.entity_type == "task", HistoryEntry.entity_id == Task.id,
+                                             HistoryEntry.action == "created", HistoryEntry.actor_id.is_(None),
+                                             named.is_not(None))
+    submitted, submitter = portal_service.submissions_select("task", Task.id)
+    return or_(exists(recorded.where(company_in(named))), exists(submitted.where(company_in(submitter))),
+               and_(~exists(recorded), ~exists(submitted)))
+
+
+def portal_tasks(db, project_id: str, query, *, companies):
     """One page (core.query.Page, `query` a core.schemas.PageQuery) of the non-private tasks of a project (a subtask
-    of a private task, at any depth, is private too), with status, priority, type and assignee, in list order: one
-    statement, two when counted. Paged since session 23 (the portal answered at most LIST_LIMIT whole, and long
-    descriptions made that a 413); the page's records are PORTAL_TASK_FIELDS and the labels."""
+    of a private task, at any depth, is private too) but the requests filed by a company other than `companies`
+    (`_filed_for`), with status, priority, type and assignee, in list order: one statement, two when counted. Paged
+    since session 23 (the portal answered at most LIST_LIMIT whole, and long descriptions made that a 413); the
+    page's records are PORTAL_TASK_FIELDS and the labels."""
     from chalicelib.core.query import record_page
 
     from .queries import list_order
@@ -60,7 +80,8 @@ def portal_tasks(db, project_id: str, query):
                    kind.label.label("type_label"), Task.assignee_id, User.name.label("assignee_name"))
             .outerjoin(status, status.id == Task.status_id).outerjoin(priority, priority.id == Task.priority_id)
             .outerjoin(kind, kind.id == Task.type_id).outerjoin(User, User.id == Task.assignee_id)
-            .where(*in_project, Task.is_private.is_(False), Task.id.not_in(_under_a_private_task(*in_project))))
+            .where(*in_project, Task.is_private.is_(False), Task.id.not_in(_under_a_private_task(*in_project)),
+                   _filed_for(lambda column: column.in_(list(companies)))))
     return record_page(db, list_order(stmt), query)
 
 
@@ -73,14 +94,15 @@ def portal_task_project(db, task_id: str) -> str | None:
                                                      Task.id.not_in(_under_a_private_task(this))))
 
 
-def portal_task_counts_select(project_ids):
+def portal_task_counts_select(project_ids, company_in):
     """The read of `portal_task_counts` (rows resource_id, total, done), for record_sets with other reads.
-    `project_ids`: ids or a SELECT."""
+    `project_ids`: ids or a SELECT; `company_in(column)`: the clause of the caller's companies (a request filed by
+    another company is not counted: `_filed_for`)."""
     done = case((ConfigListItem.stage_type == "done", 1), else_=0)
     return (select(Task.resource_id, func.count(Task.id).label("total"), func.coalesce(func.sum(done), 0).label("done"))
             .outerjoin(ConfigListItem, ConfigListItem.id == Task.status_id)
             .where(Task.resource_type == "project", Task.resource_id.in_(project_ids),
-                   Task.parent_task_id.is_(None), Task.is_private.is_(False))
+                   Task.parent_task_id.is_(None), Task.is_private.is_(False), _filed_for(company_in))
             .group_by(Task.resource_id))
 
 
@@ -91,10 +113,12 @@ def portal_counts(rows) -> dict[str, dict[str, int]]:
             for pid, total, finished in pairs}
 
 
-def portal_task_counts(db, project_ids) -> dict[str, dict[str, int]]:
-    """`{project_id: {total, done, open}}` of the non-private top-level tasks of these projects (one grouped
-    query; `done` counts the tasks whose status has stage_type `done`). `project_ids`: ids or a SELECT."""
-    return portal_counts(db.execute(portal_task_counts_select(project_ids)).all())
+def portal_task_counts(db, project_ids, *, companies) -> dict[str, dict[str, int]]:
+    """`{project_id: {total, done, open}}` of the non-private top-level tasks of these projects but the requests
+    filed by a company other than `companies` (one grouped query; `done` counts the tasks whose status has
+    stage_type `done`). `project_ids`: ids or a SELECT."""
+    return portal_counts(db.execute(portal_task_counts_select(
+        project_ids, lambda column: column.in_(list(companies)))).all())
 
 
 @template
@@ -117,13 +141,17 @@ def create_request_task(ctx, *, project_id: str | None, title: str, description:
     delivery manager the portal tells of it) made a watcher when active, so that they may open the task the notice
     links and find it in their lists (the task has no assignee, reporter or creator: without it only head and
     executive saw it). The task's INSERT (`insert_later`, as the task create's), the history entry's and the
-    watcher's leave with the request's next statement (core.db.WRITE_LATER): none costs a round trip of its own."""
+    watcher's leave with the request's next statement (core.db.WRITE_LATER): none costs a round trip of its own.
+    `company_id`: the client company filing it, named by the history entry (the portal shows the request to it
+    alone)."""
     resource = ("project", project_id) if project_id else ("company", company_id)
     task = insert_later(ctx.db, Task, {"title": title, "description": description, "resource_type": resource[0],
                                        "resource_id": resource[1], "priority_id": priority_id,
                                        "status_id": default_status_id(ctx.db), "is_private": False})
+    # the company that filed it, always (portal_submissions has a row only when a portal user id was sent): the
+    # portal lists and counts a request only to that company (`_filed_for`, session 24)
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="created", actor_id=None,
-                   changes={"title": task.title, "source": actor_label})
+                   changes={"title": task.title, "source": actor_label, "company_id": company_id})
     if watcher_id:
         ctx.db.execute(_request_watcher_template(), {"watcher_row_id": new_id(), "watcher_task_id": task.id,
                                                      "watcher_user_id": watcher_id, "watcher_at": utcnow()},
