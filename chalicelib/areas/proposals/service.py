@@ -205,6 +205,8 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
                        f"approval: {REAPPROVE}")
     check_json(changes, ("speaker_notes", "brand_config"))
     _check_references(ctx, changes, proposal.owner_id)  # an update never changes the owner
+    if proposal.status in APPROVED:  # the client approved stays the client (session 24)
+        _check_same_client(ctx, proposal, changes)
     before = {key: getattr(proposal, key) for key in changes if key != "approver_ids"}
     if "approver_ids" in changes:
         before_approvers = sorted(a.user_id for a in approval_rows(ctx.db, proposal.id) if a.listed)
@@ -230,6 +232,27 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
         _tell_approvers_submitted(ctx, proposal, [user_id for user_id in changes["approver_ids"]
                                                   if user_id not in before_approvers])
         _approve_when_complete(ctx, proposal)  # the approvals kept may now be all of them
+
+
+REFERENCES = ("company_id", "deal_id", "contact_id")
+
+
+def _check_same_client(ctx, proposal: Proposal, changes: dict) -> None:
+    """409 when an approved (approved, sent, viewed) proposal's company, deal or contact would change to another value
+    (null included; the stored value sent back is no change): the approver approved an offer to that client, and the
+    share link the client holds would accept an offer addressed to another (session 24). A contact alone may change
+    to another person of the proposal's own company, the client approved (one query: the contact's company)."""
+    from chalicelib.areas.deals import service as deals_service
+
+    moved = [key for key in REFERENCES if key in changes and changes[key] != getattr(proposal, key)]
+    if moved == ["contact_id"] and changes["contact_id"] and proposal.company_id:
+        contact = deals_service.contact_briefs(ctx.db, [changes["contact_id"]]).get(changes["contact_id"])
+        if contact is not None and contact["company_id"] == proposal.company_id:
+            return  # another person of the same client
+    if moved:
+        raise Conflict(f"The client of an approved proposal (status {proposal.status}) cannot change without a new "
+                       f"approval ({', '.join(moved)}): duplicate it to address another client",
+                       details=[{"field": key, "message": "cannot change once approved"} for key in moved])
 
 
 def _approve_when_complete(ctx, proposal: Proposal) -> None:
