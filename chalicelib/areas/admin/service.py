@@ -144,6 +144,21 @@ def _no_self_raise(user: User, values: dict) -> None:
             raise Forbidden(f"You cannot change your own {field}")
 
 
+def _pending_leave_approvers(ctx, user: User, values: dict) -> dict:
+    """Who decides the first step of the pending leave this update may hand to someone else (the user moved to
+    another squad or out of one: their requests; a squad manager deactivated or reactivated: their members'),
+    read before the write; the leave area tells the new approvers after it (session 24). Empty otherwise, with
+    no statement."""
+    moved = "squad_id" in values and (values["squad_id"] or None) != user.squad_id
+    toggled = "is_active" in values and values["is_active"] != user.is_active
+    if not (moved or toggled):
+        return {}
+    from chalicelib.areas.leave import service as leave_service
+
+    return leave_service.first_step_approvers(ctx.db, user_ids=[user.id] if moved else (),
+                                              managed_by=user.id if toggled else None)
+
+
 def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     """Change the fields sent. The user's row is read locked (`lock_user`), so every check (end_date against
     start_date, the executives' guards, the self-change limits, the last executive) reads the row as the edit
@@ -166,10 +181,15 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     if user.is_active and user.access_level == "executive" and (
             values.get("is_active") is False or values.get("access_level", "executive") != "executive"):
         keep_an_executive(ctx, user.id)
+    pending = _pending_leave_approvers(ctx, user, values)
     before = _snapshot(user)
     for key, value in values.items():
         setattr(user, key, value)
     ctx.db.flush()
+    if pending:
+        from chalicelib.areas.leave import service as leave_service
+
+        leave_service.tell_new_approvers(ctx, pending)
     changes = history.diff(before, _snapshot(user))
     if changes:
         if "salary" in changes:

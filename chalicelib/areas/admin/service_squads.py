@@ -72,9 +72,17 @@ def update_squad(ctx, *, squad_id: str, data: SquadUpdate) -> dict:
     _not_self(ctx, squad, values)
     _check_manager(ctx.db, values.get("manager_id"), squad)
     before = {key: getattr(squad, key) for key in EDITABLE}
+    pending = {}
+    if "manager_id" in values and values["manager_id"] != squad.manager_id:
+        # its members' pending leave goes to the new manager (or the executives): they are told (session 24)
+        from chalicelib.areas.leave import service as leave_service
+
+        pending = leave_service.first_step_approvers(ctx.db, squad_ids=[squad.id])
     for key, value in values.items():
         setattr(squad, key, value)
     ctx.db.flush()
+    if pending:
+        leave_service.tell_new_approvers(ctx, pending)
     if squad.name != before["name"]:  # projects name their squad: they follow it (same transaction, same lock)
         from chalicelib.areas.projects import service as projects_service
 
@@ -85,9 +93,12 @@ def update_squad(ctx, *, squad_id: str, data: SquadUpdate) -> dict:
 
 
 def delete_squad(ctx, *, squad_id: str) -> None:
+    from chalicelib.areas.leave import service as leave_service
     from chalicelib.areas.projects import service as projects_service
 
     squad = _locked_squad(ctx, squad_id)
+    # its members' pending leave goes to the executives: they are told after the delete (session 24)
+    pending = leave_service.first_step_approvers(ctx.db, squad_ids=[squad.id])
     # Its projects keep no squad: a squad created later under the same name does not inherit them.
     projects_service.squad_deleted(ctx.db, squad.name)
     # Members stay, without a squad (the foreign key says the same; done explicitly for every backend).
@@ -97,3 +108,4 @@ def delete_squad(ctx, *, squad_id: str) -> None:
     ctx.db.flush()
     history.record(ctx.db, entity_type="squad", entity_id=squad_id, action="deleted", actor_id=ctx.user_id,
                    changes={"name": {"from": squad.name, "to": None}})
+    leave_service.tell_new_approvers(ctx, pending)

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import Conflict, Forbidden, bad_field
 from chalicelib.core.history import record as record_history
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_key, lock_row
-from chalicelib.core.models import User
+from chalicelib.core.models import Squad, User
 from chalicelib.core.query import LIST_LIMIT, in_scope
 from chalicelib.core.scoping import sees_all
 
@@ -87,9 +88,20 @@ def get_request(ctx, *, request_id: str) -> dict:
 
 # ---------------------------------------------------------------- notices
 
-def _executive_ids(db, exclude: str) -> list[str]:
-    return list(db.scalars(select(User.id).where(User.access_level == "executive", User.is_active.is_(True),
-                                                 User.id != exclude).order_by(User.id)))
+def _executive_ids(db, exclude: str | None = None) -> list[str]:
+    stmt = select(User.id).where(User.access_level == "executive", User.is_active.is_(True))
+    if exclude:
+        stmt = stmt.where(User.id != exclude)
+    return list(db.scalars(stmt.order_by(User.id)))
+
+
+def _requested_notices(ctx, approvers, *, request_id: str, requester_name: str, type_name: str, start_date,
+                       end_date) -> list[dict]:
+    """The `leave_requested` notices of one request to its approvers (the actor left out)."""
+    title = f"Leave request from {requester_name}: {type_name}, {start_date.isoformat()} to {end_date.isoformat()}"
+    return [{"user_id": user_id, "type": "leave_requested", "title": title, "resource_type": ENTITY,
+             "resource_id": request_id, "action_url": f"/leave/requests/{request_id}", "actor_id": ctx.user_id}
+            for user_id in approvers if user_id != ctx.user_id]
 
 
 def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
@@ -106,11 +118,72 @@ def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
             approvers = [active] if active else []
     if not approvers:
         approvers = _executive_ids(ctx.db, request.user_id)
-    title = (f"Leave request from {requester.name}: {request.leave_type_name}, "
-             f"{request.start_date.isoformat()} to {request.end_date.isoformat()}")
-    notify_many(ctx, [{"user_id": user_id, "type": "leave_requested", "title": title, "resource_type": ENTITY,
-                       "resource_id": request.id, "action_url": f"/leave/requests/{request.id}",
-                       "actor_id": ctx.user_id} for user_id in approvers if user_id != ctx.user_id])
+    notify_many(ctx, _requested_notices(ctx, approvers, request_id=request.id, requester_name=requester.name,
+                                        type_name=request.leave_type_name, start_date=request.start_date,
+                                        end_date=request.end_date))
+
+
+# ---------------------------------------------------------------- approvers changed by an admin write
+
+# Once per process: an alias proxies its table's columns on first use.
+_REQUESTER, _REQUESTER_SQUAD = aliased(User, name="requester"), aliased(Squad, name="requester_squad")
+_REQUESTER_MANAGER = aliased(User, name="requester_manager")
+
+
+def _first_step_select(where):
+    """The pending first-step requests matching `where` with who decides them: `approver` is the requester's
+    squad manager, or None where the executives do (no squad, no squad manager, the requester's own squad, a
+    deactivated manager), as `_notify_next` and `queries.awaiting` have it. Oldest first, at most LIST_LIMIT."""
+    member, squad, manager = _REQUESTER, _REQUESTER_SQUAD, _REQUESTER_MANAGER
+    approver = case((and_(squad.manager_id.is_not(None), squad.manager_id != member.id, manager.is_active.is_(True)),
+                     squad.manager_id), else_=None).label("approver")
+    return (select(LeaveRequest.id, LeaveRequest.user_id, member.name, LeaveRequest.leave_type_name,
+                   LeaveRequest.start_date, LeaveRequest.end_date, approver)
+            .join(member, member.id == LeaveRequest.user_id)
+            .outerjoin(squad, squad.id == member.squad_id).outerjoin(manager, manager.id == squad.manager_id)
+            .where(LeaveRequest.status == "pending_manager", where)
+            .order_by(LeaveRequest.created_at, LeaveRequest.id).limit(LIST_LIMIT))
+
+
+def first_step_approvers(db, *, user_ids=(), squad_ids=(), managed_by: str | None = None) -> dict[str, str | None]:
+    """Before an admin write that may change who decides the first step of pending leave (a user's squad, a
+    squad's manager, a squad deleted, a manager deactivated): the `pending_manager` requests of the users named,
+    of the members of the squads named and of the members of the squads `managed_by` manages, each with its
+    approver (None: the executives). One statement; hand the answer to `tell_new_approvers` after the write."""
+    clauses = []
+    if user_ids:
+        clauses.append(LeaveRequest.user_id.in_(list(user_ids)))
+    if squad_ids:
+        clauses.append(LeaveRequest.user_id.in_(select(User.id).where(User.squad_id.in_(list(squad_ids)))))
+    if managed_by:
+        clauses.append(LeaveRequest.user_id.in_(select(User.id).join(Squad, Squad.id == User.squad_id)
+                                                .where(Squad.manager_id == managed_by)))
+    if not clauses:
+        return {}
+    return {row.id: row.approver for row in db.execute(_first_step_select(or_(*clauses)))}
+
+
+def tell_new_approvers(ctx, before: dict[str, str | None]) -> None:
+    """After the admin write: `leave_requested` to the new approver(s) of each request of `before` (from
+    `first_step_approvers`) still at its first step whose approver changed: the new squad manager, or every
+    active executive but the requester where the executives now decide; the actor is left out, as in every leave
+    notice. The old approver's notice stays (their pending tab no longer lists the request). A fixed number of
+    statements whatever the number of requests: one read, the executives' ids when they now decide, and
+    `notify_many`'s (docs/decisions/leave.md, session 24)."""
+    if not before:
+        return
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+    changed = [row for row in ctx.db.execute(_first_step_select(LeaveRequest.id.in_(list(before))))
+               if row.approver != before[row.id]]
+    executives = _executive_ids(ctx.db) if any(row.approver is None for row in changed) else []
+    notices = []
+    for row in changed:
+        approvers = [row.approver] if row.approver else [user_id for user_id in executives if user_id != row.user_id]
+        notices.extend(_requested_notices(ctx, approvers, request_id=row.id, requester_name=row.name,
+                                          type_name=row.leave_type_name, start_date=row.start_date,
+                                          end_date=row.end_date))
+    notify_many(ctx, notices)
 
 
 def _notify_requester(ctx, request: LeaveRequest, type: str, title: str, body: str | None = None) -> None:
