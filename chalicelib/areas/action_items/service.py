@@ -149,8 +149,29 @@ def create_item(ctx, *, data) -> dict:
     return item_record(ctx.db, item.id)
 
 
+def _reassign_source(ctx, item: ActionItem, assigned_to: str) -> None:
+    """An item mirrored from another area's record is reassigned: the source follows, through its area's service,
+    which locks the source's row first; then this item's row is locked and read again, the order of the completion
+    paths (`complete_item`) and of the sources' own writes (session 24; before, the relationship action or meeting
+    item kept the old assignee: the new one got 404 on it, yet completed it from here). A relationship action takes
+    any active user (its assignee decides who sees it); a meeting's item only a user who can read the meeting (400
+    naming assigned_to otherwise). Items from chat or mail are left as they are: their source is a starred
+    message of the person it was raised for, not a record assigned to anyone."""
+    if item.source_module == "relationships":
+        from chalicelib.areas.relationships import service as relationships_service
+
+        relationships_service.reassigned_in_action_centre(ctx, action_id=item.source_id, assigned_to=assigned_to)
+    else:
+        from chalicelib.areas.meetings import service as meetings_service
+
+        meetings_service.reassigned_in_action_centre(ctx, item_id=item.source_id, assignee_id=assigned_to)
+    lock_row(ctx.db, ActionItem, item.id, missing="Action item")
+
+
 def update_item(ctx, *, item_id: str, data) -> dict:
-    """Urgency is recomputed when due_date changes and urgency is not given."""
+    """Urgency is recomputed when due_date changes and urgency is not given. A new assignee of an item mirrored
+    from a relationship action or a meeting's action item is given to that source too, or refused (400) when the
+    source cannot take it (`_reassign_source`)."""
     item = load_action_item(ctx, item_id)
     changes = data.changes()
     if "assigned_to" in changes and changes["assigned_to"] is None:
@@ -165,6 +186,9 @@ def update_item(ctx, *, item_id: str, data) -> dict:
     if "urgency" in changes:
         changes["urgency_on"] = today  # written today: reads answer it until the day (or the refresh) moves on
     reassigned = "assigned_to" in changes and changes["assigned_to"] != item.assigned_to
+    if reassigned and item.source_id and item.source_module in ("relationships", "meetings"):
+        _reassign_source(ctx, item, changes["assigned_to"])  # the source's row locked, then this one (re-read)
+        reassigned = changes["assigned_to"] != item.assigned_to
     for key, value in changes.items():
         setattr(item, key, value)
     ctx.db.flush()

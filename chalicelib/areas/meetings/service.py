@@ -5,7 +5,8 @@ commit (never inside a request's transaction).
 Matching checks the entity exists (a project the caller can see, a company, a contact or a deal): 400 naming
 `entity_id` otherwise. An action item's status change completes (done, dismissed) or reopens (pending) the
 action centre item the sync raised for it; that item completed in the action centre marks the action item done
-(`completed_in_action_centre`, called by the action items area).
+(`completed_in_action_centre`, called by the action items area), and reassigned there gives the action item the
+same assignee, who must be able to read the meeting (`reassigned_in_action_centre`, session 24).
 """
 from __future__ import annotations
 
@@ -166,6 +167,28 @@ def completed_in_action_centre(ctx, *, item_id: str) -> None:
     ctx.db.execute(update(MeetingActionItem).where(MeetingActionItem.id == item_id,
                                                    MeetingActionItem.status == "pending")
                    .values(status="done").execution_options(synchronize_session=False))
+
+
+def reassigned_in_action_centre(ctx, *, item_id: str, assignee_id: str) -> None:
+    """The action centre is reassigning the item it raised for this meeting action item: the meeting's item follows
+    (its `assignee_id`), when the new assignee may read the meeting (`meetings:view` and the meeting in their scope,
+    `queries.visible`); otherwise a 400 naming `assigned_to` and nothing changes (session 24: an item handed to
+    someone who gets 404 on its meeting). Locks the meeting's item first (`SELECT ... FOR UPDATE`), before the caller
+    writes its own row: the order of `set_action_item_status` and `completed_in_action_centre`. A meeting item gone
+    (its meeting deleted) leaves the reassignment to the action centre."""
+    from chalicelib.core.auth import principals_of
+    from chalicelib.core.errors import bad_field
+
+    item = lock_row(ctx.db, MeetingActionItem, item_id)
+    if item is None or item.assignee_id == assignee_id:
+        return
+    principal = principals_of(ctx.db, [assignee_id]).get(assignee_id)
+    readable = principal is not None and principal.can("meetings", "view") and ctx.db.scalar(in_scope(
+        select(Meeting.id).where(Meeting.id == item.meeting_id), visible(principal))) is not None
+    if not readable:
+        raise bad_field("assigned_to", "must be a user who can read the meeting this item comes from")
+    item.assignee_id = assignee_id
+    ctx.db.flush()
 
 
 def reanalyse(ctx, meeting_id: str) -> None:

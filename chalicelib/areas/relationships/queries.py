@@ -86,8 +86,12 @@ def profile_record(profile: RelationshipProfile) -> dict:
     return row_dict(profile, PROFILE_FIELDS, flags=("sms_opt_in",))
 
 
-def event_record(event: LifeEvent) -> dict:
-    return row_dict(event, EVENT_FIELDS, flags=("recurs_annually", "auto_action_enabled"))
+def event_record(event: LifeEvent, contact_company_id: str | None) -> dict:
+    """`company_id` is the event's own company when it was given one, else its contact's current company
+    (`contact_company_id`): an event belongs to the person and follows them to another company (session 24)."""
+    record = row_dict(event, EVENT_FIELDS, flags=("recurs_annually", "auto_action_enabled"))
+    record["company_id"] = event.company_id or contact_company_id
+    return record
 
 
 def message_record(message: RelationshipMessage) -> dict:

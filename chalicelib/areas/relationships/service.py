@@ -1,7 +1,7 @@
 """Relationships: contact relationship profiles, life events (with their auto-actions), partners of client
-companies, the client relationship summary, and the functions other areas call (`lock_for_action_centre` and
-`completed_in_action_centre` for the action centre, `project_completed` for projects, `contact_deleted` for
-deals). Actions live in service_actions.py, messages in service_messages.py."""
+companies, the client relationship summary, and the functions other areas call (`lock_for_action_centre`,
+`reassigned_in_action_centre` and `completed_in_action_centre` for the action centre, `project_completed` for
+projects, `contact_deleted` for deals). Actions live in service_actions.py, messages in service_messages.py."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -27,6 +27,12 @@ def lock_for_action_centre(ctx, *, action_id: str) -> None:
     """The action centre is about to complete an item mirrored from a relationship action: lock the action first
     (the one order of the two rows: the action, then its item)."""
     service_actions.lock_for_action_centre(ctx, action_id=action_id)
+
+
+def reassigned_in_action_centre(ctx, *, action_id: str, assigned_to: str) -> None:
+    """The action centre is reassigning an item mirrored from a relationship action: the action is locked (before
+    the item) and given the same assignee (session 24)."""
+    service_actions.reassigned_in_action_centre(ctx, action_id=action_id, assigned_to=assigned_to)
 
 
 def completed_in_action_centre(ctx, *, action_id: str) -> None:
@@ -86,26 +92,28 @@ def update_profile(ctx, *, contact_id: str, data) -> dict:
 
 def list_events(ctx, *, contact_id: str) -> list[dict]:
     """By event date, latest first (events without a date last)."""
-    load_contact(ctx, contact_id)
+    contact = load_contact(ctx, contact_id)
     events = ctx.db.scalars(select(LifeEvent).where(LifeEvent.contact_id == contact_id)
                             .order_by(LifeEvent.event_date.desc().nulls_last(), LifeEvent.created_at.desc(),
                                       LifeEvent.id).limit(LIST_LIMIT))
-    return [event_record(event) for event in events]
+    return [event_record(event, contact.company_id) for event in events]
 
 
 def create_event(ctx, *, contact_id: str, data) -> dict:
-    """The event, and its auto-action (unless auto_action_enabled is false, or the event has no coming date)."""
+    """The event, and its auto-action (unless auto_action_enabled is false, or the event has no coming date).
+    `company_id` is stored only when sent: without one the event's company is its contact's current one wherever
+    it is read (records, auto-actions, the summary), so it follows the contact to another company (session 24;
+    it was copied from the contact here and stayed with the old company)."""
     from chalicelib.areas.deals import service as deals_service
 
     contact = load_contact(ctx, contact_id)
     values = data.model_dump()
     deals_service.check_company(ctx.db, values["company_id"])
-    values["company_id"] = values["company_id"] or contact.company_id
     event = LifeEvent(**values, contact_id=contact_id, created_by=ctx.user_id)
     ctx.db.add(event)
     ctx.db.flush()
     service_actions.auto_action_for_new_event(ctx, event)
-    return event_record(event)
+    return event_record(event, contact.company_id)
 
 
 # the fields that decide whether an event calls for an auto-action, and for which occurrence
@@ -117,7 +125,7 @@ def update_event(ctx, *, contact_id: str, event_id: str, data) -> dict:
     recurring or not) and the event now calls for one, its missing auto-action is made as on create: actions
     already made are never rewritten, and the unique (event, occurrence) pair makes none twice. The job's lock is
     taken first, so the daily job and a concurrent edit of the same event never make the same one."""
-    load_contact(ctx, contact_id)
+    contact = load_contact(ctx, contact_id)
     event = load_life_event(ctx, contact_id, event_id)
     changes = data.changes()
     decisive = any(key in changes and changes[key] != getattr(event, key) for key in _AUTO_ACTION_FIELDS)
@@ -129,7 +137,7 @@ def update_event(ctx, *, contact_id: str, event_id: str, data) -> dict:
 
         lock_key(ctx.db, service_actions.AUTO_ACTIONS_LOCK)  # the daily job's (service_actions.due_auto_actions)
         service_actions.auto_action_for_new_event(ctx, event)
-    return event_record(event)
+    return event_record(event, contact.company_id)
 
 
 def delete_event(ctx, *, contact_id: str, event_id: str) -> None:
@@ -223,5 +231,6 @@ def summary(ctx, *, company_id: str) -> dict:
     messages = ctx.db.scalars(select(RelationshipMessage).where(
         RelationshipMessage.contact_id.in_(contact_ids or [""]))
         .order_by(RelationshipMessage.created_at.desc(), RelationshipMessage.id.desc()).limit(SUMMARY_MESSAGES))
-    return {"contacts": out_contacts, "events": [event_record(e) for e in events], "actions": actions,
+    # an event found here without a company of its own is one of the company's contacts': its company is this one
+    return {"contacts": out_contacts, "events": [event_record(e, company_id) for e in events], "actions": actions,
             "partners": _partners(ctx.db, company_id), "messages": [message_record(m) for m in messages]}

@@ -140,6 +140,19 @@ def lock_for_action_centre(ctx, *, action_id: str) -> None:
     lock_row(ctx.db, RelationshipAction, action_id)
 
 
+def reassigned_in_action_centre(ctx, *, action_id: str, assigned_to: str) -> None:
+    """The action centre is reassigning an item mirrored from this action: the action follows (its assignee
+    decides who sees it, `queries.visible`), so the new assignee reaches it here and the old one no longer does
+    (session 24; before, only the item changed and the new assignee completed from the action centre an action
+    they got 404 on). Locks the action first (`SELECT ... FOR UPDATE`), before the caller writes the item: the one
+    order of the two rows (`lock_for_action_centre`). Any active user may take it, as on create; the caller checked
+    that. A missing action (its contact deleted meanwhile, its item with it) changes nothing."""
+    action = lock_row(ctx.db, RelationshipAction, action_id)
+    if action is not None and action.assigned_to_user_id != assigned_to:
+        action.assigned_to_user_id = assigned_to
+        ctx.db.flush()
+
+
 def completed_in_action_centre(ctx, *, action_id: str) -> None:
     """The action centre completed an item mirrored from here: the action is done (no call back). The caller locked
     the action first (`lock_for_action_centre`)."""
@@ -176,26 +189,30 @@ def occurrence_for(event: LifeEvent, today: date) -> date | None:
 _ASSIGNEE_ALIASES = (aliased(User, name="event_creator"), aliased(User, name="company_owner"))  # built once
 
 
-def auto_action_assignees(db, event_ids) -> dict[str, str | None]:
-    """`{event_id: the user its auto-actions go to}` (one statement whatever their number): the event's creator
-    when active, else the owner of the event's company (else of the contact's company, as an action's company is
-    read) when active, else None (nobody who can sign in: the occurrence is skipped). A deactivated user is never
-    given work they cannot see (docs/decisions/relationships.md, session 22)."""
+def auto_action_assignees(db, event_ids) -> dict[str, tuple[str | None, str | None]]:
+    """`{event_id: (the user its auto-actions go to, the company they are filed under)}` (one statement whatever
+    their number). The company is the event's own, else its contact's current one (session 24: an event belongs to
+    the person, and follows a contact moved to another company). The user: the event's creator when active, else
+    that company's owner when active, else None (nobody who can sign in: the occurrence is skipped). A deactivated
+    user is never given work they cannot see (docs/decisions/relationships.md, session 22)."""
     from chalicelib.areas.deals import service as deals_service
 
     Contact, Company = deals_service.Contact, deals_service.Company
     creator, owner = _ASSIGNEE_ALIASES
     rows = db.execute(
-        select(LifeEvent.id, func.coalesce(creator.id, owner.id))
+        select(LifeEvent.id, func.coalesce(creator.id, owner.id), func.coalesce(LifeEvent.company_id,
+                                                                                Contact.company_id))
         .outerjoin(creator, and_(creator.id == LifeEvent.created_by, creator.is_active.is_(True)))
         .outerjoin(Contact, Contact.id == LifeEvent.contact_id)
         .outerjoin(Company, Company.id == func.coalesce(LifeEvent.company_id, Contact.company_id))
         .outerjoin(owner, and_(owner.id == Company.owner_id, owner.is_active.is_(True)))
         .where(LifeEvent.id.in_(set(event_ids)))).tuples()
-    return {event_id: assignee for event_id, assignee in rows}
+    return {event_id: (assignee, company) for event_id, assignee, company in rows}
 
 
-def _auto_action_row(event: LifeEvent, occurrence: date, names: dict, today: date, assignee: str) -> dict:
+def _auto_action_row(event: LifeEvent, occurrence: date, names: dict, today: date,
+                     target: tuple[str, str | None]) -> dict:
+    assignee, company_id = target
     first, last = names.get(event.contact_id, (None, None))
     who = " ".join(part for part in (first, last) if part) or "contact"
     due = max(occurrence - timedelta(days=event.auto_action_days_before), today)
@@ -204,7 +221,7 @@ def _auto_action_row(event: LifeEvent, occurrence: date, names: dict, today: dat
             "title": f"{event.title} ({who}"[:TITLE_MAX - len(tail)] + tail,
             "action_type": AUTO_ACTION_TYPES.get(event.event_type, "call"),
             "description": event.description, "assigned_to_user_id": assignee, "due_date": due,
-            "company_id": event.company_id, "status": "pending", "is_auto": True, "created_by": event.created_by}
+            "company_id": company_id, "status": "pending", "is_auto": True, "created_by": event.created_by}
 
 
 def create_auto_actions(ctx, pairs: list[tuple[LifeEvent, date]]) -> tuple[int, int]:
@@ -221,17 +238,17 @@ def create_auto_actions(ctx, pairs: list[tuple[LifeEvent, date]]) -> tuple[int, 
     missing = [(event, day) for event, day in pairs if (event.id, day) not in existing]
     if not missing:
         return 0, 0
-    assignees = auto_action_assignees(ctx.db, [event.id for event, _ in missing])
-    skipped = [event.id for event, _ in missing if assignees.get(event.id) is None]
+    targets = auto_action_assignees(ctx.db, [event.id for event, _ in missing])
+    skipped = [event.id for event, _ in missing if targets.get(event.id, (None,))[0] is None]
     if skipped:
         log.warning("life event auto-actions skipped: no active assignee",
                     extra={"count": len(skipped), "life_event_ids": skipped[:50]})
-    missing = [(event, day) for event, day in missing if assignees.get(event.id) is not None]
+    missing = [(event, day) for event, day in missing if targets.get(event.id, (None,))[0] is not None]
     if not missing:
         return 0, len(skipped)
     names = deals_service.contact_names(ctx.db, [event.contact_id for event, _ in missing])
     today = org_today()
-    rows = insert_rows(ctx.db, RelationshipAction, [_auto_action_row(e, day, names, today, assignees[e.id])
+    rows = insert_rows(ctx.db, RelationshipAction, [_auto_action_row(e, day, names, today, targets[e.id])
                                                     for e, day in missing])
     _mirror(ctx, rows)
     return len(rows), len(skipped)
