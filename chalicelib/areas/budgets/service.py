@@ -421,6 +421,24 @@ def project_budget_totals(db, project_id: str) -> dict[str, Decimal]:
     return {currency: Decimal(str(total or 0)) for currency, total in rows}
 
 
+def project_company_changed(ctx, *, project_id: str) -> int:
+    """A project was given a client company or moved to another (the projects area, under the project's row lock):
+    its budgets pending approval, now in that client's portal (listed, approvable), are told to its portal users
+    (`portal_budget_pending`, as `_tell_portal_pending` tells a budget moved there: session 24). One statement finds
+    them (id and name, oldest first); the portal's notice takes one budget, so each costs its own few statements (the
+    project's company, the portal users, their notices): bounded by the project's pending budgets, and none without
+    any. The old company is not told again. Answers how many budgets were told."""
+    from chalicelib.areas.portal import service as portal_service
+
+    pending = ctx.db.execute(select(Budget.id, Budget.name).where(
+        Budget.resource_type == "project", Budget.resource_id == project_id, Budget.status == "pending_approval")
+        .order_by(Budget.created_at, Budget.id)).all()
+    for budget_id, name in pending:
+        portal_service.budget_pending_approval(ctx, budget_id=budget_id, name=name, resource_type="project",
+                                               resource_id=project_id)
+    return len(pending)
+
+
 def project_holds(db, project_id: str) -> dict[str, int]:
     """What of the project's money and work stops its delete: `{"time_entries": n, "budgets": m}`, the time entries
     (any status) that name it and its budgets (any status; their invoices hang off them). One statement, the

@@ -58,6 +58,23 @@ def project_brief(db, project_id: str) -> dict | None:
     return {**{field: value_out(get_field(project, field)) for field in BRIEF_FIELDS}, "type_value": type_value}
 
 
+def request_manager(db, project_id: str, *, project: Project | None = None) -> str | None:
+    """The delivery manager a client's request in the project derives (the watcher the portal's request gives it:
+    portal.service_requests): the project's, else its company's client profile's, else None. One read at most
+    (`project` given, none when it has a manager), two without it. The tasks area asks it of a request moved into
+    the project."""
+    if project is None:
+        brief = project_brief(db, project_id) or {}
+        manager, company_id = brief.get("delivery_manager_id"), brief.get("company_id")
+    else:
+        manager, company_id = project.delivery_manager_id, project.company_id
+    if manager or not company_id:
+        return manager
+    from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
+
+    return (clients_service.client_profile_for_company(db, company_id) or {}).get("delivery_manager_id")
+
+
 def project_names(db, project_ids) -> dict[str, str]:
     """`{project_id: name}` for the ids that exist (one query; no scoping)."""
     read = project_names_select(db, project_ids)
@@ -298,7 +315,31 @@ def update_project(ctx, *, project_id: str, data) -> dict:
             _completed_given_company(ctx, project)  # completed before, given its company only now
         if "company_id" in changes:
             _onboarding_hook(ctx, project)  # given a (new) company: as a project created with it
+            if project.company_id:
+                _pending_budgets_shown(ctx, project)
+        if "delivery_manager_id" in changes:
+            _request_watch_follows(ctx, project)
     return project_record(ctx, project.id)
+
+
+def _request_watch_follows(ctx, project: Project) -> None:
+    """The project's delivery manager really changed (under its row lock): the watch each client request in it got
+    from the manager at its filing goes to the manager it now derives, the new one, else the client profile's
+    (`request_manager`); a watch somebody chose stays (tasks' `move_request_watch`: two statements whatever the
+    requests). Session 24: the old manager kept reading the client's requests, and the new one answered 404."""
+    from chalicelib.areas.tasks import service as tasks_service
+
+    tasks_service.move_request_watch(ctx.db, manager_id=request_manager(ctx.db, project.id, project=project),
+                                     project_id=project.id)
+
+
+def _pending_budgets_shown(ctx, project: Project) -> None:
+    """The project was given a client company or moved to another (session 24): the budgets of it pending approval,
+    now in that client's portal, are told to its portal users as a budget moved there is (budgets'
+    `project_company_changed`); the old company is not told again."""
+    from chalicelib.areas.budgets import service as budgets_service
+
+    budgets_service.project_company_changed(ctx, project_id=project.id)
 
 
 def _status_changed(ctx, project: Project, *, previous: str) -> None:

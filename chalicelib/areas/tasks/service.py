@@ -5,7 +5,8 @@ watchers and attached links in service_links.py; the functions the projects, spr
 (`project_tasks`, `sprint_board`, `project_deleted`, `task_titles`, `roadmap_item_tasks`, `clear_roadmap_items`,
 `project_task_counts`) and the deals area's (`deal_deleted`, `company_deleted`) in service_planning.py, and the
 portal's (`portal_tasks`, `portal_task_project`, `portal_task_counts`, `portal_task_counts_select`, `portal_counts`,
-`create_request_task`) in service_portal.py; the hourly due-soon notice (jobs.py's `due_soon`) in service_due.py.
+`create_request_task`) and the projects area's `move_request_watch` in service_portal.py; the hourly due-soon notice
+(jobs.py's `due_soon`) in service_due.py.
 Other areas reach them all through this module, which imports them.
 """
 from __future__ import annotations
@@ -34,8 +35,8 @@ from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 from .service_planning import (clear_roadmap_items, company_deleted, deal_deleted,  # noqa: F401 - other areas call it through the service
                                project_deleted, project_task_counts, project_tasks, roadmap_item_tasks, sprint_board,
                                task_titles)
-from .service_portal import (create_request_task, portal_counts, portal_task_counts,  # noqa: F401 - other areas call it through the service
-                             portal_task_counts_select, portal_task_project, portal_tasks)
+from .service_portal import (create_request_task, move_request_watch, portal_counts,  # noqa: F401 - other areas call it through the service
+                             portal_task_counts, portal_task_counts_select, portal_task_project, portal_tasks)
 from .service_references import check_references
 from .service_todos import todo_select
 
@@ -282,7 +283,8 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     # a value sent back unchanged is not checked again (a client may PUT the whole record it read)
     known = check_references(ctx, {name: value for name, value in values.items() if value != getattr(task, name)},
                              task_id=task.id, current=task)
-    before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id")}
+    before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id", "resource_type",
+                                                     "resource_id")}
     for name, value in values.items():
         setattr(task, name, value)
     task.updated_at = utcnow()
@@ -303,7 +305,20 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
         _notify_assigned(ctx, task, reads=task.assignee_id in known.tasks_viewers)
     if task.type_id != before["type_id"] and _is_agent_type(db, task.type_id):
         ensure_agent_meta(db, task.id)
+    if task.resource_type == "project" and task.resource_id and \
+            (task.resource_type, task.resource_id) != (before["resource_type"], before["resource_id"]):
+        _request_moved(db, task)
     return task_row(db, task.id, visible_to=ctx.principal)
+
+
+def _request_moved(db, task: Task) -> None:
+    """A task moved into another project: when it is a client's request, its own watch (create_request_task's) goes
+    to the delivery manager it now derives, the project's, else its client profile's (`move_request_watch`: two
+    statements, after the manager's one or two reads; a staff task is left as it is). Session 24: the first
+    project's manager kept reading it and the new one answered 404."""
+    from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+    move_request_watch(db, manager_id=projects_service.request_manager(db, task.resource_id), task_id=task.id)
 
 
 def delete_task(ctx, *, task_id: str) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import bindparam, case, func, insert, select
+from sqlalchemy import and_, bindparam, case, delete, func, insert, literal, select
 
 from chalicelib.core import history
 from chalicelib.core.db import WRITE_LATER, UTCDateTime
-from chalicelib.core.ids import new_id, utcnow
+from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_later
 from chalicelib.core.models import ConfigListItem, HistoryEntry, User
 from chalicelib.core.query import template
@@ -140,10 +140,11 @@ def create_request_task(ctx, *, project_id: str | None, title: str, description:
     history recorded, the project's SLA assigned through the SLA area when it has a policy, and `watcher_id` (the
     delivery manager the portal tells of it) made a watcher when active, so that they may open the task the notice
     links and find it in their lists (the task has no assignee, reporter or creator: without it only head and
-    executive saw it). The task's INSERT (`insert_later`, as the task create's), the history entry's and the
-    watcher's leave with the request's next statement (core.db.WRITE_LATER): none costs a round trip of its own.
-    `company_id`: the client company filing it, named by the history entry (the portal shows the request to it
-    alone)."""
+    executive saw it). That watch is the request's own, marked by its row id, the task's id (a watch a user makes
+    has an id of its own): it follows the delivery manager (`move_request_watch`). The task's INSERT
+    (`insert_later`, as the task create's), the history entry's and the watcher's leave with the request's next
+    statement (core.db.WRITE_LATER): none costs a round trip of its own. `company_id`: the client company filing
+    it, named by the history entry (the portal shows the request to it alone)."""
     resource = ("project", project_id) if project_id else ("company", company_id)
     task = insert_later(ctx.db, Task, {"title": title, "description": description, "resource_type": resource[0],
                                        "resource_id": resource[1], "priority_id": priority_id,
@@ -153,7 +154,8 @@ def create_request_task(ctx, *, project_id: str | None, title: str, description:
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="created", actor_id=None,
                    changes={"title": task.title, "source": actor_label, "company_id": company_id})
     if watcher_id:
-        ctx.db.execute(_request_watcher_template(), {"watcher_row_id": new_id(), "watcher_task_id": task.id,
+        # the row's id is the task's: the mark of the request's own watch (`move_request_watch`, session 24)
+        ctx.db.execute(_request_watcher_template(), {"watcher_row_id": task.id, "watcher_task_id": task.id,
                                                      "watcher_user_id": watcher_id, "watcher_at": utcnow()},
                        execution_options=WRITE_LATER)
     if sla_policy_id:
@@ -161,3 +163,44 @@ def create_request_task(ctx, *, project_id: str | None, title: str, description:
 
         sla_service.assign_on_task_create(ctx, task, sla_policy_id)
     return task.id
+
+
+def _is_request():
+    """WHERE clause on Task: the task is a client's request, its `created` history entry having no actor (written so
+    by create_request_task alone, requests filed before session 24 included; a staff create names its actor)."""
+    from sqlalchemy import exists
+
+    return exists(select(HistoryEntry.id).where(HistoryEntry.entity_type == "task", HistoryEntry.entity_id == Task.id,
+                                                HistoryEntry.action == "created", HistoryEntry.actor_id.is_(None)))
+
+
+def move_request_watch(db, *, manager_id: str | None, project_id: str | None = None,
+                       task_id: str | None = None) -> None:
+    """The request's own watch (the row create_request_task made, its id the task's) of the client requests of
+    project `project_id` (its delivery manager changed), or of the request `task_id` (moved to another project),
+    goes to `manager_id`, the delivery manager they now derive (the project's, else its client profile's; None:
+    nobody): the marked rows of anybody else are deleted (one DELETE), and `manager_id`, when an active user, gets a
+    marked row on each request (one INSERT ... SELECT; a request they already watch by their own choice keeps that
+    watch as it is, unmarked). A watch somebody made (POST /watch) is never touched: an old manager keeps one they
+    chose. Two statements whatever the number of requests, both leaving with the request's next one (WRITE_LATER);
+    a task that is no request is untouched (session 24, docs/decisions/tasks.md). A request filed before session 24
+    has an unmarked watch: its old manager keeps it (it cannot be told from a chosen one), the new one is added.
+    The caller holds the project's row lock (a manager change) or the task's (a move)."""
+    where = (Task.id == task_id,) if task_id else (Task.resource_type == "project", Task.resource_id == project_id)
+    where = (*where, _is_request())
+    requests = select(Task.id).where(*where).correlate(None)
+    marked = (TaskWatcher.id == TaskWatcher.task_id, TaskWatcher.task_id.in_(requests))
+    others = (TaskWatcher.user_id != manager_id,) if manager_id else ()
+    db.execute(delete(TaskWatcher).where(*marked, *others),
+               execution_options={**WRITE_LATER, "synchronize_session": False})
+    if not manager_id:
+        return
+    if db.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as insert_or_not
+    else:
+        from sqlalchemy.dialects.sqlite import insert as insert_or_not
+    rows = (select(Task.id.label("watch_id"), Task.id.label("watch_task_id"), User.id,
+                   literal(utcnow(), UTCDateTime()))
+            .join(User, and_(User.id == manager_id, User.is_active.is_(True))).where(*where))
+    db.execute(insert_or_not(TaskWatcher.__table__).from_select(["id", "task_id", "user_id", "created_at"], rows)
+               .on_conflict_do_nothing(), execution_options=WRITE_LATER)
