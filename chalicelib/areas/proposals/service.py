@@ -290,9 +290,10 @@ def delete_proposal(ctx, *, proposal_id: str) -> None:
 
 
 def duplicate_proposal(ctx, *, proposal_id: str) -> str:
-    """A new draft proposal owned by the caller: the page content, fields and pricing copied; sharing off,
-    no approvals, no outcome. The source is locked first, so that its total, sections and items are read from
-    one pricing (a replacement committing between those reads gave sections without items, or another total)."""
+    """A new draft proposal owned by the caller: the page content, fields and pricing copied, and the listed
+    approvers a create would accept; sharing off, no approvals, no outcome. The source is locked first, so that its
+    total, sections and items are read from one pricing (a replacement committing between those reads gave sections
+    without items, or another total)."""
     from chalicelib.areas.pages import service as pages_service
 
     source = _locked(ctx, proposal_id)
@@ -307,23 +308,37 @@ def duplicate_proposal(ctx, *, proposal_id: str) -> str:
                                                     entity_type=ENTITY, entity_id=copy.id, actor_id=ctx.user_id)
     ctx.db.add(copy)
     ctx.db.flush()
-    sections = ctx.db.scalars(select(PricingSection).where(PricingSection.proposal_id == source.id)).all()
+    # read in the order GET pricing reads them and renumbered 0..n-1 in it: sections sharing a position are read by
+    # id, and the copy's ids are new, so copied as they were the copy would read them in another order (session 24)
+    sections = ctx.db.scalars(select(PricingSection).where(PricingSection.proposal_id == source.id)
+                              .order_by(PricingSection.position, PricingSection.id)).all()
     section_ids = {section.id: new_id() for section in sections}
     insert_rows(ctx.db, PricingSection, [{"id": section_ids[s.id], "proposal_id": copy.id, "title": s.title,
-                                          "position": s.position} for s in sections])
+                                          "position": index} for index, s in enumerate(sections)])
     if sections:
         items = ctx.db.scalars(select(PricingItem).where(PricingItem.section_id.in_(list(section_ids)))).all()
         insert_rows(ctx.db, PricingItem, [
             {"section_id": section_ids[i.section_id], "description": i.description, "service_type_id": i.service_type_id,
              "quantity": i.quantity, "unit_price": i.unit_price, "amount": i.amount, "notes": i.notes,
              "position": i.position} for i in items])
-    # the copy's owner (the caller) is never its approver (nobody approves their own proposal)
-    listed = [a.user_id for a in approval_rows(ctx.db, source.id) if a.listed and a.user_id != ctx.user_id]
-    _set_approvers(ctx, copy.id, listed)
+    _set_approvers(ctx, copy.id, _approvers_to_copy(ctx, source.id))
     record(ctx, copy.id, "created", {"title": copy.title, "status": "draft", "duplicated_from": source.id})
     record(ctx, source.id, "duplicated", {"copy_id": copy.id})
     ctx.db.flush()
     return copy.id
+
+
+def _approvers_to_copy(ctx, source_id: str) -> list[str]:
+    """The source's listed approvers a create would accept for the copy: active users holding proposals:update
+    (`_check_references`; their principals in one statement), never the copy's owner, the caller (nobody approves
+    their own proposal). The others are left out silently (session 24): a duplicate has no body to answer 400 about,
+    and listed they would hold the copy in review, able neither to decide nor to let a manage holder decide."""
+    from chalicelib.core.auth import principals_of
+
+    listed = [a.user_id for a in approval_rows(ctx.db, source_id) if a.listed and a.user_id != ctx.user_id]
+    able = principals_of(ctx.db, listed)
+    return [user_id for user_id in listed
+            if user_id in able and allows(able[user_id].permissions, "proposals", "update")]
 
 
 # ---------------------------------------------------------------- the approval flow
