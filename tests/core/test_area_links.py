@@ -51,7 +51,8 @@ BOTH_WAYS = {
     frozenset({"budgets", "projects"}): "a budget names a visible project; a project with budgets or time entries "
                                         "(counted by the budgets area, its money's) is not deleted (409)",
     frozenset({"budgets", "deals"}): "a budget names a visible deal; a deal that budgets name (counted by the budgets "
-                                     "area) is not deleted (409)",
+                                     "area) is not deleted (409); a deal moved to another client tells it of its "
+                                     "budgets pending approval",
     frozenset({"deals", "relationships"}): "relationship data names contacts and companies; a contact's delete takes "
                                            "the action-centre items of its relationship actions with it",
     frozenset({"projects", "sprints"}): "a sprint belongs to a visible project; deleting a project deletes its sprints",

@@ -423,19 +423,31 @@ def project_budget_totals(db, project_id: str) -> dict[str, Decimal]:
 
 def project_company_changed(ctx, *, project_id: str) -> int:
     """A project was given a client company or moved to another (the projects area, under the project's row lock):
-    its budgets pending approval, now in that client's portal (listed, approvable), are told to its portal users
-    (`portal_budget_pending`, as `_tell_portal_pending` tells a budget moved there: session 24). One statement finds
-    them (id and name, oldest first); the portal's notice takes one budget, so each costs its own few statements (the
-    project's company, the portal users, their notices): bounded by the project's pending budgets, and none without
-    any. The old company is not told again. Answers how many budgets were told."""
+    its budgets pending approval are told to that client (`resource_company_changed`). Answers how many."""
+    return resource_company_changed(ctx, resource_type="project", resource_id=project_id)
+
+
+def deal_company_changed(ctx, *, deal_id: str) -> int:
+    """A deal was given a client company or moved to another (the deals area, under the deal's row lock): as
+    `project_company_changed`, for the deal's budgets (a deal's budgets are in its company's portal)."""
+    return resource_company_changed(ctx, resource_type="deal", resource_id=deal_id)
+
+
+def resource_company_changed(ctx, *, resource_type: str, resource_id: str) -> int:
+    """The project or deal now belongs to another client company: its budgets pending approval, now in that
+    client's portal (listed, approvable), are told to its portal users (`portal_budget_pending`, as
+    `_tell_portal_pending` tells a budget moved there: session 24). One statement finds them (id and name, oldest
+    first); the portal's notice takes one budget, so each costs its own few statements (the resource's company, the
+    portal users, their notices): bounded by the resource's pending budgets, and none without any. The old company
+    is not told again. Answers how many budgets were told."""
     from chalicelib.areas.portal import service as portal_service
 
     pending = ctx.db.execute(select(Budget.id, Budget.name).where(
-        Budget.resource_type == "project", Budget.resource_id == project_id, Budget.status == "pending_approval")
+        Budget.resource_type == resource_type, Budget.resource_id == resource_id, Budget.status == "pending_approval")
         .order_by(Budget.created_at, Budget.id)).all()
     for budget_id, name in pending:
-        portal_service.budget_pending_approval(ctx, budget_id=budget_id, name=name, resource_type="project",
-                                               resource_id=project_id)
+        portal_service.budget_pending_approval(ctx, budget_id=budget_id, name=name, resource_type=resource_type,
+                                               resource_id=resource_id)
     return len(pending)
 
 

@@ -127,6 +127,10 @@ def update_deal(ctx, *, deal_id: str, data) -> dict:
     # won now and (newly won, or won before and given a company or moved to another one): that company's milestone
     if deal.status == "won" and deal.company_id and (status_before != "won" or deal.company_id != company_before):
         _deal_won(ctx, deal.company_id)
+    if deal.company_id and deal.company_id != company_before:  # its budgets are now in that client's portal
+        from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
+
+        budgets_service.deal_company_changed(ctx, deal_id=deal.id)  # those pending approval are told (session 24)
     return record
 
 

@@ -48,7 +48,8 @@ class PortalUser(Base):
     __tablename__ = "portal_users"
 
     company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), primary_key=True)
-    portal_user_id: Mapped[str] = mapped_column(String(100), primary_key=True)
+    # indexed alone too: recording a user forgets it at the other companies (portal_0003)
+    portal_user_id: Mapped[str] = mapped_column(String(100), primary_key=True, index=True)
     email: Mapped[str | None] = mapped_column(String(320))
     role: Mapped[str | None] = mapped_column(String(20))
     created_at: Mapped[datetime] = created_at_column()

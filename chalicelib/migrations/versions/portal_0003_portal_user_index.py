@@ -1,0 +1,20 @@
+"""Portal: an index on portal_users.portal_user_id. Recording a portal user for a company forgets it for the other
+companies it was recorded for (session 24: `portal_user_id = :id AND company_id <> :company`, on every portal request
+that names a user); the primary key (company_id, portal_user_id) cannot serve that, so it scanned the table.
+
+Revision ID: portal_0003
+"""
+from alembic import op
+
+revision = "portal_0003"
+down_revision = "portal_0002"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_index("ix_portal_users_portal_user_id", "portal_users", ["portal_user_id"])
+
+
+def downgrade() -> None:
+    op.drop_index("ix_portal_users_portal_user_id", table_name="portal_users")
