@@ -83,9 +83,11 @@ def send_message(ctx, *, contact_id: str, data) -> dict:
 def deliver(message_id: str) -> None:
     """After commit: hand the message to the provider and record its answer (sid and status, or the error).
     A failure is recorded on the message, never raised: the request that wrote it has succeeded. A message sent
-    with `auto_action_id` marks that action done (and completes its action-centre item) in the unit of work that
-    records the provider's acceptance, and only then: a refused or failed message leaves the action pending
-    (service_actions.message_accepted: the contact, the action, then its item, as every path takes them)."""
+    with `auto_action_id` marks that action done (and completes its action-centre item) once the provider accepted
+    it, and only then: a refused or failed message leaves the action pending (service_actions.message_accepted: the
+    contact, the action, then its item, as every path takes them). The provider's answer is written first, in a
+    transaction of its own, so that a failure of the action's write (a lock, a deadlock) never loses the sid and
+    leaves the message `queued` (review of session 24's diff); such a failure leaves the action pending, logged."""
     from chalicelib.core.context import job_context
     from chalicelib.core.db import unit_of_work
     from chalicelib.providers.sms import get_sms
@@ -106,7 +108,11 @@ def deliver(message_id: str) -> None:
         log.warning("message %s not sent: %s", message_id, exc.message)
         values = {"status": "failed", "error": exc.message}
         accepted = False
-    with job_context() as ctx:
-        if accepted and action_id:  # its rows before the message's: a contact's delete takes them in that order
-            service_actions.message_accepted(ctx, contact_id=contact_id, action_id=action_id)
+    with job_context() as ctx:  # the provider's answer first, in a transaction of its own: never lost
         ctx.db.execute(update(RelationshipMessage).where(RelationshipMessage.id == message_id).values(**values))
+    if accepted and action_id:
+        try:
+            with job_context() as ctx:  # the contact, the action, then its item: the order of a contact's delete
+                service_actions.message_accepted(ctx, contact_id=contact_id, action_id=action_id)
+        except Exception:  # noqa: BLE001 - the message was sent and is recorded; the action stays pending
+            log.exception("message %s sent, its auto-action %s not marked done", message_id, action_id)

@@ -230,3 +230,18 @@ def test_live_message_not_accepted_leaves_its_action_pending(api, db, employee, 
     assert (stored.status, stored.provider_message_id) == ("failed", None) and stored.error
     assert len(responses.calls) == 1
     assert _state(db, action["id"]) == ("pending", None, False)
+
+
+def test_a_failed_action_write_keeps_the_providers_answer(api, db, employee, monkeypatch):
+    """Review of session 24's diff: the provider's sid and status are written in a transaction of their own, before
+    the action's; a failure marking the action (a lock, a deadlock) lost them and left the message `queued`."""
+    from chalicelib.areas.relationships import service_actions
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("deadlock detected")
+
+    monkeypatch.setattr(service_actions, "message_accepted", broken)
+    contact_id, action = _contact_with_action(api, db, employee)
+    message = _message(db, _send(api, employee, contact_id, action["id"])["id"])
+    assert message.provider_message_id and message.error is None, (message.status, message.provider_message_id)
+    assert _state(db, action["id"])[0] == "pending"  # the action's write failed: it stays pending
