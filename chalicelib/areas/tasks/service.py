@@ -37,7 +37,7 @@ from .service_planning import (clear_roadmap_items, company_deleted, deal_delete
                                task_titles)
 from .service_portal import (create_request_task, move_request_watch, portal_counts,  # noqa: F401 - other areas call it through the service
                              portal_task_counts, portal_task_counts_select, portal_task_project, portal_tasks)
-from .service_references import check_references
+from .service_references import check_references, copied_links
 from .service_todos import todo_select
 
 
@@ -248,7 +248,9 @@ def _assign_project_sla(ctx, task: Task) -> None:
 # Document 1: a duplicate has " (copy)" appended to its title, the default status, the caller as reporter, and "all
 # other fields copied": the assignee (a deactivated one too: core notify tells them nothing) and the approval
 # (`approved_by_user_id`, `approved_at`) included. Only the id, the timestamps and the creator are the copy's own.
-# The due-soon marker is not a field (not in TASK_FIELDS): the copy is a task of its own, told on its own.
+# The due-soon marker is not a field (not in TASK_FIELDS): the copy is a task of its own, told on its own. The links
+# (parent, linked resource, roadmap item, sprint) are copied as a create would take them: one the caller cannot see,
+# or whose record is gone, is left null (service_references.copied_links; session 24).
 COPIED_FIELDS = [name for name in TASK_FIELDS if name not in ("id", "created_at", "updated_at", "status_id",
                                                               "reporter_id", "created_by", "title")]
 
@@ -258,7 +260,8 @@ COPY_SUFFIX = " (copy)"
 
 def duplicate_task(ctx, *, task_id: str) -> dict:
     original = load_task(ctx, task_id)
-    copy = Task(**{name: getattr(original, name) for name in COPIED_FIELDS})
+    # the links are checked and share-locked as a create's: one hidden from the caller, or gone, is left null
+    copy = Task(**{**{name: getattr(original, name) for name in COPIED_FIELDS}, **copied_links(ctx, original)})
     copy.title = original.title[:500 - len(COPY_SUFFIX)] + COPY_SUFFIX  # a 500-character title keeps its suffix
     copy.status_id = default_status_id(ctx.db)
     copy.reporter_id = ctx.user_id

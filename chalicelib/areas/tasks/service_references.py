@@ -1,5 +1,6 @@
 """Tasks: the check of what a task write names (config items, users, parent, linked resource, roadmap item,
-sprint), `check_references`, called by the creates and the update of service.py."""
+sprint), `check_references`, called by the creates and the update of service.py, and that of the links a duplicate
+copies, `copied_links`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -182,6 +183,39 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
     if details:
         raise BadRequest("Invalid task fields", details=details)
     return known
+
+
+def copied_links(ctx, task: Task) -> dict:
+    """The links of `task` a duplicate of it may not copy, as `{field: None}`: each link is checked as a create naming
+    it would be (`check_references`), one statement per kind the task links, in the order a create locks them: the
+    linked resource (a project the caller can see, an existing deal or company, share-locked by its area's `link_*`),
+    the roadmap item (`visible_item_exists`, share-locked), the sprint (`visible_sprint_exists`) and the parent task
+    (one the caller can see, share-locked FOR KEY SHARE here: the lock the copy's foreign key takes at its INSERT).
+    A record the caller cannot see, or one that is gone (deleted meanwhile: its delete in progress is waited for),
+    is left null on the copy rather than refused, as the duplicate's request names none of them (session 24). A
+    record kept stays share-locked until the copy commits: its delete, which locks the row first, then waits and
+    unlinks the copy with the rest."""
+    db = ctx.db
+    cleared = {}
+    if (task.resource_type is not None or task.resource_id is not None) and \
+            _linked_resource_problem(ctx, task.resource_type, task.resource_id):
+        cleared.update(resource_type=None, resource_id=None)
+    if task.roadmap_item_id:
+        from chalicelib.areas.roadmaps import service as roadmaps_service  # another area: imported lazily
+
+        if not roadmaps_service.visible_item_exists(ctx, task.roadmap_item_id):
+            cleared["roadmap_item_id"] = None
+    if task.sprint_id:
+        from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
+
+        if not sprints_service.visible_sprint_exists(ctx, task.sprint_id):
+            cleared["sprint_id"] = None
+    if task.parent_task_id:
+        parent = select(Task.id).where(Task.id == task.parent_task_id, visible(ctx.principal)).with_for_update(
+            read=True, key_share=True, of=Task)
+        if db.scalar(parent) is None:
+            cleared["parent_task_id"] = None
+    return cleared
 
 
 def _is_descendant(db, candidate_id: str, ancestor_id: str) -> bool:

@@ -294,9 +294,10 @@ def test_update_type_to_agent_task_creates_meta_once(api, db, exec_user):
 def test_duplicate_copies_fields_resets_status_and_reporter(api, db, exec_user):
     owner, someone = make_user(db), make_user(db)
     done, high, bug = status(db, "done"), priority(db, "high"), task_type(db, "bug")
+    project = make_project(db)  # session 24: a link to a project that does not exist is not copied
     original = make_task(db, title="Orig", description="d", status_id=done.id, priority_id=high.id,
                          type_id=bug.id, assignee_id=owner.id, reporter_id=someone.id, created_by=someone.id,
-                         estimated_hours=5, resource_type="project", resource_id="p1", is_private=True)
+                         estimated_hours=5, resource_type="project", resource_id=project.id, is_private=True)
     make_todo(db, original)
     response = api.post(f"/api/tasks/{original.id}/duplicate", as_=exec_user)
     assert response.status == 201
@@ -307,7 +308,7 @@ def test_duplicate_copies_fields_resets_status_and_reporter(api, db, exec_user):
     assert (copy["description"], copy["priority_id"], copy["type_id"], copy["assignee_id"]) == (
         "d", high.id, bug.id, owner.id)
     assert (copy["estimated_hours"], copy["resource_type"], copy["resource_id"], copy["is_private"]) == (
-        5, "project", "p1", 1)
+        5, "project", project.id, 1)
     assert copy["todo_count"] == 0
     history = api.get(f"/api/tasks/{copy['id']}/history", as_=exec_user).json["history"]
     assert [h["action"] for h in history] == ["created"]
