@@ -37,7 +37,7 @@ from .service_planning import (clear_roadmap_items, company_deleted, deal_delete
                                task_titles)
 from .service_portal import (create_request_task, move_request_watch, portal_counts,  # noqa: F401 - other areas call it through the service
                              portal_task_counts, portal_task_counts_select, portal_task_project, portal_tasks)
-from .service_references import check_references, copied_links
+from .service_references import check_references, copied_links, dated_approval
 from .service_todos import todo_select
 
 
@@ -217,6 +217,7 @@ def create_task(ctx, *, data: TaskCreate, parent: Task | None = None) -> dict:
     if parent is not None:
         values["parent_task_id"] = parent.id
     known = check_references(ctx, values)
+    dated_approval(values, values)  # a create changes all it sends: an approver given without a time is dated now
     if not values.get("status_id"):
         values["status_id"] = default_status_id(ctx.db)
     if values.get("is_private") is None:
@@ -284,8 +285,9 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     # others' changes, so a status change or an assignment is recorded, and told, by the one update that made it
     task = lock_row(ctx.db, Task, task_id, where=visible(ctx.principal), missing="Task")
     # a value sent back unchanged is not checked again (a client may PUT the whole record it read)
-    known = check_references(ctx, {name: value for name, value in values.items() if value != getattr(task, name)},
-                             task_id=task.id, current=task)
+    changed = {name: value for name, value in values.items() if value != getattr(task, name)}
+    known = check_references(ctx, changed, task_id=task.id, current=task)
+    dated_approval(values, changed)  # a changed approver without a time of its own: the time follows it
     before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id", "resource_type",
                                                      "resource_id")}
     for name, value in values.items():

@@ -9,6 +9,7 @@ from functools import cache
 from sqlalchemy import String, case, cast, func, literal_column, null, select, union_all
 
 from chalicelib.core.errors import BadRequest, Forbidden, NotFound
+from chalicelib.core.ids import utcnow
 from chalicelib.core.lookup import Names
 from chalicelib.core.models import ConfigList, ConfigListItem, User
 from chalicelib.core.query import Read, ids_param, ids_value, template
@@ -114,6 +115,16 @@ def _references_read(db, config_ids: set, user_ids: set, viewers: bool) -> Read 
     if users:
         params["ref_user_ids"] = users
     return Read(_references_template(postgres, bool(items), bool(users), viewers and bool(users)), params)
+
+
+def dated_approval(values: dict, changed: dict) -> None:
+    """An approval's time follows its approver (session 24): when the approver changes (`changed`, what the write
+    changes; the reference check has passed) and no changed `approved_at` is sent, `values` (what is written) take
+    the time too: null when the approver is cleared (withdrawing is both null together), now when one is set (a
+    second approver is not dated at the first one's time; a create naming an approver is dated now). A time sent
+    explicitly, and checked as such, is written as sent."""
+    if "approved_by_user_id" in changed and "approved_at" not in changed:
+        values["approved_at"] = utcnow() if changed["approved_by_user_id"] else None
 
 
 def check_references(ctx, values: dict, *, task_id: str | None = None, current: Task | None = None) -> References:
