@@ -385,9 +385,12 @@ def delete_budget(ctx, *, budget_id: str) -> None:
     (an invoice without a budget is seen by every holder of invoices:view) and its place in the project's
     profitability. They are counted after the budget's row is locked: an invoice being written that names the budget
     holds the row (its key's FOR KEY SHARE, or invoices' check of the budget), so it is waited for and counted, and
-    one that comes after waits for this delete and then finds no budget."""
+    one that comes after waits for this delete and then finds no budget. Its `portal_budget_pending` notices are
+    withdrawn from the client's portal (the portal's `budget_withdrawn`, one DELETE; session 24): they pointed at a
+    budget the portal answers 404 for."""
     from chalicelib.areas.invoices import service as invoices_service
     from chalicelib.areas.notes import service as notes_service
+    from chalicelib.areas.portal import service as portal_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
     budget = load_budget(ctx, budget_id)
@@ -402,6 +405,7 @@ def delete_budget(ctx, *, budget_id: str) -> None:
     ctx.db.flush()
     timesheets_service.clear_budget(ctx.db, budget_id=budget.id)
     notes_service.records_deleted(ctx.db, "budget", [budget.id])
+    portal_service.budget_withdrawn(ctx.db, budget_id=budget.id)
     ctx.db.delete(budget)
     ctx.db.flush()
 

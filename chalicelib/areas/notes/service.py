@@ -155,7 +155,8 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
 
 def update_note(ctx, *, note_id: str, data) -> None:
     """Content and visibility; only the author or an executive (403 for others who read the note). A reply the
-    edit newly makes client-visible tells its parent's portal author, as create_note does (a re-save: nobody)."""
+    edit newly makes client-visible tells its parent's portal author, as create_note does (a re-save: nobody); a
+    reply the edit takes the share back from has that notice withdrawn (the portal's note_replies_withdrawn)."""
     note = load_note(ctx, note_id)
     if note.author_id != ctx.user_id and ctx.principal.access_level != "executive":
         raise Forbidden("Only the author or an executive may edit this note")
@@ -174,6 +175,12 @@ def update_note(ctx, *, note_id: str, data) -> None:
                 portal_service.note_replied(ctx, parent_id=note.parent_id, note_id=note.id,
                                             resource_type=note.resource_type, resource_id=note.resource_id,
                                             content=note.content)
+        elif was_shared and CLIENT_LEVEL not in note.visibility and note.parent_id:
+            # a reply the share is taken back from: the portal no longer lists it, its notice (with its text) is
+            # withdrawn too (session 24)
+            from chalicelib.areas.portal import service as portal_service
+
+            portal_service.note_replies_withdrawn(ctx.db, note_ids=[note.id])
     ctx.db.flush()
 
 
@@ -182,7 +189,8 @@ def delete_note(ctx, *, note_id: str) -> None:
     note = load_note(ctx, note_id)
     if note.author_id != ctx.user_id and not ctx.can(tool_for(note.resource_type), "manage"):
         raise Forbidden("Only the author or a manager of this record's tool may delete this note")
-    if note.resource_type in PORTAL_TYPES:  # who wrote it, or a reply, in the portal is forgotten with it
+    if note.resource_type in PORTAL_TYPES:  # who wrote it, or a reply, in the portal is forgotten with it, and the
+        # portal notices of its staff replies (portal_note_reply) are withdrawn (session 24)
         from chalicelib.areas.portal import service as portal_service
 
         portal_service.records_deleted(ctx.db, "note", _thread_ids(note.id))

@@ -14,7 +14,9 @@ from chalicelib.core.db import (Base, Created, Timestamps, UTCDateTime, created_
 class PortalNotification(Created, Base):
     """A notification of one portal user (not a staff user) of one company."""
     __tablename__ = "portal_notifications"
-    __table_args__ = (Index("ix_portal_notifications_recipient", "company_id", "portal_user_id", "created_at"),)
+    __table_args__ = (Index("ix_portal_notifications_recipient", "company_id", "portal_user_id", "created_at"),
+                      # withdrawn by their record (portal_0003: withdraw_notices)
+                      Index("ix_portal_notifications_resource", "resource_type", "resource_id"))
 
     id: Mapped[str] = id_column()
     company_id: Mapped[str] = mapped_column(cross_area_key("companies.id", ondelete="CASCADE"), nullable=False)

@@ -258,6 +258,16 @@ def budget_pending_approval(ctx, *, budget_id: str, name: str, resource_type: st
         resource_type="budget", resource_id=budget_id, action_url=f"/budgets/{budget_id}")
 
 
+def budget_withdrawn(db, *, budget_id: str) -> None:
+    """A budget is being deleted (budgets): the `portal_budget_pending` notices told of it are withdrawn from every
+    portal user (one DELETE whose answer nobody reads; session 24): they pointed at a budget the portal answers 404
+    for, as a deleted QBR's did. A budget taken out of pending_approval is still listed: its notice is kept."""
+    from . import service_notifications
+
+    service_notifications.withdraw_notices(db, type="portal_budget_pending", resource_type="budget",
+                                           resource_id=budget_id)
+
+
 def task_status_changed(ctx, *, task_id: str, title: str) -> int:
     """A task's status changed (tasks): when the task is a client's request, its requester is told
     (`portal_request_updated`)."""
@@ -329,7 +339,9 @@ def records_deleted(db, record_type: str, ids) -> None:
     """Records submitted through the portal (`task`: a request, `note`: a note) are being deleted by their area:
     who submitted them is forgotten (one DELETE; `ids` a list of ids or a SELECT of them, read before the records'
     own DELETE). Nobody reads its answer: it rides with the request's next statement (core.db.WRITE_LATER). The row
-    was kept for good before (session 23): nothing read it again, the table only grew."""
+    was kept for good before (session 23): nothing read it again, the table only grew. Notes: the staff replies among
+    them told to a portal author take their `portal_note_reply` notices with them (`note_replies_withdrawn`, one
+    DELETE more; session 24)."""
     from sqlalchemy import delete
 
     from chalicelib.core.db import WRITE_LATER
@@ -339,6 +351,18 @@ def records_deleted(db, record_type: str, ids) -> None:
     db.execute(delete(PortalSubmission).where(PortalSubmission.record_type == record_type,
                                               PortalSubmission.record_id.in_(ids)),
                execution_options={**WRITE_LATER, "synchronize_session": False})
+    if record_type == "note":
+        note_replies_withdrawn(db, note_ids=ids)
+
+
+def note_replies_withdrawn(db, *, note_ids) -> None:
+    """Staff replies the portal no longer lists (notes: a reply whose visibility no longer names `client`, or replies
+    being deleted, `note_ids` a list of ids or a SELECT of them): the `portal_note_reply` notices told of them
+    (resource `note`, the reply's id; they carry its text) are withdrawn from every portal user (one DELETE whose
+    answer nobody reads; session 24, docs/decisions/portal.md "Withdrawn notices")."""
+    from . import service_notifications
+
+    service_notifications.withdraw_notices(db, type="portal_note_reply", resource_type="note", resource_ids=note_ids)
 
 
 def announcement_published(ctx, *, announcement_id: str, title: str) -> int:

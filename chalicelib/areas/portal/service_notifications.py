@@ -186,15 +186,20 @@ def submitter(db, record_type: str, record_id: str) -> tuple[str, str] | None:
     return (row[0], row[1]) if row else None
 
 
-def withdraw_notices(db, *, type: str, resource_type: str, resource_id: str, company_id: str | None = None) -> None:
-    """The portal notifications of `type` about one record (of one company, or of every company) are withdrawn:
-    the record was deleted, or the portal no longer shows it (session 24). One DELETE, whose answer nobody reads (it
+def withdraw_notices(db, *, type: str, resource_type: str, resource_id: str | None = None, resource_ids=None,
+                     company_id: str | None = None) -> None:
+    """The portal notifications of `type` about one record (`resource_id`), or about several (`resource_ids`: a list
+    of ids or a SELECT of them, read in the same statement), of one company or of every company, are withdrawn: the
+    record was deleted, or the portal no longer shows it (session 24). One DELETE, whose answer nobody reads (it
     rides with the request's next statement, core.db.WRITE_LATER). E-mails already queued or sent are not recalled."""
     from sqlalchemy import delete
 
+    if (resource_id is None) == (resource_ids is None):
+        raise TypeError("withdraw_notices takes resource_id or resource_ids")
+    about = PortalNotification.resource_id == resource_id if resource_ids is None else \
+        PortalNotification.resource_id.in_(resource_ids)
     stmt = delete(PortalNotification).where(PortalNotification.type == type,
-                                            PortalNotification.resource_type == resource_type,
-                                            PortalNotification.resource_id == resource_id)
+                                            PortalNotification.resource_type == resource_type, about)
     if company_id is not None:
         stmt = stmt.where(PortalNotification.company_id == company_id)
     db.execute(stmt, execution_options={**WRITE_LATER, "synchronize_session": False})

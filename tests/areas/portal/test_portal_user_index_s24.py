@@ -14,3 +14,10 @@ def test_an_index_serves_the_delete_by_portal_user_id(db):
         "SELECT indexdef FROM pg_indexes WHERE tablename = 'portal_users'")).scalars().all()
     assert any("(portal_user_id" in d for d in leading), leading
 
+
+
+def test_an_index_serves_the_withdrawal_of_a_records_notices(db):
+    """withdraw_notices deletes a record's notices by (type, resource_type, resource_id) on every note delete of a
+    portal record type: without an index on the resource it scanned portal_notifications."""
+    defs = db.execute(text("SELECT indexdef FROM pg_indexes WHERE tablename = 'portal_notifications'")).scalars().all()
+    assert any("(resource_type, resource_id)" in d for d in defs), defs
