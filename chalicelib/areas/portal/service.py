@@ -341,7 +341,8 @@ def records_deleted(db, record_type: str, ids) -> None:
     own DELETE). Nobody reads its answer: it rides with the request's next statement (core.db.WRITE_LATER). The row
     was kept for good before (session 23): nothing read it again, the table only grew. Notes: the staff replies among
     them told to a portal author take their `portal_note_reply` notices with them (`note_replies_withdrawn`, one
-    DELETE more; session 24)."""
+    DELETE more; session 24); tasks (a request and its subtasks) their `portal_request_updated` notices (one DELETE
+    more)."""
     from sqlalchemy import delete
 
     from chalicelib.core.db import WRITE_LATER
@@ -353,6 +354,11 @@ def records_deleted(db, record_type: str, ids) -> None:
                execution_options={**WRITE_LATER, "synchronize_session": False})
     if record_type == "note":
         note_replies_withdrawn(db, note_ids=ids)
+    elif record_type == "task":  # a deleted request's status notices pointed at a task the portal no longer lists
+        from . import service_notifications
+
+        service_notifications.withdraw_notices(db, type="portal_request_updated", resource_type="task",
+                                               resource_ids=ids)
 
 
 def note_replies_withdrawn(db, *, note_ids) -> None:
