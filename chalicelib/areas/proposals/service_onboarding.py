@@ -1,10 +1,11 @@
 """The onboarding automation of a public accept (document 2, Events; decisions.md section 5), run inside the
 accept's transaction so that all of it happens or none of it:
 
-1. a project for the proposal's company (none without a company: the project has no company), owned by the
-   proposal's owner;
-2. with pricing: a draft budget of that project from the pricing sections' items (each item a line item,
-   titled "<section>: <description>");
+1. a project for the proposal's company (none without a company: the project has no company), owned by an
+   active user or by nobody (`_owner_of_made`: the proposal's owner when active, else the company's owner when
+   active, else none; session 24), who is its one member (role owner) when there is one;
+2. with pricing: a draft budget of that project, owned by the same user (or nobody), from the pricing sections'
+   items (each item a line item, titled "<section>: <description>");
 3. with that budget (type `fixed_price`: the accepted pricing is the price): a draft invoice generated from
    it (the invoices area: one line of the whole price, 0.00 for a free proposal), which is the company's first
    invoice milestone when it has no other;
@@ -18,8 +19,9 @@ The owner's notification and the history entry are written by the caller (servic
 """
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import case, or_, select
 
+from chalicelib.core.models import User
 from chalicelib.core.timeutil import iso
 
 from .models import PricingItem, PricingSection, Proposal
@@ -34,6 +36,26 @@ def _pricing_items(db, proposal_id: str) -> list[dict]:
              "unit_price": item.unit_price, "service_type_id": item.service_type_id} for title, item in rows]
 
 
+def _owner_of_made(db, proposal: Proposal) -> str | None:
+    """The owner of the project and budget the accept makes: the proposal's owner when active, else its company's
+    owner when active, else None (session 24: the staff creates refuse an inactive owner, and a proposal whose owner
+    left after sending it made a project whose only member, and a budget whose owner, could not sign in). One
+    statement: the active users among the two, the proposal's owner first."""
+    from chalicelib.areas.deals import service as deals_service
+
+    candidates = [User.id == proposal.owner_id] if proposal.owner_id else []
+    if proposal.company_id:
+        company = deals_service.company_table()
+        candidates.append(User.id == select(company.c.owner_id).where(company.c.id == proposal.company_id)
+                          .scalar_subquery())
+    if not candidates:
+        return None
+    query = select(User.id).where(User.is_active.is_(True), or_(*candidates)).limit(1)
+    if proposal.owner_id:
+        query = query.order_by(case((User.id == proposal.owner_id, 0), else_=1))
+    return db.scalar(query)
+
+
 def run_onboarding(ctx, proposal: Proposal, *, name: str, email: str, accepted_at) -> dict:
     """The automation for `proposal`, accepted by `name` <`email`> at `accepted_at`; answers what it made
     (`project_id`, `budget_id`, `invoice_id`, `contract_id`, `deal_won`, `onboarding_milestones`). The proposal's row
@@ -45,8 +67,9 @@ def run_onboarding(ctx, proposal: Proposal, *, name: str, email: str, accepted_a
     from chalicelib.areas.projects import service as projects_service
 
     created: dict = {}
+    owner_id = _owner_of_made(ctx.db, proposal)  # an active user or None: the project's member only when one
     created["project_id"] = projects_service.create_project_for(
-        ctx, name=proposal.title, company_id=proposal.company_id, owner_id=proposal.owner_id,
+        ctx, name=proposal.title, company_id=proposal.company_id, owner_id=owner_id,
         description=f"Created when the proposal \"{proposal.title}\" was accepted.")
     items = _pricing_items(ctx.db, proposal.id)
     if items:
@@ -54,7 +77,7 @@ def run_onboarding(ctx, proposal: Proposal, *, name: str, email: str, accepted_a
 
         created["budget_id"] = budgets_service.create_budget_for(
             ctx, name=proposal.title, project_id=created["project_id"], company_id=proposal.company_id,
-            currency=proposal.currency, owner_id=proposal.owner_id, items=items, budget_type="fixed_price")
+            currency=proposal.currency, owner_id=owner_id, items=items, budget_type="fixed_price")
         created["invoice_id"] = invoices_service.create_draft_from_budget(ctx, budget_id=created["budget_id"],
                                                                           currency=proposal.currency)
     created["contract_id"] = clients_service.create_contract_for(
