@@ -40,7 +40,9 @@ def create_request(ctx, *, data) -> str:
 
     project = None
     if data.projectId:  # optional (document 3): without it the task is the company's, no project's
-        project = projects_service.portal_project_detail(ctx.db, [ctx.portal.company_id], data.projectId, brief=True)
+        # share-locked (as a staff task create's link_project): a request filed while staff delete the project waits
+        # for the delete and finds the project missing, instead of leaving a task on a deleted project (session 24)
+        project = projects_service.portal_project_to_name(ctx.db, [ctx.portal.company_id], data.projectId)
         if project is None:
             raise bad_field("projectId", "must be a project of the company")
     priority_id = _priority_id(ctx.db, data.priority)

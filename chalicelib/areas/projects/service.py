@@ -3,8 +3,9 @@
 Sub-resources live beside this file: members and goals (`service_members.py`), decisions
 (`service_decisions.py`), tasks, profitability, AI summary and deal link (`service_insights.py`), and the client
 portal's company-scoped reads (`company_project_ids`, `portal_project_ids`, `portal_projects_select`,
-`portal_project_detail`, `portal_decisions`, `portal_milestones`, `portal_milestones_select`, `portal_team`:
-`service_portal.py`), which other areas reach through this module, which imports them.
+`portal_project_detail`, `portal_project_to_name`, `portal_decisions`, `portal_milestones`,
+`portal_milestones_select`, `portal_team`: `service_portal.py`), which other areas reach through this module,
+which imports them.
 Other areas are reached only through their `service` module, imported inside the function that
 needs it (tasks: task counts; deals: company names).
 """
@@ -30,7 +31,7 @@ from .queries import (ATTRIBUTE, ENTITY, get_field, goal_select, link_project,  
 from .queries import project_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_portal import (company_project_ids, portal_decisions, portal_milestones,  # noqa: F401 - other areas call it through the service
                              portal_milestones_select, portal_project_detail, portal_project_ids, portal_projects_select,
-                             portal_team)
+                             portal_project_to_name, portal_team)
 
 WRITABLE = ("name", "description", "company_id", "type_id", "status", "owner_id", "delivery_manager_id", "squad",
             "start_date", "end_date", "metadata", "sla_policy_id", "auto_ticket_from_email")

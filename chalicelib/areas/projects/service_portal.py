@@ -89,11 +89,24 @@ def portal_project_detail(db, company_ids, project_id: str, *, brief: bool = Fal
     return found[0], sets["goals"], members, ai, sets["decisions"]
 
 
-def _portal_project(db, company_ids, project_id: str) -> list[dict]:
+def portal_project_to_name(db, company_ids, project_id: str) -> dict | None:
+    """The portal's project record (as `portal_project_detail(..., brief=True)`) of a project of these companies
+    that a record of another area is about to name (a client's request: a task of the project), or None. The row is
+    share-locked in the same statement (FOR KEY SHARE, as `link_project`): the write waits for a delete of the project
+    in progress and then finds it missing, instead of naming a deleted project (session 24); it waits for no edit
+    of the project (those take FOR NO KEY UPDATE)."""
+    found = _portal_project(db, company_ids, project_id, key_share=True) if project_id and len(project_id) <= 36 else []
+    return found[0] if found else None
+
+
+def _portal_project(db, company_ids, project_id: str, *, key_share: bool = False) -> list[dict]:
     from chalicelib.core.query import record_rows
 
-    return record_rows(db, _of_companies(_portal_select(), lambda column: column.in_(list(company_ids)), None)
-                       .where(Project.id == project_id))
+    stmt = _of_companies(_portal_select(), lambda column: column.in_(list(company_ids)), None).where(
+        Project.id == project_id)
+    if key_share:  # the project's row alone (its joins are outer: their nullable side cannot be locked)
+        stmt = stmt.with_for_update(read=True, key_share=True, of=Project)
+    return record_rows(db, stmt)
 
 
 def portal_decisions(db, project_id: str, query):
