@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from chalicelib.core.errors import NotFound, bad_field
 from chalicelib.core.locks import lock_row
-from chalicelib.core.query import visible_exists
+from chalicelib.core.query import in_scope
 
 from .models import Sprint
 from .queries import FIELDS, load_sprint, sprint_record, visible
@@ -68,8 +68,14 @@ def project_deleted(db, project_id: str) -> None:
 
 def visible_sprint_exists(ctx, sprint_id: str) -> bool:
     """Whether the sprint exists in a project the caller can see (one query): a task may name only such
-    a sprint."""
-    return visible_exists(ctx.db, Sprint, sprint_id, visible(ctx.principal))
+    a sprint. The sprint's row is share-locked (FOR KEY SHARE), as roadmaps' `visible_item_exists` locks an item:
+    a delete of the sprint in progress is waited for and then answers False, so a task duplicate leaves the sprint
+    null and a create or update answers 400 on `sprint_id` from this check, not from the foreign key (session 24's
+    review; the lock the task's foreign key takes at its write anyway, taken at the read)."""
+    from sqlalchemy import select
+
+    stmt = in_scope(select(Sprint.id).where(Sprint.id == sprint_id), visible(ctx.principal))
+    return ctx.db.scalar(stmt.with_for_update(read=True, key_share=True, of=Sprint)) is not None
 
 
 
