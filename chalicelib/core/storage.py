@@ -85,12 +85,16 @@ def direct() -> bool:
     return bool(get_settings().uploads_bucket)
 
 
-def presign_post(key: str, content_type: str, max_bytes: int, expires: int = 600) -> dict:
-    """A presigned POST for exactly this key and type, at most `max_bytes`: `{url, fields}`."""
+def presign_post(key: str, content_type: str, max_bytes: int, expires: int = 600, *,
+                 metadata: dict[str, str] | None = None) -> dict:
+    """A presigned POST for exactly this key and type, at most `max_bytes`: `{url, fields}`. Each `metadata` item is
+    a required form field and policy condition `x-amz-meta-<name>`, stored with the object (see `head`)."""
     bucket = get_settings().uploads_bucket
+    meta = {f"x-amz-meta-{name}": value for name, value in (metadata or {}).items()}
     return client("s3").generate_presigned_post(
-        bucket, key, Fields={"Content-Type": content_type},
-        Conditions=[{"Content-Type": content_type}, ["content-length-range", 1, max_bytes]], ExpiresIn=expires)
+        bucket, key, Fields={"Content-Type": content_type, **meta},
+        Conditions=[{"Content-Type": content_type}, *({k: v} for k, v in meta.items()),
+                    ["content-length-range", 1, max_bytes]], ExpiresIn=expires)
 
 
 def presign_get(key: str, expires: int = 300, *, download_name: str | None = None,
@@ -105,8 +109,9 @@ def presign_get(key: str, expires: int = 300, *, download_name: str | None = Non
     return client("s3").generate_presigned_url("get_object", Params=params, ExpiresIn=expires)
 
 
-def head(key: str, first_bytes: int = 4096) -> tuple[int, bytes, str] | None:
-    """(size, the first bytes, content type) of a stored object, or None when it does not exist."""
+def head(key: str, first_bytes: int = 4096) -> tuple[int, bytes, str, dict[str, str]] | None:
+    """(size, the first bytes, content type, user metadata) of a stored object, or None when it does not exist. The
+    metadata are the object's `x-amz-meta-*` items (names lower-case, without the prefix); none in the local folder."""
     settings = get_settings()
     if settings.uploads_bucket:
         s3 = client("s3")
@@ -119,6 +124,7 @@ def head(key: str, first_bytes: int = 4096) -> tuple[int, bytes, str] | None:
             raise
         total = result.get("ContentRange", "").rsplit("/", 1)[-1]
         size = int(total) if total.isdigit() else int(result.get("ContentLength") or 0)
-        return size, result["Body"].read(), result.get("ContentType") or ""
+        metadata = {name.lower(): value for name, value in (result.get("Metadata") or {}).items()}
+        return size, result["Body"].read(), result.get("ContentType") or "", metadata
     stored = get(key)
-    return None if stored is None else (len(stored.body), stored.body[:first_bytes], stored.content_type)
+    return None if stored is None else (len(stored.body), stored.body[:first_bytes], stored.content_type, {})

@@ -52,9 +52,15 @@ def _signature_type(body: bytes) -> str | None:
     return None
 
 
+# An SVG's `<svg` tag must come within its first SVG_SNIFF_BYTES (after a prolog, comments, a doctype): the same
+# window for POST /api/pages/upload and for confirm, which fetches that many bytes of an SVG (session 24).
+SVG_SNIFF_BYTES = 64 * 1024
+SIGNATURE_BYTES = 4096  # what confirm fetches of any other type (the magic numbers are in the first bytes)
+
+
 def _looks_like_svg(body: bytes) -> bool:
     head = body[:4096].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    return head.startswith((b"<?xml", b"<svg", b"<!--", b"<!doctype svg")) and b"<svg" in body[:65536].lower()
+    return head.startswith((b"<?xml", b"<svg", b"<!--", b"<!doctype svg")) and b"<svg" in body[:SVG_SNIFF_BYTES].lower()
 
 
 def declared_type(content_type: str | None, filename: str | None) -> str:
@@ -116,6 +122,7 @@ def upload(ctx, *, file: FormPart | None, page_id: str | None) -> dict:
 
 
 PRESIGN_SECONDS = 600
+UPLOADER = "uploader"  # object metadata (x-amz-meta-uploader) naming who presigned the upload
 DOWNLOAD_SECONDS = 300
 
 
@@ -128,22 +135,28 @@ def presign(ctx, *, data) -> dict:
         raise PayloadTooLarge("File exceeds the 10 MB upload limit")
     page = _page_segment(data.page_id)
     key = f"pages/{page}/{uuid.uuid4()}.{EXTENSIONS[content_type]}"
-    post = storage.presign_post(key, content_type, MAX_UPLOAD_BYTES, PRESIGN_SECONDS)
+    # the uploader rides with the object (a required, signed form field): only they may confirm it (session 24)
+    post = storage.presign_post(key, content_type, MAX_UPLOAD_BYTES, PRESIGN_SECONDS,
+                                metadata={UPLOADER: str(ctx.user_id)})
     return {"key": key, "url": post["url"], "fields": post["fields"], "expires_in": PRESIGN_SECONDS,
             "max_bytes": MAX_UPLOAD_BYTES}
 
 
 def confirm(ctx, *, data) -> dict:
     """After the browser's POST to the bucket: the object exists, is within the limit and its first bytes
-    match its type (else it is deleted and 415/413); answers what an upload answers."""
+    match its type (else it is deleted and 415/413); answers what an upload answers. Only the caller's own
+    presigned upload: an object another user uploaded, or one with no uploader (stored by POST /api/pages/upload,
+    or before session 24), is 404 and left untouched - keys are public, in every served file's URL."""
     match = KEY.match(data.key or "")
     if match is None:
         raise BadRequest("Not an upload key", details=[{"field": "key", "message": "Invalid value"}])
-    found = storage.head(data.key)
+    content_type = TYPE_OF_EXTENSION[match.group("ext")]
+    found = storage.head(data.key, SVG_SNIFF_BYTES if content_type == "image/svg+xml" else SIGNATURE_BYTES)
     if found is None:
         raise NotFound("File not found")
-    size, first, _stored_type = found
-    content_type = TYPE_OF_EXTENSION[match.group("ext")]
+    size, first, _stored_type, metadata = found
+    if metadata.get(UPLOADER) != str(ctx.user_id):
+        raise NotFound("File not found")
     try:
         if size > MAX_UPLOAD_BYTES:
             raise PayloadTooLarge("File exceeds the 10 MB upload limit")
