@@ -85,21 +85,25 @@ def synthetic_events(db, settings: dict, first: date, last: date) -> list[dict]:
     events: list[dict] = []
     people = settings["show_birthdays"] or settings["show_anniversaries"] or settings["show_new_starters"]
     if people:
-        rows = db.execute(select(User.id, User.name, User.date_of_birth, User.start_date)
+        # A person's birthdays and anniversaries fall on or before their end_date (none: always); one who left
+        # before the range (account still active) has none in it (session 24).
+        rows = db.execute(select(User.id, User.name, User.date_of_birth, User.start_date, User.end_date)
                           .where(User.is_active.is_(True),
-                                 or_(User.date_of_birth.is_not(None), User.start_date.is_not(None)))
+                                 or_(User.date_of_birth.is_not(None), User.start_date.is_not(None)),
+                                 or_(User.end_date.is_(None), User.end_date >= first))
                           .order_by(User.name, User.id).limit(5000))
         years = range(first.year, last.year + 1)
-        for user_id, name, born, started in rows:
+        for user_id, name, born, started, ended in rows:
+            until = min(last, ended) if ended else last
             for year in years:
                 if settings["show_birthdays"] and born:
                     day = _on(year, born.month, born.day)
-                    if first <= day <= last:
+                    if first <= day <= until:
                         events.append(_all_day(f"birthday-{user_id}-{year}", "birthday", f"{name}'s birthday", day,
                                                user_id=user_id))
                 if settings["show_anniversaries"] and started and year > started.year:
                     day = _on(year, started.month, started.day)
-                    if first <= day <= last:
+                    if first <= day <= until:
                         count = year - started.year
                         events.append(_all_day(f"anniversary-{user_id}-{year}", "anniversary",
                                                f"{name}: {count} year{'s' if count != 1 else ''} at the company", day,
