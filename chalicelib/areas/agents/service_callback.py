@@ -3,8 +3,9 @@
 `Authorization: Bearer <runner secret>` is compared in constant time with the stored secret of the project named
 in the body; an unknown project, a project without a secret, a project whose configuration is disabled and a wrong
 secret all answer the same 401, and so does a body that is not JSON (it names no project whose secret could be compared). Credentials come first: only
-then is the body validated (400). The task must be an agent task of that project and the run one of the task's
-runs (404 otherwise), reporting the run's own stage (400 otherwise). The report is applied once: (run id, stage,
+then is the body validated (400). The run must be one of the task's runs sent to that project (the run's
+project_id, whatever project the task has moved to since; 404 otherwise) and the task an agent task (404), reporting
+the run's own stage (400 otherwise). The report is applied once: (run id, stage,
 status) is recorded with `INSERT ... ON CONFLICT DO NOTHING`, so the same delivery repeated answers the same and
 changes nothing.
 
@@ -109,22 +110,26 @@ def _latest_run_of_stage(db, task_id: str, stage: str) -> str | None:
 
 
 def apply_report(ctx, body: AgentCallback) -> dict:
+    # the run is checked against the project it was sent to (its project_id, whose secret was checked), not the
+    # task's current project: a task moved mid-run still hears from the runner it was sent to, and the new
+    # project's secret cannot report that run (decisions/agents.md, session 24)
+    run = ctx.db.scalar(select(AgentRun).where(AgentRun.id == body.run_id, AgentRun.task_id == body.task_id,
+                                               AgentRun.project_id == body.project_id))
+    if run is None:
+        raise NotFound("Run not found for this task in this project")
     Task = task_model()
     row = ctx.db.execute(select(AgentTask, Task).join(Task, Task.id == AgentTask.task_id).where(
-        Task.id == body.task_id, Task.resource_type == "project", Task.resource_id == body.project_id)).first()
+        Task.id == run.task_id)).first()
     if row is None:
-        raise NotFound("Agent task not found in this project")
+        raise NotFound("Agent task not found")
     agent, task = row
-    run = ctx.db.scalar(select(AgentRun).where(AgentRun.id == body.run_id, AgentRun.task_id == task.id))
-    if run is None:
-        raise NotFound("Run not found for this task")
     if body.stage != run.stage:
         raise BadRequest(f"The run is a {run.stage} run", details=[{"field": "stage",
                                                                      "message": f"must be {run.stage} for this run"}])
     agent = lock_row(ctx.db, AgentTask, agent.id)
     run = lock_row(ctx.db, AgentRun, run.id)
     if agent is None or run is None:  # the task (and its runs) deleted while this report waited for its rows
-        raise NotFound("Agent task not found in this project")
+        raise NotFound("Agent task not found")
     fresh = insert_ignore(ctx.db, AgentRunReport, {"run_id": run.id, "stage": body.stage, "status": body.status},
                           conflict=("run_id", "stage", "status"))
     if not fresh:
