@@ -431,8 +431,10 @@ def delete_project(ctx, *, project_id: str) -> None:
     history.record(ctx.db, entity_type=ENTITY, entity_id=project.id, action="deleted", actor_id=ctx.user_id,
                    changes={"name": {"from": project.name, "to": None}})
     tasks_service.project_deleted(ctx.db, project.id)  # its tasks are kept, no longer linked to it
-    sprints_service.project_deleted(ctx.db, project.id)  # the database clears its sprints from their tasks
+    # roadmaps (with their items) before sprints: the order a task create or duplicate share-locks a roadmap item and
+    # then a sprint, so the two never wait for each other crosswise (session 24's review)
     roadmaps_service.project_deleted(ctx.db, project.id)  # with their items, cleared from their tasks
+    sprints_service.project_deleted(ctx.db, project.id)  # the database clears its sprints from their tasks
     notes_service.records_deleted(ctx.db, "project", [project.id])  # its notes go with it (session 23)
     ctx.db.delete(project)
     ctx.db.flush()
