@@ -83,14 +83,20 @@ def _dates(leave: dict) -> str:
 
 # ---------------------------------------------------------------- one function per integration
 
-def _working_days(leave: dict) -> int:
-    """The request's working days: its weekdays (both dates included) that are not public holidays of the
+def _working_dates(leave: dict) -> list:
+    """The request's working days, in order: its weekdays (both dates included) that are not public holidays of the
     requester's region (the calendar area's public holidays)."""
-    days, day = 0, leave["start_date"]
+    days, day = [], leave["start_date"]
     while day <= leave["end_date"]:
-        days += day.weekday() < 5 and day not in leave["holidays"]
+        if day.weekday() < 5 and day not in leave["holidays"]:
+            days.append(day)
         day += timedelta(days=1)
     return days
+
+
+def _working_days(leave: dict) -> int:
+    """How many working days the request has (`_working_dates`)."""
+    return len(_working_dates(leave))
 
 
 def _minutes_a_day(leave: dict) -> int:
@@ -109,16 +115,12 @@ LEDGER_UNIT = Decimal("0.0001")  # Xero keeps a leave period's NumberOfUnits to 
 
 def _ledger_units(leave: dict) -> dict[str, Decimal]:
     """The hours the ledger takes, per day (docs/decisions/leave.md, Integrations, session 24): the request's
-    total_hours (else 7.6 a working day) over its working days (`_working_days`: weekdays less the requester's
+    total_hours (else 7.6 a working day) over its working days (`_working_dates`: weekdays less the requester's
     public holidays), as the planner booking counts them, so the balance falls by what the app booked. Each day
     gets the hours over the days cut to 4 places and the last day the rest, so that they add up to the request
     exactly (10 hours over three days: 3.3333, 3.3333, 3.3334). A request with no working day puts its hours
     (total_hours, else 7.6) on its first day, as the planner books total_hours, else 7.6, a day."""
-    days, day = [], leave["start_date"]
-    while day <= leave["end_date"]:
-        if day.weekday() < 5 and day not in leave["holidays"]:
-            days.append(day)
-        day += timedelta(days=1)
+    days = _working_dates(leave)
     per_day_default = Decimal(DEFAULT_MINUTES_A_DAY) / 60
     if not days:
         return {leave["start_date"].isoformat(): Decimal(leave["total_hours"] or per_day_default)}
