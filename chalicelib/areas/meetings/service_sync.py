@@ -95,7 +95,7 @@ def _add_action_items(ctx, analyses: dict[str, dict], users: dict[str, str], tit
     for meeting_id, analysis in analyses.items():
         for position, item in enumerate(analysis["action_items"]):
             rows.append({"meeting_id": meeting_id, "position": position, "text": item["text"], "status": "pending",
-                         "assignee_id": users.get(item["assignee_email"] or ""), "source": "ai"})
+                         "assignee_id": users.get((item["assignee_email"] or "").lower()), "source": "ai"})
     rows = insert_rows(ctx.db, MeetingActionItem, rows)
     assigned = [row for row in rows if row["assignee_id"]]
     action_items_service.create_sourced_items(ctx, [
@@ -335,7 +335,9 @@ def analyse_meeting(meeting_id: str) -> dict:
                               .where(MeetingActionItem.meeting_id == meeting_id))
         added = 0
         if not has_items and analysis["action_items"]:
-            users = _users_by_email(db, [item["assignee_email"] for item in analysis["action_items"]])
+            # attendees only, as the sync matches them: an item the AI gives to someone else stays unassigned (an
+            # employee reads only the meetings they attended)
+            users = _users_by_email(db, [attendee["email"] for attendee in note["attendees"]])
             added = _add_action_items(ctx, {meeting_id: analysis}, users, {meeting_id: note["title"]})
     return {"analysed": True, "category": analysis["category"], "action_items": added}
 
