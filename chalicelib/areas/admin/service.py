@@ -159,6 +159,11 @@ def _pending_leave_approvers(ctx, user: User, values: dict) -> dict:
                                               managed_by=user.id if toggled else None)
 
 
+def _decides_as_executive(user: User) -> bool:
+    """An active executive decides the leave waiting on the executives (the leave area's `queries.awaiting`)."""
+    return bool(user.is_active) and user.access_level == "executive"
+
+
 def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     """Change the fields sent. The user's row is read locked (`lock_user`), so every check (end_date against
     start_date, the executives' guards, the self-change limits, the last executive) reads the row as the edit
@@ -182,6 +187,7 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
             values.get("is_active") is False or values.get("access_level", "executive") != "executive"):
         keep_an_executive(ctx, user.id)
     pending = _pending_leave_approvers(ctx, user, values)
+    was_executive = _decides_as_executive(user)
     before = _snapshot(user)
     for key, value in values.items():
         setattr(user, key, value)
@@ -190,6 +196,12 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
         from chalicelib.areas.leave import service as leave_service
 
         leave_service.tell_new_approvers(ctx, pending)
+    if _decides_as_executive(user) and not was_executive:
+        # made an executive (or an executive reactivated): they now decide the leave waiting on the executives,
+        # told after the write as above (session 25); a demotion tells nobody, the other executives decide
+        from chalicelib.areas.leave import service as leave_service
+
+        leave_service.tell_new_executive(ctx, user.id)
     changes = history.diff(before, _snapshot(user))
     if changes:
         if "salary" in changes:

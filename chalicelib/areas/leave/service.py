@@ -130,19 +130,31 @@ _REQUESTER, _REQUESTER_SQUAD = aliased(User, name="requester"), aliased(Squad, n
 _REQUESTER_MANAGER = aliased(User, name="requester_manager")
 
 
-def _first_step_select(where):
-    """The pending first-step requests matching `where` with who decides them: `approver` is the requester's
-    squad manager, or None where the executives do (no squad, no squad manager, the requester's own squad, a
-    deactivated manager), as `_notify_next` and `queries.awaiting` have it. Oldest first, at most LIST_LIMIT."""
+def _first_step_approver():
+    """Who decides a first step: the requester's squad manager, or None where the executives do (no squad, no
+    squad manager, the requester's own squad, a deactivated manager), as `_notify_next` and `queries.awaiting`
+    have it (over the requester, squad and manager aliases joined by `_approver_select`)."""
     member, squad, manager = _REQUESTER, _REQUESTER_SQUAD, _REQUESTER_MANAGER
-    approver = case((and_(squad.manager_id.is_not(None), squad.manager_id != member.id, manager.is_active.is_(True)),
-                     squad.manager_id), else_=None).label("approver")
+    return case((and_(squad.manager_id.is_not(None), squad.manager_id != member.id, manager.is_active.is_(True)),
+                 squad.manager_id), else_=None)
+
+
+def _approver_select(*where):
+    """The requests matching `where` with their requester's name and `approver` (`_first_step_approver`).
+    Oldest first, at most LIST_LIMIT."""
+    member, squad, manager = _REQUESTER, _REQUESTER_SQUAD, _REQUESTER_MANAGER
     return (select(LeaveRequest.id, LeaveRequest.user_id, member.name, LeaveRequest.leave_type_name,
-                   LeaveRequest.start_date, LeaveRequest.end_date, approver)
+                   LeaveRequest.start_date, LeaveRequest.end_date, _first_step_approver().label("approver"))
             .join(member, member.id == LeaveRequest.user_id)
             .outerjoin(squad, squad.id == member.squad_id).outerjoin(manager, manager.id == squad.manager_id)
-            .where(LeaveRequest.status == "pending_manager", where)
+            .where(*where)
             .order_by(LeaveRequest.created_at, LeaveRequest.id).limit(LIST_LIMIT))
+
+
+def _first_step_select(where):
+    """The pending first-step requests matching `where` with who decides them (`approver`; None: the
+    executives)."""
+    return _approver_select(LeaveRequest.status == "pending_manager", where)
 
 
 def first_step_approvers(db, *, user_ids=(), squad_ids=(), managed_by: str | None = None) -> dict[str, str | None]:
@@ -181,6 +193,25 @@ def tell_new_approvers(ctx, before: dict[str, str | None]) -> None:
     for row in changed:
         approvers = [row.approver] if row.approver else [user_id for user_id in executives if user_id != row.user_id]
         notices.extend(_requested_notices(ctx, approvers, request_id=row.id, requester_name=row.name,
+                                          type_name=row.leave_type_name, start_date=row.start_date,
+                                          end_date=row.end_date))
+    notify_many(ctx, notices)
+
+
+def tell_new_executive(ctx, user_id: str) -> None:
+    """After an admin write that made `user_id` an active executive (promoted, or an executive reactivated):
+    `leave_requested` to them for each request now waiting on the executives, as `queries.awaiting` has it (every
+    `pending_exec` request, and the first step of requesters whom no squad manager approves), but their own; the
+    actor is left out, as in every leave notice. Notices they had before are de-duplicated by notify. One
+    read whatever the number of requests, then `notify_many`'s (docs/decisions/leave.md, session 25)."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+    rows = ctx.db.execute(_approver_select(LeaveRequest.user_id != user_id, or_(
+        LeaveRequest.status == "pending_exec",
+        and_(LeaveRequest.status == "pending_manager", _first_step_approver().is_(None)))))
+    notices = []
+    for row in rows:
+        notices.extend(_requested_notices(ctx, [user_id], request_id=row.id, requester_name=row.name,
                                           type_name=row.leave_type_name, start_date=row.start_date,
                                           end_date=row.end_date))
     notify_many(ctx, notices)
