@@ -57,7 +57,8 @@ def update_profile(ctx, *, company_id: str, data) -> dict:
     profile = _load(ctx, company_id)
     changes = data.changes()
     manager = changes.get("delivery_manager_id")
-    if manager and ctx.db.scalar(select(User.id).where(User.id == manager, User.is_active.is_(True))) is None:
+    # set or changed (session 25): a profile sent back as read, its manager since deactivated, saves its other fields
+    if manager and manager != profile.delivery_manager_id and ctx.db.scalar(select(User.id).where(User.id == manager, User.is_active.is_(True))) is None:
         raise BadRequest("delivery_manager_id must be an active user",
                          details=[{"field": "delivery_manager_id", "message": "must be an active user"}])
     for key, value in changes.items():

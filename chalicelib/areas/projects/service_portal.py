@@ -27,7 +27,7 @@ def company_project_ids(company_ids):
 @cache
 def _portal_select():
     """The portal's project record: client-safe fields, the type's label, the owner's and delivery manager's
-    names and ids, the SLA policy (joins; records through core.query.record_rows). Built once per process, on
+    names (null for a deactivated user) and ids, the SLA policy (joins; records through core.query.record_rows). Built once per process, on
     the portal's first call (an alias proxies its table's columns on first use)."""
     from sqlalchemy.orm import aliased
 
@@ -38,7 +38,9 @@ def _portal_select():
                    ConfigListItem.label.label("type_label"), owner.name.label("owner_name"),
                    manager.name.label("delivery_manager_name"), Project.delivery_manager_id, Project.owner_id,
                    Project.sla_policy_id)
-            .outerjoin(owner, owner.id == Project.owner_id).outerjoin(manager, manager.id == Project.delivery_manager_id)
+            # former staff are not named to the client, as the portal's team leaves them out (session 25)
+            .outerjoin(owner, (owner.id == Project.owner_id) & owner.is_active.is_(True))
+            .outerjoin(manager, (manager.id == Project.delivery_manager_id) & manager.is_active.is_(True))
             .outerjoin(ConfigListItem, ConfigListItem.id == Project.type_id))
 
 

@@ -47,3 +47,29 @@ def test_a_blank_client_group_is_no_group(api, db, employee):
     for blank in ("", "   "):
         cleared = api.put(path, as_=employee, json={"client_group": blank})
         assert cleared.status == 200 and cleared.json["profile"]["client_group"] is None, (blank, cleared)
+
+
+def test_a_profile_sent_back_with_its_deactivated_delivery_manager_saves(api, db, employee):
+    """Session 25: the active check applies to a delivery manager set or changed, as every area's user fields do;
+    a form sending the profile back as read (its manager since deactivated) saved no other change."""
+    from tests.factories import make_user
+
+    company_id = api.post("/api/deals/companies", as_=employee, json={"name": "Acme", "status": "client"}).json[
+        "company"]["id"]
+    manager = make_user(db)
+    path = f"/api/clients/{company_id}/profile"
+    assert api.put(path, as_=employee, json={"delivery_manager_id": manager.id}).status == 200
+    manager.is_active = False
+    db.flush()
+    profile = api.get(path, as_=employee).json["profile"]
+    sent_back = {key: profile[key] for key in ("dashboard_enabled", "delivery_manager_id", "portal_visibility",
+                                               "client_group")}
+    answer = api.put(path, as_=employee, json={**sent_back, "client_group": "Group B"})
+    assert answer.status == 200, answer.json
+    assert (answer.json["profile"]["client_group"], answer.json["profile"]["delivery_manager_id"]) == (
+        "Group B", manager.id)
+    other = make_user(db)
+    other.is_active = False
+    db.flush()
+    refused = api.put(path, as_=employee, json={"delivery_manager_id": other.id})
+    assert refused.status == 400 and refused.json["details"][0]["field"] == "delivery_manager_id"
