@@ -15,7 +15,8 @@ accept's transaction so that all of it happens or none of it:
 6. the company's client onboarding milestones with auto_source `deal_won` completed (onboarding started
    from the profile's or the default template when needed), and those of the deal's own company when the deal
    really moved to won now and its company is another (or the proposal names none).
-The owner's notification and the history entry are written by the caller (service_public.accept).
+The owner's notification (and the project's owner's, when another user: session 25) and the history entry are written
+by the caller (service_public.accept), which `run_onboarding` answers the project's owner.
 """
 from __future__ import annotations
 
@@ -56,11 +57,12 @@ def _owner_of_made(db, proposal: Proposal) -> str | None:
     return db.scalar(query)
 
 
-def run_onboarding(ctx, proposal: Proposal, *, name: str, email: str, accepted_at) -> dict:
+def run_onboarding(ctx, proposal: Proposal, *, name: str, email: str, accepted_at) -> tuple[dict, str | None]:
     """The automation for `proposal`, accepted by `name` <`email`> at `accepted_at`; answers what it made
-    (`project_id`, `budget_id`, `invoice_id`, `contract_id`, `deal_won`, `onboarding_milestones`). The proposal's row
-    is not written here: the caller writes it once with these ids (service_public.accept), having locked the company
-    and the deal before it."""
+    (`project_id`, `budget_id`, `invoice_id`, `contract_id`, `deal_won`, `onboarding_milestones`) and the owner it
+    gave the project and budget (an active user or None; kept out of what it made, which the history names). The
+    proposal's row is not written here: the caller writes it once with these ids (service_public.accept), having
+    locked the company and the deal before it."""
     from chalicelib.areas.budgets import service as budgets_service
     from chalicelib.areas.clients import service as clients_service
     from chalicelib.areas.deals import service as deals_service
@@ -100,4 +102,4 @@ def run_onboarding(ctx, proposal: Proposal, *, name: str, email: str, accepted_a
         # the deal's own company, as any other move of a deal to won completes it (session 24)
         created["onboarding_milestones"] += onboarding_service.auto_complete(ctx, company_id=won["company_id"],
                                                                             source="deal_won")
-    return created
+    return created, owner_id

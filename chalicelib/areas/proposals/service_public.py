@@ -174,6 +174,13 @@ def _notify_owner(ctx, proposal: Proposal, type: str, title: str, body: str | No
     tell_owner(ctx, proposal, type, title, body)
 
 
+def _notify_project_owner(ctx, proposal: Proposal, **notice) -> None:
+    """The accept's project's owner when not the proposal's (service_notices.tell_project_owner; no actor)."""
+    from .service_notices import tell_project_owner
+
+    tell_project_owner(ctx, proposal, **notice)
+
+
 def public_content(ctx, *, share_token: str, cookie: str | None) -> dict:
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.pages import service as pages_service
@@ -348,7 +355,7 @@ def accept(ctx, *, share_token: str, name: str, email: str, cookie: str | None) 
     _answerable(proposal, "accepted")
     before = proposal.status
     accepted_at = utcnow()
-    created = run_onboarding(ctx, proposal, name=name, email=email, accepted_at=accepted_at)
+    created, project_owner_id = run_onboarding(ctx, proposal, name=name, email=email, accepted_at=accepted_at)
     proposal.status, proposal.accepted_at = "accepted", accepted_at
     proposal.responder_name, proposal.responder_email = name, email
     for key in ("project_id", "budget_id", "invoice_id", "contract_id"):
@@ -356,8 +363,11 @@ def accept(ctx, *, share_token: str, name: str, email: str, cookie: str | None) 
             setattr(proposal, key, created[key])
     history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="accepted", actor_id=None,
                    changes={"status": {"from": before, "to": "accepted"}, "name": name, "email": email, **created})
-    _notify_owner(ctx, proposal, "proposal_accepted", f"Proposal accepted: {proposal.title}",
-                  f"{name} <{email}> accepted the proposal.")
+    title, body = f"Proposal accepted: {proposal.title}", f"{name} <{email}> accepted the proposal."
+    _notify_owner(ctx, proposal, "proposal_accepted", title, body)
+    # the project's owner when another user (the company's: the proposal's owner is inactive; session 25)
+    _notify_project_owner(ctx, proposal, owner_id=project_owner_id, project_id=created["project_id"], title=title,
+                          body=body)
     ctx.db.flush()
 
 
