@@ -9,8 +9,8 @@ from chalicelib.core.context import job_context
 
 
 def breach_scan() -> dict:
-    """Notify the assignee (`sla_breach`) of each task whose SLA deadline passed while open, once per
-    assignment. Run again: nothing new. By hand: `python -m chalicelib.cli job sla-breach-scan`."""
+    """Notify the assignee (`sla_breach`) of each task whose SLA deadline passed while open (a task with no
+    assignee: its project's delivery manager), once per assignment. Run again: nothing new. By hand: `python -m chalicelib.cli job sla-breach-scan`."""
     from .service_tasks import scan_breaches
 
     with job_context() as ctx:

@@ -14,7 +14,6 @@ from .models import SlaPolicy, SlaPolicyRule
 POLICY_FIELDS = ("id", "name", "description", "company_id", "created_by", "created_at", "updated_at")
 PRIORITY_LIST = "task_priority"
 
-
 def visible(principal):
     """WHERE clause of the policies the principal may see (None: all): service levels are organisation-wide,
     every holder of sla:view sees every policy (docs/decisions/sla.md)."""

@@ -3,8 +3,9 @@
 A task's SLA is seen by whoever sees the task (tasks' scoping: 404 otherwise). Deadlines come from the
 policy's rule for the task's priority (400 when the task has no priority or the policy no rule for it).
 Respond and resolve happen once each (409 the second time), under a lock on the assignment row. A breach
-notifies the task's assignee (`sla_breach`) once per assignment: on respond/resolve after a deadline, or
-from the `sla-breach-scan` job for deadlines passed while still open.
+notifies the task's assignee (`sla_breach`), or for a task with no assignee its project's delivery manager (session
+25), once per assignment: on respond/resolve after a deadline, or from the `sla-breach-scan` job for deadlines passed
+while still open.
 """
 from __future__ import annotations
 
@@ -107,19 +108,21 @@ def assign_task_sla(ctx, *, task_id: str, data) -> dict:
 
 
 def _notify_breach(ctx, sla: TaskSla, task) -> None:
-    """`sla_breach` to the task's assignee, once per assignment: the assignment is recorded as noticed, and the
-    assignee told unless they are the caller who marked the late response or resolution (they know it: no notice
-    goes to its actor) or may not read the task (tasks' `task_readers`: active, `tasks:view`, the task in their
-    scope)."""
+    """`sla_breach` to the task's assignee, or, for a task with no assignee, to its project's delivery manager
+    (session 25: a client's request has none until triaged; a projectless task or a project without one: nobody),
+    once per assignment: the assignment is recorded as noticed, and that user told unless they are the caller who
+    marked the late response or resolution (they know it: no notice goes to its actor) or may not read the task
+    (tasks' `task_readers`: active, `tasks:view`, the task in their scope)."""
     from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     if sla.breach_notified_at is not None:
         return
     sla.breach_notified_at = utcnow()
-    assignee_id = task.assignee_id
-    if assignee_id and assignee_id != ctx.user_id and tasks_service.task_readers(ctx.db, task.id, [assignee_id]):
-        notify(ctx, user_id=task.assignee_id, type="sla_breach", title=f"Service level breached: {task.title}",
+    recipient = task.assignee_id or ctx.db.scalar(
+        select(tasks_service.project_manager()).where(tasks_service.Task.id == task.id))
+    if recipient and recipient != ctx.user_id and tasks_service.task_readers(ctx.db, task.id, [recipient]):
+        notify(ctx, user_id=recipient, type="sla_breach", title=f"Service level breached: {task.title}",
                resource_type="task", resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
 
 
@@ -202,9 +205,10 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
 
 def scan_breaches(ctx) -> int:
     """Notify the assignee of every task whose SLA has a deadline passed while open and that was not yet
-    notified, when they may read the task (as `_notify_breach`: tasks' `tasks_readers`, two
-    statements at most); a fixed number of statements whatever the number of assignments: the read (locking the
-    assignments, skipping those another run or a request holds: they are the next run's), the readers, one
+    notified (a task with no assignee: its project's delivery manager, session 25), when they may read the task (as
+    `_notify_breach`: tasks' `tasks_readers`, two statements at most); a fixed number of statements whatever the
+    number of assignments: the read (locking the assignments, skipping those another run or a request holds: they
+    are the next run's; the delivery managers read in it), the readers, one
     UPDATE marking them all noticed, core notify's claim, read and write. Answers how many assignments were newly
     noticed (each is recorded as noticed, its assignee told or not)."""
     from chalicelib.core.lookup import among
@@ -214,7 +218,10 @@ def scan_breaches(ctx) -> int:
 
     Task = tasks_service.Task
     now = utcnow()
-    rows = ctx.db.execute(select(TaskSla.id, Task.id, Task.title, Task.assignee_id)
+    # the recipient: the assignee, else the delivery manager of the task's project, read in the same statement (a
+    # scalar subquery of the tasks area's; only the assignments are locked)
+    recipient = func.coalesce(Task.assignee_id, tasks_service.project_manager())
+    rows = ctx.db.execute(select(TaskSla.id, Task.id, Task.title, recipient)
                           .join(Task, Task.id == TaskSla.task_id)
                           .where(TaskSla.breach_notified_at.is_(None), _open_breach(now))
                           .with_for_update(of=TaskSla, skip_locked=True)).all()
@@ -225,10 +232,10 @@ def scan_breaches(ctx) -> int:
     # statement of its own)
     ctx.db.execute(update(TaskSla).where(among(ctx.db, TaskSla.id, [sla_id for sla_id, *_ in rows]))
                    .values(breach_notified_at=now).execution_options(synchronize_session="fetch"))
-    assigned = {task_id: {assignee_id} for _sla, task_id, _title, assignee_id in rows if assignee_id}
-    readers = tasks_service.tasks_readers(ctx.db, assigned) if assigned else {}
-    notify_many(ctx, [{"user_id": assignee_id, "type": "sla_breach", "title": f"Service level breached: {title}",
+    told = {task_id: {user_id} for _sla, task_id, _title, user_id in rows if user_id}
+    readers = tasks_service.tasks_readers(ctx.db, told) if told else {}
+    notify_many(ctx, [{"user_id": user_id, "type": "sla_breach", "title": f"Service level breached: {title}",
                        "resource_type": "task", "resource_id": task_id, "action_url": f"/tasks/{task_id}"}
-                      for _sla, task_id, title, assignee_id in rows if assignee_id in readers.get(task_id, ())])
+                      for _sla, task_id, title, user_id in rows if user_id in readers.get(task_id, ())])
     ctx.db.flush()
     return len(rows)

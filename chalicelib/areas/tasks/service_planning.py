@@ -130,3 +130,15 @@ def project_task_counts(resource_in):
     return (select(Task.resource_id, literal_column("'tasks'"), func.count(Task.id))
             .where(Task.resource_type == "project", resource_in(Task.resource_id), Task.parent_task_id.is_(None))
             .group_by(Task.resource_id))
+
+
+def project_manager():
+    """A correlated scalar for another area's statement over `Task`: the delivery manager of the task's project
+    (`resource_type` project; null for another link or a project naming none). The SLA area tells them of an
+    unassigned task's breach (session 25); the projects area is reached through this one, since it calls the SLA
+    area (tests/core/test_area_links.py)."""
+    from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+    Project = projects_service.Project
+    return (select(Project.delivery_manager_id)
+            .where(Task.resource_type == "project", Project.id == Task.resource_id).scalar_subquery())
