@@ -130,9 +130,15 @@ def duplicate_template(ctx, *, template_id: str) -> dict:
 
 
 def reorder(ctx, *, template_id: str, data) -> None:
-    """Every id must belong to the template (400 naming the entry otherwise); one UPDATE for the stages and
-    one for the milestones (stage and order together), under the template's row lock."""
+    """Every id must belong to the template and be named once (400 naming the entry otherwise, before any write);
+    one UPDATE for the stages and one for the milestones (stage and order together), under the template's row lock."""
     load_template(ctx, template_id)
+    # an id named twice would be reduced to its last entry by the dicts below: refused, as core.locks.reorder does
+    repeated = [f"{key}.{i}.id" for key, entries in (("stages", data.stages), ("milestones", data.milestones))
+                for i, entry in enumerate(entries) if entry.id in {e.id for e in entries[:i]}]
+    if repeated:
+        raise BadRequest(f"{repeated[0].split('.')[0]} names an id twice",
+                         details=[{"field": field, "message": "duplicate id"} for field in repeated])
     lock_row(ctx.db, OnboardingTemplate, template_id, missing="Onboarding template")
     stage_ids = set(ctx.db.scalars(select(OnboardingStage.id).where(OnboardingStage.template_id == template_id)))
     milestone_ids = set(ctx.db.scalars(select(OnboardingMilestone.id).join(

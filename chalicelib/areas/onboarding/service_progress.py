@@ -147,15 +147,18 @@ def set_milestone(ctx, *, company_id: str, milestone_id: str, done: bool) -> dic
         raise not_found("Onboarding")
     milestone = _milestone_of(ctx, progress, milestone_id)
     if done:
-        insert_ignore(ctx.db, MilestoneCompletion, {"progress_id": progress.id, "milestone_id": milestone.id,
-                                                    "completed_by": ctx.user_id, "source": "manual"},
-                      conflict=("progress_id", "milestone_id"))
+        changed = insert_ignore(ctx.db, MilestoneCompletion, {"progress_id": progress.id, "milestone_id": milestone.id,
+                                                              "completed_by": ctx.user_id, "source": "manual"},
+                                conflict=("progress_id", "milestone_id"))
     else:
-        ctx.db.execute(delete(MilestoneCompletion).where(MilestoneCompletion.progress_id == progress.id,
-                                                         MilestoneCompletion.milestone_id == milestone.id))
-    history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action="milestone_completed" if done
-                   else "milestone_reopened", actor_id=ctx.user_id, changes={"milestone_id": milestone.id})
-    _refresh_completed(ctx, progress)
+        changed = ctx.db.execute(delete(MilestoneCompletion).where(
+            MilestoneCompletion.progress_id == progress.id, MilestoneCompletion.milestone_id == milestone.id)).rowcount
+    if changed:
+        # completing a done milestone (or reopening an open one) is a no-op: no history entry, and the stored
+        # completion time is not recomputed (it would take this request's time; session 25)
+        history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action="milestone_completed" if done
+                       else "milestone_reopened", actor_id=ctx.user_id, changes={"milestone_id": milestone.id})
+        _refresh_completed(ctx, progress)
     return progress_record(ctx.db, progress)
 
 
