@@ -59,9 +59,21 @@ def get_page(ctx, *, page_id: str) -> dict:
     return page_record(ctx, page_id)
 
 
+def _lock_siblings(db, parent_id: str | None, entity_type: str | None, entity_id: str | None) -> None:
+    """Hold the key of a sibling group until commit: a parent's children are one group whatever their entity links
+    (a sub-page may carry its own), keyed by the parent alone; root pages are grouped by their entity. Every writer
+    of a position in a group takes it (create, move, a delete's re-homing of children to the root). Session 25: a
+    child's key named its entity too, so two children of one parent with different links read the same highest
+    position and stored the same one."""
+    if parent_id is not None:
+        lock_key(db, "pages", parent_id)
+    else:
+        lock_key(db, "pages", None, entity_type, entity_id)
+
+
 def _next_position(ctx, *, parent_id: str | None, entity_type: str | None, entity_id: str | None) -> float:
     # the sibling group is locked until commit, so concurrent creates and moves take distinct positions
-    lock_key(ctx.db, "pages", parent_id, entity_type, entity_id)
+    _lock_siblings(ctx.db, parent_id, entity_type, entity_id)
     if parent_id is not None:
         where = Page.parent_id == parent_id
     else:
@@ -212,7 +224,7 @@ def delete_page(ctx, *, page_id: str) -> None:
     rows = ctx.db.execute(children_select.add_columns(Page.entity_type, Page.entity_id)).all()
     if rows:
         for entity_type, entity_id in sorted({(row[1] or "", row[2] or "") for row in rows}):
-            lock_key(ctx.db, "pages", None, entity_type or None, entity_id or None)
+            _lock_siblings(ctx.db, None, entity_type or None, entity_id or None)
         # the children again, locked (after the keys, as a move takes them): one moved away meanwhile is left where
         # it went, rather than pulled back to the root (session 22's races audit)
         children = list(ctx.db.scalars(children_select.with_for_update(of=Page)))
