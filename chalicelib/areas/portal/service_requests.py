@@ -15,7 +15,7 @@ from chalicelib.core.models import ConfigList, ConfigListItem
 from chalicelib.core.serialize import clipped, row_dict
 
 from .models import ClientGoal, ClientQuestionnaire
-from .queries import QUESTIONNAIRE_FIELDS, goal_record
+from .queries import QUESTIONNAIRE_FIELDS, active_delivery_manager, goal_record
 
 
 def _priority_id(db, value: str | None) -> str | None:
@@ -29,7 +29,10 @@ def _priority_id(db, value: str | None) -> str | None:
 
 
 def _delivery_manager(ctx, project: dict | None = None) -> str | None:
-    return (project or {}).get("delivery_manager_id") or ctx.portal.profile.get("delivery_manager_id")
+    """The first ACTIVE one of the project's delivery manager and the client profile's (one statement): a project's
+    manager deactivated since being named no longer leaves the request unwatched and untold (session 25)."""
+    return active_delivery_manager(ctx.db, (project or {}).get("delivery_manager_id"),
+                                   ctx.portal.profile.get("delivery_manager_id"))
 
 
 def create_request(ctx, *, data) -> str:
@@ -122,8 +125,8 @@ def submit_questionnaire(ctx, *, data) -> None:
             {"company_id": company_id, "metric": goal.metric, "metric_key": goal.metric_key,
              "metric_label": goal.metric_label, "target": goal.target, "unit": goal.unit, "period": goal.period,
              "source": "questionnaire", "created_by": row.completed_by} for goal in data.goals])
-    manager = _delivery_manager(ctx)
-    if first and manager:
+    manager = _delivery_manager(ctx) if first else None  # read only when it is told: the first completion
+    if manager:
         notify(ctx, user_id=manager, type="portal_questionnaire", title="A client completed the questionnaire",
                resource_type="company", resource_id=company_id, action_url=f"/companies/{company_id}")
 
