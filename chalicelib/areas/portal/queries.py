@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import case, select
+from sqlalchemy import select
 
 from chalicelib.core.errors import not_found
 from chalicelib.core.serialize import row_dict
@@ -59,20 +59,6 @@ def resolve_caller(db, *, company_id: str, role: str, user_id: str | None, group
 
 
 # ---------------------------------------------------------------- own records
-
-def active_delivery_manager(db, *candidates: str | None) -> str | None:
-    """The first of these delivery managers (the project's, then the client profile's; or the profile's alone) who is
-    an active user, else None: one statement, none when no candidate is named. A deactivated manager cannot sign in
-    to read a notice or open the request it links: one named on a project or profile before their deactivation is
-    passed over for the next, and nobody is told when none is left (session 25, users audit)."""
-    from chalicelib.core.models import User
-
-    ids = list(dict.fromkeys(uid for uid in candidates if uid))
-    if not ids:
-        return None
-    first = case({uid: rank for rank, uid in enumerate(ids)}, value=User.id)
-    return db.scalar(select(User.id).where(User.id.in_(ids), User.is_active.is_(True)).order_by(first).limit(1))
-
 
 QBR_FIELDS = ("id", "company_id", "title", "quarter", "summary", "status", "presented_at", "created_by", "created_at",
               "updated_at")

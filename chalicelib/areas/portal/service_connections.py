@@ -18,11 +18,11 @@ from chalicelib.core import crypto
 from chalicelib.core.errors import Conflict, DomainError, Forbidden, ServiceUnavailable, not_found
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import lock_key
+from chalicelib.core.lookup import first_active_user
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import row_dict
 
 from .models import AdConnection, AdDailyMetric
-from .queries import active_delivery_manager
 
 log = logging.getLogger("wms.portal")
 CONNECTION_FIELDS = ("id", "company_id", "platform", "display_name", "account_id", "account_name", "currency",
@@ -127,7 +127,7 @@ def create_connection(ctx, *, data) -> dict:
         log.warning("a portal connection failed on the agency's setup: %s", exc.message)
         raise ServiceUnavailable(CLIENT_CONNECT_FAILED, extra=exc.extra) from exc
     # the profile's delivery manager when active: a deactivated one is told nothing, no notice attempted (session 25)
-    manager = active_delivery_manager(ctx.db, ctx.portal.profile.get("delivery_manager_id"))
+    manager = first_active_user(ctx.db, ctx.portal.profile.get("delivery_manager_id"))
     if manager:
         notify(ctx, user_id=manager, type="portal_connection",
                title=f"A client connected {PLATFORM_NAMES[row.platform]}: {row.display_name}",

@@ -11,11 +11,12 @@ from sqlalchemy import delete, select
 from chalicelib.core.errors import bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
+from chalicelib.core.lookup import first_active_user
 from chalicelib.core.models import ConfigList, ConfigListItem
 from chalicelib.core.serialize import clipped, row_dict
 
 from .models import ClientGoal, ClientQuestionnaire
-from .queries import QUESTIONNAIRE_FIELDS, active_delivery_manager, goal_record
+from .queries import QUESTIONNAIRE_FIELDS, goal_record
 
 
 def _priority_id(db, value: str | None) -> str | None:
@@ -31,7 +32,7 @@ def _priority_id(db, value: str | None) -> str | None:
 def _delivery_manager(ctx, project: dict | None = None) -> str | None:
     """The first ACTIVE one of the project's delivery manager and the client profile's (one statement): a project's
     manager deactivated since being named no longer leaves the request unwatched and untold (session 25)."""
-    return active_delivery_manager(ctx.db, (project or {}).get("delivery_manager_id"),
+    return first_active_user(ctx.db, (project or {}).get("delivery_manager_id"),
                                    ctx.portal.profile.get("delivery_manager_id"))
 
 

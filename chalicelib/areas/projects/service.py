@@ -61,19 +61,23 @@ def project_brief(db, project_id: str) -> dict | None:
 
 def request_manager(db, project_id: str, *, project: Project | None = None) -> str | None:
     """The delivery manager a client's request in the project derives (the watcher the portal's request gives it:
-    portal.service_requests): the project's, else its company's client profile's, else None. One read at most
-    (`project` given, none when it has a manager), two without it. The tasks area asks it of a request moved into
-    the project."""
+    portal.service_requests): the first active one of the project's and its company's client profile's, else None
+    (session 25: a deactivated project manager is passed over, as the portal's request does). Three reads at most
+    (the project when not given, the profile when the project has a company, who is active). The tasks area asks it
+    of a request moved into the project."""
+    from chalicelib.core.lookup import first_active_user
+
     if project is None:
         brief = project_brief(db, project_id) or {}
         manager, company_id = brief.get("delivery_manager_id"), brief.get("company_id")
     else:
         manager, company_id = project.delivery_manager_id, project.company_id
-    if manager or not company_id:
-        return manager
-    from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
+    profile_manager = None
+    if company_id:
+        from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
 
-    return (clients_service.client_profile_for_company(db, company_id) or {}).get("delivery_manager_id")
+        profile_manager = (clients_service.client_profile_for_company(db, company_id) or {}).get("delivery_manager_id")
+    return first_active_user(db, manager, profile_manager)
 
 
 def project_names(db, project_ids) -> dict[str, str]:
