@@ -270,8 +270,9 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
         setattr(invoice, key, value)
     invoice.updated_at = utcnow()
     ctx.db.flush()
+    # the fields sent, and the ledger status a hand link clears (session 25: the entry left it out)
     history.record_update(ctx.db, entity_type=ENTITY, entity_id=invoice.id, actor_id=ctx.user_id, before=before,
-                          after={k: v for k, v in _snapshot(invoice).items() if k in changes})
+                          after={k: v for k, v in _snapshot(invoice).items() if k in changes or k == "ledger_status"})
     ctx.db.flush()
     if invoice.status == "paid" and not is_paid(before["status"], before["payment_status"]):
         service_notices.tell_paid_by_hand(ctx, invoice)  # it became paid (not already paid in the ledger)

@@ -32,4 +32,3 @@ def test_a_request_moved_into_a_project_whose_manager_left_is_watched_by_the_pro
     assert moved.status == 200, moved.json
     assert _watchers(db, task_id) == [profile_manager.id]
     assert api.get(f"/api/tasks/{task_id}", as_=profile_manager).status == 200
-
