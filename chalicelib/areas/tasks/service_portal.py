@@ -54,9 +54,7 @@ def _filed_for(company_in):
     from chalicelib.areas.portal import service as portal_service
 
     named = HistoryEntry.changes["company_id"].as_string()
-    recorded = select(HistoryEntry.id).where(HistoryEntry.entity_type == "task", HistoryEntry.entity_id == Task.id,
-                                             HistoryEntry.action == "created", HistoryEntry.actor_id.is_(None),
-                                             named.is_not(None))
+    recorded = _request_created().where(named.is_not(None))
     submitted, submitter = portal_service.submissions_select("task", Task.id)
     return or_(exists(recorded.where(company_in(named))), exists(submitted.where(company_in(submitter))),
                and_(~exists(recorded), ~exists(submitted)))
@@ -165,13 +163,18 @@ def create_request_task(ctx, *, project_id: str | None, title: str, description:
     return task.id
 
 
+def _request_created():
+    """The `created` history entry without an actor of the task (correlated to Task): written so by
+    create_request_task alone, requests filed before session 24 included; a staff create names its actor."""
+    return select(HistoryEntry.id).where(HistoryEntry.entity_type == "task", HistoryEntry.entity_id == Task.id,
+                                         HistoryEntry.action == "created", HistoryEntry.actor_id.is_(None))
+
+
 def _is_request():
-    """WHERE clause on Task: the task is a client's request, its `created` history entry having no actor (written so
-    by create_request_task alone, requests filed before session 24 included; a staff create names its actor)."""
+    """WHERE clause on Task: the task is a client's request (`_request_created`)."""
     from sqlalchemy import exists
 
-    return exists(select(HistoryEntry.id).where(HistoryEntry.entity_type == "task", HistoryEntry.entity_id == Task.id,
-                                                HistoryEntry.action == "created", HistoryEntry.actor_id.is_(None)))
+    return exists(_request_created())
 
 
 def move_request_watch(db, *, manager_id: str | None, project_id: str | None = None,
