@@ -149,7 +149,7 @@ def _message_done(action_id):
     def work(ctx):
         from chalicelib.areas.relationships import service_actions
 
-        service_actions.mark_done(ctx, ctx.db.get(RelationshipAction, action_id))
+        service_actions.mark_done(ctx, action_id)
     return work
 
 

@@ -105,13 +105,13 @@ def contact_action(ctx, *, action_id: str, contact_id: str) -> RelationshipActio
     return action
 
 
-def mark_done(ctx, action: RelationshipAction | str) -> None:
+def mark_done(ctx, action_id: str) -> None:
     """A message sent with `auto_action_id` was accepted by the provider: that action is done and its action-centre
     copy completed. The action is locked and re-read first: one dismissed or done meanwhile stays as it is (a retry
     or a second message changes nothing), one deleted meanwhile is no error."""
     from chalicelib.areas.action_items import service as action_items_service
 
-    locked = lock_row(ctx.db, RelationshipAction, action if isinstance(action, str) else action.id)
+    locked = lock_row(ctx.db, RelationshipAction, action_id)
     if locked is not None and locked.status == "pending":
         _finish(ctx, locked, "done")
         action_items_service.complete_source_items(ctx, source_module=SOURCE_MODULE, source_ids=[locked.id])
