@@ -3,8 +3,8 @@
 A task's SLA is seen by whoever sees the task (tasks' scoping: 404 otherwise). Deadlines come from the
 policy's rule for the task's priority (400 when the task has no priority or the policy no rule for it).
 Respond and resolve happen once each (409 the second time), under a lock on the assignment row. A breach
-notifies the task's assignee (`sla_breach`), or for a task with no assignee its project's delivery manager (session
-25), once per assignment: on respond/resolve after a deadline, or from the `sla-breach-scan` job for deadlines passed
+notifies the task's assignee (`sla_breach`), or for a task with no active assignee its project's delivery manager
+(session 25), once per assignment: on respond/resolve after a deadline, or from the `sla-breach-scan` job for deadlines passed
 while still open.
 """
 from __future__ import annotations
@@ -107,10 +107,20 @@ def assign_task_sla(ctx, *, task_id: str, data) -> dict:
     return sla_record(ctx.db, task.id)
 
 
+def _recipient(tasks_service):
+    """The user a breach of a task tells, for a statement over Task: its assignee while active, else its project's
+    delivery manager (session 25: a client's request has no assignee until triaged, and a leaver's task was told to
+    nobody; a projectless task or a project without a manager: None). Correlated subqueries: no join, no row more."""
+    from chalicelib.core.models import User
+
+    Task = tasks_service.Task
+    active_assignee = select(User.id).where(User.id == Task.assignee_id, User.is_active.is_(True)).scalar_subquery()
+    return func.coalesce(active_assignee, tasks_service.project_manager())
+
+
 def _notify_breach(ctx, sla: TaskSla, task) -> None:
-    """`sla_breach` to the task's assignee, or, for a task with no assignee, to its project's delivery manager
-    (session 25: a client's request has none until triaged; a projectless task or a project without one: nobody),
-    once per assignment: the assignment is recorded as noticed, and that user told unless they are the caller who
+    """`sla_breach` to the task's assignee, or, for a task with no active assignee, to its project's delivery manager
+    (`_recipient`; one read), once per assignment: the assignment is recorded as noticed, and that user told unless they are the caller who
     marked the late response or resolution (they know it: no notice goes to its actor) or may not read the task
     (tasks' `task_readers`: active, `tasks:view`, the task in their scope)."""
     from chalicelib.areas.tasks import service as tasks_service
@@ -119,8 +129,7 @@ def _notify_breach(ctx, sla: TaskSla, task) -> None:
     if sla.breach_notified_at is not None:
         return
     sla.breach_notified_at = utcnow()
-    recipient = task.assignee_id or ctx.db.scalar(
-        select(tasks_service.project_manager()).where(tasks_service.Task.id == task.id))
+    recipient = ctx.db.scalar(select(_recipient(tasks_service)).where(tasks_service.Task.id == task.id))
     if recipient and recipient != ctx.user_id and tasks_service.task_readers(ctx.db, task.id, [recipient]):
         notify(ctx, user_id=recipient, type="sla_breach", title=f"Service level breached: {task.title}",
                resource_type="task", resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
@@ -205,7 +214,7 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
 
 def scan_breaches(ctx) -> int:
     """Notify the assignee of every task whose SLA has a deadline passed while open and that was not yet
-    notified (a task with no assignee: its project's delivery manager, session 25), when they may read the task (as
+    notified (a task with no active assignee: its project's delivery manager, session 25), when they may read the task (as
     `_notify_breach`: tasks' `tasks_readers`, two statements at most); a fixed number of statements whatever the
     number of assignments: the read (locking the assignments, skipping those another run or a request holds: they
     are the next run's; the delivery managers read in it), the readers, one
@@ -218,10 +227,8 @@ def scan_breaches(ctx) -> int:
 
     Task = tasks_service.Task
     now = utcnow()
-    # the recipient: the assignee, else the delivery manager of the task's project, read in the same statement (a
-    # scalar subquery of the tasks area's; only the assignments are locked)
-    recipient = func.coalesce(Task.assignee_id, tasks_service.project_manager())
-    rows = ctx.db.execute(select(TaskSla.id, Task.id, Task.title, recipient)
+    # the recipient (`_recipient`) read in the same statement; only the assignments are locked
+    rows = ctx.db.execute(select(TaskSla.id, Task.id, Task.title, _recipient(tasks_service))
                           .join(Task, Task.id == TaskSla.task_id)
                           .where(TaskSla.breach_notified_at.is_(None), _open_breach(now))
                           .with_for_update(of=TaskSla, skip_locked=True)).all()

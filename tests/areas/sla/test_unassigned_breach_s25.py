@@ -167,3 +167,27 @@ def test_the_scan_reads_the_delivery_managers_in_as_many_statements_at_3_as_at_2
         assert sorted(told) == sorted(expected.items())
         assert breach_scan() == {"noticed": 0}
     assert counts[0] == counts[1], counts
+
+
+def test_a_breach_of_a_deactivated_assignees_task_tells_the_delivery_manager(api, db, exec_user):
+    """A task still assigned to someone who has left (users audit, session 25): its breach went to them (notify skips
+    a deactivated user) and was recorded as noticed, so nobody was ever told. The project's delivery manager is
+    told instead, by the scan as on a late respond; an active assignee is still told alone."""
+    from chalicelib.areas.sla.jobs import breach_scan
+
+    policy = _policy(db)
+    high = config_item(db, "task_priority", "high").id
+    manager = make_user(db, access_level="executive")
+    gone = make_user(db, access_level="employee", is_active=False)
+    here = make_user(db, access_level="employee")
+    project = make_project(db, delivery_manager_id=manager.id)
+    scanned, responded, kept = (make_task(db, priority_id=high, resource_type="project", resource_id=project.id,
+                                          assignee_id=assignee.id) for assignee in (gone, gone, here))
+    for task in (scanned, responded, kept):
+        api.put(f"/api/sla/tasks/{task.id}", as_=exec_user,
+                json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+    assert api.post(f"/api/sla/tasks/{responded.id}/respond", as_=exec_user).json["breached"] is True
+    assert _breach_notices(db, responded.id) == [(manager.id, f"/tasks/{responded.id}")]
+    assert breach_scan() == {"noticed": 2}
+    assert _breach_notices(db, scanned.id) == [(manager.id, f"/tasks/{scanned.id}")]
+    assert _breach_notices(db, kept.id) == [(here.id, f"/tasks/{kept.id}")]
