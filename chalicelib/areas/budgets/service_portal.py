@@ -58,12 +58,38 @@ def portal_budget(db, budget_id: str, project_ids, deal_ids) -> tuple[dict, list
     return _portal_record(budget), [{f: value_out(getattr(i, f)) for f in PORTAL_ITEM_FIELDS} for i in items]
 
 
+def _approval_recipient(db, budget: Budget) -> str | None:
+    """Who hears of the client's approval (session 25; users2 audit: an owner deactivated, or none, told nobody):
+    the first of the budget's owner, then the delivery manager of its project (a deal's budget: the deal's owner),
+    then the project's owner, who may read the budget (queries.budget_readers: active, `budgets:view`, the budget
+    in their scope), else None. Three statements at most: the project's or deal's people (one), the readers among
+    them all at once (two at most; core.lookup.first_active_user is not enough here: an active owner outside the
+    budget's scope is passed over too, and the readers' check already keeps the active only)."""
+    if budget.resource_type == "project":
+        from chalicelib.areas.projects import service as projects_service
+
+        project = projects_service.project_brief(db, budget.resource_id) or {}
+        people = (budget.owner_id, project.get("delivery_manager_id"), project.get("owner_id"))
+    elif budget.resource_type == "deal":
+        from chalicelib.areas.deals import service as deals_service
+
+        people = (budget.owner_id, (deals_service.deal_facts(db, budget.resource_id) or {}).get("owner_id"))
+    else:
+        people = (budget.owner_id,)
+    ordered = list(dict.fromkeys(uid for uid in people if uid))
+    if not ordered:
+        return None
+    may_read = budget_readers(db, budget.id, ordered)
+    return next((uid for uid in ordered if uid in may_read), None)
+
+
 def portal_approve(ctx, *, budget_id: str, project_ids, deal_ids, approver: str) -> None:
     """A client approves a budget in `pending_approval` (409 from any other status; 404 outside the client's
-    budgets): it moves to `approved` (decisions.md section 9), the approval is logged in history and the
-    budget's owner is notified (`portal_budget_approved`) when they may read the budget (queries.budget_readers:
-    active, `budgets:view`, the budget in their scope); an owner who may not (their GET answers 404) is told
-    nothing: the notice is about the budget, not about them."""
+    budgets): it moves to `approved` (decisions.md section 9), the approval is logged in history and one person
+    is notified (`portal_budget_approved`): `_approval_recipient`, the first who may read the budget among its
+    owner, its project's delivery manager (a deal's budget: the deal's owner) and its project's owner; none of them
+    a reader, nobody. An owner who may not read it (their GET answers 404) is told nothing: the notice is about the
+    budget, not about them (session 25: the next one is told instead)."""
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     budget = lock_row(ctx.db, Budget, budget_id, where=_portal_scope(project_ids, deal_ids), missing="Budget")
@@ -74,7 +100,8 @@ def portal_approve(ctx, *, budget_id: str, project_ids, deal_ids, approver: str)
     ctx.db.flush()
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="approved", actor_id=None,
                    changes={"status": {"from": "pending_approval", "to": "approved"}, "approved_by": approver})
-    if budget.owner_id and budget_readers(ctx.db, budget.id, [budget.owner_id]):
-        notify(ctx, user_id=budget.owner_id, type="portal_budget_approved",
+    recipient = _approval_recipient(ctx.db, budget)
+    if recipient:
+        notify(ctx, user_id=recipient, type="portal_budget_approved",
                title=f"The client approved the budget {budget.name}", resource_type="budget",
                resource_id=budget.id, action_url=f"/budgets/{budget.id}")
