@@ -34,7 +34,7 @@ def get_announcement(ctx, announcement_id: str):
 
 
 @bp.route("/api/announcements", methods=["POST"])
-@endpoint(tool="announcements", level="update", access=("head", "executive"), body=AnnouncementCreate, status=201,
+@endpoint(tool="announcements", level="update", access=service.WRITER_ACCESS, body=AnnouncementCreate, status=201,
           response=one("announcement", AnnouncementRead))
 def create_announcement(ctx, body: AnnouncementCreate):
     """Publish an announcement (head and executive); staff are notified"""

@@ -1,7 +1,8 @@
 """Announcements: list, unread count, detail, create, edit, delete, read receipts and distribution.
 
 Rules (document 3, Announcements): create needs update:announcements and head or executive access; edit and
-distribute are for the original author or an executive (403 otherwise); delete needs manage:announcements and
+distribute are for the original author or an executive (403 otherwise), the author still holding what create
+requires (session 25: a demoted author is refused as on create); delete needs manage:announcements and
 executive access, and removes the read receipts (and distributions) with it, and its notices from the client
 portal (session 24; so does an edit that moves a company announcement to an internal category). Read receipts
 are shown to head and executive only. A new announcement notifies active staff who hold announcements:view (`announcement_published`,
@@ -70,8 +71,19 @@ def create_announcement(ctx, *, data) -> dict:
     return one_record(ctx.db, ctx.user_id, announcement.id)
 
 
+WRITER_ACCESS = ("head", "executive")  # who may write announcements: create's check (api.py), and an author's
+
+
 def _author_or_executive(ctx, announcement: Announcement, what: str) -> None:
-    if announcement.author_id != ctx.user_id and ctx.principal.access_level != "executive":
+    """An executive, or the author who still holds what create requires (session 25: the author rule restricts the
+    permission to write announcements, it grants none; a head demoted to manager no longer edits nor distributes
+    what they wrote). Refused as create refuses, with the endpoint's own message."""
+    level = ctx.principal.access_level
+    if level == "executive":
+        return
+    if level not in WRITER_ACCESS:
+        raise Forbidden(f"Requires access level {' or '.join(WRITER_ACCESS)}")
+    if announcement.author_id != ctx.user_id:
         raise Forbidden(f"Only the author or an executive may {what} this announcement")
 
 
