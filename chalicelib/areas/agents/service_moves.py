@@ -11,8 +11,10 @@ A move from another stage is 409. Dispatch and approve need the project's enable
 URL and secret), else 409, so that no run waits for a runner that will never hear of it. Each move takes the task
 row FOR KEY SHARE (its read), then locks the agent meta row (the order of the task's delete), writes a task history
 event (`agent_stage_changed`) and notifies the task's assignee and reporter who may read the task
-(`agent_task_stage_changed`, not the person who made the move). The runner is called only after the commit; a
-runner that cannot be reached marks the run failed and puts the task back in the stage it left.
+(`agent_task_stage_changed`, not the person who made the move); when the runner's report moves the task to
+pending_approval and neither of them may read it, the user who dispatched the run is told instead (session 25).
+The runner is called only after the commit; a runner that cannot be reached marks the run failed and puts the task
+back in the stage it left.
 """
 from __future__ import annotations
 
@@ -56,19 +58,27 @@ def _locked(ctx, task_id: str, move: str):
     return agent, task
 
 
-def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None) -> None:
+def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None,
+                        fallback_id: str | None = None) -> None:
     """The task's assignee and reporter who may read it hear of the move (once each; not the actor), with the core's
     5-minute de-duplication per user, type and resource (document 3, Events and Limits). Who may read it is the tasks
     area's `task_readers` (active, `tasks:view`, the task in their scope; two statements at most, whatever the
     recipients): one who may not is told nothing, as the tasks area's `task_status_changed` (the notice names the task
-    and could only lead to a 404)."""
+    and could only lead to a 404). `fallback_id` (the runner's report to pending_approval: the user who dispatched the
+    run) is told only when neither the assignee nor the reporter is, and only when they may read the task and are not
+    the actor (session 25: a task whose people left no longer waits for approval unseen); asked in the same
+    `task_readers` call."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
 
     people = [uid for uid in dict.fromkeys((task.assignee_id, task.reporter_id)) if uid and uid != actor_id]
-    readers = tasks_service.task_readers(ctx.db, task.id, people) if people else set()
+    fallback = fallback_id if fallback_id and fallback_id != actor_id and fallback_id not in people else None
+    asked = people + ([fallback] if fallback else [])
+    readers = tasks_service.task_readers(ctx.db, task.id, asked) if asked else set()
     recipients = [user_id for user_id in people if user_id in readers]
+    if not recipients and fallback in readers:
+        recipients = [fallback]
     notify_many(ctx, [{"user_id": user_id, "type": "agent_task_stage_changed",
                        "title": f"Agent task moved to {new.replace('_', ' ')}: {task.title}",
                        "body": f"{task.title} moved from {old.replace('_', ' ')} to {new.replace('_', ' ')}.",
@@ -76,8 +86,9 @@ def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None) 
                        "actor_id": actor_id} for user_id in recipients])
 
 
-def change_stage(ctx, agent: AgentTask, task, new: str, *, actor_id: str | None, **details) -> None:
-    """Set the stage; history event and notifications."""
+def change_stage(ctx, agent: AgentTask, task, new: str, *, actor_id: str | None, fallback_id: str | None = None,
+                 **details) -> None:
+    """Set the stage; history event and notifications (`fallback_id`: see notify_stage_change)."""
     old = agent.stage
     agent.stage = new
     agent.updated_at = utcnow()
@@ -85,7 +96,7 @@ def change_stage(ctx, agent: AgentTask, task, new: str, *, actor_id: str | None,
     changes = {"stage": {"from": old, "to": new}, **{k: v for k, v in details.items() if v is not None}}
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_stage_changed", actor_id=actor_id,
                    changes=changes)
-    notify_stage_change(ctx, task, old, new, actor_id=actor_id)
+    notify_stage_change(ctx, task, old, new, actor_id=actor_id, fallback_id=fallback_id)
 
 
 def _runner_target(ctx, task, *, required: bool = True):
