@@ -66,24 +66,29 @@ def list_reviews(ctx, query) -> list[dict]:
     return [review_record(row) for row in ctx.db.execute(stmt)]
 
 
+def _previous_select(review: Review, cycle: ReviewCycle, *columns):
+    """The reviews previous to this one (these columns of them): for an annual review, every completed quarterly
+    review of the same person inside the annual period (at most 500); otherwise the person's latest completed
+    review before this one. The detail's `previous_reviews` and the outcomes of earlier goals both use it."""
+    stmt = (select(*columns).join(ReviewCycle, ReviewCycle.id == Review.cycle_id)
+            .where(Review.user_id == review.user_id, Review.status == "completed", Review.id != review.id))
+    if cycle.type == "annual":
+        stmt = stmt.where(ReviewCycle.type == "quarterly", ReviewCycle.period_start >= cycle.period_start,
+                          ReviewCycle.period_end <= cycle.period_end).order_by(ReviewCycle.period_start, Review.id)
+        return stmt.limit(LIST_LIMIT)  # one review a cycle: as many as quarterly cycles in the year, at most 500
+    # before it: its cycle starts earlier and ends no later (the year's annual review covering this quarter
+    # is not before it)
+    return (stmt.where(ReviewCycle.period_start < cycle.period_start, ReviewCycle.period_end <= cycle.period_end)
+            .order_by(ReviewCycle.period_end.desc(), Review.completed_at.desc(), Review.id).limit(1))
+
+
 def _previous_reviews(ctx, review: Review, cycle: ReviewCycle) -> tuple[list[dict], dict | None]:
     """For an annual review: every completed quarterly review of the same person inside the annual period, and
     the aggregation of their ratings per template item. Otherwise: the person's latest completed review before
     this one (its goals are the ones whose outcomes are recorded), and no aggregation. Three statements."""
-    stmt = (select(Review.id, ReviewCycle.name, Review.reviewer_notes, Review.action_items)
-            .join(ReviewCycle, ReviewCycle.id == Review.cycle_id)
-            .where(Review.user_id == review.user_id, Review.status == "completed", Review.id != review.id))
     annual = cycle.type == "annual"
-    if annual:
-        stmt = stmt.where(ReviewCycle.type == "quarterly", ReviewCycle.period_start >= cycle.period_start,
-                          ReviewCycle.period_end <= cycle.period_end).order_by(ReviewCycle.period_start, Review.id)
-        stmt = stmt.limit(LIST_LIMIT)  # one review a cycle: as many as quarterly cycles in the year, at most 500
-    else:
-        # before it: its cycle starts earlier and ends no later (the year's annual review covering this quarter
-        # is not before it)
-        stmt = (stmt.where(ReviewCycle.period_start < cycle.period_start, ReviewCycle.period_end <= cycle.period_end)
-                .order_by(ReviewCycle.period_end.desc(), Review.completed_at.desc(), Review.id).limit(1))
-    rows = ctx.db.execute(stmt).all()
+    rows = ctx.db.execute(_previous_select(review, cycle, Review.id, ReviewCycle.name, Review.reviewer_notes,
+                                           Review.action_items)).all()
     ids = [row[0] for row in rows]
     kpis = kpi_records(ctx.db, ids)
     goals = goal_records(ctx.db, ids)
@@ -276,7 +281,8 @@ def _write_ratings(ctx, review_id: str, ratings) -> None:
 
 
 def record_previous_goals(ctx, *, review_id: str, data) -> dict:
-    """Outcomes of goals set in the same person's earlier reviews (400 for any other goal); one UPDATE."""
+    """Outcomes of goals set in the reviews the detail's `previous_reviews` names for this one (the person's
+    earlier completed reviews, `_previous_select`; 400 for any other goal, session 25); one UPDATE."""
     load_review(ctx, review_id)
     review = lock_row(ctx.db, Review, review_id, missing="Review")  # a completion at the same moment is seen (409), as update_review
     if review.status == "completed":
@@ -284,9 +290,12 @@ def record_previous_goals(ctx, *, review_id: str, data) -> dict:
     if not _is_reviewer_side(ctx, review):  # the reviewed person does not grade their own goals
         raise Forbidden("Only the reviewer may record the outcomes of earlier goals")
     outcomes = {outcome.goal_id: outcome.status for outcome in data.outcomes}
-    found = set(ctx.db.scalars(select(ReviewGoal.id).join(Review, Review.id == ReviewGoal.review_id)
-                               .where(ReviewGoal.id.in_(list(outcomes)), Review.user_id == review.user_id,
-                                      Review.id != review.id))) if outcomes else set()
+    found = set()
+    if outcomes:
+        # a later, unfinished or any other review of the person is not earlier: its goals are not graded here
+        previous = _previous_select(review, ctx.db.get(ReviewCycle, review.cycle_id), Review.id).subquery()
+        found = set(ctx.db.scalars(select(ReviewGoal.id).where(ReviewGoal.id.in_(list(outcomes)),
+                                                               ReviewGoal.review_id.in_(select(previous.c.id)))))
     unknown = [index for index, outcome in enumerate(data.outcomes) if outcome.goal_id not in found]
     if unknown:
         raise BadRequest("outcomes must name goals of this person's earlier reviews",
