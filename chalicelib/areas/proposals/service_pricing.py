@@ -105,13 +105,20 @@ def refresh_total(ctx, proposal: Proposal) -> Decimal | None:
     return proposal.total_amount
 
 
-def _check_service_types(ctx, sections) -> None:
-    """Every item's service_type_id names an item of config list `service_type` (one query): 400 naming each
-    item otherwise (the budget and invoice lines made on accept carry it)."""
+def _check_service_types(ctx, proposal_id: str, sections) -> None:
+    """Every item's service_type_id names an item of config list `service_type` (the budget and invoice lines made
+    on accept carry it): 400 naming each item otherwise. Only ids not already on the proposal's stored items are
+    checked (one query for those, one for the list's): a pricing read and sent back as it is saves although a
+    service type it names was deleted since, as a budget's or invoice's line sent back unchanged does; a new
+    reference to a deleted or wrong-list item is still a 400 (session 25, docs/decisions/proposals.md)."""
     named = {item.service_type_id for section in sections for item in section.items if item.service_type_id}
     if not named:
         return
-    found = list_items_among(ctx.db, "service_type", named)
+    stored = set(ctx.db.scalars(select(PricingItem.service_type_id).distinct()
+                                .join(PricingSection, PricingSection.id == PricingItem.section_id)
+                                .where(PricingSection.proposal_id == proposal_id,
+                                       PricingItem.service_type_id.is_not(None))))
+    found = stored | list_items_among(ctx.db, "service_type", named - stored)
     details = [{"field": f"sections.{s}.items.{i}.service_type_id",
                 "message": "must be an item of the service_type list"}
                for s, section in enumerate(sections) for i, item in enumerate(section.items)
@@ -143,7 +150,7 @@ def replace_pricing(ctx, *, proposal_id: str, sections) -> None:
         raise BadRequest(f"A proposal's pricing holds at most {ITEM_LIMIT} items",
                          details=[{"field": "sections", "message": f"at most {ITEM_LIMIT} items in all"}])
     proposal = _locked(ctx, proposal_id)
-    _check_service_types(ctx, sections)
+    _check_service_types(ctx, proposal.id, sections)
     _check_amounts(sections)
     before = proposal.total_amount
     # in review the approvals given stand only for the pricing they approved (session 23): the stored one, compared
