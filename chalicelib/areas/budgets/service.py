@@ -300,6 +300,7 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
         _check_status(changes["status"], budget.status)
     _check_references(ctx, changes, budget)
     check_approval_kept(budget, changes)  # the client's approval covers total_amount and currency (session 22)
+    _check_approval_stays_with_client(ctx.db, budget, changes)  # and the client who gave it (session 25)
     if "currency" in changes and changes["currency"] != budget.currency:
         _check_currency_of_invoices(ctx, budget, changes["currency"])
     _entries_follow(ctx, budget, changes)
@@ -318,6 +319,26 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
         _tell_portal_pending(ctx, budget)  # still awaiting approval, now in another client's portal (session 24)
     ctx.db.flush()
     return budget_record(ctx, budget.id)
+
+
+def _check_approval_stays_with_client(db, budget: Budget, changes: dict) -> None:
+    """409 when an `approved` budget that stays approved is moved (its resource changed) from a record of client A (a
+    company set) to one of another company or of none (session 25): A's approval would be listed in B's portal (or
+    carried there by a second move). A move within A stays free, as does a move that takes the budget out of
+    approved in the same request (staff may; set `pending_approval` and the new client is asked) and a budget on a
+    companyless record. The two companies are read only for such a move (one query each); the new record is
+    share-locked by `_check_references` (a move of it to another company waits, or is waited for and read)."""
+    if budget.status != CLIENT_APPROVED or changes.get("status", budget.status) != CLIENT_APPROVED:
+        return
+    resource_before = (budget.resource_type, budget.resource_id)
+    resource_after = (changes.get("resource_type", budget.resource_type), changes.get("resource_id", budget.resource_id))
+    if resource_after == resource_before:
+        return
+    company = _client_company(db, *resource_before)
+    if company is not None and _client_company(db, *resource_after) != company:
+        raise Conflict("The client approved this budget in its portal: it cannot move to another client's (or a "
+                       "companyless) project or deal while it is approved (set its status back to pending_approval in "
+                       "the same request, and the new client is asked, or move it within this client)")
 
 
 def _client_changed(db, resource_before: tuple[str, str], budget: Budget) -> bool:
@@ -423,6 +444,29 @@ def project_budget_totals(db, project_id: str) -> dict[str, Decimal]:
                              Budget.status != "cancelled")
                       .group_by(Budget.currency)).all()
     return {currency: Decimal(str(total or 0)) for currency, total in rows}
+
+
+def check_client_move(db, *, resource_type: str, resource_id: str, company_before: str | None,
+                      company_after: str | None) -> None:
+    """Before a project's or deal's company changes (the projects and deals areas, under the record's row lock, before
+    their write): a move from client A (set) to another company, or to none, while any of the record's budgets is
+    `approved` is a 409 naming how many, nothing written (session 25). The approval is A's, given in A's portal
+    (history's `approved_by` is A's portal user): moved along, the budget would be listed approved in B's portal,
+    an approval B never gave. Clearing the company counts as a move (A, then none, then B would be the same move in
+    two steps). A company given to a record that had none, or the same one sent back, checks nothing. The way out:
+    set the budgets back to `pending_approval` (staff may move a budget out of approved; the new client is then
+    asked), or move them to another project or deal of A first. One statement (the count)."""
+    if not company_before or company_after == company_before:
+        return
+    approved = int(db.scalar(select(func.count(Budget.id)).where(
+        Budget.resource_type == resource_type, Budget.resource_id == resource_id,
+        Budget.status == CLIENT_APPROVED)) or 0)
+    if approved:
+        budgets = f"{approved} approved budget{'s' if approved != 1 else ''}"
+        them = "them" if approved != 1 else "it"
+        raise Conflict(f"The {resource_type} has {budgets} (its client's approval, given in the client's portal): it "
+                       f"cannot move to another client with {them}. Set {them} back to pending approval, or move "
+                       f"{them} to another project or deal of this client, first")
 
 
 def project_company_changed(ctx, *, project_id: str) -> int:

@@ -118,6 +118,11 @@ def update_deal(ctx, *, deal_id: str, data) -> dict:
     # moved to another company, since can be PUT back as it was read)
     _check_refs(ctx.db, {k: v for k, v in changes.items() if v != getattr(deal, k)}, deal)
     _check_room(ctx.db, changes, deal)
+    if "company_id" in changes:  # a budget client A approved does not move to client B with the deal (session 25)
+        from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
+
+        budgets_service.check_client_move(ctx.db, resource_type="deal", resource_id=deal.id,
+                                          company_before=company_before, company_after=changes["company_id"])
     for key, value in changes.items():
         setattr(deal, key, value)
     ctx.db.flush()

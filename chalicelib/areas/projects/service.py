@@ -304,6 +304,8 @@ def update_project(ctx, *, project_id: str, data) -> dict:
     # read, whose company may since have been deleted or whose owner deactivated (a 400 on a field it left alone)
     changed = {k: v for k, v in values.items() if value_out(v) != before.get(k)}
     _validate_references(ctx.db, {**changed, "start_date": merged["start_date"], "end_date": merged["end_date"]})
+    if "company_id" in changed:  # a budget client A approved does not move to client B with the project (session 25)
+        _approved_budgets_stay(ctx, project, changed["company_id"])
     for field, value in values.items():
         _set(project, field, value)
     changes = history.diff(before, _snapshot(project))
@@ -336,6 +338,16 @@ def _request_watch_follows(ctx, project: Project) -> None:
 
     tasks_service.move_request_watch(ctx.db, manager_id=request_manager(ctx.db, project.id, project=project),
                                      project_id=project.id)
+
+
+def _approved_budgets_stay(ctx, project: Project, company_id: str | None) -> None:
+    """Before the project's company changes (under its row lock): a move from client A to another company or none
+    while budgets of it are `approved` (A's approval, given in A's portal) is a 409, nothing written (budgets'
+    `check_client_move`, one statement; session 25). A company given to a companyless project checks nothing."""
+    from chalicelib.areas.budgets import service as budgets_service
+
+    budgets_service.check_client_move(ctx.db, resource_type="project", resource_id=project.id,
+                                      company_before=project.company_id, company_after=company_id)
 
 
 def _pending_budgets_shown(ctx, project: Project) -> None:
