@@ -574,3 +574,10 @@ def _by_currency(budgets: dict, invoices: dict) -> list[dict]:
              "invoiced": _number(invoices.get(currency, (0, 0))[0]),
              "collected": _number(invoices.get(currency, (0, 0))[1])}
             for currency in sorted(budgets.keys() | invoices.keys(), key=order)]
+
+
+def service_type_uses(item_id: str):
+    """A scalar count of the budget lines naming service type `item_id` (no foreign key: a deleted item left them
+    naming nothing): the config lists area refuses to delete a service type in use (session 25)."""
+    return select(func.count()).select_from(BudgetLineItem).where(BudgetLineItem.service_type_id == item_id) \
+        .scalar_subquery()

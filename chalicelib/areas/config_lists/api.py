@@ -50,8 +50,9 @@ def reorder_config_list(ctx, key: str, body: Reorder):
 
 
 @bp.route("/api/config-lists/{key}/items/{item_id}", methods=["DELETE"])
-@endpoint(tool="config-lists", level="manage", errors=(404,), response=OkResponse)
+@endpoint(tool="config-lists", level="manage", errors=(404, 409), response=OkResponse)
 def delete_config_list_item(ctx, key: str, item_id: str):
-    """Delete an item (system items cannot be deleted: 400)."""
+    """Delete an item (system items cannot be deleted: 400; a task status, task priority or service type in use:
+    409)."""
     service.delete_item(ctx, key=key, item_id=item_id)
     return {"ok": True}

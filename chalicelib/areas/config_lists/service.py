@@ -3,7 +3,8 @@
 Rules (document 1, Config lists): items ordered by position then label; one default per list
 (setting `is_default` clears the previous default first); system items keep their value and cannot
 be deleted (400); reorder sets position = array index. Our additions: a value is unique within its
-list (409), an update with no field is 400, reorder accepts a subset of the list's items.
+list (409), an update with no field is 400, reorder accepts a subset of the list's items, a task status, task
+priority or service type still in use is not deleted (409; session 25).
 """
 from __future__ import annotations
 
@@ -99,11 +100,56 @@ def reorder(ctx, *, key: str, item_ids: list[str]) -> None:
                  parent=ConfigListItem.list_id == config_list.id, field="item_ids", what=f"items of the list {key}")
 
 
+def _uses(key: str, item_id: str) -> dict:
+    """Scalar counts of the records that name the item where clearing the reference would change what they are
+    (session 25, config values audit): a task status (a task left with none counts as open: completed tasks
+    reopened), a task priority (the service level rules for it were deleted with it, and the tasks' service levels
+    read their hours through it), a service type (budget, invoice and pricing lines keep the id with no foreign key,
+    and the ledger's account mapping went with it). Other lists' items (deal stages, project types, task types and
+    phases, custom lists) are labels: their records are left without one, as before. Each area named is imported
+    only for a delete of one of its lists' items."""
+    uses = {}
+    if key.startswith("task_"):
+        from chalicelib.areas.tasks import service as tasks_service
+
+        if key in ("task_status", "task_priority"):
+            uses["tasks"] = tasks_service.config_item_tasks(key, item_id)
+    if key == "task_priority":
+        from chalicelib.areas.sla import service as sla_service
+
+        uses.update(sla_service.priority_uses(item_id))
+    if key == "service_type":
+        from chalicelib.areas.budgets import service as budgets_service
+        from chalicelib.areas.invoices import service as invoices_service
+        from chalicelib.areas.proposals import service as proposals_service
+
+        uses.update({"budget lines": budgets_service.service_type_uses(item_id),
+                     "invoice lines": invoices_service.service_type_uses(item_id),
+                     "proposal pricing items": proposals_service.service_type_uses(item_id)})
+    return uses
+
+
+def _refuse_if_used(ctx, key: str, item: ConfigListItem) -> None:
+    """409 naming what still uses the item (`_uses`; one statement), nothing deleted: the records are moved to
+    another item first. The item's row is locked before the count, so a write that names it with a foreign key
+    (tasks, SLA rules) waits for the delete's answer."""
+    uses = _uses(key, item.id)
+    if not uses:
+        return
+    lock_row(ctx.db, ConfigListItem, item.id, missing="Config list item")
+    counts = ctx.db.execute(select(*(count.label(f"c{i}") for i, count in enumerate(uses.values())))).one()
+    named = [f"{int(n)} {what}" for what, n in zip(uses, counts) if n]
+    if named:
+        raise Conflict(f"The item {item.label!r} is in use ({', '.join(named)}): give them another item first",
+                       details=[{"field": "item_id", "message": f"in use by {', '.join(named)}"}])
+
+
 def delete_item(ctx, *, key: str, item_id: str) -> None:
     config_list = load_config_list(ctx, key)
     item = load_config_list_item(ctx, config_list, item_id)
     if item.is_system:
         raise BadRequest("System items cannot be deleted")
+    _refuse_if_used(ctx, key, item)
     ctx.db.delete(item)
     ctx.db.flush()
     history.record(ctx.db, entity_type="config_list_item", entity_id=item_id, action="deleted",

@@ -332,3 +332,11 @@ def account_codes(db, service_type_ids) -> dict[str, str]:
         return {}
     return dict(db.execute(select(InvoiceMappingRule.service_type_id, InvoiceMappingRule.ledger_account_code)
                            .where(InvoiceMappingRule.service_type_id.in_(ids))).all())
+
+
+def service_type_uses(item_id: str):
+    """A scalar count of the invoice lines naming service type `item_id` (no foreign key: a deleted item left them
+    naming nothing, and the ledger's account mapping went with it): the config lists area refuses to delete a
+    service type in use (session 25)."""
+    return select(func.count()).select_from(InvoiceLineItem).where(InvoiceLineItem.service_type_id == item_id) \
+        .scalar_subquery()

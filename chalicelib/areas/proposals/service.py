@@ -462,3 +462,13 @@ def mark_sent(ctx, *, proposal_id: str) -> None:
         raise Conflict(f"Only an approved proposal can be marked sent (status {proposal.status})")
     proposal.sent_at = utcnow()
     _move(ctx, proposal, "sent", "sent", {"sent_at": proposal.sent_at.isoformat()})
+
+
+def service_type_uses(item_id: str):
+    """A scalar count of the pricing items naming service type `item_id` (no foreign key; an accept copies it onto
+    the budget and invoice lines it makes): the config lists area refuses to delete a service type in use
+    (session 25)."""
+    from sqlalchemy import func
+
+    return select(func.count()).select_from(PricingItem).where(PricingItem.service_type_id == item_id) \
+        .scalar_subquery()

@@ -152,3 +152,15 @@ def _default_priority_ids(db) -> set[str]:
 
     return set(db.scalars(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
                           .where(ConfigList.key == PRIORITY_LIST, ConfigListItem.is_default.is_(True))))
+
+
+def priority_uses(item_id: str) -> dict:
+    """Scalar counts of what names task priority `item_id` here: the policies' rules (deleted with the item: a
+    policy would lose its promise for that priority) and the tasks' service levels (their label and hours read
+    through it). The config lists area refuses to delete a priority in use (session 25)."""
+    from .models import TaskSla
+
+    return {"service level rules": select(func.count()).select_from(SlaPolicyRule)
+            .where(SlaPolicyRule.priority_id == item_id).scalar_subquery(),
+            "task service levels": select(func.count()).select_from(TaskSla)
+            .where(TaskSla.priority_id == item_id).scalar_subquery()}

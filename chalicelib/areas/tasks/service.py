@@ -32,9 +32,9 @@ from .queries import task_seen_by, visible_task_exists  # noqa: F401 - other are
 from .queries import tasks_readers  # noqa: F401 - the SLA breach scan tells only assignees who may read their task
 from .queries import visible_task_titles  # noqa: F401 - other areas name tasks only in the caller's scope
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
-from .service_planning import (clear_roadmap_items, company_deleted, deal_deleted,  # noqa: F401 - other areas call it through the service
-                               project_deleted, project_manager, project_task_counts, project_tasks, roadmap_item_tasks,
-                               sprint_board, task_titles)
+from .service_planning import (clear_roadmap_items, company_deleted, config_item_tasks,  # noqa: F401 - other areas call it through the service
+                               deal_deleted, project_deleted, project_manager, project_task_counts, project_tasks,
+                               roadmap_item_tasks, sprint_board, task_titles)
 from .service_portal import (create_request_task, move_request_watch, portal_counts,  # noqa: F401 - other areas call it through the service
                              portal_task_counts, portal_task_counts_select, portal_task_project, portal_tasks)
 from .service_references import check_references, copied_links, dated_approval

@@ -142,3 +142,17 @@ def project_manager():
     Project = projects_service.Project
     return (select(Project.delivery_manager_id)
             .where(Task.resource_type == "project", Project.id == Task.resource_id).scalar_subquery())
+
+
+CONFIG_COLUMNS = {"task_status": "status_id", "task_priority": "priority_id", "task_type": "type_id",
+                  "task_phase": "phase_id"}
+
+
+def config_item_tasks(list_key: str, item_id: str):
+    """A scalar count of the tasks naming config item `item_id` of list `list_key` (their status, priority, type or
+    phase; None for a list tasks do not use): the config lists area refuses to delete an item in use (session 25:
+    a deleted status left its tasks with none, which counts as open, so completed tasks reopened)."""
+    column = CONFIG_COLUMNS.get(list_key)
+    if column is None:
+        return None
+    return select(func.count()).select_from(Task).where(getattr(Task, column) == item_id).scalar_subquery()

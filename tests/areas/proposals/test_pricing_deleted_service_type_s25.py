@@ -1,8 +1,20 @@
 """Session 25 (config audit): a pricing naming a service type since deleted can be saved back as read; only a
 service type id not already on the proposal's items is checked against the `service_type` list (as budgets' and
-invoices' lines check only a changed one). docs/decisions/proposals.md, Pricing."""
+invoices' lines check only a changed one). docs/decisions/proposals.md, Pricing. Since session 25 a service type in
+use is not deleted (409, docs/decisions/config_lists.md): these tests delete it as it was deleted before that rule
+(`_deleted_earlier`), the dead reference a proposal may still hold."""
+from sqlalchemy import delete
+
+from chalicelib.core.models import ConfigListItem
 from tests.areas.proposals.factories import create, price
 from tests.factories import config_item
+
+
+def _deleted_earlier(api, user, db, item_id):
+    """The item deleted as the config lists route deleted an item in use before session 25 (it now answers 409)."""
+    assert api.delete(f"/api/config-lists/service_type/items/{item_id}", as_=user).status == 409
+    db.execute(delete(ConfigListItem).where(ConfigListItem.id == item_id))
+    db.commit()
 
 
 def _service_type(api, user, value):
@@ -24,7 +36,7 @@ def test_a_pricing_naming_a_since_deleted_service_type_saves_back(api, db, exec_
     price(api, exec_user, pid, [{"title": "Build", "items": [
         {"description": "SEO", "quantity": 1, "unit_price": 100, "service_type_id": seo},
         {"description": "Design", "quantity": 2, "unit_price": 50}]}])
-    assert api.delete(f"/api/config-lists/service_type/items/{seo}", as_=exec_user).status == 200
+    _deleted_earlier(api, exec_user, db, seo)
     sections = _as_read(api, exec_user, pid)
     assert sections[0]["items"][0]["service_type_id"] == seo
     sections[0]["items"][1]["quantity"] = 3  # another item edited, the dead reference sent back as stored
@@ -63,7 +75,7 @@ def test_a_dead_reference_stored_on_another_proposal_is_not_carried_over(api, db
     first = create(api, exec_user)
     price(api, exec_user, first, [{"title": "Build", "items": [
         {"description": "SEO", "quantity": 1, "unit_price": 100, "service_type_id": seo}]}])
-    assert api.delete(f"/api/config-lists/service_type/items/{seo}", as_=exec_user).status == 200
+    _deleted_earlier(api, exec_user, db, seo)
     second = create(api, exec_user)
     bad = api.put(f"/api/proposals/{second}/pricing", as_=exec_user, json={"sections": [
         {"title": "Build", "items": [{"description": "SEO", "quantity": 1, "unit_price": 1, "service_type_id": seo}]}]})
