@@ -28,6 +28,14 @@ def client_profile_for_company(db, company_id: str) -> dict | None:
     return row_dict(profile, PROFILE_FIELDS, flags=("dashboard_enabled",)) if profile is not None else None
 
 
+def profile_manager_of(company_id_column):
+    """A correlated scalar for another area's statement: the delivery manager named on the client profile of the
+    company `company_id_column` holds (null without a profile or a manager). The projects area derives a client
+    request's manager from it (session 25)."""
+    return select(ClientProfile.delivery_manager_id).where(ClientProfile.company_id == company_id_column) \
+        .scalar_subquery()
+
+
 def ensure_client_profile(db, company_id: str) -> None:
     """A profile with defaults for the company unless it has one (INSERT ... ON CONFLICT DO NOTHING)."""
     insert_ignore(db, ClientProfile, {"company_id": company_id, "dashboard_enabled": False, "portal_visibility": {}},

@@ -80,6 +80,21 @@ def request_manager(db, project_id: str, *, project: Project | None = None) -> s
     return first_active_user(db, manager, profile_manager)
 
 
+def request_manager_of(project_id_column):
+    """A correlated scalar for another area's statement: `request_manager` as SQL, the first active of the delivery
+    manager of project `project_id_column` and its company's client profile's (null when neither is active). The
+    tasks area reads it for the SLA breach and due-soon notices of a task nobody active is assigned (session 25)."""
+    from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
+    from chalicelib.core.models import User
+
+    def active(user_id):
+        return select(User.id).where(User.id == user_id, User.is_active.is_(True)).scalar_subquery()
+
+    return (select(func.coalesce(active(Project.delivery_manager_id),
+                                 active(clients_service.profile_manager_of(Project.company_id))))
+            .where(Project.id == project_id_column).scalar_subquery())
+
+
 def project_names(db, project_ids) -> dict[str, str]:
     """`{project_id: name}` for the ids that exist (one query; no scoping)."""
     read = project_names_select(db, project_ids)

@@ -133,15 +133,16 @@ def project_task_counts(resource_in):
 
 
 def project_manager():
-    """A correlated scalar for another area's statement over `Task`: the delivery manager of the task's project
-    (`resource_type` project; null for another link or a project naming none). The SLA area tells them of an
-    unassigned task's breach (session 25); the projects area is reached through this one, since it calls the SLA
-    area (tests/core/test_area_links.py)."""
+    """A correlated scalar for another area's statement over `Task`: the delivery manager a client's request in the
+    task's project derives (`resource_type` project; projects' `request_manager_of`: the first active of the
+    project's and its client profile's; null for another link or when neither is active). The SLA area tells them of
+    the breach of a task nobody active is assigned (session 25); the projects area is reached through this one,
+    since it calls the SLA area (tests/core/test_area_links.py)."""
+    from sqlalchemy import case
+
     from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
 
-    Project = projects_service.Project
-    return (select(Project.delivery_manager_id)
-            .where(Task.resource_type == "project", Project.id == Task.resource_id).scalar_subquery())
+    return case((Task.resource_type == "project", projects_service.request_manager_of(Task.resource_id)), else_=None)
 
 
 CONFIG_COLUMNS = {"task_status": "status_id", "task_priority": "priority_id", "task_type": "type_id",

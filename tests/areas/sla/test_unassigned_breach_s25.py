@@ -191,3 +191,25 @@ def test_a_breach_of_a_deactivated_assignees_task_tells_the_delivery_manager(api
     assert breach_scan() == {"noticed": 2}
     assert _breach_notices(db, scanned.id) == [(manager.id, f"/tasks/{scanned.id}")]
     assert _breach_notices(db, kept.id) == [(here.id, f"/tasks/{kept.id}")]
+
+
+def test_a_breach_of_a_request_whose_project_manager_left_tells_the_profiles(portal, api, db, exec_user):
+    """Events-reaching-nobody audit (session 25): the portal gives a request whose project manager left to the client
+    profile's manager (its watcher, told of it), but the breach went to the project's inactive manager and was
+    marked noticed. The breach now goes to the manager the request derives: the first active of the two."""
+    from chalicelib.areas.sla.jobs import breach_scan
+
+    policy = _policy(db)
+    profile_manager = make_user(db, access_level="lead")
+    former = make_user(db, access_level="lead")
+    company = make_client(db, manager=profile_manager)
+    project = make_project(db, company_id=company.id, sla_policy_id=policy.id, delivery_manager_id=former.id)
+    former.is_active = False
+    db.flush()
+    answer = portal.post("/requests", company, role="collaborator",
+                         json={"title": "Checkout broken", "projectId": project.id, "priority": "high"})
+    task_id = answer.json["taskId"]
+    api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
+            json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+    assert breach_scan() == {"noticed": 1}
+    assert _breach_notices(db, task_id) == [(profile_manager.id, f"/tasks/{task_id}")]
