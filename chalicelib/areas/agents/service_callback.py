@@ -17,6 +17,11 @@ another status, a task no longer in the reported stage, or a run that is not the
 (given up on and dispatched again), records the run and leaves the stage. Such a stale run records its own
 status, tokens, cost and error, but writes none of its results onto the task: a new build cleared the proof of
 work, and a late `passed` of the build given up on would stand for it.
+
+Who hears (session 25): a success move tells the task's assignee and reporter who may read it, else the run's
+dispatcher (`created_by`) when a reader, for pending_approval and review alike. A `failed` report of the task's
+latest run of the stage the task is still in tells the same audience (`agent_run_failed`): the task waits there
+for a person. Once per failed run, as the report is applied once; a stale run's failure tells nobody.
 """
 from __future__ import annotations
 
@@ -35,7 +40,7 @@ from .models import AgentRun, AgentRunReport, AgentTask
 from .queries import project_config, task_model
 from .schemas import AgentCallback
 from .service_config import runner_secret
-from .service_moves import change_stage
+from .service_moves import change_stage, notify_task_people
 
 log = logging.getLogger("wms.agents")
 
@@ -140,7 +145,10 @@ def apply_report(ctx, body: AgentCallback) -> dict:
     target = SUCCESS_MOVES.get(body.stage) if body.status == "success" and agent.stage == body.stage else None
     # asked before the run changes (nothing to flush); a run given up on and dispatched again records itself, but
     # neither its results nor its success count
-    current = bool(values or target) and _latest_run_of_stage(ctx.db, task.id, run.stage) == run.id
+    # a failed run is told of only when it leaves the task waiting: still in the run's stage, the run its latest
+    failing = body.status == "failed" and agent.stage == body.stage
+    current = bool(values or target or failing) and _latest_run_of_stage(ctx.db, task.id, run.stage) == run.id
+    failed_here = failing and current
     now = utcnow()
     run.status = body.status
     run.started_at = run.started_at or now
@@ -161,8 +169,17 @@ def apply_report(ctx, body: AgentCallback) -> dict:
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_run_reported", actor_id=None,
                    changes={"run_id": run.id, "stage": body.stage, "status": body.status})
     if target is not None and current:
-        # a task awaiting approval whose assignee and reporter may not read it (left, or none) is not left unseen:
-        # the user who dispatched the run is told instead (decisions/agents.md, session 25)
-        change_stage(ctx, agent, task, target, actor_id=None, run_id=run.id,
-                     fallback_id=run.created_by if target == "pending_approval" else None)
+        # a task awaiting approval or review whose assignee and reporter may not read it (left, or none) is not left
+        # unseen: the user who dispatched the run is told instead (decisions/agents.md, session 25)
+        change_stage(ctx, agent, task, target, actor_id=None, run_id=run.id, fallback_id=run.created_by)
+    elif failed_here:
+        _notify_failed(ctx, task, run)
     return _answer(agent, run, False)
+
+
+def _notify_failed(ctx, task, run) -> None:
+    """A failed run leaves the task in its stage, waiting for a person to dispatch or approve again: the audience of
+    the report's stage moves hears of it (assignee and reporter who may read it, else the dispatcher; session 25)."""
+    notify_task_people(ctx, task, actor_id=None, fallback_id=run.created_by, type="agent_run_failed",
+                       title=f"Agent run failed: {task.title}",
+                       body=f"The {run.stage} run of {task.title} failed; the task stays in {run.stage}.")

@@ -12,7 +12,8 @@ URL and secret), else 409, so that no run waits for a runner that will never hea
 row FOR KEY SHARE (its read), then locks the agent meta row (the order of the task's delete), writes a task history
 event (`agent_stage_changed`) and notifies the task's assignee and reporter who may read the task
 (`agent_task_stage_changed`, not the person who made the move); when the runner's report moves the task to
-pending_approval and neither of them may read it, the user who dispatched the run is told instead (session 25).
+pending_approval or review and neither of them may read it, the user who dispatched the run is told instead
+(session 25); the same audience hears of a run the runner reports failed (`agent_run_failed`, service_callback).
 The runner is called only after the commit; a runner that cannot be reached marks the run failed and puts the task
 back in the stage it left.
 """
@@ -64,10 +65,20 @@ def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None,
     5-minute de-duplication per user, type and resource (document 3, Events and Limits). Who may read it is the tasks
     area's `task_readers` (active, `tasks:view`, the task in their scope; two statements at most, whatever the
     recipients): one who may not is told nothing, as the tasks area's `task_status_changed` (the notice names the task
-    and could only lead to a 404). `fallback_id` (the runner's report to pending_approval: the user who dispatched the
-    run) is told only when neither the assignee nor the reporter is, and only when they may read the task and are not
-    the actor (session 25: a task whose people left no longer waits for approval unseen); asked in the same
-    `task_readers` call."""
+    and could only lead to a 404). `fallback_id` (the runner's report to pending_approval or review: the user who
+    dispatched the run) is told only when neither the assignee nor the reporter is, and only when they may read the
+    task and are not the actor (session 25: a task whose people left no longer waits for a person unseen); asked in
+    the same `task_readers` call (notify_task_people)."""
+    notify_task_people(ctx, task, actor_id=actor_id, fallback_id=fallback_id, type="agent_task_stage_changed",
+                       title=f"Agent task moved to {new.replace('_', ' ')}: {task.title}",
+                       body=f"{task.title} moved from {old.replace('_', ' ')} to {new.replace('_', ' ')}.")
+
+
+def notify_task_people(ctx, task, *, actor_id: str | None, fallback_id: str | None, type: str, title: str,
+                       body: str) -> None:
+    """The audience of notify_stage_change, for any notice about the task: its assignee and reporter who may read
+    it (not the actor), else `fallback_id` when a reader and not the actor (the runner's failed report uses it too,
+    session 25)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
@@ -79,9 +90,7 @@ def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None,
     recipients = [user_id for user_id in people if user_id in readers]
     if not recipients and fallback in readers:
         recipients = [fallback]
-    notify_many(ctx, [{"user_id": user_id, "type": "agent_task_stage_changed",
-                       "title": f"Agent task moved to {new.replace('_', ' ')}: {task.title}",
-                       "body": f"{task.title} moved from {old.replace('_', ' ')} to {new.replace('_', ' ')}.",
+    notify_many(ctx, [{"user_id": user_id, "type": type, "title": title, "body": body,
                        "resource_type": "task", "resource_id": task.id, "action_url": f"/tasks/{task.id}",
                        "actor_id": actor_id} for user_id in recipients])
 
