@@ -35,7 +35,7 @@ TYPES: tuple[NotificationType, ...] = (
     # work
     T("task_assigned", "tasks", "Task assigned", "A task was assigned to you.", chat=True),
     T("task_status_changed", "tasks", "Task status changed", "A task you are assigned to, report or watch changed status."),
-    T("task_due_soon", "tasks", "Task due soon", "An open task assigned to you is due today or tomorrow.", email=True),
+    T("task_due_soon", "tasks", "Task due soon", "An open task assigned to you, or one you report or deliver whose assignee cannot be told, is due today or tomorrow.", email=True),
     T("todo_assigned", "tasks", "To-do assigned", "A to-do was assigned to you.", chat=True),
     T("agent_task_stage_changed", "tasks", "Agent task stage changed", "An agent task moved to a new stage."),
     T("agent_run_failed", "tasks", "Agent run failed", "An agent runner reported a failed run on a task you are assigned to, report or dispatched."),

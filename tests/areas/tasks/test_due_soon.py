@@ -177,7 +177,9 @@ def test_only_an_active_assignee_who_may_read_the_task_is_told(api, db, exec_use
     make_task(db, title="Left behind", assignee_id=leaving.id, due_date=today)
     own = make_task(db, title="Employee's own", assignee_id=plain.id, due_date=today, created_by=exec_user.id,
                     reporter_id=exec_user.id, is_private=True)
-    assert _run() == {"noticed": 1}
+    # session 25: the blocked assignee's task goes to its reporter instead (test_due_soon_fallback_s25.py)
+    assert _run() == {"noticed": 2}
+    assert [n.title for n in _told(db, exec_user)] == ["Due today, its assignee cannot be told: Secret merger plan"]
     assert [n.title for n in _told(db, plain)] == ["Due today: Employee's own"]
     assert api.get(f"/api/tasks/{own.id}", as_=plain).status == 200  # indeed reads it
     assert _told(db, blocked) == [] and _told(db, leaving) == []
