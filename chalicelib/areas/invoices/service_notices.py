@@ -3,9 +3,12 @@ and `invoice_overdue`, and the scan that finds the invoices past their due date 
 
 Who is told: the owner and the delivery manager of the project the invoice's budget belongs to (a deal's budget, or
 no budget: no project), and for paid and overdue also the invoice's creator; never the one who acted; only those who
-may read the invoice (queries.invoice_readers). Every call tells about any number of invoices in a fixed number of
-statements: the project managers and the company names in one round trip (core.query.record_sets), the readers (two
-at most), then core notify's read and write (notify_many, which de-duplicates and delivers after commit).
+may read the invoice (queries.invoice_readers). An overdue or paid-in-the-ledger invoice none of those may read (the
+actor not among them) is told to the first who may read it of the deal's owner (a deal's budget) and the company's
+owner (session 25). Every call tells about any number of invoices in a fixed number of statements: the project
+managers, the deal owners and the companies' names and owners in one round trip (core.query.record_sets), the readers
+(two at most, the fallbacks asked with the others), then core notify's read and write (notify_many, which
+de-duplicates and delivers after commit).
 """
 from __future__ import annotations
 
@@ -35,15 +38,27 @@ def facts(invoice: Invoice) -> dict:
 
 
 def _managers_statement(budget_in):
-    """The owner and delivery manager of the project of each of these budgets (a budget of a project; a deal's budget
-    has none). Budgets and projects are reached through their services."""
+    """The owner and delivery manager of the project of each of these budgets (a budget of a project), and the owner
+    of the deal of each (a deal's budget; `deal_owner_id`, the fallback: `_tell`). Budgets, projects and deals are
+    reached through their services."""
     from chalicelib.areas.budgets import service as budgets_service
+    from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.projects import service as projects_service
 
-    Budget, Project = budgets_service.Budget, projects_service.Project
-    return (select(Budget.id, Project.owner_id, Project.delivery_manager_id)
-            .join(Project, Project.id == Budget.resource_id)
-            .where(budget_in(Budget.id), Budget.resource_type == "project"))
+    Budget, Project, Deal = budgets_service.Budget, projects_service.Project, deals_service.Deal
+    return (select(Budget.id, Project.owner_id, Project.delivery_manager_id, Deal.owner_id.label("deal_owner_id"))
+            .outerjoin(Project, (Budget.resource_type == "project") & (Project.id == Budget.resource_id))
+            .outerjoin(Deal, (Budget.resource_type == "deal") & (Deal.id == Budget.resource_id))
+            .where(budget_in(Budget.id), Budget.resource_type.in_(("project", "deal"))))
+
+
+def _companies_statement(company_in):
+    """The name (the title) and the owner (the fallback: `_tell`) of each of these companies, reached through the
+    deals service."""
+    from chalicelib.areas.deals import service as deals_service
+
+    Company = deals_service.Company
+    return select(Company.id, Company.name, Company.owner_id).where(company_in(Company.id))
 
 
 def _money(currency: str, amount) -> str:
@@ -55,34 +70,50 @@ def _title(label: str, invoice: dict, companies: dict) -> str:
     return f"{label}: {invoice['invoice_number']}" + (f" for {company}" if company else "")
 
 
-def _tell(ctx, type: str, label: str, invoices: list[dict], body, *, creator: bool) -> int:
+def _tell(ctx, type: str, label: str, invoices: list[dict], body, *, creator: bool, fallback: bool = False) -> int:
     """`type` about each of `invoices` (their `facts`) to the managers of its project, and its creator when
-    `creator`, who may read it, never the actor; `body(invoice)` its text. Answers how many were notified."""
+    `creator`, who may read it, never the actor; `body(invoice)` its text. With `fallback` (the jobs' notices:
+    overdue, paid in the ledger), an invoice none of those may read, the actor not among them, is told to the first
+    who may read it of the deal's owner (a deal's budget) and the company's owner, never the actor (session 25:
+    a creator who left, or none, told nobody for good). Answers how many were notified."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
-
-    from chalicelib.areas.deals import service as deals_service
 
     budget_ids = sorted({invoice["budget_id"] for invoice in invoices if invoice["budget_id"]})
     if not invoices or not (budget_ids or creator):
         return 0
     db = ctx.db
     sets = record_sets(db, managers=ids_read(db, _managers_statement, "notice_budget_ids", budget_ids),
-                       companies=deals_service.company_names_select(
-                           db, sorted({invoice["company_id"] for invoice in invoices if invoice["company_id"]})))
-    managers = {row["id"]: (row["owner_id"], row["delivery_manager_id"]) for row in sets["managers"]}
-    companies = {row["id"]: row["name"] for row in sets["companies"]}
-    wanted = {}
+                       companies=ids_read(db, _companies_statement, "notice_company_ids",
+                                          sorted({invoice["company_id"] for invoice in invoices
+                                                  if invoice["company_id"]})))
+    managers = {row["id"]: row for row in sets["managers"]}
+    companies = {row["id"]: row for row in sets["companies"]}
+    names = {company_id: row["name"] for company_id, row in companies.items()}
+    wanted, usual, spare = {}, {}, {}
     for invoice in invoices:
-        people = {*managers.get(invoice["budget_id"], ()), invoice["created_by"] if creator else None}
-        people -= {None, ctx.user_id}
-        if people:
-            wanted[invoice["id"]] = people
-    readers = invoice_readers(db, wanted) if wanted else {}
+        row = managers.get(invoice["budget_id"]) or {}
+        people = {row.get("owner_id"), row.get("delivery_manager_id"), invoice["created_by"] if creator else None}
+        people.discard(None)
+        usual[invoice["id"]] = people - {ctx.user_id}
+        if fallback and ctx.user_id not in people:
+            company = companies.get(invoice["company_id"]) or {}
+            spare[invoice["id"]] = [user_id for user_id in dict.fromkeys((row.get("deal_owner_id"),
+                                                                          company.get("owner_id")))
+                                    if user_id and user_id != ctx.user_id]
+        asked = usual[invoice["id"]] | set(spare.get(invoice["id"], ()))
+        if asked:
+            wanted[invoice["id"]] = asked
+    readers = invoice_readers(db, wanted) if wanted else {}  # the fallbacks asked with the others: same statements
+    told = {}
+    for invoice in invoices:
+        found = readers.get(invoice["id"], set())
+        told[invoice["id"]] = found & usual[invoice["id"]] or {
+            *[user_id for user_id in spare.get(invoice["id"], ()) if user_id in found][:1]}
     return len(notify_many(ctx, [  # core notify's claim, one read and one write, whatever the number of notices
-        {"user_id": user_id, "type": type, "title": _title(label, invoice, companies), "body": body(invoice),
+        {"user_id": user_id, "type": type, "title": _title(label, invoice, names), "body": body(invoice),
          "resource_type": "invoice", "resource_id": invoice["id"], "action_url": f"/invoices/{invoice['id']}",
          "actor_id": ctx.user_id}
-        for invoice in invoices for user_id in sorted(readers.get(invoice["id"], ()))]))
+        for invoice in invoices for user_id in sorted(told[invoice["id"]])]))
 
 
 def tell_created(ctx, invoice: Invoice) -> int:
@@ -112,7 +143,7 @@ def _paid_in_ledger_body(invoice: dict) -> str:
 def tell_paid_in_ledger(ctx, invoices: list[dict]) -> int:
     """`invoice_paid` for the invoices (`facts`, as the sync wrote them, with the ledger's `amount_credited`) a
     ledger sync found paid."""
-    return _tell(ctx, "invoice_paid", "Invoice paid", invoices, _paid_in_ledger_body, creator=True)
+    return _tell(ctx, "invoice_paid", "Invoice paid", invoices, _paid_in_ledger_body, creator=True, fallback=True)
 
 
 def _overdue_body(invoice: dict) -> str:
@@ -140,5 +171,5 @@ def scan_overdue(ctx) -> dict:
         .returning(*(getattr(Invoice, field) for field in FACT_FIELDS))
         .execution_options(synchronize_session=False)).mappings().all()
     invoices = sorted((dict(row) for row in rows), key=lambda invoice: (invoice["due_date"], invoice["id"]))
-    notified = _tell(ctx, "invoice_overdue", "Invoice overdue", invoices, _overdue_body, creator=True)
+    notified = _tell(ctx, "invoice_overdue", "Invoice overdue", invoices, _overdue_body, creator=True, fallback=True)
     return {"overdue": len(invoices), "notified": notified}
