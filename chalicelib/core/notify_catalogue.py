@@ -77,6 +77,7 @@ TYPES: tuple[NotificationType, ...] = (
     T("portal_connection", "portal", "Client portal connection", "A client connected an account in the portal."),
     T("portal_questionnaire", "portal", "Client questionnaire completed", "A client completed a questionnaire.", email=True),
     T("portal_budget_approved", "portal", "Client approved a budget", "A client approved a budget in the portal.", email=True),
+    T("portal_note", "portal", "Client note", "A client wrote a note or replied to one in the portal.", email=True),
 )
 del T
 

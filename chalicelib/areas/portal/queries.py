@@ -137,3 +137,26 @@ def load_project(ctx, project_id: str) -> dict:
     if found is None:
         raise not_found("Project")
     return found
+
+
+# ---------------------------------------------------------------- who hears of a client's write
+
+def client_contact(db, company_id: str, *people: str | None) -> str | None:
+    """Who hears of a client's request, questionnaire or connection: the first ACTIVE of `people` (in order: the
+    project's delivery manager, the client profile's, the project's owner; None and repeats passed over), then the
+    company's owner, else None. One statement whatever is named (the company's owner read in it): with no delivery
+    manager active a client's write told nobody, though the project had an active owner or the company an owner
+    (session 25, audit "events that reach nobody")."""
+    from sqlalchemy import case, or_
+
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.core.models import User
+
+    company = deals_service.company_table()
+    ids = list(dict.fromkeys(uid for uid in people if uid))
+    owner = select(company.c.owner_id).where(company.c.id == company_id).scalar_subquery()
+    stmt = select(User.id).where(or_(User.id.in_(ids), User.id == owner) if ids else User.id == owner,
+                                 User.is_active.is_(True))
+    if ids:  # the company's owner last, unless named before
+        stmt = stmt.order_by(case({uid: n for n, uid in enumerate(ids)}, value=User.id, else_=len(ids)))
+    return db.scalar(stmt.limit(1))

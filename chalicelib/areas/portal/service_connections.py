@@ -18,11 +18,11 @@ from chalicelib.core import crypto
 from chalicelib.core.errors import Conflict, DomainError, Forbidden, ServiceUnavailable, not_found
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import lock_key
-from chalicelib.core.lookup import first_active_user
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import row_dict
 
 from .models import AdConnection, AdDailyMetric
+from .queries import client_contact
 
 log = logging.getLogger("wms.portal")
 CONNECTION_FIELDS = ("id", "company_id", "platform", "display_name", "account_id", "account_name", "currency",
@@ -126,8 +126,9 @@ def create_connection(ctx, *, data) -> dict:
         # agency's client (session 22's portal audit); the staff route keeps the text
         log.warning("a portal connection failed on the agency's setup: %s", exc.message)
         raise ServiceUnavailable(CLIENT_CONNECT_FAILED, extra=exc.extra) from exc
-    # the profile's delivery manager when active: a deactivated one is told nothing, no notice attempted (session 25)
-    manager = first_active_user(ctx.db, ctx.portal.profile.get("delivery_manager_id"))
+    # the profile's delivery manager when active, else the company's owner: a deactivated one is told nothing, no
+    # notice attempted when neither is active (session 25)
+    manager = client_contact(ctx.db, company_id, ctx.portal.profile.get("delivery_manager_id"))
     if manager:
         notify(ctx, user_id=manager, type="portal_connection",
                title=f"A client connected {PLATFORM_NAMES[row.platform]}: {row.display_name}",

@@ -11,12 +11,11 @@ from sqlalchemy import delete, select
 from chalicelib.core.errors import bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
-from chalicelib.core.lookup import first_active_user
 from chalicelib.core.models import ConfigList, ConfigListItem
 from chalicelib.core.serialize import clipped, row_dict
 
 from .models import ClientGoal, ClientQuestionnaire
-from .queries import QUESTIONNAIRE_FIELDS, goal_record
+from .queries import QUESTIONNAIRE_FIELDS, client_contact, goal_record
 
 
 def _priority_id(db, value: str | None) -> str | None:
@@ -30,10 +29,14 @@ def _priority_id(db, value: str | None) -> str | None:
 
 
 def _delivery_manager(ctx, project: dict | None = None) -> str | None:
-    """The first ACTIVE one of the project's delivery manager and the client profile's (one statement): a project's
-    manager deactivated since being named no longer leaves the request unwatched and untold (session 25)."""
-    return first_active_user(ctx.db, (project or {}).get("delivery_manager_id"),
-                                   ctx.portal.profile.get("delivery_manager_id"))
+    """Who watches a client's request and hears of it (and of the questionnaire): the first ACTIVE one of the
+    project's delivery manager, the client profile's, the project's owner, then the company's owner (one statement,
+    queries.client_contact): a project's manager deactivated since being named no longer leaves the request
+    unwatched and untold (session 25), nor does a project or client with no active manager (session 25, audit
+    "events that reach nobody")."""
+    project = project or {}
+    return client_contact(ctx.db, ctx.portal.company_id, project.get("delivery_manager_id"),
+                          ctx.portal.profile.get("delivery_manager_id"), project.get("owner_id"))
 
 
 def create_request(ctx, *, data) -> str:
