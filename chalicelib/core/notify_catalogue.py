@@ -67,6 +67,7 @@ TYPES: tuple[NotificationType, ...] = (
     T("proposal_viewed", "proposals", "Proposal viewed", "A client opened a proposal you sent."),
     T("proposal_accepted", "proposals", "Proposal accepted", "A client accepted a proposal.", email=True, chat=True),
     T("proposal_declined", "proposals", "Proposal declined", "A client declined a proposal.", email=True),
+    T("proposal_expired", "proposals", "Proposal expired", "A proposal you sent expired unanswered."),
     T("research_brief_ready", "deals", "Research brief ready", "A research brief on a deal you own is ready.", email=True),
     T("deal_assigned", "deals", "Deal assigned", "A deal was made for you or handed to you by someone else."),
     T("invoice_created", "invoices", "Invoice created", "An invoice was created for a project you own or deliver."),

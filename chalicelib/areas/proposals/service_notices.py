@@ -1,7 +1,11 @@
-"""Notices to a proposal's owner (viewed, accepted, declined, approved, changes requested), and to the owner of the
-project an accept made when that is another user (`tell_project_owner`): for service.py and service_public.py (a leaf
-module: the area's service is never imported by its service_*.py)."""
+"""Notices to a proposal's owner (viewed, accepted, declined, approved, changes requested, expired), to the owner of
+the project an accept made when that is another user (`tell_project_owner`), and, when the proposal's owner is not told,
+to the first reader of the proposal among its deal's owner and its company's owner (`tell_owner_or_reader`,
+`tell_expired`; session 25): for service.py and service_public.py (a leaf module: the area's service is never imported
+by its service_*.py)."""
 from __future__ import annotations
+
+from sqlalchemy import select
 
 from chalicelib.core.permissions import allows
 
@@ -9,22 +13,96 @@ from .models import Proposal
 
 
 def tell_owner(ctx, proposal: Proposal, type: str, title: str, body: str | None = None,
-               actor_id: str | None = None) -> None:
+               actor_id: str | None = None) -> bool:
     """`type` to the proposal's owner unless they made the move (`actor_id`) or may no longer read the proposal:
     active and holding proposals:view (the owner is always in their proposal's scope), as the approvers told of a
     submit (session 22: an owner whose permission was lowered was still told the title). Their principal in one
-    statement, then the notice."""
+    statement, then the notice. Answers whether the owner was told (False: no owner, the actor, or no reader)."""
     from chalicelib.core.auth import principals_of
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     owner_id = proposal.owner_id
     if not owner_id or owner_id == actor_id:
-        return
+        return False
     principal = principals_of(ctx.db, [owner_id]).get(owner_id)
     if principal is None or not allows(principal.permissions, "proposals", "view"):
-        return
+        return False
     notify(ctx, user_id=owner_id, type=type, title=title, body=body, resource_type="proposal", resource_id=proposal.id,
            action_url=f"/proposals/{proposal.id}", actor_id=actor_id)
+    return True
+
+
+def stand_in_columns() -> tuple:
+    """The owners of a proposal's deal and of its company, as columns of a statement that reads `proposals` (scalar
+    subqueries correlated to the proposal: a FOR UPDATE of that statement locks no deal nor company)."""
+    from chalicelib.areas.deals import service as deals_service
+
+    deal, company = deals_service.Deal, deals_service.company_table()
+    return (select(deal.owner_id).where(deal.id == Proposal.deal_id).scalar_subquery().label("deal_owner_id"),
+            select(company.c.owner_id).where(company.c.id == Proposal.company_id).scalar_subquery()
+            .label("company_owner_id"))
+
+
+def first_readers(db, candidates: dict[str, list]) -> dict[str, str]:
+    """`{proposal_id: the first of its candidates (in their order) who may read it}`, for the proposals with one:
+    active, holding proposals:view and the proposal in their scope (`queries.visible`, the area's rule), asked as each
+    of them by core.readers.rows_readers in two statements at most whatever the number of proposals and users."""
+    from chalicelib.core.readers import rows_readers
+
+    from .queries import visible
+
+    wanted = {pid: {user_id for user_id in ids if user_id} for pid, ids in candidates.items()}
+    if not any(wanted.values()):
+        return {}
+    found = rows_readers(db, Proposal, wanted, tool="proposals", scope_of=visible)
+    return {pid: next(user_id for user_id in ids if user_id in found[pid])
+            for pid, ids in candidates.items() if found[pid]}
+
+
+def _notice(proposal_id: str, user_id: str, type: str, title: str, body: str | None) -> dict:
+    return {"user_id": user_id, "type": type, "title": title, "body": body, "resource_type": "proposal",
+            "resource_id": proposal_id, "action_url": f"/proposals/{proposal_id}"}
+
+
+def tell_owner_or_reader(ctx, proposal: Proposal, type: str, title: str, body: str | None = None) -> None:
+    """A client's move (viewed, declined, expired in the public viewer: no actor) to the proposal's owner
+    (`tell_owner`); when the owner is not told (none, inactive, or no longer a reader), to the first reader of the
+    proposal among its deal's owner and its company's owner (session 25: nobody heard of it). Their ids in one
+    statement, their reading as `first_readers`; nobody when neither reads it."""
+    from chalicelib.core.notify import notify_many
+
+    if tell_owner(ctx, proposal, type, title, body):
+        return
+    row = ctx.db.execute(select(*stand_in_columns()).where(Proposal.id == proposal.id)).one_or_none()
+    if row is None:
+        return
+    ids = [user_id for user_id in (row.deal_owner_id, row.company_owner_id) if user_id != proposal.owner_id]
+    reader = first_readers(ctx.db, {proposal.id: ids}).get(proposal.id)
+    if reader:
+        notify_many(ctx, [_notice(proposal.id, reader, type, title, body)])
+
+
+def expired_title(title: str) -> str:
+    return f"Proposal expired: {title}"
+
+
+def expired_body(valid_until) -> str:
+    return f"Valid until {valid_until.isoformat()}, it expired unanswered."
+
+
+def tell_expired(ctx, rows) -> int:
+    """`proposal_expired` for each of these expired proposals (rows of id, title, valid_until, owner_id and the
+    `stand_in_columns`, read with them) to its owner while a reader, else to the first reader among its deal's owner
+    and its company's owner (as `tell_owner_or_reader`; session 25: the hourly expiry told nobody). One notice per
+    proposal; a fixed number of statements whatever their number (`first_readers`, then one notify_many). Answers
+    the notices written."""
+    from chalicelib.core.notify import notify_many
+
+    rows = list(rows)
+    readers = first_readers(ctx.db, {row.id: [row.owner_id, row.deal_owner_id, row.company_owner_id] for row in rows})
+    notices = [_notice(row.id, readers[row.id], "proposal_expired", expired_title(row.title),
+                       expired_body(row.valid_until)) for row in rows if row.id in readers]
+    return len(notify_many(ctx, notices)) if notices else 0
 
 
 def tell_project_owner(ctx, proposal: Proposal, *, owner_id: str | None, project_id: str, title: str,

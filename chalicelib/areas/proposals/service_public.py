@@ -160,11 +160,17 @@ def _is_past(proposal: Proposal) -> bool:
 
 
 def expire(ctx, proposal: Proposal) -> None:
+    """The public viewer's expiry of one proposal past valid_until: its history entry and, as the hourly job's,
+    `proposal_expired` to the owner or the reader standing in (session 25)."""
+    from .service_notices import expired_body, expired_title
+
     history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="expired", actor_id=None,
                    changes={"status": {"from": proposal.status, "to": "expired"},
                             "valid_until": proposal.valid_until.isoformat()})
     proposal.status = "expired"
     proposal.updated_at = utcnow()
+    _notify_owner_or_reader(ctx, proposal, "proposal_expired", expired_title(proposal.title),
+                            expired_body(proposal.valid_until))
 
 
 def _notify_owner(ctx, proposal: Proposal, type: str, title: str, body: str | None = None) -> None:
@@ -172,6 +178,14 @@ def _notify_owner(ctx, proposal: Proposal, type: str, title: str, body: str | No
     from .service_notices import tell_owner
 
     tell_owner(ctx, proposal, type, title, body)
+
+
+def _notify_owner_or_reader(ctx, proposal: Proposal, type: str, title: str, body: str | None = None) -> None:
+    """The owner while a reader, else the first reader among the deal's owner and the company's owner
+    (service_notices.tell_owner_or_reader; session 25: an owner gone meant nobody heard of it; no actor)."""
+    from .service_notices import tell_owner_or_reader
+
+    tell_owner_or_reader(ctx, proposal, type, title, body)
 
 
 def _notify_project_owner(ctx, proposal: Proposal, **notice) -> None:
@@ -194,7 +208,7 @@ def public_content(ctx, *, share_token: str, cookie: str | None) -> dict:
         proposal.status, proposal.viewed_at = "viewed", utcnow()
         history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="viewed", actor_id=None,
                        changes={"status": {"from": "sent", "to": "viewed"}})
-        _notify_owner(ctx, proposal, "proposal_viewed", f"Proposal viewed: {proposal.title}")
+        _notify_owner_or_reader(ctx, proposal, "proposal_viewed", f"Proposal viewed: {proposal.title}")
     ctx.db.flush()
     content, content_rich = pages_service.record_page_content(ctx.db, proposal.page_id) or ("", None)
     company = deals_service.company_names(ctx.db, [proposal.company_id]).get(proposal.company_id)
@@ -381,19 +395,25 @@ def decline(ctx, *, share_token: str, name: str, email: str, reason: str | None,
     history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="declined", actor_id=None,
                    changes={"status": {"from": before, "to": "declined"}, "name": name, "email": email,
                             "reason": reason})
-    _notify_owner(ctx, proposal, "proposal_declined", f"Proposal declined: {proposal.title}", reason)
+    _notify_owner_or_reader(ctx, proposal, "proposal_declined", f"Proposal declined: {proposal.title}", reason)
     ctx.db.flush()
 
 
 def expire_due(ctx) -> int:
     """The hourly job: every proposal past valid_until still in review, approved, sent or viewed becomes expired
-    (one history entry each). Three statements whatever their number: the due rows read and locked (SKIP LOCKED: a
-    proposal a request holds is left to the next run), one UPDATE, one INSERT of their history (it was an UPDATE per
-    proposal). Run twice: nothing the second time."""
+    (one history entry each), and `proposal_expired` is written for each, after that write in the job's unit of work
+    (delivered after its commit), to its owner or the reader standing in (service_notices.tell_expired; session 25:
+    nobody was told). A fixed number of statements whatever their number: the due rows read and locked (SKIP LOCKED:
+    a proposal a request holds is left to the next run) with their owner and their deal's and company's owners, one
+    UPDATE, one INSERT of their history (it was an UPDATE per proposal), then the readers (two at most) and the
+    notices (notify_many). Run twice: nothing the second time (the rows are expired, so no longer due)."""
     from chalicelib.core.locks import insert_rows
     from chalicelib.core.models import HistoryEntry
 
-    due = ctx.db.execute(select(Proposal.id, Proposal.status, Proposal.valid_until)
+    from .service_notices import stand_in_columns, tell_expired
+
+    due = ctx.db.execute(select(Proposal.id, Proposal.status, Proposal.valid_until, Proposal.title, Proposal.owner_id,
+                                *stand_in_columns())
                          .where(Proposal.status.in_(EXPIRABLE), Proposal.valid_until < org_today())
                          .with_for_update(skip_locked=True)).all()
     if not due:
@@ -404,4 +424,5 @@ def expire_due(ctx) -> int:
         {"entity_type": "proposal", "entity_id": row.id, "action": "expired", "actor_id": None,
          "changes": {"status": {"from": row.status, "to": "expired"}, "valid_until": row.valid_until.isoformat()}}
         for row in due])
+    tell_expired(ctx, due)
     return len(due)

@@ -20,7 +20,9 @@ def _sent_past_due(api, db, user, past: str, size: int) -> list[str]:
     return ids
 
 
-def test_expiry_costs_the_same_statements_for_3_and_30_proposals(api, db, exec_user, count_queries):
+def test_expiry_costs_the_same_statements_for_3_and_30_proposals(api, db, exec_user, count_queries, aws):
+    # `aws` (session 25): the expiry now tells the owner; its deliveries go to the (moto) queue after commit, as
+    # deployed, not sent inline (a send per delivery, outside the job's statements)
     past = (org_today() - timedelta(days=2)).isoformat()
     counts = []
     for size in (3, 30):
@@ -40,10 +42,11 @@ def test_expiry_costs_the_same_statements_for_3_and_30_proposals(api, db, exec_u
     assert db.scalar(select(func.count()).select_from(Proposal).where(Proposal.status == "expired")) >= 33
 
 
-def test_expiry_sends_the_driver_the_same_statements_for_3_and_20(api, db, exec_user, driver_statements):
+def test_expiry_sends_the_driver_the_same_statements_for_3_and_20(api, db, exec_user, driver_statements, aws):
     """The count above is SQLAlchemy's: an ORM flush of many changed rows is one `executemany` there, which pg8000
     sends row by row (jobs audit: 5 statements at 3 proposals, 22 at 20). Counted at the driver, the expiry is the
-    same at any size: one read, one UPDATE, one INSERT of the history."""
+    same at any size: one read, one UPDATE, one INSERT of the history (session 25: then the owners' notices, a fixed
+    number; `aws` queues their deliveries after commit as deployed)."""
     past = (org_today() - timedelta(days=2)).isoformat()
     counts = []
     for size in (3, 20):
