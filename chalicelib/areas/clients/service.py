@@ -33,7 +33,7 @@ def profile_manager_of(company_id_column):
     company `company_id_column` holds (null without a profile or a manager). The projects area derives a client
     request's manager from it (session 25)."""
     return select(ClientProfile.delivery_manager_id).where(ClientProfile.company_id == company_id_column) \
-        .scalar_subquery()
+        .correlate_except(ClientProfile).scalar_subquery()  # the column's table is the caller's, however deep
 
 
 def ensure_client_profile(db, company_id: str) -> None:

@@ -60,38 +60,32 @@ def project_brief(db, project_id: str) -> dict | None:
 
 
 def request_manager(db, project_id: str, *, project: Project | None = None) -> str | None:
-    """The delivery manager a client's request in the project derives (the watcher the portal's request gives it:
-    portal.service_requests): the first active one of the project's and its company's client profile's, else None
-    (session 25: a deactivated project manager is passed over, as the portal's request does). Three reads at most
-    (the project when not given, the profile when the project has a company, who is active). The tasks area asks it
+    """The user a client's request in the project derives (who watches it and hears of it, as the portal's request
+    picks: portal.queries.client_contact): the first active of the project's delivery manager, its company's client
+    profile's, the project's owner and the company's owner, else None (session 25: a deactivated manager is passed
+    over, and a project with no active manager goes to its owner, then its company's). One statement
+    (`request_manager_of`); `project`, when given, is flushed first (the session autoflushes). The tasks area asks it
     of a request moved into the project."""
-    from chalicelib.core.lookup import first_active_user
-
-    if project is None:
-        brief = project_brief(db, project_id) or {}
-        manager, company_id = brief.get("delivery_manager_id"), brief.get("company_id")
-    else:
-        manager, company_id = project.delivery_manager_id, project.company_id
-    profile_manager = None
-    if company_id:
-        from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
-
-        profile_manager = (clients_service.client_profile_for_company(db, company_id) or {}).get("delivery_manager_id")
-    return first_active_user(db, manager, profile_manager)
+    return db.scalar(select(request_manager_of(project.id if project is not None else project_id)))
 
 
 def request_manager_of(project_id_column):
-    """A correlated scalar for another area's statement: `request_manager` as SQL, the first active of the delivery
-    manager of project `project_id_column` and its company's client profile's (null when neither is active). The
-    tasks area reads it for the SLA breach and due-soon notices of a task nobody active is assigned (session 25)."""
+    """A correlated scalar for another area's statement: `request_manager` as SQL for project `project_id_column` (a
+    column or a value). The tasks area reads it for the SLA breach and due-soon notices of a task nobody active is
+    assigned (session 25)."""
     from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
+    from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
     from chalicelib.core.models import User
 
     def active(user_id):
         return select(User.id).where(User.id == user_id, User.is_active.is_(True)).scalar_subquery()
 
+    company = deals_service.company_table()
+    company_owner = (select(company.c.owner_id).where(company.c.id == Project.company_id)
+                     .correlate_except(company).scalar_subquery())  # to the projects row however deep
     return (select(func.coalesce(active(Project.delivery_manager_id),
-                                 active(clients_service.profile_manager_of(Project.company_id))))
+                                 active(clients_service.profile_manager_of(Project.company_id)),
+                                 active(Project.owner_id), active(company_owner)))
             .where(Project.id == project_id_column).scalar_subquery())
 
 

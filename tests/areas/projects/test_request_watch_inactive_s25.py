@@ -32,3 +32,22 @@ def test_a_request_moved_into_a_project_whose_manager_left_is_watched_by_the_pro
     assert moved.status == 200, moved.json
     assert _watchers(db, task_id) == [profile_manager.id]
     assert api.get(f"/api/tasks/{task_id}", as_=profile_manager).status == 200
+
+
+def test_a_request_moved_into_a_project_with_no_active_manager_is_watched_by_its_owner(portal, api, db):  # noqa: F811
+    """The same chain as the portal's request (portal.queries.client_contact): no active delivery manager on either
+    side, the project's owner, then the company's owner, watches the moved request."""
+    first_manager, former, owner = (make_user(db, access_level="lead") for _ in range(3))
+    head = make_user(db, access_level="head")
+    mine = make_client(db)
+    here = make_project(db, company_id=mine.id, delivery_manager_id=first_manager.id)
+    there = make_project(db, company_id=mine.id, delivery_manager_id=former.id, owner_id=owner.id)
+    make_project(db, company_id=mine.id)  # another project of the company: the chain reads its own project only
+    former.is_active = False
+    db.flush()
+    answer = portal.post("/requests", mine, role="collaborator", json={"title": "Checkout", "projectId": here.id})
+    task_id = answer.json["taskId"]
+    moved = api.put(f"/api/tasks/{task_id}", as_=head, json={"resource_type": "project", "resource_id": there.id})
+    assert moved.status == 200, moved.json
+    assert _watchers(db, task_id) == [owner.id]
+    assert api.get(f"/api/tasks/{task_id}", as_=owner).status == 200
