@@ -84,9 +84,11 @@ def _users_by_email(db, emails) -> dict[str, str]:
         select(User.email, User.id).where(func.lower(User.email).in_(emails), User.is_active.is_(True)))}
 
 
-def _add_action_items(ctx, analyses: dict[str, dict], users: dict[str, str], titles: dict[str, str]) -> int:
+def _add_action_items(ctx, analyses: dict[str, dict], users: dict[tuple[str, str], str], titles: dict[str, str]) -> int:
     """The analysed action items of these meetings, their action centre items and the assignees'
-    notifications: a fixed number of statements whatever their number."""
+    notifications: a fixed number of statements whatever their number. `users`: `{(meeting id, lower-cased e-mail):
+    user id}` of each meeting's own attendees who are active users, so that an item goes only to an attendee of its
+    meeting, who reads it (session 25: one map for the whole batch gave an item to an attendee of another meeting)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     from chalicelib.areas.action_items import service as action_items_service
@@ -95,7 +97,8 @@ def _add_action_items(ctx, analyses: dict[str, dict], users: dict[str, str], tit
     for meeting_id, analysis in analyses.items():
         for position, item in enumerate(analysis["action_items"]):
             rows.append({"meeting_id": meeting_id, "position": position, "text": item["text"], "status": "pending",
-                         "assignee_id": users.get((item["assignee_email"] or "").lower()), "source": "ai"})
+                         "assignee_id": users.get((meeting_id, (item["assignee_email"] or "").lower())),
+                         "source": "ai"})
     rows = insert_rows(ctx.db, MeetingActionItem, rows)
     assigned = [row for row in rows if row["assignee_id"]]
     action_items_service.create_sourced_items(ctx, [
@@ -284,7 +287,8 @@ def _sync_batch(notes: list[dict], *, complete: bool) -> dict:
                  if analysis is not None and meeting_id not in known}
         _categorise(db, fresh, now)
         titles = {note["id"]: note["title"] for note in notes}
-        added = _add_action_items(ctx, {k: v for k, v in fresh.items() if v["action_items"]}, users, titles)
+        assignees = {key: row["user_id"] for key, row in attendees.items() if row["user_id"]}
+        added = _add_action_items(ctx, {k: v for k, v in fresh.items() if v["action_items"]}, assignees, titles)
         newest = max((note["date"] for note in notes if note.get("date")), default=None)
         # read again under the lock: a first run that finished while this one asked the provider has made it
         state = db.get(MeetingSyncState, PROVIDER, populate_existing=True)
@@ -320,10 +324,10 @@ def analyse_meeting(meeting_id: str) -> dict:
         meeting = db.get(Meeting, meeting_id)
         if meeting is None:
             return {"analysed": False}
+        stored = db.scalars(select(MeetingAttendee).where(MeetingAttendee.meeting_id == meeting_id)).all()
         note = {"id": meeting.id, "title": meeting.title, "overview": meeting.summary or "",
                 "action_items": meeting.action_items_text or "",
-                "attendees": [{"email": a.email, "name": a.name} for a in db.scalars(
-                    select(MeetingAttendee).where(MeetingAttendee.meeting_id == meeting_id))]}
+                "attendees": [{"email": a.email, "name": a.name} for a in stored]}
         ctx.release_connection()
         analysis = _analyse(note)
         if analysis is None:
@@ -335,9 +339,13 @@ def analyse_meeting(meeting_id: str) -> dict:
                               .where(MeetingActionItem.meeting_id == meeting_id))
         added = 0
         if not has_items and analysis["action_items"]:
-            # attendees only, as the sync matches them: an item the AI gives to someone else stays unassigned (an
-            # employee reads only the meetings they attended)
-            users = _users_by_email(db, [attendee["email"] for attendee in note["attendees"]])
+            # the meeting's attendees as stored, active users, as the sync matches them: an item the AI gives to
+            # someone else stays unassigned (an employee reads the meetings whose attendee rows name them: one who
+            # became a user since the sync is not one of them)
+            active = set(db.scalars(select(User.id).where(
+                User.id.in_([a.user_id for a in stored if a.user_id]), User.is_active.is_(True)))) \
+                if any(a.user_id for a in stored) else set()
+            users = {(meeting_id, a.email.lower()): a.user_id for a in stored if a.user_id in active}
             added = _add_action_items(ctx, {meeting_id: analysis}, users, {meeting_id: note["title"]})
     return {"analysed": True, "category": analysis["category"], "action_items": added}
 
