@@ -122,6 +122,10 @@ def create_user(ctx, *, data: UserCreate) -> dict:
     created = {key: value for key, value in _snapshot(user).items() if value is not None}
     history.record(ctx.db, entity_type="user", entity_id=user.id, action="created", actor_id=ctx.user_id,
                    changes=_jsonable(_audit_values(created)))
+    if _decides_as_executive(user):  # made an executive by the create: told of the leave waiting on them, as a promotion
+        from chalicelib.areas.leave import service as leave_service
+
+        leave_service.tell_new_executive(ctx, user.id)
     return get_user_record(ctx, user_id=user.id)
 
 

@@ -129,13 +129,24 @@ def duplicate_template(ctx, *, template_id: str) -> dict:
     return template_record(ctx, copy.id)
 
 
+def _repeats(ids: list[str]) -> list[int]:
+    """The positions of the ids named before in `ids` (one pass; a reorder at the caps names 2,500 ids)."""
+    seen: set[str] = set()
+    repeats = []
+    for index, item_id in enumerate(ids):
+        if item_id in seen:
+            repeats.append(index)
+        seen.add(item_id)
+    return repeats
+
+
 def reorder(ctx, *, template_id: str, data) -> None:
     """Every id must belong to the template and be named once (400 naming the entry otherwise, before any write);
     one UPDATE for the stages and one for the milestones (stage and order together), under the template's row lock."""
     load_template(ctx, template_id)
     # an id named twice would be reduced to its last entry by the dicts below: refused, as core.locks.reorder does
     repeated = [f"{key}.{i}.id" for key, entries in (("stages", data.stages), ("milestones", data.milestones))
-                for i, entry in enumerate(entries) if entry.id in {e.id for e in entries[:i]}]
+                for i in _repeats([entry.id for entry in entries])]
     if repeated:
         raise BadRequest(f"{repeated[0].split('.')[0]} names an id twice",
                          details=[{"field": field, "message": "duplicate id"} for field in repeated])

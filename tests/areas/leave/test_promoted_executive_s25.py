@@ -121,3 +121,26 @@ def test_the_notices_cost_a_fixed_number_of_statements(api, db, exec_user, count
         db.query(LeaveRequest).filter(LeaveRequest.id.in_(made)).update({"status": "rejected"})  # out of round 2
         counts.append(counter.count)
     assert counts[0] == counts[1], counts
+
+
+def test_a_user_created_as_an_executive_is_told_too(api, db, exec_user):
+    """Review of session 25: POST /api/admin/users with access_level executive made a decider of the waiting leave
+    who was never told of it, as a promotion had been."""
+    from sqlalchemy import select
+
+    from chalicelib.core.notify import Notification
+    from tests.areas.leave.factories import make_leave
+    from tests.factories import make_user
+
+    waiting = make_leave(db, make_user(db), status="pending_exec").id
+    made = api.post("/api/admin/users", as_=exec_user, json={"email": "new.exec.s25@agency.test", "name": "New Exec",
+                                                             "access_level": "executive"})
+    assert made.status == 201, made.json
+    new_id = made.json["user"]["id"]
+    db.expire_all()
+    told = db.scalars(select(Notification.resource_id).where(Notification.user_id == new_id,
+                                                             Notification.type == "leave_requested")).all()
+    assert told == [waiting]
+    employee = api.post("/api/admin/users", as_=exec_user, json={"email": "new.emp.s25@agency.test", "name": "Emp"})
+    assert employee.status == 201
+    assert db.scalars(select(Notification.id).where(Notification.user_id == employee.json["user"]["id"])).all() == []
