@@ -3,8 +3,8 @@
 A task's SLA is seen by whoever sees the task (tasks' scoping: 404 otherwise). Deadlines come from the
 policy's rule for the task's priority (400 when the task has no priority or the policy no rule for it).
 Respond and resolve happen once each (409 the second time), under a lock on the assignment row. A breach
-notifies the task's assignee (`sla_breach`), or for a task with no active assignee its project's delivery manager
-(session 25), once per assignment: on respond/resolve after a deadline, or from the `sla-breach-scan` job for deadlines passed
+notifies (`sla_breach`) the first of the task's assignee, reporter and project's delivery manager who may read it
+and did not mark it (session 25), once per assignment: on respond/resolve after a deadline, or from the `sla-breach-scan` job for deadlines passed
 while still open.
 """
 from __future__ import annotations
@@ -107,30 +107,36 @@ def assign_task_sla(ctx, *, task_id: str, data) -> dict:
     return sla_record(ctx.db, task.id)
 
 
-def _recipient(tasks_service):
-    """The user a breach of a task tells, for a statement over Task: its assignee while active, else its project's
-    delivery manager (session 25: a client's request has no assignee until triaged, and a leaver's task was told to
-    nobody; a projectless task or a project without a manager: None). Correlated subqueries: no join, no row more."""
-    from chalicelib.core.models import User
-
+def _candidates(tasks_service):
+    """The users a breach of a task may tell, in order, for a statement over Task: its assignee, its reporter and its
+    project's delivery manager (tasks' `project_manager`: the request's derived manager; null for a projectless task
+    or a project without an active one). Columns of the task and a correlated subquery: no join, no row more."""
     Task = tasks_service.Task
-    active_assignee = select(User.id).where(User.id == Task.assignee_id, User.is_active.is_(True)).scalar_subquery()
-    return func.coalesce(active_assignee, tasks_service.project_manager())
+    return Task.assignee_id, Task.reporter_id, tasks_service.project_manager()
+
+
+def _first_reader(candidates, readers, actor=None):
+    """The first of `candidates` (assignee, reporter, manager) who may read the task and is not `actor`; None."""
+    return next((user_id for user_id in candidates if user_id and user_id != actor and user_id in readers), None)
 
 
 def _notify_breach(ctx, sla: TaskSla, task) -> None:
-    """`sla_breach` to the task's assignee, or, for a task with no active assignee, to its project's delivery manager
-    (`_recipient`; one read), once per assignment: the assignment is recorded as noticed, and that user told unless they are the caller who
-    marked the late response or resolution (they know it: no notice goes to its actor) or may not read the task
-    (tasks' `task_readers`: active, `tasks:view`, the task in their scope)."""
+    """`sla_breach`, once per assignment, to the first of the task's assignee, reporter and project's delivery manager
+    (`_candidates`; one read) who may read the task (tasks' `task_readers`: active, `tasks:view`, the task in their
+    scope) and is not the caller who marked the late response or resolution (they know it: no notice goes to its
+    actor), as tasks' due-soon notice falls back (session 25). The assignment is recorded as noticed, someone told
+    or not."""
     from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     if sla.breach_notified_at is not None:
         return
     sla.breach_notified_at = utcnow()
-    recipient = ctx.db.scalar(select(_recipient(tasks_service)).where(tasks_service.Task.id == task.id))
-    if recipient and recipient != ctx.user_id and tasks_service.task_readers(ctx.db, task.id, [recipient]):
+    candidates = ctx.db.execute(select(*_candidates(tasks_service)).where(tasks_service.Task.id == task.id)).one()
+    wanted = {user_id for user_id in candidates if user_id and user_id != ctx.user_id}
+    readers = tasks_service.task_readers(ctx.db, task.id, wanted) if wanted else set()
+    recipient = _first_reader(candidates, readers, ctx.user_id)
+    if recipient:
         notify(ctx, user_id=recipient, type="sla_breach", title=f"Service level breached: {task.title}",
                resource_type="task", resource_id=task.id, action_url=f"/tasks/{task.id}", actor_id=ctx.user_id)
 
@@ -213,13 +219,13 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
 # ---- the job ------------------------------------------------------------------------------------
 
 def scan_breaches(ctx) -> int:
-    """Notify the assignee of every task whose SLA has a deadline passed while open and that was not yet
-    notified (a task with no active assignee: its project's delivery manager, session 25), when they may read the task (as
-    `_notify_breach`: tasks' `tasks_readers`, two statements at most); a fixed number of statements whatever the
-    number of assignments: the read (locking the assignments, skipping those another run or a request holds: they
-    are the next run's; the delivery managers read in it), the readers, one
-    UPDATE marking them all noticed, core notify's claim, read and write. Answers how many assignments were newly
-    noticed (each is recorded as noticed, its assignee told or not)."""
+    """Notify of every task whose SLA has a deadline passed while open and that was not yet noticed the first of its
+    assignee, reporter and project's delivery manager who may read the task (as `_notify_breach`: tasks'
+    `tasks_readers`, two statements at most; session 25); a fixed number of statements whatever the number of
+    assignments: the read (locking the assignments, skipping those another run or a request holds: they are the next
+    run's; the three candidates read in it), the readers, one UPDATE marking them all noticed, core notify's claim,
+    read and write. Answers how many assignments were newly noticed (each is recorded as noticed, someone told or
+    not)."""
     from chalicelib.core.lookup import among
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
@@ -227,8 +233,9 @@ def scan_breaches(ctx) -> int:
 
     Task = tasks_service.Task
     now = utcnow()
-    # the recipient (`_recipient`) read in the same statement; only the assignments are locked
-    rows = ctx.db.execute(select(TaskSla.id, Task.id, Task.title, _recipient(tasks_service))
+    # the candidates (`_candidates`: assignee, reporter, manager) read in the same statement; only the assignments
+    # are locked
+    rows = ctx.db.execute(select(TaskSla.id, Task.id, Task.title, *_candidates(tasks_service))
                           .join(Task, Task.id == TaskSla.task_id)
                           .where(TaskSla.breach_notified_at.is_(None), _open_breach(now))
                           .with_for_update(of=TaskSla, skip_locked=True)).all()
@@ -239,10 +246,13 @@ def scan_breaches(ctx) -> int:
     # statement of its own)
     ctx.db.execute(update(TaskSla).where(among(ctx.db, TaskSla.id, [sla_id for sla_id, *_ in rows]))
                    .values(breach_notified_at=now).execution_options(synchronize_session="fetch"))
-    told = {task_id: {user_id} for _sla, task_id, _title, user_id in rows if user_id}
-    readers = tasks_service.tasks_readers(ctx.db, told) if told else {}
+    wanted = {task_id: {user_id for user_id in candidates if user_id} for _sla, task_id, _title, *candidates in rows}
+    wanted = {task_id: ids for task_id, ids in wanted.items() if ids}
+    readers = tasks_service.tasks_readers(ctx.db, wanted) if wanted else {}
+    told = [(task_id, title, _first_reader(candidates, readers.get(task_id, ())))
+            for _sla, task_id, title, *candidates in rows]
     notify_many(ctx, [{"user_id": user_id, "type": "sla_breach", "title": f"Service level breached: {title}",
                        "resource_type": "task", "resource_id": task_id, "action_url": f"/tasks/{task_id}"}
-                      for _sla, task_id, title, user_id in rows if user_id in readers.get(task_id, ())])
+                      for task_id, title, user_id in told if user_id])
     ctx.db.flush()
     return len(rows)
