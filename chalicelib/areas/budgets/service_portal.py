@@ -83,6 +83,30 @@ def _approval_recipient(db, budget: Budget) -> str | None:
     return next((uid for uid in ordered if uid in may_read), None)
 
 
+def _hold_in_scope(db, budget: Budget, project_ids, deal_ids) -> None:
+    """The budget's project or deal share-locked until the transaction ends (`SELECT ... FOR SHARE`), then the
+    budget's scope checked again in a statement of its own (a fresh snapshot): 404 when the record is no longer one
+    of the caller's companies' (session 25, the race with a move to another client). The scope of `lock_row` was
+    read without a lock: a move of the record to client B (`update_project` / `update_deal`: FOR UPDATE, then
+    budgets' `check_client_move` counts the approved budgets) went on beside the approval, and B's record held a
+    budget A approved. Now a move in progress is waited for, and the approval then finds the record B's (404); a move
+    that comes after waits for the approval and counts it (409). FOR SHARE, not FOR KEY SHARE: it also waits for an
+    UPDATE of the record without a row lock first (FOR NO KEY UPDATE), which a key share lets through. Lock order:
+    the budget's row, then its record's; the move takes the record's and counts the budgets without locking them,
+    and no writer of a project or deal locks one of its budgets after it (no cycle). Two statements."""
+    if budget.resource_type == "project":
+        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+        model = projects_service.Project
+    else:
+        from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
+
+        model = deals_service.Deal
+    db.execute(select(model.id).where(model.id == budget.resource_id).with_for_update(read=True))
+    if db.scalar(select(Budget.id).where(Budget.id == budget.id, _portal_scope(project_ids, deal_ids))) is None:
+        raise NotFound("Budget not found")
+
+
 def portal_approve(ctx, *, budget_id: str, project_ids, deal_ids, approver: str) -> None:
     """A client approves a budget in `pending_approval` (409 from any other status; 404 outside the client's
     budgets): it moves to `approved` (decisions.md section 9), the approval is logged in history and one person
@@ -93,6 +117,7 @@ def portal_approve(ctx, *, budget_id: str, project_ids, deal_ids, approver: str)
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     budget = lock_row(ctx.db, Budget, budget_id, where=_portal_scope(project_ids, deal_ids), missing="Budget")
+    _hold_in_scope(ctx.db, budget, project_ids, deal_ids)
     if budget.status != "pending_approval":
         raise Conflict(f"Only a budget pending approval can be approved (this one is {budget.status})")
     budget.status = "approved"
