@@ -193,8 +193,9 @@ def update_page(ctx, *, page_id: str, data) -> dict:
         set_published(page, changes["is_published"])
     if "position" in changes:
         page.position = changes["position"]
-    page.updated_by = ctx.user_id
-    page.updated_at = utcnow()
+    if ctx.db.is_modified(page):  # a page sent back as read is no edit: its editor and time stay (session 25)
+        page.updated_by = ctx.user_id
+        page.updated_at = utcnow()
     ctx.db.flush()
     return get_page(ctx, page_id=page.id)
 

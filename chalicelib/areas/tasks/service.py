@@ -22,7 +22,7 @@ from chalicelib.core.locks import insert_later, lock_key, lock_row
 from chalicelib.core.models import ConfigListItem, Squad, User
 from chalicelib.core.query import LIST_LIMIT, Page, Read, contains_text, record_page, record_rows, template, tree_ids
 from chalicelib.core.schemas import comma_values
-from chalicelib.core.serialize import clipped
+from chalicelib.core.serialize import clipped, value_out
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import Task, TaskWatcher
@@ -285,14 +285,18 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
     # others' changes, so a status change or an assignment is recorded, and told, by the one update that made it
     task = lock_row(ctx.db, Task, task_id, where=visible(ctx.principal), missing="Task")
     # a value sent back unchanged is not checked again (a client may PUT the whole record it read)
-    changed = {name: value for name, value in values.items() if value != getattr(task, name)}
+    changed = {name: value for name, value in values.items() if value_out(value) != value_out(getattr(task, name))}
     known = check_references(ctx, changed, task_id=task.id, current=task)
     dated_approval(values, changed)  # a changed approver without a time of its own: the time follows it
     before = {name: getattr(task, name) for name in ("status_id", "assignee_id", "type_id", "resource_type",
                                                      "resource_id")}
+    # what changes is written (with an approval's time that follows a changed approver): a value sent back as stored
+    # is left (a Decimal set over an equal float counted as a change, and the row's UPDATE moved its time)
     for name, value in values.items():
-        setattr(task, name, value)
-    task.updated_at = utcnow()
+        if name in changed or (name == "approved_at" and "approved_by_user_id" in changed):
+            setattr(task, name, value)
+    if changed:  # a record sent back as read is no edit: its time stays (session 25)
+        task.updated_at = utcnow()
     ctx.db.flush()
     db = ctx.db
     if task.status_id != before["status_id"]:
