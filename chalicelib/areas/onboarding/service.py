@@ -221,14 +221,24 @@ def _stage_milestones(ctx, stage_id: str) -> list[dict]:
         .order_by(OnboardingMilestone.sort_order, OnboardingMilestone.created_at, OnboardingMilestone.id))]
 
 
+def _apply(row, changes: dict) -> dict:
+    """Sets the sent fields that differ from the stored ones and bumps updated_at, only when one does; answers the
+    diff (`{field: {"from", "to"}}`, core.history.diff), empty for a no-op save-back (session 25)."""
+    diff = history.diff({key: getattr(row, key) for key in changes}, changes)
+    if diff:
+        for key in diff:
+            setattr(row, key, changes[key])  # the value as sent (the diff holds its JSON form)
+        row.updated_at = utcnow()
+    return diff
+
+
 def update_stage(ctx, *, template_id: str, stage_id: str, data) -> dict:
     load_template(ctx, template_id)
     stage = load_stage(ctx, template_id, stage_id)
-    for key, value in data.changes().items():
-        setattr(stage, key, value)
-    stage.updated_at = utcnow()
-    ctx.db.flush()
-    _record(ctx, template_id, "stage_updated", {"stage_id": stage.id, **{k: str(v) for k, v in data.changes().items()}})
+    diff = _apply(stage, data.changes())
+    if diff:
+        ctx.db.flush()
+        _record(ctx, template_id, "stage_updated", {"stage_id": stage.id, **diff})
     return stage_out(stage, _stage_milestones(ctx, stage.id))
 
 
@@ -256,12 +266,11 @@ def create_milestone(ctx, *, stage_id: str, data) -> dict:
 
 def update_milestone(ctx, *, milestone_id: str, data) -> dict:
     milestone = load_milestone(ctx, milestone_id)
-    for key, value in data.changes().items():
-        setattr(milestone, key, value)
-    milestone.updated_at = utcnow()
-    ctx.db.flush()
-    stage = ctx.db.get(OnboardingStage, milestone.stage_id)
-    _record(ctx, stage.template_id, "milestone_updated", {"milestone_id": milestone.id})
+    diff = _apply(milestone, data.changes())
+    if diff:
+        ctx.db.flush()
+        stage = ctx.db.get(OnboardingStage, milestone.stage_id)
+        _record(ctx, stage.template_id, "milestone_updated", {"milestone_id": milestone.id, **diff})
     return milestone_out(milestone)
 
 
