@@ -60,25 +60,34 @@ def get_proposal(ctx, *, proposal_id: str) -> dict:
 
 # ---------------------------------------------------------------- checks
 
-def _check_references(ctx, values: dict, owner_id: str | None) -> None:
+def _check_references(ctx, values: dict, owner_id: str | None, stored: Proposal | None = None,
+                      listed: list[str] | tuple[str, ...] = ()) -> None:
     """400 naming the field for a reference that does not hold. `owner_id` is the proposal's owner (as it is after
-    the write): nobody approves their own proposal, so the owner may not be listed as an approver."""
+    the write): nobody approves their own proposal, so the owner may not be listed as an approver. On update,
+    `stored` is the proposal and `listed` its listed approvers: a value sent back as stored is not checked again
+    (session 25), so an approver deactivated (or who lost proposals:update) since being listed, who stays listed,
+    does not refuse a save-back of the detail; a changed list checks only the ids not already listed, and the
+    repeat and owner rules apply to the whole list."""
     from chalicelib.areas.deals import service as deals_service
 
+    def changed(key: str) -> bool:
+        return bool(values.get(key)) and (stored is None or values[key] != getattr(stored, key))
+
     details = []
-    if values.get("company_id") and not deals_service.company_names(ctx.db, [values["company_id"]]):
+    if changed("company_id") and not deals_service.company_names(ctx.db, [values["company_id"]]):
         details.append({"field": "company_id", "message": "must be an existing company"})
-    if values.get("contact_id") and not deals_service.contact_names(ctx.db, [values["contact_id"]]):
+    if changed("contact_id") and not deals_service.contact_names(ctx.db, [values["contact_id"]]):
         details.append({"field": "contact_id", "message": "must be an existing contact"})
-    if values.get("deal_id") and deals_service.deal_facts(ctx.db, values["deal_id"]) is None:
+    if changed("deal_id") and deals_service.deal_facts(ctx.db, values["deal_id"]) is None:
         details.append({"field": "deal_id", "message": "must be an existing deal"})
     approvers = values.get("approver_ids") or []
-    if approvers:
+    if approvers and sorted(approvers) != sorted(listed):
         from chalicelib.core.auth import principals_of
 
-        found = principals_of(ctx.db, approvers)  # active users with what they may do, in one statement
-        missing = [a for a in approvers if a not in found]
-        unable = [a for a in approvers if a in found and not allows(found[a].permissions, "proposals", "update")]
+        new = [a for a in approvers if a not in listed]  # the ones listed already stay listed as they are
+        found = principals_of(ctx.db, new) if new else {}  # active users with what they may do, in one statement
+        missing = [a for a in new if a not in found]
+        unable = [a for a in new if a in found and not allows(found[a].permissions, "proposals", "update")]
         if missing:
             details.append({"field": "approver_ids", "message": f"must be active users ({', '.join(missing[:5])})"})
         elif unable:  # approving needs proposals:update: such an approver would hold the proposal in review
@@ -204,12 +213,15 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
         raise Conflict(f"The currency of an approved proposal (status {proposal.status}) cannot change without a new "
                        f"approval: {REAPPROVE}")
     check_json(changes, ("speaker_notes", "brand_config"))
-    _check_references(ctx, changes, proposal.owner_id)  # an update never changes the owner
+    before_approvers = []
+    if "approver_ids" in changes:
+        before_approvers = sorted(a.user_id for a in approval_rows(ctx.db, proposal.id) if a.listed)
+    # an update never changes the owner; what is sent back as stored is not checked again (session 25)
+    _check_references(ctx, changes, proposal.owner_id, stored=proposal, listed=before_approvers)
     if proposal.status in APPROVED:  # the client approved stays the client (session 24)
         _check_same_client(ctx, proposal, changes)
     before = {key: getattr(proposal, key) for key in changes if key != "approver_ids"}
     if "approver_ids" in changes:
-        before_approvers = sorted(a.user_id for a in approval_rows(ctx.db, proposal.id) if a.listed)
         _set_approvers(ctx, proposal.id, changes["approver_ids"])
     for key, value in changes.items():
         if key != "approver_ids":
