@@ -73,20 +73,33 @@ def request_manager_of(project_id_column):
     """A correlated scalar for another area's statement: `request_manager` as SQL for project `project_id_column` (a
     column or a value). The tasks area reads it for the SLA breach and due-soon notices of a task nobody active is
     assigned (session 25)."""
-    from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
-    from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
     from chalicelib.core.models import User
 
     def active(user_id):
         return select(User.id).where(User.id == user_id, User.is_active.is_(True)).scalar_subquery()
 
+    return (select(func.coalesce(*(active(person) for person in _manager_chain())))
+            .where(Project.id == project_id_column).scalar_subquery())
+
+
+def _manager_chain() -> tuple:
+    """The chain a project's client-facing manager is picked from, in order, as columns of a statement on the
+    projects row: its delivery manager, its company's client profile's, its owner, its company's owner."""
+    from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
+    from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
+
     company = deals_service.company_table()
     company_owner = (select(company.c.owner_id).where(company.c.id == Project.company_id)
                      .correlate_except(company).scalar_subquery())  # to the projects row however deep
-    return (select(func.coalesce(active(Project.delivery_manager_id),
-                                 active(clients_service.profile_manager_of(Project.company_id)),
-                                 active(Project.owner_id), active(company_owner)))
-            .where(Project.id == project_id_column).scalar_subquery())
+    return (Project.delivery_manager_id, clients_service.profile_manager_of(Project.company_id), Project.owner_id,
+            company_owner)
+
+
+def _completion_chain(db, project_id: str) -> list[str]:
+    """The ids of the project's `_manager_chain`, in order, none missing, each once (one statement): who is told
+    `project_completed` is the first of them who may read the project (session 25)."""
+    row = db.execute(select(*_manager_chain()).where(Project.id == project_id)).first()
+    return list(dict.fromkeys(person for person in row or () if person))
 
 
 def project_names(db, project_ids) -> dict[str, str]:
@@ -370,24 +383,25 @@ def _pending_budgets_shown(ctx, project: Project) -> None:
 
 def _status_changed(ctx, project: Project, *, previous: str) -> None:
     """After a real change of the project's status (compared under the row lock): on `completed` with a company,
-    the draft client win and `project_completed` to the delivery manager when they may read the project (also when
-    they made the change: the specification names no exception); and `project_status_changed` to the owner, the
-    delivery manager and the members who may read the project, never to the actor nor to the one told
-    `project_completed` (one notice per change). Who may read it (queries.project_readers) is asked of all of them
-    at once, the delivery manager among them. All in one notify_many: a fixed number of statements whatever the
-    number of members (the members' ids, their principals, the scope as each of them, then notify's own)."""
+    the draft client win and `project_completed` to the first of the project's delivery manager, the client
+    profile's, the project's owner and the company's owner who is active and may read the project (session 25:
+    before, only the project's delivery manager, so one who had left told nobody), also when they made the change
+    (the specification names no exception); and `project_status_changed` to the owner, the delivery manager and
+    the members who may read the project, never to the actor nor to the one told `project_completed` (one notice
+    per change). Who may read it (queries.project_readers) is asked of all of them at once, the completion's chain
+    among them. All in one notify_many: a fixed number of statements whatever the number of members (the members'
+    ids, on completion the chain's ids, their principals, the scope as each of them, then notify's own)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
-    completed_to = None
+    chain = []
     if project.status == "completed" and project.company_id:
         _client_win(ctx, project)
-        completed_to = project.delivery_manager_id
-    people = {project.owner_id, project.delivery_manager_id, *member_ids(ctx.db, project.id)}
-    # one readers check for both notices: the delivery manager is asked also when they are the actor
-    readers = project_readers(ctx.db, project.id, ((people - {ctx.user_id}) | {completed_to}) - {None})
-    if completed_to not in readers:
-        completed_to = None  # a delivery manager who may not read the project gets neither notice
-    readers -= {ctx.user_id, completed_to}
+        chain = _completion_chain(ctx.db, project.id)
+    people = ({project.owner_id, project.delivery_manager_id, *member_ids(ctx.db, project.id)} - {ctx.user_id, None})
+    # one readers check for both notices: the completion's chain is asked also when one of it is the actor
+    readers = project_readers(ctx.db, project.id, people | set(chain))
+    completed_to = next((person for person in chain if person in readers), None)
+    readers = (readers & people) - {completed_to}  # the one told `project_completed` gets only that notice
     notify_many(ctx, [
         *([_completed_notice(ctx, project, completed_to)] if completed_to else []),
         *({"user_id": user_id, "type": "project_status_changed",
@@ -418,15 +432,18 @@ def _completed_given_company(ctx, project: Project) -> None:
     """A project already `completed` is given a company, having had none (session 24's paths audit; document 1:
     "when status becomes completed and the project has a company"): its draft client win and, only when that win is
     made now (once per project: not again when the company is cleared and given again), `project_completed` to the
-    delivery manager when they may read the project, also when they made the change, as on the status path. No
+    status path's recipient (the first of the chain who may read the project, also when they made the change). No
     `project_status_changed`: the status did not change. A completed project moved from one company to another
     makes nothing (its win, if any, stays the first company's)."""
-    if not _client_win(ctx, project) or not project.delivery_manager_id:
+    if not _client_win(ctx, project):
         return
-    if project.delivery_manager_id in project_readers(ctx.db, project.id, {project.delivery_manager_id}):
+    chain = _completion_chain(ctx.db, project.id)
+    readers = project_readers(ctx.db, project.id, chain)
+    completed_to = next((person for person in chain if person in readers), None)
+    if completed_to:
         from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
-        notify_many(ctx, [_completed_notice(ctx, project, project.delivery_manager_id)])
+        notify_many(ctx, [_completed_notice(ctx, project, completed_to)])
 
 
 def _holds_message(holds: dict[str, int]) -> str:

@@ -62,10 +62,13 @@ def test_saving_an_already_completed_project_does_not_notify_again(api, db, boss
     assert completion_notes(db, manager.id) == []
 
 
-def test_completion_without_delivery_manager_notifies_nobody(api, db, boss, company):
+def test_completion_without_delivery_manager_notifies_the_owner(api, db, boss, company):
+    """Session 25: no delivery manager on the project nor its client profile, the project's owner is told (here the
+    boss, who made the change: the actor is allowed). Before, nobody was."""
     project = api.post("/api/projects", json={"name": "No DM", "company_id": company["id"]}, as_=boss).json["project"]
     assert api.put(f"/api/projects/{project['id']}", json={"status": "completed"}, as_=boss).status == 200
-    assert db.scalars(select(Notification).where(Notification.type == "project_completed")).all() == []
+    told = db.scalars(select(Notification).where(Notification.type == "project_completed")).all()
+    assert [(n.user_id, n.resource_id) for n in told] == [(boss.id, project["id"])]
 
 
 def test_failed_update_leaves_no_trace(api, db, boss, company):
