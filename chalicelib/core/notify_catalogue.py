@@ -60,6 +60,8 @@ TYPES: tuple[NotificationType, ...] = (
     T("leave_cancelled", "leave", "Leave cancelled", "A leave request was cancelled."),
     T("review_assigned", "performance", "Review assigned", "A performance review was assigned to you.", email=True),
     T("feedback_requested", "performance", "Feedback requested", "Someone asked for your feedback.", email=True),
+    T("review_submitted", "performance", "Self-assessment submitted", "A self-assessment you review was submitted.", email=True),
+    T("feedback_request_cancelled", "performance", "Feedback request closed", "A colleague you asked for feedback has left: ask someone else."),
     # sales and finance
     T("proposal_submitted", "proposals", "Proposal to approve", "A proposal was submitted for your approval.", email=True),
     T("proposal_approved", "proposals", "Proposal approved", "Your proposal was approved."),

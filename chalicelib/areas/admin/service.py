@@ -191,6 +191,7 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
             values.get("is_active") is False or values.get("access_level", "executive") != "executive"):
         keep_an_executive(ctx, user.id)
     pending = _pending_leave_approvers(ctx, user, values)
+    leaving = values.get("is_active") is False and bool(user.is_active)
     was_executive = _decides_as_executive(user)
     before = _snapshot(user)
     for key, value in values.items():
@@ -200,6 +201,10 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
         from chalicelib.areas.leave import service as leave_service
 
         leave_service.tell_new_approvers(ctx, pending)
+    if leaving:  # their pending feedback requests can no longer be answered: the requesters are told (session 25)
+        from chalicelib.areas.performance import service as performance_service
+
+        performance_service.user_deactivated(ctx, user.id)
     if _decides_as_executive(user) and not was_executive:
         # made an executive (or an executive reactivated): they now decide the leave waiting on the executives,
         # told after the write as above (session 25); a demotion tells nobody, the other executives decide

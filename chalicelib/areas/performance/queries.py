@@ -16,7 +16,7 @@ from sqlalchemy.orm import aliased
 from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT, first_per, in_scope, visible_row
-from chalicelib.core.readers import seen_by
+from chalicelib.core.readers import readers, seen_by
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
 from chalicelib.core.serialize import flag, row_dict, value_out
 
@@ -79,6 +79,13 @@ def review_seen_by(db, review_id: str, principals) -> set[str]:
     """Which of these principals see the review: its scope clause as each of them, in one statement (a
     UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""
     return seen_by(db, Review, review_id, principals, visible)
+
+
+def review_readers(db, review_id: str, user_ids) -> set[str]:
+    """Which of these users may read the review: active, `performance:view` and the review in their scope
+    (`visible`), two statements at most whatever their number (core.readers.readers). A notice that names the
+    review goes only to them."""
+    return readers(db, Review, review_id, user_ids, tool="performance", scope_of=visible)
 
 
 def load_template(ctx, template_id: str) -> ReviewTemplate:

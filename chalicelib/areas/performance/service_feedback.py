@@ -8,6 +8,8 @@
   Peers asked already are skipped: `{created, total_peers}`.
 - Only the requested reviewer responds (403), once (409); the request becomes `submitted`; the answer is the
   response record (its id, the request, the ratings and comments: no reviewer, no time).
+- A deactivated reviewer's pending requests stay pending; each requester is told once
+  (`feedback_request_cancelled`, `user_deactivated`).
 - The summary (manager access level or above, subject within reach) aggregates submitted responses: counts per
   rating per area and the comments, shuffled; it never carries a reviewer, a request, a time or an order.
 """
@@ -146,6 +148,34 @@ def respond(ctx, *, data) -> dict:
     return row_dict(response, FEEDBACK_RESPONSE_FIELDS)
 
 
+def user_deactivated(ctx, user_id: str) -> None:
+    """After the admin write that deactivated `user_id` (admin.update_user calls it, as it calls leave): their
+    pending feedback requests can no longer be answered (only the requested reviewer responds). Each requester is
+    told once (`feedback_request_cancelled`), naming the subject and cycle when it is one request, the count
+    otherwise. The requests stay `pending`: the statuses are pending and submitted (document 2; no `cancelled`
+    exists). The caller (the administrator) is left out, as every notice leaves out its actor, and so is a request
+    the leaver made of themselves. One grouped read whatever the number of requests, then `notify_many`'s
+    (docs/decisions/performance.md, session 25)."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+    leaver = select(User.name).where(User.id == user_id).correlate(None).scalar_subquery()
+    rows = ctx.db.execute(
+        select(FeedbackRequest.requested_by, func.count(), func.min(FeedbackRequest.id), func.min(User.name),
+               func.min(ReviewCycle.name), leaver)
+        .join(User, User.id == FeedbackRequest.subject_id)
+        .join(ReviewCycle, ReviewCycle.id == FeedbackRequest.cycle_id)
+        .where(FeedbackRequest.reviewer_id == user_id, FeedbackRequest.status == "pending",
+               FeedbackRequest.requested_by.is_not(None), FeedbackRequest.requested_by.not_in((user_id, ctx.user_id)))
+        .group_by(FeedbackRequest.requested_by).order_by(FeedbackRequest.requested_by)).all()
+    notify_many(ctx, [
+        {"user_id": requester, "type": "feedback_request_cancelled",
+         "title": (f"{name} left before giving the feedback you asked about {subject} ({cycle})" if count == 1
+                   else f"{name} left before giving the feedback you asked for ({count} requests)"),
+         "resource_type": "feedback_request", "resource_id": request_id, "action_url": "/performance/feedback",
+         "actor_id": ctx.user_id}
+        for requester, count, request_id, subject, cycle, name in rows])
+
+
 def summary(ctx, *, user_id: str, cycle_id: str | None) -> dict:
     """The anonymised aggregate of the submitted responses about the user (one statement after the check)."""
     if not in_reach(ctx.db, ctx.principal, user_id):
@@ -178,15 +208,24 @@ def summary(ctx, *, user_id: str, cycle_id: str | None) -> dict:
 
 
 def alerts(ctx) -> dict:
-    """The caller's counts in one statement: reviews they review not completed, their own reviews awaiting
-    self-assessment, feedback requests awaiting them, and open cycles."""
+    """The caller's counts in one statement: reviews they review not completed (for a manager-level caller also
+    those of the people they manage, directly or as squad manager, whose reviewer left: they now rate them,
+    session 25), their own reviews awaiting self-assessment, feedback requests awaiting them, and open cycles."""
+    from chalicelib.core.models import Squad
+
     me = ctx.user_id
 
     def count(model, *where):
         return select(func.count()).select_from(model).where(*where).scalar_subquery()
 
+    reviewing = Review.reviewer_id == me
+    if ctx.principal.access_level in ("manager", "head", "executive"):
+        managed = select(User.id).where(or_(User.manager_id == me,
+                                            User.squad_id.in_(select(Squad.id).where(Squad.manager_id == me))))
+        left = select(User.id).where(User.is_active.is_(False))
+        reviewing = or_(reviewing, and_(Review.user_id.in_(managed), Review.reviewer_id.in_(left)))
     row = ctx.db.execute(select(
-        count(Review, Review.reviewer_id == me, Review.status != "completed"),
+        count(Review, reviewing, Review.status != "completed"),
         count(Review, Review.user_id == me, Review.status == "self_assessment"),
         count(FeedbackRequest, FeedbackRequest.reviewer_id == me, FeedbackRequest.status == "pending"),
         count(ReviewCycle, ReviewCycle.status == "open"))).one()

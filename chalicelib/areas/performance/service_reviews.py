@@ -11,6 +11,8 @@ Rules (document 2 and decisions.md section 9; the rest in docs/decisions/perform
   discussion topics, goals) and move the review up to `in_review`; ratings, reviewer notes, action items and
   the last two steps are the reviewer's or a manager-level caller's (403 otherwise), never the reviewed
   person's (even as its reviewer), and so are the outcomes of earlier goals;
+- the move self_assessment -> in_review tells the one who now rates it (`review_submitted`): the reviewer, or when
+  they left or are the reviewed person, the first reader among the person's manager and squad manager;
 - on completion a KPI passes when rated `achieving` or `exceeding`; the review passes when at least 75% of its
   KPIs pass and every mandatory KPI passes (a review without KPIs passes);
 - only a draft review can be deleted (400).
@@ -29,8 +31,8 @@ from chalicelib.core.query import LIST_LIMIT, in_scope
 
 from .models import (PASSING_RATINGS, RATINGS, REVIEW_STATUSES, Review, ReviewCycle, ReviewGoal, ReviewKpiRating,
                      ReviewTemplateAssignment, ReviewTemplateItem)
-from .queries import (goal_records, history_rows, in_reach, kpi_records, load_cycle, load_review, review_record,
-                      review_row, review_select, visible)
+from .queries import (goal_records, history_rows, in_reach, kpi_records, load_cycle, load_review, review_readers,
+                      review_record, review_row, review_select, visible)
 
 REVIEWER_FIELDS = ("reviewer_notes", "action_items")
 MANAGER_LEVELS = ("manager", "head", "executive")
@@ -243,6 +245,7 @@ def update_review(ctx, *, review_id: str, data) -> dict:
              "support_needed": goal.support_needed, "status": None,
              "sort_order": index if goal.sort_order is None else goal.sort_order}
             for index, goal in enumerate(data.goals)])
+    submitted = status == "in_review" and review.status == "self_assessment"  # a real move, not a no-op
     if status is not None and status != review.status:
         if status == "completed":
             kpis = ctx.db.execute(select(ReviewKpiRating.rating, ReviewKpiRating.is_mandatory)
@@ -252,7 +255,34 @@ def update_review(ctx, *, review_id: str, data) -> dict:
             review.completed_at = utcnow()
         review.status = status
     ctx.db.flush()
+    if submitted:
+        _tell_submitted(ctx, review)
     return review_record(review_row(ctx.db, review.id))
+
+
+def _tell_submitted(ctx, review: Review) -> None:
+    """After the move self_assessment -> in_review (the self-assessment is submitted), in the same unit of work:
+    `review_submitted` to the one who now rates it. The reviewer when they read the review (active,
+    performance:view, in scope) and are not the reviewed person; otherwise (they left, or nobody judges
+    themselves) the first reader among the person's direct manager and their squad's manager. Nobody when that
+    one is the caller, or none reads it (docs/decisions/performance.md, session 25). One read of the names and
+    managers, the readers check (two at most), then notify's."""
+    from chalicelib.core.models import Squad
+    from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+
+    squad_manager = select(Squad.manager_id).where(Squad.id == User.squad_id).scalar_subquery()
+    cycle_name = select(ReviewCycle.name).where(ReviewCycle.id == review.cycle_id).scalar_subquery()
+    name, manager_id, squad_manager_id, cycle = ctx.db.execute(
+        select(User.name, User.manager_id, squad_manager, cycle_name).where(User.id == review.user_id)).one()
+    candidates = [user_id for user_id in dict.fromkeys((review.reviewer_id, manager_id, squad_manager_id))
+                  if user_id and user_id != review.user_id]
+    seen = review_readers(ctx.db, review.id, candidates) if candidates else set()
+    told = next((user_id for user_id in candidates if user_id in seen), None)
+    if told is None or told == ctx.user_id:
+        return
+    notify(ctx, user_id=told, type="review_submitted", title=f"Self-assessment submitted: {name} ({cycle})",
+           resource_type="review", resource_id=review.id, action_url=f"/performance/reviews/{review.id}",
+           actor_id=ctx.user_id)
 
 
 def _write_ratings(ctx, review_id: str, ratings) -> None:
