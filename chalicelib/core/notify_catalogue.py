@@ -78,6 +78,7 @@ TYPES: tuple[NotificationType, ...] = (
     # client portal
     T("portal_request", "portal", "Client portal request", "A client raised a request in the portal.", email=True, chat=True),
     T("portal_connection", "portal", "Client portal connection", "A client connected an account in the portal."),
+    T("portal_connection_error", "portal", "Client connection failing", "A client's connected account stopped syncing.", email=True),
     T("portal_questionnaire", "portal", "Client questionnaire completed", "A client completed a questionnaire.", email=True),
     T("portal_budget_approved", "portal", "Client approved a budget", "A client approved a budget in the portal.", email=True),
     T("portal_note", "portal", "Client note", "A client wrote a note or replied to one in the portal.", email=True),

@@ -244,14 +244,17 @@ def _write_failure(exc: Exception) -> str:
     return f"The platform's figures could not be stored ({type(orig).__name__}{': ' + detail if detail else ''})"
 
 
-def _write(conn, rows: list[dict], *, now, error, client_error, long_read) -> int | None:
-    """Write one connection's figures and status in a unit of work of its own: the number of rows stored, or None
-    when the connection was disconnected while its platform answered (its rows would fail on the deleted row's
-    foreign key). Raises (rolled back) when the database refuses the figures."""
+def _write(conn, rows: list[dict], *, now, error, client_error, long_read) -> tuple[int, str] | None:
+    """Write one connection's figures and status in a unit of work of its own: the number of rows stored and the
+    connection's status before (read under the row's lock: service_connection_notices), or None when the connection was
+    disconnected while its platform answered (its rows would fail on the deleted row's foreign key). Raises (rolled
+    back) when the database refuses the figures."""
     from chalicelib.core.db import unit_of_work
 
     with unit_of_work() as uow:
-        if uow.session.scalar(select(AdConnection.id).where(AdConnection.id == conn.id).with_for_update()) is None:
+        before = uow.session.execute(select(AdConnection.status).where(AdConnection.id == conn.id)
+                                     .with_for_update()).first()
+        if before is None:
             return None
         rows = _unique_days([{"id": new_id(), "connection_id": conn.id, "company_id": conn.company_id,
                               "platform": conn.platform, "synced_at": now, **row,
@@ -265,7 +268,22 @@ def _write(conn, rows: list[dict], *, now, error, client_error, long_read) -> in
                    "last_synced_at": now, "updated_at": now,
                    **({"backfilled_at": now} if long_read else {})})
         uow.session.execute(update(AdConnection).where(AdConnection.id == conn.id).values(**values))
-    return len(rows)
+    return len(rows), before.status
+
+
+def _mark_refused(conn, *, now, error: str) -> str | None:
+    """Mark the connection `error` after the database refused its figures, in a unit of work of its own: its status
+    before (read under the row's lock in the same statement: UPDATE ... FROM a locked read of the row), None when it
+    was deleted meanwhile."""
+    from chalicelib.core.db import unit_of_work
+
+    old = (select(AdConnection.id, AdConnection.status).where(AdConnection.id == conn.id).with_for_update()
+           .subquery("before"))
+    with unit_of_work() as uow:
+        return uow.session.execute(
+            update(AdConnection).where(AdConnection.id == old.c.id).values(
+                status="error", last_sync_error=error[:2000], client_sync_error=CLIENT_SYNC_FAILED, updated_at=now)
+            .returning(old.c.status)).scalar()
 
 
 def _staleness():
@@ -289,14 +307,18 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
     SYNC_SECONDS) no connection is started once that much time has passed (core.timeutil.TimeBudget); those not
     started are answered as `left` and come first in the next run. In (company_id, id) order with no budget, a
     run killed at the function's timeout was retried (and run the next day) from the same first connections and
-    killed at the same point: the last ones were never synced (session 22's retries audit)."""
+    killed at the same point: the last ones were never synced (session 22's retries audit).
+
+    The connections gone from another status to `error` in this run are told of after the loop
+    (`service_connection_notices.tell_failing`, session 25); one already in `error` is not told of again."""
     from chalicelib.core.db import unit_of_work
     from chalicelib.core.timeutil import TimeBudget
     from chalicelib.providers.adplatforms import get_adplatform, parse_credentials
 
     with unit_of_work() as uow:
         stmt = select(AdConnection.id, AdConnection.company_id, AdConnection.platform, AdConnection.secret,
-                      AdConnection.backfilled_at).order_by(_staleness().nulls_first(), AdConnection.id)
+                      AdConnection.backfilled_at, AdConnection.display_name) \
+            .order_by(_staleness().nulls_first(), AdConnection.id)
         if connection_id:
             stmt = stmt.where(AdConnection.id == connection_id)
         if company_id:
@@ -307,6 +329,9 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
         found = uow.session.execute(stmt).all()
     result = {"connections": len(found), "synced": 0, "failed": 0, "rows": 0}
     budget = TimeBudget(seconds) if seconds is not None else None
+    from .service_connection_notices import failure, tell_failing
+
+    failing: list[dict] = []  # those gone from a non-error status to `error`: told after the loop (tell_failing)
     for position, conn in enumerate(found):
         if budget is not None and budget.spent():
             result["left"] = len(found) - position
@@ -329,21 +354,24 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
             error, client_error = f"The sync failed ({type(exc).__name__})", CLIENT_SYNC_FAILED
         now = utcnow()
         try:
-            written = _write(conn, rows, now=now, error=error, client_error=client_error, long_read=long_read)
+            outcome = _write(conn, rows, now=now, error=error, client_error=client_error, long_read=long_read)
         except Exception as exc:  # noqa: BLE001 - one connection's unwritable figures never stop the others
             # rolled back (a figure past its column, a row the table refuses): recorded on the connection in a unit
             # of work of its own, so that staff see it; the next connection is synced all the same
             log.exception("ad platform sync: the figures could not be stored", extra={"connection_id": conn.id})
             error = _write_failure(exc)
-            with unit_of_work() as uow:
-                uow.session.execute(update(AdConnection).where(AdConnection.id == conn.id).values(
-                    status="error", last_sync_error=error[:2000], client_sync_error=CLIENT_SYNC_FAILED,
-                    updated_at=now))
+            before = _mark_refused(conn, now=now, error=error)
+            if before is not None and before != "error":
+                failing.append(failure(conn, error))
             result["failed"] += 1
             continue
-        if written is None:  # disconnected meanwhile
+        if outcome is None:  # disconnected meanwhile
             continue
+        written, before = outcome
+        if error and before != "error":
+            failing.append(failure(conn, error))
         result["failed" if error else "synced"] += 1
         result["rows"] += written
+    tell_failing(failing)
     return result
 
