@@ -80,11 +80,7 @@ def update_template(ctx, *, template_id: str, data) -> dict:
         changes["is_default"] = False  # disabled, it is no longer the default (as a soft-disabling delete)
     if changes.get("is_default"):
         _clear_defaults(ctx, template.id)
-    before = {key: getattr(template, key) for key in changes}
-    for key, value in changes.items():
-        setattr(template, key, value)
-    template.updated_at = utcnow()
-    diff = history.diff(before, changes)
+    diff = _apply(template, changes)  # a template sent back as read keeps its time (session 25, as stages do)
     if diff:
         _record(ctx, template.id, "updated", diff)
     ctx.db.flush()

@@ -72,3 +72,20 @@ def test_a_milestone_patch_records_the_diff(api, db, exec_user):
                                                        "is_required": {"from": True, "to": False},
                                                        "auto_source": {"from": None, "to": "deal_won"}}]
     assert _updated_at(db, OnboardingMilestone, milestone["id"]) > stamp
+
+
+def test_a_no_op_template_patch_keeps_updated_at(api, db, exec_user):
+    """The template itself too (it recorded no entry for a no-op, but moved updated_at)."""
+    from chalicelib.areas.onboarding.models import OnboardingTemplate
+
+    ids = template(api, exec_user)
+    tid = ids["template"]
+    read = api.get(f"{BASE}/{tid}", as_=exec_user).json["template"]
+    stamp = _updated_at(db, OnboardingTemplate, tid)
+    body = {k: read[k] for k in ("name", "description", "is_default", "is_active")}
+    answer = api.patch(f"{BASE}/{tid}", as_=exec_user, json=body)
+    assert answer.status == 200, answer.json
+    assert (_entries(db, tid, "updated"), _updated_at(db, OnboardingTemplate, tid)) == ([], stamp)
+    renamed = api.patch(f"{BASE}/{tid}", as_=exec_user, json={**body, "name": "Renamed"})
+    assert renamed.status == 200 and _updated_at(db, OnboardingTemplate, tid) > stamp
+    assert _entries(db, tid, "updated")[-1] == {"name": {"from": read["name"], "to": "Renamed"}}
