@@ -60,17 +60,34 @@ def create_qbr(ctx, *, company_id: str, data) -> dict:
     return get_qbr(ctx, company_id=company_id, qbr_id=qbr.id)
 
 
+def _section_rows(sections) -> list[tuple]:
+    """What a save-back compares: each section's key, title, content, portal visibility and place."""
+    return [(s.section_key, s.title, s.content or "", bool(s.portal_visible), index)
+            for index, s in enumerate(sections)]
+
+
 def update_qbr(ctx, *, company_id: str, qbr_id: str, data) -> dict:
+    """Edit a QBR; `sections`, when given, replaces every section. Session 25: a save-back of what was read
+    changes nothing: the sections are replaced only when they differ from the stored ones (key, title, content,
+    portal visibility, order), so their ids stay, and `updated_at` moves only on a real change of the QBR or its
+    sections."""
     require_client(ctx, company_id)
     qbr = lock_row(ctx.db, Qbr, qbr_id, where=Qbr.company_id == company_id, missing="QBR")
     changes = data.changes()
     sections = changes.pop("sections", None)
+    changed = False
     for key, value in changes.items():
-        setattr(qbr, key, value)
-    if sections is not None:
+        if getattr(qbr, key) != value:
+            setattr(qbr, key, value)
+            changed = True
+    if sections is not None and _section_rows(data.sections) != [
+            (s.section_key, s.title, s.content, s.portal_visible, s.position)
+            for s in sections_of(ctx.db, [qbr.id])[qbr.id]]:
         _replace_sections(ctx.db, qbr.id, data.sections)
-    qbr.updated_at = utcnow()
-    ctx.db.flush()
+        changed = True
+    if changed:
+        qbr.updated_at = utcnow()
+        ctx.db.flush()
     return get_qbr(ctx, company_id=company_id, qbr_id=qbr.id)
 
 
