@@ -10,7 +10,8 @@ Rules (document 2 and decisions.md section 9; the rest in docs/decisions/perform
 - the reviewed person alone (not the reviewer) may write the self-assessment (strengths, growth areas,
   discussion topics, goals) and move the review up to `in_review`; ratings, reviewer notes, action items and
   the last two steps are the reviewer's or a manager-level caller's (403 otherwise), never the reviewed
-  person's (even as its reviewer), and so are the outcomes of earlier goals;
+  person's (even as its reviewer), and so are the outcomes of earlier goals; only a value that changes counts
+  (a save-back carrying the reviewer's part unchanged is fine), and goals sent back unchanged are kept;
 - the move self_assessment -> in_review tells the one who now rates it (`review_submitted`): the reviewer, or when
   they left or are the reviewed person, the first reader among the person's manager and squad manager;
 - on completion a KPI passes when rated `achieving` or `exceeding`; the review passes when at least 75% of its
@@ -226,25 +227,21 @@ def update_review(ctx, *, review_id: str, data) -> dict:
     goal_inputs = changes.pop("goals", None)
     status = changes.pop("status", None)
     reviewer_side = _is_reviewer_side(ctx, review)
+    # a save-back carries the reviewer's part as read: only a value that changes is a rating (session 25)
+    rated = kpi_inputs and _changed_ratings(ctx, review.id, data.kpi_ratings)
     if not reviewer_side:
-        if any(field in changes for field in REVIEWER_FIELDS) or kpi_inputs:
+        if any(field in changes and changes[field] != getattr(review, field) for field in REVIEWER_FIELDS) or rated:
             raise Forbidden("Only the reviewer may rate KPIs or write reviewer notes and action items")
         if status in ("ready_for_review", "completed") and status != review.status:
             raise Forbidden("Only the reviewer may move a review past in_review")
     if status is not None:
         _check_move(review.status, status)
     for key, value in changes.items():
-        setattr(review, key, value)
-    if kpi_inputs:
-        _write_ratings(ctx, review.id, data.kpi_ratings)
+        setattr(review, key, value)  # an unchanged value is no UPDATE (nor updated_at)
+    if rated:
+        _write_ratings(ctx, rated)
     if goal_inputs is not None:
-        ctx.db.execute(delete(ReviewGoal).where(ReviewGoal.review_id == review.id)
-                       .execution_options(synchronize_session=False))
-        insert_rows(ctx.db, ReviewGoal, [
-            {"review_id": review.id, "goal": goal.goal, "success_measures": goal.success_measures,
-             "support_needed": goal.support_needed, "status": None,
-             "sort_order": index if goal.sort_order is None else goal.sort_order}
-            for index, goal in enumerate(data.goals)])
+        _write_goals(ctx, review.id, data.goals)
     submitted = status == "in_review" and review.status == "self_assessment"  # a real move, not a no-op
     if status is not None and status != review.status:
         if status == "completed":
@@ -285,18 +282,28 @@ def _tell_submitted(ctx, review: Review) -> None:
            actor_id=ctx.user_id)
 
 
-def _write_ratings(ctx, review_id: str, ratings) -> None:
-    """Each rating names a KPI of this review (400 otherwise); one UPDATE for all of them."""
+def _changed_ratings(ctx, review_id: str, ratings) -> list:
+    """The rating entries whose sent rating or notes differ from the stored ones (a field left out is unchanged);
+    each entry names a KPI of this review (400 otherwise). One read of the stored ratings."""
     ids = [rating.id for rating in ratings]
     if len(set(ids)) != len(ids):
         raise bad_field("kpi_ratings", "names a KPI twice")
-    found = set(ctx.db.scalars(select(ReviewKpiRating.id).where(ReviewKpiRating.id.in_(ids),
-                                                                 ReviewKpiRating.review_id == review_id)))
-    unknown = [index for index, rating_id in enumerate(ids) if rating_id not in found]
+    stored = {row.id: row for row in ctx.db.execute(
+        select(ReviewKpiRating.id, ReviewKpiRating.rating, ReviewKpiRating.notes)
+        .where(ReviewKpiRating.id.in_(ids), ReviewKpiRating.review_id == review_id))}
+    unknown = [index for index, rating_id in enumerate(ids) if rating_id not in stored]
     if unknown:
         raise BadRequest("kpi_ratings must name KPIs of this review",
                          details=[{"field": f"kpi_ratings.{index}.id", "message": "not a KPI of this review"}
                                   for index in unknown[:10]])
+    return [rating for rating in ratings
+            if any(getattr(rating, field) != getattr(stored[rating.id], field)
+                   for field in ("rating", "notes") if field in rating.model_fields_set)]
+
+
+def _write_ratings(ctx, ratings) -> None:
+    """These rating entries (checked by `_changed_ratings`): one UPDATE for all of them."""
+    ids = [rating.id for rating in ratings]
     values = {}
     sent = [rating.model_fields_set for rating in ratings]
     if any("rating" in fields for fields in sent):
@@ -308,6 +315,24 @@ def _write_ratings(ctx, review_id: str, ratings) -> None:
     if values:
         ctx.db.execute(update(ReviewKpiRating).where(ReviewKpiRating.id.in_(ids)).values(values)
                        .execution_options(synchronize_session=False))
+
+
+def _write_goals(ctx, review_id: str, goals) -> None:
+    """The goals replaced by the sent list, unless it equals the stored one (same goal, measures, support and
+    sort order, in the order read): a save-back keeps the goals and their ids (session 25). One read, then a
+    DELETE and an INSERT when they differ."""
+    sent = [(goal.goal, goal.success_measures, goal.support_needed,
+             index if goal.sort_order is None else goal.sort_order) for index, goal in enumerate(goals)]
+    stored = ctx.db.execute(select(ReviewGoal.goal, ReviewGoal.success_measures, ReviewGoal.support_needed,
+                                   ReviewGoal.sort_order).where(ReviewGoal.review_id == review_id)
+                            .order_by(ReviewGoal.sort_order, ReviewGoal.created_at, ReviewGoal.id)).all()
+    if [tuple(row) for row in stored] == sent:
+        return
+    ctx.db.execute(delete(ReviewGoal).where(ReviewGoal.review_id == review_id)
+                   .execution_options(synchronize_session=False))
+    insert_rows(ctx.db, ReviewGoal, [
+        {"review_id": review_id, "goal": goal, "success_measures": measures, "support_needed": support,
+         "status": None, "sort_order": sort_order} for goal, measures, support, sort_order in sent])
 
 
 def record_previous_goals(ctx, *, review_id: str, data) -> dict:
