@@ -273,17 +273,17 @@ def _write(conn, rows: list[dict], *, now, error, client_error, long_read) -> tu
 
 def _mark_refused(conn, *, now, error: str) -> str | None:
     """Mark the connection `error` after the database refused its figures, in a unit of work of its own: its status
-    before (read under the row's lock in the same statement: UPDATE ... FROM a locked read of the row), None when it
-    was deleted meanwhile."""
+    before (read under the row's lock, which the UPDATE keeps until commit: two overlapping syncs do not both see the
+    change), None when it was deleted meanwhile. Two statements, the same on the SQLite default."""
     from chalicelib.core.db import unit_of_work
 
-    old = (select(AdConnection.id, AdConnection.status).where(AdConnection.id == conn.id).with_for_update()
-           .subquery("before"))
     with unit_of_work() as uow:
-        return uow.session.execute(
-            update(AdConnection).where(AdConnection.id == old.c.id).values(
-                status="error", last_sync_error=error[:2000], client_sync_error=CLIENT_SYNC_FAILED, updated_at=now)
-            .returning(old.c.status)).scalar()
+        before = uow.session.scalar(select(AdConnection.status).where(AdConnection.id == conn.id).with_for_update())
+        if before is None:
+            return None
+        uow.session.execute(update(AdConnection).where(AdConnection.id == conn.id).values(
+            status="error", last_sync_error=error[:2000], client_sync_error=CLIENT_SYNC_FAILED, updated_at=now))
+        return before
 
 
 def _staleness():

@@ -8,6 +8,8 @@ connection, a client's request. The notices of one sync are made in a fixed numb
 import json
 from datetime import timedelta
 
+import pytest
+
 from sqlalchemy import select, update
 
 from chalicelib.areas.portal import jobs
@@ -174,3 +176,24 @@ def test_figures_the_database_refuses_tell_once(db, set_env, monkeypatch):
     _age_notices(db)
     assert sync_connections(connection_id=absurd.id)["failed"] == 1
     assert len(_notices(db)) == 1
+
+
+@pytest.mark.smoke
+def test_a_write_that_fails_marks_and_tells_on_either_database(db, set_env, monkeypatch):
+    """The refused write's marking (`_mark_refused`) on PostgreSQL and on the SQLite default (the smoke pass): its
+    first form, an UPDATE ... FROM a locked read RETURNING the old status, answered nothing on SQLite, so nobody was
+    told there (review of session 25)."""
+    from chalicelib.areas.portal import service_connections
+
+    manager = make_user(db, access_level="manager")
+    mine = make_client(db, dashboard=True, manager=manager)
+    failing = make_refused_google_ads(db, mine)
+    _credentials(db, failing, "good-token")
+
+    def refused(*args, **kwargs):
+        raise ValueError("a figure the table refuses")
+
+    monkeypatch.setattr(service_connections, "_write", refused)
+    assert sync_connections(connection_id=failing.id)["failed"] == 1
+    assert [n.user_id for n in _notices(db)] == [manager.id]
+    assert db.scalar(select(AdConnection.status).where(AdConnection.id == failing.id)) == "error"
