@@ -9,7 +9,6 @@ import json
 from datetime import timedelta
 
 import pytest
-
 from sqlalchemy import select, update
 
 from chalicelib.areas.portal import jobs
