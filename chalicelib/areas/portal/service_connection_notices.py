@@ -8,6 +8,17 @@ log = logging.getLogger("wms.portal")
 
 
 FAILING_TITLE = "A client's connected account stopped syncing"
+CONNECTED_TITLE = "A client connected an account"
+
+
+def company_readers(db, users_by_company: dict) -> dict:
+    """`{company_id: the users of `users_by_company` who may read it}` (deals view, the company in their scope):
+    only they are told its name, its connection's and a link to it (two statements at most)."""
+    from chalicelib.areas.deals import service as deals_service
+    from chalicelib.core.readers import rows_readers
+
+    return rows_readers(db, deals_service.Company, users_by_company, tool="deals", scope_of=deals_service.visible)
+
 
 
 def failure(conn, error: str) -> dict:
@@ -26,10 +37,8 @@ def tell_failing(failing: list[dict]) -> None:
     after the connections' own; a failure here is logged, the sync's counts still answered."""
     if not failing:
         return
-    from chalicelib.areas.deals import service as deals_service
     from chalicelib.core.context import job_context
     from chalicelib.core.notify import notify_many
-    from chalicelib.core.readers import rows_readers
     from chalicelib.core.serialize import clipped
     from chalicelib.providers.adplatforms import PLATFORM_NAMES
 
@@ -38,9 +47,7 @@ def tell_failing(failing: list[dict]) -> None:
     try:
         with job_context() as ctx:
             contacts = connection_contacts(ctx.db, {item["company_id"] for item in failing})
-            readers = rows_readers(ctx.db, deals_service.Company,
-                                   {company_id: {user_id} for company_id, (user_id, _) in contacts.items()},
-                                   tool="deals", scope_of=deals_service.visible)
+            readers = company_readers(ctx.db, {company_id: {user_id} for company_id, (user_id, _) in contacts.items()})
             notices = []
             for item in failing:
                 company_id = item["company_id"]

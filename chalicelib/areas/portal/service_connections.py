@@ -130,9 +130,16 @@ def create_connection(ctx, *, data) -> dict:
     # notice attempted when neither is active (session 25)
     manager = client_contact(ctx.db, company_id, ctx.portal.profile.get("delivery_manager_id"))
     if manager:
+        from .service_connection_notices import CONNECTED_TITLE, company_readers
+
+        # the connection's name and the company's link only to one who may read the company (review of session 25:
+        # the company's owner, now told when no manager is, may not)
+        named = manager in company_readers(ctx.db, {company_id: {manager}}).get(company_id, ())
         notify(ctx, user_id=manager, type="portal_connection",
-               title=f"A client connected {PLATFORM_NAMES[row.platform]}: {row.display_name}",
-               resource_type="ad_connection", resource_id=row.id, action_url=f"/companies/{company_id}")
+               title=f"A client connected {PLATFORM_NAMES[row.platform]}: {row.display_name}" if named
+               else CONNECTED_TITLE,
+               resource_type="ad_connection", resource_id=row.id,
+               action_url=f"/companies/{company_id}" if named else None)
     return client_connection_record(row)
 
 

@@ -19,7 +19,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
 from chalicelib.providers.adplatforms.base import CredentialsRefused
 from chalicelib.providers.adplatforms.sandbox import SandboxAdPlatform
-from tests.areas.portal.conftest import make_client, make_refused_google_ads
+from tests.areas.portal.conftest import make_client, make_refused_google_ads, portal  # noqa: F401 - the portal fixture
 from tests.areas.portal.test_connections_routes import GOOGLE
 from tests.factories import grant, make_user
 
@@ -196,3 +196,21 @@ def test_a_write_that_fails_marks_and_tells_on_either_database(db, set_env, monk
     assert sync_connections(connection_id=failing.id)["failed"] == 1
     assert [n.user_id for n in _notices(db)] == [manager.id]
     assert db.scalar(select(AdConnection.status).where(AdConnection.id == failing.id)) == "error"
+
+
+def test_a_connection_notice_to_an_owner_who_may_not_read_the_company_names_nothing(portal, db):
+    """Review of session 25: a client's new connection now reaches the company's owner when no manager is active;
+    one who may not read the company was shown the connection's name and a link to the company."""
+    from chalicelib.core.models import User
+
+    former = make_user(db, access_level="manager")
+    boss = make_user(db, access_level="employee")
+    grant(db, boss, "deals", "none")
+    company = make_client(db, dashboard=True, manager=former, owner_id=boss.id, name="Acme")
+    db.execute(update(User).where(User.id == former.id).values(is_active=False))
+    db.flush()
+    body = {**GOOGLE, "display_name": "Acme secret campaign account"}
+    assert portal.post("/connections", company, role="collaborator", json=body).status == 201
+    db.expire_all()
+    told = db.scalars(select(Notification).where(Notification.type == "portal_connection")).all()
+    assert [(n.user_id, n.title, n.action_url) for n in told] == [(boss.id, "A client connected an account", None)]
