@@ -40,7 +40,7 @@ def get_project(ctx, project_id: str):
 
 
 @bp.route("/api/projects/{project_id}", methods=["PUT"])
-@endpoint(tool="projects", level="update", body=ProjectUpdate, response=one("project", ProjectFullRead))
+@endpoint(tool="projects", level="update", body=ProjectUpdate, errors=(409,), response=one("project", ProjectFullRead))
 def update_project(ctx, project_id: str, body: ProjectUpdate):
     """Update any subset of a project's writable fields"""
     return {"project": service.update_project(ctx, project_id=project_id, data=body)}
