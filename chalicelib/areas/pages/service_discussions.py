@@ -111,6 +111,8 @@ def edit_comment(ctx, *, page_id: str, discussion_id: str, comment_id: str, data
     comment = load_comment(ctx, page_id, discussion_id, comment_id)
     if comment.user_id != ctx.user_id and not ctx.can("pages", "manage"):
         raise Forbidden("Only the author can edit this comment")
+    if data.content == comment.content and data.content_rich == comment.content_rich:
+        return  # sent back as read: not an edit, not marked edited (session 25, save-back audit)
     comment.content = data.content
     comment.content_rich = data.content_rich
     comment.is_edited = True

@@ -49,6 +49,9 @@ def _canonical_uuid(value: str) -> bool:
         return False
 
 
+TODO_SENT = ("title", "is_done", "position", "assignee_id", "due_date")  # what a replace writes of a todo
+
+
 def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     """Entries without id are created, entries with id upserted, todos absent from the request deleted.
     `todo_assigned` goes to each user newly assigned a todo, unless that user is the caller; the todo's and the
@@ -81,7 +84,8 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
             raise BadRequest("Invalid todos", details=[{"field": "todos.assignee_id",
                                                         "message": "must be an existing user"}])
     existing = {row.id: row for row in db.execute(
-        select(TaskTodo.id, TaskTodo.task_id, TaskTodo.assignee_id, TaskTodo.created_at)
+        select(TaskTodo.id, TaskTodo.task_id, TaskTodo.assignee_id, TaskTodo.created_at, TaskTodo.title,
+               TaskTodo.is_done, TaskTodo.position, TaskTodo.due_date, TaskTodo.updated_at)
         .where(TaskTodo.id.in_(ids)))} if ids else {}
     foreign = [{"field": f"todos.{index}.id", "message": "is a todo of another task"}
                for index, entry in enumerate(entries) if entry.id in existing and existing[entry.id].task_id != task.id]
@@ -107,10 +111,13 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     rows = []
     for index, entry in enumerate(entries):
         previous = existing.get(entry.id) if entry.id else None
-        rows.append({"id": entry.id or new_id(), "task_id": task.id, "title": entry.title, "is_done": entry.is_done,
-                     "position": entry.position if entry.position is not None else index,
-                     "assignee_id": entry.assignee_id, "due_date": entry.due_date,
-                     "created_at": previous.created_at if previous is not None else now, "updated_at": now})
+        row = {"id": entry.id or new_id(), "task_id": task.id, "title": entry.title, "is_done": entry.is_done,
+               "position": entry.position if entry.position is not None else index,
+               "assignee_id": entry.assignee_id, "due_date": entry.due_date,
+               "created_at": previous.created_at if previous is not None else now, "updated_at": now}
+        if previous is not None and all(row[key] == getattr(previous, key) for key in TODO_SENT):
+            row["updated_at"] = previous.updated_at  # sent back as read: no edit (session 25, save-back audit)
+        rows.append(row)
         previous_assignee = previous.assignee_id if previous is not None else None
         if entry.assignee_id and entry.assignee_id != previous_assignee and entry.assignee_id != ctx.user_id:
             newly_assigned.append((entry.assignee_id, entry.title))
