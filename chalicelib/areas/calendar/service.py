@@ -95,13 +95,37 @@ def create_event(ctx, *, data) -> dict:
 
 
 def update_event(ctx, calendar_id: str, event_id: str, *, data) -> dict:
-    """The fields sent replace the event's (attendees replaces the whole list); the rest are kept."""
+    """The fields sent replace the event's (attendees replaces the whole list: each attendee sent is merged over the
+    current entry with its address, keeping the provider's other fields); the rest are kept. When nothing sent
+    differs from the event as read, the event is answered without an update (the provider e-mails every guest on
+    one: sendUpdates=all). Session 25."""
     calendar = _provider(ctx, required=True)
     email = ctx.user.email
     ctx.release_connection()
     current = calendar.get_event(email, calendar_id, event_id)
-    merged = {**current, **data.provider()}
+    changes = data.provider()
+    if "attendees" in changes:
+        changes["attendees"] = _merged_attendees(current.get("attendees"), changes["attendees"])
+    if all((current.get(name) or None) == (value or None) for name, value in changes.items()):
+        return current
+    merged = {**current, **changes}
     return calendar.update_event(email, calendar_id, event_id, {k: v for k, v in merged.items() if v is not None})
+
+
+def _merged_attendees(current: list[dict] | None, sent: list[dict]) -> list[dict]:
+    """Each attendee sent over the current event's entry with the same e-mail (case aside), whose other keys
+    (optional, responseStatus, comment, additionalGuests, id, ...; Google's Events resource) and spelling of the
+    address are kept: the input holds only email and displayName, and the provider's update replaces the whole
+    event, so rebuilding the list from the input made optional guests required and could reset answers."""
+    by_email: dict[str, dict] = {}
+    for attendee in current or []:
+        if isinstance(attendee, dict):
+            by_email.setdefault(str(attendee.get("email") or "").lower(), attendee)
+    merged = []
+    for attendee in sent:
+        before = by_email.get(attendee["email"].lower())
+        merged.append({**before, **{k: v for k, v in attendee.items() if k != "email"}} if before else attendee)
+    return merged
 
 
 def patch_event(ctx, calendar_id: str, event_id: str, *, data) -> dict:
