@@ -77,7 +77,10 @@ def preferences(ctx) -> list[dict]:
 
 
 def update_preferences(ctx, *, data) -> None:
-    """Replace the saved preferences of the types sent (one DELETE, one INSERT); an unknown type is a 400."""
+    """Replace the saved preferences of the types sent whose channels differ from their effective ones (one SELECT
+    of the stored ones, then a DELETE and an INSERT); an unknown type is a 400. Session 25: an entry equal to the
+    type's effective channels (its stored row, else the defaults) writes nothing, so a page sent back as read leaves
+    the types uncustomised and a later change of a default still reaches the portal user."""
     from sqlalchemy import delete
 
     entries = {}
@@ -91,8 +94,17 @@ def update_preferences(ctx, *, data) -> None:
     mine = (PortalNotificationPreference.company_id == ctx.portal.company_id,
             PortalNotificationPreference.portal_user_id == ctx.portal.user_id)
     lock_key(ctx.db, "portal-preferences", ctx.portal.company_id, ctx.portal.user_id)
-    ctx.db.execute(delete(PortalNotificationPreference).where(
-        *mine, PortalNotificationPreference.notification_type.in_(list(entries))))
+    stored = {row[0]: (bool(row[1]), bool(row[2])) for row in ctx.db.execute(select(
+        PortalNotificationPreference.notification_type, PortalNotificationPreference.channel_in_app,
+        PortalNotificationPreference.channel_email).where(
+        *mine, PortalNotificationPreference.notification_type.in_(list(entries))))}
+    entries = {type_id: entry for type_id, entry in entries.items()
+               if (bool(entry.channel_in_app), bool(entry.channel_email)) != stored.get(type_id, DEFAULTS[type_id])}
+    if not entries:
+        return
+    if stored.keys() & entries.keys():
+        ctx.db.execute(delete(PortalNotificationPreference).where(
+            *mine, PortalNotificationPreference.notification_type.in_(list(entries))))
     insert_rows(ctx.db, PortalNotificationPreference, [
         {"company_id": ctx.portal.company_id, "portal_user_id": ctx.portal.user_id, "notification_type": type_id,
          "channel_in_app": entry.channel_in_app, "channel_email": entry.channel_email, "updated_at": utcnow()}

@@ -152,12 +152,18 @@ def create_goal(ctx, *, company_id: str, data) -> dict:
 
 
 def update_goal(ctx, *, company_id: str, goal_id: str, data) -> dict:
+    """Edit a client goal. Session 25: only the fields whose value differs are written (the target compared as
+    the exact decimal it is stored as), and `updated_at` moves only then: a goal sent back as read is unchanged."""
     require_client(ctx, company_id)
     goal = load_goal(ctx.db, company_id, goal_id)
+    changed = False
     for key, value in data.changes().items():
-        setattr(goal, key, value)
-    goal.updated_at = utcnow()
-    ctx.db.flush()
+        if getattr(goal, key) != value:
+            setattr(goal, key, value)
+            changed = True
+    if changed:
+        goal.updated_at = utcnow()
+        ctx.db.flush()
     return goal_record(goal)
 
 
