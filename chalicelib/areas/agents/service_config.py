@@ -70,12 +70,17 @@ def put_config(ctx, *, project_id: str, data) -> dict:
     if config is None:
         config = ProjectAgentConfig(project_id=project.id)
         ctx.db.add(config)
-    for name, value in values.items():
-        setattr(config, name, value)
-    if secret_sent:
-        config.runner_secret_encrypted = crypto.encrypt(data.runner_secret) if data.runner_secret else None
-    config.updated_by = ctx.user_id
-    ctx.db.flush()
+        changed = values
+    else:
+        changed = {name: value for name, value in values.items() if getattr(config, name) != value}
+    if changed or secret_sent:
+        # the configuration sent back as read writes nothing: its editor and time stay (session 25)
+        for name, value in changed.items():
+            setattr(config, name, value)
+        if secret_sent:
+            config.runner_secret_encrypted = crypto.encrypt(data.runner_secret) if data.runner_secret else None
+        config.updated_by = ctx.user_id
+        ctx.db.flush()
     log.info("agent configuration saved", extra={"project_id": project.id, "enabled": bool(config.enabled)})
     return config_record(config)
 

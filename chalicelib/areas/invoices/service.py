@@ -318,10 +318,12 @@ def upsert_rule(ctx, *, service_type_id: str, data) -> dict:
     insert_ignore(ctx.db, InvoiceMappingRule, {"service_type_id": service_type_id, **values},
                   conflict=("service_type_id",))
     rule = ctx.db.get(InvoiceMappingRule, service_type_id, with_for_update=True, populate_existing=True)
-    for key, value in values.items():
-        setattr(rule, key, value)
-    rule.updated_at = utcnow()
-    ctx.db.flush()
+    changed = {key: value for key, value in values.items() if getattr(rule, key) != value}
+    if changed:  # the rule sent back as read (or as just inserted) writes nothing: updated_at stays (session 25)
+        for key, value in changed.items():
+            setattr(rule, key, value)
+        rule.updated_at = utcnow()
+        ctx.db.flush()
     return rule_records(ctx.db, service_type_id)[0]
 
 

@@ -125,18 +125,24 @@ def configure_sharing(ctx, *, proposal_id: str, data) -> str | None:
     load_proposal(ctx, proposal_id)
     # deleted while the lock was awaited
     proposal = lock_row(ctx.db, Proposal, proposal_id, missing="Proposal")
-    changes = {"share_enabled": {"from": int(proposal.share_enabled), "to": int(data.share_enabled)}}
-    proposal.share_enabled = data.share_enabled
+    # only what differs is written and recorded: the settings sent back as stored write nothing (session 25). A
+    # password sent is always a change (a new salted hash, which ends the viewers' sessions); a clear only when
+    # one is set.
+    changes = {}
+    if bool(proposal.share_enabled) != bool(data.share_enabled):
+        changes["share_enabled"] = {"from": int(proposal.share_enabled), "to": int(data.share_enabled)}
+        proposal.share_enabled = data.share_enabled
     if data.share_enabled and not proposal.share_token:
         proposal.share_token = secrets.token_urlsafe(32)
         changes["share_token"] = "created"
-    if "share_password" in data.model_fields_set:
+    if "share_password" in data.model_fields_set and (data.share_password or proposal.share_password):
         proposal.share_password = hash_password(data.share_password) if data.share_password else None
         changes["share_password"] = "set" if data.share_password else "cleared"
-    proposal.updated_at = utcnow()
-    history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="sharing_changed",
-                   actor_id=ctx.user_id, changes=changes)
-    ctx.db.flush()
+    if changes:
+        proposal.updated_at = utcnow()
+        history.record(ctx.db, entity_type="proposal", entity_id=proposal.id, action="sharing_changed",
+                       actor_id=ctx.user_id, changes=changes)
+        ctx.db.flush()
     return proposal.share_token
 
 

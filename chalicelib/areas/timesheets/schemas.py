@@ -15,6 +15,7 @@ Hours = Annotated[Decimal, Field(gt=0, le=24, max_digits=4, decimal_places=2), J
 Note = Annotated[str, StringConstraints(strip_whitespace=True, max_length=5000)]
 # Approved and rejected are reached only through the approve and reject actions.
 WritableStatus = choice("draft", "submitted")
+WRITABLE_STATUSES = ("draft", "submitted")
 Status = choice("draft", "submitted", "approved", "rejected")
 
 
@@ -37,7 +38,9 @@ class TimeEntryUpdate(TimeEntryCreate):
     date: CalendarDate = None
     hours: Optional[Hours] = None
     billable: Optional[Flag] = None
-    status: Optional[WritableStatus] = None
+    # any status, so that a record read and sent back (a rejected entry says `rejected`) is accepted: the stored
+    # status sent back is dropped, a change to other than WRITABLE_STATUSES is a 400 (service.update_entry)
+    status: Optional[Status] = None
 
 
 class RejectBody(Input):

@@ -23,6 +23,7 @@ from chalicelib.core.query import Page, Read, record_page
 
 from .models import TimeEntry
 from .queries import ENTRY_FLAGS, entry_select, entry_row, list_order, load_entry, visible
+from .schemas import WRITABLE_STATUSES
 
 EDITABLE = ("draft", "rejected")
 
@@ -349,9 +350,14 @@ def update_entry(ctx, *, entry_id: str, data) -> dict:
     """The owner, or a manager whose scope holds the entry, while it is draft or rejected.
     The owner (user_id) is fixed at creation and ignored here."""
     entry = _locked(ctx, entry_id)
-    _require_editable(entry, "edited")
     changes = data.changes()
     changes.pop("user_id", None)
+    if changes.get("status") == entry.status:
+        del changes["status"]  # the stored status sent back (a rejected entry read and saved): no change
+    elif "status" in changes and changes["status"] not in WRITABLE_STATUSES:
+        raise bad_field("status", "may be set to draft or submitted only; approved and rejected come from the "
+                                  "approve and reject actions")
+    _require_editable(entry, "edited")
     _check_references(ctx, changes, entry)
     if "date" in changes or "hours" in changes or _counts_again(entry, changes.get("status", entry.status)):
         _check_day(ctx, entry.user_id, changes.get("date", entry.date), changes.get("hours", entry.hours), entry.id)
