@@ -1,13 +1,16 @@
 """Save-back audit, part 2 (session 25): a task's to-dos and a page comment sent back as read are no edit. The to-dos
 replace moved every to-do's `updated_at`; the comment was marked edited (pages:manage holders marked other people's
 comments so by a save-back)."""
+from datetime import timedelta
+
 from sqlalchemy import text
 
+from chalicelib.core.ids import utcnow
 from tests.factories import make_user
 
 
 def _age(db, table: str, row_id: str) -> None:
-    db.execute(text(f"UPDATE {table} SET updated_at = updated_at - interval '1 day' WHERE id = :id"), {"id": row_id})
+    db.execute(text(f"UPDATE {table} SET updated_at = :aged WHERE id = :id"), {"aged": utcnow() - timedelta(days=1), "id": row_id})
     db.commit()
 
 
@@ -15,8 +18,8 @@ def test_todos_sent_back_keep_their_time_and_a_changed_one_moves(api, db, exec_u
     task_id = api.post("/api/tasks", as_=exec_user, json={"title": "T"}).json["task"]["id"]
     first = api.put(f"/api/tasks/{task_id}/todos", as_=exec_user, json={"todos": [{"title": "a"}, {"title": "b"}]})
     assert first.status == 200, first.json
-    db.execute(text("UPDATE task_todos SET updated_at = updated_at - interval '1 day' WHERE task_id = :id"),
-               {"id": task_id})
+    db.execute(text("UPDATE task_todos SET updated_at = :aged WHERE task_id = :id"),
+               {"aged": utcnow() - timedelta(days=1), "id": task_id})
     db.commit()
     todos = api.get(f"/api/tasks/{task_id}", as_=exec_user).json["todos"]
     same = api.put(f"/api/tasks/{task_id}/todos", as_=exec_user, json={"todos": todos})

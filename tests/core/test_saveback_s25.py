@@ -1,8 +1,11 @@
 """Save-back audit (session 25): a record read and sent back unchanged is no edit. A task's or page's update kept
 no history for such a request but still moved `updated_at` (a page also named the sender its last editor); an SLA
 policy whose company was deleted since could not be saved back at all (its company was checked again)."""
+from datetime import timedelta
+
 from sqlalchemy import text
 
+from chalicelib.core.ids import utcnow
 from tests.areas.deals.factories import make_company
 from tests.factories import make_user
 
@@ -11,7 +14,7 @@ def test_a_task_sent_back_as_read_keeps_its_time(api, db, exec_user):
     made = api.post("/api/tasks", as_=exec_user, json={"title": "T", "estimated_hours": 1.1, "estimate_total_cost": 10.1})
     assert made.status == 201, made.json
     task_id = made.json["task"]["id"]
-    db.execute(text("UPDATE tasks SET updated_at = updated_at - interval '1 day' WHERE id = :id"), {"id": task_id})
+    db.execute(text("UPDATE tasks SET updated_at = :aged WHERE id = :id"), {"aged": utcnow() - timedelta(days=1), "id": task_id})
     db.commit()
     task = api.get(f"/api/tasks/{task_id}", as_=exec_user).json["task"]
     same = api.put(f"/api/tasks/{task_id}", as_=exec_user, json=task)

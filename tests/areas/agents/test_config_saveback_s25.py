@@ -1,7 +1,10 @@
 """Session 25 (save-back audit): a project's agent configuration read and PUT back unchanged (by another user)
 keeps its `updated_by` and `updated_at`; a changed field, or a runner_secret sent, records the editor."""
+from datetime import timedelta
+
 from sqlalchemy import text
 
+from chalicelib.core.ids import utcnow
 from tests.areas.agents.test_config import FULL, SECRET
 from tests.areas.projects.factories import make_project
 from tests.factories import make_user
@@ -11,8 +14,8 @@ def _saved(api, db, owner):
     project = make_project(db, owner_id=owner.id)
     path = f"/api/projects/{project.id}/agent-config"
     assert api.put(path, as_=owner, json=FULL).status == 200
-    db.execute(text("UPDATE project_agent_configs SET updated_at = updated_at - interval '1 day' "
-                    "WHERE project_id = :id"), {"id": project.id})
+    db.execute(text("UPDATE project_agent_configs SET updated_at = :aged "
+                    "WHERE project_id = :id"), {"aged": utcnow() - timedelta(days=1), "id": project.id})
     db.commit()
     return path
 

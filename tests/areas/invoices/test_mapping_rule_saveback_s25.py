@@ -1,7 +1,10 @@
 """Session 25 (save-back audit): a mapping rule read and PUT back unchanged keeps its updated_at; a changed
 ledger_account_code or description moves it."""
+from datetime import timedelta
+
 from sqlalchemy import text
 
+from chalicelib.core.ids import utcnow
 from tests.factories import config_item
 
 
@@ -10,8 +13,8 @@ def _rule(api, db, user):
     made = api.put(f"/api/invoices/mapping-rules/{design.id}", as_=user,
                    json={"ledger_account_code": "200", "description": "Design"})
     assert made.status == 200, made
-    db.execute(text("UPDATE invoice_mapping_rules SET updated_at = updated_at - interval '1 day' "
-                    "WHERE service_type_id = :id"), {"id": design.id})
+    db.execute(text("UPDATE invoice_mapping_rules SET updated_at = :aged "
+                    "WHERE service_type_id = :id"), {"aged": utcnow() - timedelta(days=1), "id": design.id})
     db.commit()
     rules = api.get("/api/invoices/mapping-rules", as_=user).json["rules"]
     return [rule for rule in rules if rule["service_type_id"] == design.id][0]

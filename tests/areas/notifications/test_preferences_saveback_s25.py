@@ -1,8 +1,11 @@
 """Staff notification preferences sent back as read write nothing: types at their defaults stay uncustomised and
 a customised type's row is not rewritten (session 25, save-back audit; this route already merged, the test keeps
 it so)."""
+from datetime import timedelta
+
 from sqlalchemy import select, text
 
+from chalicelib.core.ids import utcnow
 from chalicelib.core.notify_models import NotificationPreference
 from tests.factories import make_user
 
@@ -19,8 +22,8 @@ def test_staff_preferences_sent_back_write_nothing(api, db):
     user = make_user(db)
     assert api.put(PATH, as_=user, json={"preferences": [
         {"notification_type": "task_assigned", "channel_email": True}]}).status == 200
-    db.execute(text("UPDATE notification_preferences SET updated_at = updated_at - interval '1 day' "
-                    "WHERE user_id = :id"), {"id": user.id})
+    db.execute(text("UPDATE notification_preferences SET updated_at = :aged "
+                    "WHERE user_id = :id"), {"aged": utcnow() - timedelta(days=1), "id": user.id})
     db.commit()
     before = _stored(db, user)
     prefs = api.get(PATH, as_=user).json["preferences"]

@@ -1,8 +1,11 @@
 """A client goal sent back as read (the staff editor PUTs the whole record) keeps its `updated_at`; a real change
 moves it (session 25, save-back audit)."""
+from datetime import timedelta
+
 import pytest
 from sqlalchemy import text
 
+from chalicelib.core.ids import utcnow
 from tests.areas.portal.conftest import make_client
 
 
@@ -13,8 +16,8 @@ def _made(api, db, exec_user, **fields):
                                                "period": "month", **fields})
     assert made.status == 201, made
     goal_id = made.json["goal"]["id"]
-    db.execute(text("UPDATE client_goals SET updated_at = updated_at - interval '1 day' WHERE id = :id"),
-               {"id": goal_id})
+    db.execute(text("UPDATE client_goals SET updated_at = :aged WHERE id = :id"),
+               {"aged": utcnow() - timedelta(days=1), "id": goal_id})
     db.commit()
     goal = next(g for g in api.get(base, as_=exec_user).json["goals"] if g["id"] == goal_id)
     return f"{base}/{goal_id}", goal

@@ -1,10 +1,13 @@
 """Portal notification preferences sent back as read (the portal's settings page PUTs every type) write nothing:
 a type stays uncustomised, so a later change of the catalogue defaults still reaches the portal user; a type
 customised before keeps its row untouched (session 25, save-back audit)."""
+from datetime import timedelta
+
 from sqlalchemy import select, text
 
 from chalicelib.areas.portal import service_notifications
 from chalicelib.areas.portal.models import PortalNotificationPreference
+from chalicelib.core.ids import utcnow
 from tests.areas.portal.conftest import make_client
 
 PATH = "/notifications/preferences"
@@ -46,8 +49,8 @@ def test_portal_preferences_sent_back_keep_a_customised_row_as_it_was(portal, db
     mine = make_client(db)
     assert portal.put(PATH, mine, json={"preferences": [
         {"notification_type": "portal_note_reply", "channel_in_app": False, "channel_email": True}]}).status == 200
-    db.execute(text("UPDATE portal_notification_preferences SET updated_at = updated_at - interval '1 day' "
-                    "WHERE company_id = :id"), {"id": mine.id})
+    db.execute(text("UPDATE portal_notification_preferences SET updated_at = :aged "
+                    "WHERE company_id = :id"), {"aged": utcnow() - timedelta(days=1), "id": mine.id})
     db.commit()
     before = _stored(db, mine)
     prefs = _prefs(portal, mine)

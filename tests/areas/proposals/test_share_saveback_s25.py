@@ -1,13 +1,16 @@
 """Session 25 (save-back audit): PUT /api/proposals/:id/share with the settings as stored writes nothing (no
 `sharing_changed` history entry, the proposal's updated_at kept); a change records only the values that differ."""
+from datetime import timedelta
+
 from sqlalchemy import select, text
 
+from chalicelib.core.ids import utcnow
 from chalicelib.core.models import HistoryEntry
 from tests.areas.proposals.factories import create
 
 
 def _age(db, pid):
-    db.execute(text("UPDATE proposals SET updated_at = updated_at - interval '1 day' WHERE id = :id"), {"id": pid})
+    db.execute(text("UPDATE proposals SET updated_at = :aged WHERE id = :id"), {"aged": utcnow() - timedelta(days=1), "id": pid})
     db.commit()
 
 
