@@ -359,7 +359,11 @@ def update_entry(ctx, *, entry_id: str, data) -> dict:
                                   "approve and reject actions")
     _require_editable(entry, "edited")
     _check_references(ctx, changes, entry)
-    if "date" in changes or "hours" in changes or _counts_again(entry, changes.get("status", entry.status)):
+    # the day is checked when the entry counts after the write and its day or hours change, or it counts again: an
+    # entry sent back as read, or a rejected one (it counts again when resubmitted), is not (review of session 25)
+    after = changes.get("status", entry.status)
+    moved = changes.get("date", entry.date) != entry.date or changes.get("hours", entry.hours) != entry.hours
+    if (after != "rejected" and moved) or _counts_again(entry, after):
         _check_day(ctx, entry.user_id, changes.get("date", entry.date), changes.get("hours", entry.hours), entry.id)
     if changes.get("status") == "submitted" and entry.status != "submitted":
         entry.submitted_at = utcnow()

@@ -69,3 +69,26 @@ def test_an_approved_entry_sent_back_is_the_409_of_a_locked_entry(api, db, team)
     record = api.get(f"/api/time-entries/{entry.id}", as_=team.member).json["time_entry"]
     refused = api.put(f"/api/time-entries/{entry.id}", as_=team.member, json=record)
     assert refused.status == 409 and "approved" in refused.json["error"], refused
+
+
+def test_a_rejected_entry_saves_back_after_its_day_filled_and_counts_again_when_resubmitted(api, db):
+    """Review of session 25: a rejected entry does not count toward its day, so its member may log the day full; the
+    entry sent back (unchanged, or with its description fixed) was then refused by the day check of hours it did
+    not change. Resubmitted, it counts again and meets the check."""
+    from decimal import Decimal
+
+    from tests.areas.timesheets.factories import make_entry
+    from tests.factories import make_squad, make_user
+
+    manager = make_user(db, access_level="manager")
+    member = make_user(db, squad_id=make_squad(db, manager_id=manager.id).id)
+    entry = make_entry(db, member, created_by=member.id, hours=Decimal("8"))
+    assert api.post(f"/api/time-entries/{entry.id}/submit", as_=member).status == 200
+    assert api.post(f"/api/time-entries/{entry.id}/reject", as_=manager, json={"reason": "x"}).status == 200
+    assert api.post("/api/time-entries", as_=member, json={"date": str(entry.date), "hours": 20}).status == 201
+    record = api.get(f"/api/time-entries/{entry.id}", as_=member).json["time_entry"]
+    assert api.put(f"/api/time-entries/{entry.id}", as_=member, json=record).status == 200
+    fixed = api.put(f"/api/time-entries/{entry.id}", as_=member, json={**record, "description": "fixed"})
+    assert fixed.status == 200, fixed.json
+    again = api.put(f"/api/time-entries/{entry.id}", as_=member, json={**record, "status": "submitted"})
+    assert again.status == 400 and again.json["details"][0]["field"] == "hours"
