@@ -191,7 +191,8 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
             values.get("is_active") is False or values.get("access_level", "executive") != "executive"):
         keep_an_executive(ctx, user.id)
     pending = _pending_leave_approvers(ctx, user, values)
-    leaving = values.get("is_active") is False and bool(user.is_active)
+    was_active = bool(user.is_active)
+    leaving = values.get("is_active") is False and was_active
     was_executive = _decides_as_executive(user)
     before = _snapshot(user)
     for key, value in values.items():
@@ -205,6 +206,11 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
         from chalicelib.areas.performance import service as performance_service
 
         performance_service.user_deactivated(ctx, user.id)
+    if "is_active" in values and bool(values["is_active"]) != was_active:
+        # who a client's request derives (the first active of a chain) may have changed: their watches follow it
+        from chalicelib.areas.projects import service as projects_service
+
+        projects_service.user_activity_changed(ctx, user.id)
     if _decides_as_executive(user) and not was_executive:
         # made an executive (or an executive reactivated): they now decide the leave waiting on the executives,
         # told after the write as above (session 25); a demotion tells nobody, the other executives decide

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
@@ -80,6 +80,19 @@ def request_manager_of(project_id_column):
 
     return (select(func.coalesce(*(active(person) for person in _manager_chain())))
             .where(Project.id == project_id_column).scalar_subquery())
+
+
+def user_activity_changed(ctx, user_id: str) -> None:
+    """After an admin write that deactivated or reactivated `user_id` (admin.update_user calls it): the client
+    requests of every project whose manager chain (`_manager_chain`) names them watch the manager the project now
+    derives (tasks' `rederive_request_watches`): one read of those projects' ids inside the tasks area's two
+    statements (review of session 25: the SLA breach and due-soon notices follow the derived manager, who could
+    not read a request whose watch stayed with the one before)."""
+    from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
+
+    chain = _manager_chain()
+    named = select(Project.id).where(or_(*(person == user_id for person in chain)))
+    tasks_service.rederive_request_watches(ctx.db, named)
 
 
 def _manager_chain() -> tuple:

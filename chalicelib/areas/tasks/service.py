@@ -36,7 +36,8 @@ from .service_planning import (clear_roadmap_items, company_deleted, config_item
                                deal_deleted, project_deleted, project_manager, project_task_counts, project_tasks,
                                roadmap_item_tasks, sprint_board, task_titles)
 from .service_portal import (create_request_task, move_request_watch, portal_counts,  # noqa: F401 - other areas call it through the service
-                             portal_task_counts, portal_task_counts_select, portal_task_project, portal_tasks)
+                             portal_task_counts, portal_task_counts_select, portal_task_project, portal_tasks,
+                             rederive_request_watches)
 from .service_references import check_references, copied_links, dated_approval
 from .service_todos import todo_select
 

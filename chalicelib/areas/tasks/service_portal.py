@@ -207,3 +207,29 @@ def move_request_watch(db, *, manager_id: str | None, project_id: str | None = N
             .join(User, and_(User.id == manager_id, User.is_active.is_(True))).where(*where))
     db.execute(insert_or_not(TaskWatcher.__table__).from_select(["id", "task_id", "user_id", "created_at"], rows)
                .on_conflict_do_nothing(), execution_options=WRITE_LATER)
+
+
+def rederive_request_watches(db, project_ids) -> None:
+    """The requests' own watches of these projects (`project_ids`: a list or a SELECT of ids) follow the manager
+    each project derives now (projects' `request_manager_of`: the first active of its delivery manager, its client
+    profile's, its owner and its company's owner), as `move_request_watch` makes them follow one: after an admin
+    write that changed who is active (review of session 25: a manager deactivated or back kept, or never got, the
+    watch, so the one told of a breach could not read the request, and nobody was). A watch somebody chose is
+    never touched. Two statements whatever the number of projects and requests."""
+    from sqlalchemy import or_
+
+    from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+    manager = projects_service.request_manager_of(Task.resource_id)
+    where = (Task.resource_type == "project", Task.resource_id.in_(project_ids), _is_request())
+    stale = select(Task.id).where(*where, or_(manager.is_(None), manager != TaskWatcher.user_id))
+    db.execute(delete(TaskWatcher).where(TaskWatcher.id == TaskWatcher.task_id, TaskWatcher.task_id.in_(stale)),
+               execution_options={**WRITE_LATER, "synchronize_session": False})
+    if db.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as insert_or_not
+    else:
+        from sqlalchemy.dialects.sqlite import insert as insert_or_not
+    rows = select(Task.id.label("watch_id"), Task.id.label("watch_task_id"), manager,
+                  literal(utcnow(), UTCDateTime())).where(*where, manager.is_not(None))
+    db.execute(insert_or_not(TaskWatcher.__table__).from_select(["id", "task_id", "user_id", "created_at"], rows)
+               .on_conflict_do_nothing(), execution_options=WRITE_LATER)

@@ -1,0 +1,82 @@
+"""Review of session 25 (returning audit): a client request's own watch follows the manager its project derives
+when an admin deactivates or reactivates someone in the chain (projects' `user_activity_changed`). Before, the watch
+stayed where it was, while the SLA breach and due-soon notices went to the derived manager, who could not read the
+request: nobody was told."""
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from chalicelib.areas.sla.models import SlaPolicy, SlaPolicyRule
+from chalicelib.areas.tasks.models import TaskWatcher
+from chalicelib.core.ids import utcnow
+from chalicelib.core.notify import Notification
+from tests.areas.portal.conftest import make_client, portal  # noqa: F401
+from tests.areas.projects.factories import make_project
+from tests.factories import config_item, make_user
+
+
+def _iso(moment):
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + "Z"
+
+
+def _policy(db):
+    made = SlaPolicy(name="Support")
+    db.add(made)
+    db.flush()
+    db.add(SlaPolicyRule(policy_id=made.id, priority_id=config_item(db, "task_priority", "high").id,
+                         response_hours=1, resolution_hours=2))
+    db.flush()
+    return made
+
+
+def test_reactivated_project_manager_request_filed_while_away(portal, api, db, exec_user):  # noqa: F811
+    from chalicelib.areas.sla.jobs import breach_scan
+
+    policy = _policy(db)
+    profile_manager, project_manager = (make_user(db, access_level="lead") for _ in range(2))
+    company = make_client(db, manager=profile_manager)
+    project = make_project(db, company_id=company.id, sla_policy_id=policy.id,
+                           delivery_manager_id=project_manager.id)
+    assert api.put(f"/api/admin/users/{project_manager.id}", as_=exec_user,
+                   json={"is_active": False}).status == 200
+    answer = portal.post("/requests", company, role="collaborator",
+                         json={"title": "Checkout broken", "projectId": project.id, "priority": "high"})
+    assert answer.status == 201, answer
+    task_id = answer.json["taskId"]
+    db.expire_all()
+    assert db.scalars(select(TaskWatcher.user_id).where(TaskWatcher.task_id == task_id)).all() == [profile_manager.id]
+
+    assert api.put(f"/api/admin/users/{project_manager.id}", as_=exec_user,
+                   json={"is_active": True}).status == 200
+    api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
+            json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+    assert breach_scan() == {"noticed": 1}
+    told = db.scalars(select(Notification.user_id).where(Notification.type == "sla_breach",
+                                                         Notification.resource_id == task_id)).all()
+    assert told == [project_manager.id]
+    assert api.get(f"/api/tasks/{task_id}", as_=project_manager).status == 200
+    assert api.get(f"/api/tasks/{task_id}", as_=profile_manager).status == 404  # the watch went back
+
+
+def test_request_filed_before_project_manager_left_breach_reaches_nobody(portal, api, db, exec_user):  # noqa: F811
+    """The leaving direction of the same gap: the watch stays with the leaver; the breach derives the profile's
+    manager, who does not watch and may not read the request: nobody is told although an active manager exists."""
+    from chalicelib.areas.sla.jobs import breach_scan
+
+    policy = _policy(db)
+    profile_manager, project_manager = (make_user(db, access_level="lead") for _ in range(2))
+    company = make_client(db, manager=profile_manager)
+    project = make_project(db, company_id=company.id, sla_policy_id=policy.id,
+                           delivery_manager_id=project_manager.id)
+    answer = portal.post("/requests", company, role="collaborator",
+                         json={"title": "Checkout broken", "projectId": project.id, "priority": "high"})
+    task_id = answer.json["taskId"]
+    assert api.put(f"/api/admin/users/{project_manager.id}", as_=exec_user,
+                   json={"is_active": False}).status == 200
+    api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
+            json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+    assert breach_scan() == {"noticed": 1}
+    told = db.scalars(select(Notification.user_id).where(Notification.type == "sla_breach",
+                                                         Notification.resource_id == task_id)).all()
+    assert told == [profile_manager.id]
+    assert api.get(f"/api/tasks/{task_id}", as_=profile_manager).status == 200
