@@ -323,8 +323,9 @@ def update_task(ctx, *, task_id: str, data: TaskUpdate) -> dict:
 
 def _request_moved(db, task: Task) -> None:
     """A task moved into another project: when it is a client's request, its own watch (create_request_task's) goes
-    to the delivery manager it now derives, the project's, else its client profile's (`move_request_watch`: two
-    statements, after the manager's one or two reads; a staff task is left as it is). Session 24: the first
+    to the manager it now derives (projects' `request_manager`, one read: the first active of the project's
+    delivery manager, its client profile's, its owner and its company's owner; `move_request_watch`: two
+    statements; a staff task is left as it is). Session 24: the first
     project's manager kept reading it and the new one answered 404."""
     from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
 

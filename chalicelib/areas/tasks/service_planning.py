@@ -135,7 +135,8 @@ def project_task_counts(resource_in):
 def project_manager():
     """A correlated scalar for another area's statement over `Task`: the delivery manager a client's request in the
     task's project derives (`resource_type` project; projects' `request_manager_of`: the first active of the
-    project's and its client profile's; null for another link or when neither is active). The SLA area tells them of
+    project's delivery manager, its client profile's, its owner and its company's owner; null for another link or
+    when none is active). The SLA area tells them of
     the breach of a task nobody active is assigned (session 25); the projects area is reached through this one,
     since it calls the SLA area (tests/core/test_area_links.py)."""
     from sqlalchemy import case

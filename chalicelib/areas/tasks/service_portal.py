@@ -181,8 +181,8 @@ def move_request_watch(db, *, manager_id: str | None, project_id: str | None = N
                        task_id: str | None = None) -> None:
     """The request's own watch (the row create_request_task made, its id the task's) of the client requests of
     project `project_id` (its delivery manager changed), or of the request `task_id` (moved to another project),
-    goes to `manager_id`, the delivery manager they now derive (the project's, else its client profile's; None:
-    nobody): the marked rows of anybody else are deleted (one DELETE), and `manager_id`, when an active user, gets a
+    goes to `manager_id`, the manager they now derive (projects' `request_manager`: the first active of the
+    project's delivery manager, its client profile's, its owner and its company's owner; None: nobody): the marked rows of anybody else are deleted (one DELETE), and `manager_id`, when an active user, gets a
     marked row on each request (one INSERT ... SELECT; a request they already watch by their own choice keeps that
     watch as it is, unmarked). A watch somebody made (POST /watch) is never touched: an old manager keeps one they
     chose. Two statements whatever the number of requests, both leaving with the request's next one (WRITE_LATER);
