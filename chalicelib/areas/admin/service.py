@@ -206,6 +206,10 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
         from chalicelib.areas.performance import service as performance_service
 
         performance_service.user_deactivated(ctx, user.id)
+    if values.get("is_active") is True and not was_active:  # the proposals waiting on them as an approver (session 25)
+        from chalicelib.areas.proposals import service as proposals_service
+
+        proposals_service.user_reactivated(ctx, user.id)
     if "is_active" in values and bool(values["is_active"]) != was_active:
         # who a client's request derives (the first active of a chain) may have changed: their watches follow it
         from chalicelib.areas.projects import service as projects_service

@@ -25,7 +25,8 @@ from .models import PricingItem, PricingSection, Proposal, ProposalApproval
 from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, proposal_detail, proposal_list_select,
                       proposal_lookups, visible, with_proposal_lookups)
 from .queries import proposal_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
-from .service_notices import tell_owner
+from .service_notices import submitted_title, tell_owner
+from .service_notices import user_reactivated  # noqa: F401 - the admin area tells a returning approver (session 25)
 from .service_pricing import APPROVED, FINAL, REAPPROVE  # FINAL: may no longer change; APPROVED: price and content
 from .service_pricing import reset_approvals  # in review: a change of what the approvers approve clears theirs
 from .service_templates import check_json
@@ -398,7 +399,7 @@ def _tell_approvers_submitted(ctx, proposal: Proposal, listed: list[str]) -> Non
     readers = [user_id for user_id in others
                if user_id in principals and allows(principals[user_id].permissions, "proposals", "view")]
     notify_many(ctx, [{"user_id": user_id, "type": "proposal_submitted",
-                       "title": f"Proposal to approve: {proposal.title}", "resource_type": ENTITY,
+                       "title": submitted_title(proposal.title), "resource_type": ENTITY,
                        "resource_id": proposal.id, "action_url": f"/proposals/{proposal.id}",
                        "actor_id": ctx.user_id} for user_id in readers])
 

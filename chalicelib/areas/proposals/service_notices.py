@@ -1,7 +1,8 @@
 """Notices to a proposal's owner (viewed, accepted, declined, approved, changes requested, expired), to the owner of
 the project an accept made when that is another user (`tell_project_owner`), and, when the proposal's owner is not told,
 to the first reader of the proposal among its deal's owner and its company's owner (`tell_owner_or_reader`,
-`tell_expired`; session 25): for service.py and service_public.py (a leaf module: the area's service is never imported
+`tell_expired`; session 25), and to a listed approver reactivated while a proposal waits on them (`user_reactivated`;
+session 25): for service.py and service_public.py (a leaf module: the area's service is never imported
 by its service_*.py)."""
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from sqlalchemy import select
 
 from chalicelib.core.permissions import allows
 
-from .models import Proposal
+from .models import Proposal, ProposalApproval
 
 
 def tell_owner(ctx, proposal: Proposal, type: str, title: str, body: str | None = None,
@@ -123,3 +124,40 @@ def tell_project_owner(ctx, proposal: Proposal, *, owner_id: str | None, project
         return
     notify(ctx, user_id=owner_id, type="proposal_accepted", title=title, body=body, resource_type="project",
            resource_id=project_id, action_url=f"/projects/{project_id}")
+
+
+def submitted_title(title: str) -> str:
+    """The title of `proposal_submitted`: what a submit tells the listed approvers."""
+    return f"Proposal to approve: {title}"
+
+
+def user_reactivated(ctx, user_id: str) -> int:
+    """After the admin write that made `user_id` active again (admin.update_user calls it through service.py): a
+    listed approver deactivated when the proposal was submitted was not told (notify skips inactive users), and the
+    proposal waits on them in `review`. `proposal_submitted` (the submit's title and link) for each proposal in
+    review listing them with no approval of theirs in the round, but those they own (nobody decides their own), while
+    they may read it (the area's reader rule: active, proposals:view, the proposal in their scope by
+    `queries.visible`). Their principal in one statement (none further when they may not read proposals), the
+    proposals in one, then one notify_many: a fixed number of statements whatever the number of proposals
+    (docs/decisions/proposals.md, session 25). The actor is the caller (the administrator), as a leave notice to a
+    returning approver has it; a notice of the same proposal told them within notify's window is not repeated.
+    Answers the notices written."""
+    from chalicelib.core.auth import principals_of
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+    from chalicelib.core.query import in_scope
+
+    from .queries import visible
+
+    principal = principals_of(ctx.db, [user_id]).get(user_id)
+    if principal is None or not allows(principal.permissions, "proposals", "view") or user_id == ctx.user_id:
+        return 0
+    waiting = select(ProposalApproval.proposal_id).where(
+        ProposalApproval.user_id == user_id, ProposalApproval.listed.is_(True), ProposalApproval.approved_at.is_(None))
+    stmt = in_scope(select(Proposal.id, Proposal.title).where(Proposal.status == "review", Proposal.id.in_(waiting),
+                                                                Proposal.owner_id.is_distinct_from(user_id)),
+                    visible(principal))
+    rows = ctx.db.execute(stmt.order_by(Proposal.created_at, Proposal.id)).all()
+    if not rows:
+        return 0
+    return len(notify_many(ctx, [{**_notice(row.id, user_id, "proposal_submitted", submitted_title(row.title), None),
+                                  "actor_id": ctx.user_id} for row in rows]))
