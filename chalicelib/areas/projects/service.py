@@ -359,7 +359,9 @@ def update_project(ctx, *, project_id: str, data) -> dict:
             _onboarding_hook(ctx, project)  # given a (new) company: as a project created with it
             if project.company_id:
                 _pending_budgets_shown(ctx, project)
-        if "delivery_manager_id" in changes:
+        if {"delivery_manager_id", "company_id", "owner_id"} & changes.keys():
+            # each names a link of the chain a request's manager is picked from (review of session 25: a project
+            # moved to another client kept the first client's manager on its requests)
             _request_watch_follows(ctx, project)
     return project_record(ctx, project.id)
 

@@ -80,3 +80,30 @@ def test_request_filed_before_project_manager_left_breach_reaches_nobody(portal,
                                                          Notification.resource_id == task_id)).all()
     assert told == [profile_manager.id]
     assert api.get(f"/api/tasks/{task_id}", as_=profile_manager).status == 200
+
+
+def test_a_project_moved_to_another_client_hands_its_requests_to_that_clients_manager(portal, api, db, exec_user):  # noqa: F811
+    """Review of session 25: a project with no delivery manager of its own moved from client A to client B derives
+    B's profile manager for its requests, but their watch stayed with A's: B's manager, told of a breach, could not
+    read the request, and nobody was told. A change of the project's company (or owner) now moves the watch too."""
+    from chalicelib.areas.sla.jobs import breach_scan
+
+    policy = _policy(db)
+    manager_a, manager_b = (make_user(db, access_level="lead") for _ in range(2))
+    client_a, client_b = make_client(db, manager=manager_a), make_client(db, manager=manager_b)
+    project = make_project(db, company_id=client_a.id, sla_policy_id=policy.id)
+    answer = portal.post("/requests", client_a, role="collaborator",
+                         json={"title": "Checkout broken", "projectId": project.id, "priority": "high"})
+    assert answer.status == 201, answer
+    task_id = answer.json["taskId"]
+    moved = api.put(f"/api/projects/{project.id}", as_=exec_user, json={"company_id": client_b.id})
+    assert moved.status == 200, moved.json
+    api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
+            json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+    assert breach_scan() == {"noticed": 1}
+    db.expire_all()
+    told = db.scalars(select(Notification.user_id).where(Notification.type == "sla_breach",
+                                                         Notification.resource_id == task_id)).all()
+    assert told == [manager_b.id]
+    assert db.scalars(select(TaskWatcher.user_id).where(TaskWatcher.task_id == task_id)).all() == [manager_b.id]
+    assert api.get(f"/api/tasks/{task_id}", as_=manager_b).status == 200
