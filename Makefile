@@ -58,15 +58,15 @@ bench: venv
 fuzz: venv
 	$(PY) bench/fuzz.py
 
-# The bounded pass CI runs: 5 examples per operation, 150 s at most (so that CI's whole run stays under 20
+# The bounded pass CI runs: 5 examples per operation, 120 s at most (so that CI's whole run stays under 20
 # minutes), a fixed seed (so that CI is repeatable; `make fuzz` explores afresh each time); writes under build/.
 fuzz-quick: venv
-	$(PY) bench/fuzz.py --quick --time-cap 150 --seed 20261121 --openapi build/openapi.json --output build/fuzz-quick.json
+	$(PY) bench/fuzz.py --quick --time-cap 120 --seed 20261121 --openapi build/openapi.json --output build/fuzz-quick.json
 
 # The same bounded pass against each area served alone, as its Lambda function is (WMS_MODULES=system,<area>:
 # only its own and the core's models loaded): what loads only because another area did shows up here.
 fuzz-functions: venv
-	$(PY) bench/fuzz.py --quick --per-function --time-cap 150 --seed 20261121 --openapi build/openapi.json \
+	$(PY) bench/fuzz.py --quick --per-function --time-cap 120 --seed 20261121 --openapi build/openapi.json \
 		--output build/fuzz-functions.json
 
 clean:
