@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import String, bindparam, case, cast, func, literal_column, null, select, union_all
+from sqlalchemy import String, bindparam, cast, func, literal_column, null, select, union_all
 
 from .models import ConfigList, ConfigListItem, User
 from .query import Read, ids_param, ids_value, template
@@ -51,18 +51,6 @@ def list_items_among(db, key: str, ids) -> set[str]:
         return set()
     return set(db.scalars(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
                           .where(ConfigList.key == key, ConfigListItem.id.in_(wanted))))
-
-
-def first_active_user(db, *user_ids: str | None) -> str | None:
-    """The first of these users (None and repeats passed over) who is active, else None: one statement, none when
-    no id is named. A client's delivery manager is the first active one of the project's and the client profile's
-    (the portal's requests, projects' `request_manager`; session 25): one deactivated since being named is passed
-    over for the next."""
-    ids = list(dict.fromkeys(uid for uid in user_ids if uid))
-    if not ids:
-        return None
-    rank = case({uid: position for position, uid in enumerate(ids)}, value=User.id)
-    return db.scalar(select(User.id).where(User.id.in_(ids), User.is_active.is_(True)).order_by(rank).limit(1))
 
 
 def among(db, column, ids):

@@ -63,7 +63,7 @@ def _approval_recipient(db, budget: Budget) -> str | None:
     the first of the budget's owner, then the delivery manager of its project (a deal's budget: the deal's owner),
     then the project's owner, who may read the budget (queries.budget_readers: active, `budgets:view`, the budget
     in their scope), else None. Three statements at most: the project's or deal's people (one), the readers among
-    them all at once (two at most; core.lookup.first_active_user is not enough here: an active owner outside the
+    them all at once (two at most; a first-active pick is not enough here: an active owner outside the
     budget's scope is passed over too, and the readers' check already keeps the active only)."""
     if budget.resource_type == "project":
         from chalicelib.areas.projects import service as projects_service
