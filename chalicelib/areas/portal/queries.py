@@ -142,25 +142,12 @@ def load_project(ctx, project_id: str) -> dict:
 
 # ---------------------------------------------------------------- who hears of a client's write
 
-def client_contact(db, company_id: str, *people: str | None) -> str | None:
-    """Who hears of a client's request, questionnaire or connection: the first ACTIVE of `people` (in order: the
-    project's delivery manager, the client profile's, the project's owner; None and repeats passed over), then the
-    company's owner, else None. One statement whatever is named (the company's owner read in it): with no delivery
-    manager active a client's write told nobody, though the project had an active owner or the company an owner
-    (session 25, audit "events that reach nobody")."""
-    from sqlalchemy import case, or_
-
-    from chalicelib.areas.deals import service as deals_service
-    from chalicelib.core.models import User
-
-    company = deals_service.company_table()
-    ids = list(dict.fromkeys(uid for uid in people if uid))
-    owner = select(company.c.owner_id).where(company.c.id == company_id).scalar_subquery()
-    stmt = select(User.id).where(or_(User.id.in_(ids), User.id == owner) if ids else User.id == owner,
-                                 User.is_active.is_(True))
-    if ids:  # the company's owner last, unless named before
-        stmt = stmt.order_by(case({uid: n for n, uid in enumerate(ids)}, value=User.id, else_=len(ids)))
-    return db.scalar(stmt.limit(1))
+def company_contact(db, company_id: str) -> str | None:
+    """Who hears of a client's write that names no project (a request without one, the questionnaire, a
+    connection): as `connection_contacts` answers for the one company, the client profile's delivery manager when
+    active, else the company's owner when active, else None (one statement). A write in a project asks the projects
+    area's `request_manager`, whose chain puts the project's delivery manager and owner around the profile's."""
+    return connection_contacts(db, [company_id]).get(company_id, (None, None))[0]
 
 
 @cache
@@ -175,10 +162,9 @@ def _contact_users():
 
 
 def connection_contacts(db, company_ids) -> dict[str, tuple[str, str]]:
-    """`{company_id: (user_id, the company's name)}`: who hears of these companies' connections, as `client_contact`
-    answers it for a client's connection (the client profile's delivery manager when active, else the company's
-    owner when active), for many companies in one statement (a sync's failures: session 25). A company with neither
-    active is left out."""
+    """`{company_id: (user_id, the company's name)}`: who hears of these companies' connections (the client
+    profile's delivery manager when active, else the company's owner when active), for many companies in one
+    statement (a sync's failures: session 25). A company with neither active is left out."""
     from sqlalchemy import and_, func
 
     from chalicelib.areas.clients import service as clients_service

@@ -22,7 +22,7 @@ from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import row_dict
 
 from .models import AdConnection, AdDailyMetric
-from .queries import client_contact
+from .queries import company_contact
 
 log = logging.getLogger("wms.portal")
 CONNECTION_FIELDS = ("id", "company_id", "platform", "display_name", "account_id", "account_name", "currency",
@@ -128,7 +128,7 @@ def create_connection(ctx, *, data) -> dict:
         raise ServiceUnavailable(CLIENT_CONNECT_FAILED, extra=exc.extra) from exc
     # the profile's delivery manager when active, else the company's owner: a deactivated one is told nothing, no
     # notice attempted when neither is active (session 25)
-    manager = client_contact(ctx.db, company_id, ctx.portal.profile.get("delivery_manager_id"))
+    manager = company_contact(ctx.db, company_id)
     if manager:
         from .service_connection_notices import CONNECTED_TITLE, company_readers
 

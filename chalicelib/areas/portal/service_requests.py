@@ -15,7 +15,7 @@ from chalicelib.core.models import ConfigList, ConfigListItem
 from chalicelib.core.serialize import clipped, row_dict
 
 from .models import ClientGoal, ClientQuestionnaire
-from .queries import QUESTIONNAIRE_FIELDS, client_contact, goal_record
+from .queries import QUESTIONNAIRE_FIELDS, company_contact, goal_record
 
 
 def _priority_id(db, value: str | None) -> str | None:
@@ -29,14 +29,18 @@ def _priority_id(db, value: str | None) -> str | None:
 
 
 def _delivery_manager(ctx, project: dict | None = None) -> str | None:
-    """Who watches a client's request and hears of it (and of the questionnaire): the first ACTIVE one of the
-    project's delivery manager, the client profile's, the project's owner, then the company's owner (one statement,
-    queries.client_contact): a project's manager deactivated since being named no longer leaves the request
-    unwatched and untold (session 25), nor does a project or client with no active manager (session 25, audit
-    "events that reach nobody")."""
-    project = project or {}
-    return client_contact(ctx.db, ctx.portal.company_id, project.get("delivery_manager_id"),
-                          ctx.portal.profile.get("delivery_manager_id"), project.get("owner_id"))
+    """Who watches a client's request and hears of it (and of the questionnaire), one statement: in a project, the
+    manager the projects area derives for its requests (`request_manager`: the first ACTIVE of the project's
+    delivery manager, the client profile's, the project's owner, the company's owner), the one its breach and
+    re-derived watches follow; else the company's (queries.company_contact). A manager deactivated since being
+    named no longer leaves the request unwatched and untold (session 25), nor does a project or client with no
+    active manager (session 25, audit "events that reach nobody"). Session 26: one chain, the projects area's,
+    where the portal had written the same one again."""
+    if project:
+        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+        return projects_service.request_manager(ctx.db, project["id"])
+    return company_contact(ctx.db, ctx.portal.company_id)
 
 
 def create_request(ctx, *, data) -> str:

@@ -60,9 +60,9 @@ def project_brief(db, project_id: str) -> dict | None:
 
 
 def request_manager(db, project_id: str, *, project: Project | None = None) -> str | None:
-    """The user a client's request in the project derives (who watches it and hears of it, as the portal's request
-    picks: portal.queries.client_contact): the first active of the project's delivery manager, its company's client
-    profile's, the project's owner and the company's owner, else None (session 25: a deactivated manager is passed
+    """The user a client's request in the project derives (who watches it and hears of it; the portal's request in a
+    project asks it too): the first active of the project's delivery manager, its company's client profile's, the
+    project's owner and the company's owner, else None (session 25: a deactivated manager is passed
     over, and a project with no active manager goes to its owner, then its company's). One statement
     (`request_manager_of`); `project`, when given, is flushed first (the session autoflushes). The tasks area asks it
     of a request moved into the project."""

@@ -35,8 +35,8 @@ def test_a_request_moved_into_a_project_whose_manager_left_is_watched_by_the_pro
 
 
 def test_a_request_moved_into_a_project_with_no_active_manager_is_watched_by_its_owner(portal, api, db):  # noqa: F811
-    """The same chain as the portal's request (portal.queries.client_contact): no active delivery manager on either
-    side, the project's owner, then the company's owner, watches the moved request."""
+    """The same chain as the portal's request (which asks `request_manager` too): no active delivery manager on
+    either side, the project's owner, then the company's owner, watches the moved request."""
     first_manager, former, owner = (make_user(db, access_level="lead") for _ in range(3))
     head = make_user(db, access_level="head")
     mine = make_client(db)
