@@ -225,13 +225,15 @@ def member_records(db, *, project_id: str) -> list[dict]:
 
 
 @template
-def _member_template():
-    return (select(ProjectMember.id, ProjectMember.project_id, ProjectMember.user_id, ProjectMember.role,
+def _member_template(active_only: bool = False):
+    """The members' read; `active_only`: the portal's, which leaves former staff out (as its team does)."""
+    stmt = (select(ProjectMember.id, ProjectMember.project_id, ProjectMember.user_id, ProjectMember.role,
                    ProjectMember.created_at, User.name, User.picture, User.job_title)
             .join(User, User.id == ProjectMember.user_id)
-            .where(ProjectMember.project_id == bindparam("member_project_id"))
-            .order_by(ProjectMember.created_at, User.name, ProjectMember.id)
-            .limit(SUB_LIST_LIMIT))
+            .where(ProjectMember.project_id == bindparam("member_project_id")))
+    if active_only:
+        stmt = stmt.where(User.is_active.is_(True))
+    return stmt.order_by(ProjectMember.created_at, User.name, ProjectMember.id).limit(SUB_LIST_LIMIT)
 
 
 def member_ids(db, project_id: str) -> list[str]:
@@ -239,8 +241,10 @@ def member_ids(db, project_id: str) -> list[str]:
     return list(db.scalars(select(ProjectMember.user_id).where(ProjectMember.project_id == project_id)))
 
 
-def member_select(project_id: str) -> Read:
-    return Read(_member_template(), {"member_project_id": project_id})
+def member_select(project_id: str, *, active_only: bool = False) -> Read:
+    """The read of the project's members (staff views: every member, a deactivated one too); `active_only` for the
+    client portal, which names no former staff (session 26: its project detail listed them, its team did not)."""
+    return Read(_member_template(active_only), {"member_project_id": project_id})
 
 
 def goal_records(db, *, project_id: str) -> list[dict]:

@@ -78,7 +78,7 @@ def portal_project_detail(db, company_ids, project_id: str, *, brief: bool = Fal
         return None
     if brief:
         return found[0]
-    sets = record_sets(db, goals=goal_select(project_id), members=member_select(project_id),
+    sets = record_sets(db, goals=goal_select(project_id), members=member_select(project_id, active_only=True),
                        summary=select(ProjectAISummary.summary_text, ProjectAISummary.recommendations,
                                       ProjectAISummary.generated_at).where(ProjectAISummary.project_id == project_id),
                        decisions=decision_select(ProjectDecision.project_id == project_id))
