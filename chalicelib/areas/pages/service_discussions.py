@@ -13,7 +13,7 @@ from chalicelib.core.query import LIST_LIMIT
 
 from .models import PageComment, PageDiscussion
 from .queries import (comment_out, count_of, discussion_out, discussion_participants, load_comment, load_discussion,
-                      page_exists, page_readers)
+                      page_exists, page_readers, same_stored)
 
 # A page holds at most LIST_LIMIT (500) discussions and a discussion at most LIST_LIMIT comments
 # (409 beyond), so the discussion list answers them all.
@@ -111,10 +111,17 @@ def edit_comment(ctx, *, page_id: str, discussion_id: str, comment_id: str, data
     comment = load_comment(ctx, page_id, discussion_id, comment_id)
     if comment.user_id != ctx.user_id and not ctx.can("pages", "manage"):
         raise Forbidden("Only the author can edit this comment")
-    if data.content == comment.content and data.content_rich == comment.content_rich:
+    # content_rich left out: kept with the text unchanged (session 26: it was cleared, and the comment marked edited
+    # though nothing changed), cleared with new text (the old formatting would show the old words); rich text
+    # compared as the JSON document it holds, as a page's is
+    if "content_rich" in data.model_fields_set:
+        rich = data.content_rich
+    else:
+        rich = comment.content_rich if data.content == comment.content else None
+    if data.content == comment.content and same_stored("content_rich", rich, comment.content_rich):
         return  # sent back as read: not an edit, not marked edited (session 25, save-back audit)
     comment.content = data.content
-    comment.content_rich = data.content_rich
+    comment.content_rich = rich
     comment.is_edited = True
     comment.updated_at = utcnow()
     ctx.db.flush()
