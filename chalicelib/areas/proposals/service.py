@@ -14,7 +14,7 @@ from datetime import date
 from sqlalchemy import delete, select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden, not_found
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound, not_found
 from chalicelib.core.ids import new_id, utcnow
 from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.permissions import allows
@@ -165,8 +165,14 @@ def create_proposal(ctx, *, data) -> dict:
     values = data.model_dump()
     check_json(values, ("speaker_notes", "brand_config"))
     _check_references(ctx, values, ctx.user_id)  # the creator is the owner
-    template = load_template(ctx, values["template_id"]) if values.get("template_id") else None
-    if template is not None and not template.is_active:
+    try:
+        template = load_template(ctx, values["template_id"]) if values.get("template_id") else None
+    except NotFound:
+        template = None  # a template that does not exist is refused as an inactive one is (session 26: it was 404)
+        missing = True
+    else:
+        missing = template is not None and not template.is_active
+    if missing:
         raise BadRequest("template_id must be an active template",
                          details=[{"field": "template_id", "message": "must be an active template"}])
     content_rich = None
