@@ -187,7 +187,7 @@ def portal_get_questionnaire(ctx):
 
 
 @bp.route(f"{P}/questionnaire", methods=["POST"])
-@portal_endpoint(write=True, body=QuestionnaireSubmit, response=OkResponse)
+@portal_endpoint(write=True, body=QuestionnaireSubmit, errors=(409,), response=OkResponse)
 def portal_submit_questionnaire(ctx, body: QuestionnaireSubmit):
     """Save the questionnaire; its goals replace those it created before; the delivery manager is notified on
     the first completion (collaborator or admin)"""
@@ -313,7 +313,8 @@ def staff_list_goals(ctx, company_id: str):
 
 
 @bp.route(f"{C}/goals", methods=["POST"])
-@endpoint(tool="deals", level="update", body=ClientGoalCreate, status=201, response=one("goal", ClientGoalRead))
+@endpoint(tool="deals", level="update", body=ClientGoalCreate, status=201, errors=(409,),
+          response=one("goal", ClientGoalRead))
 def staff_create_goal(ctx, company_id: str, body: ClientGoalCreate):
     """Create a client goal"""
     return {"goal": service_qbrs.create_goal(ctx, company_id=company_id, data=body)}

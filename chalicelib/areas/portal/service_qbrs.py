@@ -143,8 +143,24 @@ def list_goals(ctx, *, company_id: str) -> list[dict]:
                                                     .order_by(ClientGoal.created_at, ClientGoal.id).limit(LIST_LIMIT))]
 
 
+def check_goal_room(db, company_id: str, adding: int = 1, *others) -> None:
+    """409 when the company's goals (those matching `others`, extra WHERE clauses, when given) and `adding` new ones
+    would pass LIST_LIMIT (500, decisions.md section 4): the staff list answers the oldest 500, so a 501st would be
+    cut from it silently (session 26). The company's row is locked first (the deals area's `check_room` idiom), so
+    concurrent writes cannot pass the cap together. Two statements whatever the count."""
+    from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
+
+    lock_row(db, deals_service.Company, company_id, missing="Client")  # deleted meanwhile: 404
+    if adding > LIST_LIMIT or db.scalar(
+            select(ClientGoal.id).where(ClientGoal.company_id == company_id, *others)
+            .offset(LIST_LIMIT - adding).limit(1)) is not None:
+        raise Conflict(f"A client holds at most {LIST_LIMIT} goals")
+
+
 def create_goal(ctx, *, company_id: str, data) -> dict:
+    """A staff goal; 409 when the client holds 500 already (session 26)."""
     require_client(ctx, company_id)
+    check_goal_room(ctx.db, company_id)
     goal = ClientGoal(company_id=company_id, source="staff", created_by=ctx.user_id, **data.changes())
     ctx.db.add(goal)
     ctx.db.flush()

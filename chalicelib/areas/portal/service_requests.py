@@ -12,6 +12,7 @@ from chalicelib.core.errors import bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
 from chalicelib.core.models import ConfigList, ConfigListItem
+from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import clipped, row_dict
 
 from .models import ClientGoal, ClientQuestionnaire
@@ -84,8 +85,9 @@ def get_questionnaire(ctx) -> dict:
     """The client's answers (nulls before the first completion) and its client goals."""
     row = ctx.db.get(ClientQuestionnaire, ctx.portal.company_id)
     answers = row_dict(row, QUESTIONNAIRE_FIELDS) if row else {field: None for field in QUESTIONNAIRE_FIELDS}
+    # all of them: a client holds at most LIST_LIMIT (500; session 26), and the read stopped at 200 unsaid
     goals = ctx.db.scalars(select(ClientGoal).where(ClientGoal.company_id == ctx.portal.company_id)
-                           .order_by(ClientGoal.created_at, ClientGoal.id).limit(200))
+                           .order_by(ClientGoal.created_at, ClientGoal.id).limit(LIST_LIMIT))
     return {"company_id": ctx.portal.company_id, **answers, "completed": 1 if row and row.completed_at else 0,
             "goals": [goal_record(g) for g in goals]}
 
@@ -113,6 +115,10 @@ def submit_questionnaire(ctx, *, data) -> None:
     company_id = ctx.portal.company_id
     values = data.changes()
     lock_key(ctx.db, "portal-questionnaire", company_id)
+    if data.goals is not None:  # the company's other goals and the new ones: at most 500 (session 26)
+        from .service_qbrs import check_goal_room
+
+        check_goal_room(ctx.db, company_id, len(data.goals), ClientGoal.source != "questionnaire")
     row = ctx.db.get(ClientQuestionnaire, company_id)
     _check_percentages(values, row)
     first = row is None or row.completed_at is None
