@@ -46,7 +46,10 @@ class Task(Timestamps, Base):
     internal_hours: Mapped[float | None] = mapped_column(Float)
     is_private: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     sort_order: Mapped[float | None] = mapped_column(Float)
-    reported_by_contact_id: Mapped[str | None] = mapped_column(String(36))
+    # ON DELETE SET NULL: deleting a contact clears it here (migration deals_0002, session 26)
+    reported_by_contact_id: Mapped[str | None] = mapped_column(
+        String(36), cross_area_key("contacts.id", ondelete="SET NULL", name="fk_tasks_reported_by_contact_id_contacts"),
+        index=True)
     requirements: Mapped[str | None] = mapped_column(Text)
     scope: Mapped[str | None] = mapped_column(Text)
     delivery_notes: Mapped[str | None] = mapped_column(Text)

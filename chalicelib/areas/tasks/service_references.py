@@ -1,5 +1,5 @@
-"""Tasks: the check of what a task write names (config items, users, parent, linked resource, roadmap item,
-sprint), `check_references`, called by the creates and the update of service.py, and that of the links a duplicate
+"""Tasks: the check of what a task write names (config items, users, reporting contact, parent, linked resource,
+roadmap item, sprint), `check_references`, called by the creates and the update of service.py, and that of the links a duplicate
 copies, `copied_links`."""
 from __future__ import annotations
 
@@ -69,7 +69,15 @@ def _tasks_viewers():
     return holders_select("tasks", "view").subquery("tasks_viewers")
 
 
-def _references_parts(item_where, user_where, viewers: bool = False):
+def _contact_part(contacts):
+    """The rows (kind 'c', id, first and last name) of the deals area's `contact_names_select` statement, shaped as
+    the other parts of the references read, so the reporting contact is read in the same statement."""
+    found = contacts.subquery("ref_contacts")
+    return select(literal_column("'c'").label("kind"), found.c.id.label("id"), cast(null(), String).label("key"),
+                  found.c.first_name.label("a"), found.c.last_name.label("b"), cast(null(), String).label("c"))
+
+
+def _references_parts(item_where, user_where, viewers: bool = False, contacts=None):
     parts = []
     if item_where is not None:
         parts.append(select(literal_column("'i'").label("kind"), ConfigListItem.id.label("id"),
@@ -89,32 +97,44 @@ def _references_parts(item_where, user_where, viewers: bool = False):
         if viewers:
             users = users.select_from(User).outerjoin(_tasks_viewers(), _tasks_viewers().c.id == User.id)
         parts.append(users.where(user_where))
+    if contacts is not None:
+        parts.append(_contact_part(contacts))
     return parts[0] if len(parts) == 1 else union_all(*parts)
 
 
 @template
-def _references_template(postgres: bool, items: bool, users: bool, viewers: bool):
+def _references_template(postgres: bool, items: bool, users: bool, viewers: bool, contacts=None):
+    # `contacts`: the deals area's template of its contact names (one per process), or None
     return _references_parts(ids_param(ConfigListItem.id, "ref_item_ids", postgres) if items else None,
-                             ids_param(User.id, "ref_user_ids", postgres) if users else None, viewers)
+                             ids_param(User.id, "ref_user_ids", postgres) if users else None, viewers, contacts)
 
 
-def _references_read(db, config_ids: set, user_ids: set, viewers: bool) -> Read | None:
-    """The config items (with their list's key) and users a write names (rows kind, id, key, a, b, c), built
-    once per process; None when it names none. An id holding a comma gets a statement of its own. `viewers`: a user's
-    key also says whether they view tasks (a write that tells its new assignee)."""
-    if not config_ids and not user_ids:
+def _references_read(db, config_ids: set, user_ids: set, viewers: bool, contact_id: str | None = None) -> Read | None:
+    """The config items (with their list's key), users and reporting contact a write names (rows kind, id, key, a,
+    b, c; a contact is kind 'c', read through the deals area's `contact_names_select`), built once per process;
+    None when it names none. An id holding a comma gets a statement of its own. `viewers`: a user's key also says
+    whether they view tasks (a write that tells its new assignee)."""
+    if not config_ids and not user_ids and not contact_id:
         return None
+    contacts = None
+    if contact_id:
+        from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
+
+        contacts = deals_service.contact_names_select(db, [contact_id])
     postgres = db.get_bind().dialect.name == "postgresql"
     items, users = ids_value(config_ids, postgres), ids_value(user_ids, postgres)
-    if items is None or users is None:
+    if items is None or users is None or (contact_id and ids_value([contact_id], postgres) is None):
         return Read(_references_parts(ConfigListItem.id.in_(config_ids) if config_ids else None,
-                                      User.id.in_(user_ids) if user_ids else None, viewers))
-    params = {}
+                                      User.id.in_(user_ids) if user_ids else None, viewers,
+                                      contacts.stmt if contacts is not None else None),
+                    contacts.params if contacts is not None else {})
+    params = dict(contacts.params) if contacts is not None else {}
     if items:
         params["ref_item_ids"] = items
     if users:
         params["ref_user_ids"] = users
-    return Read(_references_template(postgres, bool(items), bool(users), viewers and bool(users)), params)
+    return Read(_references_template(postgres, bool(items), bool(users), viewers and bool(users),
+                                     contacts.stmt if contacts is not None else None), params)
 
 
 def dated_approval(values: dict, changed: dict) -> None:
@@ -128,8 +148,9 @@ def dated_approval(values: dict, changed: dict) -> None:
 
 
 def check_references(ctx, values: dict, *, task_id: str | None = None, current: Task | None = None) -> References:
-    """Config item ids must belong to their list, user ids must exist, the parent must be a task the caller
-    can see (an invisible parent answers like a missing one): else 400. Answers the names and labels of the
+    """Config item ids must belong to their list, user ids must exist, a reporting contact must exist (session
+    26; contacts are not record-scoped: read in the same statement as the items and users), the parent must be a
+    task the caller can see (an invisible parent answers like a missing one): else 400. Answers the names and labels of the
     users and config items it read (a record built next need not look them up again), and which of those users
     hold `tasks:view` (References)."""
     db = ctx.db
@@ -147,12 +168,14 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
     # the config items with their list, and the users, in one statement (with what records show); a new assignee
     # other than the caller is told the task, its text only when they view tasks: asked in the same statement
     assignee = values.get("assignee_id")
-    read = _references_read(db, config_ids, user_ids, bool(assignee) and assignee != ctx.user_id)
+    contact_id = values.get("reported_by_contact_id")
+    read = _references_read(db, config_ids, user_ids, bool(assignee) and assignee != ctx.user_id, contact_id)
     rows = db.execute(read.stmt, read.params).all() if read is not None else []
     found = {row[1]: row[2] for row in rows if row[0] == "i"}
     existing = {row[1] for row in rows if row[0] == "u"}
     active = {row[1] for row in rows if row[0] == "u" and row[2] in ("active", "viewer")}
-    known = References.of((kind, row_id, a, b, c) for kind, row_id, _key, a, b, c in rows)
+    contacts = {row[1] for row in rows if row[0] == "c"}
+    known = References.of((kind, row_id, a, b, c) for kind, row_id, _key, a, b, c in rows if kind != "c")
     known.tasks_viewers = {row[1] for row in rows if row[0] == "u" and row[2] == "viewer"}
     for name, list_key in CONFIG_FIELDS.items():
         value = values.get(name)
@@ -164,6 +187,8 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
             details.append({"field": name, "message": "must be an existing user"})
         elif value and value not in active:  # nobody who cannot sign in is given (or reports) a task
             details.append({"field": name, "message": "must be an active user"})
+    if contact_id and contact_id not in contacts:  # as every contact reference (deals, invoices, proposals)
+        details.append({"field": "reported_by_contact_id", "message": "must be an existing contact"})
     parent_id = values.get("parent_task_id")
     if parent_id:
         if parent_id == task_id:

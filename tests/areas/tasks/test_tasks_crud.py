@@ -8,6 +8,7 @@ from chalicelib.areas.agents.models import AgentTask
 from chalicelib.areas.tasks.models import Task
 from chalicelib.core.notify import Notification
 from tests.areas.tasks.factories import add_watcher, make_task, make_todo, phase, priority, status, task_type
+from tests.areas.deals.factories import make_contact
 from tests.areas.projects.factories import make_project
 from tests.factories import grant, make_user
 
@@ -177,6 +178,7 @@ def test_update_sets_fields_and_updated_at(api, db, exec_user):
     task = make_task(db, title="Old", created_by=exec_user.id, updated_at=old, description="keep")
     design = phase(db, "design")
     sprint_id = make_sprint(api, db, exec_user)
+    make_contact(db, id="contact-1")  # a reporting contact must exist (session 26)
     response = api.put(f"/api/tasks/{task.id}", as_=exec_user, json={
         "title": "New", "phase_id": design.id, "sprint_id": sprint_id, "requirements": "r", "scope": "s",
         "delivery_notes": "d", "testing_notes": "t", "estimate_compute_hours": 2.5, "estimate_total_cost": 100,
