@@ -26,31 +26,56 @@ AT_RISK_WINDOW = timedelta(hours=4)
 AT_RISK_LIMIT = 20
 
 
+_HOUR = timedelta(hours=1)
+
+
+def _past_open(done_at, deadline, now):
+    """Not yet marked and its deadline passed: the open breach compliance counts (`open_*_breaches`), the scan
+    notices and the task's record reads as breached (session 26). `done_at`/`deadline`: columns of TaskSla or of a
+    subquery over it."""
+    return and_(done_at.is_(None), deadline < now)
+
+
+def _breached(stored, done_at, deadline, now):
+    """The record's `*_breached`: the mark's stored flag, or open with its deadline passed."""
+    return or_(stored.is_(True), _past_open(done_at, deadline, now))
+
+
+def _promised_hours(start, deadline) -> float:
+    """The hours promised at assignment: `assign` stores deadline = start + the rule's hours (wall-clock hours, no
+    business calendar), so deadline - start gives them back (to the microsecond the deadline keeps)."""
+    return (deadline - start) / _HOUR
+
+
 def _sla_row(db, task_id: str):
-    stmt = (select(TaskSla, SlaPolicy.name, SlaPolicyRule.response_hours, SlaPolicyRule.resolution_hours,
-                   ConfigListItem.label)
+    now = utcnow()
+    stmt = (select(TaskSla, SlaPolicy.name, ConfigListItem.label,
+                   _breached(TaskSla.response_breached, TaskSla.responded_at, TaskSla.response_deadline, now),
+                   _breached(TaskSla.resolution_breached, TaskSla.resolved_at, TaskSla.resolution_deadline, now))
             .join(SlaPolicy, SlaPolicy.id == TaskSla.policy_id)
-            .outerjoin(SlaPolicyRule, and_(SlaPolicyRule.policy_id == TaskSla.policy_id,
-                                           SlaPolicyRule.priority_id == TaskSla.priority_id))
             .outerjoin(ConfigListItem, ConfigListItem.id == TaskSla.priority_id)
             .where(TaskSla.task_id == task_id))
     return db.execute(stmt).first()
 
 
 def sla_record(db, task_id: str) -> dict | None:
-    """The task's SLA record with policy_name, the rule's hours and priority_label (one query); None."""
+    """The task's SLA record with policy_name, the hours promised at assignment and priority_label (one query);
+    None. `response_hours`/`resolution_hours` are those of the stored deadlines (deadline - start), not the policy's
+    current rule, which an sla:update holder may have edited or removed since (session 26). `*_breached`: the
+    mark's flag, or not yet marked and past the deadline (compliance's `open_*_breaches` clause, same clock)."""
     row = _sla_row(db, task_id)
     if row is None:
         return None
-    sla, policy_name, response_hours, resolution_hours, priority_label = row
+    sla, policy_name, priority_label, response_breached, resolution_breached = row
     return {
         "id": sla.id, "task_id": sla.task_id, "policy_id": sla.policy_id, "priority_id": sla.priority_id,
         "created_at": value_out(sla.created_at), "response_deadline": value_out(sla.response_deadline),
         "resolution_deadline": value_out(sla.resolution_deadline), "responded_at": value_out(sla.responded_at),
         "resolved_at": value_out(sla.resolved_at), "response_met": flag(sla.responded_at is not None),
-        "resolution_met": flag(sla.resolved_at is not None), "response_breached": flag(sla.response_breached),
-        "resolution_breached": flag(sla.resolution_breached), "policy_name": policy_name,
-        "response_hours": response_hours, "resolution_hours": resolution_hours, "priority_label": priority_label,
+        "resolution_met": flag(sla.resolved_at is not None), "response_breached": flag(response_breached),
+        "resolution_breached": flag(resolution_breached), "policy_name": policy_name,
+        "response_hours": _promised_hours(sla.created_at, sla.response_deadline),
+        "resolution_hours": _promised_hours(sla.created_at, sla.resolution_deadline), "priority_label": priority_label,
     }
 
 
@@ -163,8 +188,8 @@ def mark(ctx, *, task_id: str, what: str) -> bool:
 
 
 def _open_breach(now):
-    return or_(and_(TaskSla.responded_at.is_(None), TaskSla.response_deadline < now),
-               and_(TaskSla.resolved_at.is_(None), TaskSla.resolution_deadline < now))
+    return or_(_past_open(TaskSla.responded_at, TaskSla.response_deadline, now),
+               _past_open(TaskSla.resolved_at, TaskSla.resolution_deadline, now))
 
 
 def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
@@ -183,8 +208,8 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
     slas = in_scope(select(TaskSla).join(Task, Task.id == TaskSla.task_id), scope).subquery()
     stmt = (select(SlaPolicy.id, SlaPolicy.name, func.count(slas.c.id),
                    count(slas.c.response_breached.is_(True)), count(slas.c.resolution_breached.is_(True)),
-                   count(and_(slas.c.responded_at.is_(None), slas.c.response_deadline < now)),
-                   count(and_(slas.c.resolved_at.is_(None), slas.c.resolution_deadline < now)))
+                   count(_past_open(slas.c.responded_at, slas.c.response_deadline, now)),
+                   count(_past_open(slas.c.resolved_at, slas.c.resolution_deadline, now)))
             .outerjoin(slas, slas.c.policy_id == SlaPolicy.id)
             .group_by(SlaPolicy.id, SlaPolicy.name).order_by(func.lower(SlaPolicy.name), SlaPolicy.name, SlaPolicy.id).limit(LIST_LIMIT))
     if policy_id:
