@@ -88,6 +88,17 @@ def review_readers(db, review_id: str, user_ids) -> set[str]:
     return readers(db, Review, review_id, user_ids, tool="performance", scope_of=visible)
 
 
+def performance_viewers(db, user_ids) -> set[str]:
+    """Which of these users are active and hold `performance:view`, in one statement whatever their number
+    (core.auth.principals_of). A feedback request is in the scope of its reviewer and of whoever asked
+    (`load_feedback_request`), so for them this is the whole check: a notice that names the request's subject
+    and cycle and links to the feedback page goes only to them (session 26)."""
+    from chalicelib.core.auth import principals_of
+
+    ids = [user_id for user_id in dict.fromkeys(user_ids) if user_id]
+    return {user_id for user_id, principal in principals_of(db, ids).items() if principal.can("performance", "view")}
+
+
 def load_template(ctx, template_id: str) -> ReviewTemplate:
     return visible_row(ctx.db, ReviewTemplate, template_id, None, "Review template")
 

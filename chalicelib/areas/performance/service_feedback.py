@@ -2,11 +2,13 @@
 
 - A request names an open cycle (400), a subject within the caller's reach (403) and an active reviewer other
   than the subject (400); the same reviewer asked twice about a subject in a cycle is 409. The reviewer is
-  notified (`feedback_requested`).
+  notified (`feedback_requested`): the subject, cycle and link only when they hold `performance:view`, a generic
+  title otherwise (session 26).
 - Bulk requests ask the subject's peers (document 2): an employee or lead's squad peers; a manager's fellow
   managers and direct reports; a head or executive's fellow heads and the direct reports who are managers.
   Peers asked already are skipped: `{created, total_peers}`.
-- Only the requested reviewer responds (403), once (409); the request becomes `submitted`; the answer is the
+- A response names a request the caller sees (400 naming `request_id` otherwise, a hidden request as a missing
+  one); only the requested reviewer responds (403), once (409); the request becomes `submitted`; the answer is the
   response record (its id, the request, the ratings and comments: no reviewer, no time).
 - A deactivated reviewer's pending requests stay pending; each requester is told once
   (`feedback_request_cancelled`, `user_deactivated`).
@@ -28,7 +30,7 @@ from chalicelib.core.serialize import row_dict
 
 from .models import FEEDBACK_AREAS, FEEDBACK_COMMENTS, FeedbackRequest, FeedbackResponse, Review, ReviewCycle
 from .queries import (feedback_request_record, feedback_request_select, in_reach, load_cycle,
-                      load_feedback_request)
+                      load_feedback_request, performance_viewers)
 
 MINIMUM_RESPONSES = 1  # document 2: `minimum_required: 1`
 FEEDBACK_RESPONSE_FIELDS = ("id", "request_id", *(f"{area}_rating" for area in FEEDBACK_AREAS),
@@ -55,10 +57,15 @@ def _subject(ctx, subject_id: str) -> User:
     return subject
 
 
-def _notice(ctx, reviewer_id: str, subject: User, cycle: ReviewCycle, request_id: str) -> dict:
-    return {"user_id": reviewer_id, "type": "feedback_requested",
-            "title": f"Feedback requested about {subject.name} ({cycle.name})", "resource_type": "feedback_request",
-            "resource_id": request_id, "action_url": "/performance/feedback", "actor_id": ctx.user_id}
+def _notice(ctx, reviewer_id: str, subject: User, cycle: ReviewCycle, request_id: str, readers: set[str]) -> dict:
+    """`feedback_requested`: the subject, the cycle and the feedback page's link only to a reviewer among
+    `readers` (`performance_viewers`: who may open that page); another learns they were asked, and by whom."""
+    told = {"title": "You were asked for feedback"}
+    if reviewer_id in readers:
+        told = {"title": f"Feedback requested about {subject.name} ({cycle.name})",
+                "action_url": "/performance/feedback"}
+    return {"user_id": reviewer_id, "type": "feedback_requested", "resource_type": "feedback_request",
+            "resource_id": request_id, "actor_id": ctx.user_id, **told}
 
 
 def list_requests(ctx) -> list[dict]:
@@ -89,7 +96,8 @@ def create_request(ctx, *, data) -> dict:
         FeedbackRequest.cycle_id == cycle.id, FeedbackRequest.subject_id == subject.id,
         FeedbackRequest.reviewer_id == data.reviewer_id)).one()
     if data.reviewer_id != ctx.user_id:  # asking oneself: nobody to tell
-        notify(ctx, **_notice(ctx, data.reviewer_id, subject, cycle, row[0].id))
+        notify(ctx, **_notice(ctx, data.reviewer_id, subject, cycle, row[0].id,
+                              performance_viewers(ctx.db, [data.reviewer_id])))
     return feedback_request_record(row)
 
 
@@ -126,13 +134,18 @@ def create_bulk(ctx, *, data) -> dict:
     if created < len(fresh):  # a concurrent request asked some of them meanwhile: only this one's rows are notified
         made = set(ctx.db.scalars(select(FeedbackRequest.id).where(FeedbackRequest.id.in_(list(ids.values())))))
         fresh = [peer for peer in fresh if ids[peer] in made]
-    if fresh:  # the caller, when one of the peers, is asked but not told of their own request
-        notify_many(ctx, [_notice(ctx, peer, subject, cycle, ids[peer]) for peer in fresh if peer != ctx.user_id])
+    told = [peer for peer in fresh if peer != ctx.user_id]  # the caller, when a peer, is asked but not told
+    if told:
+        readers = performance_viewers(ctx.db, told)  # one statement for every peer
+        notify_many(ctx, [_notice(ctx, peer, subject, cycle, ids[peer], readers) for peer in told])
     return {"created": created, "total_peers": len(peers)}
 
 
 def respond(ctx, *, data) -> dict:
-    request = load_feedback_request(ctx, data.request_id)
+    try:
+        request = load_feedback_request(ctx, data.request_id)
+    except NotFound as exc:  # a body reference: 400 naming the field, a hidden request as a missing one (session 26)
+        raise bad_field("request_id", "must be a feedback request you were asked") from exc
     if request.reviewer_id != ctx.user_id:
         raise Forbidden("Only the requested reviewer may respond")
     request = lock_row(ctx.db, FeedbackRequest, request.id, missing="Feedback request")
@@ -154,8 +167,9 @@ def user_deactivated(ctx, user_id: str) -> None:
     told once (`feedback_request_cancelled`), naming the subject and cycle when it is one request, the count
     otherwise. The requests stay `pending`: the statuses are pending and submitted (document 2; no `cancelled`
     exists). The caller (the administrator) is left out, as every notice leaves out its actor, and so is a request
-    the leaver made of themselves. One grouped read whatever the number of requests, then `notify_many`'s
-    (docs/decisions/performance.md, session 25)."""
+    the leaver made of themselves. The names and the link only to a requester who still holds `performance:view`;
+    another learns that a colleague they asked has left (session 26). One grouped read whatever the number of
+    requests, one read of who may read them, then `notify_many`'s (docs/decisions/performance.md, sessions 25, 26)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     leaver = select(User.name).where(User.id == user_id).correlate(None).scalar_subquery()
@@ -167,12 +181,16 @@ def user_deactivated(ctx, user_id: str) -> None:
         .where(FeedbackRequest.reviewer_id == user_id, FeedbackRequest.status == "pending",
                FeedbackRequest.requested_by.is_not(None), FeedbackRequest.requested_by.not_in((user_id, ctx.user_id)))
         .group_by(FeedbackRequest.requested_by).order_by(FeedbackRequest.requested_by)).all()
+    if not rows:
+        return
+    readers = performance_viewers(ctx.db, [row[0] for row in rows])
     notify_many(ctx, [
         {"user_id": requester, "type": "feedback_request_cancelled",
-         "title": (f"{name} left before giving the feedback you asked about {subject} ({cycle})" if count == 1
-                   else f"{name} left before giving the feedback you asked for ({count} requests)"),
-         "resource_type": "feedback_request", "resource_id": request_id, "action_url": "/performance/feedback",
-         "actor_id": ctx.user_id}
+         "resource_type": "feedback_request", "resource_id": request_id, "actor_id": ctx.user_id,
+         **({"title": (f"{name} left before giving the feedback you asked about {subject} ({cycle})" if count == 1
+                       else f"{name} left before giving the feedback you asked for ({count} requests)"),
+             "action_url": "/performance/feedback"} if requester in readers
+            else {"title": "A colleague you asked for feedback has left"})}
         for requester, count, request_id, subject, cycle, name in rows])
 
 

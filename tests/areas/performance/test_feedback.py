@@ -41,7 +41,7 @@ def test_request_respond_once_and_list(api, db, exec_user, employee):
     assert db.get(FeedbackRequest, request["id"]).status == "submitted"
     assert api.post("/api/performance/feedback/responses", as_=employee,
                     json={"request_id": request["id"], "performance_rating": "superb"}).status == 400
-    assert api.post("/api/performance/feedback/responses", as_=employee, json={"request_id": "nope"}).status == 404
+    assert api.post("/api/performance/feedback/responses", as_=employee, json={"request_id": "nope"}).status == 400
 
 
 def test_a_response_answers_201_with_the_record_it_stored(api, db, exec_user, employee):
