@@ -141,6 +141,12 @@ def submit_questionnaire(ctx, *, data) -> None:
              "source": "questionnaire", "created_by": row.completed_by} for goal in data.goals])
     manager = _delivery_manager(ctx) if first else None  # read only when it is told: the first completion
     if manager:
+        from .service_connection_notices import company_readers
+
+        # the company's link only to one who may open it (session 26, as a connection's notice: the company's owner
+        # or the profile's manager may hold deals at none, and the link answered them 403)
+        named = manager in company_readers(ctx.db, {company_id: {manager}}).get(company_id, ())
         notify(ctx, user_id=manager, type="portal_questionnaire", title="A client completed the questionnaire",
-               resource_type="company", resource_id=company_id, action_url=f"/companies/{company_id}")
+               resource_type="company", resource_id=company_id,
+               action_url=f"/companies/{company_id}" if named else None)
 
