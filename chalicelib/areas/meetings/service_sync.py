@@ -106,12 +106,34 @@ def _add_action_items(ctx, analyses: dict[str, dict], users: dict[tuple[str, str
          "description": f"From the meeting: {titles.get(row['meeting_id'], '')}"} for row in assigned],
         source_module="meetings", source_type="meeting_action_item")
     # the notice's resource is the action item it tells of (its id fits; a meeting's, the provider's note id of up
-    # to 100 characters, does not), so each item is its own notice; the link opens the meeting
+    # to 100 characters, does not), so each item is its own notice; the link opens the meeting for an assignee who
+    # may read meetings, and the title names it only to them (`_told`: one permission lookup for the batch)
+    readers = _readers(ctx.db, [row["assignee_id"] for row in assigned])
     notify_many(ctx, [{"user_id": row["assignee_id"], "type": "meeting_action_item",
-                       "title": f"Action item from {titles.get(row['meeting_id'], 'a meeting')}: {row['text']}",
                        "resource_type": "meeting_action_item", "resource_id": row["id"],
-                       "action_url": f"/meetings/{row['meeting_id']}"} for row in assigned])
+                       **_told(readers, row, titles)} for row in assigned])
     return len(rows)
+
+
+def _readers(db, user_ids) -> dict[str, tuple[bool, bool]]:
+    """`{user_id: (meetings:view, action-centre:view)}` of these assignees, in one statement whatever their number
+    (core.auth.principals_of). An assignee is an attendee of the item's meeting (`users`), so `meetings:view` is
+    the whole check that the meeting opens for them (`queries.visible`: the meetings they attended)."""
+    from chalicelib.core.auth import principals_of
+
+    return {user_id: (principal.can("meetings", "view"), principal.can("action-centre", "view"))
+            for user_id, principal in principals_of(db, list(dict.fromkeys(user_ids))).items()}
+
+
+def _told(readers: dict[str, tuple[bool, bool]], row: dict, titles: dict[str, str]) -> dict:
+    """The notice's title and link for its assignee (session 26, links audit): the meeting and the item, linked
+    to the meeting, only to one who may read meetings; any other is told nothing of either, linked to the action
+    centre (where the item is mirrored) when they may open it, else with no link."""
+    meetings, centre = readers.get(row["assignee_id"], (False, False))
+    if meetings:
+        return {"title": f"Action item from {titles.get(row['meeting_id'], 'a meeting')}: {row['text']}",
+                "action_url": f"/meetings/{row['meeting_id']}"}
+    return {"title": "You were given an action item from a meeting", "action_url": "/action-centre" if centre else None}
 
 
 NOTE_ID_MAX = 100  # meetings.id
