@@ -5,7 +5,7 @@ Scope (docs/decisions/leave.md): head and executive see every request; anyone el
 squads they manage (a squad manager approves the first step)."""
 from __future__ import annotations
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, false, or_, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.models import HistoryEntry, Squad, User
@@ -39,6 +39,15 @@ def load_leave_request(ctx, request_id: str) -> LeaveRequest:
     return visible_row(ctx.db, LeaveRequest, request_id, visible(ctx.principal), "Leave request")
 
 
+def leave_holders(level: str):
+    """`SELECT users.id` of the users whose effective `leave` permission is at least `level` (the override, else
+    the access level's matrix cell, else its default: core.permissions.holders_select), never correlated to an
+    enclosing query's users, so that it is one subquery whatever the number of users asked about."""
+    from chalicelib.core.permissions import holders_select
+
+    return holders_select("leave", level).correlate(None)
+
+
 def squad_manager_id(db, user_id: str) -> str | None:
     """The manager of the user's squad (None when the user has no squad or it has no manager)."""
     return db.scalar(select(Squad.manager_id).join(User, User.squad_id == Squad.id).where(User.id == user_id))
@@ -51,18 +60,21 @@ _SQUAD_MANAGER = aliased(User, name="squad_manager")
 
 def awaiting(principal):
     """WHERE clause of the pending requests awaiting the principal's decision: the first step of the members of
-    squads they manage; for an executive also every second step and the first step of requesters whom no
-    other squad manager approves (no squad, no squad manager, their own squad's manager, or a deactivated one:
-    the executives are notified of those, `service._notify_next`)."""
+    squads they manage (when they may decide leave, update:leave); for an executive also every second step and
+    the first step of requesters whom no other squad manager approves (no squad, no squad manager, their own
+    squad's manager, a deactivated one, or one below update:leave, session 26: the executives are notified of
+    those, `service._notify_next`)."""
     member, squad, squad_manager = _MEMBER, _MEMBER_SQUAD, _SQUAD_MANAGER
     mine = and_(LeaveRequest.status == "pending_manager", LeaveRequest.user_id.in_(managed_member_ids(principal.id)),
                 LeaveRequest.user_id != principal.id)
+    if not principal.can("leave", "update"):
+        mine = false()
     if principal.access_level != "executive":
         return mine
     unmanaged = (select(member.id).outerjoin(squad, squad.id == member.squad_id)
                  .outerjoin(squad_manager, squad_manager.id == squad.manager_id)
                  .where(or_(squad.manager_id.is_(None), squad.manager_id == member.id,
-                            squad_manager.is_active.is_(False))))
+                            squad_manager.is_active.is_(False), squad.manager_id.not_in(leave_holders("update")))))
     return and_(LeaveRequest.user_id != principal.id, or_(
         mine, LeaveRequest.status == "pending_exec",
         and_(LeaveRequest.status == "pending_manager", LeaveRequest.user_id.in_(unmanaged))))

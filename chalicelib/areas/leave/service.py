@@ -12,7 +12,9 @@ Rules (document 2, Leave; decisions.md section 9; docs/decisions/leave.md):
 - reject (a reason is required) a pending request: the same approvers as its step; cancel a pending or approved
   request: its owner or an executive (403); cancelling an approved request reverses its integrations;
 - every step is a history entry; the next approver gets `leave_requested`, the requester `leave_approved` or
-  `leave_rejected` (and `leave_cancelled` when someone else cancels).
+  `leave_rejected` (and `leave_cancelled` when someone else cancels); a recipient below view:leave gets no link
+  (an approver a generic title too), and a squad manager below update:leave leaves the first step to the
+  executives (session 26).
 """
 from __future__ import annotations
 
@@ -31,8 +33,8 @@ from chalicelib.core.scoping import sees_all
 
 from . import service_integrations
 from .models import ACTIVE, PENDING, LeaveRequest, LeaveType
-from .queries import (ENTITY, awaiting, history_records, load_leave_request, one_record, request_record,
-                      request_select, squad_manager_id, visible)
+from .queries import (ENTITY, awaiting, history_records, leave_holders, load_leave_request, one_record,
+                      request_record, request_select, squad_manager_id, visible)
 
 INITIAL_STATUS = {"executive": "approved", "head": "pending_exec", "manager": "pending_exec",
                   "lead": "pending_manager", "employee": "pending_manager"}
@@ -95,32 +97,49 @@ def _executive_ids(db, exclude: str | None = None) -> list[str]:
     return list(db.scalars(stmt.order_by(User.id)))
 
 
+GENERIC_REQUESTED = "A leave request awaits a decision"
+
+
 def _requested_notices(ctx, approvers, *, request_id: str, requester_name: str, type_name: str, start_date,
                        end_date) -> list[dict]:
-    """The `leave_requested` notices of one request to its approvers (the actor left out)."""
+    """The `leave_requested` notices of one request to its approvers (the actor left out); `_for_readers` then
+    keeps the name, type, dates and link for those who may read leave."""
     title = f"Leave request from {requester_name}: {type_name}, {start_date.isoformat()} to {end_date.isoformat()}"
     return [{"user_id": user_id, "type": "leave_requested", "title": title, "resource_type": ENTITY,
              "resource_id": request_id, "action_url": f"/leave/requests/{request_id}", "actor_id": ctx.user_id}
             for user_id in approvers if user_id != ctx.user_id]
 
 
+def _for_readers(ctx, notices: list[dict]) -> list[dict]:
+    """The notices with a generic title and no link for the recipients below view:leave (the link would answer
+    403, and the title names a colleague's leave: session 26). One statement whatever the number of recipients,
+    none without notices."""
+    if not notices:
+        return notices
+    readers = set(ctx.db.scalars(leave_holders("view").where(User.id.in_({n["user_id"] for n in notices}))))
+    return [notice if notice["user_id"] in readers else {**notice, "title": GENERIC_REQUESTED, "action_url": None}
+            for notice in notices]
+
+
 def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
     """`leave_requested` to whoever decides the next step: the squad manager at the first step (executives when
-    there is none), every executive at the second (core notify's 5-minute de-duplication applies, as document 3
-    states for every notification)."""
+    there is none, or they are deactivated or below update:leave, as `queries.awaiting`), every executive at the
+    second (core notify's 5-minute de-duplication applies, as document 3 states for every notification); the
+    recipients below view:leave get a generic notice (`_for_readers`)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     approvers: list[str] = []
     if request.status == "pending_manager":
         manager = squad_manager_id(ctx.db, request.user_id)
         if manager and manager != request.user_id:
-            active = ctx.db.scalar(select(User.id).where(User.id == manager, User.is_active.is_(True)))
+            active = ctx.db.scalar(select(User.id).where(User.id == manager, User.is_active.is_(True),
+                                                         User.id.in_(leave_holders("update"))))
             approvers = [active] if active else []
     if not approvers:
         approvers = _executive_ids(ctx.db, request.user_id)
-    notify_many(ctx, _requested_notices(ctx, approvers, request_id=request.id, requester_name=requester.name,
-                                        type_name=request.leave_type_name, start_date=request.start_date,
-                                        end_date=request.end_date))
+    notify_many(ctx, _for_readers(ctx, _requested_notices(
+        ctx, approvers, request_id=request.id, requester_name=requester.name, type_name=request.leave_type_name,
+        start_date=request.start_date, end_date=request.end_date)))
 
 
 # ---------------------------------------------------------------- approvers changed by an admin write
@@ -132,11 +151,12 @@ _REQUESTER_MANAGER = aliased(User, name="requester_manager")
 
 def _first_step_approver():
     """Who decides a first step: the requester's squad manager, or None where the executives do (no squad, no
-    squad manager, the requester's own squad, a deactivated manager), as `_notify_next` and `queries.awaiting`
-    have it (over the requester, squad and manager aliases joined by `_approver_select`)."""
+    squad manager, the requester's own squad, a deactivated manager, a manager below update:leave), as
+    `_notify_next` and `queries.awaiting` have it (over the requester, squad and manager aliases joined by
+    `_approver_select`)."""
     member, squad, manager = _REQUESTER, _REQUESTER_SQUAD, _REQUESTER_MANAGER
-    return case((and_(squad.manager_id.is_not(None), squad.manager_id != member.id, manager.is_active.is_(True)),
-                 squad.manager_id), else_=None)
+    return case((and_(squad.manager_id.is_not(None), squad.manager_id != member.id, manager.is_active.is_(True),
+                      squad.manager_id.in_(leave_holders("update"))), squad.manager_id), else_=None)
 
 
 def _approver_select(*where):
@@ -195,7 +215,7 @@ def tell_new_approvers(ctx, before: dict[str, str | None]) -> None:
         notices.extend(_requested_notices(ctx, approvers, request_id=row.id, requester_name=row.name,
                                           type_name=row.leave_type_name, start_date=row.start_date,
                                           end_date=row.end_date))
-    notify_many(ctx, notices)
+    notify_many(ctx, _for_readers(ctx, notices))
 
 
 def tell_new_executive(ctx, user_id: str) -> None:
@@ -214,15 +234,19 @@ def tell_new_executive(ctx, user_id: str) -> None:
         notices.extend(_requested_notices(ctx, [user_id], request_id=row.id, requester_name=row.name,
                                           type_name=row.leave_type_name, start_date=row.start_date,
                                           end_date=row.end_date))
-    notify_many(ctx, notices)
+    notify_many(ctx, _for_readers(ctx, notices))
 
 
 def _notify_requester(ctx, request: LeaveRequest, type: str, title: str, body: str | None = None) -> None:
+    """The requester's notice of a decision (not when they made it): the title names their own leave; the link
+    only when they may read leave (view:leave: it would answer 403 otherwise; session 26), one statement."""
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     if request.user_id != ctx.user_id:
+        reads = ctx.db.scalar(leave_holders("view").where(User.id == request.user_id)) is not None
         notify(ctx, user_id=request.user_id, type=type, title=title, body=body, resource_type=ENTITY,
-               resource_id=request.id, action_url=f"/leave/requests/{request.id}", actor_id=ctx.user_id)
+               resource_id=request.id, action_url=f"/leave/requests/{request.id}" if reads else None,
+               actor_id=ctx.user_id)
 
 
 # ---------------------------------------------------------------- writes
