@@ -40,8 +40,9 @@ def _awaiting(event: dict, email: str) -> bool:
 
 
 def scan_invites() -> dict:
-    """Notify each active user (`meeting_invited`) of the invitations on their primary calendar in the next
-    60 days that await their response, once per invitation: one answered through the respond endpoint, or
+    """Notify each active user holding calendar view (`meeting_invited`; its link, the calendar page, answers 403
+    to anyone else: session 26) of the invitations on their primary calendar in the next 60 days that await their
+    response, once per invitation: one answered through the respond endpoint, or
     already notified, is never notified again. Run twice: nothing new. By hand:
     `python -m chalicelib.cli job calendar-invite-scan`.
 
@@ -52,6 +53,7 @@ def scan_invites() -> dict:
     everyone before writing anything in one transaction: a run killed at its timeout kept nothing, and every
     retry and tick asked everyone again and was killed again (session 22's retries audit)."""
     from chalicelib.core.errors import DomainError
+    from chalicelib.core.permissions import holders_select
     from chalicelib.core.timeutil import TimeBudget
     from chalicelib.providers.calendar import get_calendar
 
@@ -60,7 +62,10 @@ def scan_invites() -> dict:
         calendar = get_calendar(db=db)  # the sandbox reads its table through this session
         if calendar is None:
             return {"skipped": "calendar not configured"}
-        users = db.execute(select(User.id, User.email).where(User.is_active.is_(True)).order_by(User.id)).all()
+        # only those who may open the calendar (its link answers 403 to anyone else): session 26
+        users = db.execute(select(User.id, User.email)
+                           .where(User.is_active.is_(True), User.id.in_(holders_select("calendar", "view")))
+                           .order_by(User.id)).all()
         cursor = db.get(PlaceSearchCache, CURSOR_KEY)
         after = cursor.results[0] if cursor is not None and cursor.results else None
         ctx.release_connection()
@@ -137,23 +142,26 @@ def _record(pending: dict[tuple[str, str], dict], cursor: str) -> int:
 def _when(event: dict) -> str | None:
     """When the meeting starts, as a person reads it: in ORG_TIMEZONE ("Mon 5 Jan 2099, 21:00"), or the day of an
     all-day event ("Mon 5 Jan 2099, all day"); the provider's own value when it cannot be read. It was the raw
-    value ("2099-01-05T10:00:00Z": UTC, or another zone's offset)."""
-    from datetime import date, datetime
+    value ("2099-01-05T10:00:00Z": UTC, or another zone's offset). The start is read as the event list reads it
+    (queries.event_start): a time without an offset is in the event's `timeZone`, else ORG_TIMEZONE (session 26;
+    it was read in the machine's zone)."""
+    from datetime import datetime
 
     from chalicelib.core.timeutil import org_zone
 
-    start = event.get("start") or {}
-    raw = start.get("dateTime") or start.get("date")
+    from .queries import event_start
+
+    start = event_start(event)
     try:
-        if start.get("dateTime"):
-            moment = datetime.fromisoformat(start["dateTime"].replace("Z", "+00:00")).astimezone(org_zone())
+        if isinstance(start, datetime):
+            moment = start.astimezone(org_zone())
             return f"{moment:%a} {moment.day} {moment:%b %Y}, {moment:%H:%M}"
-        if start.get("date"):
-            day = date.fromisoformat(start["date"])
-            return f"{day:%a} {day.day} {day:%b %Y}, all day"
-    except (TypeError, ValueError):
+        if start is not None:
+            return f"{start:%a} {start.day} {start:%b %Y}, all day"
+    except (OverflowError, ValueError):  # an instant outside the years 1 to 9999 in ORG_TIMEZONE
         pass
-    return raw
+    raw = (event.get("start") or {})
+    return raw.get("dateTime") or raw.get("date")
 
 
 PURGE_BATCH = 10_000  # rows a DELETE removes at most (one statement, one short transaction each)

@@ -6,7 +6,7 @@ invitations are the caller's own.
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import and_, or_, select
 
@@ -23,6 +23,37 @@ DEFAULTS = {"default_view": "month", "visible_calendar_ids": None, **{flag: True
             "show_weekends": False, "viewed_person_ids": None}
 COLOURS = {"birthday": "banana", "anniversary": "sage", "leave": "peacock", "public_holiday": "tomato",
            "new_starter": "basil", "culture_event": "grape"}
+
+
+def event_start(event: dict) -> datetime | date | None:
+    """When a provider event starts, the one reading of it in the area (session 26): a `dateTime` with an offset
+    is that instant; one without an offset is a wall time in the event's `timeZone`, else (none, or a name that
+    cannot be read) in ORG_TIMEZONE, as Google reads it; an all-day event is its `date`; None when the start cannot
+    be read. The event list's order (service._start_key) and the invitation notice's time (jobs._when) both read
+    it here: the notice read a time without an offset in the machine's zone (UTC on Lambda), 11 hours late in
+    Sydney, while the list read it right."""
+    start = event.get("start") or {}
+    try:
+        if start.get("dateTime"):
+            moment = datetime.fromisoformat(str(start["dateTime"]).replace("Z", "+00:00"))
+            return moment if moment.tzinfo is not None else moment.replace(tzinfo=_zone(start.get("timeZone")))
+        if start.get("date"):
+            return date.fromisoformat(str(start["date"]))
+    except (TypeError, ValueError):
+        pass
+    return None
+
+
+def _zone(name):
+    """The zone `name`, else (none, or unreadable) ORG_TIMEZONE."""
+    from zoneinfo import ZoneInfo
+
+    from chalicelib.core.timeutil import org_zone
+
+    try:
+        return ZoneInfo(str(name)) if name else org_zone()
+    except Exception:  # noqa: BLE001 - an unreadable zone name: the organisation's
+        return org_zone()
 
 
 def visible(principal):

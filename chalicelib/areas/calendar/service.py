@@ -18,8 +18,8 @@ from chalicelib.core.timeutil import org_zone
 from chalicelib.providers.calendar import CalendarError, get_calendar
 
 from .models import CalendarInvite, CalendarSettings, CultureEvent, PlaceSearchCache, PublicHoliday
-from .queries import (DEFAULTS, culture_record, holiday_record, json_list, load_culture_event, load_holiday,
-                      settings_record, settings_values, synthetic_events)
+from .queries import (DEFAULTS, culture_record, event_start, holiday_record, json_list, load_culture_event,
+                      load_holiday, settings_record, settings_values, synthetic_events)
 
 PLACES_CACHE_DAYS = 30
 
@@ -41,30 +41,16 @@ _LAST = datetime.max.replace(tzinfo=timezone.utc)
 
 
 def _start_key(event: dict) -> tuple:
-    """The event's start as an instant, whatever its offset (calendars and events carry their own time zones):
-    an all-day date is its first moment in ORG_TIMEZONE, before that day's timed events; a time without an
-    offset is in its `timeZone` (else ORG_TIMEZONE); a start that cannot be read sorts last."""
-    start = event.get("start") or {}
-    try:
-        if start.get("dateTime"):
-            moment = datetime.fromisoformat(str(start["dateTime"]).replace("Z", "+00:00"))
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=_zone(start.get("timeZone")))
-            return moment, 1
-        if start.get("date"):
-            return datetime.combine(date.fromisoformat(str(start["date"])), time.min, tzinfo=org_zone()), 0
-    except (TypeError, ValueError):
-        pass
+    """The event's start as an instant, whatever its offset (calendars and events carry their own time zones;
+    queries.event_start reads it): an all-day date is its first moment in ORG_TIMEZONE, before that day's timed
+    events; a time without an offset is in its `timeZone` (else ORG_TIMEZONE); a start that cannot be read sorts
+    last."""
+    start = event_start(event)
+    if isinstance(start, datetime):
+        return start, 1
+    if isinstance(start, date):
+        return datetime.combine(start, time.min, tzinfo=org_zone()), 0
     return _LAST, 2
-
-
-def _zone(name):
-    from zoneinfo import ZoneInfo
-
-    try:
-        return ZoneInfo(str(name)) if name else org_zone()
-    except Exception:  # noqa: BLE001 - an unreadable zone name: the organisation's
-        return org_zone()
 
 
 def list_events(ctx, query) -> list[dict]:
@@ -163,22 +149,26 @@ def respond(ctx, calendar_id: str, event_id: str, *, data) -> dict:
 def _tell_organiser(ctx, event: dict, status: str) -> None:
     """The organiser, when a user of the service other than the caller, also gets an in-app notification
     (`meeting_response`); the provider e-mails them too (sendUpdates=all). Core notify's 5-minute de-duplication
-    applies, as document 3 states for every notification."""
+    applies, as document 3 states for every notification. Its link (`/calendar?event=<id>`) only for an organiser
+    holding calendar view, read in the statement that finds them: to anyone else it answered 403 (session 26)."""
     from sqlalchemy import func
 
     from chalicelib.core.models import User
     from chalicelib.core.notify import notify
+    from chalicelib.core.permissions import holders_select
 
     organiser = ((event.get("organizer") or {}).get("email") or "").lower()
     if not organiser or organiser == ctx.user.email.lower():
         return
-    organiser_id = ctx.db.scalar(select(User.id).where(func.lower(User.email) == organiser, User.is_active.is_(True)))
-    if organiser_id is None:
+    found = ctx.db.execute(select(User.id, User.id.in_(holders_select("calendar", "view")))
+                           .where(func.lower(User.email) == organiser, User.is_active.is_(True))).first()
+    if found is None:
         return
+    organiser_id, may_view = found
     notify(ctx, user_id=organiser_id, type="meeting_response",
            title=f"{ctx.user.name} {status} {event.get('summary') or 'your meeting'}",
            resource_type="calendar_event", resource_id=str(event.get("id") or "") or None,
-           action_url=f"/calendar?event={event.get('id')}", actor_id=ctx.user_id)
+           action_url=f"/calendar?event={event.get('id')}" if may_view else None, actor_id=ctx.user_id)
 
 
 # ---------------------------------------------------------------- settings
