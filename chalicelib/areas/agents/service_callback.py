@@ -169,8 +169,8 @@ def apply_report(ctx, body: AgentCallback) -> dict:
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_run_reported", actor_id=None,
                    changes={"run_id": run.id, "stage": body.stage, "status": body.status})
     if target is not None and current:
-        # a task awaiting approval or review whose assignee and reporter may not read it (left, or none) is not left
-        # unseen: the user who dispatched the run is told instead (decisions/agents.md, session 25)
+        # a task awaiting approval or review whose assignee and reporter may not decide (left, none, or view only) is
+        # not left unseen: the user who dispatched the run is told too, when they may (decisions/agents.md, 25, 26)
         change_stage(ctx, agent, task, target, actor_id=None, run_id=run.id, fallback_id=run.created_by)
     elif failed_here:
         _notify_failed(ctx, task, run)

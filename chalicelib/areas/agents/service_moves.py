@@ -12,8 +12,10 @@ URL and secret), else 409, so that no run waits for a runner that will never hea
 row FOR KEY SHARE (its read), then locks the agent meta row (the order of the task's delete), writes a task history
 event (`agent_stage_changed`) and notifies the task's assignee and reporter who may read the task
 (`agent_task_stage_changed`, not the person who made the move); when the runner's report moves the task to
-pending_approval or review and neither of them may read it, the user who dispatched the run is told instead
-(session 25); the same audience hears of a run the runner reports failed (`agent_run_failed`, service_callback).
+pending_approval or review and none of those told holds tasks:update (neither may read it, or they may only view
+it), the user who dispatched the run is told too when they may read it and hold tasks:update (sessions 25, 26); a
+run the runner reports failed (`agent_run_failed`, service_callback) is told to the readers among the assignee and
+reporter, else the dispatcher when a reader.
 The runner is called only after the commit; a runner that cannot be reached marks the run failed and puts the task
 back in the stage it left.
 """
@@ -66,19 +68,25 @@ def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None,
     area's `task_readers` (active, `tasks:view`, the task in their scope; two statements at most, whatever the
     recipients): one who may not is told nothing, as the tasks area's `task_status_changed` (the notice names the task
     and could only lead to a 404). `fallback_id` (the runner's report to pending_approval or review: the user who
-    dispatched the run) is told only when neither the assignee nor the reporter is, and only when they may read the
-    task and are not the actor (session 25: a task whose people left no longer waits for a person unseen); asked in
-    the same `task_readers` call (notify_task_people)."""
-    notify_task_people(ctx, task, actor_id=actor_id, fallback_id=fallback_id, type="agent_task_stage_changed",
+    dispatched the run) is told too when none of the assignee and reporter told holds `tasks:update` (approve,
+    reject, review-approve and review-reject need it), and only when they may read the task, hold `tasks:update`
+    themselves and are not the actor (session 25: a task whose people left no longer waits for a person unseen;
+    session 26: nor one whose people may only view it); see notify_task_people."""
+    notify_task_people(ctx, task, actor_id=actor_id, fallback_id=fallback_id, fallback_decides=True,
+                       type="agent_task_stage_changed",
                        title=f"Agent task moved to {new.replace('_', ' ')}: {task.title}",
                        body=f"{task.title} moved from {old.replace('_', ' ')} to {new.replace('_', ' ')}.")
 
 
 def notify_task_people(ctx, task, *, actor_id: str | None, fallback_id: str | None, type: str, title: str,
-                       body: str) -> None:
-    """The audience of notify_stage_change, for any notice about the task: its assignee and reporter who may read
-    it (not the actor), else `fallback_id` when a reader and not the actor (the runner's failed report uses it too,
-    session 25)."""
+                       body: str, fallback_decides: bool = False) -> None:
+    """The audience of a notice about the task: its assignee and reporter who may read it (not the actor), and
+    `fallback_id` (not the actor, a reader):
+    - `fallback_decides` (the task waits for a decision, tasks:update): added when none of those told holds
+      `tasks:update`, and only when the fallback holds it (session 26); one statement more (core.permissions.
+      holders_select over the readers), whatever the recipients;
+    - otherwise (the runner's failed report, session 25: nothing to decide, a look is all it asks) only when none of
+      the assignee and reporter may read the task."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
@@ -88,11 +96,25 @@ def notify_task_people(ctx, task, *, actor_id: str | None, fallback_id: str | No
     asked = people + ([fallback] if fallback else [])
     readers = tasks_service.task_readers(ctx.db, task.id, asked) if asked else set()
     recipients = [user_id for user_id in people if user_id in readers]
-    if not recipients and fallback in readers:
-        recipients = [fallback]
+    if fallback in readers:
+        if fallback_decides:
+            deciders = _task_deciders(ctx.db, recipients + [fallback])
+            if fallback in deciders and deciders.isdisjoint(recipients):
+                recipients.append(fallback)
+        elif not recipients:
+            recipients = [fallback]
     notify_many(ctx, [{"user_id": user_id, "type": type, "title": title, "body": body,
                        "resource_type": "task", "resource_id": task.id, "action_url": f"/tasks/{task.id}",
                        "actor_id": actor_id} for user_id in recipients])
+
+
+def _task_deciders(db, user_ids: list[str]) -> set[str]:
+    """Which of these users (readers of the task: active, the task in their scope) hold `tasks:update`, the
+    permission of every decision on an agent task (approve, reject, review-approve, review-reject); one statement."""
+    from chalicelib.core.models import User
+    from chalicelib.core.permissions import holders_select
+
+    return set(db.scalars(holders_select("tasks", "update").where(User.id.in_(user_ids), User.is_active.is_(True))))
 
 
 def change_stage(ctx, agent: AgentTask, task, new: str, *, actor_id: str | None, fallback_id: str | None = None,
