@@ -1,12 +1,13 @@
 """Peer feedback (requests, bulk requests, responses, the anonymised summary) and the performance alerts.
 
 - A request names an open cycle (400), a subject within the caller's reach (403) and an active reviewer other
-  than the subject (400); the same reviewer asked twice about a subject in a cycle is 409. The reviewer is
-  notified (`feedback_requested`): the subject, cycle and link only when they hold `performance:view`, a generic
-  title otherwise (session 26).
+  than the subject holding `performance:view`, which answering needs (400 on reviewer_id, session 26); the same
+  reviewer asked twice about a subject in a cycle is 409. The reviewer is notified (`feedback_requested`): the
+  subject, cycle and link only when they hold `performance:view`, a generic title otherwise (session 26).
 - Bulk requests ask the subject's peers (document 2): an employee or lead's squad peers; a manager's fellow
-  managers and direct reports; a head or executive's fellow heads and the direct reports who are managers.
-  Peers asked already are skipped: `{created, total_peers}`.
+  managers and direct reports; a head or executive's fellow heads and the direct reports who are managers; only
+  those holding `performance:view` (session 26), and `total_peers` counts them. Peers asked already are skipped:
+  `{created, total_peers}`.
 - A response names a request the caller sees (400 naming `request_id` otherwise, a hidden request as a missing
   one); only the requested reviewer responds (403), once (409); the request becomes `submitted`; the answer is the
   response record (its id, the request, the ratings and comments: no reviewer, no time).
@@ -84,8 +85,9 @@ def create_request(ctx, *, data) -> dict:
     subject = _subject(ctx, data.subject_id)
     if data.reviewer_id == subject.id:
         raise bad_field("reviewer_id", "must be someone other than the subject")
-    if ctx.db.scalar(select(User.id).where(User.id == data.reviewer_id, User.is_active.is_(True))) is None:
-        raise bad_field("reviewer_id", "must be an active user")
+    readers = performance_viewers(ctx.db, [data.reviewer_id])  # active and performance:view: one statement
+    if data.reviewer_id not in readers:  # answering needs performance:view: they could never answer (session 26)
+        raise bad_field("reviewer_id", "must be an active user who may give feedback (performance:view)")
     inserted = insert_ignore(ctx.db, FeedbackRequest, {
         "cycle_id": cycle.id, "subject_id": subject.id, "reviewer_id": data.reviewer_id,
         "requested_by": ctx.user_id, "due_date": data.due_date, "status": "pending"},
@@ -96,13 +98,15 @@ def create_request(ctx, *, data) -> dict:
         FeedbackRequest.cycle_id == cycle.id, FeedbackRequest.subject_id == subject.id,
         FeedbackRequest.reviewer_id == data.reviewer_id)).one()
     if data.reviewer_id != ctx.user_id:  # asking oneself: nobody to tell
-        notify(ctx, **_notice(ctx, data.reviewer_id, subject, cycle, row[0].id,
-                              performance_viewers(ctx.db, [data.reviewer_id])))
+        notify(ctx, **_notice(ctx, data.reviewer_id, subject, cycle, row[0].id, readers))
     return feedback_request_record(row)
 
 
 def peer_ids(db, subject: User) -> list[str]:
-    """The subject's peers by access level (document 2, bulk feedback), active users only (one statement)."""
+    """The subject's peers by access level (document 2, bulk feedback), active users holding `performance:view`
+    only: answering needs it, so one without it would be asked and never answer (session 26). One statement."""
+    from chalicelib.core.permissions import holders_select
+
     level = subject.access_level
     if level in ("employee", "lead"):
         if not subject.squad_id:
@@ -112,7 +116,9 @@ def peer_ids(db, subject: User) -> list[str]:
         rule = or_(User.access_level == "manager", User.manager_id == subject.id)
     else:
         rule = or_(User.access_level == "head", and_(User.manager_id == subject.id, User.access_level == "manager"))
-    return list(db.scalars(select(User.id).where(rule, User.id != subject.id, User.is_active.is_(True))
+    viewers = holders_select("performance", "view").correlate(None)
+    return list(db.scalars(select(User.id).where(rule, User.id != subject.id, User.is_active.is_(True),
+                                                 User.id.in_(viewers))
                            .order_by(User.name, User.id)))
 
 
@@ -227,9 +233,11 @@ def summary(ctx, *, user_id: str, cycle_id: str | None) -> dict:
 
 def alerts(ctx) -> dict:
     """The caller's counts in one statement: reviews they review not completed (for a manager-level caller also
-    those of the people they manage, directly or as squad manager, whose reviewer left: they now rate them,
-    session 25), their own reviews awaiting self-assessment, feedback requests awaiting them, and open cycles."""
+    those of the people they manage, directly or as squad manager, whose reviewer left or may not rate them,
+    lacking performance:update: they now rate them, sessions 25, 26), their own reviews awaiting
+    self-assessment, feedback requests awaiting them, and open cycles."""
     from chalicelib.core.models import Squad
+    from chalicelib.core.permissions import holders_select
 
     me = ctx.user_id
 
@@ -240,8 +248,11 @@ def alerts(ctx) -> dict:
     if ctx.principal.access_level in ("manager", "head", "executive"):
         managed = select(User.id).where(or_(User.manager_id == me,
                                             User.squad_id.in_(select(Squad.id).where(Squad.manager_id == me))))
-        left = select(User.id).where(User.is_active.is_(False))
-        reviewing = or_(reviewing, and_(Review.user_id.in_(managed), Review.reviewer_id.in_(left)))
+        # the reviewer left: inactive, or no longer allowed to rate (performance:update, session 26)
+        inactive = select(User.id).where(User.is_active.is_(False))
+        raters = holders_select("performance", "update").correlate(None)
+        left = or_(Review.reviewer_id.in_(inactive), Review.reviewer_id.not_in(raters))
+        reviewing = or_(reviewing, and_(Review.user_id.in_(managed), left))
     row = ctx.db.execute(select(
         count(Review, reviewing, Review.status != "completed"),
         count(Review, Review.user_id == me, Review.status == "self_assessment"),

@@ -4,7 +4,8 @@ history, my goals and delete (scope and reads are in queries.py).
 
 Rules (document 2 and decisions.md section 9; the rest in docs/decisions/performance.md):
 - a review is created only in an open cycle (400), for a user within the caller's reach (403), once per user
-  and cycle (409); the reviewer defaults to the caller and is notified (`review_assigned`) when someone else:
+  and cycle (409); the reviewer defaults to the caller; another named reviewer must be active and hold
+  performance:update (400 on reviewer_id, session 26), and is notified (`review_assigned`):
   the cycle and the link only when they may read the review (`review_readers`), a generic title otherwise;
 - statuses move one step forward, or one step back before completion; a jump is 409; a completed review is
   not changed any more (409);
@@ -14,7 +15,8 @@ Rules (document 2 and decisions.md section 9; the rest in docs/decisions/perform
   person's (even as its reviewer), and so are the outcomes of earlier goals; only a value that changes counts
   (a save-back carrying the reviewer's part unchanged is fine), and goals sent back unchanged are kept;
 - the move self_assessment -> in_review tells the one who now rates it (`review_submitted`): the reviewer, or when
-  they left or are the reviewed person, the first reader among the person's manager and squad manager;
+  they left, cannot rate (no performance:update) or are the reviewed person, the first reader among the person's
+  manager and squad manager;
 - on completion a KPI passes when rated `achieving` or `exceeding`; the review passes when at least 75% of its
   KPIs pass and every mandatory KPI passes (a review without KPIs passes);
 - only a draft review can be deleted (400).
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from sqlalchemy import case, delete, select, update
+from sqlalchemy import case, delete, literal, select, update
 
 from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound, bad_field
 from chalicelib.core.ids import utcnow
@@ -145,6 +147,7 @@ def my_goals(ctx) -> dict:
 # ---------------------------------------------------------------- writes
 
 def create_review(ctx, *, data) -> dict:
+    from chalicelib.core.auth import principals_of
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     try:
@@ -157,8 +160,14 @@ def create_review(ctx, *, data) -> dict:
     if not in_reach(ctx.db, ctx.principal, data.user_id):
         raise Forbidden("You may not create a review for this user")
     reviewer_id = data.reviewer_id or ctx.user_id
-    if data.reviewer_id:
-        _active_user(ctx, reviewer_id, "reviewer_id")
+    if reviewer_id != ctx.user_id:
+        # someone else rates it: active and holding performance:update (rating is an update; one who can only
+        # read it would be told and answered 403, and nobody else would hear: session 26). One statement.
+        reviewer = principals_of(ctx.db, [reviewer_id]).get(reviewer_id)  # active users only
+        if reviewer is None:
+            raise bad_field("reviewer_id", "must be an active user")
+        if not reviewer.can("performance", "update"):
+            raise bad_field("reviewer_id", "must be someone who may rate reviews (performance:update)")
         _may_name_reviewer(ctx, data.user_id, reviewer_id)
     cycle = lock_row(ctx.db, ReviewCycle, cycle.id)  # two creates for the same person serialise: one 201, one 409
     if cycle is None or cycle.status != "open":  # closed (or deleted) while this request checked the rest
@@ -266,18 +275,24 @@ def update_review(ctx, *, review_id: str, data) -> dict:
 def _tell_submitted(ctx, review: Review) -> None:
     """After the move self_assessment -> in_review (the self-assessment is submitted), in the same unit of work:
     `review_submitted` to the one who now rates it. The reviewer when they read the review (active,
-    performance:view, in scope) and are not the reviewed person; otherwise (they left, or nobody judges
-    themselves) the first reader among the person's direct manager and their squad's manager. Nobody when that
-    one is the caller, or none reads it (docs/decisions/performance.md, session 25). One read of the names and
-    managers, the readers check (two at most), then notify's."""
+    performance:view, in scope), may rate it (performance:update, session 26) and are not the reviewed person;
+    otherwise (they left, lost the right to rate, or nobody judges themselves) the first reader among the person's
+    direct manager and their squad's manager. Nobody when that one is the caller, or none reads it
+    (docs/decisions/performance.md, sessions 25, 26). One read of the names, managers and whether the reviewer
+    rates, the readers check (two at most), then notify's."""
     from chalicelib.core.models import Squad
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
+    from chalicelib.core.permissions import holders_select
 
     squad_manager = select(Squad.manager_id).where(Squad.id == User.squad_id).scalar_subquery()
     cycle_name = select(ReviewCycle.name).where(ReviewCycle.id == review.cycle_id).scalar_subquery()
-    name, manager_id, squad_manager_id, cycle = ctx.db.execute(
-        select(User.name, User.manager_id, squad_manager, cycle_name).where(User.id == review.user_id)).one()
-    candidates = [user_id for user_id in dict.fromkeys((review.reviewer_id, manager_id, squad_manager_id))
+    # whether the reviewer may rate (performance:update), in the same statement: its own `users`, not the person's
+    rater = (holders_select("performance", "update").where(User.id == review.reviewer_id).correlate(None).exists()
+             if review.reviewer_id else literal(False))
+    name, manager_id, squad_manager_id, cycle, reviewer_rates = ctx.db.execute(
+        select(User.name, User.manager_id, squad_manager, cycle_name, rater).where(User.id == review.user_id)).one()
+    reviewer = review.reviewer_id if reviewer_rates else None  # one who may only read it cannot rate it
+    candidates = [user_id for user_id in dict.fromkeys((reviewer, manager_id, squad_manager_id))
                   if user_id and user_id != review.user_id]
     seen = review_readers(ctx.db, review.id, candidates) if candidates else set()
     told = next((user_id for user_id in candidates if user_id in seen), None)
