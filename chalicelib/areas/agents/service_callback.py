@@ -13,15 +13,27 @@ Applied: the run's status (and finished_at unless `running`), tokens and cost (t
 the agent meta's scope document, effort estimate, confidence note and proof-of-work fields that the result
 carries, only when the run is the task's latest of its stage. Status `success` for stage `scoping` moves a task
 in scoping to pending_approval, for stage `building` a task in building to review (decisions.md section 9);
-another status, a task no longer in the reported stage, or a run that is not the task's latest of that stage
-(given up on and dispatched again), records the run and leaves the stage. Such a stale run records its own
+status `failed` of the task's latest run of the stage the task is still in puts the task back in the stage that
+run's start left (session 26), as a runner that cannot be reached does; another status, a task no longer in the
+reported stage, or a run that is not the task's latest of that stage (given up on and dispatched again), records
+the run and leaves the stage. Such a stale run records its own
 status, tokens, cost and error, but writes none of its results onto the task: a new build cleared the proof of
 work, and a late `passed` of the build given up on would stand for it.
 
 Who hears (session 25): a success move tells the task's assignee and reporter who may read it, else the run's
 dispatcher (`created_by`) when a reader, for pending_approval and review alike. A `failed` report of the task's
-latest run of the stage the task is still in tells the same audience (`agent_run_failed`): the task waits there
-for a person. Once per failed run, as the report is applied once; a stale run's failure tells nobody.
+latest run of the stage the task is still in tells the same audience (`agent_run_failed`). Once per failed run, as
+the report is applied once; a stale run's failure tells nobody.
+
+A failed run puts the task back (session 26): scoping and building have no move of the API out of them (dispatch is
+from draft or rejected, approve and reject from pending_approval, the review moves from review), so a task left
+there after its run failed was stuck for good. The stage to go back to is the one the move into the run's stage left
+(the `from` of the task's latest `agent_stage_changed`: the task is still in the run's stage, so that move started
+the run), the stage the unreachable-runner path (service_moves.send_run) goes back to; without such an event it is
+derived from the run: scoping from draft, building from review when the run carries review-reject feedback, else
+from pending_approval. The move is a stage change (history, stage notices with the dispatcher fallback of the
+runner's moves) and the `agent_run_failed` notice says where the task is now.
+
 """
 from __future__ import annotations
 
@@ -31,6 +43,7 @@ import logging
 from sqlalchemy import select
 
 from chalicelib.core import history
+from chalicelib.core.models import HistoryEntry
 from chalicelib.core.errors import BadRequest, NotFound, Unauthorized
 from chalicelib.core.http import check_request_values, load_json_body, validate
 from chalicelib.core.ids import utcnow
@@ -47,6 +60,8 @@ log = logging.getLogger("wms.agents")
 RESULT_FIELDS = ("scope_document", "effort_estimate", "agent_confidence_note", "branch_name", "pr_url",
                  "preview_url", "browser_test_status", "browser_test_video_url", "ci_status")
 SUCCESS_MOVES = {"scoping": "pending_approval", "building": "review"}
+# the stages a move into a run's stage starts from (service_moves.MOVES): where a failed run's task goes back to
+BACK_FROM = {"scoping": ("draft", "rejected"), "building": ("pending_approval", "review")}
 _DUMMY = "x" * 43  # compared against when there is no secret, so an unknown project costs the same time
 REFUSED = "Invalid runner credentials"
 
@@ -114,6 +129,25 @@ def _latest_run_of_stage(db, task_id: str, stage: str) -> str | None:
                      .order_by(AgentRun.created_at.desc(), AgentRun.id.desc()).limit(1))
 
 
+def _stage_left(db, task_id: str, run: AgentRun) -> str:
+    """The stage the move that started this run left, where its failure puts the task back (session 26): the `from`
+    of the task's latest stage change, which is the move into the run's stage (the task is still there and the run is
+    its latest of that stage; send_run knows it from the move itself). One statement. Without such an event (a task
+    set in its stage by other means): scoping from draft; building from review for a rebuild (review-reject sends its
+    reason as the run's feedback, approve sends none), else from pending_approval."""
+    changes = db.scalar(select(HistoryEntry.changes).where(
+        HistoryEntry.entity_type == "task", HistoryEntry.entity_id == task_id,
+        HistoryEntry.action == "agent_stage_changed").order_by(HistoryEntry.created_at.desc(),
+                                                               HistoryEntry.id.desc()).limit(1))
+    moved = (changes or {}).get("stage") if isinstance(changes, dict) else None
+    allowed = BACK_FROM.get(run.stage, ())
+    if isinstance(moved, dict) and moved.get("to") == run.stage and moved.get("from") in allowed:
+        return moved["from"]
+    if run.stage == "building":
+        return "review" if run.feedback is not None else "pending_approval"
+    return "draft"
+
+
 def apply_report(ctx, body: AgentCallback) -> dict:
     # the run is checked against the project it was sent to (its project_id, whose secret was checked), not the
     # task's current project: a task moved mid-run still hears from the runner it was sent to, and the new
@@ -145,7 +179,8 @@ def apply_report(ctx, body: AgentCallback) -> dict:
     target = SUCCESS_MOVES.get(body.stage) if body.status == "success" and agent.stage == body.stage else None
     # asked before the run changes (nothing to flush); a run given up on and dispatched again records itself, but
     # neither its results nor its success count
-    # a failed run is told of only when it leaves the task waiting: still in the run's stage, the run its latest
+    # a failed run moves the task back (and is told of) only when the task is still in the run's stage and the run is
+    # its latest of that stage: a stale run's failure changes nothing
     failing = body.status == "failed" and agent.stage == body.stage
     current = bool(values or target or failing) and _latest_run_of_stage(ctx.db, task.id, run.stage) == run.id
     failed_here = failing and current
@@ -173,13 +208,18 @@ def apply_report(ctx, body: AgentCallback) -> dict:
         # not left unseen: the user who dispatched the run is told too, when they may (decisions/agents.md, 25, 26)
         change_stage(ctx, agent, task, target, actor_id=None, run_id=run.id, fallback_id=run.created_by)
     elif failed_here:
-        _notify_failed(ctx, task, run)
+        # back in the stage the run's start left, from where a person can send it again or decide (session 26); the
+        # stage notices as for the runner's other moves (the dispatcher too when none told may decide)
+        back = _stage_left(ctx.db, task.id, run)
+        change_stage(ctx, agent, task, back, actor_id=None, fallback_id=run.created_by, run_id=run.id,
+                     reason=run.error or "the runner reported the run failed")
+        _notify_failed(ctx, task, run, back)
     return _answer(agent, run, False)
 
 
-def _notify_failed(ctx, task, run) -> None:
-    """A failed run leaves the task in its stage, waiting for a person to dispatch or approve again: the audience of
-    the report's stage moves hears of it (assignee and reporter who may read it, else the dispatcher; session 25)."""
+def _notify_failed(ctx, task, run, back: str) -> None:
+    """A failed run put the task back in `back`, where a person dispatches, approves or decides again: the audience
+    of the report's stage moves hears of it (assignee and reporter who may read it, else the dispatcher; session 25)."""
     notify_task_people(ctx, task, actor_id=None, fallback_id=run.created_by, type="agent_run_failed",
                        title=f"Agent run failed: {task.title}",
-                       body=f"The {run.stage} run of {task.title} failed; the task stays in {run.stage}.")
+                       body=f"The {run.stage} run of {task.title} failed; the task is back in {back.replace('_', ' ')}.")

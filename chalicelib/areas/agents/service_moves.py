@@ -17,7 +17,8 @@ it), the user who dispatched the run is told too when they may read it and hold 
 run the runner reports failed (`agent_run_failed`, service_callback) is told to the readers among the assignee and
 reporter, else the dispatcher when a reader.
 The runner is called only after the commit; a runner that cannot be reached marks the run failed and puts the task
-back in the stage it left.
+back in the stage it left; so does the runner's report of a failed run (service_callback, session 26: scoping and
+building have no move out of them).
 """
 from __future__ import annotations
 

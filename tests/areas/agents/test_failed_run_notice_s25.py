@@ -1,5 +1,5 @@
-"""Session 25: a runner report of a failed run tells someone. The task stays in scoping or building (nothing moves
-it), so its assignee and reporter who may read it are told (`agent_run_failed`), else the user who dispatched the
+"""Session 25: a runner report of a failed run tells someone. The task is back in the stage the run's start left
+(session 26; before, it stayed in scoping or building), so its assignee and reporter who may read it are told (`agent_run_failed`), else the user who dispatched the
 run when a reader (the fallback of the report's pending_approval move). Once per failed run: a repeated delivery
 tells nobody again. A stale run (given up on, dispatched again) or a task no longer in the run's stage tells nobody.
 Also: the runner's success move building -> review tells the dispatcher when neither assignee nor reporter may read
@@ -46,7 +46,7 @@ def test_a_failed_scoping_run_tells_the_assignee_and_reporter_once(api, db, exec
     task = _agent_task(db, assignee_id=assignee.id, reporter_id=reporter.id, created_by=exec_user.id)
     run_id = _dispatch(api, db, task, exec_user)
     reported, headers, body = _report(api, db, run_id, "failed", error="build crashed")
-    assert (reported.json["stage"], reported.json["run_status"]) == ("scoping", "failed")
+    assert (reported.json["stage"], reported.json["run_status"]) == ("draft", "failed")  # back (session 26)
     again = api.post(CALLBACK, json=body, headers=headers)  # the same report delivered again
     assert again.status == 200 and again.json["duplicate"] == 1, again
     notices = _told(db, task)
@@ -65,7 +65,7 @@ def test_a_failed_build_of_a_task_whose_people_left_tells_the_dispatcher(api, db
     approved = api.post(f"/api/agent-tasks/{task.id}/approve", as_=exec_user)
     assert approved.status == 200, approved
     reported, _h, _b = _report(api, db, approved.json["run"]["id"], "failed", error="tests failed")
-    assert reported.json["stage"] == "building"
+    assert reported.json["stage"] == "pending_approval"  # back where the approve left (session 26)
     assert [n.user_id for n in _told(db, task)] == [exec_user.id]
 
 
