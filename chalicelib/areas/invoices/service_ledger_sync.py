@@ -7,7 +7,7 @@ invoices are locked, re-read and written (`_fresh`, `_apply`).
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 from sqlalchemy import delete, func, literal, or_, select, tuple_
@@ -126,9 +126,30 @@ def _date(value):
     return date.fromisoformat(value) if value else None
 
 
+LIVE_READ_SECONDS = 60
+"""The detail's live read (document 2: "status synced live from the ledger when linked") is skipped when the
+invoice's ledger state was read (`ledger_synced_at`: by a live read or any sync) less than this many seconds ago: the
+detail then answers the stored state, at most this old. Each read is a Xero call (60 a minute, 5,000 a day per
+organisation), and any reader could loop GET /api/invoices/:id and lock the ledger out for the day (session 26)."""
+
+REQUEST_SYNC_COOLDOWN_SECONDS = 600
+"""A requested batch sync (`POST /api/invoices/sync-ledger`, trigger `request`) reads only the invoices whose ledger
+state was not read within this many seconds (never read, or longer ago): a loop of the route re-read every linked
+invoice each time (session 26; as the ad syncs' SYNC_COOLDOWN_SECONDS, portal/service_connections.py). The hourly
+job (trigger `schedule`) reads them all."""
+
+
+def _read_recently(invoice: Invoice) -> bool:
+    return (invoice.ledger_synced_at is not None
+            and invoice.ledger_synced_at > utcnow() - timedelta(seconds=LIVE_READ_SECONDS))
+
+
 def refresh_live(ctx, invoice: Invoice) -> None:
     """The detail's live read: the ledger's state written onto the invoice; a ledger failure is logged and the
-    stored state answered."""
+    stored state answered. Not asked when the invoice's ledger state was read less than LIVE_READ_SECONDS ago (the
+    stored state is answered)."""
+    if _read_recently(invoice):
+        return
     try:
         ledger = ledger_of(ctx)
         ctx.release_connection()
@@ -231,8 +252,15 @@ def sync_all(ctx, *, trigger: str, budget=None) -> dict:
     is started once it is spent; the answer says `more` and the next run goes on, since the invoices this run synced
     are then the most recently synced (session 23: in id order from the first page, a run killed at its timeout
     kept nothing of its last page, and each retry and run started from the first page again). Each page's writes
-    are committed by the next page's release (or the job's end)."""
+    are committed by the next page's release (or the job's end).
+
+    A `request` run (the route) leaves out the invoices read within REQUEST_SYNC_COOLDOWN_SECONDS (session 26); how
+    many is not in the answer: its shape is the spec's `{ updated, errors, synced_at }` (and `more`), and counting
+    them would cost a statement."""
     started = utcnow()
+    # the invoices read since `read_before` are left out: those this run synced; for a request also those read
+    # within the cooldown (by a sync or a detail's live read)
+    read_before = started - timedelta(seconds=REQUEST_SYNC_COOLDOWN_SECONDS) if trigger == "request" else started
     errors, updated, more = [], 0, False
     try:
         ledger = ledger_of(ctx)
@@ -244,7 +272,7 @@ def sync_all(ctx, *, trigger: str, budget=None) -> dict:
     after, split_calls = None, 0
     while ledger is not None:
         query = select(Invoice).where(Invoice.ledger_invoice_id.is_not(None), Invoice.status != "voided",
-                                      or_(Invoice.ledger_synced_at.is_(None), Invoice.ledger_synced_at < started))
+                                      or_(Invoice.ledger_synced_at.is_(None), Invoice.ledger_synced_at < read_before))
         if after is not None:
             query = query.where(tuple_(synced, Invoice.id) > tuple_(literal(after[0], UTCDateTime()), literal(after[1])))
         batch = ctx.db.scalars(query.order_by(synced, Invoice.id).limit(min(SYNC_PAGE, LIST_LIMIT))).all()

@@ -14,6 +14,7 @@ from chalicelib.core.models import HistoryEntry
 from chalicelib.providers.ledger.sandbox import record_payment
 from tests.areas.deals.factories import make_company
 from tests.areas.invoices.factories import make_invoice, make_invoice_item
+from tests.areas.invoices.test_ledger_reads_s26 import ledger_read_long_ago
 
 
 def _seed(api, db, user):
@@ -101,6 +102,7 @@ def test_a_new_ledger_payment_is_added_and_the_known_ones_kept(api, db, exec_use
     assert first.status == 200 and first.json["updated"] == 1
     before = api.get(f"/api/invoices/{invoice_id}", as_=exec_user).json["payments"]
     record_payment(db, db.get(Invoice, invoice_id).ledger_invoice_id, "600.00", on=date(2026, 4, 4), reference="EFT 3")
+    ledger_read_long_ago(db)  # past the detail's window (session 26)
     after = api.get(f"/api/invoices/{invoice_id}", as_=exec_user).json
     assert after["invoice"]["payment_status"] == "paid" and after["invoice"]["status"] == "paid"
     assert [p["reference"] for p in after["payments"]] == ["EFT 1", "EFT 2", "EFT 3"]
@@ -122,6 +124,7 @@ def test_a_changed_ledger_payment_is_updated_in_place_and_a_removed_one_deleted(
     row.payments = [{**first, "reference": "EFT 1 (corrected)", "amount": "450.00"}]  # EFT 2 reversed there
     row.amount_paid = Decimal("450.00")
     db.flush()
+    ledger_read_long_ago(db)  # past the requested sync's cooldown (session 26)
     assert api.post("/api/invoices/sync-ledger", as_=exec_user).json["updated"] == 1
     (payment,) = api.get(f"/api/invoices/{invoice_id}", as_=exec_user).json["payments"]
     assert (payment["id"], payment["amount"], payment["reference"]) == (before["EFT 1"]["id"], 450.0,

@@ -11,6 +11,7 @@ from chalicelib.providers.ledger.models import LedgerSandboxInvoice
 from chalicelib.providers.ledger.sandbox import record_payment
 from tests.areas.deals.factories import make_company
 from tests.areas.invoices.factories import make_invoice, make_invoice_item
+from tests.areas.invoices.test_ledger_reads_s26 import ledger_read_long_ago
 from tests.factories import config_item, make_user
 
 
@@ -63,6 +64,7 @@ def test_push_approve_send_and_pay(api, db, exec_user, ready):
     assert body["invoice"]["amount_paid"] == 1000 and body["invoice"]["amount_due"] == 210
     assert [(p["amount"], p["date"], p["reference"]) for p in body["payments"]] == [(1000.0, "2026-04-02", "EFT 1")]
     record_payment(db, ledger_id, "210.00", on=date(2026, 4, 3))
+    ledger_read_long_ago(db)  # past the detail's window (session 26)
     detail = api.get(f"/api/invoices/{ready.id}", as_=exec_user).json  # live status on detail
     assert detail["invoice"]["ledger_status"] == "PAID" and detail["invoice"]["payment_status"] == "paid"
     assert detail["invoice"]["status"] == "paid" and len(detail["payments"]) == 2
