@@ -33,6 +33,10 @@ PER_HOUR = {
     "message": 60,  # relationships: an SMS, MMS or WhatsApp message
     "portal_ask": 30,  # portal: a question about a company's results (keyed by company, not user)
     "mention": 300,  # notes: a user mentioned in a note (one use per recipient; notes.service counts a note's all)
+    # session 26 (audit "costly calls anyone can repeat"), the portal's writes, keyed by company:
+    "ad_connect": 10,  # portal: an ad account connected (a platform check and a 30-day read on the agency's quota)
+    "portal_request": 30,  # portal: a client's request (a task, and its manager told by e-mail and chat)
+    "portal_note": 60,  # portal: a client's note or reply (its staff told by e-mail)
 }
 
 

@@ -194,6 +194,7 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     was_active = bool(user.is_active)
     leaving = values.get("is_active") is False and was_active
     was_executive = _decides_as_executive(user)
+    was_level = user.access_level
     before = _snapshot(user)
     for key, value in values.items():
         setattr(user, key, value)
@@ -210,8 +211,9 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
         from chalicelib.areas.proposals import service as proposals_service
 
         proposals_service.user_reactivated(ctx, user.id)
-    if "is_active" in values and bool(values["is_active"]) != was_active:
-        # who a client's request derives (the first active of a chain) may have changed: their watches follow it
+    if ("is_active" in values and bool(values["is_active"]) != was_active) or user.access_level != was_level:
+        # who a client's request derives (the first active of a chain who may read tasks) may have changed: their
+        # watches follow it (an access level sets what the user may read: session 26)
         from chalicelib.areas.projects import service as projects_service
 
         projects_service.user_activity_changed(ctx, user.id)

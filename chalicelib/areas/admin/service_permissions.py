@@ -48,6 +48,11 @@ def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
         if diff:
             history.record(ctx.db, entity_type="access_level", entity_id=access_level, action="permissions_changed",
                            actor_id=ctx.user_id, changes=diff)
+    tasks_moved = [level for level in changes if before[level]["tasks"] != after[level]["tasks"]]
+    if tasks_moved:  # who a client's request derives reads its task: the levels' users' watches follow (session 26)
+        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+        projects_service.users_changed(ctx, select(User.id).where(User.access_level.in_(tasks_moved)))
     return after
 
 
@@ -123,6 +128,10 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
     if changes:
         history.record(ctx.db, entity_type="user", entity_id=user.id, action="permissions_changed",
                        actor_id=ctx.user_id, changes=changes)
+    if "tasks" in changes:  # who a client's request derives reads its task: their watches follow (session 26)
+        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+        projects_service.user_activity_changed(ctx, user.id)
     return user_permissions(ctx, user=user), overrides(ctx.db, user.id)
 
 

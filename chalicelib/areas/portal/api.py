@@ -142,10 +142,10 @@ def portal_list_notes(ctx):
 
 
 @bp.route(f"{P}/notes", methods=["POST"])
-@portal_endpoint(write=True, body=PortalNoteCreate, status=201, errors=(409,), response=IdBody)
+@portal_endpoint(write=True, body=PortalNoteCreate, status=201, errors=(409, 429), response=IdBody)
 def portal_create_note(ctx, body: PortalNoteCreate):
     """A client's note (or reply) on a project or invoice of the company (collaborator or admin); at most 500 a
-    record (409)"""
+    record (409), at most 60 notes an hour per company (429)"""
     return {"id": service_notes.create_note(ctx, data=body)}
 
 
@@ -172,10 +172,10 @@ def portal_announcements(ctx):
 
 
 @bp.route(f"{P}/requests", methods=["POST"])
-@portal_endpoint(write=True, body=PortalRequestCreate, status=201, response=RequestCreated)
+@portal_endpoint(write=True, body=PortalRequestCreate, status=201, errors=(429,), response=RequestCreated)
 def portal_create_request(ctx, body: PortalRequestCreate):
     """A client request: a task in the project, its SLA when the project has a policy, the delivery manager
-    notified (collaborator or admin)"""
+    notified (collaborator or admin); at most 30 an hour per company (429)"""
     return {"taskId": service_requests.create_request(ctx, data=body), "ok": True}
 
 
@@ -356,12 +356,12 @@ def portal_list_connections(ctx):
 
 
 @bp.route(f"{P}/connections", methods=["POST"])
-@portal_endpoint(write=True, body=AdConnectionCreate, status=201, errors=(400, 409),
+@portal_endpoint(write=True, body=AdConnectionCreate, status=201, errors=(400, 409, 429, 502, 504),
                  response=one("connection", AdConnectionRead))
 def portal_create_connection(ctx, body: AdConnectionCreate):
     """Connect an ad platform or store (google_ads, meta_ads, shopify): the credentials are tested against the
     platform (400 when refused, nothing stored), stored encrypted, and the delivery manager notified
-    (collaborator or admin; 403 when the dashboard is not enabled)"""
+    (collaborator or admin; 403 when the dashboard is not enabled); at most 10 an hour per company (429)"""
     return {"connection": service_connections.create_connection(ctx, data=body)}
 
 
@@ -390,14 +390,14 @@ def portal_results(ctx, query: ResultsQuery):
 
 
 @bp.route(f"{P}/results/campaigns", methods=["GET"])
-@portal_endpoint(query=CampaignResultsQuery, response=CampaignsBody)
+@portal_endpoint(query=CampaignResultsQuery, errors=(403,), response=CampaignsBody)
 def portal_results_campaigns(ctx, query: CampaignResultsQuery):
     """The period's campaigns (filter: platform) sorted by sort_by (default spend) and sort_dir, with totals"""
     return service_results.campaigns(ctx, query=query)
 
 
 @bp.route(f"{P}/results/ask", methods=["POST"])
-@portal_endpoint(body=ResultsQuestion, query=ResultsQuery, errors=(400, 429, 502), response=ResultsAnswer)
+@portal_endpoint(body=ResultsQuestion, query=ResultsQuery, errors=(400, 403, 429, 502, 504), response=ResultsAnswer)
 def portal_results_ask(ctx, body: ResultsQuestion, query: ResultsQuery):
     """A natural-language answer about the client's performance, from this client's figures of the period only
     (503 when AI is not configured)"""
@@ -412,7 +412,7 @@ def staff_list_connections(ctx, company_id: str):
 
 
 @bp.route(f"{C}/connections", methods=["POST"])
-@endpoint(tool="deals", level="update", body=AdConnectionCreate, status=201, errors=(404, 409, 502, 503),
+@endpoint(tool="deals", level="update", body=AdConnectionCreate, status=201, errors=(404, 409, 502, 503, 504),
           response=one("connection", AdConnectionRead))
 def staff_create_connection(ctx, company_id: str, body: AdConnectionCreate):
     """Connect an agency-managed ad platform for a client: tested first, stored encrypted; the portal cannot

@@ -81,22 +81,30 @@ def _load(db, company_id: str, connection_id: str) -> AdConnection:
     return row
 
 
+def _refuse_connected(db, company_id: str, platform: str, account_id: str) -> None:
+    """409 when the company has this account connected already, read under the account's lock (the create's)."""
+    lock_key(db, "ad-connection", company_id, platform, account_id)
+    exists = db.scalar(select(AdConnection.id).where(AdConnection.company_id == company_id,
+                                                     AdConnection.platform == platform,
+                                                     AdConnection.account_id == account_id))
+    if exists:
+        raise Conflict("This account is connected already")
+
+
 def _connect(ctx, *, company_id: str, data, agency_managed: bool, created_by: str | None) -> AdConnection:
-    """Validate the credentials, test them against the platform (no transaction open), then store them."""
+    """Validate the credentials, test them against the platform (no transaction open), then store them. An account
+    connected already is refused (409) before the platform is asked, and again after (one connected meanwhile: the
+    lock is not held across the platform call); each 409 spent a platform call (session 26)."""
     from chalicelib.providers.adplatforms import get_adplatform, parse_credentials
 
     credentials = parse_credentials(data.platform, data.credentials)
     account_id = credentials.account_id()
     connection_id = new_id()
     platform = get_adplatform(data.platform, credentials, seed=connection_id)  # 503 when off
+    _refuse_connected(ctx.db, company_id, data.platform, account_id)
     ctx.release_connection()
     info = platform.verify()  # CredentialsRefused: 400, nothing stored
-    lock_key(ctx.db, "ad-connection", company_id, data.platform, account_id)
-    exists = ctx.db.scalar(select(AdConnection.id).where(AdConnection.company_id == company_id,
-                                                         AdConnection.platform == data.platform,
-                                                         AdConnection.account_id == account_id))
-    if exists:
-        raise Conflict("This account is connected already")
+    _refuse_connected(ctx.db, company_id, data.platform, account_id)
     row = AdConnection(id=connection_id, company_id=company_id, platform=data.platform, display_name=data.display_name,
                        account_id=account_id, account_name=(info.get("account_name") or "")[:300] or None,
                        currency=(info.get("currency") or "")[:10] or None,
@@ -109,6 +117,7 @@ def _connect(ctx, *, company_id: str, data, agency_managed: bool, created_by: st
 
 
 def create_connection(ctx, *, data) -> dict:
+    from chalicelib.core.allowance import allow
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
 
     from chalicelib.providers.adplatforms import PLATFORM_NAMES
@@ -118,6 +127,11 @@ def create_connection(ctx, *, data) -> dict:
     who = f"portal:{ctx.portal.user_id}" if ctx.portal.user_id else "portal"
     from chalicelib.providers.adplatforms.base import AgencySetupError
 
+    # each connect is a platform check and a 30-day read on the agency's quota, and a connect-disconnect loop escapes
+    # the sync's cooldown (per connection row): 10 an hour per company, 429 past it (session 26; the staff route,
+    # which shares _connect, is not counted). Committed before the platform call (release_connection), so a connect
+    # the platform refuses counts all the same.
+    allow(ctx, "ad_connect", company_id)
     try:
         row = _connect(ctx, company_id=company_id, data=data, agency_managed=False, created_by=who)
     except AgencySetupError as exc:

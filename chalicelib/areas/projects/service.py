@@ -62,8 +62,9 @@ def project_brief(db, project_id: str) -> dict | None:
 def request_manager(db, project_id: str, *, project: Project | None = None) -> str | None:
     """The user a client's request in the project derives (who watches it and hears of it; the portal's request in a
     project asks it too): the first active of the project's delivery manager, its company's client profile's, the
-    project's owner and the company's owner, else None (session 25: a deactivated manager is passed
-    over, and a project with no active manager goes to its owner, then its company's). One statement
+    project's owner and the company's owner who may read tasks, else None (session 25: a deactivated manager is
+    passed over, and a project with no active manager goes to its owner, then its company's; session 26: so is one
+    who may not read tasks). One statement
     (`request_manager_of`); `project`, when given, is flushed first (the session autoflushes). The tasks area asks it
     of a request moved into the project."""
     return db.scalar(select(request_manager_of(project.id if project is not None else project_id)))
@@ -74,9 +75,15 @@ def request_manager_of(project_id_column):
     column or a value). The tasks area reads it for the SLA breach and due-soon notices of a task nobody active is
     assigned (session 25)."""
     from chalicelib.core.models import User
+    from chalicelib.core.permissions import holders_select
+
+    # who may read the request's task (tasks:view; session 26: a manager with tasks at none was picked, watched the
+    # request they could not open, and the next in the chain, who could, was never told); one uncorrelated subquery
+    readers = holders_select("tasks", "view").correlate(None)
 
     def active(user_id):
-        return select(User.id).where(User.id == user_id, User.is_active.is_(True)).scalar_subquery()
+        return select(User.id).where(User.id == user_id, User.is_active.is_(True),
+                                     User.id.in_(readers)).scalar_subquery()
 
     return (select(func.coalesce(*(active(person) for person in _manager_chain())))
             .where(Project.id == project_id_column).scalar_subquery())
@@ -88,10 +95,16 @@ def user_activity_changed(ctx, user_id: str) -> None:
     derives (tasks' `rederive_request_watches`): one read of those projects' ids inside the tasks area's two
     statements (review of session 25: the SLA breach and due-soon notices follow the derived manager, who could
     not read a request whose watch stayed with the one before)."""
+    users_changed(ctx, [user_id])
+
+
+def users_changed(ctx, user_ids) -> None:
+    """As `user_activity_changed`, for these users (`user_ids`: a list or a SELECT of ids) after an admin write that
+    changed what they may read: their access level, their tasks override, or their level's tasks cell (session 26:
+    the chain passes over one who may not read tasks, so such a change moves the watch too)."""
     from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
 
-    chain = _manager_chain()
-    named = select(Project.id).where(or_(*(person == user_id for person in chain)))
+    named = select(Project.id).where(or_(*(person.in_(user_ids) for person in _manager_chain())))
     tasks_service.rederive_request_watches(ctx.db, named)
 
 

@@ -91,16 +91,23 @@ def test_the_request_s_task_history_and_watcher_inserts_cost_no_round_trip_of_th
 
 
 def test_a_delivery_manager_who_may_not_read_tasks_is_told_without_the_request(portal, db):
-    """The notice names the request and links its task only to a manager who may read tasks; one whose `tasks`
-    permission is none learns that a request came (their link would be a 403), as an assignee without tasks:view is
-    told of an assignment."""
+    """Session 26: a manager whose `tasks` permission is none is passed over (projects' `request_manager`: the next
+    in the chain who may read tasks watches the request and is told it in full); before, they were told "A client
+    sent a request" (their link would be a 403) and the request waited on them. With nobody in the chain who may
+    read tasks, nobody is told."""
     from tests.factories import grant
 
-    manager = make_user(db, access_level="manager")
+    manager, owner = make_user(db, access_level="manager"), make_user(db, access_level="manager")
     grant(db, manager, "tasks", "none")
     mine = make_client(db)
-    project = make_project(db, company_id=mine.id, delivery_manager_id=manager.id)
+    project = make_project(db, company_id=mine.id, delivery_manager_id=manager.id, owner_id=owner.id)
     task_id = _request(portal, mine, project, title="Secret launch date")
-    told = db.execute(select(Notification.title, Notification.body, Notification.action_url, Notification.resource_id)
-                      .where(Notification.user_id == manager.id, Notification.type == "portal_request")).one()
-    assert tuple(told) == ("A client sent a request", None, None, task_id)
+    told = db.execute(select(Notification.user_id, Notification.action_url, Notification.resource_id)
+                      .where(Notification.type == "portal_request")).all()
+    assert [tuple(row) for row in told] == [(owner.id, f"/tasks/{task_id}", task_id)]
+    assert _watchers(db, task_id) == [owner.id]
+    grant(db, owner, "tasks", "none")
+    alone = make_project(db, company_id=mine.id, delivery_manager_id=manager.id, owner_id=owner.id)
+    other = _request(portal, mine, alone, title="Another")
+    assert db.scalar(select(Notification.id).where(Notification.resource_id == other)) is None
+    assert _watchers(db, other) == []
