@@ -359,3 +359,52 @@ def org_clock(monkeypatch):
         monkeypatch.setattr(timeutil, "datetime", _Moved)
 
     return move
+
+
+# ---------------------------------------------------------------- statuses the document lists (session 26)
+
+_UNDECLARED: list[str] = []
+
+
+def pytest_configure(config):
+    """Every response the app answers in a test is checked against the statuses docs/openapi.json lists for its
+    route (core.openapi.declared_statuses, the builder's own rule): a status the document leaves out fails the test
+    (an audit found about 30 routes answering one: generated clients could not read those answers). A 500 is left to
+    the tests that expect none. A test of a deliberately undeclared answer (the core's own test apps) carries the
+    `undeclared_status` marker."""
+    from chalice import app as chalice_app
+
+    from chalicelib.core.openapi import declared_statuses
+
+    config.addinivalue_line("markers", "undeclared_status: the test's app answers statuses its routes do not list")
+    called = chalice_app.Chalice.__call__
+    if getattr(called, "_wms_checked", False):
+        return
+
+    def __call__(self, event, context):
+        result = called(self, event, context)
+        try:
+            request = event.get("requestContext") or {}
+            path, method = request.get("resourcePath"), event.get("httpMethod") or request.get("httpMethod")
+            entry = self.routes.get(path, {}).get(method) if path else None
+            spec = getattr(entry.view_function, "__wms_endpoint__", None) if entry is not None else None
+            status = result.get("statusCode") if isinstance(result, dict) else None
+        except AttributeError:  # not an API Gateway event (a scheduled or queue function's)
+            return result
+        if spec is not None and status not in (None, 500) and status not in declared_statuses(method, path, spec):
+            _UNDECLARED.append(f"{method} {path} answered {status}, its document lists "
+                               f"{sorted(declared_statuses(method, path, spec))}")
+        return result
+
+    __call__._wms_checked = True
+    chalice_app.Chalice.__call__ = __call__
+
+
+@pytest.fixture(autouse=True)
+def _statuses_declared(request):
+    _UNDECLARED.clear()
+    yield
+    found = list(dict.fromkeys(_UNDECLARED))
+    _UNDECLARED.clear()
+    if found and request.node.get_closest_marker("undeclared_status") is None:
+        pytest.fail("a route answered a status its document does not list: " + "; ".join(found), pytrace=False)

@@ -99,6 +99,7 @@ class EndpointSpec:
     error_statuses: tuple[int, ...] = ()
     response: type[BaseModel] | None = None
     request_schema: dict | None = None
+    success_also: tuple[int, ...] = ()  # other success statuses the route answers (a proxy passing its upstream's)
 
 
 def json_default(value):
@@ -430,17 +431,21 @@ def endpoint(
     errors: tuple[int, ...] = (),
     response: type[BaseModel] | None = None,
     request_schema: dict | None = None,
+    success_also: tuple[int, ...] = (),
 ):
     """auth: "user" (a token, then `tool:level`), "public" (no token) or "service" (the handler checks
     its own bearer secret). access: access levels allowed, for endpoints gated by level not tool.
     response: the read model of the whole success body (core.schemas: `one`, `many`, `paged`,
     `OkResponse` or an area's own), used for the OpenAPI document and checked in tests.
-    request_schema: the JSON schema of a non-JSON body (a multipart form's parts), for the document."""
+    request_schema: the JSON schema of a non-JSON body (a multipart form's parts), for the document.
+    errors: the error statuses the route answers beyond those every route of its kind may (core.openapi.
+    declared_statuses); success_also: success statuses besides `status` (a proxy answering its upstream's). A test
+    fails when a route answers a status its document does not list (tests/conftest.py)."""
 
     def decorate(fn):
         spec = EndpointSpec(tool, level if tool else None, body, query, status, auth, access,
                             (fn.__doc__ or fn.__name__.replace("_", " ")).strip().splitlines()[0],
-                            request_content, response_content, errors, response, request_schema)
+                            request_content, response_content, errors, response, request_schema, success_also)
 
         def run(ctx: Context, request, path_params: dict) -> Response:
             uow = ctx.uow

@@ -125,7 +125,10 @@ def _answer(result: tuple[int, dict]):
     return json_response(body, status)
 
 
-_PROXY_ERRORS = (400, 404, 502, 503, 504)
+# the upstream's own 4xx pass through (document 1: calls are proxied), the common ones listed; 5xx, non-JSON and
+# unreachable are 502, a timeout 504, not configured 503 (service_proxy)
+_PROXY_ERRORS = (400, 404, 409, 422, 429, 502, 503, 504)
+_PROXY_CREATED = (201, 202)  # a POST's upstream may answer created or accepted
 _OBJECT = {"type": "object"}
 
 
@@ -137,7 +140,7 @@ def orchestrator_status(ctx):
 
 
 @bp.route("/api/orchestrator/pause", methods=["POST"])
-@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS,
+@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS, success_also=_PROXY_CREATED,
           request_content="application/json", request_schema=_OBJECT)
 def orchestrator_pause(ctx):
     """Pause the orchestrator (its `/pause`)."""
@@ -145,7 +148,7 @@ def orchestrator_pause(ctx):
 
 
 @bp.route("/api/orchestrator/resume", methods=["POST"])
-@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS,
+@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS, success_also=_PROXY_CREATED,
           request_content="application/json", request_schema=_OBJECT)
 def orchestrator_resume(ctx):
     """Resume the orchestrator (its `/resume`)."""
@@ -153,7 +156,7 @@ def orchestrator_resume(ctx):
 
 
 @bp.route("/api/orchestrator/restart", methods=["POST"])
-@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS,
+@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS, success_also=_PROXY_CREATED,
           request_content="application/json", request_schema=_OBJECT)
 def orchestrator_restart(ctx):
     """Restart the orchestrator (its `/restart`)."""
@@ -169,7 +172,7 @@ def orchestrator_tasks(ctx):
 
 
 @bp.route("/api/orchestrator/tasks", methods=["POST"])
-@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS,
+@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS, success_also=_PROXY_CREATED,
           request_content="application/json", request_schema=_OBJECT)
 def create_orchestrator_task(ctx):
     """Give the orchestrator a task (its `/tasks`; the body passed on as sent)."""
@@ -191,7 +194,7 @@ def business_agent_status(ctx, agent_id: str):
 
 
 @bp.route("/api/business-agents/{agent_id}/command", methods=["POST"])
-@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS,
+@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS, success_also=_PROXY_CREATED,
           request_content="application/json", request_schema=_OBJECT)
 def business_agent_command(ctx, agent_id: str):
     """Send a command to the agent (its `/command`; the body passed on as sent)."""
@@ -207,7 +210,7 @@ def business_agent_logs(ctx, agent_id: str):
 
 
 @bp.route("/api/business-agents/{agent_id}/trigger/{trigger_name}", methods=["POST"])
-@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS,
+@endpoint(tool="tasks", level="manage", response=UpstreamAnswer, errors=_PROXY_ERRORS, success_also=_PROXY_CREATED,
           request_content="application/json", request_schema=_OBJECT)
 def trigger_business_agent(ctx, agent_id: str, trigger_name: str):
     """Run one of the agent's triggers by name (its `/trigger/<name>`)."""

@@ -13,7 +13,7 @@ from .schemas import (CalendarEventRead, CalendarsRead, CultureEventCreate, Cult
 
 bp = Blueprint(__name__)
 EVENT = one("event", CalendarEventRead)
-ERRORS = (502, 503, 504)
+ERRORS = (404, 409, 502, 503, 504)  # the provider's own 404 and 409 pass through (a calendar not found)
 
 
 @bp.route("/api/calendar/calendars", methods=["GET"])

@@ -10,6 +10,7 @@ from .schemas import (AuthorizeUrl, CalendarStatus, ChatSave, ConnectionList, Co
 
 bp = Blueprint(__name__)
 EXEC = ("executive",)
+PROVIDER = (502, 503, 504)  # the provider checked on a save or a callback: unreachable, not configured, too slow
 
 
 @bp.route("/api/admin/connections", methods=["GET"])
@@ -27,7 +28,7 @@ def ledger_authorize_url(ctx):
 
 
 @bp.route("/api/admin/connections/ledger/callback", methods=["POST"])
-@endpoint(access=EXEC, body=LedgerCallback, response=one("connection", ConnectionRead))
+@endpoint(access=EXEC, body=LedgerCallback, errors=PROVIDER, response=one("connection", ConnectionRead))
 def ledger_callback(ctx, body: LedgerCallback):
     """Exchange the authorisation code (with its state) for tokens and the tenant; stored encrypted"""
     return {"connection": service.ledger_callback(ctx, code=body.code, state=body.state)}
@@ -42,7 +43,7 @@ def ledger_disconnect(ctx):
 
 
 @bp.route("/api/admin/connections/planner", methods=["PUT"])
-@endpoint(access=EXEC, body=PlannerSave, response=one("connection", ConnectionRead))
+@endpoint(access=EXEC, body=PlannerSave, errors=PROVIDER, response=one("connection", ConnectionRead))
 def planner_save(ctx, body: PlannerSave):
     """Save the planner API token (checked with the planner first; 400 with its message when refused)"""
     return {"connection": service.save_planner(ctx, api_token=body.api_token)}
@@ -57,7 +58,7 @@ def planner_disconnect(ctx):
 
 
 @bp.route("/api/admin/connections/chat", methods=["PUT"])
-@endpoint(access=EXEC, body=ChatSave, response=one("connection", ConnectionRead))
+@endpoint(access=EXEC, body=ChatSave, errors=PROVIDER, response=one("connection", ConnectionRead))
 def chat_save(ctx, body: ChatSave):
     """Save the chat bot token (checked with auth.test) and channel"""
     return {"connection": service.save_chat(ctx, bot_token=body.bot_token, channel_id=body.channel_id)}

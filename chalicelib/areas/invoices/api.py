@@ -58,7 +58,7 @@ def update_invoice(ctx, invoice_id: str, body: InvoiceUpdate):
 
 
 @bp.route("/api/invoices/{invoice_id}", methods=["DELETE"])
-@endpoint(tool="invoices", level="manage", response=OkResponse)
+@endpoint(tool="invoices", level="manage", errors=(502, 503, 504), response=OkResponse)  # the ledger's void
 def delete_invoice(ctx, invoice_id: str):
     """Delete an invoice (a ledger-linked one is deleted or voided in the ledger first)"""
     service.delete_invoice(ctx, invoice_id=invoice_id)

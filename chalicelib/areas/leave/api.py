@@ -11,24 +11,25 @@ from .schemas import (LeaveBalanceRead, LeaveListQuery, LeaveReject, LeaveReques
 
 bp = Blueprint(__name__)
 BASE = "/api/leave"
+LEDGER = (502, 503, 504)  # the payroll ledger unreachable, refusing, not configured, or too slow
 
 
 @bp.route(f"{BASE}/types", methods=["GET"])
-@endpoint(tool="leave", level="view", response=many("types", LeaveTypeRead))
+@endpoint(tool="leave", level="view", errors=LEDGER, response=many("types", LeaveTypeRead))
 def list_leave_types(ctx):
     """Leave types cached from the ledger (refreshed when older than an hour)"""
     return {"types": service_cache.list_types(ctx)}
 
 
 @bp.route(f"{BASE}/balances", methods=["GET"])
-@endpoint(tool="leave", level="view", response=many("balances", LeaveBalanceRead))
+@endpoint(tool="leave", level="view", errors=(409, *LEDGER), response=many("balances", LeaveBalanceRead))
 def list_leave_balances(ctx):
     """The caller's leave balances (cached for an hour; 409 without a ledger employee mapping)"""
     return {"balances": service_cache.list_balances(ctx)}
 
 
 @bp.route(f"{BASE}/balances/refresh", methods=["POST"])
-@endpoint(tool="leave", level="update", response=many("balances", LeaveBalanceRead))
+@endpoint(tool="leave", level="update", errors=LEDGER, response=many("balances", LeaveBalanceRead))
 def refresh_leave_balances(ctx):
     """The caller's leave balances fetched from the ledger now (bypasses the cache)"""
     return {"balances": service_cache.refresh_balances(ctx)}

@@ -33,7 +33,7 @@ def get_meeting(ctx, meeting_id: str):
 
 
 @bp.route("/api/meetings/{meeting_id}/transcript", methods=["GET"])
-@endpoint(tool="meetings", level="view", response=one("transcript", TranscriptRead))
+@endpoint(tool="meetings", level="view", errors=(502, 503, 504), response=one("transcript", TranscriptRead))
 def get_meeting_transcript(ctx, meeting_id: str):
     """A meeting's transcript: fetched from the provider on the first request, cached afterwards"""
     return {"transcript": service.transcript(ctx, meeting_id)}

@@ -68,14 +68,14 @@ def toggle_favourite(ctx, page_id: str):
 # --- AI editing ------------------------------------------------------------------------------
 
 @bp.route("/api/pages/ai/command", methods=["POST"])
-@endpoint(tool="pages", level="update", body=AICommand, response_content="text/event-stream", errors=(429, 502, 503))
+@endpoint(tool="pages", level="update", body=AICommand, response_content="text/event-stream", errors=(429, 502, 503, 504))
 def ai_command(ctx, body: AICommand):
     """Edit, rewrite or generate editor content; answers a UI message stream."""
     return Response(body=service_ai.command(ctx, data=body), status_code=200, headers=dict(service_ai.STREAM_HEADERS))
 
 
 @bp.route("/api/pages/ai/copilot", methods=["POST"])
-@endpoint(tool="pages", level="update", body=CopilotRequest, errors=(408, 429, 502, 503), response=CopilotAnswer)
+@endpoint(tool="pages", level="update", body=CopilotRequest, errors=(408, 429, 502, 503, 504), response=CopilotAnswer)
 def ai_copilot(ctx, body: CopilotRequest):
     """A short inline completion (at most 50 tokens)."""
     return service_ai.copilot(ctx, data=body)
@@ -157,7 +157,7 @@ def presign_upload(ctx, body: UploadPresign):
 
 
 @bp.route("/api/pages/upload/confirm", methods=["POST"])
-@endpoint(tool="pages", level="update", body=UploadConfirm, errors=(413, 415), response=UploadRead)
+@endpoint(tool="pages", level="update", body=UploadConfirm, errors=(404, 413, 415), response=UploadRead)
 def confirm_upload(ctx, body: UploadConfirm):
     """Confirm a direct upload: the stored object's size and signature bytes are checked."""
     return service_uploads.confirm(ctx, data=body)
