@@ -184,6 +184,7 @@ def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
             # the ledger answered, under the same key, the invoice a retry of this push made and linked meanwhile
             # (this one outlived its claim): it is the invoice's own, never undone; nothing is written
             _let_go(invoice, token)
+            ctx.db.flush()  # the claim's release written first: the answer is the row as stored (its updated_at)
             return invoice_record(ctx.db, invoice.id), invoice.ledger_invoice_id
         # deleted, pushed or voided meanwhile (a voided invoice cannot be pushed): undo ours
         if invoice is None or invoice.ledger_invoice_id or invoice.status == "voided":
