@@ -83,3 +83,9 @@ def delete_action_item(ctx, action_item_id: str):
 def action_items_urgency(event):
     """Recompute open items' urgency from today in ORG_TIMEZONE (a new day is seen within the hour)."""
     return jobs.refresh_urgency()
+
+
+@bp.schedule(Rate(1, unit=Rate.HOURS))
+def action_items_unstar_retry(event):
+    """Ask the actions agent again to unstar items whose unstar failed over an hour ago (at most 5 tries an item)."""
+    return jobs.retry_unstar()

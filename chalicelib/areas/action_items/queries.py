@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import case, or_, select
+from sqlalchemy import case, func, or_, select
 
-from chalicelib.core.models import User
+from chalicelib.core.models import HistoryEntry, User
 from chalicelib.core.query import Read, record_rows, record_sets, visible_row
 from chalicelib.core.scoping import sees_all
 from chalicelib.core.serialize import row_dict
@@ -31,6 +31,40 @@ def visible(principal):
 def load_action_item(ctx, item_id: str) -> ActionItem:
     """The item if it exists and the caller may see it; 404 otherwise (one query)."""
     return visible_row(ctx.db, ActionItem, item_id, visible(ctx.principal), "Action item")
+
+
+# The history entries that say how the item's last unstar at its source went (session 26): `unstar_failed` (written by
+# the agents service after the call failed), `unstar_retried` (written by this area when it asks again; no failure
+# after it: the retry succeeded). The first ask, at the first completion, writes nothing when it succeeds.
+UNSTAR_OUTCOMES = ("unstar_failed", "unstar_retried")
+
+
+def latest_unstar_outcome(db, item_id: str) -> str | None:
+    """The item's latest unstar outcome entry (`UNSTAR_OUTCOMES`), or None when no ask ever failed (one statement,
+    on the history's (entity_type, entity_id, created_at) index)."""
+    return db.scalar(select(HistoryEntry.action)
+                     .where(HistoryEntry.entity_type == "action_item", HistoryEntry.entity_id == item_id,
+                            HistoryEntry.action.in_(UNSTAR_OUTCOMES))
+                     .order_by(HistoryEntry.created_at.desc(), HistoryEntry.id.desc()).limit(1))
+
+
+def failed_unstars(db, *, sources, before, attempts: int, limit: int) -> list[tuple[str, str | None]]:
+    """`(item_id, actor_id)` of completed items from `sources` whose latest unstar outcome is `unstar_failed`,
+    written before `before`, with fewer than `attempts` failures in all; the actor is the caller of the failed
+    ask. Oldest failure first, at most `limit` (one statement)."""
+    entry = HistoryEntry
+    ranked = (select(entry.entity_id, entry.action, entry.actor_id, entry.created_at,
+                     func.row_number().over(partition_by=entry.entity_id,
+                                            order_by=(entry.created_at.desc(), entry.id.desc())).label("rank"),
+                     func.count().filter(entry.action == "unstar_failed").over(partition_by=entry.entity_id)
+                     .label("failures"))
+              .where(entry.entity_type == "action_item", entry.action.in_(UNSTAR_OUTCOMES)).subquery())
+    stmt = (select(ActionItem.id, ranked.c.actor_id).join(ranked, ranked.c.entity_id == ActionItem.id)
+            .where(ranked.c.rank == 1, ranked.c.action == "unstar_failed", ranked.c.created_at < before,
+                   ranked.c.failures < attempts, ActionItem.is_completed.is_(True),
+                   ActionItem.source_module.in_(sources))
+            .order_by(ranked.c.created_at, ActionItem.id).limit(limit))
+    return [tuple(row) for row in db.execute(stmt)]
 
 
 def load_deletable_item(ctx, item_id: str) -> ActionItem:

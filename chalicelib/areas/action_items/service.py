@@ -20,8 +20,9 @@ from chalicelib.core.scoping import sees_all
 from chalicelib.core.timeutil import org_today
 
 from .models import ActionItem, ActionItemPreference
-from .queries import (ITEM_FLAGS, contacts_read, current_urgency, item_record, item_select, load_action_item,
-                      load_deletable_item, preference_records, urgency_for, urgency_order, visible, with_contacts)
+from .queries import (ITEM_FLAGS, contacts_read, current_urgency, failed_unstars, item_record, item_select,
+                      latest_unstar_outcome, load_action_item, load_deletable_item, preference_records, urgency_for,
+                      urgency_order, visible, with_contacts)
 
 
 # ---------------------------------------------------------------- reads
@@ -201,7 +202,8 @@ def complete_item(ctx, *, item_id: str) -> None:
     """Marks the item completed (again: no change). An item mirrored from a relationship action marks that
     action done (relationships service); an item raised for a meeting's action item marks that item done, unless
     it is done or dismissed already (meetings service, session 22); an item from chat or mail is unstarred at its
-    source by the actions agent after commit (agents service; docs/decisions/action_items.md)."""
+    source by the actions agent after commit (agents service; docs/decisions/action_items.md). Completing again an
+    item whose last unstar failed asks the agent again (`retry_unstar`, session 26); otherwise nothing."""
     from chalicelib.areas.agents import service as agents_service
     from chalicelib.areas.relationships import service as relationships_service
 
@@ -218,7 +220,8 @@ def complete_item(ctx, *, item_id: str) -> None:
         # at the meeting reopens this one).
         meetings_service.completed_in_action_centre(ctx, item_id=item.source_id)
     lock_row(ctx.db, ActionItem, item.id, missing="Action item")  # re-read under the lock: a completion that waited for another
-    if item.is_completed:                  # changes nothing and asks the source nothing
+    if item.is_completed:                  # changes nothing and asks the source nothing, unless its unstar failed
+        retry_unstar(ctx, item)
         return
     item.is_completed = True
     ctx.db.flush()
@@ -227,6 +230,42 @@ def complete_item(ctx, *, item_id: str) -> None:
     agents_service.unstar_at_source(ctx, action_item_id=item.id, source_module=item.source_module,
                                     source_type=item.source_type, source_id=item.source_id)
 
+
+
+def retry_unstar(ctx, item: ActionItem) -> bool:
+    """A completed item from chat or mail whose latest unstar outcome is `unstar_failed` (one statement) is
+    unstarred at its source again, after commit, as at its first completion (agents service `unstar_at_source`): an
+    `unstar_retried` entry goes on its history with the commit, and a new failure is recorded after it as at the
+    first ask (so a retry with no failure after it succeeded). Anything else (never failed, retried with success, not
+    from chat or mail) asks nothing. The caller holds the item's row lock: two retries take turns and the second finds
+    `unstar_retried` (session 26, dead-end states audit: a failed unstar was never asked again). Answers whether the
+    agent is asked. Also called by the hourly job `action-items-unstar-retry` (jobs.retry_unstar)."""
+    from chalicelib.areas.agents import service as agents_service
+    from chalicelib.core import history
+
+    if (item.source_module not in agents_service.UNSTAR_SOURCES
+            or latest_unstar_outcome(ctx.db, item.id) != "unstar_failed"):
+        return False
+    history.record(ctx.db, entity_type="action_item", entity_id=item.id, action="unstar_retried",
+                   actor_id=ctx.user_id, changes={"source_module": item.source_module, "source_id": item.source_id})
+    ctx.db.flush()
+    return agents_service.unstar_at_source(ctx, action_item_id=item.id, source_module=item.source_module,
+                                           source_type=item.source_type, source_id=item.source_id)
+
+
+def unstar_retry_candidates(db, *, before, attempts: int, limit: int) -> list[tuple[str, str | None]]:
+    """`(item_id, actor_id)` of the completed chat and mail items whose last unstar failed before `before`, with
+    fewer than `attempts` failures (queries.failed_unstars), for the hourly retry job."""
+    from chalicelib.areas.agents import service as agents_service
+
+    return failed_unstars(db, sources=agents_service.UNSTAR_SOURCES, before=before, attempts=attempts, limit=limit)
+
+
+def retry_unstar_of(ctx, item_id: str) -> bool:
+    """The job's retry of one item: its row locked and read again (a completion or another run may have asked in
+    the meantime), then `retry_unstar`. An item gone or reopened since asks nothing."""
+    item = lock_row(ctx.db, ActionItem, item_id)
+    return item is not None and item.is_completed and retry_unstar(ctx, item)
 
 # ---------------------------------------------------------------- items other areas keep here
 
