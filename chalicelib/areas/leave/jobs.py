@@ -34,24 +34,29 @@ def cache_refresh() -> dict:
 
 def reverse_abandoned() -> dict:
     """Reverse the integrations of cancelled requests whose run stopped while it held the request (a stale claim,
-    docs/decisions/leave.md): the cancellation left the reversal to that run. Each request in its own transaction,
-    the providers called with none open; run again, nothing is found (the reversal lets the claim go). Every
-    15 minutes; by hand: `python -m chalicelib.cli job leave-reverse-abandoned`. No request's reversal is started
-    after REVERSE_SECONDS (`more`: the requests left keep their stale claims, and the next run finds them)."""
+    docs/decisions/leave.md): the cancellation left the reversal to that run. Since session 26 also cancelled
+    requests whose reversal failed (an id kept with `Reversal: ...`, no claim) and whose last attempt is older than
+    an hour (service_integrations.RETRY_REVERSAL_AFTER): what they still hold is reversed again (not the chat post).
+    One read finds both; each request in its own transaction, the providers called with none open; run again,
+    nothing is found (the reversal lets the claim go; a success clears the id and its error, a failure is tried
+    an hour later). Every 15 minutes; by hand: `python -m chalicelib.cli job leave-reverse-abandoned`. No request's
+    reversal is started after REVERSE_SECONDS (`more`: the requests left keep their stale claims or failed
+    reversals, and the next run finds them). `failed` counts a request whose reversal raised or failed again."""
     from chalicelib.core.timeutil import TimeBudget
 
-    from .service_integrations import abandoned_cancellations, in_job, reverse
+    from .service_integrations import abandoned_cancellations, in_job, reverse, reversed_again
 
     budget = TimeBudget(REVERSE_SECONDS)
     with job_context() as ctx:
-        ids = abandoned_cancellations(ctx.db)
+        due = abandoned_cancellations(ctx.db)
     started = done = 0
-    for request_id in ids:
+    for request_id, abandoned in due:
         if budget.spent():
             break
         started += 1
-        done += in_job(reverse, request_id)  # a failure leaves the others; its claim stays
-    answer = {"found": len(ids), "reversed": done, "failed": started - done}
-    if started < len(ids):
+        # a failure leaves the others; its claim stays (abandoned), or its id and error (failed again)
+        done += in_job(reverse if abandoned else reversed_again, request_id)
+    answer = {"found": len(due), "reversed": done, "failed": started - done}
+    if started < len(due):
         answer["more"] = True
     return answer

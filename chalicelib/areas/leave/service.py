@@ -369,8 +369,12 @@ def cancel(ctx, *, request_id: str) -> dict:
 def retry_integrations(ctx, *, request_id: str) -> dict:
     """Re-runs the integrations that have no id yet (failed or skipped), answering the request after the
     providers answered; no transaction is held open during the calls. 409 while another run holds the request
-    (its claim: service_integrations.claim), so that two runs never make the same external object."""
+    (its claim: service_integrations.claim), so that two runs never make the same external object. A cancelled
+    request whose reversal failed (a ledger, planner or calendar id kept) has what it still holds reversed instead
+    (`_retry_reversal`, session 26)."""
     request = load_leave_request(ctx, request_id)
+    if request.status == "cancelled":
+        return _retry_reversal(ctx, request)
     if request.status != "approved":
         raise Conflict("Only an approved request runs integrations")
     token = service_integrations.claim(ctx.db, request.id)
@@ -383,4 +387,27 @@ def retry_integrations(ctx, *, request_id: str) -> dict:
     _history(ctx, request.id, "integrations_retried", ", ".join(names) or None)
     ctx.db.flush()
     service_integrations.run(ctx, request.id, names, token=token)
+    return one_record(ctx.db, request.id)
+
+
+NOTHING_TO_REVERSE = "A cancelled request whose integrations are reversed has nothing left to reverse"
+
+
+def _retry_reversal(ctx, request: LeaveRequest) -> dict:
+    """Reverse again what a cancelled request still holds (`service_integrations.left_to_reverse`: its earlier
+    reversal failed), claimed as the cancellation's reversal is, the claim and the history entry committed before
+    the providers are called; answers the request after they answered, as a retry of an approved request does. 409
+    when nothing is left to reverse (the chat post's ts is never reversed) or a run holds the request."""
+    if not service_integrations.left_to_reverse(request):
+        raise Conflict(NOTHING_TO_REVERSE)
+    token = service_integrations.claim(ctx.db, request.id, status="cancelled")
+    if token is None:
+        raise Conflict("Integrations are already running for this request")
+    request = lock_row(ctx.db, LeaveRequest, request.id, missing="Leave request")  # as the run before left it
+    names = service_integrations.left_to_reverse(request)
+    if not names:  # reversed since it was read; the claim goes with the rollback
+        raise Conflict(NOTHING_TO_REVERSE)
+    _history(ctx, request.id, "integrations_retried", "Reversal: " + ", ".join(names))
+    ctx.db.flush()
+    service_integrations.reverse_again(ctx, request.id, token=token)
     return one_record(ctx.db, request.id)

@@ -28,7 +28,7 @@ import logging
 from datetime import timedelta
 from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 
-from sqlalchemy import select
+from sqlalchemy import and_, func, or_, select
 
 from chalicelib.core.context import job_context
 from chalicelib.core.errors import DomainError, ServiceUnavailable
@@ -48,6 +48,13 @@ ID_FIELDS = {"ledger": "ledger_leave_application_id", "planner": "planner_bookin
 # A claim older than this is a dead run's (its function timed out or crashed before letting go) and is taken over.
 # Far above the longest live run: the leave functions stop after 60 s, jobs after 120 s (infra/areas.json).
 STALE_CLAIM = timedelta(minutes=10)
+# What a cancellation reverses and can fail to: the chat post is never reversed (its cancellation is posted beside
+# it and its ts kept), so a request left with only a chat ts has nothing to reverse (session 26).
+REVERSIBLE = ("ledger", "planner", "calendar")
+# A failed reversal of a cancelled request is tried again by `leave-reverse-abandoned` only when its last attempt
+# (`updated_at`: every reversal records its outcome and lets the claim go, which bumps it; a claim does not) is older
+# than this: a provider that keeps failing is asked once an hour per request, not every 15 minutes (session 26).
+RETRY_REVERSAL_AFTER = timedelta(hours=1)
 DEFAULT_MINUTES_A_DAY = 456  # 7.6 hours: the planner booking's time a day when the request names no hours
 
 
@@ -374,26 +381,66 @@ def reverse(ctx, request_id: str) -> dict:
     return _undo(ctx, request_id, leave, token)
 
 
-def abandoned_cancellations(db) -> list[str]:
-    """Cancelled requests whose claim is stale: the run that held it stopped before it let go, so the
-    cancellation's reversal, which left the request to that run, never ran. At most LIST_LIMIT, oldest claim
-    first (the `leave-reverse-abandoned` job reverses them)."""
-    return list(db.scalars(
-        select(LeaveRequest.id)
-        .where(LeaveRequest.status == "cancelled", _claim_is_stale(utcnow()))
-        .order_by(LeaveRequest.integrations_running_since, LeaveRequest.id).limit(LIST_LIMIT)))
+def left_to_reverse(request: LeaveRequest) -> list[str]:
+    """The integrations of a cancelled request whose object is still there: a ledger, planner or calendar id kept
+    (a failed reversal keeps it). The chat post's ts is not one (REVERSIBLE)."""
+    return [name for name in REVERSIBLE if getattr(request, ID_FIELDS[name])]
+
+
+def reverse_again(ctx, request_id: str, *, token=None) -> dict:
+    """Reverse again what a cancelled request still holds (`left_to_reverse`: its earlier reversal failed), as
+    `reverse` does but without the chat post's cancellation (it was posted, or its failure recorded, then). `token`:
+    the claim the caller took (the retry route); without one it claims the request itself and does nothing when a
+    run holds it. Nothing left: the claim is let go and nothing is called. Answers `{name: outcome}`."""
+    if token is None:
+        token = claim(ctx.db, request_id, status="cancelled")
+        if token is None:
+            return {}
+    request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
+    if request.status != "cancelled" or not left_to_reverse(request):  # reversed since it was read
+        _let_go(request, token)
+        ctx.db.flush()
+        return {}
+    leave = {**_snapshot(ctx.db, request), ID_FIELDS["chat"]: None}  # the chat post is never reversed again
+    ctx.release_connection()
+    return _undo(ctx, request_id, leave, token)
+
+
+def abandoned_cancellations(db) -> list[tuple[str, bool]]:
+    """What the `leave-reverse-abandoned` job reverses, one read: cancelled requests whose claim is stale (the run
+    that held it stopped before it let go, so the cancellation's reversal, which left the request to that run,
+    never ran), and cancelled requests with no claim whose reversal failed (a ledger, planner or calendar id kept
+    with its `Reversal: ...` error) at their last attempt more than RETRY_REVERSAL_AFTER ago. Each as `(id,
+    abandoned)`, at most LIST_LIMIT, oldest claim or attempt first."""
+    now = utcnow()
+    failed = or_(*(and_(getattr(LeaveRequest, ID_FIELDS[name]).is_not(None),
+                        LeaveRequest.integration_errors[name].as_string().startswith("Reversal:"))
+                   for name in REVERSIBLE))
+    again = and_(LeaveRequest.integrations_running_since.is_(None),
+                 LeaveRequest.updated_at < now - RETRY_REVERSAL_AFTER, failed)
+    return [(row.id, row.abandoned) for row in db.execute(
+        select(LeaveRequest.id, LeaveRequest.integrations_running_since.is_not(None).label("abandoned"))
+        .where(LeaveRequest.status == "cancelled", or_(_claim_is_stale(now), again))
+        .order_by(func.coalesce(LeaveRequest.integrations_running_since, LeaveRequest.updated_at), LeaveRequest.id)
+        .limit(LIST_LIMIT))]
 
 
 def in_job(fn, request_id: str) -> bool:
     """Run `fn(ctx, request_id)` in a unit of work of its own; a failure is logged (the approval or cancellation
-    is committed; a run is retried by hand, an abandoned reversal by its job). Answers whether it succeeded."""
+    is committed; a run is retried by hand, an abandoned reversal by its job). Answers whether it succeeded: False
+    when it raised or answered False."""
     try:
         with job_context() as ctx:
-            fn(ctx, request_id)
+            answer = fn(ctx, request_id)
     except Exception:  # noqa: BLE001 - see the docstring
         log.exception("leave integrations of %s failed", request_id)
         return False
-    return True
+    return answer is not False
+
+
+def reversed_again(ctx, request_id: str) -> bool:
+    """`reverse_again`, answering whether every reversal it tried succeeded (the job counts the others failed)."""
+    return all(outcome == "ok" for outcome in reverse_again(ctx, request_id).values())
 
 
 def run_after_commit(ctx, request_id: str) -> None:
