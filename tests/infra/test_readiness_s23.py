@@ -13,6 +13,8 @@ def functions(template) -> dict:
 
 def _budgets() -> dict:
     """Each job's time budget (no new work started past it) and the longest step it may then still be in."""
+    from chalicelib.areas.action_items import jobs as action_item_jobs
+    from chalicelib.areas.agents import jobs as agent_jobs
     from chalicelib.areas.calendar import jobs as calendar_jobs
     from chalicelib.areas.invoices import jobs as invoice_jobs
     from chalicelib.areas.leave import jobs as leave_jobs
@@ -42,6 +44,8 @@ def _budgets() -> dict:
         "PlaceCachePurge": (calendar_jobs.PURGE_SECONDS, MARGIN),
         "CalendarInviteScan": (calendar_jobs.SCAN_SECONDS, MARGIN),
         "AdplatformsSync": (service_connections.SYNC_SECONDS, MARGIN),
+        "AgentsStaleRuns": (agent_jobs.STALE_SECONDS, MARGIN),  # a batch of runs put back (session 26)
+        "ActionItemsUnstarRetry": (action_item_jobs.UNSTAR_SECONDS, call),  # an item: the agent's call
     }
 
 

@@ -38,9 +38,10 @@ def refresh_urgency() -> dict:
 UNSTAR_ATTEMPTS = 5                 # unstar_failed entries of an item after which the job gives up on it
 UNSTAR_BACKOFF = timedelta(hours=1)  # a failure is asked again once it is this old (the job runs hourly)
 UNSTAR_BATCH = 100                  # items asked again in one run at most (oldest failure first)
+UNSTAR_SECONDS = 60                 # of the job's 120 s (infra/areas.json defaults): no item is started past them
 
 
-def retry_unstar() -> dict:
+def retry_unstar(*, seconds: float = UNSTAR_SECONDS) -> dict:
     """Ask the actions agent again to unstar, at its source, each completed chat or mail item whose latest unstar
     outcome is a failure older than UNSTAR_BACKOFF, with fewer than UNSTAR_ATTEMPTS failures in its history (the
     first ask and every retry, by a completion or by this job, count): at most UNSTAR_BATCH items a run, each in its
@@ -50,18 +51,23 @@ def retry_unstar() -> dict:
     By hand: `python -m chalicelib.cli job action-items-unstar-retry`."""
     from chalicelib.core.auth import principals_of
     from chalicelib.core.context import job_context
+    from chalicelib.core.timeutil import TimeBudget
 
     from . import service
 
+    budget = TimeBudget(seconds)  # each item is an agent call: the rest waits for the next run (session 26 review)
     with unit_of_work() as uow:
         candidates = service.unstar_retry_candidates(uow.session, before=utcnow() - UNSTAR_BACKOFF,
                                                      attempts=UNSTAR_ATTEMPTS, limit=UNSTAR_BATCH)
         principals = principals_of(uow.session, [actor for _, actor in candidates if actor])
-    asked = 0
+    asked, more = 0, False
     for item_id, actor in candidates:
+        if budget.spent():
+            more = True
+            break
         principal = principals.get(actor)
         if principal is None:
             continue
         with job_context(principal) as ctx:
             asked += service.retry_unstar_of(ctx, item_id)
-    return {"candidates": len(candidates), "asked": asked}
+    return {"candidates": len(candidates), "asked": asked, "more": more}

@@ -2,12 +2,12 @@
 configuration (tool `projects`: view reads, update writes), the runner callback (the runner's bearer secret,
 no user session), and the orchestrator and business agent proxies (tool `tasks`: view reads, manage commands
 and triggers)."""
-from chalice import Blueprint
+from chalice import Blueprint, Rate
 
 from chalicelib.core.http import endpoint, json_response
 from chalicelib.core.schemas import many, one, paged
 
-from . import service, service_callback, service_config, service_moves, service_proxy
+from . import jobs, service, service_callback, service_config, service_moves, service_proxy
 from .schemas import (AgentConfigPut, AgentConfigResponse, AgentStats, AgentStatsQuery, AgentTaskDetail,
                       AgentTaskItemRead, AgentTaskListQuery, AgentTaskMoved, AgentTaskUpdate, BusinessAgentRead,
                       CallbackAnswer, ReasonBody, ReviewApproveBody, UpstreamAnswer)
@@ -89,10 +89,10 @@ def review_approve_agent_task(ctx, agent_task_id: str, body: ReviewApproveBody):
 
 
 @bp.route("/api/agent-tasks/{agent_task_id}/review-reject", methods=["POST"])
-@endpoint(tool="tasks", level="update", body=ReasonBody, response=AgentTaskMoved, errors=(409,))
+@endpoint(tool="tasks", level="update", body=ReasonBody, response=AgentTaskMoved, errors=(409, 503))
 def review_reject_agent_task(ctx, agent_task_id: str, body: ReasonBody):
-    """Move review back to building (a reason is required; retry_count + 1; a new build run when the project's
-    runner is configured)."""
+    """Move review back to building and send a new build run carrying the reason to the project's runner (after
+    commit; a reason is required; retry_count + 1)."""
     return service_moves.review_reject(ctx, task_id=agent_task_id, reason=body.reason)
 
 
@@ -215,3 +215,9 @@ def business_agent_logs(ctx, agent_id: str):
 def trigger_business_agent(ctx, agent_id: str, trigger_name: str):
     """Run one of the agent's triggers by name (its `/trigger/<name>`)."""
     return _answer(service_proxy.trigger(ctx, agent_id, trigger_name, service_proxy.request_body(ctx)))
+
+
+@bp.schedule(Rate(15, unit=Rate.MINUTES))
+def agents_stale_runs(event):
+    """Give up agent runs the runner took and never reported, and put their tasks back."""
+    return jobs.stale_runs()

@@ -38,7 +38,9 @@ class AgentRun(Timestamps, Base):
     """One piece of work asked of the runner (a scoping or a build run), with what it cost."""
 
     __tablename__ = "agent_runs"
-    __table_args__ = (Index("ix_agent_runs_task_created", "task_id", "created_at"),)
+    # the second serves the stale-runs job's read of the runs still waiting (migration agents_0002, session 26)
+    __table_args__ = (Index("ix_agent_runs_task_created", "task_id", "created_at"),
+                      Index("ix_agent_runs_status_created", "status", "created_at"))
 
     id: Mapped[str] = id_column()
     task_id: Mapped[str] = mapped_column(cross_area_key("tasks.id", ondelete="CASCADE"), nullable=False)

@@ -208,13 +208,21 @@ def apply_report(ctx, body: AgentCallback) -> dict:
         # not left unseen: the user who dispatched the run is told too, when they may (decisions/agents.md, 25, 26)
         change_stage(ctx, agent, task, target, actor_id=None, run_id=run.id, fallback_id=run.created_by)
     elif failed_here:
-        # back in the stage the run's start left, from where a person can send it again or decide (session 26); the
-        # stage notices as for the runner's other moves (the dispatcher too when none told may decide)
-        back = _stage_left(ctx.db, task.id, run)
-        change_stage(ctx, agent, task, back, actor_id=None, fallback_id=run.created_by, run_id=run.id,
-                     reason=run.error or "the runner reported the run failed")
-        _notify_failed(ctx, task, run, back)
+        put_back(ctx, agent, task, run)
     return _answer(agent, run, False)
+
+
+def put_back(ctx, agent: AgentTask, task, run: AgentRun) -> str:
+    """A failed run (`run.status` failed, its error set) that is the task's latest run of the stage the task is still
+    in, the agent meta and run rows locked: the task goes back in the stage the run's start left, from where a person
+    can send it again or decide (session 26); the stage notices as for the runner's other moves (the dispatcher too
+    when none told may decide), and `agent_run_failed`. The runner's `failed` report and the stale-runs job
+    (service_stale, a run the runner never reported) both. Answers the stage."""
+    back = _stage_left(ctx.db, task.id, run)
+    change_stage(ctx, agent, task, back, actor_id=None, fallback_id=run.created_by, run_id=run.id,
+                 reason=run.error or "the runner reported the run failed")
+    _notify_failed(ctx, task, run, back)
+    return back
 
 
 def _notify_failed(ctx, task, run, back: str) -> None:

@@ -5,10 +5,13 @@
 | approve        | pending_approval   | building  | a build run, sent to the runner after commit             |
 | reject         | pending_approval   | rejected  | reason required (400)                                    |
 | review-approve | review             | done      | gates browser_test_status and ci_status `passed`, or force |
-| review-reject  | review             | building  | reason required; retry_count + 1; a build run carrying the reason when the project's runner is configured |
+| review-reject  | review             | building  | reason required; retry_count + 1; a build run carrying the reason |
 
-A move from another stage is 409. Dispatch and approve need the project's enabled agent configuration (runner
-URL and secret), else 409, so that no run waits for a runner that will never hear of it. Each move takes the task
+A move from another stage is 409. Dispatch, approve and review-reject need the project's enabled agent
+configuration (runner URL and secret), else 409 (RUNNER_MODE=off: 503), so that no run waits for a runner that
+will never hear of it and no task waits in scoping or building for a run that was never started (review-reject
+moved to building with no run before session 26). A run the runner took and never reports is given up on by the
+job agents-stale-runs (jobs.py). Each move takes the task
 row FOR KEY SHARE (its read), then locks the agent meta row (the order of the task's delete), writes a task history
 event (`agent_stage_changed`) and notifies the task's assignee and reporter who may read the task
 (`agent_task_stage_changed`, not the person who made the move); when the runner's report moves the task to
@@ -131,10 +134,10 @@ def change_stage(ctx, agent: AgentTask, task, new: str, *, actor_id: str | None,
     notify_stage_change(ctx, task, old, new, actor_id=actor_id, fallback_id=fallback_id)
 
 
-def _runner_target(ctx, task, *, required: bool = True):
-    """(project id, configuration, secret) of the task's project runner. When `required`, a task outside a
-    project, a project without an enabled configuration, or an unreadable secret is 409, and RUNNER_MODE=off
-    is 503, before anything is written; otherwise those answer None."""
+def _runner_target(ctx, task):
+    """(project id, configuration, secret) of the task's project runner. A task outside a project, a project
+    without an enabled configuration, or an unreadable secret is 409, and RUNNER_MODE=off is 503, before
+    anything is written (every move that starts a run: dispatch, approve, review-reject)."""
     from chalicelib.providers.runner import get_runner
 
     project_id = project_of(task)
@@ -149,15 +152,8 @@ def _runner_target(ctx, task, *, required: bool = True):
     if problem is None and not secret:
         problem = "The project's runner secret is not set or cannot be read: set it again in the agent configuration"
     if problem is not None:
-        if required:
-            raise Conflict(problem)
-        return None
-    try:
-        get_runner()
-    except Exception:
-        if required:
-            raise
-        return None
+        raise Conflict(problem)
+    get_runner()  # RUNNER_MODE=off: 503
     return project_id, config, secret
 
 
@@ -259,10 +255,10 @@ def review_approve(ctx, *, task_id: str, force: bool) -> dict:
 
 def review_reject(ctx, *, task_id: str, reason: str) -> dict:
     agent, task = _locked(ctx, task_id, "review-reject")
+    # the runner is required as for approve (session 26): a move to building with no run left the task there for
+    # good, since only a report of its latest build run moves it out
+    target = _runner_target(ctx, task)
     agent.retry_count = (agent.retry_count or 0) + 1
-    target = _runner_target(ctx, task, required=False)
     change_stage(ctx, agent, task, "building", actor_id=ctx.user_id, reason=reason, retry_count=agent.retry_count)
-    run = None
-    if target is not None:
-        run = _start_run(ctx, agent, task, target, stage="building", previous_stage="review", feedback=reason)
+    run = _start_run(ctx, agent, task, target, stage="building", previous_stage="review", feedback=reason)
     return _answer(ctx, agent, task, run)

@@ -143,3 +143,15 @@ def test_the_job_through_its_scheduled_handler(db, employee, set_env, api, clien
     assert client.lambda_.invoke("action_items_unstar_retry", event).payload["asked"] == 1
     assert client.lambda_.invoke("action_items_unstar_retry", event).payload["asked"] == 0  # run twice: one effect
     assert len(_asked(db, item)) == 1
+
+
+def test_a_spent_budget_leaves_the_rest_for_the_next_run(db, employee, set_env, api):
+    from chalicelib.areas.action_items import jobs
+
+    first = _failed_item(api, db, employee, set_env, source_id="msg-a")
+    second = _failed_item(api, db, employee, set_env, source_id="msg-b")
+    _age_history(db, first)
+    _age_history(db, second)
+    set_env(BUSINESS_AGENTS=AGENT_BACK)
+    assert jobs.retry_unstar(seconds=0) == {"candidates": 2, "asked": 0, "more": True}
+    assert jobs.retry_unstar()["asked"] == 2

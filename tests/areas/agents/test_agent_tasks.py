@@ -224,10 +224,13 @@ def test_review_reject_counts_retries_and_starts_a_build(api, db, exec_user):
     db.flush()
     again = api.post(f"/api/agent-tasks/{task.id}/review-reject", as_=exec_user, json={"reason": "still broken"})
     assert again.json["task"]["agent"]["retry_count"] == 2
-    # a project without an agent configuration: the move still happens, with no run
-    bare, _ = make_agent_task(db, stage="review")
+    # a project without an agent configuration: refused as approve is (session 26: no task waits in building for a
+    # run that was never started), nothing written
+    bare, bare_agent = make_agent_task(db, stage="review")
     moved = api.post(f"/api/agent-tasks/{bare.id}/review-reject", as_=exec_user, json={"reason": "no"})
-    assert moved.status == 200 and moved.json["run"] is None and moved.json["task"]["agent"]["retry_count"] == 1
+    assert moved.status == 409
+    db.refresh(bare_agent)
+    assert (bare_agent.stage, bare_agent.retry_count) == ("review", 0)
 
 
 def test_the_actor_is_not_notified_of_their_own_move(api, db, exec_user):
