@@ -13,6 +13,7 @@ not touched, so a second run of the job changes nothing. A late report of a run 
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import cache
 
 from sqlalchemy import exists, select, tuple_
 from sqlalchemy.orm import aliased
@@ -26,10 +27,16 @@ from .service_callback import put_back
 WAITING = ("queued", "running")
 
 
+@cache
+def _newer():
+    """The alias of a newer run of the same task and stage (built once per process)."""
+    return aliased(AgentRun, name="newer_run")
+
+
 def _stale(cutoff, *, after=None):
     """The runs to give up: waiting, created before `cutoff`, the task's latest run of its stage, the task still in
     that stage (no newer run of the same task and stage, in the order of service_callback._latest_run_of_stage)."""
-    newer = aliased(AgentRun)
+    newer = _newer()
     query = (select(AgentRun.id, AgentRun.created_at)
              .join(AgentTask, AgentTask.task_id == AgentRun.task_id)
              .where(AgentRun.status.in_(WAITING), AgentRun.created_at < cutoff, AgentTask.stage == AgentRun.stage,
