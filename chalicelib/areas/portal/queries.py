@@ -142,14 +142,12 @@ def load_project(ctx, project_id: str) -> dict:
 
 # ---------------------------------------------------------------- who hears of a client's write
 
-def company_contact(db, company_id: str, *, reading: str | None = None) -> str | None:
-    """Who hears of a client's write that names no project (a request without one, the questionnaire, a
-    connection): as `connection_contacts` answers for the one company, the client profile's delivery manager when
-    active, else the company's owner when active, else None (one statement); `reading`: a tool each must also
-    hold at view (a request's watcher reads its task: "tasks", as projects' `request_manager` asks; session 26). A
-    write in a project asks the projects area's `request_manager`, whose chain puts the project's delivery manager
-    and owner around the profile's."""
-    return connection_contacts(db, [company_id], reading=reading).get(company_id, (None, None))[0]
+def company_contact(db, company_id: str) -> str | None:
+    """Who hears of a client's questionnaire or connection: as `connection_contacts` answers for the one company,
+    the client profile's delivery manager when active, else the company's owner when active, else None (one
+    statement). A request asks the projects area's chain instead (`request_manager` in a project,
+    `company_request_manager` in none: the first active reader of tasks, since they watch its task)."""
+    return connection_contacts(db, [company_id]).get(company_id, (None, None))[0]
 
 
 @cache
@@ -163,29 +161,25 @@ def _contact_users():
     return aliased(User, name="contact_manager"), aliased(User, name="contact_owner")
 
 
-def connection_contacts(db, company_ids, *, reading: str | None = None) -> dict[str, tuple[str, str]]:
+def connection_contacts(db, company_ids) -> dict[str, tuple[str, str]]:
     """`{company_id: (user_id, the company's name)}`: who hears of these companies' connections (the client
-    profile's delivery manager when active, else the company's owner when active; with `reading`, each holding that
-    tool at view too), for many companies in one statement (a sync's failures: session 25). A company with neither
-    is left out."""
-    from sqlalchemy import and_, func, true
+    profile's delivery manager when active, else the company's owner when active), for many companies in one
+    statement (a sync's failures: session 25). A company with neither active is left out."""
+    from sqlalchemy import and_, func
 
     from chalicelib.areas.clients import service as clients_service
     from chalicelib.areas.deals import service as deals_service
-    from chalicelib.core.permissions import holders_select
 
     ids = sorted({cid for cid in company_ids if cid})
     if not ids:
         return {}
     company = deals_service.company_table()
     manager, owner = _contact_users()
-    readers = holders_select(reading, "view").correlate(None) if reading else None
     rows = db.execute(
         select(company.c.id, company.c.name, func.coalesce(manager.id, owner.id).label("user_id"))
         .select_from(company)
         .outerjoin(manager, and_(manager.id == clients_service.profile_manager_of(company.c.id),
-                                 manager.is_active.is_(True), manager.id.in_(readers) if reading else true()))
-        .outerjoin(owner, and_(owner.id == company.c.owner_id, owner.is_active.is_(True),
-                               owner.id.in_(readers) if reading else true()))
+                                 manager.is_active.is_(True)))
+        .outerjoin(owner, and_(owner.id == company.c.owner_id, owner.is_active.is_(True)))
         .where(company.c.id.in_(ids))).all()
     return {row.id: (row.user_id, row.name) for row in rows if row.user_id}

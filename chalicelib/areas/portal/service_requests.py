@@ -37,12 +37,13 @@ def _delivery_manager(ctx, project: dict | None = None, *, watches: bool = False
     named no longer leaves the request unwatched and untold (session 25), nor does a project or client with no
     active manager (session 25, audit "events that reach nobody"). Session 26: one chain, the projects area's,
     where the portal had written the same one again."""
-    if project:
-        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+    from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
 
+    if project:
         return projects_service.request_manager(ctx.db, project["id"])
-    # the request's watcher reads its task: one who may not is passed over (session 26), as request_manager does
-    return company_contact(ctx.db, ctx.portal.company_id, reading="tasks" if watches else None)
+    if watches:  # a request in no project: its company's half of the same chain (session 26)
+        return projects_service.company_request_manager(ctx.db, ctx.portal.company_id)
+    return company_contact(ctx.db, ctx.portal.company_id)
 
 
 def create_request(ctx, *, data) -> str:

@@ -70,23 +70,44 @@ def request_manager(db, project_id: str, *, project: Project | None = None) -> s
     return db.scalar(select(request_manager_of(project.id if project is not None else project_id)))
 
 
-def request_manager_of(project_id_column):
-    """A correlated scalar for another area's statement: `request_manager` as SQL for project `project_id_column` (a
-    column or a value). The tasks area reads it for the SLA breach and due-soon notices of a task nobody active is
-    assigned (session 25)."""
+def _reader_of_tasks():
+    """`active(user_id)`: a correlated scalar, the user when active and a reader of tasks (tasks:view; session 26:
+    a manager with tasks at none was picked, watched the request they could not open, and the next in the chain,
+    who could, was never told), else null; the readers are one uncorrelated subquery."""
     from chalicelib.core.models import User
     from chalicelib.core.permissions import holders_select
 
-    # who may read the request's task (tasks:view; session 26: a manager with tasks at none was picked, watched the
-    # request they could not open, and the next in the chain, who could, was never told); one uncorrelated subquery
     readers = holders_select("tasks", "view").correlate(None)
 
     def active(user_id):
         return select(User.id).where(User.id == user_id, User.is_active.is_(True),
                                      User.id.in_(readers)).scalar_subquery()
 
+    return active
+
+
+def request_manager_of(project_id_column):
+    """A correlated scalar for another area's statement: `request_manager` as SQL for project `project_id_column` (a
+    column or a value). The tasks area reads it for the SLA breach and due-soon notices of a task nobody active is
+    assigned (session 25)."""
+    active = _reader_of_tasks()
     return (select(func.coalesce(*(active(person) for person in _manager_chain())))
             .where(Project.id == project_id_column).scalar_subquery())
+
+
+def company_request_manager_of(company_id_column):
+    """As `request_manager_of`, for a client's request in no project of company `company_id_column`: the first
+    active reader of tasks among the company's client profile's delivery manager and its owner (the company's half
+    of `_manager_chain`), else null (session 26: the portal's request, the watch re-derived on a user's change and
+    the SLA and due-soon fallbacks read this one chain)."""
+    active = _reader_of_tasks()
+    chain = _company_chain(company_id_column)
+    return select(func.coalesce(*(active(person) for person in chain))).scalar_subquery()
+
+
+def company_request_manager(db, company_id: str) -> str | None:
+    """`company_request_manager_of` for one company (one statement): who watches a client's request in no project."""
+    return db.scalar(select(company_request_manager_of(company_id)))
 
 
 def user_activity_changed(ctx, user_id: str) -> None:
@@ -101,24 +122,41 @@ def user_activity_changed(ctx, user_id: str) -> None:
 def users_changed(ctx, user_ids) -> None:
     """As `user_activity_changed`, for these users (`user_ids`: a list or a SELECT of ids) after an admin write that
     changed what they may read: their access level, their tasks override, or their level's tasks cell (session 26:
-    the chain passes over one who may not read tasks, so such a change moves the watch too)."""
+    the chain passes over one who may not read tasks, so such a change moves the watch too). The requests in no
+    project follow their company's half of the chain (`company_request_manager_of`) likewise."""
     from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
 
     named = select(Project.id).where(or_(*(person.in_(user_ids) for person in _manager_chain())))
-    tasks_service.rederive_request_watches(ctx.db, named)
+    from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
+
+    company = _company_table()
+    companies = select(company.c.id).where(or_(clients_service.profile_manager_of(company.c.id).in_(user_ids),
+                                               company.c.owner_id.in_(user_ids)))
+    tasks_service.rederive_request_watches(ctx.db, named, companies)
+
+
+def _company_table():
+    from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
+
+    return deals_service.company_table()
+
+
+def _company_chain(company_id_column) -> tuple:
+    """The company's half of the chain, as columns for a statement naming the company (`company_id_column`): its
+    client profile's delivery manager, its owner."""
+    from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
+
+    company = _company_table()
+    owner = (select(company.c.owner_id).where(company.c.id == company_id_column)
+             .correlate_except(company).scalar_subquery())
+    return clients_service.profile_manager_of(company_id_column), owner
 
 
 def _manager_chain() -> tuple:
     """The chain a project's client-facing manager is picked from, in order, as columns of a statement on the
     projects row: its delivery manager, its company's client profile's, its owner, its company's owner."""
-    from chalicelib.areas.clients import service as clients_service  # another area: imported lazily
-    from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
-
-    company = deals_service.company_table()
-    company_owner = (select(company.c.owner_id).where(company.c.id == Project.company_id)
-                     .correlate_except(company).scalar_subquery())  # to the projects row however deep
-    return (Project.delivery_manager_id, clients_service.profile_manager_of(Project.company_id), Project.owner_id,
-            company_owner)
+    profile_manager, company_owner = _company_chain(Project.company_id)  # correlated to the projects row
+    return (Project.delivery_manager_id, profile_manager, Project.owner_id, company_owner)
 
 
 def _completion_chain(db, project_id: str) -> list[str]:

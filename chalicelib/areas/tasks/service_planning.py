@@ -133,17 +133,15 @@ def project_task_counts(resource_in):
 
 
 def project_manager():
-    """A correlated scalar for another area's statement over `Task`: the delivery manager a client's request in the
-    task's project derives (`resource_type` project; projects' `request_manager_of`: the first active of the
-    project's delivery manager, its client profile's, its owner and its company's owner; null for another link or
-    when none is active). The SLA area tells them of
-    the breach of a task nobody active is assigned (session 25); the projects area is reached through this one,
-    since it calls the SLA area (tests/core/test_area_links.py)."""
-    from sqlalchemy import case
+    """A correlated scalar for another area's statement over `Task`: the manager a client's request in the task's
+    project derives (`resource_type` project; projects' `request_manager_of`: the first active reader of tasks of
+    the project's delivery manager, its client profile's, its owner and its company's owner), or, for a task of a
+    company (session 26), the company's half of that chain (`company_request_manager_of`); null for another link or
+    when none is. The SLA area tells them of the breach of a task nobody active is assigned (session 25); the
+    projects area is reached through this one, since it calls the SLA area (tests/core/test_area_links.py)."""
+    from .service_portal import request_manager_of_task
 
-    from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
-
-    return case((Task.resource_type == "project", projects_service.request_manager_of(Task.resource_id)), else_=None)
+    return request_manager_of_task()  # session 26: a request in no project derives its company's too
 
 
 CONFIG_COLUMNS = {"task_status": "status_id", "task_priority": "priority_id", "task_type": "type_id",

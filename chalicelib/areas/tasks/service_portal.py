@@ -209,19 +209,22 @@ def move_request_watch(db, *, manager_id: str | None, project_id: str | None = N
                .on_conflict_do_nothing(), execution_options=WRITE_LATER)
 
 
-def rederive_request_watches(db, project_ids) -> None:
+def rederive_request_watches(db, project_ids, company_ids=None) -> None:
     """The requests' own watches of these projects (`project_ids`: a list or a SELECT of ids) follow the manager
-    each project derives now (projects' `request_manager_of`: the first active of its delivery manager, its client
-    profile's, its owner and its company's owner), as `move_request_watch` makes them follow one: after an admin
-    write that changed who is active (review of session 25: a manager deactivated or back kept, or never got, the
-    watch, so the one told of a breach could not read the request, and nobody was). A watch somebody chose is
-    never touched. Two statements whatever the number of projects and requests."""
-    from sqlalchemy import or_
+    each project derives now (projects' `request_manager_of`: the first active reader of tasks of its delivery
+    manager, its client profile's, its owner and its company's owner), and those of the requests in no project of
+    these companies (`company_ids`, likewise; session 26) their company's (`company_request_manager_of`), as
+    `move_request_watch` makes them follow one: after an admin write that changed who is active or what they may
+    read (review of session 25: a manager deactivated or back kept, or never got, the watch, so the one told of a
+    breach could not read the request, and nobody was). A watch somebody chose is never touched. Two statements
+    whatever the number of projects, companies and requests."""
+    from sqlalchemy import and_, or_
 
-    from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
-
-    manager = projects_service.request_manager_of(Task.resource_id)
-    where = (Task.resource_type == "project", Task.resource_id.in_(project_ids), _is_request())
+    manager = request_manager_of_task()
+    linked = and_(Task.resource_type == "project", Task.resource_id.in_(project_ids))
+    if company_ids is not None:
+        linked = or_(linked, and_(Task.resource_type == "company", Task.resource_id.in_(company_ids)))
+    where = (linked, _is_request())
     stale = select(Task.id).where(*where, or_(manager.is_(None), manager != TaskWatcher.user_id))
     db.execute(delete(TaskWatcher).where(TaskWatcher.id == TaskWatcher.task_id, TaskWatcher.task_id.in_(stale)),
                execution_options={**WRITE_LATER, "synchronize_session": False})
@@ -233,3 +236,15 @@ def rederive_request_watches(db, project_ids) -> None:
                   literal(utcnow(), UTCDateTime())).where(*where, manager.is_not(None))
     db.execute(insert_or_not(TaskWatcher.__table__).from_select(["id", "task_id", "user_id", "created_at"], rows)
                .on_conflict_do_nothing(), execution_options=WRITE_LATER)
+
+
+def request_manager_of_task():
+    """A correlated scalar over `Task`: the manager a client's request derives, by what it is linked to (projects'
+    `request_manager_of` for a project, `company_request_manager_of` for a company; null otherwise)."""
+    from sqlalchemy import case
+
+    from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+    return case((Task.resource_type == "project", projects_service.request_manager_of(Task.resource_id)),
+                (Task.resource_type == "company", projects_service.company_request_manager_of(Task.resource_id)),
+                else_=None)

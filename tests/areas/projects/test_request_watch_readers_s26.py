@@ -73,3 +73,23 @@ def test_a_level_s_tasks_cell_and_an_access_level_change_move_the_watch(portal, 
     changed = api.put(f"/api/admin/users/{manager.id}", as_=exec_user, json={"access_level": "head"})
     assert changed.status == 200, changed
     assert _watchers(db, task_id) == [manager.id]
+
+
+def test_a_request_in_no_project_follows_its_company_s_manager(portal, api, db, exec_user):  # noqa: F811
+    """A request in no project watches its company's half of the chain (the client profile's delivery manager, then
+    the company's owner: projects' `company_request_manager_of`), and an admin write moves that watch too: the
+    profile manager's tasks override, then their deactivation and reactivation."""
+    profile_manager, owner = make_user(db, access_level="lead"), make_user(db, access_level="lead")
+    mine = make_client(db, manager=profile_manager, owner_id=owner.id)
+    answer = portal.post("/requests", mine, role="collaborator", json={"title": "Checkout"})
+    assert answer.status == 201, answer
+    task_id = answer.json["taskId"]
+    assert _watchers(db, task_id) == [profile_manager.id]
+    path = f"/api/admin/users/{profile_manager.id}/permissions"
+    assert api.put(path, as_=exec_user, json={"permissions": {"tasks": "none"}}).status == 200
+    assert _watchers(db, task_id) == [owner.id]
+    assert api.get(f"/api/tasks/{task_id}", as_=owner).status == 200
+    assert api.put(path, as_=exec_user, json={"permissions": {"tasks": None}}).status == 200
+    assert _watchers(db, task_id) == [profile_manager.id]
+    assert api.put(f"/api/admin/users/{profile_manager.id}", as_=exec_user, json={"is_active": False}).status == 200
+    assert _watchers(db, task_id) == [owner.id]
