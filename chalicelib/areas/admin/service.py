@@ -16,7 +16,7 @@ from chalicelib.core.serialize import value_out
 
 from .queries import USER_FIELDS, get_user_record, lock_user, sees_salary, user_record, user_select
 from .schemas import UserCreate, UserListQuery, UserUpdate
-from .service_permissions import keep_an_executive
+from .service_permissions import keep_an_executive, one_user_moved, permissions_moved, user_permissions
 
 REDACTED = "[redacted]"
 
@@ -195,6 +195,10 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     leaving = values.get("is_active") is False and was_active
     was_executive = _decides_as_executive(user)
     was_level = user.access_level
+    toggled = "is_active" in values and bool(values["is_active"]) != was_active
+    relevelled = values.get("access_level", was_level) != was_level
+    # effective permissions before a change of access level (one statement): what the change moves, after the write
+    was_permissions = user_permissions(ctx, user=user) if relevelled and not toggled else None
     before = _snapshot(user)
     for key, value in values.items():
         setattr(user, key, value)
@@ -211,12 +215,17 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
         from chalicelib.areas.proposals import service as proposals_service
 
         proposals_service.user_reactivated(ctx, user.id)
-    if ("is_active" in values and bool(values["is_active"]) != was_active) or user.access_level != was_level:
+    if toggled:
         # who a client's request derives (the first active of a chain who may read tasks) may have changed: their
-        # watches follow it (an access level sets what the user may read: session 26)
+        # watches follow it
         from chalicelib.areas.projects import service as projects_service
 
         projects_service.user_activity_changed(ctx, user.id)
+    elif was_permissions is not None:
+        # a change of access level moves work as a permission change does (the tasks watches, the feedback they can
+        # no longer give, the proposals they may approve again: session 26); a (de)activation in the same write is
+        # covered by the hooks above
+        permissions_moved(ctx, one_user_moved(user.id, was_permissions, user_permissions(ctx, user=user)))
     if _decides_as_executive(user) and not was_executive:
         # made an executive (or an executive reactivated): they now decide the leave waiting on the executives,
         # told after the write as above (session 25); a demotion tells nobody, the other executives decide

@@ -48,12 +48,65 @@ def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
         if diff:
             history.record(ctx.db, entity_type="access_level", entity_id=access_level, action="permissions_changed",
                            actor_id=ctx.user_id, changes=diff)
-    tasks_moved = [level for level in changes if before[level]["tasks"] != after[level]["tasks"]]
-    if tasks_moved:  # who a client's request derives reads its task: the levels' users' watches follow (session 26)
-        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
-
-        projects_service.users_changed(ctx, select(User.id).where(User.access_level.in_(tasks_moved)))
+    permissions_moved(ctx, levels_moved(before, after, list(changes)))
     return after
+
+
+# ---------------------------------------------------------------- what a permission change hands to other areas
+
+def _changed(before: str, after: str) -> bool:
+    return before != after
+
+
+def _fell_below(level: str):
+    return lambda before, after: permissions.RANK[before] >= permissions.RANK[level] > permissions.RANK[after]
+
+
+def _rose_to(level: str):
+    return lambda before, after: permissions.RANK[before] < permissions.RANK[level] <= permissions.RANK[after]
+
+
+def permissions_moved(ctx, moved) -> None:
+    """After an admin write that changed users' effective permissions (a user's overrides, a matrix cell, a user's
+    access level), the areas whose work follows a permission are told, as after a (de)activation (session 26).
+    `moved(tool, crossed)` answers the ids (a list or a SELECT) of the users whose effective level of `tool` went
+    from `before` to `after` with `crossed(before, after)` true, or None for nobody (`one_user_moved`,
+    `levels_moved`). Each hook below is one line: its tool, the line crossed, and the area's batch hook called
+    with those ids; each hook costs a fixed number of statements whatever the number of users."""
+    from chalicelib.areas.performance import service as performance_service  # other areas: imported lazily
+    from chalicelib.areas.projects import service as projects_service
+    from chalicelib.areas.proposals import service as proposals_service
+
+    hooks = (
+        # who a client's request derives reads its task: their watches follow (docs/decisions/projects.md)
+        ("tasks", _changed, projects_service.users_changed),
+        # a reviewer who can no longer answer: those who asked are told (docs/decisions/performance.md)
+        ("performance", _fell_below("view"), performance_service.reviewers_lost_access),
+        # a listed approver who may approve again: told of the proposals waiting on them (docs/decisions/proposals.md)
+        ("proposals", _rose_to("update"), proposals_service.approvers_regained),
+    )
+    for tool, crossed, hook in hooks:
+        user_ids = moved(tool, crossed)
+        if user_ids is not None:
+            hook(ctx, user_ids)
+
+
+def one_user_moved(user_id: str, before: dict[str, str], after: dict[str, str]):
+    """`moved` for one user whose effective permissions were `before` and are `after` (no statement)."""
+    return lambda tool, crossed: [user_id] if crossed(before[tool], after[tool]) else None
+
+
+def levels_moved(before: dict[str, dict[str, str]], after: dict[str, dict[str, str]], levels):
+    """`moved` for a change of the matrix from `before` to `after`: the users of the access levels whose cell of the
+    tool crossed, but those whose own override of that tool sets their level (the cell does not move them), as one
+    SELECT of ids."""
+    def moved(tool, crossed):
+        crossed_levels = [level for level in levels if crossed(before[level][tool], after[level][tool])]
+        if not crossed_levels:
+            return None
+        overridden = select(UserPermission.user_id).where(UserPermission.tool == tool)
+        return select(User.id).where(User.access_level.in_(crossed_levels), User.id.not_in(overridden))
+    return moved
 
 
 def _admin_lowered():
@@ -110,6 +163,7 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
     # saves of this user's overrides take turns (after the executives' lock, as every holder of both takes them):
     # two cannot both insert an override not stored yet
     lock_key(ctx.db, "user-permissions", user.id)
+    was = user_permissions(ctx, user=user)  # effective before (after the lock): what the change moves, below
     stored = {row.tool: row for row in ctx.db.scalars(select(UserPermission).where(UserPermission.user_id == user.id))}
     changes = {}
     for tool, level in levels.items():
@@ -128,11 +182,10 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
     if changes:
         history.record(ctx.db, entity_type="user", entity_id=user.id, action="permissions_changed",
                        actor_id=ctx.user_id, changes=changes)
-    if "tasks" in changes:  # who a client's request derives reads its task: their watches follow (session 26)
-        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
-
-        projects_service.user_activity_changed(ctx, user.id)
-    return user_permissions(ctx, user=user), overrides(ctx.db, user.id)
+    now = user_permissions(ctx, user=user)
+    if changes:  # the effective levels compared, not the override: one removed falls back to the matrix cell
+        permissions_moved(ctx, one_user_moved(user.id, was, now))
+    return now, overrides(ctx.db, user.id)
 
 
 def user_detail(ctx, *, user_id: str) -> tuple[dict, dict, dict]:

@@ -12,15 +12,18 @@
   one); only the requested reviewer responds (403), once (409); the request becomes `submitted`; the answer is the
   response record (its id, the request, the ratings and comments: no reviewer, no time).
 - A deactivated reviewer's pending requests stay pending; each requester is told once
-  (`feedback_request_cancelled`, `user_deactivated`).
+  (`feedback_request_cancelled`, `user_deactivated`); so are they when an admin's permission change leaves reviewers
+  without `performance:view` (`user_deactivated(..., left=False)`, session 26).
 - The summary (manager access level or above, subject within reach) aggregates submitted responses: counts per
   rating per area and the comments, shuffled; it never carries a reviewer, a request, a time or an order.
 """
 from __future__ import annotations
 
 import secrets
+from functools import cache
 
 from sqlalchemy import and_, func, or_, select
+from sqlalchemy.orm import aliased
 
 from chalicelib.core.errors import Conflict, Forbidden, NotFound, bad_field
 from chalicelib.core.ids import new_id, utcnow
@@ -167,25 +170,49 @@ def respond(ctx, *, data) -> dict:
     return row_dict(response, FEEDBACK_RESPONSE_FIELDS)
 
 
-def user_deactivated(ctx, user_id: str) -> None:
-    """After the admin write that deactivated `user_id` (admin.update_user calls it, as it calls leave): their
-    pending feedback requests can no longer be answered (only the requested reviewer responds). Each requester is
-    told once (`feedback_request_cancelled`), naming the subject and cycle when it is one request, the count
-    otherwise. The requests stay `pending`: the statuses are pending and submitted (document 2; no `cancelled`
-    exists). The caller (the administrator) is left out, as every notice leaves out its actor, and so is a request
-    the leaver made of themselves. The names and the link only to a requester who still holds `performance:view`;
-    another learns that a colleague they asked has left (session 26). One grouped read whatever the number of
-    requests, one read of who may read them, then `notify_many`'s (docs/decisions/performance.md, sessions 25, 26)."""
-    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+@cache
+def _reviewer():
+    """The alias of the reviewer `user_deactivated` names (built once per process)."""
+    return aliased(User, name="feedback_reviewer")
 
-    leaver = select(User.name).where(User.id == user_id).correlate(None).scalar_subquery()
+
+def user_deactivated(ctx, user_ids, *, left: bool = True) -> None:
+    """After an admin write after which reviewers can no longer answer their pending feedback requests (only the
+    requested reviewer responds, and answering needs `performance:view`): the requesters are told, each once
+    (`feedback_request_cancelled`), whatever the number of requests and reviewers. Two callers in the admin area:
+    - a deactivation (`left`, the default; `user_ids` the one leaver's id: admin.update_user, session 25);
+    - a permission change (`left=False`; `user_ids` a list or a SELECT of ids: the users whose effective
+      performance level dropped below view, by their override, their access level's matrix cell or a change of
+      access level; admin.service_permissions.permissions_moved, session 26). Only the reviewers still active and
+      now without `performance:view` count (an inactive one's requesters were told when they left).
+    The notice names the reviewer, the subject and cycle when it is one request, the reviewer and the count when
+    it is one reviewer, the number of colleagues otherwise; "left" only for a deactivation, "can no longer give"
+    for a permission change. The requests stay `pending`: the statuses are pending and submitted (document 2; no
+    `cancelled` exists). The caller (the administrator) is left out, as every notice leaves out its actor, and so
+    is a request a reviewer made of themselves. The names and the link only to a requester who still holds
+    `performance:view`; another learns that a colleague they asked has left or can no longer give it (session
+    26). One grouped read whatever the number of requests and reviewers, one read of who may read them, then
+    `notify_many`'s (docs/decisions/performance.md, sessions 25, 26)."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+    from chalicelib.core.permissions import holders_select
+
+    reviewer = _reviewer()
+    if isinstance(user_ids, str):
+        user_ids = [user_ids]
+    where = [FeedbackRequest.reviewer_id.in_(user_ids), FeedbackRequest.status == "pending",
+             FeedbackRequest.requested_by.is_not(None), FeedbackRequest.requested_by != FeedbackRequest.reviewer_id]
+    if ctx.user_id:
+        where.append(FeedbackRequest.requested_by != ctx.user_id)
+    if not left:  # still active, and without performance:view now (an inactive one's requesters were told)
+        where += [reviewer.is_active.is_(True),
+                  FeedbackRequest.reviewer_id.not_in(holders_select("performance", "view").correlate(None))]
     rows = ctx.db.execute(
         select(FeedbackRequest.requested_by, func.count(), func.min(FeedbackRequest.id), func.min(User.name),
-               func.min(ReviewCycle.name), leaver)
+               func.min(ReviewCycle.name), func.count(FeedbackRequest.reviewer_id.distinct()), func.min(reviewer.name))
         .join(User, User.id == FeedbackRequest.subject_id)
+        .join(reviewer, reviewer.id == FeedbackRequest.reviewer_id)
         .join(ReviewCycle, ReviewCycle.id == FeedbackRequest.cycle_id)
-        .where(FeedbackRequest.reviewer_id == user_id, FeedbackRequest.status == "pending",
-               FeedbackRequest.requested_by.is_not(None), FeedbackRequest.requested_by.not_in((user_id, ctx.user_id)))
+        .where(*where)
         .group_by(FeedbackRequest.requested_by).order_by(FeedbackRequest.requested_by)).all()
     if not rows:
         return
@@ -193,11 +220,22 @@ def user_deactivated(ctx, user_id: str) -> None:
     notify_many(ctx, [
         {"user_id": requester, "type": "feedback_request_cancelled",
          "resource_type": "feedback_request", "resource_id": request_id, "actor_id": ctx.user_id,
-         **({"title": (f"{name} left before giving the feedback you asked about {subject} ({cycle})" if count == 1
-                       else f"{name} left before giving the feedback you asked for ({count} requests)"),
+         **({"title": _cancelled_title(left, count, subject, cycle, reviewers, name),
              "action_url": "/performance/feedback"} if requester in readers
-            else {"title": "A colleague you asked for feedback has left"})}
-        for requester, count, request_id, subject, cycle, name in rows])
+            else {"title": "A colleague you asked for feedback has left" if left
+                  else "A colleague you asked for feedback can no longer give it"})}
+        for requester, count, request_id, subject, cycle, reviewers, name in rows])
+
+
+def _cancelled_title(left: bool, count: int, subject: str, cycle: str, reviewers: int, name: str) -> str:
+    """The title of `feedback_request_cancelled` for a requester who may read the requests (`user_deactivated`)."""
+    if left:
+        return (f"{name} left before giving the feedback you asked about {subject} ({cycle})" if count == 1
+                else f"{name} left before giving the feedback you asked for ({count} requests)")
+    if reviewers > 1:
+        return f"{reviewers} colleagues can no longer give the feedback you asked for ({count} requests)"
+    return (f"{name} can no longer give the feedback you asked about {subject} ({cycle})" if count == 1
+            else f"{name} can no longer give the feedback you asked for ({count} requests)")
 
 
 def summary(ctx, *, user_id: str, cycle_id: str | None) -> dict:
@@ -259,3 +297,10 @@ def alerts(ctx) -> dict:
         count(FeedbackRequest, FeedbackRequest.reviewer_id == me, FeedbackRequest.status == "pending"),
         count(ReviewCycle, ReviewCycle.status == "open"))).one()
     return {"pending_reviews": row[0], "self_assessments": row[1], "pending_feedback": row[2], "open_cycles": row[3]}
+
+
+def reviewers_lost_access(ctx, user_ids) -> None:
+    """After an admin write that put these users' effective performance level below view (`user_ids`: a list or a
+    SELECT of ids): the requesters of the feedback they can no longer give are told (`user_deactivated`, left=False:
+    "can no longer give", not "left"; session 26)."""
+    user_deactivated(ctx, user_ids, left=False)

@@ -26,7 +26,8 @@ from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, p
                       proposal_lookups, visible, with_proposal_lookups)
 from .queries import proposal_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_notices import submitted_title, tell_owner
-from .service_notices import user_reactivated  # noqa: F401 - the admin area tells a returning approver (session 25)
+# the admin area tells a returning approver (session 25) and those whose proposals:update it gave back (session 26)
+from .service_notices import approvers_regained, user_reactivated  # noqa: F401
 from .service_pricing import APPROVED, FINAL, REAPPROVE  # FINAL: may no longer change; APPROVED: price and content
 from .service_pricing import reset_approvals  # in review: a change of what the approvers approve clears theirs
 from .service_templates import check_json

@@ -2,13 +2,14 @@
 the project an accept made when that is another user (`tell_project_owner`), and, when the proposal's owner is not told,
 to the first reader of the proposal among its deal's owner and its company's owner (`tell_owner_or_reader`,
 `tell_expired`; session 25), and to a listed approver reactivated while a proposal waits on them (`user_reactivated`;
-session 25): for service.py and service_public.py (a leaf module: the area's service is never imported
-by its service_*.py)."""
+session 25) or whose proposals:update an admin gave back (`approvers_regained`; session 26): for service.py and
+service_public.py (a leaf module: the area's service is never imported by its service_*.py)."""
 from __future__ import annotations
 
 from sqlalchemy import select
 
-from chalicelib.core.permissions import allows
+from chalicelib.core.models import User
+from chalicelib.core.permissions import allows, holders_select
 
 from .models import Proposal, ProposalApproval
 
@@ -134,30 +135,37 @@ def submitted_title(title: str) -> str:
 def user_reactivated(ctx, user_id: str) -> int:
     """After the admin write that made `user_id` active again (admin.update_user calls it through service.py): a
     listed approver deactivated when the proposal was submitted was not told (notify skips inactive users), and the
-    proposal waits on them in `review`. `proposal_submitted` (the submit's title and link) for each proposal in
-    review listing them with no approval of theirs in the round, but those they own (nobody decides their own), while
-    they may read it (the area's reader rule: active, proposals:view, the proposal in their scope by
-    `queries.visible`). Their principal in one statement (none further when they may not read proposals), the
-    proposals in one, then one notify_many: a fixed number of statements whatever the number of proposals
-    (docs/decisions/proposals.md, session 25). The actor is the caller (the administrator), as a leave notice to a
-    returning approver has it; a notice of the same proposal told them within notify's window is not repeated.
-    Answers the notices written."""
-    from chalicelib.core.auth import principals_of
+    proposal waits on them in `review`; told as `approvers_regained` tells (session 25; since session 26 only while
+    they may approve: proposals:update). Answers the notices written."""
+    return approvers_regained(ctx, [user_id])
+
+
+def approvers_regained(ctx, user_ids) -> int:
+    """After an admin write after which these users (a list or a SELECT of ids) may approve again: reactivated
+    (`user_reactivated`, session 25), or their effective proposals level raised to update or above by their
+    override, their access level's matrix cell or a change of access level (admin.service_permissions'
+    `permissions_moved`, session 26). A listed approver not told of a submit while inactive or without
+    proposals:view, or told while they could only read it, finds the proposal waiting on them. `proposal_submitted`
+    (the submit's title and link) for each proposal in review listing them with no approval of theirs in the round,
+    but those they own (nobody decides their own), to each of them who is active and holds proposals:update
+    (approving needs it; a listed approver is in the proposal's scope by `queries.visible`, so they read it). One
+    read of the proposals and their approvers (the holders as a subquery), then one notify_many: a fixed number of
+    statements whatever the number of proposals and users (docs/decisions/proposals.md, sessions 25, 26). The actor
+    is the caller (the administrator, never told), as a leave notice to a returning approver has it; a notice of the
+    same proposal told them within notify's window is not repeated. Answers the notices written."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
-    from chalicelib.core.query import in_scope
 
-    from .queries import visible
-
-    principal = principals_of(ctx.db, [user_id]).get(user_id)
-    if principal is None or not allows(principal.permissions, "proposals", "view") or user_id == ctx.user_id:
-        return 0
-    waiting = select(ProposalApproval.proposal_id).where(
-        ProposalApproval.user_id == user_id, ProposalApproval.listed.is_(True), ProposalApproval.approved_at.is_(None))
-    stmt = in_scope(select(Proposal.id, Proposal.title).where(Proposal.status == "review", Proposal.id.in_(waiting),
-                                                                Proposal.owner_id.is_distinct_from(user_id)),
-                    visible(principal))
-    rows = ctx.db.execute(stmt.order_by(Proposal.created_at, Proposal.id)).all()
+    approver = ProposalApproval.user_id
+    where = [Proposal.status == "review", approver.in_(user_ids), ProposalApproval.listed.is_(True),
+             ProposalApproval.approved_at.is_(None), Proposal.owner_id.is_distinct_from(approver),
+             User.is_active.is_(True), approver.in_(holders_select("proposals", "update").correlate(None))]
+    if ctx.user_id:
+        where.append(approver != ctx.user_id)
+    rows = ctx.db.execute(select(Proposal.id, Proposal.title, approver)
+                          .join(ProposalApproval, ProposalApproval.proposal_id == Proposal.id)
+                          .join(User, User.id == approver).where(*where)
+                          .order_by(approver, Proposal.created_at, Proposal.id)).all()
     if not rows:
         return 0
-    return len(notify_many(ctx, [{**_notice(row.id, user_id, "proposal_submitted", submitted_title(row.title), None),
-                                  "actor_id": ctx.user_id} for row in rows]))
+    return len(notify_many(ctx, [{**_notice(row.id, row.user_id, "proposal_submitted", submitted_title(row.title),
+                                            None), "actor_id": ctx.user_id} for row in rows]))
