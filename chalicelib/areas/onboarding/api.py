@@ -8,8 +8,8 @@ from chalicelib.core.schemas import OkResponse, many, one
 
 from . import service, service_progress
 from .schemas import (DeleteResponse, MilestoneCreate, MilestoneRead, MilestoneUpdate, ProgressResponse, ReorderBody,
-                      StageCreate, StageRead, StageUpdate, StartBody, TemplateCreate, TemplateDetailResponse,
-                      TemplateRead, TemplateUpdate)
+                      StageCreate, StageRead, StageUpdate, StartBody, TemplateChangeBody, TemplateCreate,
+                      TemplateDetailResponse, TemplateRead, TemplateUpdate)
 
 bp = Blueprint(__name__)
 BASE = "/api/admin/onboarding-templates/client"
@@ -129,6 +129,13 @@ def get_client_onboarding(ctx, company_id: str):
 def start_client_onboarding(ctx, company_id: str, body: StartBody):
     """Start a company's onboarding from template_id, its profile's template, or the default one"""
     return {"onboarding": service_progress.start(ctx, company_id=company_id, template_id=body.template_id)}
+
+
+@bp.route("/api/clients/{company_id}/onboarding", methods=["PUT"])
+@endpoint(tool="deals", level="update", body=TemplateChangeBody, errors=(404,), response=ProgressResponse)
+def change_client_onboarding_template(ctx, company_id: str, body: TemplateChangeBody):
+    """Move a started onboarding to another active template (the template in use: no change)"""
+    return {"onboarding": service_progress.change_template(ctx, company_id=company_id, template_id=body.template_id)}
 
 
 @bp.route("/api/clients/{company_id}/onboarding/milestones/{milestone_id}/complete", methods=["POST"])

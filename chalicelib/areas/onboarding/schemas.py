@@ -94,6 +94,13 @@ class StartBody(Input):
     template_id: Optional[Id] = None
 
 
+class TemplateChangeBody(Input):
+    """PUT /api/clients/:companyId/onboarding: the active template a started onboarding moves to."""
+    NOT_NULL = frozenset({"template_id"})
+
+    template_id: Id
+
+
 # --- read models ----------------------------------------------------------------------------------
 
 class TemplateRead(Read):

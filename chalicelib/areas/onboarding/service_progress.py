@@ -6,21 +6,26 @@ company_id, source)`: `deal_won` from a proposal's acceptance, `project_created`
 `first_invoice` from invoices on a company's first invoice), which also starts the onboarding when it has not started.
 percent_complete counts the required milestones (all milestones when none is required); the current stage
 is the first stage with an open required milestone; completed_at is set when every required one is done.
+A started onboarding moves to another active template with `change_template` (PUT; session 26).
 """
 from __future__ import annotations
 
-from sqlalchemy import delete, select
+from datetime import datetime
+
+from sqlalchemy import delete, select, union
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_key
+from chalicelib.core.models import HistoryEntry
 from chalicelib.core.serialize import value_out
 
 from .models import MilestoneCompletion, OnboardingMilestone, OnboardingProgress, OnboardingStage, OnboardingTemplate
 from .queries import milestone_out, stages_of
 
 ENTITY = "client_onboarding"
+SOURCE_FIRED = "source_fired"
 
 
 def _company(ctx, company_id: str) -> None:
@@ -36,6 +41,11 @@ def _progress(db, company_id: str) -> OnboardingProgress | None:
 
 def progress_record(db, progress: OnboardingProgress) -> dict:
     """The progress with its stages, milestones, completions, percentage and current stage (four statements)."""
+    return _progress_state(db, progress)[0]
+
+
+def _progress_state(db, progress: OnboardingProgress) -> tuple[dict, datetime | None]:
+    """progress_record's record, and the time of the progress's latest completion (None without one)."""
     template_name = db.scalar(select(OnboardingTemplate.name).where(OnboardingTemplate.id == progress.template_id))
     done = {c.milestone_id: c for c in db.scalars(select(MilestoneCompletion)
                                                   .where(MilestoneCompletion.progress_id == progress.id))}
@@ -65,10 +75,11 @@ def progress_record(db, progress: OnboardingProgress) -> dict:
     completed_at = None
     if base and finished == base:
         completed_at = progress.completed_at or max((c.created_at for c in done.values()), default=None)
-    return {"id": progress.id, "company_id": progress.company_id, "template_id": progress.template_id,
-            "template_name": template_name,
-            "started_at": value_out(progress.started_at), "completed_at": value_out(completed_at),
-            "percent_complete": percent, "current_stage": current, "stages": stages}
+    return ({"id": progress.id, "company_id": progress.company_id, "template_id": progress.template_id,
+             "template_name": template_name,
+             "started_at": value_out(progress.started_at), "completed_at": value_out(completed_at),
+             "percent_complete": percent, "current_stage": current, "stages": stages},
+            max((c.created_at for c in done.values()), default=None))
 
 
 def get_progress(ctx, *, company_id: str) -> dict | None:
@@ -184,5 +195,68 @@ def auto_complete(ctx, *, company_id: str | None, source: str) -> int:
     if added:
         history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action="milestone_completed",
                        actor_id=ctx.user_id, changes={"source": source, "milestones": added})
+    else:
+        # nothing completed (the template in use has no open milestone for this source): noted, so that a move to
+        # another template completes that template's milestones of it (change_template; a history INSERT leaves
+        # with the request's next statement)
+        history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action=SOURCE_FIRED, actor_id=ctx.user_id,
+                       changes={"source": source})
     _refresh_completed(ctx, progress)
     return added
+
+
+def _fired_sources(db, progress: OnboardingProgress) -> set[str]:
+    """The auto sources that already fired for the company (one statement): those of its completions, and those its
+    onboarding history names (`milestone_completed` by auto_complete, a completion reopened since or dropped by a
+    move included; `source_fired`, a source for which the template in use had no milestone). The onboarding area
+    reads no project, invoice or proposal (those areas call it: docs/area-contract.md, one-way links)."""
+    source = HistoryEntry.changes["source"].as_string()
+    return {s for s in db.scalars(union(
+        select(MilestoneCompletion.source).where(MilestoneCompletion.progress_id == progress.id,
+                                                 MilestoneCompletion.source != "manual"),
+        select(source).where(HistoryEntry.entity_type == ENTITY, HistoryEntry.entity_id == progress.company_id,
+                             HistoryEntry.action.in_(("milestone_completed", SOURCE_FIRED)), source.is_not(None))))
+            if s}
+
+
+def change_template(ctx, *, company_id: str, template_id: str) -> dict:
+    """Move a started onboarding to another active template (PUT; docs/decisions/onboarding.md, session 26): the
+    completions of milestones outside it are dropped, its milestones whose auto_source already fired are completed,
+    completed_at is recomputed and `template_changed` recorded. Naming the template in use changes nothing.
+    A fixed number of statements whatever the templates' sizes."""
+    _company(ctx, company_id)
+    lock_key(ctx.db, ENTITY, company_id)
+    progress = _progress(ctx.db, company_id)
+    if progress is None:
+        raise not_found("Onboarding")
+    if template_id == progress.template_id:  # the template in use (active or not): nothing written
+        return progress_record(ctx.db, progress)
+    chosen = _template_for(ctx, company_id, template_id)
+    new_milestones = (select(OnboardingMilestone.id)
+                      .join(OnboardingStage, OnboardingStage.id == OnboardingMilestone.stage_id)
+                      .where(OnboardingStage.template_id == chosen))
+    fired = _fired_sources(ctx.db, progress)  # read before the drop, which takes completions (and their sources)
+    dropped = ctx.db.execute(delete(MilestoneCompletion).where(
+        MilestoneCompletion.progress_id == progress.id,
+        MilestoneCompletion.milestone_id.not_in(new_milestones))).rowcount
+    completed = 0
+    if fired:
+        rows = ctx.db.execute(new_milestones.add_columns(OnboardingMilestone.auto_source)
+                              .where(OnboardingMilestone.auto_source.in_(sorted(fired)))).all()
+        if rows:
+            completed = insert_ignore(ctx.db, MilestoneCompletion, [
+                {"progress_id": progress.id, "milestone_id": mid, "completed_by": ctx.user_id, "source": source}
+                for mid, source in rows], conflict=("progress_id", "milestone_id"))
+    before = progress.template_id
+    progress.template_id = chosen
+    progress.completed_at = None
+    ctx.db.flush()
+    record, last = _progress_state(ctx.db, progress)
+    if record["completed_at"] is not None:
+        # finished under the new template: completed when its last milestone was (one completed by the move: now)
+        progress.completed_at = last
+        ctx.db.flush()
+        record["completed_at"] = value_out(last)
+    history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action="template_changed", actor_id=ctx.user_id,
+                   changes={"template_id": {"from": before, "to": chosen}, "dropped": dropped, "completed": completed})
+    return record
