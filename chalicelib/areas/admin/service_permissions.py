@@ -73,7 +73,8 @@ def permissions_moved(ctx, moved) -> None:
     from `before` to `after` with `crossed(before, after)` true, or None for nobody (`one_user_moved`,
     `levels_moved`). Each hook below is one line: its tool, the line crossed, and the area's batch hook called
     with those ids; each hook costs a fixed number of statements whatever the number of users."""
-    from chalicelib.areas.performance import service as performance_service  # other areas: imported lazily
+    from chalicelib.areas.leave import service as leave_service  # other areas: imported lazily
+    from chalicelib.areas.performance import service as performance_service
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.areas.proposals import service as proposals_service
 
@@ -84,6 +85,10 @@ def permissions_moved(ctx, moved) -> None:
         ("performance", _fell_below("view"), performance_service.reviewers_lost_access),
         # a listed approver who may approve again: told of the proposals waiting on them (docs/decisions/proposals.md)
         ("proposals", _rose_to("update"), proposals_service.approvers_regained),
+        # a squad manager who can no longer decide leave, or can again: whoever now decides their squads' first
+        # steps is told (docs/decisions/leave.md)
+        ("leave", _fell_below("update"), leave_service.deciders_changed),
+        ("leave", _rose_to("update"), leave_service.deciders_changed),
     )
     for tool, crossed, hook in hooks:
         user_ids = moved(tool, crossed)

@@ -204,18 +204,40 @@ def tell_new_approvers(ctx, before: dict[str, str | None]) -> None:
     `notify_many`'s (docs/decisions/leave.md, session 24)."""
     if not before:
         return
+    _tell_approvers(ctx, [row for row in ctx.db.execute(_first_step_select(LeaveRequest.id.in_(list(before))))
+                          if row.approver != before[row.id]])
+
+
+def _tell_approvers(ctx, rows) -> None:
+    """`leave_requested` for each first-step row of `_first_step_select` to its approver: the squad manager, or
+    every active executive but the requester (None); the actor left out, the readers checked (`_for_readers`).
+    The executives' ids read only when some row needs them, then `notify_many`'s statements."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
-    changed = [row for row in ctx.db.execute(_first_step_select(LeaveRequest.id.in_(list(before))))
-               if row.approver != before[row.id]]
-    executives = _executive_ids(ctx.db) if any(row.approver is None for row in changed) else []
+    executives = _executive_ids(ctx.db) if any(row.approver is None for row in rows) else []
     notices = []
-    for row in changed:
+    for row in rows:
         approvers = [row.approver] if row.approver else [user_id for user_id in executives if user_id != row.user_id]
         notices.extend(_requested_notices(ctx, approvers, request_id=row.id, requester_name=row.name,
                                           type_name=row.leave_type_name, start_date=row.start_date,
                                           end_date=row.end_date))
     notify_many(ctx, _for_readers(ctx, notices))
+
+
+def deciders_changed(ctx, user_ids) -> None:
+    """After an admin write that moved these users' (a list or a SELECT of ids) effective leave level across
+    update (their override, their access level's matrix cell, a change of access level: admin.service_permissions'
+    `permissions_moved`, session 26): the pending first steps of the members of the squads they manage, whose
+    decider the write moved between the manager and the executives, are told to whoever now decides them
+    (`_first_step_approver`): the executives when the manager fell below update:leave, the manager when they rose
+    to it. Only active managers, and not their own requests: the executives decided those already and still do.
+    The old approvers' notices stay (their pending tab no longer lists the requests), as in `tell_new_approvers`.
+    One read whatever the number of users and requests (at most LIST_LIMIT, oldest first), the executives' ids
+    when they now decide, then `notify_many`'s."""
+    squad = _REQUESTER_SQUAD
+    _tell_approvers(ctx, ctx.db.execute(_first_step_select(and_(
+        squad.manager_id.in_(user_ids), squad.manager_id != _REQUESTER.id,
+        _REQUESTER_MANAGER.is_active.is_(True)))).all())
 
 
 def tell_new_executive(ctx, user_id: str) -> None:
