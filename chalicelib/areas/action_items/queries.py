@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import case, func, or_, select
+from sqlalchemy import and_, case, func, or_, select
 
 from chalicelib.core.models import HistoryEntry, User
 from chalicelib.core.query import Read, record_rows, record_sets, visible_row
@@ -51,7 +51,7 @@ def latest_unstar_outcome(db, item_id: str) -> str | None:
 def failed_unstars(db, *, sources, before, attempts: int, limit: int) -> list[tuple[str, str | None]]:
     """`(item_id, actor_id)` of completed items from `sources` whose latest unstar outcome is `unstar_failed`,
     written before `before`, with fewer than `attempts` failures in all; the actor is the caller of the failed
-    ask. Oldest failure first, at most `limit` (one statement)."""
+    ask, still active. Oldest failure first, at most `limit` (one statement)."""
     entry = HistoryEntry
     ranked = (select(entry.entity_id, entry.action, entry.actor_id, entry.created_at,
                      func.row_number().over(partition_by=entry.entity_id,
@@ -59,7 +59,10 @@ def failed_unstars(db, *, sources, before, attempts: int, limit: int) -> list[tu
                      func.count().filter(entry.action == "unstar_failed").over(partition_by=entry.entity_id)
                      .label("failures"))
               .where(entry.entity_type == "action_item", entry.action.in_(UNSTAR_OUTCOMES)).subquery())
+    # only failures whose actor is still active (the job asks for them): one who left never held a slot of the
+    # batch, which items the job skips would fill for good (review of session 26)
     stmt = (select(ActionItem.id, ranked.c.actor_id).join(ranked, ranked.c.entity_id == ActionItem.id)
+            .join(User, and_(User.id == ranked.c.actor_id, User.is_active.is_(True)))
             .where(ranked.c.rank == 1, ranked.c.action == "unstar_failed", ranked.c.created_at < before,
                    ranked.c.failures < attempts, ActionItem.is_completed.is_(True),
                    ActionItem.source_module.in_(sources))

@@ -155,3 +155,23 @@ def test_a_spent_budget_leaves_the_rest_for_the_next_run(db, employee, set_env, 
     set_env(BUSINESS_AGENTS=AGENT_BACK)
     assert jobs.retry_unstar(seconds=0) == {"candidates": 2, "asked": 0, "more": True}
     assert jobs.retry_unstar()["asked"] == 2
+
+
+def test_failures_of_people_who_left_do_not_hold_the_batch(db, employee, set_env, api, monkeypatch):
+    """Review of session 26: a failure whose actor left was skipped but stayed a candidate, oldest first, so a batch
+    full of them never reached an active user's failure again."""
+    from chalicelib.areas.action_items import jobs
+    from chalicelib.core.models import User
+    from tests.factories import make_user
+
+    leaver = make_user(db, access_level="employee")
+    stuck = _failed_item(api, db, leaver, set_env, source_id="msg-leaver")
+    _age_history(db, stuck, hours=3)  # the older failure
+    db.execute(update(User).where(User.id == leaver.id).values(is_active=False))
+    db.flush()
+    mine = _failed_item(api, db, employee, set_env, source_id="msg-mine")
+    _age_history(db, mine, hours=2)
+    set_env(BUSINESS_AGENTS=AGENT_BACK)
+    monkeypatch.setattr(jobs, "UNSTAR_BATCH", 1)
+    assert jobs.retry_unstar()["asked"] == 1
+    assert [args["source_id"] for args in _asked(db, mine)] == ["msg-mine"] and _asked(db, stuck) == []
