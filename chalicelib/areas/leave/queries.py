@@ -60,15 +60,15 @@ _SQUAD_MANAGER = aliased(User, name="squad_manager")
 
 def awaiting(principal):
     """WHERE clause of the pending requests awaiting the principal's decision: the first step of the members of
-    squads they manage (when they may decide leave, update:leave); for an executive also every second step and
-    the first step of requesters whom no other squad manager approves (no squad, no squad manager, their own
-    squad's manager, a deactivated one, or one below update:leave, session 26: the executives are notified of
-    those, `service._notify_next`)."""
+    squads they manage; for an executive also every second step and the first step of requesters whom no other
+    squad manager approves (no squad, no squad manager, their own squad's manager, a deactivated one, or one below
+    update:leave, session 26: the executives are notified of those, `service._notify_next`). Nothing for a
+    principal below update:leave, executive or not: approving and rejecting require it (session 26)."""
+    if not principal.can("leave", "update"):
+        return false()
     member, squad, squad_manager = _MEMBER, _MEMBER_SQUAD, _SQUAD_MANAGER
     mine = and_(LeaveRequest.status == "pending_manager", LeaveRequest.user_id.in_(managed_member_ids(principal.id)),
                 LeaveRequest.user_id != principal.id)
-    if not principal.can("leave", "update"):
-        mine = false()
     if principal.access_level != "executive":
         return mine
     unmanaged = (select(member.id).outerjoin(squad, squad.id == member.squad_id)

@@ -13,8 +13,8 @@ Rules (document 2, Leave; decisions.md section 9; docs/decisions/leave.md):
   request: its owner or an executive (403); cancelling an approved request reverses its integrations;
 - every step is a history entry; the next approver gets `leave_requested`, the requester `leave_approved` or
   `leave_rejected` (and `leave_cancelled` when someone else cancels); a recipient below view:leave gets no link
-  (an approver a generic title too), and a squad manager below update:leave leaves the first step to the
-  executives (session 26).
+  (an approver a generic title too), a squad manager below update:leave leaves the first step to the
+  executives, and an executive below it decides, lists and is told no leave (session 26).
 """
 from __future__ import annotations
 
@@ -90,8 +90,16 @@ def get_request(ctx, *, request_id: str) -> dict:
 
 # ---------------------------------------------------------------- notices
 
+def _deciding_executives(*where):
+    """`SELECT users.id` of the active executives who may decide leave (update:leave: approving and rejecting
+    require it; an executive below it is told nothing and lists nothing, session 26), matching `where`."""
+    return select(User.id).where(User.access_level == "executive", User.is_active.is_(True),
+                                 User.id.in_(leave_holders("update")), *where)
+
+
 def _executive_ids(db, exclude: str | None = None) -> list[str]:
-    stmt = select(User.id).where(User.access_level == "executive", User.is_active.is_(True))
+    """The ids of the executives who decide leave (`_deciding_executives`), but `exclude`: one statement."""
+    stmt = _deciding_executives()
     if exclude:
         stmt = stmt.where(User.id != exclude)
     return list(db.scalars(stmt.order_by(User.id)))
@@ -124,7 +132,7 @@ def _for_readers(ctx, notices: list[dict]) -> list[dict]:
 def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
     """`leave_requested` to whoever decides the next step: the squad manager at the first step (executives when
     there is none, or they are deactivated or below update:leave, as `queries.awaiting`), every executive at the
-    second (core notify's 5-minute de-duplication applies, as document 3 states for every notification); the
+    second (only those holding update:leave, `_executive_ids`) (core notify's 5-minute de-duplication applies, as document 3 states for every notification); the
     recipients below view:leave get a generic notice (`_for_readers`)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
@@ -233,30 +241,53 @@ def deciders_changed(ctx, user_ids) -> None:
     to it. Only active managers, and not their own requests: the executives decided those already and still do.
     The old approvers' notices stay (their pending tab no longer lists the requests), as in `tell_new_approvers`.
     One read whatever the number of users and requests (at most LIST_LIMIT, oldest first), the executives' ids
-    when they now decide, then `notify_many`'s."""
+    when they now decide, then `notify_many`'s.
+    The active executives among them who now hold update:leave (they rose to it) are told of the requests waiting
+    on the executives, as `tell_new_executive` (an executive who fell below is no longer listed nor told: nothing
+    to send): one read of those executives, one of the requests when there are some, then `notify_many`'s."""
     squad = _REQUESTER_SQUAD
     _tell_approvers(ctx, ctx.db.execute(_first_step_select(and_(
         squad.manager_id.in_(user_ids), squad.manager_id != _REQUESTER.id,
         _REQUESTER_MANAGER.is_active.is_(True)))).all())
+    risen = list(ctx.db.scalars(_deciding_executives(User.id.in_(user_ids)).order_by(User.id)))
+    if risen:
+        _tell_executives(ctx, risen, ctx.db.execute(_waiting_on_executives()).all())
+
+
+def _waiting_on_executives(*where):
+    """`_approver_select` of the requests waiting on the executives, as `queries.awaiting` has it: every
+    `pending_exec` request, and the first step of requesters whom no squad manager approves."""
+    return _approver_select(or_(LeaveRequest.status == "pending_exec",
+                                and_(LeaveRequest.status == "pending_manager", _first_step_approver().is_(None))),
+                            *where)
+
+
+def _tell_executives(ctx, executive_ids: list[str], rows) -> None:
+    """`leave_requested` to each of `executive_ids` for each row of `_waiting_on_executives` but their own; the
+    actor left out, the readers checked (`_for_readers`), then `notify_many`'s statements (none without notices)."""
+    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
+
+    notices = []
+    for row in rows:
+        notices.extend(_requested_notices(ctx, [user_id for user_id in executive_ids if user_id != row.user_id],
+                                          request_id=row.id, requester_name=row.name,
+                                          type_name=row.leave_type_name, start_date=row.start_date,
+                                          end_date=row.end_date))
+    if notices:
+        notify_many(ctx, _for_readers(ctx, notices))
 
 
 def tell_new_executive(ctx, user_id: str) -> None:
     """After an admin write that made `user_id` an active executive (promoted, or an executive reactivated):
     `leave_requested` to them for each request now waiting on the executives, as `queries.awaiting` has it (every
     `pending_exec` request, and the first step of requesters whom no squad manager approves), but their own; the
-    actor is left out, as in every leave notice. Notices they had before are de-duplicated by notify. One
-    read whatever the number of requests, then `notify_many`'s (docs/decisions/leave.md, session 25)."""
-    from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
-
-    rows = ctx.db.execute(_approver_select(LeaveRequest.user_id != user_id, or_(
-        LeaveRequest.status == "pending_exec",
-        and_(LeaveRequest.status == "pending_manager", _first_step_approver().is_(None)))))
-    notices = []
-    for row in rows:
-        notices.extend(_requested_notices(ctx, [user_id], request_id=row.id, requester_name=row.name,
-                                          type_name=row.leave_type_name, start_date=row.start_date,
-                                          end_date=row.end_date))
-    notify_many(ctx, _for_readers(ctx, notices))
+    actor is left out, as in every leave notice. Notices they had before are de-duplicated by notify. Nothing
+    when they are below update:leave: they decide no leave (session 26; told when they rise to it,
+    `deciders_changed`). One read whatever the number of requests, then `notify_many`'s (docs/decisions/leave.md,
+    session 25)."""
+    rows = ctx.db.execute(_waiting_on_executives(LeaveRequest.user_id != user_id,
+                                                 leave_holders("update").where(User.id == user_id).exists()))
+    _tell_executives(ctx, [user_id], rows)
 
 
 def _notify_requester(ctx, request: LeaveRequest, type: str, title: str, body: str | None = None) -> None:

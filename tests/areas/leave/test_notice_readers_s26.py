@@ -2,7 +2,8 @@
 dates) and links /leave/requests/<id>; it went to approvers who cannot read leave (`leave: none`, per user or per
 access level), whose link answered 403. Now a squad manager who cannot decide leave (below `leave: update`) is no
 approver: the executives decide that first step, as for a deactivated squad manager (`queries.awaiting`), and are
-told; an executive who cannot read leave is told a generic title without a link. The requester of a decision
+told; an executive who cannot read leave was told a generic title without a link (since the later session 26
+change, an executive below update:leave is not told at all: test_executives_decide_s26.py). The requester of a decision
 (`leave_approved`, `leave_rejected`, `leave_cancelled`) who cannot read leave any more keeps the title (their own
 leave) without the link. The readers are checked in one statement whatever the number of approvers
 (docs/decisions/leave.md)."""
@@ -102,17 +103,20 @@ def test_a_squad_manager_with_leave_is_still_its_approver(api, db, exec_user):
 # ---------------------------------------------------------------- leave_requested: the executives
 
 
-def test_an_executive_without_leave_is_told_a_generic_title_without_link(api, db, exec_user):
+def test_an_executive_without_leave_is_not_told(api, db, exec_user):
+    """Was told a generic title without link; below update:leave they decide nothing (session 26,
+    test_executives_decide_s26.py)."""
     boss = make_user(db, access_level="executive", name="Ed Exec")
     grant(db, boss, "leave", "none")
     eve = make_user(db, name="Eve Member")  # no squad: the executives decide
     request_id = _submit(api, eve)
     assert api.get(f"/api/leave/requests/{request_id}", as_=boss).status == 403
-    assert _told(db, boss) == [(request_id, GENERIC_TITLE, None)]
+    assert _told(db, boss) == []
     assert _told(db, exec_user) == [_full(request_id)]
 
 
-def test_the_second_step_tells_an_executive_without_leave_generically(api, db, exec_user):
+def test_the_second_step_tells_no_executive_below_update(api, db, exec_user):
+    """Was: `none` told generically, `view` told in full; neither may decide (session 26)."""
     manager, _, eve = _team(db)
     boss = make_user(db, access_level="executive")
     viewer = make_user(db, access_level="executive")
@@ -120,18 +124,19 @@ def test_the_second_step_tells_an_executive_without_leave_generically(api, db, e
     grant(db, viewer, "leave", "view")  # reads it (the link opens), cannot decide
     request_id = _submit(api, eve)
     assert api.post(f"/api/leave/requests/{request_id}/approve", as_=manager).status == 200
-    assert _told(db, boss) == [(request_id, GENERIC_TITLE, None)]
-    assert _told(db, viewer) == [_full(request_id)]
+    assert _told(db, boss) == []
+    assert _told(db, viewer) == []
     assert _told(db, exec_user) == [_full(request_id)]
 
 
-def test_a_promoted_executive_without_leave_is_told_generically(api, db, exec_user):
-    waiting = make_leave(db, make_user(db), status="pending_exec")
+def test_a_promoted_executive_without_leave_is_not_told(api, db, exec_user):
+    """Was told generically; below update:leave they decide nothing (session 26)."""
+    make_leave(db, make_user(db), status="pending_exec")
     promoted = make_user(db, access_level="manager")
     grant(db, promoted, "leave", "none")
     done = api.put(f"/api/admin/users/{promoted.id}", as_=exec_user, json={"access_level": "executive"})
     assert done.status == 200, done
-    assert _told(db, promoted) == [(waiting.id, GENERIC_TITLE, None)]
+    assert _told(db, promoted) == []
 
 
 def test_a_new_squad_manager_without_leave_leaves_the_step_to_the_executives(api, db, exec_user):
@@ -159,7 +164,7 @@ def test_the_readers_check_is_one_statement_whatever_the_approvers(api, db, exec
         with count_queries() as counter:
             assert api.post(f"/api/leave/requests/{request_id}/approve", as_=manager).status == 200
         counts.append(counter.count)
-        assert [n.action_url for n in _notices(db, bosses[0])] == [None]
+        assert _notices(db, bosses[0]) == []  # below update:leave: not told (session 26)
         assert all(n.action_url for boss in bosses[1:] for n in _notices(db, boss))
     assert counts[0] == counts[1], counts
 
