@@ -37,6 +37,7 @@ PER_HOUR = {
     "ad_connect": 10,  # portal: an ad account connected (a platform check and a 30-day read on the agency's quota)
     "portal_request": 30,  # portal: a client's request (a task, and its manager told by e-mail and chat)
     "portal_note": 60,  # portal: a client's note or reply (its staff told by e-mail)
+    "invoice_pdf": 60,  # invoices: an invoice's PDF from the ledger (a Xero call; session 26, any employee)
 }
 
 

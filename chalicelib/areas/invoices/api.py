@@ -148,9 +148,10 @@ def ledger_delete(ctx, invoice_id: str):
 
 
 @bp.route("/api/invoices/{invoice_id}/pdf", methods=["GET"])
-@endpoint(tool="invoices", level="view", response_content="application/pdf", errors=(404, 409, 502, 503, 504))
+@endpoint(tool="invoices", level="view", response_content="application/pdf", errors=(404, 409, 429, 502, 503, 504))
 def invoice_pdf(ctx, invoice_id: str):
-    """The ledger's PDF of the invoice (binary; `Content-Disposition: attachment`)"""
+    """The ledger's PDF of the invoice (binary; `Content-Disposition: attachment`); 429 `{ error, retry_after }` past
+    the caller's hourly allowance of PDFs (60)"""
     number, body = service_ledger.pdf(ctx, invoice_id=invoice_id)
     safe = "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "-_." else "_" for ch in number)
     disposition = f'attachment; filename="{safe}.pdf"'
@@ -165,7 +166,8 @@ def invoice_pdf(ctx, invoice_id: str):
 @bp.route("/api/invoices/{invoice_id}/sync-ledger", methods=["POST"])
 @endpoint(tool="invoices", level="update", errors=(409, 502, 503, 504), response=InvoiceSyncRead)
 def sync_with_ledger(ctx, invoice_id: str):
-    """Sync one invoice's status, amounts and payments from the ledger"""
+    """Sync one invoice's status, amounts and payments from the ledger; within a minute of its last ledger read (or
+    attempt) the stored state is answered, the ledger not asked"""
     return service_ledger_sync.sync_one(ctx, invoice_id=invoice_id)
 
 

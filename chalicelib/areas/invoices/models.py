@@ -46,6 +46,11 @@ class Invoice(Timestamps, Base):
     # When the last ledger move was written: the version a move's Idempotency-Key is made of (service_ledger._move_key;
     # no sync writes it, unlike updated_at) (invoices_0005).
     ledger_moved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # When the detail's live read or the single sync last asked the ledger for this invoice's state, whatever it
+    # answered (a failure, or no such invoice, included): set in a committed conditional UPDATE before the call, so
+    # that it is asked at most once a service_ledger_sync.LIVE_READ_SECONDS (`ledger_synced_at` is when an answer was
+    # written) (invoices_0006).
+    ledger_asked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     # The due date whose passing was told (`invoice_overdue`, service_notices.scan_overdue): set with the notice, so an
     # invoice is told once per due date; a due date moved later is told again when it passes (invoices_0003).
     overdue_noticed_for: Mapped[date | None] = mapped_column(Date)

@@ -111,7 +111,7 @@ def list_invoices(ctx, *, query) -> Page:
 def get_invoice(ctx, *, invoice_id: str) -> tuple[dict, list[dict], list[dict]]:
     """(invoice with its joined names, line items, payments). A ledger-linked invoice's status is read live
     from the ledger first (service_ledger_sync.refresh_live; a ledger failure leaves the stored status), unless it
-    was read less than LIVE_READ_SECONDS ago (session 26)."""
+    was read or asked for less than LIVE_READ_SECONDS ago (session 26)."""
     from . import service_ledger_sync
 
     invoice = load_invoice(ctx, invoice_id)
@@ -268,7 +268,7 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
     if "ledger_invoice_id" in changes and changes["ledger_invoice_id"] != invoice.ledger_invoice_id:
         # a ledger id set by hand: its status is read by the next sync, or the next detail (the last read was of
         # another ledger invoice: service_ledger_sync.LIVE_READ_SECONDS, session 26)
-        invoice.ledger_status, invoice.ledger_synced_at = None, None
+        invoice.ledger_status, invoice.ledger_synced_at, invoice.ledger_asked_at = None, None, None
     for key, value in changes.items():
         setattr(invoice, key, value)
     invoice.updated_at = utcnow()

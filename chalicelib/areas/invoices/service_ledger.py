@@ -366,12 +366,23 @@ def remove_from_ledger(ctx, invoice: Invoice) -> None:
         ledger.set_status(ledger_id, "VOIDED")
 
 
+PDF_ALLOWANCE = "invoice_pdf"
+"""core.allowance.PER_HOUR's kind of `pdf`: the PDFs a user may fetch an hour (session 26)."""
+
+
 def pdf(ctx, *, invoice_id: str) -> tuple[str, bytes]:
+    """The ledger's PDF of the invoice. Each is a Xero call (60 a minute, 5,000 a day per organisation) and any reader
+    (invoices:view, every employee by default) could loop the route: each fetch counts against the caller's hourly
+    allowance (core.allowance `invoice_pdf`; 429 with `retry_after` past it, the ledger not asked), counted before
+    the call and committed with the release, so a fetch the ledger fails still counts (session 26)."""
+    from chalicelib.core.allowance import allow
+
     invoice = load_invoice(ctx, invoice_id)
     ledger_id = linked_id(invoice)
     if invoice.ledger_status in (None, "DELETED"):
         raise Conflict("The ledger holds no PDF of this invoice (its ledger status is unknown or deleted; sync it)")
     number = invoice.invoice_number
     ledger = ledger_of(ctx)
+    allow(ctx, PDF_ALLOWANCE)
     ctx.release_connection()
     return number, ledger.get_pdf(ledger_id)

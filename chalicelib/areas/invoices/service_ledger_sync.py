@@ -10,7 +10,7 @@ import logging
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
-from sqlalchemy import delete, func, literal, or_, select, tuple_
+from sqlalchemy import delete, func, literal, or_, select, tuple_, update
 
 from chalicelib.core import history
 from chalicelib.core.db import UTCDateTime
@@ -127,10 +127,13 @@ def _date(value):
 
 
 LIVE_READ_SECONDS = 60
-"""The detail's live read (document 2: "status synced live from the ledger when linked") is skipped when the
-invoice's ledger state was read (`ledger_synced_at`: by a live read or any sync) less than this many seconds ago: the
-detail then answers the stored state, at most this old. Each read is a Xero call (60 a minute, 5,000 a day per
-organisation), and any reader could loop GET /api/invoices/:id and lock the ledger out for the day (session 26)."""
+"""The detail's live read (document 2: "status synced live from the ledger when linked") and the single sync
+(`POST /api/invoices/:id/sync-ledger`) ask the ledger only when the invoice's ledger state was neither read
+(`ledger_synced_at`: by a live read or any sync) nor asked for (`ledger_asked_at`: by a detail or a single sync,
+whatever the ledger answered, a failure or no such invoice included) less than this many seconds ago: they then
+answer the stored state, at most this old. Each read is a Xero call (60 a minute, 5,000 a day per organisation), and
+any reader could loop GET /api/invoices/:id, or an updater the single sync, and lock the ledger out for the day; a
+read that failed or found nothing wrote no `ledger_synced_at`, so every view asked again (session 26)."""
 
 REQUEST_SYNC_COOLDOWN_SECONDS = 600
 """A requested batch sync (`POST /api/invoices/sync-ledger`, trigger `request`) reads only the invoices whose ledger
@@ -139,19 +142,44 @@ invoice each time (session 26; as the ad syncs' SYNC_COOLDOWN_SECONDS, portal/se
 job (trigger `schedule`) reads them all."""
 
 
+def _recent(stamp) -> bool:
+    return stamp is not None and stamp > utcnow() - timedelta(seconds=LIVE_READ_SECONDS)
+
+
 def _read_recently(invoice: Invoice) -> bool:
-    return (invoice.ledger_synced_at is not None
-            and invoice.ledger_synced_at > utcnow() - timedelta(seconds=LIVE_READ_SECONDS))
+    """The invoice's ledger state was read or asked for within LIVE_READ_SECONDS (as loaded: no statement)."""
+    return _recent(invoice.ledger_synced_at) or _recent(invoice.ledger_asked_at)
+
+
+def _may_ask(ctx, invoice: Invoice) -> bool:
+    """Whether to ask the ledger for this invoice's state now: not when it was read or asked for within
+    LIVE_READ_SECONDS (the loaded row first, then one conditional UPDATE, which also settles two requests at once).
+    The ask is recorded (`ledger_asked_at`) before the call, and committed by the caller's `release_connection`, so
+    that it stands whatever the ledger answers and whatever the request answers then (a 409 or 502 rolls back only
+    what follows the release). `updated_at` is left alone: a ledger move's Idempotency-Key is made of it."""
+    if _read_recently(invoice):
+        return False
+    now = utcnow()
+    since = now - timedelta(seconds=LIVE_READ_SECONDS)
+    asked = ctx.db.execute(
+        update(Invoice).where(Invoice.id == invoice.id,
+                              or_(Invoice.ledger_synced_at.is_(None), Invoice.ledger_synced_at <= since),
+                              or_(Invoice.ledger_asked_at.is_(None), Invoice.ledger_asked_at <= since))
+        .values(ledger_asked_at=now, updated_at=Invoice.updated_at).returning(Invoice.id)
+        .execution_options(synchronize_session=False)).first()
+    return asked is not None
 
 
 def refresh_live(ctx, invoice: Invoice) -> None:
     """The detail's live read: the ledger's state written onto the invoice; a ledger failure is logged and the
-    stored state answered. Not asked when the invoice's ledger state was read less than LIVE_READ_SECONDS ago (the
-    stored state is answered)."""
+    stored state answered. Not asked when the invoice's ledger state was read or asked for less than
+    LIVE_READ_SECONDS ago (`_may_ask`: the stored state is answered)."""
     if _read_recently(invoice):
         return
     try:
         ledger = ledger_of(ctx)
+        if not _may_ask(ctx, invoice):
+            return
         ctx.release_connection()
         states = ledger.get_invoices([invoice.ledger_invoice_id])
     except DomainError as exc:
@@ -163,9 +191,19 @@ def refresh_live(ctx, invoice: Invoice) -> None:
     _apply(ctx, fresh, states)
 
 
+def _synced_answer(ctx, invoice: Invoice) -> dict:
+    return {"invoice": invoice_record(ctx.db, invoice.id), "payments": payment_records(ctx.db, invoice.id),
+            "ledger_status": invoice.ledger_status, "payment_status": invoice.payment_status}
+
+
 def sync_one(ctx, *, invoice_id: str) -> dict:
+    """One invoice's ledger state read and written. Within LIVE_READ_SECONDS of its last read or ask (`_may_ask`) the
+    stored state is answered and the ledger not asked, as the detail does (session 26): a loop of the route was a
+    Xero call each; a failed ask (502, or 409 when the ledger no longer holds it) is not repeated within it either."""
     invoice = load_invoice(ctx, invoice_id)
     ledger_id = linked_id(invoice)
+    if not _may_ask(ctx, invoice):
+        return _synced_answer(ctx, invoice)
     ledger = ledger_of(ctx)
     ctx.release_connection()
     states = ledger.get_invoices([ledger_id])
@@ -177,8 +215,7 @@ def sync_one(ctx, *, invoice_id: str) -> dict:
     invoice = fresh[invoice_id]
     _apply(ctx, fresh, states)
     ctx.db.refresh(invoice)
-    return {"invoice": invoice_record(ctx.db, invoice.id), "payments": payment_records(ctx.db, invoice.id),
-            "ledger_status": invoice.ledger_status, "payment_status": invoice.payment_status}
+    return _synced_answer(ctx, invoice)
 
 
 SYNC_PAGE = 50

@@ -53,15 +53,18 @@ def ledger_read_long_ago(db) -> None:
     """Every invoice's last ledger read moved an hour back, past LIVE_READ_SECONDS and REQUEST_SYNC_COOLDOWN_SECONDS:
     the next detail or requested sync reads the ledger again (the tests that read it twice in a row, session 26)."""
     db.flush()
-    db.execute(text("UPDATE invoices SET ledger_synced_at = ledger_synced_at - interval '1 hour' "
-                    "WHERE ledger_synced_at IS NOT NULL"))  # updated_at kept (a ledger move's key is made of it)
+    # updated_at kept (a ledger move's key is made of it); the last ask too (`ledger_asked_at`, paths s26)
+    db.execute(text("UPDATE invoices SET ledger_synced_at = ledger_synced_at - interval '1 hour', "
+                    "ledger_asked_at = ledger_asked_at - interval '1 hour' "
+                    "WHERE ledger_synced_at IS NOT NULL OR ledger_asked_at IS NOT NULL"))
     db.expire_all()
 
 
 def _age(db, invoices, seconds):
     """Move the invoices' last ledger read `seconds` into the past."""
     db.flush()
-    db.execute(text("UPDATE invoices SET ledger_synced_at = ledger_synced_at - make_interval(secs => :seconds) "
+    db.execute(text("UPDATE invoices SET ledger_synced_at = ledger_synced_at - make_interval(secs => :seconds), "
+                    "ledger_asked_at = ledger_asked_at - make_interval(secs => :seconds) "
                     "WHERE id = ANY(:ids)"), {"seconds": seconds, "ids": [invoice.id for invoice in invoices]})
     db.expire_all()
 
