@@ -3,7 +3,7 @@
 Each call goes to the orchestrator provider (chalicelib/providers/orchestrator: live HTTP with base URLs from
 settings, or the database sandbox) with the caller's identity. The upstream's JSON answer and status come back:
 a 2xx object as is (a JSON array under the resource's plural key), a 4xx as `{error, upstream}` with the same
-status; a 5xx, an answer that is not JSON or a connection failure is 502, a timeout 504, a provider not
+status but a 401 or 407 (the service's own credentials refused: 502, session 26); a 5xx, an answer that is not JSON or a connection failure is 502, a timeout 504, a provider not
 configured 503. Live calls release the database connection first (a slow upstream holds no transaction).
 """
 from __future__ import annotations
@@ -59,6 +59,10 @@ def shape(status: int, data: Any, *, what: str, key: str) -> tuple[int, dict]:
         if isinstance(data, dict):
             return status, data
         return status, {key: data} if isinstance(data, list) else {"result": data}
+    if status in (401, 407):
+        # the upstream refused the SERVICE's credentials (the caller was authenticated here): a 401 passed on read as
+        # the caller's own, and a client would sign its user out (session 26); the agency's setup is at fault: 502
+        return 502, {"error": f"The {what} refused the service's credentials (HTTP {status})", "upstream": data}
     message = None
     if isinstance(data, dict):
         message = next((data[k] for k in ("error", "message", "detail") if isinstance(data.get(k), str)), None)
