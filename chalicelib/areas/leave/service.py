@@ -12,9 +12,9 @@ Rules (document 2, Leave; decisions.md section 9; docs/decisions/leave.md):
 - reject (a reason is required) a pending request: the same approvers as its step; cancel a pending or approved
   request: its owner or an executive (403); cancelling an approved request reverses its integrations;
 - every step is a history entry; the next approver gets `leave_requested`, the requester `leave_approved` or
-  `leave_rejected` (and `leave_cancelled` when someone else cancels); a recipient below view:leave gets no link
-  (an approver a generic title too), a squad manager below update:leave leaves the first step to the
-  executives, and an executive below it decides, lists and is told no leave (session 26).
+  `leave_rejected` (and `leave_cancelled` when someone else cancels); a requester below view:leave gets no link,
+  a squad manager below update:leave leaves the first step to the executives, and an executive below it
+  decides, lists and is told no leave, so every approver told may read the request (session 26).
 """
 from __future__ import annotations
 
@@ -105,35 +105,22 @@ def _executive_ids(db, exclude: str | None = None) -> list[str]:
     return list(db.scalars(stmt.order_by(User.id)))
 
 
-GENERIC_REQUESTED = "A leave request awaits a decision"
-
-
 def _requested_notices(ctx, approvers, *, request_id: str, requester_name: str, type_name: str, start_date,
                        end_date) -> list[dict]:
-    """The `leave_requested` notices of one request to its approvers (the actor left out); `_for_readers` then
-    keeps the name, type, dates and link for those who may read leave."""
+    """The `leave_requested` notices of one request to its approvers (the actor left out). Every approver holds
+    update:leave (the squad manager `_notify_next` and `_first_step_approver` name, `_deciding_executives`), so may
+    read the request the notice names and links (session 26)."""
     title = f"Leave request from {requester_name}: {type_name}, {start_date.isoformat()} to {end_date.isoformat()}"
     return [{"user_id": user_id, "type": "leave_requested", "title": title, "resource_type": ENTITY,
              "resource_id": request_id, "action_url": f"/leave/requests/{request_id}", "actor_id": ctx.user_id}
             for user_id in approvers if user_id != ctx.user_id]
 
 
-def _for_readers(ctx, notices: list[dict]) -> list[dict]:
-    """The notices with a generic title and no link for the recipients below view:leave (the link would answer
-    403, and the title names a colleague's leave: session 26). One statement whatever the number of recipients,
-    none without notices."""
-    if not notices:
-        return notices
-    readers = set(ctx.db.scalars(leave_holders("view").where(User.id.in_({n["user_id"] for n in notices}))))
-    return [notice if notice["user_id"] in readers else {**notice, "title": GENERIC_REQUESTED, "action_url": None}
-            for notice in notices]
-
-
 def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
     """`leave_requested` to whoever decides the next step: the squad manager at the first step (executives when
     there is none, or they are deactivated or below update:leave, as `queries.awaiting`), every executive at the
-    second (only those holding update:leave, `_executive_ids`) (core notify's 5-minute de-duplication applies, as document 3 states for every notification); the
-    recipients below view:leave get a generic notice (`_for_readers`)."""
+    second (only those holding update:leave, `_executive_ids`); core notify's 5-minute de-duplication applies, as
+    document 3 states for every notification."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     approvers: list[str] = []
@@ -145,9 +132,9 @@ def _notify_next(ctx, request: LeaveRequest, requester: User) -> None:
             approvers = [active] if active else []
     if not approvers:
         approvers = _executive_ids(ctx.db, request.user_id)
-    notify_many(ctx, _for_readers(ctx, _requested_notices(
+    notify_many(ctx, _requested_notices(
         ctx, approvers, request_id=request.id, requester_name=requester.name, type_name=request.leave_type_name,
-        start_date=request.start_date, end_date=request.end_date)))
+        start_date=request.start_date, end_date=request.end_date))
 
 
 # ---------------------------------------------------------------- approvers changed by an admin write
@@ -218,7 +205,7 @@ def tell_new_approvers(ctx, before: dict[str, str | None]) -> None:
 
 def _tell_approvers(ctx, rows) -> None:
     """`leave_requested` for each first-step row of `_first_step_select` to its approver: the squad manager, or
-    every active executive but the requester (None); the actor left out, the readers checked (`_for_readers`).
+    every active executive deciding leave but the requester (None); the actor left out.
     The executives' ids read only when some row needs them, then `notify_many`'s statements."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
@@ -229,7 +216,7 @@ def _tell_approvers(ctx, rows) -> None:
         notices.extend(_requested_notices(ctx, approvers, request_id=row.id, requester_name=row.name,
                                           type_name=row.leave_type_name, start_date=row.start_date,
                                           end_date=row.end_date))
-    notify_many(ctx, _for_readers(ctx, notices))
+    notify_many(ctx, notices)
 
 
 def deciders_changed(ctx, user_ids) -> None:
@@ -264,7 +251,7 @@ def _waiting_on_executives(*where):
 
 def _tell_executives(ctx, executive_ids: list[str], rows) -> None:
     """`leave_requested` to each of `executive_ids` for each row of `_waiting_on_executives` but their own; the
-    actor left out, the readers checked (`_for_readers`), then `notify_many`'s statements (none without notices)."""
+    actor left out, then `notify_many`'s statements (none without notices)."""
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     notices = []
@@ -274,7 +261,7 @@ def _tell_executives(ctx, executive_ids: list[str], rows) -> None:
                                           type_name=row.leave_type_name, start_date=row.start_date,
                                           end_date=row.end_date))
     if notices:
-        notify_many(ctx, _for_readers(ctx, notices))
+        notify_many(ctx, notices)
 
 
 def tell_new_executive(ctx, user_id: str) -> None:
