@@ -2,8 +2,8 @@
 
 - A request names an open cycle (400), a subject within the caller's reach (403) and an active reviewer other
   than the subject holding `performance:view`, which answering needs (400 on reviewer_id, session 26); the same
-  reviewer asked twice about a subject in a cycle is 409. The reviewer is notified (`feedback_requested`): the
-  subject, cycle and link only when they hold `performance:view`, a generic title otherwise (session 26).
+  reviewer asked twice about a subject in a cycle is 409. The reviewer is notified (`feedback_requested`: the
+  subject, the cycle and the feedback page's link, which opens for them).
 - Bulk requests ask the subject's peers (document 2): an employee or lead's squad peers; a manager's fellow
   managers and direct reports; a head or executive's fellow heads and the direct reports who are managers; only
   those holding `performance:view` (session 26), and `total_peers` counts them. Peers asked already are skipped:
@@ -61,15 +61,13 @@ def _subject(ctx, subject_id: str) -> User:
     return subject
 
 
-def _notice(ctx, reviewer_id: str, subject: User, cycle: ReviewCycle, request_id: str, readers: set[str]) -> dict:
-    """`feedback_requested`: the subject, the cycle and the feedback page's link only to a reviewer among
-    `readers` (`performance_viewers`: who may open that page); another learns they were asked, and by whom."""
-    told = {"title": "You were asked for feedback"}
-    if reviewer_id in readers:
-        told = {"title": f"Feedback requested about {subject.name} ({cycle.name})",
-                "action_url": "/performance/feedback"}
+def _notice(ctx, reviewer_id: str, subject: User, cycle: ReviewCycle, request_id: str) -> dict:
+    """`feedback_requested`, naming the subject and the cycle and linking the feedback page: every reviewer asked
+    holds `performance:view` (the single request checks it, the bulk one asks only such peers: session 26), so the
+    page opens for them."""
     return {"user_id": reviewer_id, "type": "feedback_requested", "resource_type": "feedback_request",
-            "resource_id": request_id, "actor_id": ctx.user_id, **told}
+            "resource_id": request_id, "actor_id": ctx.user_id,
+            "title": f"Feedback requested about {subject.name} ({cycle.name})", "action_url": "/performance/feedback"}
 
 
 def list_requests(ctx) -> list[dict]:
@@ -88,8 +86,8 @@ def create_request(ctx, *, data) -> dict:
     subject = _subject(ctx, data.subject_id)
     if data.reviewer_id == subject.id:
         raise bad_field("reviewer_id", "must be someone other than the subject")
-    readers = performance_viewers(ctx.db, [data.reviewer_id])  # active and performance:view: one statement
-    if data.reviewer_id not in readers:  # answering needs performance:view: they could never answer (session 26)
+    # answering needs performance:view (active too): one without it could never answer (session 26); one statement
+    if data.reviewer_id not in performance_viewers(ctx.db, [data.reviewer_id]):
         raise bad_field("reviewer_id", "must be an active user who may give feedback (performance:view)")
     inserted = insert_ignore(ctx.db, FeedbackRequest, {
         "cycle_id": cycle.id, "subject_id": subject.id, "reviewer_id": data.reviewer_id,
@@ -101,7 +99,7 @@ def create_request(ctx, *, data) -> dict:
         FeedbackRequest.cycle_id == cycle.id, FeedbackRequest.subject_id == subject.id,
         FeedbackRequest.reviewer_id == data.reviewer_id)).one()
     if data.reviewer_id != ctx.user_id:  # asking oneself: nobody to tell
-        notify(ctx, **_notice(ctx, data.reviewer_id, subject, cycle, row[0].id, readers))
+        notify(ctx, **_notice(ctx, data.reviewer_id, subject, cycle, row[0].id))
     return feedback_request_record(row)
 
 
@@ -144,9 +142,8 @@ def create_bulk(ctx, *, data) -> dict:
         made = set(ctx.db.scalars(select(FeedbackRequest.id).where(FeedbackRequest.id.in_(list(ids.values())))))
         fresh = [peer for peer in fresh if ids[peer] in made]
     told = [peer for peer in fresh if peer != ctx.user_id]  # the caller, when a peer, is asked but not told
-    if told:
-        readers = performance_viewers(ctx.db, told)  # one statement for every peer
-        notify_many(ctx, [_notice(ctx, peer, subject, cycle, ids[peer], readers) for peer in told])
+    if told:  # every peer holds performance:view (peer_ids): the notices name the subject and link the page
+        notify_many(ctx, [_notice(ctx, peer, subject, cycle, ids[peer]) for peer in told])
     return {"created": created, "total_peers": len(peers)}
 
 

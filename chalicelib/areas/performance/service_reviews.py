@@ -5,8 +5,8 @@ history, my goals and delete (scope and reads are in queries.py).
 Rules (document 2 and decisions.md section 9; the rest in docs/decisions/performance.md):
 - a review is created only in an open cycle (400), for a user within the caller's reach (403), once per user
   and cycle (409); the reviewer defaults to the caller; another named reviewer must be active and hold
-  performance:update (400 on reviewer_id, session 26), and is notified (`review_assigned`):
-  the cycle and the link only when they may read the review (`review_readers`), a generic title otherwise;
+  performance:update (400 on reviewer_id, session 26), and is notified (`review_assigned`: the cycle and the
+  review's link, which opens for them);
 - statuses move one step forward, or one step back before completion; a jump is 409; a completed review is
   not changed any more (409);
 - the reviewed person alone (not the reviewer) may write the self-assessment (strengths, growth areas,
@@ -188,14 +188,11 @@ def create_review(ctx, *, data) -> dict:
          "is_mandatory": item.is_mandatory, "sort_order": item.sort_order, "rating": None, "notes": None}
         for item in items])
     if reviewer_id != ctx.user_id:
-        # the cycle and the link only to a reviewer who may open the review; another learns they were assigned
-        # one, and by whom (session 26, as deals' `_notify_owner`)
-        told = {"title": "You were assigned a performance review"}
-        if review_readers(ctx.db, review.id, [reviewer_id]):
-            told = {"title": f"You were asked to review ({cycle.name})",
-                    "action_url": f"/performance/reviews/{review.id}"}
-        notify(ctx, user_id=reviewer_id, type="review_assigned", resource_type="review", resource_id=review.id,
-               actor_id=ctx.user_id, **told)
+        # the reviewer is active and holds performance:update (checked above), and a review is in its reviewer's
+        # scope (queries.visible): the review the notice names and links opens for them (session 26)
+        notify(ctx, user_id=reviewer_id, type="review_assigned", title=f"You were asked to review ({cycle.name})",
+               resource_type="review", resource_id=review.id, action_url=f"/performance/reviews/{review.id}",
+               actor_id=ctx.user_id)
     return review_record(review_row(ctx.db, review.id))
 
 
