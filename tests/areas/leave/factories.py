@@ -37,3 +37,28 @@ def mapped_team(db, **employee_fields) -> dict:
     employee = make_user(db, squad_id=squad.id, **employee_fields)
     map_user(db, employee)
     return {"employee": employee, "exec": make_user(db, access_level="executive")}
+
+
+# ---------------------------------------------------------------- through the API (session 26's permission tests)
+
+SICK_LEAVE = {"leave_type_id": "sick", "leave_type_name": "Sick Leave", "start_date": "2026-12-01",
+              "end_date": "2026-12-03", "total_hours": 22.8}
+
+
+def submit_leave(api, user, **changes) -> str:
+    """A request of `SICK_LEAVE` (with `changes`) filed by `user`; its id."""
+    made = api.post("/api/leave/requests", as_=user, json={**SICK_LEAVE, **changes})
+    assert made.status == 201, made
+    return made.json["request"]["id"]
+
+
+def set_leave_override(api, admin, user, level) -> None:
+    """`user`'s own leave permission set to `level` (None: removed) by `admin`."""
+    changed = api.put(f"/api/admin/users/{user.id}/permissions", as_=admin, json={"permissions": {"leave": level}})
+    assert changed.status == 200, changed
+
+
+def set_leave_cell(api, admin, access_level, level) -> None:
+    """The access level's leave cell of the matrix set to `level` by `admin`."""
+    changed = api.put("/api/admin/permissions", as_=admin, json={"matrix": {access_level: {"leave": level}}})
+    assert changed.status == 200, changed

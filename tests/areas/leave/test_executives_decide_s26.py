@@ -12,32 +12,14 @@ from sqlalchemy import select
 from chalicelib.core.notify import Notification
 from tests.factories import make_squad, make_user
 
-from .factories import make_leave
+from .factories import make_leave, set_leave_cell, set_leave_override, submit_leave
 
-BODY = {"leave_type_id": "sick", "leave_type_name": "Sick Leave", "start_date": "2026-12-01",
-        "end_date": "2026-12-03", "total_hours": 22.8}
 
 
 def _told(db, user) -> set[str]:
     db.expire_all()
     return set(db.scalars(select(Notification.resource_id).where(Notification.user_id == user.id,
                                                                  Notification.type == "leave_requested")))
-
-
-def _submit(api, user, **extra) -> str:
-    made = api.post("/api/leave/requests", as_=user, json={**BODY, **extra})
-    assert made.status == 201, made
-    return made.json["request"]["id"]
-
-
-def _override(api, exec_user, user, level):
-    changed = api.put(f"/api/admin/users/{user.id}/permissions", as_=exec_user, json={"permissions": {"leave": level}})
-    assert changed.status == 200, changed
-
-
-def _matrix(api, exec_user, access_level, level):
-    changed = api.put("/api/admin/permissions", as_=exec_user, json={"matrix": {access_level: {"leave": level}}})
-    assert changed.status == 200, changed
 
 
 def _count(api, user) -> int:
@@ -64,9 +46,9 @@ def _waiting(db):
 
 def test_an_executive_below_update_by_override_is_neither_listed_counted_nor_told(api, db, exec_user):
     lowered = make_user(db, access_level="executive")
-    _override(api, exec_user, lowered, "view")
-    first = _submit(api, make_user(db))  # no squad: the executives decide the first step
-    second = _submit(api, make_user(db, access_level="manager"))  # pending_exec
+    set_leave_override(api, exec_user, lowered, "view")
+    first = submit_leave(api, make_user(db))  # no squad: the executives decide the first step
+    second = submit_leave(api, make_user(db, access_level="manager"))  # pending_exec
     assert (_count(api, lowered), _pending(api, lowered)) == (0, set())
     assert api.post(f"/api/leave/requests/{first}/approve", as_=lowered).status == 403
     assert _told(db, lowered) == set()
@@ -76,11 +58,11 @@ def test_an_executive_below_update_by_override_is_neither_listed_counted_nor_tol
 
 def test_the_executive_cell_lowered_leaves_the_executives_who_keep_update(api, db, exec_user):
     keeper = make_user(db, access_level="executive")
-    _override(api, exec_user, keeper, "update")  # their own override keeps them deciding
+    set_leave_override(api, exec_user, keeper, "update")  # their own override keeps them deciding
     lowered = make_user(db, access_level="executive")
-    _matrix(api, exec_user, "executive", "view")
-    first = _submit(api, make_user(db))
-    second = _submit(api, make_user(db, access_level="manager"))
+    set_leave_cell(api, exec_user, "executive", "view")
+    first = submit_leave(api, make_user(db))
+    second = submit_leave(api, make_user(db, access_level="manager"))
     assert (_count(api, lowered), _pending(api, lowered), _told(db, lowered)) == (0, set(), set())
     assert (_count(api, keeper), _pending(api, keeper), _told(db, keeper)) == (2, {first, second}, {first, second})
     assert _count(api, exec_user) == 0  # the actor's own level lowered too
@@ -88,13 +70,13 @@ def test_the_executive_cell_lowered_leaves_the_executives_who_keep_update(api, d
 
 def test_a_squad_managers_first_step_falls_back_only_to_executives_who_decide(api, db, exec_user):
     lowered = make_user(db, access_level="executive")
-    _override(api, exec_user, lowered, "view")
+    set_leave_override(api, exec_user, lowered, "view")
     manager = make_user(db, access_level="manager")
     squad = make_squad(db, manager_id=manager.id)
     eve = make_user(db, squad_id=squad.id)
-    before = _submit(api, eve)
-    _override(api, exec_user, manager, "view")  # deciders_changed: the executives now decide `before`
-    after = _submit(api, eve, start_date="2026-12-07", end_date="2026-12-07")  # _notify_next's fallback
+    before = submit_leave(api, eve)
+    set_leave_override(api, exec_user, manager, "view")  # deciders_changed: the executives now decide `before`
+    after = submit_leave(api, eve, start_date="2026-12-07", end_date="2026-12-07")  # _notify_next's fallback
     assert _told(db, lowered) == set()
     assert _pending(api, lowered) == set()
     assert _pending(api, exec_user) == {before, after}
@@ -103,7 +85,7 @@ def test_a_squad_managers_first_step_falls_back_only_to_executives_who_decide(ap
 def test_a_user_promoted_below_update_is_not_told(api, db, exec_user):
     _waiting(db)
     promoted = make_user(db, access_level="manager")
-    _override(api, exec_user, promoted, "view")
+    set_leave_override(api, exec_user, promoted, "view")
     done = api.put(f"/api/admin/users/{promoted.id}", as_=exec_user, json={"access_level": "executive"})
     assert done.status == 200, done
     assert (_count(api, promoted), _told(db, promoted)) == (0, set())
@@ -114,12 +96,12 @@ def test_a_user_promoted_below_update_is_not_told(api, db, exec_user):
 
 def test_an_executive_raised_by_override_is_told_of_the_leave_waiting_on_the_executives(api, db, exec_user):
     lowered = make_user(db, access_level="executive")
-    _override(api, exec_user, lowered, "view")
+    set_leave_override(api, exec_user, lowered, "view")
     second, unmanaged, _ = _waiting(db)
     own = make_leave(db, lowered, status="pending_exec", start_date=date(2026, 12, 10),
                      end_date=date(2026, 12, 10)).id
     assert _told(db, lowered) == set()
-    _override(api, exec_user, lowered, "update")
+    set_leave_override(api, exec_user, lowered, "update")
     assert _told(db, lowered) == {second, unmanaged}  # not the squad manager's step, not their own
     assert own not in _pending(api, lowered)
     assert _pending(api, lowered) == {second, unmanaged}
@@ -128,11 +110,11 @@ def test_an_executive_raised_by_override_is_told_of_the_leave_waiting_on_the_exe
 
 def test_the_executive_cell_raised_tells_the_executives_it_moved(api, db, exec_user):
     keeper = make_user(db, access_level="executive")
-    _override(api, exec_user, keeper, "update")
+    set_leave_override(api, exec_user, keeper, "update")
     lowered = make_user(db, access_level="executive")
-    _matrix(api, exec_user, "executive", "view")
+    set_leave_cell(api, exec_user, "executive", "view")
     second, unmanaged, _ = _waiting(db)
-    _matrix(api, exec_user, "executive", "update")
+    set_leave_cell(api, exec_user, "executive", "update")
     assert _told(db, lowered) == {second, unmanaged}
     assert _told(db, keeper) == set()  # the cell did not move them (their override)
     assert _told(db, exec_user) == set()
@@ -142,7 +124,7 @@ def test_an_executive_lowered_tells_nobody(api, db, exec_user):
     other = make_user(db, access_level="executive")
     lowered = make_user(db, access_level="executive")
     _waiting(db)
-    _override(api, exec_user, lowered, "view")
+    set_leave_override(api, exec_user, lowered, "view")
     db.expire_all()
     assert db.scalar(select(Notification.id).where(Notification.type == "leave_requested")) is None
     assert _count(api, other) == 2
@@ -153,11 +135,11 @@ def test_an_executive_squad_manager_raised_is_told_of_both(api, db, exec_user):
     executives (the executive part), each once."""
     boss = make_user(db, access_level="executive")
     squad = make_squad(db, manager_id=boss.id)
-    _override(api, exec_user, boss, "view")
+    set_leave_override(api, exec_user, boss, "view")
     mine = make_leave(db, make_user(db, squad_id=squad.id), start_date=date(2026, 12, 11),
                       end_date=date(2026, 12, 11)).id
     second, unmanaged, _ = _waiting(db)
-    _override(api, exec_user, boss, "update")
+    set_leave_override(api, exec_user, boss, "update")
     assert _told(db, boss) == {mine, second, unmanaged}
     db.expire_all()
     assert len(db.scalars(select(Notification.id).where(Notification.user_id == boss.id)).all()) == 3
@@ -169,17 +151,17 @@ def test_an_executive_squad_manager_raised_is_told_of_both(api, db, exec_user):
 def test_the_executives_raised_cost_a_fixed_number_of_statements(api, db, exec_user, count_queries, aws):
     """The executive cell raised with one executive and one waiting request, then with three executives and six:
     the same statements (the notifications queue configured so that delivery is not counted)."""
-    _override(api, exec_user, exec_user, "update")  # the actor stays out of the moves
+    set_leave_override(api, exec_user, exec_user, "update")  # the actor stays out of the moves
     counts, moved = [], []
     for executives, requests in ((1, 1), (3, 6)):
         moved = [make_user(db, access_level="executive") for _ in range(executives)]
         made = [make_leave(db, make_user(db), status="pending_exec", start_date=date(2026, 12, 1) + timedelta(days=i),
                            end_date=date(2026, 12, 1) + timedelta(days=i)).id for i in range(requests)]
-        _matrix(api, exec_user, "executive", "view")
+        set_leave_cell(api, exec_user, "executive", "view")
         db.query(Notification).delete()
         db.refresh(exec_user)
         with count_queries() as counter:
-            _matrix(api, exec_user, "executive", "update")
+            set_leave_cell(api, exec_user, "executive", "update")
         counts.append(counter.count)
         for user in moved:
             assert set(made) <= _told(db, user)

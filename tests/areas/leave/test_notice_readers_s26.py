@@ -12,10 +12,8 @@ from sqlalchemy import select
 from chalicelib.core.notify import Notification
 from tests.factories import grant, make_squad, make_user
 
-from .factories import make_leave
+from .factories import make_leave, submit_leave
 
-LEAVE = {"leave_type_id": "sick", "leave_type_name": "Sick Leave", "start_date": "2026-12-01",
-         "end_date": "2026-12-03", "total_hours": 22.8}
 FULL_TITLE = "Leave request from Eve Member: Sick Leave, 2026-12-01 to 2026-12-03"
 GENERIC_TITLE = "A leave request awaits a decision"
 
@@ -28,12 +26,6 @@ def _notices(db, user, type="leave_requested"):
 
 def _told(db, user, type="leave_requested"):
     return [(n.resource_id, n.title, n.action_url) for n in _notices(db, user, type)]
-
-
-def _submit(api, user, **changes) -> str:
-    made = api.post("/api/leave/requests", as_=user, json={**LEAVE, **changes})
-    assert made.status == 201, made
-    return made.json["request"]["id"]
 
 
 def _full(request_id):
@@ -55,7 +47,7 @@ def test_a_squad_manager_without_leave_is_not_told_and_the_executives_decide(api
     other_exec = make_user(db, access_level="executive")
     changed = api.put(f"/api/admin/users/{manager.id}/permissions", as_=exec_user, json={"permissions": {"leave": "none"}})
     assert changed.status == 200, changed
-    request_id = _submit(api, eve)
+    request_id = submit_leave(api, eve)
     assert api.get(f"/api/leave/requests/{request_id}", as_=manager).status == 403
     assert _told(db, manager) == []  # nothing named to someone who cannot open it
     # the executives decide it, as for a deactivated squad manager, and are told
@@ -72,7 +64,7 @@ def test_a_view_only_squad_manager_reads_but_the_executives_decide(api, db, exec
     """`leave: view` reads the squad's request but cannot approve (update:leave): not its approver either."""
     manager, _, eve = _team(db)
     grant(db, manager, "leave", "view")
-    request_id = _submit(api, eve)
+    request_id = submit_leave(api, eve)
     assert _told(db, manager) == []
     assert _told(db, exec_user) == [_full(request_id)]
     assert api.get(f"/api/leave/requests/{request_id}", as_=manager).status == 200
@@ -85,7 +77,7 @@ def test_the_managers_access_level_without_leave_sends_the_step_to_the_executive
     manager, _, eve = _team(db)
     changed = api.put("/api/admin/permissions", as_=exec_user, json={"matrix": {"manager": {"leave": "none"}}})
     assert changed.status == 200, changed
-    request_id = _submit(api, eve)
+    request_id = submit_leave(api, eve)
     assert _told(db, manager) == []
     assert _told(db, exec_user) == [_full(request_id)]
     assert api.get("/api/leave/pending-count", as_=exec_user).json == {"count": 1}
@@ -93,7 +85,7 @@ def test_the_managers_access_level_without_leave_sends_the_step_to_the_executive
 
 def test_a_squad_manager_with_leave_is_still_its_approver(api, db, exec_user):
     manager, _, eve = _team(db)
-    request_id = _submit(api, eve)
+    request_id = submit_leave(api, eve)
     assert _told(db, manager) == [_full(request_id)]
     assert _told(db, exec_user) == []
     assert api.get("/api/leave/pending-count", as_=exec_user).json == {"count": 0}
@@ -109,7 +101,7 @@ def test_an_executive_without_leave_is_not_told(api, db, exec_user):
     boss = make_user(db, access_level="executive", name="Ed Exec")
     grant(db, boss, "leave", "none")
     eve = make_user(db, name="Eve Member")  # no squad: the executives decide
-    request_id = _submit(api, eve)
+    request_id = submit_leave(api, eve)
     assert api.get(f"/api/leave/requests/{request_id}", as_=boss).status == 403
     assert _told(db, boss) == []
     assert _told(db, exec_user) == [_full(request_id)]
@@ -122,7 +114,7 @@ def test_the_second_step_tells_no_executive_below_update(api, db, exec_user):
     viewer = make_user(db, access_level="executive")
     grant(db, boss, "leave", "none")
     grant(db, viewer, "leave", "view")  # reads it (the link opens), cannot decide
-    request_id = _submit(api, eve)
+    request_id = submit_leave(api, eve)
     assert api.post(f"/api/leave/requests/{request_id}/approve", as_=manager).status == 200
     assert _told(db, boss) == []
     assert _told(db, viewer) == []
@@ -142,7 +134,7 @@ def test_a_promoted_executive_without_leave_is_not_told(api, db, exec_user):
 def test_a_new_squad_manager_without_leave_leaves_the_step_to_the_executives(api, db, exec_user):
     """tell_new_approvers: the squad's manager changed to one without leave: the executives now decide."""
     _, squad, eve = _team(db)
-    request_id = _submit(api, eve)
+    request_id = submit_leave(api, eve)
     other_exec = make_user(db, access_level="executive")
     newcomer = make_user(db, access_level="manager")
     grant(db, newcomer, "leave", "none")
@@ -159,7 +151,7 @@ def test_the_readers_check_is_one_statement_whatever_the_approvers(api, db, exec
         bosses = [make_user(db, access_level="executive") for _ in range(extra)]
         grant(db, bosses[0], "leave", "none")
         manager, _, eve = _team(db)
-        request_id = _submit(api, eve, start_date=f"2027-0{step + 1}-01", end_date=f"2027-0{step + 1}-01")
+        request_id = submit_leave(api, eve, start_date=f"2027-0{step + 1}-01", end_date=f"2027-0{step + 1}-01")
         db.refresh(manager)
         with count_queries() as counter:
             assert api.post(f"/api/leave/requests/{request_id}/approve", as_=manager).status == 200
@@ -174,7 +166,7 @@ def test_the_readers_check_is_one_statement_whatever_the_approvers(api, db, exec
 
 def test_a_requester_without_leave_gets_no_link_on_cancel(api, db, exec_user):
     eve = make_user(db, name="Eve Member")
-    request_id = _submit(api, eve)
+    request_id = submit_leave(api, eve)
     grant(db, eve, "leave", "none")
     assert api.post(f"/api/leave/requests/{request_id}/cancel", as_=exec_user).status == 200
     assert api.get(f"/api/leave/requests/{request_id}", as_=eve).status == 403
@@ -183,8 +175,8 @@ def test_a_requester_without_leave_gets_no_link_on_cancel(api, db, exec_user):
 
 def test_a_requester_without_leave_gets_no_link_on_approval_or_rejection(api, db, exec_user):
     eve = make_user(db, name="Eve Member")
-    approved = _submit(api, eve)
-    rejected = _submit(api, eve, start_date="2027-01-04", end_date="2027-01-04")
+    approved = submit_leave(api, eve)
+    rejected = submit_leave(api, eve, start_date="2027-01-04", end_date="2027-01-04")
     grant(db, eve, "leave", "none")
     assert api.post(f"/api/leave/requests/{approved}/approve", as_=exec_user).status == 200
     assert api.post(f"/api/leave/requests/{approved}/approve", as_=exec_user).status == 200
@@ -196,7 +188,7 @@ def test_a_requester_without_leave_gets_no_link_on_approval_or_rejection(api, db
 
 def test_a_requester_who_reads_leave_keeps_the_link(api, db, exec_user):
     eve = make_user(db, name="Eve Member")
-    request_id = _submit(api, eve)
+    request_id = submit_leave(api, eve)
     grant(db, eve, "leave", "view")  # cannot write leave any more, still reads their own
     assert api.post(f"/api/leave/requests/{request_id}/cancel", as_=exec_user).status == 200
     told = _told(db, eve, "leave_cancelled")

@@ -10,10 +10,8 @@ from sqlalchemy import select
 from chalicelib.core.notify import Notification
 from tests.factories import make_squad, make_user
 
-from .factories import make_leave
+from .factories import make_leave, set_leave_cell, set_leave_override, submit_leave
 
-BODY = {"leave_type_id": "sick", "leave_type_name": "Sick Leave", "start_date": "2026-12-01",
-        "end_date": "2026-12-03", "total_hours": 22.8}
 TITLE = "Leave request from Eve Member: Sick Leave, 2026-12-01 to 2026-12-03"
 
 
@@ -35,22 +33,6 @@ def _team(db, access_level="manager"):
     return manager, squad, eve
 
 
-def _submit(api, user) -> str:
-    made = api.post("/api/leave/requests", as_=user, json=BODY)
-    assert made.status == 201, made
-    return made.json["request"]["id"]
-
-
-def _override(api, exec_user, user, level):
-    changed = api.put(f"/api/admin/users/{user.id}/permissions", as_=exec_user, json={"permissions": {"leave": level}})
-    assert changed.status == 200, changed
-
-
-def _matrix(api, exec_user, access_level, level):
-    changed = api.put("/api/admin/permissions", as_=exec_user, json={"matrix": {access_level: {"leave": level}}})
-    assert changed.status == 200, changed
-
-
 def _relevel(api, exec_user, user, access_level):
     changed = api.put(f"/api/admin/users/{user.id}", as_=exec_user, json={"access_level": access_level})
     assert changed.status == 200, changed
@@ -62,10 +44,10 @@ def _relevel(api, exec_user, user, access_level):
 def test_a_squad_manager_lowered_by_override_tells_the_executives(api, db, exec_user):
     manager, _, eve = _team(db)
     other_exec = make_user(db, access_level="executive")
-    request_id = _submit(api, eve)
+    request_id = submit_leave(api, eve)
     assert _told(db, manager) == [_full(request_id)]
     assert _told(db, other_exec) == []
-    _override(api, exec_user, manager, "view")
+    set_leave_override(api, exec_user, manager, "view")
     assert api.get("/api/leave/pending-count", as_=other_exec).json == {"count": 1}
     assert _told(db, other_exec) == [_full(request_id)]
     assert _told(db, exec_user) == []  # the actor is left out, as in every leave notice
@@ -76,8 +58,8 @@ def test_a_squad_managers_matrix_cell_lowered_tells_the_executives(api, db, exec
     manager, _, eve = _team(db)
     second_manager, _, tom = _team(db)
     other_exec = make_user(db, access_level="executive")
-    eve_request, tom_request = _submit(api, eve), _submit(api, tom)
-    _matrix(api, exec_user, "manager", "none")
+    eve_request, tom_request = submit_leave(api, eve), submit_leave(api, tom)
+    set_leave_cell(api, exec_user, "manager", "none")
     assert sorted(r for r, *_ in _told(db, other_exec)) == sorted([eve_request, tom_request])
     assert _told(db, manager) == [_full(eve_request)]
 
@@ -85,8 +67,8 @@ def test_a_squad_managers_matrix_cell_lowered_tells_the_executives(api, db, exec
 def test_a_squad_manager_given_a_lower_access_level_tells_the_executives(api, db, exec_user):
     manager, _, eve = _team(db)
     other_exec = make_user(db, access_level="executive")
-    _matrix(api, exec_user, "lead", "view")
-    request_id = _submit(api, eve)
+    set_leave_cell(api, exec_user, "lead", "view")
+    request_id = submit_leave(api, eve)
     assert _told(db, other_exec) == []
     _relevel(api, exec_user, manager, "lead")
     assert _told(db, other_exec) == [_full(request_id)]
@@ -95,9 +77,9 @@ def test_a_squad_manager_given_a_lower_access_level_tells_the_executives(api, db
 def test_an_override_kept_by_the_manager_is_not_moved_by_the_matrix(api, db, exec_user):
     manager, _, eve = _team(db)
     other_exec = make_user(db, access_level="executive")
-    _override(api, exec_user, manager, "update")
-    request_id = _submit(api, eve)
-    _matrix(api, exec_user, "manager", "none")
+    set_leave_override(api, exec_user, manager, "update")
+    request_id = submit_leave(api, eve)
+    set_leave_cell(api, exec_user, "manager", "none")
     assert _told(db, other_exec) == []  # the manager still decides
     assert api.get("/api/leave/pending-count", as_=manager).json == {"count": 1}
     assert _told(db, manager) == [_full(request_id)]
@@ -107,19 +89,19 @@ def test_no_notice_for_a_deactivated_manager_nor_a_second_step_nor_the_managers_
     other_exec = make_user(db, access_level="executive")
     # a deactivated squad manager: the executives decided already (told at the submit)
     gone, _, eve = _team(db)
-    eve_request = _submit(api, eve)
+    eve_request = submit_leave(api, eve)
     assert api.put(f"/api/admin/users/{gone.id}", as_=exec_user, json={"is_active": False}).status == 200
     assert _told(db, other_exec) == [_full(eve_request)]
     db.query(Notification).filter(Notification.resource_id == eve_request).delete()  # no de-duplication below
     # a request at the second step, and the manager's own request in their own squad
     manager, squad, tom = _team(db)
-    tom_request = _submit(api, tom)
+    tom_request = submit_leave(api, tom)
     assert api.post(f"/api/leave/requests/{tom_request}/approve", as_=manager).status == 200
     db.query(Notification).filter(Notification.resource_id == tom_request).delete()
     manager.squad_id = squad.id
     db.flush()
     own = make_leave(db, manager, start_date=date(2027, 1, 4), end_date=date(2027, 1, 5)).id
-    _matrix(api, exec_user, "manager", "view")
+    set_leave_cell(api, exec_user, "manager", "view")
     assert _told(db, other_exec) == []
     pending = api.get("/api/leave/requests?tab=pending", as_=other_exec).json["requests"]
     assert sorted(r["id"] for r in pending) == sorted([eve_request, tom_request, own])
@@ -131,10 +113,10 @@ def test_no_notice_for_a_deactivated_manager_nor_a_second_step_nor_the_managers_
 def test_a_squad_manager_raised_back_by_override_is_told(api, db, exec_user):
     manager, _, eve = _team(db)
     other_exec = make_user(db, access_level="executive")
-    _override(api, exec_user, manager, "view")
-    request_id = _submit(api, eve)
+    set_leave_override(api, exec_user, manager, "view")
+    request_id = submit_leave(api, eve)
     assert _told(db, manager) == [] and _told(db, other_exec) == [_full(request_id)]
-    _override(api, exec_user, manager, None)  # back to the matrix's update
+    set_leave_override(api, exec_user, manager, None)  # back to the matrix's update
     assert api.get("/api/leave/pending-count", as_=manager).json == {"count": 1}
     assert _told(db, manager) == [_full(request_id)]
     assert _told(db, other_exec) == [_full(request_id)]  # their old notice stays
@@ -142,17 +124,17 @@ def test_a_squad_manager_raised_back_by_override_is_told(api, db, exec_user):
 
 def test_a_squad_managers_matrix_cell_raised_back_tells_the_manager(api, db, exec_user):
     manager, _, eve = _team(db)
-    _matrix(api, exec_user, "manager", "none")
-    request_id = _submit(api, eve)
+    set_leave_cell(api, exec_user, "manager", "none")
+    request_id = submit_leave(api, eve)
     assert _told(db, manager) == []
-    _matrix(api, exec_user, "manager", "update")
+    set_leave_cell(api, exec_user, "manager", "update")
     assert _told(db, manager) == [(request_id, TITLE, f"/leave/requests/{request_id}")]
 
 
 def test_a_squad_manager_given_a_higher_access_level_is_told(api, db, exec_user):
     manager, _, eve = _team(db, access_level="lead")
-    _matrix(api, exec_user, "lead", "view")
-    request_id = _submit(api, eve)
+    set_leave_cell(api, exec_user, "lead", "view")
+    request_id = submit_leave(api, eve)
     assert _told(db, manager) == []
     _relevel(api, exec_user, manager, "manager")
     assert _told(db, manager) == [_full(request_id)]
@@ -161,9 +143,9 @@ def test_a_squad_manager_given_a_higher_access_level_is_told(api, db, exec_user)
 def test_a_manager_raised_from_none_to_view_only_is_told_nothing(api, db, exec_user):
     manager, _, eve = _team(db)
     other_exec = make_user(db, access_level="executive")
-    _override(api, exec_user, manager, "none")
-    request_id = _submit(api, eve)
-    _override(api, exec_user, manager, "view")  # reads it, still cannot decide it
+    set_leave_override(api, exec_user, manager, "none")
+    request_id = submit_leave(api, eve)
+    set_leave_override(api, exec_user, manager, "view")  # reads it, still cannot decide it
     assert _told(db, manager) == []
     assert _told(db, other_exec) == [_full(request_id)]
 
