@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 STAGE ?= dev
 PYTEST_ARGS ?=
+# make test's worker processes (pytest-xdist): auto is one a core, at most 4; TEST_WORKERS=0 runs in this process
+TEST_WORKERS ?= auto
 
 .PHONY: venv run worker moto test test-sqlite test-smoke-sqlite migrate openapi package bench fuzz fuzz-quick fuzz-functions clean
 
@@ -37,7 +39,7 @@ moto: venv
 	$(VENV)/bin/moto_server -H 127.0.0.1 -p $(MOTO_PORT)
 
 test: venv
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --maxprocesses 4 $(PYTEST_ARGS)
 
 test-sqlite: venv
 	WMS_TEST_DB=sqlite $(PY) -m pytest $(PYTEST_ARGS)

@@ -377,6 +377,7 @@ def pytest_configure(config):
     from chalicelib.core.openapi import declared_statuses
 
     config.addinivalue_line("markers", "undeclared_status: the test's app answers statuses its routes do not list")
+    _share_one_cluster(config)
     called = chalice_app.Chalice.__call__
     if getattr(called, "_wms_checked", False):
         return
@@ -398,6 +399,29 @@ def pytest_configure(config):
 
     __call__._wms_checked = True
     chalice_app.Chalice.__call__ = __call__
+
+
+def _share_one_cluster(config) -> None:
+    """Under pytest-xdist (`make test` runs `-n auto`), the controlling process starts the one throwaway cluster its
+    workers share, each worker still creating and dropping a database of its own (`database_url`), rather than a
+    cluster a worker. Nothing to do with TEST_DATABASE_URL set, on SQLite, in a worker, or without -n."""
+    if os.environ.get("WMS_TEST_DB") == "sqlite" or os.environ.get("TEST_DATABASE_URL"):
+        return
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    from tests.pgserver import Cluster
+
+    try:
+        cluster = Cluster()
+    except RuntimeError:  # no server binaries: each worker's `database_url` stops the run and names the package
+        return
+    os.environ["TEST_DATABASE_URL"] = cluster.start()
+
+    def stop() -> None:
+        os.environ.pop("TEST_DATABASE_URL", None)
+        cluster.stop()
+
+    config.add_cleanup(stop)
 
 
 @pytest.fixture(autouse=True)
