@@ -19,6 +19,8 @@ AREAS = sorted(info.name for info in pkgutil.iter_modules([str(AREAS_DIR)]) if i
 # (tasks <-> sprints and projects <-> timesheets are gone: a deleted sprint is cleared from its tasks by
 # the database, and a project's profitability is served by the budgets area.)
 BOTH_WAYS = {
+    frozenset({"clients", "onboarding"}): "a client profile names an active onboarding template when set or changed "
+                                          "(session 27); an onboarding starts from its profile's template",
     frozenset({"projects", "tasks"}): "a task may link a visible project; a project lists and counts its tasks",
     frozenset({"roadmaps", "tasks"}): "a task may name a visible roadmap item; a roadmap lists its items' tasks",
     frozenset({"budgets", "timesheets"}): "a time entry may name a budget line; a budget totals its time entries",

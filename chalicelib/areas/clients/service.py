@@ -59,6 +59,7 @@ def get_profile(ctx, *, company_id: str) -> dict:
 
 
 def update_profile(ctx, *, company_id: str, data) -> dict:
+    from chalicelib.areas.onboarding import service as onboarding_service
     from chalicelib.core.errors import BadRequest
     from chalicelib.core.models import User
 
@@ -69,6 +70,12 @@ def update_profile(ctx, *, company_id: str, data) -> dict:
     if manager and manager != profile.delivery_manager_id and ctx.db.scalar(select(User.id).where(User.id == manager, User.is_active.is_(True))) is None:
         raise BadRequest("delivery_manager_id must be an active user",
                          details=[{"field": "delivery_manager_id", "message": "must be an active user"}])
+    template = changes.get("onboarding_template_id")
+    # set or changed (session 27), as the manager: a disabled template is refused like a missing one (whose foreign
+    # key answers a 400 naming the field); a profile sent back as read, its template disabled since, saves
+    if template and template != profile.onboarding_template_id and onboarding_service.template_disabled(ctx.db, template):
+        raise BadRequest("onboarding_template_id must be an active onboarding template",
+                         details=[{"field": "onboarding_template_id", "message": "must be an active onboarding template"}])
     for key, value in changes.items():
         setattr(profile, key, value)
     ctx.db.flush()

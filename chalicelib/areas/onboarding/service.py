@@ -287,6 +287,15 @@ def auto_complete(ctx, *, company_id: str | None, source: str) -> int:
     return complete(ctx, company_id=company_id, source=source)
 
 
+def template_disabled(db, template_id: str) -> bool:
+    """True when the template exists and is disabled (clients: a profile naming it is refused; session 27). One
+    statement; the row is read FOR SHARE, so that a disable in flight (which holds its row lock) is waited for and
+    seen, and one that comes after waits for the caller's commit. A missing template is False: the profile's
+    foreign key answers it (400 naming the field)."""
+    return db.scalar(select(OnboardingTemplate.is_active).where(OnboardingTemplate.id == template_id)
+                     .with_for_update(read=True)) is False
+
+
 def company_progress(ctx, *, company_id: str) -> dict | None:
     """The company's onboarding progress record, or None before it starts (service_progress; the portal)."""
     from .service_progress import get_progress

@@ -108,13 +108,18 @@ def _template_for(ctx, company_id: str, template_id: str | None) -> str | None:
                                                             OnboardingTemplate.is_active.is_(True)).limit(1))
 
 
-def _begin(ctx, company_id: str, template_id: str) -> OnboardingProgress:
+def _begin(ctx, company_id: str, template_id: str) -> tuple[OnboardingProgress, int]:
+    """Start the company's onboarding on the template (its lock held): the template's milestones whose auto_source
+    already fired are completed (`_complete_fired`, as a move to another template does; session 27) and `started`
+    recorded `{ template_id, completed }`; the progress and how many were completed. At most three statements past
+    the INSERT whatever the template's size."""
     insert_ignore(ctx.db, OnboardingProgress, {"company_id": company_id, "template_id": template_id,
                                                "started_at": utcnow()}, conflict=("company_id",))
     progress = _progress(ctx.db, company_id)
+    completed = _complete_fired(ctx, progress, template_id, _fired_sources(ctx.db, progress))
     history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action="started", actor_id=ctx.user_id,
-                   changes={"template_id": template_id})
-    return progress
+                   changes={"template_id": template_id, "completed": completed})
+    return progress, completed
 
 
 def start(ctx, *, company_id: str, template_id: str | None) -> dict:
@@ -125,9 +130,21 @@ def start(ctx, *, company_id: str, template_id: str | None) -> dict:
     chosen = _template_for(ctx, company_id, template_id)
     if chosen is None:
         raise BadRequest("No onboarding template: name one, set one on the client profile, or mark one default")
-    progress = _begin(ctx, company_id, chosen)
+    progress, _completed = _begin(ctx, company_id, chosen)
+    return _settled_record(ctx, progress)
+
+
+def _settled_record(ctx, progress: OnboardingProgress) -> dict:
+    """The progress's record after a start or a move, its stored completed_at recomputed: null unless every required
+    milestone is done, then the time of its latest completion (the request's own when it completed one)."""
+    progress.completed_at = None
     ctx.db.flush()
-    return progress_record(ctx.db, progress)
+    record, last = _progress_state(ctx.db, progress)
+    if record["completed_at"] is not None:
+        progress.completed_at = last
+        ctx.db.flush()
+        record["completed_at"] = value_out(last)
+    return record
 
 
 def _refresh_completed(ctx, progress: OnboardingProgress) -> None:
@@ -175,17 +192,22 @@ def set_milestone(ctx, *, company_id: str, milestone_id: str, done: bool) -> dic
 
 def auto_complete(ctx, *, company_id: str | None, source: str) -> int:
     """Complete the company's open milestones whose auto_source is `source` (starting the onboarding from
-    the profile's or the default template when it has not started); how many were completed. Nothing when
-    the company has no onboarding and no template applies."""
+    the profile's or the default template when it has not started, which completes those of the sources that fired
+    before too); how many were completed. When the company has no onboarding and no template applies, nothing is
+    started: `source_fired` is recorded, for a later start (session 27)."""
     if not company_id:
         return 0
     lock_key(ctx.db, ENTITY, company_id)
-    progress = _progress(ctx.db, company_id)
+    progress, started = _progress(ctx.db, company_id), 0
     if progress is None:
         template_id = _template_for(ctx, company_id, None)
         if template_id is None:
+            # nothing to start: noted, so that a later start completes the chosen template's milestones of this
+            # source (_begin; session 27)
+            history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action=SOURCE_FIRED,
+                           actor_id=ctx.user_id, changes={"source": source})
             return 0
-        progress = _begin(ctx, company_id, template_id)
+        progress, started = _begin(ctx, company_id, template_id)  # with the sources that fired before this one
     ids = list(ctx.db.scalars(select(OnboardingMilestone.id).join(
         OnboardingStage, OnboardingStage.id == OnboardingMilestone.stage_id).where(
         OnboardingStage.template_id == progress.template_id, OnboardingMilestone.auto_source == source)))
@@ -202,7 +224,7 @@ def auto_complete(ctx, *, company_id: str | None, source: str) -> int:
         history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action=SOURCE_FIRED, actor_id=ctx.user_id,
                        changes={"source": source})
     _refresh_completed(ctx, progress)
-    return added
+    return added + started
 
 
 def _fired_sources(db, progress: OnboardingProgress) -> set[str]:
@@ -219,6 +241,28 @@ def _fired_sources(db, progress: OnboardingProgress) -> set[str]:
             if s}
 
 
+def _milestones_of(template_id: str):
+    """SELECT of the ids of the template's milestones."""
+    return (select(OnboardingMilestone.id).join(OnboardingStage, OnboardingStage.id == OnboardingMilestone.stage_id)
+            .where(OnboardingStage.template_id == template_id))
+
+
+def _complete_fired(ctx, progress: OnboardingProgress, template_id: str, fired: set[str]) -> int:
+    """Complete the template's milestones whose auto_source is one of `fired` (`_fired_sources`) for the progress
+    (source the auto_source, completed_by the caller; done ones kept): how many were completed. A start (`_begin`)
+    and a move to another template (`change_template`) share it; at most two statements whatever the template's
+    size (none when nothing fired)."""
+    if not fired:
+        return 0
+    rows = ctx.db.execute(_milestones_of(template_id).add_columns(OnboardingMilestone.auto_source)
+                          .where(OnboardingMilestone.auto_source.in_(sorted(fired)))).all()
+    if not rows:
+        return 0
+    return insert_ignore(ctx.db, MilestoneCompletion, [
+        {"progress_id": progress.id, "milestone_id": mid, "completed_by": ctx.user_id, "source": source}
+        for mid, source in rows], conflict=("progress_id", "milestone_id"))
+
+
 def change_template(ctx, *, company_id: str, template_id: str) -> dict:
     """Move a started onboarding to another active template (PUT; docs/decisions/onboarding.md, session 26): the
     completions of milestones outside it are dropped, its milestones whose auto_source already fired are completed,
@@ -232,31 +276,14 @@ def change_template(ctx, *, company_id: str, template_id: str) -> dict:
     if template_id == progress.template_id:  # the template in use (active or not): nothing written
         return progress_record(ctx.db, progress)
     chosen = _template_for(ctx, company_id, template_id)
-    new_milestones = (select(OnboardingMilestone.id)
-                      .join(OnboardingStage, OnboardingStage.id == OnboardingMilestone.stage_id)
-                      .where(OnboardingStage.template_id == chosen))
     fired = _fired_sources(ctx.db, progress)  # read before the drop, which takes completions (and their sources)
     dropped = ctx.db.execute(delete(MilestoneCompletion).where(
         MilestoneCompletion.progress_id == progress.id,
-        MilestoneCompletion.milestone_id.not_in(new_milestones))).rowcount
-    completed = 0
-    if fired:
-        rows = ctx.db.execute(new_milestones.add_columns(OnboardingMilestone.auto_source)
-                              .where(OnboardingMilestone.auto_source.in_(sorted(fired)))).all()
-        if rows:
-            completed = insert_ignore(ctx.db, MilestoneCompletion, [
-                {"progress_id": progress.id, "milestone_id": mid, "completed_by": ctx.user_id, "source": source}
-                for mid, source in rows], conflict=("progress_id", "milestone_id"))
+        MilestoneCompletion.milestone_id.not_in(_milestones_of(chosen)))).rowcount
+    completed = _complete_fired(ctx, progress, chosen, fired)
     before = progress.template_id
     progress.template_id = chosen
-    progress.completed_at = None
-    ctx.db.flush()
-    record, last = _progress_state(ctx.db, progress)
-    if record["completed_at"] is not None:
-        # finished under the new template: completed when its last milestone was (one completed by the move: now)
-        progress.completed_at = last
-        ctx.db.flush()
-        record["completed_at"] = value_out(last)
+    record = _settled_record(ctx, progress)  # finished under the new template: when its last milestone was
     history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action="template_changed", actor_id=ctx.user_id,
                    changes={"template_id": {"from": before, "to": chosen}, "dropped": dropped, "completed": completed})
     return record
