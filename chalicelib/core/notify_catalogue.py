@@ -58,6 +58,8 @@ TYPES: tuple[NotificationType, ...] = (
     T("leave_approved", "leave", "Leave approved", "Your leave request was approved.", email=True),
     T("leave_rejected", "leave", "Leave rejected", "Your leave request was rejected.", email=True),
     T("leave_cancelled", "leave", "Leave cancelled", "A leave request was cancelled."),
+    T("leave_reversal_failed", "leave", "Cancelled leave not undone",
+      "A cancelled leave request's ledger, planner, calendar or chat entries could not be undone: retry them.", email=True),
     T("review_assigned", "performance", "Review assigned", "A performance review was assigned to you.", email=True),
     T("feedback_requested", "performance", "Feedback requested", "Someone asked for your feedback.", email=True),
     T("review_submitted", "performance", "Self-assessment submitted", "A self-assessment you review was submitted.", email=True),

@@ -99,5 +99,5 @@ def leave_cache_refresh(event):
 
 @bp.schedule(Rate(15, unit=Rate.MINUTES))
 def leave_reverse_abandoned(event):
-    """Reverse the integrations of cancelled requests whose integration run stopped while it held the request."""
+    """Reverse what cancelled requests have left: a stopped run's, a failed or never-run reversal (capped)."""
     return jobs.reverse_abandoned()

@@ -33,30 +33,37 @@ def cache_refresh() -> dict:
 
 
 def reverse_abandoned() -> dict:
-    """Reverse the integrations of cancelled requests whose run stopped while it held the request (a stale claim,
-    docs/decisions/leave.md): the cancellation left the reversal to that run. Since session 26 also cancelled
-    requests whose reversal failed (an id kept with `Reversal: ...`, no claim) and whose last attempt is older than
-    an hour (service_integrations.RETRY_REVERSAL_AFTER): what they still hold is reversed again (not the chat post).
-    One read finds both; each request in its own transaction, the providers called with none open; run again,
-    nothing is found (the reversal lets the claim go; a success clears the id and its error, a failure is tried
-    an hour later). Every 15 minutes; by hand: `python -m chalicelib.cli job leave-reverse-abandoned`. No request's
-    reversal is started after REVERSE_SECONDS (`more`: the requests left keep their stale claims or failed
-    reversals, and the next run finds them). `failed` counts a request whose reversal raised or failed again."""
+    """Reverse what cancelled requests have left (service_integrations.abandoned_cancellations, one read): those
+    whose run stopped while it held the request (a stale claim, docs/decisions/leave.md: the cancellation left the
+    reversal to that run); since session 26 those whose reversal failed (an id kept with `Reversal: ...`, no claim)
+    and whose last attempt is older than an hour (service_integrations.RETRY_REVERSAL_AFTER); since session 27
+    those whose reversal never ran (the function died between the cancellation's commit and its claim), once the
+    cancellation is older than NEVER_REVERSED_AFTER, and a failed chat cancellation post, which is posted again
+    until it succeeds, never after. A request whose reversal was recorded REVERSAL_ATTEMPTS times is left (the
+    executives who retry leave integrations were told by the last attempt). Each request in its own transaction
+    (`reversal_outcome`: claimed, what is left read again under the claim), the providers called with none open;
+    run again, nothing is found (a success clears the id and its error, a failure is tried an hour later). Every
+    15 minutes; by hand: `python -m chalicelib.cli job leave-reverse-abandoned`. No request's reversal is started
+    after REVERSE_SECONDS (`more`: the requests left are found by the next run). `reversed` counts only what this
+    run reversed, `failed` a request whose reversal raised or failed again, `skipped` (when some) one another run
+    held, or with nothing left, when this run came to it."""
     from chalicelib.core.timeutil import TimeBudget
 
-    from .service_integrations import abandoned_cancellations, in_job, reverse, reversed_again
+    from . import service_integrations
 
     budget = TimeBudget(REVERSE_SECONDS)
     with job_context() as ctx:
-        due = abandoned_cancellations(ctx.db)
-    started = done = 0
-    for request_id, abandoned in due:
+        due = service_integrations.abandoned_cancellations(ctx.db)
+    counts = {"reversed": 0, "failed": 0, "skipped": 0}
+    started = 0
+    for request_id in due:
         if budget.spent():
             break
         started += 1
-        # a failure leaves the others; its claim stays (abandoned), or its id and error (failed again)
-        done += in_job(reverse if abandoned else reversed_again, request_id)
-    answer = {"found": len(due), "reversed": done, "failed": started - done}
+        counts[service_integrations.reversal_outcome(request_id)] += 1  # a failure leaves the others
+    answer = {"found": len(due), "reversed": counts["reversed"], "failed": counts["failed"]}
+    if counts["skipped"]:
+        answer["skipped"] = counts["skipped"]
     if started < len(due):
         answer["more"] = True
     return answer

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, Date, ForeignKey, Index, Numeric, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, Date, ForeignKey, Index, Integer, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from chalicelib.core.db import JSON, Base, Timestamps, UTCDateTime, id_column
@@ -77,3 +77,6 @@ class LeaveRequest(Timestamps, Base):
     # The claim of the run calling the providers (service_integrations.claim): set by one conditional UPDATE,
     # cleared with the outcome; older than service_integrations.STALE_CLAIM it is a dead run's (leave_0003).
     integrations_running_since: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # How many times a reversal of the cancelled request recorded its outcome (service_integrations._undo,
+    # leave_0006): 0 while it never ran; the job retries a failed reversal while it is below REVERSAL_ATTEMPTS.
+    reversal_attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")

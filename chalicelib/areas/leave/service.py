@@ -435,9 +435,11 @@ NOTHING_TO_REVERSE = "A cancelled request whose integrations are reversed has no
 
 def _retry_reversal(ctx, request: LeaveRequest) -> dict:
     """Reverse again what a cancelled request still holds (`service_integrations.left_to_reverse`: its earlier
-    reversal failed), claimed as the cancellation's reversal is, the claim and the history entry committed before
-    the providers are called; answers the request after they answered, as a retry of an approved request does. 409
-    when nothing is left to reverse (the chat post's ts is never reversed) or a run holds the request."""
+    reversal failed, or never ran; a chat cancellation not yet posted, session 27), claimed as the cancellation's
+    reversal is, the claim and the history entry committed before the providers are called; answers the request
+    after they answered, as a retry of an approved request does. 409 when nothing is left to reverse (the chat
+    post's ts is never reversed; a posted cancellation is not posted again) or a run holds the request. Not held
+    back by the job's cap (service_integrations.REVERSAL_ATTEMPTS)."""
     if not service_integrations.left_to_reverse(request):
         raise Conflict(NOTHING_TO_REVERSE)
     token = service_integrations.claim(ctx.db, request.id, status="cancelled")

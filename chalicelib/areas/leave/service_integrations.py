@@ -55,6 +55,14 @@ REVERSIBLE = ("ledger", "planner", "calendar")
 # (`updated_at`: every reversal records its outcome and lets the claim go, which bumps it; a claim does not) is older
 # than this: a provider that keeps failing is asked once an hour per request, not every 15 minutes (session 26).
 RETRY_REVERSAL_AFTER = timedelta(hours=1)
+# A reversal is recorded at most this many times by the cancellation and the job (`reversal_attempts`, leave_0006):
+# the job leaves a request whose reversal failed that often, and the executives who retry leave integrations are
+# told once, by the attempt that reaches it; a retry by hand still reverses it (session 27).
+REVERSAL_ATTEMPTS = 5
+# A cancelled request whose reversal never recorded anything (its function died between the cancellation's commit
+# and its claim) is taken by the job once its cancellation is older than this: the cancellation's own reversal
+# claims the request right after the commit, within the leave functions' 60 s, so none is raced (session 27).
+NEVER_REVERSED_AFTER = STALE_CLAIM
 DEFAULT_MINUTES_A_DAY = 456  # 7.6 hours: the planner booking's time a day when the request names no hours
 
 
@@ -346,7 +354,9 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
 def _undo(ctx, request_id: str, leave: dict, token) -> dict:
     """Reverse each integration with an id in `leave` (no transaction open: the caller released it), then record
     in one short transaction and let the claim go: a reversed integration loses its id (the chat post keeps its
-    ts: the cancellation was posted beside it), a failed reversal keeps it and records `Reversal: ...`."""
+    ts: the cancellation was posted beside it), a failed reversal keeps it and records `Reversal: ...`. Every
+    reversal counts one attempt (`reversal_attempts`); a failure at the REVERSAL_ATTEMPTS-th tells the executives
+    who retry leave integrations (`_tell_reversal_given_up`)."""
     names = [n for n in INTEGRATIONS if leave[ID_FIELDS[n]]]
     results = {name: _attempt(ctx, REVERSE[name], name, leave) for name in names}
     request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
@@ -363,71 +373,105 @@ def _undo(ctx, request_id: str, leave: dict, token) -> dict:
     if "chat" in results and leave["chat_channel"] and not request.chat_channel:  # a post the run just made
         request.chat_channel = leave["chat_channel"]
     request.integration_errors = errors or None
+    request.reversal_attempts = (request.reversal_attempts or 0) + 1
+    failed = [name for name, (outcome, _) in results.items() if outcome != "ok"]
+    if failed and request.reversal_attempts == REVERSAL_ATTEMPTS:
+        _tell_reversal_given_up(ctx, request, leave, {name: errors[name] for name in failed})
     _let_go(request, token)
     ctx.db.flush()
     return {name: outcome for name, (outcome, _) in results.items()}
 
 
-def reverse(ctx, request_id: str) -> dict:
-    """Undo each integration that succeeded (a chat cancellation message for the chat post); a reversed
-    integration loses its id, a failed reversal is recorded in integration_errors and keeps it. Claims the
-    request first: when a run holds it, the run finds the request cancelled as its providers answer and
-    reverses everything itself, so this does nothing."""
-    token = claim(ctx.db, request_id, status="cancelled")
-    if token is None:
-        return {}
-    leave = _snapshot(ctx.db, lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request"))
-    ctx.release_connection()
-    return _undo(ctx, request_id, leave, token)
+def _tell_reversal_given_up(ctx, request: LeaveRequest, leave: dict, errors: dict[str, str]) -> None:
+    """The reversal of a cancelled request failed for the REVERSAL_ATTEMPTS-th time: the job asks no more. Told
+    once (this attempt only) to the people who retry leave integrations, the callers of `retry-integrations`:
+    active executives holding manage:leave (they read every request), as `leave_reversal_failed`."""
+    from chalicelib.core.notify import notify_many  # on first use
+
+    from .queries import ENTITY, leave_holders
+
+    handlers = ctx.db.scalars(select(User.id).where(User.access_level == "executive", User.is_active.is_(True),
+                                                    User.id.in_(leave_holders("manage"))).order_by(User.id))
+    title = (f"Cancelled leave of {leave['user_name']} ({_dates(leave)}) could not be undone after "
+             f"{request.reversal_attempts} attempts: {', '.join(errors)}; retry it by hand")
+    body = "; ".join(f"{name}: {error}" for name, error in errors.items())
+    notify_many(ctx, [{"user_id": user_id, "type": "leave_reversal_failed", "title": title, "body": body,
+                       "resource_type": ENTITY, "resource_id": request.id,
+                       "action_url": f"/leave/requests/{request.id}"} for user_id in handlers])
+
+
+def _reversal_failed(request: LeaveRequest, name: str) -> bool:
+    return str((request.integration_errors or {}).get(name) or "").startswith("Reversal:")
 
 
 def left_to_reverse(request: LeaveRequest) -> list[str]:
-    """The integrations of a cancelled request whose object is still there: a ledger, planner or calendar id kept
-    (a failed reversal keeps it). The chat post's ts is not one (REVERSIBLE)."""
-    return [name for name in REVERSIBLE if getattr(request, ID_FIELDS[name])]
+    """What a cancelled request still has to reverse: a ledger, planner or calendar id kept (its reversal failed,
+    or never ran), and the chat post's cancellation while it is not posted: a chat ts kept with a failed post
+    (`Reversal: ...`), or with no reversal recorded yet (`reversal_attempts` 0; session 27). A posted cancellation
+    (its error cleared) is never posted again."""
+    names = [name for name in REVERSIBLE if getattr(request, ID_FIELDS[name])]
+    if request.chat_message_ts and (not request.reversal_attempts or _reversal_failed(request, "chat")):
+        names.append("chat")
+    return names
 
 
 def reverse_again(ctx, request_id: str, *, token=None) -> dict:
-    """Reverse again what a cancelled request still holds (`left_to_reverse`: its earlier reversal failed), as
-    `reverse` does but without the chat post's cancellation (it was posted, or its failure recorded, then). `token`:
-    the claim the caller took (the retry route); without one it claims the request itself and does nothing when a
-    run holds it. Nothing left: the claim is let go and nothing is called. Answers `{name: outcome}`."""
+    """Reverse what a cancelled request has left (`left_to_reverse`), recorded as `_undo` does: what every reversal
+    runs, the cancellation's own first (`reverse`), then the job's and the retry route's. `token`: the claim the
+    caller took (the retry route); without one it claims the request itself and does nothing when a run holds it.
+    What is left is read under the claim, so a reversal that ran since the caller read the request is not run
+    again. Nothing left: the claim is let go and nothing is called. Answers `{name: outcome}` ({}: nothing done)."""
     if token is None:
         token = claim(ctx.db, request_id, status="cancelled")
         if token is None:
             return {}
     request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
-    if request.status != "cancelled" or not left_to_reverse(request):  # reversed since it was read
+    names = left_to_reverse(request) if request.status == "cancelled" else []
+    if not names:  # reversed since it was read
         _let_go(request, token)
         ctx.db.flush()
         return {}
-    leave = {**_snapshot(ctx.db, request), ID_FIELDS["chat"]: None}  # the chat post is never reversed again
+    leave = {**_snapshot(ctx.db, request), **{ID_FIELDS[name]: None for name in INTEGRATIONS if name not in names}}
     ctx.release_connection()
     return _undo(ctx, request_id, leave, token)
 
 
-def abandoned_cancellations(db) -> list[tuple[str, bool]]:
-    """What the `leave-reverse-abandoned` job reverses, one read: cancelled requests whose claim is stale (the run
-    that held it stopped before it let go, so the cancellation's reversal, which left the request to that run,
-    never ran), and cancelled requests with no claim whose reversal failed (a ledger, planner or calendar id kept
-    with its `Reversal: ...` error) at their last attempt more than RETRY_REVERSAL_AFTER ago. Each as `(id,
-    abandoned)`, at most LIST_LIMIT, oldest claim or attempt first."""
+def reverse(ctx, request_id: str) -> dict:
+    """The cancellation's reversal (after its commit): undo each integration that succeeded (a chat cancellation
+    message for the chat post), as `reverse_again`. Claims the request first: when a run holds it, the run finds
+    the request cancelled as its providers answer and reverses everything itself, so this does nothing."""
+    return reverse_again(ctx, request_id)
+
+
+def abandoned_cancellations(db) -> list[str]:
+    """What the `leave-reverse-abandoned` job reverses, one read, each with fewer than REVERSAL_ATTEMPTS reversals
+    recorded: cancelled requests whose claim is stale (the run that held it stopped before it let go, so the
+    cancellation's reversal, which left the request to that run, never ran); cancelled requests with no claim
+    whose reversal failed (an id kept with its `Reversal: ...` error, the chat post's failed cancellation
+    included) at their last attempt more than RETRY_REVERSAL_AFTER ago; and, since session 27, cancelled requests
+    with no claim whose reversal never recorded anything (`reversal_attempts` 0: the function died between the
+    cancellation's commit and its claim) holding any id, cancelled more than NEVER_REVERSED_AFTER ago. Their ids,
+    at most LIST_LIMIT, oldest claim or attempt first."""
     now = utcnow()
     failed = or_(*(and_(getattr(LeaveRequest, ID_FIELDS[name]).is_not(None),
                         LeaveRequest.integration_errors[name].as_string().startswith("Reversal:"))
-                   for name in REVERSIBLE))
-    again = and_(LeaveRequest.integrations_running_since.is_(None),
-                 LeaveRequest.updated_at < now - RETRY_REVERSAL_AFTER, failed)
-    return [(row.id, row.abandoned) for row in db.execute(
-        select(LeaveRequest.id, LeaveRequest.integrations_running_since.is_not(None).label("abandoned"))
-        .where(LeaveRequest.status == "cancelled", or_(_claim_is_stale(now), again))
+                   for name in INTEGRATIONS))
+    unclaimed = LeaveRequest.integrations_running_since.is_(None)
+    again = and_(unclaimed, LeaveRequest.updated_at < now - RETRY_REVERSAL_AFTER, failed)
+    never = and_(unclaimed, LeaveRequest.reversal_attempts == 0,
+                 LeaveRequest.cancelled_at < now - NEVER_REVERSED_AFTER,
+                 or_(*(getattr(LeaveRequest, field).is_not(None) for field in ID_FIELDS.values())))
+    return list(db.scalars(
+        select(LeaveRequest.id)
+        .where(LeaveRequest.status == "cancelled", LeaveRequest.reversal_attempts < REVERSAL_ATTEMPTS,
+               or_(_claim_is_stale(now), again, never))
         .order_by(func.coalesce(LeaveRequest.integrations_running_since, LeaveRequest.updated_at), LeaveRequest.id)
-        .limit(LIST_LIMIT))]
+        .limit(LIST_LIMIT)))
 
 
 def in_job(fn, request_id: str) -> bool:
     """Run `fn(ctx, request_id)` in a unit of work of its own; a failure is logged (the approval or cancellation
-    is committed; a run is retried by hand, an abandoned reversal by its job). Answers whether it succeeded: False
+    is committed; a run is retried by hand, a reversal by its job). Answers whether it succeeded: False
     when it raised or answered False."""
     try:
         with job_context() as ctx:
@@ -438,9 +482,20 @@ def in_job(fn, request_id: str) -> bool:
     return answer is not False
 
 
-def reversed_again(ctx, request_id: str) -> bool:
-    """`reverse_again`, answering whether every reversal it tried succeeded (the job counts the others failed)."""
-    return all(outcome == "ok" for outcome in reverse_again(ctx, request_id).values())
+def reversal_outcome(request_id: str) -> str:
+    """The job's reversal of one request (`reverse_again`, its own unit of work): `reversed` when everything it
+    tried succeeded, `failed` when one raised or failed (logged), `skipped` when it did nothing: another run holds
+    the request, or nothing is left since the job read it (session 27: that is not counted reversed)."""
+    outcomes: dict = {}
+
+    def attempt(ctx, request_id):
+        outcomes.update(reverse_again(ctx, request_id))
+
+    if not in_job(attempt, request_id):
+        return "failed"
+    if not outcomes:
+        return "skipped"
+    return "reversed" if all(outcome == "ok" for outcome in outcomes.values()) else "failed"
 
 
 def run_after_commit(ctx, request_id: str) -> None:
