@@ -7,20 +7,21 @@ from __future__ import annotations
 
 from chalicelib.core.context import job_context
 
-# a run queued or running this long is given up on: the longest build a runner is expected to take, with room (a
-# runner reports `running` once, and nothing tells a slow run from a dead one; a run given up on that reports later
-# moves nothing, docs/decisions/agents.md)
+# a run queued or running and not heard of this long is given up on: the clock runs from its last report (session 27:
+# each `running` report, a repeated one too, is a heartbeat), so a long build whose runner keeps reporting is not; a
+# run given up on that reports later is not reopened and moves nothing (docs/decisions/agents.md)
 STALE_RUN_MINUTES = 240
 STALE_BATCH = 50  # runs a batch reads at most (one transaction: each task put back, its history and notices)
 STALE_SECONDS = 60  # of the agents jobs' 120 s (infra/areas.json defaults): no batch is started past them
 
 
 def stale_runs(*, minutes: int = STALE_RUN_MINUTES, batch: int = STALE_BATCH, seconds: float = STALE_SECONDS) -> dict:
-    """Give up each agent task's latest run of the stage it is in, queued or running for more than `minutes`: the
-    run is failed ("the runner did not report in N minutes") and the task goes back to the stage the run's start
-    left, as a runner's failed report (service_stale). Batches of at most `batch` runs, one transaction each, until a
-    batch is short; none started after `seconds` (`more`: the next run goes on). Run again: nothing. Every
-    15 minutes; by hand: `python -m chalicelib.cli job agents-stale-runs`."""
+    """Give up each agent task's latest run of the stage it is in, queued or running and not heard of for more than
+    `minutes` (since its last report, or its creation when none): the run is failed ("the runner did not report in N
+    minutes") and the task goes back to the stage the run's start left, as a runner's failed report (service_stale).
+    Batches of at most `batch` runs, one transaction each, until a batch is short; none started after `seconds`
+    (`more`: the next run goes on). Run again: nothing. Every 15 minutes; by hand:
+    `python -m chalicelib.cli job agents-stale-runs`."""
     from chalicelib.core.timeutil import TimeBudget, in_batches
 
     from .service_stale import give_up_stale_runs

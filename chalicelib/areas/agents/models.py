@@ -9,7 +9,7 @@ from decimal import Decimal
 from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, Numeric, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, cross_area_key, id_column
+from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, cross_area_key, id_column, insert_stamp
 
 STAGES = ("draft", "scoping", "pending_approval", "building", "review", "done", "rejected")
 
@@ -38,9 +38,9 @@ class AgentRun(Timestamps, Base):
     """One piece of work asked of the runner (a scoping or a build run), with what it cost."""
 
     __tablename__ = "agent_runs"
-    # the second serves the stale-runs job's read of the runs still waiting (migration agents_0002, session 26)
+    # the second serves the stale-runs job's read of the runs still waiting (migrations agents_0002, agents_0003)
     __table_args__ = (Index("ix_agent_runs_task_created", "task_id", "created_at"),
-                      Index("ix_agent_runs_status_created", "status", "created_at"))
+                      Index("ix_agent_runs_status_last_report", "status", "last_report_at"))
 
     id: Mapped[str] = id_column()
     task_id: Mapped[str] = mapped_column(cross_area_key("tasks.id", ondelete="CASCADE"), nullable=False)
@@ -55,6 +55,9 @@ class AgentRun(Timestamps, Base):
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # when the run was last heard of (session 27): its creation, the runner taking it, each report of the run while
+    # it has not ended (a repeated `running` report too); the stale-runs job's clock
+    last_report_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=insert_stamp, nullable=False)
 
 
 class AgentRunReport(Created, Base):

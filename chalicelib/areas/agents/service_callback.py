@@ -7,9 +7,15 @@ then is the body validated (400). The run must be one of the task's runs sent to
 project_id, whatever project the task has moved to since; 404 otherwise) and the task an agent task (404), reporting
 the run's own stage (400 otherwise). The report is applied once: (run id, stage,
 status) is recorded with `INSERT ... ON CONFLICT DO NOTHING`, so the same delivery repeated answers the same and
-changes nothing.
+changes nothing (but a repeated `running` report of a run not yet ended is a heartbeat: it moves the run's
+`last_report_at`, the stale-runs job's clock; session 27).
 
-Applied: the run's status (and finished_at unless `running`), tokens and cost (the run's totals so far), error;
+A run that has ended (`success` or `failed`: so reported, its runner unreachable, or given up by the stale-runs job)
+is not reopened (session 27): a later report records what the runner spent (tokens, cost) and a history event, and
+changes nothing else, neither the run's status, error and finish time nor anything of the task (_ended_run_report).
+
+Applied (a run not yet ended): the run's status (and finished_at unless `running`), its last_report_at, tokens and
+cost (the run's totals so far), error;
 the agent meta's scope document, effort estimate, confidence note and proof-of-work fields that the result
 carries, only when the run is the task's latest of its stage. Status `success` for stage `scoping` moves a task
 in scoping to pending_approval, for stage `building` a task in building to review (decisions.md section 9);
@@ -22,8 +28,9 @@ work, and a late `passed` of the build given up on would stand for it.
 
 Who hears (session 25): a success move tells the task's assignee and reporter who may read it, else the run's
 dispatcher (`created_by`) when a reader, for pending_approval and review alike. A `failed` report of the task's
-latest run of the stage the task is still in tells the same audience (`agent_run_failed`). Once per failed run, as
-the report is applied once; a stale run's failure tells nobody.
+latest run of the stage the task is still in tells the same audience (`agent_run_failed`), and the dispatcher also
+when they hold tasks:update and none of those told does (session 27: the failed run's one notice). Once per failed
+run, as the report is applied once; a stale run's failure tells nobody.
 
 A failed run puts the task back (session 26): scoping and building have no move of the API out of them (dispatch is
 from draft or rejected, approve and reject from pending_approval, the review moves from review), so a task left
@@ -31,8 +38,8 @@ there after its run failed was stuck for good. The stage to go back to is the on
 (the `from` of the task's latest `agent_stage_changed`: the task is still in the run's stage, so that move started
 the run), the stage the unreachable-runner path (service_moves.send_run) goes back to; without such an event it is
 derived from the run: scoping from draft, building from review when the run carries review-reject feedback, else
-from pending_approval. The move is a stage change (history, stage notices with the dispatcher fallback of the
-runner's moves) and the `agent_run_failed` notice says where the task is now.
+from pending_approval. The move is a stage change (history), told by the one `agent_run_failed` notice, which says
+where the task is now (session 27: no `agent_task_stage_changed` besides it to the same people).
 
 """
 from __future__ import annotations
@@ -60,6 +67,8 @@ log = logging.getLogger("wms.agents")
 RESULT_FIELDS = ("scope_document", "effort_estimate", "agent_confidence_note", "branch_name", "pr_url",
                  "preview_url", "browser_test_status", "browser_test_video_url", "ci_status")
 SUCCESS_MOVES = {"scoping": "pending_approval", "building": "review"}
+WAITING = ("queued", "running")  # a run not yet ended: the runner may still report it
+ENDED = ("success", "failed")  # a run ended (by the runner, an unreachable runner or the stale-runs job): final
 # the stages a move into a run's stage starts from (service_moves.MOVES): where a failed run's task goes back to
 BACK_FROM = {"scoping": ("draft", "rejected"), "building": ("pending_approval", "review")}
 _DUMMY = "x" * 43  # compared against when there is no secret, so an unknown project costs the same time
@@ -171,9 +180,14 @@ def apply_report(ctx, body: AgentCallback) -> dict:
         raise NotFound("Agent task not found")
     fresh = insert_ignore(ctx.db, AgentRunReport, {"run_id": run.id, "stage": body.stage, "status": body.status},
                           conflict=("run_id", "stage", "status"))
+    now = utcnow()
     if not fresh:
+        if body.status == "running" and run.status in WAITING:  # a repeated progress report: a heartbeat (session 27)
+            run.last_report_at = now
         return _answer(agent, run, True)
     result = body.result
+    if run.status in ENDED:
+        return _ended_run_report(ctx, agent, task, run, body)
     values = {name: getattr(result, name) for name in RESULT_FIELDS
               if result is not None and getattr(result, name) is not None}
     target = SUCCESS_MOVES.get(body.stage) if body.status == "success" and agent.stage == body.stage else None
@@ -184,18 +198,14 @@ def apply_report(ctx, body: AgentCallback) -> dict:
     failing = body.status == "failed" and agent.stage == body.stage
     current = bool(values or target or failing) and _latest_run_of_stage(ctx.db, task.id, run.stage) == run.id
     failed_here = failing and current
-    now = utcnow()
     run.status = body.status
     run.started_at = run.started_at or now
+    run.last_report_at = now
     if body.status != "running":
         run.finished_at = now
-    if result is not None:
-        if result.tokens is not None:
-            run.tokens = result.tokens
-        if result.cost is not None:
-            run.cost = result.cost
-        if result.error is not None:
-            run.error = result.error
+    _take_spend(run, result)
+    if result is not None and result.error is not None:
+        run.error = result.error
     if current:
         for name, value in values.items():
             setattr(agent, name, value)
@@ -212,22 +222,50 @@ def apply_report(ctx, body: AgentCallback) -> dict:
     return _answer(agent, run, False)
 
 
+def _take_spend(run: AgentRun, result) -> None:
+    """The run's tokens and cost, the runner's totals so far, as the report gives them."""
+    if result is not None:
+        if result.tokens is not None:
+            run.tokens = result.tokens
+        if result.cost is not None:
+            run.cost = result.cost
+
+
+def _ended_run_report(ctx, agent: AgentTask, task, run: AgentRun, body: AgentCallback) -> dict:
+    """A report of a run that has ended (`success` or `failed`: reported so by the runner, failed by an unreachable
+    runner or given up by the stale-runs job), the report not seen before (session 27). The run is not reopened: its
+    status, error, finish time and heartbeat stay, and nothing of the report is written onto the task (no result
+    field, no move, no notice), whether or not the run is still the task's latest of its stage (before, a build given
+    up on that reported `passed` late set the gates of a task back in review). Only what the runner spent (tokens,
+    cost) is taken, and the report is recorded (the history event, `ended` naming the run's kept status). Answered as
+    any report (200; `run_status` the run's kept status, so the runner can tell it was not applied)."""
+    _take_spend(run, body.result)
+    ctx.db.flush()
+    history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_run_reported", actor_id=None,
+                   changes={"run_id": run.id, "stage": body.stage, "status": body.status, "ended": run.status})
+    return _answer(agent, run, False)
+
+
 def put_back(ctx, agent: AgentTask, task, run: AgentRun) -> str:
     """A failed run (`run.status` failed, its error set) that is the task's latest run of the stage the task is still
     in, the agent meta and run rows locked: the task goes back in the stage the run's start left, from where a person
-    can send it again or decide (session 26); the stage notices as for the runner's other moves (the dispatcher too
-    when none told may decide), and `agent_run_failed`. The runner's `failed` report and the stale-runs job
+    can send it again or decide (session 26); the move's history event, and one notice, `agent_run_failed` (session
+    27; the dispatcher too when none told may decide). The runner's `failed` report and the stale-runs job
     (service_stale, a run the runner never reported) both. Answers the stage."""
     back = _stage_left(ctx.db, task.id, run)
-    change_stage(ctx, agent, task, back, actor_id=None, fallback_id=run.created_by, run_id=run.id,
+    change_stage(ctx, agent, task, back, actor_id=None, run_id=run.id, notify=False,
                  reason=run.error or "the runner reported the run failed")
     _notify_failed(ctx, task, run, back)
     return back
 
 
 def _notify_failed(ctx, task, run, back: str) -> None:
-    """A failed run put the task back in `back`, where a person dispatches, approves or decides again: the audience
-    of the report's stage moves hears of it (assignee and reporter who may read it, else the dispatcher; session 25)."""
+    """A failed run put the task back in `back`, where a person dispatches, approves or decides again: one notice,
+    `agent_run_failed` naming the stage the task is back in (session 27: the move back's `agent_task_stage_changed`
+    is no longer sent besides it). Its audience is both notices' of before: the assignee and reporter who may read the
+    task; the dispatcher when a reader and none of them may read it (session 25), or when the dispatcher holds
+    `tasks:update` and none of those told does (the stage notice's fallback, session 26)."""
     notify_task_people(ctx, task, actor_id=None, fallback_id=run.created_by, type="agent_run_failed",
+                       fallback_decides=True, fallback_reads=True,
                        title=f"Agent run failed: {task.title}",
                        body=f"The {run.stage} run of {task.title} failed; the task is back in {back.replace('_', ' ')}.")

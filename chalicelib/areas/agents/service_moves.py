@@ -18,7 +18,8 @@ event (`agent_stage_changed`) and notifies the task's assignee and reporter who 
 pending_approval or review and none of those told holds tasks:update (neither may read it, or they may only view
 it), the user who dispatched the run is told too when they may read it and hold tasks:update (sessions 25, 26); a
 run the runner reports failed (`agent_run_failed`, service_callback) is told to the readers among the assignee and
-reporter, else the dispatcher when a reader.
+reporter, else the dispatcher when a reader, and the dispatcher also when none told holds tasks:update: that one
+notice tells of the move back too (session 27, change_stage's `notify` False).
 The runner is called only after the commit; a runner that cannot be reached marks the run failed and puts the task
 back in the stage it left; so does the runner's report of a failed run (service_callback, session 26: scoping and
 building have no move out of them).
@@ -83,14 +84,18 @@ def notify_stage_change(ctx, task, old: str, new: str, *, actor_id: str | None,
 
 
 def notify_task_people(ctx, task, *, actor_id: str | None, fallback_id: str | None, type: str, title: str,
-                       body: str, fallback_decides: bool = False) -> None:
+                       body: str, fallback_decides: bool = False, fallback_reads: bool | None = None) -> None:
     """The audience of a notice about the task: its assignee and reporter who may read it (not the actor), and
     `fallback_id` (not the actor, a reader):
-    - `fallback_decides` (the task waits for a decision, tasks:update): added when none of those told holds
-      `tasks:update`, and only when the fallback holds it (session 26); one statement more (core.permissions.
-      holders_select over the readers), whatever the recipients;
-    - otherwise (the runner's failed report, session 25: nothing to decide, a look is all it asks) only when none of
-      the assignee and reporter may read the task."""
+    - `fallback_reads` (default: not `fallback_decides`; session 25) when none of the assignee and reporter may read
+      the task;
+    - `fallback_decides` (the task waits for a decision, tasks:update) when none of those told holds `tasks:update`,
+      and only when the fallback holds it (session 26); one statement more (core.permissions.holders_select over the
+      readers), whatever the recipients, unless `fallback_reads` already added the fallback.
+    The runner's moves to pending_approval and review: `fallback_decides` alone; a failed run's notice (the task back
+    where a person decides again, session 27): both."""
+    if fallback_reads is None:
+        fallback_reads = not fallback_decides
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
@@ -101,12 +106,12 @@ def notify_task_people(ctx, task, *, actor_id: str | None, fallback_id: str | No
     readers = tasks_service.task_readers(ctx.db, task.id, asked) if asked else set()
     recipients = [user_id for user_id in people if user_id in readers]
     if fallback in readers:
-        if fallback_decides:
+        if fallback_reads and not recipients:
+            recipients = [fallback]
+        elif fallback_decides:
             deciders = _task_deciders(ctx.db, recipients + [fallback])
             if fallback in deciders and deciders.isdisjoint(recipients):
                 recipients.append(fallback)
-        elif not recipients:
-            recipients = [fallback]
     notify_many(ctx, [{"user_id": user_id, "type": type, "title": title, "body": body,
                        "resource_type": "task", "resource_id": task.id, "action_url": f"/tasks/{task.id}",
                        "actor_id": actor_id} for user_id in recipients])
@@ -122,8 +127,9 @@ def _task_deciders(db, user_ids: list[str]) -> set[str]:
 
 
 def change_stage(ctx, agent: AgentTask, task, new: str, *, actor_id: str | None, fallback_id: str | None = None,
-                 **details) -> None:
-    """Set the stage; history event and notifications (`fallback_id`: see notify_stage_change)."""
+                 notify: bool = True, **details) -> None:
+    """Set the stage; history event and notifications (`fallback_id`: see notify_stage_change). `notify` False: no
+    stage notice (a failed run's move back, whose `agent_run_failed` says where the task is; session 27)."""
     old = agent.stage
     agent.stage = new
     agent.updated_at = utcnow()
@@ -131,7 +137,8 @@ def change_stage(ctx, agent: AgentTask, task, new: str, *, actor_id: str | None,
     changes = {"stage": {"from": old, "to": new}, **{k: v for k, v in details.items() if v is not None}}
     history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_stage_changed", actor_id=actor_id,
                    changes=changes)
-    notify_stage_change(ctx, task, old, new, actor_id=actor_id, fallback_id=fallback_id)
+    if notify:
+        notify_stage_change(ctx, task, old, new, actor_id=actor_id, fallback_id=fallback_id)
 
 
 def _runner_target(ctx, task):
@@ -203,7 +210,7 @@ def send_run(run_id: str, runner_url: str, secret: str, payload: dict, previous_
             return
         now = utcnow()
         if error is None:
-            run.status, run.started_at = "running", now
+            run.status, run.started_at, run.last_report_at = "running", now, now
             return
         log.warning("the runner did not take the run", extra={"run_id": run_id, "reason": error})
         run.status, run.error, run.finished_at = "failed", error, now

@@ -3,12 +3,14 @@
 A run is `queued` until the runner takes it (send_run, after the commit of the move) and `running` until the runner
 reports; only the runner's report moves the task out of scoping or building, and no move of the API leaves either.
 A runner that took the run and died, or a function stopped between the move's commit and its runner call, left the
-task there for good. The task's latest run of the stage the task is still in, `queued` or `running` and created
-more than `minutes` ago, is marked `failed` ("the runner did not report in N minutes") and the task put back as a
-runner's `failed` report does (service_callback.put_back: the stage the run's start left, history, stage notices,
-`agent_run_failed`). A run already failed, finished, superseded by a newer run of its stage or whose task moved on is
-not touched, so a second run of the job changes nothing. A late report of a run given up on is a stale run's
-(service_callback): the task is no longer in the run's stage (or a newer run is the latest), so it moves nothing.
+task there for good. The task's latest run of the stage the task is still in, `queued` or `running` and not heard
+of for more than `minutes` (its `last_report_at`: created, taken by the runner, or its last report, a repeated
+`running` report included; session 27, before which a run working longer than `minutes` was given up while its runner
+still reported) is marked `failed` ("the runner did not report in N minutes") and the task put back as a runner's
+`failed` report does (service_callback.put_back: the stage the run's start left, history, `agent_run_failed`). A run
+already failed, finished, superseded by a newer run of its stage or whose task moved on is not touched, so a second
+run of the job changes nothing. A late report of a run given up on changes neither the run nor the task
+(service_callback: an ended run is not reopened, session 27).
 """
 from __future__ import annotations
 
@@ -22,9 +24,7 @@ from chalicelib.core.ids import utcnow
 
 from .models import AgentRun, AgentTask
 from .queries import task_model
-from .service_callback import put_back
-
-WAITING = ("queued", "running")
+from .service_callback import WAITING, put_back
 
 
 @cache
@@ -34,12 +34,12 @@ def _newer():
 
 
 def _stale(cutoff, *, after=None):
-    """The runs to give up: waiting, created before `cutoff`, the task's latest run of its stage, the task still in
-    that stage (no newer run of the same task and stage, in the order of service_callback._latest_run_of_stage)."""
+    """The runs to give up: waiting, last heard of before `cutoff`, the task's latest run of its stage, the task still
+    in that stage (no newer run of the same task and stage, in the order of service_callback._latest_run_of_stage)."""
     newer = _newer()
     query = (select(AgentRun.id, AgentRun.created_at)
              .join(AgentTask, AgentTask.task_id == AgentRun.task_id)
-             .where(AgentRun.status.in_(WAITING), AgentRun.created_at < cutoff, AgentTask.stage == AgentRun.stage,
+             .where(AgentRun.status.in_(WAITING), AgentRun.last_report_at < cutoff, AgentTask.stage == AgentRun.stage,
                     ~exists().where(newer.task_id == AgentRun.task_id, newer.stage == AgentRun.stage,
                                     tuple_(newer.created_at, newer.id) > tuple_(AgentRun.created_at, AgentRun.id))))
     if after is not None:

@@ -234,7 +234,8 @@ def test_only_the_latest_run_of_the_stage_moves_the_task(api, db, exec_user):
     latest = make_run(db, task, stage="scoping", status="running")
     body = {"task_id": task.id, "project_id": project.id, "stage": "scoping", "status": "success"}
     late = _post(api, {**body, "run_id": first})
-    assert late.status == 200 and late.json["stage"] == "scoping" and late.json["run_status"] == "success"
+    # the run ended (failed): its late success does not reopen it (session 27)
+    assert late.status == 200 and late.json["stage"] == "scoping" and late.json["run_status"] == "failed"
     current = _post(api, {**body, "run_id": latest.id})
     assert current.status == 200 and current.json["stage"] == "pending_approval"
 
@@ -262,12 +263,13 @@ def test_only_the_latest_build_run_writes_the_proof_of_work(api, db, exec_user):
     late = _post(api, {**body, "run_id": first, "result": {
         "browser_test_status": "passed", "ci_status": "passed", "pr_url": "https://git.example.com/pr/1",
         "branch_name": "agent/old", "tokens": 300, "cost": 0.3}})
-    assert late.status == 200 and late.json["stage"] == "building" and late.json["run_status"] == "success", late
+    # the run given up on ended (failed): its late success does not reopen it (session 27)
+    assert late.status == 200 and late.json["stage"] == "building" and late.json["run_status"] == "failed", late
     detail = api.get(f"/api/agent-tasks/{task.id}", as_=exec_user).json
     gates = ("browser_test_status", "ci_status", "pr_url", "branch_name")
     assert [detail["agent"][name] for name in gates] == [None, None, None, None], detail["agent"]
     old_run = next(run for run in detail["runs"] if run["id"] == first)
-    assert (old_run["status"], old_run["tokens"], old_run["cost"]) == ("success", 300, 0.3)  # recorded on its run
+    assert (old_run["status"], old_run["tokens"], old_run["cost"]) == ("failed", 300, 0.3)  # spend recorded on its run
 
     current = _post(api, {**body, "run_id": second, "result": {"branch_name": "agent/new",
                                                                "pr_url": "https://git.example.com/pr/2"}})

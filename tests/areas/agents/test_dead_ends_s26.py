@@ -40,8 +40,10 @@ def _move(api, task, move, user, **body):
 
 
 def _age(db, run_id, minutes=jobs.STALE_RUN_MINUTES + 1):
+    # created and last heard of `minutes` ago (the stale clock runs from the last report since session 27)
     db.execute(update(AgentRun).where(AgentRun.id == run_id)
-               .values(created_at=utcnow() - timedelta(minutes=minutes)))
+               .values(created_at=utcnow() - timedelta(minutes=minutes),
+                       last_report_at=utcnow() - timedelta(minutes=minutes)))
     db.flush()
 
 

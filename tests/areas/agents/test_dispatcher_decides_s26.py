@@ -1,8 +1,9 @@
 """Session 26: an agent task the runner moves to pending_approval or review waits for someone holding `tasks:update`
 (approve, reject, review-approve, review-reject). When no assignee or reporter told of it holds `tasks:update`
 (they may only view: they are still told, as readers), the user who dispatched the run is told too, when they may
-read the task and hold `tasks:update` themselves; otherwise nobody extra. A failed run's notice stays with the
-readers: no move leaves scoping or building, so a decider could do no more than look (docs/decisions/agents.md)."""
+read the task and hold `tasks:update` themselves; otherwise nobody extra. A failed run's notice stayed with the
+readers while its move back told the deciding dispatcher; since session 27 the failed run sends that one notice
+(`agent_run_failed`) to both audiences (docs/decisions/agents.md)."""
 from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
@@ -98,11 +99,12 @@ def test_a_dispatcher_who_may_only_view_is_not_added(api, db):
     assert _told(db, task) == {assignee.id, reporter.id}
 
 
-def test_a_failed_run_tells_the_view_only_readers_only(api, db, exec_user):
+def test_a_failed_run_tells_the_view_only_readers_and_the_deciding_dispatcher(api, db, exec_user):
     assignee, reporter = _viewers(db)
     task = _task(db, assignee_id=assignee.id, reporter_id=reporter.id)
     _report(api, db, _dispatch(api, task, exec_user), "failed", error="crashed")
-    assert _told(db, task, "agent_run_failed") == {assignee.id, reporter.id}
+    # session 27: the dispatcher, told of the move back by its stage notice before, now hears it in this one notice
+    assert _told(db, task, "agent_run_failed") == {assignee.id, reporter.id, exec_user.id}
 
 
 def test_the_decider_check_costs_one_statement_whatever_the_people(api, db, exec_user, count_queries):
