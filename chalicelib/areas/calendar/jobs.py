@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from sqlalchemy import select, tuple_
+from sqlalchemy import or_, select, tuple_, update
 
 from chalicelib.core.context import job_context
 from chalicelib.core.ids import utcnow
@@ -29,21 +29,38 @@ CHUNK_USERS = 25
 CURSOR_KEY = "~calendar-invite-scan:cursor"
 
 
+ANSWERS = ("accepted", "declined", "tentative")
+ANSWERED_PER_STATEMENT = 30_000  # (user id, event id) keys an UPDATE binds: within the 65,535 values of a statement
+
+
+def _own_responses(event: dict, email: str) -> set:
+    """The user's responseStatus as an invitee (not the organiser): none when not invited, cancelled or synthetic."""
+    if event.get("status") == "cancelled" or event.get("synthetic"):
+        return set()
+    if ((event.get("organizer") or {}).get("email") or "").lower() == email:
+        return set()
+    return {a.get("responseStatus") for a in event.get("attendees") or []
+            if (a.get("email") or "").lower() == email or a.get("self")}
+
+
 def _awaiting(event: dict, email: str) -> bool:
     """The user is invited (not the organiser) and has not answered."""
-    if event.get("status") == "cancelled" or event.get("synthetic"):
-        return False
-    if ((event.get("organizer") or {}).get("email") or "").lower() == email:
-        return False
-    return any(((a.get("email") or "").lower() == email or a.get("self")) and a.get("responseStatus") == "needsAction"
-               for a in event.get("attendees") or [])
+    return "needsAction" in _own_responses(event, email)
+
+
+def _answered(event: dict, email: str) -> bool:
+    """The user is invited (not the organiser) and has answered (accepted, declined or tentative)."""
+    responses = _own_responses(event, email)
+    return "needsAction" not in responses and bool(responses & set(ANSWERS))
 
 
 def scan_invites() -> dict:
     """Notify each active user holding calendar view (`meeting_invited`; its link, the calendar page, answers 403
     to anyone else: session 26) of the invitations on their primary calendar in the next 60 days that await their
     response, once per invitation: one answered through the respond endpoint, or
-    already notified, is never notified again. Run twice: nothing new. By hand:
+    already notified, is not notified again, until the organiser resets it to needsAction after the user answered
+    (through respond, or in the calendar as a scan saw it): then once again per reset (session 27, `_record`).
+    Run twice: nothing new. By hand:
     `python -m chalicelib.cli job calendar-invite-scan`.
 
     The users are taken in id order starting after the last one a scan wrote (the cursor, going round), each
@@ -77,12 +94,15 @@ def scan_invites() -> dict:
             "%Y-%m-%dT%H:%M:%SZ")
         budget = TimeBudget(SCAN_SECONDS)
         answer = {"users": len(users), "scanned": 0, "awaiting": 0, "notified": 0, "failed": 0}
-        pending: dict[tuple[str, str], dict] = {}
-        chunk = 0
+        # (user id, event id) to (the event, when its calendar was read) for an invitation awaiting the user, or to
+        # (None, when read) for one the user has answered (accepted, declined, tentative): session 27
+        pending: dict[tuple[str, str], tuple[dict | None, object]] = {}
+        chunk = awaiting = 0
         for position, (user_id, email) in enumerate(ordered):
             if budget.spent():
                 answer["left"] = len(ordered) - position
                 break
+            read_at = utcnow()  # before the read: an answer recorded after it is not seen in what it reads
             try:
                 events = calendar.list_events(email, "primary", time_min=time_min, time_max=time_max)
             except DomainError as exc:
@@ -94,37 +114,79 @@ def scan_invites() -> dict:
             answer["scanned"] += 1
             chunk += 1
             for event in events:
-                if event.get("id") and _awaiting(event, email.lower()):
-                    pending[(user_id, str(event["id"]))] = event
-            if pending or chunk >= CHUNK_USERS or position == len(ordered) - 1:
-                answer["awaiting"] += len(pending)
+                if not event.get("id"):
+                    continue
+                if _awaiting(event, email.lower()):
+                    pending[(user_id, str(event["id"]))] = (event, read_at)
+                    awaiting += 1
+                elif _answered(event, email.lower()):
+                    pending[(user_id, str(event["id"]))] = (None, read_at)
+            if awaiting or chunk >= CHUNK_USERS or position == len(ordered) - 1:
+                answer["awaiting"] += awaiting
                 answer["notified"] += _record(pending, user_id)
-                pending, chunk = {}, 0
+                pending, chunk, awaiting = {}, 0, 0
         if chunk:  # stopped by the budget with users read and not written
-            answer["awaiting"] += len(pending)
+            answer["awaiting"] += awaiting
             answer["notified"] += _record(pending, ordered[position - 1].id)
     return answer
 
 
-def _record(pending: dict[tuple[str, str], dict], cursor: str) -> int:
-    """Record and notify the new invitations among `pending` ((user id, event id) to the event) and move the
+def _record(pending: dict[tuple[str, str], tuple[dict | None, object]], cursor: str) -> int:
+    """Record and notify the invitations among `pending` ((user id, event id) to (the event, when it was read); the
+    event None for one the user has answered) that are new or were reset, record the answers seen, and move the
     cursor to `cursor` (the last user read), in a unit of work of its own under the `calendar-invite-scan` lock
-    (concurrent scans notify once). Answers how many were notified."""
+    (concurrent scans notify once). Answers how many were notified.
+
+    An invitation is announced when first seen awaiting, and again when seen awaiting after an answer given since
+    it was last announced (session 27: the organiser reset the responses, e.g. after a change of time): an answer
+    through the respond endpoint (`responded_at`, from before the calendar was read: one recorded meanwhile is not
+    reset by what was read before it) or one this scan saw in the calendar (an announced invitation seen answered
+    gets `responded_at`). Once per reset: announcing sets `notified_at` after the answer. Statements: the read of
+    the stored invitations, the INSERT of the new ones, an UPDATE of the reset ones (only when there are), one
+    UPDATE of the answers seen (leaving with the next statement: nobody reads it), notify_many's, the cursor's."""
+    from chalicelib.core.db import WRITE_LATER
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
     with job_context() as ctx:
         db = ctx.db
         lock_key(db, "calendar-invite-scan")  # concurrent scans notify once
-        seen = set()
-        if pending:
-            seen = set(db.execute(select(CalendarInvite.user_id, CalendarInvite.event_id)
-                                  .where(tuple_(CalendarInvite.user_id, CalendarInvite.event_id).in_(list(pending)))).tuples())
+        awaiting = {key: value for key, value in pending.items() if value[0] is not None}
+        answered = [key for key, (event, _) in pending.items() if event is None]
+        stored = {}
+        if awaiting:
+            stored = {(user_id, event_id): (notified, responded) for user_id, event_id, notified, responded in
+                      db.execute(select(CalendarInvite.user_id, CalendarInvite.event_id, CalendarInvite.notified_at,
+                                        CalendarInvite.responded_at)
+                                 .where(tuple_(CalendarInvite.user_id, CalendarInvite.event_id).in_(list(awaiting))))}
         now = utcnow()
         # a response recorded meanwhile (the respond endpoint takes no scan lock) keeps its row: not notified
         made = insert_new(db, CalendarInvite, [{"user_id": user_id, "event_id": event_id, "notified_at": now}
-                                               for user_id, event_id in pending if (user_id, event_id) not in seen],
+                                               for user_id, event_id in awaiting if (user_id, event_id) not in stored],
                           conflict=("user_id", "event_id"))
-        new = [(key, event) for key, event in pending.items() if key in made]
+        # answered since last announced, before its calendar was read, and awaiting again: reset by the organiser
+        reset = [key for key, (notified, responded) in stored.items() if responded is not None
+                 and (notified is None or notified < responded) and responded < awaiting[key][1]]
+        if reset:  # the same test in the UPDATE: an answer recorded since the read above is not reset
+            read = min(awaiting[key][1] for key in reset)
+            made |= set(db.execute(
+                update(CalendarInvite)
+                .where(tuple_(CalendarInvite.user_id, CalendarInvite.event_id).in_(reset),
+                       CalendarInvite.responded_at < read,
+                       or_(CalendarInvite.notified_at.is_(None),
+                           CalendarInvite.notified_at < CalendarInvite.responded_at))
+                .values(notified_at=now).returning(CalendarInvite.user_id, CalendarInvite.event_id)
+                .execution_options(synchronize_session=False)).tuples())
+        # an announced invitation seen answered in the calendar: a later reset is announced again (two bound values
+        # a key: past the protocol's limit, as few statements as it allows)
+        for start in range(0, len(answered), ANSWERED_PER_STATEMENT):
+            db.execute(update(CalendarInvite)
+                       .where(tuple_(CalendarInvite.user_id, CalendarInvite.event_id)
+                              .in_(answered[start:start + ANSWERED_PER_STATEMENT]),
+                              CalendarInvite.notified_at.is_not(None),
+                              or_(CalendarInvite.responded_at.is_(None),
+                                  CalendarInvite.responded_at <= CalendarInvite.notified_at))
+                       .values(responded_at=now), execution_options={**WRITE_LATER, "synchronize_session": False})
+        new = [(key, event) for key, (event, _) in awaiting.items() if key in made]
         notify_many(ctx, [{"user_id": user_id, "type": "meeting_invited",
                            "title": f"Invitation: {event.get('summary') or 'a meeting'}",
                            "body": _when(event), "resource_type": "calendar_event", "resource_id": event_id,
