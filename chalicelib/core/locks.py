@@ -134,6 +134,30 @@ def insert_new(db, model, rows: dict | Iterable[dict], *, conflict: Sequence[str
     return set(db.execute(stmt.returning(*model.__table__.primary_key.columns)).tuples())
 
 
+def upsert_rows(db, model, rows: dict | Iterable[dict], *, conflict: Sequence[str]) -> None:
+    """Insert the rows; of those that collide on the unique `conflict` columns, set the columns the rows give (and
+    those with an onupdate: `updated_at`). One INSERT ... ON CONFLICT DO UPDATE whatever their number and whether they
+    were stored (session 27: an ORM flush of many rows is an executemany, which pg8000 sends row by row; docs/
+    decisions.md, "Bulk writes"); Python-side defaults filled in for the rows inserted; nothing when there is no row.
+    The session's copies of `model`'s rows keep what they held: `forget` them when the request reads them again."""
+    given = _rows(rows)
+    if not given:
+        return
+    values = _complete(model, given)
+    names = {name for row in given for name in row} | {
+        column.key for column in model.__table__.columns if column.onupdate is not None}
+    stmt = _insert(db, model).values(values)
+    db.execute(stmt.on_conflict_do_update(index_elements=list(conflict), set_={
+        name: stmt.excluded[name] for name in sorted(names) if name not in conflict}))
+
+
+def forget(db, model) -> None:
+    """Let go of the session's copies of `model`'s rows after a Core write of them (`upsert_rows`, a DELETE): a later
+    read in the request answers what was written, not what they held. No statement."""
+    for copy in [row for row in db.identity_map.values() if isinstance(row, model)]:
+        db.expunge(copy)
+
+
 # A statement carries at most 65,535 bound values (the PostgreSQL protocol's limit, pg8000 and psycopg alike).
 MAX_BOUND_VALUES = 65_535
 

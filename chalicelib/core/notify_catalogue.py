@@ -38,7 +38,7 @@ TYPES: tuple[NotificationType, ...] = (
     T("task_due_soon", "tasks", "Task due soon", "An open task assigned to you, or one you report or deliver whose assignee cannot be told, is due today or tomorrow.", email=True),
     T("todo_assigned", "tasks", "To-do assigned", "A to-do was assigned to you.", chat=True),
     T("agent_task_stage_changed", "tasks", "Agent task stage changed", "An agent task moved to a new stage."),
-    T("agent_run_failed", "tasks", "Agent run failed", "An agent runner reported a failed run on a task you are assigned to, report or dispatched."),
+    T("agent_run_failed", "tasks", "Agent run failed", "An agent run failed (its runner reported it, or it was given up unreported) on a task you are assigned to, report or dispatched: the task is back where a person decides."),
     T("project_member_added", "projects", "Added to a project", "You were added to a project team.", email=True),
     T("project_completed", "projects", "Project completed", "A project you deliver was completed.", email=True),
     T("project_status_changed", "projects", "Project status changed", "A project you own, deliver or belong to changed status."),

@@ -1,11 +1,11 @@
 """The access-level matrix and the per-user overrides that replace one tool's level."""
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select, tuple_
 
 from chalicelib.core import history, permissions
 from chalicelib.core.errors import BadRequest, Conflict, Forbidden
-from chalicelib.core.locks import lock_key
+from chalicelib.core.locks import forget, lock_key, upsert_rows
 from chalicelib.core.models import AccessLevelPermission, User, UserPermission
 
 from .queries import load_user, overrides, sees_salary, user_record, user_row
@@ -15,11 +15,48 @@ def get_matrix(ctx) -> dict:
     return permissions.matrix(ctx.db)
 
 
+# The executive level's cells a matrix save may not lower: (tool, lowest level, why). admin:manage, or no one could
+# administer; update:leave (session 27), or no one could decide the leave waiting on the executives (second steps,
+# first steps no squad manager decides: the leave area's `queries.awaiting` needs update:leave).
+EXECUTIVE_KEEPS = (
+    ("admin", "manage", "no one could administer otherwise"),
+    ("leave", "update", "no one could decide the executives' leave steps otherwise"),
+)
+
+
+def _keep_executive_cells(changes: dict[str, dict[str, str]]) -> None:
+    """400 naming each cell of the executive level's row that `changes` would lower below what it keeps."""
+    sent = changes.get("executive", {})
+    lowered = [(tool, floor, why) for tool, floor, why in EXECUTIVE_KEEPS
+               if tool in sent and permissions.RANK[sent[tool]] < permissions.RANK[floor]]
+    if lowered:
+        raise BadRequest("; ".join(f"The executive access level keeps {tool}:{floor} ({why})"
+                                   for tool, floor, why in lowered),
+                         details=[{"field": f"matrix.executive.{tool}",
+                                   "message": "must stay " + (floor if floor == "manage" else f"{floor} or manage")}
+                                  for tool, floor, _ in lowered])
+
+
+def _write_cells(ctx, model, keys: tuple[str, ...], cells: dict[tuple, str | None], stored: dict[tuple, str]) -> None:
+    """Set `model`'s cells (rows named by their `keys` columns, each with a `level`) to `cells` ({key values: level,
+    None removes the row}) as a set (session 27): one INSERT ... ON CONFLICT DO UPDATE of the levels set and one
+    DELETE of the rows removed, whatever the number of cells and whether they were stored (an ORM flush of many
+    rows is an executemany, which pg8000 runs row by row: docs/decisions.md, "Bulk writes"). `stored`: the levels
+    stored now; a cell sent as stored writes nothing. The session's copies of the model's rows (the matrix read by
+    `permissions.matrix`) are let go, so that a later read answers what was written, not what they held."""
+    changed = {key: level for key, level in cells.items() if stored.get(key) != level}
+    gone = [key for key, level in changed.items() if level is None and key in stored]
+    if gone:
+        ctx.db.execute(delete(model.__table__).where(tuple_(*(model.__table__.c[name] for name in keys)).in_(gone)))
+    upsert_rows(ctx.db, model, [{**dict(zip(keys, key)), "level": level} for key, level in changed.items()
+                                if level is not None], conflict=keys)
+    if changed:
+        forget(ctx.db, model)
+
+
 def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
     """Write the given cells (any subset of access levels and tools); answer the whole matrix."""
-    if permissions.RANK[changes.get("executive", {}).get("admin", "manage")] < permissions.RANK["manage"]:
-        raise BadRequest("The executive access level keeps admin:manage (no one could administer otherwise)",
-                         details=[{"field": "matrix.executive.admin", "message": "must stay manage"}])
+    _keep_executive_cells(changes)
     lock_key(ctx.db, "access-level-matrix")  # saves take turns: two cannot both insert a cell not stored yet
     before = permissions.matrix(ctx.db)
     own = ctx.principal.access_level
@@ -32,16 +69,11 @@ def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
         # raised another level's admin cell, giving an accomplice at that level admin:manage, who could then raise
         # the first one's own row (invariant audit)
         raise Forbidden("Only an executive can raise an access level's admin permission")
-    stored = {(row.access_level, row.tool): row for row in ctx.db.scalars(
-        select(AccessLevelPermission).where(AccessLevelPermission.access_level.in_(list(changes))))}
-    for access_level, tools in changes.items():
-        for tool, level in tools.items():
-            row = stored.get((access_level, tool))
-            if row is None:
-                ctx.db.add(AccessLevelPermission(access_level=access_level, tool=tool, level=level))
-            else:
-                row.level = level
-    ctx.db.flush()
+    stored = {(level, tool): value for level, tool, value in ctx.db.execute(
+        select(AccessLevelPermission.access_level, AccessLevelPermission.tool, AccessLevelPermission.level)
+        .where(AccessLevelPermission.access_level.in_(list(changes))))}
+    _write_cells(ctx, AccessLevelPermission, ("access_level", "tool"),
+                 {(level, tool): value for level, tools in changes.items() for tool, value in tools.items()}, stored)
     after = permissions.matrix(ctx.db)
     for access_level in changes:
         diff = history.diff(before[access_level], after[access_level])
@@ -81,8 +113,9 @@ def permissions_moved(ctx, moved) -> None:
     hooks = (
         # who a client's request derives reads its task: their watches follow (docs/decisions/projects.md)
         ("tasks", _changed, projects_service.users_changed),
-        # a reviewer who can no longer answer: those who asked are told (docs/decisions/performance.md)
-        ("performance", _fell_below("view"), performance_service.reviewers_lost_access),
+        # a reviewer who can no longer answer (below view) or rate (below update): those who asked, or who now rate the
+        # reviews waiting on them, are told (docs/decisions/performance.md)
+        ("performance", _fell_below("update"), performance_service.reviewers_lost_access),
         # a listed approver who may approve again: told of the proposals waiting on them (docs/decisions/proposals.md)
         ("proposals", _rose_to("update"), proposals_service.approvers_regained),
         # a squad manager who can no longer decide leave, or can again: whoever now decides their squads' first
@@ -134,6 +167,23 @@ def keep_an_executive(ctx, user_id: str, *, message: str | None = None) -> None:
         raise Conflict(message or "The last active executive cannot be deactivated or given another access level")
 
 
+def keep_a_leave_decider(ctx, user_id: str) -> None:
+    """409 when this user is the last active executive holding update:leave (session 27): the leave waiting on the
+    executives (second steps, first steps no squad manager decides) would wait on nobody who can decide it. An
+    executive below update:leave (their own override, or a cell stored lower before session 27) does not count, and
+    lowering one changes nothing. One statement (the user and at most one other such executive), after the
+    executives' lock that `keep_an_executive` takes, so two executives lowering each other at once cannot both
+    pass."""
+    lock_key(ctx.db, "active-executives")
+    deciders = list(ctx.db.scalars(
+        permissions.holders_select("leave", "update")
+        .where(User.access_level == "executive", User.is_active.is_(True))
+        .order_by((User.id == user_id).desc()).limit(2)))
+    if deciders[:1] == [user_id] and len(deciders) == 1:
+        raise Conflict("The last active executive holding leave:update cannot have leave lowered below update "
+                       "(no one could decide the executives' leave steps otherwise)")
+
+
 def user_permissions(ctx, *, user: User) -> dict:
     return permissions.effective_permissions(ctx.db, user.id, user.access_level)
 
@@ -165,25 +215,21 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
             and permissions.RANK[levels["admin"]] < permissions.RANK["manage"]):
         keep_an_executive(ctx, user.id, message="The last active executive keeping admin:manage cannot have it "
                                                 "lowered (no one could administer otherwise)")
+    if user.is_active and user.access_level == "executive" and "leave" in levels:
+        # removed, the override falls back to the executive level's cell (kept at update since session 27, but a
+        # cell stored lower before is read as it is)
+        leave = levels["leave"] or (matrix_row or permissions.matrix(ctx.db)["executive"])["leave"]
+        if permissions.RANK[leave] < permissions.RANK["update"]:
+            keep_a_leave_decider(ctx, user.id)
     # saves of this user's overrides take turns (after the executives' lock, as every holder of both takes them):
     # two cannot both insert an override not stored yet
     lock_key(ctx.db, "user-permissions", user.id)
     was = user_permissions(ctx, user=user)  # effective before (after the lock): what the change moves, below
-    stored = {row.tool: row for row in ctx.db.scalars(select(UserPermission).where(UserPermission.user_id == user.id))}
-    changes = {}
-    for tool, level in levels.items():
-        row = stored.get(tool)
-        old = row.level if row is not None else None
-        if level is None:
-            if row is not None:
-                ctx.db.delete(row)
-        elif row is None:
-            ctx.db.add(UserPermission(user_id=user.id, tool=tool, level=level))
-        else:
-            row.level = level
-        if old != level:
-            changes[tool] = {"from": old, "to": level}
-    ctx.db.flush()
+    stored = overrides(ctx.db, user.id)
+    changes = {tool: {"from": stored.get(tool), "to": level} for tool, level in levels.items()
+               if stored.get(tool) != level}
+    _write_cells(ctx, UserPermission, ("user_id", "tool"), {(user.id, tool): level for tool, level in levels.items()},
+                 {(user.id, tool): level for tool, level in stored.items()})
     if changes:
         history.record(ctx.db, entity_type="user", entity_id=user.id, action="permissions_changed",
                        actor_id=ctx.user_id, changes=changes)

@@ -5,19 +5,20 @@ Records stored with in-app off (`in_app` false) are left out of lists, counts an
 """
 from __future__ import annotations
 
-from sqlalchemy import delete, func, inspect, select, update
+from sqlalchemy import delete, func, select, update
 
 from chalicelib.core.errors import ServiceUnavailable
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import lock_key
+from chalicelib.core.locks import forget, lock_key, upsert_rows
 from chalicelib.core.notify import Notification
 from chalicelib.core.notify_catalogue import TYPES, get_type
 from chalicelib.core.notify_models import NotificationPreference, PushSubscription
 from chalicelib.core.query import Page, record_page
 from chalicelib.core.serialize import flag
 
-from .queries import (NOTIFICATION_FLAGS, MAX_PUSH_SUBSCRIPTIONS, check_known_types, load_notification,
-                      notifications_with_actor, subscription_record, visible, visible_subscriptions)
+from .queries import (NOTIFICATION_FLAGS, MAX_PUSH_SUBSCRIPTIONS, check_known_types,
+                      load_notification, notifications_with_actor, subscription_record, visible,
+                      visible_subscriptions)
 from .schemas import NotificationListQuery, PreferencesUpdate, PushSubscribe
 
 
@@ -90,38 +91,44 @@ def preferences(ctx) -> list[dict]:
     return entries
 
 
+PREFERENCE_CHANNELS = ("in_app", "email", "chat", "push")
+
+
 def update_preferences(ctx, *, data: PreferencesUpdate) -> None:
     """Channels left out of an entry keep their effective value. An entry equal to the type's
-    defaults removes the override (the type is no longer customised)."""
+    defaults removes the override (the type is no longer customised). Entries apply in order (a type named twice:
+    the second merges into the first). Written as a set (session 27): one INSERT ... ON CONFLICT DO UPDATE of the
+    overrides set and one DELETE of those removed, whatever the number of types (core.locks.upsert_rows); a row
+    sent back as stored is not rewritten."""
     check_known_types([entry.notification_type for entry in data.preferences], "preferences.notification_type")
     # concurrent updates of one user's preferences take turns: each merges into the rows the last one committed
     # (two first overrides of a type both inserted it: a 409; a channel left out kept a stale value)
     lock_key(ctx.db, "notification-preferences", ctx.user_id)
-    existing = {row.notification_type: row for row in ctx.db.scalars(
-        select(NotificationPreference).where(NotificationPreference.user_id == ctx.user_id))}
+    columns = [getattr(NotificationPreference, f"channel_{name}") for name in PREFERENCE_CHANNELS]
+    stored = {row[0]: dict(zip(PREFERENCE_CHANNELS, row[1:])) for row in ctx.db.execute(
+        select(NotificationPreference.notification_type, *columns)
+        .where(NotificationPreference.user_id == ctx.user_id))}
+    wanted: dict[str, dict[str, bool] | None] = {}  # type: its channels after the entries (None: no override)
     for entry in data.preferences:
         item = get_type(entry.notification_type)
-        row = existing.get(item.id)
-        channels = row.channels() if row is not None else item.defaults()
+        current = wanted[item.id] if item.id in wanted else stored.get(item.id)
+        channels = dict(current) if current is not None else item.defaults()
         for name in channels:
             value = getattr(entry, f"channel_{name}")
             if value is not None:
                 channels[name] = value
-        if channels == item.defaults():
-            if row is not None:
-                if inspect(row).pending:  # added by an earlier entry of this request: not stored yet
-                    ctx.db.expunge(row)
-                else:
-                    ctx.db.delete(row)
-                existing.pop(item.id)
-            continue
-        if row is None:
-            row = NotificationPreference(user_id=ctx.user_id, notification_type=item.id)
-            ctx.db.add(row)
-            existing[item.id] = row
-        row.channel_in_app, row.channel_email = channels["in_app"], channels["email"]
-        row.channel_chat, row.channel_push = channels["chat"], channels["push"]
-    ctx.db.flush()
+        wanted[item.id] = None if channels == item.defaults() else channels
+    changed = {type_id: channels for type_id, channels in wanted.items() if stored.get(type_id) != channels}
+    gone = [type_id for type_id, channels in changed.items() if channels is None and type_id in stored]
+    if gone:
+        ctx.db.execute(delete(NotificationPreference.__table__).where(
+            NotificationPreference.user_id == ctx.user_id, NotificationPreference.notification_type.in_(gone)))
+    upsert_rows(ctx.db, NotificationPreference, [
+        {"user_id": ctx.user_id, "notification_type": type_id,
+         **{f"channel_{name}": value for name, value in channels.items()}}
+        for type_id, channels in changed.items() if channels is not None], conflict=("user_id", "notification_type"))
+    if changed:
+        forget(ctx.db, NotificationPreference)
 
 
 # --- web push -------------------------------------------------------------------------------

@@ -295,9 +295,3 @@ def alerts(ctx) -> dict:
         count(ReviewCycle, ReviewCycle.status == "open"))).one()
     return {"pending_reviews": row[0], "self_assessments": row[1], "pending_feedback": row[2], "open_cycles": row[3]}
 
-
-def reviewers_lost_access(ctx, user_ids) -> None:
-    """After an admin write that put these users' effective performance level below view (`user_ids`: a list or a
-    SELECT of ids): the requesters of the feedback they can no longer give are told (`user_deactivated`, left=False:
-    "can no longer give", not "left"; session 26)."""
-    user_deactivated(ctx, user_ids, left=False)

@@ -7,13 +7,20 @@ requests waiting on the executives (`deciders_changed`, as `tell_new_executive`)
 longer listed nor told. A fixed number of statements (docs/decisions/leave.md)."""
 from datetime import date, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from chalicelib.core.notify import Notification
 from tests.factories import make_squad, make_user
 
 from .factories import make_leave, set_leave_cell, set_leave_override, submit_leave
 
+
+
+def _store_executive_cell_below_update(db) -> None:
+    """The executive level's leave cell stored at view, as a matrix save could before session 27 (since refused, 400:
+    docs/decisions/admin.md), without the save's hooks (nothing waits yet, or the notices are cleared after)."""
+    db.execute(text("INSERT INTO access_level_permissions (access_level, tool, level) VALUES ('executive', 'leave', "
+                    "'view') ON CONFLICT (access_level, tool) DO UPDATE SET level = excluded.level"))
 
 
 def _told(db, user) -> set[str]:
@@ -60,7 +67,7 @@ def test_the_executive_cell_lowered_leaves_the_executives_who_keep_update(api, d
     keeper = make_user(db, access_level="executive")
     set_leave_override(api, exec_user, keeper, "update")  # their own override keeps them deciding
     lowered = make_user(db, access_level="executive")
-    set_leave_cell(api, exec_user, "executive", "view")
+    _store_executive_cell_below_update(db)
     first = submit_leave(api, make_user(db))
     second = submit_leave(api, make_user(db, access_level="manager"))
     assert (_count(api, lowered), _pending(api, lowered), _told(db, lowered)) == (0, set(), set())
@@ -112,7 +119,7 @@ def test_the_executive_cell_raised_tells_the_executives_it_moved(api, db, exec_u
     keeper = make_user(db, access_level="executive")
     set_leave_override(api, exec_user, keeper, "update")
     lowered = make_user(db, access_level="executive")
-    set_leave_cell(api, exec_user, "executive", "view")
+    _store_executive_cell_below_update(db)
     second, unmanaged, _ = _waiting(db)
     set_leave_cell(api, exec_user, "executive", "update")
     assert _told(db, lowered) == {second, unmanaged}
@@ -157,7 +164,7 @@ def test_the_executives_raised_cost_a_fixed_number_of_statements(api, db, exec_u
         moved = [make_user(db, access_level="executive") for _ in range(executives)]
         made = [make_leave(db, make_user(db), status="pending_exec", start_date=date(2026, 12, 1) + timedelta(days=i),
                            end_date=date(2026, 12, 1) + timedelta(days=i)).id for i in range(requests)]
-        set_leave_cell(api, exec_user, "executive", "view")
+        _store_executive_cell_below_update(db)
         db.query(Notification).delete()
         db.refresh(exec_user)
         with count_queries() as counter:
