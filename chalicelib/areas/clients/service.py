@@ -76,10 +76,24 @@ def update_profile(ctx, *, company_id: str, data) -> dict:
     if template and template != profile.onboarding_template_id and onboarding_service.template_disabled(ctx.db, template):
         raise BadRequest("onboarding_template_id must be an active onboarding template",
                          details=[{"field": "onboarding_template_id", "message": "must be an active onboarding template"}])
+    moved = "delivery_manager_id" in changes and manager != profile.delivery_manager_id
     for key, value in changes.items():
         setattr(profile, key, value)
     ctx.db.flush()
+    if moved:
+        _request_watches_follow(ctx, company_id)
     return client_profile_for_company(ctx.db, company_id)
+
+
+def _request_watches_follow(ctx, company_id: str) -> None:
+    """After the profile's delivery manager was set, changed or cleared (flushed): the company's client requests in
+    no project and in any of its projects watch the manager they now derive (tasks' `rederive_request_watches`, the
+    projects' chain: a project with an active delivery manager of its own keeps it), in this transaction, two
+    statements whatever the number of requests (session 27: the old manager kept the watch, the new one never got
+    it). A watch somebody chose is never touched."""
+    from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
+
+    tasks_service.rederive_request_watches(ctx.db, None, [company_id])
 
 
 # ---------------------------------------------------------------- contracts

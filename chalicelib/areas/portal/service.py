@@ -4,7 +4,10 @@ to its honoured group companies on group-aware routes; other areas are read thro
 Budgets, notes, requests and the questionnaire, QBRs and goals, and notifications live in service_*.py."""
 from __future__ import annotations
 
+from functools import cache
+
 from sqlalchemy import and_, or_, select
+from sqlalchemy.orm import aliased
 
 from chalicelib.core.models import HistoryEntry, User
 from chalicelib.core.query import template
@@ -150,18 +153,45 @@ def team(ctx) -> tuple[list[dict], list[dict]]:
 
 
 def _history_targets(company_ids):
-    """WHERE clause of the history entries of these companies' projects, budgets and invoices."""
+    """WHERE clause of the history entries of these companies' projects, budgets and invoices, each since the record
+    became theirs (session 27): an entry older than a later move of its record (`_moved_after`), or, a budget of a
+    project, of that project, is another client's time (or the staff's own, before the record had a client)."""
     from chalicelib.areas.budgets import service as budgets_service
 
     from . import service_invoices
 
     projects = project_ids(company_ids)
-    clauses = [and_(HistoryEntry.entity_type == "project", HistoryEntry.entity_id.in_(projects)),
+    current = projects.subquery("portal_history_projects")
+    projects_since = select(current.c.id).where(~_moved_after("project", current.c.id))
+    clauses = [and_(HistoryEntry.entity_type == "project", HistoryEntry.entity_id.in_(projects),
+                    ~_moved_after("project", HistoryEntry.entity_id)),
                and_(HistoryEntry.entity_type == "budget",
-                    HistoryEntry.entity_id.in_(budgets_service.portal_budget_ids(projects, deal_ids(company_ids)))),
+                    HistoryEntry.entity_id.in_(budgets_service.portal_budget_ids(projects_since,
+                                                                                 deal_ids(company_ids))),
+                    ~_moved_after("budget", HistoryEntry.entity_id)),
                and_(HistoryEntry.entity_type == "invoice",
-                    HistoryEntry.entity_id.in_(service_invoices.invoice_ids(company_ids)))]
+                    HistoryEntry.entity_id.in_(service_invoices.invoice_ids(company_ids)),
+                    ~_moved_after("invoice", HistoryEntry.entity_id))]
     return or_(*clauses)
+
+
+@cache
+def _moved_alias(entity_type: str):
+    """The later entries' alias of `_moved_after`, one per entity type, built once (tests/core/test_aliases_built_once)."""
+    return aliased(HistoryEntry, name=f"moved_{entity_type}")
+
+
+def _moved_after(entity_type: str, entity_id):
+    """EXISTS (correlated to the listed HistoryEntry): a later entry of the record (`entity_type`, `entity_id`: a
+    column) that changed its company (`company_id`: a project's, an invoice's, a budget's) or what it belongs to
+    (`resource_id`: a budget's project or deal). Its own history is the record's marker: a project's create and every
+    update name the company they set. One index range (entity_type, entity_id, created_at) each."""
+    moved = _moved_alias(entity_type)
+    return (select(moved.id).where(moved.entity_type == entity_type, moved.entity_id == entity_id,
+                                   moved.created_at > HistoryEntry.created_at,
+                                   or_(moved.changes["company_id"].is_not(None),
+                                       moved.changes["resource_id"].is_not(None)))
+            .correlate_except(moved).exists())  # the listed entry and the record, both the caller's
 
 
 def history(ctx, *, company_ids=None, limit: int = HISTORY_LIMIT) -> list[dict]:

@@ -217,9 +217,15 @@ def rederive_request_watches(db, project_ids, company_ids=None) -> None:
     `move_request_watch` makes them follow one: after an admin write that changed who is active or what they may
     read (review of session 25: a manager deactivated or back kept, or never got, the watch, so the one told of a
     breach could not read the request, and nobody was). A watch somebody chose is never touched. Two statements
-    whatever the number of projects, companies and requests."""
+    whatever the number of projects, companies and requests. `project_ids` None: every project of `company_ids` (a
+    list), in which the company's half of the chain may be the one derived (a client profile's delivery manager
+    changed, session 27: the clients area calls it so)."""
     from sqlalchemy import and_, or_
 
+    if project_ids is None:
+        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+        project_ids = projects_service.company_project_ids(company_ids)
     manager = request_manager_of_task()
     linked = and_(Task.resource_type == "project", Task.resource_id.in_(project_ids))
     if company_ids is not None:
