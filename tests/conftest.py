@@ -38,10 +38,12 @@ def _create_postgres_database(server_url: str) -> tuple[str, callable]:
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
+    from tests.pgserver import DATABASE_OPTIONS
+
     name = f"wms_test_{secrets.token_hex(4)}"
     admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+        conn.execute(text(f'CREATE DATABASE "{name}" {DATABASE_OPTIONS}'))
     url = make_url(server_url).set(database=name).render_as_string(hide_password=False)
 
     def drop() -> None:

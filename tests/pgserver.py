@@ -35,6 +35,13 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+# How the tests' databases are created (`CREATE DATABASE "<name>" ` + this): byte-order collation whatever the
+# server's locale, so that an ORDER BY that should fold case (`lower(name)`) is seen failing on every machine; an
+# en_US collation already folds case and hid the missing `lower` (session 27's test audit). Character classes (lower,
+# ILIKE on accented letters) keep the server's own LC_CTYPE.
+DATABASE_OPTIONS = "TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C'"
+
+
 class Cluster:
     def __init__(self) -> None:
         bin_dir = find_bin_dir()

@@ -29,6 +29,7 @@ def _free_port() -> int:
 def live(database_url, app):  # app: every area's models imported, as the factories need
     """(base URL, sessionmaker) of a server on a database of its own."""
     from sqlalchemy import create_engine, text
+    from tests.pgserver import DATABASE_OPTIONS
     from sqlalchemy.engine import make_url
     from sqlalchemy.orm import sessionmaker
 
@@ -38,7 +39,7 @@ def live(database_url, app):  # app: every area's models imported, as the factor
     server = make_url(database_url)
     admin = create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+        conn.execute(text(f'CREATE DATABASE "{name}" {DATABASE_OPTIONS}'))
     url = server.set(database=name).render_as_string(hide_password=False)
     engine = create_engine(url)
     process = None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text
+from tests.pgserver import DATABASE_OPTIONS
 from sqlalchemy.engine import make_url
 
 
@@ -31,7 +32,7 @@ class FreshDatabases:
         name = f"wms_fresh_{secrets.token_hex(4)}"
         admin = create_engine(make_url(self.database_url).set(database="postgres"), isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
+            conn.execute(text(f'CREATE DATABASE "{name}" {DATABASE_OPTIONS}'))
 
         def drop() -> None:
             with admin.connect() as conn:

@@ -84,6 +84,7 @@ def test_a_run_killed_part_way_does_not_keep_the_next_one_out(db, people, monkey
 def committed(database_url, db_connection):
     """A database of its own whose units of work commit for real, so that two threads' runs meet there."""
     from sqlalchemy import create_engine, text
+    from tests.pgserver import DATABASE_OPTIONS
     from sqlalchemy.engine import make_url
 
     from chalicelib.core import db as core_db
@@ -94,7 +95,7 @@ def committed(database_url, db_connection):
     server = make_url(database_url)
     admin = create_engine(server.set(database="postgres"), isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+        conn.execute(text(f'CREATE DATABASE "{name}" {DATABASE_OPTIONS}'))
     url = server.set(database=name).render_as_string(hide_password=False)
     upgrade(url)
     old = os.environ["DATABASE_URL"]
