@@ -149,6 +149,7 @@ def test_live_business_agents(api, db, manager_of_tasks, live):
     ({"status": 429, "json": {"error": "slow down"}, "headers": {"Retry-After": "7"}}, 429, "slow down"),
     # session 26: the upstream refusing the service's credentials is the agency's setup, not the caller's sign-in
     ({"status": 401, "json": {"error": "bad token"}}, 502, "refused the service's credentials"),
+    ({"status": 407, "json": {"error": "proxy auth"}}, 502, "refused the service's credentials"),
     ({"status": 403, "json": {"error": "not for you"}}, 403, "not for you"),
 ])
 @responses.activate

@@ -24,7 +24,7 @@ def _notice(db, user, type_):
 
 # ---------------------------------------------------------------- review_assigned
 
-def test_review_assigned_names_the_cycle_and_links_only_for_a_reader(api, db, exec_user):
+def test_an_executive_naming_a_reviewer_without_performance_is_refused_and_nobody_is_told(api, db, exec_user):
     cycle = make_cycle(db)
     person, blind = make_user(db), make_user(db)
     grant(db, blind, "performance", "none")
@@ -50,7 +50,7 @@ def test_review_assigned_to_a_reader_names_the_cycle_and_links(api, db, exec_use
 
 # ---------------------------------------------------------------- feedback_requested
 
-def test_feedback_requested_names_the_subject_and_links_only_for_a_reader(api, db, exec_user):
+def test_feedback_asked_of_a_non_reader_is_refused_and_a_readers_notice_names_the_subject_and_links(api, db, exec_user):
     cycle = make_cycle(db)
     subject, blind, reader = make_user(db, name="Subject Sue"), make_user(db), make_user(db)
     grant(db, blind, "performance", "none")

@@ -10,9 +10,10 @@ GOOGLE = {"platform": "google_ads", "display_name": "Google Ads",
           "credentials": {"customer_id": "123-456-7890", "refresh_token": "1//refresh-token-g"}}
 
 
-def test_connect_error_names_the_agencys_settings(portal, db, set_env):
+def test_connect_error_without_the_agencys_settings_does_not_name_them(portal, db, set_env):
     """docs/decisions/portal.md: the client must never read the agency's configuration (setting names) that staff
-    read; the sync path hides it (client_sync_error) but the connect path answers it as is."""
+    read; the sync path hides it (client_sync_error), and the connect path, which answered it as is before session
+    22, hides it too."""
     set_env(ADPLATFORMS_MODE="live", GOOGLE_ADS_CLIENT_ID="", GOOGLE_ADS_CLIENT_SECRET="")
     mine = make_client(db, dashboard=True)
     answer = portal.post("/connections", mine, role="admin", json=GOOGLE)
@@ -21,7 +22,8 @@ def test_connect_error_names_the_agencys_settings(portal, db, set_env):
 
 
 @responses.activate
-def test_connect_error_quotes_google_refusing_the_agencys_oauth_client(portal, db, set_env):
+def test_connect_error_of_google_refusing_the_agencys_oauth_client_is_a_503_that_quotes_nothing(portal, db, set_env):
+    from chalicelib.areas.portal.service_connections import CLIENT_CONNECT_FAILED
     from chalicelib.providers.adplatforms.live import GOOGLE_TOKEN_URL
 
     set_env(ADPLATFORMS_MODE="live", GOOGLE_ADS_CLIENT_ID="agency-cid.apps.googleusercontent.com",
@@ -30,11 +32,12 @@ def test_connect_error_quotes_google_refusing_the_agencys_oauth_client(portal, d
                                                        "error_description": "The OAuth client was deleted."})
     mine = make_client(db, dashboard=True)
     answer = portal.post("/connections", mine, role="admin", json=GOOGLE)
-    assert answer.status >= 500 and "agency" not in answer.body.decode(), answer.json
+    assert answer.status == 503 and "agency" not in answer.body.decode(), answer.json
     assert "GOOGLE_ADS" not in answer.body.decode() and "deleted" not in answer.body.decode(), answer.json
+    assert answer.json["error"] == CLIENT_CONNECT_FAILED
 
 
-def test_leads_include_a_deactivated_staff_members_email(portal, db):
+def test_team_leaves_out_a_deactivated_owners_email_and_shows_an_active_ones(portal, db):
     gone = make_user(db, name="Gone Owner", email="gone.owner@agency.test", is_active=False)
     mine = make_client(db)
     make_project(db, company_id=mine.id, owner_id=gone.id)

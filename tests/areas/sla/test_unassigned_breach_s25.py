@@ -1,9 +1,10 @@
 """Session 25: a breach of a task with no assignee tells the project's delivery manager (docs/decisions/sla.md). A
 client's portal request is such a task (no assignee; its delivery manager watches it): before, its breach was
 recorded as noticed and nobody told, so an untriaged request breached unseen. The manager is told only when active
-and a reader of the task (tasks' readers), never when they marked the late response themselves; a projectless task,
-or a project without a delivery manager, tells nobody, as before; once per assignment, by the scan or on a late
-respond/resolve; the scan's statements stay as many at 3 breaches as at 20."""
+and a reader of the task (tasks' readers), never when they marked the late response themselves; a client's request in
+no project tells its company's half of the chain (session 26: the client profile's delivery manager, then the
+company's owner); another projectless task, or a project without a delivery manager, tells nobody, as before; once
+per assignment, by the scan or on a late respond/resolve; the scan's statements stay as many at 3 breaches as at 20."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -213,3 +214,22 @@ def test_a_breach_of_a_request_whose_project_manager_left_tells_the_profiles(por
             json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
     assert breach_scan() == {"noticed": 1}
     assert _breach_notices(db, task_id) == [(profile_manager.id, f"/tasks/{task_id}")]
+
+
+def test_breach_of_a_request_in_no_project_tells_the_company_s_profile_manager(portal, api, db, exec_user):
+    """Session 26 (daaaac2): a client's request in no project derives its company's half of the chain (the client
+    profile's delivery manager, then the company's owner), in the breach fallback as at the request; before, only a
+    request in a project derived a manager and this breach told nobody."""
+    from chalicelib.areas.sla.jobs import breach_scan
+
+    policy = _policy(db)
+    manager = make_user(db, access_level="lead")
+    company = make_client(db, manager=manager)
+    answer = portal.post("/requests", company, role="collaborator", json={"title": "No project", "priority": "high"})
+    assert answer.status == 201, answer
+    task_id = answer.json["taskId"]
+    moved = api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
+                    json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+    assert moved.status == 200, moved
+    assert breach_scan() == {"noticed": 1}
+    assert _breach_notices(db, task_id) == [(manager.id, f"/tasks/{task_id}")]

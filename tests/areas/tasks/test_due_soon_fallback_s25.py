@@ -1,6 +1,9 @@
 """Session 25: `task_due_soon` of a task whose assignee is not told (deactivated, or without `tasks:view`) goes to
-the first reader among the task's reporter and its project's delivery manager, once per due date; before, such a
-task was skipped silently every run and its deadline passed unseen. docs/decisions/tasks.md, "Notifications"."""
+the first reader among the task's reporter and the manager the task derives (its project's delivery manager, and
+so on down projects' chain; for a client's request in no project, session 26, its company's half: the client
+profile's delivery manager, then the company's owner), once per due date; another projectless task has only its
+reporter. Before, such a task was skipped silently every run and its deadline passed unseen.
+docs/decisions/tasks.md, "Notifications"."""
 import json
 from datetime import timedelta
 
@@ -160,3 +163,27 @@ def test_the_fallback_costs_the_same_for_3_and_40_tasks(db, count_queries, aws):
     expected = 8 if db.get_bind().dialect.name == "postgresql" else 10
     assert counts == [expected, expected], counts
     assert again == [2, 2], again
+
+
+def test_a_leavers_request_in_no_project_tells_the_company_s_profile_manager(api, db, set_env):
+    """Session 26 (daaaac2): a client's request in no project derives its company's half of the chain (the client
+    profile's delivery manager, then the company's owner) in this fallback too; before, only a task in a project
+    derived a manager, so a leaver's request in no project without a reporter told nobody."""
+    from chalicelib.areas.tasks.models import Task
+    from tests.areas.portal.conftest import TOKEN, Portal, make_client
+
+    set_env(PORTAL_SERVICE_TOKEN=TOKEN, WMS_CHECK_RESPONSES="1")
+    manager = make_user(db, access_level="lead", name="Paula Profile")
+    company = make_client(db, manager=manager)
+    answer = Portal(api).post("/requests", company, role="collaborator",
+                              json={"title": "No project", "priority": "high"})
+    assert answer.status == 201, answer
+    task = db.get(Task, answer.json["taskId"])
+    assert (task.resource_type, task.resource_id, task.reporter_id) == ("company", company.id, None)
+    leaver = make_user(db)
+    task.assignee_id, task.due_date = leaver.id, org_today()
+    db.flush()
+    _deactivate(db, leaver)
+    assert _run() == {"noticed": 1}
+    assert _told(db) == [(manager.id, "Due today, its assignee cannot be told: No project", task.id)]
+    assert _run() == {"noticed": 0}
