@@ -16,7 +16,8 @@ from chalicelib.core.serialize import value_out
 
 from .queries import USER_FIELDS, get_user_record, lock_user, sees_salary, user_record, user_select
 from .schemas import UserCreate, UserListQuery, UserUpdate
-from .service_permissions import keep_an_executive, one_user_moved, permissions_moved, user_permissions
+from .service_permissions import (keep_a_leave_decider, keep_an_executive, one_user_moved, permissions_moved,
+                                  user_permissions)
 
 REDACTED = "[redacted]"
 
@@ -175,7 +176,7 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
 
     Lock order, the same in every write of this service: the user's row first, then the "reporting-lines" key
     (only when `manager_id` changes, before the chain is walked), then the "active-executives" key
-    (`keep_an_executive`)."""
+    (`keep_an_executive`, then `keep_a_leave_decider`: session 27)."""
     user = lock_user(ctx, user_id)
     values = data.model_dump(exclude_unset=True)
     guard_executives(ctx, user, values)
@@ -190,6 +191,9 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
     if user.is_active and user.access_level == "executive" and (
             values.get("is_active") is False or values.get("access_level", "executive") != "executive"):
         keep_an_executive(ctx, user.id)
+        keep_a_leave_decider(ctx, user.id, message="The last active executive holding leave:update cannot be "
+                                                   "deactivated or given another access level (no one could decide "
+                                                   "the executives' leave steps otherwise)")
     pending = _pending_leave_approvers(ctx, user, values)
     was_active = bool(user.is_active)
     leaving = values.get("is_active") is False and was_active

@@ -167,7 +167,7 @@ def keep_an_executive(ctx, user_id: str, *, message: str | None = None) -> None:
         raise Conflict(message or "The last active executive cannot be deactivated or given another access level")
 
 
-def keep_a_leave_decider(ctx, user_id: str) -> None:
+def keep_a_leave_decider(ctx, user_id: str, *, message: str | None = None) -> None:
     """409 when this user is the last active executive holding update:leave (session 27): the leave waiting on the
     executives (second steps, first steps no squad manager decides) would wait on nobody who can decide it. An
     executive below update:leave (their own override, or a cell stored lower before session 27) does not count, and
@@ -180,8 +180,8 @@ def keep_a_leave_decider(ctx, user_id: str) -> None:
         .where(User.access_level == "executive", User.is_active.is_(True))
         .order_by((User.id == user_id).desc()).limit(2)))
     if deciders[:1] == [user_id] and len(deciders) == 1:
-        raise Conflict("The last active executive holding leave:update cannot have leave lowered below update "
-                       "(no one could decide the executives' leave steps otherwise)")
+        raise Conflict(message or "The last active executive holding leave:update cannot have leave lowered below "
+                                  "update (no one could decide the executives' leave steps otherwise)")
 
 
 def user_permissions(ctx, *, user: User) -> dict:

@@ -94,3 +94,22 @@ def test_an_executive_not_deciding_leave_may_be_lowered_further(api, db, exec_us
 def test_a_non_executive_may_be_lowered(api, db, exec_user):
     manager = make_user(db, access_level="manager")
     assert _override(api, exec_user, manager, "none").status == 200
+
+
+def test_the_last_executive_deciding_leave_is_not_deactivated_or_demoted(api, db, exec_user):
+    """The same guard on the user's own row (session 27): another executive keeps admin:manage, so the admin guard
+    lets the change pass, but their own override keeps them below update:leave: deactivating or demoting the one who
+    decides the executives' leave steps is 409 until another executive can decide them."""
+    other = make_user(db, access_level="executive", name="Other Exec")
+    decider = make_user(db, access_level="executive", name="Deciding Exec")
+    assert _override(api, exec_user, exec_user, "view").status == 200  # the caller keeps admin:manage, not leave
+    assert _override(api, exec_user, other, "none").status == 200
+    for change in ({"is_active": False}, {"access_level": "head"}):
+        refused = api.put(f"/api/admin/users/{decider.id}", as_=exec_user, json=change)
+        assert refused.status == 409, refused
+        assert "leave:update" in refused.json["error"]
+    db.expire_all()
+    assert _leave_of(api, decider) == "manage"
+    assert _override(api, exec_user, other, None).status == 200  # back to the level's cell: they decide again
+    moved = api.put(f"/api/admin/users/{decider.id}", as_=exec_user, json={"access_level": "head"})
+    assert moved.status == 200, moved
