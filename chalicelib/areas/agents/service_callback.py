@@ -60,7 +60,7 @@ from .models import AgentRun, AgentRunReport, AgentTask
 from .queries import project_config, task_model
 from .schemas import AgentCallback
 from .service_config import runner_secret
-from .service_moves import change_stage, notify_task_people
+from .service_moves import change_stage, notify_run_failed, notify_task_people
 
 log = logging.getLogger("wms.agents")
 
@@ -255,17 +255,5 @@ def put_back(ctx, agent: AgentTask, task, run: AgentRun) -> str:
     back = _stage_left(ctx.db, task.id, run)
     change_stage(ctx, agent, task, back, actor_id=None, run_id=run.id, notify=False,
                  reason=run.error or "the runner reported the run failed")
-    _notify_failed(ctx, task, run, back)
+    notify_run_failed(ctx, task, run, back)
     return back
-
-
-def _notify_failed(ctx, task, run, back: str) -> None:
-    """A failed run put the task back in `back`, where a person dispatches, approves or decides again: one notice,
-    `agent_run_failed` naming the stage the task is back in (session 27: the move back's `agent_task_stage_changed`
-    is no longer sent besides it). Its audience is both notices' of before: the assignee and reporter who may read the
-    task; the dispatcher when a reader and none of them may read it (session 25), or when the dispatcher holds
-    `tasks:update` and none of those told does (the stage notice's fallback, session 26)."""
-    notify_task_people(ctx, task, actor_id=None, fallback_id=run.created_by, type="agent_run_failed",
-                       fallback_decides=True, fallback_reads=True,
-                       title=f"Agent run failed: {task.title}",
-                       body=f"The {run.stage} run of {task.title} failed; the task is back in {back.replace('_', ' ')}.")

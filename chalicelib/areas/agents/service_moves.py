@@ -117,6 +117,18 @@ def notify_task_people(ctx, task, *, actor_id: str | None, fallback_id: str | No
                        "actor_id": actor_id} for user_id in recipients])
 
 
+def notify_run_failed(ctx, task, run, back: str) -> None:
+    """A failed run put the task back in `back`, where a person dispatches, approves or decides again: one notice,
+    `agent_run_failed` naming the stage the task is back in (session 27: the move back's `agent_task_stage_changed`
+    is no longer sent besides it). Its audience is both notices' of before: the assignee and reporter who may read the
+    task; the dispatcher when a reader and none of them may read it (session 25), or when the dispatcher holds
+    `tasks:update` and none of those told does (the stage notice's fallback, session 26)."""
+    notify_task_people(ctx, task, actor_id=None, fallback_id=run.created_by, type="agent_run_failed",
+                       fallback_decides=True, fallback_reads=True,
+                       title=f"Agent run failed: {task.title}",
+                       body=f"The {run.stage} run of {task.title} failed; the task is back in {back.replace('_', ' ')}.")
+
+
 def _task_deciders(db, user_ids: list[str]) -> set[str]:
     """Which of these users (readers of the task: active, the task in their scope) hold `tasks:update`, the
     permission of every decision on an agent task (approve, reject, review-approve, review-reject); one statement."""
@@ -189,7 +201,8 @@ def _start_run(ctx, agent: AgentTask, task, target, *, stage: str, previous_stag
 
 def send_run(run_id: str, runner_url: str, secret: str, payload: dict, previous_stage: str) -> None:
     """After commit: ask the runner. Accepted: the run is `running`. Refused or unreachable: the run is `failed`
-    with the reason (visible in the detail) and the task goes back to the stage it left, so it can be retried."""
+    with the reason (visible in the detail) and the task goes back to the stage it left, so it can be retried, told
+    by `agent_run_failed` (`notify_run_failed`, as a failed report is)."""
     from chalicelib.core.context import job_context
     from chalicelib.providers.runner import RunnerUnreachable, get_runner
 
@@ -218,7 +231,10 @@ def send_run(run_id: str, runner_url: str, secret: str, payload: dict, previous_
             from .queries import task_model
 
             task = ctx.db.get(task_model(), run.task_id)
-            change_stage(ctx, agent, task, previous_stage, actor_id=None, run_id=run.id, reason=error)
+            # one notice, as a run the runner reported failed (session 27): the stage notice of the move back went
+            # to the assignee and reporter only, and notify's de-duplication swallowed it after the dispatch's own
+            change_stage(ctx, agent, task, previous_stage, actor_id=None, run_id=run.id, reason=error, notify=False)
+            notify_run_failed(ctx, task, run, previous_stage)
 
 
 def _answer(ctx, agent, task, run=None) -> dict:

@@ -14,6 +14,7 @@ from chalicelib.providers.runner import sandbox as runner_sandbox
 from chalicelib.providers.runner.live import HttpRunner
 from tests.areas.agents.factories import SECRET, make_agent_task, make_config
 from tests.areas.projects.factories import make_project
+from tests.factories import make_user
 
 
 def _setup(db, stage="draft", **config):
@@ -151,3 +152,26 @@ def test_live_runner_end_to_end_failure_marks_the_run_failed(api, db, exec_user,
     run = db.get(AgentRun, answer.json["run"]["id"])
     db.refresh(run)
     assert run.status == "failed" and run.error == "the runner answered HTTP 503"
+
+
+def test_an_unreachable_runner_tells_of_the_failed_run_once(api, db, exec_user):
+    """Session 27: a run the runner could not take is a failed run like one it reported failed: one notice,
+    `agent_run_failed` naming the stage the task is back in, to the task's people who read it, else the dispatcher
+    (before, only the move back's stage notice, which notify's de-duplication swallowed after the dispatch's own)."""
+    from chalicelib.core.notify import Notification
+
+    assignee = make_user(db, access_level="employee", name="Ann Assignee")
+    _project, task, _agent, _config = _setup(db, runner_url="https://unreachable.runner.test/runs")
+    task.assignee_id = assignee.id
+    db.flush()
+    assert api.post(f"/api/agent-tasks/{task.id}/dispatch", as_=exec_user).status == 200
+    db.expire_all()
+    told = db.execute(select(Notification.user_id, Notification.type, Notification.body)
+                      .where(Notification.resource_id == task.id, Notification.type != "agent_task_stage_changed")
+                      .order_by(Notification.created_at)).all()
+    assert [(user_id, kind) for user_id, kind, _ in told] == [(assignee.id, "agent_run_failed")], told
+    assert "back in draft" in told[0][2]
+    # the dispatch's own stage notice (draft to scoping) is the only other: the move back is told by the one above
+    assert db.scalars(select(Notification.body).where(Notification.resource_id == task.id,
+                                                      Notification.type == "agent_task_stage_changed")).all() == [
+        f"{task.title} moved from draft to scoping."]
