@@ -24,7 +24,7 @@ from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.lookup import ids_read
-from chalicelib.core.models import User
+from chalicelib.core.models import HistoryEntry, User
 from chalicelib.core.money import line_amount
 from chalicelib.core.permissions import allows
 from chalicelib.core.query import Page, in_scope, record_page, record_sets
@@ -475,9 +475,20 @@ def project_company_changed(ctx, *, project_id: str) -> int:
     return resource_company_changed(ctx, resource_type="project", resource_id=project_id)
 
 
-def deal_company_changed(ctx, *, deal_id: str) -> int:
+def deal_company_changed(ctx, *, deal_id: str, company_before: str | None = None,
+                         company_after: str | None = None) -> int:
     """A deal was given a client company or moved to another (the deals area, under the deal's row lock): as
-    `project_company_changed`, for the deal's budgets (a deal's budgets are in its company's portal)."""
+    `project_company_changed`, for the deal's budgets (a deal's budgets are in its company's portal). A deal has no
+    history of its own, so each of its budgets' history records the move (`company_changed`, `company_id` from and
+    to; one INSERT, none without budgets): the portal shows a client a budget's entries since it became theirs
+    (portal.service._moved_after, session 27: the new client read the old one's entries)."""
+    from chalicelib.core.locks import insert_rows
+
+    budget_ids = ctx.db.scalars(select(Budget.id).where(Budget.resource_type == "deal", Budget.resource_id == deal_id)
+                                .order_by(Budget.id)).all()
+    insert_rows(ctx.db, HistoryEntry, [
+        {"entity_type": ENTITY, "entity_id": budget_id, "action": "company_changed", "actor_id": ctx.user_id,
+         "changes": {"company_id": {"from": company_before, "to": company_after}}} for budget_id in budget_ids])
     return resource_company_changed(ctx, resource_type="deal", resource_id=deal_id)
 
 

@@ -135,7 +135,9 @@ def update_deal(ctx, *, deal_id: str, data) -> dict:
     if deal.company_id and deal.company_id != company_before:  # its budgets are now in that client's portal
         from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
 
-        budgets_service.deal_company_changed(ctx, deal_id=deal.id)  # those pending approval are told (session 24)
+        # those pending approval are told (session 24); each budget's history marks the move (session 27)
+        budgets_service.deal_company_changed(ctx, deal_id=deal.id, company_before=company_before,
+                                             company_after=deal.company_id)
     return record
 
 

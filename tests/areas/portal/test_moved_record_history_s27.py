@@ -108,3 +108,22 @@ def test_a_record_that_never_moved_keeps_its_whole_history(portal, api, db, exec
     assert sorted(_entries(portal, client)) == sorted([
         (project.id, "first"), (budget.id, "first"), (invoice.id, "first"), (project.id, "updated"),
         (project.id, "last"), (arrived.id, "updated")])
+
+
+def test_a_budget_of_a_deal_moved_to_another_client_shows_it_only_its_entries_since_the_move(portal, api, db,
+                                                                                             exec_user):
+    """A deal has no history of its own: its move to another client marks each of its budgets' history
+    (`budget_company_changed`, the budgets area's hook of the move), which the portal reads as a move."""
+    from tests.areas.deals.factories import make_deal
+
+    first, second = make_client(db), make_client(db)
+    staff = make_user(db)
+    deal = make_deal(db, company_id=first.id)
+    budget = make_budget(db, resource_type="deal", resource_id=deal.id)
+    _record(db, "budget", budget, "a_line_item", staff)
+    assert _entries(portal, first) == [(budget.id, "a_line_item")]
+    _moved(api, f"/api/deals/deals/{deal.id}", exec_user, company_id=second.id)
+    _record(db, "budget", budget, "b_line_item", staff)
+    # was: A's line listed to B too
+    assert [action for _, action in _entries(portal, second)] == ["b_line_item", "company_changed"]
+    assert _entries(portal, first) == []
