@@ -211,10 +211,11 @@ def update_user(ctx, *, user_id: str, data: UserUpdate) -> dict:
         from chalicelib.areas.leave import service as leave_service
 
         leave_service.tell_new_approvers(ctx, pending)
-    if leaving:  # their pending feedback requests can no longer be answered: the requesters are told (session 25)
+    if leaving:  # their pending feedback requests can no longer be answered: the requesters are told (session 25);
+        # their reviews in review: whoever now rates them is told (session 27)
         from chalicelib.areas.performance import service as performance_service
 
-        performance_service.user_deactivated(ctx, user.id)
+        performance_service.reviewer_left(ctx, user.id)
     if values.get("is_active") is True and not was_active:  # the proposals waiting on them as an approver (session 25)
         from chalicelib.areas.proposals import service as proposals_service
 

@@ -23,7 +23,7 @@ from .models import Review, ReviewCycle, ReviewTemplate, ReviewTemplateAssignmen
 from .queries import (cycle_progress, cycle_record, load_cycle, load_review, load_template,  # noqa: F401 - load_review:
                       template_records, visible, visible_cycles)  # the notes area checks a noted review with it
 from .queries import review_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
-from .service_access import reviewers_lost_access  # noqa: F401 - the admin area's hooks (25, 26, 27)
+from .service_access import reviewer_left, reviewers_lost_access  # noqa: F401 - the admin area's hooks (25-27)
 from .service_feedback import user_deactivated  # noqa: F401
 
 CYCLE_MOVES = {("draft", "open"), ("open", "closed"), ("closed", "open")}

@@ -9,8 +9,8 @@ admin.service_permissions.permissions_moved with the users whose effective perfo
   the first reader among the reviewed person's direct manager and squad manager, never the reviewed person nor the
   reviewer who lost the right; the admin who made the change (the actor) is left out. One notice per recipient
   whatever the number of reviews and reviewers: the person and cycle for one review, the count otherwise.
-  A review not submitted yet is told on its submission; a reviewer who is inactive is not counted (their
-  permission is not what left the review waiting).
+  A review not submitted yet is told on its submission. A reviewer deactivated (`reviewer_left`, the admin's
+  deactivation hook) leaves their reviews waiting alike: the same notice.
 Each part costs a fixed number of statements whatever the number of users, reviews and recipients.
 """
 from __future__ import annotations
@@ -37,9 +37,17 @@ def reviewers_lost_access(ctx, user_ids) -> None:
     reviews_left_unrated(ctx, user_ids)
 
 
-def reviews_left_unrated(ctx, user_ids) -> None:
+def reviewer_left(ctx, user_id: str) -> None:
+    """After an admin deactivated this user (admin.update_user): the requesters of the feedback they can no longer
+    give are told (`user_deactivated`, session 25), and whoever now rates the reviews in review waiting on them
+    (`reviews_left_unrated`, left; session 27: nobody was told)."""
+    user_deactivated(ctx, user_id)
+    reviews_left_unrated(ctx, [user_id], left=True)
+
+
+def reviews_left_unrated(ctx, user_ids, *, left: bool = False) -> None:
     """`review_submitted` to whoever now rates the reviews waiting on these reviewers (in review, or ready for
-    review), who are active and no longer hold `performance:update`: the first reader (active, `performance:view`,
+    review), who are active and no longer hold `performance:update` (`left`: who were deactivated): the first reader (active, `performance:view`,
     the review in their scope) among the reviewed person's direct manager and squad manager, other than the
     reviewed person, the reviewer and the actor. One read of the reviews with their people and cycle, the readers
     check (core.readers.rows_readers: two statements at most), then notify_many's: a fixed number whatever the
@@ -51,9 +59,11 @@ def reviews_left_unrated(ctx, user_ids) -> None:
 
     if isinstance(user_ids, str):
         user_ids = [user_ids]
-    # still active and without performance:update now (one who only reads a review cannot rate it)
-    unable = select(User.id).where(User.id.in_(user_ids), User.is_active.is_(True),
-                                   User.id.not_in(holders_select("performance", "update").correlate(None)))
+    # still active and without performance:update now (one who only reads a review cannot rate it); `left`: the
+    # reviewers deactivated (reviewer_left)
+    unable = (select(User.id).where(User.id.in_(user_ids), User.is_active.is_(False)) if left else
+              select(User.id).where(User.id.in_(user_ids), User.is_active.is_(True),
+                                    User.id.not_in(holders_select("performance", "update").correlate(None))))
     squad_manager = select(Squad.manager_id).where(Squad.id == User.squad_id).scalar_subquery()
     rows = ctx.db.execute(
         select(Review.id, Review.reviewer_id, Review.user_id, User.manager_id, squad_manager, User.name,

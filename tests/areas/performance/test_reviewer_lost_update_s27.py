@@ -173,3 +173,17 @@ def test_a_reviewer_lowered_to_view_by_the_admin_the_manager_is_told_and_no_feed
     db.expire_all()
     assert db.scalars(select(Notification.type).where(Notification.user_id == manager.id,
                                                       Notification.type == "feedback_request_cancelled")).all() == []
+
+
+def test_a_reviewer_deactivated_the_manager_is_told_of_the_review_waiting(api, db, exec_user):
+    """A reviewer who leaves (deactivated by an admin) leaves their reviews in review waiting as one who lost
+    performance:update does: the manager who now rates them is told once (session 27; nobody was)."""
+    cycle = make_cycle(db)
+    manager = make_user(db, access_level="manager")
+    person = make_user(db, manager_id=manager.id, name="Lee Left")
+    reviewer = make_user(db, access_level="lead")
+    review_id = _review(api, db, manager, cycle, person, reviewer)
+    left = api.put(f"/api/admin/users/{reviewer.id}", as_=exec_user, json={"is_active": False})
+    assert left.status == 200, left.json
+    assert _told(db, manager) == [(review_id, f"Review to rate: Lee Left ({cycle.name})",
+                                   f"/performance/reviews/{review_id}")]
