@@ -7,15 +7,18 @@ then is the body validated (400). The run must be one of the task's runs sent to
 project_id, whatever project the task has moved to since; 404 otherwise) and the task an agent task (404), reporting
 the run's own stage (400 otherwise). The report is applied once: (run id, stage,
 status) is recorded with `INSERT ... ON CONFLICT DO NOTHING`, so the same delivery repeated answers the same and
-changes nothing (but a repeated `running` report of a run not yet ended is a heartbeat: it moves the run's
-`last_report_at`, the stale-runs job's clock; session 27).
+changes nothing (but a repeated `running` (or interim) report of a run not yet ended is a heartbeat: it moves the
+run's `last_report_at`, the stale-runs job's clock; session 27).
 
 A run that has ended (`success` or `failed`: so reported, its runner unreachable, or given up by the stale-runs job)
 is not reopened (session 27): a later report records what the runner spent (tokens, cost) and a history event, and
-changes nothing else, neither the run's status, error and finish time nor anything of the task (_ended_run_report).
+changes nothing else, neither the run's status, error and finish time nor anything of the task (_ended_run_report;
+its tokens and cost only ever go up).
 
-Applied (a run not yet ended): the run's status (and finished_at unless `running`), its last_report_at, tokens and
-cost (the run's totals so far), error;
+Applied (a run not yet ended): the run's status (_run_status: an ended status, `success` or `failed`, with
+finished_at; `queued` never moves a run back; any other status, interim ones included, is `running`, so the run stays
+in reach of the stale-runs job; session 27), its last_report_at, tokens and cost (the run's totals so far: the larger
+of the stored and the reported, so a delivery arriving late lowers neither, an ended run's included), error;
 the agent meta's scope document, effort estimate, confidence note and proof-of-work fields that the result
 carries, only when the run is the task's latest of its stage. Status `success` for stage `scoping` moves a task
 in scoping to pending_approval, for stage `building` a task in building to review (decisions.md section 9);
@@ -182,7 +185,8 @@ def apply_report(ctx, body: AgentCallback) -> dict:
                           conflict=("run_id", "stage", "status"))
     now = utcnow()
     if not fresh:
-        if body.status == "running" and run.status in WAITING:  # a repeated progress report: a heartbeat (session 27)
+        # a repeated progress report (`running`, or an interim status: see _run_status) is a heartbeat (session 27)
+        if body.status not in ENDED and body.status != "queued" and run.status in WAITING:
             run.last_report_at = now
         return _answer(agent, run, True)
     result = body.result
@@ -198,10 +202,10 @@ def apply_report(ctx, body: AgentCallback) -> dict:
     failing = body.status == "failed" and agent.stage == body.stage
     current = bool(values or target or failing) and _latest_run_of_stage(ctx.db, task.id, run.stage) == run.id
     failed_here = failing and current
-    run.status = body.status
+    run.status = _run_status(run.status, body.status)
     run.started_at = run.started_at or now
     run.last_report_at = now
-    if body.status != "running":
+    if run.status in ENDED:
         run.finished_at = now
     _take_spend(run, result)
     if result is not None and result.error is not None:
@@ -222,13 +226,29 @@ def apply_report(ctx, body: AgentCallback) -> dict:
     return _answer(agent, run, False)
 
 
+def _run_status(current: str, reported: str) -> str:
+    """The status a report of a run not yet ended gives it (session 27, reports out of order). An ended status
+    (`success`, `failed`) is the run's; `queued` leaves the run as it is (the runner's first word, delivered late
+    after `running`, must not move the run back); any other status (`running`, or an interim one a runner may send:
+    `cancelled`, `building_preview`, ...) is a run still at work, `running`: it stays waiting, so the stale-runs job
+    gives it up when the runner goes quiet (a status outside queued/running left the job's reach and the task in
+    scoping or building for good). The reported status itself is kept in the `agent_run_reported` history event."""
+    if reported in ENDED:
+        return reported
+    if reported == "queued":
+        return current
+    return "running"
+
+
 def _take_spend(run: AgentRun, result) -> None:
-    """The run's tokens and cost, the runner's totals so far, as the report gives them."""
+    """The run's tokens and cost: the runner reports its totals so far, so the run keeps the larger of the stored and
+    the reported (each on its own; session 27): a delivery arriving late (`running` after `success`, to a run open or
+    ended) never lowers them."""
     if result is not None:
         if result.tokens is not None:
-            run.tokens = result.tokens
+            run.tokens = max(run.tokens or 0, result.tokens)
         if result.cost is not None:
-            run.cost = result.cost
+            run.cost = max(run.cost or 0, result.cost)
 
 
 def _ended_run_report(ctx, agent: AgentTask, task, run: AgentRun, body: AgentCallback) -> dict:

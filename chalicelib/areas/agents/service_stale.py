@@ -1,7 +1,9 @@
 """Runs the runner took and never reported (session 26): the stale-runs job (jobs.stale_runs) gives them up.
 
 A run is `queued` until the runner takes it (send_run, after the commit of the move) and `running` until the runner
-reports; only the runner's report moves the task out of scoping or building, and no move of the API leaves either.
+reports it ended (an interim status the runner reports keeps it `running`, and a late `queued` never moves it back:
+service_callback._run_status, session 27, so every run not ended is in this job's reach); only the runner's report
+moves the task out of scoping or building, and no move of the API leaves either.
 A runner that took the run and died, or a function stopped between the move's commit and its runner call, left the
 task there for good. The task's latest run of the stage the task is still in, `queued` or `running` and not heard
 of for more than `minutes` (its `last_report_at`: created, taken by the runner, or its last report, a repeated
