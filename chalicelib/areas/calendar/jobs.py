@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from sqlalchemy import or_, select, tuple_, update
+from sqlalchemy import case, or_, select, tuple_, update
 
 from chalicelib.core.context import job_context
 from chalicelib.core.ids import utcnow
@@ -134,16 +134,20 @@ def scan_invites() -> dict:
 def _record(pending: dict[tuple[str, str], tuple[dict | None, object]], cursor: str) -> int:
     """Record and notify the invitations among `pending` ((user id, event id) to (the event, when it was read); the
     event None for one the user has answered) that are new or were reset, record the answers seen, and move the
-    cursor to `cursor` (the last user read), in a unit of work of its own under the `calendar-invite-scan` lock
-    (concurrent scans notify once). Answers how many were notified.
+    cursor to `cursor` (the last user read), in a unit of work of its own under the `calendar-invite-scan` lock.
+    Answers how many were notified. Concurrent scans notify once per reset: the lock orders their writes, and every
+    time a scan records is that of its read (`notified_at`, `responded_at`), so what it read is weighed against what
+    others recorded by when it was read, not by when it was written (session 27: an older read of an answer written
+    after a newer scan announced the reset had the next scan announce that reset again).
 
     An invitation is announced when first seen awaiting, and again when seen awaiting after an answer given since
     it was last announced (session 27: the organiser reset the responses, e.g. after a change of time): an answer
     through the respond endpoint (`responded_at`, from before the calendar was read: one recorded meanwhile is not
     reset by what was read before it) or one this scan saw in the calendar (an announced invitation seen answered
-    gets `responded_at`). Once per reset: announcing sets `notified_at` after the answer. Statements: the read of
-    the stored invitations, the INSERT of the new ones, an UPDATE of the reset ones (only when there are), one
-    UPDATE of the answers seen (leaving with the next statement: nobody reads it), notify_many's, the cursor's."""
+    gets `responded_at`, when read). Once per reset: announcing sets `notified_at`, when the invitation was read
+    awaiting, after the answer. Statements: the read of the stored invitations, the INSERT of the new ones, an
+    UPDATE of the reset ones (only when there are), one UPDATE of the answers seen (leaving with the next
+    statement: nobody reads it), notify_many's, the cursor's."""
     from chalicelib.core.db import WRITE_LATER
     from chalicelib.core.notify import notify_many  # on first use: a read request never loads notify
 
@@ -152,6 +156,8 @@ def _record(pending: dict[tuple[str, str], tuple[dict | None, object]], cursor: 
         lock_key(db, "calendar-invite-scan")  # concurrent scans notify once
         awaiting = {key: value for key, value in pending.items() if value[0] is not None}
         answered = [key for key, (event, _) in pending.items() if event is None]
+        # when each user's calendar was read (one read a user a scan): what a scan records is as of its read
+        read_at = {user_id: read for (user_id, _), (_, read) in pending.items()}
         stored = {}
         if awaiting:
             stored = {(user_id, event_id): (notified, responded) for user_id, event_id, notified, responded in
@@ -160,32 +166,39 @@ def _record(pending: dict[tuple[str, str], tuple[dict | None, object]], cursor: 
                                  .where(tuple_(CalendarInvite.user_id, CalendarInvite.event_id).in_(list(awaiting))))}
         now = utcnow()
         # a response recorded meanwhile (the respond endpoint takes no scan lock) keeps its row: not notified
-        made = insert_new(db, CalendarInvite, [{"user_id": user_id, "event_id": event_id, "notified_at": now}
-                                               for user_id, event_id in awaiting if (user_id, event_id) not in stored],
+        # `notified_at`: when the invitation announced was read awaiting (not when written: see below)
+        made = insert_new(db, CalendarInvite, [{"user_id": user_id, "event_id": event_id, "notified_at": read}
+                                               for (user_id, event_id), (_, read) in awaiting.items()
+                                               if (user_id, event_id) not in stored],
                           conflict=("user_id", "event_id"))
         # answered since last announced, before its calendar was read, and awaiting again: reset by the organiser
         reset = [key for key, (notified, responded) in stored.items() if responded is not None
                  and (notified is None or notified < responded) and responded < awaiting[key][1]]
         if reset:  # the same test in the UPDATE: an answer recorded since the read above is not reset
-            read = min(awaiting[key][1] for key in reset)
+            read = _read_at(read_at, reset)
             made |= set(db.execute(
                 update(CalendarInvite)
                 .where(tuple_(CalendarInvite.user_id, CalendarInvite.event_id).in_(reset),
                        CalendarInvite.responded_at < read,
                        or_(CalendarInvite.notified_at.is_(None),
                            CalendarInvite.notified_at < CalendarInvite.responded_at))
-                .values(notified_at=now).returning(CalendarInvite.user_id, CalendarInvite.event_id)
+                .values(notified_at=read).returning(CalendarInvite.user_id, CalendarInvite.event_id)
                 .execution_options(synchronize_session=False)).tuples())
-        # an announced invitation seen answered in the calendar: a later reset is announced again (two bound values
-        # a key: past the protocol's limit, as few statements as it allows)
+        # an invitation seen answered in the calendar: a later reset is announced again. `responded_at` is when the
+        # calendar was read, and only where no announcement read after that (nor an answer) is recorded: scans
+        # overlap, and one that read "answered" before the organiser's reset may write after one that read the reset
+        # and announced it; stamped with the time of writing, that stale answer looked newer than the announcement
+        # and the next scan announced the same reset again (session 27). Two bound values a key (and two a user):
+        # past the protocol's limit, as few statements as it allows
         for start in range(0, len(answered), ANSWERED_PER_STATEMENT):
+            keys = answered[start:start + ANSWERED_PER_STATEMENT]
+            seen = _read_at(read_at, keys)
             db.execute(update(CalendarInvite)
-                       .where(tuple_(CalendarInvite.user_id, CalendarInvite.event_id)
-                              .in_(answered[start:start + ANSWERED_PER_STATEMENT]),
-                              CalendarInvite.notified_at.is_not(None),
+                       .where(tuple_(CalendarInvite.user_id, CalendarInvite.event_id).in_(keys),
+                              or_(CalendarInvite.notified_at.is_(None), CalendarInvite.notified_at < seen),
                               or_(CalendarInvite.responded_at.is_(None),
                                   CalendarInvite.responded_at <= CalendarInvite.notified_at))
-                       .values(responded_at=now), execution_options={**WRITE_LATER, "synchronize_session": False})
+                       .values(responded_at=seen), execution_options={**WRITE_LATER, "synchronize_session": False})
         new = [(key, event) for key, (event, _) in awaiting.items() if key in made]
         notify_many(ctx, [{"user_id": user_id, "type": "meeting_invited",
                            "title": f"Invitation: {event.get('summary') or 'a meeting'}",
@@ -199,6 +212,17 @@ def _record(pending: dict[tuple[str, str], tuple[dict | None, object]], cursor: 
             row.results, row.cached_at = [cursor], now
             db.flush()
     return len(new)
+
+
+def _read_at(read_at: dict, keys) -> object:
+    """The time each row's user's calendar was read, as SQL (`CASE user_id WHEN … THEN …`) over (user id, event id)
+    keys: one read a user a scan. Bound as the columns' type (UTCDateTime), as a value set on the column is."""
+    from sqlalchemy import literal
+
+    from chalicelib.core.db import UTCDateTime
+
+    return case({user_id: literal(read_at[user_id], UTCDateTime())
+                 for user_id in {user_id for user_id, _ in keys}}, value=CalendarInvite.user_id)
 
 
 def _when(event: dict) -> str | None:
