@@ -48,8 +48,8 @@ class Invoice(Timestamps, Base):
     ledger_moved_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     # When the detail's live read or the single sync last asked the ledger for this invoice's state, whatever it
     # answered (a failure, or no such invoice, included): set in a committed conditional UPDATE before the call, so
-    # that it is asked at most once a service_ledger_sync.LIVE_READ_SECONDS (`ledger_synced_at` is when an answer was
-    # written) (invoices_0006).
+    # that it is asked at most once a service_ledger_sync.LIVE_READ_SECONDS (`ledger_synced_at` is when the answer
+    # written was asked for: an older answer is not written over it, session 27) (invoices_0006).
     ledger_asked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     # The due date whose passing was told (`invoice_overdue`, service_notices.scan_overdue): set with the notice, so an
     # invoice is told once per due date; a due date moved later is told again when it passes (invoices_0003).

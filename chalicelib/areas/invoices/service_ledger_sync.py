@@ -2,7 +2,9 @@
 status on detail (`refresh_live`), the sync of one invoice (`sync_one`) or of all of them (`sync_all`, also hourly:
 jobs.py): status, amounts paid and due, payment records. They only read the ledger, so they claim nothing
 (service_ledger's moves do): the ledger is asked with no transaction open (`ctx.release_connection()`), then the
-invoices are locked, re-read and written (`_fresh`, `_apply`).
+invoices are locked, re-read and written (`_fresh`, `_apply`). The time of the ask is taken before the call and
+stored as `ledger_synced_at`; an answer older than a ledger move written or under way keeps the move's ledger status
+and status, and one older than the read stored is not written (`_apply`, session 27).
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from chalicelib.core.timeutil import iso
 from . import service_notices
 from .models import Invoice, InvoicePayment, LedgerSyncRun
 from .queries import invoice_record, is_paid, load_invoice, payment_records
-from .service_ledger import ledger_of, linked_id
+from .service_ledger import STALE_CLAIM, ledger_of, linked_id
 
 ENTITY = "invoice"
 NEVER = datetime(1970, 1, 1, tzinfo=timezone.utc)  # the sync order's key of an invoice never synced: first
@@ -46,13 +48,27 @@ def _fresh(db, invoice_ids) -> dict[str, Invoice]:
     return {invoice.id: invoice for invoice in rows}
 
 
-def _apply(ctx, invoices: dict[str, Invoice], states: list[dict]) -> int:
+def _moving(invoice: Invoice, asked, now) -> bool:
+    """A ledger move (service_ledger._move) may have changed the ledger after this sync asked it: one was written
+    since (`ledger_moved_at`), or one holds the invoice's claim now (`ledger_move_since`, not a dead request's:
+    younger than STALE_CLAIM) and writes its own outcome. The sync's answer may then be older than the move."""
+    moved = invoice.ledger_moved_at is not None and invoice.ledger_moved_at >= asked
+    return moved or (invoice.ledger_move_since is not None and invoice.ledger_move_since > now - STALE_CLAIM)
+
+
+def _apply(ctx, invoices: dict[str, Invoice], states: list[dict], asked) -> int:
     """Write the ledger's answers onto the invoices (locked and re-read after the ledger answered: `_fresh`):
     one bulk UPDATE, the payments made the ledger's (`_replace_payments`), one history row per invoice that
     changed, and `invoice_paid` about those that became paid (neither status nor payment status paid before, one
     of them now: once per invoice becoming paid, all of them in one service_notices call; the notice names the
     money received, `amount_paid`, and the credit notes applied, `amount_credited`, which is not stored). Answers
-    how many changed."""
+    how many changed.
+
+    `asked` is when the ledger was asked (taken before the call; session 27): the answer is the ledger as it was
+    then or later, and is written only where nothing newer is stored. An invoice whose stored read is newer
+    (`ledger_synced_at`, the ask time of the answer written, after `asked`: a detail read or a sync that asked later
+    wrote first) is left whole, its payments too; one a ledger move changed or holds (`_moving`) keeps its
+    `ledger_status` and `status` (the move's), the amounts and payments are written."""
     db, actor_id = ctx.db, ctx.user_id
     now = utcnow()
     updates, payments, changed_ids, paid = [], [], [], []
@@ -61,15 +77,21 @@ def _apply(ctx, invoices: dict[str, Invoice], states: list[dict]) -> int:
         invoice = by_ledger.get(state["ledger_invoice_id"])
         if invoice is None:
             continue
-        values = {"ledger_status": state["status"], "amount_paid": Decimal(state["amount_paid"]),
-                  "amount_due": Decimal(state["amount_due"]), "payment_status": payment_status(state),
-                  "status": {"VOIDED": "voided", "PAID": "paid"}.get(state["status"], invoice.status)}
+        if invoice.ledger_synced_at is not None and invoice.ledger_synced_at > asked:  # a newer read is stored
+            continue
+        if _moving(invoice, asked, now):  # the move's ledger status and status stand (the rows share their keys)
+            ledger = {"ledger_status": invoice.ledger_status, "status": invoice.status}
+        else:
+            ledger = {"ledger_status": state["status"],
+                      "status": {"VOIDED": "voided", "PAID": "paid"}.get(state["status"], invoice.status)}
+        values = {**ledger, "amount_paid": Decimal(state["amount_paid"]), "amount_due": Decimal(state["amount_due"]),
+                  "payment_status": payment_status(state)}
         before = {key: value_out(getattr(invoice, key)) for key in values}
         diff = history.diff(before, {key: value_out(value) for key, value in values.items()})
         # `updated_at` moves only when the ledger changed something: a ledger move's Idempotency-Key is made of it
         # (service_ledger._move_key), and a detail read or a sync that changed nothing gave a user's retry after a
         # lost answer a new key, the client e-mailed twice (session 23 review)
-        updates.append({"id": invoice.id, **values, "ledger_synced_at": now,
+        updates.append({"id": invoice.id, **values, "ledger_synced_at": asked,
                         "updated_at": now if diff else invoice.updated_at})
         if is_paid(values["status"], values["payment_status"]) and not is_paid(invoice.status, invoice.payment_status):
             paid.append({**service_notices.facts(invoice), **values,
@@ -181,6 +203,7 @@ def refresh_live(ctx, invoice: Invoice) -> None:
         if not _may_ask(ctx, invoice):
             return
         ctx.release_connection()
+        asked = utcnow()  # before the call: a move written since is newer than the answer (`_apply`)
         states = ledger.get_invoices([invoice.ledger_invoice_id])
     except DomainError as exc:
         log.warning("live ledger status unavailable: %s", exc.message)
@@ -188,7 +211,7 @@ def refresh_live(ctx, invoice: Invoice) -> None:
     fresh = _fresh(ctx.db, [invoice.id])
     if not fresh:  # deleted while the ledger answered
         raise not_found("Invoice")
-    _apply(ctx, fresh, states)
+    _apply(ctx, fresh, states, asked)
 
 
 def _synced_answer(ctx, invoice: Invoice) -> dict:
@@ -206,6 +229,7 @@ def sync_one(ctx, *, invoice_id: str) -> dict:
         return _synced_answer(ctx, invoice)
     ledger = ledger_of(ctx)
     ctx.release_connection()
+    asked = utcnow()  # before the call: a move written since is newer than the answer (`_apply`)
     states = ledger.get_invoices([ledger_id])
     if not states:
         raise Conflict("The ledger no longer holds this invoice")
@@ -213,7 +237,7 @@ def sync_one(ctx, *, invoice_id: str) -> dict:
     if not fresh:  # deleted while the ledger answered
         raise not_found("Invoice")
     invoice = fresh[invoice_id]
-    _apply(ctx, fresh, states)
+    _apply(ctx, fresh, states, asked)
     ctx.db.refresh(invoice)
     return _synced_answer(ctx, invoice)
 
@@ -321,6 +345,7 @@ def sync_all(ctx, *, trigger: str, budget=None) -> dict:
         after = (batch[-1].ledger_synced_at or NEVER, batch[-1].id)
         invoices = {invoice.id: invoice for invoice in batch}
         ctx.release_connection()  # no transaction open while the ledger answers (earlier pages are committed)
+        asked = utcnow()  # before the page's first call: a move written since is newer than its answers (`_apply`)
         states, answered, refused, spent, stop, cut = _ask(ledger, batch, SPLIT_CALLS - split_calls, budget)
         split_calls += spent
         if stop is not None and not answered and not refused:  # as before: nothing of the page to write
@@ -333,7 +358,7 @@ def sync_all(ctx, *, trigger: str, budget=None) -> dict:
             elif i.id in answered and i.ledger_invoice_id not in known:
                 errors.append({"invoice_id": i.id, "invoice_number": i.invoice_number,
                                "error": "not found in the ledger"})
-        updated += _apply(ctx, _fresh(ctx.db, invoices), states)
+        updated += _apply(ctx, _fresh(ctx.db, invoices), states, asked)
         if stop is not None:  # a rate limit or a timeout while a refused page was split: the next run goes on
             errors.append({"invoice_id": None, "invoice_number": None, "error": stop.message})
             break
