@@ -45,6 +45,16 @@ class LeaveBalance(Base):
     ledger_employee_id: Mapped[str | None] = mapped_column(String(100))
 
 
+class LeaveBalanceDrop(Base):
+    """When the user's cached balances were last dropped because the app booked or reversed leave of theirs in the
+    ledger (service_cache.mark_balances_stale, leave_0007): balances read before it are never cached (session 27)."""
+
+    __tablename__ = "leave_balance_drops"
+
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    dropped_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+
+
 class LeaveRequest(Timestamps, Base):
     __tablename__ = "leave_requests"
     __table_args__ = (Index("ix_leave_requests_user_dates", "user_id", "start_date", "end_date"),

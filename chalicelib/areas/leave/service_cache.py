@@ -7,7 +7,11 @@
   `GET /balances` answers the cache when younger than an hour AND fetched for the user's current mapping (each
   row records its `ledger_employee_id`; a changed or cleared mapping, or NULL from before leave_0005, is stale);
   `POST /balances/refresh` always asks the ledger. Leave the app books in or reverses from the ledger drops the
-  user's rows (`mark_balances_stale`, service_integrations), so the next read asks again.
+  user's rows (`mark_balances_stale`, service_integrations), so the next read asks again, and records when
+  (`leave_balance_drops`, session 27): balances whose ledger read began before the user's last drop may predate the
+  booking, and are not cached as fresh (`_store_balances`): the job writes nothing for that user (still stale: the
+  next read or run asks again), the user's refresh asks once more (REFRESH_ATTEMPTS) and, met by yet another drop,
+  stores its last answer already stale (an hour old), so the next read asks again.
 - The ledger is asked with no transaction open (ctx.release_connection); a refresh replaces the cached rows in
   one DELETE and one INSERT.
 - The `leave-cache-refresh` job refreshes the types and every mapped user's balances older than an hour, in
@@ -23,11 +27,11 @@ from sqlalchemy import case, delete, func, select
 
 from chalicelib.core.errors import Conflict, DomainError
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_rows, lock_key
+from chalicelib.core.locks import insert_rows, lock_key, upsert_rows
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import row_dict
 
-from .models import LeaveBalance, LeaveType
+from .models import LeaveBalance, LeaveBalanceDrop, LeaveType
 
 CACHE_TTL = timedelta(hours=1)
 log = logging.getLogger("wms.leave")
@@ -100,23 +104,60 @@ def _balance_records(db, user_id: str, employee: str) -> list[dict]:
     return [row_dict(row, ("id", "leave_type_id", "leave_type_name", "balance_hours", "fetched_at")) for row in rows]
 
 
-def _store_balances(db, user_id: str, employee: str, balances: list[dict]) -> None:
-    """Replace the user's cached rows with `balances`, as fetched for the ledger employee `employee`."""
+def _dropped_since(user_id: str, read_at):
+    """The user's drop (`leave_balance_drops`) made at or after `read_at`, as a query."""
+    return select(LeaveBalanceDrop.user_id).where(LeaveBalanceDrop.user_id == user_id,
+                                                  LeaveBalanceDrop.dropped_at >= read_at)
+
+
+def _delete_unless_dropped(db, user_id: str, read_at) -> bool:
+    """Delete the user's cached rows unless their cache was dropped at or after `read_at`; answers whether it was
+    not (the caller writes). One statement on Postgres (the DELETE a data-modifying CTE of the check: both see the
+    same snapshot, taken after the caller's lock), so a refresh stays three statements a user."""
+    gone = delete(LeaveBalance).where(LeaveBalance.user_id == user_id)
+    if read_at is None:  # no read time known: replaced as before
+        db.execute(gone.execution_options(synchronize_session=False))
+        return True
+    dropped = _dropped_since(user_id, read_at)
+    if db.get_bind().dialect.name == "postgresql":
+        cte = gone.where(~dropped.exists()).returning(LeaveBalance.id).cte("gone")
+        return not db.scalar(select(dropped.exists()).add_cte(cte))
+    if db.scalar(select(dropped.exists())):
+        return False
+    db.execute(gone.execution_options(synchronize_session=False))
+    return True
+
+
+def _store_balances(db, user_id: str, employee: str, balances: list[dict], *, read_at=None,
+                    last_attempt: bool = False) -> bool:
+    """Replace the user's cached rows with `balances`, as fetched for the ledger employee `employee` by a read that
+    began at `read_at` (taken before the ledger call), unless the user's cache was dropped since (a booking made
+    while the ledger answered: the balances may predate it; session 27): then nothing is written, and False
+    answered, the rows kept as they are (dropped, or written by a later read). `last_attempt`: written all the
+    same, stale (`fetched_at` an hour before the read), so that they are answered but the next read asks again."""
     now = utcnow()
     lock_key(db, "leave-balances", user_id)  # as _store_types: concurrent refreshes of one user take turns
-    db.execute(delete(LeaveBalance).where(LeaveBalance.user_id == user_id).execution_options(synchronize_session=False))
+    if not _delete_unless_dropped(db, user_id, read_at):
+        if not last_attempt:
+            return False
+        db.execute(delete(LeaveBalance).where(LeaveBalance.user_id == user_id)
+                   .execution_options(synchronize_session=False))
+        now = read_at - CACHE_TTL
     insert_rows(db, LeaveBalance, [{"user_id": user_id, "ledger_employee_id": employee,
                                     "leave_type_id": b["leave_type_id"], "leave_type_name": b["leave_type_name"],
                                     "balance_hours": b["balance_hours"], "fetched_at": now} for b in balances])
+    return True
 
 
 def mark_balances_stale(db, user_id: str) -> None:
-    """Drop the user's cached balances (one statement), so that the next read asks the ledger: the app has just
-    booked or reversed leave of theirs there. Runs in the caller's unit of work; asks the ledger nothing. It takes
-    the refresh's lock first (`_store_balances`): a refresh still writing balances fetched before the booking is
-    waited for, and its rows dropped, instead of surviving the drop."""
+    """Drop the user's cached balances, so that the next read asks the ledger: the app has just booked or reversed
+    leave of theirs there; and record when (`leave_balance_drops`), so that a refresh whose read began before it
+    caches nothing it read (`_store_balances`, session 27). Runs in the caller's unit of work; asks the ledger
+    nothing. It takes the refresh's lock first (`_store_balances`): a refresh still writing balances fetched before
+    the booking is waited for, and its rows dropped, instead of surviving the drop."""
     lock_key(db, "leave-balances", user_id)
     db.execute(delete(LeaveBalance).where(LeaveBalance.user_id == user_id).execution_options(synchronize_session=False))
+    upsert_rows(db, LeaveBalanceDrop, {"user_id": user_id, "dropped_at": utcnow()}, conflict=("user_id",))
 
 
 NO_MAPPING = ("Your account has no ledger employee mapping: an executive maps it in the connections settings "
@@ -130,13 +171,23 @@ def _employee_id(ctx, user_id: str) -> str:
     return employee
 
 
+REFRESH_ATTEMPTS = 2  # the user's refresh asks the ledger again once when a booking's drop came during its read
+
+
 def refresh_balances(ctx, user_id: str | None = None) -> list[dict]:
+    """Ask the ledger for the user's balances and cache them. A booking's drop made while the ledger answered (its
+    balances may predate the booking) has it ask once more, with no transaction open; the last attempt's answer is
+    stored all the same, stale when another drop came during it (`_store_balances`)."""
     user_id = user_id or ctx.user_id
     employee = _employee_id(ctx, user_id)
     payroll = _payroll(ctx)
-    ctx.release_connection()
-    balances = payroll.leave_balances(employee)
-    _store_balances(ctx.db, user_id, employee, balances)
+    for attempt in range(1, REFRESH_ATTEMPTS + 1):
+        ctx.release_connection()  # nothing held while the ledger answers (the lock of a refused write let go)
+        read_at = utcnow()  # before the call: a drop at or after it may postdate what the ledger answers
+        balances = payroll.leave_balances(employee)
+        if _store_balances(ctx.db, user_id, employee, balances, read_at=read_at,
+                           last_attempt=attempt == REFRESH_ATTEMPTS):
+            break
     ctx.db.flush()
     return _balance_records(ctx.db, user_id, employee)
 
@@ -220,6 +271,7 @@ def refresh_stale(ctx, *, batch: int = REFRESH_BATCH, budget=None) -> dict:
                 break
             employee = employees.get(user_id)
             ctx.release_connection()  # the last user's writes committed: no transaction nor lock during the call
+            read_at = utcnow()  # before the call: a booking's drop at or after it keeps these balances out
             try:
                 if not employee:
                     raise Conflict(NO_MAPPING)
@@ -231,8 +283,10 @@ def refresh_stale(ctx, *, batch: int = REFRESH_BATCH, budget=None) -> dict:
             # written at once (its lock, DELETE and INSERT), as refresh_balances does: a booking's drop made while a
             # later user of the batch was asked then meets these rows and drops them (written after the batch's
             # calls, balances fetched before the booking were cached as fresh; session 23's review)
-            _store_balances(ctx.db, user_id, employee, balances)
-            refreshed += 1
+            # a drop of the user's made during the call (session 27): nothing written, the user still stale, asked
+            # again by the next read or run, and not counted refreshed
+            if _store_balances(ctx.db, user_id, employee, balances, read_at=read_at):
+                refreshed += 1
         ctx.db.flush()
         if more:
             break

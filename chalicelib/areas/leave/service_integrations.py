@@ -21,10 +21,19 @@ The ledger's leave application carries an idempotency key (docs/decisions/leave.
 id and a digest of the application. A request is applied once (its id kept; a cancelled request never runs
 again), so a run retried after the ledger made the application but its answer was lost (a timeout) gets the same
 application back, not a second one, while the ledger still holds the key (Xero: 6 minutes).
+
+The planner's booking and the calendar's event have no such key; since session 27 a run retried after the
+provider made one but its answer was lost does not make a second one (which a cancellation never removed): the
+team calendar's event is inserted with an id derived from the request (`calendar_event_id`; Google takes a
+client-chosen id and answers 409 `duplicate` when the calendar holds it, which the retry takes as its own), and
+the planner's booking, whose note names the request, is looked for (same person, dates, absence event and note)
+before a retry books (`_planner`: a retry by hand, or a run of a request whose planner outcome was recorded).
 """
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
 from datetime import timedelta
 from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 
@@ -183,7 +192,9 @@ def _planner_provider(ctx):
 
 def _planner(ctx, leave: dict) -> str:
     """An absence booking (Productive: a booking linked to an event, the absence category): without the category
-    (PLANNER_ABSENCE_EVENT_ID; the sandbox has its default) it is skipped as `Not configured`, never sent bare."""
+    (PLANNER_ABSENCE_EVENT_ID; the sandbox has its default) it is skipped as `Not configured`, never sent bare.
+    Its note names the request (`Leave: <type> (ref <request id>)`), so that a retry (`leave["retry"]`) first
+    looks for the booking an earlier attempt made but whose answer was lost and takes it (session 27)."""
     from chalicelib.providers.planner import absence_event_id
 
     if not leave["planner_person_id"]:
@@ -192,12 +203,14 @@ def _planner(ctx, leave: dict) -> str:
     event_id = absence_event_id()
     if not event_id:
         raise NotConfigured("Not configured: the planner's absence category for leave (PLANNER_ABSENCE_EVENT_ID)")
-    per_day = Decimal(_minutes_a_day(leave)) / 60  # whole minutes: the planner's own adapter takes them exactly
-    booking = planner.create_booking(
-        person_id=leave["planner_person_id"], started_on=leave["start_date"].isoformat(),
-        ended_on=leave["end_date"].isoformat(), hours_per_day=per_day, note=f"Leave: {leave['leave_type_name']}",
-        event_id=event_id)
-    return str(booking["id"])
+    booking = {"person_id": leave["planner_person_id"], "started_on": leave["start_date"].isoformat(),
+               "ended_on": leave["end_date"].isoformat(), "event_id": event_id,
+               "note": f"Leave: {leave['leave_type_name']} (ref {leave['id']})"}
+    made = planner.find_booking(**booking) if leave.get("retry") else None
+    if made is None:
+        per_day = Decimal(_minutes_a_day(leave)) / 60  # whole minutes: the planner's own adapter takes them exactly
+        made = planner.create_booking(**booking, hours_per_day=per_day)
+    return str(made["id"])
 
 
 def _planner_reverse(ctx, leave: dict) -> None:
@@ -214,14 +227,31 @@ def _calendar_provider(ctx):
 
 
 def _calendar(ctx, leave: dict) -> str:
-    from chalicelib.providers.calendar import team_calendar_id
+    """The team calendar's event, with the id the app chooses (`calendar_event_id`): an insert retried after one
+    whose answer was lost meets Google's 409 `duplicate` and takes that event (session 27)."""
+    from chalicelib.providers.calendar import CalendarError, team_calendar_id
 
     # the team calendar is read by everyone with calendar:view: the person and the dates only, never the notes
     # or the leave type (personal, as in the calendar's synthetic leave events; docs/decisions/leave.md)
     event = {"summary": f"On leave — {leave['user_name']}", "description": f"On leave ({_dates(leave)})",
              "start": {"date": leave["start_date"].isoformat()},
              "end": {"date": (leave["end_date"] + timedelta(days=1)).isoformat()}}  # Google's end is exclusive
-    return _calendar_provider(ctx).insert_event(leave["user_email"], team_calendar_id(), event)["id"]
+    event["id"] = calendar_event_id(leave["id"])
+    try:
+        return _calendar_provider(ctx).insert_event(leave["user_email"], team_calendar_id(), event)["id"]
+    except CalendarError as exc:
+        if exc.status == 409 and exc.reason == "duplicate":  # made by an earlier attempt whose answer was lost
+            return event["id"]
+        raise
+
+
+def calendar_event_id(request_id: str) -> str:
+    """The team calendar event's id of a request, chosen by the app (session 27): `leave` and the request's uuid
+    without its dashes, else a digest of the id; both in Google's alphabet for a client id (base32hex: a-v, 0-9)."""
+    digits = request_id.replace("-", "").lower()
+    if not re.fullmatch(r"[0-9a-f]{32}", digits):
+        digits = hashlib.sha256(request_id.encode()).hexdigest()[:32]
+    return f"leave{digits}"
 
 
 def _calendar_reverse(ctx, leave: dict) -> None:
@@ -318,12 +348,15 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
     nothing when another run holds it (that run covers what has no id). The claim (and the caller's writes) is
     committed first, so no transaction is held open while the providers answer; the outcome is recorded and the
     claim let go in one short transaction. Answers `{name: outcome}`."""
+    retried = token is not None  # the retry route's claim
     if token is None:
         token = claim(ctx.db, request_id)
         if token is None:
             return {}
     request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")  # as the previous run left it (the claim holds it now)
     leave = _snapshot(ctx.db, request)
+    # a retry by hand, or a run after one that recorded outcomes: an object made whose answer was lost is looked for
+    leave["retry"] = retried or bool(request.integration_errors)
     names = [n for n in (names or INTEGRATIONS) if n in RUN and not leave[ID_FIELDS[n]]]
     ctx.release_connection()
     results = {name: _attempt(ctx, RUN[name], name, leave) for name in names}

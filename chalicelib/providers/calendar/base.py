@@ -21,10 +21,14 @@ class CalendarError(DomainError):
     status = 502
     default_message = "Calendar provider request failed"
 
-    def __init__(self, message: str | None = None, *, detail: str = "", status: int | None = None) -> None:
+    def __init__(self, message: str | None = None, *, detail: str = "", status: int | None = None,
+                 reason: str | None = None) -> None:
         super().__init__(message, extra={"detail": detail or message or self.default_message})
         if status is not None:
             self.status = status
+        # Google's own reason of the error (`errors[0].reason`: `duplicate` for an insert whose client-chosen id is
+        # in use, session 27); never answered, for the caller to tell one 409 from another
+        self.reason = reason
 
 
 def team_calendar_id() -> str:
@@ -45,7 +49,10 @@ class CalendarProvider(Protocol):
         ...
 
     def insert_event(self, user_email: str, calendar_id: str, event: dict) -> dict:
-        """Create; invitations are sent to the attendees (sendUpdates=all)."""
+        """Create; invitations are sent to the attendees (sendUpdates=all). An `id` in `event` is the client's choice
+        (Google: base32hex, characters a-v and 0-9, 5 to 1024 long; an invalid one is a 400): an id already in use
+        in that calendar is a CalendarError 409 with `reason` `duplicate`, so that a retry after a lost answer
+        finds the event it made instead of making a second one."""
         ...
 
     def update_event(self, user_email: str, calendar_id: str, event_id: str, event: dict) -> dict:

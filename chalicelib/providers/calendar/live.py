@@ -15,7 +15,9 @@ Calls (https://developers.google.com/workspace/calendar/api/v3/reference/events,
   the answer's `nextPageToken` until an answer without one; events are the answer's `items`. At most MAX_PAGES
   pages: a listing that names a next page after them is a 502 (CalendarError), as the ledger's and the planner's
   page bounds, never a partial list.
-- get: `GET .../events/{eventId}`; insert: `POST .../events?sendUpdates=all`; update: `PUT
+- get: `GET .../events/{eventId}`; insert: `POST .../events?sendUpdates=all` (the event's `id`, when the caller
+  chooses it, is sent in the body: Google takes a client id of base32hex characters, a-v and 0-9, 5 to 1024 long,
+  and answers 409 with reason `duplicate` when the calendar holds it already; session 27); update: `PUT
   .../events/{eventId}?sendUpdates=all` (a full replacement: the calendar area sends the read event merged with
   the change); patch: `PATCH .../events/{eventId}?sendUpdates=all` (arrays such as attendees are replaced
   whole); delete: `DELETE .../events/{eventId}?sendUpdates=all` (204, no body).
@@ -27,7 +29,8 @@ Calls (https://developers.google.com/workspace/calendar/api/v3/reference/events,
 
 Errors (https://developers.google.com/workspace/calendar/api/guides/errors): the body is `{"error": {"code",
 "message", "errors": [{"domain", "reason", "message"}]}}`; they come back as CalendarError `{ error, detail }`
-with Google's `error.message` in detail: its 400, 403, 404 and 409 keep their status (410 Gone is 404); a rate
+with Google's `error.message` in detail: its 400, 403, 404 and 409 keep their status (410 Gone is 404) and
+Google's first `reason` (CalendarError.reason: `duplicate` tells an id in use); a rate
 limit (429, or 403 with reason `rateLimitExceeded` / `userRateLimitExceeded` / `quotaExceeded`) is 503 naming
 Retry-After when given; a timeout 504; anything else (and a refused token exchange, whose body is
 `{error, error_description}`) 502. A timeout or an unreachable provider names only the exception's type in
@@ -129,7 +132,8 @@ class GoogleCalendar:
                                  detail=f"{message}" + (f" (retry after {retry} s)" if retry else ""), status=503)
         if response.status_code in (400, 403, 404, 409, 410):
             return CalendarError("Calendar provider refused the request", detail=message,
-                                 status=404 if response.status_code == 410 else response.status_code)
+                                 status=404 if response.status_code == 410 else response.status_code,
+                                 reason=next((reason for reason in reasons if reason), None))
         return CalendarError("Calendar provider request failed", detail=message)
 
     def _call(self, method: str, user_email: str, path: str, *, params: dict | None = None,

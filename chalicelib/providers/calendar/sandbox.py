@@ -3,10 +3,14 @@
 Behaves like Google for the cases the service needs: `primary` is the acting user's calendar; an event
 with attendees also appears on each attendee's primary calendar with their responseStatus `needsAction`
 (the organiser `accepted`); a calendar id containing `invalid` is not found (404); writing another
-user's primary calendar is forbidden (403); an event without start or end is refused (400).
+user's primary calendar is forbidden (403); an event without start or end is refused (400). An insert may
+choose the event's `id` as Google's does (base32hex: a-v and 0-9, at least 5 long; else 400 `invalid`); one
+already held is 409 `duplicate` (session 27). The sandbox keeps ids of at most 64 characters (Google: 1024) and
+holds them unique across its calendars (Google: per calendar).
 """
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -20,6 +24,7 @@ from .base import CalendarError, team_calendar_id, with_own_response
 from .models import SandboxCalendarEvent
 
 EVENT_FIELDS = ("summary", "description", "location", "start", "end", "attendees")
+CLIENT_ID = re.compile(r"[a-v0-9]{5,64}")  # Google: base32hex, 5 to 1024 long; the sandbox's column holds 64
 
 
 def _stored(moment: datetime) -> datetime:
@@ -149,7 +154,13 @@ class SandboxCalendar:
 
     def insert_event(self, user_email: str, calendar_id: str, event: dict) -> dict:
         calendar = self._writable(user_email, calendar_id)
-        event_id = uuid.uuid4().hex
+        event_id = event.get("id") or uuid.uuid4().hex
+        if not CLIENT_ID.fullmatch(str(event_id)):
+            raise CalendarError("Calendar provider refused the request", detail="Invalid resource id value.",
+                                status=400, reason="invalid")
+        if self.db.get(SandboxCalendarEvent, event_id) is not None:
+            raise CalendarError("Calendar provider refused the request",
+                                detail="The requested identifier already exists.", status=409, reason="duplicate")
         now = iso(utcnow())
         body = {key: event[key] for key in EVENT_FIELDS if event.get(key) is not None}
         body.update(id=event_id, status="confirmed", htmlLink=f"https://calendar.sandbox.test/event?eid={event_id}",

@@ -30,5 +30,12 @@ class PlannerProvider(ABC):
         day: `hours_per_day`, which the planner takes in whole minutes (`minutes_per_day`): `{id}`."""
 
     @abstractmethod
+    def find_booking(self, *, person_id: str, started_on: str, ended_on: str, note: str,
+                     event_id: str | None = None) -> dict | None:
+        """The person's booking from exactly `started_on` to `ended_on` whose note holds `note` (and in `event_id`,
+        when named): `{id}`, else None. What a retry asks before booking again: a booking made whose answer was lost
+        (a timeout) is found and taken, not made twice (session 27; the note names the leave request)."""
+
+    @abstractmethod
     def delete_booking(self, booking_id: str) -> None:
         """Remove a booking (a booking already gone is not an error)."""

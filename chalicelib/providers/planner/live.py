@@ -15,11 +15,18 @@ developer.productive.io/reference/resources/bookings):
 - People (developer.productive.io/people.html): `GET /people` lists client contacts, placeholders and
   deactivated people too; `filter[status]=1` (active) and `filter[person_type]=1` (user) keep the staff the
   sandbox answers, so a contact or a deactivated person sharing an e-mail is never mapped to a user.
+- A booking made for a leave request is looked for (`find_booking`, a retry after a lost answer; session 27) with
+  `GET /bookings` filtered by `filter[person_id]`, `filter[event_id]` and the dates (`filter[after]` /
+  `filter[before]`, a day wider on each side so that an inclusive or exclusive reading of either keeps the
+  booking), paged as people are; the booking taken is the one of exactly those `started_on` and `ended_on`
+  whose `note` holds the note sent (the note names the request; held, not equal, so that a note Productive
+  answers wrapped as rich text still matches).
 - Errors are JSON:API `{errors: [{status, title, detail}]}`: the details (else titles) are the message.
 """
 from __future__ import annotations
 
 import os
+from datetime import date, timedelta
 from decimal import Decimal
 
 from chalicelib.core.errors import BadGateway, BadRequest
@@ -103,6 +110,25 @@ class ProductivePlanner(PlannerProvider):
         if not booking_id:
             raise BadGateway("The resource planner answered no booking id")
         return {"id": str(booking_id)}
+
+    def find_booking(self, *, person_id: str, started_on: str, ended_on: str, note: str,
+                     event_id: str | None = None) -> dict | None:
+        day = timedelta(days=1)
+        params = {"filter[person_id]": str(person_id),
+                  "filter[after]": (date.fromisoformat(started_on) - day).isoformat(),
+                  "filter[before]": (date.fromisoformat(ended_on) + day).isoformat(), "page[size]": PAGE_SIZE}
+        if event_id:
+            params["filter[event_id]"] = str(event_id)
+        for page in range(1, MAX_PAGES + 1):
+            body = self._call("GET", "/bookings", params={**params, "page[number]": page}).json() or {}
+            for item in body.get("data") or []:
+                attributes = item.get("attributes") or {}
+                if ((attributes.get("started_on"), attributes.get("ended_on")) == (started_on, ended_on)
+                        and note in str(attributes.get("note") or "") and item.get("id")):
+                    return {"id": str(item["id"])}
+            if page >= int((body.get("meta") or {}).get("total_pages") or 1):
+                return None
+        raise BadGateway("The resource planner answered too many pages of bookings")
 
     def delete_booking(self, booking_id: str) -> None:
         self._call("DELETE", f"/bookings/{http.segment(booking_id)}")

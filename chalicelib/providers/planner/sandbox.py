@@ -62,5 +62,17 @@ class SandboxPlanner(PlannerProvider):
         self.db.flush()
         return {"id": booking.id}
 
+    def find_booking(self, *, person_id: str, started_on: str, ended_on: str, note: str,
+                     event_id: str | None = None) -> dict | None:
+        conditions = [PlannerSandboxBooking.person_id == person_id,
+                      PlannerSandboxBooking.started_on == date.fromisoformat(started_on),
+                      PlannerSandboxBooking.ended_on == date.fromisoformat(ended_on),
+                      PlannerSandboxBooking.note == note]
+        if event_id:
+            conditions.append(PlannerSandboxBooking.event_id == str(event_id))
+        found = self.db.scalar(select(PlannerSandboxBooking.id).where(*conditions)
+                               .order_by(PlannerSandboxBooking.created_at, PlannerSandboxBooking.id).limit(1))
+        return {"id": found} if found else None
+
     def delete_booking(self, booking_id: str) -> None:
         self.db.execute(delete(PlannerSandboxBooking).where(PlannerSandboxBooking.id == booking_id))
