@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, Numeric, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, ForeignKey, Index, Integer, Numeric, String, Text, UniqueConstraint, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, cross_area_key, id_column, insert_stamp
@@ -57,7 +57,8 @@ class AgentRun(Timestamps, Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     # when the run was last heard of (session 27): its creation, the runner taking it, each report of the run while
     # it has not ended (a repeated `running` report too); the stale-runs job's clock
-    last_report_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=insert_stamp, nullable=False)
+    last_report_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=insert_stamp, nullable=False,
+                                                     server_default=func.now())
 
 
 class AgentRunReport(Created, Base):
