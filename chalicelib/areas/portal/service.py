@@ -189,8 +189,9 @@ def _moved_after(entity_type: str, entity_id):
     moved = _moved_alias(entity_type)
     return (select(moved.id).where(moved.entity_type == entity_type, moved.entity_id == entity_id,
                                    moved.created_at > HistoryEntry.created_at,
-                                   or_(moved.changes["company_id"].is_not(None),
-                                       moved.changes["resource_id"].is_not(None)))
+                                   # as_string: SQLite's JSON path read of a missing key is the text 'null'
+                                   or_(moved.changes["company_id"].as_string().is_not(None),
+                                       moved.changes["resource_id"].as_string().is_not(None)))
             .correlate_except(moved).exists())  # the listed entry and the record, both the caller's
 
 
