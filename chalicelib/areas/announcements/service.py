@@ -9,7 +9,9 @@ are shown to head and executive only. A new announcement notifies active staff w
 the author left out) through `notify_many`: a fixed number of statements whatever the staff count.
 
 Distribution calls the providers with no transaction held open (`ctx.release_connection()`), each channel on
-its own: one failing does not stop the others. Each outcome is recorded as a distribution row.
+its own: one failing does not stop the others. Each outcome is recorded as a distribution row. The team calendar
+holds one event per announcement, its id derived from the announcement's (`calendar_event_id`, session 27): a
+distribution retried after a lost answer, or sent again, takes that event and does not make a second one.
 """
 from __future__ import annotations
 
@@ -192,13 +194,33 @@ def _chat_cut(text: str) -> str:
     return cut + "\u2026"
 
 
+def calendar_event_id(announcement_id: str) -> str:
+    """The team calendar event's id of an announcement, chosen by the app (session 27): `announcement` and the
+    announcement's uuid without its dashes (Google's client-chosen id; leave's `calendar_event_id` idiom)."""
+    from chalicelib.providers.calendar import client_event_id
+
+    return client_event_id("announcement", announcement_id)
+
+
 def _send_calendar(ctx, announcement: dict, spec, user_email: str) -> str:
-    from chalicelib.providers.calendar import get_calendar, team_calendar_id
+    """The announcement's one event on the team calendar, with the id the app chooses (session 27): an insert that
+    meets Google's 409 `duplicate` (made by an earlier distribution, or by one whose answer was lost) takes that
+    event and brings it to what is asked now (a PUT, `status: confirmed`: Google keeps a deleted event as
+    `cancelled` and refuses its id to an insert), never making a second one."""
+    from chalicelib.providers.calendar import CalendarError, get_calendar, team_calendar_id
 
     calendar = get_calendar(db=ctx.db)
     if calendar is None:
         raise ServiceUnavailable("The calendar is not configured")
-    return calendar.insert_event(user_email, team_calendar_id(), _calendar_event(announcement, spec))["id"]
+    event = {**_calendar_event(announcement, spec), "id": calendar_event_id(announcement["id"])}
+    try:
+        return calendar.insert_event(user_email, team_calendar_id(), event)["id"]
+    except CalendarError as exc:
+        if exc.status != 409 or exc.reason != "duplicate":
+            raise
+    fields = {key: value for key, value in event.items() if key != "id"}
+    calendar.update_event(user_email, team_calendar_id(), event["id"], {**fields, "status": "confirmed"})
+    return event["id"]
 
 
 def _send_email(ctx, announcement: dict) -> str:

@@ -28,12 +28,12 @@ team calendar's event is inserted with an id derived from the request (`calendar
 client-chosen id and answers 409 `duplicate` when the calendar holds it, which the retry takes as its own), and
 the planner's booking, whose note names the request, is looked for (same person, dates, absence event and note)
 before a retry books (`_planner`: a retry by hand, or a run of a request whose planner outcome was recorded).
+A cancelled request's booking or event without an id whose last attempt failed is looked for the same ways and
+removed by its reversal (`_lost`, `FIND_REVERSE`: the cancellation's, the run's, the job's and the retry route's).
 """
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
 from datetime import timedelta
 from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 
@@ -60,6 +60,12 @@ STALE_CLAIM = timedelta(minutes=10)
 # What a cancellation reverses and can fail to: the chat post is never reversed (its cancellation is posted beside
 # it and its ts kept), so a request left with only a chat ts has nothing to reverse (session 26).
 REVERSIBLE = ("ledger", "planner", "calendar")
+# What a reversal can find without an id (session 27): an integration whose last attempt failed (its error recorded,
+# no id kept: a timeout after the provider made it) is looked for with what the run made it with: the calendar
+# event by the id derived from the request, the planner booking by `find_booking`. A skip (`Not configured: ...`)
+# made nothing and is not looked for.
+LOOKED_FOR = ("planner", "calendar")
+SKIPPED = "Not configured"
 # A failed reversal of a cancelled request is tried again by `leave-reverse-abandoned` only when its last attempt
 # (`updated_at`: every reversal records its outcome and lets the claim go, which bumps it; a claim does not) is older
 # than this: a provider that keeps failing is asked once an hour per request, not every 15 minutes (session 26).
@@ -195,17 +201,10 @@ def _planner(ctx, leave: dict) -> str:
     (PLANNER_ABSENCE_EVENT_ID; the sandbox has its default) it is skipped as `Not configured`, never sent bare.
     Its note names the request (`Leave: <type> (ref <request id>)`), so that a retry (`leave["retry"]`) first
     looks for the booking an earlier attempt made but whose answer was lost and takes it (session 27)."""
-    from chalicelib.providers.planner import absence_event_id
-
     if not leave["planner_person_id"]:
         raise NotConfigured("Not configured: the requester has no planner person mapping")
     planner = _planner_provider(ctx)
-    event_id = absence_event_id()
-    if not event_id:
-        raise NotConfigured("Not configured: the planner's absence category for leave (PLANNER_ABSENCE_EVENT_ID)")
-    booking = {"person_id": leave["planner_person_id"], "started_on": leave["start_date"].isoformat(),
-               "ended_on": leave["end_date"].isoformat(), "event_id": event_id,
-               "note": f"Leave: {leave['leave_type_name']} (ref {leave['id']})"}
+    booking = _booking(leave)
     made = planner.find_booking(**booking) if leave.get("retry") else None
     if made is None:
         per_day = Decimal(_minutes_a_day(leave)) / 60  # whole minutes: the planner's own adapter takes them exactly
@@ -213,8 +212,32 @@ def _planner(ctx, leave: dict) -> str:
     return str(made["id"])
 
 
+def _booking(leave: dict) -> dict:
+    """The planner booking of a request as `_planner` makes it and `find_booking` looks for it (its note names the
+    request); NotConfigured without the absence category."""
+    from chalicelib.providers.planner import absence_event_id
+
+    event_id = absence_event_id()
+    if not event_id:
+        raise NotConfigured("Not configured: the planner's absence category for leave (PLANNER_ABSENCE_EVENT_ID)")
+    return {"person_id": leave["planner_person_id"], "started_on": leave["start_date"].isoformat(),
+            "ended_on": leave["end_date"].isoformat(), "event_id": event_id,
+            "note": f"Leave: {leave['leave_type_name']} (ref {leave['id']})"}
+
+
 def _planner_reverse(ctx, leave: dict) -> None:
     _planner_provider(ctx).delete_booking(leave["planner_booking_id"])
+
+
+def _planner_find_reverse(ctx, leave: dict) -> None:
+    """The reversal of a booking made whose answer was lost (no id kept, session 27): the request's booking, looked
+    for as a retry looks for it, removed when found; none found is nothing to reverse."""
+    if not leave["planner_person_id"]:
+        raise NotConfigured("Not configured: the requester has no planner person mapping")
+    planner = _planner_provider(ctx)
+    made = planner.find_booking(**_booking(leave))
+    if made is not None:
+        planner.delete_booking(str(made["id"]))
 
 
 def _calendar_provider(ctx):
@@ -248,20 +271,29 @@ def _calendar(ctx, leave: dict) -> str:
 def calendar_event_id(request_id: str) -> str:
     """The team calendar event's id of a request, chosen by the app (session 27): `leave` and the request's uuid
     without its dashes, else a digest of the id; both in Google's alphabet for a client id (base32hex: a-v, 0-9)."""
-    digits = request_id.replace("-", "").lower()
-    if not re.fullmatch(r"[0-9a-f]{32}", digits):
-        digits = hashlib.sha256(request_id.encode()).hexdigest()[:32]
-    return f"leave{digits}"
+    from chalicelib.providers.calendar import client_event_id
+
+    return client_event_id("leave", request_id)
 
 
 def _calendar_reverse(ctx, leave: dict) -> None:
+    _delete_event(ctx, leave, leave["calendar_event_id"])
+
+
+def _delete_event(ctx, leave: dict, event_id: str) -> None:
     from chalicelib.providers.calendar import CalendarError, team_calendar_id
 
     try:
-        _calendar_provider(ctx).delete_event(leave["user_email"], team_calendar_id(), leave["calendar_event_id"])
+        _calendar_provider(ctx).delete_event(leave["user_email"], team_calendar_id(), event_id)
     except CalendarError as exc:
-        if exc.status != 404:  # already gone: reversed
+        if exc.status != 404:  # already gone (Google's 410 is a 404 here): reversed
             raise
+
+
+def _calendar_find_reverse(ctx, leave: dict) -> None:
+    """The reversal of an event made whose answer was lost (no id kept, session 27): the event of the id derived
+    from the request deleted; none there (404, or Google's 410 of one deleted) is nothing to reverse."""
+    _delete_event(ctx, leave, calendar_event_id(leave["id"]))
 
 
 def _chat_target(ctx, leave: dict):
@@ -294,6 +326,7 @@ def _chat_reverse(ctx, leave: dict) -> None:
 RUN = {"ledger": _ledger, "planner": _planner, "calendar": _calendar, "chat": _chat}
 REVERSE = {"ledger": _ledger_reverse, "planner": _planner_reverse, "calendar": _calendar_reverse,
            "chat": _chat_reverse}
+FIND_REVERSE = {"planner": _planner_find_reverse, "calendar": _calendar_find_reverse}  # LOOKED_FOR, without an id
 
 
 def _attempt(ctx, fn, name: str, leave: dict):
@@ -365,8 +398,11 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
     if outcomes.get("ledger") == "ok":  # booked in the ledger: the requester's cached balances are stale now
         _balances_changed(ctx, leave)
     if request.status != "approved":  # cancelled while the providers answered: undo what it made and had made
-        ctx.release_connection()  # cancelled is final: the row lock is not held while the providers answer
         made = {**leave, **{ID_FIELDS[n]: value for n, (outcome, value) in results.items() if outcome == "ok"}}
+        # and look for what a failed attempt may have made (this run's, or an earlier one's recorded; session 27)
+        made["look_for"] = [name for name in LOOKED_FOR if not made[ID_FIELDS[name]]
+                            and (outcomes.get(name) == "failed" or _lost(request, name))]
+        ctx.release_connection()  # cancelled is final: the row lock is not held while the providers answer
         _undo(ctx, request_id, made, token)
         return outcomes
     errors = dict(request.integration_errors or {})
@@ -385,13 +421,17 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
 
 
 def _undo(ctx, request_id: str, leave: dict, token) -> dict:
-    """Reverse each integration with an id in `leave` (no transaction open: the caller released it), then record
-    in one short transaction and let the claim go: a reversed integration loses its id (the chat post keeps its
-    ts: the cancellation was posted beside it), a failed reversal keeps it and records `Reversal: ...`. Every
-    reversal counts one attempt (`reversal_attempts`); a failure at the REVERSAL_ATTEMPTS-th tells the executives
-    who retry leave integrations (`_tell_reversal_given_up`)."""
-    names = [n for n in INTEGRATIONS if leave[ID_FIELDS[n]]]
-    results = {name: _attempt(ctx, REVERSE[name], name, leave) for name in names}
+    """Reverse each integration with an id in `leave`, and look for and remove each one named in
+    `leave["look_for"]` (LOOKED_FOR without an id: made, its answer lost; session 27), with no transaction open (the
+    caller released it), then record in one short transaction and let the claim go: a reversed integration loses
+    its id (the chat post keeps its ts: the cancellation was posted beside it) and its error, a failed reversal
+    keeps its id (none for one looked for) and records `Reversal: ...`. Every reversal counts one attempt
+    (`reversal_attempts`); a failure at the REVERSAL_ATTEMPTS-th tells the executives who retry leave
+    integrations (`_tell_reversal_given_up`)."""
+    look_for = set(leave.get("look_for") or ())
+    names = [n for n in INTEGRATIONS if leave[ID_FIELDS[n]] or n in look_for]
+    results = {name: _attempt(ctx, REVERSE[name] if leave[ID_FIELDS[name]] else FIND_REVERSE[name], name, leave)
+               for name in names}
     request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
     if results.get("ledger", ("",))[0] == "ok":  # rejected in the ledger: the cached balances are stale now
         _balances_changed(ctx, leave)
@@ -437,12 +477,22 @@ def _reversal_failed(request: LeaveRequest, name: str) -> bool:
     return str((request.integration_errors or {}).get(name) or "").startswith("Reversal:")
 
 
+def _lost(request: LeaveRequest, name: str) -> bool:
+    """A planner booking or calendar event that may have been made with its answer lost (session 27): no id kept
+    and an error recorded that is not a skip (`Not configured: ...` made nothing): a run's failure, or a failed
+    lookup of the reversal (`Reversal: ...`)."""
+    error = (request.integration_errors or {}).get(name)
+    return (name in LOOKED_FOR and not getattr(request, ID_FIELDS[name]) and bool(error)
+            and not str(error).startswith(SKIPPED))
+
+
 def left_to_reverse(request: LeaveRequest) -> list[str]:
     """What a cancelled request still has to reverse: a ledger, planner or calendar id kept (its reversal failed,
-    or never ran), and the chat post's cancellation while it is not posted: a chat ts kept with a failed post
+    or never ran), a planner booking or calendar event without an id whose last attempt failed (`_lost`: looked
+    for; session 27), and the chat post's cancellation while it is not posted: a chat ts kept with a failed post
     (`Reversal: ...`), or with no reversal recorded yet (`reversal_attempts` 0; session 27). A posted cancellation
     (its error cleared) is never posted again."""
-    names = [name for name in REVERSIBLE if getattr(request, ID_FIELDS[name])]
+    names = [name for name in REVERSIBLE if getattr(request, ID_FIELDS[name]) or _lost(request, name)]
     if request.chat_message_ts and (not request.reversal_attempts or _reversal_failed(request, "chat")):
         names.append("chat")
     return names
@@ -464,7 +514,8 @@ def reverse_again(ctx, request_id: str, *, token=None) -> dict:
         _let_go(request, token)
         ctx.db.flush()
         return {}
-    leave = {**_snapshot(ctx.db, request), **{ID_FIELDS[name]: None for name in INTEGRATIONS if name not in names}}
+    leave = {**_snapshot(ctx.db, request), **{ID_FIELDS[name]: None for name in INTEGRATIONS if name not in names},
+             "look_for": [name for name in names if _lost(request, name)]}
     ctx.release_connection()
     return _undo(ctx, request_id, leave, token)
 
@@ -486,14 +537,18 @@ def abandoned_cancellations(db) -> list[str]:
     cancellation's commit and its claim) holding any id, cancelled more than NEVER_REVERSED_AFTER ago. Their ids,
     at most LIST_LIMIT, oldest claim or attempt first."""
     now = utcnow()
+    # a planner booking or calendar event without an id whose last attempt failed (`_lost`; session 27)
+    lost = [and_(getattr(LeaveRequest, ID_FIELDS[name]).is_(None),
+                 ~LeaveRequest.integration_errors[name].as_string().startswith(SKIPPED))  # NULL: no error, none
+            for name in LOOKED_FOR]
     failed = or_(*(and_(getattr(LeaveRequest, ID_FIELDS[name]).is_not(None),
                         LeaveRequest.integration_errors[name].as_string().startswith("Reversal:"))
-                   for name in INTEGRATIONS))
+                   for name in INTEGRATIONS), *lost)
     unclaimed = LeaveRequest.integrations_running_since.is_(None)
     again = and_(unclaimed, LeaveRequest.updated_at < now - RETRY_REVERSAL_AFTER, failed)
     never = and_(unclaimed, LeaveRequest.reversal_attempts == 0,
                  LeaveRequest.cancelled_at < now - NEVER_REVERSED_AFTER,
-                 or_(*(getattr(LeaveRequest, field).is_not(None) for field in ID_FIELDS.values())))
+                 or_(*(getattr(LeaveRequest, field).is_not(None) for field in ID_FIELDS.values()), *lost))
     return list(db.scalars(
         select(LeaveRequest.id)
         .where(LeaveRequest.status == "cancelled", LeaveRequest.reversal_attempts < REVERSAL_ATTEMPTS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from chalicelib.core.settings import get_settings
 
-from .base import CalendarError, CalendarProvider, team_calendar_id  # noqa: F401 - the package's interface
+from .base import CalendarError, CalendarProvider, client_event_id, team_calendar_id  # noqa: F401 - the package's interface
 
 
 def get_calendar(db=None) -> CalendarProvider | None:

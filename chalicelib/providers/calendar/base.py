@@ -6,6 +6,8 @@ summary, description, location, start, end, attendees, organizer).
 """
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Protocol
 
 from chalicelib.core.errors import DomainError
@@ -34,6 +36,17 @@ class CalendarError(DomainError):
 def team_calendar_id() -> str:
     """The shared team calendar (CALENDAR_TEAM_CALENDAR_ID; `team` in the sandbox)."""
     return get_settings().calendar_team_calendar_id or "team"
+
+
+def client_event_id(prefix: str, key: str) -> str:
+    """An event id the app chooses for the event it makes for one record (session 27: `key` the record's id), so
+    that an insert retried after a lost answer meets Google's 409 `duplicate` instead of making a second event:
+    `prefix` and the key's uuid without its dashes, else a digest of the key; in Google's alphabet for a client id
+    (base32hex: a-v, 0-9), `prefix` included."""
+    digits = key.replace("-", "").lower()
+    if not re.fullmatch(r"[0-9a-f]{32}", digits):
+        digits = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return f"{prefix}{digits}"
 
 
 class CalendarProvider(Protocol):
