@@ -5,7 +5,8 @@ policy's rule for the task's priority (400 when the task has no priority or the 
 Respond and resolve happen once each (409 the second time), under a lock on the assignment row. A breach
 notifies (`sla_breach`) the first of the task's assignee, reporter and project's delivery manager who may read it
 and did not mark it (session 25), once per assignment: on respond/resolve after a deadline, or from the `sla-breach-scan` job for deadlines passed
-while still open.
+while still open (the deadline unmarked and the task open by tasks' `is_open`: a completed task has no open breach,
+session 27). The same assignment sent back (policy, priority and start unchanged) is no edit (session 27).
 """
 from __future__ import annotations
 
@@ -29,16 +30,18 @@ AT_RISK_LIMIT = 20
 _HOUR = timedelta(hours=1)
 
 
-def _past_open(done_at, deadline, now):
-    """Not yet marked and its deadline passed: the open breach compliance counts (`open_*_breaches`), the scan
-    notices and the task's record reads as breached (session 26). `done_at`/`deadline`: columns of TaskSla or of a
-    subquery over it."""
-    return and_(done_at.is_(None), deadline < now)
+def _past_open(done_at, deadline, now, task_open):
+    """Not yet marked, its deadline passed and the task still open: the open breach compliance counts
+    (`open_*_breaches`), the scan notices and the task's record reads as breached (session 26). `done_at`/`deadline`:
+    columns of TaskSla or of a subquery over it; `task_open`: tasks' `is_open()` clause (a statement joining Task)
+    or a column holding it. A task completed (its status's stage_type `done`) without the deadline marked is no
+    open breach (session 27): tasks keep no completion time, so whether it was late is not known."""
+    return and_(done_at.is_(None), deadline < now, task_open)
 
 
-def _breached(stored, done_at, deadline, now):
+def _breached(stored, done_at, deadline, now, task_open):
     """The record's `*_breached`: the mark's stored flag, or open with its deadline passed."""
-    return or_(stored.is_(True), _past_open(done_at, deadline, now))
+    return or_(stored.is_(True), _past_open(done_at, deadline, now, task_open))
 
 
 def _promised_hours(start, deadline) -> float:
@@ -48,11 +51,17 @@ def _promised_hours(start, deadline) -> float:
 
 
 def _sla_row(db, task_id: str):
+    from chalicelib.areas.tasks import service as tasks_service
+
     now = utcnow()
+    task_open = tasks_service.is_open()
     stmt = (select(TaskSla, SlaPolicy.name, ConfigListItem.label,
-                   _breached(TaskSla.response_breached, TaskSla.responded_at, TaskSla.response_deadline, now),
-                   _breached(TaskSla.resolution_breached, TaskSla.resolved_at, TaskSla.resolution_deadline, now))
+                   _breached(TaskSla.response_breached, TaskSla.responded_at, TaskSla.response_deadline, now,
+                             task_open),
+                   _breached(TaskSla.resolution_breached, TaskSla.resolved_at, TaskSla.resolution_deadline, now,
+                             task_open))
             .join(SlaPolicy, SlaPolicy.id == TaskSla.policy_id)
+            .join(tasks_service.Task, tasks_service.Task.id == TaskSla.task_id)
             .outerjoin(ConfigListItem, ConfigListItem.id == TaskSla.priority_id)
             .where(TaskSla.task_id == task_id))
     return db.execute(stmt).first()
@@ -92,7 +101,16 @@ def get_task_sla(ctx, *, task_id: str) -> dict | None:
 
 def assign(ctx, task, policy_id: str, start: datetime | None = None) -> None:
     """Give `task` (loaded by the caller) the SLA of the policy, replacing any it has. Raises BadRequest when
-    the policy does not exist, the task has no priority, or the policy has no rule for it."""
+    the policy does not exist, the task has no priority, or the policy has no rule for it.
+
+    The assignment the task already has (the same policy, the task's priority it was made for and the same start:
+    a record sent back as read, a retried PUT) is no edit (session 27): nothing is checked or written, so its
+    marks, breach flags and breach notice stand. Only a change of policy, priority or start replaces it (and takes
+    the policy's rule as it is then)."""
+    start = start or task.created_at or utcnow()
+    sla = ctx.db.scalar(select(TaskSla).where(TaskSla.task_id == task.id).with_for_update())
+    if sla is not None and (sla.policy_id, sla.priority_id, sla.created_at) == (policy_id, task.priority_id, start):
+        return
     policy = ctx.db.get(SlaPolicy, policy_id)
     if policy is None:
         raise BadRequest("policy_id must be an existing SLA policy",
@@ -105,14 +123,12 @@ def assign(ctx, task, policy_id: str, start: datetime | None = None) -> None:
     if rule is None:
         raise BadRequest("The policy has no rule for the task's priority",
                          details=[{"field": "policy_id", "message": "has no rule for the task's priority"}])
-    start = start or task.created_at or utcnow()
     try:
         response_deadline = start + timedelta(hours=rule.response_hours)
         resolution_deadline = start + timedelta(hours=rule.resolution_hours)
     except OverflowError as exc:
         raise BadRequest("created_at is too late: the deadlines would pass year 9999",
                          details=[{"field": "created_at", "message": "deadlines would pass year 9999"}]) from exc
-    sla = ctx.db.scalar(select(TaskSla).where(TaskSla.task_id == task.id).with_for_update())
     if sla is None:
         sla = TaskSla(task_id=task.id)
         ctx.db.add(sla)
@@ -187,9 +203,10 @@ def mark(ctx, *, task_id: str, what: str) -> bool:
     return breached
 
 
-def _open_breach(now):
-    return or_(_past_open(TaskSla.responded_at, TaskSla.response_deadline, now),
-               _past_open(TaskSla.resolved_at, TaskSla.resolution_deadline, now))
+def _open_breach(now, task_open):
+    """Either deadline an open breach (`_past_open`), in a statement over TaskSla joining Task."""
+    return or_(_past_open(TaskSla.responded_at, TaskSla.response_deadline, now, task_open),
+               _past_open(TaskSla.resolved_at, TaskSla.resolution_deadline, now, task_open))
 
 
 def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
@@ -205,11 +222,13 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
     def count(condition):
         return func.count(case((condition, 1)))
 
-    slas = in_scope(select(TaskSla).join(Task, Task.id == TaskSla.task_id), scope).subquery()
+    # the task's openness (tasks' `is_open`) read with each assignment, for the open breaches
+    slas = in_scope(select(TaskSla, tasks_service.is_open().label("task_open")).join(Task, Task.id == TaskSla.task_id),
+                    scope).subquery()
     stmt = (select(SlaPolicy.id, SlaPolicy.name, func.count(slas.c.id),
                    count(slas.c.response_breached.is_(True)), count(slas.c.resolution_breached.is_(True)),
-                   count(_past_open(slas.c.responded_at, slas.c.response_deadline, now)),
-                   count(_past_open(slas.c.resolved_at, slas.c.resolution_deadline, now)))
+                   count(_past_open(slas.c.responded_at, slas.c.response_deadline, now, slas.c.task_open)),
+                   count(_past_open(slas.c.resolved_at, slas.c.resolution_deadline, now, slas.c.task_open)))
             .outerjoin(slas, slas.c.policy_id == SlaPolicy.id)
             .group_by(SlaPolicy.id, SlaPolicy.name).order_by(func.lower(SlaPolicy.name), SlaPolicy.name, SlaPolicy.id).limit(LIST_LIMIT))
     if policy_id:
@@ -231,7 +250,7 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
                    User.name)
             .join(TaskSla, TaskSla.task_id == Task.id).join(SlaPolicy, SlaPolicy.id == TaskSla.policy_id)
             .outerjoin(User, User.id == Task.assignee_id)
-            .where(or_(response_due, resolution_due)))
+            .where(or_(response_due, resolution_due), tasks_service.is_open()))  # a completed task is at no risk
     if policy_id:
         risk = risk.where(TaskSla.policy_id == policy_id)
     risk = in_scope(risk, scope).order_by(soonest, Task.id).limit(AT_RISK_LIMIT)
@@ -262,7 +281,7 @@ def scan_breaches(ctx) -> int:
     # are locked
     rows = ctx.db.execute(select(TaskSla.id, Task.id, Task.title, *_candidates(tasks_service))
                           .join(Task, Task.id == TaskSla.task_id)
-                          .where(TaskSla.breach_notified_at.is_(None), _open_breach(now))
+                          .where(TaskSla.breach_notified_at.is_(None), _open_breach(now, tasks_service.is_open()))
                           .with_for_update(of=TaskSla, skip_locked=True)).all()
     if not rows:
         return 0

@@ -326,7 +326,8 @@ def test_reassigning_resets_the_breach_notice(api, db, exec_user):
     assert api.post(f"{path}/respond", as_=exec_user).json["breached"] is True
     assert breaches(db, task) == 1
     noticed = db.scalar(select(TaskSla.breach_notified_at).where(TaskSla.task_id == task.id))
-    again = api.put(path, as_=exec_user, json=late).json["sla"]
+    # session 27: the same assignment sent back is no edit, so the reassignment names another start (4 hours ago)
+    again = api.put(path, as_=exec_user, json={**late, "created_at": iso(utcnow() - timedelta(hours=4))}).json["sla"]
     # session 26: the record reads breached while open past its deadline (this start is 3 hours ago); the stored
     # flag, the mark's, is reset
     assert (again["response_met"], again["response_breached"], again["responded_at"]) == (0, 1, None)

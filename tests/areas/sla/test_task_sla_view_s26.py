@@ -37,7 +37,11 @@ def test_edited_rule_leaves_the_task_s_promised_hours(api, db, exec_user):
     after = api.get(f"/api/sla/tasks/{task.id}", as_=exec_user).json["sla"]
     assert (after["response_hours"], after["response_deadline"]) == (1, "2030-01-01T11:00:00Z")
     assert (after["resolution_hours"], after["resolution_deadline"]) == (2, "2030-01-01T12:00:00Z")
-    # reassigning takes the rule as it is now
+    # session 27: the same assignment sent back is no edit (the deadlines promised stay); reassigning (here to
+    # another start, then back) takes the rule as it is now
+    assert api.put(f"/api/sla/tasks/{task.id}", as_=exec_user, json={"policy_id": gold.id, "created_at": START}).json["sla"] == after
+    assert api.put(f"/api/sla/tasks/{task.id}", as_=exec_user,
+                   json={"policy_id": gold.id, "created_at": "2030-01-01T09:00:00Z"}).status == 200
     again = api.put(f"/api/sla/tasks/{task.id}", as_=exec_user, json={"policy_id": gold.id, "created_at": START}).json["sla"]
     assert (again["response_hours"], again["response_deadline"]) == (8, "2030-01-01T18:00:00Z")
     assert (again["resolution_hours"], again["resolution_deadline"]) == (48, "2030-01-03T10:00:00Z")
