@@ -271,6 +271,10 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
         invoice.ledger_status, invoice.ledger_synced_at, invoice.ledger_asked_at = None, None, None
     for key, value in changes.items():
         setattr(invoice, key, value)
+    if is_paid(invoice.status, invoice.payment_status) or is_paid(before["status"], before["payment_status"]):
+        # paid, or no longer paid: the overdue scan's mark is cleared, so an invoice unpaid again (a bounced payment
+        # set back to sent) with the same due date is told overdue again, once per unpaid spell (session 27)
+        invoice.overdue_noticed_for = None
     invoice.updated_at = utcnow()
     ctx.db.flush()
     # the fields sent, and the ledger status a hand link clears (session 25: the entry left it out)

@@ -91,9 +91,14 @@ def _apply(ctx, invoices: dict[str, Invoice], states: list[dict], asked) -> int:
         # `updated_at` moves only when the ledger changed something: a ledger move's Idempotency-Key is made of it
         # (service_ledger._move_key), and a detail read or a sync that changed nothing gave a user's retry after a
         # lost answer a new key, the client e-mailed twice (session 23 review)
+        paid_now, paid_before = is_paid(values["status"], values["payment_status"]), is_paid(invoice.status,
+                                                                                            invoice.payment_status)
+        # paid, or no longer paid: the overdue scan's mark is cleared (the row is locked: `_fresh`), so an invoice
+        # unpaid again (a payment reversed in the ledger) is told overdue again, once per unpaid spell (session 27)
         updates.append({"id": invoice.id, **values, "ledger_synced_at": asked,
-                        "updated_at": now if diff else invoice.updated_at})
-        if is_paid(values["status"], values["payment_status"]) and not is_paid(invoice.status, invoice.payment_status):
+                        "updated_at": now if diff else invoice.updated_at,
+                        "overdue_noticed_for": None if paid_now or paid_before else invoice.overdue_noticed_for})
+        if paid_now and not paid_before:
             paid.append({**service_notices.facts(invoice), **values,
                          "amount_credited": Decimal(state.get("amount_credited") or 0)})
         if diff:

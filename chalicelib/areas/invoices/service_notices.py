@@ -157,10 +157,12 @@ def scan_overdue(ctx) -> dict:
     """Tell about every invoice issued to the client (OVERDUE_STATUSES), not paid, whose due date is before today in
     ORG_TIMEZONE and whose due date was not told yet: one UPDATE marks them (`overdue_noticed_for` = the due date;
     `updated_at` left alone, the notice is no change of the invoice) and answers them, then one `_tell`. Run again:
-    nothing new. The rows are locked in id order, skipping those another transaction holds (a request changing the
-    invoice, a ledger sync: taken by the next run if still overdue), so the scan never waits for them nor deadlocks
-    with the sync (which locks in id order too); a concurrent run skips or no longer matches what the first marked.
-    Answers `{overdue: invoices newly found, notified: notifications made}`."""
+    nothing new. The mark is cleared when the invoice becomes paid or leaves paid (by hand: service.update_invoice;
+    by a ledger sync: service_ledger_sync._apply), so an invoice unpaid again is told again: once per unpaid spell
+    and due date (session 27). The rows are locked in id order, skipping those another transaction holds (a request
+    changing the invoice, a ledger sync: taken by the next run if still overdue), so the scan never waits for them
+    nor deadlocks with the sync (which locks in id order too); a concurrent run skips or no longer matches what the
+    first marked. Answers `{overdue: invoices newly found, notified: notifications made}`."""
     due = (Invoice.status.in_(OVERDUE_STATUSES), unpaid(), Invoice.due_date < org_today(),
            Invoice.overdue_noticed_for.is_distinct_from(Invoice.due_date))
     locked = select(Invoice.id).where(*due).order_by(Invoice.id).with_for_update(skip_locked=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from functools import cache
 
 from sqlalchemy import select
@@ -13,6 +14,8 @@ from chalicelib.core.serialize import row_dict
 from .models import ClientGoal, ClientQuestionnaire, PortalNotification, Qbr, QbrSection
 
 MAX_GROUP_IDS = 50
+# a request or note identical to one the same portal user filed this recently is that one: a double submit (s27)
+DOUBLE_SUBMIT = timedelta(seconds=60)
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,11 @@ from sqlalchemy import select
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest
+from chalicelib.core.ids import utcnow
+from chalicelib.core.locks import lock_key
 
-from .queries import deal_ids, project_ids
+from .models import PortalSubmission
+from .queries import DOUBLE_SUBMIT, deal_ids, project_ids
 
 
 def list_notes(ctx) -> list[dict]:
@@ -97,6 +100,26 @@ def _tell_staff(ctx, *, record: dict, resource_type: str, note_id: str, parent_i
            action_url=f"/{resource_type}s/{record['id']}")
 
 
+def _written_just_now(ctx, author: str | None, data) -> str | None:
+    """The note identical to this one (same record, same parent note or none, same text) that the same portal user
+    of the company wrote within DOUBLE_SUBMIT (portal_submissions), or None: a client's double submit or retry. The
+    caller holds the company's `portal-note` lock. Without a portal user id nobody is known to have written anything
+    (no submission is recorded): None. One statement."""
+    from chalicelib.areas.notes import service as notes_service
+
+    if not author:
+        return None
+    Note = notes_service.Note
+    return ctx.db.scalar(
+        select(Note.id).join(PortalSubmission, (PortalSubmission.record_type == "note")
+                             & (PortalSubmission.record_id == Note.id))
+        .where(PortalSubmission.company_id == ctx.portal.company_id, PortalSubmission.portal_user_id == author,
+               PortalSubmission.created_at > utcnow() - DOUBLE_SUBMIT, Note.resource_type == data.resourceType,
+               Note.resource_id == data.resourceId, Note.parent_id.is_not_distinct_from(data.parentId),
+               Note.content == data.content)
+        .order_by(PortalSubmission.created_at.desc()).limit(1))
+
+
 def create_note(ctx, *, data) -> str:
     from chalicelib.areas.notes import service as notes_service
     from chalicelib.core.allowance import allow
@@ -108,11 +131,18 @@ def create_note(ctx, *, data) -> str:
     if record is None:
         raise BadRequest("resourceId must be a project or invoice of the company",
                          details=[{"field": "resourceId", "message": "not a record of the company"}])
-    # each note is its staff told by e-mail: 60 an hour per company, 429 past it, counted before the write (session 26)
+    author = ctx.portal.user_id or data.portalUserId  # the header (set by the portal from its session) wins
+    # a double submit (the same note by the same portal user within DOUBLE_SUBMIT) answers the note already written
+    # and writes and tells nothing (session 27); under the company's lock, so that two at once are one after the other
+    lock_key(ctx.db, "portal-note", ctx.portal.company_id)
+    written = _written_just_now(ctx, author, data)
+    if written:
+        return written
+    # each note is its staff told by e-mail: 60 an hour per company, 429 past it, counted before the write (session
+    # 26); a double submit answered above counts nothing (session 27)
     allow(ctx, "portal_note", ctx.portal.company_id)
     note_id = notes_service.portal_create_note(ctx, resource_type=data.resourceType, resource_id=data.resourceId,
                                                content=data.content, parent_id=data.parentId)
-    author = ctx.portal.user_id or data.portalUserId  # the header (set by the portal from its session) wins
     history.record(ctx.db, entity_type="note", entity_id=note_id, action="created_in_portal", actor_id=None,
                    changes={"portal_user_id": author, "company_id": ctx.portal.company_id})
     from .service_notifications import record_submission

@@ -15,8 +15,8 @@ from chalicelib.core.models import ConfigList, ConfigListItem
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import clipped, row_dict
 
-from .models import ClientGoal, ClientQuestionnaire
-from .queries import QUESTIONNAIRE_FIELDS, company_contact, goal_record
+from .models import ClientGoal, ClientQuestionnaire, PortalSubmission
+from .queries import DOUBLE_SUBMIT, QUESTIONNAIRE_FIELDS, company_contact, goal_record
 
 
 def _priority_id(db, value: str | None) -> str | None:
@@ -46,6 +46,27 @@ def _delivery_manager(ctx, project: dict | None = None, *, watches: bool = False
     return company_contact(ctx.db, ctx.portal.company_id)
 
 
+def _filed_just_now(ctx, requester: str | None, project: dict | None, data) -> str | None:
+    """The task of a request identical to this one (same title and description, same project, or none) that the
+    same portal user of the company filed within DOUBLE_SUBMIT (portal_submissions), or None: a client's double
+    submit or retry. The caller holds the company's `portal-request` lock. Without a portal user id nobody is known
+    to have filed anything (no submission is recorded): None. One statement."""
+    from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
+
+    if not requester:
+        return None
+    Task = tasks_service.Task
+    resource = ("project", project["id"]) if project else ("company", ctx.portal.company_id)
+    return ctx.db.scalar(
+        select(Task.id).join(PortalSubmission, (PortalSubmission.record_type == "task")
+                             & (PortalSubmission.record_id == Task.id))
+        .where(PortalSubmission.company_id == ctx.portal.company_id, PortalSubmission.portal_user_id == requester,
+               PortalSubmission.created_at > utcnow() - DOUBLE_SUBMIT, Task.resource_type == resource[0],
+               Task.resource_id == resource[1], Task.title == data.title,
+               Task.description.is_not_distinct_from(data.description))
+        .order_by(PortalSubmission.created_at.desc()).limit(1))
+
+
 def create_request(ctx, *, data) -> str:
     from chalicelib.core.allowance import allow
     from chalicelib.core.notify import notify  # on first use: a read request never loads notify
@@ -61,10 +82,16 @@ def create_request(ctx, *, data) -> str:
         if project is None:
             raise bad_field("projectId", "must be a project of the company")
     priority_id = _priority_id(ctx.db, data.priority)
-    # each request is a new task and its manager told by e-mail and chat (no de-duplication: a new resource each
-    # time): 30 an hour per company, 429 past it, counted before the write (session 26)
-    allow(ctx, "portal_request", ctx.portal.company_id)
     requester = ctx.portal.user_id or data.portalUserId  # the header (set by the portal from its session) wins
+    # a double submit (the same request by the same portal user within DOUBLE_SUBMIT) answers the task already made
+    # and writes and tells nothing (session 27); under the company's lock, so that two at once are one after the other
+    lock_key(ctx.db, "portal-request", ctx.portal.company_id)
+    filed = _filed_just_now(ctx, requester, project, data)
+    if filed:
+        return filed
+    # each request is a new task and its manager told by e-mail and chat: 30 an hour per company, 429 past it,
+    # counted before the write (session 26); a double submit answered above counts nothing (session 27)
+    allow(ctx, "portal_request", ctx.portal.company_id)
     manager = _delivery_manager(ctx, project, watches=True)
     # the delivery manager watches the task: the notice's link opens it for them (tasks scoping: a watched task)
     task_id = tasks_service.create_request_task(
