@@ -12,6 +12,8 @@ Distribution calls the providers with no transaction held open (`ctx.release_con
 its own: one failing does not stop the others. Each outcome is recorded as a distribution row. The team calendar
 holds one event per announcement, its id derived from the announcement's (`calendar_event_id`, session 27): a
 distribution retried after a lost answer, or sent again, takes that event and does not make a second one.
+Deleting the announcement deletes that event after commit when a distribution row names the calendar (session
+27; a failure is logged, the delete still succeeds).
 """
 from __future__ import annotations
 
@@ -119,8 +121,56 @@ def delete_announcement(ctx, *, announcement_id: str) -> None:
     # its notices leave the clients' portals (session 24), whatever its category now: one moved to an internal
     # category before session 24 kept them
     _withdraw_from_portal(ctx, announcement_id)
+    events = _calendar_events(ctx.db, announcement_id)  # read before the cascade takes the distribution rows
     # receipts and distributions go with it (ON DELETE CASCADE)
     ctx.db.execute(delete(Announcement).where(Announcement.id == announcement_id))
+    if events:  # its team calendar event leaves the calendar once the delete is committed (session 27)
+        user_email = ctx.principal.user.email
+        ctx.after_commit(lambda: _remove_calendar_events(announcement_id, events, user_email))
+
+
+def _calendar_events(db, announcement_id: str) -> list[str]:
+    """The team calendar event ids an announcement may have there: none unless a distribution row names the
+    calendar; else the id derived from it (`calendar_event_id`: a row `failed` may be an insert whose answer was
+    lost) and the ids of the rows `sent` (one Google chose, before session 27)."""
+    rows = db.execute(select(AnnouncementDistribution.status, AnnouncementDistribution.external_id)
+                      .where(AnnouncementDistribution.announcement_id == announcement_id,
+                             AnnouncementDistribution.channel == "calendar")).all()
+    if not rows:
+        return []
+    ids = [calendar_event_id(announcement_id)]
+    ids += [external_id for status, external_id in rows if status == "sent" and external_id]
+    return list(dict.fromkeys(ids))
+
+
+def _remove_calendar_events(announcement_id: str, event_ids: list[str], user_email: str) -> None:
+    """After the delete's commit: each event deleted on the team calendar, acting as the executive who deleted
+    the announcement; none there (404, Google's 410 is a 404 here) is already gone. A failure is logged with the
+    ids left, for staff to delete by hand on the team calendar; the delete has succeeded (the announcement is gone)."""
+    from chalicelib.core.context import job_context
+    from chalicelib.providers.calendar import CalendarError, get_calendar, team_calendar_id
+
+    try:
+        with job_context() as job:  # a unit of work of its own (the sandbox keeps its events in a table)
+            calendar = get_calendar(db=job.db)
+            if calendar is None:
+                log.error("announcement %s deleted; the calendar is not configured: team calendar events %s "
+                          "left to delete by hand", announcement_id, ", ".join(event_ids))
+                return
+            for event_id in event_ids:
+                try:
+                    with job.db.begin_nested():  # one event's failure leaves the others' deletes
+                        calendar.delete_event(user_email, team_calendar_id(), event_id)
+                except CalendarError as exc:
+                    if exc.status != 404:
+                        log.error("announcement %s deleted; its team calendar event %s was not: %s (%s)",
+                                  announcement_id, event_id, exc.message, (exc.extra or {}).get("detail"))
+                except Exception:  # noqa: BLE001 - the announcement is deleted; never turned into a 500
+                    log.exception("announcement %s deleted; its team calendar event %s was not", announcement_id,
+                                  event_id)
+    except Exception:  # noqa: BLE001 - as above (the unit of work's own commit failing)
+        log.exception("announcement %s deleted; its team calendar events %s may be left", announcement_id,
+                      ", ".join(event_ids))
 
 
 def mark_read(ctx, *, announcement_id: str) -> None:
