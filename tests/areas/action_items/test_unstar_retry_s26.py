@@ -2,7 +2,9 @@
 the item again asks the actions agent again when the latest unstar outcome is `unstar_failed`; the hourly job
 `action-items-unstar-retry` asks again for failures older than an hour, at most UNSTAR_ATTEMPTS per item. Nothing is
 asked when nothing failed."""
-from sqlalchemy import literal_column, select, update
+from datetime import timedelta
+
+from sqlalchemy import select, update
 
 from chalicelib.core.history import HistoryEntry
 from chalicelib.core.notify_outbox import messages
@@ -30,9 +32,11 @@ def _outcomes(db, item):
 
 
 def _age_history(db, item, hours=2):
-    db.execute(update(HistoryEntry).where(HistoryEntry.entity_type == "action_item",
-                                          HistoryEntry.entity_id == item.id)
-               .values(created_at=HistoryEntry.created_at - literal_column(f"interval '{hours} hours'")))
+    """The item's history moved `hours` back; computed here, not in SQL, so that it runs on SQLite too (s27)."""
+    db.flush()
+    for entry in db.scalars(select(HistoryEntry).where(HistoryEntry.entity_type == "action_item",
+                                                       HistoryEntry.entity_id == item.id)):
+        entry.created_at = entry.created_at - timedelta(hours=hours)
     db.flush()
 
 

@@ -23,7 +23,7 @@ from tests.areas.deals.factories import make_company
 from tests.areas.invoices.factories import make_invoice, make_invoice_item
 from tests.factories import make_user
 
-from .test_ledger_reads_s26 import ledger_read_long_ago
+from .test_ledger_reads_s26 import _shift_reads, ledger_read_long_ago
 
 N = 8
 
@@ -191,10 +191,7 @@ def test_single_sync_loop_asks_once_a_window(api, db, exec_user, ledger_calls):
         assert response.status == 200, response
         assert response.json["ledger_status"] == "DRAFT" and response.json["invoice"]["id"] == invoice.id
     assert len(_gets(ledger_calls)) == 1, ledger_calls
-    db.flush()
-    db.execute(text("UPDATE invoices SET ledger_synced_at = ledger_synced_at - make_interval(secs => :s), "
-                    "ledger_asked_at = ledger_asked_at - make_interval(secs => :s)"), {"s": LIVE_READ_SECONDS + 1})
-    db.expire_all()
+    _shift_reads(db, LIVE_READ_SECONDS + 1)
     assert api.post(f"/api/invoices/{invoice.id}/sync-ledger", as_=manager).status == 200
     assert len(_gets(ledger_calls)) == 2, ledger_calls
 

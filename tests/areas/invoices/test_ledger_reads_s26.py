@@ -6,11 +6,11 @@ state when the invoice's ledger state was read less than LIVE_READ_SECONDS ago, 
 only the invoices not read within REQUEST_SYNC_COOLDOWN_SECONDS; the hourly job still reads them all."""
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import or_, select, update
 
 from tests.areas.deals.factories import make_company
 from tests.areas.invoices.factories import make_invoice, make_invoice_item
@@ -49,24 +49,34 @@ def _linked(api, db, exec_user, n=1):
     return out
 
 
+def _shift_reads(db, seconds, ids=None) -> None:
+    """The last ledger read and ask (`ledger_synced_at`, `ledger_asked_at`) of the invoices (all read ones without
+    `ids`) moved `seconds` into the past; updated_at kept (a ledger move's key is made of it). Computed here, not
+    in SQL (`interval`, `make_interval` and `= ANY` are Postgres'), so that it runs on SQLite too (s27)."""
+    from chalicelib.areas.invoices.models import Invoice
+
+    db.flush()
+    query = select(Invoice.id, Invoice.ledger_synced_at, Invoice.ledger_asked_at, Invoice.updated_at).where(
+        or_(Invoice.ledger_synced_at.is_not(None), Invoice.ledger_asked_at.is_not(None)))
+    if ids is not None:
+        query = query.where(Invoice.id.in_(ids))
+    back = timedelta(seconds=seconds)
+    for invoice_id, synced, asked, updated in db.execute(query).all():
+        db.execute(update(Invoice).where(Invoice.id == invoice_id).values(
+            ledger_synced_at=synced and synced - back, ledger_asked_at=asked and asked - back, updated_at=updated),
+            execution_options={"synchronize_session": False})
+    db.expire_all()
+
+
 def ledger_read_long_ago(db) -> None:
     """Every invoice's last ledger read moved an hour back, past LIVE_READ_SECONDS and REQUEST_SYNC_COOLDOWN_SECONDS:
     the next detail or requested sync reads the ledger again (the tests that read it twice in a row, session 26)."""
-    db.flush()
-    # updated_at kept (a ledger move's key is made of it); the last ask too (`ledger_asked_at`, paths s26)
-    db.execute(text("UPDATE invoices SET ledger_synced_at = ledger_synced_at - interval '1 hour', "
-                    "ledger_asked_at = ledger_asked_at - interval '1 hour' "
-                    "WHERE ledger_synced_at IS NOT NULL OR ledger_asked_at IS NOT NULL"))
-    db.expire_all()
+    _shift_reads(db, 3600)
 
 
 def _age(db, invoices, seconds):
     """Move the invoices' last ledger read `seconds` into the past."""
-    db.flush()
-    db.execute(text("UPDATE invoices SET ledger_synced_at = ledger_synced_at - make_interval(secs => :seconds), "
-                    "ledger_asked_at = ledger_asked_at - make_interval(secs => :seconds) "
-                    "WHERE id = ANY(:ids)"), {"seconds": seconds, "ids": [invoice.id for invoice in invoices]})
-    db.expire_all()
+    _shift_reads(db, seconds, [invoice.id for invoice in invoices])
 
 
 def test_detail_reads_the_ledger_at_most_once_a_window(api, db, exec_user, ledger_calls):

@@ -2,8 +2,11 @@
 "Reads"). Already tested elsewhere: the dashboard (test_delivery.py), budgets and notes (test_budgets_notes.py),
 invoices, history and contracts (test_invoices_contracts.py), results and campaigns (test_results_routes.py).
 Session 23: the history (with entries of every kind) at its stated number of statements."""
+import os
 from datetime import date, datetime, timezone
 from decimal import Decimal
+
+import pytest
 
 from chalicelib.areas.invoices.models import InvoicePayment
 from chalicelib.areas.onboarding.models import (MilestoneCompletion, OnboardingMilestone, OnboardingProgress,
@@ -296,6 +299,8 @@ def test_staff_qbr_detail_sections(api, db, exec_user, count_queries):
 HISTORY_STATEMENTS = 3
 
 
+@pytest.mark.skipif(os.environ.get("WMS_TEST_DB") == "sqlite",
+                    reason="the count is Postgres': the portal user's write is one CTE there, two statements on SQLite")
 def test_history(portal, db, count_queries):
     """Session 23: GET /api/portal/history at 5 and 45 entries (it answers at most 50), entries of the company's
     projects, budgets and invoices in turn, each by another staff member, and another company's left out."""
