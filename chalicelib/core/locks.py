@@ -10,6 +10,9 @@
   statement for any number of rows); answers how many rows were inserted. For idempotent operations
   (watch, add an existing member): a concurrent duplicate is a no-op, never a 409.
 - `insert_rows(db, Model, rows)`: one multi-row `INSERT` (not one round trip per row).
+- `upsert_rows(db, Model, rows, conflict=...)`: one `INSERT ... ON CONFLICT DO UPDATE`; `set_cells(db, Model, keys,
+  wanted, stored)`: a set of rows named by their key columns written as a set (the changed upserted, the removed
+  deleted, two statements at most), `forget(db, Model)` after such Core writes.
 - `update_rows(db, table, rows)`: rows named by id given each its own values, one `UPDATE ... FROM` on Postgres
   (the rows as one JSON parameter, read as the table's types), not an executemany's row by row.
 - `insert_later(db, Model, values)`: one new row whose INSERT nobody waits for (on pg8000 it leaves with the
@@ -29,7 +32,7 @@ from decimal import Decimal
 from functools import cache
 from typing import Any, Iterable, Sequence
 
-from sqlalchemy import bindparam, case, func, or_, select, text, update
+from sqlalchemy import bindparam, case, delete, func, or_, select, text, tuple_, update
 
 from .db import WRITE_LATER
 from .errors import BadRequest
@@ -156,6 +159,24 @@ def forget(db, model) -> None:
     read in the request answers what was written, not what they held. No statement."""
     for copy in [row for row in db.identity_map.values() if isinstance(row, model)]:
         db.expunge(copy)
+
+
+def set_cells(db, model, keys: Sequence[str], wanted: dict[tuple, dict | None], stored: dict[tuple, dict]) -> dict:
+    """Write `model`'s rows named by their `keys` columns as a set: `wanted` maps a row's key values to the values
+    its other columns should hold, or None for no row; `stored` maps those stored now. One DELETE of the rows
+    removed and one `upsert_rows` of those set or changed, whatever their number (session 27: an ORM flush of many
+    rows is an executemany, which pg8000 runs row by row; docs/decisions.md, "Bulk writes"); a row wanted as stored
+    writes nothing. The session's copies of the model's rows are let go when anything was written (`forget`), so
+    that a later read answers what was written. Answers the changed entries of `wanted`."""
+    changed = {key: values for key, values in wanted.items() if stored.get(key) != values}
+    gone = [key for key, values in changed.items() if values is None and key in stored]
+    if gone:
+        db.execute(delete(model.__table__).where(tuple_(*(model.__table__.c[name] for name in keys)).in_(gone)))
+    upsert_rows(db, model, [{**dict(zip(keys, key)), **values} for key, values in changed.items()
+                            if values is not None], conflict=keys)
+    if changed:
+        forget(db, model)
+    return changed
 
 
 # A statement carries at most 65,535 bound values (the PostgreSQL protocol's limit, pg8000 and psycopg alike).

@@ -1,11 +1,11 @@
 """The access-level matrix and the per-user overrides that replace one tool's level."""
 from __future__ import annotations
 
-from sqlalchemy import delete, func, select, tuple_
+from sqlalchemy import func, select
 
 from chalicelib.core import history, permissions
 from chalicelib.core.errors import BadRequest, Conflict, Forbidden
-from chalicelib.core.locks import forget, lock_key, upsert_rows
+from chalicelib.core.locks import lock_key, set_cells
 from chalicelib.core.models import AccessLevelPermission, User, UserPermission
 
 from .queries import load_user, overrides, sees_salary, user_record, user_row
@@ -37,21 +37,10 @@ def _keep_executive_cells(changes: dict[str, dict[str, str]]) -> None:
                                   for tool, floor, _ in lowered])
 
 
-def _write_cells(ctx, model, keys: tuple[str, ...], cells: dict[tuple, str | None], stored: dict[tuple, str]) -> None:
-    """Set `model`'s cells (rows named by their `keys` columns, each with a `level`) to `cells` ({key values: level,
-    None removes the row}) as a set (session 27): one INSERT ... ON CONFLICT DO UPDATE of the levels set and one
-    DELETE of the rows removed, whatever the number of cells and whether they were stored (an ORM flush of many
-    rows is an executemany, which pg8000 runs row by row: docs/decisions.md, "Bulk writes"). `stored`: the levels
-    stored now; a cell sent as stored writes nothing. The session's copies of the model's rows (the matrix read by
-    `permissions.matrix`) are let go, so that a later read answers what was written, not what they held."""
-    changed = {key: level for key, level in cells.items() if stored.get(key) != level}
-    gone = [key for key, level in changed.items() if level is None and key in stored]
-    if gone:
-        ctx.db.execute(delete(model.__table__).where(tuple_(*(model.__table__.c[name] for name in keys)).in_(gone)))
-    upsert_rows(ctx.db, model, [{**dict(zip(keys, key)), "level": level} for key, level in changed.items()
-                                if level is not None], conflict=keys)
-    if changed:
-        forget(ctx.db, model)
+def _cells(levels: dict[tuple, str | None]) -> dict[tuple, dict | None]:
+    """Permission cells ({key values: level, None for no row}) as core.locks.set_cells takes them: one INSERT ...
+    ON CONFLICT DO UPDATE of the levels set, one DELETE of the rows removed, a cell sent as stored not written."""
+    return {key: None if level is None else {"level": level} for key, level in levels.items()}
 
 
 def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
@@ -72,8 +61,8 @@ def update_matrix(ctx, *, changes: dict[str, dict[str, str]]) -> dict:
     stored = {(level, tool): value for level, tool, value in ctx.db.execute(
         select(AccessLevelPermission.access_level, AccessLevelPermission.tool, AccessLevelPermission.level)
         .where(AccessLevelPermission.access_level.in_(list(changes))))}
-    _write_cells(ctx, AccessLevelPermission, ("access_level", "tool"),
-                 {(level, tool): value for level, tools in changes.items() for tool, value in tools.items()}, stored)
+    set_cells(ctx.db, AccessLevelPermission, ("access_level", "tool"), _cells(
+        {(level, tool): value for level, tools in changes.items() for tool, value in tools.items()}), _cells(stored))
     after = permissions.matrix(ctx.db)
     for access_level in changes:
         diff = history.diff(before[access_level], after[access_level])
@@ -228,8 +217,9 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
     stored = overrides(ctx.db, user.id)
     changes = {tool: {"from": stored.get(tool), "to": level} for tool, level in levels.items()
                if stored.get(tool) != level}
-    _write_cells(ctx, UserPermission, ("user_id", "tool"), {(user.id, tool): level for tool, level in levels.items()},
-                 {(user.id, tool): level for tool, level in stored.items()})
+    set_cells(ctx.db, UserPermission, ("user_id", "tool"),
+              _cells({(user.id, tool): level for tool, level in levels.items()}),
+              _cells({(user.id, tool): level for tool, level in stored.items()}))
     if changes:
         history.record(ctx.db, entity_type="user", entity_id=user.id, action="permissions_changed",
                        actor_id=ctx.user_id, changes=changes)

@@ -235,7 +235,7 @@ def _check_status(status: str | None, stored: str | None = None) -> None:
 
 
 def _snapshot(budget: Budget) -> dict:
-    return {field: value_out(getattr(budget, field)) for field in BUDGET_FIELDS if field not in ("updated_at",)}
+    return row_dict(budget, [field for field in BUDGET_FIELDS if field != "updated_at"])
 
 
 # ---------------------------------------------------------------- writing

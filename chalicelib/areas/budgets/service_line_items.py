@@ -10,7 +10,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.lookup import list_items_among
 from chalicelib.core.money import line_amount
-from chalicelib.core.serialize import value_out
+from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
 from .queries import ENTITY, ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, line_item_count, load_budget
@@ -106,11 +106,11 @@ def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
         check_approval_kept(budget)
     _check_item_references(ctx, changes, item)
     fields = [field for field in ITEM_FIELDS if field != "updated_at"]
-    before = {field: value_out(getattr(item, field)) for field in fields}
+    before = row_dict(item, fields)
     for key, value in changes.items():
         setattr(item, key, value)
     item.amount = line_amount(item.quantity, item.unit_price)
-    changed = history.diff(before, {field: value_out(getattr(item, field)) for field in fields})
+    changed = history.diff(before, row_dict(item, fields))
     if changed:  # values equal to the stored ones make no UPDATE of the item (SQLAlchemy compares them) either
         _touch(budget)
         ctx.db.flush()

@@ -20,7 +20,7 @@ from sqlalchemy import delete, func, select
 from chalicelib.core import crypto
 from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_ignore, lock_key
+from chalicelib.core.locks import insert_ignore, lock_key, upsert_rows
 from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import value_out
@@ -267,17 +267,10 @@ def sync_mappings(ctx) -> dict:
 
 
 def _upsert_mappings(db, rows: list[dict]) -> None:
-    """One INSERT ... ON CONFLICT DO UPDATE per kind of row (ledger only, planner only, both)."""
-    if db.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
+    """One INSERT ... ON CONFLICT DO UPDATE per kind of row (ledger only, planner only, both: a row sets only the
+    ids it carries, core.locks.upsert_rows)."""
     groups: dict[tuple, list] = {}
     for row in rows:
-        groups.setdefault(tuple(sorted(k for k in row if k != "user_id")), []).append(row)
-    for keys, group in groups.items():
-        now = utcnow()
-        stmt = insert(UserMapping).values([{**row, "updated_at": now} for row in group])
-        db.execute(stmt.on_conflict_do_update(index_elements=["user_id"],
-                                              set_={**{key: stmt.excluded[key] for key in keys},
-                                                    "updated_at": stmt.excluded.updated_at}))
+        groups.setdefault(tuple(sorted(row)), []).append(row)
+    for group in groups.values():
+        upsert_rows(db, UserMapping, group, conflict=("user_id",))

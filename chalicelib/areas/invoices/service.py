@@ -26,7 +26,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_row
 from chalicelib.core.lookup import list_items_among
 from chalicelib.core.query import Page, in_scope, record_page
-from chalicelib.core.serialize import value_out
+from chalicelib.core.serialize import row_dict, value_out
 from chalicelib.core.timeutil import org_today
 
 from . import service_generate, service_lines, service_notices
@@ -144,7 +144,7 @@ def next_invoice_number(db) -> str:
 
 
 def _snapshot(invoice: Invoice) -> dict:
-    return {field: value_out(getattr(invoice, field)) for field in INVOICE_FIELDS if field != "updated_at"}
+    return row_dict(invoice, [field for field in INVOICE_FIELDS if field != "updated_at"])
 
 
 # ---------------------------------------------------------------- writing

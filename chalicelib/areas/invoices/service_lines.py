@@ -17,7 +17,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.lookup import list_items_among
 from chalicelib.core.money import cents, line_amount, line_gst
-from chalicelib.core.serialize import value_out
+from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Invoice, InvoiceLineItem
 from .queries import ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, load_invoice, load_line_item
@@ -145,11 +145,11 @@ def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
     if changes.get("service_type_id") != item.service_type_id:
         check_service_type(ctx, changes.get("service_type_id"))
     fields = [field for field in ITEM_FIELDS if field != "updated_at"]
-    before = {field: value_out(getattr(item, field)) for field in fields}
+    before = row_dict(item, fields)
     for key, value in changes.items():
         setattr(item, key, value)
     item.amount = line_amount(item.quantity, item.unit_price)
-    changed = history.diff(before, {field: value_out(getattr(item, field)) for field in fields})
+    changed = history.diff(before, row_dict(item, fields))
     if not changed:  # sent back unchanged (the whole row as read): no entry, no UPDATE, totals and invoice untouched
         return _item_out(ctx, item)
     item.updated_at = utcnow()

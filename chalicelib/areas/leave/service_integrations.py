@@ -500,9 +500,9 @@ def left_to_reverse(request: LeaveRequest) -> list[str]:
 
 def reverse_again(ctx, request_id: str, *, token=None) -> dict:
     """Reverse what a cancelled request has left (`left_to_reverse`), recorded as `_undo` does: what every reversal
-    runs, the cancellation's own first (`reverse`), then the job's and the retry route's. `token`: the claim the
-    caller took (the retry route); without one it claims the request itself and does nothing when a run holds it.
-    What is left is read under the claim, so a reversal that ran since the caller read the request is not run
+    runs, the cancellation's own first (`reverse_after_commit`), then the job's and the retry route's. `token`: the
+    claim the caller took (the retry route); without one it claims the request itself and does nothing when a run
+    holds it. What is left is read under the claim, so a reversal that ran since the caller read the request is not run
     again. Nothing left: the claim is let go and nothing is called. Answers `{name: outcome}` ({}: nothing done)."""
     if token is None:
         token = claim(ctx.db, request_id, status="cancelled")
@@ -518,13 +518,6 @@ def reverse_again(ctx, request_id: str, *, token=None) -> dict:
              "look_for": [name for name in names if _lost(request, name)]}
     ctx.release_connection()
     return _undo(ctx, request_id, leave, token)
-
-
-def reverse(ctx, request_id: str) -> dict:
-    """The cancellation's reversal (after its commit): undo each integration that succeeded (a chat cancellation
-    message for the chat post), as `reverse_again`. Claims the request first: when a run holds it, the run finds
-    the request cancelled as its providers answer and reverses everything itself, so this does nothing."""
-    return reverse_again(ctx, request_id)
 
 
 def abandoned_cancellations(db) -> list[str]:
@@ -591,4 +584,7 @@ def run_after_commit(ctx, request_id: str) -> None:
 
 
 def reverse_after_commit(ctx, request_id: str) -> None:
-    ctx.after_commit(lambda: in_job(reverse, request_id))
+    """The cancellation's reversal, after its commit: `reverse_again` undoes each integration that succeeded (a chat
+    cancellation message for the chat post). It claims the request first: when a run holds it, the run finds the
+    request cancelled as its providers answer and reverses everything itself, so this does nothing."""
+    ctx.after_commit(lambda: in_job(reverse_again, request_id))

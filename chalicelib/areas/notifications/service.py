@@ -9,7 +9,7 @@ from sqlalchemy import delete, func, select, update
 
 from chalicelib.core.errors import ServiceUnavailable
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import forget, lock_key, upsert_rows
+from chalicelib.core.locks import lock_key, set_cells
 from chalicelib.core.notify import Notification
 from chalicelib.core.notify_catalogue import TYPES, get_type
 from chalicelib.core.notify_models import NotificationPreference, PushSubscription
@@ -98,7 +98,7 @@ def update_preferences(ctx, *, data: PreferencesUpdate) -> None:
     """Channels left out of an entry keep their effective value. An entry equal to the type's
     defaults removes the override (the type is no longer customised). Entries apply in order (a type named twice:
     the second merges into the first). Written as a set (session 27): one INSERT ... ON CONFLICT DO UPDATE of the
-    overrides set and one DELETE of those removed, whatever the number of types (core.locks.upsert_rows); a row
+    overrides set and one DELETE of those removed, whatever the number of types (core.locks.set_cells); a row
     sent back as stored is not rewritten."""
     check_known_types([entry.notification_type for entry in data.preferences], "preferences.notification_type")
     # concurrent updates of one user's preferences take turns: each merges into the rows the last one committed
@@ -118,17 +118,15 @@ def update_preferences(ctx, *, data: PreferencesUpdate) -> None:
             if value is not None:
                 channels[name] = value
         wanted[item.id] = None if channels == item.defaults() else channels
-    changed = {type_id: channels for type_id, channels in wanted.items() if stored.get(type_id) != channels}
-    gone = [type_id for type_id, channels in changed.items() if channels is None and type_id in stored]
-    if gone:
-        ctx.db.execute(delete(NotificationPreference.__table__).where(
-            NotificationPreference.user_id == ctx.user_id, NotificationPreference.notification_type.in_(gone)))
-    upsert_rows(ctx.db, NotificationPreference, [
-        {"user_id": ctx.user_id, "notification_type": type_id,
-         **{f"channel_{name}": value for name, value in channels.items()}}
-        for type_id, channels in changed.items() if channels is not None], conflict=("user_id", "notification_type"))
-    if changed:
-        forget(ctx.db, NotificationPreference)
+    set_cells(ctx.db, NotificationPreference, ("user_id", "notification_type"),
+              _rows(ctx.user_id, wanted), _rows(ctx.user_id, stored))
+
+
+def _rows(user_id: str, channels_by_type: dict) -> dict:
+    """Preferences ({type: its channels, or None for no override}) as core.locks.set_cells takes them."""
+    return {(user_id, type_id): None if channels is None
+            else {f"channel_{name}": value for name, value in channels.items()}
+            for type_id, channels in channels_by_type.items()}
 
 
 # --- web push -------------------------------------------------------------------------------

@@ -11,11 +11,28 @@ from sqlalchemy import select
 from chalicelib.core.errors import not_found
 from chalicelib.core.serialize import row_dict
 
-from .models import ClientGoal, ClientQuestionnaire, PortalNotification, Qbr, QbrSection
+from .models import ClientGoal, ClientQuestionnaire, PortalNotification, PortalSubmission, Qbr, QbrSection
 
 MAX_GROUP_IDS = 50
 # a request or note identical to one the same portal user filed this recently is that one: a double submit (s27)
 DOUBLE_SUBMIT = timedelta(seconds=60)
+
+
+def submitted_just_now(ctx, portal_user_id: str | None, record_type: str, model, *same) -> str | None:
+    """The id of the `model` row (`record_type` in portal_submissions) that this portal user of the company
+    submitted within DOUBLE_SUBMIT and that matches the `same` conditions (the same text, the same record), newest
+    first, or None: a client's double submit or retry (session 27). Without a portal user id nobody is known to
+    have submitted anything (no submission is recorded): None. One statement; the caller holds the company's lock."""
+    from chalicelib.core.ids import utcnow
+
+    if not portal_user_id:
+        return None
+    return ctx.db.scalar(
+        select(model.id).join(PortalSubmission, (PortalSubmission.record_type == record_type)
+                              & (PortalSubmission.record_id == model.id))
+        .where(PortalSubmission.company_id == ctx.portal.company_id, PortalSubmission.portal_user_id == portal_user_id,
+               PortalSubmission.created_at > utcnow() - DOUBLE_SUBMIT, *same)
+        .order_by(PortalSubmission.created_at.desc()).limit(1))
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,9 @@ from sqlalchemy import select
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest
-from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_key
 
-from .models import PortalSubmission
-from .queries import DOUBLE_SUBMIT, deal_ids, project_ids
+from .queries import deal_ids, project_ids, submitted_just_now
 
 
 def list_notes(ctx) -> list[dict]:
@@ -102,22 +100,13 @@ def _tell_staff(ctx, *, record: dict, resource_type: str, note_id: str, parent_i
 
 def _written_just_now(ctx, author: str | None, data) -> str | None:
     """The note identical to this one (same record, same parent note or none, same text) that the same portal user
-    of the company wrote within DOUBLE_SUBMIT (portal_submissions), or None: a client's double submit or retry. The
-    caller holds the company's `portal-note` lock. Without a portal user id nobody is known to have written anything
-    (no submission is recorded): None. One statement."""
+    of the company wrote within DOUBLE_SUBMIT, or None (queries.submitted_just_now)."""
     from chalicelib.areas.notes import service as notes_service
 
-    if not author:
-        return None
     Note = notes_service.Note
-    return ctx.db.scalar(
-        select(Note.id).join(PortalSubmission, (PortalSubmission.record_type == "note")
-                             & (PortalSubmission.record_id == Note.id))
-        .where(PortalSubmission.company_id == ctx.portal.company_id, PortalSubmission.portal_user_id == author,
-               PortalSubmission.created_at > utcnow() - DOUBLE_SUBMIT, Note.resource_type == data.resourceType,
-               Note.resource_id == data.resourceId, Note.parent_id.is_not_distinct_from(data.parentId),
-               Note.content == data.content)
-        .order_by(PortalSubmission.created_at.desc()).limit(1))
+    return submitted_just_now(ctx, author, "note", Note, Note.resource_type == data.resourceType,
+                              Note.resource_id == data.resourceId, Note.parent_id.is_not_distinct_from(data.parentId),
+                              Note.content == data.content)
 
 
 def create_note(ctx, *, data) -> str:

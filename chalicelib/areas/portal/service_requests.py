@@ -15,8 +15,8 @@ from chalicelib.core.models import ConfigList, ConfigListItem
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import clipped, row_dict
 
-from .models import ClientGoal, ClientQuestionnaire, PortalSubmission
-from .queries import DOUBLE_SUBMIT, QUESTIONNAIRE_FIELDS, company_contact, goal_record
+from .models import ClientGoal, ClientQuestionnaire
+from .queries import QUESTIONNAIRE_FIELDS, company_contact, goal_record, submitted_just_now
 
 
 def _priority_id(db, value: str | None) -> str | None:
@@ -48,23 +48,14 @@ def _delivery_manager(ctx, project: dict | None = None, *, watches: bool = False
 
 def _filed_just_now(ctx, requester: str | None, project: dict | None, data) -> str | None:
     """The task of a request identical to this one (same title and description, same project, or none) that the
-    same portal user of the company filed within DOUBLE_SUBMIT (portal_submissions), or None: a client's double
-    submit or retry. The caller holds the company's `portal-request` lock. Without a portal user id nobody is known
-    to have filed anything (no submission is recorded): None. One statement."""
+    same portal user of the company filed within DOUBLE_SUBMIT, or None (queries.submitted_just_now)."""
     from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
 
-    if not requester:
-        return None
     Task = tasks_service.Task
     resource = ("project", project["id"]) if project else ("company", ctx.portal.company_id)
-    return ctx.db.scalar(
-        select(Task.id).join(PortalSubmission, (PortalSubmission.record_type == "task")
-                             & (PortalSubmission.record_id == Task.id))
-        .where(PortalSubmission.company_id == ctx.portal.company_id, PortalSubmission.portal_user_id == requester,
-               PortalSubmission.created_at > utcnow() - DOUBLE_SUBMIT, Task.resource_type == resource[0],
-               Task.resource_id == resource[1], Task.title == data.title,
-               Task.description.is_not_distinct_from(data.description))
-        .order_by(PortalSubmission.created_at.desc()).limit(1))
+    return submitted_just_now(ctx, requester, "task", Task, Task.resource_type == resource[0],
+                              Task.resource_id == resource[1], Task.title == data.title,
+                              Task.description.is_not_distinct_from(data.description))
 
 
 def create_request(ctx, *, data) -> str:
