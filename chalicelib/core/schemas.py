@@ -52,11 +52,14 @@ def _calendar_date(value: Any) -> Any:
 
 def _iso_timestamp_input(value: Any) -> Any:
     """Timestamps are ISO 8601 strings (or null): a JSON number, a boolean or a string of digits, which pydantic
-    would read as Unix seconds, is a wrong type (400)."""
+    would read as Unix seconds, is a wrong type (400); so is a bare `YYYY-MM-DD` date, which it would read as that
+    day's midnight in UTC (in the organisation's zone another hour, or the day before: session 28)."""
     if value is None or isinstance(value, datetime):
         return value
     if not isinstance(value, str) or value.strip().lstrip("+-").replace(".", "", 1).isdigit():
         raise ValueError("must be an ISO 8601 timestamp (YYYY-MM-DDTHH:MM:SSZ)")
+    if _ISO_DATE.fullmatch(value.strip()):  # a date picker's day, which pydantic would read as midnight UTC (s28)
+        raise ValueError("must be a timestamp (YYYY-MM-DDTHH:MM:SSZ), not a date")
     return value
 
 

@@ -161,7 +161,7 @@ def test_money_holds_twelve_digits_before_the_point(value, ok):
 @pytest.mark.parametrize("value, ok", [("2026-11-27T10:00:00Z", True), ("2026-11-27T10:00:00+02:00", True),
                                        ("2026-11-27T10:00:00", True), (None, True), (0, False), (1700000000, False),
                                        (1.5, False), (True, False), ("1700000000", False), ("-5", False),
-                                       ("soon", False)])
+                                       ("soon", False), ("2026-11-27", False), (" 2026-11-27 ", False)])
 def test_timestamp_is_an_iso_string(value, ok):
     """A number (or a string of digits) is not read as Unix seconds: a wrong type is a 400."""
     class M(core.Input):

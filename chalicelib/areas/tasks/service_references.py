@@ -150,7 +150,8 @@ def dated_approval(values: dict, changed: dict) -> None:
 def check_references(ctx, values: dict, *, task_id: str | None = None, current: Task | None = None) -> References:
     """Config item ids must belong to their list, user ids must exist, a reporting contact must exist (session
     26; contacts are not record-scoped: read in the same statement as the items and users), the parent must be a
-    task the caller can see (an invisible parent answers like a missing one): else 400. Answers the names and labels of the
+    task the caller can see (an invisible parent answers like a missing one), a due date not before the start date
+    (the stored one of a field not sent): else 400. Answers the names and labels of the
     users and config items it read (a record built next need not look them up again), and which of those users
     hold `tasks:view` (References)."""
     db = ctx.db
@@ -189,6 +190,12 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
             details.append({"field": name, "message": "must be an active user"})
     if contact_id and contact_id not in contacts:  # as every contact reference (deals, invoices, proposals)
         details.append({"field": "reported_by_contact_id", "message": "must be an existing contact"})
+    if "start_date" in values or "due_date" in values:  # a task is not due before it starts (session 28)
+        start = values["start_date"] if "start_date" in values else getattr(current, "start_date", None)
+        due = values["due_date"] if "due_date" in values else getattr(current, "due_date", None)
+        if start and due and due < start:
+            details.append({"field": "due_date", "message": "must not be before start_date"} if "due_date" in values
+                           else {"field": "start_date", "message": "must not be after due_date"})
     parent_id = values.get("parent_task_id")
     if parent_id:
         if parent_id == task_id:
