@@ -33,9 +33,26 @@ SPAN_BUCKETS = (("1-3", 1, 4), ("4-6", 4, 7), ("7-10", 7, 11), ("11+", 11, None)
 UNSPECIFIED = "unspecified"
 
 
-def date_range(query) -> tuple[date, date]:
-    """(from, to): to_date defaults to today in ORG_TIMEZONE, from_date to the same day a year before."""
-    to_day = query.to_date or org_today()
+def sees_salaries(ctx) -> bool:
+    """Salaries are read by admin:manage holders only (docs/decisions/admin.md, as the admin area's sees_salary)."""
+    return ctx.can("admin", "manage")
+
+
+def sees_user_records(ctx) -> bool:
+    """The rest of the user record (date of birth, end date, gender, location) is read by admin:view holders only
+    (docs/decisions/admin.md: the admin area's user reads)."""
+    return ctx.can("admin", "view")
+
+
+def date_range(ctx, query) -> tuple[date, date]:
+    """(from, to): to_date defaults to today in ORG_TIMEZONE, from_date to the same day a year before. A to_date after
+    today is 400 for a caller who may not read end dates (sees_user_records): the people employed on a future day
+    answer the last days an administrator has recorded ahead (docs/decisions/insights.md, "Small groups")."""
+    today = org_today()
+    to_day = query.to_date or today
+    if to_day > today and not sees_user_records(ctx):
+        raise BadRequest("to_date must not be after today",
+                         details=[{"field": "to_date", "message": "must not be after today"}])
     from_day = query.from_date or _year_before(to_day)
     if from_day > to_day:
         raise BadRequest("from_date must not be after to_date",
@@ -59,6 +76,13 @@ def _years_before(day: date, years: int) -> date:
         return day.replace(year=day.year - years)
     except ValueError:  # 29 February
         return day.replace(year=day.year - years, day=28)
+
+
+def whole_organisation_today(query, end: date) -> bool:
+    """No location or gender filter, and the figures describe today (`end`, date_range's to_date): the only
+    population whose salary and age figures a caller who may not read those fields is given (two filtered groups,
+    or two days, differing by one person answered that person's figures)."""
+    return not (query.location or query.gender) and end == org_today()
 
 
 def filters(query, user=User) -> list:
@@ -185,6 +209,6 @@ def one_decimal(value) -> float | None:
     return None if value is None else round(float(value), 1)
 
 
-__all__ = ["date_range", "filters", "employed_on", "employed_after", "employed_before", "between", "count_if",
-           "whole_months", "whole_years", "bucket", "months", "months_table", "population", "percent", "one_decimal",
-           "timedelta"]
+__all__ = ["sees_salaries", "sees_user_records", "date_range", "whole_organisation_today", "filters", "employed_on",
+           "employed_after", "employed_before", "between", "count_if", "whole_months", "whole_years", "bucket",
+           "months", "months_table", "population", "percent", "one_decimal", "timedelta"]

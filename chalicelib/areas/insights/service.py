@@ -1,7 +1,8 @@
 """Workforce insights (document 2, Insights): overview, headcount, retention, diversity, compensation,
 structure and location, each a fixed number of aggregate statements over `users` whatever their number
 (definitions in queries.py and docs/decisions/insights.md). Figures are organisation-wide for every holder of
-insights:view (manager, head and executive by default)."""
+insights:view (manager, head and executive by default); salary and age figures, future days and the managers named
+under a filter only to callers who may read those fields of the user record ("Small groups")."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -16,7 +17,8 @@ from chalicelib.core.query import LIST_LIMIT, record_sets
 from .service_capacity import project_changed  # noqa: F401 - called by the projects area
 from .queries import (AGE_BUCKETS, SALARY_BANDS, SPAN_BUCKETS, TENURE_BUCKETS, UNSPECIFIED, between, bucket, count_if,
                       date_range, employed_after, employed_before, employed_on, months_table, one_decimal, percent,
-                      population, started_between, whole_months, whole_years)
+                      population, sees_salaries, sees_user_records, started_between, whole_months,
+                      whole_organisation_today, whole_years)
 
 
 def _filled(rows, buckets, key="bucket") -> list[dict]:
@@ -85,26 +87,30 @@ def _salary_select(query, end):
                   func.max(ranked.c.salary).filter(middle).label("mid_high"), func.count().label("people"))
 
 
-# Salary and age figures of fewer people than this are withheld from callers who may not read salaries
-# (admin:manage) or dates of birth (admin:view; docs/decisions/admin.md): filters (location, gender, to_date) that
-# leave one person would answer that person's salary or age.
+# Salary and age figures are given to callers who may not read salaries (admin:manage) or dates of birth
+# (admin:view; docs/decisions/admin.md) only for the whole organisation today, and only of at least this many
+# people (docs/decisions/insights.md, "Small groups"): a filter or a to_date could leave one person, and two groups
+# or two days differing by one person answer that person's figures by their difference.
 MIN_GROUP = 5
 
 
-def _salary_withheld(ctx, people) -> bool:
-    return int(people or 0) < MIN_GROUP and not ctx.can("admin", "manage")
+def _withheld(may_read: bool, query, end, people) -> bool:
+    return not may_read and (not whole_organisation_today(query, end) or int(people or 0) < MIN_GROUP)
 
 
-def _age_withheld(ctx, people) -> bool:
-    """Ages of fewer than MIN_GROUP people, from callers who may not read dates of birth (admin:view): an
-    age is birthday-exact on `to_date`, so one person's, stepped a day at a time, answers their date of birth."""
-    return int(people or 0) < MIN_GROUP and not ctx.can("admin", "view")
+def _salary_withheld(ctx, query, end, people) -> bool:
+    return _withheld(sees_salaries(ctx), query, end, people)
 
 
-def _salary(ctx, row: dict) -> dict:
-    """The salary figures of `_salary_select`'s one row (null when withheld: too few people for this caller); the
-    median is money: the exact mean of the middle salaries (Decimal) rounded half up to the cent (core.money)."""
-    if _salary_withheld(ctx, row["people"]):
+def _age_withheld(ctx, query, end, people) -> bool:
+    """An age is birthday-exact on `to_date`: stepped a day at a time, it answers a date of birth."""
+    return _withheld(sees_user_records(ctx), query, end, people)
+
+
+def _salary(row: dict, withheld: bool) -> dict:
+    """The salary figures of `_salary_select`'s one row (null when withheld from this caller); the median is money:
+    the exact mean of the middle salaries (Decimal) rounded half up to the cent (core.money)."""
+    if withheld:
         return {"median_salary": None, "min_salary": None, "max_salary": None}
     low, high, mid_low, mid_high = row["low"], row["high"], row["mid_low"], row["mid_high"]
     # exact, then half up. str(): the overview reads salaries as JSON floats (core.query.record_sets), and a
@@ -196,14 +202,15 @@ def _series(db, query, start, end) -> list[dict]:
 
 def overview(ctx, query) -> dict:
     """Six independent aggregates, read in one round trip (core.query.record_sets)."""
-    start, end = date_range(query)
+    start, end = date_range(ctx, query)
     reads = record_sets(ctx.db, head=_headline_select(query, start, end), span=_span_select(query, end),
                         teams=_team_extremes_select(query, end),
                         gender=_grouped_select(_counts_select(query, end, User.gender)),
                         salary=_salary_select(query, end), locations=_locations_select(query, end))
     head = _headline(_one(reads["head"]))
-    if _age_withheld(ctx, _one(reads["head"])["aged"]):
+    if _age_withheld(ctx, query, end, _one(reads["head"])["aged"]):
         head["avg_age"] = None
+    salary = _one(reads["salary"])
     avg_span, managers = _span(_one(reads["span"]))
     teams = _one(reads["teams"])
     largest, smallest = teams["largest"], teams["smallest"]
@@ -212,7 +219,7 @@ def overview(ctx, query) -> dict:
                       "leavers": head["leavers"]},
         "retention": {"turnover_rate": head["turnover_rate"], "avg_tenure_months": head["avg_tenure_months"]},
         "diversity": {"gender": dict(_pairs(reads["gender"])), "avg_age": head["avg_age"]},
-        "compensation": _salary(ctx, _one(reads["salary"])),
+        "compensation": _salary(salary, _salary_withheld(ctx, query, end, salary["people"])),
         "structure": {"avg_span": avg_span, "largest_team": largest, "smallest_team": smallest,
                       "emp_to_mgr_ratio": _ratio(head["total"], managers)},
         "location": {"breakdown": _locations(reads["locations"])},
@@ -220,14 +227,14 @@ def overview(ctx, query) -> dict:
 
 
 def headcount(ctx, query) -> dict:
-    start, end = date_range(query)
+    start, end = date_range(ctx, query)
     return {"series": [{key: point[key] for key in ("label", "headcount", "starters", "leavers")}
                        for point in _series(ctx.db, query, start, end)]}
 
 
 def retention(ctx, query) -> dict:
     db = ctx.db
-    start, end = date_range(query)
+    start, end = date_range(ctx, query)
     rows = _grouped(db, select(bucket(whole_months(User.start_date, end), TENURE_BUCKETS).label("k"))
                     .where(population(query, employed_on(end), User.start_date.is_not(None))))
     series = []
@@ -240,41 +247,48 @@ def retention(ctx, query) -> dict:
 
 def diversity(ctx, query) -> dict:
     db = ctx.db
-    _, end = date_range(query)
+    _, end = date_range(ctx, query)
     managers = _managers(query, end)
     by_manager = _grouped(db, select(func.coalesce(managers.c.gender, UNSPECIFIED).label("k")))
     ages = _grouped(db, select(bucket(whole_years(User.date_of_birth, end), AGE_BUCKETS).label("k"))
                     .where(population(query, employed_on(end), User.date_of_birth.is_not(None))))
     return {"gender": [{"gender": g, "count": c} for g, c in _counts_by(db, query, end, User.gender)],
             "manager_gender": [{"gender": g, "count": c} for g, c in by_manager],
-            "age_distribution": [] if _age_withheld(ctx, sum(count for _, count in ages))
+            "age_distribution": [] if _age_withheld(ctx, query, end, sum(count for _, count in ages))
             else _filled(ages, AGE_BUCKETS)}
 
 
 def compensation(ctx, query) -> dict:
     db = ctx.db
-    _, end = date_range(query)
+    _, end = date_range(ctx, query)
     bands = _grouped(db, select(bucket(User.salary, SALARY_BANDS).label("k"))
                      .where(population(query, employed_on(end), User.salary.is_not(None))))
     row = db.execute(_salary_select(query, end)).one()._mapping
-    withheld = _salary_withheld(ctx, row["people"])  # the bands of a few people place each of them: none then
-    return {**_salary(ctx, row), "salary_bands": [] if withheld else _filled(bands, SALARY_BANDS, key="band"),
+    withheld = _salary_withheld(ctx, query, end, row["people"])  # bands place each person of a small group
+    return {**_salary(row, withheld), "salary_bands": [] if withheld else _filled(bands, SALARY_BANDS, key="band"),
             "employment_basis": [{"basis": b, "count": c}
                                  for b, c in _counts_by(db, query, end, User.employment_basis)]}
 
 
+def _names_withheld(ctx, query) -> bool:
+    """The managers named under a location or gender filter are those of that location or gender: a caller who may
+    not read the user record (admin:view) is given the counts without the names."""
+    return bool(query.location or query.gender) and not sees_user_records(ctx)
+
+
 def structure(ctx, query) -> dict:
     db = ctx.db
-    _, end = date_range(query)
+    _, end = date_range(ctx, query)
     managers = _managers(query, end)
     spans = _grouped(db, select(bucket(managers.c.reports, SPAN_BUCKETS).label("k")))
     members = _squad_sizes(query, end)
     size = func.coalesce(members.c.size, 0)
     teams = db.execute(select(Squad.name, size).outerjoin(members, members.c.squad_id == Squad.id)
                        .order_by(size.desc(), Squad.name).limit(LIST_LIMIT)).all()
-    people = db.execute(select(managers.c.name, managers.c.reports)
-                        .order_by(managers.c.reports.desc(), managers.c.name, managers.c.id)  # names repeat
-                        .limit(LIST_LIMIT)).all()
+    people = [] if _names_withheld(ctx, query) else (
+        db.execute(select(managers.c.name, managers.c.reports)
+                   .order_by(managers.c.reports.desc(), managers.c.name, managers.c.id)  # names repeat
+                   .limit(LIST_LIMIT)).all())
     avg_span, _ = _span(db.execute(_span_select(query, end)).one()._mapping)
     return {"avg_span": avg_span, "span_distribution": _filled(spans, SPAN_BUCKETS),
             "team_sizes": [{"squad_name": name, "size": count} for name, count in teams],
@@ -282,7 +296,7 @@ def structure(ctx, query) -> dict:
 
 
 def location(ctx, query) -> dict:
-    _, end = date_range(query)
+    _, end = date_range(ctx, query)
     rows = _locations({"k": k, "n": n} for k, n in ctx.db.execute(_locations_select(query, end)))
     total = ctx.db.scalar(select(func.count()).select_from(User).where(population(query, employed_on(end))))
     return {"breakdown": [{**row, "percentage": percent(row["count"], total)} for row in rows], "total": total}
