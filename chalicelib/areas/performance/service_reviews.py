@@ -135,10 +135,13 @@ def history(ctx, *, user_id: str) -> list[dict]:
 
 
 def my_goals(ctx) -> dict:
-    """The goals of the caller's most recent completed review."""
+    """The goals of the caller's most recent completed review: the one of the latest period (its cycle ending last),
+    as `_previous_select` picks the review whose goals get outcomes; the one completed last among reviews of
+    periods ending the same day (session 28: it was the one completed last, a late-completed older quarter)."""
     row = ctx.db.execute(select(Review.id, ReviewCycle.name).join(ReviewCycle, ReviewCycle.id == Review.cycle_id)
                          .where(Review.user_id == ctx.user_id, Review.status == "completed")
-                         .order_by(Review.completed_at.desc().nulls_last(), Review.id).limit(1)).first()
+                         .order_by(ReviewCycle.period_end.desc(), Review.completed_at.desc().nulls_last(), Review.id)
+                         .limit(1)).first()
     if row is None:
         return {"goals": [], "cycle_name": ""}
     return {"goals": goal_records(ctx.db, [row[0]])[row[0]], "cycle_name": row[1]}

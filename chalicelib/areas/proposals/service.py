@@ -20,6 +20,7 @@ from chalicelib.core.locks import insert_rows, lock_row
 from chalicelib.core.permissions import allows
 from chalicelib.core.query import Page, in_scope, record_page
 from chalicelib.core.serialize import clipped
+from chalicelib.core.timeutil import org_today
 
 from .models import PricingItem, PricingSection, Proposal, ProposalApproval
 from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, proposal_detail, proposal_list_select,
@@ -30,6 +31,7 @@ from .service_notices import submitted_title, tell_owner
 from .service_notices import approvers_regained, user_reactivated  # noqa: F401
 from .service_pricing import APPROVED, FINAL, REAPPROVE  # FINAL: may no longer change; APPROVED: price and content
 from .service_pricing import reset_approvals  # in review: a change of what the approvers approve clears theirs
+from .service_public import EXPIRABLE  # the statuses the hourly job expires once valid_until has passed
 from .service_templates import check_json
 from .service_variables import _variable_values, plain_text, resolve_variables
 
@@ -221,6 +223,13 @@ def update_proposal(ctx, *, proposal_id: str, data) -> None:
         raise Conflict(f"The currency of an approved proposal (status {proposal.status}) cannot change without a new "
                        f"approval: {REAPPROVE}")
     check_json(changes, ("speaker_notes", "brand_config"))
+    if proposal.status in EXPIRABLE and changes.get("valid_until") != proposal.valid_until \
+            and _passed(changes.get("valid_until")):
+        # the hourly job would expire it, a final status, within the hour (session 28)
+        raise BadRequest("valid_until must not be before today: the proposal would expire",
+                         details=[{"field": "valid_until",
+                                   "message": f"must not be before today ({org_today().isoformat()}): "
+                                              f"a {proposal.status} proposal past it expires"}])
     before_approvers = []
     if "approver_ids" in changes:
         before_approvers = sorted(a.user_id for a in approval_rows(ctx.db, proposal.id) if a.listed)
@@ -275,6 +284,22 @@ def _check_same_client(ctx, proposal: Proposal, changes: dict) -> None:
                        details=[{"field": key, "message": "cannot change once approved"} for key in moved])
 
 
+def _passed(valid_until: date | None) -> bool:
+    """Whether `valid_until` is before the organisation's today: a proposal in an EXPIRABLE status with it is
+    expired (the hourly job's rule, service_public.expire_due)."""
+    return valid_until is not None and valid_until < org_today()
+
+
+def _refuse_passed(proposal: Proposal, to: str) -> None:
+    """409 when the proposal, moving into `to` (an EXPIRABLE status), is past its valid_until: the hourly job would
+    expire it for good within the hour (session 28). The way on is a later valid_until (or none)."""
+    if _passed(proposal.valid_until):
+        raise Conflict(f"The proposal's valid_until ({proposal.valid_until.isoformat()}) has passed: set a later date "
+                       f"before it is {to}",
+                       details=[{"field": "valid_until", "message": f"must not be before today "
+                                                                    f"({org_today().isoformat()})"}])
+
+
 def _approve_when_complete(ctx, proposal: Proposal) -> None:
     """review -> approved once every listed approver has approved (one read of the approvals); the owner is
     told as for a final approval."""
@@ -321,7 +346,9 @@ def duplicate_proposal(ctx, *, proposal_id: str) -> str:
     copy = Proposal(id=new_id(), title=f"{source.title} (Copy)"[:300], deal_id=source.deal_id,
                     company_id=source.company_id, contact_id=source.contact_id, template_id=source.template_id,
                     status="draft", version=1, currency=source.currency, total_amount=source.total_amount,
-                    valid_until=source.valid_until, speaker_notes=source.speaker_notes,
+                    # a date already passed is left out (session 28): submitted, the copy would be refused
+                    valid_until=None if _passed(source.valid_until) else source.valid_until,
+                    speaker_notes=source.speaker_notes,
                     brand_config=source.brand_config, share_enabled=False, owner_id=ctx.user_id,
                     created_by=ctx.user_id)
     copy.page_id = pages_service.create_record_page(ctx, title=copy.title, content=content, content_rich=content_rich,
@@ -377,6 +404,7 @@ def submit(ctx, *, proposal_id: str) -> None:
     proposal = _locked(ctx, proposal_id)
     if proposal.status not in ("draft", "changes_requested"):
         raise Conflict(f"Only a draft or a proposal with changes requested can be submitted (status {proposal.status})")
+    _refuse_passed(proposal, "submitted")  # in review it would be expired within the hour (session 28)
     ctx.db.execute(delete(ProposalApproval).where(ProposalApproval.proposal_id == proposal.id,
                                                   ProposalApproval.listed.is_(False)))
     # every row left is a listed approver's: the reset answers who they are (no read of its own)
@@ -443,6 +471,7 @@ def approve(ctx, *, proposal_id: str, comments: str | None) -> None:
     if proposal.status != "review":
         raise Conflict(f"Only a proposal in review can be approved (status {proposal.status})")
     mine = _approver(ctx, proposal)
+    _refuse_passed(proposal, "approved")
     now = utcnow()
     if mine is None:
         ctx.db.add(ProposalApproval(proposal_id=proposal.id, user_id=ctx.user_id, listed=False, approved_at=now,
@@ -480,6 +509,7 @@ def mark_sent(ctx, *, proposal_id: str) -> None:
     proposal = _locked(ctx, proposal_id)
     if proposal.status != "approved":
         raise Conflict(f"Only an approved proposal can be marked sent (status {proposal.status})")
+    _refuse_passed(proposal, "sent")
     proposal.sent_at = utcnow()
     _move(ctx, proposal, "sent", "sent", {"sent_at": proposal.sent_at.isoformat()})
 

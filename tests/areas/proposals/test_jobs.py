@@ -12,15 +12,20 @@ from tests.areas.proposals.factories import create, sent
 
 
 def _seed(api, db, user):
-    """Past valid_until in sent, viewed and review (expire); past in draft and accepted, future in sent (kept)."""
-    past = (org_today() - timedelta(days=2)).isoformat()
+    """Past valid_until in sent, viewed and review (expire); past in draft and accepted, future in sent (kept).
+    A date that has passed is set on the rows: the API refuses to send or submit such a proposal (session 28), so
+    these are proposals whose date passed after they were sent."""
+    past = org_today() - timedelta(days=2)
     future = (org_today() + timedelta(days=5)).isoformat()
-    due = [sent(api, user, valid_until=past), sent(api, user, valid_until=past), create(api, user, valid_until=past)]
+    due = [sent(api, user, valid_until=future), sent(api, user, valid_until=future),
+           create(api, user, valid_until=past.isoformat())]
     db.get(Proposal, due[1]).status = "viewed"
     db.get(Proposal, due[2]).status = "review"
-    draft = create(api, user, valid_until=past)
-    accepted = sent(api, user, valid_until=past)
+    draft = create(api, user, valid_until=past.isoformat())
+    accepted = sent(api, user, valid_until=future)
     db.get(Proposal, accepted).status = "accepted"
+    for pid in (due[0], due[1], accepted):
+        db.get(Proposal, pid).valid_until = past
     kept = {draft: "draft", accepted: "accepted", sent(api, user, valid_until=future): "sent"}
     db.flush()
     return due, kept

@@ -264,16 +264,24 @@ def test_expiry(api, db, exec_user):
     from chalicelib.areas.proposals import jobs
     from chalicelib.areas.proposals.models import Proposal
 
-    past = (date.today() - timedelta(days=2)).isoformat()
-    pid = sent(api, exec_user, valid_until=past)
+    past = date.today() - timedelta(days=2)
+    later = (date.today() + timedelta(days=5)).isoformat()
+
+    def sent_then_passed() -> str:  # the API refuses to send a proposal whose date has passed (session 28)
+        pid = sent(api, exec_user, valid_until=later)
+        db.get(Proposal, pid).valid_until = past
+        db.flush()
+        return pid
+
+    pid = sent_then_passed()
     token = share(api, exec_user, pid)
     assert api.post(f"{PUBLIC}/{token}/accept", json={"name": "A", "email": "a@b.co"}).status == 409
     assert api.get(f"{PUBLIC}/{token}").json["proposal"]["status"] == "expired"
     assert status_of(api, exec_user, pid) == "expired"
     assert api.post(f"{PUBLIC}/{token}/decline", json={"name": "A", "email": "a@b.co"}).status == 409
     # the daily job
-    other = sent(api, exec_user, valid_until=past)
-    draft = create(api, exec_user, valid_until=past)
+    other = sent_then_passed()
+    draft = create(api, exec_user, valid_until=past.isoformat())
     future = sent(api, exec_user, valid_until=(date.today() + timedelta(days=5)).isoformat())
     assert jobs.proposal_expiry()["expired"] >= 1
     assert jobs.proposal_expiry()["expired"] == 0  # idempotent
