@@ -90,3 +90,7 @@ class LeaveRequest(Timestamps, Base):
     # How many times a reversal of the cancelled request recorded its outcome (service_integrations._undo,
     # leave_0006): 0 while it never ran; the job retries a failed reversal while it is below REVERSAL_ATTEMPTS.
     reversal_attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # The hours per day the ledger's leave application was first sent with, `{YYYY-MM-DD: "hours"}` (decimal
+    # strings; service_integrations.run, leave_0008): every retry sends them unchanged, so its Idempotency-Key is the
+    # first attempt's. NULL while the ledger was never called.
+    ledger_units: Mapped[dict | None] = mapped_column(JSON)

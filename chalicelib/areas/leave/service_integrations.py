@@ -20,7 +20,10 @@ STALE_CLAIM is a dead run's and is taken over.
 The ledger's leave application carries an idempotency key (docs/decisions/leave.md, Integrations): the request's
 id and a digest of the application. A request is applied once (its id kept; a cancelled request never runs
 again), so a run retried after the ledger made the application but its answer was lost (a timeout) gets the same
-application back, not a second one, while the ledger still holds the key (Xero: 6 minutes).
+application back, not a second one, while the ledger still holds the key (Xero: 6 minutes). Its hours per day
+depend on the public holidays of the requester's region when they are counted, so since session 28 they are
+counted once, kept on the request before the first call (`ledger_units`, `_keep_ledger_units`) and sent unchanged
+by every retry: a holiday entered, or the requester moved, in between changes neither the body nor the key.
 
 The planner's booking and the calendar's event have no such key; since session 27 a run retried after the
 provider made one but its answer was lost does not make a second one (which a cancellation never removed): the
@@ -102,7 +105,7 @@ def _snapshot(db, request: LeaveRequest) -> dict:
             "leave_type_id": request.leave_type_id, "leave_type_name": request.leave_type_name,
             "start_date": request.start_date, "end_date": request.end_date,
             "total_hours": request.total_hours,  # a Decimal (or None): the planner's time a day is exact
-            "notes": request.notes, "holidays": holidays,
+            "notes": request.notes, "holidays": holidays, "ledger_units": _sent_units(request.ledger_units),
             **{field: getattr(request, field) for field in ID_FIELDS.values()}}
 
 
@@ -161,6 +164,26 @@ def _ledger_units(leave: dict) -> dict[str, Decimal]:
     return units
 
 
+def _sent_units(kept: dict | None) -> dict[str, Decimal] | None:
+    """The hours per day a request's leave application was first sent with (`ledger_units`, kept as decimal strings
+    so that they come back exactly as sent: the same body, the same idempotency key); None when never sent."""
+    return None if kept is None else {day: Decimal(hours) for day, hours in kept.items()}
+
+
+def _keep_ledger_units(db, request: LeaveRequest, leave: dict) -> bool:
+    """Before a run calls the ledger (session 28): a request that has never been sent to it gets its hours per day
+    counted now (`_ledger_units`: today's holidays and the requester's region) and kept on the request, committed
+    with the claim before any provider is called; every later attempt sends those, whatever holidays or location
+    change meanwhile, so a retry after a lost answer carries the first attempt's body and idempotency key. A
+    requester without a ledger mapping is skipped and keeps nothing. Answers whether this run kept them."""
+    if leave["ledger_units"] is not None or not leave["ledger_employee_id"]:
+        return False
+    request.ledger_units = {day: str(hours) for day, hours in _ledger_units(leave).items()}
+    leave["ledger_units"] = _sent_units(request.ledger_units)
+    db.flush()
+    return True
+
+
 def _configured(get_provider, ctx):
     """The provider `get_provider(db)` answers; NotConfigured when it is switched off or lacks its settings."""
     try:
@@ -181,7 +204,7 @@ def _ledger(ctx, leave: dict) -> str:
     application = {"employee_id": leave["ledger_employee_id"], "leave_type_id": leave["leave_type_id"],
                    "title": leave["leave_type_name"], "start_date": leave["start_date"].isoformat(),
                    "end_date": leave["end_date"].isoformat(), "description": leave["notes"],
-                   "units": _ledger_units(leave)}  # the hours the app counted, not the ledger's own count
+                   "units": leave["ledger_units"]}  # the hours the app counted (kept: `_keep_ledger_units`)
     return _payroll(ctx).create_leave_application(
         **application, idempotency_key=idempotency_key("wms-leave", leave["id"], body=application))
 
@@ -391,6 +414,7 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
     # a retry by hand, or a run after one that recorded outcomes: an object made whose answer was lost is looked for
     leave["retry"] = retried or bool(request.integration_errors)
     names = [n for n in (names or INTEGRATIONS) if n in RUN and not leave[ID_FIELDS[n]]]
+    kept_units = "ledger" in names and _keep_ledger_units(ctx.db, request, leave)
     ctx.release_connection()
     results = {name: _attempt(ctx, RUN[name], name, leave) for name in names}
     outcomes = {name: outcome for name, (outcome, _) in results.items()}
@@ -405,6 +429,8 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
         ctx.release_connection()  # cancelled is final: the row lock is not held while the providers answer
         _undo(ctx, request_id, made, token)
         return outcomes
+    if kept_units and outcomes.get("ledger") == "skipped":  # the ledger switched off: nothing was sent
+        request.ledger_units = None
     errors = dict(request.integration_errors or {})
     for name, (outcome, value) in results.items():
         if outcome == "ok":
