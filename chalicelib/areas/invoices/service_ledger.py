@@ -232,7 +232,7 @@ def check_hand_link(ctx, invoice: Invoice, ledger_id: str, company_id: str | Non
     if not company:
         raise BadRequest("The invoice needs a company to be linked to the ledger: its name is the ledger contact",
                          details=[{"field": "company_id", "message": "required to link to the ledger"}])
-    _check_unlinked_elsewhere(ctx.db, invoice.id, ledger_id)
+    _check_unlinked_elsewhere(ctx, invoice.id, ledger_id)
     ledger = ledger_of(ctx)
     ctx.release_connection()  # no transaction open while the ledger answers
     states = [s for s in ledger.get_invoices([ledger_id]) if s["ledger_invoice_id"] == ledger_id]
@@ -246,11 +246,22 @@ def check_hand_link(ctx, invoice: Invoice, ledger_id: str, company_id: str | Non
     return states[0]
 
 
-def _check_unlinked_elsewhere(db, invoice_id: str, ledger_id: str) -> None:
-    other = db.scalar(select(Invoice.invoice_number).where(Invoice.ledger_invoice_id == ledger_id,
-                                                           Invoice.id != invoice_id).limit(1))
+def _check_unlinked_elsewhere(ctx, invoice_id: str, ledger_id: str) -> None:
+    """409 when another invoice here is linked to that ledger invoice, naming its number only when the caller sees
+    that invoice (its scope: `queries.visible`), a visible one first; an invoice out of the caller's scope answers
+    404 to them, and the refusal does not confirm its number either (session 28). One statement."""
+    from sqlalchemy import case, true
+
+    from .queries import visible
+
+    scope = visible(ctx.principal)
+    seen = case((true() if scope is None else scope, 1), else_=0)
+    other = ctx.db.execute(select(Invoice.invoice_number, seen)
+                           .where(Invoice.ledger_invoice_id == ledger_id, Invoice.id != invoice_id)
+                           .order_by(seen.desc()).limit(1)).first()
     if other is not None:
-        raise Conflict(f"That ledger invoice is linked to invoice {other}")
+        named = f" ({other[0]})" if other[1] else ""
+        raise Conflict(f"That ledger invoice is linked to another invoice{named}")
 
 
 def relink_still_valid(ctx, invoice: Invoice, ledger_id: str, company_id: str | None, state: dict,
@@ -268,7 +279,7 @@ def relink_still_valid(ctx, invoice: Invoice, ledger_id: str, company_id: str | 
     lock_key(ctx.db, "invoice-ledger-link", ledger_id)
     if invoice.company_id != company_id:
         raise Conflict("The invoice's company changed while the ledger was asked; nothing was linked")
-    _check_unlinked_elsewhere(ctx.db, invoice.id, ledger_id)
+    _check_unlinked_elsewhere(ctx, invoice.id, ledger_id)
     theirs = state.get("currency")
     if theirs and theirs != currency:
         raise _refused_link(f"is a ledger invoice in {theirs}, not in the invoice's currency {currency}")

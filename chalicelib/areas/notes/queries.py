@@ -150,9 +150,11 @@ def readers(db, resource_type: str, resource_id: str, principals) -> set[str]:
 
 
 def load_note(ctx, note_id: str) -> Note:
-    """The note if the caller may read it (its visibility, its record's visibility and tool): 404 otherwise."""
+    """The note if the caller may read it (its visibility, its record's visibility and tool): 404 otherwise. Without
+    view on the record's tool the note is missing too (session 28): `load_resource`'s 403 named the tool, confirming
+    that the note exists and what it is on, where a missing id answers 404."""
     note = ctx.db.scalar(in_scope(select(Note).where(Note.id == note_id), visible(ctx.principal)))
-    if note is None:
+    if note is None or not ctx.can(tool_for(note.resource_type), "view"):
         raise not_found("Note")
     load_resource(ctx, note.resource_type, note.resource_id)
     return note

@@ -165,8 +165,11 @@ def update_note(ctx, *, note_id: str, data) -> None:
     changes = data.changes()
     note.content = changes["content"]
     if changes.get("visibility") is not None:
-        was_shared = CLIENT_LEVEL in (note.visibility or [])
+        was = note.visibility or []
+        was_shared = CLIENT_LEVEL in was
         note.visibility = ordered_levels(changes["visibility"])
+        if set(was) - set(note.visibility) and note.mentions:  # a level dropped: its mentioned users lose the text
+            _mention_text_withdrawn(ctx.db, note)
         if CLIENT_LEVEL in note.visibility and not was_shared:
             _shared_with_client(ctx, note)
             if note.parent_id:  # a reply newly shared: its portal author told, as on a create (session 24)
@@ -185,15 +188,18 @@ def update_note(ctx, *, note_id: str, data) -> None:
 
 
 def delete_note(ctx, *, note_id: str) -> None:
-    """The author, or a holder of manage on the record's tool (403 otherwise); replies go with it."""
+    """The author, or a holder of manage on the record's tool (403 otherwise); replies go with it, and the mention
+    notices of the thread (which carry its text) with them (session 28)."""
     note = load_note(ctx, note_id)
     if note.author_id != ctx.user_id and not ctx.can(tool_for(note.resource_type), "manage"):
         raise Forbidden("Only the author or a manager of this record's tool may delete this note")
+    thread = _thread_ids(note.id)
     if note.resource_type in PORTAL_TYPES:  # who wrote it, or a reply, in the portal is forgotten with it, and the
         # portal notices of its staff replies (portal_note_reply) are withdrawn (session 24)
         from chalicelib.areas.portal import service as portal_service
 
-        portal_service.records_deleted(ctx.db, "note", _thread_ids(note.id))
+        portal_service.records_deleted(ctx.db, "note", thread)
+    _mentions_withdrawn(ctx.db, thread)  # the thread's mention notices, which carry its text (session 28)
     ctx.db.delete(note)
     ctx.db.flush()
 
@@ -206,7 +212,8 @@ def _thread_ids(note_id: str):
 def records_deleted(db, resource_type: str, ids) -> None:
     """The records `ids` (a list of ids, or a SELECT of them) of `resource_type` are being deleted by their own area:
     their notes go with them, replies included (a reply is on its parent's record), in one DELETE; for the types the
-    client portal shows notes on, who wrote them in the portal is forgotten too (one more). Called before the
+    client portal shows notes on, who wrote them in the portal is forgotten too (one more); the `mention` notices
+    told of them, which carry their text, are deleted (one more: `_mentions_withdrawn`, session 28). Called before the
     record's own DELETE, so that a SELECT of ids (a task's subtasks, a cycle's reviews) still finds them. Nobody
     reads either answer: each rides with the request's next statement (core.db.WRITE_LATER). Without this a
     deleted record's notes answered 404 on every route (each loads the record first) and were kept for good
@@ -224,8 +231,55 @@ def records_deleted(db, resource_type: str, ids) -> None:
         from chalicelib.areas.portal import service as portal_service
 
         portal_service.records_deleted(db, "note", select(Note.id).where(*of_records))
+    _mentions_withdrawn(db, select(Note.id).where(*of_records))
     db.execute(delete(Note).where(*of_records),
                execution_options={**WRITE_LATER, "synchronize_session": False})
+
+
+def _mentioned_in(db, note_ids):
+    """SELECT of the user ids the notes `note_ids` (a SELECT of note ids) mention (each note's `mentions` array
+    unnested in the statement): the users their `mention` notices can have gone to, which bound a statement on
+    notifications to its (user_id, type, resource_type, resource_id) index (ix_notifications_dedup)."""
+    from sqlalchemy import true
+
+    if db.get_bind().dialect.name == "postgresql":
+        each = func.json_array_elements_text(Note.mentions).table_valued("value").render_derived(name="mentioned")
+    else:  # SQLite: json_each, whose rows have a `value` column of their own
+        each = func.json_each(Note.mentions).table_valued("value").alias("mentioned")
+    return select(each.c.value).select_from(Note).join(each, true()).where(Note.id.in_(note_ids))
+
+
+def _mentions_withdrawn(db, note_ids) -> None:
+    """The notes `note_ids` (a SELECT of ids, read in the same statement: call before their DELETE) are being
+    deleted: the `mention` notices told of them (resource `note`, the note's id), which carry their first 500
+    characters, are deleted with them, as the portal withdraws its `portal_note_reply` (session 28). One DELETE whose
+    answer nobody reads (core.db.WRITE_LATER). E-mail, chat or push messages already sent are not recalled."""
+    from sqlalchemy import delete
+
+    from chalicelib.core.db import WRITE_LATER
+    from chalicelib.core.notify import Notification  # on first use: a read request never loads notify
+
+    db.execute(delete(Notification).where(Notification.user_id.in_(_mentioned_in(db, note_ids)),
+                                          Notification.type == "mention", Notification.resource_type == "note",
+                                          Notification.resource_id.in_(note_ids)),
+               execution_options={**WRITE_LATER, "synchronize_session": False})
+
+
+def _mention_text_withdrawn(db, note: Note) -> None:
+    """The note's visibility no longer names some level: the `mention` notices of its mentioned users whose access
+    level it no longer names lose the note's text (body null), as create_note gives a mentioned user who may not
+    read the note the title and the link alone; the link, the record's page, opens as it did. The rest of what
+    reading needs (view on the record's tool, the record in scope) is not changed by the edit. One UPDATE whose
+    answer nobody reads (core.db.WRITE_LATER), bounded by the note's mentions (session 28)."""
+    from sqlalchemy import update
+
+    from chalicelib.core.db import WRITE_LATER
+    from chalicelib.core.notify import Notification  # on first use: a read request never loads notify
+
+    no_longer = select(User.id).where(User.id.in_(list(note.mentions)), User.access_level.not_in(note.visibility))
+    db.execute(update(Notification).where(Notification.user_id.in_(no_longer), Notification.type == "mention",
+                                          Notification.resource_type == "note", Notification.resource_id == note.id)
+               .values(body=None), execution_options={**WRITE_LATER, "synchronize_session": False})
 
 
 def _lock_notes_of(db, resource_type: str, ids) -> None:
