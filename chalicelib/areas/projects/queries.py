@@ -271,11 +271,15 @@ def goal_record(goal: ProjectGoal) -> dict:
     return row_dict(goal, GOAL_FIELDS)
 
 
-def decision_select(where, limit: int | None = SUB_LIST_LIMIT):
+def decision_select(where, limit: int | None = SUB_LIST_LIMIT, *, active_only: bool = False):
     """Decisions matching `where`, newest decided first, with decided_by_name (records); at most `limit` (None: the
-    caller pages it)."""
+    caller pages it). `active_only`: the client portal's, whose decided_by_name is null for a deactivated user (it
+    names no former staff, session 28, as `member_select`); staff views name every decider."""
+    decider = User.id == ProjectDecision.decided_by
+    if active_only:
+        decider = decider & User.is_active.is_(True)
     stmt = (select(*(getattr(ProjectDecision, name) for name in DECISION_FIELDS), User.name.label("decided_by_name"))
-            .outerjoin(User, User.id == ProjectDecision.decided_by).where(where)
+            .outerjoin(User, decider).where(where)
             .order_by(ProjectDecision.decided_at.desc().nulls_last(), ProjectDecision.created_at.desc(),
                       ProjectDecision.id))
     return stmt if limit is None else stmt.limit(limit)

@@ -407,6 +407,7 @@ def update_project(ctx, *, project_id: str, data) -> dict:
         elif project.status == "completed" and project.company_id and not before["company_id"]:
             _completed_given_company(ctx, project)  # completed before, given its company only now
         if "company_id" in changes:
+            _summary_dropped(ctx, project)
             _onboarding_hook(ctx, project)  # given a (new) company: as a project created with it
             if project.company_id:
                 _pending_budgets_shown(ctx, project)
@@ -426,6 +427,20 @@ def _request_watch_follows(ctx, project: Project) -> None:
 
     tasks_service.move_request_watch(ctx.db, manager_id=request_manager(ctx.db, project.id, project=project),
                                      project_id=project.id)
+
+
+def _summary_dropped(ctx, project: Project) -> None:
+    """The project's company really changed (under its row lock): its stored AI summary, built from the former
+    client's requests and shown in the client portal, goes (session 28: the new client read the first's requests in
+    it). One DELETE, leaving with the request's next statement (WRITE_LATER)."""
+    from sqlalchemy import delete
+
+    from chalicelib.core.db import WRITE_LATER
+
+    from .models import ProjectAISummary
+
+    ctx.db.execute(delete(ProjectAISummary).where(ProjectAISummary.project_id == project.id),
+                   execution_options={**WRITE_LATER, "synchronize_session": False})
 
 
 def _approved_budgets_stay(ctx, project: Project, company_id: str | None) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from chalicelib.core.errors import BadGateway, BadRequest, GatewayTimeout, ServiceUnavailable, not_found
+from chalicelib.core.errors import BadGateway, BadRequest, Conflict, GatewayTimeout, ServiceUnavailable, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.serialize import value_out
@@ -11,7 +11,7 @@ from chalicelib.core.serialize import value_out
 from chalicelib.core.schemas import PageQuery
 
 from .models import Project, ProjectAISummary, ProjectDealLink
-from .queries import goal_records, load_project, member_records, project_record
+from .queries import goal_select, load_project, member_select, project_record
 
 
 def project_tasks(ctx, *, project_id: str, query):
@@ -31,31 +31,76 @@ def _summary_record(summary: ProjectAISummary | None) -> dict | None:
 
 
 def get_summary(ctx, *, project_id: str) -> dict | None:
-    load_project(ctx, project_id)
-    return _summary_record(ctx.db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id)))
+    """The stored summary, when the caller sees every task it may have been built from (`_reads_what_it_told`);
+    null otherwise, as when none is stored."""
+    project = load_project(ctx, project_id)
+    summary = ctx.db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id))
+    if summary is None or not _reads_what_it_told(ctx, project, summary.generated_by):
+        return None
+    return _summary_record(summary)
 
 
-def summary_facts(ctx, project_id: str) -> dict:
-    """What the AI provider is told: the project's details, members, top-level tasks and goals."""
+def _client(company_id: str | None) -> list[str]:
+    """The companies whose requests the project's summary may be built from (tasks' `_filed_for`): its client's; a
+    project with no company, none (a request filed while it had one is not its fact)."""
+    return [company_id] if company_id else []
+
+
+def _reads_what_it_told(ctx, project: Project, generated_by: str | None) -> bool:
+    """Whether the caller sees every task the stored summary may have been built from: the project's top-level,
+    non-private tasks of its client (`summary_facts`) inside its generator's task scope (session 28: an executive's
+    summary quoted to an employee member tasks that answer them 404). Nothing to ask of a caller who sees every task
+    or generated it; otherwise the generator's principal (none when deactivated or removed: then every such task of
+    the project counts) and one grouped statement of those tasks outside the caller's scope."""
+    from chalicelib.core import scoping
+
+    if scoping.sees_all(ctx.principal) or generated_by == ctx.user_id:
+        return True
     from chalicelib.areas.tasks import service as tasks_service
+    from chalicelib.core.auth import principals_of
 
-    project = project_record(ctx, project_id)
-    # the AI reads the first 500 of the tasks the caller may see, never a private one: the stored summary is also
-    # shown to the client in the portal, which never shows a private task (security audit S4)
-    tasks = tasks_service.project_tasks(ctx.db, project_id, PageQuery(), visible_to=ctx.principal,
-                                        public_only=True).items
+    generator = principals_of(ctx.db, [generated_by]).get(generated_by) if generated_by else None
+    client = _client(project.company_id)
+    hidden = tasks_service.portal_task_counts_select([project.id], lambda column: column.in_(client),
+                                                     visible_to=generator, hidden_from=ctx.principal)
+    return ctx.db.execute(hidden).first() is None
+
+
+def summary_facts(ctx, project: Project) -> dict:
+    """What the AI provider is told: today's date, the project's details, active members, top-level tasks and goals.
+    The stored summary is shown to the client in the portal too, so it is built from what the portal shows (session
+    28): no private task (security audit S4), no request of another client (tasks' `_filed_for`, session 24), no
+    former staff named (owner, delivery manager, members or assignees deactivated: null or left out, as the portal
+    does, session 25); and from the caller's task scope (its readers: `_reads_what_it_told`). Three statements: the
+    project with its members, goals and active leads; the tasks (a page and its count)."""
+    from sqlalchemy import or_
+
+    from chalicelib.areas.tasks import service as tasks_service
+    from chalicelib.core.models import User
+    from chalicelib.core.timeutil import org_today, org_zone
+
+    active_leads = (select(User.id).join(Project, or_(Project.owner_id == User.id,
+                                                      Project.delivery_manager_id == User.id))
+                    .where(Project.id == project.id, User.is_active.is_(True)))
+    record, sets = project_record(ctx, project.id, also={
+        "members": member_select(project.id, active_only=True), "goals": goal_select(project.id),
+        "active": active_leads})
+    active = {row["id"] for row in sets["active"]}
+    # the AI reads the first 500 of them
+    tasks = tasks_service.portal_tasks(ctx.db, project.id, PageQuery(), companies=_client(project.company_id),
+                                       top_level=True, visible_to=ctx.principal).items
     return {
-        "name": project["name"], "description": project["description"], "status": project["status"],
-        "type": project["type_label"], "company": project["company_name"], "squad": project["squad"],
-        "owner": project["owner_name"], "delivery_manager": project["delivery_manager_name"],
-        "start_date": project["start_date"], "end_date": project["end_date"],
-        "members": [{"name": m["name"], "role": m["role"], "job_title": m["job_title"]}
-                    for m in member_records(ctx.db, project_id=project_id)],
+        "today": org_today().isoformat(), "time_zone": org_zone().key,
+        "name": record["name"], "description": record["description"], "status": record["status"],
+        "type": record["type_label"], "company": record["company_name"], "squad": record["squad"],
+        "owner": record["owner_name"] if record["owner_id"] in active else None,
+        "delivery_manager": record["delivery_manager_name"] if record["delivery_manager_id"] in active else None,
+        "start_date": record["start_date"], "end_date": record["end_date"],
+        "members": [{"name": m["name"], "role": m["role"], "job_title": m["job_title"]} for m in sets["members"]],
         "tasks": [{"title": t.get("title"), "status_value": t.get("status_value"), "status": t.get("status_label"),
                    "priority": t.get("priority_label"), "due_date": value_out(t.get("due_date")),
                    "assignee": t.get("assignee_name")} for t in tasks],
-        "goals": [{"title": g["title"], "status": g["status"], "due_date": g["due_date"]}
-                  for g in goal_records(ctx.db, project_id=project_id)],
+        "goals": [{"title": g["title"], "status": g["status"], "due_date": g["due_date"]} for g in sets["goals"]],
     }
 
 
@@ -66,10 +111,11 @@ def generate_summary(ctx, *, project_id: str) -> dict:
 
     from chalicelib.core.allowance import allow
 
-    load_project(ctx, project_id)
+    project = load_project(ctx, project_id)
     ai = get_ai()
     allow(ctx, "ai_summary")  # 429 past the caller's hourly allowance (docs/decisions/projects.md)
-    facts = summary_facts(ctx, project_id)
+    company_id = project.company_id
+    facts = summary_facts(ctx, project)
     ctx.release_connection()  # no transaction is held open while the provider answers
     try:
         result = ai.project_summary(facts)
@@ -80,8 +126,13 @@ def generate_summary(ctx, *, project_id: str) -> dict:
         raise BadGateway(f"AI summary generation failed: {exc.message}", extra=exc.extra) from exc
     # the project's row is locked before the stored summary is read: concurrent first summaries take turns, the
     # later one replacing the earlier's (not a 409 from the unique project_id); a project deleted meanwhile is 404
-    if lock_row(ctx.db, Project, project_id) is None:
+    project = lock_row(ctx.db, Project, project_id)
+    if project is None:
         raise not_found("Project")
+    if project.company_id != company_id:
+        # moved to another client while the provider answered: the facts named the first client's requests, and the
+        # move dropped that client's summary (session 28); nothing is stored
+        raise Conflict("The project moved to another client while its summary was generated: generate it again")
     summary = ctx.db.scalar(select(ProjectAISummary).where(ProjectAISummary.project_id == project_id))
     if summary is None:
         summary = ProjectAISummary(project_id=project_id)

@@ -81,7 +81,7 @@ def portal_project_detail(db, company_ids, project_id: str, *, brief: bool = Fal
     sets = record_sets(db, goals=goal_select(project_id), members=member_select(project_id, active_only=True),
                        summary=select(ProjectAISummary.summary_text, ProjectAISummary.recommendations,
                                       ProjectAISummary.generated_at).where(ProjectAISummary.project_id == project_id),
-                       decisions=decision_select(ProjectDecision.project_id == project_id))
+                       decisions=decision_select(ProjectDecision.project_id == project_id, active_only=True))
     summary = sets["summary"][0] if sets["summary"] else None
     ai = None if summary is None else {"summary_text": summary["summary_text"],
                                        "recommendations": list(summary["recommendations"] or []),
@@ -112,14 +112,15 @@ def _portal_project(db, company_ids, project_id: str, *, key_share: bool = False
 
 
 def portal_decisions(db, project_id: str, query):
-    """One page (core.query.Page) of a project's decisions with decided_by_name, newest decided first (the portal
-    checked the project's company): the portal's project detail cuts its decisions to what fits a Lambda answer
-    (session 23), the rest read in pages."""
+    """One page (core.query.Page) of a project's decisions with decided_by_name (null for a deactivated user, as the
+    detail's, session 28), newest decided first (the portal checked the project's company): the portal's project
+    detail cuts its decisions to what fits a Lambda answer (session 23), the rest read in pages."""
     from chalicelib.core.query import record_page
 
     from .models import ProjectDecision
 
-    return record_page(db, decision_select(ProjectDecision.project_id == project_id, limit=None), query)
+    return record_page(db, decision_select(ProjectDecision.project_id == project_id, limit=None, active_only=True),
+                       query)
 
 
 def portal_milestones(db, company_ids, limit: int = 10) -> list[dict]:

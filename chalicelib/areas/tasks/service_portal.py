@@ -60,15 +60,17 @@ def _filed_for(company_in):
                and_(~exists(recorded), ~exists(submitted)))
 
 
-def portal_tasks(db, project_id: str, query, *, companies):
+def portal_tasks(db, project_id: str, query, *, companies, top_level: bool = False, visible_to=None):
     """One page (core.query.Page, `query` a core.schemas.PageQuery) of the non-private tasks of a project (a subtask
     of a private task, at any depth, is private too) but the requests filed by a company other than `companies`
-    (`_filed_for`), with status, priority, type and assignee, in list order: one statement, two when counted. Paged
-    since session 23 (the portal answered at most LIST_LIMIT whole, and long descriptions made that a 413); the
-    page's records are PORTAL_TASK_FIELDS and the labels."""
+    (`_filed_for`), with status, priority, type and assignee (null for a deactivated user: the portal names no former
+    staff, session 28), in list order: one statement, two when counted. Paged since session 23 (the portal answered
+    at most LIST_LIMIT whole, and long descriptions made that a 413); the page's records are PORTAL_TASK_FIELDS and
+    the labels. `top_level`: the tasks without a parent alone; `visible_to`: a principal, the tasks inside its task
+    scope alone (`visible`). Both for the projects area's AI summary, which the portal shows too (session 28)."""
     from chalicelib.core.query import record_page
 
-    from .queries import list_order
+    from .queries import list_order, visible
 
     kind, priority, status = _portal_aliases()
     in_project = (Task.resource_type == "project", Task.resource_id == project_id)
@@ -77,9 +79,15 @@ def portal_tasks(db, project_id: str, query, *, companies):
                    priority.label.label("priority_label"), priority.value.label("priority_value"),
                    kind.label.label("type_label"), Task.assignee_id, User.name.label("assignee_name"))
             .outerjoin(status, status.id == Task.status_id).outerjoin(priority, priority.id == Task.priority_id)
-            .outerjoin(kind, kind.id == Task.type_id).outerjoin(User, User.id == Task.assignee_id)
+            .outerjoin(kind, kind.id == Task.type_id)
+            # a former employee is not named to the client, as the portal's team and project records leave them out
+            .outerjoin(User, (User.id == Task.assignee_id) & User.is_active.is_(True))
             .where(*in_project, Task.is_private.is_(False), Task.id.not_in(_under_a_private_task(*in_project)),
                    _filed_for(lambda column: column.in_(list(companies)))))
+    if top_level:
+        stmt = stmt.where(Task.parent_task_id.is_(None))
+    if visible_to is not None:
+        stmt = stmt.where(visible(visible_to))
     return record_page(db, list_order(stmt), query)
 
 
@@ -92,16 +100,28 @@ def portal_task_project(db, task_id: str) -> str | None:
                                                      Task.id.not_in(_under_a_private_task(this))))
 
 
-def portal_task_counts_select(project_ids, company_in):
+def portal_task_counts_select(project_ids, company_in, *, visible_to=None, hidden_from=None):
     """The read of `portal_task_counts` (rows resource_id, total, done), for record_sets with other reads.
     `project_ids`: ids or a SELECT; `company_in(column)`: the clause of the caller's companies (a request filed by
-    another company is not counted: `_filed_for`)."""
+    another company is not counted: `_filed_for`). `visible_to`, `hidden_from`: principals; only the tasks inside the
+    first's task scope (`visible`), and outside the second's, are counted: the projects area asks whether a reader
+    sees every task its stored AI summary may have been built from (session 28)."""
+    from sqlalchemy import Boolean, false, not_
+
+    from .queries import visible
+
     done = case((ConfigListItem.stage_type == "done", 1), else_=0)
-    return (select(Task.resource_id, func.count(Task.id).label("total"), func.coalesce(func.sum(done), 0).label("done"))
+    stmt = (select(Task.resource_id, func.count(Task.id).label("total"), func.coalesce(func.sum(done), 0).label("done"))
             .outerjoin(ConfigListItem, ConfigListItem.id == Task.status_id)
             .where(Task.resource_type == "project", Task.resource_id.in_(project_ids),
                    Task.parent_task_id.is_(None), Task.is_private.is_(False), _filed_for(company_in))
             .group_by(Task.resource_id))
+    if visible_to is not None:
+        stmt = stmt.where(visible(visible_to))
+    if hidden_from is not None:
+        # the scope clause is NULL, not false, on a task whose compared columns are (no assignee): NOT of it is NULL too
+        stmt = stmt.where(not_(func.coalesce(visible(hidden_from), false(), type_=Boolean())))
+    return stmt
 
 
 def portal_counts(rows) -> dict[str, dict[str, int]]:

@@ -37,7 +37,9 @@ from .base import MEETING_CATEGORIES, AIProvider, check_meeting_analysis, check_
 
 SUMMARY_PROMPT = (
     "You summarise agency projects for their managers. Answer with a JSON object "
-    '{"summary": string of 3 to 5 sentences, "recommendations": array of 2 to 3 short strings}.'
+    '{"summary": string of 3 to 5 sentences, "recommendations": array of 2 to 3 short strings}. '
+    'Judge dates against today: the facts give "today" (in the organisation\'s time zone, "time_zone"), so a task '
+    "due before it and not done is overdue, and an end date before it has passed."
 )
 RESEARCH_PROMPT = (
     "You prepare agency sales staff for a first call with an online business. From the facts of its website, "
