@@ -16,6 +16,7 @@ from chalicelib.core.locks import insert_ignore, insert_new, lock_key
 from chalicelib.core.models import User
 
 from .models import CalendarInvite, PlaceSearchCache
+from .queries import invite_key
 
 log = logging.getLogger("wms.calendar")
 SCAN_DAYS = 60
@@ -57,9 +58,10 @@ def _answered(event: dict, email: str) -> bool:
 def scan_invites() -> dict:
     """Notify each active user holding calendar view (`meeting_invited`; its link, the calendar page, answers 403
     to anyone else: session 26) of the invitations on their primary calendar in the next 60 days that await their
-    response, once per invitation: one answered through the respond endpoint, or
-    already notified, is not notified again, until the organiser resets it to needsAction after the user answered
-    (through respond, or in the calendar as a scan saw it): then once again per reset (session 27, `_record`).
+    response, once per invitation (a recurring event's instances are one, its series: session 28): one answered
+    through the respond endpoint, or already notified, is not notified again, until the organiser resets it to
+    needsAction after the user answered (through respond, or in the calendar as a scan saw it): then once again per
+    reset (session 27, `_record`).
     Run twice: nothing new. By hand:
     `python -m chalicelib.cli job calendar-invite-scan`.
 
@@ -94,8 +96,9 @@ def scan_invites() -> dict:
             "%Y-%m-%dT%H:%M:%SZ")
         budget = TimeBudget(SCAN_SECONDS)
         answer = {"users": len(users), "scanned": 0, "awaiting": 0, "notified": 0, "failed": 0}
-        # (user id, event id) to (the event, when its calendar was read) for an invitation awaiting the user, or to
-        # (None, when read) for one the user has answered (accepted, declined, tentative): session 27
+        # (user id, invitation: queries.invite_key) to (the event, when its calendar was read) for an invitation
+        # awaiting the user, or to (None, when read) for one the user has answered (accepted, declined, tentative):
+        # session 27
         pending: dict[tuple[str, str], tuple[dict | None, object]] = {}
         chunk = awaiting = 0
         for position, (user_id, email) in enumerate(ordered):
@@ -113,14 +116,18 @@ def scan_invites() -> dict:
                 ctx.release_connection()  # the sandbox's read ends: nothing is open while a chunk is written
             answer["scanned"] += 1
             chunk += 1
-            for event in events:
+            for event in events:  # in order of start (singleEvents=true&orderBy=startTime; the sandbox's order)
                 if not event.get("id"):
                     continue
+                # a recurring event's instances are one invitation, its series (session 28): awaiting when any
+                # instance awaits (the first one awaiting is the notice's), answered when every instance seen is
+                key = (user_id, invite_key(event))
                 if _awaiting(event, email.lower()):
-                    pending[(user_id, str(event["id"]))] = (event, read_at)
-                    awaiting += 1
+                    if pending.get(key, (None,))[0] is None:  # its first instance awaiting (an answered one yields)
+                        pending[key] = (event, read_at)
+                        awaiting += 1
                 elif _answered(event, email.lower()):
-                    pending[(user_id, str(event["id"]))] = (None, read_at)
+                    pending.setdefault(key, (None, read_at))
             if awaiting or chunk >= CHUNK_USERS or position == len(ordered) - 1:
                 answer["awaiting"] += awaiting
                 answer["notified"] += _record(pending, user_id)
@@ -132,8 +139,8 @@ def scan_invites() -> dict:
 
 
 def _record(pending: dict[tuple[str, str], tuple[dict | None, object]], cursor: str) -> int:
-    """Record and notify the invitations among `pending` ((user id, event id) to (the event, when it was read); the
-    event None for one the user has answered) that are new or were reset, record the answers seen, and move the
+    """Record and notify the invitations among `pending` ((user id, invitation key) to (the event, when it was read);
+    the event None for one the user has answered) that are new or were reset, record the answers seen, and move the
     cursor to `cursor` (the last user read), in a unit of work of its own under the `calendar-invite-scan` lock.
     Answers how many were notified. Concurrent scans notify once per reset: the lock orders their writes, and every
     time a scan records is that of its read (`notified_at`, `responded_at`), so what it read is weighed against what
@@ -199,11 +206,12 @@ def _record(pending: dict[tuple[str, str], tuple[dict | None, object]], cursor: 
                               or_(CalendarInvite.responded_at.is_(None),
                                   CalendarInvite.responded_at <= CalendarInvite.notified_at))
                        .values(responded_at=seen), execution_options={**WRITE_LATER, "synchronize_session": False})
-        new = [(key, event) for key, (event, _) in awaiting.items() if key in made]
+        new = [(user_id, event) for (user_id, key), (event, _) in awaiting.items() if (user_id, key) in made]
+        # the notice names the event read (a series' first instance awaiting): the calendar page opens an event by it
         notify_many(ctx, [{"user_id": user_id, "type": "meeting_invited",
                            "title": f"Invitation: {event.get('summary') or 'a meeting'}",
-                           "body": _when(event), "resource_type": "calendar_event", "resource_id": event_id,
-                           "action_url": f"/calendar?event={event_id}"} for (user_id, event_id), event in new])
+                           "body": _when(event), "resource_type": "calendar_event", "resource_id": str(event["id"]),
+                           "action_url": f"/calendar?event={event['id']}"} for user_id, event in new])
         row = db.get(PlaceSearchCache, CURSOR_KEY, populate_existing=True)
         if row is None:
             insert_ignore(db, PlaceSearchCache, {"key": CURSOR_KEY, "results": [cursor], "cached_at": now},

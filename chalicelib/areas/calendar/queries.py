@@ -44,6 +44,13 @@ def event_start(event: dict) -> datetime | date | None:
     return None
 
 
+def invite_key(event: dict) -> str:
+    """The invitation an event is (`calendar_invites.event_id`): the series of a recurring event's instance (its
+    `recurringEventId`: a list with singleEvents=true answers an instance a week, each with its own id), else the
+    event's own id (session 28)."""
+    return str(event.get("recurringEventId") or event.get("id") or "")
+
+
 def _zone(name):
     """The zone `name`, else (none, or unreadable) ORG_TIMEZONE."""
     from zoneinfo import ZoneInfo
@@ -117,7 +124,9 @@ def synthetic_events(db, settings: dict, first: date, last: date) -> list[dict]:
     people = settings["show_birthdays"] or settings["show_anniversaries"] or settings["show_new_starters"]
     if people:
         # A person's birthdays and anniversaries fall on or before their end_date (none: always); one who left
-        # before the range (account still active) has none in it (session 24).
+        # before the range (account still active) has none in it (session 24). A birthday falls after the year of
+        # birth and on or after the start_date when set (session 28: a hire's birthday was the company's event before
+        # they joined, and one was shown for years before the person was born).
         rows = db.execute(select(User.id, User.name, User.date_of_birth, User.start_date, User.end_date)
                           .where(User.is_active.is_(True),
                                  or_(User.date_of_birth.is_not(None), User.start_date.is_not(None)),
@@ -126,10 +135,11 @@ def synthetic_events(db, settings: dict, first: date, last: date) -> list[dict]:
         years = range(first.year, last.year + 1)
         for user_id, name, born, started, ended in rows:
             until = min(last, ended) if ended else last
+            since = max(first, started) if started else first
             for year in years:
-                if settings["show_birthdays"] and born:
+                if settings["show_birthdays"] and born and year > born.year:
                     day = _on(year, born.month, born.day)
-                    if first <= day <= until:
+                    if since <= day <= until:
                         events.append(_all_day(f"birthday-{user_id}-{year}", "birthday", f"{name}'s birthday", day,
                                                user_id=user_id))
                 if settings["show_anniversaries"] and started and year > started.year:

@@ -158,6 +158,28 @@ class EventsQuery(Input):
     timeMax: Timestamp  # noqa: N815
     calendarIds: Optional[Text(2000)] = None  # noqa: N815
 
+    @field_validator("timeMin", "timeMax", mode="wrap")
+    @classmethod
+    def _org_wall_time(cls, value, handler):
+        """A time without an offset is a wall time of ORG_TIMEZONE, as an event's `dateTime` without one is (session
+        18); the core's Timestamp reads it as UTC, so "the 11th" asked without offsets was 11:00 to 11:00 in Sydney
+        (session 28). One with an offset (or `Z`) is that instant."""
+        moment = handler(value)  # the core's Timestamp: validated, a naive time taken as UTC
+        if moment is None or not isinstance(value, str):
+            return moment
+        try:
+            naive = datetime.fromisoformat(value.strip().replace("Z", "+00:00")).tzinfo is None
+        except ValueError:  # a form only pydantic reads: as the core read it
+            naive = False
+        if not naive:
+            return moment
+        from chalicelib.core.timeutil import org_zone
+
+        try:
+            return moment.replace(tzinfo=org_zone()).astimezone(timezone.utc)
+        except (OverflowError, ValueError) as exc:  # 0001-01-01T00:00:00 east of UTC: before year 1 in UTC
+            raise ValueError("must be a timestamp between years 1 and 9999 in UTC") from exc
+
     @field_validator("calendarIds", mode="before")
     @classmethod
     def _calendar_ids(cls, value):

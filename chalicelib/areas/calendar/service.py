@@ -18,8 +18,8 @@ from chalicelib.core.timeutil import org_zone
 from chalicelib.providers.calendar import CalendarError, get_calendar
 
 from .models import CalendarInvite, CalendarSettings, CultureEvent, PlaceSearchCache, PublicHoliday
-from .queries import (DEFAULTS, culture_record, event_start, holiday_record, json_list, load_culture_event,
-                      load_holiday, settings_record, settings_values, synthetic_events)
+from .queries import (DEFAULTS, culture_record, event_start, holiday_record, invite_key, json_list,
+                      load_culture_event, load_holiday, settings_record, settings_values, synthetic_events)
 
 PLACES_CACHE_DAYS = 30
 
@@ -53,11 +53,30 @@ def _start_key(event: dict) -> tuple:
     return _LAST, 2
 
 
+def _own_calendars(ctx, calendar_ids: list[str]) -> list[str]:
+    """The calendars asked for, each one the caller may read (document 3: "the user sees the primary calendar and the
+    shared team calendar", the two /calendars offers): `primary`, the caller's own address (read as `primary`, so it
+    is read once) and the team calendar's id. Any other is a 400 naming calendarIds (session 28: any colleague's
+    calendar was read whole, through the provider's delegation, as the caller)."""
+    from chalicelib.core.errors import bad_field
+    from chalicelib.providers.calendar import team_calendar_id
+
+    own, team = ctx.user.email.lower(), team_calendar_id()
+    named = ["primary" if calendar_id.lower() == own else team if calendar_id.lower() == team.lower() else calendar_id
+             for calendar_id in calendar_ids]
+    others = [calendar_id for calendar_id in named if calendar_id not in ("primary", team)]
+    if others:
+        raise bad_field("calendarIds", f"names a calendar other than primary and the team calendar ({team}): "
+                                       f"{', '.join(others)}")
+    return list(dict.fromkeys(named))
+
+
 def list_events(ctx, query) -> list[dict]:
     """The provider's events of each calendar asked for (default primary) and the synthetic events the caller's
     settings show, in the requested range, ordered by start: the first LIST_LIMIT (decisions.md section 4; the
     merged list of several sources is cut once merged). Statements: settings, people, holidays, culture
     events (at most four), whatever the number of records."""
+    calendar_ids = _own_calendars(ctx, query.calendar_ids())
     zone = org_zone()
     # timeMax is exclusive (as Google's): a range ending at midnight ends with the day before
     first, last = query.timeMin.astimezone(zone).date(), (query.timeMax - timedelta.resolution).astimezone(zone).date()
@@ -68,7 +87,7 @@ def list_events(ctx, query) -> list[dict]:
         time_min = query.timeMin.strftime("%Y-%m-%dT%H:%M:%SZ")
         time_max = query.timeMax.strftime("%Y-%m-%dT%H:%M:%SZ")
         ctx.release_connection()
-        for calendar_id in query.calendar_ids():
+        for calendar_id in calendar_ids:
             events.extend(calendar.list_events(email, calendar_id, time_min=time_min, time_max=time_max))
     return sorted(events, key=_start_key)[:LIST_LIMIT]
 
@@ -130,17 +149,27 @@ def delete_event(ctx, calendar_id: str, event_id: str) -> None:
 
 def respond(ctx, calendar_id: str, event_id: str, *, data) -> dict:
     """Only the caller's attendee status changes (the organiser is told by the provider: sendUpdates=all); the
-    invitation is recorded as answered, so the invite scan never notifies it again."""
+    invitation is recorded as answered, so the invite scan never notifies it again.
+
+    The invitation is the event's series for an instance of a recurring event (`queries.invite_key`, as the scan
+    keys it; session 28). An answer to one instance answers only that instance (Google's, on an instance id): the
+    others still await, and the series was seen, so it is recorded as announced when answered (`notified_at` too):
+    the scan's re-announcement of a reset (an answer newer than the last announcement, session 27) would otherwise
+    take the other instances awaiting for the organiser's reset. A series is answered when the scan sees every
+    instance answered, or through respond on the series' own id."""
     calendar = _provider(ctx, required=True)
     email, user_id = ctx.user.email, ctx.user_id
     ctx.release_connection()
     event = calendar.respond(email, calendar_id, event_id, data.status)
     now = utcnow()
-    key = str(event.get("id") or event_id)
-    if not insert_ignore(ctx.db, CalendarInvite, {"user_id": user_id, "event_id": key, "responded_at": now,
-                                                  "response": data.status}, conflict=("user_id", "event_id")):
+    key = invite_key(event) or event_id
+    values = {"responded_at": now, "response": data.status,
+              **({"notified_at": now} if event.get("recurringEventId") else {})}
+    if not insert_ignore(ctx.db, CalendarInvite, {"user_id": user_id, "event_id": key, **values},
+                         conflict=("user_id", "event_id")):
         invite = ctx.db.get(CalendarInvite, (user_id, key))
-        invite.responded_at, invite.response = now, data.status
+        for name, value in values.items():
+            setattr(invite, name, value)
         ctx.db.flush()
     _tell_organiser(ctx, event, data.status)
     return event
