@@ -106,7 +106,7 @@ class ConfigList(Base):
     created_at: Mapped[datetime] = created_at_column()
 
     items: Mapped[list["ConfigListItem"]] = relationship(
-        back_populates="list", order_by="(ConfigListItem.position, ConfigListItem.label)", cascade="all, delete-orphan"
+        back_populates="list", order_by="(ConfigListItem.position, ConfigListItem.label, ConfigListItem.id)", cascade="all, delete-orphan"
     )
 
 

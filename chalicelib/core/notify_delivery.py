@@ -339,7 +339,7 @@ def drain_pending(*, pending_older_than: timedelta = timedelta(minutes=2), limit
                 (NotificationDelivery.status == "failed") & (NotificationDelivery.attempts < MAX_ATTEMPTS),
                 (NotificationDelivery.status == "sending") & (NotificationDelivery.attempts < MAX_ATTEMPTS)
                 & (NotificationDelivery.last_attempt_at <= now - SENDING_STALE),
-            )).order_by(NotificationDelivery.created_at).limit(limit)
+            )).order_by(NotificationDelivery.created_at, NotificationDelivery.id).limit(limit)
         ))
     counts: dict[str, int] = {"processed": 0, "sent": 0, "skipped": 0, "failed": 0, "duplicate": 0, "busy": 0,
                               "missing": 0, "abandoned": abandoned}

@@ -159,7 +159,8 @@ def synthetic_events(db, settings: dict, first: date, last: date) -> list[dict]:
             events.append(_all_day(f"leave-{request_id}", "leave", f"{name} on leave", start, end, user_id=user_id))
     if settings["show_public_holidays"]:
         for holiday in db.scalars(select(PublicHoliday).where(PublicHoliday.date.between(first, last))
-                                  .order_by(PublicHoliday.date).limit(LIST_LIMIT)):
+                                  .order_by(PublicHoliday.date, PublicHoliday.name, PublicHoliday.id)
+                                  .limit(LIST_LIMIT)):
             events.append(_all_day(f"public-holiday-{holiday.id}", "public_holiday", holiday.name, holiday.date,
                                    region=holiday.region))
     if settings["show_events"]:
@@ -167,7 +168,7 @@ def synthetic_events(db, settings: dict, first: date, last: date) -> list[dict]:
         for event in db.scalars(select(CultureEvent).where(
                 CultureEvent.status.in_(("confirmed", "planned")), CultureEvent.date <= last,
                 or_(and_(ends.is_(None), CultureEvent.date >= first), ends >= first))
-                .order_by(CultureEvent.date).limit(LIST_LIMIT)):
+                .order_by(CultureEvent.date, CultureEvent.title, CultureEvent.id).limit(LIST_LIMIT)):
             events.append(_all_day(f"culture-event-{event.id}", "culture_event", event.title, event.date,
                                    event.end_date, description=event.description, location=event.location,
                                    event_status=event.status))

@@ -32,7 +32,7 @@ def submitted_just_now(ctx, portal_user_id: str | None, record_type: str, model,
                               & (PortalSubmission.record_id == model.id))
         .where(PortalSubmission.company_id == ctx.portal.company_id, PortalSubmission.portal_user_id == portal_user_id,
                PortalSubmission.created_at > utcnow() - DOUBLE_SUBMIT, *same)
-        .order_by(PortalSubmission.created_at.desc()).limit(1))
+        .order_by(PortalSubmission.created_at.desc(), model.id.desc()).limit(1))
 
 
 @dataclass(frozen=True)

@@ -56,14 +56,6 @@ def project_completed(ctx, *, project_id: str, company_id: str, project_name: st
         conflict=("project_id",))
 
 
-def client_wins(db, company_id: str) -> list[dict]:
-    from chalicelib.core.serialize import row_dict
-
-    wins = db.scalars(select(ClientWin).where(ClientWin.company_id == company_id).order_by(ClientWin.created_at.desc()))
-    return [row_dict(w, ("id", "company_id", "project_id", "status", "summary", "created_by", "created_at"))
-            for w in wins]
-
-
 # ---- profile -------------------------------------------------------------------------------------
 
 def get_profile(ctx, *, contact_id: str) -> dict:

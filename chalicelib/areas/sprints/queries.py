@@ -58,7 +58,7 @@ def list_sprints(ctx, query) -> Page:
         stmt = stmt.where(Sprint.project_id == query.project_id)
     if query.status:
         stmt = stmt.where(Sprint.status == query.status)
-    stmt = stmt.order_by(Sprint.start_date.is_(None), Sprint.start_date.desc(), Sprint.created_at.desc(), Sprint.id)
+    stmt = stmt.order_by(Sprint.start_date.is_(None), Sprint.start_date.desc(), Sprint.created_at.desc(), Sprint.id.desc())
     page, sets = record_page(ctx.db, stmt, query, lookups=lambda rows: {
         "projects": projects_service.project_names_select(ctx.db, [row["project_id"] for row in rows])})
     names = {row["id"]: row["name"] for row in sets["projects"]}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from sqlalchemy import bindparam, delete, select
 
@@ -114,7 +115,9 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
         row = {"id": entry.id or new_id(), "task_id": task.id, "title": entry.title, "is_done": entry.is_done,
                "position": entry.position if entry.position is not None else index,
                "assignee_id": entry.assignee_id, "due_date": entry.due_date,
-               "created_at": previous.created_at if previous is not None else now, "updated_at": now}
+               # new todos sent with one position keep the order they were sent in: each its own instant (s28)
+               "created_at": previous.created_at if previous is not None else now + timedelta(microseconds=index),
+               "updated_at": now}
         if previous is not None and all(row[key] == getattr(previous, key) for key in TODO_SENT):
             row["updated_at"] = previous.updated_at  # sent back as read: no edit (session 25, save-back audit)
         rows.append(row)
