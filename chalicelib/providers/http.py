@@ -31,6 +31,19 @@ def segment(value) -> str:
     return quote(text, safe="")
 
 
+def utf16_cut(text: str, limit: int) -> str:
+    """The longest start of `text` that is at most `limit` UTF-16 code units: how .NET and Java services (Xero) count
+    a field's length, where a character outside the Basic Multilingual Plane (an emoji) is two (session 28)."""
+    if len(text) * 2 <= limit or len(text.encode("utf-16-le")) // 2 <= limit:
+        return text
+    units = 0
+    for index, char in enumerate(text):
+        units += 2 if ord(char) > 0xFFFF else 1
+        if units > limit:
+            return text[:index]
+    return text
+
+
 def retry_after(response) -> float:
     """Seconds a 429 or 503 asks to wait: `Retry-After` as delay-seconds or as an HTTP-date (RFC 9110 section
     10.2.3); 1 when it is absent or unreadable."""

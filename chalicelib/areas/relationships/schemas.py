@@ -10,6 +10,16 @@ from chalicelib.core.schemas import CalendarDate, Flag, Flag01, Id, Input, IsoDa
 
 from .models import MESSAGE_CHANNELS
 
+SMS_UNITS = 1600  # Twilio's longest Body, in UTF-16 code units
+
+
+def _within_twilio(value: str | None) -> str | None:
+    """At most 1600 characters as Twilio counts a Body (error 21617): UTF-16 code units, so an emoji is two. A body
+    over it was answered `queued` here and refused by Twilio, the message then `failed` (session 28)."""
+    if value is not None and len(value.encode("utf-16-le")) // 2 > SMS_UNITS:
+        raise ValueError(f"must be at most {SMS_UNITS} characters (an emoji counts as two)")
+    return value
+
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
 Required = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Kind = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
@@ -97,6 +107,8 @@ class ActionCreate(Input):
     message_body: Optional[Text(1600)] = None
     company_id: Optional[Id] = None
 
+    _message_body_fits = field_validator("message_body")(_within_twilio)
+
 
 class ActionUpdate(Input):
     NOT_NULL = frozenset({"status"})
@@ -112,6 +124,8 @@ class MessageCreate(Input):
     media_url: Optional[Annotated[str, StringConstraints(strip_whitespace=True, max_length=2000,
                                                          pattern=r"^https://\S+$")]] = None
     auto_action_id: Optional[Id] = None
+
+    _body_fits = field_validator("body")(_within_twilio)
 
     @model_validator(mode="after")
     def _media_for_mms(self):

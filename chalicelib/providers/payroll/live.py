@@ -42,7 +42,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from chalicelib.core.errors import BadGateway
-from chalicelib.providers.http import segment
+from chalicelib.providers.http import segment, utf16_cut
 from chalicelib.providers.ledger.live import xero_date
 
 PAYROLL = "https://api.xero.com/payroll.xro/1.0"
@@ -116,10 +116,10 @@ class XeroPayroll:
                                  end_date: str, description: str | None = None,
                                  units: dict[str, Decimal] | None = None,
                                  idempotency_key: str | None = None) -> str:
-        application = {"EmployeeID": employee_id, "LeaveTypeID": leave_type_id, "Title": title[:50],
+        application = {"EmployeeID": employee_id, "LeaveTypeID": leave_type_id, "Title": utf16_cut(title, 50),
                        "StartDate": start_date, "EndDate": end_date}
         if description:
-            application["Description"] = description[:200]
+            application["Description"] = utf16_cut(description, 200)  # Xero counts UTF-16 units
         if units is not None:
             periods = self._leave_periods(employee_id, date.fromisoformat(start_date), date.fromisoformat(end_date),
                                           units)
