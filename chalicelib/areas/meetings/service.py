@@ -14,7 +14,7 @@ from datetime import date, datetime, time, timedelta, timezone
 
 from sqlalchemy import func, select, update
 
-from chalicelib.core.errors import BadRequest, NotFound
+from chalicelib.core.errors import BadRequest, NotFound, bad_field
 from chalicelib.core.locks import lock_row
 from chalicelib.core.query import contains_text, in_scope, record_page, visible_row
 
@@ -33,12 +33,20 @@ def _filtered(ctx, query):
                                          .where(MeetingAttendee.user_id == query.attendee_user_id)))
     if query.unmatched is not None:
         stmt = stmt.where(Meeting.entity_id.is_(None) if query.unmatched else Meeting.entity_id.is_not(None))
-    if query.date_from:
-        stmt = stmt.where(Meeting.meeting_date >= _day_start(query.date_from, "date_from"))
-    if isinstance(query.date_to, datetime):
+    start = _day_start(query.date_from, "date_from") if query.date_from else None
+    if start is not None:
+        stmt = stmt.where(Meeting.meeting_date >= start)
+    if isinstance(query.date_to, datetime):  # a timestamp: up to and including it
+        empty = start is not None and query.date_to < start
         stmt = stmt.where(Meeting.meeting_date <= query.date_to)
     elif query.date_to:  # a day: up to the start of the next one
-        stmt = stmt.where(Meeting.meeting_date < _day_start(query.date_to, "date_to", days=1))
+        end = _day_start(query.date_to, "date_to", days=1)
+        empty = start is not None and end <= start
+        stmt = stmt.where(Meeting.meeting_date < end)
+    else:
+        empty = False
+    if empty:  # a range that ends before it starts (session 28; as the time entries' date_to)
+        raise bad_field("date_to", "must not be before date_from")
     if query.search:
         stmt = stmt.where(contains_text(query.search, Meeting.title, Meeting.summary))
     return stmt
@@ -69,11 +77,15 @@ def list_meetings(ctx, query) -> dict:
 def _entity_name(ctx, entity_type: str, entity_id: str, *, check: bool) -> str | None:
     """The entity's name; with `check`, a 400 naming entity_id when it does not exist (or, for a project,
     when the caller cannot see it). A project is named only to a caller who sees it, check or not (a match set by
-    someone else named a project to attendees it answers 404 to; conformance audit)."""
+    someone else named a project to attendees it answers 404 to; conformance audit); a company, contact or deal
+    only to a caller who may view the `deals` tool (session 28: it named them to attendees whose `deals` is none).
+    The existence check of a match does not depend on that permission."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.projects import service as projects_service
 
     name = None
+    if entity_type != "project" and not check and not ctx.principal.can("deals", "view"):
+        return None
     if entity_type == "project":
         try:
             name = projects_service.load_project(ctx, entity_id).name

@@ -79,12 +79,26 @@ def visible_sprint_exists(ctx, sprint_id: str) -> bool:
 
 
 
+def _current_sprint_order(today) -> tuple:
+    """ORDER BY terms that put the current sprint first among active ones (docs/decisions/sprints.md, session 28):
+    one whose dates contain `today` (begun on or before it, its end date, if any, not before it), the latest start
+    first; else the one that ended most recently; else the next to begin; sprints without a start date last."""
+    from sqlalchemy import case
+
+    begun = Sprint.start_date <= today
+    ended = Sprint.end_date < today
+    running = begun & (Sprint.end_date.is_(None) | ~ended)
+    return (case((running, 0), (begun, 1), (Sprint.start_date.is_not(None), 2), else_=3),
+            case((running, Sprint.start_date)).desc(), case((begun, Sprint.end_date)).desc(),
+            case((begun, Sprint.start_date)).desc(), Sprint.start_date, Sprint.created_at.desc(), Sprint.id)
+
+
 def centre_sprints(ctx, sprint_id: str | None) -> tuple[dict | None, dict | None, dict | None]:
     """(sprint, previous, next) for the action centre: `sprint_id` (a sprint the caller can see: 404
-    otherwise) or the caller's most recent active sprint (latest start) across the projects they own or
-    belong to; previous and next are the sprints of the same project just before and after it by start date
+    otherwise) or the caller's current sprint (`_current_sprint_order`) among the active sprints of the projects they
+    own or belong to; previous and next are the sprints of the same project just before and after it by start date
     (`{id, name}`; none when it has no start date). Three statements at most."""
-    from sqlalchemy import case, literal, select, tuple_
+    from sqlalchemy import literal, select, tuple_
 
     from chalicelib.areas.projects import service as projects_service
     from chalicelib.core.serialize import row_dict
@@ -93,16 +107,9 @@ def centre_sprints(ctx, sprint_id: str | None) -> tuple[dict | None, dict | None
     if sprint_id:
         sprint = load_sprint(ctx, sprint_id)
     else:
-        # the active sprint that began most recently (today in ORG_TIMEZONE counts as begun); when none has begun,
-        # the next to begin; undated ones last
-        today = org_today()
-        begun = Sprint.start_date <= today
         sprint = ctx.db.scalar(select(Sprint).where(Sprint.status == "active",
                                                     Sprint.project_id.in_(projects_service.own_project_ids(ctx.user_id)))
-                               .order_by(case((begun, 0), (Sprint.start_date.is_not(None), 1), else_=2),
-                                         case((begun, Sprint.start_date)).desc(), Sprint.start_date,
-                                         Sprint.created_at.desc(), Sprint.id)
-                               .limit(1))
+                               .order_by(*_current_sprint_order(org_today())).limit(1))
     if sprint is None:
         return None, None, None
     if sprint.start_date is None:
