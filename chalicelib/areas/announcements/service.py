@@ -203,7 +203,7 @@ def _configured(value: str | None, mode: str, sandbox_default: str, what: str) -
 def _calendar_event(announcement: dict, spec) -> dict:
     from chalicelib.core.settings import get_settings
 
-    event = {"summary": announcement["title"], "description": announcement["content"]}
+    event = {"summary": announcement["title"], "description": _cut(announcement["content"], CALENDAR_TEXT_MAX)}
     if spec.start_time:
         zone = get_settings().org_timezone
         day = spec.date.isoformat()
@@ -230,6 +230,14 @@ def _send_chat(ctx, announcement: dict) -> str:
 
 
 CHAT_TEXT_MAX = 39000  # under Slack's 40,000 characters of a message's text
+# under the about 8,192 characters Google Calendar holds of an event's description (undocumented by Google; past it
+# an insert can be refused, "A provided value exceeds the allowed size limit": session 28's provider-limits audit)
+CALENDAR_TEXT_MAX = 8000
+
+
+def _cut(text: str | None, limit: int) -> str | None:
+    """The text within `limit` characters, a cut marked with an ellipsis."""
+    return text if text is None or len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 def _chat_cut(text: str) -> str:
