@@ -257,7 +257,19 @@ def create_milestone(ctx, *, stage_id: str, data) -> dict:
     ctx.db.add(milestone)
     ctx.db.flush()
     _record(ctx, stage.template_id, "milestone_created", {"milestone_id": milestone.id, "title": milestone.title})
+    _complete_where_fired(ctx, milestone, stage.template_id)
     return milestone_out(milestone)
+
+
+def _complete_where_fired(ctx, milestone: OnboardingMilestone, template_id: str) -> None:
+    """A milestone given an auto_source (on create, or set or changed by an update) is completed for the companies
+    following its template whose source already fired (service_progress; session 28): that source fires once per
+    company (first_invoice, deal_won), so it would stay open for good."""
+    if milestone.auto_source:
+        from .service_progress import complete_fired_milestone
+
+        complete_fired_milestone(ctx, milestone_id=milestone.id, template_id=template_id,
+                                 source=milestone.auto_source)
 
 
 def update_milestone(ctx, *, milestone_id: str, data) -> dict:
@@ -267,6 +279,8 @@ def update_milestone(ctx, *, milestone_id: str, data) -> dict:
         ctx.db.flush()
         stage = ctx.db.get(OnboardingStage, milestone.stage_id)
         _record(ctx, stage.template_id, "milestone_updated", {"milestone_id": milestone.id, **diff})
+        if "auto_source" in diff:
+            _complete_where_fired(ctx, milestone, stage.template_id)
     return milestone_out(milestone)
 
 

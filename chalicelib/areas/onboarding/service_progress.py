@@ -6,18 +6,20 @@ company_id, source)`: `deal_won` from a proposal's acceptance, `project_created`
 `first_invoice` from invoices on a company's first invoice), which also starts the onboarding when it has not started.
 percent_complete counts the required milestones (all milestones when none is required); the current stage
 is the first stage with an open required milestone; completed_at is set when every required one is done.
-A started onboarding moves to another active template with `change_template` (PUT; session 26).
+A started onboarding moves to another active template with `change_template` (PUT; session 26). A milestone given
+an auto_source on a template in use is completed where that source already fired (`complete_fired_milestone`;
+session 28).
 """
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, select, union
+from sqlalchemy import and_, case, delete, exists, func, or_, select, union, update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, not_found
-from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_ignore, lock_key
+from chalicelib.core.ids import new_id, utcnow
+from chalicelib.core.locks import insert_ignore, insert_new, insert_rows, lock_key
 from chalicelib.core.models import HistoryEntry
 from chalicelib.core.serialize import value_out
 
@@ -26,6 +28,7 @@ from .queries import milestone_out, stages_of
 
 ENTITY = "client_onboarding"
 SOURCE_FIRED = "source_fired"
+FIRED_BATCH = 5000  # onboardings a statement of complete_fired_milestone takes (7 values each, under 65,535)
 
 
 def _company(ctx, company_id: str) -> None:
@@ -232,13 +235,24 @@ def _fired_sources(db, progress: OnboardingProgress) -> set[str]:
     onboarding history names (`milestone_completed` by auto_complete, a completion reopened since or dropped by a
     move included; `source_fired`, a source for which the template in use had no milestone). The onboarding area
     reads no project, invoice or proposal (those areas call it: docs/area-contract.md, one-way links)."""
-    source = HistoryEntry.changes["source"].as_string()
+    source = _history_source()
     return {s for s in db.scalars(union(
         select(MilestoneCompletion.source).where(MilestoneCompletion.progress_id == progress.id,
                                                  MilestoneCompletion.source != "manual"),
-        select(source).where(HistoryEntry.entity_type == ENTITY, HistoryEntry.entity_id == progress.company_id,
-                             HistoryEntry.action.in_(("milestone_completed", SOURCE_FIRED)), source.is_not(None))))
+        select(source).where(*_firing_entries(progress.company_id), source.is_not(None))))
             if s}
+
+
+def _history_source():
+    """The source an onboarding history entry names (`changes.source`; null when it names none)."""
+    return HistoryEntry.changes["source"].as_string()
+
+
+def _firing_entries(company_id):
+    """WHERE clauses of the company's onboarding history entries that name a source that fired (`milestone_completed`
+    by auto_complete or `complete_fired_milestone`, `source_fired`). `company_id`: a value or a column."""
+    return (HistoryEntry.entity_type == ENTITY, HistoryEntry.entity_id == company_id,
+            HistoryEntry.action.in_(("milestone_completed", SOURCE_FIRED)))
 
 
 def _milestones_of(template_id: str):
@@ -261,6 +275,66 @@ def _complete_fired(ctx, progress: OnboardingProgress, template_id: str, fired: 
     return insert_ignore(ctx.db, MilestoneCompletion, [
         {"progress_id": progress.id, "milestone_id": mid, "completed_by": ctx.user_id, "source": source}
         for mid, source in rows], conflict=("progress_id", "milestone_id"))
+
+
+def _fired_for(source: str):
+    """The condition that `source` already fired for the company of the OnboardingProgress row in the statement
+    (`_fired_sources`' rule for one source: an auto completion of it, or a `milestone_completed` / `source_fired`
+    entry of the company's onboarding history naming it)."""
+    return or_(
+        exists().where(MilestoneCompletion.progress_id == OnboardingProgress.id, MilestoneCompletion.source == source),
+        exists().where(*_firing_entries(OnboardingProgress.company_id), _history_source() == source))
+
+
+def _finished(template_id: str):
+    """The condition that the OnboardingProgress row in the statement is finished on its template, as
+    `_refresh_completed` decides it: every required milestone done (every milestone when none is required)."""
+    counted = (select(OnboardingMilestone.id).join(OnboardingStage, OnboardingStage.id == OnboardingMilestone.stage_id)
+               .where(OnboardingStage.template_id == template_id))
+    any_required = exists(counted.where(OnboardingMilestone.is_required.is_(True))).correlate(None)
+    still_open = exists(counted.where(
+        or_(OnboardingMilestone.is_required.is_(True), ~any_required),
+        ~exists().where(MilestoneCompletion.progress_id == OnboardingProgress.id,
+                        MilestoneCompletion.milestone_id == OnboardingMilestone.id)
+        .correlate(OnboardingProgress, OnboardingMilestone)))  # the UPDATE's row, two levels up
+    return and_(exists(counted), ~still_open)
+
+
+def complete_fired_milestone(ctx, *, milestone_id: str, template_id: str, source: str) -> int:
+    """A milestone of `template_id` given the auto_source `source` (created with it, or set or changed to it; session
+    28): completed for every onboarding on that template whose source already fired (`_fired_for`), as a start or a
+    move completes it (`_complete_fired`: source the auto_source, completed_by the caller; done ones kept), each
+    such company's history recording `milestone_completed` `{ source, milestones: 1, milestone_id }` as auto_complete
+    does, and their completed_at recomputed as `_refresh_completed` does. How many were completed. Three round trips
+    whatever the number of onboardings (the history INSERT leaves with the next statement; two more per
+    FIRED_BATCH onboardings past the first, the protocol's bound on a statement's values); one when none qualifies."""
+    rows = ctx.db.execute(select(OnboardingProgress.id, OnboardingProgress.company_id).where(
+        OnboardingProgress.template_id == template_id, _fired_for(source))).all()
+    completed = 0
+    for start in range(0, len(rows), FIRED_BATCH):
+        completed += _complete_for(ctx, rows[start:start + FIRED_BATCH], milestone_id, template_id, source)
+    return completed
+
+
+def _complete_for(ctx, rows, milestone_id: str, template_id: str, source: str) -> int:
+    """complete_fired_milestone for the onboardings `rows` (progress id, company id): three statements."""
+    completions = {new_id(): row for row in rows}
+    inserted = insert_new(ctx.db, MilestoneCompletion, [
+        {"id": completion_id, "progress_id": progress_id, "milestone_id": milestone_id, "completed_by": ctx.user_id,
+         "source": source} for completion_id, (progress_id, _company_id) in completions.items()],
+        conflict=("progress_id", "milestone_id"))
+    completed = [completions[key[0]] for key in inserted]  # a milestone done already (by hand) is kept as it is
+    if not completed:
+        return 0
+    insert_rows(ctx.db, HistoryEntry, [
+        {"entity_type": ENTITY, "entity_id": company_id, "action": "milestone_completed", "actor_id": ctx.user_id,
+         "changes": {"source": source, "milestones": 1, "milestone_id": milestone_id}}
+        for _progress_id, company_id in completed])
+    ctx.db.execute(update(OnboardingProgress).where(OnboardingProgress.id.in_([row[0] for row in completed]))
+                   .values(completed_at=case((_finished(template_id),
+                                              func.coalesce(OnboardingProgress.completed_at, utcnow())), else_=None))
+                   .execution_options(synchronize_session=False))
+    return len(completed)
 
 
 def change_template(ctx, *, company_id: str, template_id: str) -> dict:
