@@ -317,6 +317,12 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
         _tell_portal_pending(ctx, budget)
     elif budget.status == "pending_approval" and _client_changed(ctx.db, resource_before, budget):
         _tell_portal_pending(ctx, budget)  # still awaiting approval, now in another client's portal (session 24)
+    elif status_change is not None and budget.status == "draft":
+        # back to draft: the portal no longer shows it (session 28), so its pending notices are withdrawn, as a
+        # deleted budget's are (they pointed at a budget the portal answers 404 for)
+        from chalicelib.areas.portal import service as portal_service  # another area: imported lazily
+
+        portal_service.budget_withdrawn(ctx.db, budget_id=budget.id)
     ctx.db.flush()
     return budget_record(ctx, budget.id)
 

@@ -20,11 +20,13 @@ PORTAL_ITEM_FIELDS = ("id", "description", "quantity", "unit_price", "amount", "
 
 
 def _portal_scope(project_ids, deal_ids):
-    """Budgets linked to these projects or deals (`project_ids`, `deal_ids`: SELECTs of ids)."""
+    """Budgets linked to these projects or deals (`project_ids`, `deal_ids`: SELECTs of ids) that have left `draft`
+    (session 28: a budget staff are still drafting is not the client's to read yet; docs/decisions/portal.md)."""
     from sqlalchemy import and_, or_
 
-    return or_(and_(Budget.resource_type == "project", Budget.resource_id.in_(project_ids)),
-               and_(Budget.resource_type == "deal", Budget.resource_id.in_(deal_ids)))
+    return and_(Budget.status != "draft",
+                or_(and_(Budget.resource_type == "project", Budget.resource_id.in_(project_ids)),
+                    and_(Budget.resource_type == "deal", Budget.resource_id.in_(deal_ids))))
 
 
 def _portal_record(budget: Budget) -> dict:

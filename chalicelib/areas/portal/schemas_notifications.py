@@ -16,9 +16,10 @@ class PortalNotificationListQuery(Input):
 
 
 class PortalPreferenceEntry(Input):
+    """One type's channels; a channel left out (or null) keeps its effective value (session 28)."""
     notification_type: Short
-    channel_in_app: Flag = True
-    channel_email: Flag = False
+    channel_in_app: Flag | None = None
+    channel_email: Flag | None = None
 
 
 class PortalPreferencesUpdate(Input):

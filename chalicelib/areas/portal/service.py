@@ -290,9 +290,10 @@ def budget_pending_approval(ctx, *, budget_id: str, name: str, resource_type: st
 
 
 def budget_withdrawn(db, *, budget_id: str) -> None:
-    """A budget is being deleted (budgets): the `portal_budget_pending` notices told of it are withdrawn from every
-    portal user (one DELETE whose answer nobody reads; session 24): they pointed at a budget the portal answers 404
-    for, as a deleted QBR's did. A budget taken out of pending_approval is still listed: its notice is kept."""
+    """A budget is being deleted, or set back to draft (budgets): the `portal_budget_pending` notices told of it are
+    withdrawn from every portal user (one DELETE whose answer nobody reads; sessions 24 and 28): they pointed at a
+    budget the portal answers 404 for, as a deleted QBR's did. A budget taken out of pending_approval to another
+    status the portal shows is still listed: its notice is kept."""
     from . import service_notifications
 
     service_notifications.withdraw_notices(db, type="portal_budget_pending", resource_type="budget",

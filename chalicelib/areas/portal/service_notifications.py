@@ -10,7 +10,7 @@ from sqlalchemy import func, select, update
 from chalicelib.core.db import WRITE_LATER
 from chalicelib.core.errors import BadRequest, not_found
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import insert_ignore, insert_rows, lock_key
+from chalicelib.core.locks import insert_ignore, insert_rows, lock_key, set_cells
 from chalicelib.core.query import template
 
 from .models import PortalNotification, PortalNotificationPreference, PortalSubmission, PortalUser
@@ -77,38 +77,47 @@ def preferences(ctx) -> list[dict]:
 
 
 def update_preferences(ctx, *, data) -> None:
-    """Replace the saved preferences of the types sent whose channels differ from their effective ones (one SELECT
-    of the stored ones, then a DELETE and an INSERT); an unknown type is a 400. Session 25: an entry equal to the
-    type's effective channels (its stored row, else the defaults) writes nothing, so a page sent back as read leaves
-    the types uncustomised and a later change of a default still reaches the portal user."""
-    from sqlalchemy import delete
-
-    entries = {}
+    """Set the channels of the types sent; an unknown type is a 400. Each entry merges into the type's effective
+    channels (its stored row, else the defaults): a channel it leaves out (or sends as null) keeps its value
+    (session 28: a left-out channel was reset to a fixed default), and a type named twice merges in order.
+    Session 25: a type whose merged channels equal its effective ones writes nothing, so a page sent back as read
+    leaves the types uncustomised and a later change of a default still reaches the portal user; a customised type
+    set back to the defaults stays stored. One SELECT of the stored rows, then one INSERT ... ON CONFLICT DO UPDATE
+    of the changed types (core.locks.set_cells), whatever their number."""
     for index, entry in enumerate(data.preferences):
         if entry.notification_type not in TYPE_IDS:
             raise BadRequest("Unknown portal notification type", details=[
                 {"field": f"preferences.{index}.notification_type", "message": f"must be one of {', '.join(TYPE_IDS)}"}])
-        entries[entry.notification_type] = entry
-    if not entries:
+    types = list(dict.fromkeys(entry.notification_type for entry in data.preferences))
+    if not types:
         return
-    mine = (PortalNotificationPreference.company_id == ctx.portal.company_id,
-            PortalNotificationPreference.portal_user_id == ctx.portal.user_id)
+    # one user's updates take turns: each merges into the channels the last one committed
     lock_key(ctx.db, "portal-preferences", ctx.portal.company_id, ctx.portal.user_id)
-    stored = {row[0]: (bool(row[1]), bool(row[2])) for row in ctx.db.execute(select(
-        PortalNotificationPreference.notification_type, PortalNotificationPreference.channel_in_app,
-        PortalNotificationPreference.channel_email).where(
-        *mine, PortalNotificationPreference.notification_type.in_(list(entries))))}
-    entries = {type_id: entry for type_id, entry in entries.items()
-               if (bool(entry.channel_in_app), bool(entry.channel_email)) != stored.get(type_id, DEFAULTS[type_id])}
-    if not entries:
-        return
-    if stored.keys() & entries.keys():
-        ctx.db.execute(delete(PortalNotificationPreference).where(
-            *mine, PortalNotificationPreference.notification_type.in_(list(entries))))
-    insert_rows(ctx.db, PortalNotificationPreference, [
-        {"company_id": ctx.portal.company_id, "portal_user_id": ctx.portal.user_id, "notification_type": type_id,
-         "channel_in_app": entry.channel_in_app, "channel_email": entry.channel_email, "updated_at": utcnow()}
-        for type_id, entry in entries.items()])
+    stored = {row[0]: {"channel_in_app": bool(row[1]), "channel_email": bool(row[2])} for row in ctx.db.execute(
+        select(PortalNotificationPreference.notification_type, PortalNotificationPreference.channel_in_app,
+               PortalNotificationPreference.channel_email).where(
+            PortalNotificationPreference.company_id == ctx.portal.company_id,
+            PortalNotificationPreference.portal_user_id == ctx.portal.user_id,
+            PortalNotificationPreference.notification_type.in_(types)))}
+    effective = {type_id: _effective(stored, type_id) for type_id in types}
+    wanted = {type_id: dict(channels) for type_id, channels in effective.items()}
+    for entry in data.preferences:
+        channels = wanted[entry.notification_type]
+        for name in channels:
+            if getattr(entry, name) is not None:
+                channels[name] = getattr(entry, name)
+    key = (ctx.portal.company_id, ctx.portal.user_id)
+    set_cells(ctx.db, PortalNotificationPreference, ("company_id", "portal_user_id", "notification_type"),
+              {(*key, type_id): channels for type_id, channels in wanted.items() if channels != effective[type_id]},
+              {(*key, type_id): channels for type_id, channels in stored.items()})
+
+
+def _effective(stored: dict, type_id: str) -> dict[str, bool]:
+    """The type's channels as the portal user has them now: its stored row, else the type's defaults."""
+    if type_id in stored:
+        return stored[type_id]
+    in_app, email = DEFAULTS[type_id]
+    return {"channel_in_app": in_app, "channel_email": email}
 
 
 # ---------------------------------------------------------------- delivery (in-app and e-mail)

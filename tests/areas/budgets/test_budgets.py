@@ -413,7 +413,7 @@ def test_the_portal_lists_line_items_in_the_staff_order(api, db, exec_user, set_
 
     set_env(PORTAL_SERVICE_TOKEN=TOKEN)
     client = make_client(db)
-    budget = make_budget(db, resource_id=make_project(db, company_id=client.id).id)
+    budget = make_budget(db, resource_id=make_project(db, company_id=client.id).id, status="pending_approval")
     for n, prefix in enumerate("cba"):  # created c, b, a (ids sort the other way), all at position 0
         make_line_item(db, budget, id=prefix * 8 + "-0000-4000-8000-000000000000", description=prefix,
                        created_at=datetime(2026, 1, 1 + n, tzinfo=timezone.utc))

@@ -46,7 +46,22 @@ def test_budget_taken_out_of_pending_but_still_listed_keeps_its_notice(portal, d
     budget = make_budget(db, resource_id=make_project(db, company_id=client.id).id)
     _pending(api, exec_user, budget)
 
-    assert api.put(f"/api/budgets/{budget.id}", json={"status": "draft"}, as_=exec_user).status == 200
+    assert api.put(f"/api/budgets/{budget.id}", json={"status": "cancelled"}, as_=exec_user).status == 200
 
     assert portal.get(f"/budgets/{budget.id}", client).status == 200  # the portal still shows the budget
     assert len(_pending_notices(db, client, "pu-1")) == 1
+
+
+def test_budget_set_back_to_draft_withdraws_its_notice(portal, db, api, exec_user):  # noqa: F811
+    """Session 28: the portal shows no draft budget, so one set back to draft answers 404 there and its pending
+    notices are withdrawn, as a deleted budget's."""
+    client = make_client(db)
+    assert portal.get("/notifications/unread-count", client, user="pu-1").status == 200
+    budget = make_budget(db, resource_id=make_project(db, company_id=client.id).id)
+    _pending(api, exec_user, budget)
+    assert len(_pending_notices(db, client, "pu-1")) == 1
+
+    assert api.put(f"/api/budgets/{budget.id}", json={"status": "draft"}, as_=exec_user).status == 200
+
+    assert portal.get(f"/budgets/{budget.id}", client).status == 404
+    assert _pending_notices(db, client, "pu-1") == []

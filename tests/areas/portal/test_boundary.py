@@ -91,7 +91,7 @@ def test_group_aware_lists_read_the_honoured_group_only(portal, db):
     names = {}
     for company in (mine, sister, stranger):
         project = make_project(db, company_id=company.id)
-        make_budget(db, resource_id=project.id, name=f"B {company.id}")
+        make_budget(db, resource_id=project.id, name=f"B {company.id}", status="pending_approval")
         make_page(db, title=f"P {company.id}", entity_type="company", entity_id=company.id, is_published=True)
         db.add(Note(resource_type="project", resource_id=project.id, content=f"N {company.id}", visibility=["client"],
                     mentions=[]))

@@ -37,7 +37,7 @@ def test_a_moved_project_shows_the_new_client_only_its_entries_since_the_move(po
     first, second = make_client(db), make_client(db)
     staff = make_user(db, name="Anna of A's time")
     project = make_project(db, company_id=first.id)
-    budget = make_budget(db, resource_id=project.id)  # a draft: it moves with the project
+    budget = make_budget(db, resource_id=project.id, status="pending_approval")  # it moves with the project
     _record(db, "project", project, "a_kickoff", staff)
     _record(db, "budget", budget, "a_line_item", staff)
     assert sorted(_entries(portal, first)) == sorted([(project.id, "a_kickoff"), (budget.id, "a_line_item")])
@@ -82,7 +82,7 @@ def test_a_budget_moved_to_another_clients_project_shows_it_only_its_entries_sin
                                                                                            exec_user):
     first, second = make_client(db), make_client(db)
     staff = make_user(db)
-    budget = make_budget(db, resource_id=make_project(db, company_id=first.id).id)
+    budget = make_budget(db, resource_id=make_project(db, company_id=first.id).id, status="pending_approval")
     _record(db, "budget", budget, "a_line_item", staff)
     assert _entries(portal, first) == [(budget.id, "a_line_item")]
     _moved(api, f"/api/budgets/{budget.id}", exec_user, resource_id=make_project(db, company_id=second.id).id)
@@ -96,7 +96,7 @@ def test_a_record_that_never_moved_keeps_its_whole_history(portal, api, db, exec
     client = make_client(db)
     staff = make_user(db)
     project = make_project(db, company_id=client.id)
-    budget = make_budget(db, resource_id=project.id)
+    budget = make_budget(db, resource_id=project.id, status="active")
     invoice = make_invoice(db, company_id=client.id, status="sent")
     for kind, record in (("project", project), ("budget", budget), ("invoice", invoice)):
         _record(db, kind, record, "first", staff)
@@ -119,7 +119,7 @@ def test_a_budget_of_a_deal_moved_to_another_client_shows_it_only_its_entries_si
     first, second = make_client(db), make_client(db)
     staff = make_user(db)
     deal = make_deal(db, company_id=first.id)
-    budget = make_budget(db, resource_type="deal", resource_id=deal.id)
+    budget = make_budget(db, resource_type="deal", resource_id=deal.id, status="pending_approval")
     _record(db, "budget", budget, "a_line_item", staff)
     assert _entries(portal, first) == [(budget.id, "a_line_item")]
     _moved(api, f"/api/deals/deals/{deal.id}", exec_user, company_id=second.id)
