@@ -4,34 +4,69 @@ from __future__ import annotations
 import itertools
 import json
 from contextlib import contextmanager
+from decimal import Decimal
 
 from chalicelib.core.models import ConfigList, ConfigListItem, Squad, User, UserPermission
 
 _seq = itertools.count(1)
 
 
+def add_row(db, model, values: dict, overrides: dict, **fixed):
+    """The factories' common step: a `model` row of `fixed` (its parent's key, say) and of `values` updated by
+    `overrides`, added and flushed."""
+    row = model(**fixed, **{**values, **overrides})
+    db.add(row)
+    db.flush()
+    return row
+
+
+def priced_line(n: int, overrides: dict) -> dict:
+    """A priced line's values (budgets' and invoices' line items): "Line n", 1 at 100, position 0, updated by
+    `overrides`, and its amount (quantity times unit price, whatever `overrides` says of it)."""
+    values = {"description": f"Line {n}", "quantity": Decimal("1"), "unit_price": Decimal("100"), "position": 0}
+    values.update(overrides)
+    values["amount"] = Decimal(values["quantity"]) * Decimal(values["unit_price"])
+    return values
+
+
 def make_user(db, **overrides) -> User:
     n = next(_seq)
-    values = {"email": f"user{n}@agency.test", "name": f"User {n}", "access_level": "employee", "is_active": True}
-    values.update(overrides)
-    user = User(**values)
-    db.add(user)
-    db.flush()
-    return user
+    return add_row(db, User, {"email": f"user{n}@agency.test", "name": f"User {n}", "access_level": "employee",
+                              "is_active": True}, overrides)
 
 
 def make_squad(db, **overrides) -> Squad:
-    values = {"name": f"Squad {next(_seq)}"}
-    values.update(overrides)
-    squad = Squad(**values)
-    db.add(squad)
+    return add_row(db, Squad, {"name": f"Squad {next(_seq)}"}, overrides)
+
+
+def deactivate(db, *users: User) -> None:
+    """`users` made inactive (the rows, as an admin's deactivation leaves them, with none of its hooks)."""
+    for user in users:
+        db.get(User, user.id).is_active = False
     db.flush()
-    return squad
 
 
 def grant(db, user: User, tool: str, level: str) -> None:
     db.merge(UserPermission(user_id=user.id, tool=tool, level=level))
     db.flush()
+
+
+def override_permissions(api, admin, user, **levels) -> None:
+    """`admin` sets `user`'s own levels (tool=level, None removes the override) through the API, answered 200."""
+    answer = api.put(f"/api/admin/users/{user.id}/permissions", as_=admin, json={"permissions": levels})
+    assert answer.status == 200, answer.json
+
+
+def save_matrix(api, admin, **rows) -> None:
+    """`admin` saves cells of the access levels' matrix (level={tool: level}) through the API, answered 200."""
+    answer = api.put("/api/admin/permissions", as_=admin, json={"matrix": rows})
+    assert answer.status == 200, answer.json
+
+
+def set_access_level(api, admin, user, level: str) -> None:
+    """`admin` moves `user` to access level `level` through the API, answered 200."""
+    answer = api.put(f"/api/admin/users/{user.id}", as_=admin, json={"access_level": level})
+    assert answer.status == 200, answer.json
 
 
 def config_item(db, key: str, value: str) -> ConfigListItem:

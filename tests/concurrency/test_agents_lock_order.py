@@ -17,13 +17,13 @@ import time
 
 import pytest
 from sqlalchemy import func, insert, select, text
-from sqlalchemy.orm import Session
 
 from chalicelib.areas.agents.models import AgentRun, AgentTask, ProjectAgentConfig
 from chalicelib.areas.projects.models import Project
 from chalicelib.areas.tasks.models import Task
 from chalicelib.core import crypto
 from chalicelib.core.models import ConfigList, ConfigListItem, User
+from tests.concurrency.conftest import committed_rows, own_unit_of_work, paused_in_thread
 
 pytestmark = pytest.mark.skipif(os.environ.get("WMS_TEST_DB") == "sqlite",
                                 reason="row locks between two connections need Postgres")
@@ -34,20 +34,20 @@ MOVES = [("draft", "dispatch", None), ("pending_approval", "approve", None),
 MOVED_TO = {"dispatch": "scoping", "approve": "building", "review-reject": "building"}
 
 
-@pytest.fixture(scope="module")
-def made(engine):
-    """The committed rows of this module's tests, deleted once every test's own transaction has ended (a module
-    fixture's teardown runs after theirs): other tests count rows of these tables."""
-    rows = []
-    yield rows
+def _forget(conn, row) -> None:
     from sqlalchemy import delete
 
-    with engine.begin() as conn:
-        for exec_id, project_id, task_id in rows:
-            conn.execute(delete(Task).where(Task.id == task_id))  # its meta row and runs by cascade
-            conn.execute(delete(ProjectAgentConfig).where(ProjectAgentConfig.project_id == project_id))
-            conn.execute(delete(Project).where(Project.id == project_id))
-            conn.execute(delete(User).where(User.id == exec_id))
+    exec_id, project_id, task_id = row
+    conn.execute(delete(Task).where(Task.id == task_id))  # its meta row and runs by cascade
+    conn.execute(delete(ProjectAgentConfig).where(ProjectAgentConfig.project_id == project_id))
+    conn.execute(delete(Project).where(Project.id == project_id))
+    conn.execute(delete(User).where(User.id == exec_id))
+
+
+@pytest.fixture(scope="module")
+def made(engine):
+    """The committed rows of this module's tests (`committed_rows`)."""
+    yield from committed_rows(engine, _forget)
 
 
 def _committed_agent_task(engine, made, stage: str) -> tuple[str, str]:
@@ -111,24 +111,15 @@ def test_a_task_delete_that_waited_for_a_move_goes_on_after_it(api, db, engine, 
     from chalicelib.areas.agents import service_moves
     from chalicelib.core.auth import principals_of
     from chalicelib.core.context import Context
-    from chalicelib.core.db import UnitOfWork
 
     mover_id, task_id = _committed_agent_task(engine, made, stage)
-    gate, holder, outcomes = threading.Event(), set(), []
-    original = service_moves.change_stage
-
-    def paused(*args, **kwargs):  # the move holds its rows (the task's key share, the meta row) by then
-        if threading.get_ident() in holder:
-            gate.wait(10)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(service_moves, "change_stage", paused)
+    outcomes = []
+    # the move holds its rows (the task's key share, the meta row) by then
+    gate, holder = paused_in_thread(monkeypatch, service_moves, "change_stage")
 
     def run_move():
         holder.add(threading.get_ident())
-        uow = UnitOfWork()
-        uow.session.close()
-        uow.session = Session(bind=engine, expire_on_commit=False)
+        uow = own_unit_of_work(engine)
         try:
             ctx = Context(uow=uow, principal=principals_of(uow.session, [mover_id])[mover_id])
             function = getattr(service_moves, move.replace("-", "_"))

@@ -98,6 +98,18 @@ def executive(sessions):
     return user
 
 
+def _executive_task(sessions):
+    """An executive (`executive`'s e-mail) and a task they created, committed together: (user, task)."""
+    from tests.areas.tasks.factories import make_task
+    from tests.factories import make_user
+
+    with sessions() as db:
+        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
+        task = make_task(db, created_by=user.id)
+        db.commit()
+    return user, task
+
+
 def _make(sessions, *makers):
     """Run factory calls in one committed transaction; answers their results."""
     with sessions() as db:
@@ -135,14 +147,8 @@ def test_concurrent_approve_and_reject_give_one_decision(live):
 
 
 def test_concurrent_todo_replacements_leave_one_requests_set(live):
-    from tests.areas.tasks.factories import make_task
-    from tests.factories import make_user
-
     base, sessions = live
-    with sessions() as db:
-        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
-        task = make_task(db, created_by=user.id)
-        db.commit()
+    user, task = _executive_task(sessions)
     token = _token(user)
     sets = [[f"r{i}-{n}" for n in range(3)] for i in range(THREADS)]
     calls = [(lambda titles=titles: _call(base, "PUT", f"/api/tasks/{task.id}/todos", token,
@@ -157,14 +163,8 @@ def test_concurrent_todo_replacements_leave_one_requests_set(live):
 
 
 def test_concurrent_creates_keep_distinct_positions(live):
-    from tests.areas.tasks.factories import make_task
-    from tests.factories import make_user
-
     base, sessions = live
-    with sessions() as db:
-        user = make_user(db, access_level="executive", email=f"exec-{secrets.token_hex(4)}@agency.test")
-        task = make_task(db, created_by=user.id)
-        db.commit()
+    user, task = _executive_task(sessions)
     token = _token(user)
     calls = [(lambda i=i: _call(base, "POST", f"/api/tasks/{task.id}/resources", token,
                                 {"url": f"https://example.com/{i}", "title": f"Link {i}"}))

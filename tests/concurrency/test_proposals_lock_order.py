@@ -20,13 +20,13 @@ from datetime import date, timedelta
 
 import pytest
 from sqlalchemy import insert, select, text
-from sqlalchemy.orm import Session
 
 from chalicelib.areas.clients.models import Contract
 from chalicelib.areas.deals.models import Company, Contact, Deal
 from chalicelib.areas.pages.models import Page
 from chalicelib.areas.projects.models import Project
 from chalicelib.areas.proposals.models import Proposal
+from tests.concurrency.conftest import committed_rows, own_unit_of_work, paused_in_thread
 
 pytestmark = pytest.mark.skipif(os.environ.get("WMS_TEST_DB") == "sqlite",
                                 reason="row locks between two connections need Postgres")
@@ -34,21 +34,20 @@ pytestmark = pytest.mark.skipif(os.environ.get("WMS_TEST_DB") == "sqlite",
 ACCEPT = {"name": "Client", "email": "client@example.com"}
 
 
-@pytest.fixture(scope="module")
-def made(engine):
-    """The committed rows of this module's tests, deleted once every test's own transaction has ended (a module
-    fixture's teardown runs after theirs): other tests count rows of these tables."""
-    rows = []
-    yield rows
+def _forget(conn, ids) -> None:
     from sqlalchemy import delete
 
-    with engine.begin() as conn:
-        for ids in rows:
-            conn.execute(delete(Proposal).where(Proposal.id == ids["proposal"]))
-            conn.execute(delete(Page).where(Page.id == ids["page"]))
-            for model, key in ((Deal, "deal"), (Contact, "contact"), (Company, "company")):
-                if key in ids:
-                    conn.execute(delete(model).where(model.id == ids[key]))
+    conn.execute(delete(Proposal).where(Proposal.id == ids["proposal"]))
+    conn.execute(delete(Page).where(Page.id == ids["page"]))
+    for model, key in ((Deal, "deal"), (Contact, "contact"), (Company, "company")):
+        if key in ids:
+            conn.execute(delete(model).where(model.id == ids[key]))
+
+
+@pytest.fixture(scope="module")
+def made(engine):
+    """The committed rows of this module's tests (`committed_rows`)."""
+    yield from committed_rows(engine, _forget)
 
 
 def _committed_sent_proposal(engine, made, *, deal=False, company=False, contact=False) -> dict:
@@ -112,24 +111,15 @@ def test_an_accept_that_waited_for_a_delete_accepts_without_the_row(api, db, eng
 def test_a_deal_delete_that_waited_for_an_accept_goes_on_after_it(api, db, engine, made, monkeypatch, exec_user):
     from chalicelib.areas.proposals import service_onboarding, service_public
     from chalicelib.core.context import Context
-    from chalicelib.core.db import UnitOfWork
 
     ids = _committed_sent_proposal(engine, made, deal=True, company=True)
-    gate, holder, outcomes = threading.Event(), set(), []
-    original = service_onboarding.run_onboarding
-
-    def paused(*args, **kwargs):  # the accept holds the company, the deal and the proposal by then
-        if threading.get_ident() in holder:
-            gate.wait(10)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(service_onboarding, "run_onboarding", paused)
+    outcomes = []
+    # the accept holds the company, the deal and the proposal by then
+    gate, holder = paused_in_thread(monkeypatch, service_onboarding, "run_onboarding")
 
     def run_accept():
         holder.add(threading.get_ident())
-        uow = UnitOfWork()
-        uow.session.close()
-        uow.session = Session(bind=engine, expire_on_commit=False)
+        uow = own_unit_of_work(engine)
         try:
             service_public.accept(Context(uow=uow), share_token=ids["token"], cookie=None, **ACCEPT)
             outcomes.append((uow.session.scalar(select(Proposal.status).where(Proposal.id == ids["proposal"])),

@@ -14,17 +14,15 @@ done or dismissed by whichever came last, the item completed.
 """
 import os
 import secrets
-import threading
-import time
 
 import pytest
 from sqlalchemy import insert, select
-from sqlalchemy.orm import Session
 
 from chalicelib.areas.action_items.models import ActionItem
 from chalicelib.areas.deals.models import Contact
 from chalicelib.areas.relationships.models import RelationshipAction, RelationshipProfile
 from chalicelib.core.models import User
+from tests.concurrency.conftest import committed_rows, first_side, race
 
 pytestmark = pytest.mark.skipif(os.environ.get("WMS_TEST_DB") == "sqlite",
                                 reason="row locks between two connections need Postgres")
@@ -32,21 +30,21 @@ pytestmark = pytest.mark.skipif(os.environ.get("WMS_TEST_DB") == "sqlite",
 PHONE = "+61412345678"
 
 
-@pytest.fixture(scope="module")
-def made(engine):
-    """The committed rows of this module's tests, deleted once every test's own transaction has ended (a module
-    fixture's teardown runs after theirs): other tests count rows of these tables."""
-    rows = []
-    yield rows
+def _forget(conn, row) -> None:
     from sqlalchemy import delete
 
-    with engine.begin() as conn:
-        for exec_id, contact_id, action_id, item_id in rows:
-            conn.execute(delete(ActionItem).where(ActionItem.id == item_id))
-            conn.execute(delete(RelationshipAction).where(RelationshipAction.id == action_id))
-            conn.execute(delete(RelationshipProfile).where(RelationshipProfile.contact_id == contact_id))
-            conn.execute(delete(Contact).where(Contact.id == contact_id))
-            conn.execute(delete(User).where(User.id == exec_id))
+    exec_id, contact_id, action_id, item_id = row
+    conn.execute(delete(ActionItem).where(ActionItem.id == item_id))
+    conn.execute(delete(RelationshipAction).where(RelationshipAction.id == action_id))
+    conn.execute(delete(RelationshipProfile).where(RelationshipProfile.contact_id == contact_id))
+    conn.execute(delete(Contact).where(Contact.id == contact_id))
+    conn.execute(delete(User).where(User.id == exec_id))
+
+
+@pytest.fixture(scope="module")
+def made(engine):
+    """The committed rows of this module's tests (`committed_rows`)."""
+    yield from committed_rows(engine, _forget)
 
 
 def _committed(engine, made) -> tuple[str, str, str, str]:
@@ -69,61 +67,6 @@ def _committed(engine, made) -> tuple[str, str, str, str]:
         other.commit()
     made.append((exec_id, contact_id, action_id, item_id))
     return exec_id, contact_id, action_id, item_id
-
-
-def _first_side(engine, exec_id, work, monkeypatch, module, pause_before: str):
-    """Run `work(ctx)` in a thread, in a unit of work on a connection of its own, committed at the end; it pauses
-    before calling `module.pause_before` (it holds its rows by then) until the answer's `gate` is set. Answers
-    (thread, outcomes, gate)."""
-    from chalicelib.core.auth import principals_of
-    from chalicelib.core.context import Context
-    from chalicelib.core.db import UnitOfWork
-
-    gate, holder, outcomes = threading.Event(), set(), []
-    original = getattr(module, pause_before)
-
-    def paused(*args, **kwargs):
-        if threading.get_ident() in holder:
-            gate.wait(10)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(module, pause_before, paused)
-
-    def run():
-        holder.add(threading.get_ident())
-        uow = UnitOfWork()
-        uow.session.close()
-        uow.session = Session(bind=engine, expire_on_commit=False)
-        try:
-            ctx = Context(uow=uow, principal=principals_of(uow.session, [exec_id])[exec_id])
-            work(ctx)
-            uow.session.commit()
-            outcomes.append("committed")
-        except Exception as exc:  # noqa: BLE001 - the test reports what it got
-            uow.session.rollback()
-            outcomes.append(exc)
-        finally:
-            uow.session.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, outcomes, gate
-
-
-def _race(first, second):
-    """`first` holds its rows; `second` (an API call) starts and waits; `first` goes on. Answers (the API's
-    answer, the first side's outcomes)."""
-    thread, outcomes, gate = first
-    time.sleep(0.3)  # the first side holds its rows and waits at its pause
-    answers = []
-    request = threading.Thread(target=lambda: answers.append(second()))
-    request.start()
-    time.sleep(0.3)  # the API call waits for the first side's rows
-    gate.set()
-    request.join(30)
-    thread.join(30)
-    assert answers and outcomes, "a side did not finish"
-    return answers[0], outcomes
 
 
 def _complete_item(item_id):
@@ -166,9 +109,9 @@ def test_a_dismissal_that_waited_for_the_items_completion_leaves_the_action_dism
     from chalicelib.areas.relationships import service as relationships_service
 
     exec_id, _, action_id, item_id = _committed(engine, made)
-    first = _first_side(engine, exec_id, _complete_item(item_id), monkeypatch, relationships_service,
+    first = first_side(engine, exec_id, _complete_item(item_id), monkeypatch, relationships_service,
                         "completed_in_action_centre")
-    answer, outcomes = _race(first, lambda: api.patch(f"/api/relationships/relationship-actions/{action_id}",
+    answer, outcomes = race(first, lambda: api.patch(f"/api/relationships/relationship-actions/{action_id}",
                                                       as_=exec_user, json={"status": "dismissed"}))
     assert (answer.status, outcomes) == (200, ["committed"]), (answer, outcomes)
     assert answer.json["action"]["status"] == "dismissed", answer.json
@@ -180,9 +123,9 @@ def test_a_completion_that_waited_for_the_actions_dismissal_changes_nothing(api,
     from chalicelib.areas.action_items import service as action_items_service
 
     exec_id, _, action_id, item_id = _committed(engine, made)
-    first = _first_side(engine, exec_id, _dismiss_action(action_id), monkeypatch, action_items_service,
+    first = first_side(engine, exec_id, _dismiss_action(action_id), monkeypatch, action_items_service,
                         "complete_source_items")
-    answer, outcomes = _race(first, lambda: api.post(f"/api/action-items/{item_id}/complete", as_=exec_user))
+    answer, outcomes = race(first, lambda: api.post(f"/api/action-items/{item_id}/complete", as_=exec_user))
     assert (answer.status, answer.json, outcomes) == (200, {"ok": True}, ["committed"]), (answer, outcomes)
     assert _state(db, action_id, item_id) == ("dismissed", True, True)  # not turned into done
 
@@ -192,9 +135,9 @@ def test_a_message_that_waited_for_the_items_completion_leaves_the_action_done(a
     from chalicelib.areas.relationships import service as relationships_service
 
     exec_id, contact_id, action_id, item_id = _committed(engine, made)
-    first = _first_side(engine, exec_id, _complete_item(item_id), monkeypatch, relationships_service,
+    first = first_side(engine, exec_id, _complete_item(item_id), monkeypatch, relationships_service,
                         "completed_in_action_centre")
-    answer, outcomes = _race(first, lambda: api.post(
+    answer, outcomes = race(first, lambda: api.post(
         f"/api/relationships/contacts/{contact_id}/messages", as_=exec_user,
         json={"channel": "sms", "body": "Happy birthday", "auto_action_id": action_id}))
     assert (answer.status, outcomes) == (201, ["committed"]), (answer, outcomes)
@@ -205,9 +148,9 @@ def test_a_completion_that_waited_for_a_message_changes_nothing(api, db, engine,
     from chalicelib.areas.action_items import service as action_items_service
 
     exec_id, _, action_id, item_id = _committed(engine, made)
-    first = _first_side(engine, exec_id, _message_done(action_id), monkeypatch, action_items_service,
+    first = first_side(engine, exec_id, _message_done(action_id), monkeypatch, action_items_service,
                         "complete_source_items")
-    answer, outcomes = _race(first, lambda: api.post(f"/api/action-items/{item_id}/complete", as_=exec_user))
+    answer, outcomes = race(first, lambda: api.post(f"/api/action-items/{item_id}/complete", as_=exec_user))
     assert (answer.status, answer.json, outcomes) == (200, {"ok": True}, ["committed"]), (answer, outcomes)
     assert _state(db, action_id, item_id) == ("done", True, True)
 
@@ -234,9 +177,9 @@ def test_a_contact_delete_raced_by_a_message_marking_its_action_done(api, db, en
     monkeypatch.setattr(service_messages, "deliver", lambda message_id: None)  # no provider after the commit
     exec_id, contact_id, action_id, item_id = _committed(engine, made)
     # paused between mark_done (the action locked) and the message's INSERT (the contact's key)
-    first = _first_side(engine, exec_id, _message_with_action(contact_id, action_id), monkeypatch, service_messages,
+    first = first_side(engine, exec_id, _message_with_action(contact_id, action_id), monkeypatch, service_messages,
                         "RelationshipMessage")
-    answer, outcomes = _race(first, lambda: api.delete(f"/api/deals/contacts/{contact_id}", as_=exec_user))
+    answer, outcomes = race(first, lambda: api.delete(f"/api/deals/contacts/{contact_id}", as_=exec_user))
     assert (answer.status, outcomes) == (200, ["committed"]), (answer.status, answer.json, outcomes)
     db.expire_all()
     assert db.get(Contact, contact_id) is None and db.get(ActionItem, item_id) is None

@@ -18,7 +18,9 @@ def queued(aws) -> int:
     return int(values["ApproximateNumberOfMessages"]) + int(values["ApproximateNumberOfMessagesNotVisible"])
 
 
-def test_a_task_assignment_is_queued_and_the_worker_delivers_it(api, db, aws, capsys):
+def _assigned_with_a_subscription(api, db):
+    """A task assigned by an executive (through the API) to a user with a push subscription: the assignee's
+    deliveries."""
     boss = make_user(db, access_level="executive")
     assignee = make_user(db)
     from tests.core.test_notify import make_subscription
@@ -26,7 +28,11 @@ def test_a_task_assignment_is_queued_and_the_worker_delivers_it(api, db, aws, ca
     make_subscription(db, assignee)
     task = make_task(db, created_by=boss.id)
     assert api.put(f"/api/tasks/{task.id}", as_=boss, json={"assignee_id": assignee.id}).status == 200
-    deliveries = db.scalars(select(NotificationDelivery).where(NotificationDelivery.user_id == assignee.id)).all()
+    return db.scalars(select(NotificationDelivery).where(NotificationDelivery.user_id == assignee.id)).all()
+
+
+def test_a_task_assignment_is_queued_and_the_worker_delivers_it(api, db, aws, capsys):
+    deliveries = _assigned_with_a_subscription(api, db)
     assert deliveries and {d.status for d in deliveries} == {"pending"}
     assert queued(aws) == len(deliveries)
 
@@ -150,14 +156,7 @@ def test_preflight_passes_on_a_free_port_and_a_live_database(capsys):
 
 
 def test_a_mixed_batch_deletes_what_was_delivered_and_keeps_what_failed(api, db, aws, capsys):
-    boss = make_user(db, access_level="executive")
-    assignee = make_user(db)
-    from tests.core.test_notify import make_subscription
-
-    make_subscription(db, assignee)
-    task = make_task(db, created_by=boss.id)
-    assert api.put(f"/api/tasks/{task.id}", as_=boss, json={"assignee_id": assignee.id}).status == 200
-    deliveries = db.scalars(select(NotificationDelivery).where(NotificationDelivery.user_id == assignee.id)).all()
+    deliveries = _assigned_with_a_subscription(api, db)
     aws["sqs"].send_message(QueueUrl=aws["queue_url"], MessageBody=json.dumps({"no": "delivery id"}))
     assert queued(aws) == len(deliveries) + 1
 

@@ -47,18 +47,12 @@ def test_the_calendar_insert_sends_the_client_id_and_a_duplicate_is_a_409_with_i
 
 
 def test_leave_calendar_retry_after_a_lost_answer_takes_the_event_google_made(api, db, live, set_env):  # noqa: F811
-    from chalicelib.providers.payroll.sandbox import LEAVE_TYPES
-    from tests.areas.leave.factories import mapped_team
+    from tests.areas.leave.factories import approve_leave, mapped_team
 
     people = mapped_team(db, name="Eve Employee")
     path = f"/calendars/{TEAM.replace('@', '%40')}/events"
     live.add(responses.POST, f"{API}{path}", body=requests.exceptions.ReadTimeout("read timed out"))
-    made = api.post("/api/leave/requests", as_=people["employee"], json={
-        "leave_type_id": LEAVE_TYPES[0]["id"], "leave_type_name": "Annual Leave", "start_date": "2026-12-01",
-        "end_date": "2026-12-03"}).json["request"]
-    url = f"/api/leave/requests/{made['id']}"
-    api.post(f"{url}/approve", as_=people["exec"])
-    api.post(f"{url}/approve", as_=people["exec"])
+    made, url, _approved = approve_leave(api, people)
     first = api.get(url, as_=people["exec"]).json["request"]
     assert first["calendar_event_id"] is None and "calendar" in first["integration_errors"]
     inserts = [c for c in live.calls if c.request.method == "POST" and c.request.url.startswith(API)]
@@ -112,8 +106,7 @@ def test_find_booking_answers_none_when_productive_holds_none():
 
 
 def test_leave_planner_retry_after_a_lost_answer_takes_the_booking_productive_made(api, db, set_env):
-    from chalicelib.providers.payroll.sandbox import LEAVE_TYPES
-    from tests.areas.leave.factories import mapped_team
+    from tests.areas.leave.factories import approve_leave, mapped_team
 
     set_env(PLANNER_MODE="live", PLANNER_API_TOKEN="PT", PLANNER_ORGANIZATION_ID="913", PLANNER_ABSENCE_EVENT_ID="9")
     people = mapped_team(db, name="Eve Employee")
@@ -122,12 +115,7 @@ def test_leave_planner_retry_after_a_lost_answer_takes_the_booking_productive_ma
     map_user(db, people["employee"], planner_id="2835")
     with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
         mock.post(f"{DEFAULT_BASE_URL}/bookings", body=requests.exceptions.ReadTimeout("read timed out"))
-        made = api.post("/api/leave/requests", as_=people["employee"], json={
-            "leave_type_id": LEAVE_TYPES[0]["id"], "leave_type_name": "Annual Leave", "start_date": "2026-12-01",
-            "end_date": "2026-12-03"}).json["request"]
-        url = f"/api/leave/requests/{made['id']}"
-        api.post(f"{url}/approve", as_=people["exec"])
-        api.post(f"{url}/approve", as_=people["exec"])
+        made, url, _approved = approve_leave(api, people)
         first = api.get(url, as_=people["exec"]).json["request"]
         assert first["planner_booking_id"] is None and "planner" in first["integration_errors"]
         [sent] = [c for c in mock.calls if c.request.method == "POST"]

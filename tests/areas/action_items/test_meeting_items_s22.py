@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import os
 import secrets
-import threading
-import time
 
 import pytest
-from sqlalchemy import delete, insert, select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import delete, insert, select
 
 from chalicelib.areas.action_items.models import ActionItem
 from chalicelib.areas.meetings.models import Meeting, MeetingActionItem
 from chalicelib.core.models import User
 from tests.areas.meetings.factories import make_meeting
+from tests.concurrency.conftest import committed_rows, first_side, race
 
 
 def _centre_item(db, user, meeting_item_id) -> ActionItem:
@@ -89,16 +87,17 @@ postgres_only = pytest.mark.skipif(os.environ.get("WMS_TEST_DB") == "sqlite",
                                    reason="row locks between two connections need Postgres")
 
 
+def _forget(conn, row) -> None:
+    user_id, meeting_id, centre_id = row
+    conn.execute(delete(ActionItem).where(ActionItem.id == centre_id))
+    conn.execute(delete(Meeting).where(Meeting.id == meeting_id))  # its items cascade
+    conn.execute(delete(User).where(User.id == user_id))
+
+
 @pytest.fixture(scope="module")
 def made(engine):
-    """The committed rows of the lock order tests, deleted once every test's own transaction has ended."""
-    rows = []
-    yield rows
-    with engine.begin() as conn:
-        for user_id, meeting_id, centre_id in rows:
-            conn.execute(delete(ActionItem).where(ActionItem.id == centre_id))
-            conn.execute(delete(Meeting).where(Meeting.id == meeting_id))  # its items cascade
-            conn.execute(delete(User).where(User.id == user_id))
+    """The committed rows of the lock order tests (`committed_rows`)."""
+    yield from committed_rows(engine, _forget)
 
 
 def _committed(engine, made) -> tuple[str, str, str, str]:
@@ -121,57 +120,8 @@ def _committed(engine, made) -> tuple[str, str, str, str]:
 
 
 def _first_side(engine, user_id, work, monkeypatch, module, pause_before: str):
-    """Run `work(ctx)` in a thread on a connection of its own (a 10 s lock timeout: a side stuck on the test's
-    transaction fails instead of hanging), committed at the end; it pauses before `module.pause_before` (holding
-    its rows by then) until the answer's gate is set. Answers (thread, outcomes, gate)."""
-    from chalicelib.core.auth import principals_of
-    from chalicelib.core.context import Context
-    from chalicelib.core.db import UnitOfWork
-
-    gate, holder, outcomes = threading.Event(), set(), []
-    original = getattr(module, pause_before)
-
-    def paused(*args, **kwargs):
-        if threading.get_ident() in holder:
-            gate.wait(10)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(module, pause_before, paused)
-
-    def run():
-        holder.add(threading.get_ident())
-        uow = UnitOfWork()
-        uow.session.close()
-        uow.session = Session(bind=engine, expire_on_commit=False)
-        try:
-            uow.session.execute(text("SET LOCAL lock_timeout = '10s'"))
-            ctx = Context(uow=uow, principal=principals_of(uow.session, [user_id])[user_id])
-            work(ctx)
-            uow.session.commit()
-            outcomes.append("committed")
-        except Exception as exc:  # noqa: BLE001 - the test reports what it got
-            uow.session.rollback()
-            outcomes.append(exc)
-        finally:
-            uow.session.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, outcomes, gate
-
-
-def _race(first, second):
-    thread, outcomes, gate = first
-    time.sleep(0.3)  # the first side holds its rows and waits at its pause
-    answers = []
-    request = threading.Thread(target=lambda: answers.append(second()))
-    request.start()
-    time.sleep(0.3)  # the API call waits for the first side's rows
-    gate.set()
-    request.join(30)
-    thread.join(30)
-    assert answers and outcomes, "a side did not finish"
-    return answers[0], outcomes
+    """`first_side` with a 10 s lock timeout: a side stuck on the test's transaction fails instead of hanging."""
+    return first_side(engine, user_id, work, monkeypatch, module, pause_before, lock_timeout="10s")
 
 
 def _state(db, item_id, centre_id):
@@ -198,7 +148,7 @@ def test_a_completion_that_waited_for_a_dismissal_at_the_meeting_changes_nothing
                                                 .model_validate({"status": "dismissed"}))
 
     first = _first_side(engine, user_id, dismiss, monkeypatch, action_items_service, "set_sourced_completed")
-    answer, outcomes = _race(first, lambda: api.post(f"/api/action-items/{centre_id}/complete", as_=exec_user))
+    answer, outcomes = race(first, lambda: api.post(f"/api/action-items/{centre_id}/complete", as_=exec_user))
     assert (answer.status, answer.json, outcomes) == (200, {"ok": True}, ["committed"]), (answer, outcomes)
     assert _state(db, item_id, centre_id) == ("dismissed", True)  # not turned into done
 
@@ -218,7 +168,7 @@ def test_a_reopening_at_the_meeting_that_waited_for_the_completion_reopens_both(
         action_items_service.complete_item(ctx, item_id=centre_id)
 
     first = _first_side(engine, user_id, complete, monkeypatch, agents_service, "unstar_at_source")
-    answer, outcomes = _race(first, lambda: api.post(f"/api/meetings/{meeting_id}/action-items/{item_id}/status",
+    answer, outcomes = race(first, lambda: api.post(f"/api/meetings/{meeting_id}/action-items/{item_id}/status",
                                                      as_=exec_user, json={"status": "pending"}))
     assert (answer.status, outcomes) == (200, ["committed"]), (answer, outcomes)
     assert _state(db, item_id, centre_id) == ("pending", False)

@@ -98,8 +98,9 @@ def test_a_meeting_item_can_go_to_a_head_who_reads_every_meeting(api, db, employ
 
 # ---------------------------------------------------------------- lock order, against a second connection
 
-from tests.areas.action_items.test_meeting_items_s22 import (_committed, _first_side, _race, made,  # noqa: E402,F401
+from tests.areas.action_items.test_meeting_items_s22 import (_committed, _first_side, made,  # noqa: E402,F401
                                                              postgres_only)
+from tests.concurrency.conftest import race  # noqa: E402
 
 
 @postgres_only
@@ -121,7 +122,7 @@ def test_a_reassignment_waits_for_a_status_change_at_the_meeting(api, db, engine
                                                 .model_validate({"status": "dismissed"}))
 
     first = _first_side(engine, user_id, dismiss, monkeypatch, action_items_service, "set_sourced_completed")
-    answer, outcomes = _race(first, lambda: api.patch(f"/api/action-items/{centre_id}", as_=exec_user,
+    answer, outcomes = race(first, lambda: api.patch(f"/api/action-items/{centre_id}", as_=exec_user,
                                                       json={"assigned_to": head.id}))
     assert (answer.status, outcomes) == (200, ["committed"]), (answer, outcomes)
     db.expire_all()

@@ -11,10 +11,10 @@ from sqlalchemy import select
 
 from chalicelib.areas.performance.models import FeedbackRequest
 from chalicelib.core.notify import Notification
-from tests.areas.performance.factories import make_cycle
+from tests.areas.performance.factories import ask_feedback, make_cycle
 from tests.areas.proposals.factories import create
 from tests.areas.proposals.test_approval_notices import age_notices, notices, post
-from tests.factories import grant, make_user
+from tests.factories import grant, make_user, override_permissions, save_matrix, set_access_level
 
 CANCELLED = "feedback_request_cancelled"
 SUBMITTED_TITLE = "Proposal to approve: Website rebuild"
@@ -27,31 +27,9 @@ def _told(db, user, type=CANCELLED):
                       .order_by(Notification.created_at, Notification.id)).all()
 
 
-def _ask(api, asker, cycle, subject, reviewer) -> str:
-    made = api.post("/api/performance/feedback/requests", as_=asker,
-                    json={"cycle_id": cycle.id, "subject_id": subject.id, "reviewer_id": reviewer.id})
-    assert made.status == 201, made.json
-    return made.json["request"]["id"]
-
-
 def _status(db, request_id):
     db.expire_all()
     return db.scalar(select(FeedbackRequest.status).where(FeedbackRequest.id == request_id))
-
-
-def _override(api, admin, user, **levels):
-    answer = api.put(f"/api/admin/users/{user.id}/permissions", as_=admin, json={"permissions": levels})
-    assert answer.status == 200, answer.json
-
-
-def _matrix(api, admin, **rows):
-    answer = api.put("/api/admin/permissions", as_=admin, json={"matrix": rows})
-    assert answer.status == 200, answer.json
-
-
-def _level(api, admin, user, level):
-    answer = api.put(f"/api/admin/users/{user.id}", as_=admin, json={"access_level": level})
-    assert answer.status == 200, answer.json
 
 
 def _asked(api, db, reviewer_level="employee"):
@@ -61,14 +39,14 @@ def _asked(api, db, reviewer_level="employee"):
     asker = make_user(db, access_level="manager", name="Mona Manager")
     subject = make_user(db, manager_id=asker.id, name="Sam Subject")
     reviewer = make_user(db, access_level=reviewer_level, name="Rita Reviewer")
-    return asker, subject, reviewer, cycle, _ask(api, asker, cycle, subject, reviewer)
+    return asker, subject, reviewer, cycle, ask_feedback(api, asker, cycle, subject, reviewer)
 
 
 # ---------------------------------------------------------------- performance: a reviewer loses performance:view
 
 def test_reviewer_lowered_by_override_the_requester_is_told(api, db, exec_user):
     asker, _, reviewer, cycle, rid = _asked(api, db)
-    _override(api, exec_user, reviewer, performance="none")
+    override_permissions(api, exec_user, reviewer, performance="none")
     answer = api.post("/api/performance/feedback/responses", as_=reviewer, json={"request_id": rid, "overall_comment": "x"})
     assert answer.status == 403  # they can no longer answer
     title = f"Rita Reviewer can no longer give the feedback you asked about Sam Subject ({cycle.name})"
@@ -79,22 +57,22 @@ def test_reviewer_lowered_by_override_the_requester_is_told(api, db, exec_user):
 
 def test_reviewer_kept_at_view_or_raised_tells_nobody(api, db, exec_user):
     asker, _, reviewer, _, _ = _asked(api, db)
-    _override(api, exec_user, reviewer, performance="view")  # update -> view: still answers
-    _override(api, exec_user, reviewer, tasks="none", leave="view")  # other tools
-    _override(api, exec_user, reviewer, performance="manage")
+    override_permissions(api, exec_user, reviewer, performance="view")  # update -> view: still answers
+    override_permissions(api, exec_user, reviewer, tasks="none", leave="view")  # other tools
+    override_permissions(api, exec_user, reviewer, performance="manage")
     assert _told(db, asker) == []
 
 
 def test_override_removed_the_level_falls_back_to_a_matrix_cell_below_view(api, db, exec_user):
     """The effective level before and after is compared, not the override alone: an override removed (null) can
     lower the user too."""
-    _matrix(api, exec_user, lead={"performance": "none"})
+    save_matrix(api, exec_user, lead={"performance": "none"})
     cycle = make_cycle(db)
     asker = make_user(db, access_level="manager")
     reviewer = make_user(db, access_level="lead", name="Lee Lead")
     grant(db, reviewer, "performance", "update")  # the lead answers through their override
-    rid = _ask(api, asker, cycle, make_user(db, manager_id=asker.id), reviewer)
-    _override(api, exec_user, reviewer, performance=None)  # back to the lead cell: none
+    rid = ask_feedback(api, asker, cycle, make_user(db, manager_id=asker.id), reviewer)
+    override_permissions(api, exec_user, reviewer, performance=None)  # back to the lead cell: none
     assert [row[0] for row in _told(db, asker)] == [rid]
     assert _told(db, asker)[0][1].startswith("Lee Lead can no longer give the feedback")
 
@@ -104,17 +82,17 @@ def test_reviewer_lowered_by_their_levels_matrix_cell(api, db, exec_user):
     kept = make_user(db, access_level="lead", name="Kim Kept")
     grant(db, kept, "performance", "view")  # an override of the tool: the cell does not move them
     other_asker = make_user(db, access_level="manager")
-    kept_rid = _ask(api, other_asker, make_cycle(db), make_user(db, manager_id=other_asker.id), kept)
-    _matrix(api, exec_user, lead={"performance": "none", "tasks": "update"})
+    kept_rid = ask_feedback(api, other_asker, make_cycle(db), make_user(db, manager_id=other_asker.id), kept)
+    save_matrix(api, exec_user, lead={"performance": "none", "tasks": "update"})
     assert [row[0] for row in _told(db, asker)] == [rid]
     assert _told(db, other_asker) == []
     assert _status(db, kept_rid) == "pending"
 
 
 def test_reviewer_lowered_by_a_change_of_access_level(api, db, exec_user):
-    _matrix(api, exec_user, lead={"performance": "none"})
+    save_matrix(api, exec_user, lead={"performance": "none"})
     asker, _, reviewer, _, rid = _asked(api, db, reviewer_level="employee")
-    _level(api, exec_user, reviewer, "lead")
+    set_access_level(api, exec_user, reviewer, "lead")
     assert [row[0] for row in _told(db, asker)] == [rid]
 
 
@@ -123,8 +101,8 @@ def test_many_requests_and_reviewers_one_notice_per_requester(api, db, exec_user
     asker = make_user(db, access_level="manager")
     reviewers = [make_user(db, access_level="lead") for _ in range(2)]
     subjects = [make_user(db, manager_id=asker.id) for _ in range(2)]
-    rids = {_ask(api, asker, cycle, subject, reviewer) for subject in subjects for reviewer in reviewers}
-    _matrix(api, exec_user, lead={"performance": "none"})
+    rids = {ask_feedback(api, asker, cycle, subject, reviewer) for subject in subjects for reviewer in reviewers}
+    save_matrix(api, exec_user, lead={"performance": "none"})
     told = _told(db, asker)
     assert len(told) == 1 and told[0][0] in rids
     assert told[0][1] == "2 colleagues can no longer give the feedback you asked for (4 requests)"
@@ -133,7 +111,7 @@ def test_many_requests_and_reviewers_one_notice_per_requester(api, db, exec_user
 def test_a_requester_without_performance_view_learns_no_names(api, db, exec_user):
     asker, _, reviewer, _, rid = _asked(api, db)
     grant(db, asker, "performance", "none")  # asked, then lost the tool themselves
-    _override(api, exec_user, reviewer, performance="none")
+    override_permissions(api, exec_user, reviewer, performance="none")
     assert _told(db, asker) == [(rid, "A colleague you asked for feedback can no longer give it", None)]
 
 
@@ -141,7 +119,7 @@ def test_an_inactive_reviewer_lowered_tells_nobody_again(api, db, exec_user):
     asker, _, reviewer, _, _ = _asked(api, db)
     assert api.put(f"/api/admin/users/{reviewer.id}", as_=exec_user, json={"is_active": False}).status == 200
     assert len(_told(db, asker)) == 1  # the deactivation told them
-    _override(api, exec_user, reviewer, performance="none")
+    override_permissions(api, exec_user, reviewer, performance="none")
     assert len(_told(db, asker)) == 1
 
 
@@ -151,7 +129,7 @@ def test_the_same_statements_for_one_and_many_reviewers_lowered(api, db, exec_us
         cycle = make_cycle(db)
         askers = [make_user(db, access_level="head") for _ in range(size)]
         for asker in askers:
-            _ask(api, asker, cycle, make_user(db, manager_id=asker.id), make_user(db, access_level=level))
+            ask_feedback(api, asker, cycle, make_user(db, manager_id=asker.id), make_user(db, access_level=level))
         statements, answer = driver_statements(  # as the e-mail: no reload of the test's expired user counted
             lambda level=level, email=exec_user.email: api.put(
                 "/api/admin/permissions", as_=email, json={"matrix": {level: {"performance": "none"}}}))
@@ -166,10 +144,10 @@ def test_the_same_statements_for_one_and_many_reviewers_lowered(api, db, exec_us
 def test_approver_restored_by_override_is_told(api, db, exec_user, employee):
     approver = make_user(db, access_level="manager")
     pid = create(api, employee, approver_ids=[approver.id])
-    _override(api, exec_user, approver, proposals="none")
+    override_permissions(api, exec_user, approver, proposals="none")
     post(api, pid, "submit", employee)
     assert notices(db, pid, "proposal_submitted") == {}  # decided: not told while lowered
-    _override(api, exec_user, approver, proposals=None)
+    override_permissions(api, exec_user, approver, proposals=None)
     assert api.get(f"/api/proposals/{pid}", as_=approver).status == 200
     assert notices(db, pid, "proposal_submitted") == {
         approver.id: [(SUBMITTED_TITLE, f"/proposals/{pid}", "proposal", pid, exec_user.id)]}
@@ -179,11 +157,11 @@ def test_approver_given_view_only_is_not_told(api, db, exec_user, employee):
     """Approving needs proposals:update: one who may only read is not asked."""
     approver = make_user(db, access_level="manager")
     pid = create(api, employee, approver_ids=[approver.id])
-    _override(api, exec_user, approver, proposals="none")
+    override_permissions(api, exec_user, approver, proposals="none")
     post(api, pid, "submit", employee)
-    _override(api, exec_user, approver, proposals="view")
+    override_permissions(api, exec_user, approver, proposals="view")
     assert notices(db, pid, "proposal_submitted") == {}
-    _override(api, exec_user, approver, proposals="update")
+    override_permissions(api, exec_user, approver, proposals="update")
     assert list(notices(db, pid, "proposal_submitted")) == [approver.id]
 
 
@@ -191,11 +169,11 @@ def test_approver_restored_by_their_levels_matrix_cell(api, db, exec_user, emplo
     approver, kept = make_user(db, access_level="manager"), make_user(db, access_level="manager")
     pid = create(api, employee, approver_ids=[approver.id, kept.id])
     grant(db, kept, "proposals", "none")  # an override of the tool: the cell does not move them
-    _matrix(api, exec_user, manager={"proposals": "view"})
+    save_matrix(api, exec_user, manager={"proposals": "view"})
     post(api, pid, "submit", employee)  # a reader is told of the submit (the submit's rule)
     age_notices(db, pid)
     before = notices(db, pid, "proposal_submitted")
-    _matrix(api, exec_user, manager={"proposals": "update"})
+    save_matrix(api, exec_user, manager={"proposals": "update"})
     after = notices(db, pid, "proposal_submitted")
     assert len(after[approver.id]) == len(before[approver.id]) + 1
     assert kept.id not in after
@@ -204,11 +182,11 @@ def test_approver_restored_by_their_levels_matrix_cell(api, db, exec_user, emplo
 def test_approver_restored_by_a_change_of_access_level(api, db, exec_user, employee):
     approver = make_user(db, access_level="manager")
     pid = create(api, employee, approver_ids=[approver.id])
-    _matrix(api, exec_user, lead={"proposals": "none"})
-    _level(api, exec_user, approver, "lead")
+    save_matrix(api, exec_user, lead={"proposals": "none"})
+    set_access_level(api, exec_user, approver, "lead")
     post(api, pid, "submit", employee)
     assert notices(db, pid, "proposal_submitted") == {}
-    _level(api, exec_user, approver, "manager")
+    set_access_level(api, exec_user, approver, "manager")
     assert list(notices(db, pid, "proposal_submitted")) == [approver.id]
 
 
@@ -217,7 +195,7 @@ def test_the_same_statements_for_one_and_many_approvers_restored(api, db, exec_u
     for level, size in (("lead", 1), ("manager", 5)):
         approvers = [make_user(db, access_level=level) for _ in range(size)]
         pids = [create(api, employee, approver_ids=[approver.id]) for approver in approvers]
-        _matrix(api, exec_user, **{level: {"proposals": "none"}})
+        save_matrix(api, exec_user, **{level: {"proposals": "none"}})
         for pid in pids:
             post(api, pid, "submit", employee)
         statements, answer = driver_statements(  # as the e-mail: no reload of the test's expired user counted

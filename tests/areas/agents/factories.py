@@ -5,11 +5,14 @@ import itertools
 
 from chalicelib.areas.agents.models import AgentRun, AgentTask, ProjectAgentConfig
 from chalicelib.core import crypto
+from chalicelib.providers.runner import sandbox as runner_sandbox
 from tests.areas.projects.factories import make_project
 from tests.areas.tasks.factories import make_task, task_type
+from tests.factories import add_row
 
 _seq = itertools.count(1)
 SECRET = "runner-secret-" + "s" * 24
+CALLBACK = "/api/webhooks/agent-callback"
 
 
 def make_config(db, project, **overrides) -> ProjectAgentConfig:
@@ -18,11 +21,7 @@ def make_config(db, project, **overrides) -> ProjectAgentConfig:
               "default_branch": "main", "runner_url": "https://runner.example.com/runs", "enabled": True,
               "preview_url_pattern": "https://{branch}.preview.example.com",
               "runner_secret_encrypted": crypto.encrypt(secret) if secret else None}
-    values.update(overrides)
-    config = ProjectAgentConfig(**values)
-    db.add(config)
-    db.flush()
-    return config
+    return add_row(db, ProjectAgentConfig, values, overrides)
 
 
 def make_agent_task(db, *, project=None, stage: str = "draft", owner=None, **agent_values):
@@ -43,8 +42,40 @@ def make_agent_task(db, *, project=None, stage: str = "draft", owner=None, **age
 def make_run(db, task, **overrides) -> AgentRun:
     values = {"task_id": task.id, "project_id": task.resource_id, "stage": "scoping", "status": "success",
               "tokens": 100, "cost": 0.25}
-    values.update(overrides)
-    run = AgentRun(**values)
-    db.add(run)
-    db.flush()
-    return run
+    return add_row(db, AgentRun, values, overrides)
+
+
+def configured_agent_task(db, stage: str = "draft", **values):
+    """An agent task "Rebuild the checkout" in `stage`, in a new project whose runner is configured (`make_config`);
+    `values` go to `make_agent_task` (its people, among them). Answers the task."""
+    project = make_project(db)
+    make_config(db, project)
+    task, _agent = make_agent_task(db, project=project, stage=stage, title="Rebuild the checkout", **values)
+    return task
+
+
+def move_agent_task(api, task, move, user, **body):
+    """POST /api/agent-tasks/<id>/<move> as `user` (`body` as its JSON, none when empty), answered 200: answers
+    the JSON."""
+    answer = api.post(f"/api/agent-tasks/{task.id}/{move}", json=body or None, as_=user)
+    assert answer.status == 200, answer
+    return answer.json
+
+
+def dispatch_run(api, task, dispatcher) -> str:
+    """`task` dispatched by `dispatcher` (answered 200): answers the id of the scoping run it started."""
+    return move_agent_task(api, task, "dispatch", dispatcher)["run"]["id"]
+
+
+def deliver_report(api, db, run_id, status, **result):
+    """The runner's signed report of run `run_id` (`status`, `result` its results, none when empty) sent to the
+    callback, answered 200. Answers (answer, headers, body): the answer, and the delivery to send again."""
+    headers, body = runner_sandbox.callback_for(db, run_id, status=status, result=result or None)
+    reported = api.post(CALLBACK, json=body, headers=headers)
+    assert reported.status == 200, reported
+    return reported, headers, body
+
+
+def report_run(api, db, run_id, status, **result):
+    """`deliver_report`, answering the answer's JSON."""
+    return deliver_report(api, db, run_id, status, **result)[0].json

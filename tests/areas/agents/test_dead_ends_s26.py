@@ -18,25 +18,12 @@ from chalicelib.core.history import HistoryEntry
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
 from chalicelib.providers.runner import sandbox as runner_sandbox
-from tests.areas.agents.factories import make_agent_task, make_config, make_run
+from tests.areas.agents.factories import configured_agent_task, make_agent_task, make_config, make_run, move_agent_task
 from tests.areas.projects.factories import make_project
 from tests.factories import make_user
 
 CALLBACK = "/api/webhooks/agent-callback"
 GIVEN_UP = f"the runner did not report in {jobs.STALE_RUN_MINUTES} minutes"
-
-
-def _agent_task(db, stage="draft", **values):
-    project = make_project(db)
-    make_config(db, project)
-    task, _agent = make_agent_task(db, project=project, stage=stage, title="Rebuild the checkout", **values)
-    return task
-
-
-def _move(api, task, move, user, **body):
-    answer = api.post(f"/api/agent-tasks/{task.id}/{move}", json=body or None, as_=user)
-    assert answer.status == 200, answer
-    return answer.json
 
 
 def _age(db, run_id, minutes=jobs.STALE_RUN_MINUTES + 1):
@@ -82,13 +69,13 @@ def test_review_reject_without_a_runner_is_refused_and_writes_nothing(api, db, e
     # the runner configured again: review-reject starts the rebuild
     db.execute(update(ProjectAgentConfig).where(ProjectAgentConfig.project_id == project.id).values(enabled=True))
     db.flush()
-    moved = _move(api, task, "review-reject", exec_user, reason="misaligned")
+    moved = move_agent_task(api, task, "review-reject", exec_user, reason="misaligned")
     assert moved["run"]["stage"] == "building" and moved["run"]["feedback"] == "misaligned"
     assert moved["task"]["agent"]["retry_count"] == 1
 
 
 def test_review_reject_with_the_runner_off_is_503_and_writes_nothing(api, db, exec_user, set_env):
-    task = _agent_task(db, stage="review")
+    task = configured_agent_task(db, stage="review")
     before = _state(db, task)
     set_env(RUNNER_MODE="off")
     answer = api.post(f"/api/agent-tasks/{task.id}/review-reject", json={"reason": "misaligned"}, as_=exec_user)
@@ -100,8 +87,8 @@ def test_review_reject_with_the_runner_off_is_503_and_writes_nothing(api, db, ex
 
 def test_a_run_that_never_reports_is_given_up_through_the_scheduled_handler(api, db, client, exec_user):
     assignee = make_user(db)
-    task = _agent_task(db, assignee_id=assignee.id)
-    run_id = _move(api, task, "dispatch", exec_user)["run"]["id"]
+    task = configured_agent_task(db, assignee_id=assignee.id)
+    run_id = move_agent_task(api, task, "dispatch", exec_user)["run"]["id"]
     assert _state(db, task)[1] == [(run_id, "running", None)]  # the runner took it, and will never report
     event = client.events.generate_cw_event(source="aws.events", detail_type="Scheduled Event", detail={},
                                             resources=[])
@@ -122,17 +109,17 @@ def test_a_run_that_never_reports_is_given_up_through_the_scheduled_handler(api,
     assert client.lambda_.invoke("agents_stale_runs", event).payload == {"given_up": 0}
     assert _state(db, task) == first
     # the task can be sent again
-    again = _move(api, task, "dispatch", exec_user)
+    again = move_agent_task(api, task, "dispatch", exec_user)
     assert again["run"]["id"] != run_id and again["task"]["agent"]["stage"] == "scoping"
 
 
 def test_the_job_is_listed_and_runs_by_hand_for_a_build_and_a_rebuild(api, db, capsys, exec_user):
     from chalicelib import cli
 
-    build_task = _agent_task(db, stage="pending_approval")
-    build = _move(api, build_task, "approve", exec_user)["run"]["id"]
-    rebuild_task = _agent_task(db, stage="review")
-    rebuild = _move(api, rebuild_task, "review-reject", exec_user, reason="the footer")["run"]["id"]
+    build_task = configured_agent_task(db, stage="pending_approval")
+    build = move_agent_task(api, build_task, "approve", exec_user)["run"]["id"]
+    rebuild_task = configured_agent_task(db, stage="review")
+    rebuild = move_agent_task(api, rebuild_task, "review-reject", exec_user, reason="the footer")["run"]["id"]
     _age(db, build)
     _age(db, rebuild)
     capsys.readouterr()
@@ -147,28 +134,28 @@ def test_the_job_is_listed_and_runs_by_hand_for_a_build_and_a_rebuild(api, db, c
     assert _state(db, rebuild_task)[2][-1] == ("building", "review", rebuild, GIVEN_UP, None)
     assert cli.main(["job", "agents-stale-runs"]) == 0
     assert json.loads(capsys.readouterr().out) == {"given_up": 0}
-    _move(api, build_task, "approve", exec_user)
-    _move(api, rebuild_task, "review-reject", exec_user, reason="again")
+    move_agent_task(api, build_task, "approve", exec_user)
+    move_agent_task(api, rebuild_task, "review-reject", exec_user, reason="again")
 
 
 def test_only_the_latest_run_of_the_tasks_stage_waiting_too_long_is_given_up(api, db, exec_user):
     old = jobs.STALE_RUN_MINUTES + 60
     # a queued run (the call after commit never finished) of a task in scoping: given up
-    queued_task = _agent_task(db, stage="scoping")
+    queued_task = configured_agent_task(db, stage="scoping")
     queued = make_run(db, queued_task, status="queued", tokens=0, cost=0)
     _age(db, queued.id, old)
     # a run already failed, a finished one, a young one: untouched
-    failed_task = _agent_task(db, stage="scoping")
+    failed_task = configured_agent_task(db, stage="scoping")
     _age(db, make_run(db, failed_task, status="failed", error="boom").id, old)
-    young_task = _agent_task(db, stage="scoping")
+    young_task = configured_agent_task(db, stage="scoping")
     make_run(db, young_task, status="running")
     # an old running run that is not the task's latest of its stage (a newer one runs): the newer one decides
-    superseded_task = _agent_task(db, stage="scoping")
+    superseded_task = configured_agent_task(db, stage="scoping")
     superseded = make_run(db, superseded_task, status="running")
     _age(db, superseded.id, old)
     make_run(db, superseded_task, status="running")
     # an old running scoping run of a task no longer in scoping (rejected by hand meanwhile): nothing waits on it
-    moved_task = _agent_task(db, stage="rejected")
+    moved_task = configured_agent_task(db, stage="rejected")
     _age(db, make_run(db, moved_task, status="running").id, old)
     before = {t.id: _state(db, t) for t in (failed_task, young_task, superseded_task, moved_task)}
     assert jobs.stale_runs() == {"given_up": 1}
@@ -178,8 +165,8 @@ def test_only_the_latest_run_of_the_tasks_stage_waiting_too_long_is_given_up(api
 
 
 def test_a_late_report_of_a_run_given_up_on_moves_nothing(api, db, exec_user):
-    task = _agent_task(db)
-    run_id = _move(api, task, "dispatch", exec_user)["run"]["id"]
+    task = configured_agent_task(db)
+    run_id = move_agent_task(api, task, "dispatch", exec_user)["run"]["id"]
     _age(db, run_id)
     assert jobs.stale_runs() == {"given_up": 1}
     moves = _state(db, task)[2]
@@ -189,19 +176,19 @@ def test_a_late_report_of_a_run_given_up_on_moves_nothing(api, db, exec_user):
         assert late.status == 200 and late.json["stage"] == "draft", late
     assert _state(db, task)[0] == "draft" and _state(db, task)[2] == moves
     # dispatched again: the given-up run's late report is a stale run's
-    newer = _move(api, task, "dispatch", exec_user)["run"]["id"]
+    newer = move_agent_task(api, task, "dispatch", exec_user)["run"]["id"]
     headers, body = runner_sandbox.callback_for(db, run_id, status="running", result=None)
     assert api.post(CALLBACK, json=body, headers=headers).json["stage"] == "scoping"
     assert _state(db, task)[1][-1][:2] == (newer, "running")
 
 
 def test_batches_go_on_until_none_is_left_and_a_spent_budget_says_more(api, db, monkeypatch):
-    tasks = [_agent_task(db, stage="building") for _ in range(5)]
+    tasks = [configured_agent_task(db, stage="building") for _ in range(5)]
     for task in tasks:
         _age(db, make_run(db, task, stage="building", status="running").id)
     assert jobs.stale_runs(batch=2) == {"given_up": 5}
     assert {_state(db, t)[0] for t in tasks} == {"pending_approval"}
-    more = [_agent_task(db, stage="scoping") for _ in range(3)]
+    more = [configured_agent_task(db, stage="scoping") for _ in range(3)]
     for task in more:
         _age(db, make_run(db, task, status="running").id)
     assert jobs.stale_runs(batch=2, seconds=0) == {"given_up": 2, "more": True}

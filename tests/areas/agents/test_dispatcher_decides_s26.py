@@ -8,11 +8,9 @@ from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
 from chalicelib.providers.runner import sandbox as runner_sandbox
-from tests.areas.agents.factories import make_agent_task, make_config
-from tests.areas.projects.factories import make_project
+from tests.areas.agents.factories import CALLBACK, configured_agent_task, dispatch_run, report_run
 from tests.factories import grant, make_user
 
-CALLBACK = "/api/webhooks/agent-callback"
 STAGE = "agent_task_stage_changed"
 
 
@@ -35,32 +33,12 @@ def _viewers(db):
     return assignee, reporter
 
 
-def _task(db, **people):
-    project = make_project(db)
-    make_config(db, project)
-    task, _agent = make_agent_task(db, project=project, stage="draft", title="Rebuild the checkout", **people)
-    return task
-
-
-def _dispatch(api, task, dispatcher) -> str:
-    dispatched = api.post(f"/api/agent-tasks/{task.id}/dispatch", as_=dispatcher)
-    assert dispatched.status == 200, dispatched
-    return dispatched.json["run"]["id"]
-
-
-def _report(api, db, run_id, status, **result):
-    headers, body = runner_sandbox.callback_for(db, run_id, status=status, result=result or None)
-    reported = api.post(CALLBACK, json=body, headers=headers)
-    assert reported.status == 200, reported
-    return reported.json
-
-
 def test_view_only_people_awaiting_approval_also_tell_the_dispatcher_who_decides(api, db, exec_user):
     assignee, reporter = _viewers(db)
-    task = _task(db, assignee_id=assignee.id, reporter_id=reporter.id, created_by=reporter.id)
-    run_id = _dispatch(api, task, exec_user)
+    task = configured_agent_task(db, assignee_id=assignee.id, reporter_id=reporter.id, created_by=reporter.id)
+    run_id = dispatch_run(api, task, exec_user)
     _forget(db, task)
-    assert _report(api, db, run_id, "success", scope_document="# Scope")["stage"] == "pending_approval"
+    assert report_run(api, db, run_id, "success", scope_document="# Scope")["stage"] == "pending_approval"
     assert _told(db, task) == {assignee.id, reporter.id, exec_user.id}  # the readers kept, the decider added
     assert api.post(f"/api/agent-tasks/{task.id}/approve", as_=assignee).status == 403
     assert api.post(f"/api/agent-tasks/{task.id}/approve", as_=exec_user).status == 200
@@ -68,12 +46,12 @@ def test_view_only_people_awaiting_approval_also_tell_the_dispatcher_who_decides
 
 def test_view_only_people_in_review_also_tell_the_dispatcher_who_decides(api, db, exec_user):
     assignee, reporter = _viewers(db)
-    task = _task(db, assignee_id=assignee.id, reporter_id=reporter.id)
-    _report(api, db, _dispatch(api, task, exec_user), "success", scope_document="# Scope")
+    task = configured_agent_task(db, assignee_id=assignee.id, reporter_id=reporter.id)
+    report_run(api, db, dispatch_run(api, task, exec_user), "success", scope_document="# Scope")
     approved = api.post(f"/api/agent-tasks/{task.id}/approve", as_=exec_user)
     assert approved.status == 200, approved
     _forget(db, task)
-    assert _report(api, db, approved.json["run"]["id"], "success", ci_status="passed")["stage"] == "review"
+    assert report_run(api, db, approved.json["run"]["id"], "success", ci_status="passed")["stage"] == "review"
     assert _told(db, task) == {assignee.id, reporter.id, exec_user.id}
 
 
@@ -81,28 +59,28 @@ def test_an_assignee_who_decides_is_told_and_the_dispatcher_is_not(api, db, exec
     assignee = make_user(db, access_level="manager")
     grant(db, assignee, "tasks", "update")
     _viewer, reporter = _viewers(db)
-    task = _task(db, assignee_id=assignee.id, reporter_id=reporter.id)
-    run_id = _dispatch(api, task, exec_user)
+    task = configured_agent_task(db, assignee_id=assignee.id, reporter_id=reporter.id)
+    run_id = dispatch_run(api, task, exec_user)
     _forget(db, task)
-    _report(api, db, run_id, "success", scope_document="# Scope")
+    report_run(api, db, run_id, "success", scope_document="# Scope")
     assert _told(db, task) == {assignee.id, reporter.id}
 
 
 def test_a_dispatcher_who_may_only_view_is_not_added(api, db):
     dispatcher = make_user(db, access_level="executive")
     assignee, reporter = _viewers(db)
-    task = _task(db, assignee_id=assignee.id, reporter_id=reporter.id)
-    run_id = _dispatch(api, task, dispatcher)
+    task = configured_agent_task(db, assignee_id=assignee.id, reporter_id=reporter.id)
+    run_id = dispatch_run(api, task, dispatcher)
     grant(db, dispatcher, "tasks", "view")  # may still read the task, no longer decide
     _forget(db, task)
-    _report(api, db, run_id, "success", scope_document="# Scope")
+    report_run(api, db, run_id, "success", scope_document="# Scope")
     assert _told(db, task) == {assignee.id, reporter.id}
 
 
 def test_a_failed_run_tells_the_view_only_readers_and_the_deciding_dispatcher(api, db, exec_user):
     assignee, reporter = _viewers(db)
-    task = _task(db, assignee_id=assignee.id, reporter_id=reporter.id)
-    _report(api, db, _dispatch(api, task, exec_user), "failed", error="crashed")
+    task = configured_agent_task(db, assignee_id=assignee.id, reporter_id=reporter.id)
+    report_run(api, db, dispatch_run(api, task, exec_user), "failed", error="crashed")
     # session 27: the dispatcher, told of the move back by its stage notice before, now hears it in this one notice
     assert _told(db, task, "agent_run_failed") == {assignee.id, reporter.id, exec_user.id}
 
@@ -110,8 +88,8 @@ def test_a_failed_run_tells_the_view_only_readers_and_the_deciding_dispatcher(ap
 def test_the_decider_check_costs_one_statement_whatever_the_people(api, db, exec_user, count_queries):
     counts = []
     for people in ((), _viewers(db)):
-        task = _task(db, **dict(zip(("assignee_id", "reporter_id"), (p.id for p in people))))
-        run_id = _dispatch(api, task, exec_user)
+        task = configured_agent_task(db, **dict(zip(("assignee_id", "reporter_id"), (p.id for p in people))))
+        run_id = dispatch_run(api, task, exec_user)
         headers, body = runner_sandbox.callback_for(db, run_id, status="success", result={"scope_document": "# S"})
         with count_queries() as counter:
             assert api.post(CALLBACK, json=body, headers=headers).status == 200
@@ -124,8 +102,8 @@ def test_the_decider_check_costs_one_statement_whatever_the_people(api, db, exec
 
 def test_without_people_a_dispatcher_who_may_only_view_is_not_told(api, db):
     dispatcher = make_user(db, access_level="executive")
-    task = _task(db)
-    run_id = _dispatch(api, task, dispatcher)
+    task = configured_agent_task(db)
+    run_id = dispatch_run(api, task, dispatcher)
     grant(db, dispatcher, "tasks", "view")
-    _report(api, db, run_id, "success", scope_document="# Scope")
+    report_run(api, db, run_id, "success", scope_document="# Scope")
     assert _told(db, task) == set()

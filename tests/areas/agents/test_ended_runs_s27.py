@@ -20,33 +20,10 @@ from chalicelib.areas.agents.models import AgentRun, AgentTask
 from chalicelib.core.history import HistoryEntry
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
-from chalicelib.providers.runner import sandbox as runner_sandbox
-from tests.areas.agents.factories import make_agent_task, make_config
-from tests.areas.projects.factories import make_project
+from tests.areas.agents.factories import configured_agent_task, move_agent_task, report_run
 from tests.factories import grant, make_user
 
-CALLBACK = "/api/webhooks/agent-callback"
 GIVEN_UP = f"the runner did not report in {jobs.STALE_RUN_MINUTES} minutes"
-
-
-def _agent_task(db, stage="draft", **people):
-    project = make_project(db)
-    make_config(db, project)
-    task, _agent = make_agent_task(db, project=project, stage=stage, title="Rebuild the checkout", **people)
-    return task
-
-
-def _move(api, task, move, user, **body):
-    answer = api.post(f"/api/agent-tasks/{task.id}/{move}", json=body or None, as_=user)
-    assert answer.status == 200, answer
-    return answer.json
-
-
-def _report(api, db, run_id, status, **result):
-    headers, body = runner_sandbox.callback_for(db, run_id, status=status, result=result or None)
-    reported = api.post(CALLBACK, json=body, headers=headers)
-    assert reported.status == 200, reported
-    return reported.json
 
 
 def _created_ago(db, run_id, minutes):
@@ -92,13 +69,13 @@ def _forget(db, task):
 # 1. an ended run is not reopened --------------------------------------------------------------------------------------
 
 def test_a_late_passed_report_of_a_rebuild_given_up_on_writes_no_gates(api, db, exec_user):
-    task = _agent_task(db, stage="review")
-    run_id = _move(api, task, "review-reject", exec_user, reason="the footer")["run"]["id"]
+    task = configured_agent_task(db, stage="review")
+    run_id = move_agent_task(api, task, "review-reject", exec_user, reason="the footer")["run"]["id"]
     _created_ago(db, run_id, jobs.STALE_RUN_MINUTES + 1)
     _reported_ago(db, run_id, jobs.STALE_RUN_MINUTES + 1)
     assert jobs.stale_runs() == {"given_up": 1}
     assert _agent(db, task).stage == "review"
-    late = _report(api, db, run_id, "success", ci_status="passed", browser_test_status="passed",
+    late = report_run(api, db, run_id, "success", ci_status="passed", browser_test_status="passed",
                    pr_url="https://git.example.com/pr/7", tokens=900, cost=1.5)
     assert (late["stage"], late["run_status"], late["duplicate"]) == ("review", "failed", 0)
     run, agent = _run(db, run_id), _agent(db, task)
@@ -109,25 +86,25 @@ def test_a_late_passed_report_of_a_rebuild_given_up_on_writes_no_gates(api, db, 
     gated = api.post(f"/api/agent-tasks/{task.id}/review-approve", json={"force": False}, as_=exec_user)
     assert gated.status == 409, gated
     # the same late report delivered again: the usual duplicate
-    assert _report(api, db, run_id, "success", ci_status="passed")["duplicate"] == 1
+    assert report_run(api, db, run_id, "success", ci_status="passed")["duplicate"] == 1
 
 
 def test_a_late_report_of_a_run_the_runner_failed_does_not_reopen_it(api, db, exec_user):
-    task = _agent_task(db)
-    run_id = _move(api, task, "dispatch", exec_user)["run"]["id"]
-    assert _report(api, db, run_id, "failed", error="the model gave up")["stage"] == "draft"
+    task = configured_agent_task(db)
+    run_id = move_agent_task(api, task, "dispatch", exec_user)["run"]["id"]
+    assert report_run(api, db, run_id, "failed", error="the model gave up")["stage"] == "draft"
     moves = _moves(db, task)
     for status in ("running", "success"):
-        late = _report(api, db, run_id, status, scope_document="# Late scope", effort_estimate="XL")
+        late = report_run(api, db, run_id, status, scope_document="# Late scope", effort_estimate="XL")
         assert (late["stage"], late["run_status"]) == ("draft", "failed"), late
     run, agent = _run(db, run_id), _agent(db, task)
     assert (run.status, run.error) == ("failed", "the model gave up")
     assert (agent.scope_document, agent.effort_estimate) == (None, None)
     assert _moves(db, task) == moves
     # a run that succeeded is ended too: a later failed report changes neither the run nor the task
-    again = _move(api, task, "dispatch", exec_user)["run"]["id"]
-    assert _report(api, db, again, "success", scope_document="# Scope")["stage"] == "pending_approval"
-    late = _report(api, db, again, "failed", error="late crash")
+    again = move_agent_task(api, task, "dispatch", exec_user)["run"]["id"]
+    assert report_run(api, db, again, "success", scope_document="# Scope")["stage"] == "pending_approval"
+    late = report_run(api, db, again, "failed", error="late crash")
     assert (late["stage"], late["run_status"]) == ("pending_approval", "success")
     assert (_run(db, again).status, _run(db, again).error) == ("success", None)
 
@@ -135,15 +112,15 @@ def test_a_late_report_of_a_run_the_runner_failed_does_not_reopen_it(api, db, ex
 # 2. the stale clock runs from the last report -------------------------------------------------------------------------
 
 def test_a_long_run_that_keeps_reporting_running_is_not_given_up(api, db, exec_user):
-    task = _agent_task(db, stage="pending_approval")
-    run_id = _move(api, task, "approve", exec_user)["run"]["id"]
+    task = configured_agent_task(db, stage="pending_approval")
+    run_id = move_agent_task(api, task, "approve", exec_user)["run"]["id"]
     _created_ago(db, run_id, jobs.STALE_RUN_MINUTES + 60)  # started five hours ago
-    _report(api, db, run_id, "running", tokens=10)  # and still working
+    report_run(api, db, run_id, "running", tokens=10)  # and still working
     assert jobs.stale_runs() == {"given_up": 0}
     assert (_agent(db, task).stage, _run(db, run_id).status) == ("building", "running")
     # its next `running` report (the same (run, stage, status): a duplicate) is a heartbeat too
     _reported_ago(db, run_id, jobs.STALE_RUN_MINUTES + 1)
-    assert _report(api, db, run_id, "running")["duplicate"] == 1
+    assert report_run(api, db, run_id, "running")["duplicate"] == 1
     assert jobs.stale_runs() == {"given_up": 0}
     # silent for longer than STALE_RUN_MINUTES since its last report: given up
     _reported_ago(db, run_id, jobs.STALE_RUN_MINUTES + 1)
@@ -155,10 +132,10 @@ def test_a_long_run_that_keeps_reporting_running_is_not_given_up(api, db, exec_u
 
 def test_a_failed_run_sends_one_notice_naming_the_stage_it_went_back_to(api, db, exec_user):
     assignee, reporter = make_user(db), make_user(db)
-    task = _agent_task(db, stage="pending_approval", assignee_id=assignee.id, reporter_id=reporter.id)
-    run_id = _move(api, task, "approve", exec_user)["run"]["id"]
+    task = configured_agent_task(db, stage="pending_approval", assignee_id=assignee.id, reporter_id=reporter.id)
+    run_id = move_agent_task(api, task, "approve", exec_user)["run"]["id"]
     _forget(db, task)
-    _report(api, db, run_id, "failed", error="tests failed")
+    report_run(api, db, run_id, "failed", error="tests failed")
     body = "The building run of Rebuild the checkout failed; the task is back in pending approval."
     assert _notices(db, task) == sorted([(assignee.id, "agent_run_failed", body),
                                          (reporter.id, "agent_run_failed", body)])
@@ -168,8 +145,8 @@ def test_a_failed_run_sends_one_notice_naming_the_stage_it_went_back_to(api, db,
 def test_a_run_given_up_on_tells_the_deciding_dispatcher_once_when_the_people_may_only_view(api, db, exec_user):
     assignee = make_user(db, access_level="manager")
     grant(db, assignee, "tasks", "view")
-    task = _agent_task(db, assignee_id=assignee.id)
-    run_id = _move(api, task, "dispatch", exec_user)["run"]["id"]
+    task = configured_agent_task(db, assignee_id=assignee.id)
+    run_id = move_agent_task(api, task, "dispatch", exec_user)["run"]["id"]
     _forget(db, task)
     _created_ago(db, run_id, jobs.STALE_RUN_MINUTES + 1)
     _reported_ago(db, run_id, jobs.STALE_RUN_MINUTES + 1)

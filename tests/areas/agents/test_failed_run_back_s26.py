@@ -7,32 +7,8 @@ from sqlalchemy import select
 
 from chalicelib.core.history import HistoryEntry
 from chalicelib.core.notify import Notification
-from chalicelib.providers.runner import sandbox as runner_sandbox
-from tests.areas.agents.factories import make_agent_task, make_config
-from tests.areas.projects.factories import make_project
+from tests.areas.agents.factories import CALLBACK, configured_agent_task, deliver_report, move_agent_task, report_run
 from tests.factories import make_user
-
-CALLBACK = "/api/webhooks/agent-callback"
-
-
-def _agent_task(db, stage="draft", **people):
-    project = make_project(db)
-    make_config(db, project)
-    task, _agent = make_agent_task(db, project=project, stage=stage, title="Rebuild the checkout", **people)
-    return task
-
-
-def _move(api, task, move, user, **body):
-    answer = api.post(f"/api/agent-tasks/{task.id}/{move}", json=body or None, as_=user)
-    assert answer.status == 200, answer
-    return answer.json
-
-
-def _report(api, db, run_id, status, **result):
-    headers, body = runner_sandbox.callback_for(db, run_id, status=status, result=result or None)
-    reported = api.post(CALLBACK, json=body, headers=headers)
-    assert reported.status == 200, reported
-    return reported.json, headers, body
 
 
 def _stage(api, task, user) -> str:
@@ -50,9 +26,10 @@ def _moves(db, task) -> list[tuple]:
 
 def test_a_failed_scoping_run_puts_the_task_back_in_draft_and_it_can_be_dispatched_again(api, db, exec_user):
     assignee = make_user(db)
-    task = _agent_task(db, assignee_id=assignee.id)
-    run_id = _move(api, task, "dispatch", exec_user)["run"]["id"]
-    answer, headers, body = _report(api, db, run_id, "failed", error="the model gave up")
+    task = configured_agent_task(db, assignee_id=assignee.id)
+    run_id = move_agent_task(api, task, "dispatch", exec_user)["run"]["id"]
+    reported, headers, body = deliver_report(api, db, run_id, "failed", error="the model gave up")
+    answer = reported.json
     assert (answer["stage"], answer["run_status"]) == ("draft", "failed")
     again = api.post(CALLBACK, json=body, headers=headers)  # the same report delivered again moves nothing more
     assert again.status == 200 and again.json["duplicate"] == 1 and again.json["stage"] == "draft", again
@@ -61,51 +38,51 @@ def test_a_failed_scoping_run_puts_the_task_back_in_draft_and_it_can_be_dispatch
                                                     Notification.type == "agent_run_failed")).all()
     assert [(n.user_id, n.body) for n in notices] == [
         (assignee.id, "The scoping run of Rebuild the checkout failed; the task is back in draft.")]
-    redispatched = _move(api, task, "dispatch", exec_user)
+    redispatched = move_agent_task(api, task, "dispatch", exec_user)
     assert redispatched["run"]["id"] != run_id and _stage(api, task, exec_user) == "scoping"
 
 
 def test_a_failed_scoping_run_of_a_rejected_task_puts_it_back_in_rejected(api, db, exec_user):
-    task = _agent_task(db, stage="rejected")
-    run_id = _move(api, task, "dispatch", exec_user)["run"]["id"]
-    answer, _h, _b = _report(api, db, run_id, "failed")
+    task = configured_agent_task(db, stage="rejected")
+    run_id = move_agent_task(api, task, "dispatch", exec_user)["run"]["id"]
+    answer = report_run(api, db, run_id, "failed")
     assert answer["stage"] == "rejected"
     assert _moves(db, task)[-1] == ("scoping", "rejected", run_id, None)
-    _move(api, task, "dispatch", exec_user)
+    move_agent_task(api, task, "dispatch", exec_user)
 
 
 def test_a_failed_build_after_approve_puts_the_task_back_in_pending_approval(api, db, exec_user):
-    task = _agent_task(db, stage="pending_approval")
-    run_id = _move(api, task, "approve", exec_user)["run"]["id"]
-    answer, _h, _b = _report(api, db, run_id, "failed", error="tests failed")
+    task = configured_agent_task(db, stage="pending_approval")
+    run_id = move_agent_task(api, task, "approve", exec_user)["run"]["id"]
+    answer = report_run(api, db, run_id, "failed", error="tests failed")
     assert answer["stage"] == "pending_approval"
     assert _moves(db, task)[-1] == ("building", "pending_approval", run_id, None)
-    rebuilt = _move(api, task, "approve", exec_user)  # approve again starts a new build run
+    rebuilt = move_agent_task(api, task, "approve", exec_user)  # approve again starts a new build run
     assert rebuilt["run"]["id"] != run_id and rebuilt["run"]["stage"] == "building"
 
 
 def test_a_failed_rebuild_after_review_reject_puts_the_task_back_in_review(api, db, exec_user):
-    task = _agent_task(db, stage="review")
-    run_id = _move(api, task, "review-reject", exec_user, reason="the button is misaligned")["run"]["id"]
-    answer, _h, _b = _report(api, db, run_id, "failed")
+    task = configured_agent_task(db, stage="review")
+    run_id = move_agent_task(api, task, "review-reject", exec_user, reason="the button is misaligned")["run"]["id"]
+    answer = report_run(api, db, run_id, "failed")
     assert answer["stage"] == "review"
     assert _moves(db, task)[-1] == ("building", "review", run_id, None)
-    _move(api, task, "review-reject", exec_user, reason="try again")
+    move_agent_task(api, task, "review-reject", exec_user, reason="try again")
 
 
 def test_a_stale_failed_run_moves_nothing(api, db, exec_user):
-    task = _agent_task(db)
-    first = _move(api, task, "dispatch", exec_user)["run"]["id"]
+    task = configured_agent_task(db)
+    first = move_agent_task(api, task, "dispatch", exec_user)["run"]["id"]
     # the task moved on (the run's success): its later failure moves nothing
-    _report(api, db, first, "success", scope_document="# Scope")
-    answer, _h, _b = _report(api, db, first, "failed")
+    report_run(api, db, first, "success", scope_document="# Scope")
+    answer = report_run(api, db, first, "failed")
     assert answer["stage"] == "pending_approval"
     # a build that is no longer the task's latest (it went to review, a rebuild started) fails late: nothing moves
-    build = _move(api, task, "approve", exec_user)["run"]["id"]
-    _report(api, db, build, "success")
-    newer = _move(api, task, "review-reject", exec_user, reason="again")["run"]["id"]
+    build = move_agent_task(api, task, "approve", exec_user)["run"]["id"]
+    report_run(api, db, build, "success")
+    newer = move_agent_task(api, task, "review-reject", exec_user, reason="again")["run"]["id"]
     before = _moves(db, task)
-    answer, _h, _b = _report(api, db, build, "failed")
+    answer = report_run(api, db, build, "failed")
     assert answer["stage"] == "building" and _moves(db, task) == before
-    answer, _h, _b = _report(api, db, newer, "running")
+    answer = report_run(api, db, newer, "running")
     assert answer["stage"] == "building" and _moves(db, task) == before

@@ -7,12 +7,8 @@ the task, as pending_approval does (docs/decisions/agents.md)."""
 from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
-from chalicelib.providers.runner import sandbox as runner_sandbox
-from tests.areas.agents.factories import make_agent_task, make_config
-from tests.areas.projects.factories import make_project
+from tests.areas.agents.factories import CALLBACK, configured_agent_task, deliver_report, dispatch_run
 from tests.factories import grant, make_user
-
-CALLBACK = "/api/webhooks/agent-callback"
 
 
 def _told(db, task, type_="agent_run_failed") -> list[Notification]:
@@ -21,31 +17,11 @@ def _told(db, task, type_="agent_run_failed") -> list[Notification]:
                       .order_by(Notification.user_id)).all()
 
 
-def _dispatch(api, db, task, dispatcher) -> str:
-    dispatched = api.post(f"/api/agent-tasks/{task.id}/dispatch", as_=dispatcher)
-    assert dispatched.status == 200, dispatched
-    return dispatched.json["run"]["id"]
-
-
-def _report(api, db, run_id, status, **result):
-    headers, body = runner_sandbox.callback_for(db, run_id, status=status, result=result or None)
-    reported = api.post(CALLBACK, json=body, headers=headers)
-    assert reported.status == 200, reported
-    return reported, headers, body
-
-
-def _agent_task(db, **people):
-    project = make_project(db)
-    make_config(db, project)
-    task, _agent = make_agent_task(db, project=project, stage="draft", title="Rebuild the checkout", **people)
-    return task
-
-
 def test_a_failed_scoping_run_tells_the_assignee_and_reporter_once(api, db, exec_user):
     assignee, reporter = make_user(db), make_user(db)
-    task = _agent_task(db, assignee_id=assignee.id, reporter_id=reporter.id, created_by=exec_user.id)
-    run_id = _dispatch(api, db, task, exec_user)
-    reported, headers, body = _report(api, db, run_id, "failed", error="build crashed")
+    task = configured_agent_task(db, assignee_id=assignee.id, reporter_id=reporter.id, created_by=exec_user.id)
+    run_id = dispatch_run(api, task, exec_user)
+    reported, headers, body = deliver_report(api, db, run_id, "failed", error="build crashed")
     assert (reported.json["stage"], reported.json["run_status"]) == ("draft", "failed")  # back (session 26)
     again = api.post(CALLBACK, json=body, headers=headers)  # the same report delivered again
     assert again.status == 200 and again.json["duplicate"] == 1, again
@@ -59,54 +35,54 @@ def test_a_failed_scoping_run_tells_the_assignee_and_reporter_once(api, db, exec
 
 def test_a_failed_build_of_a_task_whose_people_left_tells_the_dispatcher(api, db, exec_user):
     gone_a, gone_r = make_user(db, is_active=False), make_user(db, is_active=False)
-    task = _agent_task(db, assignee_id=gone_a.id, reporter_id=gone_r.id, created_by=gone_r.id)
-    scoping = _dispatch(api, db, task, exec_user)
-    _report(api, db, scoping, "success", scope_document="# Scope")
+    task = configured_agent_task(db, assignee_id=gone_a.id, reporter_id=gone_r.id, created_by=gone_r.id)
+    scoping = dispatch_run(api, task, exec_user)
+    deliver_report(api, db, scoping, "success", scope_document="# Scope")
     approved = api.post(f"/api/agent-tasks/{task.id}/approve", as_=exec_user)
     assert approved.status == 200, approved
-    reported, _h, _b = _report(api, db, approved.json["run"]["id"], "failed", error="tests failed")
+    reported, _h, _b = deliver_report(api, db, approved.json["run"]["id"], "failed", error="tests failed")
     assert reported.json["stage"] == "pending_approval"  # back where the approve left (session 26)
     assert [n.user_id for n in _told(db, task)] == [exec_user.id]
 
 
 def test_a_failed_run_of_a_task_without_people_tells_the_dispatcher(api, db, exec_user):
-    task = _agent_task(db, created_by=exec_user.id)
-    _report(api, db, _dispatch(api, db, task, exec_user), "failed")
+    task = configured_agent_task(db, created_by=exec_user.id)
+    deliver_report(api, db, dispatch_run(api, task, exec_user), "failed")
     assert [n.user_id for n in _told(db, task)] == [exec_user.id]
 
 
 def test_a_dispatcher_who_may_no_longer_read_the_task_is_not_told_of_the_failure(api, db):
     dispatcher = make_user(db, access_level="executive")
-    task = _agent_task(db, assignee_id=make_user(db, is_active=False).id)
-    run_id = _dispatch(api, db, task, dispatcher)
+    task = configured_agent_task(db, assignee_id=make_user(db, is_active=False).id)
+    run_id = dispatch_run(api, task, dispatcher)
     grant(db, dispatcher, "tasks", "none")
-    _report(api, db, run_id, "failed")
+    deliver_report(api, db, run_id, "failed")
     assert _told(db, task) == []
 
 
 def test_a_running_report_or_a_stale_failed_run_tells_nobody(api, db, exec_user):
     assignee = make_user(db)
-    task = _agent_task(db, assignee_id=assignee.id)
-    first = _dispatch(api, db, task, exec_user)
-    _report(api, db, first, "running")
+    task = configured_agent_task(db, assignee_id=assignee.id)
+    first = dispatch_run(api, task, exec_user)
+    deliver_report(api, db, first, "running")
     assert _told(db, task) == []
     # the task moved on (the success of the run): a failed report of the same run afterwards leaves nothing unseen
-    _report(api, db, first, "success", scope_document="# Scope")
-    reported, _h, _b = _report(api, db, first, "failed")
+    deliver_report(api, db, first, "success", scope_document="# Scope")
+    reported, _h, _b = deliver_report(api, db, first, "failed")
     assert reported.json["stage"] == "pending_approval"
     assert _told(db, task) == []
 
 
 def test_a_build_moved_to_review_of_a_task_whose_people_left_tells_the_dispatcher(api, db, exec_user):
     gone_a = make_user(db, is_active=False)
-    task = _agent_task(db, assignee_id=gone_a.id, created_by=gone_a.id)
-    scoping = _dispatch(api, db, task, exec_user)
-    _report(api, db, scoping, "success", scope_document="# Scope")
+    task = configured_agent_task(db, assignee_id=gone_a.id, created_by=gone_a.id)
+    scoping = dispatch_run(api, task, exec_user)
+    deliver_report(api, db, scoping, "success", scope_document="# Scope")
     approved = api.post(f"/api/agent-tasks/{task.id}/approve", as_=exec_user)
     assert approved.status == 200, approved
     db.execute(Notification.__table__.delete().where(Notification.resource_id == task.id))  # the moves before
     db.flush()
-    reported, _h, _b = _report(api, db, approved.json["run"]["id"], "success", ci_status="passed")
+    reported, _h, _b = deliver_report(api, db, approved.json["run"]["id"], "success", ci_status="passed")
     assert reported.json["stage"] == "review"
     notices = _told(db, task, "agent_task_stage_changed")
     assert [(n.user_id, n.title) for n in notices] == [(exec_user.id, "Agent task moved to review: Rebuild the checkout")]

@@ -14,9 +14,8 @@ from sqlalchemy import select
 from chalicelib.areas.announcements.models import Announcement
 from chalicelib.areas.announcements.service import calendar_event_id
 from chalicelib.providers.calendar.base import CalendarError
-from chalicelib.providers.calendar.live import clear_token_cache
 from chalicelib.providers.calendar.models import SandboxCalendarEvent
-from tests.areas.announcements.factories import make_announcement
+from tests.areas.announcements.factories import live_team_calendar, make_announcement
 
 
 def _team_events(db):
@@ -127,16 +126,8 @@ API = "https://www.googleapis.com/calendar/v3/calendars/team%40group.calendar.go
 
 @pytest.fixture
 def live(set_env):
-    from tests.areas.calendar.test_google_live import PEM, SA
-
-    set_env(CALENDAR_MODE="live", CALENDAR_SERVICE_ACCOUNT_EMAIL=SA, CALENDAR_PRIVATE_KEY=PEM.replace("\n", "\\n"),
-            CALENDAR_TEAM_CALENDAR_ID="team@group.calendar.google.com")
-    clear_token_cache()
-    with responses.RequestsMock(assert_all_requests_are_fired=True) as mock:
-        mock.add(responses.POST, "https://oauth2.googleapis.com/token",
-                 json={"access_token": "ya29.t", "expires_in": 3600, "token_type": "Bearer"})
+    with live_team_calendar(set_env) as mock:
         yield mock
-    clear_token_cache()
 
 
 def test_google_answering_gone_for_the_event_is_already_deleted(api, db, exec_user, live, caplog):

@@ -1,29 +1,16 @@
 """Twin path of session 24's 'a project given a client' (budgets.project_company_changed): a deal moved to another
 client company puts its pending budgets in that client's portal (listed, approvable) without telling it (review of
 the session's diff)."""
-from sqlalchemy import select
 
-from chalicelib.areas.portal.models import PortalNotification
-from tests.areas.budgets.factories import make_budget
+from tests.areas.budgets.factories import make_budget, pending_budget_notices, portal_user_seen
 from tests.areas.deals.factories import make_deal
 from tests.areas.portal.conftest import make_client, portal  # noqa: F401
 
 
-def _seen(portal, company, user):  # noqa: F811
-    assert portal.get("/notifications/unread-count", company, user=user).status == 200
-
-
-def _pending(db, company, user):
-    db.expire_all()
-    return db.scalars(select(PortalNotification).where(
-        PortalNotification.company_id == company.id, PortalNotification.portal_user_id == user,
-        PortalNotification.type == "portal_budget_pending")).all()
-
-
 def test_deal_moved_to_another_client_tells_its_pending_budgets(portal, db, api, exec_user):  # noqa: F811
     first, second = make_client(db), make_client(db)
-    _seen(portal, first, "pu-a")
-    _seen(portal, second, "pu-b")
+    portal_user_seen(portal, first, "pu-a")
+    portal_user_seen(portal, second, "pu-b")
     deal = make_deal(db, company_id=first.id)
     budget = make_budget(db, resource_type="deal", resource_id=deal.id, status="pending_approval", name="Deal phase")
 
@@ -31,14 +18,14 @@ def test_deal_moved_to_another_client_tells_its_pending_budgets(portal, db, api,
     assert answer.status == 200, answer.json
 
     assert [b["id"] for b in portal.get("/budgets", second).json["budgets"]] == [budget.id]  # listed to B
-    assert len(_pending(db, second, "pu-b")) == 1  # B told, as a project moved to B tells it
+    assert len(pending_budget_notices(db, second, "pu-b")) == 1  # B told, as a project moved to B tells it
 
 
 def test_a_deal_saved_with_its_company_tells_nobody_again(portal, db, api, exec_user):  # noqa: F811
     first = make_client(db)
-    _seen(portal, first, "pu-a")
+    portal_user_seen(portal, first, "pu-a")
     deal = make_deal(db, company_id=first.id)
     make_budget(db, resource_type="deal", resource_id=deal.id, status="pending_approval", name="Deal phase")
     answer = api.put(f"/api/deals/deals/{deal.id}", json={"company_id": first.id, "title": "Renamed"}, as_=exec_user)
     assert answer.status == 200, answer.json
-    assert _pending(db, first, "pu-a") == []
+    assert pending_budget_notices(db, first, "pu-a") == []

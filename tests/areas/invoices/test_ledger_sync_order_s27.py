@@ -30,6 +30,13 @@ def _once(change):
     return first
 
 
+def _posted_meanwhile(api, monkeypatch, user, path) -> list:
+    """`path` posted by `user` the first time the ledger answers (`_once`): the list its answer is added to."""
+    moved = []
+    _while_the_ledger_answers(monkeypatch, _once(lambda: moved.append(api.post(path, as_=user))))
+    return moved
+
+
 def _stored(db, invoice_id):
     db.expire_all()
     row = db.get(Invoice, invoice_id)
@@ -63,9 +70,7 @@ def test_a_void_made_while_the_batch_read_the_ledger_is_overwritten_by_the_older
 
 def test_an_approve_made_while_the_batch_read_the_ledger_keeps_authorised(api, db, exec_user, monkeypatch):
     invoice, _ = _pushed(api, db, exec_user)  # a ledger DRAFT
-    moved = []
-    _while_the_ledger_answers(monkeypatch, _once(lambda: moved.append(
-        api.post(f"/api/invoices/{invoice.id}/ledger-approve", as_=exec_user))))
+    moved = _posted_meanwhile(api, monkeypatch, exec_user, f"/api/invoices/{invoice.id}/ledger-approve")
     answer = api.post("/api/invoices/sync-ledger", as_=exec_user)
     assert answer.status == 200 and moved[0].status == 200, (answer, moved)
     assert _stored(db, invoice.id) == ("approved", "AUTHORISED")
@@ -77,9 +82,7 @@ def test_an_approve_made_while_the_batch_read_the_ledger_keeps_authorised(api, d
 
 def test_a_void_made_while_the_single_sync_read_the_ledger_is_kept(api, db, exec_user, monkeypatch):
     invoice, _ = _pushed(api, db, exec_user, approve=True)
-    moved = []
-    _while_the_ledger_answers(monkeypatch, _once(lambda: moved.append(
-        api.post(f"/api/invoices/{invoice.id}/ledger-void", as_=exec_user))))
+    moved = _posted_meanwhile(api, monkeypatch, exec_user, f"/api/invoices/{invoice.id}/ledger-void")
     answer = api.post(f"/api/invoices/{invoice.id}/sync-ledger", as_=exec_user)
     assert answer.status == 200 and moved[0].status == 200, (answer, moved)
     assert (answer.json["invoice"]["status"], answer.json["ledger_status"]) == ("voided", "VOIDED"), answer.json
@@ -88,9 +91,7 @@ def test_a_void_made_while_the_single_sync_read_the_ledger_is_kept(api, db, exec
 
 def test_a_void_made_while_the_detail_read_the_ledger_is_kept(api, db, exec_user, monkeypatch):
     invoice, _ = _pushed(api, db, exec_user, approve=True)
-    moved = []
-    _while_the_ledger_answers(monkeypatch, _once(lambda: moved.append(
-        api.post(f"/api/invoices/{invoice.id}/ledger-void", as_=exec_user))))
+    moved = _posted_meanwhile(api, monkeypatch, exec_user, f"/api/invoices/{invoice.id}/ledger-void")
     answer = api.get(f"/api/invoices/{invoice.id}", as_=exec_user)
     assert answer.status == 200 and moved[0].status == 200, (answer, moved)
     assert (answer.json["invoice"]["status"], answer.json["invoice"]["ledger_status"]) == ("voided", "VOIDED")

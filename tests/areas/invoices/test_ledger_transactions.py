@@ -2,7 +2,6 @@
 calls outside it): no ledger call runs while a row lock is held, and a ledger that refuses a move leaves the
 invoice as it was (502, nothing written)."""
 from datetime import date
-from decimal import Decimal
 
 from sqlalchemy import func, select, update
 
@@ -11,16 +10,8 @@ from chalicelib.core.models import HistoryEntry
 from chalicelib.providers.ledger.models import LedgerSandboxInvoice
 from chalicelib.providers.ledger.sandbox import SandboxLedger, record_payment
 from tests.areas.deals.factories import make_company
-from tests.areas.invoices.factories import make_invoice, make_invoice_item
+from tests.areas.invoices.factories import make_invoice, make_invoice_item, ready_invoice
 from tests.factories import app_in_transaction
-
-
-def _ready(db):
-    invoice = make_invoice(db, company_id=make_company(db, name="Acme Pty").id, due_date=date(2026, 4, 1))
-    make_invoice_item(db, invoice, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
-    invoice.subtotal, invoice.tax, invoice.total = Decimal("1000"), Decimal("100"), Decimal("1100")
-    db.flush()
-    return invoice
 
 
 def _history(db, invoice_id):
@@ -31,7 +22,7 @@ def _history(db, invoice_id):
 def test_a_push_that_lost_a_race_undoes_its_ledger_invoice_holding_no_lock(api, db, exec_user, monkeypatch):
     """Another push linked the invoice while ours was in the ledger: ours is deleted there (the invoice's row
     lock is given back first, so the second ledger call blocks nobody) and the answer is 409."""
-    invoice = _ready(db)
+    invoice = ready_invoice(db)
     create, set_status = SandboxLedger.create_invoice, SandboxLedger.set_status
     made, undo_in_transaction = [], []
 
@@ -56,7 +47,7 @@ def test_a_push_that_lost_a_race_undoes_its_ledger_invoice_holding_no_lock(api, 
 
 
 def test_a_refused_void_writes_nothing(api, db, exec_user):
-    invoice = _ready(db)
+    invoice = ready_invoice(db)
     ledger_id = api.post(f"/api/invoices/{invoice.id}/push-to-ledger", as_=exec_user).json["ledger_invoice_id"]
     assert api.post(f"/api/invoices/{invoice.id}/ledger-approve", as_=exec_user).status == 200
     record_payment(db, ledger_id, "100.00", on=date(2026, 4, 2))  # still AUTHORISED, but the ledger will not void it
@@ -71,7 +62,7 @@ def test_a_refused_void_writes_nothing(api, db, exec_user):
 
 
 def test_a_delete_the_ledger_refuses_keeps_the_invoice(api, db, exec_user):
-    invoice = _ready(db)
+    invoice = ready_invoice(db)
     ledger_id = api.post(f"/api/invoices/{invoice.id}/push-to-ledger", as_=exec_user).json["ledger_invoice_id"]
     api.post(f"/api/invoices/{invoice.id}/ledger-approve", as_=exec_user)
     record_payment(db, ledger_id, "100.00", on=date(2026, 4, 2))
@@ -98,7 +89,7 @@ def test_a_failed_push_writes_nothing(api, db, exec_user):
 def test_an_invoice_deleted_while_the_ledger_moved_it_is_a_409_not_a_500(api, db, exec_user, monkeypatch):
     from sqlalchemy import delete
 
-    invoice = _ready(db)
+    invoice = ready_invoice(db)
     ledger_id = api.post(f"/api/invoices/{invoice.id}/push-to-ledger", as_=exec_user).json["ledger_invoice_id"]
     set_status = SandboxLedger.set_status
 
@@ -117,7 +108,7 @@ def test_an_invoice_deleted_while_the_ledger_moved_it_is_a_409_not_a_500(api, db
 def test_an_invoice_deleted_while_the_ledger_was_read_for_a_sync_is_a_404_not_a_500(api, db, exec_user, monkeypatch):
     from sqlalchemy import delete
 
-    invoice = _ready(db)
+    invoice = ready_invoice(db)
     api.post(f"/api/invoices/{invoice.id}/push-to-ledger", as_=exec_user)
     get_invoices = SandboxLedger.get_invoices
 

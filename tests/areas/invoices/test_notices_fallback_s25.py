@@ -11,20 +11,13 @@ import pytest
 from sqlalchemy import select
 
 from chalicelib.areas.invoices.models import Invoice
-from chalicelib.core.models import User
 from chalicelib.core.notify import Notification
 from chalicelib.core.timeutil import org_today
 from tests.areas.budgets.factories import make_budget
 from tests.areas.deals.factories import make_company, make_deal
 from tests.areas.invoices.factories import make_invoice
 from tests.areas.projects.factories import make_project
-from tests.factories import grant, make_user
-
-
-def _deactivate(db, *users):
-    for user in users:
-        db.get(User, user.id).is_active = False
-    db.flush()
+from tests.factories import deactivate, grant, make_user
 
 
 def _told(db, type, invoice_id) -> list[str]:
@@ -61,7 +54,7 @@ def sale(db):
 
 def test_overdue_of_a_deal_budget_invoice_whose_creator_left_tells_the_deal_owner(db, sale):
     invoice = _overdue(db, company_id=sale.company.id, budget_id=sale.budget.id, created_by=sale.creator.id)
-    _deactivate(db, sale.creator)
+    deactivate(db, sale.creator)
     assert _scan() == {"overdue": 1, "notified": 1}
     assert _told(db, "invoice_overdue", invoice.id) == [sale.seller.id]  # the deal's owner, not also the company's
     db.expire_all()
@@ -74,12 +67,12 @@ def test_overdue_of_an_invoice_without_a_creator_tells_the_deal_owner_or_the_com
     of_deal = _overdue(db, company_id=sale.company.id, budget_id=sale.budget.id, created_by=None)
     assert _scan() == {"overdue": 1, "notified": 1}
     assert _told(db, "invoice_overdue", of_deal.id) == [sale.seller.id]
-    _deactivate(db, sale.seller)
+    deactivate(db, sale.seller)
     other_deal = make_deal(db, company_id=sale.company.id, owner_id=sale.seller.id)
     left = _overdue(db, company_id=sale.company.id, created_by=None,
                     budget_id=make_budget(db, resource_type="deal", resource_id=other_deal.id).id)
     loose = _overdue(db, company_id=sale.company.id, budget_id=None, created_by=sale.creator.id)
-    _deactivate(db, sale.creator)
+    deactivate(db, sale.creator)
     assert _scan() == {"overdue": 2, "notified": 2}
     assert _told(db, "invoice_overdue", left.id) == [sale.boss.id]
     assert _told(db, "invoice_overdue", loose.id) == [sale.boss.id]
@@ -94,7 +87,7 @@ def test_the_fallback_is_the_first_who_may_read_the_invoice(db, sale):
                        budget_id=make_budget(db, resource_type="deal", resource_id=deal.id).id)
     assert _scan() == {"overdue": 1, "notified": 1}
     assert _told(db, "invoice_overdue", invoice.id) == [sale.boss.id]
-    _deactivate(db, sale.boss)
+    deactivate(db, sale.boss)
     nobody = _overdue(db, company_id=sale.company.id, created_by=None,
                       budget_id=make_budget(db, resource_type="deal", resource_id=deal.id).id)
     assert _scan() == {"overdue": 1, "notified": 0}
@@ -106,7 +99,7 @@ def test_overdue_of_a_project_invoice_whose_managers_and_creator_left_tells_the_
     project = make_project(db, owner_id=owner.id, delivery_manager_id=delivery.id, company_id=sale.company.id)
     budget = make_budget(db, resource_id=project.id, company_id=sale.company.id)
     invoice = _overdue(db, company_id=sale.company.id, budget_id=budget.id, created_by=sale.creator.id)
-    _deactivate(db, owner, delivery, sale.creator)
+    deactivate(db, owner, delivery, sale.creator)
     assert _scan() == {"overdue": 1, "notified": 1}
     assert _told(db, "invoice_overdue", invoice.id) == [sale.boss.id]
 
@@ -120,7 +113,7 @@ def test_a_usual_recipient_who_may_read_it_leaves_the_fallback_out(db, sale):
     of_project = _overdue(db, company_id=sale.company.id, created_by=gone.id,
                           budget_id=make_budget(db, resource_id=project.id, company_id=sale.company.id).id)
     of_deal = _overdue(db, company_id=sale.company.id, budget_id=sale.budget.id, created_by=sale.creator.id)
-    _deactivate(db, gone)
+    deactivate(db, gone)
     assert _scan() == {"overdue": 2, "notified": 2}
     assert _told(db, "invoice_overdue", of_deal.id) == [sale.creator.id]
     assert _told(db, "invoice_overdue", of_project.id) == [delivery.id]
@@ -136,7 +129,7 @@ def test_the_ledger_sync_tells_the_deal_owner_of_a_paid_invoice_whose_creator_le
                            total=Decimal("1100"), amount_due=Decimal("1100"))
     _in_ledger(db, invoice)
     _pay_in_ledger(db, [invoice])
-    _deactivate(db, sale.creator)
+    deactivate(db, sale.creator)
     assert api.post("/api/invoices/sync-ledger", as_=syncer).json["updated"] == 1
     assert _told(db, "invoice_paid", invoice.id) == [sale.seller.id]
     own = make_invoice(db, company_id=sale.company.id, budget_id=sale.budget.id, created_by=syncer.id,
@@ -160,7 +153,7 @@ def test_the_overdue_scan_with_fallbacks_costs_the_same_statements_for_few_and_m
             creator = make_user(db, access_level="executive") if index % 2 else None
             _overdue(db, company_id=company.id, created_by=creator and creator.id,
                      budget_id=make_budget(db, resource_type="deal", resource_id=deal.id).id)
-            _deactivate(db, *([creator] if creator else []), *([seller] if index % 4 < 2 else []))
+            deactivate(db, *([creator] if creator else []), *([seller] if index % 4 < 2 else []))
         with count_queries() as counter:
             assert _scan() == {"overdue": size, "notified": size}
         counts.append(counter.count)

@@ -14,6 +14,7 @@ from chalicelib.areas.invoices.models import Invoice
 from chalicelib.core.errors import GatewayTimeout
 from chalicelib.providers.ledger.models import LedgerSandboxInvoice
 from chalicelib.providers.ledger.sandbox import SandboxLedger
+from tests.areas.invoices.factories import retry_links_meanwhile
 
 
 def push(api, user, invoice):
@@ -90,15 +91,7 @@ def test_a_push_whose_request_changed_after_a_timeout_makes_a_new_ledger_invoice
 def test_a_push_meeting_the_invoice_its_retry_linked_does_not_undo_it(api, db, exec_user, ready, monkeypatch):
     """This push outlived its claim; its retry (same key) was answered the same ledger invoice and linked it while
     this one waited for the ledger. That invoice is the invoice's own: not deleted in the ledger, no 409."""
-    real = SandboxLedger.create_invoice
-
-    def retry_linked_it_meanwhile(self, invoice, **kwargs):
-        answer = real(self, invoice, **kwargs)
-        db.execute(update(Invoice).where(Invoice.id == ready.id)
-                   .values(ledger_invoice_id=answer["ledger_invoice_id"], ledger_status="DRAFT", status="finalised"))
-        return answer
-
-    monkeypatch.setattr(SandboxLedger, "create_invoice", retry_linked_it_meanwhile)
+    retry_links_meanwhile(db, monkeypatch, ready)
     answer = push(api, exec_user, ready)
     assert answer.status == 200, answer
     [row] = _ledger_rows(db, ready)

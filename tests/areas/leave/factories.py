@@ -4,16 +4,17 @@ from __future__ import annotations
 from datetime import date
 
 from chalicelib.areas.leave.models import LeaveRequest
+from chalicelib.providers.payroll.sandbox import LEAVE_TYPES
+from tests.factories import add_row, make_squad, make_user, override_permissions, save_matrix
+
+ANNUAL_LEAVE = {"leave_type_id": LEAVE_TYPES[0]["id"], "leave_type_name": "Annual Leave", "start_date": "2026-12-01",
+                "end_date": "2026-12-03"}  # the ledger's first leave type, 1 to 3 December 2026
 
 
 def make_leave(db, user, **overrides) -> LeaveRequest:
     values = {"user_id": user.id, "leave_type_id": "annual", "leave_type_name": "Annual Leave",
               "start_date": date(2026, 12, 1), "end_date": date(2026, 12, 3), "status": "pending_manager"}
-    values.update(overrides)
-    request = LeaveRequest(**values)
-    db.add(request)
-    db.flush()
-    return request
+    return add_row(db, LeaveRequest, values, overrides)
 
 
 def map_user(db, user, ledger_id: str = "EMP-0001", planner_id: str | None = None) -> None:
@@ -31,12 +32,27 @@ def map_user(db, user, ledger_id: str = "EMP-0001", planner_id: str | None = Non
 def mapped_team(db, **employee_fields) -> dict:
     """`{employee, exec}`: an employee of a squad with a chat channel, mapped to the ledger and the planner, and an
     executive (who approves)."""
-    from tests.factories import make_squad, make_user
-
     squad = make_squad(db, chat_channel_id="C_TEAM")
     employee = make_user(db, squad_id=squad.id, **employee_fields)
     map_user(db, employee)
     return {"employee": employee, "exec": make_user(db, access_level="executive")}
+
+
+def squad_team(db, access_level: str = "manager"):
+    """Mia Manager (at `access_level`), the squad she manages and Eve Member in it: (manager, squad, eve)."""
+    manager = make_user(db, access_level=access_level, name="Mia Manager")
+    squad = make_squad(db, manager_id=manager.id)
+    eve = make_user(db, squad_id=squad.id, name="Eve Member")
+    return manager, squad, eve
+
+
+def approve_leave(api, people, body=ANNUAL_LEAVE):
+    """`people["employee"]` (a `mapped_team`) files `body` and `people["exec"]` approves it twice (both steps),
+    asserting nothing. Answers (the request filed, its path, the second approve's answer)."""
+    request = api.post("/api/leave/requests", as_=people["employee"], json=body).json["request"]
+    path = f"/api/leave/requests/{request['id']}"
+    api.post(f"{path}/approve", as_=people["exec"])
+    return request, path, api.post(f"{path}/approve", as_=people["exec"])
 
 
 # ---------------------------------------------------------------- through the API (session 26's permission tests)
@@ -54,11 +70,9 @@ def submit_leave(api, user, **changes) -> str:
 
 def set_leave_override(api, admin, user, level) -> None:
     """`user`'s own leave permission set to `level` (None: removed) by `admin`."""
-    changed = api.put(f"/api/admin/users/{user.id}/permissions", as_=admin, json={"permissions": {"leave": level}})
-    assert changed.status == 200, changed
+    override_permissions(api, admin, user, leave=level)
 
 
 def set_leave_cell(api, admin, access_level, level) -> None:
     """The access level's leave cell of the matrix set to `level` by `admin`."""
-    changed = api.put("/api/admin/permissions", as_=admin, json={"matrix": {access_level: {"leave": level}}})
-    assert changed.status == 200, changed
+    save_matrix(api, admin, **{access_level: {"leave": level}})

@@ -7,12 +7,8 @@ from sqlalchemy import select
 
 from chalicelib.core.errors import GatewayTimeout
 from chalicelib.providers.payroll.models import PayrollSandboxLeaveApplication
-from chalicelib.providers.payroll.sandbox import LEAVE_TYPES, SandboxPayroll
-from tests.areas.leave.factories import mapped_team
-
-BODY = {"leave_type_id": LEAVE_TYPES[0]["id"], "leave_type_name": "Annual Leave", "start_date": "2026-12-01",
-        "end_date": "2026-12-03"}
-
+from chalicelib.providers.payroll.sandbox import SandboxPayroll
+from tests.areas.leave.factories import approve_leave, mapped_team
 
 @pytest.fixture
 def people(db):
@@ -32,10 +28,7 @@ def test_a_run_retried_after_the_ledger_made_the_application_links_that_one(api,
         raise GatewayTimeout("The accounting ledger did not answer in time")
 
     monkeypatch.setattr(SandboxPayroll, "create_leave_application", made_then_timed_out)
-    request = api.post("/api/leave/requests", as_=people["employee"], json=BODY).json["request"]
-    path = f"/api/leave/requests/{request['id']}"
-    api.post(f"{path}/approve", as_=people["exec"])
-    approved = api.post(f"{path}/approve", as_=people["exec"])
+    _request, path, approved = approve_leave(api, people)
     assert approved.status == 200 and approved.json["request"]["status"] == "approved", approved
     after_run = api.get(path, as_=people["exec"]).json["request"]
     assert after_run["ledger_leave_application_id"] is None

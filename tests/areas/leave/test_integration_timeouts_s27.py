@@ -10,14 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from chalicelib.core.errors import GatewayTimeout
-from chalicelib.providers.payroll.sandbox import LEAVE_TYPES
 from chalicelib.providers.planner.models import PlannerSandboxBooking
 from chalicelib.providers.planner.sandbox import SandboxPlanner
-from tests.areas.leave.factories import mapped_team
-
-BODY = {"leave_type_id": LEAVE_TYPES[0]["id"], "leave_type_name": "Annual Leave", "start_date": "2026-12-01",
-        "end_date": "2026-12-03"}
-
+from tests.areas.leave.factories import approve_leave, mapped_team
 
 @pytest.fixture
 def people(db):
@@ -37,11 +32,8 @@ def _leave_events(db):
             if (row.event.get("summary") or "").startswith("On leave")]
 
 
-def _approved(api, people, body=BODY) -> str:
-    request = api.post("/api/leave/requests", as_=people["employee"], json=body).json["request"]
-    path = f"/api/leave/requests/{request['id']}"
-    api.post(f"{path}/approve", as_=people["exec"])
-    approved = api.post(f"{path}/approve", as_=people["exec"])
+def _approved(api, people) -> str:
+    _request, path, approved = approve_leave(api, people)
     assert approved.json["request"]["status"] == "approved", approved
     return path
 

@@ -20,8 +20,8 @@ from chalicelib.core.ids import utcnow
 from chalicelib.providers.calendar.sandbox import SandboxCalendar
 from chalicelib.providers.planner.models import PlannerSandboxBooking
 from chalicelib.providers.planner.sandbox import SandboxPlanner
-from tests.areas.leave.factories import mapped_team
-from tests.areas.leave.test_integration_timeouts_s27 import BODY, _approved, _bookings, _leave_events
+from tests.areas.leave.factories import ANNUAL_LEAVE, mapped_team
+from tests.areas.leave.test_integration_timeouts_s27 import _approved, _bookings, _leave_events
 from tests.areas.leave.test_reversal_retry_s27 import _run_job
 
 NOTHING = {"found": 0, "reversed": 0, "failed": 0}
@@ -103,7 +103,7 @@ def test_a_run_that_finds_the_request_cancelled_removes_what_it_made_whose_answe
         assert api.post(path_of[0] + "/cancel", as_=people["employee"]).status == 200
 
     path_of: list = []
-    request = api.post("/api/leave/requests", as_=people["employee"], json=BODY).json["request"]
+    request = api.post("/api/leave/requests", as_=people["employee"], json=ANNUAL_LEAVE).json["request"]
     path_of.append(f"/api/leave/requests/{request['id']}")
     api.post(f"{path_of[0]}/approve", as_=people["exec"])
     with monkeypatch.context() as patch:

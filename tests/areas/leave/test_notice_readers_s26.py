@@ -10,9 +10,9 @@ leave) without the link. The readers are checked in one statement whatever the n
 from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
-from tests.factories import grant, make_squad, make_user
+from tests.factories import grant, make_user
 
-from .factories import make_leave, submit_leave
+from .factories import make_leave, set_leave_override, squad_team, submit_leave
 
 FULL_TITLE = "Leave request from Eve Member: Sick Leave, 2026-12-01 to 2026-12-03"
 GENERIC_TITLE = "A leave request awaits a decision"
@@ -32,21 +32,13 @@ def _full(request_id):
     return (request_id, FULL_TITLE, f"/leave/requests/{request_id}")
 
 
-def _team(db):
-    manager = make_user(db, access_level="manager", name="Mia Manager")
-    squad = make_squad(db, manager_id=manager.id)
-    eve = make_user(db, squad_id=squad.id, name="Eve Member")
-    return manager, squad, eve
-
-
 # ---------------------------------------------------------------- leave_requested: the squad manager
 
 
 def test_a_squad_manager_without_leave_is_not_told_and_the_executives_decide(api, db, exec_user):
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     other_exec = make_user(db, access_level="executive")
-    changed = api.put(f"/api/admin/users/{manager.id}/permissions", as_=exec_user, json={"permissions": {"leave": "none"}})
-    assert changed.status == 200, changed
+    set_leave_override(api, exec_user, manager, "none")
     request_id = submit_leave(api, eve)
     assert api.get(f"/api/leave/requests/{request_id}", as_=manager).status == 403
     assert _told(db, manager) == []  # nothing named to someone who cannot open it
@@ -62,7 +54,7 @@ def test_a_squad_manager_without_leave_is_not_told_and_the_executives_decide(api
 
 def test_a_view_only_squad_manager_reads_but_the_executives_decide(api, db, exec_user):
     """`leave: view` reads the squad's request but cannot approve (update:leave): not its approver either."""
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     grant(db, manager, "leave", "view")
     request_id = submit_leave(api, eve)
     assert _told(db, manager) == []
@@ -74,7 +66,7 @@ def test_a_view_only_squad_manager_reads_but_the_executives_decide(api, db, exec
 
 
 def test_the_managers_access_level_without_leave_sends_the_step_to_the_executives(api, db, exec_user):
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     changed = api.put("/api/admin/permissions", as_=exec_user, json={"matrix": {"manager": {"leave": "none"}}})
     assert changed.status == 200, changed
     request_id = submit_leave(api, eve)
@@ -84,7 +76,7 @@ def test_the_managers_access_level_without_leave_sends_the_step_to_the_executive
 
 
 def test_a_squad_manager_with_leave_is_still_its_approver(api, db, exec_user):
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     request_id = submit_leave(api, eve)
     assert _told(db, manager) == [_full(request_id)]
     assert _told(db, exec_user) == []
@@ -109,7 +101,7 @@ def test_an_executive_without_leave_is_not_told(api, db, exec_user):
 
 def test_the_second_step_tells_no_executive_below_update(api, db, exec_user):
     """Was: `none` told generically, `view` told in full; neither may decide (session 26)."""
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     boss = make_user(db, access_level="executive")
     viewer = make_user(db, access_level="executive")
     grant(db, boss, "leave", "none")
@@ -133,7 +125,7 @@ def test_a_promoted_executive_without_leave_is_not_told(api, db, exec_user):
 
 def test_a_new_squad_manager_without_leave_leaves_the_step_to_the_executives(api, db, exec_user):
     """tell_new_approvers: the squad's manager changed to one without leave: the executives now decide."""
-    _, squad, eve = _team(db)
+    _, squad, eve = squad_team(db)
     request_id = submit_leave(api, eve)
     other_exec = make_user(db, access_level="executive")
     newcomer = make_user(db, access_level="manager")
@@ -150,7 +142,7 @@ def test_the_readers_check_is_one_statement_whatever_the_approvers(api, db, exec
     for step, extra in enumerate((1, 6)):
         bosses = [make_user(db, access_level="executive") for _ in range(extra)]
         grant(db, bosses[0], "leave", "none")
-        manager, _, eve = _team(db)
+        manager, _, eve = squad_team(db)
         request_id = submit_leave(api, eve, start_date=f"2027-0{step + 1}-01", end_date=f"2027-0{step + 1}-01")
         db.refresh(manager)
         with count_queries() as counter:

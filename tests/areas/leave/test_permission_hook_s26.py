@@ -8,9 +8,9 @@ from datetime import date, timedelta
 from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
-from tests.factories import make_squad, make_user
+from tests.factories import make_user, set_access_level
 
-from .factories import make_leave, set_leave_cell, set_leave_override, submit_leave
+from .factories import make_leave, set_leave_cell, set_leave_override, squad_team, submit_leave
 
 TITLE = "Leave request from Eve Member: Sick Leave, 2026-12-01 to 2026-12-03"
 
@@ -26,23 +26,11 @@ def _full(request_id):
     return (request_id, TITLE, f"/leave/requests/{request_id}")
 
 
-def _team(db, access_level="manager"):
-    manager = make_user(db, access_level=access_level, name="Mia Manager")
-    squad = make_squad(db, manager_id=manager.id)
-    eve = make_user(db, squad_id=squad.id, name="Eve Member")
-    return manager, squad, eve
-
-
-def _relevel(api, exec_user, user, access_level):
-    changed = api.put(f"/api/admin/users/{user.id}", as_=exec_user, json={"access_level": access_level})
-    assert changed.status == 200, changed
-
-
 # ---------------------------------------------------------------- lowered: the executives are told
 
 
 def test_a_squad_manager_lowered_by_override_tells_the_executives(api, db, exec_user):
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     other_exec = make_user(db, access_level="executive")
     request_id = submit_leave(api, eve)
     assert _told(db, manager) == [_full(request_id)]
@@ -55,8 +43,8 @@ def test_a_squad_manager_lowered_by_override_tells_the_executives(api, db, exec_
 
 
 def test_a_squad_managers_matrix_cell_lowered_tells_the_executives(api, db, exec_user):
-    manager, _, eve = _team(db)
-    second_manager, _, tom = _team(db)
+    manager, _, eve = squad_team(db)
+    second_manager, _, tom = squad_team(db)
     other_exec = make_user(db, access_level="executive")
     eve_request, tom_request = submit_leave(api, eve), submit_leave(api, tom)
     set_leave_cell(api, exec_user, "manager", "none")
@@ -65,17 +53,17 @@ def test_a_squad_managers_matrix_cell_lowered_tells_the_executives(api, db, exec
 
 
 def test_a_squad_manager_given_a_lower_access_level_tells_the_executives(api, db, exec_user):
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     other_exec = make_user(db, access_level="executive")
     set_leave_cell(api, exec_user, "lead", "view")
     request_id = submit_leave(api, eve)
     assert _told(db, other_exec) == []
-    _relevel(api, exec_user, manager, "lead")
+    set_access_level(api, exec_user, manager, "lead")
     assert _told(db, other_exec) == [_full(request_id)]
 
 
 def test_an_override_kept_by_the_manager_is_not_moved_by_the_matrix(api, db, exec_user):
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     other_exec = make_user(db, access_level="executive")
     set_leave_override(api, exec_user, manager, "update")
     request_id = submit_leave(api, eve)
@@ -88,13 +76,13 @@ def test_an_override_kept_by_the_manager_is_not_moved_by_the_matrix(api, db, exe
 def test_no_notice_for_a_deactivated_manager_nor_a_second_step_nor_the_managers_own_request(api, db, exec_user):
     other_exec = make_user(db, access_level="executive")
     # a deactivated squad manager: the executives decided already (told at the submit)
-    gone, _, eve = _team(db)
+    gone, _, eve = squad_team(db)
     eve_request = submit_leave(api, eve)
     assert api.put(f"/api/admin/users/{gone.id}", as_=exec_user, json={"is_active": False}).status == 200
     assert _told(db, other_exec) == [_full(eve_request)]
     db.query(Notification).filter(Notification.resource_id == eve_request).delete()  # no de-duplication below
     # a request at the second step, and the manager's own request in their own squad
-    manager, squad, tom = _team(db)
+    manager, squad, tom = squad_team(db)
     tom_request = submit_leave(api, tom)
     assert api.post(f"/api/leave/requests/{tom_request}/approve", as_=manager).status == 200
     db.query(Notification).filter(Notification.resource_id == tom_request).delete()
@@ -111,7 +99,7 @@ def test_no_notice_for_a_deactivated_manager_nor_a_second_step_nor_the_managers_
 
 
 def test_a_squad_manager_raised_back_by_override_is_told(api, db, exec_user):
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     other_exec = make_user(db, access_level="executive")
     set_leave_override(api, exec_user, manager, "view")
     request_id = submit_leave(api, eve)
@@ -123,7 +111,7 @@ def test_a_squad_manager_raised_back_by_override_is_told(api, db, exec_user):
 
 
 def test_a_squad_managers_matrix_cell_raised_back_tells_the_manager(api, db, exec_user):
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     set_leave_cell(api, exec_user, "manager", "none")
     request_id = submit_leave(api, eve)
     assert _told(db, manager) == []
@@ -132,16 +120,16 @@ def test_a_squad_managers_matrix_cell_raised_back_tells_the_manager(api, db, exe
 
 
 def test_a_squad_manager_given_a_higher_access_level_is_told(api, db, exec_user):
-    manager, _, eve = _team(db, access_level="lead")
+    manager, _, eve = squad_team(db, access_level="lead")
     set_leave_cell(api, exec_user, "lead", "view")
     request_id = submit_leave(api, eve)
     assert _told(db, manager) == []
-    _relevel(api, exec_user, manager, "manager")
+    set_access_level(api, exec_user, manager, "manager")
     assert _told(db, manager) == [_full(request_id)]
 
 
 def test_a_manager_raised_from_none_to_view_only_is_told_nothing(api, db, exec_user):
-    manager, _, eve = _team(db)
+    manager, _, eve = squad_team(db)
     other_exec = make_user(db, access_level="executive")
     set_leave_override(api, exec_user, manager, "none")
     request_id = submit_leave(api, eve)
@@ -160,7 +148,7 @@ def test_the_notices_cost_a_fixed_number_of_statements(api, db, exec_user, count
     make_user(db, access_level="executive")
     counts = {"lowered": [], "raised": []}
     for total in (1, 6):
-        teams = [_team(db), _team(db)]
+        teams = [squad_team(db), squad_team(db)]
         made = []
         for i in range(total):
             member = make_user(db, squad_id=teams[i % 2][1].id)

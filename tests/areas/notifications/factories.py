@@ -8,6 +8,7 @@ from sqlalchemy import select
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
 from chalicelib.core.notify_models import NotificationDelivery, PushSubscription, SandboxOutboxMessage
+from tests.factories import add_row
 
 # a valid P-256 public key and 16-byte auth secret (base64url), as a browser sends them
 P256DH = "BEJk8wJApJtCCGWomYctKUulvEHGH1ZmSSjYurRsYRad-R6BRad5Pk1l3j1y37Q9OHCEM9Ra8x5lPSrAIF3vNho"
@@ -17,20 +18,12 @@ AUTH = "c2VjcmV0LWF1dGgtMTIzNA"
 def make_notification(db, user, *, minutes_ago: int = 0, **overrides) -> Notification:
     values = {"user_id": user.id, "type": "task_assigned", "title": "A task for you", "body": "Details",
               "created_at": utcnow() - timedelta(minutes=minutes_ago)}
-    values.update(overrides)
-    notification = Notification(**values)
-    db.add(notification)
-    db.flush()
-    return notification
+    return add_row(db, Notification, values, overrides)
 
 
 def make_subscription(db, user, *, endpoint: str = "https://push.example.test/send/abc", **overrides) -> PushSubscription:
     values = {"user_id": user.id, "endpoint": endpoint, "p256dh": P256DH, "auth": AUTH}
-    values.update(overrides)
-    subscription = PushSubscription(**values)
-    db.add(subscription)
-    db.flush()
-    return subscription
+    return add_row(db, PushSubscription, values, overrides)
 
 
 class FakeContext:

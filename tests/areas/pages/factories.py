@@ -4,18 +4,14 @@ from __future__ import annotations
 import itertools
 
 from chalicelib.areas.pages.models import Page, PageComment, PageDiscussion, PageFavourite, PageVersion
+from tests.factories import add_row
 
 _seq = itertools.count(1)
 
 
 def make_page(db, **overrides) -> Page:
     n = next(_seq)
-    values = {"title": f"Page {n}", "content": f"content of page {n}", "position": float(n)}
-    values.update(overrides)
-    page = Page(**values)
-    db.add(page)
-    db.flush()
-    return page
+    return add_row(db, Page, {"title": f"Page {n}", "content": f"content of page {n}", "position": float(n)}, overrides)
 
 
 def favourite(db, page: Page, user) -> None:
@@ -24,27 +20,15 @@ def favourite(db, page: Page, user) -> None:
 
 
 def make_discussion(db, page: Page, user, **overrides) -> PageDiscussion:
-    values = {"page_id": page.id, "user_id": user.id, "document_content": "highlighted"}
-    values.update(overrides)
-    discussion = PageDiscussion(**values)
-    db.add(discussion)
-    db.flush()
-    return discussion
+    return add_row(db, PageDiscussion, {"page_id": page.id, "user_id": user.id, "document_content": "highlighted"},
+                   overrides)
 
 
 def make_comment(db, discussion: PageDiscussion, user, **overrides) -> PageComment:
-    values = {"discussion_id": discussion.id, "user_id": user.id, "content": f"comment {next(_seq)}"}
-    values.update(overrides)
-    comment = PageComment(**values)
-    db.add(comment)
-    db.flush()
-    return comment
+    return add_row(db, PageComment, {"discussion_id": discussion.id, "user_id": user.id,
+                                     "content": f"comment {next(_seq)}"}, overrides)
 
 
 def make_version(db, page: Page, user, **overrides) -> PageVersion:
-    values = {"page_id": page.id, "user_id": user.id, "title": page.title, "content_rich": page.content_rich}
-    values.update(overrides)
-    version = PageVersion(**values)
-    db.add(version)
-    db.flush()
-    return version
+    return add_row(db, PageVersion, {"page_id": page.id, "user_id": user.id, "title": page.title,
+                                     "content_rich": page.content_rich}, overrides)

@@ -6,6 +6,7 @@ from datetime import date, datetime, timezone
 
 from chalicelib.areas.performance.models import (Review, ReviewCycle, ReviewGoal, ReviewKpiRating, ReviewTemplate,
                                                  ReviewTemplateAssignment, ReviewTemplateItem)
+from tests.factories import add_row, make_squad, make_user
 
 _seq = itertools.count(1)
 
@@ -13,11 +14,7 @@ _seq = itertools.count(1)
 def make_cycle(db, **overrides) -> ReviewCycle:
     values = {"type": "quarterly", "name": f"Cycle {next(_seq)}", "period_start": date(2026, 1, 1),
               "period_end": date(2026, 3, 31), "status": "open"}
-    values.update(overrides)
-    cycle = ReviewCycle(**values)
-    db.add(cycle)
-    db.flush()
-    return cycle
+    return add_row(db, ReviewCycle, values, overrides)
 
 
 def make_template(db, user_ids=(), items=(("Delivery", "Ships on time", True), ("Craft", "Code quality", False))):
@@ -49,3 +46,47 @@ def make_review(db, *, cycle, user, reviewer=None, status="draft", kpis=(), goal
         db.add(ReviewGoal(review_id=review.id, goal=goal, status=goal_status, sort_order=index))
     db.flush()
     return review
+
+
+def ask_feedback(api, asker, cycle, subject, reviewer) -> str:
+    """`asker` asks `reviewer` for feedback about `subject` in `cycle` through the API (answered 201): answers the
+    request's id."""
+    made = api.post("/api/performance/feedback/requests", as_=asker,
+                    json={"cycle_id": cycle.id, "subject_id": subject.id, "reviewer_id": reviewer.id})
+    assert made.status == 201, made.json
+    return made.json["request"]["id"]
+
+
+def create_review(api, creator, cycle, person, reviewer=None) -> str:
+    """`creator` creates `person`'s review in `cycle` through the API (its reviewer `reviewer`, the route's default
+    when None), answered 201: answers the review's id."""
+    body = {"cycle_id": cycle.id, "user_id": person.id}
+    if reviewer is not None:
+        body["reviewer_id"] = reviewer.id
+    made = api.post("/api/performance/reviews", as_=creator, json=body)
+    assert made.status == 201, made.json
+    return made.json["review"]["id"]
+
+
+def squad_review_team(db):
+    """A cycle and, made in this order: a squad manager and their squad, a manager, a person reporting to the manager
+    in the squad, an outsider manager and a lead to review. Answers (cycle, squad_manager, manager, person, outsider,
+    reviewer)."""
+    cycle = make_cycle(db)
+    squad_manager = make_user(db, access_level="manager")
+    squad = make_squad(db, manager_id=squad_manager.id)
+    manager = make_user(db, access_level="manager")
+    person = make_user(db, manager_id=manager.id, squad_id=squad.id)
+    outsider = make_user(db, access_level="manager")
+    reviewer = make_user(db, access_level="lead")
+    return cycle, squad_manager, manager, person, outsider, reviewer
+
+
+def manager_review(api, db):
+    """In a new cycle, a manager's review of their report (created by the manager through the API, still a draft),
+    a lead its reviewer: (cycle, manager, person, reviewer, review id)."""
+    cycle = make_cycle(db)
+    manager = make_user(db, access_level="manager")
+    person = make_user(db, manager_id=manager.id)
+    reviewer = make_user(db, access_level="lead")
+    return cycle, manager, person, reviewer, create_review(api, manager, cycle, person, reviewer)

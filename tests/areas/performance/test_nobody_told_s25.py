@@ -8,7 +8,8 @@ from sqlalchemy import select
 from chalicelib.areas.performance.models import FeedbackRequest
 from chalicelib.core.locks import insert_rows
 from chalicelib.core.notify import Notification
-from tests.areas.performance.factories import make_cycle
+from tests.areas.performance.factories import (ask_feedback, create_review, make_cycle, manager_review,
+                                               squad_review_team)
 from tests.factories import make_squad, make_user
 
 
@@ -25,23 +26,10 @@ def _submit(api, review_id, person):
         assert moved.status == 200, moved.json
 
 
-def _review(api, creator, cycle, person, reviewer=None):
-    body = {"cycle_id": cycle.id, "user_id": person.id}
-    if reviewer is not None:
-        body["reviewer_id"] = reviewer.id
-    made = api.post("/api/performance/reviews", as_=creator, json=body)
-    assert made.status == 201, made.json
-    return made.json["review"]["id"]
-
-
 # ---------------------------------------------------------------- review_submitted
 
 def test_a_submitted_self_assessment_tells_the_reviewer_once(api, db):
-    cycle = make_cycle(db)
-    manager = make_user(db, access_level="manager")
-    person = make_user(db, manager_id=manager.id)
-    reviewer = make_user(db, access_level="lead")
-    review_id = _review(api, manager, cycle, person, reviewer)
+    cycle, manager, person, reviewer, review_id = manager_review(api, db)
     moved = api.put(f"/api/performance/reviews/{review_id}", as_=person, json={"status": "self_assessment"})
     assert moved.status == 200
     assert _notices(db, reviewer, "review_submitted") == []  # the move to self_assessment is no submission
@@ -60,11 +48,7 @@ def test_a_submitted_self_assessment_tells_the_reviewer_once(api, db):
 
 
 def test_a_submission_to_a_reviewer_who_left_reaches_the_manager(api, db):
-    cycle = make_cycle(db)
-    manager = make_user(db, access_level="manager")
-    person = make_user(db, manager_id=manager.id)
-    reviewer = make_user(db, access_level="lead")
-    review_id = _review(api, manager, cycle, person, reviewer)
+    cycle, manager, person, reviewer, review_id = manager_review(api, db)
     assert api.get("/api/performance/alerts", as_=manager).json["pending_reviews"] == 0
     reviewer.is_active = False
     db.flush()
@@ -81,7 +65,7 @@ def test_an_own_review_submission_reaches_the_first_active_reader_among_the_mana
     squad = make_squad(db, manager_id=squad_manager.id)
     lead = make_user(db, access_level="lead")  # the direct manager, but a lead does not see the review
     person = make_user(db, manager_id=lead.id, squad_id=squad.id)
-    review_id = _review(api, person, cycle, person)  # the reviewer defaults to the person: nobody judges themselves
+    review_id = create_review(api, person, cycle, person)  # the reviewer defaults to the person: nobody judges themselves
     _submit(api, review_id, person)
     assert _notices(db, person, "review_submitted") == []
     assert _notices(db, lead, "review_submitted") == []
@@ -96,7 +80,7 @@ def test_an_inactive_direct_manager_is_passed_over_for_the_squad_manager(api, db
     direct = make_user(db, access_level="manager")
     person = make_user(db, manager_id=direct.id, squad_id=squad.id)
     reviewer = make_user(db, access_level="lead")
-    review_id = _review(api, direct, cycle, person, reviewer)
+    review_id = create_review(api, direct, cycle, person, reviewer)
     reviewer.is_active = False
     direct.is_active = False
     db.flush()
@@ -105,14 +89,8 @@ def test_an_inactive_direct_manager_is_passed_over_for_the_squad_manager(api, db
 
 
 def test_alerts_count_a_team_review_whose_reviewer_left(api, db):
-    cycle = make_cycle(db)
-    squad_manager = make_user(db, access_level="manager")
-    squad = make_squad(db, manager_id=squad_manager.id)
-    manager = make_user(db, access_level="manager")
-    person = make_user(db, manager_id=manager.id, squad_id=squad.id)
-    outsider = make_user(db, access_level="manager")
-    reviewer = make_user(db, access_level="lead")
-    _review(api, manager, cycle, person, reviewer)
+    cycle, squad_manager, manager, person, outsider, reviewer = squad_review_team(db)
+    create_review(api, manager, cycle, person, reviewer)
     reviewer.is_active = False
     db.flush()
     counts = {user.name: api.get("/api/performance/alerts", as_=user).json["pending_reviews"]
@@ -122,21 +100,15 @@ def test_alerts_count_a_team_review_whose_reviewer_left(api, db):
 
 # ---------------------------------------------------------------- feedback_request_cancelled
 
-def _ask(api, asker, cycle, subject, reviewer):
-    made = api.post("/api/performance/feedback/requests", as_=asker,
-                    json={"cycle_id": cycle.id, "subject_id": subject.id, "reviewer_id": reviewer.id})
-    assert made.status == 201, made.json
-
-
 def test_deactivating_a_reviewer_tells_each_requester_once(api, db, exec_user):
     cycle = make_cycle(db)
     asker, other_asker, answered_asker = (make_user(db, access_level="manager") for _ in range(3))
     peer = make_user(db)
     for subject_of in (asker, asker):
-        _ask(api, subject_of, cycle, make_user(db, manager_id=subject_of.id), peer)
-    _ask(api, other_asker, cycle, make_user(db, manager_id=other_asker.id), peer)
-    _ask(api, answered_asker, cycle, make_user(db, manager_id=answered_asker.id), peer)
-    _ask(api, exec_user, cycle, make_user(db), peer)  # the admin who deactivates: not told of their own act
+        ask_feedback(api, subject_of, cycle, make_user(db, manager_id=subject_of.id), peer)
+    ask_feedback(api, other_asker, cycle, make_user(db, manager_id=other_asker.id), peer)
+    ask_feedback(api, answered_asker, cycle, make_user(db, manager_id=answered_asker.id), peer)
+    ask_feedback(api, exec_user, cycle, make_user(db), peer)  # the admin who deactivates: not told of their own act
     answered = db.scalar(select(FeedbackRequest.id).where(FeedbackRequest.requested_by == answered_asker.id))
     responded = api.post("/api/performance/feedback/responses", as_=peer,
                          json={"request_id": answered, "overall_comment": "Good"})
@@ -156,7 +128,7 @@ def test_only_a_deactivation_tells(api, db, exec_user):
     cycle = make_cycle(db)
     asker = make_user(db, access_level="manager")
     peer = make_user(db)
-    _ask(api, asker, cycle, make_user(db, manager_id=asker.id), peer)
+    ask_feedback(api, asker, cycle, make_user(db, manager_id=asker.id), peer)
     assert api.put(f"/api/admin/users/{peer.id}", as_=exec_user, json={"job_title": "Dev"}).status == 200
     assert api.put(f"/api/admin/users/{peer.id}", as_=exec_user, json={"is_active": True}).status == 200
     assert _notices(db, asker, "feedback_request_cancelled") == []

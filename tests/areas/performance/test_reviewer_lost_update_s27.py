@@ -7,9 +7,9 @@ notice per manager whatever the number of reviews and reviewers, in a fixed numb
 from sqlalchemy import select
 
 from chalicelib.core.notify import Notification
-from tests.factories import grant, make_squad, make_user
+from tests.factories import grant, make_squad, make_user, override_permissions, save_matrix
 
-from .factories import make_cycle
+from .factories import ask_feedback, make_cycle
 
 SUBMITTED = "review_submitted"
 
@@ -37,14 +37,14 @@ def _review(api, db, manager, cycle, person, reviewer, *, status="in_review") ->
     return review_id
 
 
-def _override(api, admin, user, **levels):
-    answer = api.put(f"/api/admin/users/{user.id}/permissions", as_=admin, json={"permissions": levels})
-    assert answer.status == 200, answer.json
-
-
-def _matrix(api, admin, **rows):
-    answer = api.put("/api/admin/permissions", as_=admin, json={"matrix": rows})
-    assert answer.status == 200, answer.json
+def _waiting_on_a_lead(api, db, person_name):
+    """In a new cycle, a manager's review of their report `person_name`, waiting in review on a lead: (cycle, manager,
+    person, reviewer, review id)."""
+    cycle = make_cycle(db)
+    manager = make_user(db, access_level="manager")
+    person = make_user(db, manager_id=manager.id, name=person_name)
+    reviewer = make_user(db, access_level="lead")
+    return cycle, manager, person, reviewer, _review(api, db, manager, cycle, person, reviewer)
 
 
 def test_a_reviewer_who_loses_update_by_override_the_manager_is_told_once(api, db, exec_user):
@@ -55,14 +55,14 @@ def test_a_reviewer_who_loses_update_by_override_the_manager_is_told_once(api, d
     review_id = _review(api, db, manager, cycle, person, reviewer)
     assert [row[0] for row in _told(db, reviewer)] == [review_id]  # the submission told the reviewer
     assert _told(db, manager) == []
-    _override(api, exec_user, reviewer, performance="none")
+    override_permissions(api, exec_user, reviewer, performance="none")
     assert api.put(f"/api/performance/reviews/{review_id}", as_=reviewer,
                    json={"reviewer_notes": "Good"}).status in (403, 404)  # they can no longer rate it
     assert api.get("/api/performance/alerts", as_=manager).json["pending_reviews"] == 1
     assert _told(db, manager) == [(review_id, "Review to rate: Sam Subject (Q1 2026)",
                                    f"/performance/reviews/{review_id}")]
     assert len(_told(db, reviewer)) == 1 and _told(db, exec_user) == []  # the admin, the actor, is not told
-    _override(api, exec_user, reviewer, performance="none")  # nothing moved: nobody told again
+    override_permissions(api, exec_user, reviewer, performance="none")  # nothing moved: nobody told again
     assert len(_told(db, manager)) == 1
 
 
@@ -86,7 +86,7 @@ def test_many_reviews_and_reviewers_by_a_matrix_cell_one_notice_per_manager(api,
     kept = make_user(db, access_level="lead")  # their own override keeps them rating
     grant(db, kept, "performance", "update")
     _review(api, db, manager, cycle, make_user(db, manager_id=manager.id), kept)
-    _matrix(api, exec_user, lead={"performance": "none"})
+    save_matrix(api, exec_user, lead={"performance": "none"})
     told = _told(db, manager)
     assert told == [(told[0][0], "3 reviews to rate: their reviewer can no longer rate them", "/performance")]
     assert told[0][0] in mine
@@ -109,7 +109,7 @@ def test_a_manager_who_is_the_reviewer_or_the_person_is_not_told(api, db, exec_u
     manager = make_user(db, access_level="manager")
     person = make_user(db, manager_id=manager.id)
     review_id = _review(api, db, manager, cycle, person, manager)  # the manager rates it themselves
-    _override(api, exec_user, manager, performance="none")
+    override_permissions(api, exec_user, manager, performance="none")
     assert [row[0] for row in _told(db, manager)] == [review_id]  # the submission only
 
 
@@ -138,14 +138,8 @@ def test_the_hook_for_a_reviewer_kept_at_view(api, db):
     from chalicelib.areas.performance import service as performance_service
     from chalicelib.core.context import job_context
 
-    cycle = make_cycle(db)
-    manager = make_user(db, access_level="manager")
-    person = make_user(db, manager_id=manager.id, name="Pia Person")
-    reviewer = make_user(db, access_level="lead")
-    review_id = _review(api, db, manager, cycle, person, reviewer)
-    asked = api.post("/api/performance/feedback/requests", as_=manager,
-                     json={"cycle_id": cycle.id, "subject_id": person.id, "reviewer_id": reviewer.id})
-    assert asked.status == 201, asked.json
+    cycle, manager, person, reviewer, review_id = _waiting_on_a_lead(api, db, "Pia Person")
+    ask_feedback(api, manager, cycle, person, reviewer)
     grant(db, reviewer, "performance", "view")
     with job_context() as ctx:
         performance_service.reviewers_lost_access(ctx, [reviewer.id])
@@ -159,15 +153,9 @@ def test_the_hook_for_a_reviewer_kept_at_view(api, db):
 def test_a_reviewer_lowered_to_view_by_the_admin_the_manager_is_told_and_no_feedback_requester(api, db, exec_user):
     """The admin area calls the hook for users whose performance level fell below update (its line
     `_fell_below("update")`, session 27): a reviewer lowered to view may still give feedback, not rate."""
-    cycle = make_cycle(db)
-    manager = make_user(db, access_level="manager")
-    person = make_user(db, manager_id=manager.id, name="Vic View")
-    reviewer = make_user(db, access_level="lead")
-    review_id = _review(api, db, manager, cycle, person, reviewer)
-    asked = api.post("/api/performance/feedback/requests", as_=manager,
-                     json={"cycle_id": cycle.id, "subject_id": person.id, "reviewer_id": reviewer.id})
-    assert asked.status == 201, asked.json
-    _override(api, exec_user, reviewer, performance="view")
+    cycle, manager, person, reviewer, review_id = _waiting_on_a_lead(api, db, "Vic View")
+    ask_feedback(api, manager, cycle, person, reviewer)
+    override_permissions(api, exec_user, reviewer, performance="view")
     assert _told(db, manager) == [(review_id, f"Review to rate: Vic View ({cycle.name})",
                                    f"/performance/reviews/{review_id}")]
     db.expire_all()
@@ -178,11 +166,7 @@ def test_a_reviewer_lowered_to_view_by_the_admin_the_manager_is_told_and_no_feed
 def test_a_reviewer_deactivated_the_manager_is_told_of_the_review_waiting(api, db, exec_user):
     """A reviewer who leaves (deactivated by an admin) leaves their reviews in review waiting as one who lost
     performance:update does: the manager who now rates them is told once (session 27; nobody was)."""
-    cycle = make_cycle(db)
-    manager = make_user(db, access_level="manager")
-    person = make_user(db, manager_id=manager.id, name="Lee Left")
-    reviewer = make_user(db, access_level="lead")
-    review_id = _review(api, db, manager, cycle, person, reviewer)
+    cycle, manager, person, reviewer, review_id = _waiting_on_a_lead(api, db, "Lee Left")
     left = api.put(f"/api/admin/users/{reviewer.id}", as_=exec_user, json={"is_active": False})
     assert left.status == 200, left.json
     assert _told(db, manager) == [(review_id, f"Review to rate: Lee Left ({cycle.name})",

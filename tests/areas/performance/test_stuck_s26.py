@@ -8,7 +8,7 @@ from chalicelib.areas.performance.models import FeedbackRequest, Review
 from chalicelib.core.notify import Notification
 from tests.factories import grant, make_squad, make_user
 
-from .factories import make_cycle
+from .factories import make_cycle, manager_review, squad_review_team
 
 
 def _notices(db, user, type):
@@ -63,13 +63,7 @@ def test_an_employee_cannot_name_a_manager_who_cannot_rate(api, db):
 
 
 def test_a_submission_to_a_reviewer_who_lost_update_reaches_the_manager_and_their_alerts(api, db):
-    cycle = make_cycle(db)
-    manager = make_user(db, access_level="manager")
-    person = make_user(db, manager_id=manager.id)
-    reviewer = make_user(db, access_level="lead")
-    made = _create(api, manager, cycle, person, reviewer)
-    assert made.status == 201, made.json
-    review_id = made.json["review"]["id"]
+    cycle, manager, person, reviewer, review_id = manager_review(api, db)
     assert api.get("/api/performance/alerts", as_=manager).json["pending_reviews"] == 0
     grant(db, reviewer, "performance", "view")  # after naming: may read the review, not rate it
     _submit(api, review_id, person)
@@ -84,13 +78,7 @@ def test_a_submission_to_a_reviewer_who_lost_update_reaches_the_manager_and_thei
 
 
 def test_alerts_count_a_team_review_whose_reviewer_has_no_performance(api, db, count_queries):
-    cycle = make_cycle(db)
-    squad_manager = make_user(db, access_level="manager")
-    squad = make_squad(db, manager_id=squad_manager.id)
-    manager = make_user(db, access_level="manager")
-    person = make_user(db, manager_id=manager.id, squad_id=squad.id)
-    outsider = make_user(db, access_level="manager")
-    reviewer = make_user(db, access_level="lead")
+    cycle, squad_manager, manager, person, outsider, reviewer = squad_review_team(db)
     able = make_user(db, access_level="lead")
     other = make_user(db, manager_id=manager.id)
     assert _create(api, manager, cycle, person, reviewer).status == 201

@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 
 from chalicelib.areas.projects.models import Project, ProjectMember
+from tests.factories import add_row
 
 _seq = itertools.count(1)
 
@@ -11,10 +12,7 @@ _seq = itertools.count(1)
 def make_project(db, **overrides) -> Project:
     members = overrides.pop("members", ())
     values = {"name": f"Project {next(_seq)}", "status": "active"}
-    values.update(overrides)
-    project = Project(**values)
-    db.add(project)
-    db.flush()
+    project = add_row(db, Project, values, overrides)
     for user in members:
         add_member(db, project, user)
     return project

@@ -6,33 +6,19 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from chalicelib.areas.sla.models import SlaPolicy, SlaPolicyRule
 from chalicelib.areas.tasks.models import TaskWatcher
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
 from tests.areas.portal.conftest import make_client, portal  # noqa: F401
 from tests.areas.projects.factories import make_project
-from tests.factories import config_item, make_user
-
-
-def _iso(moment):
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + "Z"
-
-
-def _policy(db):
-    made = SlaPolicy(name="Support")
-    db.add(made)
-    db.flush()
-    db.add(SlaPolicyRule(policy_id=made.id, priority_id=config_item(db, "task_priority", "high").id,
-                         response_hours=1, resolution_hours=2))
-    db.flush()
-    return made
+from tests.areas.tasks.factories import iso_z, sla_policy
+from tests.factories import make_user
 
 
 def test_reactivated_project_manager_request_filed_while_away(portal, api, db, exec_user):  # noqa: F811
     from chalicelib.areas.sla.jobs import breach_scan
 
-    policy = _policy(db)
+    policy = sla_policy(db)
     profile_manager, project_manager = (make_user(db, access_level="lead") for _ in range(2))
     company = make_client(db, manager=profile_manager)
     project = make_project(db, company_id=company.id, sla_policy_id=policy.id,
@@ -49,7 +35,7 @@ def test_reactivated_project_manager_request_filed_while_away(portal, api, db, e
     assert api.put(f"/api/admin/users/{project_manager.id}", as_=exec_user,
                    json={"is_active": True}).status == 200
     api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
-            json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+            json={"policy_id": policy.id, "created_at": iso_z(utcnow() - timedelta(hours=3))})
     assert breach_scan() == {"noticed": 1}
     told = db.scalars(select(Notification.user_id).where(Notification.type == "sla_breach",
                                                          Notification.resource_id == task_id)).all()
@@ -63,7 +49,7 @@ def test_request_filed_before_project_manager_left_breach_reaches_nobody(portal,
     manager, who does not watch and may not read the request: nobody is told although an active manager exists."""
     from chalicelib.areas.sla.jobs import breach_scan
 
-    policy = _policy(db)
+    policy = sla_policy(db)
     profile_manager, project_manager = (make_user(db, access_level="lead") for _ in range(2))
     company = make_client(db, manager=profile_manager)
     project = make_project(db, company_id=company.id, sla_policy_id=policy.id,
@@ -74,7 +60,7 @@ def test_request_filed_before_project_manager_left_breach_reaches_nobody(portal,
     assert api.put(f"/api/admin/users/{project_manager.id}", as_=exec_user,
                    json={"is_active": False}).status == 200
     api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
-            json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+            json={"policy_id": policy.id, "created_at": iso_z(utcnow() - timedelta(hours=3))})
     assert breach_scan() == {"noticed": 1}
     told = db.scalars(select(Notification.user_id).where(Notification.type == "sla_breach",
                                                          Notification.resource_id == task_id)).all()
@@ -88,7 +74,7 @@ def test_a_project_moved_to_another_client_hands_its_requests_to_that_clients_ma
     read the request, and nobody was told. A change of the project's company (or owner) now moves the watch too."""
     from chalicelib.areas.sla.jobs import breach_scan
 
-    policy = _policy(db)
+    policy = sla_policy(db)
     manager_a, manager_b = (make_user(db, access_level="lead") for _ in range(2))
     client_a, client_b = make_client(db, manager=manager_a), make_client(db, manager=manager_b)
     project = make_project(db, company_id=client_a.id, sla_policy_id=policy.id)
@@ -99,7 +85,7 @@ def test_a_project_moved_to_another_client_hands_its_requests_to_that_clients_ma
     moved = api.put(f"/api/projects/{project.id}", as_=exec_user, json={"company_id": client_b.id})
     assert moved.status == 200, moved.json
     api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
-            json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+            json={"policy_id": policy.id, "created_at": iso_z(utcnow() - timedelta(hours=3))})
     assert breach_scan() == {"noticed": 1}
     db.expire_all()
     told = db.scalars(select(Notification.user_id).where(Notification.type == "sla_breach",

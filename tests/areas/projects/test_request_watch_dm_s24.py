@@ -4,12 +4,10 @@ manager (PUT /api/projects/:id) or a move of the request to another project (PUT
 with the old manager: they kept reading the client's requests, and the new one answered 404 on every one of them.
 Now the request's own watch follows the manager; a watch somebody chose is kept (docs/decisions/tasks.md, "The
 request's watch follows the delivery manager")."""
-from sqlalchemy import select
 
-from chalicelib.areas.tasks.models import TaskWatcher
 from tests.areas.portal.conftest import make_client, portal  # noqa: F401 - the portal fixture
 from tests.areas.projects.factories import make_project
-from tests.areas.tasks.factories import make_task
+from tests.areas.tasks.factories import make_task, watcher_ids
 from tests.factories import make_user
 
 
@@ -18,11 +16,6 @@ def _request(portal, company, project=None, title="Checkout broken"):  # noqa: F
     answer = portal.post("/requests", company, role="collaborator", json=json)
     assert answer.status == 201, answer
     return answer.json["taskId"]
-
-
-def _watchers(db, task_id):
-    db.expire_all()
-    return sorted(db.scalars(select(TaskWatcher.user_id).where(TaskWatcher.task_id == task_id)).all())
 
 
 def _put_project(api, user, project, **json):
@@ -43,7 +36,7 @@ def test_new_delivery_manager_takes_over_the_requests_watch(portal, api, db):  #
 
     assert [api.get(f"/api/tasks/{t}", as_=old).status for t in (first, second)] == [404, 404]
     assert [api.get(f"/api/tasks/{t}", as_=new).status for t in (first, second)] == [200, 200]
-    assert (_watchers(db, first), _watchers(db, second), _watchers(db, other.id)) == ([new.id], [new.id], [])
+    assert (watcher_ids(db, first), watcher_ids(db, second), watcher_ids(db, other.id)) == ([new.id], [new.id], [])
     listed = api.get(f"/api/tasks?resource_id={project.id}", as_=new).json
     assert sorted(t["id"] for t in listed["tasks"]) == sorted([first, second])  # found in their lists too
 
@@ -63,11 +56,11 @@ def test_a_watch_somebody_chose_is_kept(portal, api, db):  # noqa: F811
     assert api.post(f"/api/tasks/{task_id}/watch", as_=fan).status == 200  # somebody else's watch
 
     _put_project(api, head, project, delivery_manager_id=new.id)
-    assert _watchers(db, task_id) == sorted([old.id, new.id, fan.id])
+    assert watcher_ids(db, task_id) == sorted([old.id, new.id, fan.id])
 
     # the new manager's watch is the request's: the next change moves it; nobody else's is touched
     _put_project(api, head, project, delivery_manager_id=third.id)
-    assert _watchers(db, task_id) == sorted([old.id, third.id, fan.id])
+    assert watcher_ids(db, task_id) == sorted([old.id, third.id, fan.id])
 
 
 def test_a_new_manager_who_already_watched_keeps_their_own_watch(portal, api, db):  # noqa: F811
@@ -80,9 +73,9 @@ def test_a_new_manager_who_already_watched_keeps_their_own_watch(portal, api, db
     assert api.post(f"/api/tasks/{task_id}/watch", as_=new).status == 200  # their choice, before they manage it
 
     _put_project(api, head, project, delivery_manager_id=new.id)
-    assert _watchers(db, task_id) == [new.id]
+    assert watcher_ids(db, task_id) == [new.id]
     _put_project(api, head, project, delivery_manager_id=third.id)
-    assert _watchers(db, task_id) == sorted([new.id, third.id])  # the watch they chose stays theirs
+    assert watcher_ids(db, task_id) == sorted([new.id, third.id])  # the watch they chose stays theirs
 
 
 def test_a_cleared_manager_hands_the_watch_to_the_client_profiles(portal, api, db):  # noqa: F811
@@ -91,11 +84,11 @@ def test_a_cleared_manager_hands_the_watch_to_the_client_profiles(portal, api, d
     mine = make_client(db, manager=profile_manager)
     project = make_project(db, company_id=mine.id, delivery_manager_id=old.id)
     task_id = _request(portal, mine, project)
-    assert _watchers(db, task_id) == [old.id]
+    assert watcher_ids(db, task_id) == [old.id]
 
     _put_project(api, head, project, delivery_manager_id=None)
 
-    assert _watchers(db, task_id) == [profile_manager.id]
+    assert watcher_ids(db, task_id) == [profile_manager.id]
     assert api.get(f"/api/tasks/{task_id}", as_=old).status == 404
 
 
@@ -109,7 +102,7 @@ def test_a_resave_or_another_field_moves_no_watch(portal, api, db):  # noqa: F81
 
     _put_project(api, head, project, delivery_manager_id=manager.id, name="Renamed")
 
-    assert _watchers(db, task_id) == []  # not watched again by a re-save
+    assert watcher_ids(db, task_id) == []  # not watched again by a re-save
 
 
 def test_the_change_costs_the_same_statements_whatever_the_requests(portal, api, db, count_queries):  # noqa: F811
@@ -126,7 +119,7 @@ def test_the_change_costs_the_same_statements_whatever_the_requests(portal, api,
         moved.append((tasks, new.id))
     assert counts[0] == counts[1], counts
     for tasks, manager in moved:
-        assert [_watchers(db, t) for t in tasks] == [[manager]] * len(tasks)
+        assert [watcher_ids(db, t) for t in tasks] == [[manager]] * len(tasks)
 
 
 # ---------------------------------------------------------------- a request moved to another project
@@ -144,7 +137,7 @@ def test_request_moved_to_another_clients_project_is_watched_by_its_manager(port
     assert moved.status == 200, moved.json
     assert (api.get(f"/api/tasks/{task_id}", as_=dm_a).status, api.get(f"/api/tasks/{task_id}", as_=dm_b).status) \
         == (404, 200)
-    assert _watchers(db, task_id) == [dm_b.id]
+    assert watcher_ids(db, task_id) == [dm_b.id]
 
 
 def test_request_moved_to_a_project_without_manager_goes_to_its_client_profiles(portal, api, db):  # noqa: F811
@@ -157,7 +150,7 @@ def test_request_moved_to_a_project_without_manager_goes_to_its_client_profiles(
 
     assert api.put(f"/api/tasks/{task_id}", as_=head, json={"resource_id": pb.id}).status == 200
 
-    assert _watchers(db, task_id) == [profile_manager.id]
+    assert watcher_ids(db, task_id) == [profile_manager.id]
 
 
 def test_request_made_without_project_moved_into_one(portal, api, db):  # noqa: F811
@@ -166,12 +159,12 @@ def test_request_made_without_project_moved_into_one(portal, api, db):  # noqa: 
     mine = make_client(db, manager=profile_manager)
     project = make_project(db, company_id=mine.id, delivery_manager_id=dm.id)
     task_id = _request(portal, mine)  # the company's task, watched by the profile's manager
-    assert _watchers(db, task_id) == [profile_manager.id]
+    assert watcher_ids(db, task_id) == [profile_manager.id]
 
     assert api.put(f"/api/tasks/{task_id}", as_=head,
                    json={"resource_type": "project", "resource_id": project.id}).status == 200
 
-    assert _watchers(db, task_id) == [dm.id]
+    assert watcher_ids(db, task_id) == [dm.id]
 
 
 def test_a_staff_task_moved_gets_no_watcher(api, db):
@@ -183,4 +176,4 @@ def test_a_staff_task_moved_gets_no_watcher(api, db):
 
     assert api.put(f"/api/tasks/{task.id}", as_=head, json={"resource_id": pb.id}).status == 200
 
-    assert _watchers(db, task.id) == []
+    assert watcher_ids(db, task.id) == []

@@ -2,17 +2,11 @@
 the project's and the client profile's, at the portal's request (portal) and when a request moves into another
 project (projects' `request_manager`, tasks' `move_request_watch`): a deactivated project manager left a moved
 request with no watcher though the client's profile named an active one."""
-from sqlalchemy import select
 
-from chalicelib.areas.tasks.models import TaskWatcher
 from tests.areas.portal.conftest import make_client, portal  # noqa: F401 - the portal fixture
 from tests.areas.projects.factories import make_project
+from tests.areas.tasks.factories import watcher_ids
 from tests.factories import make_user
-
-
-def _watchers(db, task_id):
-    db.expire_all()
-    return sorted(db.scalars(select(TaskWatcher.user_id).where(TaskWatcher.task_id == task_id)).all())
 
 
 def test_a_request_moved_into_a_project_whose_manager_left_is_watched_by_the_profiles(portal, api, db):  # noqa: F811
@@ -26,11 +20,11 @@ def test_a_request_moved_into_a_project_whose_manager_left_is_watched_by_the_pro
     answer = portal.post("/requests", mine, role="collaborator", json={"title": "Checkout", "projectId": here.id})
     assert answer.status == 201, answer
     task_id = answer.json["taskId"]
-    assert _watchers(db, task_id) == [first_manager.id]
+    assert watcher_ids(db, task_id) == [first_manager.id]
 
     moved = api.put(f"/api/tasks/{task_id}", as_=head, json={"resource_type": "project", "resource_id": there.id})
     assert moved.status == 200, moved.json
-    assert _watchers(db, task_id) == [profile_manager.id]
+    assert watcher_ids(db, task_id) == [profile_manager.id]
     assert api.get(f"/api/tasks/{task_id}", as_=profile_manager).status == 200
 
 
@@ -49,5 +43,5 @@ def test_a_request_moved_into_a_project_with_no_active_manager_is_watched_by_its
     task_id = answer.json["taskId"]
     moved = api.put(f"/api/tasks/{task_id}", as_=head, json={"resource_type": "project", "resource_id": there.id})
     assert moved.status == 200, moved.json
-    assert _watchers(db, task_id) == [owner.id]
+    assert watcher_ids(db, task_id) == [owner.id]
     assert api.get(f"/api/tasks/{task_id}", as_=owner).status == 200

@@ -6,16 +6,11 @@ write that changes what a user may read (their tasks override, their access leve
 the watches as a (de)activation does."""
 from sqlalchemy import select
 
-from chalicelib.areas.tasks.models import TaskWatcher
 from chalicelib.core.notify import Notification
 from tests.areas.portal.conftest import make_client, portal  # noqa: F401 - the portal fixture
 from tests.areas.projects.factories import make_project
+from tests.areas.tasks.factories import watcher_ids
 from tests.factories import grant, make_user
-
-
-def _watchers(db, task_id):
-    db.expire_all()
-    return sorted(db.scalars(select(TaskWatcher.user_id).where(TaskWatcher.task_id == task_id)).all())
 
 
 def _told(db, user):
@@ -30,7 +25,7 @@ def test_a_project_manager_who_may_not_read_tasks_is_passed_over(portal, api, db
     answer = portal.post("/requests", mine, role="collaborator", json={"title": "Checkout", "projectId": project.id})
     assert answer.status == 201, answer
     task_id = answer.json["taskId"]
-    assert _watchers(db, task_id) == [profile_manager.id]
+    assert watcher_ids(db, task_id) == [profile_manager.id]
     assert "portal_request" in _told(db, profile_manager) and "portal_request" not in _told(db, blind)
     assert api.get(f"/api/tasks/{task_id}", as_=profile_manager).status == 200
 
@@ -41,7 +36,7 @@ def test_a_request_in_no_project_passes_over_a_profile_manager_who_may_not_read_
     mine = make_client(db, manager=blind, owner_id=owner.id)
     answer = portal.post("/requests", mine, role="collaborator", json={"title": "Checkout"})
     assert answer.status == 201, answer
-    assert _watchers(db, answer.json["taskId"]) == [owner.id]
+    assert watcher_ids(db, answer.json["taskId"]) == [owner.id]
     assert "portal_request" not in _told(db, blind)
 
 
@@ -51,12 +46,12 @@ def test_an_override_moves_the_watch_both_ways(portal, api, db, exec_user):  # n
     project = make_project(db, company_id=mine.id, delivery_manager_id=manager.id)
     task_id = portal.post("/requests", mine, role="collaborator",
                           json={"title": "Checkout", "projectId": project.id}).json["taskId"]
-    assert _watchers(db, task_id) == [manager.id]
+    assert watcher_ids(db, task_id) == [manager.id]
     path = f"/api/admin/users/{manager.id}/permissions"
     assert api.put(path, as_=exec_user, json={"permissions": {"tasks": "none"}}).status == 200
-    assert _watchers(db, task_id) == [profile_manager.id]
+    assert watcher_ids(db, task_id) == [profile_manager.id]
     assert api.put(path, as_=exec_user, json={"permissions": {"tasks": None}}).status == 200
-    assert _watchers(db, task_id) == [manager.id]
+    assert watcher_ids(db, task_id) == [manager.id]
 
 
 def test_a_level_s_tasks_cell_and_an_access_level_change_move_the_watch(portal, api, db, exec_user):  # noqa: F811
@@ -65,14 +60,14 @@ def test_a_level_s_tasks_cell_and_an_access_level_change_move_the_watch(portal, 
     project = make_project(db, company_id=mine.id, delivery_manager_id=manager.id)
     task_id = portal.post("/requests", mine, role="collaborator",
                           json={"title": "Checkout", "projectId": project.id}).json["taskId"]
-    assert _watchers(db, task_id) == [manager.id]
+    assert watcher_ids(db, task_id) == [manager.id]
     assert api.put("/api/admin/permissions", as_=exec_user,
                    json={"matrix": {"lead": {"tasks": "none"}}}).status == 200
-    assert _watchers(db, task_id) == [profile_manager.id]
+    assert watcher_ids(db, task_id) == [profile_manager.id]
     # made a head, whose level still reads tasks, the manager watches it again
     changed = api.put(f"/api/admin/users/{manager.id}", as_=exec_user, json={"access_level": "head"})
     assert changed.status == 200, changed
-    assert _watchers(db, task_id) == [manager.id]
+    assert watcher_ids(db, task_id) == [manager.id]
 
 
 def test_a_request_in_no_project_follows_its_company_s_manager(portal, api, db, exec_user):  # noqa: F811
@@ -84,12 +79,12 @@ def test_a_request_in_no_project_follows_its_company_s_manager(portal, api, db, 
     answer = portal.post("/requests", mine, role="collaborator", json={"title": "Checkout"})
     assert answer.status == 201, answer
     task_id = answer.json["taskId"]
-    assert _watchers(db, task_id) == [profile_manager.id]
+    assert watcher_ids(db, task_id) == [profile_manager.id]
     path = f"/api/admin/users/{profile_manager.id}/permissions"
     assert api.put(path, as_=exec_user, json={"permissions": {"tasks": "none"}}).status == 200
-    assert _watchers(db, task_id) == [owner.id]
+    assert watcher_ids(db, task_id) == [owner.id]
     assert api.get(f"/api/tasks/{task_id}", as_=owner).status == 200
     assert api.put(path, as_=exec_user, json={"permissions": {"tasks": None}}).status == 200
-    assert _watchers(db, task_id) == [profile_manager.id]
+    assert watcher_ids(db, task_id) == [profile_manager.id]
     assert api.put(f"/api/admin/users/{profile_manager.id}", as_=exec_user, json={"is_active": False}).status == 200
-    assert _watchers(db, task_id) == [owner.id]
+    assert watcher_ids(db, task_id) == [owner.id]

@@ -5,32 +5,13 @@ when the project has no owner). Sent like the owner's notice: written in the acc
 commit (docs/decisions/proposals.md, session 25)."""
 from sqlalchemy import select
 
-from chalicelib.core.models import User
 from chalicelib.core.notify import Notification
 from tests.areas.deals.factories import make_company
-from tests.areas.proposals.factories import create, price
-from tests.factories import make_user
-
-PUBLIC = "/api/proposals/public"
-
-
-def _sent_by(api, owner, **body) -> tuple[str, str]:
-    pid = create(api, owner, **body)
-    price(api, owner, pid)
-    for step in ("submit", "approve", "mark-sent"):
-        assert api.post(f"/api/proposals/{pid}/{step}", as_=owner, json={}).status == 200, step
-    token = api.put(f"/api/proposals/{pid}/share", as_=owner, json={"share_enabled": True}).json["share_token"]
-    return pid, token
-
-
-def _deactivate(db, user) -> None:
-    db.get(User, user.id).is_active = False
-    db.flush()
-
+from tests.areas.proposals.factories import accept_shared, sent_and_shared, shared_with_no_active_owner
+from tests.factories import deactivate, make_user
 
 def _accept(api, exec_user, pid, token) -> str:
-    answer = api.post(f"{PUBLIC}/{token}/accept", json={"name": "Ann", "email": "ann@acme.test"})
-    assert answer.status == 200, answer
+    accept_shared(api, token)
     return api.get(f"/api/proposals/{pid}", as_=exec_user).json["proposal"]["project_id"]
 
 
@@ -43,8 +24,8 @@ def test_an_inactive_owners_accept_tells_the_company_owner_who_owns_the_project(
     owner = make_user(db, access_level="executive")
     boss = make_user(db, access_level="employee", name="Carl Company")  # cannot read the proposal: not its owner
     company = make_company(db, owner_id=boss.id)
-    pid, token = _sent_by(api, owner, company_id=company.id)
-    _deactivate(db, owner)
+    pid, token = sent_and_shared(api, owner, company_id=company.id)
+    deactivate(db, owner)
     project_id = _accept(api, exec_user, pid, token)
     notices = _accepted_notices(db, owner, boss)
     assert [n.user_id for n in notices] == [boss.id]
@@ -63,7 +44,7 @@ def test_an_active_owner_is_told_once_and_the_company_owner_not_at_all(api, db, 
     owner = make_user(db, access_level="executive")
     boss = make_user(db, access_level="executive")
     company = make_company(db, owner_id=boss.id)
-    pid, token = _sent_by(api, owner, company_id=company.id)
+    pid, token = sent_and_shared(api, owner, company_id=company.id)
     _accept(api, exec_user, pid, token)
     notices = _accepted_notices(db, owner, boss)
     assert [(n.user_id, n.resource_type, n.resource_id) for n in notices] == [(owner.id, "proposal", pid)]
@@ -72,17 +53,12 @@ def test_an_active_owner_is_told_once_and_the_company_owner_not_at_all(api, db, 
 def test_an_owner_who_also_owns_the_company_is_told_once(api, db, exec_user):
     owner = make_user(db, access_level="executive")
     company = make_company(db, owner_id=owner.id)
-    pid, token = _sent_by(api, owner, company_id=company.id)
+    pid, token = sent_and_shared(api, owner, company_id=company.id)
     _accept(api, exec_user, pid, token)
     assert [n.user_id for n in _accepted_notices(db, owner)] == [owner.id]
 
 
 def test_no_active_owner_anywhere_tells_nobody(api, db, exec_user):
-    owner = make_user(db, access_level="executive")
-    boss = make_user(db, access_level="executive")
-    company = make_company(db, owner_id=boss.id)
-    pid, token = _sent_by(api, owner, company_id=company.id)
-    _deactivate(db, owner)
-    _deactivate(db, boss)
+    owner, boss, pid, token = shared_with_no_active_owner(api, db)
     _accept(api, exec_user, pid, token)
     assert _accepted_notices(db, owner, boss) == []

@@ -5,33 +5,14 @@ from sqlalchemy import select
 
 from chalicelib.areas.budgets.models import Budget
 from chalicelib.areas.projects.models import Project, ProjectMember
-from chalicelib.core.models import HistoryEntry, User
+from chalicelib.core.models import HistoryEntry
 from chalicelib.core.notify import Notification
 from tests.areas.deals.factories import make_company
-from tests.areas.proposals.factories import create, price
-from tests.factories import make_user
-
-PUBLIC = "/api/proposals/public"
-
-
-def _sent_by(api, owner, **body) -> tuple[str, str]:
-    """A priced proposal of `owner` (an executive: they approve their own when nobody is listed), sent and shared."""
-    pid = create(api, owner, **body)
-    price(api, owner, pid)
-    for step in ("submit", "approve", "mark-sent"):
-        assert api.post(f"/api/proposals/{pid}/{step}", as_=owner, json={}).status == 200, step
-    token = api.put(f"/api/proposals/{pid}/share", as_=owner, json={"share_enabled": True}).json["share_token"]
-    return pid, token
-
-
-def _deactivate(db, user) -> None:
-    db.get(User, user.id).is_active = False
-    db.flush()
-
+from tests.areas.proposals.factories import accept_shared, sent_and_shared, shared_with_no_active_owner
+from tests.factories import deactivate, make_user
 
 def _accept(api, db, viewer, pid, token) -> tuple[Project, Budget, dict]:
-    answer = api.post(f"{PUBLIC}/{token}/accept", json={"name": "Ann", "email": "ann@acme.test"})
-    assert answer.status == 200, answer
+    accept_shared(api, token)
     detail = api.get(f"/api/proposals/{pid}", as_=viewer).json["proposal"]
     project, budget = db.get(Project, detail["project_id"]), db.get(Budget, detail["budget_id"])
     db.refresh(project)
@@ -48,8 +29,8 @@ def test_a_deactivated_owners_proposal_gives_the_project_and_budget_to_the_compa
     owner = make_user(db, access_level="executive", name="Olive Owner")
     boss = make_user(db, access_level="executive", name="Carl Company")
     company = make_company(db, owner_id=boss.id)
-    pid, token = _sent_by(api, owner, company_id=company.id)
-    _deactivate(db, owner)
+    pid, token = sent_and_shared(api, owner, company_id=company.id)
+    deactivate(db, owner)
     project, budget, detail = _accept(api, db, exec_user, pid, token)
     assert (project.owner_id, budget.owner_id) == (boss.id, boss.id)
     assert _members(db, project.id) == {boss.id: "owner"}  # the leaver is no member of the client's project
@@ -64,12 +45,7 @@ def test_a_deactivated_owners_proposal_gives_the_project_and_budget_to_the_compa
 
 
 def test_no_active_owner_anywhere_makes_a_project_and_budget_without_owner(api, db, exec_user):
-    owner = make_user(db, access_level="executive")
-    boss = make_user(db, access_level="executive")
-    company = make_company(db, owner_id=boss.id)
-    pid, token = _sent_by(api, owner, company_id=company.id)
-    _deactivate(db, owner)
-    _deactivate(db, boss)
+    owner, boss, pid, token = shared_with_no_active_owner(api, db)
     project, budget, _ = _accept(api, db, exec_user, pid, token)
     assert (project.owner_id, budget.owner_id) == (None, None)
     assert _members(db, project.id) == {}
@@ -81,8 +57,8 @@ def test_no_active_owner_anywhere_makes_a_project_and_budget_without_owner(api, 
 
 def test_a_deactivated_owners_proposal_without_company_makes_an_ownerless_project(api, db, exec_user):
     owner = make_user(db, access_level="executive")
-    pid, token = _sent_by(api, owner)
-    _deactivate(db, owner)
+    pid, token = sent_and_shared(api, owner)
+    deactivate(db, owner)
     project, budget, _ = _accept(api, db, exec_user, pid, token)
     assert (project.owner_id, budget.owner_id, _members(db, project.id)) == (None, None, {})
 
@@ -91,7 +67,7 @@ def test_an_active_owner_keeps_the_project_and_budget_over_the_companys_owner(ap
     owner = make_user(db, access_level="executive")
     boss = make_user(db, access_level="executive")
     company = make_company(db, owner_id=boss.id)
-    pid, token = _sent_by(api, owner, company_id=company.id)
+    pid, token = sent_and_shared(api, owner, company_id=company.id)
     project, budget, _ = _accept(api, db, exec_user, pid, token)
     assert (project.owner_id, budget.owner_id) == (owner.id, owner.id)
     assert _members(db, project.id) == {owner.id: "owner"}

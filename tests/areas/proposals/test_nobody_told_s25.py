@@ -9,21 +9,13 @@ from sqlalchemy import select
 
 from chalicelib.areas.proposals import jobs
 from chalicelib.areas.proposals.models import Proposal
-from chalicelib.core.models import User
 from chalicelib.core.notify import Notification
 from chalicelib.core.timeutil import org_today
 from tests.areas.deals.factories import make_company, make_deal
-from tests.areas.proposals.factories import create
-from tests.areas.proposals.test_accept_fallback_owner_notice_s25 import PUBLIC, _sent_by
-from tests.factories import grant, make_user
+from tests.areas.proposals.factories import PUBLIC, create, sent_and_shared
+from tests.factories import deactivate, grant, make_user
 
 DECLINE = {"name": "Ann", "email": "ann@acme.test", "reason": "Too expensive"}
-
-
-def _deactivate(db, *users) -> None:
-    for user in users:
-        db.get(User, user.id).is_active = False
-    db.flush()
 
 
 def _told(db, type, resource_id=None) -> list:
@@ -44,8 +36,8 @@ def test_decline_with_the_owner_gone_tells_the_company_owner(api, db):
     owner = make_user(db, access_level="executive")
     boss = make_user(db, access_level="executive", name="Carl Company")
     company = make_company(db, owner_id=boss.id)
-    pid, token = _sent_by(api, owner, company_id=company.id)
-    _deactivate(db, owner)
+    pid, token = sent_and_shared(api, owner, company_id=company.id)
+    deactivate(db, owner)
     answer = api.post(f"{PUBLIC}/{token}/decline", json=DECLINE)
     assert answer.status == 200, answer
     notices = _told(db, "proposal_declined")
@@ -61,8 +53,8 @@ def test_decline_with_the_owner_gone_tells_the_deal_owner_first(api, db):
     seller, boss = make_user(db, access_level="executive"), make_user(db, access_level="executive")
     company = make_company(db, owner_id=boss.id)
     deal = make_deal(db, company_id=company.id, owner_id=seller.id)
-    _, token = _sent_by(api, owner, company_id=company.id, deal_id=deal.id)
-    _deactivate(db, owner)
+    _, token = sent_and_shared(api, owner, company_id=company.id, deal_id=deal.id)
+    deactivate(db, owner)
     assert api.post(f"{PUBLIC}/{token}/decline", json=DECLINE).status == 200
     assert _told_ids(db, "proposal_declined") == [seller.id]
 
@@ -73,8 +65,8 @@ def test_a_deal_owner_who_may_not_read_it_is_passed_over_for_the_company_owner(a
     boss = make_user(db, access_level="executive")
     company = make_company(db, owner_id=boss.id)
     deal = make_deal(db, company_id=company.id, owner_id=seller.id)
-    _, token = _sent_by(api, owner, company_id=company.id, deal_id=deal.id)
-    _deactivate(db, owner)
+    _, token = sent_and_shared(api, owner, company_id=company.id, deal_id=deal.id)
+    deactivate(db, owner)
     assert api.post(f"{PUBLIC}/{token}/decline", json=DECLINE).status == 200
     assert _told_ids(db, "proposal_declined") == [boss.id]
 
@@ -83,7 +75,7 @@ def test_an_owner_who_may_no_longer_read_it_is_replaced_by_a_reader(api, db):
     owner = make_user(db, access_level="executive")
     boss = make_user(db, access_level="executive")
     company = make_company(db, owner_id=boss.id)
-    _, token = _sent_by(api, owner, company_id=company.id)
+    _, token = sent_and_shared(api, owner, company_id=company.id)
     grant(db, owner, "proposals", "none")
     assert api.post(f"{PUBLIC}/{token}/decline", json=DECLINE).status == 200
     assert _told_ids(db, "proposal_declined") == [boss.id]
@@ -94,7 +86,7 @@ def test_an_active_owner_is_told_alone(api, db):
     seller, boss = make_user(db, access_level="executive"), make_user(db, access_level="executive")
     company = make_company(db, owner_id=boss.id)
     deal = make_deal(db, company_id=company.id, owner_id=seller.id)
-    _, token = _sent_by(api, owner, company_id=company.id, deal_id=deal.id)
+    _, token = sent_and_shared(api, owner, company_id=company.id, deal_id=deal.id)
     assert api.post(f"{PUBLIC}/{token}/decline", json=DECLINE).status == 200
     assert _told_ids(db, "proposal_declined") == [owner.id]
 
@@ -103,8 +95,8 @@ def test_no_reader_anywhere_tells_nobody(api, db):
     owner = make_user(db, access_level="executive")
     boss = make_user(db, access_level="employee")  # the company's owner, not the proposal's: no reader
     company = make_company(db, owner_id=boss.id)
-    _, token = _sent_by(api, owner, company_id=company.id)
-    _deactivate(db, owner)
+    _, token = sent_and_shared(api, owner, company_id=company.id)
+    deactivate(db, owner)
     assert api.post(f"{PUBLIC}/{token}/decline", json=DECLINE).status == 200
     assert _told_ids(db, "proposal_declined") == []
 
@@ -113,8 +105,8 @@ def test_first_view_with_the_owner_gone_tells_the_company_owner(api, db):
     owner = make_user(db, access_level="executive")
     boss = make_user(db, access_level="executive")
     company = make_company(db, owner_id=boss.id)
-    pid, token = _sent_by(api, owner, company_id=company.id)
-    _deactivate(db, owner)
+    pid, token = sent_and_shared(api, owner, company_id=company.id)
+    deactivate(db, owner)
     answer = api.get(f"{PUBLIC}/{token}")
     assert answer.status == 200 and answer.json["proposal"]["status"] == "viewed", answer
     assert _told_ids(db, "proposal_viewed", pid) == [boss.id]
@@ -156,7 +148,7 @@ def test_expiry_with_the_owner_gone_tells_the_deal_or_company_owner(api, db):
     [with_deal] = _past_due(api, db, owner, company_id=company.id, deal_id=deal.id)
     [without] = _past_due(api, db, owner, company_id=company.id)
     [nobody] = _past_due(api, db, owner)
-    _deactivate(db, owner)
+    deactivate(db, owner)
     assert jobs.proposal_expiry() == {"expired": 3}
     assert sorted((n.resource_id, n.user_id) for n in _told(db, "proposal_expired")) == sorted(
         [(with_deal, seller.id), (without, boss.id)])
@@ -175,7 +167,7 @@ def test_expiry_tells_in_the_same_statements_for_3_and_30(api, db, driver_statem
         told = _past_due(api, db, owner, size=size, company_id=theirs.id)
         passed_on = _past_due(api, db, gone, size=size, company_id=ours.id)
         untold = _past_due(api, db, gone, size=size, company_id=theirs.id)
-        _deactivate(db, gone)
+        deactivate(db, gone)
         statements, answer = driver_statements(jobs.proposal_expiry)
         assert answer == {"expired": 3 * size}
         counts.append(len(statements))
@@ -188,7 +180,7 @@ def test_expiry_tells_in_the_same_statements_for_3_and_30(api, db, driver_statem
 
 def test_the_public_viewer_expiring_it_tells_the_owner(api, db):
     owner = make_user(db, access_level="executive")
-    pid, token = _sent_by(api, owner)
+    pid, token = sent_and_shared(api, owner)
     db.get(Proposal, pid).valid_until = org_today() - timedelta(days=1)
     db.flush()
     answer = api.get(f"{PUBLIC}/{token}")

@@ -9,37 +9,22 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from chalicelib.areas.sla.models import SlaPolicy, SlaPolicyRule, TaskSla
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
 from tests.areas.projects.factories import make_project
-from tests.areas.tasks.factories import make_task
+from tests.areas.tasks.factories import iso_z, make_task, sla_policy
 from tests.factories import config_item, grant, make_user
-
-
-def _policy(db):
-    made = SlaPolicy(name="Support")
-    db.add(made)
-    db.flush()
-    db.add(SlaPolicyRule(policy_id=made.id, priority_id=config_item(db, "task_priority", "high").id,
-                         response_hours=1, resolution_hours=2))
-    db.flush()
-    return made
-
-
-def _iso(moment):
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + "Z"
 
 
 def _late_tasks(api, db, exec_user, count, **task_values):
     """`count` tasks of the same people (`task_values`), each given the policy three hours ago: both deadlines
     passed, still open."""
-    policy = _policy(db)
+    policy = sla_policy(db)
     high = config_item(db, "task_priority", "high").id
     tasks = [make_task(db, priority_id=high, **task_values) for _ in range(count)]
     for task in tasks:
         answer = api.put(f"/api/sla/tasks/{task.id}", as_=exec_user,
-                         json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+                         json={"policy_id": policy.id, "created_at": iso_z(utcnow() - timedelta(hours=3))})
         assert answer.status == 200, answer
     return tasks
 

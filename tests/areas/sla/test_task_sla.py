@@ -5,27 +5,18 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from chalicelib.areas.sla.models import SlaPolicy, SlaPolicyRule, TaskSla
+from chalicelib.areas.sla.models import SlaPolicy, TaskSla
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
-from tests.areas.tasks.factories import make_task
+from tests.areas.tasks.factories import iso_z, make_task, sla_policy
 from tests.factories import config_item, grant, make_user
 
 
 def policy(db, name="Gold", rules=((1, 8),), priority="high"):
-    made = SlaPolicy(name=name)
-    db.add(made)
-    db.flush()
-    item = config_item(db, "task_priority", priority)
-    for response, resolution in rules:
-        db.add(SlaPolicyRule(policy_id=made.id, priority_id=item.id, response_hours=response,
-                             resolution_hours=resolution))
-    db.flush()
-    return made
+    return sla_policy(db, name, rules, priority)
 
 
-def iso(moment):
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + "Z"
+iso = iso_z
 
 
 def breaches(db, task):

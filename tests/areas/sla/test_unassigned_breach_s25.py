@@ -12,12 +12,12 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from chalicelib.areas.sla.models import SlaPolicy, SlaPolicyRule, TaskSla
+from chalicelib.areas.sla.models import TaskSla
 from chalicelib.core.ids import utcnow
 from chalicelib.core.notify import Notification
 from tests.areas.portal.conftest import TOKEN, Portal, make_client
 from tests.areas.projects.factories import make_project
-from tests.areas.tasks.factories import make_task
+from tests.areas.tasks.factories import iso_z, make_task, sla_policy
 from tests.factories import config_item, make_user
 
 
@@ -27,24 +27,10 @@ def portal(api, set_env):
     return Portal(api)
 
 
-def _policy(db):
-    made = SlaPolicy(name="Support")
-    db.add(made)
-    db.flush()
-    db.add(SlaPolicyRule(policy_id=made.id, priority_id=config_item(db, "task_priority", "high").id,
-                         response_hours=1, resolution_hours=2))
-    db.flush()
-    return made
-
-
-def _iso(moment):
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + "Z"
-
-
 def _late_request(portal, api, db, exec_user, *, manager=None):
     """A client's request (portal POST /requests, priority high) in a support project whose delivery manager is
     `manager`, its SLA restarted three hours ago: both deadlines passed, still open, no assignee."""
-    policy = _policy(db)
+    policy = sla_policy(db)
     company = make_client(db)
     project = make_project(db, company_id=company.id, sla_policy_id=policy.id,
                            delivery_manager_id=manager.id if manager else None)
@@ -54,7 +40,7 @@ def _late_request(portal, api, db, exec_user, *, manager=None):
     task_id = answer.json["taskId"]
     assert db.scalar(select(TaskSla.id).where(TaskSla.task_id == task_id)) is not None  # the project's SLA
     moved = api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
-                    json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+                    json={"policy_id": policy.id, "created_at": iso_z(utcnow() - timedelta(hours=3))})
     assert moved.status == 200, moved
     return task_id
 
@@ -112,7 +98,7 @@ def test_a_delivery_manager_who_may_not_read_the_task_or_is_inactive_is_not_told
     respond."""
     from chalicelib.areas.sla.jobs import breach_scan
 
-    policy = _policy(db)
+    policy = sla_policy(db)
     high = config_item(db, "task_priority", "high").id
     unseen = make_project(db, delivery_manager_id=make_user(db, access_level="lead").id)
     gone = make_project(db, delivery_manager_id=make_user(db, access_level="executive", is_active=False).id)
@@ -120,7 +106,7 @@ def test_a_delivery_manager_who_may_not_read_the_task_or_is_inactive_is_not_told
              for project in (unseen, gone, unseen, gone)]
     for task in tasks:
         api.put(f"/api/sla/tasks/{task.id}", as_=exec_user,
-                json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+                json={"policy_id": policy.id, "created_at": iso_z(utcnow() - timedelta(hours=3))})
     for task in tasks[2:]:
         assert api.post(f"/api/sla/tasks/{task.id}/respond", as_=exec_user).json["breached"] is True
     assert breach_scan() == {"noticed": 2}
@@ -128,10 +114,10 @@ def test_a_delivery_manager_who_may_not_read_the_task_or_is_inactive_is_not_told
 
 
 def test_a_projectless_unassigned_task_tells_nobody_on_a_late_respond(api, db, exec_user):
-    policy = _policy(db)
+    policy = sla_policy(db)
     task = make_task(db, priority_id=config_item(db, "task_priority", "high").id)
     path = f"/api/sla/tasks/{task.id}"
-    api.put(path, as_=exec_user, json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+    api.put(path, as_=exec_user, json={"policy_id": policy.id, "created_at": iso_z(utcnow() - timedelta(hours=3))})
     assert api.post(f"{path}/respond", as_=exec_user).json == {"ok": True, "breached": True}
     assert db.scalar(select(func.count(Notification.id)).where(Notification.type == "sla_breach")) == 0
 
@@ -141,7 +127,7 @@ def test_the_scan_reads_the_delivery_managers_in_as_many_statements_at_3_as_at_2
     manager (an executive: reads every task) is told instead."""
     from chalicelib.areas.sla.jobs import breach_scan
 
-    policy = _policy(db)
+    policy = sla_policy(db)
     high = config_item(db, "task_priority", "high").id
     past = utcnow() - timedelta(hours=3)
     counts = []
@@ -176,7 +162,7 @@ def test_a_breach_of_a_deactivated_assignees_task_tells_the_delivery_manager(api
     told instead, by the scan as on a late respond; an active assignee is still told alone."""
     from chalicelib.areas.sla.jobs import breach_scan
 
-    policy = _policy(db)
+    policy = sla_policy(db)
     high = config_item(db, "task_priority", "high").id
     manager = make_user(db, access_level="executive")
     gone = make_user(db, access_level="employee", is_active=False)
@@ -186,7 +172,7 @@ def test_a_breach_of_a_deactivated_assignees_task_tells_the_delivery_manager(api
                                           assignee_id=assignee.id) for assignee in (gone, gone, here))
     for task in (scanned, responded, kept):
         api.put(f"/api/sla/tasks/{task.id}", as_=exec_user,
-                json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+                json={"policy_id": policy.id, "created_at": iso_z(utcnow() - timedelta(hours=3))})
     assert api.post(f"/api/sla/tasks/{responded.id}/respond", as_=exec_user).json["breached"] is True
     assert _breach_notices(db, responded.id) == [(manager.id, f"/tasks/{responded.id}")]
     assert breach_scan() == {"noticed": 2}
@@ -200,7 +186,7 @@ def test_a_breach_of_a_request_whose_project_manager_left_tells_the_profiles(por
     marked noticed. The breach now goes to the manager the request derives: the first active of the two."""
     from chalicelib.areas.sla.jobs import breach_scan
 
-    policy = _policy(db)
+    policy = sla_policy(db)
     profile_manager = make_user(db, access_level="lead")
     former = make_user(db, access_level="lead")
     company = make_client(db, manager=profile_manager)
@@ -211,7 +197,7 @@ def test_a_breach_of_a_request_whose_project_manager_left_tells_the_profiles(por
                          json={"title": "Checkout broken", "projectId": project.id, "priority": "high"})
     task_id = answer.json["taskId"]
     api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
-            json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+            json={"policy_id": policy.id, "created_at": iso_z(utcnow() - timedelta(hours=3))})
     assert breach_scan() == {"noticed": 1}
     assert _breach_notices(db, task_id) == [(profile_manager.id, f"/tasks/{task_id}")]
 
@@ -222,14 +208,14 @@ def test_breach_of_a_request_in_no_project_tells_the_company_s_profile_manager(p
     request in a project derived a manager and this breach told nobody."""
     from chalicelib.areas.sla.jobs import breach_scan
 
-    policy = _policy(db)
+    policy = sla_policy(db)
     manager = make_user(db, access_level="lead")
     company = make_client(db, manager=manager)
     answer = portal.post("/requests", company, role="collaborator", json={"title": "No project", "priority": "high"})
     assert answer.status == 201, answer
     task_id = answer.json["taskId"]
     moved = api.put(f"/api/sla/tasks/{task_id}", as_=exec_user,
-                    json={"policy_id": policy.id, "created_at": _iso(utcnow() - timedelta(hours=3))})
+                    json={"policy_id": policy.id, "created_at": iso_z(utcnow() - timedelta(hours=3))})
     assert moved.status == 200, moved
     assert breach_scan() == {"noticed": 1}
     assert _breach_notices(db, task_id) == [(manager.id, f"/tasks/{task_id}")]

@@ -15,7 +15,7 @@ from chalicelib.core.notify import Notification
 from chalicelib.core.timeutil import org_today
 from tests.areas.projects.factories import make_project
 from tests.areas.tasks.factories import make_task, status
-from tests.factories import grant, make_user
+from tests.factories import deactivate, grant, make_user
 
 
 def _told(db, task=None) -> list[tuple[str, str, str]]:
@@ -34,12 +34,6 @@ def _run(**kwargs):
     return due_soon(**kwargs)
 
 
-def _deactivate(db, *users):
-    for user in users:
-        db.get(User, user.id).is_active = False
-    db.flush()
-
-
 def _age_notices(db, minutes=10):
     """Past core notify's 5-minute de-duplication, as an hour between two runs would be."""
     db.execute(update(Notification).values(created_at=utcnow() - timedelta(minutes=minutes)))
@@ -56,7 +50,7 @@ def _leavers_task(db, *, reporter=True, manager_level="executive", **overrides):
               "status_id": status(db, "todo").id}
     values.update(overrides)
     task = make_task(db, **values)
-    _deactivate(db, leaver)
+    deactivate(db, leaver)
     return leaver, boss, manager, task
 
 
@@ -102,7 +96,7 @@ def test_nobody_who_may_read_it_is_told_nothing(db):
     """A reporter who left too and a delivery manager (a lead) whose scope does not hold the task: nobody is told
     (the notice could only lead to a 404), and the task is read again on later runs."""
     _, boss, _, _ = _leavers_task(db, manager_level="lead")
-    _deactivate(db, boss)
+    deactivate(db, boss)
     assert _run() == {"noticed": 0}
     assert _told(db) == []
     # the reporter comes back while the task is still due: told then
@@ -132,7 +126,7 @@ def test_an_assignee_who_comes_back_is_told_and_the_reporter_not_again(db):
     assert _run() == {"noticed": 0}
     # a new due date (still soon) with the assignee gone again: the reporter is told of the new date
     _age_notices(db)
-    _deactivate(db, leaver)
+    deactivate(db, leaver)
     db.get(type(task), task.id).due_date = org_today() + timedelta(days=1)
     db.flush()
     assert _run() == {"noticed": 1}
@@ -183,7 +177,7 @@ def test_a_leavers_request_in_no_project_tells_the_company_s_profile_manager(api
     leaver = make_user(db)
     task.assignee_id, task.due_date = leaver.id, org_today()
     db.flush()
-    _deactivate(db, leaver)
+    deactivate(db, leaver)
     assert _run() == {"noticed": 1}
     assert _told(db) == [(manager.id, "Due today, its assignee cannot be told: No project", task.id)]
     assert _run() == {"noticed": 0}

@@ -5,13 +5,10 @@ from datetime import date
 from decimal import Decimal
 
 from chalicelib.areas.timesheets.models import TimeEntry
+from tests.factories import add_row
 
 
 def make_entry(db, user, **overrides) -> TimeEntry:
     values = {"user_id": user.id, "date": date(2026, 3, 2), "hours": Decimal("2.5"), "billable": True,
               "status": "draft"}
-    values.update(overrides)
-    entry = TimeEntry(**values)
-    db.add(entry)
-    db.flush()
-    return entry
+    return add_row(db, TimeEntry, values, overrides)
