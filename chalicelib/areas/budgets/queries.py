@@ -3,6 +3,8 @@
 the reverse."""
 from __future__ import annotations
 
+from decimal import Decimal
+
 from sqlalchemy import func, or_, select
 
 from chalicelib.core.lookup import Names, ids_read, names_select
@@ -58,8 +60,15 @@ def load_line_item(ctx, budget_id: str, item_id: str) -> BudgetLineItem:
     return visible_row(ctx.db, BudgetLineItem, item_id, BudgetLineItem.budget_id == budget_id, "Line item")
 
 
-def line_item_count(db, budget_id: str) -> int:
-    return db.scalar(select(func.count(BudgetLineItem.id)).where(BudgetLineItem.budget_id == budget_id)) or 0
+def line_item_totals(db, budget_id: str, *, other_than: str | None = None) -> tuple[int, Decimal]:
+    """(how many line items, the sum of their amounts) of the budget, leaving out the item `other_than` (one
+    statement)."""
+    stmt = select(func.count(BudgetLineItem.id), func.coalesce(func.sum(BudgetLineItem.amount), 0)).where(
+        BudgetLineItem.budget_id == budget_id)
+    if other_than is not None:
+        stmt = stmt.where(BudgetLineItem.id != other_than)
+    count, amount = db.execute(stmt).one()
+    return int(count or 0), Decimal(str(amount or 0))
 
 
 def _totals_statement(budget_in):

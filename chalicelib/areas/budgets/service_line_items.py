@@ -10,10 +10,11 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row, reorder
 from chalicelib.core.lookup import list_items_among
 from chalicelib.core.money import line_amount
+from chalicelib.core.schemas import MONEY_LIMIT
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
-from .queries import ENTITY, ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, line_item_count, load_budget
+from .queries import ENTITY, ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, line_item_totals, load_budget
 
 
 # `approved` is the client's approval, given in the portal (only `service.portal_approve` records it); it covers
@@ -40,6 +41,25 @@ def check_approval_kept(budget: Budget, changes: dict | None = None, *, what: st
         what = f"its {' and '.join(changed)}"
     raise Conflict(f"The client approved this budget: {what} cannot change while it is approved (set its status "
                    "back to draft or pending_approval first, in the same request for total_amount or currency)")
+
+
+# A line's amount and the sum of a budget's lines stay below 10^12 in size, as its total_amount (core Money) and an
+# invoice line's unit price: every amount is answered as a JSON number, exact to the cent only far below the 10^22 a
+# quantity times a unit price can reach (session 28).
+AMOUNT_LIMIT = MONEY_LIMIT
+
+
+def check_amounts(amount, others, fields: tuple[str, ...] | None) -> None:
+    """400 naming `fields` (the request's quantity and unit_price) when the line's `amount`, or the sum of the
+    budget's lines with it (`others`: the sum of the other lines), reaches AMOUNT_LIMIT in size; `fields` None: a
+    removal (`amount` 0), a 409."""
+    if max(abs(amount), abs(others + amount)) < AMOUNT_LIMIT:
+        return
+    message = f"a line's amount and the sum of the budget's lines must stay below {AMOUNT_LIMIT:,} in size"
+    if fields is None:
+        raise Conflict(f"The sum of the budget's lines would be too large: {message}")
+    raise BadRequest("The line's amount is too large", details=[{"field": field, "message": message}
+                                                                 for field in fields])
 
 
 def _check_item_references(ctx, values: dict, item: BudgetLineItem | None = None) -> None:
@@ -71,11 +91,14 @@ def add_line_item(ctx, *, budget_id: str, data) -> dict:
     budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id, missing="Budget")
     check_approval_kept(budget)
-    if line_item_count(ctx.db, budget.id) >= LINE_ITEM_LIMIT:
+    count, others = line_item_totals(ctx.db, budget.id)
+    if count >= LINE_ITEM_LIMIT:
         raise Conflict(f"A budget holds at most {LINE_ITEM_LIMIT} line items")
     values = data.model_dump()
+    amount = line_amount(values["quantity"], values["unit_price"])
+    check_amounts(amount, others, ("quantity", "unit_price"))
     _check_item_references(ctx, values)
-    item = BudgetLineItem(budget_id=budget.id, **values, amount=line_amount(values["quantity"], values["unit_price"]))
+    item = BudgetLineItem(budget_id=budget.id, **values, amount=amount)
     ctx.db.add(item)
     _touch(budget)
     ctx.db.flush()
@@ -107,9 +130,13 @@ def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
     _check_item_references(ctx, changes, item)
     fields = [field for field in ITEM_FIELDS if field != "updated_at"]
     before = row_dict(item, fields)
+    amount = line_amount(changes.get("quantity", item.quantity), changes.get("unit_price", item.unit_price))
+    if amount != item.amount:  # a line kept as it is passes (one made before the bound, session 28)
+        check_amounts(amount, line_item_totals(ctx.db, budget.id, other_than=item.id)[1],
+                      tuple(f for f in ("quantity", "unit_price") if f in changes))
     for key, value in changes.items():
         setattr(item, key, value)
-    item.amount = line_amount(item.quantity, item.unit_price)
+    item.amount = amount
     changed = history.diff(before, row_dict(item, fields))
     if changed:  # values equal to the stored ones make no UPDATE of the item (SQLAlchemy compares them) either
         _touch(budget)
@@ -125,6 +152,8 @@ def delete_line_item(ctx, *, budget_id: str, item_id: str) -> None:
 
     budget, item = _locked_item(ctx, budget_id, item_id)  # a second delete at once finds it gone: 404, one entry
     check_approval_kept(budget)
+    if item.amount < 0:  # removing a discount raises the sum of the lines
+        check_amounts(0, line_item_totals(ctx.db, budget.id, other_than=item.id)[1], None)
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_removed",
                    actor_id=ctx.user_id, changes={"item_id": item.id, "description": item.description,
                                                   "amount": value_out(item.amount)})

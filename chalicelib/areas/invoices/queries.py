@@ -70,8 +70,23 @@ def is_paid(status: str | None, payment_status: str | None) -> bool:
 
 def unpaid():
     """WHERE clause of the invoices not paid: neither their local status nor the ledger's payment status says paid
-    (the portal's outstanding and overdue totals; the overdue notices)."""
+    (the portal's outstanding and overdue totals; the overdue notices, with `owing()`)."""
     return (Invoice.status != "paid") & (func.coalesce(Invoice.payment_status, "") != "paid")
+
+
+def owing():
+    """WHERE clause of the invoices that still owe money: `amount_due` (the ledger's, once linked), else total less
+    amount paid, above zero. An invoice of 0.00 (a free proposal's accept) owes nothing and is never overdue
+    (session 28)."""
+    return func.coalesce(Invoice.amount_due, Invoice.total - Invoice.amount_paid) > 0
+
+
+def owes(invoice) -> bool:
+    """`owing()` on an invoice held in Python (no statement)."""
+    due = invoice.amount_due
+    if due is None:
+        due = (invoice.total or 0) - (invoice.amount_paid or 0)
+    return due > 0
 
 
 def load_line_item(ctx, invoice_id: str, item_id: str) -> InvoiceLineItem:

@@ -6,7 +6,7 @@
   x the line's unit price); the entries are linked to the new line (`invoice_time_entries`, one row per
   entry), so they are never billed twice;
 - fixed_price: the budget's amount not yet invoiced (its total, or the sum of its lines, less the
-  subtotals of its invoices that are not voided) as one line.
+  subtotals of its invoices that are not voided, one below zero counted as 0) as one line.
 
 Generations of one budget are serialised (a transaction-scoped lock on the budget's key), so two at once
 cannot bill the same time or the same remainder; the entry links' primary key is the last guard.
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from decimal import Decimal
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
@@ -46,6 +46,13 @@ def _live_invoices_of(db, budget_id: str, invoice_id: str | None):
     """The WHERE of the budget's invoices that are not voided, other than `invoice_id` (None: an invoice not made)."""
     live = (Invoice.budget_id == budget_id, Invoice.status != "voided")
     return live if invoice_id is None else (*live, Invoice.id != invoice_id)
+
+
+def _billed():
+    """The sum of the subtotals that count against a fixed price: each invoice's subtotal, or 0 when it is below zero
+    (an invoice made before totals below zero were refused, session 28: the ledger approves none, so it bills nothing
+    and must not raise what is left to bill)."""
+    return func.coalesce(func.sum(case((Invoice.subtotal > 0, Invoice.subtotal), else_=0)), 0)
 
 
 def _price(budget: dict, items: list[dict]) -> Decimal:
@@ -85,7 +92,7 @@ def check_live_on_budget(ctx, budget_id: str, *, invoice_id: str | None = None,
     if kind not in ("retainer", "fixed_price"):
         return
     lock_key(ctx.db, "invoice-generation", budget_id)
-    others, billed = ctx.db.execute(select(func.count(Invoice.id), func.coalesce(func.sum(Invoice.subtotal), 0))
+    others, billed = ctx.db.execute(select(func.count(Invoice.id), _billed())
                                     .where(*_live_invoices_of(ctx.db, budget_id, invoice_id))).one()
     if kind == "retainer" and others:
         raise Conflict("A retainer budget can be invoiced only once: it has another invoice that is not voided "
@@ -168,7 +175,7 @@ def _time_and_materials(ctx, invoice: Invoice, budget: dict, items: list[dict]) 
 
 def _fixed_price(ctx, invoice: Invoice, budget: dict, items: list[dict]) -> dict:
     whole = _price(budget, items)
-    invoiced = ctx.db.scalar(select(func.coalesce(func.sum(Invoice.subtotal), 0))
+    invoiced = ctx.db.scalar(select(_billed())
                              .where(*_live_invoices_of(ctx.db, budget["id"], invoice.id)))
     remaining = cents(Decimal(whole) - Decimal(invoiced or 0))
     # a price of zero (a free engagement) is billed once, by a line of 0.00: the accept of a free proposal makes

@@ -19,6 +19,8 @@ from chalicelib.core.db import UTCDateTime
 from chalicelib.core.errors import BadGateway, Conflict, DomainError, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, update_rows
+from chalicelib.core.models import HistoryEntry
+from chalicelib.core.money import cents
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import value_out
 from chalicelib.core.timeutil import iso
@@ -56,7 +58,60 @@ def _moving(invoice: Invoice, asked, now) -> bool:
     return moved or (invoice.ledger_move_since is not None and invoice.ledger_move_since > now - STALE_CLAIM)
 
 
-def _apply(ctx, invoices: dict[str, Invoice], states: list[dict], asked) -> int:
+UNBILLED = ("VOIDED", "DELETED")  # ledger statuses whose invoice bills nothing: its total is not compared
+
+
+def _parts(invoice: Invoice, state: dict) -> bool:
+    """Whether the ledger invoice's total (or its currency, when the ledger answers one) differs from this invoice's:
+    edited in the ledger (a line added to an authorised invoice without payments), or totalled otherwise there."""
+    if state["status"] in UNBILLED or state.get("total") is None:
+        return False
+    currency = state.get("currency")
+    return cents(state["total"]) != cents(invoice.total) or bool(currency and currency.upper() != invoice.currency)
+
+
+def _report_parted(ctx, parted: list[tuple[Invoice, dict]], errors: list | None) -> None:
+    """The invoices whose ledger total parts from theirs (`_parts`): an error entry each in the run's `errors` (a
+    batch sync; None: a single sync or a detail's live read), and a history entry `ledger_total_differs` (`{total,
+    currency, ledger_total, ledger_currency}`) once per distinct ledger total and currency: not again while the
+    latest such entry names the same (one statement reads those, only when some invoice parts). Our totals are
+    kept: they are the sum of the lines (docs/decisions/invoices.md, session 28)."""
+    if not parted:
+        return
+    told = _told_totals(ctx.db, [invoice.id for invoice, _ in parted])
+    for invoice, state in parted:
+        ledger = (cents(state["total"]), (state.get("currency") or invoice.currency).upper())
+        message = (f"the ledger invoice totals {service_notices.money_text(ledger[1], ledger[0])}, this invoice "
+                   f"{service_notices.money_text(invoice.currency, invoice.total)}")
+        log.warning("invoice %s: %s", invoice.id, message)
+        if errors is not None:
+            errors.append({"invoice_id": invoice.id, "invoice_number": invoice.invoice_number, "error": message})
+        if told.get(invoice.id) == ledger:
+            continue
+        history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="ledger_total_differs",
+                       actor_id=ctx.user_id, changes={"total": value_out(cents(invoice.total)),
+                                                      "currency": invoice.currency,
+                                                      "ledger_total": value_out(ledger[0]),
+                                                      "ledger_currency": ledger[1]})
+
+
+def _told_totals(db, invoice_ids: list[str]) -> dict[str, tuple]:
+    """`{invoice id: (ledger total, ledger currency)}` of each invoice's latest `ledger_total_differs` entry (one
+    statement)."""
+    latest = func.row_number().over(partition_by=HistoryEntry.entity_id,
+                                    order_by=(HistoryEntry.created_at.desc(), HistoryEntry.id.desc()))
+    ranked = (select(HistoryEntry.entity_id, HistoryEntry.changes, latest.label("n"))
+              .where(HistoryEntry.entity_type == ENTITY, HistoryEntry.action == "ledger_total_differs",
+                     HistoryEntry.entity_id.in_(invoice_ids)).subquery())
+    told = {}
+    for invoice_id, changes in db.execute(select(ranked.c.entity_id, ranked.c.changes).where(ranked.c.n == 1)):
+        changes = changes or {}
+        if changes.get("ledger_total") is not None:
+            told[invoice_id] = (cents(Decimal(str(changes["ledger_total"]))), changes.get("ledger_currency"))
+    return told
+
+
+def _apply(ctx, invoices: dict[str, Invoice], states: list[dict], asked, errors: list | None = None) -> int:
     """Write the ledger's answers onto the invoices (locked and re-read after the ledger answered: `_fresh`):
     one bulk UPDATE, the payments made the ledger's (`_replace_payments`), one history row per invoice that
     changed, and `invoice_paid` about those that became paid (neither status nor payment status paid before, one
@@ -68,10 +123,13 @@ def _apply(ctx, invoices: dict[str, Invoice], states: list[dict], asked) -> int:
     then or later, and is written only where nothing newer is stored. An invoice whose stored read is newer
     (`ledger_synced_at`, the ask time of the answer written, after `asked`: a detail read or a sync that asked later
     wrote first) is left whole, its payments too; one a ledger move changed or holds (`_moving`) keeps its
-    `ledger_status` and `status` (the move's), the amounts and payments are written."""
+    `ledger_status` and `status` (the move's), the amounts and payments are written.
+
+    The ledger's total is compared with the invoice's (session 28): one that parts is reported (`_report_parted`:
+    an entry in `errors`, the batch run's, and history once per distinct ledger total), never written over ours."""
     db, actor_id = ctx.db, ctx.user_id
     now = utcnow()
-    updates, payments, changed_ids, paid = [], [], [], []
+    updates, payments, changed_ids, paid, parted = [], [], [], [], []
     by_ledger = {invoice.ledger_invoice_id: invoice for invoice in invoices.values()}
     for state in states:
         invoice = by_ledger.get(state["ledger_invoice_id"])
@@ -79,6 +137,8 @@ def _apply(ctx, invoices: dict[str, Invoice], states: list[dict], asked) -> int:
             continue
         if invoice.ledger_synced_at is not None and invoice.ledger_synced_at > asked:  # a newer read is stored
             continue
+        if _parts(invoice, state):
+            parted.append((invoice, state))
         if _moving(invoice, asked, now):  # the move's ledger status and status stand (the rows share their keys)
             ledger = {"ledger_status": invoice.ledger_status, "status": invoice.status}
         else:
@@ -108,6 +168,7 @@ def _apply(ctx, invoices: dict[str, Invoice], states: list[dict], asked) -> int:
         payments += [{"invoice_id": invoice.id, "ledger_payment_id": p["ledger_payment_id"], "amount": p["amount"],
                       "date": _date(p.get("date")), "reference": (p.get("reference") or None) and p["reference"][:255],
                       "status": p.get("status")} for p in state["payments"]]
+    _report_parted(ctx, parted, errors)
     if updates:
         update_rows(db, Invoice.__table__, updates)
         _replace_payments(db, [row["id"] for row in updates], payments)
@@ -363,7 +424,7 @@ def sync_all(ctx, *, trigger: str, budget=None) -> dict:
             elif i.id in answered and i.ledger_invoice_id not in known:
                 errors.append({"invoice_id": i.id, "invoice_number": i.invoice_number,
                                "error": "not found in the ledger"})
-        updated += _apply(ctx, _fresh(ctx.db, invoices), states, asked)
+        updated += _apply(ctx, _fresh(ctx.db, invoices), states, asked, errors)
         if stop is not None:  # a rate limit or a timeout while a refused page was split: the next run goes on
             errors.append({"invoice_id": None, "invoice_number": None, "error": stop.message})
             break

@@ -2,8 +2,10 @@
 
 Totals (docs/decisions/invoices.md), as the ledger (Xero) computes them: each line's amount = quantity x
 unit_price rounded half up to the cent; subtotal = the sum of the line amounts; tax = the sum of each line's 10%
-GST rounded half up to the cent (none on a line of a GST-free tax type: core.money.line_gst); total = subtotal + tax. All in Decimal, never a float. Totals the invoice's
-columns (Numeric(16, 2)) cannot hold are a 400 naming the fields that made them, before anything is kept.
+GST rounded half up to the cent (none on a line of a GST-free tax type: core.money.line_gst); total = subtotal + tax. All in Decimal, never a float. A line amount or
+totals of TOTAL_LIMIT or more in size (answered as JSON numbers, exact only below it), and totals below zero (no
+ledger approves such an invoice: a credit note's job), are a 400 naming the fields that made them (a 409 on a
+removal), before anything is kept.
 """
 from __future__ import annotations
 
@@ -23,8 +25,11 @@ from .models import Invoice, InvoiceLineItem
 from .queries import ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, load_invoice, load_line_item
 
 ENTITY = "invoice"
-# The invoice's subtotal, tax and total are Numeric(16, 2): 14 digits before the point.
-TOTAL_LIMIT = Decimal(10) ** 14
+# Every amount is answered as a JSON number, read as a binary double: a double holds every amount to the cent
+# distinctly (and reads back as written) only below 2^46 (70,368,744,177,664: above it doubles are 1/64 apart, so
+# 89,220,589,875,263.41 was answered .42). A line amount, the subtotal and the total stay below 7 x 10^13 (session 28;
+# the columns, Numeric(16, 2), would hold 10^14).
+TOTAL_LIMIT = Decimal(7) * Decimal(10) ** 13
 
 
 def totals_of(lines) -> tuple[Decimal, Decimal, Decimal]:
@@ -38,21 +43,39 @@ def totals_of(lines) -> tuple[Decimal, Decimal, Decimal]:
     return subtotal, tax, subtotal + tax
 
 
-def recalculate(db, invoice: Invoice, fields: tuple[str, ...] = ("quantity", "unit_price")) -> None:
-    """Subtotal, tax and total of the invoice from its line items (one statement: at most 500 amounts). Totals
-    past the columns' size are a 400 naming `fields` (the request's fields that made them); the caller's
-    transaction is rolled back with it."""
+def recalculate(db, invoice: Invoice, fields: tuple[str, ...] = ("quantity", "unit_price"), *,
+                removal: bool = False) -> None:
+    """Subtotal, tax and total of the invoice from its line items (one statement: at most 500 amounts), checked
+    before anything is kept (the caller's transaction is rolled back with the error): a line amount, the subtotal or
+    the total of TOTAL_LIMIT or more in size, or a subtotal or total below zero (discount lines may take it down to
+    zero, not further: the ledger approves no invoice below zero), is a 400 naming `fields` (the request's fields
+    that made them), or a 409 on a `removal` (a line removed: no field of the request made it). A change that leaves
+    the totals as stored is not checked: an invoice made before these bounds (session 28) keeps its lines editable."""
     lines = db.execute(select(InvoiceLineItem.amount, InvoiceLineItem.tax_type)
                        .where(InvoiceLineItem.invoice_id == invoice.id)).all()
     subtotal, tax, total = totals_of(lines)
-    if max(abs(subtotal), abs(total)) >= TOTAL_LIMIT:
-        raise BadRequest("The invoice's total would be too large",
-                         details=[{"field": field, "message": f"the invoice's total must stay below {TOTAL_LIMIT:,}"
-                                   " in size"} for field in fields])
+    if (subtotal, total) != (invoice.subtotal, invoice.total):
+        _check_bounds(lines, subtotal, total, fields, removal)
     invoice.subtotal, invoice.tax, invoice.total = subtotal, tax, total
     if not invoice.ledger_invoice_id:
         invoice.amount_due = invoice.total - (invoice.amount_paid or 0)
     invoice.updated_at = utcnow()
+
+
+def _check_bounds(lines, subtotal: Decimal, total: Decimal, fields: tuple[str, ...], removal: bool) -> None:
+    largest = max((abs(cents(amount)) for amount, _ in lines), default=Decimal("0"))
+    if max(largest, abs(subtotal), abs(total)) >= TOTAL_LIMIT:
+        _refuse(removal, fields, "The invoice's total would be too large",
+                f"a line's amount and the invoice's total must stay below {TOTAL_LIMIT:,} in size")
+    if min(subtotal, total) < 0:
+        _refuse(removal, fields, "The invoice's total would be below zero (a refund is a credit note in the ledger)",
+                "the invoice's total must not be below zero: discount lines may take it down to zero, not further")
+
+
+def _refuse(removal: bool, fields: tuple[str, ...], message: str, detail: str):
+    if removal:
+        raise Conflict(f"{message}: change or remove the other lines first")
+    raise BadRequest(message, details=[{"field": field, "message": detail} for field in fields])
 
 
 def locked_invoice(ctx, invoice_id: str) -> Invoice:
@@ -169,7 +192,7 @@ def delete_line_item(ctx, *, invoice_id: str, item_id: str) -> None:
     description, amount = item.description, value_out(item.amount)
     ctx.db.delete(item)
     ctx.db.flush()
-    recalculate(ctx.db, invoice)
+    recalculate(ctx.db, invoice, removal=True)
     history.record(ctx.db, entity_type=ENTITY, entity_id=invoice.id, action="line_item_removed",
                    actor_id=ctx.user_id, changes={"item_id": item_id, "description": description, "amount": amount,
                                                   "total": value_out(invoice.total)})

@@ -21,7 +21,7 @@ from chalicelib.core.query import record_sets
 from chalicelib.core.timeutil import org_today
 
 from .models import Invoice
-from .queries import invoice_readers, unpaid
+from .queries import invoice_readers, owing, unpaid
 
 # What a notice reads of an invoice (`facts`): its number and company (the title), its budget and creator (who is
 # told), its money and due date (the body).
@@ -61,7 +61,8 @@ def _companies_statement(company_in):
     return select(Company.id, Company.name, Company.owner_id).where(company_in(Company.id))
 
 
-def _money(currency: str, amount) -> str:
+def money_text(currency: str, amount) -> str:
+    """"AUD 1,650.00": the currency code and the amount to the cent (the notices, the ledger sync's reports)."""
     return f"{currency} {Decimal(amount or 0):,.2f}"
 
 
@@ -133,10 +134,10 @@ def _paid_in_ledger_body(invoice: dict) -> str:
     """The money received (`amount_paid`: payments, and prepayments and overpayments applied), and the credit notes
     applied when there are some (`amount_credited`, no money received): "AUD 600.00 received, AUD 500.00
     credited"."""
-    text = f"Paid in the ledger: {_money(invoice['currency'], invoice['amount_paid'])} received"
+    text = f"Paid in the ledger: {money_text(invoice['currency'], invoice['amount_paid'])} received"
     credited = Decimal(invoice.get("amount_credited") or 0)
     if credited > 0:
-        text += f", {_money(invoice['currency'], credited)} credited"
+        text += f", {money_text(invoice['currency'], credited)} credited"
     return text + "."
 
 
@@ -150,11 +151,12 @@ def _overdue_body(invoice: dict) -> str:
     due = invoice["amount_due"]
     if due is None:
         due = Decimal(invoice["total"] or 0) - Decimal(invoice["amount_paid"] or 0)
-    return f"It was due on {invoice['due_date'].isoformat()}; {_money(invoice['currency'], due)} is outstanding."
+    return f"It was due on {invoice['due_date'].isoformat()}; {money_text(invoice['currency'], due)} is outstanding."
 
 
 def scan_overdue(ctx) -> dict:
-    """Tell about every invoice issued to the client (OVERDUE_STATUSES), not paid, whose due date is before today in
+    """Tell about every invoice issued to the client (OVERDUE_STATUSES), not paid and owing money (`owing`: an
+    invoice of 0.00 owes nothing, session 28), whose due date is before today in
     ORG_TIMEZONE and whose due date was not told yet: one UPDATE marks them (`overdue_noticed_for` = the due date;
     `updated_at` left alone, the notice is no change of the invoice) and answers them, then one `_tell`. Run again:
     nothing new. The mark is cleared when the invoice becomes paid or leaves paid (by hand: service.update_invoice;
@@ -163,7 +165,7 @@ def scan_overdue(ctx) -> dict:
     changing the invoice, a ledger sync: taken by the next run if still overdue), so the scan never waits for them
     nor deadlocks with the sync (which locks in id order too); a concurrent run skips or no longer matches what the
     first marked. Answers `{overdue: invoices newly found, notified: notifications made}`."""
-    due = (Invoice.status.in_(OVERDUE_STATUSES), unpaid(), Invoice.due_date < org_today(),
+    due = (Invoice.status.in_(OVERDUE_STATUSES), unpaid(), owing(), Invoice.due_date < org_today(),
            Invoice.overdue_noticed_for.is_distinct_from(Invoice.due_date))
     locked = select(Invoice.id).where(*due).order_by(Invoice.id).with_for_update(skip_locked=True)
     rows = ctx.db.execute(

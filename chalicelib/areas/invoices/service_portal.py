@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 from chalicelib.core.timeutil import org_today
 
 from .models import Invoice, InvoiceLineItem
-from .queries import unpaid
+from .queries import owes, owing, unpaid
 
 # A client sees the invoices issued to it: approved in the ledger, sent or paid. Drafts and `finalised` ones
 # (a ledger draft) are not issued yet; voided ones were cancelled (docs/decisions/portal.md).
@@ -28,8 +28,8 @@ def _portal_out(invoice: Invoice, today) -> dict:
 
     record = row_dict(invoice, PORTAL_INVOICE_FIELDS)
     # a 0/1 flag like every flag of the service (document 1, convention 4)
-    record["is_overdue"] = flag(invoice.status != "paid" and invoice.payment_status != "paid" and invoice.due_date
-                                and invoice.due_date < today)
+    record["is_overdue"] = flag(invoice.status != "paid" and invoice.payment_status != "paid" and owes(invoice)
+                                and invoice.due_date and invoice.due_date < today)
     return record
 
 
@@ -84,7 +84,7 @@ def portal_financial_select(company_ids):
 
     due = func.coalesce(Invoice.amount_due, Invoice.total - Invoice.amount_paid)
     outstanding = case((unpaid(), due), else_=0)
-    overdue = case((unpaid() & (Invoice.due_date < org_today()), due), else_=0)
+    overdue = case((unpaid() & owing() & (Invoice.due_date < org_today()), due), else_=0)
     return (select(Invoice.currency.label("currency"), func.coalesce(func.sum(Invoice.total), 0).label("invoiced"),
                    func.coalesce(func.sum(outstanding), 0).label("outstanding"),
                    func.coalesce(func.sum(overdue), 0).label("overdue"))

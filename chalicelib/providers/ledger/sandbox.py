@@ -1,7 +1,7 @@
 """Sandbox ledger: keeps invoices, statuses, payments and PDFs in `ledger_sandbox_invoices` and behaves like
 Xero for ordinary input: DRAFT -> AUTHORISED -> (PAID when payments cover it) or VOIDED; only a draft can be
-DELETED; only an authorised (or paid) invoice can be e-mailed; an authorised invoice with payments cannot be
-voided; a contact name containing `invalid` is a validation error (502). Totals: the lines' amounts plus 10%
+DELETED; only an authorised (or paid) invoice can be e-mailed; an invoice whose total is below zero cannot be
+approved (a credit note's job); an authorised invoice with payments cannot be voided; a contact name containing `invalid` is a validation error (502). Totals: the lines' amounts plus 10%
 GST, rounded half up to the cent. `record_payment` plays the customer paying (tests, `make run`). The OAuth
 flow accepts any code except one containing `invalid`. Payroll employees: one per active user, by e-mail
 (none at the domain `nopayroll.test`).
@@ -161,6 +161,9 @@ class SandboxLedger(LedgerProvider):
         if status not in allowed or row.status not in allowed[status]:
             raise BadGateway(f"The accounting ledger refused the request: Invoice not of valid status for "
                              f"{status.lower()} (it is {row.status})")
+        if status == "AUTHORISED" and Decimal(row.total) < 0:  # as Xero: a sales invoice below zero is a credit note's
+            raise BadGateway("The accounting ledger refused the request: An invoice with a total below zero cannot be "
+                             "approved (use a credit note)")
         if status == "VOIDED" and row.payments:
             raise BadGateway("The accounting ledger refused the request: Invoice has payments allocated and cannot "
                              "be voided")
