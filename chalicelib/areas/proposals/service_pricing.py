@@ -23,7 +23,10 @@ from chalicelib.core.schemas import MONEY_LIMIT
 from .models import PricingItem, PricingSection, Proposal, ProposalApproval
 from .queries import load_proposal, pricing_sections
 
-AMOUNT_LIMIT = Decimal(10) ** 14  # an item's amount: Numeric(16, 2)
+# An item's amount: what the accept's budget holds of a line (budgets' AMOUNT_LIMIT, 10^12: session 28's money audit;
+# it was 10^14, the column's size, which a JSON number answers to the cent only below 2^46, and which the accept wrote
+# as a budget line budgets refuse)
+AMOUNT_LIMIT = MONEY_LIMIT
 # The total: what the budget's total and the invoice's fixed-price line made on accept hold (core Money, 12 digits).
 TOTAL_LIMIT = MONEY_LIMIT
 ITEM_LIMIT = LIST_LIMIT  # items of one proposal in all: GET pricing answers every one (decisions.md section 4)

@@ -63,3 +63,19 @@ def test_a_pricing_below_zero_is_refused(api, db, exec_user):
         {"description": "Design", "quantity": 1, "unit_price": 100},
         {"description": "Discount", "quantity": 1, "unit_price": -100}]}])
     assert api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["total_amount"] == 0
+
+
+def test_an_item_past_what_a_budget_line_holds_is_refused_even_when_a_discount_offsets_it(api, db, exec_user):
+    """Session 28's money audit: an item's amount is below 10^12, what the accept's budget holds of a line (and what a
+    JSON number answers to the cent); an item of 1.8 x 10^12 offset by a discount passed (the bound was 10^14) and the
+    accept wrote a budget line that budgets refuse and that read back without its cents."""
+    pid = create(api, exec_user)
+    answer = api.put(f"/api/proposals/{pid}/pricing", as_=exec_user, json={"sections": [{"title": "Build", "items": [
+        {"description": "Platform", "quantity": 1800, "unit_price": 1_000_000_000},
+        {"description": "Discount", "quantity": 1500, "unit_price": -1_000_000_000}]}]})
+    assert answer.status == 400, answer
+    assert [d["field"] for d in answer.json["details"]] == ["sections.0.items.0.amount",
+                                                            "sections.0.items.1.amount"]
+    price(api, exec_user, pid, [{"title": "Build", "items": [
+        {"description": "Platform", "quantity": 999.99, "unit_price": 999_999_999.99}]}])
+    assert api.get(f"/api/proposals/{pid}/pricing", as_=exec_user).json["total_amount"] == 999_989_999_990.0
