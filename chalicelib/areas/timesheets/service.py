@@ -348,10 +348,12 @@ def _require_editable(entry: TimeEntry, action: str) -> None:
 
 def update_entry(ctx, *, entry_id: str, data) -> dict:
     """The owner, or a manager whose scope holds the entry, while it is draft or rejected.
-    The owner (user_id) is fixed at creation and ignored here."""
+    The owner (user_id) is fixed at creation: sent back as stored it is no change, another is a 400 naming it
+    (session 28: it was dropped with a 200, so a client moving an entry to someone else was told it had)."""
     entry = _locked(ctx, entry_id)
     changes = data.changes()
-    changes.pop("user_id", None)
+    if changes.pop("user_id", entry.user_id) != entry.user_id:
+        raise bad_field("user_id", "cannot be changed: a time entry stays its owner's (delete it and log it again)")
     if changes.get("status") == entry.status:
         del changes["status"]  # the stored status sent back (a rejected entry read and saved): no change
     elif "status" in changes and changes["status"] not in WRITABLE_STATUSES:

@@ -113,10 +113,13 @@ class ProductivePlanner(PlannerProvider):
 
     def find_booking(self, *, person_id: str, started_on: str, ended_on: str, note: str,
                      event_id: str | None = None) -> dict | None:
-        day = timedelta(days=1)
+        # the day before and the day after (the filters are exclusive), within the calendar's first and last day (a
+        # leave from 0001-01-01 overflowed: session 28)
+        start, end = date.fromisoformat(started_on), date.fromisoformat(ended_on)
         params = {"filter[person_id]": str(person_id),
-                  "filter[after]": (date.fromisoformat(started_on) - day).isoformat(),
-                  "filter[before]": (date.fromisoformat(ended_on) + day).isoformat(), "page[size]": PAGE_SIZE}
+                  "filter[after]": (start - timedelta(days=1) if start > date.min else start).isoformat(),
+                  "filter[before]": (end + timedelta(days=1) if end < date.max else end).isoformat(),
+                  "page[size]": PAGE_SIZE}
         if event_id:
             params["filter[event_id]"] = str(event_id)
         for page in range(1, MAX_PAGES + 1):

@@ -165,10 +165,12 @@ def test_list_query_count_is_constant(api, db, org, count_queries):
 def test_update_rules(api, db, org):
     own = make_entry(db, org.member)
     response = api.put(f"/api/time-entries/{own.id}", as_=org.member,
-                       json={"hours": 4, "billable": False, "description": "x", "user_id": org.report.id})
+                       json={"hours": 4, "billable": False, "description": "x", "user_id": org.member.id})
     assert response.status == 200
     body = response.json["time_entry"]
     assert body["hours"] == 4 and body["billable"] == 0 and body["user_id"] == org.member.id  # owner is fixed
+    # another owner is refused (session 28: it was dropped with a 200; test_owner_fixed_s28.py)
+    assert api.put(f"/api/time-entries/{own.id}", as_=org.member, json={"user_id": org.report.id}).status == 400
     # a manager edits a team member's draft; not someone outside the team
     assert api.put(f"/api/time-entries/{own.id}", as_=org.manager, json={"hours": 5}).status == 200
     outside = make_entry(db, org.outsider)
