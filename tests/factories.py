@@ -29,6 +29,12 @@ def priced_line(n: int, overrides: dict) -> dict:
     return values
 
 
+def exact_json(response):
+    """An answer's JSON with its numbers read as written (Decimal), not through a float: whether an amount is
+    answered to the cent."""
+    return json.loads(response.body, parse_float=Decimal)
+
+
 def make_user(db, **overrides) -> User:
     n = next(_seq)
     return add_row(db, User, {"email": f"user{n}@agency.test", "name": f"User {n}", "access_level": "employee",

@@ -9,8 +9,7 @@ import json
 import pytest
 import responses
 
-from chalicelib.providers.calendar.live import clear_token_cache
-from tests.areas.announcements.factories import make_announcement
+from tests.areas.announcements.factories import live_team_calendar, make_announcement
 
 API = "https://www.googleapis.com/calendar/v3/calendars/team%40group.calendar.google.com/events"
 GOOGLE_DESCRIPTION_MAX = 8192
@@ -18,16 +17,8 @@ GOOGLE_DESCRIPTION_MAX = 8192
 
 @pytest.fixture
 def live(set_env):
-    from tests.areas.calendar.test_google_live import PEM, SA
-
-    set_env(CALENDAR_MODE="live", CALENDAR_SERVICE_ACCOUNT_EMAIL=SA, CALENDAR_PRIVATE_KEY=PEM.replace("\n", "\\n"),
-            CALENDAR_TEAM_CALENDAR_ID="team@group.calendar.google.com")
-    clear_token_cache()
-    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
-        mock.add(responses.POST, "https://oauth2.googleapis.com/token",
-                 json={"access_token": "ya29.t", "expires_in": 3600, "token_type": "Bearer"})
+    with live_team_calendar(set_env) as mock:
         yield mock
-    clear_token_cache()
 
 
 def test_a_long_announcements_calendar_event_description_fits_google(api, db, exec_user, live):

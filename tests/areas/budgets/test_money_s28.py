@@ -1,15 +1,10 @@
 """Session 28's money audit: a budget line's amount, and the sum of a budget's lines, stay below 10^12 in size (as its
 total_amount and an invoice line's unit price), so that every amount is answered to the cent (docs/decisions/budgets.md,
 session 28)."""
-import json
 from decimal import Decimal
 
 from tests.areas.budgets.factories import make_budget
-
-
-def exact(response):
-    """The answer's JSON with its numbers read as written (Decimal), not through a float."""
-    return json.loads(response.body, parse_float=Decimal)
+from tests.factories import exact_json
 
 
 def lines_path(budget):
@@ -34,8 +29,8 @@ def test_a_line_just_below_the_bound_is_answered_to_the_cent(api, db, exec_user)
     budget = make_budget(db, budget_type="sprints")
     made = add(api, exec_user, budget, quantity="2.5", unit_price="399999999999.99")
     assert made.status == 201, made
-    assert exact(made)["item"]["amount"] == Decimal("999999999999.98")  # 999,999,999,999.975 half up
-    found = exact(api.get(f"/api/budgets/{budget.id}", as_=exec_user))
+    assert exact_json(made)["item"]["amount"] == Decimal("999999999999.98")  # 999,999,999,999.975 half up
+    found = exact_json(api.get(f"/api/budgets/{budget.id}", as_=exec_user))
     assert found["budget"]["spent_amount"] == Decimal("999999999999.98")
 
 

@@ -1,7 +1,6 @@
 """Session 28's money audit: an invoice never totals below zero (the ledger approves none; a fixed price left to bill
 counts none), every amount the service accepts is answered to the cent, a ledger total that parts from the invoice's
 is reported by the sync, and an invoice that owes nothing is never overdue (docs/decisions/invoices.md, session 28)."""
-import json
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -14,12 +13,7 @@ from tests.areas.deals.factories import make_company
 from tests.areas.invoices.factories import make_invoice, make_invoice_item
 from tests.areas.invoices.test_notices import _overdue, _scan, team  # noqa: F401 - the notices tests' team
 from tests.areas.portal.conftest import make_client, portal  # noqa: F401 - the portal tests' client
-from tests.factories import make_user
-
-
-def exact(response):
-    """The answer's JSON with its numbers read as written (Decimal), not through a float."""
-    return json.loads(response.body, parse_float=Decimal)
+from tests.factories import exact_json, make_user
 
 
 def lines_path(invoice_id):
@@ -122,8 +116,8 @@ def test_an_invoice_total_the_service_accepts_is_answered_to_the_cent(api, db, e
     invoice = make_invoice(db)
     made = add(api, exec_user, invoice.id, quantity="63.3", unit_price="999999999999.99")
     assert made.status == 201, made
-    assert exact(made)["item"]["amount"] == Decimal("63299999999999.37")
-    found = exact(api.get(f"/api/invoices/{invoice.id}", as_=exec_user))["invoice"]
+    assert exact_json(made)["item"]["amount"] == Decimal("63299999999999.37")
+    found = exact_json(api.get(f"/api/invoices/{invoice.id}", as_=exec_user))["invoice"]
     assert (found["subtotal"], found["tax"]) == (Decimal("63299999999999.37"), Decimal("6329999999999.94"))
     assert found["total"] == found["amount_due"] == Decimal("69629999999999.31")
 
