@@ -267,10 +267,10 @@ def summary(ctx, *, user_id: str, cycle_id: str | None) -> dict:
 
 
 def alerts(ctx) -> dict:
-    """The caller's counts in one statement: reviews they review not completed (for a manager-level caller also
-    those of the people they manage, directly or as squad manager, whose reviewer left or may not rate them,
-    lacking performance:update: they now rate them, sessions 25, 26), their own reviews awaiting
-    self-assessment, feedback requests awaiting them, and open cycles."""
+    """The caller's counts in one statement: reviews they review not completed, never their own (for a manager-level
+    caller also those of the people they manage, directly or as squad manager, whose reviewer left, may not rate
+    them, lacking performance:update, or is the reviewed person: they now rate them, sessions 25, 26, 29), their own
+    reviews awaiting self-assessment, feedback requests awaiting them, and open cycles."""
     from chalicelib.core.models import Squad
     from chalicelib.core.permissions import holders_select
 
@@ -279,17 +279,21 @@ def alerts(ctx) -> dict:
     def count(model, *where):
         return select(func.count()).select_from(model).where(*where).scalar_subquery()
 
+    # nobody judges themselves (session 29): the caller's own review, even as its reviewer (an employee's own review
+    # defaults it to them), is a self-assessment to write (`self_assessments`), never a review to rate
     reviewing = Review.reviewer_id == me
     if ctx.principal.access_level in ("manager", "head", "executive"):
         managed = select(User.id).where(or_(User.manager_id == me,
                                             User.squad_id.in_(select(Squad.id).where(Squad.manager_id == me))))
-        # the reviewer left: inactive, or no longer allowed to rate (performance:update, session 26)
+        # the reviewer left: inactive, or no longer allowed to rate (performance:update, session 26); or it is the
+        # reviewed person, who does not rate their own review (session 29: the manager is told of its submission)
         inactive = select(User.id).where(User.is_active.is_(False))
         raters = holders_select("performance", "update").correlate(None)
-        left = or_(Review.reviewer_id.in_(inactive), Review.reviewer_id.not_in(raters))
+        left = or_(Review.reviewer_id.in_(inactive), Review.reviewer_id.not_in(raters),
+                   Review.reviewer_id == Review.user_id)
         reviewing = or_(reviewing, and_(Review.user_id.in_(managed), left))
     row = ctx.db.execute(select(
-        count(Review, reviewing, Review.status != "completed"),
+        count(Review, reviewing, Review.user_id != me, Review.status != "completed"),
         count(Review, Review.user_id == me, Review.status == "self_assessment"),
         count(FeedbackRequest, FeedbackRequest.reviewer_id == me, FeedbackRequest.status == "pending"),
         count(ReviewCycle, ReviewCycle.status == "open"))).one()
