@@ -149,7 +149,11 @@ def update_page(ctx, *, page_id: str, data) -> dict:
     _check_no_parent(page.entity_type, changes.get("parent_id"))  # entity_type and entity_id are not updatable
     unlocking = changes.get("lock_page") is False
     if page.lock_page and not unlocking:
-        locked = [name for name in LOCKED_FIELDS if name in changes and changes[name] != _current(page, name)]
+        # a change is what would be stored (queries.same_stored, as the proposal freeze and the save-back compare it):
+        # `title: null` on an "Untitled" page, `content: null` on an empty one, or the rich content sent as its JSON
+        # value over the same document stored spelled otherwise is no change (session 29: each was a 409 on a publish)
+        locked = [name for name in LOCKED_FIELDS
+                  if name in changes and not same_stored(name, changes[name], _current(page, name))]
         if locked:
             raise Conflict(f"Page is locked: unlock it to change {', '.join(locked)}")
     if page.entity_type == "proposal":  # a decided proposal's content stays as approved or signed (session 22)
