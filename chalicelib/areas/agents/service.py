@@ -122,11 +122,13 @@ def update_agent_task(ctx, *, task_id: str, data) -> dict:
     agent = lock_row(ctx.db, AgentTask, agent.id, missing="Agent task")
     changes = {name: {"from": getattr(agent, name), "to": value} for name, value in values.items()
                if getattr(agent, name) != value}
-    for name, value in values.items():
-        setattr(agent, name, value)
-    agent.updated_at = utcnow()
-    ctx.db.flush()
+    # fields sent back as stored are no change: the record keeps its time and its place in the list (most recently
+    # changed first; session 29)
+    for name in changes:
+        setattr(agent, name, values[name])
     if changes:
+        agent.updated_at = utcnow()
+        ctx.db.flush()
         history.record(ctx.db, entity_type="task", entity_id=task.id, action="agent_updated", actor_id=ctx.user_id,
                        changes=changes)
     return agent_task_records(ctx.db, [(agent, task)])[0]

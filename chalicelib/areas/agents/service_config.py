@@ -54,7 +54,8 @@ def put_config(ctx, *, project_id: str, data) -> dict:
     config = project_config(ctx.db, project.id)
     secret_sent = "runner_secret" in data.model_fields_set
     has_secret = bool(data.runner_secret) if secret_sent else bool(config and config.runner_secret_encrypted)
-    if not secret_sent and config is not None and config.runner_secret_encrypted \
+    # a runner_url cleared sends the secret nowhere: no move (session 29: turning the runner off was this 400)
+    if not secret_sent and config is not None and config.runner_secret_encrypted and values["runner_url"] \
             and _origin(values["runner_url"]) != _origin(config.runner_url):
         # the stored secret goes, as a bearer token, to whatever runner_url names: a new host must be given the
         # secret by whoever moves it there (anyone with projects:update may edit this configuration)

@@ -1,6 +1,6 @@
 """Notification usage analytics over the last `days` days, aggregated in SQL (one query each,
 two for the summary). Readers need insights:view. The window is the last `days` x 24 hours;
-the daily trend counts whole UTC calendar days, today included."""
+the daily trend counts whole days of the organisation (ORG_TIMEZONE), today included."""
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta, timezone
