@@ -118,6 +118,14 @@ def _check_proposal(ctx, proposal_id: str) -> None:
         raise bad_field("entity_id", "must be a proposal you can see") from None
 
 
+def _require_changeable(ctx, proposal_id: str) -> None:
+    """A proposal's page is read with the proposal, its listed approvers included (`visible_ids`); changing it is
+    changing the proposal, which its owner's scope does: an approver who sees it only as one gets 403 (session 29)."""
+    from chalicelib.areas.proposals import service as proposals_service
+
+    proposals_service.require_changeable_id(ctx, proposal_id)
+
+
 def _check_no_parent(entity_type: str | None, parent_id: str | None) -> None:
     """A proposal's content page never has a parent: it is kept out of the page tree, where every pages:view holder
     saw the parent's children_count include a page that answered them 404."""
@@ -147,6 +155,8 @@ def update_page(ctx, *, page_id: str, data) -> dict:
     page = load_page(ctx, page_id)
     changes = data.changes()
     _check_no_parent(page.entity_type, changes.get("parent_id"))  # entity_type and entity_id are not updatable
+    if page.entity_type == "proposal" and changes:
+        _require_changeable(ctx, page.entity_id)
     unlocking = changes.get("lock_page") is False
     if page.lock_page and not unlocking:
         # a change is what would be stored (queries.same_stored, as the proposal freeze and the save-back compare it):
@@ -224,6 +234,8 @@ def delete_page(ctx, *, page_id: str) -> None:
     `_next_position` takes; a key per group, in one order, should they be of several entities): concurrent deletes
     and root creates take turns and hand out distinct positions (session 22: they read the same maximum)."""
     page = load_page(ctx, page_id)
+    if page.entity_type == "proposal":
+        _require_changeable(ctx, page.entity_id)
     children_select = (select(Page.id).where(Page.parent_id == page.id)
                        .order_by(Page.position, Page.title, Page.id))
     rows = ctx.db.execute(children_select.add_columns(Page.entity_type, Page.entity_id)).all()

@@ -84,6 +84,7 @@ def restore_version(ctx, *, page_id: str, version_id: str) -> None:
     if owner.entity_type == "proposal":  # a decided proposal's content stays as approved or signed (session 22)
         from chalicelib.areas.proposals import service as proposals_service
 
+        proposals_service.require_changeable_id(ctx, owner.entity_id)  # not a listed approver's change (session 29)
         # before the page's lock: the proposal's row first, then its page, as the proposal's own writes take them.
         # Only the fields the restore changes (session 23's review: restoring the page's own state cleared the
         # approvals given in review), as the page is now: its three fields read in one statement more

@@ -51,6 +51,40 @@ def visible(principal):
     return or_(Proposal.owner_id == principal.id, approver)
 
 
+def changeable(principal):
+    """WHERE clause of the proposals the principal may change (None: all): `visible` without its approver clause. A
+    listed approver reads the proposal they are asked to approve and decides on it (approve, request changes), and
+    may duplicate it; changing it (its fields, approvers, pricing, sharing, status moves of the owner's side, delete)
+    stays with its owner's scope (session 29: an approver could reprice, re-list the approvers and share it)."""
+    if sees_all(principal):
+        return None
+    if is_manager(principal):
+        return Proposal.owner_id.in_(team_user_ids(principal))
+    return Proposal.owner_id == principal.id
+
+
+def require_changeable(ctx, proposal: Proposal) -> None:
+    """403 when the caller sees `proposal` only as one of its listed approvers (`changeable`): they may read and
+    decide on it, not change it. No statement for its owner, or for head and executive; one for anyone else."""
+    from chalicelib.core.errors import Forbidden
+
+    if proposal.owner_id == ctx.principal.id:
+        return
+    require_changeable_id(ctx, proposal.id)
+
+
+def require_changeable_id(ctx, proposal_id: str) -> None:
+    """`require_changeable` by the proposal's id (the pages area, before a change of a proposal's content page: its
+    read scope is `visible`, approvers included). No statement for head and executive; one for anyone else."""
+    from chalicelib.core.errors import Forbidden
+
+    scope = changeable(ctx.principal)
+    if scope is None:
+        return
+    if ctx.db.scalar(select(Proposal.id).where(Proposal.id == proposal_id, scope)) is None:
+        raise Forbidden("A listed approver may read this proposal and decide on it, not change it")
+
+
 def visible_templates(principal):
     """Templates are shared by every holder of proposals:view (None: all)."""
     return None
@@ -229,7 +263,7 @@ def approval_rows(db, proposal_id: str) -> list[ProposalApproval]:
     return list(db.scalars(select(ProposalApproval).where(ProposalApproval.proposal_id == proposal_id)))
 
 
-__all__ = ["visible", "visible_templates", "load_proposal", "load_template", "template_record", "template_list_select",
-           "TEMPLATE_LIST_FLAGS", "proposal_select",
+__all__ = ["visible", "changeable", "require_changeable", "require_changeable_id", "visible_templates", "load_proposal",
+           "load_template", "template_record", "template_list_select", "TEMPLATE_LIST_FLAGS", "proposal_select",
            "proposal_records", "proposal_detail", "proposal_list_select", "proposal_lookups", "with_proposal_lookups",
            "LIST_FLAGS", "pricing_sections", "approval_rows"]

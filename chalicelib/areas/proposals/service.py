@@ -24,8 +24,9 @@ from chalicelib.core.timeutil import org_today
 
 from .models import PricingItem, PricingSection, Proposal, ProposalApproval
 from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, proposal_detail, proposal_list_select,
-                      proposal_lookups, visible, with_proposal_lookups)
+                      proposal_lookups, require_changeable, visible, with_proposal_lookups)
 from .queries import proposal_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
+from .queries import require_changeable_id  # noqa: F401 - the pages area, before a change of a proposal's page
 from .service_notices import submitted_title, tell_owner
 # the admin area tells a returning approver (session 25) and those whose proposals:update it gave back (session 26)
 from .service_notices import approvers_regained, user_reactivated  # noqa: F401
@@ -203,11 +204,14 @@ def create_proposal(ctx, *, data) -> dict:
     return {"id": proposal.id, "page_id": proposal.page_id}
 
 
-def _locked(ctx, proposal_id: str) -> Proposal:
+def _locked(ctx, proposal_id: str, *, change: bool = True) -> Proposal:
     """The visible proposal, locked for a state change (404 when out of scope, or deleted while the lock was
-    awaited)."""
+    awaited). `change`: a change of the proposal, which a caller who sees it only as a listed approver may not make
+    (403, `queries.require_changeable`); their approval moves and a duplicate pass `change=False`."""
     load_proposal(ctx, proposal_id)
     proposal = lock_row(ctx.db, Proposal, proposal_id, missing="Proposal")
+    if change:
+        require_changeable(ctx, proposal)
     return proposal
 
 
@@ -341,7 +345,7 @@ def duplicate_proposal(ctx, *, proposal_id: str) -> str:
     without items, or another total)."""
     from chalicelib.areas.pages import service as pages_service
 
-    source = _locked(ctx, proposal_id)
+    source = _locked(ctx, proposal_id, change=False)  # a copy is the caller's own: reading the source suffices
     content, content_rich = pages_service.record_page_content(ctx.db, source.page_id) or ("", None)
     copy = Proposal(id=new_id(), title=f"{source.title} (Copy)"[:300], deal_id=source.deal_id,
                     company_id=source.company_id, contact_id=source.contact_id, template_id=source.template_id,
@@ -467,7 +471,7 @@ def _approver(ctx, proposal: Proposal) -> ProposalApproval | None:
 
 
 def approve(ctx, *, proposal_id: str, comments: str | None) -> None:
-    proposal = _locked(ctx, proposal_id)
+    proposal = _locked(ctx, proposal_id, change=False)  # a listed approver decides
     if proposal.status != "review":
         raise Conflict(f"Only a proposal in review can be approved (status {proposal.status})")
     mine = _approver(ctx, proposal)
@@ -496,7 +500,7 @@ def approve(ctx, *, proposal_id: str, comments: str | None) -> None:
 
 
 def request_changes(ctx, *, proposal_id: str, comments: str) -> None:
-    proposal = _locked(ctx, proposal_id)
+    proposal = _locked(ctx, proposal_id, change=False)  # a listed approver decides
     if proposal.status != "review":
         raise Conflict(f"Changes can only be requested on a proposal in review (status {proposal.status})")
     _approver(ctx, proposal)

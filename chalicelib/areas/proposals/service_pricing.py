@@ -21,7 +21,7 @@ from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.schemas import MONEY_LIMIT
 
 from .models import PricingItem, PricingSection, Proposal, ProposalApproval
-from .queries import load_proposal, pricing_sections
+from .queries import load_proposal, pricing_sections, require_changeable
 
 # An item's amount: what the accept's budget holds of a line (budgets' AMOUNT_LIMIT, 10^12: session 28's money audit;
 # it was 10^14, the column's size, which a JSON number answers to the cent only below 2^46, and which the accept wrote
@@ -90,6 +90,7 @@ def _locked(ctx, proposal_id: str) -> Proposal:
     load_proposal(ctx, proposal_id)
     # deleted while the lock was awaited
     proposal = lock_row(ctx.db, Proposal, proposal_id, missing="Proposal")
+    require_changeable(ctx, proposal)  # a listed approver reads the pricing, never sets it (session 29)
     if proposal.status in FINAL:
         raise Conflict(f"The pricing of a proposal in status {proposal.status} cannot change")
     if proposal.status in APPROVED:

@@ -37,7 +37,7 @@ from chalicelib.core.settings import get_settings
 from chalicelib.core.timeutil import org_today
 
 from .models import Proposal, ProposalPasswordAttempt, ProposalView
-from .queries import load_proposal, pricing_sections
+from .queries import load_proposal, pricing_sections, require_changeable
 
 COOKIE = "proposal_session"
 SESSION_SECONDS = 24 * 3600
@@ -125,6 +125,7 @@ def configure_sharing(ctx, *, proposal_id: str, data) -> str | None:
     load_proposal(ctx, proposal_id)
     # deleted while the lock was awaited
     proposal = lock_row(ctx.db, Proposal, proposal_id, missing="Proposal")
+    require_changeable(ctx, proposal)  # a listed approver does not publish the proposal (session 29)
     # only what differs is written and recorded: the settings sent back as stored write nothing (session 25). A
     # password sent is always a change (a new salted hash, which ends the viewers' sessions); a clear only when
     # one is set.
