@@ -5,13 +5,15 @@ from typing import Annotated, Optional
 
 from pydantic import Field, field_validator
 
-from chalicelib.core.schemas import (CalendarDate, Flag01, Input, IsoDate, IsoTimestamp, Money, Name, Read, Text,
-                                     choice, non_blank)
+from chalicelib.core.schemas import (CalendarDate, Flag01, Input, IsoDate, IsoTimestamp, JsonNumber, Money, Name, Read,
+                                     Text, choice, non_blank)
 
 from .models import STATUSES
 
 LeaveTypeId = Annotated[str, Field(min_length=1, max_length=100)]
-Hours = Annotated[Money, Field(gt=0, le=10000)]
+# a JSON number (docs/decisions/leave.md: "a positive number"): core Money alone would take a numeric string ("7.5"),
+# a wrong type every other number of a request refuses (decisions.md section 4; session 29)
+Hours = Annotated[Money, JsonNumber, Field(gt=0, le=10000)]
 
 
 class LeaveRequestCreate(Input):
