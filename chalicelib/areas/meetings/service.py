@@ -79,7 +79,8 @@ def _entity_name(ctx, entity_type: str, entity_id: str, *, check: bool) -> str |
     when the caller cannot see it). A project is named only to a caller who sees it, check or not (a match set by
     someone else named a project to attendees it answers 404 to; conformance audit); a company, contact or deal
     only to a caller who may view the `deals` tool (session 28: it named them to attendees whose `deals` is none).
-    The existence check of a match does not depend on that permission."""
+    The existence check of a match does not depend on that permission; a project's does (session 29: a project is
+    seen with `projects:view` and inside the caller's scope)."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.projects import service as projects_service
 
@@ -87,8 +88,11 @@ def _entity_name(ctx, entity_type: str, entity_id: str, *, check: bool) -> str |
     if entity_type != "project" and not check and not ctx.principal.can("deals", "view"):
         return None
     if entity_type == "project":
+        # seen: the `projects` tool and the project's row scope (session 29: a reader whose projects permission is
+        # none was told the name, and matched to it, through the row scope alone)
         try:
-            name = projects_service.load_project(ctx, entity_id).name
+            name = projects_service.load_project(ctx, entity_id).name if ctx.principal.can("projects", "view") \
+                else None
         except NotFound:
             name = None
     elif entity_type == "company":

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, case, func, or_, select, update
+from sqlalchemy import and_, case, false, func, or_, select, update
 
-from chalicelib.core.errors import BadRequest, Conflict, NotFound
+from chalicelib.core.errors import BadRequest, Conflict, NotFound, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.models import ConfigListItem, User
@@ -89,9 +89,19 @@ def sla_record(db, task_id: str) -> dict | None:
 
 
 def _load_task(ctx, task_id: str):
+    """The task the caller may read: `tasks:view` and the task in their scope (tasks' `load_task`), 404 otherwise
+    (session 29: the row scope alone let a holder of sla:view whose tasks permission is none read and mark any task's
+    SLA)."""
     from chalicelib.areas.tasks import service as tasks_service
 
+    if not ctx.principal.can("tasks", "view"):
+        raise not_found("Task")
     return tasks_service.load_task(ctx, task_id)
+
+
+def _task_scope(ctx, tasks_service):
+    """The WHERE clause of the tasks the caller may read: none without `tasks:view` (session 29), else tasks' scope."""
+    return tasks_service.visible(ctx.principal) if ctx.principal.can("tasks", "view") else false()
 
 
 def get_task_sla(ctx, *, task_id: str) -> dict | None:
@@ -217,7 +227,7 @@ def compliance(ctx, *, policy_id: str | None) -> tuple[list[dict], list[dict]]:
 
     Task = tasks_service.Task
     now = utcnow()
-    scope = tasks_service.visible(ctx.principal)
+    scope = _task_scope(ctx, tasks_service)
 
     def count(condition):
         return func.count(case((condition, 1)))

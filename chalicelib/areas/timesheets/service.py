@@ -218,17 +218,19 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
     then waits for the budget or item; the delete holds the budget or item and then waits only for entries that
     name it already, and this entry does not name it yet. A line item the entry already names (kept while the
     budget changes) is read without the lock: its delete may be waiting for this entry's row."""
-    details = []
+    details = []  # "can see": the record's tool at view and its row scope (session 29: the row scope alone was asked)
     task_id, project_id = values.get("task_id"), values.get("project_id")
     if task_id and (entry is None or task_id != entry.task_id):
         from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
 
-        if not tasks_service.visible_task_exists(ctx, task_id):
+        if not (ctx.can("tasks", "view") and tasks_service.visible_task_exists(ctx, task_id)):
             details.append({"field": "task_id", "message": "must be a task you can see"})
     if project_id and (entry is None or project_id != entry.project_id):
         from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
 
         try:
+            if not ctx.can("projects", "view"):  # seen: the tool and the row scope (session 29)
+                raise NotFound("Project")
             projects_service.link_project(ctx, project_id)  # waits for a delete of the project in progress
         except NotFound:
             details.append({"field": "project_id", "message": "must be a project you can see"})
@@ -240,7 +242,7 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
     if budget_id and budget_changed:
         from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
 
-        resource = budgets_service.visible_budget_resource(ctx, budget_id)  # the visibility check's own statement
+        resource = budgets_service.visible_budget_resource(ctx, budget_id) if ctx.can("budgets", "view") else None
         if resource is None:
             details.append({"field": "budget_id", "message": "must be a budget you can see"})
     elif budget_id and project_changed:
