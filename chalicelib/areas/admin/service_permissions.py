@@ -182,6 +182,10 @@ def set_user_permissions(ctx, *, user_id: str, levels: dict[str, str | None]) ->
     user's effective permissions and overrides after the change."""
     user = load_user(ctx, user_id)
     executive, own = ctx.principal.access_level == "executive", user.id == ctx.user_id
+    if not executive and user.access_level == "executive":
+        # an executive's overrides are theirs as their record is (guard_executives): a holder of admin:manage by
+        # override took another executive's admin away, or any tool, while one kept it (session 29)
+        raise Forbidden("Only an executive can change an executive's permissions")
     # the user's access level's row of the matrix, read once and only when a check below needs it
     needs_row = (own and ("admin" in levels or not executive)) or (not own and not executive and levels.get("admin"))
     matrix_row = permissions.matrix(ctx.db)[user.access_level] if needs_row else None
