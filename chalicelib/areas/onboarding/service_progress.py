@@ -150,11 +150,19 @@ def _settled_record(ctx, progress: OnboardingProgress) -> dict:
     return record
 
 
-def _refresh_completed(ctx, progress: OnboardingProgress) -> None:
-    record = progress_record(ctx.db, progress)
+def _refresh_completed(ctx, progress: OnboardingProgress, completed=()) -> None:
+    """The stored completed_at after a completion or a reopen: null unless finished; set when it is not stored, and
+    also when this write completed a milestone that counts (a required one, or any when none is required) and so
+    finished it now: the time of that completion (session 29: an onboarding completed, then given a new required
+    milestone and completed again by it, kept its first completion time, before the completion that finished it).
+    `completed`: the ids of the milestones this write completed (open before it)."""
+    record, last = _progress_state(ctx.db, progress)
     finished = record["current_stage"] is None and record["percent_complete"] == 100
-    if finished and progress.completed_at is None:
-        progress.completed_at = utcnow()
+    milestones = [m for stage in record["stages"] for m in stage["milestones"]]
+    any_required = any(m["is_required"] for m in milestones)
+    finishing = any(m["id"] in completed and (m["is_required"] or not any_required) for m in milestones)
+    if finished and (progress.completed_at is None or finishing):
+        progress.completed_at = last if finishing and last is not None else utcnow()
     elif not finished:
         progress.completed_at = None
     ctx.db.flush()
@@ -189,7 +197,7 @@ def set_milestone(ctx, *, company_id: str, milestone_id: str, done: bool) -> dic
         # completion time is not recomputed (it would take this request's time; session 25)
         history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action="milestone_completed" if done
                        else "milestone_reopened", actor_id=ctx.user_id, changes={"milestone_id": milestone.id})
-        _refresh_completed(ctx, progress)
+        _refresh_completed(ctx, progress, completed=(milestone.id,) if done else ())
     return progress_record(ctx.db, progress)
 
 
@@ -211,9 +219,13 @@ def auto_complete(ctx, *, company_id: str | None, source: str) -> int:
                            actor_id=ctx.user_id, changes={"source": source})
             return 0
         progress, started = _begin(ctx, company_id, template_id)  # with the sources that fired before this one
+    # the open ones (the company's lock is held: none is completed meanwhile), so that what this call completes is
+    # known (`_refresh_completed`: a milestone that counts, completed now, finishes the onboarding now)
     ids = list(ctx.db.scalars(select(OnboardingMilestone.id).join(
         OnboardingStage, OnboardingStage.id == OnboardingMilestone.stage_id).where(
-        OnboardingStage.template_id == progress.template_id, OnboardingMilestone.auto_source == source)))
+        OnboardingStage.template_id == progress.template_id, OnboardingMilestone.auto_source == source,
+        ~exists().where(MilestoneCompletion.progress_id == progress.id,
+                        MilestoneCompletion.milestone_id == OnboardingMilestone.id))))
     added = insert_ignore(ctx.db, MilestoneCompletion, [{"progress_id": progress.id, "milestone_id": mid,
                                                           "completed_by": ctx.user_id, "source": source}
                                                          for mid in ids], conflict=("progress_id", "milestone_id")) if ids else 0
@@ -226,7 +238,7 @@ def auto_complete(ctx, *, company_id: str | None, source: str) -> int:
         # with the request's next statement)
         history.record(ctx.db, entity_type=ENTITY, entity_id=company_id, action=SOURCE_FIRED, actor_id=ctx.user_id,
                        changes={"source": source})
-    _refresh_completed(ctx, progress)
+    _refresh_completed(ctx, progress, completed=ids if added else ())
     return added + started
 
 
@@ -300,6 +312,15 @@ def _finished(template_id: str):
     return and_(exists(counted), ~still_open)
 
 
+def _counts(milestone_id: str, template_id: str):
+    """The condition that the milestone counts toward the template's completion: it is required, or none is."""
+    counted = _milestones_of(template_id)
+    any_required = exists(counted.where(OnboardingMilestone.is_required.is_(True))).correlate(None)
+    return exists(select(OnboardingMilestone.id).where(
+        OnboardingMilestone.id == milestone_id, or_(OnboardingMilestone.is_required.is_(True), ~any_required))
+    ).correlate(None)
+
+
 def complete_fired_milestone(ctx, *, milestone_id: str, template_id: str, source: str) -> int:
     """A milestone of `template_id` given the auto_source `source` (created with it, or set or changed to it; session
     28): completed for every onboarding on that template whose source already fired (`_fired_for`), as a start or a
@@ -330,9 +351,13 @@ def _complete_for(ctx, rows, milestone_id: str, template_id: str, source: str) -
         {"entity_type": ENTITY, "entity_id": company_id, "action": "milestone_completed", "actor_id": ctx.user_id,
          "changes": {"source": source, "milestones": 1, "milestone_id": milestone_id}}
         for _progress_id, company_id in completed])
+    # the milestone completed here was open: when it counts (required, or any when none is required) and the
+    # onboarding is finished now, it finished it now (session 29: the stored time of an earlier completion was kept)
+    now = utcnow()
     ctx.db.execute(update(OnboardingProgress).where(OnboardingProgress.id.in_([row[0] for row in completed]))
-                   .values(completed_at=case((_finished(template_id),
-                                              func.coalesce(OnboardingProgress.completed_at, utcnow())), else_=None))
+                   .values(completed_at=case((and_(_finished(template_id), _counts(milestone_id, template_id)), now),
+                                             (_finished(template_id),
+                                              func.coalesce(OnboardingProgress.completed_at, now)), else_=None))
                    .execution_options(synchronize_session=False))
     return len(completed)
 
