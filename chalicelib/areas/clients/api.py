@@ -38,7 +38,8 @@ def list_client_profiles(ctx, query: ClientProfileListQuery):
 @endpoint(tool="deals", level="update", body=ClientProfileCreate, status=201, errors=(404, 409),
           response=one("profile", ClientProfileRead))
 def create_client_profile(ctx, company_id: str, body: ClientProfileCreate):
-    """Make a company a client with this profile (409 when it has one: every client has a profile)"""
+    """Make a company a client with this profile (409 when it is a client already: edit the profile with PUT; a
+    former client, a prospect again, is made a client again)"""
     return {"profile": service.create_profile(ctx, company_id=company_id, data=body)}
 
 

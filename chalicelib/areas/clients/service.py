@@ -211,13 +211,18 @@ def list_profiles(ctx, query):
 
 def create_profile(ctx, *, company_id: str, data) -> dict:
     """`POST /api/clients/:companyId/profile`: the company (404 when missing) becomes a client with this
-    profile; 409 when it has a profile already (every client has one: edit it with PUT)."""
+    profile; 409 when it is a client already (every client has a profile: edit it with PUT). A former client (a
+    prospect again, whose profile was kept) is made a client again with the body's fields (session 29: it was a 409
+    that pointed to PUT, which never makes a company a client)."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.core.errors import Conflict
     from chalicelib.core.locks import lock_key
 
     lock_key(ctx.db, "client-profile-create", company_id)  # concurrent creates: one 201, the others see it (409)
-    if ctx.db.scalar(select(ClientProfile.id).where(ClientProfile.company_id == company_id)) is not None:
-        raise Conflict("The company has a client profile already: edit it with PUT")
+    company = deals_service.company_table()
+    status = ctx.db.scalar(select(company.c.status).join(ClientProfile, ClientProfile.company_id == company.c.id)
+                           .where(company.c.id == company_id))
+    if status == "client":
+        raise Conflict("The company is a client with a profile already: edit it with PUT")
     deals_service.make_client(ctx, company_id)
     return update_profile(ctx, company_id=company_id, data=data)
