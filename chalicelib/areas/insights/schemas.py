@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Optional
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from chalicelib.core.schemas import CalendarDate, Input, Read
 
@@ -11,10 +11,19 @@ from chalicelib.core.schemas import CalendarDate, Input, Read
 class InsightsQuery(Input):
     """Every insights endpoint: from_date (default one year before to_date), to_date (default today in
     ORG_TIMEZONE), location (a name, case-insensitive), gender (a value, case-insensitive)."""
+    # An empty or blank location or gender is no filter, as the lists' text filters (session 29: `location=` was a
+    # 400, and `location=%20` a filter matching nobody that withheld the whole organisation's salary figures).
     from_date: CalendarDate = None
     to_date: CalendarDate = None
     location: Optional[Annotated[str, Field(min_length=1, max_length=200)]] = None
     gender: Optional[Annotated[str, Field(min_length=1, max_length=50)]] = None
+
+    @field_validator("location", "gender", mode="before")
+    @classmethod
+    def _blank_is_no_filter(cls, value):
+        if isinstance(value, str):
+            return value.strip() or None
+        return value
 
 
 class HeadcountSummary(Read):

@@ -335,6 +335,8 @@ def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str |
             raise Conflict(f"The invoice became {invoice.ledger_status} while the ledger was asked; "
                            "nothing was written here")
         before = invoice.status
+        if action == "ledger_sent" and invoice.ledger_status == "PAID":
+            local = "paid"  # a paid invoice e-mailed again stays paid: the local status follows PAID (session 29)
         invoice.status, invoice.updated_at = local, utcnow()
         invoice.ledger_moved_at = invoice.updated_at  # the next move's key is a new one (_move_key)
         if action == "ledger_deleted":

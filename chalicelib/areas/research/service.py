@@ -68,7 +68,11 @@ def _generate(url: str) -> dict:
 
     platform = None
     try:
-        page = get_website().fetch(url)
+        try:
+            website = get_website()
+        except DomainError as exc:  # website fetching off (503): the site's failure, not the AI provider's
+            raise FetchFailed(exc.message) from exc
+        page = website.fetch(url)
         facts = read_page(page.url, page.text)
         platform = facts["platform"]
         content = BriefContent.model_validate(get_ai().research_brief(facts)).model_dump()
