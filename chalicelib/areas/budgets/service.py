@@ -315,8 +315,16 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
                                           after={k: v for k, v in _snapshot(budget).items() if k in changes})
     if status_change is not None and budget.status == "pending_approval":
         _tell_portal_pending(ctx, budget)
-    elif budget.status == "pending_approval" and _client_changed(ctx.db, resource_before, budget):
-        _tell_portal_pending(ctx, budget)  # still awaiting approval, now in another client's portal (session 24)
+    elif budget.status == "pending_approval" and (move := _client_move(ctx.db, resource_before, budget)):
+        old_company, new_company = move
+        if old_company is not None:
+            # no longer in the old client's portal (it answers 404 for it): the notice told there is withdrawn
+            # before the new client is told (session 29; a deleted or drafted budget's are: sessions 24, 28)
+            from chalicelib.areas.portal import service as portal_service  # another area: imported lazily
+
+            portal_service.budget_withdrawn(ctx.db, budget_id=budget.id)
+        if new_company is not None:
+            _tell_portal_pending(ctx, budget)  # still awaiting approval, now in another client's portal (session 24)
     elif status_change is not None and budget.status == "draft":
         # back to draft: the portal no longer shows it (session 28), so its pending notices are withdrawn, as a
         # deleted budget's are (they pointed at a budget the portal answers 404 for)
@@ -347,16 +355,17 @@ def _check_approval_stays_with_client(db, budget: Budget, changes: dict) -> None
                        "the same request, and the new client is asked, or move it within this client)")
 
 
-def _client_changed(db, resource_before: tuple[str, str], budget: Budget) -> bool:
-    """Whether the budget's move (its resource changed) put it in another client company's portal: the company of
-    its new project or deal is set and is not the company of the old one (two queries, only when the resource
-    changed). A budget still pending approval moved there is one the new client may approve and was never told
-    about; a move within one company tells nobody (portal notices have no de-dup window)."""
+def _client_move(db, resource_before: tuple[str, str], budget: Budget) -> tuple[str | None, str | None] | None:
+    """(old, new) client company when the budget's move (its resource changed) took it from one client company's
+    portal to another's, or into or out of any (two queries, only when the resource changed); None otherwise. A
+    budget still pending approval moved to a client is one it may approve and was never told about; moved away, the
+    old client's notice points at a budget its portal answers 404 for. A move within one company tells nobody
+    (portal notices have no de-dup window)."""
     resource_after = (budget.resource_type, budget.resource_id)
     if resource_after == resource_before:
-        return False
-    company = _client_company(db, *resource_after)
-    return company is not None and company != _client_company(db, *resource_before)
+        return None
+    company, before = _client_company(db, *resource_after), _client_company(db, *resource_before)
+    return (before, company) if company != before else None
 
 
 def _client_company(db, resource_type: str, resource_id: str) -> str | None:
@@ -504,13 +513,15 @@ def resource_company_changed(ctx, *, resource_type: str, resource_id: str) -> in
     `_tell_portal_pending` tells a budget moved there: session 24). One statement finds them (id and name, oldest
     first); the portal's notice takes one budget, so each costs its own few statements (the resource's company, the
     portal users, their notices): bounded by the resource's pending budgets, and none without any. The old company
-    is not told again. Answers how many budgets were told."""
+    is not told again, and the notices told to it are withdrawn first (session 29: they pointed at a budget its
+    portal no longer lists). Answers how many budgets were told."""
     from chalicelib.areas.portal import service as portal_service
 
     pending = ctx.db.execute(select(Budget.id, Budget.name).where(
         Budget.resource_type == resource_type, Budget.resource_id == resource_id, Budget.status == "pending_approval")
         .order_by(Budget.created_at, Budget.id)).all()
     for budget_id, name in pending:
+        portal_service.budget_withdrawn(ctx.db, budget_id=budget_id)
         portal_service.budget_pending_approval(ctx, budget_id=budget_id, name=name, resource_type=resource_type,
                                                resource_id=resource_id)
     return len(pending)
