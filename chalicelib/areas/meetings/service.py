@@ -131,7 +131,9 @@ def transcript(ctx, meeting_id: str) -> dict:
         provider = get_meetnotes(db=ctx.db)
         ctx.release_connection()
         sentences = provider.get_transcript(meeting_id)
-        ctx.db.get(Meeting, meeting_id).transcript = sentences
+        # read again for the write: deleted meanwhile (the sync's purge) is the meeting's own 404 (session 29)
+        meeting = lock_row(ctx.db, Meeting, meeting_id, missing="Meeting")
+        meeting.transcript = sentences
         ctx.db.flush()
     return {"meeting_id": meeting_id, "sentences": meeting.transcript}
 
