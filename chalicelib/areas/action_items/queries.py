@@ -127,11 +127,13 @@ def item_select(today: date | None = None):
             .outerjoin(User, User.id == ActionItem.assigned_to))
 
 
-def contacts_read(db, records: list[dict]) -> Read | None:
-    """The read of the records' contacts' names (the deals area's, built once per process), None without any."""
+def contacts_read(db, records: list[dict], *, names: bool = True) -> Read | None:
+    """The read of the records' contacts' names (the deals area's, built once per process), None without any. A
+    contact is the deals area's record: without `names` (a caller who may not view deals, session 29) none is read
+    and the names stay null."""
     from chalicelib.areas.deals import service as deals_service
 
-    return deals_service.contact_names_select(db, [record["contact_id"] for record in records])
+    return deals_service.contact_names_select(db, [record["contact_id"] for record in records]) if names else None
 
 
 def with_contacts(records: list[dict], contacts: list[dict]) -> list[dict]:
@@ -144,13 +146,14 @@ def with_contacts(records: list[dict], contacts: list[dict]) -> list[dict]:
     return records
 
 
-def item_records(db, records: list[dict]) -> list[dict]:
-    """Records of `item_select` with their contacts' names (one query for them all)."""
-    return with_contacts(records, record_sets(db, contacts=contacts_read(db, records))["contacts"])
+def item_records(db, records: list[dict], *, names: bool = True) -> list[dict]:
+    """Records of `item_select` with their contacts' names (one query for them all; `names`: see `contacts_read`)."""
+    return with_contacts(records, record_sets(db, contacts=contacts_read(db, records, names=names))["contacts"])
 
 
-def item_record(db, item_id: str) -> dict:
-    return item_records(db, record_rows(db, item_select().where(ActionItem.id == item_id), ITEM_FLAGS))[0]
+def item_record(db, item_id: str, *, names: bool = True) -> dict:
+    return item_records(db, record_rows(db, item_select().where(ActionItem.id == item_id), ITEM_FLAGS),
+                        names=names)[0]
 
 
 def preference_records(db, user_id: str) -> list[dict]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, func, select, update
 
-from chalicelib.core.errors import BadRequest, Forbidden, NotFound, bad_field
+from chalicelib.core.errors import BadRequest, Forbidden, NotFound, bad_field, not_found
 from chalicelib.core.locks import lock_key, lock_row
 from chalicelib.core.models import User
 from chalicelib.core.query import in_scope, record_page
@@ -54,7 +54,8 @@ def list_items(ctx, query, today=None) -> dict:
                                                  ActionItem.created_at.desc(), ActionItem.id)
     window = PageQuery(limit=query.limit, offset=(query.page - 1) * query.limit)
     page, sets = record_page(ctx.db, stmt, window, ITEM_FLAGS, exact_total=True,
-                             lookups=lambda records: {"contacts": contacts_read(ctx.db, records)})
+                             lookups=lambda records: {"contacts": contacts_read(ctx.db, records,
+                                                                                names=_sees_deals(ctx))})
     return {"action_items": with_contacts(page.items, sets["contacts"]), "total": page.total, "page": query.page,
             "limit": query.limit}
 
@@ -118,7 +119,16 @@ def notify_assigned(ctx, *, item_id: str, assigned_to: str | None, title: str) -
            resource_id=item_id, actor_id=ctx.user_id, **told)
 
 
+def _sees_deals(ctx) -> bool:
+    """Whether the caller may read the deals area's records (companies, contacts, deals: every holder of `deals:view`
+    sees them all): their names are shown, and they are named by an item, only then (session 29)."""
+    return ctx.can("deals", "view")
+
+
 def _check_references(ctx, values: dict) -> None:
+    """What an item names must be a record the caller can see: that record's tool at view besides its row scope or
+    existence (session 29: a caller whose projects or deals permission is none named any project, company, contact
+    or deal, learning which ids exist); answered as a missing one."""
     from chalicelib.areas.deals import service as deals_service
     from chalicelib.areas.projects import service as projects_service
 
@@ -127,9 +137,15 @@ def _check_references(ctx, values: dict) -> None:
             raise bad_field("assigned_to", "must be an active user")
     if values.get("project_id"):
         try:
+            if not ctx.can("projects", "view"):
+                raise NotFound("Project")
             projects_service.load_project(ctx, values["project_id"])
         except NotFound as exc:
             raise bad_field("project_id", "must be a project you can see") from exc
+    if not _sees_deals(ctx):
+        for field, kind in (("company_id", "company"), ("contact_id", "contact"), ("deal_id", "deal")):
+            if values.get(field):
+                raise bad_field(field, f"must be an existing {kind}")
     deals_service.check_company(ctx.db, values.get("company_id"))
     deals_service.check_contact(ctx.db, values.get("contact_id"))
     if values.get("deal_id") and deals_service.deal_brief(ctx.db, values["deal_id"]) is None:
@@ -147,7 +163,7 @@ def create_item(ctx, *, data) -> dict:
     ctx.db.add(item)
     ctx.db.flush()
     _notify_assigned(ctx, item)
-    return item_record(ctx.db, item.id)
+    return item_record(ctx.db, item.id, names=_sees_deals(ctx))
 
 
 def _reassign_source(ctx, item: ActionItem, assigned_to: str) -> None:
@@ -195,7 +211,7 @@ def update_item(ctx, *, item_id: str, data) -> dict:
     ctx.db.flush()
     if reassigned:
         _notify_assigned(ctx, item)
-    return item_record(ctx.db, item.id)
+    return item_record(ctx.db, item.id, names=_sees_deals(ctx))
 
 
 def complete_item(ctx, *, item_id: str) -> None:
@@ -328,7 +344,8 @@ def _board_tasks(ctx, tasks: list[dict], sprint_project_id: str) -> list[dict]:
                 for t in tasks}
     found = lookup_names(ctx.db, item_ids=[t["type_id"] for t in tasks])
     briefs = projects_service.project_companies(ctx.db, projects.values(), principal=ctx.principal)
-    companies = deals_service.company_names(ctx.db, [company for _, company in briefs.values()])
+    companies = deals_service.company_names(ctx.db, [company for _, company in briefs.values()]) \
+        if _sees_deals(ctx) else {}
     out = []
     for task in tasks:
         project_id = projects.get(task["id"])
@@ -349,15 +366,25 @@ def centre(ctx, query, list_query) -> dict:
     from chalicelib.areas.tasks import service as tasks_service
 
     prefs = preferences(ctx)
-    sprint, previous, following = sprints_service.centre_sprints(ctx, query.sprint_id)
+    # the work board shows other areas' records, each with its tool at view besides its scope (session 29: a holder
+    # of action-centre whose tasks, projects or deals permission is none was shown them): a sprint is the projects
+    # tool's (its routes'), the board's tasks the tasks tool's, company names the deals tool's
+    if ctx.can("projects", "view"):
+        sprint, previous, following = sprints_service.centre_sprints(ctx, query.sprint_id)
+    elif query.sprint_id:
+        raise not_found("Sprint")
+    else:
+        sprint, previous, following = None, None, None
     sprint_tasks, backlog_tasks, summary = [], [], None
     if sprint is not None:
-        sprint_tasks, backlog_tasks = tasks_service.sprint_board(ctx, sprint["id"], sprint["project_id"])
+        if ctx.can("tasks", "view"):
+            sprint_tasks, backlog_tasks = tasks_service.sprint_board(ctx, sprint["id"], sprint["project_id"])
         # the sprint was read in the caller's scope (or among the projects they own or belong to), so its project is
         # theirs to see; the scope is applied all the same, in the same statement
         project_name, company_id = projects_service.project_companies(
             ctx.db, [sprint["project_id"]], principal=ctx.principal).get(sprint["project_id"], (None, None))
-        company = deals_service.company_names(ctx.db, [company_id]).get(company_id) if company_id else None
+        company = deals_service.company_names(ctx.db, [company_id]).get(company_id) \
+            if company_id and _sees_deals(ctx) else None
         summary = {key: sprint[key] for key in ("id", "name", "start_date", "end_date", "status", "project_id")}
         summary.update(project_name=project_name, company_name=company)
         boards = _board_tasks(ctx, sprint_tasks + backlog_tasks, sprint["project_id"])

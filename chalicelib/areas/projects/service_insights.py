@@ -6,6 +6,7 @@ from sqlalchemy import select
 from chalicelib.core.errors import BadGateway, BadRequest, Conflict, GatewayTimeout, ServiceUnavailable, not_found
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
+from chalicelib.core.query import Page
 from chalicelib.core.serialize import value_out
 
 from chalicelib.core.schemas import PageQuery
@@ -18,6 +19,10 @@ def project_tasks(ctx, *, project_id: str, query):
     from chalicelib.areas.tasks import service as tasks_service
 
     load_project(ctx, project_id)
+    if not ctx.can("tasks", "view"):
+        # a task is seen with `tasks:view` and inside the caller's task scope (session 29: a head whose tasks
+        # permission is none read every task of the project here, through the row scope alone): none to list
+        return Page(items=[], total=0, limit=query.limit, offset=query.offset)
     return tasks_service.project_tasks(ctx.db, project_id, query, visible_to=ctx.principal)
 
 
@@ -54,7 +59,9 @@ def _reads_what_it_told(ctx, project: Project, generated_by: str | None) -> bool
     the project counts) and one grouped statement of those tasks outside the caller's scope."""
     from chalicelib.core import scoping
 
-    if scoping.sees_all(ctx.principal) or generated_by == ctx.user_id:
+    # a caller without `tasks:view` reads no task (session 29): only a summary that may have been built from none
+    reads_tasks = ctx.can("tasks", "view")
+    if reads_tasks and (scoping.sees_all(ctx.principal) or generated_by == ctx.user_id):
         return True
     from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.core.auth import principals_of
@@ -62,7 +69,8 @@ def _reads_what_it_told(ctx, project: Project, generated_by: str | None) -> bool
     generator = principals_of(ctx.db, [generated_by]).get(generated_by) if generated_by else None
     client = _client(project.company_id)
     hidden = tasks_service.portal_task_counts_select([project.id], lambda column: column.in_(client),
-                                                     visible_to=generator, hidden_from=ctx.principal)
+                                                     visible_to=generator,
+                                                     hidden_from=ctx.principal if reads_tasks else None)
     return ctx.db.execute(hidden).first() is None
 
 
@@ -87,8 +95,10 @@ def summary_facts(ctx, project: Project) -> dict:
         "active": active_leads})
     active = {row["id"] for row in sets["active"]}
     # the AI reads the first 500 of them
+    # none to a caller without `tasks:view`, who reads no task (session 29)
     tasks = tasks_service.portal_tasks(ctx.db, project.id, PageQuery(), companies=_client(project.company_id),
-                                       top_level=True, visible_to=ctx.principal).items
+                                       top_level=True, visible_to=ctx.principal).items \
+        if ctx.can("tasks", "view") else []
     return {
         "today": org_today().isoformat(), "time_zone": org_zone().key,
         "name": record["name"], "description": record["description"], "status": record["status"],
@@ -152,7 +162,8 @@ def _link_record(ctx, link: ProjectDealLink | None) -> dict | None:
         return None
     from chalicelib.areas.deals import service as deals_service
 
-    deal = deals_service.deal_brief(ctx.db, link.deal_id) or {}
+    # the deal's title and status only to a caller who may view deals (session 29, as meetings' names, session 28)
+    deal = (deals_service.deal_brief(ctx.db, link.deal_id) or {}) if ctx.can("deals", "view") else {}
     return {"id": link.id, "project_id": link.project_id, "deal_id": link.deal_id,
             "deal_title": deal.get("title"), "deal_status": deal.get("status"),
             "linked_by": link.linked_by, "created_at": value_out(link.created_at)}
@@ -181,7 +192,8 @@ def set_deal_link(ctx, *, project_id: str, data) -> dict | None:
         return None
     from chalicelib.areas.deals import service as deals_service
 
-    if deals_service.deal_brief(ctx.db, data.deal_id) is None:
+    # a deal the caller can see: `deals:view` and an existing deal (session 29), else the answer of a missing one
+    if not ctx.can("deals", "view") or deals_service.deal_brief(ctx.db, data.deal_id) is None:
         raise BadRequest("deal_id does not match a deal", details=[{"field": "deal_id", "message": "no deal has this id"}])
     if link is None:
         link = ProjectDealLink(project_id=project_id, deal_id=data.deal_id, linked_by=ctx.user_id)

@@ -74,16 +74,18 @@ def roadmap_record(ctx, roadmap_id: str) -> dict:
     return with_item_counts(sets["roadmap"], sets["counts"])[0]
 
 
-def item_records(db, items: list[RoadmapItem]) -> list[dict]:
-    """Item records with their goal's title (one query for the whole list)."""
-    return with_goal_titles(db, [row_dict(item, ITEM_FIELDS) for item in items])
+def item_records(db, items: list[RoadmapItem], *, titles: bool = True) -> list[dict]:
+    """Item records with their goal's title (one query for the whole list; `titles`: see `with_goal_titles`)."""
+    return with_goal_titles(db, [row_dict(item, ITEM_FIELDS) for item in items], titles=titles)
 
 
-def with_goal_titles(db, records: list[dict]) -> list[dict]:
-    """Item records (ITEM_FIELDS) with their goal's `goal_title` (one query for the whole list)."""
+def with_goal_titles(db, records: list[dict], *, titles: bool = True) -> list[dict]:
+    """Item records (ITEM_FIELDS) with their goal's `goal_title` (one query for the whole list). A goal is a project's
+    record: without `titles` (a caller who may not view projects, session 29) every `goal_title` is null, nothing read."""
     from chalicelib.areas.projects import service as projects_service
 
-    goals = projects_service.goal_briefs(db, [record["goal_id"] for record in records if record["goal_id"]])
+    goals = projects_service.goal_briefs(db, [record["goal_id"] for record in records if record["goal_id"]]) \
+        if titles else {}
     return [{**record, "goal_title": goals.get(record["goal_id"], {}).get("title")} for record in records]
 
 

@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 
 from chalicelib.core.errors import BadRequest, Conflict, NotFound
 from chalicelib.core.locks import lock_row
-from chalicelib.core.query import Page, in_scope, record_page
+from chalicelib.core.query import LIST_LIMIT, Page, in_scope, record_page
 
 from .models import Roadmap, RoadmapItem
 from .queries import (ITEM_LIMIT, item_count, item_counts_select, item_records, item_select, load_roadmap,
@@ -38,8 +38,16 @@ def get_roadmap(ctx, *, roadmap_id: str) -> tuple[dict, list[dict], list[dict]]:
 
     load_roadmap(ctx, roadmap_id)
     items = roadmap_items(ctx.db, roadmap_id)
-    tasks = tasks_service.roadmap_item_tasks(ctx, [item.id for item in items])
-    return roadmap_record(ctx, roadmap_id), item_records(ctx.db, items), tasks
+    # a task is seen with `tasks:view` and inside the caller's task scope (session 29: the scope alone was asked)
+    tasks = tasks_service.roadmap_item_tasks(ctx, [item.id for item in items]) if ctx.can("tasks", "view") \
+        else Page([], 0, LIST_LIMIT, 0)
+    return roadmap_record(ctx, roadmap_id), item_records(ctx.db, items, titles=_sees_goals(ctx)), tasks
+
+
+def _sees_goals(ctx) -> bool:
+    """Whether the caller may read a project's goals (their titles on items, a goal named by an item): `projects:view`
+    (session 29: a holder of roadmaps:view whose projects permission is none was told them)."""
+    return ctx.can("projects", "view")
 
 
 def list_items(ctx, *, roadmap_id: str, query) -> Page:
@@ -47,13 +55,15 @@ def list_items(ctx, *, roadmap_id: str, query) -> Page:
     its items to what fits a Lambda answer; the rest are read here)."""
     load_roadmap(ctx, roadmap_id)
     page = record_page(ctx.db, item_select(roadmap_id), query)
-    return replace(page, items=with_goal_titles(ctx.db, page.items))
+    return replace(page, items=with_goal_titles(ctx.db, page.items, titles=_sees_goals(ctx)))
 
 
 def _require_project(ctx, project_id: str) -> None:
     from chalicelib.areas.projects import service as projects_service
 
     try:
+        if not ctx.can("projects", "view"):  # seen: the tool and the row scope (session 29), as a missing one
+            raise NotFound("Project")
         projects_service.link_project(ctx, project_id)  # waits for a delete of the project in progress
     except NotFound as exc:
         raise BadRequest("project_id must be a project you can see",
@@ -146,7 +156,7 @@ def _check_goal(ctx, roadmap: Roadmap, goal_id: str | None) -> None:
 
     if not goal_id:
         return
-    goal = projects_service.goal_briefs(ctx.db, [goal_id]).get(goal_id)
+    goal = projects_service.goal_briefs(ctx.db, [goal_id]).get(goal_id) if _sees_goals(ctx) else None
     if goal is None or roadmap.project_id is None or goal["project_id"] != roadmap.project_id:
         raise BadRequest("goal_id must be a goal of the roadmap's project",
                          details=[{"field": "goal_id", "message": "must be a goal of the roadmap's project"}])
@@ -162,7 +172,7 @@ def create_item(ctx, *, roadmap_id: str, data) -> dict:
     item = RoadmapItem(roadmap_id=roadmap.id, **values)
     ctx.db.add(item)
     ctx.db.flush()
-    return item_records(ctx.db, [item])[0]
+    return item_records(ctx.db, [item], titles=_sees_goals(ctx))[0]
 
 
 def update_item(ctx, *, roadmap_id: str, item_id: str, data) -> dict:
@@ -179,7 +189,7 @@ def update_item(ctx, *, roadmap_id: str, item_id: str, data) -> dict:
     for key, value in changes.items():
         setattr(item, key, value)
     ctx.db.flush()
-    return item_records(ctx.db, [item])[0]
+    return item_records(ctx.db, [item], titles=_sees_goals(ctx))[0]
 
 
 def delete_item(ctx, *, roadmap_id: str, item_id: str) -> None:

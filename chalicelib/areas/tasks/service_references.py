@@ -36,6 +36,8 @@ def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | 
         from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
 
         try:
+            if not ctx.can("projects", "view"):  # seen: the tool and the row scope (session 29), as a missing one
+                raise NotFound("Project")
             projects_service.link_project(ctx, resource_id)
         except NotFound:
             return "must be an existing project you can see"
@@ -43,10 +45,34 @@ def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | 
     if resource_type in ("deal", "company"):
         from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
 
-        exists = (deals_service.link_deal(ctx.db, resource_id) if resource_type == "deal"
-                  else deals_service.link_company(ctx.db, resource_id))
+        # seen with `deals:view` (session 29: a caller whose deals permission is none linked any deal or company,
+        # learning which ids exist); answered as a missing one
+        exists = ctx.can("deals", "view") and (
+            deals_service.link_deal(ctx.db, resource_id) if resource_type == "deal"
+            else deals_service.link_company(ctx.db, resource_id))
         return None if exists else f"must be an existing {resource_type}"
     return f"resource_type must be one of {', '.join(RESOURCE_TYPES)}"
+
+
+def _roadmap_item_seen(ctx, item_id: str) -> bool:
+    """Whether the caller sees the roadmap item: `roadmaps:view` and an item of a roadmap in their scope (roadmaps'
+    `visible_item_exists`, which share-locks it). Session 29: the row scope alone was asked, so a caller whose
+    roadmaps permission is none planned tasks into any roadmap item (a head's scope holds every one)."""
+    if not ctx.can("roadmaps", "view"):
+        return False
+    from chalicelib.areas.roadmaps import service as roadmaps_service  # another area: imported lazily
+
+    return roadmaps_service.visible_item_exists(ctx, item_id)
+
+
+def _sprint_seen(ctx, sprint_id: str) -> bool:
+    """Whether the caller sees the sprint: `projects:view` (the sprints routes' tool) and a sprint of a project in
+    their scope (sprints' `visible_sprint_exists`, which share-locks it; session 29, as `_roadmap_item_seen`)."""
+    if not ctx.can("projects", "view"):
+        return False
+    from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
+
+    return sprints_service.visible_sprint_exists(ctx, sprint_id)
 
 
 @dataclass
@@ -170,7 +196,10 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
     # other than the caller is told the task, its text only when they view tasks: asked in the same statement
     assignee = values.get("assignee_id")
     contact_id = values.get("reported_by_contact_id")
-    read = _references_read(db, config_ids, user_ids, bool(assignee) and assignee != ctx.user_id, contact_id)
+    # a contact is seen with `deals:view` (session 29: the existence check alone was asked); not read without it
+    contact_seen = bool(contact_id) and ctx.can("deals", "view")
+    read = _references_read(db, config_ids, user_ids, bool(assignee) and assignee != ctx.user_id,
+                            contact_id if contact_seen else None)
     rows = db.execute(read.stmt, read.params).all() if read is not None else []
     found = {row[1]: row[2] for row in rows if row[0] == "i"}
     existing = {row[1] for row in rows if row[0] == "u"}
@@ -188,7 +217,8 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
             details.append({"field": name, "message": "must be an existing user"})
         elif value and value not in active:  # nobody who cannot sign in is given (or reports) a task
             details.append({"field": name, "message": "must be an active user"})
-    if contact_id and contact_id not in contacts:  # as every contact reference (deals, invoices, proposals)
+    # as every contact reference (deals, invoices, proposals)
+    if contact_id and (not contact_seen or contact_id not in contacts):
         details.append({"field": "reported_by_contact_id", "message": "must be an existing contact"})
     if "start_date" in values or "due_date" in values:  # a task is not due before it starts (session 28)
         start = values["start_date"] if "start_date" in values else getattr(current, "start_date", None)
@@ -212,17 +242,11 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
             details.append({"field": "resource_id" if "resource_id" in values else "resource_type",
                             "message": problem})
     roadmap_item_id = values.get("roadmap_item_id")
-    if roadmap_item_id:
-        from chalicelib.areas.roadmaps import service as roadmaps_service  # another area: imported lazily
-
-        if not roadmaps_service.visible_item_exists(ctx, roadmap_item_id):
-            details.append({"field": "roadmap_item_id", "message": "must be an existing roadmap item"})
+    if roadmap_item_id and not _roadmap_item_seen(ctx, roadmap_item_id):
+        details.append({"field": "roadmap_item_id", "message": "must be an existing roadmap item"})
     sprint_id = values.get("sprint_id")
-    if sprint_id:
-        from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
-
-        if not sprints_service.visible_sprint_exists(ctx, sprint_id):
-            details.append({"field": "sprint_id", "message": "must be an existing sprint"})
+    if sprint_id and not _sprint_seen(ctx, sprint_id):
+        details.append({"field": "sprint_id", "message": "must be an existing sprint"})
     if details:
         raise BadRequest("Invalid task fields", details=details)
     return known
@@ -243,16 +267,10 @@ def copied_links(ctx, task: Task) -> dict:
     if (task.resource_type is not None or task.resource_id is not None) and \
             _linked_resource_problem(ctx, task.resource_type, task.resource_id):
         cleared.update(resource_type=None, resource_id=None)
-    if task.roadmap_item_id:
-        from chalicelib.areas.roadmaps import service as roadmaps_service  # another area: imported lazily
-
-        if not roadmaps_service.visible_item_exists(ctx, task.roadmap_item_id):
-            cleared["roadmap_item_id"] = None
-    if task.sprint_id:
-        from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
-
-        if not sprints_service.visible_sprint_exists(ctx, task.sprint_id):
-            cleared["sprint_id"] = None
+    if task.roadmap_item_id and not _roadmap_item_seen(ctx, task.roadmap_item_id):
+        cleared["roadmap_item_id"] = None
+    if task.sprint_id and not _sprint_seen(ctx, task.sprint_id):
+        cleared["sprint_id"] = None
     if task.parent_task_id:
         parent = select(Task.id).where(Task.id == task.parent_task_id, visible(ctx.principal)).with_for_update(
             read=True, key_share=True, of=Task)
