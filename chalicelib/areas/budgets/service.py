@@ -32,7 +32,7 @@ from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
 from .queries import (BUDGET_FIELDS, ENTITY, budget_lookups, budget_record, budget_select, item_select, load_budget,
-                      visible, with_budget_lookups, with_item_lookups)
+                      seen_task_titles, visible, with_budget_lookups, with_item_lookups)
 from .queries import budget_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_portal import (portal_approve, portal_budget, portal_budget_ids,  # noqa: F401 - other areas call it through the service
                              portal_budgets)
@@ -151,9 +151,9 @@ def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], in
     """(the budget, its line items, its newest time entries (at most 500), the number of its time entries) in
     three statements whatever the number of items and entries: the budget, read and scope-checked; then its
     items, entries, entry count, lookups, the items' approved hours and invoiced amounts in one (record_sets);
-    then the titles of the tasks the caller may see (tasks' scope: another task's `task_title` is null). The whole list of a budget's entries is paged at /api/time-entries?budget_id=."""
+    then the titles of the tasks the caller may read (`tasks:view` and tasks' scope: another task's `task_title` is
+    null). The whole list of a budget's entries is paged at /api/time-entries?budget_id=."""
     from chalicelib.areas.invoices import service as invoices_service
-    from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
     found = ctx.db.scalars(in_scope(budget_select().where(Budget.id == budget_id), visible(ctx.principal))).first()
@@ -168,8 +168,8 @@ def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], in
     with_budget_lookups([budget], sets)
     items, entries = sets["items"], sets["entries"]
     # a task out of the caller's task scope keeps its id (the budget's own data) but not its title (audit 7)
-    titles = tasks_service.visible_task_titles(ctx, [entry["task_id"] for entry in entries if entry["task_id"]]
-                                               + [item["task_id"] for item in items if item["task_id"]])
+    titles = seen_task_titles(ctx, [entry["task_id"] for entry in entries if entry["task_id"]]
+                                   + [item["task_id"] for item in items if item["task_id"]])
     for entry in entries:
         entry["task_title"] = titles.get(entry["task_id"])
     with_item_lookups(items, titles, timesheets_service.line_item_hours(sets["item_hours"]),
@@ -180,8 +180,8 @@ def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], in
 # ---------------------------------------------------------------- checks
 
 def _check_references(ctx, values: dict, budget: Budget | None = None) -> None:
-    """resource (a project or deal the caller can see), company_id (a company), owner_id (an active user):
-    400 with details otherwise. On update, unchanged values are not re-checked."""
+    """resource (a project or deal the caller can see), company_id (a company the caller can see), owner_id (an
+    active user): 400 with details otherwise. On update, unchanged values are not re-checked."""
     def changed(field):
         return field in values and (budget is None or values[field] != getattr(budget, field))
 
@@ -194,8 +194,9 @@ def _check_references(ctx, values: dict, budget: Budget | None = None) -> None:
     if changed("company_id") and values["company_id"]:
         from chalicelib.areas.deals import service as deals_service
 
-        if not deals_service.company_names(ctx.db, [values["company_id"]]):
-            details.append({"field": "company_id", "message": "must be an existing company"})
+        # a company is seen with `deals:view` (decisions.md section 5; session 29: existence alone was asked)
+        if not (ctx.can("deals", "view") and deals_service.company_names(ctx.db, [values["company_id"]])):
+            details.append({"field": "company_id", "message": "must be an existing company you can see"})
     if changed("owner_id") and values["owner_id"]:
         if ctx.db.scalar(select(User.id).where(User.id == values["owner_id"], User.is_active.is_(True))) is None:
             details.append({"field": "owner_id", "message": "must be an active user"})
@@ -209,6 +210,8 @@ def _resource_visible(ctx, resource_type: str, resource_id: str) -> bool:
     if resource_type == "project":
         from chalicelib.areas.projects import service as projects_service
 
+        if not ctx.can("projects", "view"):  # seen: the `projects` tool and the row scope (session 29)
+            return False
         try:
             projects_service.link_project(ctx, resource_id)
         except NotFound:

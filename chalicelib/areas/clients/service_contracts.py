@@ -55,7 +55,8 @@ def _signers(signers) -> list[dict]:
 
 
 def _check_references(ctx, values: dict) -> None:
-    """company_id an existing company, proposal_id a proposal the caller may see: 400 naming the field."""
+    """company_id an existing company, proposal_id a proposal the caller may see (`proposals:view` and proposals'
+    scope): 400 naming the field."""
     from chalicelib.areas.deals import service as deals_service
 
     deals_service.check_company(ctx.db, values.get("company_id"))
@@ -63,6 +64,8 @@ def _check_references(ctx, values: dict) -> None:
         from chalicelib.areas.proposals import service as proposals_service
 
         try:
+            if not ctx.can("proposals", "view"):  # seen: the `proposals` tool and the row scope (session 29)
+                raise NotFound("Proposal")
             proposals_service.load_proposal(ctx, values["proposal_id"])
         except NotFound:
             raise BadRequest("proposal_id must be a proposal you can see",

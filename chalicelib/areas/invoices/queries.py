@@ -111,14 +111,18 @@ def invoice_lookups(db, records) -> dict:
             "budgets": budgets_service.budget_briefs_select(db, [r["budget_id"] for r in records])}
 
 
-def with_invoice_lookups(db, records: list[dict], sets: dict, *, detail: bool = False) -> list[dict]:
+def with_invoice_lookups(db, records: list[dict], sets: dict, *, detail: bool = False, principal=None) -> list[dict]:
     """The records with company_name, contact_name and budget_name from `invoice_lookups`'s answers (`sets`);
-    `detail` adds project_id, project_name (one more statement), po_number and ledger_url."""
+    `detail` adds project_id, project_name (one more statement), po_number and ledger_url. For a `principal` (the
+    caller), the budget is named only with `budgets:view` and the project only with `projects:view` (session 29: a
+    caller whose budgets or projects permission is none read their names through the invoice); their ids stay."""
     companies = {row["id"]: row["name"] for row in sets["companies"]}
     contacts = {row["id"]: (row["first_name"], row["last_name"]) for row in sets["contacts"]}
     budgets = {row["id"]: row for row in sets["budgets"]}
+    names_budgets = principal is None or principal.can("budgets", "view")
+    names_projects = principal is None or principal.can("projects", "view")
     projects = {}
-    if detail:
+    if detail and names_projects:
         from chalicelib.areas.projects import service as projects_service
 
         projects = projects_service.project_names(db, [b["resource_id"] for b in budgets.values()
@@ -126,7 +130,8 @@ def with_invoice_lookups(db, records: list[dict], sets: dict, *, detail: bool = 
     for record in records:
         budget = budgets.get(record["budget_id"]) or {}
         record.update(company_name=companies.get(record["company_id"]),
-                      contact_name=_person(contacts.get(record["contact_id"])), budget_name=budget.get("name"))
+                      contact_name=_person(contacts.get(record["contact_id"])),
+                      budget_name=budget.get("name") if names_budgets else None)
         if detail:
             project_id = budget.get("resource_id") if budget.get("resource_type") == "project" else None
             ledger_id = record["ledger_invoice_id"]
@@ -143,17 +148,19 @@ def invoice_select():
     return select(*(getattr(Invoice, name) for name in INVOICE_FIELDS))
 
 
-def invoice_records(db, invoices, *, detail: bool = False) -> list[dict]:
+def invoice_records(db, invoices, *, detail: bool = False, principal=None) -> list[dict]:
     """Invoice records with company_name, contact_name and budget_name (one statement for the whole list:
-    core.query.record_sets); `detail` adds project_id, project_name, po_number and ledger_url."""
+    core.query.record_sets); `detail` adds project_id, project_name, po_number and ledger_url. `principal`: the
+    caller the names are told to (`with_invoice_lookups`)."""
     if not invoices:
         return []
     records = [row_dict(invoice, INVOICE_FIELDS) for invoice in invoices]
-    return with_invoice_lookups(db, records, record_sets(db, **invoice_lookups(db, records)), detail=detail)
+    return with_invoice_lookups(db, records, record_sets(db, **invoice_lookups(db, records)), detail=detail,
+                                principal=principal)
 
 
-def invoice_record(db, invoice_id: str, *, detail: bool = False) -> dict:
-    return invoice_records(db, [db.get(Invoice, invoice_id)], detail=detail)[0]
+def invoice_record(db, invoice_id: str, *, detail: bool = False, principal=None) -> dict:
+    return invoice_records(db, [db.get(Invoice, invoice_id)], detail=detail, principal=principal)[0]
 
 
 def item_rows(db, invoice_id: str, item_id: str | None = None) -> list:

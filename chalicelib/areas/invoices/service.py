@@ -105,7 +105,7 @@ def list_invoices(ctx, *, query) -> Page:
         stmt = stmt.where(Invoice.budget_id.in_(budgets_service.budget_ids_of("deal", query.deal_id)))
     stmt = stmt.order_by(Invoice.issued_date.desc(), Invoice.created_at.desc(), Invoice.id)
     page, sets = record_page(ctx.db, stmt, query, lookups=lambda rows: invoice_lookups(ctx.db, rows))
-    return replace(page, items=with_invoice_lookups(ctx.db, page.items, sets))
+    return replace(page, items=with_invoice_lookups(ctx.db, page.items, sets, principal=ctx.principal))
 
 
 def get_invoice(ctx, *, invoice_id: str) -> tuple[dict, list[dict], list[dict]]:
@@ -117,8 +117,8 @@ def get_invoice(ctx, *, invoice_id: str) -> tuple[dict, list[dict], list[dict]]:
     invoice = load_invoice(ctx, invoice_id)
     if invoice.ledger_invoice_id:
         service_ledger_sync.refresh_live(ctx, invoice)
-    return (invoice_record(ctx.db, invoice.id, detail=True), item_records(item_rows(ctx.db, invoice.id)),
-            payment_records(ctx.db, invoice.id))
+    return (invoice_record(ctx.db, invoice.id, detail=True, principal=ctx.principal),
+            item_records(item_rows(ctx.db, invoice.id)), payment_records(ctx.db, invoice.id))
 
 
 # ---------------------------------------------------------------- checks
@@ -183,7 +183,7 @@ def create_invoice(ctx, *, data) -> dict:
     ctx.db.flush()
     _first_invoice_milestone(ctx, invoice)
     service_notices.tell_created(ctx, invoice)
-    return invoice_record(ctx.db, invoice.id)
+    return invoice_record(ctx.db, invoice.id, principal=ctx.principal)
 
 
 def create_draft_from_budget(ctx, *, budget_id: str, currency: str) -> str:
@@ -286,7 +286,7 @@ def update_invoice(ctx, *, invoice_id: str, data) -> dict:
     if invoice.company_id and invoice.company_id != before.get("company_id"):
         # given to a company by update (made without one): it may be that company's first invoice (document 2)
         _first_invoice_milestone(ctx, invoice)
-    return invoice_record(ctx.db, invoice.id)
+    return invoice_record(ctx.db, invoice.id, principal=ctx.principal)
 
 
 def delete_invoice(ctx, *, invoice_id: str) -> None:

@@ -12,22 +12,25 @@ from .models import Invoice, InvoiceLineItem
 
 
 def check_references(ctx, values: dict, invoice: Invoice | None = None) -> None:
-    """company_id (a company), contact_id (a contact), budget_id (a budget the caller can see): 400 with
-    details otherwise. On update, unchanged values are not re-checked."""
+    """company_id (a company), contact_id (a contact), budget_id (a budget): each one the caller can see (its tool at
+    view and its scope), 400 with details otherwise. On update, unchanged values are not re-checked."""
     from chalicelib.areas.deals import service as deals_service
 
     def changed(field):
         return values.get(field) and (invoice is None or values[field] != getattr(invoice, field))
 
     details = []
-    if changed("company_id") and not deals_service.company_names(ctx.db, [values["company_id"]]):
-        details.append({"field": "company_id", "message": "must be an existing company"})
-    if changed("contact_id") and not deals_service.contact_names(ctx.db, [values["contact_id"]]):
-        details.append({"field": "contact_id", "message": "must be an existing contact"})
+    # companies and contacts are seen with `deals:view` (decisions.md section 5; session 29: existence alone was asked)
+    sees_deals = ctx.can("deals", "view")
+    if changed("company_id") and not (sees_deals and deals_service.company_names(ctx.db, [values["company_id"]])):
+        details.append({"field": "company_id", "message": "must be an existing company you can see"})
+    if changed("contact_id") and not (sees_deals and deals_service.contact_names(ctx.db, [values["contact_id"]])):
+        details.append({"field": "contact_id", "message": "must be an existing contact you can see"})
     if changed("budget_id"):
         from chalicelib.areas.budgets import service as budgets_service
 
-        if not budgets_service.visible_budget_exists(ctx, values["budget_id"]):
+        # seen: the `budgets` tool and the budget's row scope (session 29: the row scope alone was asked)
+        if not (ctx.can("budgets", "view") and budgets_service.visible_budget_exists(ctx, values["budget_id"])):
             details.append({"field": "budget_id", "message": "must be a budget you can see"})
     if details:
         raise BadRequest("Invalid invoice references", details=details)

@@ -185,7 +185,7 @@ def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
             # (this one outlived its claim): it is the invoice's own, never undone; nothing is written
             _let_go(invoice, token)
             ctx.db.flush()  # the claim's release written first: the answer is the row as stored (its updated_at)
-            return invoice_record(ctx.db, invoice.id), invoice.ledger_invoice_id
+            return invoice_record(ctx.db, invoice.id, principal=ctx.principal), invoice.ledger_invoice_id
         # deleted, pushed or voided meanwhile (a voided invoice cannot be pushed): undo ours
         if invoice is None or invoice.ledger_invoice_id or invoice.status == "voided":
             ctx.release_connection()  # nothing written here: give the row lock back before calling the ledger again
@@ -199,7 +199,7 @@ def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
         _log(ctx, invoice, "pushed_to_ledger", {"ledger_invoice_id": invoice.ledger_invoice_id,
                                                 "status": {"from": before, "to": "finalised"}})
         ctx.db.flush()
-    return invoice_record(ctx.db, invoice.id), invoice.ledger_invoice_id
+    return invoice_record(ctx.db, invoice.id, principal=ctx.principal), invoice.ledger_invoice_id
 
 
 # ---------------------------------------------------------------- a link made by hand
@@ -346,7 +346,7 @@ def _move(ctx, invoice_id: str, *, action: str, local: str, ledger_status: str |
         _let_go(invoice, token)
         _log(ctx, invoice, action, {"ledger_invoice_id": ledger_id, "status": {"from": before, "to": local}})
         ctx.db.flush()
-    return invoice_record(ctx.db, invoice.id)
+    return invoice_record(ctx.db, invoice.id, principal=ctx.principal)
 
 
 def approve(ctx, *, invoice_id: str) -> dict:

@@ -281,8 +281,9 @@ def refresh_live(ctx, invoice: Invoice) -> None:
 
 
 def _synced_answer(ctx, invoice: Invoice) -> dict:
-    return {"invoice": invoice_record(ctx.db, invoice.id), "payments": payment_records(ctx.db, invoice.id),
-            "ledger_status": invoice.ledger_status, "payment_status": invoice.payment_status}
+    return {"invoice": invoice_record(ctx.db, invoice.id, principal=ctx.principal),
+            "payments": payment_records(ctx.db, invoice.id), "ledger_status": invoice.ledger_status,
+            "payment_status": invoice.payment_status}
 
 
 def sync_one(ctx, *, invoice_id: str) -> dict:
