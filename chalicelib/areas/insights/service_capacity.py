@@ -33,7 +33,10 @@ def heatmap(ctx) -> list[dict]:
     """The filled cells, at most LIST_LIMIT (decisions.md section 4), by company name then type label (then
     their ids): each with its project count and active project count (not completed, cancelled or archived),
     the company's name and the type's label; one statement whatever the cells. A project whose type or company
-    was deleted is left out (the type's deletion sets the project's type_id null, without a call here)."""
+    was deleted is left out (the type's deletion sets the project's type_id null, without a call here).
+    A company is a record of the deals area, seen with `deals:view`: its name is null to a caller without it (session
+    29: the heatmap named every client to a holder of insights:view whose deals permission is none); the cell and its
+    figures stay, as the figures are organisation-wide."""
     from chalicelib.areas.deals import service as deals_service
 
     company = deals_service.company_table()
@@ -49,6 +52,7 @@ def heatmap(ctx) -> list[dict]:
         .order_by(func.lower(func.coalesce(name, "")), func.lower(func.coalesce(label, "")),
                   CapacityProject.company_id, CapacityProject.project_type_id)
         .limit(LIST_LIMIT)).all()
-    return [{"company_id": company_id, "company_name": company_name, "project_type_id": type_id,
+    named = ctx.principal.can("deals", "view")
+    return [{"company_id": company_id, "company_name": company_name if named else None, "project_type_id": type_id,
              "project_type_label": type_label, "project_count": total, "active_project_count": running}
             for company_id, type_id, total, running, company_name, type_label in rows]

@@ -29,8 +29,14 @@ def visible(principal):
     """WHERE clause of the pages the principal may see (None: all). Pages are shared by every holder of
     pages:view (no per-owner scoping), except the page holding a proposal's content (entity_type `proposal`):
     seen only by who sees the proposal (the proposals area's scope), so that its page cannot be read, searched
-    or edited past a proposal that answers 404."""
-    if principal is None or sees_all(principal):
+    or edited past a proposal that answers 404. Seeing a proposal is the `proposals` tool at view besides its row
+    scope (session 29: a head whose proposals permission is none, to whom every proposal route answers 403, read and
+    edited every proposal's page through the row scope alone): without it no proposal's page is seen."""
+    if principal is None:
+        return None
+    if not principal.can("proposals", "view"):
+        return or_(Page.entity_type.is_(None), Page.entity_type != "proposal")
+    if sees_all(principal):
         return None
     from chalicelib.areas.proposals import service as proposals_service
 

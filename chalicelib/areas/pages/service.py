@@ -109,13 +109,39 @@ def _check_proposal(ctx, proposal_id: str) -> None:
     """A page linked to a proposal is seen only with the proposal (queries.visible): linking one the caller may not
     see, or none at all, is a 400 on entity_id (one query, the proposals area's scoped load); the page was made and
     then answered 404 ("Page not found"), the create's own read being scoped, and an executive (who sees every
-    proposal) linked a page to a proposal that does not exist."""
+    proposal) linked a page to a proposal that does not exist. "Can see" is the `proposals` tool at view and the
+    proposal's scope (session 29: the scope alone let a head whose proposals permission is none link to any)."""
     from chalicelib.areas.proposals import service as proposals_service
 
     try:
+        if not ctx.can("proposals", "view"):
+            raise NotFound("Proposal")
         proposals_service.load_proposal(ctx, proposal_id)
     except NotFound:
         raise bad_field("entity_id", "must be a proposal you can see") from None
+
+
+def _check_link(ctx, entity_type: str, entity_id: str) -> None:
+    """A page linked to a project or a company is published in that client's portal: the link names a record the
+    caller can see (400 on entity_id otherwise, as for a proposal, nothing written). A project: `projects:view` and
+    the caller's project scope (projects' `link_project`, which share-locks it); a company: `deals:view` and an
+    existing one (every deals holder sees every company). Session 29: neither was asked, so a head whose projects or
+    deals permission is none, or anyone naming a made-up id or a project outside their scope, published pages into
+    a client's portal. Other entity types stay free labels (the specification's "link to another entity")."""
+    if entity_type == "project":
+        from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
+
+        try:
+            if not ctx.can("projects", "view"):
+                raise NotFound("Project")
+            projects_service.link_project(ctx, entity_id)
+        except NotFound:
+            raise bad_field("entity_id", "must be a project you can see") from None
+    elif entity_type == "company":
+        from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
+
+        if not (ctx.can("deals", "view") and deals_service.link_company(ctx.db, entity_id)):
+            raise bad_field("entity_id", "must be a company you can see")
 
 
 def _require_changeable(ctx, proposal_id: str) -> None:
@@ -140,6 +166,8 @@ def create_page(ctx, *, data) -> dict:
     _check_no_parent(data.entity_type, data.parent_id)
     if data.entity_type == "proposal":
         _check_proposal(ctx, data.entity_id)
+    elif data.entity_type:
+        _check_link(ctx, data.entity_type, data.entity_id)
     if data.parent_id:
         _check_parent(ctx, None, data.parent_id)
     page = Page(title=clean_title(data.title), content=data.content or "", content_rich=data.content_rich,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 
 from sqlalchemy import select
 
@@ -56,8 +55,14 @@ def _positions(sessions, parent_id):
         return sorted(db.scalars(select(Page.position).where(Page.parent_id == parent_id)))
 
 
-def _company():
-    return {"entity_type": "company", "entity_id": str(uuid.uuid4())}
+def _company(sessions):
+    """A link to a company of its own (a page links only to an existing one: session 29)."""
+    from tests.areas.deals.factories import make_company
+
+    with sessions() as db:
+        company = make_company(db)
+        db.commit()
+        return {"entity_type": "company", "entity_id": company.id}
 
 
 def _setup(sessions):
@@ -74,10 +79,11 @@ def _setup(sessions):
 def test_creates_under_one_parent_with_and_without_an_entity_link_take_distinct_positions(live):  # noqa: F811
     base, sessions = live
     token, parent = _setup(sessions)
+    company = _company(sessions)
     answers = _behind_parent_row(
         sessions, parent.id,
         lambda: _call(base, "POST", "/api/pages", token, {"title": "plain", "parent_id": parent.id}),
-        lambda: _call(base, "POST", "/api/pages", token, {"title": "linked", "parent_id": parent.id, **_company()}))
+        lambda: _call(base, "POST", "/api/pages", token, {"title": "linked", "parent_id": parent.id, **company}))
     assert answers["first"][0] == 201 and answers["second"][0] == 201, answers
     assert _positions(sessions, parent.id) == [0.0, 1.0, 2.0]
 
@@ -85,10 +91,11 @@ def test_creates_under_one_parent_with_and_without_an_entity_link_take_distinct_
 def test_creates_under_one_parent_with_different_entity_links_take_distinct_positions(live):  # noqa: F811
     base, sessions = live
     token, parent = _setup(sessions)
+    one, two = _company(sessions), _company(sessions)
     answers = _behind_parent_row(
         sessions, parent.id,
-        lambda: _call(base, "POST", "/api/pages", token, {"title": "one", "parent_id": parent.id, **_company()}),
-        lambda: _call(base, "POST", "/api/pages", token, {"title": "two", "parent_id": parent.id, **_company()}))
+        lambda: _call(base, "POST", "/api/pages", token, {"title": "one", "parent_id": parent.id, **one}),
+        lambda: _call(base, "POST", "/api/pages", token, {"title": "two", "parent_id": parent.id, **two}))
     assert answers["first"][0] == 201 and answers["second"][0] == 201, answers
     assert _positions(sessions, parent.id) == [0.0, 1.0, 2.0]
 
@@ -99,7 +106,7 @@ def test_a_linked_page_moved_under_a_parent_and_a_create_there_take_distinct_pos
     base, sessions = live
     token, parent = _setup(sessions)
     with sessions() as db:
-        linked = make_page(db, **_company())
+        linked = make_page(db, **_company(sessions))
         db.commit()
     answers = _behind_parent_row(
         sessions, parent.id,
@@ -116,7 +123,7 @@ def test_a_create_and_a_linked_page_moved_under_a_parent_take_distinct_positions
     base, sessions = live
     token, parent = _setup(sessions)
     with sessions() as db:
-        linked = make_page(db, **_company())
+        linked = make_page(db, **_company(sessions))
         db.commit()
     answers = _behind_parent_row(
         sessions, parent.id,
@@ -132,8 +139,9 @@ def test_many_creates_under_one_parent_half_with_entity_links_take_distinct_posi
 
     base, sessions = live
     token, parent = _setup(sessions)
+    links = {i: _company(sessions) for i in range(1, 12, 2)}
     calls = [lambda i=i: _call(base, "POST", "/api/pages", token,
-                               {"title": f"c{i}", "parent_id": parent.id, **(_company() if i % 2 else {})})
+                               {"title": f"c{i}", "parent_id": parent.id, **links.get(i, {})})
              for i in range(12)]
     results = _all_at_once(calls)
     assert all(status == 201 for status, _ in results), results
