@@ -12,7 +12,6 @@ import hmac
 from functools import cache
 import time
 from dataclasses import dataclass, field
-from http.cookies import CookieError, SimpleCookie
 
 import jwt
 from sqlalchemy import bindparam, func, select
@@ -68,14 +67,22 @@ def extract_token(headers) -> str | None:
         return token.strip()
     cookie_header = _header(headers, "Cookie")
     if cookie_header:
-        cookies = SimpleCookie()
-        try:
-            cookies.load(cookie_header)
-        except CookieError:
-            return None
-        morsel = cookies.get(get_settings().auth_cookie_name)
-        if morsel and morsel.value:
-            return morsel.value
+        return cookie_value(cookie_header, get_settings().auth_cookie_name)
+    return None
+
+
+def cookie_value(cookie_header: str | None, name: str) -> str | None:
+    """The value of the cookie `name` in a request's Cookie header (RFC 6265: `a=b; c=d`), or None. Each pair
+    is read on its own: another site cookie the browser sends beside ours (an analytics or consent cookie whose
+    value holds a space, a quote or JSON) does not hide it, as it did with http.cookies.SimpleCookie, which
+    stops at the first pair it cannot parse (the signed-in user was answered 401)."""
+    for pair in (cookie_header or "").split(";"):
+        key, sep, value = pair.partition("=")
+        if sep and key.strip() == name:
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            return value or None
     return None
 
 

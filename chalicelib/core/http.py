@@ -80,10 +80,6 @@ def current_app():
     return _app
 
 
-def current_request():
-    return _app.current_request
-
-
 @dataclass(frozen=True)
 class EndpointSpec:
     tool: str | None

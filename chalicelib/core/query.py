@@ -57,12 +57,6 @@ def in_scope(stmt, scope):
     return stmt if scope is None else stmt.where(scope)
 
 
-def visible_exists(db, model, row_id: str, scope) -> bool:
-    """Whether the `model` row with this id exists inside `scope` (one query): for another area's
-    reference checks, where out of scope answers like missing."""
-    return db.scalar(in_scope(select(model.id).where(model.id == row_id), scope)) is not None
-
-
 def visible_row(db, model, row_id: str, scope, what: str):
     """The `model` row with this id if it is inside `scope` (a WHERE clause, or None for no limit; for a child
     row, the clause naming its parent: `LineItem.budget_id == budget_id`).

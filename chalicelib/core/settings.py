@@ -147,10 +147,6 @@ class Settings(BaseModel):
     adplatforms_backfill_days: int = 400  # a new connection's first sync
     adplatforms_resync_days: int = 30  # later syncs re-read (upsert) this many days (late conversions)
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
-
     def provider_mode(self, role: str) -> str:
         return getattr(self, f"{role}_mode", "off") or "off"
 
@@ -230,11 +226,14 @@ def _check_values(values: dict) -> None:
         _refuse("AUTH_JWKS_URL", "must be an https:// URL of the identity provider's key set")
     pg8000 = ("postgres://", "postgresql://", "postgresql+pg8000://")  # the first two are read with pg8000
     if values.get("database_url") and str(values["database_url"]).strip().startswith(pg8000):
-        from urllib.parse import parse_qs, urlsplit
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
 
+        # the query as the engine reads it (SQLAlchemy's parser), not urlsplit's: a password holding "[" was a
+        # ValueError there ("Invalid IPv6 URL") and one holding "#" or "?" moved the query, so sslmode went unseen
         try:
-            query = parse_qs(urlsplit(str(values["database_url"]).strip()).query)
-        except ValueError:
+            query = make_url(str(values["database_url"]).strip()).query
+        except (ArgumentError, ValueError):  # not a URL the engine can read either: create_engine names it
             query = {}
         if "sslmode" in query:  # psycopg reads it (make bench measures the app on psycopg too)
             # as hosting providers write it; pg8000 takes no sslmode, so every connection failed (a 500 a request)
