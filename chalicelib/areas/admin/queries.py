@@ -1,6 +1,6 @@
 """The admin area's leaf module: the scope clause `visible` (holders of admin:view see every user and
-squad), the load-or-404 helpers `load_user` and `load_squad`, the record builders and the read queries.
-The services import it, never the reverse."""
+squad), the load-or-404 helper `load_user` (a squad is locked with `visible` by service_squads), the record
+builders and the read queries. The services import it, never the reverse."""
 from __future__ import annotations
 
 from functools import cache
@@ -42,11 +42,6 @@ def lock_user(ctx, user_id: str) -> User:
     from chalicelib.core.locks import lock_row
 
     return lock_row(ctx.db, User, user_id, where=visible(ctx.principal), missing="User", no_key=True)
-
-
-def load_squad(ctx, squad_id: str) -> Squad:
-    """The squad; 404 otherwise."""
-    return visible_row(ctx.db, Squad, squad_id, visible(ctx.principal), "Squad")
 
 
 # --- users ------------------------------------------------------------------------------------

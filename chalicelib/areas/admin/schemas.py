@@ -18,9 +18,8 @@ Level = choice(*LEVELS)
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
-def _clean_email(value: str | None) -> str | None:
-    if value is None:
-        return None
+def _clean_email(value: str) -> str:
+    """Never None: the create requires the e-mail and the update refuses it null (NOT_NULL) before this runs."""
     value = value.strip().lower()
     if not _EMAIL.fullmatch(value):
         raise ValueError("must be an e-mail address")

@@ -25,20 +25,14 @@ EDITABLE = ("effort_estimate", "scope_document", "agent_confidence_note")
 
 # --- for the tasks area -----------------------------------------------------------------------------
 
-def agent_record(db, task_id: str) -> dict | None:
-    """The task's agent meta record, or None (one query)."""
-    agent = db.scalar(select(AgentTask).where(AgentTask.task_id == task_id))
-    return _agent_record(agent) if agent else None
-
-
 @template
 def _agent_template():
     return select(AgentTask).where(AgentTask.task_id == bindparam("agent_task_id"))
 
 
 def agent_select(task_id: str) -> Read:
-    """The read of `agent_record` (the meta record's columns; built once per process), for a read that
-    sends it with others (core.query.record_sets)."""
+    """The read of the task's agent meta record (its columns, as `queries.agent_record` answers them; built once per
+    process), for a read that sends it with others (core.query.record_sets): the tasks detail's `agent`."""
     return Read(_agent_template(), {"agent_task_id": task_id})
 
 
@@ -104,11 +98,6 @@ def get_detail(ctx, *, task_id: str) -> dict:
     runs, total = recent_runs(ctx.db, task.id)
     return {"task": agent_task_records(ctx.db, [(agent, task)], with_agent=False)[0], "agent": _agent_record(agent),
             "runs": runs, "runs_total": total}
-
-
-def agent_task_record(ctx, task_id: str) -> dict:
-    agent, task = load_agent_task(ctx, task_id)
-    return agent_task_records(ctx.db, [(agent, task)])[0]
 
 
 def update_agent_task(ctx, *, task_id: str, data) -> dict:

@@ -79,7 +79,7 @@ def _happens(day: date, hhmm: str) -> bool:
     wall = datetime.combine(day, time(hour, minute))
     try:
         there = wall.replace(tzinfo=org_zone()).astimezone(timezone.utc).astimezone(org_zone())
-    except OverflowError:  # 9999-12-31 late in the day east of UTC: no daylight saving that far out
+    except OverflowError:  # 9999-12-31 late in the day west of UTC: no daylight saving that far out
         return True
     return there.replace(tzinfo=None) == wall
 
@@ -101,9 +101,7 @@ class CalendarChannel(Input):
         return value
 
     @model_validator(mode="after")
-    def _both(self):
-        if self.date is None:
-            raise ValueError("date is required")
+    def _both(self):  # date is required and never null (NOT_NULL)
         if (self.start_time is None) != (self.end_time is None):
             raise ValueError("start_time and end_time go together (omit both for an all-day event)")
         if self.start_time and self.end_time <= self.start_time:

@@ -1,6 +1,6 @@
-"""The budgets area's leaf module: the scope clause `visible`, the load-or-404 helpers `load_budget` and
-`load_line_item`, the budget and line item read queries and record builders. service.py and service_*.py import it, never
-the reverse."""
+"""The budgets area's leaf module: the scope clause `visible`, the load-or-404 helper `load_budget` (a line item
+is loaded under its budget's lock: service_line_items), the budget and line item read queries and record
+builders. service.py and service_*.py import it, never the reverse."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -55,11 +55,6 @@ def budget_readers(db, budget_id: str, user_ids) -> set[str]:
     return readers(db, Budget, budget_id, user_ids, tool="budgets", scope_of=visible)
 
 
-def load_line_item(ctx, budget_id: str, item_id: str) -> BudgetLineItem:
-    """The line item of this budget (already loaded through `load_budget`); 404 otherwise."""
-    return visible_row(ctx.db, BudgetLineItem, item_id, BudgetLineItem.budget_id == budget_id, "Line item")
-
-
 def line_item_totals(db, budget_id: str, *, other_than: str | None = None) -> tuple[int, Decimal]:
     """(how many line items, the sum of their amounts) of the budget, leaving out the item `other_than` (one
     statement)."""
@@ -78,20 +73,14 @@ def _totals_statement(budget_in):
 
 
 def budget_totals_select(db, budget_ids) -> Read | None:
-    """The grouped read of `budget_totals` (rows budget_id, n, spent; built once per process), None without
-    ids."""
+    """The grouped read of each budget's line item count and spent amount (rows budget_id, n, spent; built once
+    per process), None without ids."""
     return ids_read(db, _totals_statement, "total_budget_ids", budget_ids)
 
 
 def _totals(rows) -> dict[str, tuple[int, object]]:
     pairs = ((row["budget_id"], row["n"], row["spent"]) if isinstance(row, dict) else tuple(row) for row in rows)
     return {bid: (int(count or 0), spent) for bid, count, spent in pairs}
-
-
-def budget_totals(db, budget_ids) -> dict[str, tuple[int, object]]:
-    """`{budget_id: (line_item_count, spent_amount)}` for the budgets with line items (one grouped statement)."""
-    read = budget_totals_select(db, budget_ids)
-    return {} if read is None else _totals(db.execute(read.stmt, read.params).all())
 
 
 def budget_select():

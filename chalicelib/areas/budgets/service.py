@@ -90,21 +90,13 @@ def budget_ids_of(resource_type: str, resource_id: str):
     return select(Budget.id).where(Budget.resource_type == resource_type, Budget.resource_id == resource_id)
 
 
-def budget_briefs(db, budget_ids) -> dict[str, dict]:
-    """`{budget_id: {name, resource_type, resource_id, po_number}}` for the ids that exist (one query; no scoping)."""
-    read = budget_briefs_select(db, budget_ids)
-    rows = [] if read is None else db.execute(read.stmt, read.params).mappings().all()
-    return {row["id"]: {"name": row["name"], "resource_type": row["resource_type"], "resource_id": row["resource_id"],
-                        "po_number": row["po_number"]} for row in rows}
-
-
 def _budget_briefs_statement(budget_in):
     return select(Budget.id, Budget.name, Budget.resource_type, Budget.resource_id, Budget.po_number).where(
         budget_in(Budget.id))
 
 
 def budget_briefs_select(db, budget_ids):
-    """The read of `budget_briefs` (rows id, name, resource_type, resource_id, po_number; built once per
+    """The read of budget briefs (rows id, name, resource_type, resource_id, po_number; built once per
     process), None without ids: for a read sent with others in one round trip (core.query.record_sets)."""
     return ids_read(db, _budget_briefs_statement, "budget_brief_ids", budget_ids or ())
 

@@ -72,12 +72,10 @@ def _approval_recipient(db, budget: Budget) -> str | None:
 
         project = projects_service.project_brief(db, budget.resource_id) or {}
         people = (budget.owner_id, project.get("delivery_manager_id"), project.get("owner_id"))
-    elif budget.resource_type == "deal":
+    else:  # a deal's (a budget's resource_type is project or deal: schemas.ResourceType)
         from chalicelib.areas.deals import service as deals_service
 
         people = (budget.owner_id, (deals_service.deal_facts(db, budget.resource_id) or {}).get("owner_id"))
-    else:
-        people = (budget.owner_id,)
     ordered = list(dict.fromkeys(uid for uid in people if uid))
     if not ordered:
         return None

@@ -1,7 +1,7 @@
 """The deals area's leaf module: the scope clause `visible` (every holder of deals:view sees every company,
-contact and deal), the load-or-404 helpers `load_company`, `load_contact` and `load_deal`, the reference
-checks, the record builders and the read queries. service.py and service_deals.py import it, never the
-reverse."""
+contact and deal), the load-or-404 helpers `load_company` and `load_contact` (a deal is read or locked with `visible`
+by service_deals), the reference checks, the record builders and the read queries. service.py and
+service_deals.py import it, never the reverse."""
 from __future__ import annotations
 
 from functools import cache
@@ -44,10 +44,6 @@ def load_contact(ctx, contact_id: str) -> Contact:
     return visible_row(ctx.db, Contact, contact_id, visible(ctx.principal), "Contact")
 
 
-def load_deal(ctx, deal_id: str) -> Deal:
-    return visible_row(ctx.db, Deal, deal_id, visible(ctx.principal), "Deal")
-
-
 def seen_by(db, kind: str, record_id: str, principals) -> set[str]:
     """Which of these principals see the record (`kind`: company, contact or deal): the scope clause as each of them,
     in one statement (a UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""
@@ -88,11 +84,9 @@ def count_of(db: Session, model, *conditions) -> int:
     return db.scalar(select(func.count()).select_from(model).where(*conditions)) or 0
 
 
-def check_room(db: Session, parent, what: str, model, column, parent_id: str | None) -> None:
+def check_room(db: Session, parent, what: str, model, column, parent_id: str) -> None:
     """409 when the `parent` row (a company or contact) already holds DETAIL_LIMIT `model` rows; the parent
-    row is locked first, so concurrent writes cannot pass the cap together. Nothing when `parent_id` is None."""
-    if not parent_id:
-        return
+    row is locked first, so concurrent writes cannot pass the cap together. Callers pass an id (they check first)."""
     lock_row(db, parent, parent_id)
     if count_of(db, model, column == parent_id) >= DETAIL_LIMIT:
         raise Conflict(f"A {parent.__name__.lower()} holds at most {DETAIL_LIMIT} {what}")
