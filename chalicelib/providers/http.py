@@ -5,6 +5,7 @@ into a message. An id placed in a URL path goes through `segment` (percent-encod
 from __future__ import annotations
 
 import logging
+import math
 import time
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -34,7 +35,7 @@ def segment(value) -> str:
 def utf16_cut(text: str, limit: int) -> str:
     """The longest start of `text` that is at most `limit` UTF-16 code units: how .NET and Java services (Xero) count
     a field's length, where a character outside the Basic Multilingual Plane (an emoji) is two (session 28)."""
-    if len(text) * 2 <= limit or len(text.encode("utf-16-le")) // 2 <= limit:
+    if len(text) * 2 <= limit:  # short enough whatever its characters
         return text
     units = 0
     for index, char in enumerate(text):
@@ -46,12 +47,15 @@ def utf16_cut(text: str, limit: int) -> str:
 
 def retry_after(response) -> float:
     """Seconds a 429 or 503 asks to wait: `Retry-After` as delay-seconds or as an HTTP-date (RFC 9110 section
-    10.2.3); 1 when it is absent or unreadable."""
+    10.2.3); 1 when it is absent or unreadable, a number that is not finite included ("inf", "1e999", "nan":
+    session 29, an infinite wait made rate_limited's whole seconds int(inf), an OverflowError answered as a 500)."""
     value = (response.headers.get("Retry-After") or "").strip()
     try:
-        return max(0.0, float(value or "1"))
+        seconds = float(value or "1")
     except ValueError:
         pass
+    else:
+        return max(0.0, seconds) if math.isfinite(seconds) else 1.0
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

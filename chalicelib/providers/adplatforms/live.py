@@ -52,6 +52,7 @@ failures are 502/503/504 with the platform's own message, never a token.
 from __future__ import annotations
 
 import json
+import math
 import time
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
@@ -90,10 +91,13 @@ GOOGLE_AGENCY_CODES = {"CLOUD_PROJECT_NOT_APPROVED_FOR_PRODUCTION", "DEVELOPER_T
 
 
 def _decimal(value) -> Decimal:
+    """A platform's number; one that is unreadable or not finite ("NaN", "Infinity") is 0 (session 29: NaN was
+    stored as spend and summed into every total, and Infinity failed the rounding to the cent, a 500)."""
     try:
-        return Decimal(str(value)) if value not in (None, "") else Decimal("0")
+        number = Decimal(str(value)) if value not in (None, "") else Decimal("0")
     except InvalidOperation:
         return Decimal("0")
+    return number if number.is_finite() else Decimal("0")
 
 
 def _int(value) -> int:
@@ -155,17 +159,19 @@ def _sent_retry_after(response) -> float | None:
 
 
 def google_retry_delay(response) -> float:
-    """Seconds to wait after a 429: `Retry-After` when sent, else the QuotaErrorDetails `retryDelay` (a protobuf
-    Duration such as "30s") of the GoogleAdsFailure; 1 s when neither is there."""
-    if "Retry-After" in response.headers:
-        return http.retry_after(response)
+    """Seconds to wait after a 429 without `Retry-After` (http.send waits a sent one, `_sent_retry_after`: the
+    branch that read it here was never reached, removed in session 29): the QuotaErrorDetails `retryDelay` (a
+    protobuf Duration such as "30s") of the GoogleAdsFailure; 1 s when it is absent, unreadable or not finite
+    ("Infinitys" made the 503's whole seconds int(inf), a 500)."""
     for e in _google_errors(response):
         raw = str(((e.get("details") or {}).get("quotaErrorDetails") or {}).get("retryDelay") or "").strip()
         if raw.endswith("s"):
             try:
-                return max(0.0, float(raw[:-1]))
+                seconds = float(raw[:-1])
             except ValueError:
                 continue
+            if math.isfinite(seconds):
+                return max(0.0, seconds)
     return 1.0
 
 

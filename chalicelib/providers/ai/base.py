@@ -30,15 +30,15 @@ class AIProvider(ABC):
         """Continue the text (copilot), at most `max_tokens` tokens; `system` steers the style and
         `timeout` (seconds) bounds the provider call."""
 
+    @abstractmethod
     def analyse_meeting(self, *, title: str, summary: str, action_items: str, attendees: list[dict]) -> dict:
         """`{category: one of MEETING_CATEGORIES, action_items: [{text, assignee_email or None}]}` from a
         meeting's notes (the meetings area's categorisation and action-item extraction)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def answer_from_figures(self, *, question: str, figures: dict) -> str:
         """A short natural-language answer to a client's question about its performance, from `figures` only
         (the portal's results: period, metrics with prior values and targets, top campaigns)."""
-        raise NotImplementedError
 
 
 def check_meeting_analysis(result: dict, attendees: list[dict]) -> dict:
@@ -50,7 +50,10 @@ def check_meeting_analysis(result: dict, attendees: list[dict]) -> dict:
     for item in result.get("action_items") or []:
         if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].strip():
             raise BadGateway("AI meeting analysis failed: each action item needs a text")
-        email = (item.get("assignee_email") or "").lower() or None
+        email = item.get("assignee_email")
+        if email is not None and not isinstance(email, str):  # session 29: 5 or a list raised AttributeError, which
+            raise BadGateway("AI meeting analysis failed: an action item's assignee_email must be a string or null")
+        email = (email or "").lower() or None  # the meetings sync does not catch: its whole run failed
         items.append({"text": item["text"].strip()[:2000], "assignee_email": email if email in emails else None})
     return {"category": result["category"], "action_items": items[:50]}
 

@@ -27,6 +27,7 @@ Another error status, an unreachable provider or an unreadable answer is 502; a 
 from __future__ import annotations
 
 import json
+import math
 import re
 
 
@@ -90,7 +91,8 @@ def _duration(value: str | None) -> float | None:
     parts = _DURATION.findall(value)
     if not parts or "".join(number + unit for number, unit in parts) != value:
         return None
-    return sum(float(number) * _UNIT[unit] for number, unit in parts)
+    seconds = sum(float(number) * _UNIT[unit] for number, unit in parts)
+    return seconds if math.isfinite(seconds) else None
 
 
 def _rate_limit_wait(response) -> float | None:
@@ -100,9 +102,11 @@ def _rate_limit_wait(response) -> float | None:
         return None
     headers = response.headers
     try:
-        return max(0.0, float(headers["retry-after-ms"]) / 1000.0)
+        milliseconds = float(headers["retry-after-ms"])
     except (KeyError, ValueError):
-        pass
+        milliseconds = math.nan
+    if math.isfinite(milliseconds):  # "inf", "nan", "1e999" are unreadable (session 29: int(inf) seconds, a 500)
+        return max(0.0, milliseconds / 1000.0)
     if "Retry-After" in headers:
         return http.retry_after(response)
     resets = {kind: _duration(headers.get(f"x-ratelimit-reset-{kind}")) for kind in ("requests", "tokens")}

@@ -157,7 +157,8 @@ class GoogleCalendar:
             except ValueError as exc:
                 raise CalendarError("Calendar provider answered without JSON",
                                     detail=f"HTTP {response.status_code}") from exc
-        raise CalendarError("Calendar authorisation failed", detail="the access token was refused twice")
+        # not reached: the second attempt returns or raises (a second 401 is the provider's error, 502 with Google's
+        # message); a trailing "refused twice" error here never ran (removed in session 29)
 
     @staticmethod
     def _events(calendar_id: str, event_id: str | None = None) -> str:

@@ -173,11 +173,15 @@ class XeroAuth(LedgerAuth):
             raise BadRequest(f"The accounting ledger refused the authorisation: {xero_message(response)}")
         if response.status_code != 200:
             raise BadGateway(f"The accounting ledger token endpoint failed: {xero_message(response)}")
-        body = response.json()
-        if not body.get("access_token"):
+        body = http.json_body(response, NAME)  # session 29: a body that is not JSON, a list or an unreadable
+        if not isinstance(body, dict) or not body.get("access_token"):  # expires_in was a 500
             raise BadGateway("The accounting ledger answered no access token")
+        try:
+            lifetime = float(body.get("expires_in") or 1800)
+        except (TypeError, ValueError):
+            lifetime = 1800.0  # Xero's access tokens last 30 minutes
         return {"access_token": body["access_token"], "refresh_token": body.get("refresh_token"),
-                "expires_at": time.time() + float(body.get("expires_in") or 1800)}
+                "expires_at": time.time() + lifetime}
 
     def refresh(self, refresh_token: str) -> dict:
         try:
@@ -194,7 +198,11 @@ class XeroAuth(LedgerAuth):
                                       "Accept": "application/json"})
         if response.status_code != 200:
             raise BadGateway(f"The accounting ledger connections lookup failed: {xero_message(response)}")
-        tenants = [t for t in response.json() or [] if t.get("tenantType", "ORGANISATION") == "ORGANISATION"]
+        connections = http.json_body(response, NAME)  # a list (session 29: not JSON, or an object, was a 500)
+        if not isinstance(connections, list):
+            raise BadGateway("The accounting ledger connections lookup answered no list of connections")
+        tenants = [t for t in connections if isinstance(t, dict) and t.get("tenantId")
+                   and t.get("tenantType", "ORGANISATION") == "ORGANISATION"]
         if not tenants:
             raise BadRequest("The accounting ledger authorisation gave access to no organisation")
         return {**tokens, "tenant_id": tenants[0]["tenantId"], "org_name": tenants[0].get("tenantName")}

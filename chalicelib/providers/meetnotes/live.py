@@ -24,6 +24,7 @@ Wire format, as Fireflies documents it (https://docs.fireflies.ai):
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -81,7 +82,8 @@ def _keywords(value) -> list[str]:
 
 def _seconds_until(value, now: float | None = None) -> float | None:
     """Seconds to wait from `extensions.metadata.retryAfter`: epoch milliseconds, epoch seconds, a number of
-    seconds, or an ISO date-time; None when unreadable."""
+    seconds, or an ISO date-time; None when unreadable, a non-finite number included ("Infinity", "1e999", NaN:
+    session 29, an infinite wait made the 503's whole seconds int(inf), an OverflowError answered as a 500)."""
     now = time.time() if now is None else now
     if isinstance(value, str):
         text = value.strip()
@@ -94,7 +96,7 @@ def _seconds_until(value, now: float | None = None) -> float | None:
                 return None
             moment = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
             return max(0.0, moment.timestamp() - now)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     if value >= 1e11:  # epoch milliseconds
         return max(0.0, value / 1000 - now)

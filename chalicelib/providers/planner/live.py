@@ -45,11 +45,24 @@ PEOPLE_FILTER = {"filter[status]": 1, "filter[person_type]": 1}  # active users 
 
 def productive_message(response) -> str:
     try:
-        errors = (response.json() or {}).get("errors") or []
+        body = response.json()
     except ValueError:
-        errors = []
+        body = None
+    errors = body.get("errors") if isinstance(body, dict) else None  # a JSON list was an AttributeError (a 500)
+    errors = errors if isinstance(errors, list) else []
     details = [e.get("detail") or e.get("title") for e in errors if isinstance(e, dict)]
     return "; ".join(d for d in details if d) or f"HTTP {response.status_code}"
+
+
+def _document(response) -> dict:
+    """A JSON:API document: an answer that is not JSON or not an object is the provider's failure (502; session
+    29: `.json() or {}` raised ValueError or AttributeError, a 500)."""
+    body = http.json_body(response, NAME)
+    if body is None:
+        return {}
+    if not isinstance(body, dict):
+        raise BadGateway(f"{NAME} answered a body that is not a JSON:API document")
+    return body
 
 
 class ProductivePlanner(PlannerProvider):
@@ -70,7 +83,7 @@ class ProductivePlanner(PlannerProvider):
         return response
 
     def verify(self) -> dict:
-        body = self._call("GET", "/organization_memberships", params={"include": "organization"}).json() or {}
+        body = _document(self._call("GET", "/organization_memberships", params={"include": "organization"}))
         memberships = body.get("data") or []
         if not memberships:
             raise BadRequest("The resource planner refused the token: it belongs to no organisation")
@@ -83,8 +96,8 @@ class ProductivePlanner(PlannerProvider):
     def list_people(self) -> list[dict]:
         people = []
         for page in range(1, MAX_PAGES + 1):
-            body = self._call("GET", "/people", params={**PEOPLE_FILTER, "page[number]": page,
-                                                         "page[size]": PAGE_SIZE}).json() or {}
+            body = _document(self._call("GET", "/people", params={**PEOPLE_FILTER, "page[number]": page,
+                                                                   "page[size]": PAGE_SIZE}))
             for item in body.get("data") or []:
                 attributes = item.get("attributes") or {}
                 people.append({"id": item["id"], "email": (attributes.get("email") or "").strip().lower() or None,
@@ -105,7 +118,7 @@ class ProductivePlanner(PlannerProvider):
             "hours": float(hours_per_day), "time": minutes_per_day(hours_per_day),
             **({"note": note} if note else {})},
             "relationships": relationships}}
-        made = self._call("POST", "/bookings", json=body).json() or {}
+        made = _document(self._call("POST", "/bookings", json=body))
         booking_id = (made.get("data") or {}).get("id")
         if not booking_id:
             raise BadGateway("The resource planner answered no booking id")
@@ -123,7 +136,7 @@ class ProductivePlanner(PlannerProvider):
         if event_id:
             params["filter[event_id]"] = str(event_id)
         for page in range(1, MAX_PAGES + 1):
-            body = self._call("GET", "/bookings", params={**params, "page[number]": page}).json() or {}
+            body = _document(self._call("GET", "/bookings", params={**params, "page[number]": page}))
             for item in body.get("data") or []:
                 attributes = item.get("attributes") or {}
                 if ((attributes.get("started_on"), attributes.get("ended_on")) == (started_on, ended_on)
