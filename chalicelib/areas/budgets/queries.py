@@ -152,18 +152,15 @@ def item_rows(db, budget_id: str, item_id: str | None = None) -> list:
                       .limit(LINE_ITEM_LIMIT)).all()
 
 
-def item_records(db, rows, titles: dict | None = None, *, ctx=None) -> list[dict]:
+def item_records(ctx, rows) -> list[dict]:
     """Line items with service_type_name, task_title, logged_hours (approved entries) and
-    invoiced_amount (what non-voided invoices billed from the line: invoices area). Titles are fetched when
-    not given: with `ctx`, only those of the tasks the caller may read (`seen_task_titles`: another task's title is
-    null, as the detail answers it); without, unscoped."""
+    invoiced_amount (what non-voided invoices billed from the line: invoices area); the titles only of the tasks
+    the caller may read (`seen_task_titles`: another task's title is null, as the detail answers it)."""
     from chalicelib.areas.invoices import service as invoices_service
-    from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
-    if titles is None:
-        task_ids = [item.task_id for item, _ in rows if item.task_id]
-        titles = tasks_service.task_titles(db, task_ids) if ctx is None else seen_task_titles(ctx, task_ids)
+    db = ctx.db
+    titles = seen_task_titles(ctx, [item.task_id for item, _ in rows if item.task_id])
     hours = timesheets_service.approved_hours_by_line_item(db, [item.id for item, _ in rows])
     invoiced = invoices_service.invoiced_by_budget_line_item(db, [item.id for item, _ in rows])
     return with_item_lookups([{**row_dict(item, ITEM_FIELDS), "service_type_name": label} for item, label in rows],

@@ -79,7 +79,7 @@ def _check_item_references(ctx, values: dict, item: BudgetLineItem | None = None
 
 
 def _item_out(ctx, item: BudgetLineItem) -> dict:
-    return item_records(ctx.db, item_rows(ctx.db, item.budget_id, item.id), ctx=ctx)[0]  # titles in the caller's task scope
+    return item_records(ctx, item_rows(ctx.db, item.budget_id, item.id))[0]  # titles in the caller's task scope
 
 
 def _touch(budget: Budget) -> None:

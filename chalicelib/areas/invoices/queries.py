@@ -152,8 +152,6 @@ def invoice_records(db, invoices, *, detail: bool = False, principal=None) -> li
     """Invoice records with company_name, contact_name and budget_name (one statement for the whole list:
     core.query.record_sets); `detail` adds project_id, project_name, po_number and ledger_url. `principal`: the
     caller the names are told to (`with_invoice_lookups`)."""
-    if not invoices:
-        return []
     records = [row_dict(invoice, INVOICE_FIELDS) for invoice in invoices]
     return with_invoice_lookups(db, records, record_sets(db, **invoice_lookups(db, records)), detail=detail,
                                 principal=principal)

@@ -37,7 +37,7 @@ from .queries import invoice_seen_by  # noqa: F401 - the notes area asks who of 
 from .queries import budget_invoice_count  # noqa: F401 - budgets refuse to delete a budget that invoices name
 from .service_checks import (budget_currency, check_budget_currency, check_currency_with_lines, check_dates,
                              check_ledger_held, check_references, hold_budget_currency, wrong_currency)
-from .service_portal import (portal_financial, portal_financial_record,  # noqa: F401 - other areas call it through the service
+from .service_portal import (portal_financial_record,  # noqa: F401 - other areas call it through the service
                              portal_financial_select, portal_invoice, portal_invoice_ids, portal_invoices)
 
 ENTITY = "invoice"
@@ -332,15 +332,6 @@ def upsert_rule(ctx, *, service_type_id: str, data) -> dict:
         rule.updated_at = utcnow()
         ctx.db.flush()
     return rule_records(ctx.db, service_type_id)[0]
-
-
-def account_codes(db, service_type_ids) -> dict[str, str]:
-    """`{service_type_id: ledger_account_code}` of the mapping rules (one query)."""
-    ids = {sid for sid in service_type_ids or () if sid}
-    if not ids:
-        return {}
-    return dict(db.execute(select(InvoiceMappingRule.service_type_id, InvoiceMappingRule.ledger_account_code)
-                           .where(InvoiceMappingRule.service_type_id.in_(ids))).all())
 
 
 def service_type_uses(item_id: str):

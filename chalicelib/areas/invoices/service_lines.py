@@ -162,9 +162,7 @@ def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
     invoice = locked_invoice(ctx, invoice_id)
     check_lines_open(invoice)
     item = load_line_item(ctx, invoice.id, item_id)
-    changes = data.changes()
-    if "position" in changes and changes["position"] is None:
-        changes.pop("position")
+    changes = data.changes()  # a null position is a 400 (NOT_NULL)
     if changes.get("service_type_id") != item.service_type_id:
         check_service_type(ctx, changes.get("service_type_id"))
     fields = [field for field in ITEM_FIELDS if field != "updated_at"]

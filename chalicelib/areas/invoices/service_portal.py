@@ -69,17 +69,12 @@ def portal_invoice(db, invoice_id: str, company_ids) -> tuple[dict, list[dict], 
             [row_dict(payment, PORTAL_PAYMENT_FIELDS) for payment in payments])
 
 
-def portal_financial(db, company_ids) -> dict:
-    """total_invoiced (the totals of these companies' issued invoices), total_outstanding (what is still due on
-    those not paid: amount_due, else total less amount_paid) and total_overdue (the part of it whose due date is
-    before today in ORG_TIMEZONE), per currency, never added across currencies: the top-level three are those of
-    `currency` (the main one), `by_currency` every currency's (`portal_financial_record`). One statement."""
-    return portal_financial_record(row._mapping for row in db.execute(portal_financial_select(company_ids)))
-
-
 def portal_financial_select(company_ids):
-    """The read of `portal_financial`: one row per currency of the issued invoices (currency, invoiced,
-    outstanding, overdue), none without an invoice; for a record_sets statement."""
+    """The read of a client's financial figures (the portal dashboard's, one statement): one row per currency of the
+    issued invoices (currency, invoiced, outstanding, overdue), none without an invoice; for a record_sets
+    statement. total_invoiced is the totals of these companies' issued invoices, total_outstanding what is still due
+    on those not paid (amount_due, else total less amount_paid), total_overdue the part of it whose due date is
+    before today in ORG_TIMEZONE, per currency, never added across currencies (`portal_financial_record`)."""
     from sqlalchemy import case
 
     due = func.coalesce(Invoice.amount_due, Invoice.total - Invoice.amount_paid)
@@ -92,7 +87,7 @@ def portal_financial_select(company_ids):
 
 
 def portal_financial_record(rows) -> dict:
-    """`portal_financial`'s answer from its read's rows (records or row mappings, one per currency, any order):
+    """The figures from `portal_financial_select`'s rows (records or row mappings, one per currency, any order):
     `by_currency` lists each currency's own totals, the main currency first (the one with the most invoiced,
     ties by code), then by code; the top-level totals and `currency` are the main one's (zeros and null without
     an invoice). Amounts of different currencies are never added (docs/decisions/portal.md, "Dashboard")."""

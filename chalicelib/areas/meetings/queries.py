@@ -90,6 +90,4 @@ def meeting_records(db, meetings) -> list[dict]:
     """Records with attendees and action items: one statement whatever the count (record_sets). `meetings`:
     Meeting rows or meeting_select() records."""
     records = [m if isinstance(m, dict) else row_dict(m, FIELDS) for m in meetings]
-    if not records:
-        return []
     return with_meeting_lookups(records, record_sets(db, **meeting_lookups(db, [r["id"] for r in records])))

@@ -26,12 +26,10 @@ def list_notes(ctx, *, resource_type: str, resource_id: str, query) -> Page:
     return note_page(ctx.db, ctx.principal, resource_type, resource_id, query)
 
 
-def _check_room(db, resource_type: str, resource_id: str, *, locked: bool = False) -> None:
-    """409 when the record already holds NOTE_LIMIT notes; under a lock on the record's notes (taken here unless the
-    caller holds it: `locked`), so that concurrent creates cannot pass the cap together (two statements, whatever
-    the count)."""
-    if not locked:
-        lock_key(db, "notes", resource_type, resource_id)
+def _check_room(db, resource_type: str, resource_id: str) -> None:
+    """409 when the record already holds NOTE_LIMIT notes; the caller holds the lock on the record's notes
+    (`lock_key(db, "notes", resource_type, resource_id)`: a staff create, or the portal's `hold_notes`), so that
+    concurrent creates cannot pass the cap together (one statement, whatever the count)."""
     held = db.scalar(select(func.count()).select_from(
         select(Note.id).where(Note.resource_type == resource_type, Note.resource_id == resource_id)
         .limit(NOTE_LIMIT).subquery()))
@@ -125,7 +123,7 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
         if parent is None:
             raise bad_field("parent_id", "must be a note on the same record")
     mentions = _check_mentions(ctx, data.mentions)
-    _check_room(ctx.db, resource_type, resource_id, locked=True)
+    _check_room(ctx.db, resource_type, resource_id)  # under the notes key taken above
     told = [user_id for user_id in mentions if user_id != ctx.user_id]
     _allow_mentions(ctx, len(told))  # before anything is written: a refused note leaves nothing
     levels = ordered_levels(ACCESS_LEVELS if data.visibility is None else data.visibility)
@@ -345,8 +343,6 @@ def portal_notes(db, targets: dict, companies) -> list[dict]:
     from chalicelib.core.models import User
 
     clauses = [and_(Note.resource_type == kind, Note.resource_id.in_(ids)) for kind, ids in targets.items()]
-    if not clauses:
-        return []
     rows = db.execute(select(Note, User.name).outerjoin(User, User.id == Note.author_id)
                       .where(or_(*clauses), _client_visible(), _written_for(companies))
                       .order_by(Note.created_at.desc(), Note.id).limit(PORTAL_NOTE_LIMIT)).all()
@@ -374,7 +370,7 @@ def portal_create_note(ctx, *, resource_type: str, resource_id: str, content: st
                                                      Note.resource_id == resource_id, _client_visible()))
         if parent is None:
             raise bad_field("parentId", "must be a client-visible note on the same record")
-    _check_room(ctx.db, resource_type, resource_id, locked=True)  # the portal holds the key (hold_notes)
+    _check_room(ctx.db, resource_type, resource_id)  # the portal holds the key (hold_notes)
     note = Note(resource_type=resource_type, resource_id=resource_id, author_id=None, content=content,
                 visibility=ordered_levels([*ACCESS_LEVELS, CLIENT_LEVEL]), mentions=[], parent_id=parent_id)
     ctx.db.add(note)

@@ -40,10 +40,9 @@ def visible(principal):
         return None
     from chalicelib.areas.proposals import service as proposals_service
 
-    proposal_ids = proposals_service.visible_ids(principal)
-    if proposal_ids is None:
-        return None
-    return or_(Page.entity_type.is_(None), Page.entity_type != "proposal", Page.entity_id.in_(proposal_ids))
+    # not None: the proposals scope is all of them only for who sees all (sees_all, answered above)
+    return or_(Page.entity_type.is_(None), Page.entity_type != "proposal",
+               Page.entity_id.in_(proposals_service.visible_ids(principal)))
 
 
 def page_readers(db, page_id: str, user_ids) -> set[str]:

@@ -61,9 +61,8 @@ def _point(value):
 
 
 def selection_text(children, selection) -> str:
-    """The text a selection (`{anchor: {path, offset}, focus: {path, offset}}`) covers."""
-    if not isinstance(selection, dict):
-        return ""
+    """The text a selection (`{anchor: {path, offset}, focus: {path, offset}}`: an object, as the request's schema
+    makes it) covers."""
     anchor, focus = _point(selection.get("anchor")), _point(selection.get("focus"))
     if anchor is None or focus is None:
         return ""

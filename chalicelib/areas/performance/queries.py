@@ -13,7 +13,6 @@ from __future__ import annotations
 from sqlalchemy import case, func, or_, select
 from sqlalchemy.orm import aliased
 
-from chalicelib.core.errors import not_found
 from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT, first_per, in_scope, visible_row
 from chalicelib.core.readers import readers, seen_by
@@ -232,6 +231,3 @@ def feedback_request_record(row) -> dict:
                                  "submitted_at", "created_at")),
             "cycle_name": cycle_name, "subject_name": subject_name}
 
-
-def missing(what: str):
-    return not_found(what)

@@ -57,8 +57,6 @@ def reviews_left_unrated(ctx, user_ids, *, left: bool = False) -> None:
     from chalicelib.core.permissions import holders_select
     from chalicelib.core.readers import rows_readers
 
-    if isinstance(user_ids, str):
-        user_ids = [user_ids]
     # still active and without performance:update now (one who only reads a review cannot rate it); `left`: the
     # reviewers deactivated (reviewer_left)
     unable = (select(User.id).where(User.id.in_(user_ids), User.is_active.is_(False)) if left else

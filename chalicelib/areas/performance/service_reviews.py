@@ -223,10 +223,9 @@ def _is_reviewer_side(ctx, review: Review) -> bool:
 
 
 def _check_move(current: str, target: str) -> None:
+    """One step forward or back (the caller refused a completed review already: it moves no more)."""
     if target == current:
         return
-    if current == "completed":
-        raise Conflict("A completed review cannot change status")
     step = REVIEW_STATUSES.index(target) - REVIEW_STATUSES.index(current)
     if step not in (1, -1):
         raise Conflict(f"A review moves one step at a time: {current} cannot move to {target}")

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from chalicelib.core.errors import not_found
 from chalicelib.core.serialize import row_dict
 
-from .models import ClientGoal, ClientQuestionnaire, PortalNotification, PortalSubmission, Qbr, QbrSection
+from .models import ClientGoal, PortalNotification, PortalSubmission, Qbr, QbrSection
 
 MAX_GROUP_IDS = 50
 # a request or note identical to one the same portal user filed this recently is that one: a double submit (s27)
@@ -128,10 +128,6 @@ def sections_of(db, qbr_ids) -> dict[str, list]:
                               .order_by(QbrSection.position, QbrSection.id)):
         out[section.qbr_id].append(section)
     return out
-
-
-def questionnaire_row(db, company_id: str) -> ClientQuestionnaire | None:
-    return db.get(ClientQuestionnaire, company_id)
 
 
 # ---------------------------------------------------------------- the company's records in other areas

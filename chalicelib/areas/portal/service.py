@@ -256,15 +256,6 @@ def dashboard(ctx) -> dict:
     }
 
 
-def financial(ctx, *, company_ids) -> dict:
-    """total_invoiced, total_outstanding and total_overdue of these companies' issued invoices (overdue: due
-    before today in ORG_TIMEZONE and not paid) in their main currency, with `currency` and `by_currency`;
-    service_invoices."""
-    from . import service_invoices
-
-    return service_invoices.financial(ctx, company_ids=company_ids)
-
-
 # ---------------------------------------------------------------- for other areas: portal notifications
 # Called by the producing area after its change, in its transaction (the e-mails go after commit).
 

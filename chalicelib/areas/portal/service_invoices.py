@@ -1,5 +1,5 @@
-"""The portal's invoices (group-aware list; detail with line items and payments of the caller's company only)
-and the dashboard's financial totals, read through the invoices area's service: only issued invoices
+"""The portal's invoices (group-aware list; detail with line items and payments of the caller's company only),
+read through the invoices area's service (the dashboard's financial totals: service.dashboard): only issued invoices
 (approved, sent, paid) and only client-safe fields (docs/decisions/portal.md)."""
 from __future__ import annotations
 
@@ -20,14 +20,6 @@ def invoice_detail(ctx, *, invoice_id: str) -> tuple[dict, list[dict], list[dict
     if found is None:
         raise not_found("Invoice")
     return found
-
-
-def financial(ctx, *, company_ids) -> dict:
-    """total_invoiced, total_outstanding and total_overdue (due date before today in ORG_TIMEZONE, not paid) in
-    the main currency, with `currency` and `by_currency` (never added across currencies)."""
-    from chalicelib.areas.invoices import service as invoices_service
-
-    return invoices_service.portal_financial(ctx.db, company_ids)
 
 
 def invoice_ids(company_ids):

@@ -183,8 +183,7 @@ def _results(ctx, p: dict) -> tuple[list[str], Sums, list[dict]]:
 
 
 def _number(value, unit, currency=None) -> str:
-    if unit == "percent":
-        return f"{value:,.2f}%"
+    """A headline figure of `insight` (revenue, spend, ROAS, conversions: currency, ratio or count)."""
     if unit == "currency" and currency:
         return f"{currency} {value:,.2f}"
     if unit in ("currency", "ratio"):

@@ -14,14 +14,11 @@ from chalicelib.core.lookup import Names, ids_read, names_select
 from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT, Read, record_rows, record_sets, template, visible_row
 from chalicelib.core.readers import readers, seen_by
-from chalicelib.core.serialize import row_dict, value_out
+from chalicelib.core.serialize import row_dict
 
 from .models import Project, ProjectDecision, ProjectGoal, ProjectMember
 
 ENTITY = "project"
-PROJECT_FIELDS = ("id", "name", "description", "company_id", "type_id", "status", "owner_id", "delivery_manager_id",
-                  "squad", "start_date", "end_date", "metadata", "sla_policy_id", "auto_ticket_from_email",
-                  "created_by", "created_at", "updated_at")
 GOAL_FIELDS = ("id", "project_id", "title", "description", "status", "due_date", "position", "created_by",
                "created_at", "updated_at")
 DECISION_FIELDS = ("id", "project_id", "title", "decision", "rationale", "decided_by", "decided_at", "status",
@@ -137,13 +134,6 @@ def _counts(rows) -> dict[str, dict[str, int]]:
     return counts
 
 
-def project_counts(db, project_ids) -> dict[str, dict[str, int]]:
-    """`{project_id: {"members": n, "tasks": n}}` for the projects with any (one grouped statement, none
-    when there are no ids)."""
-    read = project_counts_select(db, project_ids)
-    return {} if read is None else _counts(db.execute(read.stmt, read.params).all())
-
-
 def project_lookups(db, records) -> dict:
     """The reads that complete project records (names and labels, counts, company names), for one
     record_sets round trip."""
@@ -187,18 +177,12 @@ def with_project_lookups(db, records: list[dict], sets: dict, *, detail: bool = 
 def project_records(db, rows, *, detail: bool = False, also: dict | None = None):
     """Project records (see `with_project_lookups`): one statement for the whole list (the lookups sent
     together, core.query.record_sets), and one more for the detail of a project with an SLA policy. `rows`:
-    records read by `core.query.record_rows` (the list's and the detail's path), projects, or rows whose first
-    item is one. `also`: more independent reads for the same round trip (`{name: read}`); then the answer is
-    `(records, {name: records})`."""
-    records = [row if isinstance(row, dict) else _project_dict(row if isinstance(row, Project) else row[0])
-               for row in rows]
+    records read by `core.query.record_rows` (the detail's path). `also`: more independent reads for the same
+    round trip (`{name: read}`); then the answer is `(records, {name: records})`."""
+    records = list(rows)
     sets = record_sets(db, **project_lookups(db, records), **(also or {}))
     records = with_project_lookups(db, records, sets, detail=detail)
     return (records, sets) if also is not None else records
-
-
-def _project_dict(project: Project) -> dict:
-    return {field: value_out(get_field(project, field)) for field in PROJECT_FIELDS}
 
 
 def project_record(ctx, project_id: str, *, scope=None, also: dict | None = None):
@@ -247,11 +231,6 @@ def member_select(project_id: str, *, active_only: bool = False) -> Read:
     return Read(_member_template(active_only), {"member_project_id": project_id})
 
 
-def goal_records(db, *, project_id: str) -> list[dict]:
-    """Goals by position then creation (one query)."""
-    return record_rows(db, goal_select(project_id))
-
-
 def goals_of(project_id):
     """The project's goals by position, then creation (and id), unbounded: the caller pages it (`record_page`)."""
     return (select(ProjectGoal).where(ProjectGoal.project_id == project_id)
@@ -291,13 +270,6 @@ def decision_records(db, where) -> list[dict]:
 
 
 # ---------------------------------------------------------------- user checks
-
-def existing_user_ids(db, ids) -> set[str]:
-    ids = {i for i in ids if i}
-    if not ids:
-        return set()
-    return set(db.scalars(select(User.id).where(User.id.in_(ids))))
-
 
 def require_users(db, *, active: bool = False, **fields) -> None:
     """400 when any given user id does not match a user, or (`active`) a deactivated one: an owner, delivery

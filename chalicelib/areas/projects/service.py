@@ -3,8 +3,8 @@
 Sub-resources live beside this file: members and goals (`service_members.py`), decisions
 (`service_decisions.py`), tasks, profitability, AI summary and deal link (`service_insights.py`), and the client
 portal's company-scoped reads (`company_project_ids`, `portal_project_ids`, `portal_projects_select`,
-`portal_project_detail`, `portal_project_to_name`, `portal_decisions`, `portal_milestones`,
-`portal_milestones_select`, `portal_team`: `service_portal.py`), which other areas reach through this module,
+`portal_project_detail`, `portal_project_to_name`, `portal_decisions`, `portal_milestones_select`,
+`portal_team`: `service_portal.py`), which other areas reach through this module,
 which imports them.
 Other areas are reached only through their `service` module, imported inside the function that
 needs it (tasks: task counts; deals: company names).
@@ -29,7 +29,7 @@ from .queries import (ATTRIBUTE, ENTITY, get_field, goal_select, link_project,  
                       load_project, member_ids, member_select, project_lookups, project_readers, project_record,
                       project_select, require_users, visible, with_project_lookups)
 from .queries import project_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
-from .service_portal import (company_project_ids, portal_decisions, portal_milestones,  # noqa: F401 - other areas call it through the service
+from .service_portal import (company_project_ids, portal_decisions,  # noqa: F401 - other areas call it through the service
                              portal_milestones_select, portal_project_detail, portal_project_ids, portal_projects_select,
                              portal_project_to_name, portal_team)
 
@@ -49,8 +49,6 @@ BRIEF_FIELDS = ("id", "name", "status", "company_id", "type_id", "owner_id", "de
 
 def project_brief(db, project_id: str) -> dict | None:
     """What hook handlers and other areas need of a project (no scoping), with `type_value`; or None."""
-    if not project_id:
-        return None
     row = db.execute(select(Project, ConfigListItem.value).outerjoin(ConfigListItem, ConfigListItem.id == Project.type_id)
                      .where(Project.id == project_id)).first()
     if row is None:

@@ -28,9 +28,7 @@ def project_tasks(ctx, *, project_id: str, query):
 
 # ---------------------------------------------------------------- AI summary
 
-def _summary_record(summary: ProjectAISummary | None) -> dict | None:
-    if summary is None:
-        return None
+def _summary_record(summary: ProjectAISummary) -> dict:
     return {"id": summary.id, "project_id": summary.project_id, "summary_text": summary.summary_text,
             "recommendations": list(summary.recommendations or []), "generated_at": value_out(summary.generated_at)}
 

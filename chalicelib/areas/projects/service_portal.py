@@ -9,7 +9,7 @@ from functools import cache
 from sqlalchemy import select
 
 from chalicelib.core.models import ConfigListItem
-from chalicelib.core.query import record_rows, record_sets
+from chalicelib.core.query import record_sets
 
 from .models import Project, ProjectMember
 from .queries import decision_select, goal_select, member_select
@@ -123,13 +123,9 @@ def portal_decisions(db, project_id: str, query):
                        query)
 
 
-def portal_milestones(db, company_ids, limit: int = 10) -> list[dict]:
-    """The open goals with a due date of these companies' active projects, soonest first (one query)."""
-    return record_rows(db, portal_milestones_select(company_ids, limit))
-
-
 def portal_milestones_select(company_ids, limit: int = 10):
-    """The read of `portal_milestones` (records id, project_id, project_name, title, status, due_date)."""
+    """The open goals with a due date of these companies' active projects, soonest first (records id, project_id,
+    project_name, title, status, due_date; the portal dashboard reads it with its other reads)."""
     from .models import ProjectGoal
 
     return (select(ProjectGoal.id, ProjectGoal.project_id, Project.name.label("project_name"), ProjectGoal.title,

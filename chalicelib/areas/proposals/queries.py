@@ -66,8 +66,6 @@ def changeable(principal):
 def require_changeable(ctx, proposal: Proposal) -> None:
     """403 when the caller sees `proposal` only as one of its listed approvers (`changeable`): they may read and
     decide on it, not change it. No statement for its owner, or for head and executive; one for anyone else."""
-    from chalicelib.core.errors import Forbidden
-
     if proposal.owner_id == ctx.principal.id:
         return
     require_changeable_id(ctx, proposal.id)
@@ -189,8 +187,6 @@ def with_proposal_lookups(records: list[dict], sets: dict) -> list[dict]:
 def approver_ids(db, proposal_ids) -> dict[str, list[str]]:
     """`{proposal_id: [listed approver ids]}` (one statement for any number of proposals)."""
     ids = list(set(proposal_ids))
-    if not ids:
-        return {}
     found: dict[str, list[str]] = {}
     rows = db.execute(select(ProposalApproval.proposal_id, ProposalApproval.user_id)
                       .where(ProposalApproval.proposal_id.in_(ids), ProposalApproval.listed.is_(True))

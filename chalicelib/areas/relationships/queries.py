@@ -123,10 +123,9 @@ ACTION_FLAGS = ("is_auto",)
 
 
 def action_records(db, actions: list[RelationshipAction]) -> list[dict]:
-    """Records of these actions (action_select's, in their order): one statement whatever their number."""
+    """Records of these actions (action_select's, in their order): one statement whatever their number (its
+    callers name one action)."""
     ids = [action.id for action in actions]
-    if not ids:
-        return []
     found = {r["id"]: r for r in record_rows(db, action_select().where(RelationshipAction.id.in_(ids)), ACTION_FLAGS)}
     return [found[action_id] for action_id in ids]
 
@@ -148,11 +147,12 @@ def next_occurrence(event_date: date, today: date) -> date:
     later (an event dated in the future has no anniversary before it happens), else its next anniversary
     (29 February falls on 28 February in other years)."""
     start = max(today, event_date)
-    for year in (start.year, start.year + 1):
+
+    def anniversary(year: int) -> date:
         try:
-            day = event_date.replace(year=year)
+            return event_date.replace(year=year)
         except ValueError:
-            day = date(year, 2, 28)
-        if day >= start:
-            return day
-    raise AssertionError("unreachable")
+            return date(year, 2, 28)
+
+    day = anniversary(start.year)
+    return day if day >= start else anniversary(start.year + 1)  # next year's is after `start`, whatever its day

@@ -1,5 +1,6 @@
-"""The roadmaps area's leaf module: the scope clause `visible`, the load-or-404 helpers `load_roadmap` and
-`load_roadmap_item`, the record builders and the read queries. service.py imports it, never the reverse."""
+"""The roadmaps area's leaf module: the scope clause `visible`, the load-or-404 helper `load_roadmap` (an item is
+read in its roadmap by service.py), the record builders and the read queries. service.py imports it, never the
+reverse."""
 from __future__ import annotations
 
 from sqlalchemy import func, or_, select
@@ -32,11 +33,6 @@ def visible(principal):
 def load_roadmap(ctx, roadmap_id: str) -> Roadmap:
     """The roadmap if it exists and the caller may see it; 404 otherwise (one query)."""
     return visible_row(ctx.db, Roadmap, roadmap_id, visible(ctx.principal), "Roadmap")
-
-
-def load_roadmap_item(ctx, roadmap_id: str, item_id: str) -> RoadmapItem:
-    """The item of this roadmap (already loaded through `load_roadmap`); 404 otherwise."""
-    return visible_row(ctx.db, RoadmapItem, item_id, RoadmapItem.roadmap_id == roadmap_id, "Roadmap item")
 
 
 def item_count(db, roadmap_id: str) -> int:

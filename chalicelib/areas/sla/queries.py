@@ -81,9 +81,7 @@ def policy_select():
 
 
 def policy_records(db, policies) -> list[dict]:
-    """Policy records with company_name and rules: one statement for the whole list (record_sets), none when
-    empty. `policies`: SlaPolicy rows or records read from policy_select()."""
+    """Policy records with company_name and rules: one statement for the whole list (record_sets; its caller names
+    one policy). `policies`: SlaPolicy rows or records read from policy_select()."""
     records = [p if isinstance(p, dict) else row_dict(p, POLICY_FIELDS) for p in policies]
-    if not records:
-        return []
     return with_policy_lookups(records, record_sets(db, **policy_lookups(db, records)))

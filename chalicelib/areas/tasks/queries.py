@@ -89,12 +89,12 @@ def _scoped_counts_template(postgres: bool, access_level: str, squad: bool):
 
 
 def task_counts_select(db, task_ids, *, visible_to) -> Read | None:
-    """The grouped read of `task_counts` (rows task_id, subtasks, todos, done), None without ids. The subtasks
-    counted are those the principal `visible_to` may open (`visible`: the rows the detail's subtasks list shows;
-    a subtask of a subtask may be hidden), the todos all (a task's own). Built once per process: for a caller who
-    sees every task (`visible` is true for them) and without a principal (None: every subtask, for the system's
-    reads) the unscoped statement; otherwise one per access level under the scope clause, the caller's id and
-    squad its parameters."""
+    """The grouped read of a task list's counts (task_records; rows task_id, subtasks, todos, done), None without
+    ids. The subtasks counted are those the principal `visible_to` may open (`visible`: the rows the detail's
+    subtasks list shows; a subtask of a subtask may be hidden), the todos all (a task's own). Built once per
+    process: for a caller who sees every task (`visible` is true for them) and without a principal (None: every
+    subtask, for the system's reads) the unscoped statement; otherwise one per access level under the scope clause,
+    the caller's id and squad its parameters."""
     if visible_to is None or scoping.sees_all(visible_to):
         return ids_read(db, _counts_statement, "count_task_ids", task_ids)
     postgres = db.get_bind().dialect.name == "postgresql"
@@ -118,14 +118,6 @@ def _counts(rows) -> dict[str, tuple[int, int, int]]:
         entry[1] += int(todo_count or 0)
         entry[2] += int(done_count or 0)
     return {task_id: tuple(entry) for task_id, entry in counts.items()}
-
-
-def task_counts(db, task_ids, *, visible_to) -> dict[str, tuple[int, int, int]]:
-    """`{task_id: (subtask_count, todo_count, todo_done_count)}` for the tasks with any (one grouped
-    statement over the given ids; none when there are no ids); subtasks as `visible_to` sees them
-    (task_counts_select)."""
-    read = task_counts_select(db, task_ids, visible_to=visible_to)
-    return {} if read is None else _counts(db.execute(read.stmt, read.params).all())
 
 
 USER_KEYS = ("assignee_id", "reporter_id", "created_by", "approved_by_user_id")
@@ -187,11 +179,6 @@ def task_records(db, tasks, *, visible_to, new: bool = False, also: dict | None 
     sets = record_sets(db, **task_lookups(db, records, visible_to=visible_to, new=new, known=known), **(also or {}))
     records = with_task_lookups(records, sets, known)
     return (records, sets) if also is not None else records
-
-
-def task_record(db, task: Task, *, visible_to) -> dict:
-    """One task's record (see `task_records`)."""
-    return task_records(db, [task], visible_to=visible_to)[0]
 
 
 def list_order(stmt: Select) -> Select:

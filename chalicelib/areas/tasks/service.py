@@ -2,7 +2,7 @@
 
 The check of what a write names (`check_references`) lives in service_references.py; todos in service_todos.py;
 watchers and attached links in service_links.py; the functions the projects, sprints and roadmaps areas call
-(`project_tasks`, `sprint_board`, `project_deleted`, `task_titles`, `roadmap_item_tasks`, `clear_roadmap_items`,
+(`project_tasks`, `sprint_board`, `project_deleted`, `roadmap_item_tasks`, `clear_roadmap_items`,
 `project_task_counts`) and the deals area's (`deal_deleted`, `company_deleted`) in service_planning.py, and the
 portal's (`portal_tasks`, `portal_task_project`, `portal_task_counts`, `portal_task_counts_select`, `portal_counts`,
 `create_request_task`) and the projects area's `move_request_watch` in service_portal.py; the hourly due-soon notice
@@ -34,7 +34,7 @@ from .queries import visible_task_titles  # noqa: F401 - other areas name tasks 
 from .schemas import TaskCreate, TaskListQuery, TaskUpdate
 from .service_planning import (clear_roadmap_items, company_deleted, config_item_tasks,  # noqa: F401 - other areas call it through the service
                                deal_deleted, project_deleted, project_manager, project_task_counts, project_tasks,
-                               roadmap_item_tasks, sprint_board, task_titles)
+                               roadmap_item_tasks, sprint_board)
 from .service_portal import (create_request_task, move_request_watch, portal_counts,  # noqa: F401 - other areas call it through the service
                              portal_task_counts, portal_task_counts_select, portal_task_project, portal_tasks,
                              rederive_request_watches)

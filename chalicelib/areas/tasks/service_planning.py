@@ -16,11 +16,11 @@ PROJECT_TASK_FIELDS = ("id", "title", "status_id", "priority_id", "assignee_id",
                        "created_at")
 
 
-def project_tasks(db, project_id: str, query, *, visible_to, public_only: bool = False) -> Page:
+def project_tasks(db, project_id: str, query, *, visible_to) -> Page:
     """Top-level tasks linked to a project (resource_type `project`) that the principal `visible_to` may see
     (the tasks' data scoping; None: every one, for a caller that scopes otherwise), with joined names and
-    labels, in list order: sort_order, due_date (nulls last), created_at newest first; `public_only`: not
-    private (what a client may read). One query. Dates and timestamps are ISO strings."""
+    labels, in list order: sort_order, due_date (nulls last), created_at newest first (the portal reads a project's
+    tasks through `portal_tasks`). One query. Dates and timestamps are ISO strings."""
     from .queries import visible
 
     stmt = (
@@ -37,8 +37,6 @@ def project_tasks(db, project_id: str, query, *, visible_to, public_only: bool =
     )
     if visible_to is not None:
         stmt = stmt.where(visible(visible_to))
-    if public_only:
-        stmt = stmt.where(Task.is_private.is_(False))
     return paginate(db, list_order(stmt), query, lambda row: {key: value_out(value) for key, value in row._mapping.items()})
 
 
@@ -83,14 +81,6 @@ def company_deleted(db, company_id: str) -> None:
     """A deleted company's tasks (a portal request made without a project is one) become standalone, as a deleted
     project's (`project_deleted`; one UPDATE): kept, with their watchers, in no project and of no company."""
     _unlink(db, "company", company_id)
-
-
-def task_titles(db, task_ids) -> dict[str, str]:
-    """`{task_id: title}` for the ids that exist (one query; no scoping)."""
-    ids = {tid for tid in task_ids or () if tid}
-    if not ids:
-        return {}
-    return dict(db.execute(select(Task.id, Task.title).where(Task.id.in_(ids))).all())
 
 
 def roadmap_item_tasks(ctx, item_ids) -> Page:
@@ -144,15 +134,13 @@ def project_manager():
     return request_manager_of_task()  # session 26: a request in no project derives its company's too
 
 
-CONFIG_COLUMNS = {"task_status": "status_id", "task_priority": "priority_id", "task_type": "type_id",
-                  "task_phase": "phase_id"}
+CONFIG_COLUMNS = {"task_status": "status_id", "task_priority": "priority_id"}
 
 
 def config_item_tasks(list_key: str, item_id: str):
-    """A scalar count of the tasks naming config item `item_id` of list `list_key` (their status, priority, type or
-    phase; None for a list tasks do not use): the config lists area refuses to delete an item in use (session 25:
-    a deleted status left its tasks with none, which counts as open, so completed tasks reopened)."""
-    column = CONFIG_COLUMNS.get(list_key)
-    if column is None:
-        return None
+    """A scalar count of the tasks naming config item `item_id` of list `list_key` (`task_status` or `task_priority`,
+    the lists whose items the config lists area asks about: a task type or phase is a label, cleared with its item):
+    the config lists area refuses to delete an item in use (session 25: a deleted status left its tasks with none,
+    which counts as open, so completed tasks reopened)."""
+    column = CONFIG_COLUMNS[list_key]
     return select(func.count()).select_from(Task).where(getattr(Task, column) == item_id).scalar_subquery()

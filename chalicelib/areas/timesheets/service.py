@@ -64,20 +64,15 @@ def _from_hundredths(value) -> float:
     return float(Decimal(int(value or 0)) / 100)
 
 
-def hours_by_budget(db: Session, budget_ids: list[str]) -> dict[str, float]:
-    """`{budget_id: hours}` of the entries logged against each budget, rejected ones left out (one query)."""
-    read = hours_by_budget_select(db, budget_ids)
-    return {} if read is None else budget_hours(db.execute(read.stmt, read.params).all())
-
-
 def _hours_statement(budget_in):
     return (select(TimeEntry.budget_id.label("budget_id"), func.sum(TimeEntry.hours).label("hours"))
             .where(budget_in(TimeEntry.budget_id), TimeEntry.status != "rejected").group_by(TimeEntry.budget_id))
 
 
 def hours_by_budget_select(db, budget_ids) -> Read | None:
-    """The read of `hours_by_budget` (rows budget_id, hours; built once per process), None without ids: for a
-    read that sends it with others in one round trip (core.query.record_sets); `budget_hours` reads its rows."""
+    """The read of the hours logged against each budget, rejected entries left out (rows budget_id, hours; built
+    once per process), None without ids: for a read that sends it with others in one round trip
+    (core.query.record_sets); `budget_hours` reads its rows."""
     return ids_read(db, _hours_statement, "hours_budget_ids", budget_ids)
 
 
