@@ -24,8 +24,6 @@ import os
 import secrets
 import time
 from datetime import timedelta
-from http.cookies import CookieError, SimpleCookie
-
 from sqlalchemy import exists, func, select, update
 
 from chalicelib.core import history
@@ -99,17 +97,14 @@ def session_cookie(proposal: Proposal) -> str:
 
 def has_session(proposal: Proposal, cookie_header: str | None) -> bool:
     """Whether the request carries a valid, unexpired session for this proposal's token and password."""
-    if not cookie_header:
+    from chalicelib.core.auth import cookie_value
+
+    # read pair by pair (session 29): SimpleCookie stopped at the first cookie it could not parse, so a client whose
+    # browser sent an analytics cookie with a space or JSON before ours was asked for the password again
+    value = cookie_value(cookie_header, COOKIE)
+    if not value:
         return False
-    try:
-        jar = SimpleCookie()
-        jar.load(cookie_header)
-    except CookieError:
-        return False
-    morsel = jar.get(COOKIE)
-    if morsel is None:
-        return False
-    expires, _, mac = morsel.value.partition(".")
+    expires, _, mac = value.partition(".")
     # A quoted cookie may spell non-ASCII characters as octal escapes ('²' is a digit to isdigit, not to
     # int; hmac compares ASCII text only), and int() refuses past 4,300 digits: such a value is no session.
     if not (expires.isascii() and expires.isdigit() and len(expires) <= 12 and mac.isascii()):
