@@ -109,6 +109,18 @@ def presign_get(key: str, expires: int = 300, *, download_name: str | None = Non
     return client("s3").generate_presigned_url("get_object", Params=params, ExpiresIn=expires)
 
 
+def _head_empty(s3, bucket: str, key: str) -> tuple[int, bytes, str, dict[str, str]] | None:
+    """`head`'s answer for an object a range read refused (InvalidRange): its HEAD, None when it is gone."""
+    try:
+        result = s3.head_object(Bucket=bucket, Key=key)
+    except Exception as exc:
+        if getattr(exc, "response", {}).get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+            return None
+        raise
+    metadata = {name.lower(): value for name, value in (result.get("Metadata") or {}).items()}
+    return int(result.get("ContentLength") or 0), b"", result.get("ContentType") or "", metadata
+
+
 def head(key: str, first_bytes: int = 4096) -> tuple[int, bytes, str, dict[str, str]] | None:
     """(size, the first bytes, content type, user metadata) of a stored object, or None when it does not exist. The
     metadata are the object's `x-amz-meta-*` items (names lower-case, without the prefix); none in the local folder."""
@@ -119,8 +131,10 @@ def head(key: str, first_bytes: int = 4096) -> tuple[int, bytes, str, dict[str, 
             result = s3.get_object(Bucket=settings.uploads_bucket, Key=key, Range=f"bytes=0-{first_bytes - 1}")
         except Exception as exc:  # NoSuchKey, or a ClientError 404 on some backends
             code = getattr(exc, "response", {}).get("Error", {}).get("Code")
-            if code in ("NoSuchKey", "404", "InvalidRange"):
+            if code in ("NoSuchKey", "404"):
                 return None
+            if code == "InvalidRange":  # an empty object has no byte 0 to range over: it exists, of size 0 (session
+                return _head_empty(s3, settings.uploads_bucket, key)  # 29: it was "not found", and never removed)
             raise
         total = result.get("ContentRange", "").rsplit("/", 1)[-1]
         size = int(total) if total.isdigit() else int(result.get("ContentLength") or 0)

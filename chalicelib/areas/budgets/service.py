@@ -202,10 +202,8 @@ def _resource_visible(ctx, resource_type: str, resource_id: str) -> bool:
     if resource_type == "project":
         from chalicelib.areas.projects import service as projects_service
 
-        if not ctx.can("projects", "view"):  # seen: the `projects` tool and the row scope (session 29)
-            return False
         try:
-            projects_service.link_project(ctx, resource_id)
+            projects_service.link_project(ctx, resource_id)  # projects:view and the row scope (session 29)
         except NotFound:
             return False
         return True

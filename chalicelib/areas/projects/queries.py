@@ -81,7 +81,11 @@ def link_project(ctx, project_id: str) -> Project:
     """`load_project` for a record of another area about to name the project (a time entry, a budget, a sprint,
     a roadmap): the row is share-locked (FOR KEY SHARE), so the write waits for a project delete in progress and
     then finds the project gone (404) instead of naming a deleted project. It waits for nothing else: edits of
-    the project take a weaker lock (FOR NO KEY UPDATE) that this one does not conflict with."""
+    the project take a weaker lock (FOR NO KEY UPDATE) that this one does not conflict with. The project is one the
+    caller can see: `projects:view` as well as the row scope (session 29: a caller whose projects permission is
+    none, by an override, named any project of their scope); without it, the 404 of a missing one."""
+    if ctx.principal is not None and not ctx.principal.can("projects", "view"):
+        raise not_found("Project")
     return lock_row(ctx.db, Project, project_id, where=visible(ctx.principal), missing="Project", key_share=True)
 
 

@@ -62,9 +62,8 @@ def _require_project(ctx, project_id: str) -> None:
     from chalicelib.areas.projects import service as projects_service
 
     try:
-        if not ctx.can("projects", "view"):  # seen: the tool and the row scope (session 29), as a missing one
-            raise NotFound("Project")
-        projects_service.link_project(ctx, project_id)  # waits for a delete of the project in progress
+        # projects:view and the row scope (session 29); waits for a delete of the project in progress
+        projects_service.link_project(ctx, project_id)
     except NotFound as exc:
         raise BadRequest("project_id must be a project you can see",
                          details=[{"field": "project_id", "message": "must be a project you can see"}]) from exc

@@ -224,9 +224,8 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
         from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
 
         try:
-            if not ctx.can("projects", "view"):  # seen: the tool and the row scope (session 29)
-                raise NotFound("Project")
-            projects_service.link_project(ctx, project_id)  # waits for a delete of the project in progress
+            # projects:view and the row scope (session 29); waits for a delete of the project in progress
+            projects_service.link_project(ctx, project_id)
         except NotFound:
             details.append({"field": "project_id", "message": "must be a project you can see"})
     budget_id = values.get("budget_id", entry.budget_id if entry is not None else None)

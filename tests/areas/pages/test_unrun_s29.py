@@ -151,3 +151,13 @@ def test_restoring_a_version_of_a_missing_page_is_404(api, db, user):
     answer = api.post("/api/pages/00000000-0000-0000-0000-000000000000/versions/"
                       "00000000-0000-0000-0000-000000000000/restore", as_=user, json={})
     assert answer.status == 404 and answer.json == {"error": "Page not found"}
+
+
+def test_confirm_of_an_empty_object_is_400_and_removes_it(api, db, aws, user):
+    """Session 29: an empty object (put straight into the bucket: the presigned POST refuses one) made the range read
+    fail with InvalidRange, which storage.head took for a missing object: 404 "File not found", the object left."""
+    key = _presigned_key(api, user)
+    _put(aws, key, b"", user)
+    answer = api.post("/api/pages/upload/confirm", as_=user, json={"key": key})
+    assert answer.status == 400 and answer.json["error"] == "The file is empty", answer.json
+    assert _stored(aws, key) == 0
