@@ -11,8 +11,9 @@ from tests.areas.tasks.factories import make_task
 from tests.factories import make_user
 
 
-def test_failed_send_is_logged_with_delivery_ids_and_drained_later(api, db, aws, set_env, caplog):
-    set_env(NOTIFICATIONS_QUEUE_URL=aws["queue_url"].rsplit("/", 1)[0] + "/no-such-queue")
+def assigned_while_the_queue_refuses(api, db, caplog, *, logged_with: str = "") -> list:
+    """A task assigned while the queue does not take its message: the update answers 200, the assignee's deliveries
+    stay pending and their ids are logged (in a wms.notify line holding `logged_with`). Answers the deliveries."""
     boss = make_user(db, access_level="executive")
     assignee = make_user(db)
     task = make_task(db, created_by=boss.id)
@@ -21,12 +22,19 @@ def test_failed_send_is_logged_with_delivery_ids_and_drained_later(api, db, aws,
     assert response.status == 200, response
     deliveries = db.scalars(select(NotificationDelivery).where(NotificationDelivery.user_id == assignee.id)).all()
     assert deliveries and {d.status for d in deliveries} == {"pending"}
-    logged = " ".join(record.getMessage() for record in caplog.records if record.name == "wms.notify")
+    logged = " ".join(record.getMessage() for record in caplog.records
+                      if record.name == "wms.notify" and logged_with in record.getMessage())
     assert all(d.id in logged for d in deliveries), logged
+    return deliveries
+
+
+def test_failed_send_is_logged_with_delivery_ids_and_drained_later(api, db, aws, set_env, caplog):
+    set_env(NOTIFICATIONS_QUEUE_URL=aws["queue_url"].rsplit("/", 1)[0] + "/no-such-queue")
+    deliveries = assigned_while_the_queue_refuses(api, db, caplog)
 
     from chalicelib.areas.notifications.jobs import drain_pending
 
-    db.execute(update(NotificationDelivery).where(NotificationDelivery.user_id == assignee.id)
+    db.execute(update(NotificationDelivery).where(NotificationDelivery.id.in_([d.id for d in deliveries]))
                .values(created_at=utcnow() - timedelta(minutes=5)))
     result = drain_pending()
     assert result["processed"] >= len(deliveries)

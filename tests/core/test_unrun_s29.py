@@ -287,13 +287,7 @@ def test_a_bare_route_is_documented_with_a_plain_200():
 # --- notify.py: SQS takes the batch but refuses some of its entries ---------------------------------------------
 
 def test_entries_the_queue_refuses_are_logged_and_left_pending(api, db, aws, monkeypatch, caplog):
-    import logging
-
-    from sqlalchemy import select
-
     import chalicelib.core.queue as queue_module
-    from chalicelib.core.notify_models import NotificationDelivery
-    from tests.areas.tasks.factories import make_task
 
     real_client = queue_module.client
 
@@ -310,13 +304,6 @@ def test_entries_the_queue_refuses_are_logged_and_left_pending(api, db, aws, mon
 
     monkeypatch.setattr(queue_module, "client",
                         lambda name: PartlyRefusing(real_client(name)) if name == "sqs" else real_client(name))
-    boss = make_user(db, access_level="executive")
-    assignee = make_user(db)
-    task = make_task(db, created_by=boss.id)
-    with caplog.at_level(logging.ERROR, logger="wms.notify"):
-        response = api.put(f"/api/tasks/{task.id}", as_=boss, json={"assignee_id": assignee.id})
-    assert response.status == 200, response
-    deliveries = db.scalars(select(NotificationDelivery).where(NotificationDelivery.user_id == assignee.id)).all()
-    assert deliveries and {d.status for d in deliveries} == {"pending"}
-    logged = " ".join(r.getMessage() for r in caplog.records if r.name == "wms.notify" and "refused" in r.getMessage())
-    assert all(d.id in logged for d in deliveries), logged
+    from tests.core.test_queue_failure import assigned_while_the_queue_refuses
+
+    assigned_while_the_queue_refuses(api, db, caplog, logged_with="refused")

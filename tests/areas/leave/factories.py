@@ -55,6 +55,18 @@ def approve_leave(api, people, body=ANNUAL_LEAVE):
     return request, path, api.post(f"{path}/approve", as_=people["exec"])
 
 
+def approved_leave(api, people, body) -> tuple[str, dict]:
+    """`approve_leave`, asserting the filing (201) and the approval (200, approved). Answers (its path, the request
+    as read after the approval)."""
+    made = api.post("/api/leave/requests", as_=people["employee"], json=body)
+    assert made.status == 201, made
+    path = f"/api/leave/requests/{made.json['request']['id']}"
+    api.post(f"{path}/approve", as_=people["exec"])
+    answer = api.post(f"{path}/approve", as_=people["exec"])
+    assert answer.status == 200 and answer.json["request"]["status"] == "approved", answer
+    return path, api.get(path, as_=people["exec"]).json["request"]
+
+
 # ---------------------------------------------------------------- through the API (session 26's permission tests)
 
 SICK_LEAVE = {"leave_type_id": "sick", "leave_type_name": "Sick Leave", "start_date": "2026-12-01",

@@ -36,13 +36,9 @@ def _annual(api, user):
 
 
 def _approve(api, people, body):
-    made = api.post("/api/leave/requests", as_=people["employee"], json=body)
-    assert made.status == 201, made
-    path = f"/api/leave/requests/{made.json['request']['id']}"
-    api.post(f"{path}/approve", as_=people["exec"])
-    answer = api.post(f"{path}/approve", as_=people["exec"])
-    assert answer.status == 200 and answer.json["request"]["status"] == "approved", answer
-    request = api.get(path, as_=people["exec"]).json["request"]
+    from tests.areas.leave.factories import approved_leave
+
+    path, request = approved_leave(api, people, body)
     assert request["ledger_leave_application_id"], request["integration_errors"]
     return path, request
 

@@ -23,13 +23,9 @@ def people(db):
 
 
 def _approved(api, people, body):
-    made = api.post("/api/leave/requests", as_=people["employee"], json=body)
-    assert made.status == 201, made
-    path = f"/api/leave/requests/{made.json['request']['id']}"
-    api.post(f"{path}/approve", as_=people["exec"])
-    answer = api.post(f"{path}/approve", as_=people["exec"])
-    assert answer.status == 200 and answer.json["request"]["status"] == "approved", answer
-    return path, api.get(path, as_=people["exec"]).json["request"]
+    from tests.areas.leave.factories import approved_leave
+
+    return approved_leave(api, people, body)
 
 
 @pytest.mark.parametrize("hours, taken", [(None, Decimal("7.6")), (4, Decimal("4"))])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from sqlalchemy import delete, select
 
-from chalicelib.areas.action_items.models import ActionItem
 from chalicelib.areas.meetings.models import Meeting, MeetingActionItem
 from tests.areas.meetings.factories import make_meeting
 from tests.factories import make_user
@@ -36,12 +35,9 @@ def test_a_reanalysis_that_raises_after_commit_is_logged_not_answered(api, db, e
 
 
 def _centre_item(api, db, user, meeting):
-    item_id = api.get(f"/api/meetings/{meeting.id}", as_=user).json["meeting"]["action_items"][0]["id"]
-    centre = ActionItem(title="Write the notes", assigned_to=user.id, source_module="meetings", source_id=item_id,
-                        source_type="meeting_action_item", urgency="normal", is_completed=False)
-    db.add(centre)
-    db.flush()
-    return item_id, centre
+    from tests.areas.action_items.test_source_reassign_s24 import _meeting_centre_item
+
+    return _meeting_centre_item(api, db, user, meeting)
 
 
 def test_a_centre_item_whose_meeting_item_is_gone_is_reassigned_alone(api, db, employee):
