@@ -105,3 +105,21 @@ def json_body(response, name: str):
         return response.json()
     except ValueError as exc:
         raise BadGateway(f"{name} answered a body that is not JSON (HTTP {response.status_code})") from exc
+
+
+def json_object(response, name: str) -> dict:
+    """The response's JSON object; a body that is not JSON, or JSON that is not an object (a list, a string, a
+    number), is a 502 (session 29: `.get` on a list was an AttributeError, a 500)."""
+    body = json_body(response, name)
+    if not isinstance(body, dict):
+        raise BadGateway(f"{name} answered a body that is not a JSON object (HTTP {response.status_code})")
+    return body
+
+
+def objects(value, name: str, what: str) -> list[dict]:
+    """`value` (an answer's list of records; None is none) as a list of objects, else a 502 naming `what`."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise BadGateway(f"{name} answered {what} that are not a list of objects")
+    return value

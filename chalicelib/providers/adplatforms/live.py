@@ -90,21 +90,31 @@ GOOGLE_AGENCY_CODES = {"CLOUD_PROJECT_NOT_APPROVED_FOR_PRODUCTION", "DEVELOPER_T
                        "PROJECT_DISABLED", "SERVICE_DISABLED"}
 
 
+# A figure at or past this is no money (nor a count, nor micros of money): read as 0. The figures' columns hold
+# less than 10^14 (Numeric(16, 2)) and Google's cost comes in micros (10^6 a unit), so 10^20 bounds every figure
+# a platform can mean, well within what Decimal rounds to the cent (28 digits).
+MAX_FIGURE = Decimal(10) ** 20
+
+
 def _decimal(value) -> Decimal:
-    """A platform's number; one that is unreadable or not finite ("NaN", "Infinity") is 0 (session 29: NaN was
-    stored as spend and summed into every total, and Infinity failed the rounding to the cent, a 500)."""
+    """A platform's number; one that is unreadable, not finite ("NaN", "Infinity") or past MAX_FIGURE ("1e999") is
+    0 (session 29: NaN was stored as spend and summed into every total, and Infinity, then 1e999, failed the
+    rounding to the cent: InvalidOperation)."""
     try:
         number = Decimal(str(value)) if value not in (None, "") else Decimal("0")
     except InvalidOperation:
         return Decimal("0")
-    return number if number.is_finite() else Decimal("0")
+    return number if number.is_finite() and abs(number) < MAX_FIGURE else Decimal("0")
 
 
 def _int(value) -> int:
+    """A platform's count; as `_decimal`, one past MAX_FIGURE is 0 (an unquoted 1e999, which json reads as inf,
+    raised OverflowError; session 29)."""
     try:
-        return int(value or 0)
-    except (TypeError, ValueError):
+        number = int(value or 0)
+    except (TypeError, ValueError, OverflowError):
         return int(_decimal(value))
+    return number if abs(number) < MAX_FIGURE else 0
 
 
 # ---------------------------------------------------------------- Google Ads
@@ -204,7 +214,7 @@ class GoogleAds:
             raise CredentialsRefused(f"Google refused the refresh token: {google_message(response)}")
         if response.status_code >= 300:
             raise BadGateway(f"Google's token endpoint answered HTTP {response.status_code}")
-        body = http.json_body(response, self.NAME)
+        body = http.json_object(response, self.NAME)
         token = body.get("access_token")
         if not token:
             raise BadGateway("Google's token endpoint answered no access token")
@@ -261,8 +271,8 @@ class GoogleAds:
                 if response.status_code == 503:
                     raise ServiceUnavailable(f"Google Ads is unavailable: {google_message(response)}")
                 raise BadGateway(f"Google Ads failed: {google_message(response)}")
-            data = http.json_body(response, self.NAME)
-            rows.extend(data.get("results") or [])
+            data = http.json_object(response, self.NAME)
+            rows.extend(http.objects(data.get("results"), self.NAME, "results"))
             token = data.get("nextPageToken")
             if not token:
                 return rows
@@ -322,6 +332,8 @@ class MetaAds:
         body = http.json_body(response, self.NAME)
         error = body.get("error") if isinstance(body, dict) else None
         if response.status_code < 300 and not error:
+            if not isinstance(body, dict):  # session 29: a JSON list was returned, and .get on it was a 500
+                raise BadGateway(f"Meta answered a body that is not a JSON object (HTTP {response.status_code})")
             return body
         error = error if isinstance(error, dict) else {}
         message = str(error.get("message") or f"HTTP {response.status_code}")
@@ -368,7 +380,7 @@ class MetaAds:
         out = []
         for _ in range(MAX_PAGES):
             body = self._get(url, params)
-            for row in body.get("data") or []:
+            for row in http.objects(body.get("data"), self.NAME, "insights rows"):
                 if not row.get("campaign_id") or not row.get("date_start"):
                     continue
                 item = empty_row(str(row["campaign_id"]), (row.get("campaign_name") or row["campaign_id"])[:300],
@@ -416,7 +428,8 @@ class Shopify:
         return response
 
     def verify(self) -> dict:
-        shop = http.json_body(self._get(f"{self.base}/shop.json", None), self.NAME).get("shop") or {}
+        shop = http.json_object(self._get(f"{self.base}/shop.json", None), self.NAME).get("shop") or {}
+        shop = shop if isinstance(shop, dict) else {}
         return {"account_name": shop.get("name") or self.credentials.shop_domain, "currency": shop.get("currency")}
 
     def daily_metrics(self, since: date, until: date) -> list[dict]:
@@ -431,7 +444,7 @@ class Shopify:
         days: dict[str, dict] = {}
         for _ in range(MAX_PAGES):
             response = self._get(url, params)
-            for order in http.json_body(response, self.NAME).get("orders") or []:
+            for order in http.objects(http.json_object(response, self.NAME).get("orders"), self.NAME, "orders"):
                 created = str(order.get("created_at") or "")[:10]  # shop-local date of the order
                 if not created or order.get("cancelled_at"):
                     continue

@@ -39,6 +39,7 @@ Retry-After when given; a timeout 504; anything else (and a refused token exchan
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
@@ -68,6 +69,19 @@ def _transport_error(exc: requests.RequestException) -> CalendarError:
     if isinstance(exc, requests.Timeout):
         return CalendarError("Calendar provider timed out", detail=type(exc).__name__, status=504)
     return CalendarError("Calendar provider unreachable", detail=type(exc).__name__)
+
+
+def _lifetime(value) -> float:
+    """Seconds an access token lasts: the answer's `expires_in`, or Google's documented hour (3600) when it is
+    absent or unreadable (a word, null, a boolean, a number that is not finite; session 29: int() of it raised,
+    a 500)."""
+    if isinstance(value, bool):
+        return 3600.0
+    try:
+        seconds = float(value if value is not None else 3600)
+    except (TypeError, ValueError):
+        return 3600.0
+    return seconds if math.isfinite(seconds) else 3600.0
 
 
 def clear_token_cache() -> None:
@@ -107,25 +121,33 @@ class GoogleCalendar:
             body = response.json()
         except ValueError:
             body = {}
-        if response.status_code != 200 or not body.get("access_token"):
+        if not isinstance(body, dict):  # a JSON list or string is no token answer (session 29: .get was a 500)
+            body = {}
+        token = body.get("access_token")
+        if response.status_code != 200 or not token or not isinstance(token, str):
             detail = body.get("error_description") or body.get("error") or f"HTTP {response.status_code}"
             raise CalendarError("Calendar authorisation failed", detail=str(detail))
-        token = body["access_token"]
         with _lock:
-            _tokens[key] = (token, time.time() + int(body.get("expires_in", 3600)) - 60)
+            _tokens[key] = (token, time.time() + _lifetime(body.get("expires_in")) - 60)
         return token
 
     # ------------------------------------------------------------ calls
 
     def _error(self, response) -> CalendarError:
         try:
-            error = response.json().get("error") or {}
+            body = response.json()
         except ValueError:
-            error = {}
+            body = {}
+        # an answer outside Google's error shape (a JSON list, a number, an `error` that is neither an object nor
+        # a string) is read as one without a body (session 29: .get on it was a 500)
+        error = (body.get("error") if isinstance(body, dict) else None) or {}
         if isinstance(error, str):
             error = {"message": error}
-        message = error.get("message") or f"HTTP {response.status_code}"
-        reasons = [e.get("reason") for e in error.get("errors") or [] if isinstance(e, dict)]
+        if not isinstance(error, dict):
+            error = {}
+        message = str(error.get("message") or f"HTTP {response.status_code}")
+        errors = error.get("errors")
+        reasons = [e.get("reason") for e in errors if isinstance(e, dict)] if isinstance(errors, list) else []
         if response.status_code == 429 or (response.status_code == 403 and set(reasons) & set(RATE_REASONS)):
             retry = response.headers.get("Retry-After")
             return CalendarError("Calendar provider rate limited the request",
@@ -153,10 +175,14 @@ class GoogleCalendar:
             if response.status_code == 204 or not response.content:
                 return None
             try:
-                return response.json()
+                body = response.json()
             except ValueError as exc:
                 raise CalendarError("Calendar provider answered without JSON",
                                     detail=f"HTTP {response.status_code}") from exc
+            if not isinstance(body, dict):  # an event and a listing are objects (session 29: .get was a 500)
+                raise CalendarError("Calendar provider answered without a JSON object",
+                                    detail=f"HTTP {response.status_code}")
+            return body
         # not reached: the second attempt returns or raises (a second 401 is the provider's error, 502 with Google's
         # message); a trailing "refused twice" error here never ran (removed in session 29)
 
@@ -178,7 +204,11 @@ class GoogleCalendar:
                   "maxResults": 250}
         for _ in range(MAX_PAGES):
             body = self._call("GET", user_email, self._events(calendar_id), params=params) or {}
-            events.extend(body.get("items") or [])
+            items = body.get("items") or []
+            if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+                raise CalendarError("Calendar provider answered events that are not a list of objects",
+                                    detail=f"from {time_min} to {time_max}")
+            events.extend(items)
             if not body.get("nextPageToken"):
                 return events
             params = {**params, "pageToken": body["nextPageToken"]}

@@ -51,6 +51,8 @@ class SlackChat:
             data = response.json()
         except ValueError as exc:
             raise BadGateway("Team chat answered a body that is not JSON") from exc
+        if not isinstance(data, dict):  # every Web API answer is an object (session 29: .get on a list was a 500)
+            raise BadGateway(f"Team chat answered {method} with a body that is not a JSON object")
         if not data.get("ok"):
             raise BadGateway(f"Team chat refused {method}: {data.get('error', 'unknown_error')}")
         return data

@@ -82,8 +82,11 @@ def xero_message(response) -> str:
         return (response.text or "").strip()[:300] or f"HTTP {response.status_code}"
     if not isinstance(body, dict):
         return f"HTTP {response.status_code}"
-    messages = [error.get("Message") for element in body.get("Elements") or []
-                for error in element.get("ValidationErrors") or [] if error.get("Message")]
+    # an Elements or ValidationErrors that is not a list of objects is read as none (session 29: .get was a 500)
+    elements = body.get("Elements") if isinstance(body.get("Elements"), list) else []
+    messages = [str(error.get("Message")) for element in elements if isinstance(element, dict)
+                for error in (element.get("ValidationErrors") if isinstance(element.get("ValidationErrors"), list)
+                              else []) if isinstance(error, dict) and error.get("Message")]
     if messages:
         return "; ".join(messages)
     return str(body.get("Detail") or body.get("Message") or body.get("error_description") or body.get("error")
@@ -286,7 +289,9 @@ class XeroLedger(LedgerProvider):
             for page in range(1, MAX_PAGES + 1):
                 response = self._call("GET", f"{ACCOUNTING}/Invoices",
                                       params={"IDs": ",".join(chunk), "page": page})
-                invoices = (response.json() or {}).get("Invoices") or []
+                # session 29: a body that is not JSON (ValueError), a list, or Invoices that are not a list of
+                # objects was a 500; the ledger's failure, 502
+                invoices = http.objects(http.json_object(response, NAME).get("Invoices"), NAME, "invoices")
                 found += [self._state(item) for item in invoices]
                 if len(invoices) < PAGE_SIZE:
                     break
@@ -315,7 +320,7 @@ class XeroLedger(LedgerProvider):
         people = []
         for page in range(1, MAX_PAGES + 1):
             response = self._call("GET", f"{PAYROLL}/Employees", params={"page": page})
-            employees = (response.json() or {}).get("Employees") or []
+            employees = http.objects(http.json_object(response, NAME).get("Employees"), NAME, "employees")
             people += [{"id": e["EmployeeID"], "email": (e.get("Email") or "").strip().lower() or None,
                         "name": " ".join(p for p in (e.get("FirstName"), e.get("LastName")) if p)}
                        for e in employees if e.get("EmployeeID") and e.get("Status") != "TERMINATED"]

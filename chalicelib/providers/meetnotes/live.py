@@ -24,6 +24,7 @@ Wire format, as Fireflies documents it (https://docs.fireflies.ai):
 """
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
@@ -38,6 +39,7 @@ from chalicelib.providers import http as provider_http
 from .base import PAGE_SIZE
 
 DEFAULT_URL = "https://api.fireflies.ai/graphql"
+log = logging.getLogger("wms.meetnotes")
 MAX_PAGES = 200  # 10 000 notes per sync at most; the next sync continues from the last note's date
 
 LIST_QUERY = """query Transcripts($fromDate: DateTime, $limit: Int, $skip: Int) {
@@ -56,12 +58,19 @@ TRANSCRIPT_QUERY = """query Transcript($transcriptId: String!) {
 
 
 def _date(value) -> datetime | None:
-    """Fireflies' `date` is milliseconds since the epoch (a number); an ISO string is read too."""
+    """Fireflies' `date` is milliseconds since the epoch (a number); an ISO string is read too. A value that is
+    neither (a word, a boolean, an object, a number past the calendar or not finite) raises ValueError: list_notes
+    leaves that note out (session 29: the ValueError, or the OverflowError of 1e20, failed the whole sync)."""
     if value is None:
         return None
-    if isinstance(value, (int, float)):
-        return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
-    moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(f"unreadable note date {value!r}")
+    try:
+        if isinstance(value, (int, float)):
+            return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (OverflowError, OSError) as exc:
+        raise ValueError(f"unreadable note date {value!r}") from exc
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
@@ -106,14 +115,24 @@ def _seconds_until(value, now: float | None = None) -> float | None:
 
 
 def note_from(item: dict) -> dict:
-    summary = item.get("summary") or {}
+    """One transcript as a note; ValueError when it is not one (not an object, no id, an unreadable date)."""
+    if not isinstance(item, dict) or item.get("id") in (None, ""):
+        raise ValueError("a transcript that is not an object with an id")
+    summary = item.get("summary")
+    summary = summary if isinstance(summary, dict) else {}
     attendees = []
-    for attendee in item.get("meeting_attendees") or []:
-        email = (attendee.get("email") or "").strip().lower()
+    listed = item.get("meeting_attendees")
+    for attendee in listed if isinstance(listed, list) else []:
+        if not isinstance(attendee, dict):
+            continue
+        email = attendee.get("email")
+        email = email.strip().lower() if isinstance(email, str) else ""  # an address that is no string is none
         if email:
             attendees.append({"email": email, "name": attendee.get("displayName") or attendee.get("name")})
+    organizer = item.get("organizer_email")
+    organizer = organizer if isinstance(organizer, str) else ""
     return {"id": str(item["id"]), "title": item.get("title") or "Untitled meeting", "date": _date(item.get("date")),
-            "duration": item.get("duration"), "organizer_email": (item.get("organizer_email") or "").lower() or None,
+            "duration": item.get("duration"), "organizer_email": organizer.lower() or None,
             "attendees": attendees, "overview": summary.get("overview") or "",
             "action_items": _lines(summary.get("action_items")),
             "keywords": _keywords(summary.get("keywords"))}
@@ -178,8 +197,14 @@ class FirefliesNotes:
             if from_date:
                 variables["fromDate"] = from_date
             items = self._query(LIST_QUERY, variables).get("transcripts") or []
+            if not isinstance(items, list):
+                raise BadGateway("Meeting notes provider answered transcripts that are not a list")
             for item in items:
-                note = note_from(item)
+                try:
+                    note = note_from(item)
+                except ValueError as exc:  # one unreadable note never fails the sync of the others
+                    log.warning("a meeting note left out of the sync: %s", exc)
+                    continue
                 notes[note["id"]] = note  # the later page's copy, the more recent read
             if len(items) < PAGE_SIZE:
                 break
@@ -190,6 +215,12 @@ class FirefliesNotes:
         transcript = self._query(TRANSCRIPT_QUERY, {"transcriptId": note_id}).get("transcript")
         if not transcript:
             raise NotFound("Meeting note not found")
+        # a transcript that is not an object, or sentences that are not a list of objects, is the provider's 502
+        # (session 29: .get on them was an AttributeError, a 500 on the transcript route)
+        sentences = transcript.get("sentences") if isinstance(transcript, dict) else None
+        sentences = [] if sentences is None and isinstance(transcript, dict) else sentences
+        if not isinstance(sentences, list) or not all(isinstance(s, dict) for s in sentences):
+            raise BadGateway("Meeting notes provider answered a transcript that is not a list of sentences")
         return [{"speaker_name": s.get("speaker_name"), "text": s.get("text") or "",
                  "start_time": s.get("start_time"), "end_time": s.get("end_time")}
-                for s in transcript.get("sentences") or []]
+                for s in sentences]

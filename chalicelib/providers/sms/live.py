@@ -13,11 +13,13 @@ Mapping: 401/403 (20003 authentication) and other refusals -> 502 naming Twilio'
 """
 from __future__ import annotations
 
+import math
 import re
 
 import requests
 
 from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
+from chalicelib.providers import http as provider_http
 
 DEFAULT_BASE_URL = "https://api.twilio.com"
 
@@ -86,9 +88,12 @@ class TwilioSms:
         code = error.get("code") if isinstance(error, dict) else None
         text = ERROR_MESSAGES.get(code) or (error.get("message") if isinstance(error, dict) else None) or "refused"
         if response.status_code == 429:
-            retry = response.headers.get("Retry-After")
-            raise ServiceUnavailable(f"SMS provider busy: {text}" + (f" (retry after {retry} s)" if retry else ""),
-                                     extra={"retry_after": retry} if retry else None)
+            # whole seconds, as every adapter names them (providers.http.retry_after: seconds or an HTTP-date, 1 s
+            # when unreadable); the raw header was answered as it came (session 29)
+            if "Retry-After" not in response.headers:
+                raise ServiceUnavailable(f"SMS provider busy: {text}")
+            retry = math.ceil(provider_http.retry_after(response))
+            raise ServiceUnavailable(f"SMS provider busy: {text} (retry after {retry} s)", extra={"retry_after": retry})
         if response.status_code >= 500:
             raise BadGateway(f"SMS provider failed (HTTP {response.status_code})")
         raise BadGateway(f"SMS provider refused the message: {code or response.status_code} {text}")
