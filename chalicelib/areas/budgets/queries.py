@@ -155,25 +155,17 @@ def item_rows(db, budget_id: str, item_id: str | None = None) -> list:
 def item_records(ctx, rows) -> list[dict]:
     """Line items with service_type_name, task_title, logged_hours (approved entries) and
     invoiced_amount (what non-voided invoices billed from the line: invoices area); the titles only of the tasks
-    the caller may read (`seen_task_titles`: another task's title is null, as the detail answers it)."""
+    the caller may read (tasks' `visible_task_titles`: another task's title is null, as the detail answers it)."""
     from chalicelib.areas.invoices import service as invoices_service
+    from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
     db = ctx.db
-    titles = seen_task_titles(ctx, [item.task_id for item, _ in rows if item.task_id])
+    titles = tasks_service.visible_task_titles(ctx, [item.task_id for item, _ in rows if item.task_id])
     hours = timesheets_service.approved_hours_by_line_item(db, [item.id for item, _ in rows])
     invoiced = invoices_service.invoiced_by_budget_line_item(db, [item.id for item, _ in rows])
     return with_item_lookups([{**row_dict(item, ITEM_FIELDS), "service_type_name": label} for item, label in rows],
                              titles, hours, invoiced)
-
-
-def seen_task_titles(ctx, task_ids) -> dict[str, str]:
-    """`{task_id: title}` of the tasks the caller may read: `tasks:view` and the task inside their task scope (tasks'
-    `visible_task_titles`, one statement); none, and no statement, without `tasks:view` (session 29: a head whose
-    tasks permission is none read every title through the row scope alone)."""
-    from chalicelib.areas.tasks import service as tasks_service
-
-    return tasks_service.visible_task_titles(ctx, task_ids) if ctx.can("tasks", "view") else {}
 
 
 def with_item_lookups(records: list[dict], titles: dict, hours: dict, invoiced: dict) -> list[dict]:

@@ -32,7 +32,7 @@ from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
 from .queries import (BUDGET_FIELDS, ENTITY, budget_lookups, budget_record, budget_select, item_select, load_budget,
-                      seen_task_titles, visible, with_budget_lookups, with_item_lookups)
+                      visible, with_budget_lookups, with_item_lookups)
 from .queries import budget_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_portal import (portal_approve, portal_budget, portal_budget_ids,  # noqa: F401 - other areas call it through the service
                              portal_budgets)
@@ -54,7 +54,11 @@ def visible_budget_exists(ctx, budget_id: str) -> bool:
 def visible_budget_resource(ctx, budget_id: str) -> tuple[str, str] | None:
     """`(resource_type, resource_id)` of the budget when it exists and the caller may see it, else None: the check of
     `visible_budget_exists` (the same one statement, the same FOR KEY SHARE lock) answering what the budget belongs
-    to, for a time entry that must be on its budget's project (timesheets, session 24)."""
+    to, for a time entry that must be on its budget's project (timesheets, session 24). A budget is seen with
+    `budgets:view` as well as the row scope (session 29: a caller whose budgets permission is none named any budget of
+    their scope): None, and no statement, without it (a job's context, no principal, is not asked)."""
+    if ctx.principal is not None and not ctx.principal.can("budgets", "view"):
+        return None
     budget = lock_row(ctx.db, Budget, budget_id, where=visible(ctx.principal), key_share=True)
     return None if budget is None else (budget.resource_type, budget.resource_id)
 
@@ -143,9 +147,10 @@ def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], in
     """(the budget, its line items, its newest time entries (at most 500), the number of its time entries) in
     three statements whatever the number of items and entries: the budget, read and scope-checked; then its
     items, entries, entry count, lookups, the items' approved hours and invoiced amounts in one (record_sets);
-    then the titles of the tasks the caller may read (`tasks:view` and tasks' scope: another task's `task_title` is
-    null). The whole list of a budget's entries is paged at /api/time-entries?budget_id=."""
+    then the titles of the tasks the caller may read (tasks' `visible_task_titles`: `tasks:view` and tasks' scope;
+    another task's `task_title` is null). The whole list of a budget's entries is paged at /api/time-entries?budget_id=."""
     from chalicelib.areas.invoices import service as invoices_service
+    from chalicelib.areas.tasks import service as tasks_service
     from chalicelib.areas.timesheets import service as timesheets_service
 
     found = ctx.db.scalars(in_scope(budget_select().where(Budget.id == budget_id), visible(ctx.principal))).first()
@@ -160,8 +165,8 @@ def get_budget(ctx, *, budget_id: str) -> tuple[dict, list[dict], list[dict], in
     with_budget_lookups([budget], sets)
     items, entries = sets["items"], sets["entries"]
     # a task out of the caller's task scope keeps its id (the budget's own data) but not its title (audit 7)
-    titles = seen_task_titles(ctx, [entry["task_id"] for entry in entries if entry["task_id"]]
-                                   + [item["task_id"] for item in items if item["task_id"]])
+    titles = tasks_service.visible_task_titles(ctx, [entry["task_id"] for entry in entries if entry["task_id"]]
+                                               + [item["task_id"] for item in items if item["task_id"]])
     for entry in entries:
         entry["task_title"] = titles.get(entry["task_id"])
     with_item_lookups(items, titles, timesheets_service.line_item_hours(sets["item_hours"]),

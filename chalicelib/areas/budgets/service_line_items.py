@@ -71,8 +71,7 @@ def _check_item_references(ctx, values: dict, item: BudgetLineItem | None = None
     if task_id and (item is None or task_id != item.task_id):
         from chalicelib.areas.tasks import service as tasks_service
 
-        # seen: the `tasks` tool and the task's row scope (session 29: the row scope alone was asked)
-        if not (ctx.can("tasks", "view") and tasks_service.visible_task_exists(ctx, task_id)):
+        if not tasks_service.visible_task_exists(ctx, task_id):  # tasks:view and the scope (session 29)
             details.append({"field": "task_id", "message": "must be a task you can see"})
     if details:
         raise BadRequest("Invalid line item references", details=details)

@@ -29,8 +29,7 @@ def check_references(ctx, values: dict, invoice: Invoice | None = None) -> None:
     if changed("budget_id"):
         from chalicelib.areas.budgets import service as budgets_service
 
-        # seen: the `budgets` tool and the budget's row scope (session 29: the row scope alone was asked)
-        if not (ctx.can("budgets", "view") and budgets_service.visible_budget_exists(ctx, values["budget_id"])):
+        if not budgets_service.visible_budget_exists(ctx, values["budget_id"]):  # budgets:view and the scope
             details.append({"field": "budget_id", "message": "must be a budget you can see"})
     if details:
         raise BadRequest("Invalid invoice references", details=details)

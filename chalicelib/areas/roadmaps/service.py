@@ -216,7 +216,11 @@ def visible_item_exists(ctx, item_id: str) -> bool:
     project: a delete of the item or its roadmap in progress (`delete_item`, `delete_roadmap`) is waited for and
     then answers False, and one that comes after waits for the task's write and then unlinks the task. Called by
     tasks' `check_references` only for an item the task names anew: a task update holds the task's row, then
-    waits here; the deletes wait only for tasks naming the item already (see their docstrings)."""
+    waits here; the deletes wait only for tasks naming the item already (see their docstrings). A roadmap is seen
+    with `roadmaps:view` as well as the scope (session 29: a caller whose roadmaps permission is none planned tasks
+    into any item of their scope): False, and no statement, without it."""
+    if ctx.principal is not None and not ctx.principal.can("roadmaps", "view"):
+        return False
     stmt = select(RoadmapItem.id).join(Roadmap, Roadmap.id == RoadmapItem.roadmap_id).where(RoadmapItem.id == item_id)
     stmt = in_scope(stmt, visible(ctx.principal)).with_for_update(read=True, key_share=True, of=RoadmapItem)
     return ctx.db.scalar(stmt) is not None

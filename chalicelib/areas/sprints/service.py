@@ -71,8 +71,12 @@ def visible_sprint_exists(ctx, sprint_id: str) -> bool:
     a sprint. The sprint's row is share-locked (FOR KEY SHARE), as roadmaps' `visible_item_exists` locks an item:
     a delete of the sprint in progress is waited for and then answers False, so a task duplicate leaves the sprint
     null and a create or update answers 400 on `sprint_id` from this check, not from the foreign key (session 24's
-    review; the lock the task's foreign key takes at its write anyway, taken at the read)."""
+    review; the lock the task's foreign key takes at its write anyway, taken at the read). A sprint is seen with
+    `projects:view` (the sprints routes' tool) as well as the scope (session 29): False, and no statement, without it."""
     from sqlalchemy import select
+
+    if ctx.principal is not None and not ctx.principal.can("projects", "view"):
+        return False
 
     stmt = in_scope(select(Sprint.id).where(Sprint.id == sprint_id), visible(ctx.principal))
     return ctx.db.scalar(stmt.with_for_update(read=True, key_share=True, of=Sprint)) is not None

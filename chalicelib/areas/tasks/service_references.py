@@ -53,21 +53,16 @@ def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | 
 
 
 def _roadmap_item_seen(ctx, item_id: str) -> bool:
-    """Whether the caller sees the roadmap item: `roadmaps:view` and an item of a roadmap in their scope (roadmaps'
-    `visible_item_exists`, which share-locks it). Session 29: the row scope alone was asked, so a caller whose
-    roadmaps permission is none planned tasks into any roadmap item (a head's scope holds every one)."""
-    if not ctx.can("roadmaps", "view"):
-        return False
+    """Whether the caller sees the roadmap item: roadmaps' `visible_item_exists` (`roadmaps:view` and an item of a
+    roadmap in their scope; it share-locks the item)."""
     from chalicelib.areas.roadmaps import service as roadmaps_service  # another area: imported lazily
 
     return roadmaps_service.visible_item_exists(ctx, item_id)
 
 
 def _sprint_seen(ctx, sprint_id: str) -> bool:
-    """Whether the caller sees the sprint: `projects:view` (the sprints routes' tool) and a sprint of a project in
-    their scope (sprints' `visible_sprint_exists`, which share-locks it; session 29, as `_roadmap_item_seen`)."""
-    if not ctx.can("projects", "view"):
-        return False
+    """Whether the caller sees the sprint: sprints' `visible_sprint_exists` (`projects:view`, the sprints routes' tool,
+    and a sprint of a project in their scope; it share-locks the sprint)."""
     from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
 
     return sprints_service.visible_sprint_exists(ctx, sprint_id)

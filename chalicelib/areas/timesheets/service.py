@@ -218,7 +218,7 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
     if task_id and (entry is None or task_id != entry.task_id):
         from chalicelib.areas.tasks import service as tasks_service  # another area: imported lazily
 
-        if not (ctx.can("tasks", "view") and tasks_service.visible_task_exists(ctx, task_id)):
+        if not tasks_service.visible_task_exists(ctx, task_id):  # tasks:view and the scope (session 29)
             details.append({"field": "task_id", "message": "must be a task you can see"})
     if project_id and (entry is None or project_id != entry.project_id):
         from chalicelib.areas.projects import service as projects_service  # another area: imported lazily
@@ -236,7 +236,7 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
     if budget_id and budget_changed:
         from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
 
-        resource = budgets_service.visible_budget_resource(ctx, budget_id) if ctx.can("budgets", "view") else None
+        resource = budgets_service.visible_budget_resource(ctx, budget_id)  # budgets:view and the scope (session 29)
         if resource is None:
             details.append({"field": "budget_id", "message": "must be a budget you can see"})
     elif budget_id and project_changed:
