@@ -26,7 +26,6 @@ from chalicelib.core.locks import lock_row
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import HistoryEntry, User
 from chalicelib.core.money import line_amount
-from chalicelib.core.permissions import allows
 from chalicelib.core.query import Page, in_scope, record_page, record_sets
 from chalicelib.core.serialize import row_dict, value_out
 
@@ -192,8 +191,7 @@ def _check_references(ctx, values: dict, budget: Budget | None = None) -> None:
         from chalicelib.areas.deals import service as deals_service
 
         # a company is seen with `deals:view` (decisions.md section 5; session 29: existence alone was asked)
-        if not (ctx.can("deals", "view") and deals_service.company_names(ctx.db, [values["company_id"]])):
-            details.append({"field": "company_id", "message": "must be an existing company you can see"})
+        details += deals_service.unseen_references(ctx, values, ("company_id",), changed)
     if changed("owner_id") and values["owner_id"]:
         if ctx.db.scalar(select(User.id).where(User.id == values["owner_id"], User.is_active.is_(True))) is None:
             details.append({"field": "owner_id", "message": "must be an active user"})
@@ -214,8 +212,8 @@ def _resource_visible(ctx, resource_type: str, resource_id: str) -> bool:
         return True
     from chalicelib.areas.deals import service as deals_service
 
-    # share-locked against a delete of the deal in progress (deals' link_deal), as a project is
-    return allows(ctx.principal.permissions, "deals", "view") and deals_service.link_deal(ctx.db, resource_id)
+    # deals:view and share-locked against a delete of the deal in progress (deals' link_deal), as a project is
+    return deals_service.link_deal(ctx, resource_id)
 
 
 # `approved` is the client's approval (decisions.md section 9: "the client's approval through the portal moves a budget

@@ -1,6 +1,8 @@
 """Companies and contacts (the sales directory), plus the functions other areas call.
 
-Other areas import this module lazily and call `company_names` and `deal_brief`. Deals live in
+Other areas import this module lazily and call `company_names` and `deal_brief`; a record of another area that
+names a company, contact or deal asks `company_seen`, `contact_seen` or `deal_seen` (`link_company` and `link_deal`
+when the name must hold until the write commits), each of which asks `deals:view` itself. Deals live in
 `service_deals.py`; records, loads and the joined deal rows of company and contact details come from
 `queries.py`.
 """
@@ -175,19 +177,53 @@ def deal_brief(db: Session, deal_id: str) -> dict | None:
     return {"id": row.id, "title": row.title, "status": row.status} if row else None
 
 
-def link_deal(db: Session, deal_id: str) -> bool:
-    """Whether the deal exists, for a record of another area about to name it (a budget): the row is share-locked
-    (FOR KEY SHARE), so the write waits for a delete of the deal in progress and then finds it gone, instead of
-    naming a deleted deal; it also waits for an edit of the deal in progress (`update_deal` locks the row FOR
-    UPDATE), never for a write of another deal."""
-    return bool(deal_id) and lock_row(db, Deal, deal_id, key_share=True) is not None
+def link_deal(ctx, deal_id: str) -> bool:
+    """Whether the caller may name the deal on a record of another area about to name it (a task, a budget):
+    `deals:view` and an existing deal (decisions.md section 5; answered as a missing one without the tool). The row
+    is share-locked (FOR KEY SHARE), so the write waits for a delete of the deal in progress and then finds it
+    gone, instead of naming a deleted deal; it also waits for an edit of the deal in progress (`update_deal` locks
+    the row FOR UPDATE), never for a write of another deal."""
+    return bool(deal_id) and ctx.can("deals", "view") and lock_row(ctx.db, Deal, deal_id, key_share=True) is not None
 
 
-def link_company(db: Session, company_id: str) -> bool:
-    """Whether the company exists, for a record of another area about to name it (a task), share-locked as
-    `link_deal`: the write waits for a delete of the company in progress (`delete_company` locks the row first)
-    and then finds it gone, instead of naming a deleted company."""
-    return bool(company_id) and lock_row(db, Company, company_id, key_share=True) is not None
+def link_company(ctx, company_id: str) -> bool:
+    """Whether the caller may name the company on a record of another area about to name it (a task, a page):
+    `deals:view` and an existing company, share-locked as `link_deal`: the write waits for a delete of the company in
+    progress (`delete_company` locks the row first) and then finds it gone, instead of naming a deleted company."""
+    return (bool(company_id) and ctx.can("deals", "view")
+            and lock_row(ctx.db, Company, company_id, key_share=True) is not None)
+
+
+def company_seen(ctx, company_id: str) -> bool:
+    """Whether the caller sees the company: `deals:view` and an existing company (the references of budgets,
+    invoices and proposals; not locked)."""
+    return bool(company_id) and ctx.can("deals", "view") and bool(company_names(ctx.db, [company_id]))
+
+
+def contact_seen(ctx, contact_id: str) -> bool:
+    """Whether the caller sees the contact: `deals:view` and an existing contact (not locked)."""
+    return bool(contact_id) and ctx.can("deals", "view") and bool(contact_names(ctx.db, [contact_id]))
+
+
+def deal_seen(ctx, deal_id: str) -> bool:
+    """Whether the caller sees the deal: `deals:view` and an existing deal (not locked)."""
+    return bool(deal_id) and ctx.can("deals", "view") and deal_brief(ctx.db, deal_id) is not None
+
+
+_SEEN = {"company_id": ("company", company_seen), "contact_id": ("contact", contact_seen),
+         "deal_id": ("deal", deal_seen)}
+
+
+def unseen_references(ctx, values: dict, fields, changed) -> list[dict]:
+    """The 400 details of a body's references to the sales directory (`fields`: of company_id, contact_id and
+    deal_id) that name a record the caller does not see; a field left out, null, or unchanged (`changed(field)`
+    false) is not checked."""
+    details = []
+    for field in fields:
+        what, seen = _SEEN[field]
+        if values.get(field) and changed(field) and not seen(ctx, values[field]):
+            details.append({"field": field, "message": f"must be an existing {what} you can see"})
+    return details
 
 
 def _page(query_page: int) -> tuple[int, int]:

@@ -19,13 +19,8 @@ def check_references(ctx, values: dict, invoice: Invoice | None = None) -> None:
     def changed(field):
         return values.get(field) and (invoice is None or values[field] != getattr(invoice, field))
 
-    details = []
     # companies and contacts are seen with `deals:view` (decisions.md section 5; session 29: existence alone was asked)
-    sees_deals = ctx.can("deals", "view")
-    if changed("company_id") and not (sees_deals and deals_service.company_names(ctx.db, [values["company_id"]])):
-        details.append({"field": "company_id", "message": "must be an existing company you can see"})
-    if changed("contact_id") and not (sees_deals and deals_service.contact_names(ctx.db, [values["contact_id"]])):
-        details.append({"field": "contact_id", "message": "must be an existing contact you can see"})
+    details = deals_service.unseen_references(ctx, values, ("company_id", "contact_id"), changed)
     if changed("budget_id"):
         from chalicelib.areas.budgets import service as budgets_service
 

@@ -138,7 +138,7 @@ def _check_link(ctx, entity_type: str, entity_id: str) -> None:
     elif entity_type == "company":
         from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
 
-        if not (ctx.can("deals", "view") and deals_service.link_company(ctx.db, entity_id)):
+        if not deals_service.link_company(ctx, entity_id):  # deals:view and an existing company
             raise bad_field("entity_id", "must be a company you can see")
 
 

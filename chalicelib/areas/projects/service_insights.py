@@ -191,7 +191,7 @@ def set_deal_link(ctx, *, project_id: str, data) -> dict | None:
     from chalicelib.areas.deals import service as deals_service
 
     # a deal the caller can see: `deals:view` and an existing deal (session 29), else the answer of a missing one
-    if not ctx.can("deals", "view") or deals_service.deal_brief(ctx.db, data.deal_id) is None:
+    if not deals_service.deal_seen(ctx, data.deal_id):
         raise BadRequest("deal_id does not match a deal", details=[{"field": "deal_id", "message": "no deal has this id"}])
     if link is None:
         link = ProjectDealLink(project_id=project_id, deal_id=data.deal_id, linked_by=ctx.user_id)

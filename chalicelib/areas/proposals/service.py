@@ -78,16 +78,9 @@ def _check_references(ctx, values: dict, owner_id: str | None, stored: Proposal 
     def changed(key: str) -> bool:
         return bool(values.get(key)) and (stored is None or values[key] != getattr(stored, key))
 
-    details = []
     # companies, contacts and deals are seen with `deals:view` (decisions.md section 5; session 29: a caller whose
     # deals permission is none addressed a proposal to any of them and read their names through its variables)
-    sees_deals = ctx.can("deals", "view")
-    if changed("company_id") and not (sees_deals and deals_service.company_names(ctx.db, [values["company_id"]])):
-        details.append({"field": "company_id", "message": "must be an existing company you can see"})
-    if changed("contact_id") and not (sees_deals and deals_service.contact_names(ctx.db, [values["contact_id"]])):
-        details.append({"field": "contact_id", "message": "must be an existing contact you can see"})
-    if changed("deal_id") and not (sees_deals and deals_service.deal_facts(ctx.db, values["deal_id"]) is not None):
-        details.append({"field": "deal_id", "message": "must be an existing deal you can see"})
+    details = deals_service.unseen_references(ctx, values, ("company_id", "contact_id", "deal_id"), changed)
     approvers = values.get("approver_ids") or []
     if approvers and sorted(approvers) != sorted(listed):
         from chalicelib.core.auth import principals_of

@@ -43,11 +43,10 @@ def _linked_resource_problem(ctx, resource_type: str | None, resource_id: str | 
     if resource_type in ("deal", "company"):
         from chalicelib.areas.deals import service as deals_service  # another area: imported lazily
 
-        # seen with `deals:view` (session 29: a caller whose deals permission is none linked any deal or company,
-        # learning which ids exist); answered as a missing one
-        exists = ctx.can("deals", "view") and (
-            deals_service.link_deal(ctx.db, resource_id) if resource_type == "deal"
-            else deals_service.link_company(ctx.db, resource_id))
+        # seen with `deals:view`, which link_deal and link_company ask (session 29: a caller whose deals permission
+        # is none linked any deal or company, learning which ids exist); answered as a missing one
+        exists = (deals_service.link_deal(ctx, resource_id) if resource_type == "deal"
+                  else deals_service.link_company(ctx, resource_id))
         return None if exists else f"must be an existing {resource_type}"
     return f"resource_type must be one of {', '.join(RESOURCE_TYPES)}"
 
