@@ -137,9 +137,7 @@ def _check_references(ctx, values: dict) -> None:
             raise bad_field("assigned_to", "must be an active user")
     if values.get("project_id"):
         try:
-            if not ctx.can("projects", "view"):
-                raise NotFound("Project")
-            projects_service.load_project(ctx, values["project_id"])
+            projects_service.seen_project(ctx, values["project_id"])  # projects:view and the row scope
         except NotFound as exc:
             raise bad_field("project_id", "must be a project you can see") from exc
     if not _sees_deals(ctx):

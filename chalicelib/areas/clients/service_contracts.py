@@ -64,9 +64,7 @@ def _check_references(ctx, values: dict) -> None:
         from chalicelib.areas.proposals import service as proposals_service
 
         try:
-            if not ctx.can("proposals", "view"):  # seen: the `proposals` tool and the row scope (session 29)
-                raise NotFound("Proposal")
-            proposals_service.load_proposal(ctx, values["proposal_id"])
+            proposals_service.seen_proposal(ctx, values["proposal_id"])  # the `proposals` tool and the row scope
         except NotFound:
             raise BadRequest("proposal_id must be a proposal you can see",
                              details=[{"field": "proposal_id", "message": "must be a proposal you can see"}]) from None

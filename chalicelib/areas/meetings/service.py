@@ -91,8 +91,7 @@ def _entity_name(ctx, entity_type: str, entity_id: str, *, check: bool) -> str |
         # seen: the `projects` tool and the project's row scope (session 29: a reader whose projects permission is
         # none was told the name, and matched to it, through the row scope alone)
         try:
-            name = projects_service.load_project(ctx, entity_id).name if ctx.principal.can("projects", "view") \
-                else None
+            name = projects_service.seen_project(ctx, entity_id).name
         except NotFound:
             name = None
     elif entity_type == "company":

@@ -114,9 +114,7 @@ def _check_proposal(ctx, proposal_id: str) -> None:
     from chalicelib.areas.proposals import service as proposals_service
 
     try:
-        if not ctx.can("proposals", "view"):
-            raise NotFound("Proposal")
-        proposals_service.load_proposal(ctx, proposal_id)
+        proposals_service.seen_proposal(ctx, proposal_id)  # the `proposals` tool and the row scope
     except NotFound:
         raise bad_field("entity_id", "must be a proposal you can see") from None
 

@@ -65,6 +65,15 @@ def load_project(ctx, project_id: str) -> Project:
     return visible_row(ctx.db, Project, project_id, visible(ctx.principal), "Project")
 
 
+def seen_project(ctx, project_id: str) -> Project:
+    """`load_project` for another area that reads or names the project without holding it (an action item, a
+    meeting's match): the project is one the caller can see, `projects:view` as well as the row scope (session 29),
+    else the 404 of a missing one. Not locked (`link_project` share-locks)."""
+    if ctx.principal is not None and not ctx.principal.can("projects", "view"):
+        raise not_found("Project")
+    return load_project(ctx, project_id)
+
+
 def project_seen_by(db, project_id: str, principals) -> set[str]:
     """Which of these principals see the project: its scope clause as each of them, in one statement (a
     UNION ALL; none for no principals). The notes area asks it of the users a note mentions."""

@@ -25,6 +25,7 @@ from chalicelib.core.schemas import comma_values
 from chalicelib.core.serialize import value_out
 
 from .models import Project, ProjectDealLink, ProjectMember
+from .queries import seen_project  # noqa: F401 - other areas ask it of a project they name or read
 from .queries import (ATTRIBUTE, ENTITY, get_field, goal_select, link_project,  # noqa: F401
                       load_project, member_ids, member_select, project_lookups, project_readers, project_record,
                       project_select, require_users, visible, with_project_lookups)

@@ -13,6 +13,7 @@ from functools import cache
 from sqlalchemy import exists, func, or_, select
 from sqlalchemy.orm import aliased
 
+from chalicelib.core.errors import not_found
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.models import User
 from chalicelib.core.query import LIST_LIMIT, first_per, grouped, visible_row
@@ -91,6 +92,14 @@ def visible_templates(principal):
 def load_proposal(ctx, proposal_id: str) -> Proposal:
     """The proposal if the caller may see it; 404 otherwise (one query)."""
     return visible_row(ctx.db, Proposal, proposal_id, visible(ctx.principal), "Proposal")
+
+
+def seen_proposal(ctx, proposal_id: str) -> Proposal:
+    """`load_proposal` for another area that names the proposal (a page, a client contract): `proposals:view` as
+    well as the row scope (session 29), else the 404 of a missing one."""
+    if ctx.principal is not None and not ctx.principal.can("proposals", "view"):
+        raise not_found("Proposal")
+    return load_proposal(ctx, proposal_id)
 
 
 def proposal_seen_by(db, proposal_id: str, principals) -> set[str]:
@@ -224,7 +233,6 @@ def approvals(db, proposal_id: str) -> list[dict]:
 
 def proposal_detail(ctx, proposal_id: str) -> dict:
     """The proposal (scope-checked) with joined names, approver ids and approvals: three statements."""
-    from chalicelib.core.errors import not_found
     from chalicelib.core.query import in_scope
 
     row = ctx.db.execute(in_scope(proposal_select().where(Proposal.id == proposal_id), visible(ctx.principal))).first()

@@ -27,6 +27,7 @@ from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, p
                       proposal_lookups, require_changeable, visible, with_proposal_lookups)
 from .queries import proposal_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .queries import require_changeable_id  # noqa: F401 - the pages area, before a change of a proposal's page
+from .queries import seen_proposal  # noqa: F401 - the pages and clients areas, naming a proposal
 from .service_notices import submitted_title, tell_owner
 # the admin area tells a returning approver (session 25) and those whose proposals:update it gave back (session 26)
 from .service_notices import approvers_regained, user_reactivated  # noqa: F401
