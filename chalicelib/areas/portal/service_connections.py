@@ -12,7 +12,7 @@ import json
 import logging
 from datetime import timedelta
 
-from sqlalchemy import case, or_, select, update
+from sqlalchemy import and_, case, or_, select, update
 
 from chalicelib.core import crypto
 from chalicelib.core.errors import Conflict, DomainError, Forbidden, ServiceUnavailable, not_found
@@ -322,7 +322,9 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
     of their own, with its status (`connected`, or `error` and the message), one row per campaign-day
     (`_unique_days`); figures the database refuses (a value past its column) roll that unit back and mark the
     connection `error` in another, and the next connection goes on; a connection deleted meanwhile is left out
-    (neither synced nor failed). Answers counts.
+    (neither synced nor failed). Only the connections of companies that are clients are read: a former client's (a
+    prospect again, whose portal and staff connection routes answer 404) are left as they are, their tokens unused,
+    until it is a client again (session 30). Answers counts.
 
     The connections are taken least recently synced first (`_staleness`), and with `seconds` (the scheduled job:
     SYNC_SECONDS) no connection is started once that much time has passed (core.timeutil.TimeBudget); those not
@@ -332,13 +334,16 @@ def sync_connections(*, company_id: str | None = None, connection_id: str | None
 
     The connections gone from another status to `error` in this run are told of after the loop
     (`service_connection_notices.tell_failing`, session 25); one already in `error` is not told of again."""
+    from chalicelib.areas.deals import service as deals_service
     from chalicelib.core.db import unit_of_work
     from chalicelib.core.timeutil import TimeBudget
     from chalicelib.providers.adplatforms import get_adplatform, parse_credentials
 
+    company = deals_service.company_table()
     with unit_of_work() as uow:
         stmt = select(AdConnection.id, AdConnection.company_id, AdConnection.platform, AdConnection.secret,
                       AdConnection.backfilled_at, AdConnection.display_name) \
+            .join(company, and_(company.c.id == AdConnection.company_id, company.c.status == "client")) \
             .order_by(_staleness().nulls_first(), AdConnection.id)
         if connection_id:
             stmt = stmt.where(AdConnection.id == connection_id)
