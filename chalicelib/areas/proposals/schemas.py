@@ -28,7 +28,8 @@ def _json_container(value: str | None) -> str | None:
 JsonText = Annotated[Text(200_000), AfterValidator(_json_container)]
 RichText = Annotated[Text(2_000_000), AfterValidator(_json_container)]
 Category = Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)]
-Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+TITLE_MAX = 300  # proposals.title is String(300): the input's cap and a duplicate's (service.duplicate_proposal)
+Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TITLE_MAX)]
 # The column is Numeric(12, 2): 10 digits before the point (core Money holds 12).
 Quantity = Annotated[Money, Field(ge=0, max_digits=12, lt=Decimal("1e10"))]
 UnitPrice = Annotated[Money, Field(ge=-1_000_000_000, le=1_000_000_000)]

@@ -28,6 +28,7 @@ from .queries import (LIST_FLAGS, approval_rows, load_proposal, load_template, p
 from .queries import proposal_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .queries import require_changeable_id  # noqa: F401 - the pages area, before a change of a proposal's page
 from .queries import seen_proposal  # noqa: F401 - the pages and clients areas, naming a proposal
+from .schemas import TITLE_MAX
 from .service_notices import submitted_title, tell_owner
 # the admin area tells a returning approver (session 25) and those whose proposals:update it gave back (session 26)
 from .service_notices import approvers_regained, user_reactivated  # noqa: F401
@@ -335,6 +336,9 @@ def delete_proposal(ctx, *, proposal_id: str) -> None:
     pages_service.remove_record_page(ctx.db, page_id)
 
 
+COPY_SUFFIX = " (Copy)"
+
+
 def duplicate_proposal(ctx, *, proposal_id: str) -> str:
     """A new draft proposal owned by the caller: the page content, fields and pricing copied, and the listed
     approvers a create would accept; sharing off, no approvals, no outcome. The source is locked first, so that its
@@ -344,7 +348,9 @@ def duplicate_proposal(ctx, *, proposal_id: str) -> str:
 
     source = _locked(ctx, proposal_id, change=False)  # a copy is the caller's own: reading the source suffices
     content, content_rich = pages_service.record_page_content(ctx.db, source.page_id) or ("", None)
-    copy = Proposal(id=new_id(), title=f"{source.title} (Copy)"[:300], deal_id=source.deal_id,
+    # " (Copy)" is always appended: the source's title is shortened so that the copy's fits its 300 characters (s30)
+    copy = Proposal(id=new_id(), title=source.title[:TITLE_MAX - len(COPY_SUFFIX)] + COPY_SUFFIX,
+                    deal_id=source.deal_id,
                     company_id=source.company_id, contact_id=source.contact_id, template_id=source.template_id,
                     status="draft", version=1, currency=source.currency, total_amount=source.total_amount,
                     # a date already passed is left out (session 28): submitted, the copy would be refused
