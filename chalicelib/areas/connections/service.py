@@ -115,7 +115,9 @@ def _store(ctx, provider: str, *, secret: dict, org_name: str | None, external_i
         row = Connection(provider=provider)
         ctx.db.add(row)
     row.secret = crypto.encrypt(json.dumps(secret))
-    row.org_name, row.external_id, row.settings = org_name, external_id, settings
+    # the provider's name for its organisation is a label: kept to its column's 255 characters (session 30; a longer
+    # Slack team name made the connect a 400 for a token that works)
+    row.org_name, row.external_id, row.settings = org_name[:255] if org_name else org_name, external_id, settings
     row.connected_by, row.connected_at, row.updated_at = ctx.user_id, utcnow(), utcnow()
     row.token_expires_at = _expiry(expires_at)
     ctx.db.flush()
