@@ -117,6 +117,44 @@ def _int(value) -> int:
     return number if abs(number) < MAX_FIGURE else 0
 
 
+def _object(value, name: str, what: str) -> dict:
+    """`value` (a row's `campaign`, `metrics`, `segments`, a body's `paging`; None is an empty one) as an object;
+    anything else is outside the platform's documented answer: the platform's 502 naming `what` (session 30: `.get`
+    on it raised AttributeError, and the sync recorded only "The sync failed (AttributeError)")."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadGateway(f"{name} answered {what} that is not an object")
+    return value
+
+
+def _day(value, name: str, what: str) -> date:
+    """A row's day (`segments.date`, `date_start`, the date of an order's `created_at`), YYYY-MM-DD; one that cannot be
+    read is the platform's 502 naming `what` (session 30: date.fromisoformat's ValueError or TypeError failed the
+    sync as "The sync failed (ValueError)"). A row is never left out for it: its figures would be missing unseen."""
+    try:
+        if isinstance(value, str):
+            return date.fromisoformat(value[:10])
+    except ValueError:
+        pass
+    raise BadGateway(f"{name} answered {what} that is not a date")
+
+
+def _campaign_id(value, name: str) -> str:
+    """A campaign's id (Google's int64 as a string, Meta's string): a string or an integer of at most 100 characters
+    (the figures' `campaign_id`); anything else (an object, a boolean) is the platform's 502."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or len(str(value)) > 100:
+        raise BadGateway(f"{name} answered a campaign id that cannot be read")
+    return str(value)
+
+
+def _text(value) -> str | None:
+    """A name or a currency code the platform documents as a string; anything else (a number, an object) is absent,
+    as an absent name is (the campaign's id, the account's id then stands): it names a row, it places none (session
+    30: `[:300]` of a number raised TypeError, failing the sync, or the connect as a 500)."""
+    return value if isinstance(value, str) else None
+
+
 # ---------------------------------------------------------------- Google Ads
 
 def google_message(response) -> str:
@@ -280,9 +318,9 @@ class GoogleAds:
 
     def verify(self) -> dict:
         rows = self.search("SELECT customer.id, customer.descriptive_name, customer.currency_code FROM customer LIMIT 1")
-        customer = (rows[0].get("customer") if rows else None) or {}
-        return {"account_name": customer.get("descriptiveName") or self.credentials.customer_id,
-                "currency": customer.get("currencyCode")}
+        customer = _object(rows[0].get("customer") if rows else None, self.NAME, "a customer")
+        return {"account_name": _text(customer.get("descriptiveName")) or self.credentials.customer_id,
+                "currency": _text(customer.get("currencyCode"))}
 
     def daily_metrics(self, since: date, until: date) -> list[dict]:
         query = ("SELECT campaign.id, campaign.name, segments.date, metrics.cost_micros, metrics.impressions, "
@@ -290,12 +328,14 @@ class GoogleAds:
                  f"WHERE segments.date BETWEEN '{since.isoformat()}' AND '{until.isoformat()}'")
         out = []
         for row in self.search(query):
-            campaign, metrics = row.get("campaign") or {}, row.get("metrics") or {}
-            day = (row.get("segments") or {}).get("date")
+            campaign = _object(row.get("campaign"), self.NAME, "a row's campaign")
+            metrics = _object(row.get("metrics"), self.NAME, "a row's metrics")
+            day = _object(row.get("segments"), self.NAME, "a row's segments").get("date")
             if not day or not campaign.get("id"):
                 continue
-            item = empty_row(str(campaign["id"]), (campaign.get("name") or str(campaign["id"]))[:300],
-                             date.fromisoformat(day))
+            campaign_id = _campaign_id(campaign["id"], self.NAME)
+            item = empty_row(campaign_id, (_text(campaign.get("name")) or campaign_id)[:300],
+                             _day(day, self.NAME, "a row's segments.date"))
             item.update(spend=cents(_decimal(metrics.get("costMicros")) / 1_000_000),
                         impressions=_int(metrics.get("impressions")), clicks=_int(metrics.get("clicks")),
                         conversions=cents(_decimal(metrics.get("conversions"))),
@@ -359,7 +399,8 @@ class MetaAds:
     def verify(self) -> dict:
         body = self._get(f"{META_BASE}/{self.version}/{self.credentials.account_id()}",
                          {"fields": "name,account_status,currency"})
-        return {"account_name": body.get("name") or self.credentials.account_id(), "currency": body.get("currency")}
+        return {"account_name": _text(body.get("name")) or self.credentials.account_id(),
+                "currency": _text(body.get("currency"))}
 
     @staticmethod
     def _purchases(entries) -> Decimal:
@@ -383,16 +424,19 @@ class MetaAds:
             for row in http.objects(body.get("data"), self.NAME, "insights rows"):
                 if not row.get("campaign_id") or not row.get("date_start"):
                     continue
-                item = empty_row(str(row["campaign_id"]), (row.get("campaign_name") or row["campaign_id"])[:300],
-                                 date.fromisoformat(row["date_start"]))
+                campaign_id = _campaign_id(row["campaign_id"], self.NAME)
+                item = empty_row(campaign_id, (_text(row.get("campaign_name")) or campaign_id)[:300],
+                                 _day(row["date_start"], self.NAME, "a row's date_start"))
                 item.update(spend=cents(_decimal(row.get("spend"))),
                             impressions=_int(row.get("impressions")), clicks=_int(row.get("clicks")),
                             conversions=cents(self._purchases(row.get("actions"))),
                             conversion_value=cents(self._purchases(row.get("action_values"))))
                 out.append(item)
-            following = (body.get("paging") or {}).get("next")
+            following = _object(body.get("paging"), self.NAME, "paging").get("next")
             if not following:
                 return out
+            if not isinstance(following, str):
+                raise BadGateway(f"{self.NAME} answered a next page that is not a URL")
             url, params = following, None  # the next URL carries every parameter
         raise BadGateway("Meta answered too many pages")
 
@@ -430,7 +474,8 @@ class Shopify:
     def verify(self) -> dict:
         shop = http.json_object(self._get(f"{self.base}/shop.json", None), self.NAME).get("shop") or {}
         shop = shop if isinstance(shop, dict) else {}
-        return {"account_name": shop.get("name") or self.credentials.shop_domain, "currency": shop.get("currency")}
+        return {"account_name": _text(shop.get("name")) or self.credentials.shop_domain,
+                "currency": _text(shop.get("currency"))}
 
     def daily_metrics(self, since: date, until: date) -> list[dict]:
         url = f"{self.base}/orders.json"
@@ -445,13 +490,13 @@ class Shopify:
         for _ in range(MAX_PAGES):
             response = self._get(url, params)
             for order in http.objects(http.json_object(response, self.NAME).get("orders"), self.NAME, "orders"):
-                created = str(order.get("created_at") or "")[:10]  # shop-local date of the order
+                created = order.get("created_at")
                 if not created or order.get("cancelled_at"):
                     continue
-                day = created
-                if not since.isoformat() <= day <= until.isoformat():
+                day = _day(created, self.NAME, "an order's created_at")  # the shop-local date of the order
+                if not since <= day <= until:
                     continue
-                row = days.setdefault(day, empty_row(*SHOPIFY_STORE_CAMPAIGN, date.fromisoformat(day)))
+                row = days.setdefault(day.isoformat(), empty_row(*SHOPIFY_STORE_CAMPAIGN, day))
                 row["orders"] += 1
                 row["revenue"] += _decimal(order.get("current_total_price") or order.get("total_price"))
             following = response.links.get("next", {}).get("url")

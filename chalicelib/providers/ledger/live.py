@@ -46,8 +46,8 @@ import logging
 import re
 import time
 import uuid
-from datetime import datetime, timezone
-from decimal import Decimal
+from datetime import date, datetime, timezone
+from decimal import Decimal, InvalidOperation
 from urllib.parse import urlencode
 
 from chalicelib.core.errors import BadGateway, BadRequest
@@ -94,27 +94,80 @@ def xero_message(response) -> str:
 
 
 def xero_date(value) -> str | None:
-    """`/Date(1573603200000+0000)/` or `2019-11-13T00:00:00` -> `2019-11-13`."""
-    if not value:
+    """`/Date(1573603200000+0000)/` or `2019-11-13T00:00:00` -> `2019-11-13`; None when absent or unreadable (a
+    word, a number, a day past the calendar: session 30, the payment's date then failed the sync's
+    `date.fromisoformat`, and a /Date/ past the calendar raised OverflowError, each a 500)."""
+    if not value or not isinstance(value, str):
         return None
-    match = re.match(r"/Date\((-?\d+)([+-]\d{4})?\)/", str(value))
-    if match:
-        return datetime.fromtimestamp(int(match.group(1)) / 1000, tz=timezone.utc).date().isoformat()
-    return str(value)[:10]
+    match = re.match(r"/Date\((-?\d+)([+-]\d{4})?\)/", value)
+    try:
+        if match:
+            return datetime.fromtimestamp(int(match.group(1)) / 1000, tz=timezone.utc).date().isoformat()
+        return date.fromisoformat(value[:10]).isoformat()
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
-def _money(value) -> Decimal:
-    """A Xero amount (a JSON number, read through `str`), 0 when absent."""
-    return Decimal(str(value or 0))
+MAX_AMOUNT = Decimal(10) ** 14
+"""An amount at or past this is no invoice's money: the invoices' money columns are Numeric(16, 2)."""
+TEXT_MAX = 100
+"""The longest id or status of an invoice's answer that is read: Xero's ids are GUIDs (36 characters) and its
+statuses words of at most 10; the invoices area stores payment ids in 100 characters and statuses in 20."""
+STATUS_MAX = 20
 
 
-def _applied(items) -> tuple[Decimal, bool]:
+def unreadable(what: str) -> BadGateway:
+    """The 502 of an invoice whose `what` is outside Xero's documented Invoice (xero_accounting.yaml,
+    components.schemas.Invoice). Raised with no cause, as a refusal of the request is: the batch sync then asks
+    the invoices again in halves and reports the invoice alone (invoices service_ledger_sync._refused), the others
+    synced (session 30: a KeyError or TypeError here was a 500 on the routes and ended the hourly job)."""
+    return BadGateway(f"The accounting ledger answered an invoice whose {what} cannot be read")
+
+
+def _money(value, what: str = "amount") -> Decimal:
+    """A Xero amount (a JSON number, read through `str`), 0 when absent; one that is no number (a word, a boolean,
+    an object), not finite or past MAX_AMOUNT is `unreadable` (session 30: Decimal raised InvalidOperation, and a
+    figure past the columns failed the write, each a 500)."""
+    if value is None or value == "":
+        return Decimal("0")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise unreadable(what)
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise unreadable(what) from None
+    if not number.is_finite() or abs(number) >= MAX_AMOUNT:
+        raise unreadable(what)
+    return number
+
+
+def _text(value, what: str, limit: int = TEXT_MAX) -> str | None:
+    """A string field (None when absent); one that is no string or longer than `limit` is `unreadable`."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > limit:
+        raise unreadable(what)
+    return value
+
+
+def _items(item: dict, field: str) -> list[dict]:
+    """An invoice's list of `field` (Payments, Prepayments, Overpayments, CreditNotes), none when absent; a list
+    that is not of objects is the 502 `unreadable` (session 30: `.get` on a string was an AttributeError)."""
+    value = item.get(field)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(entry, dict) for entry in value):
+        raise unreadable(field)
+    return value
+
+
+def _applied(item: dict, field: str) -> tuple[Decimal, bool]:
     """The sum of the `AppliedAmount`s of an invoice's `Prepayments`, `Overpayments` or `CreditNotes` (each item is
     the Prepayment / Overpayment / CreditNote schema, whose `AppliedAmount` is "The amount of applied to an
     invoice": xero_accounting.yaml), and whether every item carried one."""
-    items = [item for item in items or [] if isinstance(item, dict)]
-    return (sum((_money(item.get("AppliedAmount")) for item in items), Decimal("0")),
-            all(item.get("AppliedAmount") is not None for item in items))
+    items = _items(item, field)
+    return (sum((_money(entry.get("AppliedAmount"), f"{field} AppliedAmount") for entry in items), Decimal("0")),
+            all(entry.get("AppliedAmount") is not None for entry in items))
 
 
 def _settled(item: dict) -> tuple[Decimal, Decimal]:
@@ -126,10 +179,11 @@ def _settled(item: dict) -> tuple[Decimal, Decimal]:
     When an allocation lacks its `AppliedAmount` (the list answer is expected to carry it: the invoice's
     `Prepayments`, `Overpayments` and `CreditNotes` are those schemas), the money part is `AmountCredited` less the
     credit notes' amounts when those are all known, else only what is known is counted (logged)."""
-    paid, credited_all = _money(item.get("AmountPaid")), _money(item.get("AmountCredited"))
-    prepaid, prepaid_known = _applied(item.get("Prepayments"))
-    overpaid, overpaid_known = _applied(item.get("Overpayments"))
-    notes, notes_known = _applied(item.get("CreditNotes"))
+    paid, credited_all = _money(item.get("AmountPaid"), "AmountPaid"), _money(item.get("AmountCredited"),
+                                                                                "AmountCredited")
+    prepaid, prepaid_known = _applied(item, "Prepayments")
+    overpaid, overpaid_known = _applied(item, "Overpayments")
+    notes, notes_known = _applied(item, "CreditNotes")
     money = prepaid + overpaid
     if not (prepaid_known and overpaid_known):
         if notes_known and item.get("AmountCredited") is not None:
@@ -247,9 +301,12 @@ class XeroLedger(LedgerProvider):
 
     def _invoice_body(self, response) -> dict:
         try:
-            return response.json()["Invoices"][0]
+            made = response.json()["Invoices"][0]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise BadGateway("The accounting ledger answered an unreadable invoice") from exc
+        if not isinstance(made, dict):  # session 30: `made["InvoiceID"]` / `.get` on a string or list was a 500
+            raise BadGateway("The accounting ledger answered an unreadable invoice")
+        return made
 
     # ---- invoices
     def create_invoice(self, invoice: dict, *, idempotency_key: str | None = None) -> dict:
@@ -267,14 +324,17 @@ class XeroLedger(LedgerProvider):
         }]}
         made = self._invoice_body(self._call("PUT", f"{ACCOUNTING}/Invoices", json=body,
                                              idempotency_key=idempotency_key))
-        return {"ledger_invoice_id": made["InvoiceID"], "status": made.get("Status", "DRAFT")}
+        ledger_id = made.get("InvoiceID")
+        if not ledger_id or not isinstance(ledger_id, str) or len(ledger_id) > TEXT_MAX:
+            raise unreadable("InvoiceID")  # session 30: a KeyError, a 500 on the push
+        return {"ledger_invoice_id": ledger_id, "status": _text(made.get("Status"), "Status", STATUS_MAX) or "DRAFT"}
 
     def set_status(self, ledger_invoice_id: str, status: str, *, idempotency_key: str | None = None) -> dict:
         body = {"Invoices": [{"InvoiceID": ledger_invoice_id, "Status": status}]}
         key = idempotency_key or _call_key("status", ledger_invoice_id, body)
         made = self._invoice_body(self._call("POST", f"{ACCOUNTING}/Invoices/{http.segment(ledger_invoice_id)}",
                                              json=body, idempotency_key=key))
-        return {"status": made.get("Status", status)}
+        return {"status": _text(made.get("Status"), "Status", STATUS_MAX) or status}
 
     def email_invoice(self, ledger_invoice_id: str, *, idempotency_key: str | None = None) -> None:
         key = idempotency_key or _call_key("email", ledger_invoice_id, {})
@@ -301,15 +361,32 @@ class XeroLedger(LedgerProvider):
 
     @staticmethod
     def _state(item: dict) -> dict:
+        """One invoice of GET /Invoices as the state base.py names; any field outside Xero's documented Invoice
+        (no `InvoiceID`, a list of records that are no objects, an amount or a date that cannot be read, a text
+        that is no string) is the 502 `unreadable` (session 30)."""
+        ledger_id = item.get("InvoiceID")
+        if not ledger_id or not isinstance(ledger_id, str) or len(ledger_id) > TEXT_MAX:
+            raise unreadable("InvoiceID")
+        contact = item.get("Contact")
+        if contact is not None and not isinstance(contact, dict):
+            raise unreadable("Contact")
         received, credited = _settled(item)
-        return {"ledger_invoice_id": item["InvoiceID"], "status": item.get("Status"),
-                "contact_name": (item.get("Contact") or {}).get("Name"), "currency": item.get("CurrencyCode"),
-                "total": _money(item.get("Total")), "amount_paid": received, "amount_credited": credited,
-                "amount_due": _money(item.get("AmountDue")),
-                "payments": [{"ledger_payment_id": p["PaymentID"], "date": xero_date(p.get("Date")),
-                              "amount": _money(p.get("Amount")), "reference": p.get("Reference"),
-                              "status": p.get("Status") or "AUTHORISED"}
-                             for p in item.get("Payments") or [] if p.get("PaymentID")]}
+        payments = []
+        for p in _items(item, "Payments"):
+            if not p.get("PaymentID"):
+                continue
+            day = xero_date(p.get("Date"))
+            if p.get("Date") and day is None:
+                raise unreadable("payment Date")
+            payments.append({"ledger_payment_id": _text(p["PaymentID"], "PaymentID"), "date": day,
+                             "amount": _money(p.get("Amount"), "payment Amount"),
+                             "reference": _text(p.get("Reference"), "payment Reference", 4000),
+                             "status": _text(p.get("Status"), "payment Status", STATUS_MAX) or "AUTHORISED"})
+        return {"ledger_invoice_id": ledger_id, "status": _text(item.get("Status"), "Status", STATUS_MAX),
+                "contact_name": _text((contact or {}).get("Name"), "Contact Name", 4000),
+                "currency": _text(item.get("CurrencyCode"), "CurrencyCode"),
+                "total": _money(item.get("Total"), "Total"), "amount_paid": received, "amount_credited": credited,
+                "amount_due": _money(item.get("AmountDue"), "AmountDue"), "payments": payments}
 
     def get_pdf(self, ledger_invoice_id: str) -> bytes:
         return self._call("GET", f"{ACCOUNTING}/Invoices/{http.segment(ledger_invoice_id)}",
@@ -321,9 +398,14 @@ class XeroLedger(LedgerProvider):
         for page in range(1, MAX_PAGES + 1):
             response = self._call("GET", f"{PAYROLL}/Employees", params={"page": page})
             employees = http.objects(http.json_object(response, NAME).get("Employees"), NAME, "employees")
-            people += [{"id": e["EmployeeID"], "email": (e.get("Email") or "").strip().lower() or None,
-                        "name": " ".join(p for p in (e.get("FirstName"), e.get("LastName")) if p)}
-                       for e in employees if e.get("EmployeeID") and e.get("Status") != "TERMINATED"]
+            # an e-mail or a name that is no string is none (session 30: `.strip` or the join raised, a 500 on the
+            # user-mapping sync); an id that is no string or number is no employee
+            people += [{"id": str(e["EmployeeID"]),
+                        "email": e["Email"].strip().lower() or None if isinstance(e.get("Email"), str) else None,
+                        "name": " ".join(p for p in (e.get("FirstName"), e.get("LastName")) if isinstance(p, str)
+                                         and p)}
+                       for e in employees if e.get("EmployeeID") and isinstance(e["EmployeeID"], (str, int))
+                       and not isinstance(e["EmployeeID"], bool) and e.get("Status") != "TERMINATED"]
             if len(employees) < PAGE_SIZE:
                 return people
         raise BadGateway("The accounting ledger answered too many pages of employees")

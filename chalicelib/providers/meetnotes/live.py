@@ -75,9 +75,37 @@ def _date(value) -> datetime | None:
 
 
 def _lines(value) -> str:
+    """`summary.action_items`: a String, or a list joined one item a line; anything else (an object, a number) is
+    none (session 30: it went to the meetings' text column, and the batch's write failed)."""
     if isinstance(value, list):
         return "\n".join(str(item) for item in value)
-    return value or ""
+    return value if isinstance(value, str) else ""
+
+
+def _text(value) -> str | None:
+    """A field documented as a String; one that is no string (a number, an object) is absent (session 30: `[:500]`
+    of a number, or an object bound to a text column, failed the batch's write)."""
+    return value if isinstance(value, str) else None
+
+
+MAX_ID = 100  # the meetings' id column (the provider's note id): a longer id is no note the sync can store
+
+
+def _duration(value) -> float | None:
+    """`duration`, a Float of minutes; absent (None) when it is no number, not finite or negative: a word, an
+    object, a boolean (session 30: it went to the Float column and the batch's write failed, or True was stored as
+    1 minute, NaN and Infinity as they came), as an unreadable attendee address is none. A numeric String is
+    read as its number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return None
+    return value
 
 
 def _keywords(value) -> list[str]:
@@ -116,8 +144,8 @@ def _seconds_until(value, now: float | None = None) -> float | None:
 
 def note_from(item: dict) -> dict:
     """One transcript as a note; ValueError when it is not one (not an object, no id, an unreadable date)."""
-    if not isinstance(item, dict) or item.get("id") in (None, ""):
-        raise ValueError("a transcript that is not an object with an id")
+    if not isinstance(item, dict) or item.get("id") in (None, "") or len(str(item["id"])) > MAX_ID:
+        raise ValueError("a transcript that is not an object with an id (of at most 100 characters)")
     summary = item.get("summary")
     summary = summary if isinstance(summary, dict) else {}
     attendees = []
@@ -128,12 +156,14 @@ def note_from(item: dict) -> dict:
         email = attendee.get("email")
         email = email.strip().lower() if isinstance(email, str) else ""  # an address that is no string is none
         if email:
-            attendees.append({"email": email, "name": attendee.get("displayName") or attendee.get("name")})
+            attendees.append({"email": email,
+                              "name": _text(attendee.get("displayName")) or _text(attendee.get("name"))})
     organizer = item.get("organizer_email")
     organizer = organizer if isinstance(organizer, str) else ""
-    return {"id": str(item["id"]), "title": item.get("title") or "Untitled meeting", "date": _date(item.get("date")),
-            "duration": item.get("duration"), "organizer_email": organizer.lower() or None,
-            "attendees": attendees, "overview": summary.get("overview") or "",
+    return {"id": str(item["id"]), "title": _text(item.get("title")) or "Untitled meeting",
+            "date": _date(item.get("date")), "duration": _duration(item.get("duration")),
+            "organizer_email": organizer.lower() or None,
+            "attendees": attendees, "overview": _text(summary.get("overview")) or "",
             "action_items": _lines(summary.get("action_items")),
             "keywords": _keywords(summary.get("keywords"))}
 

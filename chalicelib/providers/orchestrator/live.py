@@ -5,20 +5,22 @@ Sent: `Accept: application/json`, the caller's identity (`X-WMS-User-Id`, `X-WMS
 `Authorization: Bearer <ORCHESTRATOR_TOKEN>` when set,
 the JSON body (not on a GET) and the query parameters as given. Redirects are not followed.
 Answered: the upstream's status and JSON for 2xx and 4xx (`{}` for an empty body; a 429's JSON object gets
-`retry_after`, the Retry-After header as sent or None); BadGateway (502) for a 5xx, a 1xx or a 3xx, an answer
-that is not JSON, a connection failure, or a request that could not be built or sent (a ValueError /
-UnicodeError: the exception's type is named, never its text); GatewayTimeout (504) for a timeout. No call is
-retried.
+`retry_after`, the Retry-After header in whole seconds as providers.http reads it, or None when absent);
+BadGateway (502) for a 5xx, a 1xx or a 3xx, an answer that is not JSON, a connection failure, or a request that
+could not be built or sent (a ValueError / UnicodeError: the exception's type is named, never its text);
+GatewayTimeout (504) for a timeout. No call is retried.
 """
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 from urllib.parse import quote
 
 import requests
 
 from chalicelib.core.errors import BadGateway, GatewayTimeout, NotFound, ServiceUnavailable
+from chalicelib.providers import http
 
 log = logging.getLogger("wms.agents")
 # kept as they are in an identity header: printable ASCII but `%` (the escape itself); letters, digits and
@@ -79,7 +81,11 @@ class HttpOrchestrator:
         except ValueError as exc:
             raise BadGateway(f"The {what} answered a body that is not JSON") from exc
         if response.status_code == 429 and isinstance(data, dict):
-            data = {**data, "retry_after": response.headers.get("Retry-After")}
+            # whole seconds, as every adapter names them (providers.http.retry_after: seconds or an HTTP-date, 1 s
+            # when unreadable or not finite, never below 0); None when no Retry-After was sent. The raw header was
+            # answered as it came, a string, an HTTP-date or any text (session 30)
+            data = {**data, "retry_after": math.ceil(http.retry_after(response))
+                    if "Retry-After" in response.headers else None}
         return response.status_code, data
 
     def orchestrator(self, method: str, path: str, *, caller: dict, body: Any = None, params: dict | None = None):

@@ -37,12 +37,13 @@ be typed into Xero by hand, whose count is the same).
 """
 from __future__ import annotations
 
+import math
 from calendar import monthrange
 from datetime import date, timedelta
 from decimal import Decimal
 
 from chalicelib.core.errors import BadGateway
-from chalicelib.providers.http import segment, utf16_cut
+from chalicelib.providers.http import objects, segment, utf16_cut
 from chalicelib.providers.ledger.live import xero_date
 
 PAYROLL = "https://api.xero.com/payroll.xro/1.0"
@@ -53,6 +54,38 @@ def _body(response, key: str):
         return response.json()[key]
     except (ValueError, KeyError, TypeError) as exc:
         raise BadGateway(f"The leave ledger answered without {key}") from exc
+
+
+NAME = "The leave ledger"
+MAX_HOURS = 10 ** 8  # the balances' column is Numeric(10, 2)
+
+
+def _id(value) -> str:
+    """A leave type's id (a GUID string); one that is no string, or longer than the leave tables' 100 characters, is
+    the leave ledger's 502."""
+    if not isinstance(value, str) or len(value) > 100:
+        raise BadGateway("The leave ledger answered a leave type id that cannot be read")
+    return value
+
+
+def _name(value) -> str:
+    """A leave type's name; one that is no string (or none) reads "Leave"; cut to the tables' 200 characters."""
+    return value[:200] if isinstance(value, str) and value else "Leave"
+
+
+def _units(value) -> float:
+    """A balance's NumberOfUnits (a JSON number; absent is 0); anything else is the leave ledger's 502."""
+    if value is None or value == "":
+        return 0.0
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number) or abs(number) >= MAX_HOURS:
+        raise BadGateway("The leave ledger answered a leave balance that cannot be read")
+    return number
 
 
 STEP_DAYS = {"WEEKLY": 7, "FORTNIGHTLY": 14, "FOURWEEKLY": 28}
@@ -98,19 +131,29 @@ class XeroPayroll:
         return self.ledger._call(method, f"{PAYROLL}/{path}", **kwargs)
 
     def list_leave_types(self) -> list[dict]:
+        """PayItems' LeaveTypes; PayItems that is no object, LeaveTypes no list of objects, or an id that is no
+        string is the leave ledger's 502; a name that is no string reads "Leave", as an absent one (session 30: each
+        was an AttributeError, or the cache's write failed, a 500 on the route and the refresh job)."""
         items = _body(self._call("GET", "PayItems"), "PayItems") or {}
-        return [{"id": item["LeaveTypeID"], "name": item.get("Name") or "Leave",
+        if not isinstance(items, dict):
+            raise BadGateway("The leave ledger answered PayItems that are not an object")
+        leave_types = objects(items.get("LeaveTypes"), NAME, "leave types")
+        return [{"id": _id(item["LeaveTypeID"]), "name": _name(item.get("Name")),
                  "is_paid": bool(item.get("IsPaidLeave", True))}
-                for item in items.get("LeaveTypes") or [] if item.get("LeaveTypeID")
-                and item.get("CurrentRecord", True) is not False]
+                for item in leave_types if item.get("LeaveTypeID") and item.get("CurrentRecord", True) is not False]
 
     def leave_balances(self, employee_id: str) -> list[dict]:
+        """The employee's LeaveBalances; an employee or balances outside Employee's documented shape, or a
+        `NumberOfUnits` that is no finite number, is the leave ledger's 502 (session 30: float("abc"), `.get` on a
+        string: a 500 on the balances routes, and the refresh job ended)."""
         employees = _body(self._call("GET", f"Employees/{segment(employee_id)}"), "Employees") or []
+        employees = objects(employees, NAME, "employees")
         if not employees:
             raise BadGateway("The leave ledger does not know this employee")
-        return [{"leave_type_id": balance["LeaveTypeID"], "leave_type_name": balance.get("LeaveName") or "Leave",
-                 "balance_hours": float(balance.get("NumberOfUnits") or 0)}
-                for balance in employees[0].get("LeaveBalances") or [] if balance.get("LeaveTypeID")]
+        return [{"leave_type_id": _id(balance["LeaveTypeID"]), "leave_type_name": _name(balance.get("LeaveName")),
+                 "balance_hours": _units(balance.get("NumberOfUnits"))}
+                for balance in objects(employees[0].get("LeaveBalances"), NAME, "leave balances")
+                if balance.get("LeaveTypeID")]
 
     def create_leave_application(self, *, employee_id: str, leave_type_id: str, title: str, start_date: str,
                                  end_date: str, description: str | None = None,

@@ -3,14 +3,19 @@
 Sent: the JSON payload with `Authorization: Bearer <runner secret>`, `Accept: application/json` and
 `X-WMS-Run-Id: <run_id>`. Redirects are not followed. 2xx accepts the run and answers the runner's JSON object
 (`{}` for an empty body, a body that is not JSON or JSON that is not an object). A 429 (its Retry-After named in
-the message), any other status outside 2xx (3xx included), a timeout or a connection failure raise
-RunnerUnreachable; nothing is retried, and the run is then marked failed by the caller. The secret travels only
-in the header. The runner_url's host is checked again just before the call (`runner_host_problem`: a stored name
-may now resolve to the metadata service): refused, nothing is sent (RunnerUnreachable).
+the message in whole seconds, as providers.http reads it), any other status outside 2xx (3xx included), a timeout
+or a connection failure raise RunnerUnreachable; nothing is retried, and the run is then marked failed by the
+caller. The secret travels only in the header. The runner_url's host is checked again just before the call
+(`runner_host_problem`: a stored name may now resolve to the metadata service): refused, nothing is sent
+(RunnerUnreachable).
 """
 from __future__ import annotations
 
+import math
+
 import requests
+
+from chalicelib.providers import http
 
 from .base import RunnerUnreachable, runner_host_problem
 
@@ -33,7 +38,11 @@ class HttpRunner:
         except requests.RequestException as exc:
             raise RunnerUnreachable(f"the runner cannot be reached ({type(exc).__name__})") from exc
         if response.status_code == 429:
-            retry = response.headers.get("Retry-After", "?")
+            # whole seconds as every adapter names them (providers.http.retry_after); the raw header, any text the
+            # runner sent, went into the run's error (session 30)
+            if "Retry-After" not in response.headers:
+                raise RunnerUnreachable("the runner is rate limiting")
+            retry = math.ceil(http.retry_after(response))
             raise RunnerUnreachable(f"the runner is rate limiting (retry after {retry} s)")
         if not 200 <= response.status_code < 300:
             raise RunnerUnreachable(f"the runner answered HTTP {response.status_code}")

@@ -159,7 +159,7 @@ def test_live_failures(api, db, manager_of_tasks, live, reply, status, message):
     assert answer.status == status, answer
     assert message in answer.json["error"]
     if status == 429:
-        assert answer.json["upstream"]["retry_after"] == "7"
+        assert answer.json["upstream"]["retry_after"] == 7  # whole seconds, no longer the raw header (session 30)
 
 
 def test_live_without_a_url_is_503(api, db, manager_of_tasks, set_env):
