@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Optional, Union
 
-from pydantic import Field
+from pydantic import Field, ValidationError, WrapValidator
 
 from chalicelib.core.schemas import CalendarDate, Id, Input, IsoTimestamp, QueryFlag, Read, Search, Timestamp, choice
 from chalicelib.providers.ai.base import MEETING_CATEGORIES
@@ -14,8 +14,20 @@ PAGE_SIZE, PAGE_MAX = 20, 50  # document 3, Limits: meetings page
 Category = choice(*MEETING_CATEGORIES)
 EntityType = choice(*ENTITY_TYPES)
 ActionStatus = choice(*ACTION_STATUSES)
+
+
+def _one_error(value, handler):
+    """A value neither branch reads is one problem of the parameter itself: pydantic named each union branch
+    (`date_from.function-before[_calendar_date(), nullable[date]]`), a field no client can match (session 30)."""
+    try:
+        return handler(value)
+    except ValidationError:
+        raise ValueError("must be a date (YYYY-MM-DD) or an ISO 8601 timestamp (YYYY-MM-DDTHH:MM:SSZ)") from None
+
+
 # A date filter: a `YYYY-MM-DD` day (the whole day in ORG_TIMEZONE) or an exact ISO 8601 timestamp.
-DateOrTimestamp = Annotated[Union[CalendarDate, Timestamp], Field(union_mode="left_to_right")]
+DateOrTimestamp = Annotated[Union[CalendarDate, Timestamp], Field(union_mode="left_to_right"),
+                            WrapValidator(_one_error)]
 
 
 class MeetingListQuery(Input):

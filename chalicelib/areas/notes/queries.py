@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import String, cast, false, or_, select
 
-from chalicelib.core.errors import BadRequest, not_found
+from chalicelib.core.errors import BadRequest, NotFound, not_found
 from chalicelib.core.models import ACCESS_LEVELS, User
 from chalicelib.core.query import Page, in_scope, record_page, tree_ids
 from chalicelib.core.readers import seen_by
@@ -152,11 +152,15 @@ def readers(db, resource_type: str, resource_id: str, principals) -> set[str]:
 def load_note(ctx, note_id: str) -> Note:
     """The note if the caller may read it (its visibility, its record's visibility and tool): 404 otherwise. Without
     view on the record's tool the note is missing too (session 28): `load_resource`'s 403 named the tool, confirming
-    that the note exists and what it is on, where a missing id answers 404."""
+    that the note exists and what it is on, where a missing id answers 404. Nor does a note on a record out of the
+    caller's row scope answer that record's 404 ("Project not found"), session 30: it is "Note not found" too."""
     note = ctx.db.scalar(in_scope(select(Note).where(Note.id == note_id), visible(ctx.principal)))
     if note is None or not ctx.can(tool_for(note.resource_type), "view"):
         raise not_found("Note")
-    load_resource(ctx, note.resource_type, note.resource_id)
+    try:
+        load_resource(ctx, note.resource_type, note.resource_id)
+    except NotFound:  # its record out of the caller's scope: the note is missing too, not "Project not found"
+        raise not_found("Note") from None
     return note
 
 

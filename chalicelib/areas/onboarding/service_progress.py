@@ -132,7 +132,9 @@ def start(ctx, *, company_id: str, template_id: str | None) -> dict:
         raise Conflict("Onboarding has already started for this company")
     chosen = _template_for(ctx, company_id, template_id)
     if chosen is None:
-        raise BadRequest("No onboarding template: name one, set one on the client profile, or mark one default")
+        raise BadRequest("No onboarding template: name one, set one on the client profile, or mark one default",
+                         details=[{"field": "template_id", "message": "required: no template is on the client profile "
+                                                                 "or marked default"}])
     progress, _completed = _begin(ctx, company_id, chosen)
     return _settled_record(ctx, progress)
 

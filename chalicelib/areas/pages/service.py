@@ -34,7 +34,7 @@ def list_pages(ctx, *, query) -> ResultPage:
                     visible(ctx.principal))
     if query.entity_type or query.entity_id:
         if not (query.entity_type and query.entity_id):
-            raise BadRequest("entity_type and entity_id go together")
+            raise _unpaired(query.entity_type)
         stmt = stmt.where(Page.entity_type == query.entity_type, Page.entity_id == query.entity_id)
     if query.favourites:
         stmt = stmt.where(exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id))
@@ -102,7 +102,8 @@ def _check_parent(ctx, page: Page | None, parent_id: str) -> None:
         raise BadRequest("A proposal's page cannot hold sub-pages",
                          details=[{"field": "parent_id", "message": "is a proposal's content page"}])
     if page is not None and page.id in chain:
-        raise BadRequest("A page cannot be moved under itself or one of its sub-pages")
+        raise BadRequest("A page cannot be moved under itself or one of its sub-pages",
+                         details=[{"field": "parent_id", "message": "is the page itself or one of its sub-pages"}])
 
 
 def _check_proposal(ctx, proposal_id: str) -> None:
@@ -148,6 +149,13 @@ def _require_changeable(ctx, proposal_id: str) -> None:
     proposals_service.require_changeable_id(ctx, proposal_id)
 
 
+def _unpaired(entity_type: str | None) -> BadRequest:
+    """The 400 of an entity_type without its entity_id or the reverse, naming the one missing."""
+    missing = "entity_id" if entity_type else "entity_type"
+    return BadRequest("entity_type and entity_id go together",
+                      details=[{"field": missing, "message": f"required with {'entity_type' if entity_type else 'entity_id'}"}])
+
+
 def _check_no_parent(entity_type: str | None, parent_id: str | None) -> None:
     """A proposal's content page never has a parent: it is kept out of the page tree, where every pages:view holder
     saw the parent's children_count include a page that answered them 404."""
@@ -158,7 +166,7 @@ def _check_no_parent(entity_type: str | None, parent_id: str | None) -> None:
 
 def create_page(ctx, *, data) -> dict:
     if (data.entity_type is None) != (data.entity_id is None):
-        raise BadRequest("entity_type and entity_id go together")
+        raise _unpaired(data.entity_type)
     _check_no_parent(data.entity_type, data.parent_id)
     if data.entity_type == "proposal":
         _check_proposal(ctx, data.entity_id)

@@ -5,7 +5,7 @@ from collections import defaultdict
 
 from sqlalchemy import delete, select
 
-from chalicelib.core.errors import BadRequest, Conflict, Forbidden
+from chalicelib.core.errors import Conflict, Forbidden, bad_field
 from chalicelib.core.ids import is_uuid, new_id, utcnow
 from chalicelib.core.locks import lock_key, lock_row
 from chalicelib.core.models import User
@@ -25,7 +25,7 @@ def _client_id(value: str | None) -> str:
     if value is None:
         return new_id()
     if not is_uuid(value):
-        raise BadRequest("id must be a UUID")
+        raise bad_field("id", "must be a UUID")
     return str(value).lower()
 
 
