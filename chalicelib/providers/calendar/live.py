@@ -84,6 +84,49 @@ def _lifetime(value) -> float:
     return seconds if math.isfinite(seconds) else 3600.0
 
 
+EVENT_OBJECTS = ("start", "end", "organizer", "creator")  # Events resource: objects when present
+TEXTS = {"start": ("date", "dateTime", "timeZone"), "end": ("date", "dateTime", "timeZone"),
+         "organizer": ("email",), "creator": ("email",)}
+
+
+def _event_error(event: dict, what: str) -> CalendarError | None:
+    """An event as Google's Events resource has it (https://developers.google.com/workspace/calendar/api/v3/reference/
+    events#resource): `start`, `end`, `organizer`, `creator` objects whose dates, zone and e-mail are strings,
+    `attendees` a list of objects whose e-mail is a string, `id` a string. Anything else is the provider's failure
+    (502 naming the field; session 30: the calendar area's `start.get`, `(email or "").lower()` and
+    `dict(attendee)` on them were 500s on the event list, the invitation scan and the response route)."""
+    def wrong(field):
+        return CalendarError("Calendar provider answered an event outside its documented shape",
+                             detail=f"{what}: {field} cannot be read")
+
+    if not isinstance(event.get("id") or "", str):
+        return wrong("id")
+    for name in EVENT_OBJECTS:
+        value = event.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            return wrong(name)
+        for key in TEXTS[name]:
+            if not isinstance(value.get(key) or "", str):
+                return wrong(f"{name}.{key}")
+    attendees = event.get("attendees")
+    if attendees is not None:
+        if not isinstance(attendees, list) or not all(isinstance(a, dict) for a in attendees):
+            return wrong("attendees")
+        if not all(isinstance(a.get("email") or "", str) for a in attendees):
+            return wrong("attendees.email")
+    return None
+
+
+def _checked(event, what: str):
+    """`event` (None for an answer without a body) when it is in the Events resource's shape, else its 502."""
+    error = _event_error(event, what) if event is not None else None
+    if error is not None:
+        raise error
+    return event
+
+
 def clear_token_cache() -> None:
     with _lock:
         _tokens.clear()
@@ -208,28 +251,37 @@ class GoogleCalendar:
             if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
                 raise CalendarError("Calendar provider answered events that are not a list of objects",
                                     detail=f"from {time_min} to {time_max}")
-            events.extend(items)
-            if not body.get("nextPageToken"):
+            events.extend(_checked(item, f"event {index + 1} from {time_min} to {time_max}")
+                          for index, item in enumerate(items, start=len(events)))
+            token = body.get("nextPageToken")
+            if not token:
                 return events
-            params = {**params, "pageToken": body["nextPageToken"]}
+            if not isinstance(token, str):  # a string (session 30: any other value was sent back to Google as is)
+                raise CalendarError("Calendar provider answered a page token that cannot be read",
+                                    detail=f"from {time_min} to {time_max}")
+            params = {**params, "pageToken": token}
         # as the ledger's and the planner's bound: a listing cut short is a 502, never a partial list answered as whole
         raise CalendarError("Calendar provider answered too many pages of events",
                             detail=f"more than {MAX_PAGES} pages of {params['maxResults']} events from {time_min} "
                                    f"to {time_max}; ask for a shorter range")
 
     def get_event(self, user_email: str, calendar_id: str, event_id: str) -> dict:
-        return self._call("GET", user_email, self._events(calendar_id, event_id))
+        return _checked(self._call("GET", user_email, self._events(calendar_id, event_id)), "the event")
 
     def insert_event(self, user_email: str, calendar_id: str, event: dict) -> dict:
-        return self._call("POST", user_email, self._events(calendar_id), params={"sendUpdates": "all"}, json=event)
+        made = _checked(self._call("POST", user_email, self._events(calendar_id), params={"sendUpdates": "all"},
+                                   json=event), "the event made")
+        if not made or not made.get("id"):  # the leave integration keeps it (session 30: a KeyError or a TypeError)
+            raise CalendarError("Calendar provider answered no event id", detail="the event made")
+        return made
 
     def update_event(self, user_email: str, calendar_id: str, event_id: str, event: dict) -> dict:
-        return self._call("PUT", user_email, self._events(calendar_id, event_id), params={"sendUpdates": "all"},
-                          json=event)
+        return _checked(self._call("PUT", user_email, self._events(calendar_id, event_id),
+                                   params={"sendUpdates": "all"}, json=event), "the event updated")
 
     def patch_event(self, user_email: str, calendar_id: str, event_id: str, patch: dict) -> dict:
-        return self._call("PATCH", user_email, self._events(calendar_id, event_id), params={"sendUpdates": "all"},
-                          json=patch)
+        return _checked(self._call("PATCH", user_email, self._events(calendar_id, event_id),
+                                   params={"sendUpdates": "all"}, json=patch), "the event updated")
 
     def delete_event(self, user_email: str, calendar_id: str, event_id: str) -> None:
         self._call("DELETE", user_email, self._events(calendar_id, event_id), params={"sendUpdates": "all"})

@@ -21,6 +21,9 @@ class EnrichmentProvider(Protocol):
 def normalise_person(record: dict) -> dict:
     """The stored (normalised) form of a person record: the fields the service shows, PDL's names."""
     experience = record.get("experience") or []
+    experience = experience if isinstance(experience, list) else []  # a list (session 30: a dict's [0] was a 500)
+    skills = record.get("skills") or []
+    skills = skills if isinstance(skills, list) else []  # a list of strings (session 30: list(5) was a 500)
     current = next((e for e in experience if isinstance(e, dict) and e.get("is_primary")), None) or (
         experience[0] if experience and isinstance(experience[0], dict) else {})
     company = current.get("company") if isinstance(current.get("company"), dict) else {}
@@ -39,6 +42,6 @@ def normalise_person(record: dict) -> dict:
         "location_name": record.get("location_name"),
         "industry": record.get("industry"),
         "profile_url": profile,
-        "skills": list(record.get("skills") or [])[:30],
+        "skills": skills[:30],
         "likelihood": record.get("likelihood"),
     }

@@ -90,7 +90,11 @@ class PeopleDataLabs:
             body = response.json()
         except ValueError:
             body = {}
-        message = ((body.get("error") or {}).get("message") if isinstance(body, dict) else None) or ""
+        # PDL's error is `{"error": {"type", "message"}}`; one outside it (a string, a list) names no message
+        # (session 30: `.get` on it was a 500 on the enrich routes)
+        error = body.get("error") if isinstance(body, dict) else None
+        message = error.get("message") if isinstance(error, dict) else None
+        message = message if isinstance(message, str) else ""
         if response.status_code == 402:
             raise ServiceUnavailable("The enrichment provider's credits are exhausted (People Data Labs 402)")
         if response.status_code == 429:
@@ -124,4 +128,6 @@ class PeopleDataLabs:
             must.append({"term": {"job_company_name": _keyword(company)}})
         body = self._call("POST", "/person/search", json={"query": {"bool": {"must": must}}, "size": 1})
         records = (body or {}).get("data") or []
+        if not isinstance(records, list):  # a list of records (session 30: a record object's [0] was a 500)
+            raise BadGateway("The enrichment provider answered records that are not a list")
         return records[0] if records and isinstance(records[0], dict) else None

@@ -64,6 +64,7 @@ PAYROLL = "https://api.xero.com/payroll.xro/1.0"
 SCOPES = ("openid profile email offline_access accounting.invoices accounting.contacts "
           "accounting.settings.read payroll.employees payroll.settings.read")
 PAGE_SIZE = 100
+EMPLOYEE_ID_MAX = 100  # connections' user_mappings.ledger_id
 IDS_PER_CALL = 50
 MAX_PAGES = 100  # pages read in one listing at most (10 000 records); more is a 502, never an endless loop
 NAME = "The accounting ledger"
@@ -399,13 +400,15 @@ class XeroLedger(LedgerProvider):
             response = self._call("GET", f"{PAYROLL}/Employees", params={"page": page})
             employees = http.objects(http.json_object(response, NAME).get("Employees"), NAME, "employees")
             # an e-mail or a name that is no string is none (session 30: `.strip` or the join raised, a 500 on the
-            # user-mapping sync); an id that is no string or number is no employee
+            # user-mapping sync); an id that is no string or number, or past user_mappings.ledger_id's 100 characters
+            # (its upsert was a 500 on the sync), is no employee
             people += [{"id": str(e["EmployeeID"]),
                         "email": e["Email"].strip().lower() or None if isinstance(e.get("Email"), str) else None,
                         "name": " ".join(p for p in (e.get("FirstName"), e.get("LastName")) if isinstance(p, str)
                                          and p)}
                        for e in employees if e.get("EmployeeID") and isinstance(e["EmployeeID"], (str, int))
-                       and not isinstance(e["EmployeeID"], bool) and e.get("Status") != "TERMINATED"]
+                       and not isinstance(e["EmployeeID"], bool) and len(str(e["EmployeeID"])) <= EMPLOYEE_ID_MAX
+                       and e.get("Status") != "TERMINATED"]
             if len(employees) < PAGE_SIZE:
                 return people
         raise BadGateway("The accounting ledger answered too many pages of employees")

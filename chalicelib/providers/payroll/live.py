@@ -58,6 +58,7 @@ def _body(response, key: str):
 
 NAME = "The leave ledger"
 MAX_HOURS = 10 ** 8  # the balances' column is Numeric(10, 2)
+APPLICATION_ID_MAX = 200  # leave_requests.ledger_leave_application_id
 
 
 def _id(value) -> str:
@@ -170,18 +171,29 @@ class XeroPayroll:
                 application["LeavePeriods"] = periods
         created = _body(self._call("POST", "LeaveApplications", json=[application], idempotency_key=idempotency_key),
                         "LeaveApplications") or []
+        created = objects(created, NAME, "leave applications")
         if not created or not created[0].get("LeaveApplicationID"):
             raise BadGateway("The leave ledger answered no leave application id")
-        return created[0]["LeaveApplicationID"]
+        # a GUID string; one that is no string or past leave_requests' 200 characters could not be kept (session 30:
+        # the run's write failed, every outcome of the run lost)
+        made = created[0]["LeaveApplicationID"]
+        if not isinstance(made, str) or len(made) > APPLICATION_ID_MAX:
+            raise BadGateway("The leave ledger answered a leave application id that cannot be read")
+        return made
 
     def _pay_calendar(self, employee_id: str) -> tuple[str, date] | None:
         """`(CalendarType, StartDate)` of the employee's payroll calendar; None when there is none or it has no
-        StartDate."""
-        employees = _body(self._call("GET", f"Employees/{segment(employee_id)}"), "Employees") or []
+        StartDate. Employees or PayrollCalendars that are not lists of objects, or a PayrollCalendarID that is no
+        string, are the leave ledger's 502 (session 30: `.get` on a string, an "Unexpected error" of the leave job)."""
+        employees = objects(_body(self._call("GET", f"Employees/{segment(employee_id)}"), "Employees"), NAME,
+                            "employees")
         calendar_id = employees[0].get("PayrollCalendarID") if employees else None
         if not calendar_id:
             return None
-        calendars = _body(self._call("GET", f"PayrollCalendars/{segment(calendar_id)}"), "PayrollCalendars") or []
+        if not isinstance(calendar_id, str):
+            raise BadGateway("The leave ledger answered a payroll calendar id that cannot be read")
+        calendars = objects(_body(self._call("GET", f"PayrollCalendars/{segment(calendar_id)}"), "PayrollCalendars"),
+                            NAME, "payroll calendars")
         anchor = xero_date(calendars[0].get("StartDate")) if calendars else None
         if not anchor:
             return None

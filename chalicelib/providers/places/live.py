@@ -129,8 +129,14 @@ class NominatimPlaces:
             raise BadGateway("Place search answered an unexpected body" + (f": {message}" if message else ""))
         results = []
         for item in items[:MAX_RESULTS]:
-            if not isinstance(item, dict) or not item.get("display_name"):
+            # a result that is no object, or whose display_name is no string, is left out; an osm_type that is no
+            # string or an osm_id that is neither a number nor a string is not read (session 30: `[:1].upper()` on
+            # a number was a 500, and a label that is no string was cached and answered)
+            if not isinstance(item, dict) or not isinstance(item.get("display_name"), str) or not item["display_name"]:
                 continue
-            osm = f"{(item.get('osm_type') or '')[:1].upper()}{item.get('osm_id')}" if item.get("osm_id") else None
+            osm_type, osm_id = item.get("osm_type"), item.get("osm_id")
+            osm_type = osm_type if isinstance(osm_type, str) else ""
+            readable = isinstance(osm_id, (int, str)) and not isinstance(osm_id, bool)
+            osm = f"{osm_type[:1].upper()}{osm_id}" if readable and osm_id else None
             results.append({"id": osm or str(item.get("place_id")), "label": item["display_name"]})
         return results

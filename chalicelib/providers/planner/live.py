@@ -22,6 +22,12 @@ developer.productive.io/reference/resources/bookings):
   whose `note` holds the note sent (the note names the request; held, not equal, so that a note Productive
   answers wrapped as rich text still matches).
 - Errors are JSON:API `{errors: [{status, title, detail}]}`: the details (else titles) are the message.
+- An answer outside those documents' shapes is the provider's failure, a 502 naming what cannot be read, never a
+  500 (session 30): `data` that is not a list of resource objects (or, for a booking made, not one object), a
+  resource whose `attributes` is not an object, an id that is no string or number or longer than the column it
+  goes to (a person's 100 characters, a booking's 200), a `meta` that is not an object or a `total_pages` that is
+  no whole number (`int("abc")`, `.get` on a list: a 500 on the user-mapping sync, the leave booking's job an
+  "Unexpected error"). A person's e-mail or name that is no string reads as none, as the ledger's employees'.
 """
 from __future__ import annotations
 
@@ -65,6 +71,72 @@ def _document(response) -> dict:
     return body
 
 
+PERSON_ID_MAX = 100  # connections' user_mappings.planner_id
+BOOKING_ID_MAX = 200  # leave_requests.planner_booking_id
+
+
+def _resources(body: dict, what: str) -> list[dict]:
+    """A listing's `data`: JSON:API resource objects (none when absent), else a 502 naming `what`."""
+    return http.objects(body.get("data"), NAME, what)
+
+
+def _attributes(item: dict, what: str) -> dict:
+    """A resource's `attributes` (none when absent); one that is not an object is a 502."""
+    attributes = item.get("attributes")
+    if attributes is None:
+        return {}
+    if not isinstance(attributes, dict):
+        raise BadGateway(f"{NAME} answered {what} whose attributes are not an object")
+    return attributes
+
+
+def _id(value, what: str, limit: int) -> str:
+    """A resource id (JSON:API: a string; a number is read as its digits), at most `limit` characters; else a 502."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise BadGateway(f"{NAME} answered {what} whose id cannot be read")
+    return value
+
+
+def _text(value) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _to_one(item: dict, name: str) -> dict:
+    """The resource identifier of a to-one relationship `name` (`relationships.<name>.data`), {} when absent; a
+    relationship outside JSON:API's shape is a 502."""
+    relationships = item.get("relationships") or {}
+    relation = relationships.get(name) if isinstance(relationships, dict) else None
+    data = (relation.get("data") if isinstance(relation, dict) else relation) or {}
+    if not isinstance(relationships, dict) or not isinstance(data, dict):
+        raise BadGateway(f"{NAME} answered a relationship ({name}) that cannot be read")
+    return data
+
+
+def _total_pages(body: dict) -> int:
+    """`meta.total_pages`: 1 when absent (or 0, as before); a `meta` that is not an object or a count that is no
+    whole number ("abc", an object, true, 2.5, NaN, Infinity) is a 502."""
+    meta = body.get("meta")
+    if meta is None:
+        return 1
+    if not isinstance(meta, dict):
+        raise BadGateway(f"{NAME} answered paging (meta) that is not an object")
+    value = meta.get("total_pages")
+    if value is None or value == 0:
+        return 1
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            pass
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise BadGateway(f"{NAME} answered a page count (meta.total_pages) that cannot be read")
+    return value
+
+
 class ProductivePlanner(PlannerProvider):
     def __init__(self, *, api_token: str, organization_id: str | None, base_url: str | None = None) -> None:
         self.api_token, self.organization_id = api_token, organization_id
@@ -84,26 +156,30 @@ class ProductivePlanner(PlannerProvider):
 
     def verify(self) -> dict:
         body = _document(self._call("GET", "/organization_memberships", params={"include": "organization"}))
-        memberships = body.get("data") or []
+        memberships = _resources(body, "organisation memberships")
         if not memberships:
             raise BadRequest("The resource planner refused the token: it belongs to no organisation")
-        org = ((memberships[0].get("relationships") or {}).get("organization") or {}).get("data") or {}
-        names = {item.get("id"): (item.get("attributes") or {}).get("name")
-                 for item in body.get("included") or [] if item.get("type") == "organizations"}
-        self.organization_id = org.get("id")
-        return {"organization_id": org.get("id"), "org_name": names.get(org.get("id"))}
+        org = _to_one(memberships[0], "organization")
+        org_id = _id(org.get("id"), "an organisation", PERSON_ID_MAX) if org.get("id") is not None else None
+        names = {item.get("id"): _text(_attributes(item, "an organisation").get("name"))
+                 for item in http.objects(body.get("included"), NAME, "included resources")
+                 if item.get("type") == "organizations"}
+        self.organization_id = org_id
+        return {"organization_id": org_id, "org_name": names.get(org_id)}
 
     def list_people(self) -> list[dict]:
         people = []
         for page in range(1, MAX_PAGES + 1):
             body = _document(self._call("GET", "/people", params={**PEOPLE_FILTER, "page[number]": page,
                                                                    "page[size]": PAGE_SIZE}))
-            for item in body.get("data") or []:
-                attributes = item.get("attributes") or {}
-                people.append({"id": item["id"], "email": (attributes.get("email") or "").strip().lower() or None,
-                               "name": " ".join(p for p in (attributes.get("first_name"), attributes.get("last_name"))
-                                                if p)})
-            if page >= int((body.get("meta") or {}).get("total_pages") or 1):
+            for item in _resources(body, "people"):
+                attributes = _attributes(item, "a person")
+                email = _text(attributes.get("email"))
+                people.append({"id": _id(item.get("id"), "a person", PERSON_ID_MAX),
+                               "email": (email or "").strip().lower() or None,
+                               "name": " ".join(p for p in (_text(attributes.get("first_name")),
+                                                            _text(attributes.get("last_name"))) if p)})
+            if page >= _total_pages(body):
                 return people
         raise BadGateway("The resource planner answered too many pages of people")
 
@@ -119,10 +195,12 @@ class ProductivePlanner(PlannerProvider):
             **({"note": note} if note else {})},
             "relationships": relationships}}
         made = _document(self._call("POST", "/bookings", json=body))
-        booking_id = (made.get("data") or {}).get("id")
-        if not booking_id:
+        data = made.get("data") or {}
+        if not isinstance(data, dict):
+            raise BadGateway("The resource planner answered a booking that is not a resource object")
+        if not data.get("id"):
             raise BadGateway("The resource planner answered no booking id")
-        return {"id": str(booking_id)}
+        return {"id": _id(data["id"], "a booking", BOOKING_ID_MAX)}
 
     def find_booking(self, *, person_id: str, started_on: str, ended_on: str, note: str,
                      event_id: str | None = None) -> dict | None:
@@ -137,12 +215,12 @@ class ProductivePlanner(PlannerProvider):
             params["filter[event_id]"] = str(event_id)
         for page in range(1, MAX_PAGES + 1):
             body = _document(self._call("GET", "/bookings", params={**params, "page[number]": page}))
-            for item in body.get("data") or []:
-                attributes = item.get("attributes") or {}
+            for item in _resources(body, "bookings"):
+                attributes = _attributes(item, "a booking")
                 if ((attributes.get("started_on"), attributes.get("ended_on")) == (started_on, ended_on)
                         and note in str(attributes.get("note") or "") and item.get("id")):
-                    return {"id": str(item["id"])}
-            if page >= int((body.get("meta") or {}).get("total_pages") or 1):
+                    return {"id": _id(item["id"], "a booking", BOOKING_ID_MAX)}
+            if page >= _total_pages(body):
                 return None
         raise BadGateway("The resource planner answered too many pages of bookings")
 
