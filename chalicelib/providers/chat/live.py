@@ -71,7 +71,14 @@ class SlackChat:
             if "users_not_found" in str(exc):
                 return None
             raise
-        return (data.get("user") or {}).get("id")
+        # a User object whose id is a string (users.lookupByEmail); anything else is the provider's 502 (session 30:
+        # `.get` on a string was an AttributeError, the delivery failed with the exception's type)
+        user = data.get("user")
+        if user is None:
+            return None
+        if not isinstance(user, dict) or not isinstance(user.get("id"), (str, type(None))):
+            raise BadGateway("Team chat answered users.lookupByEmail with a user that cannot be read")
+        return user.get("id")
 
     def auth_test(self) -> dict:
         from chalicelib.core.errors import BadRequest
@@ -83,5 +90,12 @@ class SlackChat:
                                                      "token_revoked", "token_expired")):
                 raise BadRequest(f"Team chat refused the bot token: {exc.message.rsplit(': ', 1)[-1]}") from exc
             raise
-        return {"team": data.get("team"), "team_id": data.get("team_id"), "user_id": data.get("user_id"),
-                "bot_id": data.get("bot_id")}
+        # auth.test's `team` and `team_id` are strings: a name that is none is no name (a label), an id that cannot be
+        # read (no string, or past the 100 characters it is stored in) is the provider's 502 (session 30: a 500, or a
+        # 400 for a working token)
+        team_id = data.get("team_id")
+        if team_id is not None and (not isinstance(team_id, str) or len(team_id) > 100):
+            raise BadGateway("Team chat answered auth.test with a team_id that cannot be read")
+        team = data.get("team")
+        return {"team": team if isinstance(team, str) else None, "team_id": team_id,
+                "user_id": data.get("user_id"), "bot_id": data.get("bot_id")}
