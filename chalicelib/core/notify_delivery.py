@@ -254,13 +254,21 @@ def _claim(db, delivery_id: str) -> NotificationDelivery | str:
     return delivery
 
 
+EXTERNAL_ID_MAX = 200  # notification_deliveries.external_id
+
+
 def _record(db, delivery: NotificationDelivery | None, result: Outcome) -> str:
     """Write the outcome on the locked row (None: deleted meanwhile)."""
     if result.record is not None:
         result.record(db)
     if delivery is None or delivery.status in DONE:  # deleted, or a worker that took a stale claim over finished
         return delivery.status if delivery is not None else "missing"
-    delivery.status, delivery.error, delivery.external_id = result.status, result.error, result.external_id
+    # the provider's id of what it sent, kept when it is one (a string that fits `external_id`): the message went,
+    # so an id that cannot be read must not fail this write, which left the delivery `sending` for the drain to send
+    # again (session 30: a Slack `ts` of 201 characters)
+    external = result.external_id
+    external = external if isinstance(external, str) and len(external) <= EXTERNAL_ID_MAX else None
+    delivery.status, delivery.error, delivery.external_id = result.status, result.error, external
     if result.status == "sent":
         delivery.sent_at = utcnow()
     return delivery.status

@@ -62,7 +62,8 @@ class SlackChat:
         if blocks:
             body["blocks"] = blocks
         data = self._call("chat.postMessage", json=body)
-        return {"channel": data.get("channel", channel), "ts": data.get("ts")}
+        ts = data.get("ts")  # a string (chat.postMessage); anything else is no id of the message posted (session 30)
+        return {"channel": data.get("channel", channel), "ts": ts if isinstance(ts, str) else None}
 
     def lookup_user_by_email(self, email: str) -> str | None:
         try:
