@@ -50,6 +50,9 @@ def _sender(sender: str) -> tuple[str, str]:
     return ("MessagingServiceSid", sender) if _is_service(sender) else ("From", sender)
 
 
+SID_MAX = 100  # relationship_messages.provider_message_id
+
+
 class TwilioSms:
     def __init__(self, *, account_sid: str, auth_token: str, from_number: str, msgapp_from: str | None = None,
                  base_url: str = DEFAULT_BASE_URL, timeout: float = 10.0) -> None:
@@ -78,9 +81,15 @@ class TwilioSms:
         if response.status_code in (200, 201):
             try:
                 message = response.json()
-                return {"sid": message["sid"], "status": message.get("status") or "queued"}
-            except (ValueError, KeyError, TypeError) as exc:
+                sid, status = message["sid"], message.get("status")
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 raise BadGateway("The SMS provider's answer could not be read") from exc
+            # the Message resource's sid is a 34-character string and its status a short word. Twilio took the
+            # message (201): a sid that is no string or past the 100 characters it is kept in is no id (None), a
+            # status that cannot be read is `queued`, as an absent one (session 30: either failed the write after
+            # the send, and the message stayed `queued` for good)
+            return {"sid": sid if isinstance(sid, str) and 0 < len(sid) <= SID_MAX else None,
+                    "status": status if isinstance(status, str) and 0 < len(status) <= 20 else "queued"}
         try:
             error = response.json()
         except ValueError:
