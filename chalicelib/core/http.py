@@ -8,7 +8,8 @@
 It authenticates, checks `<tool>:<level>`, validates body and query with pydantic, runs the
 handler in one unit of work (commit on success, rollback on any exception), maps errors to the
 status and body of decisions.md section 4, serialises, and records the route's models for the
-OpenAPI document. Callbacks queued with `ctx.after_commit` (queue messages) run only after commit.
+OpenAPI document. Callbacks queued with `ctx.after_commit` (queue messages) run only after commit. The request
+runs within its deadline (core.timeutil.request_deadline), which bounds its provider calls (providers.http).
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from .db import UnitOfWork
 from .errors import BadRequest, Conflict, DomainError, Forbidden, NotFound, PayloadTooLarge
 from .schemas import model_of
 from .settings import get_settings
-from .timeutil import iso
+from .timeutil import iso, request_deadline
 
 log = logging.getLogger("wms.http")
 _app = None
@@ -512,7 +513,8 @@ def endpoint(
                     log.error("settings cannot load: %s", problem)
                     response = json_response({"error": f"The service is misconfigured: {problem}"}, 503)
                     return response
-                response = run(Context(uow=UnitOfWork(), request=request), request, path_params)
+                with request_deadline():  # the providers' calls stop in time for API Gateway's 29 s (timeutil)
+                    response = run(Context(uow=UnitOfWork(), request=request), request, path_params)
             finally:
                 response.headers["X-Request-Id"] = rid
                 log.info("request", extra={"status": response.status_code,

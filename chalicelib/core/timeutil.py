@@ -1,7 +1,11 @@
-"""The organisation's time zone: today, this week (Monday to Sunday), ISO formatting."""
+"""The organisation's time zone: today, this week (Monday to Sunday), ISO formatting; jobs' time budgets and a
+request's deadline."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -65,3 +69,27 @@ def in_batches(step, *, size: int, budget: TimeBudget) -> tuple[int, bool]:
             return done, False
         if budget.spent():
             return done, True
+
+
+REQUEST_SECONDS = 25.0
+"""How long a request may spend calling providers, from the endpoint decorator's start: API Gateway answers 504 at
+29 s (and each API function stops at 29 s, infra/areas.json), so what is left (4 s) is the database's, to roll back
+or commit and answer (session 30: docs/decisions/infra.md, "A request's deadline")."""
+_deadline: ContextVar[float | None] = ContextVar("wms_request_deadline", default=None)
+
+
+@contextmanager
+def request_deadline(seconds: float = REQUEST_SECONDS) -> Iterator[None]:
+    """Within it, `time_left()` counts down from `seconds` (`clock`, monotonic): the endpoint decorator sets it around
+    each request. Jobs set none, so their provider calls keep their own timeouts."""
+    token = _deadline.set(clock() + seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def time_left() -> float | None:
+    """Seconds left before the current request's deadline (0 or less once passed), or None outside a request."""
+    deadline = _deadline.get()
+    return None if deadline is None else deadline - clock()

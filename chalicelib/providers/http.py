@@ -1,7 +1,12 @@
 """HTTP to a provider through `requests`, with the error mapping of the live adapters (ledger, planner, payroll,
 ad platforms): unreachable -> 502, timeout -> 504, 429 -> wait `Retry-After` (when it is at most `max_wait`
 seconds) and retry once, else 503 naming when to retry; other answers are the caller's to read. Tokens never go
-into a message. An id placed in a URL path goes through `segment` (percent-encoded, one segment)."""
+into a message. An id placed in a URL path goes through `segment` (percent-encoded, one segment).
+
+Within a request (core.timeutil.request_deadline, set by the endpoint decorator) every call's timeout is cut to what
+is left of the request's deadline (`call_timeout`), no call is started with less than MIN_CALL_SECONDS left (504,
+`OutOfTime`), and a Retry-After wait that would not leave that much is not waited (503 naming when to retry). Jobs
+set no deadline: their calls keep their own timeouts and waits (session 30, docs/decisions/infra.md)."""
 from __future__ import annotations
 
 import logging
@@ -13,6 +18,7 @@ from urllib.parse import quote
 
 import requests
 
+from chalicelib.core import timeutil
 from chalicelib.core.errors import BadGateway, BadRequest, GatewayTimeout, ServiceUnavailable
 
 sleep = time.sleep  # tests replace it
@@ -78,6 +84,50 @@ def rate_limited(name: str, wait: float) -> ServiceUnavailable:
     return ServiceUnavailable(f"{name} is rate limiting requests; retry after {seconds} s", extra={"retry_after": seconds})
 
 
+MIN_CALL_SECONDS = 1.0
+"""The least time left of a request's deadline with which a provider call is started (or a Retry-After waited)."""
+CONNECT_SECONDS = 3.05
+"""A call's connect timeout within a request (requests' advice: a little over a multiple of TCP's 3 s retransmission
+window); the read timeout gets the rest of the time left, so that the two together stay within it."""
+
+
+class OutOfTime(requests.Timeout):
+    """No time is left of the request's deadline for another provider call. A requests.Timeout, so that each adapter
+    calling `requests` itself answers it as its own timeout (504), as it answers a provider that did not answer."""
+
+
+def call_timeout(timeout):
+    """The `timeout` (seconds, or requests' (connect, read) pair) of a provider call: as it is in a job, and in a
+    request whose time left holds it whole (connect and read); else a (connect, read) pair whose sum is the time
+    left of the request's deadline (connect at most CONNECT_SECONDS and half of it), each no longer than
+    `timeout`'s. OutOfTime when less than MIN_CALL_SECONDS are left. Called inside the adapter's `try` around its
+    `requests` call."""
+    left = timeutil.time_left()
+    if left is None:
+        return timeout
+    if left < MIN_CALL_SECONDS:
+        raise OutOfTime(f"the request's {timeutil.REQUEST_SECONDS:g} s for provider calls are spent")
+    connect, read = timeout if isinstance(timeout, tuple) else (timeout, timeout)
+    if connect + read <= left:
+        return timeout
+    connect = min(connect, CONNECT_SECONDS, left / 2)
+    return connect, min(read, left - connect)
+
+
+def wait_fits(wait: float) -> bool:
+    """Whether waiting `wait` seconds (a Retry-After) still leaves MIN_CALL_SECONDS of the request's deadline for
+    the call that follows; always in a job."""
+    left = timeutil.time_left()
+    return left is None or left - wait >= MIN_CALL_SECONDS
+
+
+def timed_out(name: str, exc: requests.Timeout) -> GatewayTimeout:
+    """The 504 of a call that timed out, or that was not made because the request's deadline left no time."""
+    if isinstance(exc, OutOfTime):
+        return GatewayTimeout(f"{name} was not called: {exc}")
+    return GatewayTimeout(f"{name} did not answer in time")
+
+
 def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 20.0, wait_of=None, **kwargs):
     """The response of the request (any status but 429); 429 handled as the module docstring says. `wait_of`
     (default `retry_after`) gives the seconds a 429 asks to wait, or None when that 429 is no rate limit (a
@@ -85,15 +135,15 @@ def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 
     wait_of = wait_of or retry_after
     for attempt in (1, 2):
         try:
-            response = requests.request(method, url, timeout=timeout, **kwargs)
+            response = requests.request(method, url, timeout=call_timeout(timeout), **kwargs)
         except requests.Timeout as exc:
-            raise GatewayTimeout(f"{name} did not answer in time") from exc
+            raise timed_out(name, exc) from exc
         except requests.RequestException as exc:
             raise unreachable(name, exc) from exc
         wait = wait_of(response) if response.status_code == 429 else None
         if wait is None:
             return response
-        if attempt == 2 or wait > max_wait:
+        if attempt == 2 or wait > max_wait or not wait_fits(wait):
             raise rate_limited(name, wait)
         sleep(wait)
     raise AssertionError("unreachable")

@@ -283,7 +283,7 @@ class GoogleAds:
                 continue
             if response.status_code == 429:
                 wait = google_retry_delay(response)
-                if waited or wait > self.max_wait:
+                if waited or wait > self.max_wait or not http.wait_fits(wait):  # or past the request's deadline
                     raise http.rate_limited(self.NAME, wait)
                 waited = True
                 http.sleep(wait)

@@ -47,7 +47,7 @@ import time
 import jwt
 import requests
 
-from chalicelib.providers.http import segment
+from chalicelib.providers.http import call_timeout, segment
 
 from .base import CalendarError, team_calendar_id, with_own_response
 
@@ -156,7 +156,7 @@ class GoogleCalendar:
         if cached and not fresh and cached[1] > time.time():
             return cached[0]
         try:
-            response = requests.post(self.token_url, timeout=self.timeout, data={
+            response = requests.post(self.token_url, timeout=call_timeout(self.timeout), data={
                 "grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": self._assertion(user_email)})
         except requests.RequestException as exc:
             raise _transport_error(exc) from exc
@@ -207,7 +207,7 @@ class GoogleCalendar:
         for attempt in (1, 2):
             token = self._token(user_email, fresh=attempt == 2)
             try:
-                response = requests.request(method, url, params=params, json=json, timeout=self.timeout,
+                response = requests.request(method, url, params=params, json=json, timeout=call_timeout(self.timeout),
                                             headers={"Authorization": f"Bearer {token}"})
             except requests.RequestException as exc:
                 raise _transport_error(exc) from exc

@@ -25,7 +25,7 @@ from email.utils import parsedate_to_datetime
 
 import requests
 
-from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, ServiceUnavailable
 from chalicelib.providers import http as provider_http
 
 DEFAULT_BASE_URL = "https://api.peopledatalabs.com/v5"
@@ -79,9 +79,9 @@ class PeopleDataLabs:
         headers = {"X-Api-Key": self.api_key, "Accept": "application/json"}
         try:
             response = requests.request(method, f"{self.base_url}{path}", params=params, json=json, headers=headers,
-                                        timeout=self.timeout)
+                                        timeout=provider_http.call_timeout(self.timeout))
         except requests.Timeout as exc:
-            raise GatewayTimeout("The enrichment provider did not answer in time") from exc
+            raise provider_http.timed_out("The enrichment provider", exc) from exc
         except requests.RequestException as exc:
             raise BadGateway("The enrichment provider could not be reached") from exc
         if response.status_code == 404:

@@ -20,7 +20,8 @@ from email.utils import formataddr, parseaddr
 
 from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
-from chalicelib.core.aws import client
+from chalicelib.core import timeutil
+from chalicelib.core.aws import CONNECT_TIMEOUT, READ_TIMEOUT, client
 from chalicelib.core.errors import BadGateway, GatewayTimeout
 from chalicelib.providers.http import unreachable
 
@@ -64,6 +65,10 @@ class SESMail:
             kwargs["ReplyToAddresses"] = [ses_address(reply_to)]
         if self.configuration_set:
             kwargs["ConfigurationSetName"] = self.configuration_set
+        left = timeutil.time_left()  # within a request: SES's client cannot be given a shorter timeout per call
+        if left is not None and left < CONNECT_TIMEOUT + READ_TIMEOUT:
+            raise GatewayTimeout(f"E-mail provider was not called: less than {CONNECT_TIMEOUT + READ_TIMEOUT} s are "
+                                 "left of the request's time for provider calls")
         try:
             answer = client("sesv2").send_email(**kwargs)
         except ClientError as exc:

@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 
 import requests
 
-from chalicelib.core.errors import BadGateway, GatewayTimeout, NotFound
+from chalicelib.core.errors import BadGateway, NotFound
 from chalicelib.providers import http as provider_http
 
 from .base import PAGE_SIZE
@@ -187,11 +187,12 @@ class FirefliesNotes:
 
     def _query(self, query: str, variables: dict) -> dict:
         try:
-            response = requests.post(self.url, json={"query": query, "variables": variables}, timeout=self.timeout,
+            response = requests.post(self.url, json={"query": query, "variables": variables},
+                                     timeout=provider_http.call_timeout(self.timeout),
                                      headers={"Authorization": f"Bearer {self.api_key}",
                                               "Content-Type": "application/json"})
         except requests.Timeout as exc:
-            raise GatewayTimeout("Meeting notes provider timed out") from exc
+            raise provider_http.timed_out("Meeting notes provider", exc) from exc
         except requests.RequestException as exc:  # its text (host, port, URL) is the log's, never the caller's
             raise provider_http.unreachable("Meeting notes provider", exc) from exc
         try:

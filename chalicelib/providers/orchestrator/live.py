@@ -64,7 +64,10 @@ class HttpOrchestrator:
     def _call(self, what: str, url: str, method: str, *, caller: dict, body: Any, params: dict | None):
         try:
             response = requests.request(method, url, json=body if method != "GET" else None, params=params or None,
-                                        headers=self._headers(caller), timeout=self.timeout, allow_redirects=False)
+                                        headers=self._headers(caller), timeout=http.call_timeout(self.timeout),
+                                        allow_redirects=False)
+        except http.OutOfTime as exc:
+            raise http.timed_out(f"The {what}", exc) from exc
         except requests.Timeout as exc:
             raise GatewayTimeout(f"The {what} did not answer within {self.timeout:g} s") from exc
         except requests.RequestException as exc:

@@ -39,7 +39,7 @@ from datetime import timedelta
 
 import requests
 
-from chalicelib.core.errors import BadGateway, GatewayTimeout
+from chalicelib.core.errors import BadGateway
 from chalicelib.providers import http as provider_http
 
 from .base import MAX_RESULTS
@@ -68,7 +68,7 @@ def _reserve_turn() -> float:
         now = utcnow()
         turn = now if row is None else max(now, row.cached_at + timedelta(seconds=MIN_INTERVAL))
         wait = (turn - now).total_seconds()
-        if wait > MAX_WAIT:
+        if wait > MAX_WAIT or not provider_http.wait_fits(wait):  # or past the request's deadline (session 30)
             raise provider_http.rate_limited("Place search", wait)
         if row is None:
             insert_ignore(db, PlaceSearchCache, {"key": TURN_KEY, "results": [], "cached_at": turn},
@@ -109,10 +109,10 @@ class NominatimPlaces:
             params["countrycodes"] = country
         _throttle()
         try:
-            response = requests.get(self.url, params=params, timeout=self.timeout,
+            response = requests.get(self.url, params=params, timeout=provider_http.call_timeout(self.timeout),
                                     headers={"User-Agent": self.user_agent, "Accept-Language": "en"})
         except requests.Timeout as exc:
-            raise GatewayTimeout("Place search timed out") from exc
+            raise provider_http.timed_out("Place search", exc) from exc
         except requests.RequestException as exc:  # its text (host, port, URL) is the log's, never the caller's
             raise provider_http.unreachable("Place search", exc) from exc
         if response.status_code == 429:

@@ -31,8 +31,10 @@ class HttpRunner:
         headers = {"Authorization": f"Bearer {secret}", "Content-Type": "application/json",
                    "Accept": "application/json", "X-WMS-Run-Id": str(payload.get("run_id", ""))}
         try:
-            response = requests.post(runner_url, json=payload, headers=headers, timeout=self.timeout,
+            response = requests.post(runner_url, json=payload, headers=headers, timeout=http.call_timeout(self.timeout),
                                      allow_redirects=False)
+        except http.OutOfTime as exc:
+            raise RunnerUnreachable(f"the runner was not called: {exc}") from exc
         except requests.Timeout as exc:
             raise RunnerUnreachable(f"the runner did not answer within {self.timeout:g} s") from exc
         except requests.RequestException as exc:

@@ -18,7 +18,7 @@ import re
 
 import requests
 
-from chalicelib.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, ServiceUnavailable
 from chalicelib.providers import http as provider_http
 
 DEFAULT_BASE_URL = "https://api.twilio.com"
@@ -73,9 +73,10 @@ class TwilioSms:
         if media_url:
             data.append(("MediaUrl", media_url))
         try:
-            response = requests.post(self.url, data=data, auth=self.auth, timeout=self.timeout)
+            response = requests.post(self.url, data=data, auth=self.auth,
+                                     timeout=provider_http.call_timeout(self.timeout))
         except requests.Timeout as exc:
-            raise GatewayTimeout("The SMS provider did not answer in time") from exc
+            raise provider_http.timed_out("The SMS provider", exc) from exc
         except requests.RequestException as exc:
             raise BadGateway("The SMS provider could not be reached") from exc
         if response.status_code in (200, 201):
