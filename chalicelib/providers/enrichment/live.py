@@ -18,6 +18,7 @@ of at least 10^9 as epoch seconds (a smaller number as seconds); when unreadable
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 from datetime import datetime, timezone
@@ -64,6 +65,19 @@ def _retry_seconds(response) -> int:
     return max(1, math.ceil(wait))
 
 
+def _finite(text: str) -> float | None:
+    number = float(text)
+    return number if math.isfinite(number) else None
+
+
+def _json(content: bytes):
+    """PDL's answer as JSON (RFC 8259), whose numbers are finite: `NaN`, `Infinity` and `-Infinity` (no JSON, which
+    Python's reader takes) and a number past a float's range (1e400, read as infinity) cannot be read, and are null.
+    The record is stored whole in a JSON column, which Postgres refuses with them: the store failed after the credit
+    was spent, and each retry spent another (session 30)."""
+    return json.loads(content, parse_constant=lambda _: None, parse_float=_finite)
+
+
 def _keyword(text: str) -> str:
     """A query value for one of PDL's lower-case keyword fields."""
     return " ".join(text.split()).lower()
@@ -87,7 +101,7 @@ class PeopleDataLabs:
         if response.status_code == 404:
             return None
         try:
-            body = response.json()
+            body = _json(response.content)
         except ValueError:
             body = {}
         # PDL's error is `{"error": {"type", "message"}}`; one outside it (a string, a list) names no message
