@@ -8,6 +8,33 @@ from chalicelib.core.errors import BadGateway
 
 EDIT_MODES = ("edit", "rewrite", "generate")
 MEETING_CATEGORIES = ("client", "sales", "internal", "standup", "one_on_one", "interview", "other")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """An answer's text as a column and a strict JSON reader take it (session 30): NUL characters dropped (Postgres
+    text refuses them: the write failed) and lone surrogates (a `\\ud800` escape in the answer's JSON, which
+    json.loads keeps; the UTF-8 encoding of the write failed) replaced by U+FFFD. A surrogate pair's escape is read
+    as its one character, so every surrogate left is a lone one."""
+    return _SURROGATE.sub("\ufffd", text.replace("\x00", ""))
+
+
+def clean_value(value):
+    """A JSON answer (as json.loads made it: its lists and objects are the caller's own) with every string value
+    cleaned as `clean_text`, in place; iterative, so an answer as deep as json.loads reads cannot overflow the stack
+    here. Keys are left as they are: no key is stored."""
+    if isinstance(value, str):
+        return clean_text(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (dict, list)):
+            for key, child in (item.items() if isinstance(item, dict) else enumerate(item)):
+                if isinstance(child, str):
+                    item[key] = clean_text(child)
+                elif isinstance(child, (dict, list)):
+                    stack.append(child)
+    return value
 
 
 class AIProvider(ABC):
@@ -46,15 +73,21 @@ def check_meeting_analysis(result: dict, attendees: list[dict]) -> dict:
     if not isinstance(result, dict) or result.get("category") not in MEETING_CATEGORIES:
         raise BadGateway("AI meeting analysis failed: the category must be one of " + ", ".join(MEETING_CATEGORIES))
     emails = {(a.get("email") or "").lower() for a in attendees}
+    listed = result.get("action_items")
+    if listed is not None and not isinstance(listed, list):  # session 30: a number or a boolean was a TypeError,
+        # which the meetings sync does not catch (its whole batch failed); a string or an object was read item by item
+        raise BadGateway("AI meeting analysis failed: action_items must be a list")
     items = []
-    for item in result.get("action_items") or []:
-        if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].strip():
+    for item in listed or []:
+        text = clean_text(item["text"]).strip() if isinstance(item, dict) and isinstance(item.get("text"), str) else ""
+        if not text:
             raise BadGateway("AI meeting analysis failed: each action item needs a text")
         email = item.get("assignee_email")
         if email is not None and not isinstance(email, str):  # session 29: 5 or a list raised AttributeError, which
             raise BadGateway("AI meeting analysis failed: an action item's assignee_email must be a string or null")
         email = (email or "").lower() or None  # the meetings sync does not catch: its whole run failed
-        items.append({"text": item["text"].strip()[:2000], "assignee_email": email if email in emails else None})
+        # the text cleaned (session 30): a NUL or a lone surrogate failed the write of the batch's action items
+        items.append({"text": text[:2000], "assignee_email": email if email in emails else None})
     return {"category": result["category"], "action_items": items[:50]}
 
 
@@ -63,12 +96,15 @@ def sentence_count(text: str) -> int:
 
 
 def check_project_summary(result: dict) -> dict:
-    """The contract of a project summary; a provider answer outside it is a failed generation (502)."""
+    """The contract of a project summary; a provider answer outside it is a failed generation (502). Its texts are
+    cleaned (`clean_text`, session 30: a NUL in the summary was a 400 to the caller, a lone surrogate a 500)."""
     summary = result.get("summary") if isinstance(result, dict) else None
     recommendations = result.get("recommendations") if isinstance(result, dict) else None
-    if not isinstance(summary, str) or not 3 <= sentence_count(summary) <= 5:
+    summary = clean_text(summary).strip() if isinstance(summary, str) else None
+    if summary is None or not 3 <= sentence_count(summary) <= 5:
         raise BadGateway("AI summary generation failed: the summary must have 3 to 5 sentences")
-    if (not isinstance(recommendations, list) or not 2 <= len(recommendations) <= 3
-            or not all(isinstance(r, str) and r.strip() for r in recommendations)):
+    if isinstance(recommendations, list):
+        recommendations = [clean_text(r).strip() if isinstance(r, str) else None for r in recommendations]
+    if not isinstance(recommendations, list) or not 2 <= len(recommendations) <= 3 or not all(recommendations):
         raise BadGateway("AI summary generation failed: 2 to 3 recommendations are required")
-    return {"summary": summary.strip(), "recommendations": [r.strip() for r in recommendations]}
+    return {"summary": summary, "recommendations": recommendations}

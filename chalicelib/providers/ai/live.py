@@ -30,11 +30,17 @@ import json
 import math
 import re
 
-
 from chalicelib.core.errors import BadGateway
 from chalicelib.providers import http
 
-from .base import MEETING_CATEGORIES, AIProvider, check_meeting_analysis, check_project_summary
+from .base import (
+    MEETING_CATEGORIES,
+    AIProvider,
+    check_meeting_analysis,
+    check_project_summary,
+    clean_text,
+    clean_value,
+)
 
 SUMMARY_PROMPT = (
     "You summarise agency projects for their managers. Answer with a JSON object "
@@ -66,17 +72,18 @@ def _message(response) -> str:
         return ""
     try:
         error = response.json().get("error")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):  # RecursionError: a body nested too deep to read
         return ""
     message = error.get("message") if isinstance(error, dict) else error
-    return f": {str(message)[:300]}" if message else ""
+    # cleaned (session 30): a NUL in it failed the write of a failed research brief's error (a 400 to the caller)
+    return f": {clean_text(str(message)[:300])}" if message else ""
 
 
 def _quota_refused(response) -> bool:
     """A 429 whose `error.code` or `error.type` is `insufficient_quota`: the account is out of credit."""
     try:
         error = response.json().get("error")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return False
     return isinstance(error, dict) and "insufficient_quota" in (error.get("code"), error.get("type"))
 
@@ -116,6 +123,17 @@ def _rate_limit_wait(response) -> float | None:
     return max(known) if known else 1.0
 
 
+def _json_answer(content: str, job: str):
+    """The JSON value of a JSON job's answer, its strings cleaned (base.clean_value: no NUL, no lone surrogate);
+    502 when it is not JSON or nested too deep (session 30: json.loads' RecursionError on `[[[[...` was a 500, and
+    failed the meetings sync's batch)."""
+    try:
+        value = json.loads(content)
+    except (ValueError, RecursionError) as exc:
+        raise BadGateway(f"{job} failed: the answer was not JSON") from exc
+    return clean_value(value)
+
+
 class LiveAI(AIProvider):
     def __init__(self, *, base_url: str, api_key: str, model: str, timeout: float = 30.0) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
@@ -139,17 +157,21 @@ class LiveAI(AIProvider):
             choice = response.json()["choices"][0]
             message = choice["message"]
             content, refusal, finish = message.get("content"), message.get("refusal"), choice.get("finish_reason")
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
+            # RecursionError (session 30): a body nested deeper than json.loads reads was a 500
             raise BadGateway("AI provider answer could not be read") from exc
         if isinstance(refusal, str) and refusal.strip():
-            raise BadGateway(f"AI provider refused: {refusal.strip()[:300]}")
+            # cleaned (session 30): a NUL or a lone surrogate failed the write of a failed research brief's error
+            raise BadGateway(f"AI provider refused: {clean_text(refusal.strip()[:300])}")
         if finish == "content_filter":
             raise BadGateway("AI provider withheld the answer (content filter)")
         if finish == "length" and (max_tokens is None or json_mode):
             raise BadGateway("AI provider answer was cut off (length)")
         if not isinstance(content, str):
             raise BadGateway("AI provider answer had no text")
-        return content
+        # no NUL and no lone surrogate (session 30): a copilot answer carrying one was answered as JSON a strict
+        # reader refuses (the service's own response check among them)
+        return clean_text(content)
 
     def project_summary(self, facts: dict) -> dict:
         content = self.chat(
@@ -157,19 +179,12 @@ class LiveAI(AIProvider):
              {"role": "user", "content": json.dumps(facts, default=str)}],
             json_mode=True,
         )
-        try:
-            result = json.loads(content)
-        except ValueError as exc:
-            raise BadGateway("AI summary generation failed: the answer was not JSON") from exc
-        return check_project_summary(result)
+        return check_project_summary(_json_answer(content, "AI summary generation"))
 
     def research_brief(self, page: dict) -> dict:
         content = self.chat([{"role": "system", "content": RESEARCH_PROMPT},
                              {"role": "user", "content": json.dumps(page, default=str)[:24000]}], json_mode=True)
-        try:
-            result = json.loads(content)
-        except ValueError as exc:
-            raise BadGateway("AI research brief failed: the answer was not JSON") from exc
+        result = _json_answer(content, "AI research brief")
         if not isinstance(result, dict):
             raise BadGateway("AI research brief failed: the answer was not a JSON object")
         return result
@@ -198,11 +213,7 @@ class LiveAI(AIProvider):
                              {"role": "user", "content": json.dumps({"title": title, "summary": summary,
                                                                      "action_items": action_items,
                                                                      "attendees": attendees})}], json_mode=True)
-        try:
-            result = json.loads(content)
-        except ValueError as exc:
-            raise BadGateway("AI meeting analysis failed: the answer was not JSON") from exc
-        return check_meeting_analysis(result, attendees)
+        return check_meeting_analysis(_json_answer(content, "AI meeting analysis"), attendees)
 
     FIGURES_PROMPT = ("You answer an agency client's question about its advertising and store performance. Use only "
                       "the figures given as JSON (the period, each metric with its prior-period value, change and "
