@@ -245,8 +245,15 @@ def _fetch(session, url: str, *, max_bytes: int, timeout, max_redirects: int, us
     current = url
     for hop in range(max_redirects + 1):
         check_public_web_url(current)
+        # the whole fetch within `deadline`, its redirects too (session 30: each hop had its own full timeouts, so a
+        # site redirecting slowly held the fetch four times over): no hop starts once it has passed, and each hop's
+        # connect and read timeouts are cut to what is left
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise FetchFailed("the site did not answer in time")
         try:
-            response = session.get(current, timeout=timeout, allow_redirects=False, stream=True,
+            response = session.get(current, timeout=(min(timeout[0], left), min(timeout[1], left)),
+                                   allow_redirects=False, stream=True,
                                    headers={"User-Agent": user_agent, "Accept": "text/html,*/*;q=0.5"})
         except requests.Timeout as exc:
             raise FetchFailed("the site did not answer in time") from exc
