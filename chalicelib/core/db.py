@@ -282,9 +282,12 @@ class UnitOfWork:
     def commit(self) -> None:
         self.session.commit()
         callbacks, self._after_commit = self._after_commit, []
+        from .timeutil import no_deadline
+
         for callback in callbacks:
             try:
-                callback()
+                with no_deadline():  # work after the commit is not the request's: no deadline (timeutil)
+                    callback()
             except Exception:  # noqa: BLE001 - the data is committed; a failed send is logged, not a 500
                 logging.getLogger("wms.db").exception("after-commit callback failed")
 

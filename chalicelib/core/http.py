@@ -508,12 +508,14 @@ def endpoint(
             logs.bind(request_id=rid, route=route)
             response = json_response({"error": "Internal server error"}, 500)
             try:
-                problem = _settings_problem()
-                if problem is not None:
-                    log.error("settings cannot load: %s", problem)
-                    response = json_response({"error": f"The service is misconfigured: {problem}"}, 503)
-                    return response
-                with request_deadline():  # the providers' calls stop in time for API Gateway's 29 s (timeutil)
+                # the providers' calls stop in time for API Gateway's 29 s (timeutil), counted from here: the
+                # settings' first load (a secret read) is the request's time too
+                with request_deadline():
+                    problem = _settings_problem()
+                    if problem is not None:
+                        log.error("settings cannot load: %s", problem)
+                        response = json_response({"error": f"The service is misconfigured: {problem}"}, 503)
+                        return response
                     response = run(Context(uow=UnitOfWork(), request=request), request, path_params)
             finally:
                 response.headers["X-Request-Id"] = rid

@@ -89,6 +89,20 @@ def request_deadline(seconds: float = REQUEST_SECONDS) -> Iterator[None]:
         _deadline.reset(token)
 
 
+@contextmanager
+def no_deadline() -> Iterator[None]:
+    """Within it there is no request deadline (`time_left()` is None): the work a request leaves for after its
+    commit (core.db.UnitOfWork.commit's callbacks) keeps its calls' own timeouts, as a job's do. Bounding it by
+    the request's deadline made its provider calls fail once the time was spent, and those failures were recorded
+    as the work's own (a meetings sync-now storing notes unanalysed for good, a portal sync marking connections
+    failed and telling the manager; session 30's review)."""
+    token = _deadline.set(None)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
 def time_left() -> float | None:
     """Seconds left before the current request's deadline (0 or less once passed), or None outside a request."""
     deadline = _deadline.get()

@@ -164,3 +164,46 @@ def test_send_with_no_time_left_calls_nothing(slow):
             http.send("GET", URL, name="The thing", max_wait=5)
     assert raised.value.message == "The thing was not called: the request's 25 s for provider calls are spent"
     assert not responses.calls
+
+
+def test_work_after_the_commit_has_no_deadline(slow):
+    """A request's after-commit work (a meetings sync-now, a portal sync, the leave integrations) keeps its calls' own
+    timeouts, as a job's: bounded by the request's deadline, its provider calls failed once the time was spent and
+    those failures were recorded as the work's own (session 30's review). The deadline is back after it."""
+    from chalicelib.core.db import UnitOfWork
+
+    seen = []
+    with timeutil.request_deadline():
+        slow.advance(30)  # the request's time spent
+        uow = UnitOfWork()
+        uow.after_commit(lambda: seen.append((timeutil.time_left(), http.call_timeout(20.0))))
+        uow.commit()
+        uow.close()
+        assert timeutil.time_left() == -5.0
+    assert seen == [(None, 20.0)]
+
+
+def test_the_deadline_counts_the_settings_first_load(api, db, slow, monkeypatch):
+    """The deadline starts before the settings' first load (on a cold start a secret is read), not after it."""
+    from chalicelib.core import http as core_http
+
+    real = core_http._settings_problem
+    seen = []
+
+    def slow_settings():
+        seen.append(timeutil.time_left())
+        slow.advance(3)
+        return real()
+
+    monkeypatch.setattr(core_http, "_settings_problem", slow_settings)
+    real_uow = core_http.UnitOfWork
+
+    def spy():
+        seen.append(timeutil.time_left())
+        return real_uow()
+
+    monkeypatch.setattr(core_http, "UnitOfWork", spy)
+    from tests.factories import make_user
+
+    assert api.get("/api/tasks", as_=make_user(db, access_level="executive")).status == 200
+    assert seen == [25.0, 22.0]
