@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import time
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -23,6 +24,56 @@ from chalicelib.core.errors import BadGateway, BadRequest, GatewayTimeout, Servi
 
 sleep = time.sleep  # tests replace it
 log = logging.getLogger("wms.providers")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """A provider's text as a column and a strict JSON reader take it (session 30): NUL characters dropped (Postgres
+    text and jsonb refuse them: the write failed) and lone surrogates (a `\\ud800` escape in the answer's JSON, which
+    json.loads keeps; the UTF-8 encoding of the write failed, and an answer carrying one is JSON a strict reader
+    refuses) replaced by U+FFFD. A surrogate pair's escape is read as its one character, so every surrogate left is
+    a lone one."""
+    return _SURROGATE.sub("\ufffd", text.replace("\x00", ""))
+
+
+def clean_value(value):
+    """A JSON answer (as json.loads made it: its lists and objects are the caller's own) with every string cleaned
+    as `clean_text`, in place, keys included (a record stored whole in a JSON column keeps its keys); iterative, so
+    an answer as deep as json.loads reads cannot overflow the stack here."""
+    if isinstance(value, str):
+        return clean_text(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if any(isinstance(key, str) and clean_text(key) != key for key in item):  # in order, rebuilt
+                pairs = list(item.items())
+                item.clear()
+                item.update((clean_text(key) if isinstance(key, str) else key, child) for key, child in pairs)
+            for key, child in item.items():
+                if isinstance(child, str):
+                    item[key] = clean_text(child)
+                elif isinstance(child, (dict, list)):
+                    stack.append(child)
+        elif isinstance(item, list):
+            for index, child in enumerate(item):
+                if isinstance(child, str):
+                    item[index] = clean_text(child)
+                elif isinstance(child, (dict, list)):
+                    stack.append(child)
+    return value
+
+
+def read_json(response):
+    """`response.json()` with every string cleaned (`clean_value`): the reader of each adapter's answers, so that no
+    provider's text reaches a column or an answer with a NUL or a lone surrogate. Raises what `response.json()`
+    raises (ValueError for a body that is not JSON), and ValueError for a body nested deeper than json.loads reads
+    (its RecursionError was a 500 wherever the adapter caught only ValueError)."""
+    try:
+        value = response.json()
+    except RecursionError as exc:
+        raise ValueError("a body nested too deep to read") from exc
+    return clean_value(value)
 
 
 def segment(value) -> str:
@@ -150,9 +201,9 @@ def send(method: str, url: str, *, name: str, max_wait: float, timeout: float = 
 
 
 def json_body(response, name: str):
-    """The response's JSON; a body that is not JSON is a 502."""
+    """The response's JSON, its strings cleaned (`read_json`); a body that is not JSON is a 502."""
     try:
-        return response.json()
+        return read_json(response)
     except ValueError as exc:
         raise BadGateway(f"{name} answered a body that is not JSON (HTTP {response.status_code})") from exc
 

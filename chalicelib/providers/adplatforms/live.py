@@ -159,7 +159,7 @@ def _text(value) -> str | None:
 
 def google_message(response) -> str:
     try:
-        body = response.json()
+        body = http.read_json(response)
     except ValueError:
         return f"HTTP {response.status_code}"
     if isinstance(body, list) and body:
@@ -177,7 +177,7 @@ def google_message(response) -> str:
 def _google_errors(response) -> list[dict]:
     """The GoogleAdsError entries of an error body (`error.details[].errors[]`, a list body for searchStream)."""
     try:
-        body = response.json()
+        body = http.read_json(response)
     except ValueError:
         return []
     if isinstance(body, list) and body:
@@ -194,7 +194,7 @@ def google_error_codes(response) -> set[tuple[str, str]]:
     codes = {(str(category), str(value)) for e in _google_errors(response)
              for category, value in (e.get("errorCode") or {}).items()}
     try:  # a google.rpc.ErrorInfo (e.g. SERVICE_DISABLED: the API not enabled in the agency's Cloud project)
-        details = response.json().get("error", {}).get("details") or []
+        details = http.read_json(response).get("error", {}).get("details") or []
     except (ValueError, AttributeError):
         details = []
     return codes | {("errorInfo", str(d["reason"])) for d in details if isinstance(d, dict) and d.get("reason")}
@@ -243,7 +243,7 @@ class GoogleAds:
             "client_id": self.client_id, "client_secret": self.client_secret})
         if response.status_code in (400, 401):
             try:
-                grant_error = (response.json() or {}).get("error")
+                grant_error = (http.read_json(response) or {}).get("error")
             except (ValueError, AttributeError):
                 grant_error = None
             if grant_error == "invalid_client":  # the agency's OAuth client, not the client's refresh token
@@ -445,7 +445,7 @@ class MetaAds:
 
 def shopify_message(response) -> str:
     try:
-        errors = response.json().get("errors")
+        errors = http.read_json(response).get("errors")
     except (ValueError, AttributeError):
         errors = None
     return str(errors)[:300] if errors else f"HTTP {response.status_code}"

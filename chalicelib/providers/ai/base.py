@@ -5,38 +5,10 @@ import re
 from abc import ABC, abstractmethod
 
 from chalicelib.core.errors import BadGateway
+from chalicelib.providers.http import clean_text
 
 EDIT_MODES = ("edit", "rewrite", "generate")
 MEETING_CATEGORIES = ("client", "sales", "internal", "standup", "one_on_one", "interview", "other")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def clean_text(text: str) -> str:
-    """An answer's text as a column and a strict JSON reader take it (session 30): NUL characters dropped (Postgres
-    text refuses them: the write failed) and lone surrogates (a `\\ud800` escape in the answer's JSON, which
-    json.loads keeps; the UTF-8 encoding of the write failed) replaced by U+FFFD. A surrogate pair's escape is read
-    as its one character, so every surrogate left is a lone one."""
-    return _SURROGATE.sub("\ufffd", text.replace("\x00", ""))
-
-
-def clean_value(value):
-    """A JSON answer (as json.loads made it: its lists and objects are the caller's own) with every string value
-    cleaned as `clean_text`, in place; iterative, so an answer as deep as json.loads reads cannot overflow the stack
-    here. Keys are left as they are: no key is stored."""
-    if isinstance(value, str):
-        return clean_text(value)
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (dict, list)):
-            for key, child in (item.items() if isinstance(item, dict) else enumerate(item)):
-                if isinstance(child, str):
-                    item[key] = clean_text(child)
-                elif isinstance(child, (dict, list)):
-                    stack.append(child)
-    return value
-
-
 class AIProvider(ABC):
     @abstractmethod
     def project_summary(self, facts: dict) -> dict:

@@ -32,14 +32,13 @@ import re
 
 from chalicelib.core.errors import BadGateway
 from chalicelib.providers import http
+from chalicelib.providers.http import clean_text, clean_value
 
 from .base import (
     MEETING_CATEGORIES,
     AIProvider,
     check_meeting_analysis,
     check_project_summary,
-    clean_text,
-    clean_value,
 )
 
 SUMMARY_PROMPT = (
@@ -124,7 +123,8 @@ def _rate_limit_wait(response) -> float | None:
 
 
 def _json_answer(content: str, job: str):
-    """The JSON value of a JSON job's answer, its strings cleaned (base.clean_value: no NUL, no lone surrogate);
+    """The JSON value of a JSON job's answer, its strings cleaned (providers.http.clean_value: no NUL, no lone
+    surrogate);
     502 when it is not JSON or nested too deep (session 30: json.loads' RecursionError on `[[[[...` was a 500, and
     failed the meetings sync's batch)."""
     try:

@@ -47,7 +47,7 @@ import time
 import jwt
 import requests
 
-from chalicelib.providers.http import call_timeout, segment
+from chalicelib.providers.http import call_timeout, read_json, segment
 
 from .base import CalendarError, team_calendar_id, with_own_response
 
@@ -161,7 +161,7 @@ class GoogleCalendar:
         except requests.RequestException as exc:
             raise _transport_error(exc) from exc
         try:
-            body = response.json()
+            body = read_json(response)
         except ValueError:
             body = {}
         if not isinstance(body, dict):  # a JSON list or string is no token answer (session 29: .get was a 500)
@@ -178,7 +178,7 @@ class GoogleCalendar:
 
     def _error(self, response) -> CalendarError:
         try:
-            body = response.json()
+            body = read_json(response)
         except ValueError:
             body = {}
         # an answer outside Google's error shape (a JSON list, a number, an `error` that is neither an object nor
@@ -218,7 +218,7 @@ class GoogleCalendar:
             if response.status_code == 204 or not response.content:
                 return None
             try:
-                body = response.json()
+                body = read_json(response)  # no NUL, no lone surrogate (session 30)
             except ValueError as exc:
                 raise CalendarError("Calendar provider answered without JSON",
                                     detail=f"HTTP {response.status_code}") from exc

@@ -48,7 +48,7 @@ class SlackChat:
         if response.status_code >= 400:
             raise BadGateway(f"Team chat answered HTTP {response.status_code}")
         try:
-            data = response.json()
+            data = http.read_json(response)  # no NUL, no lone surrogate (session 30)
         except ValueError as exc:
             raise BadGateway("Team chat answered a body that is not JSON") from exc
         if not isinstance(data, dict):  # every Web API answer is an object (session 29: .get on a list was a 500)

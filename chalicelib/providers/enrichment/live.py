@@ -74,8 +74,13 @@ def _json(content: bytes):
     """PDL's answer as JSON (RFC 8259), whose numbers are finite: `NaN`, `Infinity` and `-Infinity` (no JSON, which
     Python's reader takes) and a number past a float's range (1e400, read as infinity) cannot be read, and are null.
     The record is stored whole in a JSON column, which Postgres refuses with them: the store failed after the credit
-    was spent, and each retry spent another (session 30)."""
-    return json.loads(content, parse_constant=lambda _: None, parse_float=_finite)
+    was spent, and each retry spent another (session 30). Its strings are cleaned (providers.http.clean_value, session
+    30): a lone surrogate in the record was answered as JSON a strict reader refuses (a 500 on the enrich route)."""
+    try:
+        value = json.loads(content, parse_constant=lambda _: None, parse_float=_finite)
+    except RecursionError as exc:  # a body nested deeper than json.loads reads: no JSON here (a 500 before)
+        raise ValueError("a body nested too deep to read") from exc
+    return provider_http.clean_value(value)
 
 
 def _keyword(text: str) -> str:

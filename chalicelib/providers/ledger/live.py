@@ -78,7 +78,7 @@ def _max_wait() -> float:
 def xero_message(response) -> str:
     """Xero's own words for a failed call."""
     try:
-        body = response.json()
+        body = http.read_json(response)  # no NUL, no lone surrogate (session 30)
     except ValueError:
         return (response.text or "").strip()[:300] or f"HTTP {response.status_code}"
     if not isinstance(body, dict):
@@ -302,7 +302,7 @@ class XeroLedger(LedgerProvider):
 
     def _invoice_body(self, response) -> dict:
         try:
-            made = response.json()["Invoices"][0]
+            made = http.read_json(response)["Invoices"][0]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise BadGateway("The accounting ledger answered an unreadable invoice") from exc
         if not isinstance(made, dict):  # session 30: `made["InvoiceID"]` / `.get` on a string or list was a 500

@@ -196,7 +196,7 @@ class FirefliesNotes:
         except requests.RequestException as exc:  # its text (host, port, URL) is the log's, never the caller's
             raise provider_http.unreachable("Meeting notes provider", exc) from exc
         try:
-            body = response.json()
+            body = provider_http.read_json(response)  # no NUL, no lone surrogate (session 30)
         except ValueError as exc:
             if response.status_code == 429:
                 raise self._rate_limited(response, None) from exc

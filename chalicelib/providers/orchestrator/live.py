@@ -80,7 +80,7 @@ class HttpOrchestrator:
         if not response.content:
             return response.status_code, {}
         try:
-            data = response.json()
+            data = http.read_json(response)  # no NUL, no lone surrogate (session 30)
         except ValueError as exc:
             raise BadGateway(f"The {what} answered a body that is not JSON") from exc
         if response.status_code == 429 and isinstance(data, dict):

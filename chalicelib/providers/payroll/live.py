@@ -43,7 +43,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from chalicelib.core.errors import BadGateway
-from chalicelib.providers.http import objects, segment, utf16_cut
+from chalicelib.providers.http import objects, read_json, segment, utf16_cut
 from chalicelib.providers.ledger.live import xero_date
 
 PAYROLL = "https://api.xero.com/payroll.xro/1.0"
@@ -51,7 +51,7 @@ PAYROLL = "https://api.xero.com/payroll.xro/1.0"
 
 def _body(response, key: str):
     try:
-        return response.json()[key]
+        return read_json(response)[key]  # no NUL, no lone surrogate (session 30)
     except (ValueError, KeyError, TypeError) as exc:
         raise BadGateway(f"The leave ledger answered without {key}") from exc
 

@@ -88,7 +88,7 @@ def _throttle() -> None:
 def _error_message(response) -> str:
     """Nominatim's `error.message` (`{"error": {"code", "message"}}`), or a plain `error` string; "" otherwise."""
     try:
-        body = response.json()
+        body = provider_http.read_json(response)
     except ValueError:
         return ""
     error = body.get("error") if isinstance(body, dict) else None
@@ -121,7 +121,7 @@ class NominatimPlaces:
             message = _error_message(response)
             raise BadGateway(f"Place search answered HTTP {response.status_code}" + (f": {message}" if message else ""))
         try:
-            items = response.json()
+            items = provider_http.read_json(response)  # no NUL, no lone surrogate (session 30)
         except ValueError as exc:
             raise BadGateway("Place search answered a body that is not JSON") from exc
         if not isinstance(items, list):

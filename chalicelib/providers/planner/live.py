@@ -51,7 +51,7 @@ PEOPLE_FILTER = {"filter[status]": 1, "filter[person_type]": 1}  # active users 
 
 def productive_message(response) -> str:
     try:
-        body = response.json()
+        body = http.read_json(response)  # no NUL, no lone surrogate (session 30)
     except ValueError:
         body = None
     errors = body.get("errors") if isinstance(body, dict) else None  # a JSON list was an AttributeError (a 500)

@@ -81,7 +81,7 @@ class TwilioSms:
             raise BadGateway("The SMS provider could not be reached") from exc
         if response.status_code in (200, 201):
             try:
-                message = response.json()
+                message = provider_http.read_json(response)
                 sid, status = message["sid"], message.get("status")
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 raise BadGateway("The SMS provider's answer could not be read") from exc
@@ -92,7 +92,7 @@ class TwilioSms:
             return {"sid": sid if isinstance(sid, str) and 0 < len(sid) <= SID_MAX else None,
                     "status": status if isinstance(status, str) and 0 < len(status) <= 20 else "queued"}
         try:
-            error = response.json()
+            error = provider_http.read_json(response)  # cleaned: stored on the message (session 30)
         except ValueError:
             error = {}
         code = error.get("code") if isinstance(error, dict) else None
