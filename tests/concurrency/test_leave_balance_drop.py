@@ -47,8 +47,10 @@ def test_a_bookings_drop_waits_for_a_refresh_still_writing(engine, monkeypatch):
         with Session(bind=engine) as db:
             service_cache._store_balances(db, user_id, "emp-1", [
                 {"leave_type_id": "annual", "leave_type_name": "Annual", "balance_hours": Decimal("76.00")}])
-            db.commit()
+            # noted before its COMMIT, which the mark waits for: noted after it, the two threads' notes raced (the
+            # mark, let go by the COMMIT, could note first under load: a flaky order, session 30's CI)
             done.append("refresh")
+            db.commit()
 
     def mark():  # the integration run that booked leave in the ledger
         with Session(bind=engine) as db:
