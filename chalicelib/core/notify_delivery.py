@@ -18,7 +18,7 @@ from .context import job_context
 from .errors import BadGateway, ServiceUnavailable
 from .ids import utcnow
 from .notify_models import NotificationDelivery, PushSubscription
-from .serialize import clipped
+from .serialize import clipped, kept_id
 from .settings import get_settings
 from .timeutil import TimeBudget
 
@@ -263,12 +263,10 @@ def _record(db, delivery: NotificationDelivery | None, result: Outcome) -> str:
         result.record(db)
     if delivery is None or delivery.status in DONE:  # deleted, or a worker that took a stale claim over finished
         return delivery.status if delivery is not None else "missing"
-    # the provider's id of what it sent, kept when it is one (a string that fits `external_id`): the message went,
-    # so an id that cannot be read must not fail this write, which left the delivery `sending` for the drain to send
-    # again (session 30: a Slack `ts` of 201 characters)
-    external = result.external_id
-    external = external if isinstance(external, str) and len(external) <= EXTERNAL_ID_MAX else None
-    delivery.status, delivery.error, delivery.external_id = result.status, result.error, external
+    # the provider's id of what it sent, when `external_id` keeps it (serialize.kept_id; session 30: a Slack `ts` of
+    # 201 characters failed this write, the delivery left `sending` for the drain to send again)
+    delivery.status, delivery.error = result.status, result.error
+    delivery.external_id = kept_id(result.external_id, EXTERNAL_ID_MAX)
     if result.status == "sent":
         delivery.sent_at = utcnow()
     return delivery.status

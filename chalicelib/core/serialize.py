@@ -14,6 +14,15 @@ def clipped(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
+def kept_id(value: Any, limit: int) -> str | None:
+    """A provider's id of something it did (a message sent, an event made), as a column of `limit` characters keeps
+    it: a non-empty string that fits and holds no NUL (Postgres refuses one), else None. The thing was done, so an
+    id that cannot be kept must not fail the write that records it: that write failing left the record in its
+    in-between state and a retry did it again (session 30: notification deliveries, announcement distributions,
+    Twilio messages, the leave integrations)."""
+    return value if isinstance(value, str) and 0 < len(value) <= limit and "\x00" not in value else None
+
+
 def flag(value: Any) -> int:
     return 1 if value else 0
 

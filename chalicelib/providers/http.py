@@ -64,6 +64,17 @@ def clean_value(value):
     return value
 
 
+def text(value) -> str | None:
+    """A value the provider documents as a string; anything else (a number, an object, a list) is absent (session
+    30: `[:n]` of a number raised TypeError, an object bound to a text column failed the write)."""
+    return value if isinstance(value, str) else None
+
+
+def whole_seconds(wait: float) -> int:
+    """A wait in the whole seconds every adapter names (rounded up; a wait of 0.2 s is 1 s)."""
+    return int(wait + 0.999)
+
+
 def read_json(response):
     """`response.json()` with every string cleaned (`clean_value`): the reader of each adapter's answers, so that no
     provider's text reaches a column or an answer with a NUL or a lone surrogate. Raises what `response.json()`
@@ -131,7 +142,7 @@ def unreachable(name: str, exc: Exception) -> BadGateway:
 
 def rate_limited(name: str, wait: float) -> ServiceUnavailable:
     """503 naming, in whole seconds, when to retry (`retry_after` in the body too)."""
-    seconds = int(wait + 0.999)
+    seconds = whole_seconds(wait)
     return ServiceUnavailable(f"{name} is rate limiting requests; retry after {seconds} s", extra={"retry_after": seconds})
 
 

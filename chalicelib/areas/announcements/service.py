@@ -26,6 +26,7 @@ from chalicelib.core.errors import BadRequest, DomainError, Forbidden, ServiceUn
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, insert_rows, lock_row
 from chalicelib.core.scoping import sees_all
+from chalicelib.core.serialize import kept_id
 
 from .models import Announcement, AnnouncementDistribution, AnnouncementReceipt
 from .queries import list_records, load_announcement, one_record, readers_select, receipt_records
@@ -293,17 +294,9 @@ def _send_email(ctx, announcement: dict) -> str:
     return get_mail(db=ctx.db).send(to=[address], subject=f"Announcement: {announcement['title']}", text=text)
 
 
-EXTERNAL_ID_MAX = 500  # announcement_distributions.external_id
-
-
-def _kept(external_id):
-    """The provider's id of what a channel sent, when it is one the distribution row keeps (a string within
-    EXTERNAL_ID_MAX), else none: the message went, so an id that cannot be read must not fail the rows' insert, which
-    answered 500 with nothing recorded after every channel had gone out, and the retry sent them all again (session
-    30: a Slack `ts` of 501 characters, an e-mail id that is no string or holds a NUL, which Postgres refuses)."""
-    if isinstance(external_id, str) and len(external_id) <= EXTERNAL_ID_MAX and "\x00" not in external_id:
-        return external_id
-    return None
+# announcement_distributions.external_id: a channel's provider id that it cannot keep is none (core.serialize.kept_id;
+# session 30: the rows' insert failed after every channel had gone out, and the retry sent them all again)
+EXTERNAL_ID_MAX = 500
 
 
 def distribute(ctx, *, announcement_id: str, data) -> dict:
@@ -330,7 +323,7 @@ def distribute(ctx, *, announcement_id: str, data) -> dict:
                     external_id = _send_calendar(ctx, record, data.calendar, user_email)
                 else:
                     external_id = _send_email(ctx, record)
-            external_id = _kept(external_id)
+            external_id = kept_id(external_id, EXTERNAL_ID_MAX)  # the row keeps it, or none (session 30)
             results[channel] = {"status": "sent", "external_id": external_id}
             rows.append({"channel": channel, "status": "sent", "external_id": external_id, "error": None})
         except DomainError as exc:

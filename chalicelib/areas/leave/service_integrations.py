@@ -48,6 +48,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import claim_row, let_go, lock_row
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.models import Squad, User
+from chalicelib.core.serialize import kept_id
 from chalicelib.providers.chat.base import escape
 from chalicelib.providers.ledger.base import idempotency_key
 
@@ -364,7 +365,7 @@ def _attempt(ctx, fn, name: str, leave: dict):
     a chat post's ts that cannot be kept is none (the post is never reversed, its cancellation is posted beside it)."""
     try:
         made = fn(ctx, leave)
-        if made is None or (isinstance(made, str) and len(made) <= ID_MAX[name]):
+        if made is None or kept_id(made, ID_MAX[name]) is not None:
             return "ok", made
         if name == "chat":
             return "ok", None

@@ -148,13 +148,6 @@ def _campaign_id(value, name: str) -> str:
     return str(value)
 
 
-def _text(value) -> str | None:
-    """A name or a currency code the platform documents as a string; anything else (a number, an object) is absent,
-    as an absent name is (the campaign's id, the account's id then stands): it names a row, it places none (session
-    30: `[:300]` of a number raised TypeError, failing the sync, or the connect as a 500)."""
-    return value if isinstance(value, str) else None
-
-
 # ---------------------------------------------------------------- Google Ads
 
 def google_message(response) -> str:
@@ -319,8 +312,8 @@ class GoogleAds:
     def verify(self) -> dict:
         rows = self.search("SELECT customer.id, customer.descriptive_name, customer.currency_code FROM customer LIMIT 1")
         customer = _object(rows[0].get("customer") if rows else None, self.NAME, "a customer")
-        return {"account_name": _text(customer.get("descriptiveName")) or self.credentials.customer_id,
-                "currency": _text(customer.get("currencyCode"))}
+        return {"account_name": http.text(customer.get("descriptiveName")) or self.credentials.customer_id,
+                "currency": http.text(customer.get("currencyCode"))}
 
     def daily_metrics(self, since: date, until: date) -> list[dict]:
         query = ("SELECT campaign.id, campaign.name, segments.date, metrics.cost_micros, metrics.impressions, "
@@ -334,7 +327,7 @@ class GoogleAds:
             if not day or not campaign.get("id"):
                 continue
             campaign_id = _campaign_id(campaign["id"], self.NAME)
-            item = empty_row(campaign_id, (_text(campaign.get("name")) or campaign_id)[:300],
+            item = empty_row(campaign_id, (http.text(campaign.get("name")) or campaign_id)[:300],
                              _day(day, self.NAME, "a row's segments.date"))
             item.update(spend=cents(_decimal(metrics.get("costMicros")) / 1_000_000),
                         impressions=_int(metrics.get("impressions")), clicks=_int(metrics.get("clicks")),
@@ -399,8 +392,8 @@ class MetaAds:
     def verify(self) -> dict:
         body = self._get(f"{META_BASE}/{self.version}/{self.credentials.account_id()}",
                          {"fields": "name,account_status,currency"})
-        return {"account_name": _text(body.get("name")) or self.credentials.account_id(),
-                "currency": _text(body.get("currency"))}
+        return {"account_name": http.text(body.get("name")) or self.credentials.account_id(),
+                "currency": http.text(body.get("currency"))}
 
     @staticmethod
     def _purchases(entries) -> Decimal:
@@ -425,7 +418,7 @@ class MetaAds:
                 if not row.get("campaign_id") or not row.get("date_start"):
                     continue
                 campaign_id = _campaign_id(row["campaign_id"], self.NAME)
-                item = empty_row(campaign_id, (_text(row.get("campaign_name")) or campaign_id)[:300],
+                item = empty_row(campaign_id, (http.text(row.get("campaign_name")) or campaign_id)[:300],
                                  _day(row["date_start"], self.NAME, "a row's date_start"))
                 item.update(spend=cents(_decimal(row.get("spend"))),
                             impressions=_int(row.get("impressions")), clicks=_int(row.get("clicks")),
@@ -474,8 +467,8 @@ class Shopify:
     def verify(self) -> dict:
         shop = http.json_object(self._get(f"{self.base}/shop.json", None), self.NAME).get("shop") or {}
         shop = shop if isinstance(shop, dict) else {}
-        return {"account_name": _text(shop.get("name")) or self.credentials.shop_domain,
-                "currency": _text(shop.get("currency"))}
+        return {"account_name": http.text(shop.get("name")) or self.credentials.shop_domain,
+                "currency": http.text(shop.get("currency"))}
 
     def daily_metrics(self, since: date, until: date) -> list[dict]:
         url = f"{self.base}/orders.json"

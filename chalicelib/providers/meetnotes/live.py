@@ -82,12 +82,6 @@ def _lines(value) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _text(value) -> str | None:
-    """A field documented as a String; one that is no string (a number, an object) is absent (session 30: `[:500]`
-    of a number, or an object bound to a text column, failed the batch's write)."""
-    return value if isinstance(value, str) else None
-
-
 MAX_ID = 100  # the meetings' id column (the provider's note id): a longer id is no note the sync can store
 
 
@@ -156,14 +150,14 @@ def note_from(item: dict) -> dict:
         email = attendee.get("email")
         email = email.strip().lower() if isinstance(email, str) else ""  # an address that is no string is none
         if email:
-            attendees.append({"email": email,
-                              "name": _text(attendee.get("displayName")) or _text(attendee.get("name"))})
+            name = provider_http.text(attendee.get("displayName")) or provider_http.text(attendee.get("name"))
+            attendees.append({"email": email, "name": name})
     organizer = item.get("organizer_email")
     organizer = organizer if isinstance(organizer, str) else ""
-    return {"id": str(item["id"]), "title": _text(item.get("title")) or "Untitled meeting",
+    return {"id": str(item["id"]), "title": provider_http.text(item.get("title")) or "Untitled meeting",
             "date": _date(item.get("date")), "duration": _duration(item.get("duration")),
             "organizer_email": organizer.lower() or None,
-            "attendees": attendees, "overview": _text(summary.get("overview")) or "",
+            "attendees": attendees, "overview": provider_http.text(summary.get("overview")) or "",
             "action_items": _lines(summary.get("action_items")),
             "keywords": _keywords(summary.get("keywords"))}
 

@@ -13,7 +13,6 @@ GatewayTimeout (504) for a timeout. No call is retried.
 from __future__ import annotations
 
 import logging
-import math
 from typing import Any
 from urllib.parse import quote
 
@@ -87,7 +86,7 @@ class HttpOrchestrator:
             # whole seconds, as every adapter names them (providers.http.retry_after: seconds or an HTTP-date, 1 s
             # when unreadable or not finite, never below 0); None when no Retry-After was sent. The raw header was
             # answered as it came, a string, an HTTP-date or any text (session 30)
-            data = {**data, "retry_after": math.ceil(http.retry_after(response))
+            data = {**data, "retry_after": http.whole_seconds(http.retry_after(response))
                     if "Retry-After" in response.headers else None}
         return response.status_code, data
 

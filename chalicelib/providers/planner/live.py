@@ -99,10 +99,6 @@ def _id(value, what: str, limit: int) -> str:
     return value
 
 
-def _text(value) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def _to_one(item: dict, name: str) -> dict:
     """The resource identifier of a to-one relationship `name` (`relationships.<name>.data`), {} when absent; a
     relationship outside JSON:API's shape is a 502."""
@@ -161,7 +157,7 @@ class ProductivePlanner(PlannerProvider):
             raise BadRequest("The resource planner refused the token: it belongs to no organisation")
         org = _to_one(memberships[0], "organization")
         org_id = _id(org.get("id"), "an organisation", PERSON_ID_MAX) if org.get("id") is not None else None
-        names = {item.get("id"): _text(_attributes(item, "an organisation").get("name"))
+        names = {item.get("id"): http.text(_attributes(item, "an organisation").get("name"))
                  for item in http.objects(body.get("included"), NAME, "included resources")
                  if item.get("type") == "organizations"}
         self.organization_id = org_id
@@ -174,11 +170,11 @@ class ProductivePlanner(PlannerProvider):
                                                                    "page[size]": PAGE_SIZE}))
             for item in _resources(body, "people"):
                 attributes = _attributes(item, "a person")
-                email = _text(attributes.get("email"))
+                email = http.text(attributes.get("email"))
                 people.append({"id": _id(item.get("id"), "a person", PERSON_ID_MAX),
                                "email": (email or "").strip().lower() or None,
-                               "name": " ".join(p for p in (_text(attributes.get("first_name")),
-                                                            _text(attributes.get("last_name"))) if p)})
+                               "name": " ".join(p for p in (http.text(attributes.get("first_name")),
+                                                            http.text(attributes.get("last_name"))) if p)})
             if page >= _total_pages(body):
                 return people
         raise BadGateway("The resource planner answered too many pages of people")

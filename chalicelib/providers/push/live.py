@@ -91,7 +91,7 @@ class WebPush:
                             http.sleep(wait)
                             continue
                         raise BadGateway("Push service rate limited the message (retry after "
-                                         f"{int(wait + 0.999)} s)") from exc
+                                         f"{http.whole_seconds(wait)} s)") from exc
                     raise BadGateway(f"Push service refused the message (HTTP {status}): {exc.message}") from exc
         except requests.Timeout as exc:
             raise BadGateway("Push service did not answer in time") from exc

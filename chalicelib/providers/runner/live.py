@@ -11,7 +11,6 @@ caller. The secret travels only in the header. The runner_url's host is checked 
 """
 from __future__ import annotations
 
-import math
 
 import requests
 
@@ -44,7 +43,7 @@ class HttpRunner:
             # runner sent, went into the run's error (session 30)
             if "Retry-After" not in response.headers:
                 raise RunnerUnreachable("the runner is rate limiting")
-            retry = math.ceil(http.retry_after(response))
+            retry = http.whole_seconds(http.retry_after(response))
             raise RunnerUnreachable(f"the runner is rate limiting (retry after {retry} s)")
         if not 200 <= response.status_code < 300:
             raise RunnerUnreachable(f"the runner answered HTTP {response.status_code}")

@@ -19,6 +19,7 @@ import re
 import requests
 
 from chalicelib.core.errors import BadGateway, ServiceUnavailable
+from chalicelib.core.serialize import kept_id
 from chalicelib.providers import http as provider_http
 
 DEFAULT_BASE_URL = "https://api.twilio.com"
@@ -89,7 +90,7 @@ class TwilioSms:
             # message (201): a sid that is no string or past the 100 characters it is kept in is no id (None), a
             # status that cannot be read is `queued`, as an absent one (session 30: either failed the write after
             # the send, and the message stayed `queued` for good)
-            return {"sid": sid if isinstance(sid, str) and 0 < len(sid) <= SID_MAX else None,
+            return {"sid": kept_id(sid, SID_MAX),
                     "status": status if isinstance(status, str) and 0 < len(status) <= 20 else "queued"}
         try:
             error = provider_http.read_json(response)  # cleaned: stored on the message (session 30)
