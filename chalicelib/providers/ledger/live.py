@@ -263,7 +263,13 @@ class XeroAuth(LedgerAuth):
                    and t.get("tenantType", "ORGANISATION") == "ORGANISATION"]
         if not tenants:
             raise BadRequest("The accounting ledger authorisation gave access to no organisation")
-        return {**tokens, "tenant_id": tenants[0]["tenantId"], "org_name": tenants[0].get("tenantName")}
+        # tenantId a GUID string, tenantName a string: an id that cannot be kept (no string, past the 100 characters of
+        # connections.external_id) is the ledger's 502, a name that is no string none (session 30: a 400 after the
+        # one-use code was spent, a 500)
+        tenant_id = tenants[0]["tenantId"]
+        if not isinstance(tenant_id, str) or len(tenant_id) > 100:
+            raise BadGateway("The accounting ledger answered a tenantId that cannot be read")
+        return {**tokens, "tenant_id": tenant_id, "org_name": http.text(tenants[0].get("tenantName"))}
 
 
 class XeroLedger(LedgerProvider):
