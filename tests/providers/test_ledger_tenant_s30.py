@@ -3,35 +3,20 @@ guides/oauth2/auth-flow#5-check-the-tenants-youre-authorized-to-access: `tenantI
 string): a tenantName that is no string was a 500 (`[:255]` of a number), a tenantId past the 100 characters
 `connections.external_id` holds a 400 "A value is out of range or malformed" after the one-use code was spent.
 Now a name that is no string is none, and an id that cannot be read is the ledger's 502."""
-from urllib.parse import parse_qs, urlparse
-
 import pytest
-import responses
 
-from tests.providers.test_nul_ledger_s30 import CONNECTIONS_URL, TENANT, TOKEN_URL, _jwt
-
-
-def _callback(api, exec_user, set_env, tenant: dict):
-    set_env(LEDGER_MODE="live", LEDGER_CLIENT_ID="CLIENT", LEDGER_CLIENT_SECRET="SECRET",
-            LEDGER_REDIRECT_URI="https://wms.example/cb")
-    state = parse_qs(urlparse(api.get("/api/admin/connections/ledger/authorize-url", as_=exec_user)
-                              .json["url"]).query)["state"][0]
-    with responses.RequestsMock() as mock:
-        mock.post(TOKEN_URL, json={"access_token": _jwt({"xero_userid": "u1"}), "expires_in": 1800,
-                                   "token_type": "Bearer", "refresh_token": "RT1"})
-        mock.get(CONNECTIONS_URL, json=[{"id": "c2", "tenantType": "ORGANISATION", **tenant}])
-        return api.post("/api/admin/connections/ledger/callback", as_=exec_user, json={"code": "CODE", "state": state})
+from tests.providers.test_nul_ledger_s30 import TENANT, ledger_callback
 
 
 @pytest.mark.parametrize("name", [12345, ["Demo"], {"name": "Demo"}])
 def test_a_tenant_name_that_is_no_string_is_none(api, db, exec_user, set_env, name):
-    answer = _callback(api, exec_user, set_env, {"tenantId": TENANT, "tenantName": name})
+    answer = ledger_callback(api, exec_user, set_env, {"tenantId": TENANT, "tenantName": name})
     assert answer.status == 200, answer.json
     assert answer.json["connection"]["org_name"] is None
 
 
 @pytest.mark.parametrize("tenant_id", ["t" * 101, 12345, {"id": TENANT}])
 def test_a_tenant_id_that_cannot_be_read_is_a_502(api, db, exec_user, set_env, tenant_id):
-    answer = _callback(api, exec_user, set_env, {"tenantId": tenant_id, "tenantName": "Demo"})
+    answer = ledger_callback(api, exec_user, set_env, {"tenantId": tenant_id, "tenantName": "Demo"})
     assert answer.status == 502, answer.json
     assert answer.json["error"] == "The accounting ledger answered a tenantId that cannot be read"

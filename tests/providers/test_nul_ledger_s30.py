@@ -46,7 +46,8 @@ def test_the_batch_sync_answers_and_records_xeros_refusal_cleaned(api, db, team)
     assert run.errors[0]["error"].endswith("A validation\ufffd exception occurred"), run.errors
 
 
-def test_the_organisation_name_of_a_ledger_connection_is_stored_cleaned(api, db, exec_user, set_env):
+def ledger_callback(api, exec_user, set_env, tenant: dict):
+    """The ledger's OAuth callback, live, with Xero's connections answering one organisation `tenant`."""
     set_env(LEDGER_MODE="live", LEDGER_CLIENT_ID="CLIENT", LEDGER_CLIENT_SECRET="SECRET",
             LEDGER_REDIRECT_URI="https://wms.example/cb")
     state = parse_qs(urlparse(api.get("/api/admin/connections/ledger/authorize-url", as_=exec_user)
@@ -54,10 +55,13 @@ def test_the_organisation_name_of_a_ledger_connection_is_stored_cleaned(api, db,
     with responses.RequestsMock() as mock:
         mock.post(TOKEN_URL, json={"access_token": _jwt({"xero_userid": "u1"}), "expires_in": 1800,
                                    "token_type": "Bearer", "refresh_token": "RT1"})
-        mock.get(CONNECTIONS_URL, json=[{"id": "c2", "tenantId": TENANT, "tenantType": "ORGANISATION",
-                                         "tenantName": f"Just{NUL} Authorised {LONE}Ltd"}])
-        answer = api.post("/api/admin/connections/ledger/callback", as_=exec_user,
-                          json={"code": "CODE", "state": state})
+        mock.get(CONNECTIONS_URL, json=[{"id": "c2", "tenantType": "ORGANISATION", **tenant}])
+        return api.post("/api/admin/connections/ledger/callback", as_=exec_user, json={"code": "CODE", "state": state})
+
+
+def test_the_organisation_name_of_a_ledger_connection_is_stored_cleaned(api, db, exec_user, set_env):
+    answer = ledger_callback(api, exec_user, set_env,
+                             {"tenantId": TENANT, "tenantName": f"Just{NUL} Authorised {LONE}Ltd"})
     assert answer.status == 200, answer.json
     ledger = next(c for c in strict(api.get("/api/admin/connections", as_=exec_user))["connections"]
                   if c["provider"] == "ledger")

@@ -9,17 +9,7 @@ import responses
 from sqlalchemy import select
 
 from chalicelib.areas.meetings.models import Meeting, MeetingActionItem
-from tests.providers.test_ai_wire import completion
-
-URL = "https://ai.provider.test/v1/chat/completions"
-
-
-@pytest.fixture
-def live_ai(set_env):
-    set_env(AI_MODE="live", AI_API_KEY="sk-test", AI_BASE_URL="https://ai.provider.test/v1")
-    with responses.RequestsMock() as mock:
-        yield mock
-
+from tests.providers.test_ai_wire import URL, completion, live  # noqa: F401 - live: the fixture
 
 def _sync(client):
     event = client.events.generate_cw_event(source="aws.events", detail_type="Scheduled Event", detail={},
@@ -39,8 +29,8 @@ def _stored(db):
     json.dumps({"category": "sales", "action_items": 2.5}),
     "[" * 5000 + "]" * 5000,  # RecursionError in json.loads
 ])
-def test_an_answer_that_cannot_be_read_is_a_failed_analysis_not_a_failed_sync(db, client, live_ai, content):
-    live_ai.add(responses.POST, URL, json=completion(content))
+def test_an_answer_that_cannot_be_read_is_a_failed_analysis_not_a_failed_sync(db, client, live, content):
+    live.add(responses.POST, URL, json=completion(content))
     answer = _sync(client)
     assert (answer["created"], answer["action_items"]) == (5, 0)
     meetings, items = _stored(db)
@@ -51,8 +41,8 @@ def test_an_answer_that_cannot_be_read_is_a_failed_analysis_not_a_failed_sync(db
     ("Send\u0000 the quote", "Send the quote"),  # Postgres text refuses NUL: the batch's insert failed
     ("Send the quote \ud800", "Send the quote \ufffd"),  # a lone surrogate: the insert's UTF-8 encoding failed
 ])
-def test_an_action_item_text_with_nul_or_a_lone_surrogate_is_kept_cleaned(db, client, live_ai, text, kept):
-    live_ai.add(responses.POST, URL, json=completion(json.dumps(
+def test_an_action_item_text_with_nul_or_a_lone_surrogate_is_kept_cleaned(db, client, live, text, kept):
+    live.add(responses.POST, URL, json=completion(json.dumps(
         {"category": "sales", "action_items": [{"text": text, "assignee_email": None}]})))
     answer = _sync(client)
     assert (answer["created"], answer["action_items"]) == (5, 5)

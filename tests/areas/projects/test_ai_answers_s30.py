@@ -9,17 +9,7 @@ import responses
 
 from tests.areas.projects.factories import make_project
 from tests.factories import make_user
-from tests.providers.test_ai_wire import completion
-
-URL = "https://ai.provider.test/v1/chat/completions"
-
-
-@pytest.fixture
-def live_ai(set_env):
-    set_env(AI_MODE="live", AI_API_KEY="sk-test", AI_BASE_URL="https://ai.provider.test/v1")
-    with responses.RequestsMock() as mock:
-        yield mock
-
+from tests.providers.test_ai_wire import URL, completion, live  # noqa: F401 - live: the fixture
 
 @pytest.mark.parametrize("answer, summary, recommendations", [
     # NUL: Postgres refused the text (22021), answered as the caller's "A value is out of range or malformed" (400)
@@ -31,20 +21,20 @@ def live_ai(set_env):
     ({"summary": "Atlas is on track. Two tasks are open. One goal is done.", "recommendations": ["Ship \udfff", "Test"]},
      "Atlas is on track. Two tasks are open. One goal is done.", ["Ship \ufffd", "Test"]),
 ])
-def test_a_summary_text_the_database_refuses_is_stored_cleaned(api, db, live_ai, answer, summary, recommendations):
+def test_a_summary_text_the_database_refuses_is_stored_cleaned(api, db, live, answer, summary, recommendations):
     boss = make_user(db, access_level="executive")
     project = make_project(db, name="Atlas")
-    live_ai.add(responses.POST, URL, json=completion(json.dumps(answer)))
+    live.add(responses.POST, URL, json=completion(json.dumps(answer)))
     generated = api.post(f"/api/projects/{project.id}/ai-summary", as_=boss)
     assert generated.status == 200, generated.json
     stored = api.get(f"/api/projects/{project.id}/ai-summary", as_=boss).json["summary"]
     assert (stored["summary_text"], stored["recommendations"]) == (summary, recommendations)
 
 
-def test_an_answer_nested_too_deep_for_json_loads_is_a_failed_generation(api, db, live_ai):
+def test_an_answer_nested_too_deep_for_json_loads_is_a_failed_generation(api, db, live):
     boss = make_user(db, access_level="executive")
     project = make_project(db, name="Atlas")
-    live_ai.add(responses.POST, URL, json=completion("[" * 5000 + "]" * 5000))  # json.loads' RecursionError: a 500
+    live.add(responses.POST, URL, json=completion("[" * 5000 + "]" * 5000))  # json.loads' RecursionError: a 500
     generated = api.post(f"/api/projects/{project.id}/ai-summary", as_=boss)
     assert (generated.status, generated.json["error"]) == (502, "AI summary generation failed: the answer was not JSON")
     assert api.get(f"/api/projects/{project.id}/ai-summary", as_=boss).json == {"summary": None}

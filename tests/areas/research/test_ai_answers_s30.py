@@ -8,17 +8,7 @@ import pytest
 import responses
 
 from tests.areas.deals.factories import make_company
-from tests.providers.test_ai_wire import completion
-
-URL = "https://ai.provider.test/v1/chat/completions"
-
-
-@pytest.fixture
-def live_ai(set_env):
-    set_env(AI_MODE="live", AI_API_KEY="sk-test", AI_BASE_URL="https://ai.provider.test/v1")
-    with responses.RequestsMock() as mock:
-        yield mock
-
+from tests.providers.test_ai_wire import URL, completion, live  # noqa: F401 - live: the fixture
 
 def _run(api, employee, db):
     company = make_company(db, website="https://www.acme-homewares.com.au")
@@ -41,19 +31,19 @@ def _run(api, employee, db):
     ({"body": "[" * 5000 + "]" * 5000, "content_type": "application/json"},
      "The AI provider failed: AI provider answer could not be read"),
 ])
-def test_a_provider_failure_in_words_the_database_refuses_stores_a_failed_brief(api, db, employee, live_ai, answer,
+def test_a_provider_failure_in_words_the_database_refuses_stores_a_failed_brief(api, db, employee, live, answer,
                                                                                  error):
-    live_ai.add(responses.POST, URL, **answer)
+    live.add(responses.POST, URL, **answer)
     ran = _run(api, employee, db)
     assert ran.status == 201, ran.json
     brief = ran.json["brief"]
     assert (brief["status"], brief["error"], brief["brief_content"]) == ("failed", error, None)
 
 
-def test_a_brief_text_with_a_lone_surrogate_is_kept_cleaned(api, db, employee, live_ai):
+def test_a_brief_text_with_a_lone_surrogate_is_kept_cleaned(api, db, employee, live):
     """pydantic refuses a lone surrogate in a str: the whole brief was stored `failed` ("did not match the brief
     schema") for one character the model escaped badly."""
-    live_ai.add(responses.POST, URL, json=completion(json.dumps({
+    live.add(responses.POST, URL, json=completion(json.dumps({
         "company_summary": "Acme sells homewares \ud800", "talking_points": ["Ask about\u0000 growth"]})))
     ran = _run(api, employee, db)
     assert ran.status == 201, ran.json
