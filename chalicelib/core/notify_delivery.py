@@ -18,7 +18,7 @@ from .context import job_context
 from .errors import BadGateway, ServiceUnavailable
 from .ids import utcnow
 from .notify_models import NotificationDelivery, PushSubscription
-from .serialize import clipped, kept_id
+from .serialize import clean_text, clipped, kept_id
 from .settings import get_settings
 from .timeutil import TimeBudget
 
@@ -265,7 +265,9 @@ def _record(db, delivery: NotificationDelivery | None, result: Outcome) -> str:
         return delivery.status if delivery is not None else "missing"
     # the provider's id of what it sent, when `external_id` keeps it (serialize.kept_id; session 30: a Slack `ts` of
     # 201 characters failed this write, the delivery left `sending` for the drain to send again)
-    delivery.status, delivery.error = result.status, result.error
+    # a refusal's text as the column takes it (a NUL or a lone surrogate in an SES or push message failed this write,
+    # and the delivery stayed `sending`; session 30)
+    delivery.status, delivery.error = result.status, clean_text(result.error) if result.error else result.error
     delivery.external_id = kept_id(result.external_id, EXTERNAL_ID_MAX)
     if result.status == "sent":
         delivery.sent_at = utcnow()

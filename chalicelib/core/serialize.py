@@ -1,6 +1,7 @@
 """Small helpers for turning rows into response records (flags as 0/1, ISO timestamps)."""
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Iterable
@@ -12,6 +13,19 @@ def clipped(text: str, limit: int) -> str:
     """`text` when it has at most `limit` characters, else its first `limit - 1` and "\u2026": a text cut to a column
     or a message's bound, with a mark that it was cut."""
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """A provider's text as a column and a strict JSON reader take it (session 30): NUL characters dropped (Postgres
+    text and jsonb refuse them: the write failed) and lone surrogates (a `\\ud800` escape in an answer's JSON, which
+    json.loads keeps; the UTF-8 encoding of the write failed, and an answer carrying one is JSON a strict reader
+    refuses) replaced by U+FFFD. A surrogate pair's escape is read as its one character, so every surrogate left is
+    a lone one. The adapters read through providers.http.read_json, which uses it; core's deliveries use it for a
+    refusal's text."""
+    return _SURROGATE.sub("\ufffd", text.replace("\x00", ""))
 
 
 def kept_id(value: Any, limit: int) -> str | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import time
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -21,21 +20,10 @@ import requests
 
 from chalicelib.core import timeutil
 from chalicelib.core.errors import BadGateway, BadRequest, GatewayTimeout, ServiceUnavailable
+from chalicelib.core.serialize import clean_text  # noqa: F401 - the adapters' one copy (core: deliveries too)
 
 sleep = time.sleep  # tests replace it
 log = logging.getLogger("wms.providers")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def clean_text(text: str) -> str:
-    """A provider's text as a column and a strict JSON reader take it (session 30): NUL characters dropped (Postgres
-    text and jsonb refuse them: the write failed) and lone surrogates (a `\\ud800` escape in the answer's JSON, which
-    json.loads keeps; the UTF-8 encoding of the write failed, and an answer carrying one is JSON a strict reader
-    refuses) replaced by U+FFFD. A surrogate pair's escape is read as its one character, so every surrogate left is
-    a lone one."""
-    return _SURROGATE.sub("\ufffd", text.replace("\x00", ""))
-
-
 def clean_value(value):
     """A JSON answer (as json.loads made it: its lists and objects are the caller's own) with every string cleaned
     as `clean_text`, in place, keys included (a record stored whole in a JSON column keeps its keys); iterative, so
