@@ -5,7 +5,7 @@ import re
 from abc import ABC, abstractmethod
 
 from chalicelib.core.errors import BadGateway
-from chalicelib.providers.http import clean_text
+from chalicelib.core.serialize import clean_text
 
 EDIT_MODES = ("edit", "rewrite", "generate")
 MEETING_CATEGORIES = ("client", "sales", "internal", "standup", "one_on_one", "interview", "other")
