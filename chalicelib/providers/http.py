@@ -20,35 +20,30 @@ import requests
 
 from chalicelib.core import timeutil
 from chalicelib.core.errors import BadGateway, BadRequest, GatewayTimeout, ServiceUnavailable
-from chalicelib.core.serialize import clean_text  # noqa: F401 - the adapters' one copy (core: deliveries too)
+from chalicelib.core.serialize import clean_text, kept_id  # clean_text: the adapters' one copy (core's too)
 
 sleep = time.sleep  # tests replace it
 log = logging.getLogger("wms.providers")
+
+
 def clean_value(value):
     """A JSON answer (as json.loads made it: its lists and objects are the caller's own) with every string cleaned
     as `clean_text`, in place, keys included (a record stored whole in a JSON column keeps its keys); iterative, so
     an answer as deep as json.loads reads cannot overflow the stack here."""
     if isinstance(value, str):
         return clean_text(value)
-    stack = [value]
+    stack = [value] if isinstance(value, (dict, list)) else []
     while stack:
         item = stack.pop()
-        if isinstance(item, dict):
-            if any(isinstance(key, str) and clean_text(key) != key for key in item):  # in order, rebuilt
-                pairs = list(item.items())
-                item.clear()
-                item.update((clean_text(key) if isinstance(key, str) else key, child) for key, child in pairs)
-            for key, child in item.items():
-                if isinstance(child, str):
-                    item[key] = clean_text(child)
-                elif isinstance(child, (dict, list)):
-                    stack.append(child)
-        elif isinstance(item, list):
-            for index, child in enumerate(item):
-                if isinstance(child, str):
-                    item[index] = clean_text(child)
-                elif isinstance(child, (dict, list)):
-                    stack.append(child)
+        if isinstance(item, dict) and any(isinstance(key, str) and clean_text(key) != key for key in item):
+            pairs = list(item.items())  # its keys cleaned, in order
+            item.clear()
+            item.update((clean_text(key) if isinstance(key, str) else key, child) for key, child in pairs)
+        for key, child in (item.items() if isinstance(item, dict) else enumerate(item)):
+            if isinstance(child, str):
+                item[key] = clean_text(child)
+            elif isinstance(child, (dict, list)):
+                stack.append(child)
     return value
 
 
@@ -56,6 +51,15 @@ def text(value) -> str | None:
     """A value the provider documents as a string; anything else (a number, an object, a list) is absent (session
     30: `[:n]` of a number raised TypeError, an object bound to a text column failed the write)."""
     return value if isinstance(value, str) else None
+
+
+def read_id(value, limit: int, problem: str) -> str:
+    """A provider's id the service keeps (a non-empty string of at most `limit` characters, its column's:
+    core.serialize.kept_id), else the provider's 502 saying `problem` (raised with no cause, as a refusal is)."""
+    kept = kept_id(value, limit)
+    if kept is None:
+        raise BadGateway(problem)
+    return kept
 
 
 def whole_seconds(wait: float) -> int:

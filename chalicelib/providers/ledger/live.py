@@ -151,6 +151,11 @@ def _text(value, what: str, limit: int = TEXT_MAX) -> str | None:
     return value
 
 
+def _invoice_id(item: dict) -> str:
+    """An invoice's `InvoiceID` (a GUID string), else `unreadable`."""
+    return http.read_id(item.get("InvoiceID"), TEXT_MAX, unreadable("InvoiceID").message)
+
+
 def _items(item: dict, field: str) -> list[dict]:
     """An invoice's list of `field` (Payments, Prepayments, Overpayments, CreditNotes), none when absent; a list
     that is not of objects is the 502 `unreadable` (session 30: `.get` on a string was an AttributeError)."""
@@ -266,9 +271,8 @@ class XeroAuth(LedgerAuth):
         # tenantId a GUID string, tenantName a string: an id that cannot be kept (no string, past the 100 characters of
         # connections.external_id) is the ledger's 502, a name that is no string none (session 30: a 400 after the
         # one-use code was spent, a 500)
-        tenant_id = tenants[0]["tenantId"]
-        if not isinstance(tenant_id, str) or len(tenant_id) > 100:
-            raise BadGateway("The accounting ledger answered a tenantId that cannot be read")
+        tenant_id = http.read_id(tenants[0]["tenantId"], 100,
+                                 "The accounting ledger answered a tenantId that cannot be read")
         return {**tokens, "tenant_id": tenant_id, "org_name": http.text(tenants[0].get("tenantName"))}
 
 
@@ -331,9 +335,7 @@ class XeroLedger(LedgerProvider):
         }]}
         made = self._invoice_body(self._call("PUT", f"{ACCOUNTING}/Invoices", json=body,
                                              idempotency_key=idempotency_key))
-        ledger_id = made.get("InvoiceID")
-        if not ledger_id or not isinstance(ledger_id, str) or len(ledger_id) > TEXT_MAX:
-            raise unreadable("InvoiceID")  # session 30: a KeyError, a 500 on the push
+        ledger_id = _invoice_id(made)  # session 30: a KeyError, a 500 on the push
         return {"ledger_invoice_id": ledger_id, "status": _text(made.get("Status"), "Status", STATUS_MAX) or "DRAFT"}
 
     def set_status(self, ledger_invoice_id: str, status: str, *, idempotency_key: str | None = None) -> dict:
@@ -371,9 +373,7 @@ class XeroLedger(LedgerProvider):
         """One invoice of GET /Invoices as the state base.py names; any field outside Xero's documented Invoice
         (no `InvoiceID`, a list of records that are no objects, an amount or a date that cannot be read, a text
         that is no string) is the 502 `unreadable` (session 30)."""
-        ledger_id = item.get("InvoiceID")
-        if not ledger_id or not isinstance(ledger_id, str) or len(ledger_id) > TEXT_MAX:
-            raise unreadable("InvoiceID")
+        ledger_id = _invoice_id(item)
         contact = item.get("Contact")
         if contact is not None and not isinstance(contact, dict):
             raise unreadable("Contact")

@@ -43,7 +43,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from chalicelib.core.errors import BadGateway
-from chalicelib.providers.http import objects, read_json, segment, utf16_cut
+from chalicelib.providers.http import objects, read_id, read_json, segment, utf16_cut
 from chalicelib.providers.ledger.live import xero_date
 
 PAYROLL = "https://api.xero.com/payroll.xro/1.0"
@@ -64,9 +64,7 @@ APPLICATION_ID_MAX = 200  # leave_requests.ledger_leave_application_id
 def _id(value) -> str:
     """A leave type's id (a GUID string); one that is no string, or longer than the leave tables' 100 characters, is
     the leave ledger's 502."""
-    if not isinstance(value, str) or len(value) > 100:
-        raise BadGateway("The leave ledger answered a leave type id that cannot be read")
-    return value
+    return read_id(value, 100, "The leave ledger answered a leave type id that cannot be read")
 
 
 def _name(value) -> str:
@@ -176,10 +174,8 @@ class XeroPayroll:
             raise BadGateway("The leave ledger answered no leave application id")
         # a GUID string; one that is no string or past leave_requests' 200 characters could not be kept (session 30:
         # the run's write failed, every outcome of the run lost)
-        made = created[0]["LeaveApplicationID"]
-        if not isinstance(made, str) or len(made) > APPLICATION_ID_MAX:
-            raise BadGateway("The leave ledger answered a leave application id that cannot be read")
-        return made
+        return read_id(created[0]["LeaveApplicationID"], APPLICATION_ID_MAX,
+                       "The leave ledger answered a leave application id that cannot be read")
 
     def _pay_calendar(self, employee_id: str) -> tuple[str, date] | None:
         """`(CalendarType, StartDate)` of the employee's payroll calendar; None when there is none or it has no

@@ -94,9 +94,7 @@ def _id(value, what: str, limit: int) -> str:
     """A resource id (JSON:API: a string; a number is read as its digits), at most `limit` characters; else a 502."""
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
-    if not isinstance(value, str) or not value or len(value) > limit:
-        raise BadGateway(f"{NAME} answered {what} whose id cannot be read")
-    return value
+    return http.read_id(value, limit, f"{NAME} answered {what} whose id cannot be read")
 
 
 def _to_one(item: dict, name: str) -> dict:
