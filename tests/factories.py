@@ -35,6 +35,12 @@ def exact_json(response):
     return json.loads(response.body, parse_float=Decimal)
 
 
+def refused_fields(response) -> list[str]:
+    """The fields a 400 names in its details, sorted (the answer asserted to be a 400)."""
+    assert response.status == 400, response
+    return sorted(detail["field"] for detail in response.json["details"])
+
+
 def make_user(db, **overrides) -> User:
     n = next(_seq)
     return add_row(db, User, {"email": f"user{n}@agency.test", "name": f"User {n}", "access_level": "employee",

@@ -38,6 +38,12 @@ def test_a_figure_too_large_to_be_money_is_read_as_zero():
     assert _decimal("1" + "0" * 19) == Decimal(10) ** 19 and _decimal("12.345") == Decimal("12.345")
 
 
+def _connect(portal_api, company, platform: str, credentials: dict):
+    """The portal's connect of `platform` for the company (an admin of it), with these credentials."""
+    return portal_api.post("/connections", company, role="admin",
+                       json={"platform": platform, "display_name": platform, "credentials": credentials})
+
+
 @pytest.mark.parametrize("body", [[{"results": []}], "results", 3])
 @responses.activate
 def test_connecting_google_ads_whose_search_answer_is_no_object_is_a_502(portal, db, set_env, body):  # noqa: F811
@@ -46,9 +52,7 @@ def test_connecting_google_ads_whose_search_answer_is_no_object_is_a_502(portal,
     mine = make_client(db, dashboard=True)
     token_ok()
     responses.post(GADS, json=body)
-    answer = portal.post("/connections", mine, role="admin", json={
-        "platform": "google_ads", "display_name": "Ads",
-        "credentials": {"customer_id": "123-456-7890", "refresh_token": "1//RT"}})
+    answer = _connect(portal, mine, "google_ads", {"customer_id": "123-456-7890", "refresh_token": "1//RT"})
     assert answer.status == 502, answer.json
     assert answer.json["error"] == "Google Ads answered a body that is not a JSON object (HTTP 200)"
 
@@ -58,15 +62,11 @@ def test_connecting_meta_or_shopify_answered_with_a_list_is_a_502(portal, db, se
     set_env(ADPLATFORMS_MODE="live", META_API_VERSION="v25.0", SHOPIFY_API_VERSION="2026-07")
     mine = make_client(db, dashboard=True)
     responses.get(META, json=[{"name": "Acme"}])
-    answer = portal.post("/connections", mine, role="admin", json={
-        "platform": "meta_ads", "display_name": "Meta", "credentials": {"ad_account_id": "act_998877",
-                                                                          "access_token": "EAAB"}})
+    answer = _connect(portal, mine, "meta_ads", {"ad_account_id": "act_998877", "access_token": "EAAB"})
     assert answer.status == 502, answer.json
     assert answer.json["error"] == "Meta answered a body that is not a JSON object (HTTP 200)"
     responses.get(f"{SHOP}/shop.json", json=["Acme Store"])
-    answer = portal.post("/connections", mine, role="admin", json={
-        "platform": "shopify", "display_name": "Store",
-        "credentials": {"shop_domain": "acme", "access_token": "shpat_LIVE"}})
+    answer = _connect(portal, mine, "shopify", {"shop_domain": "acme", "access_token": "shpat_LIVE"})
     assert answer.status == 502, answer.json
     assert answer.json["error"] == "Shopify answered a body that is not a JSON object (HTTP 200)"
 

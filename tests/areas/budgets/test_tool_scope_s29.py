@@ -8,7 +8,7 @@ from tests.areas.budgets.factories import make_budget, make_line_item
 from tests.areas.projects.factories import make_project
 from tests.areas.tasks.factories import make_task
 from tests.areas.timesheets.factories import make_entry
-from tests.factories import grant, make_user
+from tests.factories import grant, make_user, refused_fields
 
 SECRET = "Confidential: the merger plan"
 
@@ -19,13 +19,10 @@ def test_a_budget_cannot_name_a_project_of_a_caller_who_may_not_view_projects(ap
     grant(db, head, "projects", "none")  # an override: this head may not view projects
     assert api.get(f"/api/projects/{project.id}", as_=head).status == 403
     body = {"name": "Build", "resource_type": "project", "resource_id": project.id}
-    refused = api.post("/api/budgets", as_=head, json=body)
-    assert refused.status == 400, refused
-    assert [d["field"] for d in refused.json["details"]] == ["resource_id"]
+    assert refused_fields(api.post("/api/budgets", as_=head, json=body)) == ["resource_id"]
     budget = make_budget(db, resource_id=other.id)
-    moved = api.put(f"/api/budgets/{budget.id}", as_=head, json={"resource_id": project.id})
-    assert moved.status == 400, moved
-    assert [d["field"] for d in moved.json["details"]] == ["resource_id"]
+    assert refused_fields(api.put(f"/api/budgets/{budget.id}", as_=head, json={"resource_id": project.id})) == [
+        "resource_id"]
     # with projects:view the same head makes it
     grant(db, head, "projects", "view")
     assert api.post("/api/budgets", as_=head, json=body).status == 201
@@ -37,13 +34,9 @@ def test_a_line_item_cannot_name_a_task_of_a_caller_who_may_not_view_tasks(api, 
     grant(db, head, "tasks", "none")  # an override: this head may not view tasks
     assert api.get(f"/api/tasks/{task.id}", as_=head).status == 403
     path = f"/api/budgets/{budget.id}/line-items"
-    refused = api.post(path, as_=head, json={"description": "Delivery", "task_id": task.id})
-    assert refused.status == 400, refused
-    assert [d["field"] for d in refused.json["details"]] == ["task_id"]
+    assert refused_fields(api.post(path, as_=head, json={"description": "Delivery", "task_id": task.id})) == ["task_id"]
     item = make_line_item(db, budget, description="Copy")
-    changed = api.put(f"{path}/{item.id}", as_=head, json={"task_id": task.id})
-    assert changed.status == 400, changed
-    assert [d["field"] for d in changed.json["details"]] == ["task_id"]
+    assert refused_fields(api.put(f"{path}/{item.id}", as_=head, json={"task_id": task.id})) == ["task_id"]
     grant(db, head, "tasks", "view")
     made = api.post(path, as_=head, json={"description": "Delivery", "task_id": task.id})
     assert made.status == 201, made
@@ -82,13 +75,10 @@ def test_a_budget_cannot_name_a_company_of_a_caller_who_may_not_view_deals(api, 
     project, company = make_project(db), make_company(db, name="Acme")
     grant(db, head, "deals", "none")
     body = {"name": "Build", "resource_type": "project", "resource_id": project.id, "company_id": company.id}
-    refused = api.post("/api/budgets", as_=head, json=body)
-    assert refused.status == 400, refused
-    assert [d["field"] for d in refused.json["details"]] == ["company_id"]
+    assert refused_fields(api.post("/api/budgets", as_=head, json=body)) == ["company_id"]
     budget = make_budget(db, resource_id=project.id)
-    moved = api.put(f"/api/budgets/{budget.id}", as_=head, json={"company_id": company.id})
-    assert moved.status == 400, moved
-    assert [d["field"] for d in moved.json["details"]] == ["company_id"]
+    assert refused_fields(api.put(f"/api/budgets/{budget.id}", as_=head, json={"company_id": company.id})) == [
+        "company_id"]
     grant(db, head, "deals", "view")
     made = api.post("/api/budgets", as_=head, json=body)
     assert made.status == 201, made

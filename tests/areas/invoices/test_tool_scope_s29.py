@@ -7,7 +7,7 @@ as well as their row scope."""
 from tests.areas.budgets.factories import make_budget
 from tests.areas.invoices.factories import make_invoice
 from tests.areas.projects.factories import make_project
-from tests.factories import grant, make_user
+from tests.factories import grant, make_user, refused_fields
 
 
 def test_an_invoice_cannot_name_a_budget_of_a_caller_who_may_not_view_budgets(api, db):
@@ -15,13 +15,10 @@ def test_an_invoice_cannot_name_a_budget_of_a_caller_who_may_not_view_budgets(ap
     budget = make_budget(db, name="Secret build")
     grant(db, head, "budgets", "none")  # an override: this head may not view budgets
     assert api.get(f"/api/budgets/{budget.id}", as_=head).status == 403
-    refused = api.post("/api/invoices", as_=head, json={"budget_id": budget.id})
-    assert refused.status == 400, refused
-    assert [d["field"] for d in refused.json["details"]] == ["budget_id"]
+    assert refused_fields(api.post("/api/invoices", as_=head, json={"budget_id": budget.id})) == ["budget_id"]
     invoice = make_invoice(db)
-    moved = api.put(f"/api/invoices/{invoice.id}", as_=head, json={"budget_id": budget.id})
-    assert moved.status == 400, moved
-    assert [d["field"] for d in moved.json["details"]] == ["budget_id"]
+    assert refused_fields(api.put(f"/api/invoices/{invoice.id}", as_=head, json={"budget_id": budget.id})) == [
+        "budget_id"]
     # with budgets:view the same head invoices it
     grant(db, head, "budgets", "view")
     made = api.post("/api/invoices", as_=head, json={"budget_id": budget.id})
@@ -50,13 +47,10 @@ def test_an_invoice_cannot_name_a_company_or_contact_of_a_caller_who_may_not_vie
     company, contact = make_company(db, name="Acme"), make_contact(db)
     grant(db, head, "deals", "none")
     body = {"company_id": company.id, "contact_id": contact.id}
-    refused = api.post("/api/invoices", as_=head, json=body)
-    assert refused.status == 400, refused
-    assert sorted(d["field"] for d in refused.json["details"]) == ["company_id", "contact_id"]
+    assert refused_fields(api.post("/api/invoices", as_=head, json=body)) == ["company_id", "contact_id"]
     invoice = make_invoice(db)
-    moved = api.put(f"/api/invoices/{invoice.id}", as_=head, json={"company_id": company.id})
-    assert moved.status == 400, moved
-    assert [d["field"] for d in moved.json["details"]] == ["company_id"]
+    assert refused_fields(api.put(f"/api/invoices/{invoice.id}", as_=head, json={"company_id": company.id})) == [
+        "company_id"]
     grant(db, head, "deals", "view")
     made = api.post("/api/invoices", as_=head, json=body)
     assert made.status == 201, made

@@ -8,12 +8,19 @@ from tests.areas.deals.factories import make_company
 from tests.areas.onboarding.test_onboarding import BASE, template
 
 
-def test_completed_again_after_a_new_required_milestone_is_completed_at_that_completion(api, db, exec_user):
-    ids = template(api, exec_user, "Short", stages=(("Kickoff", "kickoff", ("Signed",)),))
+def _finished_once(api, db, exec_user, name: str):
+    """A client's onboarding from a template of one stage and one milestone ("Signed"), that milestone completed:
+    (the template's ids, the company, the onboarding's path, its record once finished)."""
+    ids = template(api, exec_user, name, stages=(("Kickoff", "kickoff", ("Signed",)),))
     company = make_company(db, status="client")
     path = f"/api/clients/{company.id}/onboarding"
     assert api.post(path, as_=exec_user, json={"template_id": ids["template"]}).status == 201
     first = api.post(f"{path}/milestones/{ids['Signed']}/complete", as_=exec_user).json["onboarding"]
+    return ids, company, path, first
+
+
+def test_completed_again_after_a_new_required_milestone_is_completed_at_that_completion(api, db, exec_user):
+    ids, company, path, first = _finished_once(api, db, exec_user, "Short")
     assert first["percent_complete"] == 100 and first["completed_at"] is not None
     added = api.post(f"{BASE}/stages/{ids['Kickoff']}/milestones", as_=exec_user, json={"title": "Call"})
     assert added.status == 201, added
@@ -36,11 +43,7 @@ def test_completed_again_after_a_new_required_milestone_is_completed_at_that_com
 
 
 def test_auto_completion_that_finishes_again_is_completed_at_that_completion(api, db, exec_user):
-    ids = template(api, exec_user, "Auto", stages=(("Kickoff", "kickoff", ("Signed",)),))
-    company = make_company(db, status="client")
-    path = f"/api/clients/{company.id}/onboarding"
-    assert api.post(path, as_=exec_user, json={"template_id": ids["template"]}).status == 201
-    first = api.post(f"{path}/milestones/{ids['Signed']}/complete", as_=exec_user).json["onboarding"]
+    ids, company, path, first = _finished_once(api, db, exec_user, "Auto")
     assert first["completed_at"] is not None
     won = api.post(f"{BASE}/stages/{ids['Kickoff']}/milestones", as_=exec_user,
                    json={"title": "Won", "auto_source": "deal_won"})

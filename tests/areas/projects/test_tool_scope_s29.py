@@ -6,28 +6,12 @@ scope holds every task) read every task of a project there and in its summary. T
 and status to a caller whose `deals` permission is none, and let them link any deal (session 28 hid deal names from
 such callers in meetings). Now: no task and no task-built summary without `tasks:view`; the deal's title and status
 null, and a link refused as for a missing deal (400), without `deals:view`."""
-import pytest
-
-from chalicelib.providers.ai.sandbox import SandboxAI
 from tests.areas.deals.factories import make_deal
 from tests.areas.tasks.factories import make_task
 from tests.factories import grant, make_user
 
 from .factories import make_project
-
-
-@pytest.fixture
-def told(monkeypatch):
-    """The facts each generation tells the model, which quotes the tasks' titles in its summary (as a live one may)."""
-    facts_told = []
-
-    def model(self, facts):
-        facts_told.append(facts)
-        titles = ", ".join(task["title"] for task in facts["tasks"])
-        return {"summary": f"{facts['name']}. Open work: {titles}.", "recommendations": ["Review open tasks."]}
-
-    monkeypatch.setattr(SandboxAI, "project_summary", model)
-    return facts_told
+from .test_ai_summary_audience_s28 import told  # noqa: F401 - the fixture: the facts each generation is told
 
 
 def test_a_caller_who_may_not_view_tasks_reads_no_task_of_a_project(api, db, exec_user):
