@@ -23,6 +23,7 @@ from sqlalchemy.types import TypeDecorator
 
 from .ids import new_id, utcnow
 from .settings import get_settings
+from .timeutil import no_deadline
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -282,8 +283,6 @@ class UnitOfWork:
     def commit(self) -> None:
         self.session.commit()
         callbacks, self._after_commit = self._after_commit, []
-        from .timeutil import no_deadline
-
         for callback in callbacks:
             try:
                 with no_deadline():  # work after the commit is not the request's: no deadline (timeutil)

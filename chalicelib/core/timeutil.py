@@ -79,28 +79,27 @@ _deadline: ContextVar[float | None] = ContextVar("wms_request_deadline", default
 
 
 @contextmanager
-def request_deadline(seconds: float = REQUEST_SECONDS) -> Iterator[None]:
-    """Within it, `time_left()` counts down from `seconds` (`clock`, monotonic): the endpoint decorator sets it around
-    each request. Jobs set none, so their provider calls keep their own timeouts."""
-    token = _deadline.set(clock() + seconds)
+def _deadline_at(deadline: float | None) -> Iterator[None]:
+    token = _deadline.set(deadline)
     try:
         yield
     finally:
         _deadline.reset(token)
 
 
-@contextmanager
-def no_deadline() -> Iterator[None]:
+def request_deadline(seconds: float = REQUEST_SECONDS):
+    """Within it, `time_left()` counts down from `seconds` (`clock`, monotonic): the endpoint decorator sets it around
+    each request. Jobs set none, so their provider calls keep their own timeouts."""
+    return _deadline_at(clock() + seconds)
+
+
+def no_deadline():
     """Within it there is no request deadline (`time_left()` is None): the work a request leaves for after its
     commit (core.db.UnitOfWork.commit's callbacks) keeps its calls' own timeouts, as a job's do. Bounding it by
     the request's deadline made its provider calls fail once the time was spent, and those failures were recorded
     as the work's own (a meetings sync-now storing notes unanalysed for good, a portal sync marking connections
     failed and telling the manager; session 30's review)."""
-    token = _deadline.set(None)
-    try:
-        yield
-    finally:
-        _deadline.reset(token)
+    return _deadline_at(None)
 
 
 def time_left() -> float | None:
