@@ -65,6 +65,11 @@ class Context:
     def can(self, tool: str, level: str) -> bool:
         return self.principal is not None and self.principal.can(tool, level)
 
+    def reads(self, tool: str) -> bool:
+        """Whether the caller may read `tool`'s records (`<tool>:view`), asked by the functions other areas call to
+        name one (session 29); a job's context (no principal) reads them all."""
+        return self.principal is None or self.principal.can(tool, "view")
+
     def header(self, name: str) -> str | None:
         if self.request is None:
             return None

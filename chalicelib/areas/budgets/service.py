@@ -56,7 +56,7 @@ def visible_budget_resource(ctx, budget_id: str) -> tuple[str, str] | None:
     to, for a time entry that must be on its budget's project (timesheets, session 24). A budget is seen with
     `budgets:view` as well as the row scope (session 29: a caller whose budgets permission is none named any budget of
     their scope): None, and no statement, without it (a job's context, no principal, is not asked)."""
-    if ctx.principal is not None and not ctx.principal.can("budgets", "view"):
+    if not ctx.reads("budgets"):
         return None
     budget = lock_row(ctx.db, Budget, budget_id, where=visible(ctx.principal), key_share=True)
     return None if budget is None else (budget.resource_type, budget.resource_id)

@@ -69,7 +69,7 @@ def seen_project(ctx, project_id: str) -> Project:
     """`load_project` for another area that reads or names the project without holding it (an action item, a
     meeting's match): the project is one the caller can see, `projects:view` as well as the row scope (session 29),
     else the 404 of a missing one. Not locked (`link_project` share-locks)."""
-    if ctx.principal is not None and not ctx.principal.can("projects", "view"):
+    if not ctx.reads("projects"):
         raise not_found("Project")
     return load_project(ctx, project_id)
 
@@ -93,7 +93,7 @@ def link_project(ctx, project_id: str) -> Project:
     the project take a weaker lock (FOR NO KEY UPDATE) that this one does not conflict with. The project is one the
     caller can see: `projects:view` as well as the row scope (session 29: a caller whose projects permission is
     none, by an override, named any project of their scope); without it, the 404 of a missing one."""
-    if ctx.principal is not None and not ctx.principal.can("projects", "view"):
+    if not ctx.reads("projects"):
         raise not_found("Project")
     return lock_row(ctx.db, Project, project_id, where=visible(ctx.principal), missing="Project", key_share=True)
 

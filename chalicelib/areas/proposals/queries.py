@@ -97,7 +97,7 @@ def load_proposal(ctx, proposal_id: str) -> Proposal:
 def seen_proposal(ctx, proposal_id: str) -> Proposal:
     """`load_proposal` for another area that names the proposal (a page, a client contract): `proposals:view` as
     well as the row scope (session 29), else the 404 of a missing one."""
-    if ctx.principal is not None and not ctx.principal.can("proposals", "view"):
+    if not ctx.reads("proposals"):
         raise not_found("Proposal")
     return load_proposal(ctx, proposal_id)
 

@@ -219,7 +219,7 @@ def visible_item_exists(ctx, item_id: str) -> bool:
     waits here; the deletes wait only for tasks naming the item already (see their docstrings). A roadmap is seen
     with `roadmaps:view` as well as the scope (session 29: a caller whose roadmaps permission is none planned tasks
     into any item of their scope): False, and no statement, without it."""
-    if ctx.principal is not None and not ctx.principal.can("roadmaps", "view"):
+    if not ctx.reads("roadmaps"):
         return False
     stmt = select(RoadmapItem.id).join(Roadmap, Roadmap.id == RoadmapItem.roadmap_id).where(RoadmapItem.id == item_id)
     stmt = in_scope(stmt, visible(ctx.principal)).with_for_update(read=True, key_share=True, of=RoadmapItem)

@@ -75,7 +75,7 @@ def visible_sprint_exists(ctx, sprint_id: str) -> bool:
     `projects:view` (the sprints routes' tool) as well as the scope (session 29): False, and no statement, without it."""
     from sqlalchemy import select
 
-    if ctx.principal is not None and not ctx.principal.can("projects", "view"):
+    if not ctx.reads("projects"):
         return False
 
     stmt = in_scope(select(Sprint.id).where(Sprint.id == sprint_id), visible(ctx.principal))

@@ -236,17 +236,10 @@ def task_seen_by(db, task_id: str, principals) -> set[str]:
     return seen_by(db, Task, task_id, principals, visible)
 
 
-def _reads_tasks(ctx) -> bool:
-    """Whether the caller may read tasks at all (`tasks:view`), asked by the functions other areas call to name a task:
-    a task is seen with the tool as well as inside the row scope (session 29: a caller whose tasks permission is none,
-    by an override, named or read every task of their scope). A job's context (no principal) is not asked."""
-    return ctx.principal is None or ctx.principal.can("tasks", "view")
-
-
 def visible_task_exists(ctx, task_id: str) -> bool:
     """Whether the task exists and the caller may see it (`tasks:view` and the scope; one query, none without the
     tool); for other areas' reference checks."""
-    if not _reads_tasks(ctx):
+    if not ctx.reads("tasks"):
         return False
     return ctx.db.scalar(select(Task.id).where(Task.id == task_id, visible(ctx.principal))) is not None
 
@@ -256,7 +249,7 @@ def visible_task_titles(ctx, task_ids) -> dict[str, str]:
     out of scope is left out like a missing one, so another area naming a task (a budget's line item or time entry)
     answers its title only to whoever may read the task; none, and no statement, without `tasks:view`."""
     ids = {tid for tid in task_ids or () if tid}
-    if not ids or not _reads_tasks(ctx):
+    if not ids or not ctx.reads("tasks"):
         return {}
     return dict(ctx.db.execute(select(Task.id, Task.title).where(Task.id.in_(ids), visible(ctx.principal))).all())
 
