@@ -151,9 +151,9 @@ def _require_changeable(ctx, proposal_id: str) -> None:
 
 def _unpaired(entity_type: str | None) -> BadRequest:
     """The 400 of an entity_type without its entity_id or the reverse, naming the one missing."""
-    missing = "entity_id" if entity_type else "entity_type"
+    missing, given = ("entity_id", "entity_type") if entity_type else ("entity_type", "entity_id")
     return BadRequest("entity_type and entity_id go together",
-                      details=[{"field": missing, "message": f"required with {'entity_type' if entity_type else 'entity_id'}"}])
+                      details=[{"field": missing, "message": f"required with {given}"}])
 
 
 def _check_no_parent(entity_type: str | None, parent_id: str | None) -> None:
