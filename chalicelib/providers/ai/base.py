@@ -40,17 +40,32 @@ class AIProvider(ABC):
         (the portal's results: period, metrics with prior values and targets, top campaigns)."""
 
 
+def _meeting_category(value) -> str | None:
+    """The category an analysis names, read as the categories are written whatever its case, spaces, hyphens or
+    underscores ("Sales", "One-on-one", "stand up"; session 31: a near miss failed the analysis and lost its action
+    items), or None for any other value."""
+    if not isinstance(value, str):
+        return None
+    letters = re.sub(r"[\s_-]+", "", value).lower()
+    return next((category for category in MEETING_CATEGORIES if category.replace("_", "") == letters), None)
+
+
 def check_meeting_analysis(result: dict, attendees: list[dict]) -> dict:
-    """The contract of a meeting analysis; an answer outside it is a failed analysis (502)."""
-    if not isinstance(result, dict) or result.get("category") not in MEETING_CATEGORIES:
+    """The contract of a meeting analysis; an answer outside it is a failed analysis (502). The first 50 distinct
+    action items are kept (session 31: an item repeated in one answer, the same text for the same assignee whatever
+    its case or spacing, is kept once, and items after the 50th are not read, so a bad one there fails nothing)."""
+    category = _meeting_category(result.get("category")) if isinstance(result, dict) else None
+    if category is None:
         raise BadGateway("AI meeting analysis failed: the category must be one of " + ", ".join(MEETING_CATEGORIES))
     emails = {(a.get("email") or "").lower() for a in attendees}
     listed = result.get("action_items")
     if listed is not None and not isinstance(listed, list):  # session 30: a number or a boolean was a TypeError,
         # which the meetings sync does not catch (its whole batch failed); a string or an object was read item by item
         raise BadGateway("AI meeting analysis failed: action_items must be a list")
-    items = []
+    items, seen = [], set()
     for item in listed or []:
+        if len(items) == 50:
+            break
         text = clean_text(item["text"]).strip() if isinstance(item, dict) and isinstance(item.get("text"), str) else ""
         if not text:
             raise BadGateway("AI meeting analysis failed: each action item needs a text")
@@ -59,8 +74,12 @@ def check_meeting_analysis(result: dict, attendees: list[dict]) -> dict:
             raise BadGateway("AI meeting analysis failed: an action item's assignee_email must be a string or null")
         email = (email or "").lower() or None  # the meetings sync does not catch: its whole run failed
         # the text cleaned (session 30): a NUL or a lone surrogate failed the write of the batch's action items
-        items.append({"text": text[:2000], "assignee_email": email if email in emails else None})
-    return {"category": result["category"], "action_items": items[:50]}
+        item = {"text": text[:2000], "assignee_email": email if email in emails else None}
+        key = (" ".join(item["text"].split()).casefold(), item["assignee_email"])
+        if key not in seen:
+            seen.add(key)
+            items.append(item)
+    return {"category": category, "action_items": items}
 
 
 def sentence_count(text: str) -> int:
