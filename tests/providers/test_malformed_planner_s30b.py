@@ -31,12 +31,10 @@ def _sync(api, exec_user, set_env, body):
 
 
 @pytest.mark.parametrize("body, message", [
+    # a person whose id cannot be read is left out since session 31 (tests/providers/test_planner_people_ids_s31.py)
     ({"data": ["2835"]}, "people that are not a list of objects"),
     ({"data": {"id": "2835"}}, "people that are not a list of objects"),
     ({"data": [{**PERSON, "attributes": "Ann"}]}, "a person whose attributes are not an object"),
-    ({"data": [{**PERSON, "id": {"id": "2835"}}]}, "a person whose id cannot be read"),
-    ({"data": [{**PERSON, "id": "9" * 101}]}, "a person whose id cannot be read"),
-    ({"data": [{"type": "people", "attributes": PERSON["attributes"]}]}, "a person whose id cannot be read"),
     ({"data": [PERSON], "meta": {"total_pages": "abc"}}, "a page count"),
     ({"data": [PERSON], "meta": {"total_pages": {"n": 2}}}, "a page count"),
     ({"data": [PERSON], "meta": {"total_pages": [2]}}, "a page count"),

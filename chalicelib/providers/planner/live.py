@@ -27,7 +27,9 @@ developer.productive.io/reference/resources/bookings):
   resource whose `attributes` is not an object, an id that is no string or number or longer than the column it
   goes to (a person's 100 characters, a booking's 200), a `meta` that is not an object or a `total_pages` that is
   no whole number (`int("abc")`, `.get` on a list: a 500 on the user-mapping sync, the leave booking's job an
-  "Unexpected error"). A person's e-mail or name that is no string reads as none, as the ledger's employees'.
+  "Unexpected error"). A person's e-mail or name that is no string reads as none, as the ledger's employees'; a
+  person whose id cannot be kept is left out of the listing, as the ledger's employees are (session 31: the whole
+  listing was that 502, so one such person stopped every other from being mapped).
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from chalicelib.core.errors import BadGateway, BadRequest
+from chalicelib.core.serialize import kept_id
 from chalicelib.core.settings import get_settings
 from chalicelib.providers import http
 
@@ -90,11 +93,18 @@ def _attributes(item: dict, what: str) -> dict:
     return attributes
 
 
+def _kept_id(value, limit: int) -> str | None:
+    """A resource id (JSON:API: a string; a number is read as its digits) that a column of `limit` characters keeps,
+    else None (core.serialize.kept_id)."""
+    return kept_id(str(value) if isinstance(value, int) and not isinstance(value, bool) else value, limit)
+
+
 def _id(value, what: str, limit: int) -> str:
-    """A resource id (JSON:API: a string; a number is read as its digits), at most `limit` characters; else a 502."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
-    return http.read_id(value, limit, f"{NAME} answered {what} whose id cannot be read")
+    """A resource id (`_kept_id`), else a 502."""
+    kept = _kept_id(value, limit)
+    if kept is None:
+        raise BadGateway(f"{NAME} answered {what} whose id cannot be read")
+    return kept
 
 
 def _to_one(item: dict, name: str) -> dict:
@@ -168,8 +178,13 @@ class ProductivePlanner(PlannerProvider):
                                                                    "page[size]": PAGE_SIZE}))
             for item in _resources(body, "people"):
                 attributes = _attributes(item, "a person")
+                # a person whose id cannot be kept (none, no string or number, past user_mappings' column) cannot be
+                # mapped: left out, as the ledger's employees are (session 31; the whole listing was a 502 before)
+                person_id = _kept_id(item.get("id"), PERSON_ID_MAX)
+                if person_id is None:
+                    continue
                 email = http.text(attributes.get("email"))
-                people.append({"id": _id(item.get("id"), "a person", PERSON_ID_MAX),
+                people.append({"id": person_id,
                                "email": (email or "").strip().lower() or None,
                                "name": " ".join(p for p in (http.text(attributes.get("first_name")),
                                                             http.text(attributes.get("last_name"))) if p)})
