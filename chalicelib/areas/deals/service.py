@@ -179,35 +179,36 @@ def deal_brief(db: Session, deal_id: str) -> dict | None:
 
 def link_deal(ctx, deal_id: str) -> bool:
     """Whether the caller may name the deal on a record of another area about to name it (a task, a budget):
-    `deals:view` and an existing deal (decisions.md section 5; answered as a missing one without the tool). The row
+    `deals:view` (`ctx.reads`: a job's context reads all) and an existing deal (decisions.md section 5; answered as a
+    missing one without the tool). The row
     is share-locked (FOR KEY SHARE), so the write waits for a delete of the deal in progress and then finds it
     gone, instead of naming a deleted deal; it also waits for an edit of the deal in progress (`update_deal` locks
     the row FOR UPDATE), never for a write of another deal."""
-    return bool(deal_id) and ctx.can("deals", "view") and lock_row(ctx.db, Deal, deal_id, key_share=True) is not None
+    return bool(deal_id) and ctx.reads("deals") and lock_row(ctx.db, Deal, deal_id, key_share=True) is not None
 
 
 def link_company(ctx, company_id: str) -> bool:
     """Whether the caller may name the company on a record of another area about to name it (a task, a page):
     `deals:view` and an existing company, share-locked as `link_deal`: the write waits for a delete of the company in
     progress (`delete_company` locks the row first) and then finds it gone, instead of naming a deleted company."""
-    return (bool(company_id) and ctx.can("deals", "view")
+    return (bool(company_id) and ctx.reads("deals")
             and lock_row(ctx.db, Company, company_id, key_share=True) is not None)
 
 
 def company_seen(ctx, company_id: str) -> bool:
-    """Whether the caller sees the company: `deals:view` and an existing company (the references of budgets,
-    invoices and proposals; not locked)."""
-    return bool(company_id) and ctx.can("deals", "view") and bool(company_names(ctx.db, [company_id]))
+    """Whether the caller sees the company: `deals:view` (`ctx.reads`) and an existing company (the references of
+    budgets, invoices and proposals; not locked)."""
+    return bool(company_id) and ctx.reads("deals") and bool(company_names(ctx.db, [company_id]))
 
 
 def contact_seen(ctx, contact_id: str) -> bool:
-    """Whether the caller sees the contact: `deals:view` and an existing contact (not locked)."""
-    return bool(contact_id) and ctx.can("deals", "view") and bool(contact_names(ctx.db, [contact_id]))
+    """Whether the caller sees the contact: `deals:view` (`ctx.reads`) and an existing contact (not locked)."""
+    return bool(contact_id) and ctx.reads("deals") and bool(contact_names(ctx.db, [contact_id]))
 
 
 def deal_seen(ctx, deal_id: str) -> bool:
-    """Whether the caller sees the deal: `deals:view` and an existing deal (not locked)."""
-    return bool(deal_id) and ctx.can("deals", "view") and deal_brief(ctx.db, deal_id) is not None
+    """Whether the caller sees the deal: `deals:view` (`ctx.reads`) and an existing deal (not locked)."""
+    return bool(deal_id) and ctx.reads("deals") and deal_brief(ctx.db, deal_id) is not None
 
 
 _SEEN = {"company_id": ("company", company_seen), "contact_id": ("contact", contact_seen),
