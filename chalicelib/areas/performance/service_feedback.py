@@ -270,7 +270,8 @@ def alerts(ctx) -> dict:
     """The caller's counts in one statement: reviews they review not completed, never their own (for a manager-level
     caller also those of the people they manage, directly or as squad manager, whose reviewer left, may not rate
     them, lacking performance:update, or is the reviewed person: they now rate them, sessions 25, 26, 29), their own
-    reviews awaiting self-assessment, feedback requests awaiting them, and open cycles."""
+    reviews awaiting self-assessment, feedback requests awaiting them, and open cycles. The reviews of a closed cycle
+    count in neither (they are fixed until it is reopened, session 31)."""
     from chalicelib.core.models import Squad
     from chalicelib.core.permissions import holders_select
 
@@ -292,9 +293,11 @@ def alerts(ctx) -> dict:
         left = or_(Review.reviewer_id.in_(inactive), Review.reviewer_id.not_in(raters),
                    Review.reviewer_id == Review.user_id)
         reviewing = or_(reviewing, and_(Review.user_id.in_(managed), left))
+    # a closed cycle's reviews are fixed until it is reopened (session 31): no work waits in them
+    live = Review.cycle_id.not_in(select(ReviewCycle.id).where(ReviewCycle.status == "closed"))
     row = ctx.db.execute(select(
-        count(Review, reviewing, Review.user_id != me, Review.status != "completed"),
-        count(Review, Review.user_id == me, Review.status == "self_assessment"),
+        count(Review, reviewing, Review.user_id != me, Review.status != "completed", live),
+        count(Review, Review.user_id == me, Review.status == "self_assessment", live),
         count(FeedbackRequest, FeedbackRequest.reviewer_id == me, FeedbackRequest.status == "pending"),
         count(ReviewCycle, ReviewCycle.status == "open"))).one()
     return {"pending_reviews": row[0], "self_assessments": row[1], "pending_feedback": row[2], "open_cycles": row[3]}

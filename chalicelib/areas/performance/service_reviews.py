@@ -8,11 +8,12 @@ Rules (document 2 and decisions.md section 9; the rest in docs/decisions/perform
   performance:update (400 on reviewer_id, session 26), and is notified (`review_assigned`: the cycle and the
   review's link, which opens for them);
 - statuses move one step forward, or one step back before completion; a jump is 409; a completed review is
-  not changed any more (409);
+  not changed any more (409), nor is any review of a closed cycle (409 until the cycle is reopened, session 31);
 - the reviewed person alone (not the reviewer) may write the self-assessment (strengths, growth areas,
   discussion topics, goals) and move the review up to `in_review`; ratings, reviewer notes, action items and
-  the last two steps are the reviewer's or a manager-level caller's (403 otherwise), never the reviewed
-  person's (even as its reviewer), and so are the outcomes of earlier goals; only a value that changes counts
+  the last two steps (and the step back from `ready_for_review`, session 31) are the reviewer's or a manager-level
+  caller's (403 otherwise), never the reviewed person's (even as its reviewer), and so are the outcomes of earlier
+  goals; only a value that changes counts
   (a save-back carrying the reviewer's part unchanged is fine), and goals sent back unchanged are kept;
 - the move self_assessment -> in_review tells the one who now rates it (`review_submitted`): the reviewer, or when
   they left, cannot rate (no performance:update) or are the reviewed person, the first reader among the person's
@@ -231,11 +232,23 @@ def _check_move(current: str, target: str) -> None:
         raise Conflict(f"A review moves one step at a time: {current} cannot move to {target}")
 
 
+def _refuse_closed_cycle(ctx, review: Review) -> None:
+    """409 when the review's cycle is closed: a closed cycle's reviews are fixed (session 31), as its contents are
+    created in an open cycle only; the cycle is reopened (`closed` -> `open`) to change them. The cycle's row is read
+    FOR SHARE, so a close waits for the edits under way (its UPDATE takes the row lock) and an edit waiting for a
+    close sees it; edits of several reviews of the cycle do not wait for each other."""
+    status = ctx.db.scalar(select(ReviewCycle.status).where(ReviewCycle.id == review.cycle_id)
+                           .with_for_update(read=True))
+    if status == "closed":
+        raise Conflict("The review cycle is closed: reopen it to change its reviews")
+
+
 def update_review(ctx, *, review_id: str, data) -> dict:
     load_review(ctx, review_id)
     review = lock_row(ctx.db, Review, review_id, missing="Review")
     if review.status == "completed":
         raise Conflict("A completed review cannot be changed")
+    _refuse_closed_cycle(ctx, review)
     changes = data.changes()
     kpi_inputs = changes.pop("kpi_ratings", None)
     goal_inputs = changes.pop("goals", None)
@@ -246,8 +259,11 @@ def update_review(ctx, *, review_id: str, data) -> dict:
     if not reviewer_side:
         if any(field in changes and changes[field] != getattr(review, field) for field in REVIEWER_FIELDS) or rated:
             raise Forbidden("Only the reviewer may rate KPIs or write reviewer notes and action items")
-        if status in ("ready_for_review", "completed") and status != review.status:
-            raise Forbidden("Only the reviewer may move a review past in_review")
+        # the reviewer side's steps: up to ready_for_review and completed, and back from ready_for_review (the
+        # reviewed person moves the review up to in_review only; session 31: they took the reviewer's step back)
+        if status != review.status and (status in ("ready_for_review", "completed")
+                                        or (status is not None and review.status == "ready_for_review")):
+            raise Forbidden("Only the reviewer may move a review past in_review or back from ready_for_review")
     if status is not None:
         _check_move(review.status, status)
     for key, value in changes.items():
@@ -362,6 +378,7 @@ def record_previous_goals(ctx, *, review_id: str, data) -> dict:
     review = lock_row(ctx.db, Review, review_id, missing="Review")  # a completion at the same moment is seen (409), as update_review
     if review.status == "completed":
         raise Conflict("A completed review cannot be changed")
+    _refuse_closed_cycle(ctx, review)
     if not _is_reviewer_side(ctx, review):  # the reviewed person does not grade their own goals
         raise Forbidden("Only the reviewer may record the outcomes of earlier goals")
     outcomes = {outcome.goal_id: outcome.status for outcome in data.outcomes}
