@@ -132,7 +132,7 @@ def test_a_duplicate_made_while_its_parent_is_deleted_is_made_without_the_parent
 
 def test_a_duplicate_made_while_its_sprint_is_deleted_is_made_without_the_sprint(live):
     """Review of the session's diff: the sprint is share-locked in the read that checks it (sprints'
-    `visible_sprint_exists`), as the other links are; a sprint delete in progress is waited for and the copy names no
+    `visible_sprint_status`), as the other links are; a sprint delete in progress is waited for and the copy names no
     sprint. Before, the copy named it and its INSERT then failed on the foreign key: a 400 on `sprint_id`, a field
     the request never sent."""
     from chalicelib.areas.sprints.models import Sprint

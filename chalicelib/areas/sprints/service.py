@@ -66,21 +66,23 @@ def project_deleted(db, project_id: str) -> None:
     db.execute(delete(Sprint).where(Sprint.project_id == project_id).execution_options(synchronize_session=False))
 
 
-def visible_sprint_exists(ctx, sprint_id: str) -> bool:
-    """Whether the sprint exists in a project the caller can see (one query): a task may name only such
-    a sprint. The sprint's row is share-locked (FOR KEY SHARE), as roadmaps' `visible_item_exists` locks an item:
-    a delete of the sprint in progress is waited for and then answers False, so a task duplicate leaves the sprint
+def visible_sprint_status(ctx, sprint_id: str) -> str | None:
+    """The status of the sprint if it exists in a project the caller can see, else None (one query): a task may
+    name only such a sprint, and only one that is not `closed` (session 31: a closed sprint's contents are fixed).
+    The sprint's row is share-locked (FOR KEY SHARE), as roadmaps' `visible_item_exists` locks an item:
+    a delete of the sprint in progress is waited for and then answers None, so a task duplicate leaves the sprint
     null and a create or update answers 400 on `sprint_id` from this check, not from the foreign key (session 24's
-    review; the lock the task's foreign key takes at its write anyway, taken at the read). A sprint is seen with
-    `projects:view` (the sprints routes' tool) as well as the scope (session 29): False, and no statement, without it."""
+    review; the lock the task's foreign key takes at its write anyway, taken at the read). A close in progress
+    (`update_sprint` locks the row FOR UPDATE) is waited for too, and the status read is the one it committed: a task
+    is never put into a sprint closed meanwhile. A sprint is seen with `projects:view` (the sprints routes' tool) as
+    well as the scope (session 29): None, and no statement, without it."""
     from sqlalchemy import select
 
     if not ctx.reads("projects"):
-        return False
+        return None
 
-    stmt = in_scope(select(Sprint.id).where(Sprint.id == sprint_id), visible(ctx.principal))
-    return ctx.db.scalar(stmt.with_for_update(read=True, key_share=True, of=Sprint)) is not None
-
+    stmt = in_scope(select(Sprint.status).where(Sprint.id == sprint_id), visible(ctx.principal))
+    return ctx.db.scalar(stmt.with_for_update(read=True, key_share=True, of=Sprint))
 
 
 def _current_sprint_order(today) -> tuple:

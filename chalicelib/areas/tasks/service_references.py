@@ -8,7 +8,7 @@ from functools import cache
 
 from sqlalchemy import String, case, cast, func, literal_column, null, select, union_all
 
-from chalicelib.core.errors import BadRequest, Forbidden, NotFound
+from chalicelib.core.errors import BadRequest, Conflict, Forbidden, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.lookup import Names
 from chalicelib.core.models import ConfigList, ConfigListItem, User
@@ -59,12 +59,16 @@ def _roadmap_item_seen(ctx, item_id: str) -> bool:
     return roadmaps_service.visible_item_exists(ctx, item_id)
 
 
-def _sprint_seen(ctx, sprint_id: str) -> bool:
-    """Whether the caller sees the sprint: sprints' `visible_sprint_exists` (`projects:view`, the sprints routes' tool,
-    and a sprint of a project in their scope; it share-locks the sprint)."""
+def _sprint_status(ctx, sprint_id: str) -> str | None:
+    """The sprint's status when the caller sees it, else None: sprints' `visible_sprint_status` (`projects:view`, the
+    sprints routes' tool, and a sprint of a project in their scope; it share-locks the sprint, so a close in progress
+    is waited for)."""
     from chalicelib.areas.sprints import service as sprints_service  # another area: imported lazily
 
-    return sprints_service.visible_sprint_exists(ctx, sprint_id)
+    return sprints_service.visible_sprint_status(ctx, sprint_id)
+
+
+CLOSED_SPRINT = "closed"  # a closed sprint's contents are fixed (session 31): no task is put into one
 
 
 @dataclass
@@ -237,10 +241,15 @@ def check_references(ctx, values: dict, *, task_id: str | None = None, current: 
     if roadmap_item_id and not _roadmap_item_seen(ctx, roadmap_item_id):
         details.append({"field": "roadmap_item_id", "message": "must be an existing roadmap item"})
     sprint_id = values.get("sprint_id")
-    if sprint_id and not _sprint_seen(ctx, sprint_id):
+    sprint_status = _sprint_status(ctx, sprint_id) if sprint_id else None
+    if sprint_id and sprint_status is None:
         details.append({"field": "sprint_id", "message": "must be an existing sprint"})
     if details:
         raise BadRequest("Invalid task fields", details=details)
+    # a task goes into a planned or active sprint, never a closed one (its report stays true); `values` hold what
+    # the write changes, so a task of a closed sprint sent back whole, or taken out of it, is not refused
+    if sprint_status == CLOSED_SPRINT:
+        raise Conflict("Sprint is closed")
     return known
 
 
@@ -248,8 +257,9 @@ def copied_links(ctx, task: Task) -> dict:
     """The links of `task` a duplicate of it may not copy, as `{field: None}`: each link is checked as a create naming
     it would be (`check_references`), one statement per kind the task links, in the order a create locks them: the
     linked resource (a project the caller can see, an existing deal or company, share-locked by its area's `link_*`),
-    the roadmap item (`visible_item_exists`, share-locked), the sprint (`visible_sprint_exists`) and the parent task
-    (one the caller can see, share-locked FOR KEY SHARE here: the lock the copy's foreign key takes at its INSERT).
+    the roadmap item (`visible_item_exists`, share-locked), the sprint (`visible_sprint_status`; a closed one is left
+    null too, session 31) and the parent task (one the caller can see, share-locked FOR KEY SHARE here: the lock the
+    copy's foreign key takes at its INSERT).
     A record the caller cannot see, or one that is gone (deleted meanwhile: its delete in progress is waited for),
     is left null on the copy rather than refused, as the duplicate's request names none of them (session 24). A
     record kept stays share-locked until the copy commits: its delete, which locks the row first, then waits and
@@ -261,7 +271,7 @@ def copied_links(ctx, task: Task) -> dict:
         cleared.update(resource_type=None, resource_id=None)
     if task.roadmap_item_id and not _roadmap_item_seen(ctx, task.roadmap_item_id):
         cleared["roadmap_item_id"] = None
-    if task.sprint_id and not _sprint_seen(ctx, task.sprint_id):
+    if task.sprint_id and _sprint_status(ctx, task.sprint_id) in (None, CLOSED_SPRINT):  # a closed one too (session 31)
         cleared["sprint_id"] = None
     if task.parent_task_id:
         parent = select(Task.id).where(Task.id == task.parent_task_id, visible(ctx.principal)).with_for_update(
