@@ -253,6 +253,12 @@ def dispatch(ctx, *, task_id: str) -> dict:
 def approve(ctx, *, task_id: str) -> dict:
     agent, task = _locked(ctx, task_id, "approve")
     target = _runner_target(ctx, task)
+    # the approval is the task's (document 1, Task: approved_by_user_id, approved_at; session 31: approve left them
+    # empty, so the task named no approver); a later approval, after a rejection and a new scoping, names its own.
+    # The task row is held FOR KEY SHARE, which the UPDATE's lock does not wait for: two approves still take turns
+    # on the meta row (`_locked`), never deadlock on the task's
+    task.approved_by_user_id, task.approved_at = ctx.user_id, utcnow()
+    task.updated_at = task.approved_at
     change_stage(ctx, agent, task, "building", actor_id=ctx.user_id)
     run = _start_run(ctx, agent, task, target, stage="building", previous_stage="pending_approval")
     return _answer(ctx, agent, task, run)
