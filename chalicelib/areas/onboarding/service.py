@@ -92,6 +92,9 @@ def delete_template(ctx, *, template_id: str) -> bool:
     load_template(ctx, template_id)
     template = lock_row(ctx.db, OnboardingTemplate, template_id, missing="Onboarding template")
     if clients_using(ctx.db, [template.id]).get(template.id, 0):
+        if not template.is_active:  # disabled already (a DELETE before, or PATCH is_active false): nothing to write
+            # or record (session 31: another `disabled` entry claimed is_active went from 1 to 0, updated_at moved)
+            return True
         template.is_active, template.is_default, template.updated_at = False, False, utcnow()
         _record(ctx, template.id, "disabled", {"is_active": {"from": 1, "to": 0}})
         ctx.db.flush()

@@ -30,7 +30,7 @@ def list_pages(ctx, query: PageListQuery):
 
 
 @bp.route("/api/pages", methods=["POST"])
-@endpoint(tool="pages", level="update", body=PageCreate, status=201, response=one("page", PageFullRead))
+@endpoint(tool="pages", level="update", body=PageCreate, status=201, errors=(409,), response=one("page", PageFullRead))
 def create_page(ctx, body: PageCreate):
     """Create a page at the next position under its parent."""
     return {"page": service.create_page(ctx, data=body)}

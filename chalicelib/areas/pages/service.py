@@ -106,6 +106,19 @@ def _check_parent(ctx, page: Page | None, parent_id: str) -> None:
                          details=[{"field": "parent_id", "message": "is the page itself or one of its sub-pages"}])
 
 
+def _require_open_parent(ctx, parent_id: str) -> None:
+    """An archived page is out of the page tree (a delete archives it and detaches its children to the root): nothing
+    is placed under it, by a create or a move (409 naming `parent_id`, nothing written; session 31: both made pages
+    that hung under an archived parent, unseen in the tree, with the list's root-first order). Read holding the
+    parent's sibling key (`_lock_siblings`, which a delete of the parent now takes before it reads the children to
+    detach): a delete committed first is seen here, and a create or move committed first is among the children it
+    detaches. Restore the parent first, or pick another."""
+    _lock_siblings(ctx.db, parent_id, None, None)
+    if ctx.db.scalar(select(Page.is_archived).where(Page.id == parent_id)):
+        raise Conflict("Parent page is archived: restore it first",
+                       details=[{"field": "parent_id", "message": "is an archived page"}])
+
+
 def _check_proposal(ctx, proposal_id: str) -> None:
     """A page linked to a proposal is seen only with the proposal (queries.visible): linking one the caller may not
     see, or none at all, is a 400 on entity_id (one query, the proposals area's scoped load); the page was made and
@@ -174,6 +187,7 @@ def create_page(ctx, *, data) -> dict:
         _check_link(ctx, data.entity_type, data.entity_id)
     if data.parent_id:
         _check_parent(ctx, None, data.parent_id)
+        _require_open_parent(ctx, data.parent_id)
     page = Page(title=clean_title(data.title), content=data.content or "", content_rich=data.content_rich,
                 parent_id=data.parent_id or None, entity_type=data.entity_type, entity_id=data.entity_id,
                 icon=data.icon, created_by=ctx.user_id, updated_by=ctx.user_id)
@@ -220,6 +234,7 @@ def update_page(ctx, *, page_id: str, data) -> dict:
             # A under B and B under A at once, both passed the check: a cycle that left both out of the tree)
             lock_key(ctx.db, "pages-tree")
             _check_parent(ctx, page, parent_id)
+            _require_open_parent(ctx, parent_id)  # the new siblings' key, taken before the page's row as before
         if parent_id != page.parent_id:
             if "position" not in changes:  # computed before the move, so the page does not count itself
                 page.position = _next_position(ctx, parent_id=parent_id, entity_type=page.entity_type,
@@ -268,6 +283,9 @@ def delete_page(ctx, *, page_id: str) -> None:
     page = load_page(ctx, page_id)
     if page.entity_type == "proposal":
         _require_changeable(ctx, page.entity_id)
+    # the page's own children's key before they are read: a create or a move under it waits for this delete and then
+    # finds it archived (409), or commits first and is read here, detached with the rest (session 31)
+    _lock_siblings(ctx.db, page.id, None, None)
     children_select = (select(Page.id).where(Page.parent_id == page.id)
                        .order_by(Page.position, Page.title, Page.id))
     rows = ctx.db.execute(children_select.add_columns(Page.entity_type, Page.entity_id)).all()
@@ -284,9 +302,11 @@ def delete_page(ctx, *, page_id: str) -> None:
         base = -1.0 if base is None else float(base)
         update_rows(ctx.db, Page.__table__, [{"id": child_id, "parent_id": None, "position": base + offset}
                                              for offset, child_id in enumerate(children, start=1)])
-    page.is_archived = True
-    page.updated_by = ctx.user_id
-    page.updated_at = utcnow()
+    if not page.is_archived:  # archived already (a delete before, or PATCH): no edit of the page itself, whose
+        # editor and time stay (session 31, as session 25's save-back rule); its children are detached all the same
+        page.is_archived = True
+        page.updated_by = ctx.user_id
+        page.updated_at = utcnow()
     ctx.db.flush()
 
 
