@@ -30,8 +30,8 @@ from chalicelib.core.query import Page, in_scope, record_page, record_sets
 from chalicelib.core.serialize import row_dict, value_out
 
 from .models import Budget, BudgetLineItem
-from .queries import (BUDGET_FIELDS, ENTITY, budget_lookups, budget_record, budget_select, item_select, load_budget,
-                      visible, with_budget_lookups, with_item_lookups)
+from .queries import (BUDGET_FIELDS, ENTITY, budget_lookups, budget_record, budget_select, item_select,
+                      line_item_totals, load_budget, visible, with_budget_lookups, with_item_lookups)
 from .queries import budget_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_portal import (portal_approve, portal_budget, portal_budget_ids,  # noqa: F401 - other areas call it through the service
                              portal_budgets)
@@ -106,7 +106,7 @@ def budget_briefs_select(db, budget_ids):
 
 def invoice_source(db, budget_id: str) -> dict | None:
     """What an invoice generated from a budget needs (two queries; no scoping, the caller checked it):
-    `{budget: {id, name, budget_type, total_amount (Decimal or None), company_id, currency}, items: [{id,
+    `{budget: {id, name, budget_type, status, total_amount (Decimal or None), company_id, currency}, items: [{id,
     description, quantity, unit_price, amount, service_type_id}]}` in position order, or None."""
     budget = db.scalar(select(Budget).where(Budget.id == budget_id))
     if budget is None:
@@ -114,7 +114,7 @@ def invoice_source(db, budget_id: str) -> dict | None:
     items = db.scalars(select(BudgetLineItem).where(BudgetLineItem.budget_id == budget_id)
                        .order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id)).all()
     return {"budget": {field: getattr(budget, field) for field in
-                       ("id", "name", "budget_type", "total_amount", "company_id", "currency")},
+                       ("id", "name", "budget_type", "status", "total_amount", "company_id", "currency")},
             "items": [{field: getattr(item, field) for field in
                        ("id", "description", "quantity", "unit_price", "amount", "service_type_id")} for item in items]}
 
@@ -299,6 +299,7 @@ def update_budget(ctx, *, budget_id: str, data) -> dict:
     _check_approval_stays_with_client(ctx.db, budget, changes)  # and the client who gave it (session 25)
     if "currency" in changes and changes["currency"] != budget.currency:
         _check_currency_of_invoices(ctx, budget, changes["currency"])
+    _check_type_of_invoices(ctx, budget, changes)
     _entries_follow(ctx, budget, changes)
     before = _snapshot(budget)
     resource_before = (budget.resource_type, budget.resource_id)
@@ -408,6 +409,24 @@ def _check_currency_of_invoices(ctx, budget: Budget, currency: str) -> None:
     if others:
         raise Conflict(f"The budget has invoices in {', '.join(sorted(others))}: its currency cannot become {currency}"
                        " (void those invoices first)")
+
+
+def _check_type_of_invoices(ctx, budget: Budget, changes: dict) -> None:
+    """409 when `budget_type` changes to a type whose invoicing rule the budget's invoices that are not voided would
+    break (invoices' `check_budget_type_change`: a retainer invoiced once, a fixed price billing at most its price;
+    session 31): the rules generation and every invoice made live keep would no longer hold (a sprints budget invoiced
+    twice made a retainer). The price is the budget's total_amount after the update, else the sum of its lines. Only
+    on a real type change (the stored type sent back passes); one or two statements then."""
+    kind = changes.get("budget_type")
+    if "budget_type" not in changes or kind == budget.budget_type or kind not in ("retainer", "fixed_price"):
+        return
+    from chalicelib.areas.invoices import service as invoices_service
+
+    price = changes.get("total_amount", budget.total_amount)
+    if price is None:
+        price = line_item_totals(ctx.db, budget.id)[1]
+    invoices_service.check_budget_type_change(ctx.db, budget.id, kind, Decimal(price or 0),
+                                              changes.get("currency") or budget.currency)
 
 
 def delete_budget(ctx, *, budget_id: str) -> None:

@@ -43,6 +43,22 @@ def check_approval_kept(budget: Budget, changes: dict | None = None, *, what: st
                    "back to draft or pending_approval first, in the same request for total_amount or currency)")
 
 
+# A budget called off (decisions.md section 9's `cancelled`): it bills nothing more (invoices' check_not_cancelled)
+# and its line items stay as they were when it was cancelled (session 31, docs/decisions/budgets.md "A cancelled
+# budget is closed").
+CANCELLED = "cancelled"
+
+
+def check_lines_open(budget: Budget, *, what: str = "its line items") -> None:
+    """409 on a line item change (an add, an edit that changes a value, a removal or a reorder) of a budget (its row
+    locked and re-read by the caller) that the client approved (check_approval_kept) or that is cancelled: the record
+    of what was called off, and of what its invoices billed from its lines, does not change after the fact. The way
+    out: set its status back first."""
+    check_approval_kept(budget, what=what)
+    if budget.status == CANCELLED:
+        raise Conflict(f"The budget is cancelled: {what} cannot change (set its status back first)")
+
+
 # A line's amount and the sum of a budget's lines stay below 10^12 in size, as its total_amount (core Money) and an
 # invoice line's unit price: every amount is answered as a JSON number, exact to the cent only far below the 10^22 a
 # quantity times a unit price can reach (session 28).
@@ -90,7 +106,7 @@ def add_line_item(ctx, *, budget_id: str, data) -> dict:
     concurrent adds cannot pass the cap together)."""
     budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id, missing="Budget")
-    check_approval_kept(budget)
+    check_lines_open(budget)
     count, others = line_item_totals(ctx.db, budget.id)
     if count >= LINE_ITEM_LIMIT:
         raise Conflict(f"A budget holds at most {LINE_ITEM_LIMIT} line items")
@@ -126,7 +142,7 @@ def update_line_item(ctx, *, budget_id: str, item_id: str, data) -> dict:
     budget, item = _locked_item(ctx, budget_id, item_id)
     changes = data.changes()
     if any(getattr(item, key) != value for key, value in changes.items()):  # sent back unchanged: nothing changes
-        check_approval_kept(budget)
+        check_lines_open(budget)
     _check_item_references(ctx, changes, item)
     fields = [field for field in ITEM_FIELDS if field != "updated_at"]
     before = row_dict(item, fields)
@@ -151,7 +167,7 @@ def delete_line_item(ctx, *, budget_id: str, item_id: str) -> None:
     from chalicelib.areas.timesheets import service as timesheets_service
 
     budget, item = _locked_item(ctx, budget_id, item_id)  # a second delete at once finds it gone: 404, one entry
-    check_approval_kept(budget)
+    check_lines_open(budget)
     if item.amount < 0:  # removing a discount raises the sum of the lines
         check_amounts(0, line_item_totals(ctx.db, budget.id, other_than=item.id)[1], None)
     history.record(ctx.db, entity_type=ENTITY, entity_id=budget.id, action="line_item_removed",
@@ -168,7 +184,7 @@ def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> None:
     before any write, so the reorder is all or nothing)."""
     budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id, missing="Budget")  # one reorder at a time: the result is exactly one request's order
-    check_approval_kept(budget, what="the order of its line items")
+    check_lines_open(budget, what="the order of its line items")
     reorder(ctx.db, BudgetLineItem, BudgetLineItem.position, item_ids, parent=BudgetLineItem.budget_id == budget.id,
             field="item_ids", what="line items of this budget")
     _touch(budget)

@@ -80,6 +80,9 @@ def invoiced_by_currency(db, budget_ids) -> dict:
     return {currency: (invoiced, collected) for currency, invoiced, collected in rows}
 
 
+check_budget_type_change = service_generate.check_type_change  # budgets: a type change keeps its invoices' rules
+
+
 def live_invoice_currencies(db, budget_id: str) -> set[str]:
     """The currencies of the budget's invoices that are not voided (one query); budgets refuse a currency change
     that would leave them in another money than the budget's."""

@@ -126,8 +126,9 @@ LEDGER_HELD = ("company_id", "currency")
 
 def check_ledger_held(invoice: Invoice, changes: dict) -> None:
     """409 when an update changes what the ledger invoice holds (LEDGER_HELD) while the invoice stays linked: the
-    ledger would bill another client, or in other money, than the invoice says. A change made with a new link
-    checked against it, or with the link removed, is allowed."""
+    ledger would bill another client, or in other money, than the invoice says; or voids it here while the ledger
+    still bills it (check_void_in_ledger). A change made with a new link checked against it, or with the link removed,
+    is allowed."""
     stays_linked = invoice.ledger_invoice_id and ("ledger_invoice_id" not in changes
                                                    or changes["ledger_invoice_id"] == invoice.ledger_invoice_id)
     if not stays_linked:
@@ -136,6 +137,26 @@ def check_ledger_held(invoice: Invoice, changes: dict) -> None:
     if held:
         raise Conflict(f"The invoice is in the ledger: its {' and '.join(held)} cannot change there "
                        "(delete the ledger draft, or void it, first)")
+    check_void_in_ledger(invoice, changes)
+
+
+# The ledger states in which the ledger bills the client nothing: a local `voided` agrees with them.
+LEDGER_BILLS_NOTHING = ("VOIDED", "DELETED")
+
+
+def check_void_in_ledger(invoice: Invoice, changes: dict) -> None:
+    """409 when an update sets `voided` on an invoice that stays linked to a ledger invoice the ledger still holds
+    (its status last read not VOIDED or DELETED; not read yet counts as held): voided here alone, the invoice stopped
+    counting on its budget (a retainer invoiced again, the fixed price billed again: two ledger invoices billing the
+    client) and left the hourly sync for good, while the ledger kept billing (session 31). The way is the ledger's
+    (`ledger-void`, or `ledger-delete` of a draft), which sets `voided` (or `draft`) here too; a request that unlinks
+    the invoice (`ledger_invoice_id: null`) with it, and a voided invoice sent back as voided, pass."""
+    if changes.get("status") != "voided" or invoice.status == "voided" \
+            or (invoice.ledger_status or "").upper() in LEDGER_BILLS_NOTHING:
+        return
+    state = f"{invoice.ledger_status} there" if invoice.ledger_status else "its ledger status not read yet: sync it"
+    raise Conflict(f"The invoice is in the ledger ({state}): void it there first (ledger-void), or delete the ledger "
+                   "draft (ledger-delete); voided here alone, the ledger would still bill the client")
 
 
 def check_currency_with_lines(ctx, invoice: Invoice, changes: dict) -> None:

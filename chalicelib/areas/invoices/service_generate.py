@@ -14,6 +14,9 @@ cannot bill the same time or the same remainder; the entry links' primary key is
 The retainer and fixed-price rules hold for every invoice that is live (not voided) on a budget, whatever made it
 live there: a hand-made create naming a budget, an update that takes an invoice out of `voided` or moves a live one
 onto another budget run `check_live_on_budget`, under the same lock.
+
+A cancelled budget (decisions.md section 9) bills nothing more: a generation from it, and any invoice becoming live on
+it by hand (the same paths), are a 409 (`check_not_cancelled`, session 31). What it billed before stays.
 """
 from __future__ import annotations
 
@@ -74,13 +77,27 @@ def becomes_live_on(changes: dict, invoice: Invoice) -> str | None:
     return None
 
 
+# A budget status whose budget bills nothing more (decisions.md section 9's `cancelled`; the project's profitability
+# leaves such a budget's total out already): nothing new is invoiced on it (session 31, docs/decisions/invoices.md).
+BUDGET_CANCELLED = "cancelled"
+
+
+def check_not_cancelled(budget: dict | None) -> None:
+    """409 when the budget (invoice_source's `budget`; None: deleted meanwhile, left to the write's key) is cancelled:
+    an invoice generated from it, or becoming live on it by hand, would bill the client for an engagement called off.
+    The way out is the budget's status (set it back first); invoices it has keep their moves."""
+    if budget is not None and budget["status"] == BUDGET_CANCELLED:
+        raise Conflict("The budget is cancelled: nothing more is invoiced on it (set its status back first)")
+
+
 def check_live_on_budget(ctx, budget_id: str, *, invoice_id: str | None = None,
                          subtotal: Decimal = Decimal("0")) -> None:
     """409 before anything is written when an invoice becoming live (not voided) on the budget by hand would break
     what generation keeps: a retainer budget has at most one invoice that is not voided; a fixed-price budget's
     invoices that are not voided bill at most its price (the invoice's own `subtotal`, when above zero, must fit in
-    the price less the subtotals of the budget's OTHER invoices that are not voided). `invoice_id`: the invoice
-    updated (None: a create, not made yet). Budgets of other types (and a budget deleted meanwhile) are not checked.
+    the price less the subtotals of the budget's OTHER invoices that are not voided); and a cancelled budget takes no
+    invoice at all (check_not_cancelled, any type). `invoice_id`: the invoice updated (None: a create, not made yet).
+    Budgets of other types (and a budget deleted meanwhile) are not checked further.
     Under the lock generation takes (the budget's key, held until commit), so an un-void and a generation at once
     cannot both pass; the caller takes it after any row generation takes first (the invoice number counter).
     Statements: the budget and its lines (budgets' invoice_source), then, for a retainer or a fixed price, the lock
@@ -88,6 +105,7 @@ def check_live_on_budget(ctx, budget_id: str, *, invoice_id: str | None = None,
     from chalicelib.areas.budgets import service as budgets_service
 
     source = budgets_service.invoice_source(ctx.db, budget_id)
+    check_not_cancelled(source and source["budget"])
     kind = source and source["budget"]["budget_type"]
     if kind not in ("retainer", "fixed_price"):
         return
@@ -106,6 +124,26 @@ def check_live_on_budget(ctx, budget_id: str, *, invoice_id: str | None = None,
                            "voided would bill more than its price")
 
 
+def check_type_change(db, budget_id: str, kind: str, price: Decimal, currency: str) -> None:
+    """For budgets' update (the budget's row locked FOR UPDATE: an invoice being written on it holds the row FOR KEY
+    SHARE, its foreign key's or `held_currency`'s, so it is waited for and counted, and one after waits): 409 when the
+    budget becoming `kind` would break the rule of that type for the invoices it has that are not voided, the rules
+    `check_live_on_budget` keeps for an invoice made live: a retainer has at most one; a fixed price (`price`: the
+    budget's total_amount after the update, or the sum of its lines) is at least what they bill (session 31). Other
+    types have no such rule. One grouped statement."""
+    if kind not in ("retainer", "fixed_price"):
+        return
+    count, billed = db.execute(select(func.count(Invoice.id), _billed())
+                               .where(*_live_invoices_of(db, budget_id, None))).one()
+    if kind == "retainer" and count > 1:
+        raise Conflict(f"The budget has {count} invoices that are not voided: a retainer is invoiced once, so it "
+                       "cannot become a retainer (void all but one first)")
+    if kind == "fixed_price" and cents(Decimal(billed or 0)) > cents(price):
+        raise Conflict(f"The budget's invoices that are not voided bill {cents(Decimal(billed))} {currency}, more than "
+                       f"its fixed price would be ({cents(price)} {currency}): it cannot become a fixed price (raise its "
+                       "total_amount in the same request, or void invoices first)")
+
+
 def generate_from_budget(ctx, invoice: Invoice, *, budget_currency: bool = False) -> None:
     """`budget_currency`: the invoice takes the budget's currency (the create named none). Otherwise the invoice's
     currency must be the budget's (400 naming `currency`): the lines copy the budget's amounts, which are in its
@@ -122,6 +160,7 @@ def generate_from_budget(ctx, invoice: Invoice, *, budget_currency: bool = False
         invoice.currency = budget["currency"]
     elif invoice.currency != budget["currency"]:
         raise wrong_currency(budget["currency"], generated=True)
+    check_not_cancelled(budget)  # after the 400 of its currency, before anything is billed
     if kind in ("sprints", "retainer"):
         if kind == "retainer" and ctx.db.scalar(
                 select(Invoice.id).where(*_live_invoices_of(ctx.db, budget["id"], invoice.id)).limit(1)):

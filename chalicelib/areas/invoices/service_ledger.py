@@ -133,11 +133,19 @@ def _payload(ctx, invoice: Invoice) -> dict:
                        "tax_type": line.tax_type} for line in lines]}
 
 
+# Local statuses a push refuses: voided (bills nothing), paid (set by hand, not in the ledger: the push made it a
+# ledger DRAFT and set it `finalised`, so the client's payment left the record and the ledger billed it again;
+# session 31, docs/decisions/invoices.md "A paid invoice is not pushed").
+NOT_PUSHED = {"voided": "A voided invoice cannot be pushed",
+              "paid": "The invoice is paid: it is not pushed to the ledger, which would bill it again (set its status "
+                      "back first if it is owed)"}
+
+
 def _check_push(invoice) -> None:
     if invoice.ledger_invoice_id:
         raise Conflict("The invoice is already in the ledger")
-    if invoice.status == "voided":
-        raise Conflict("A voided invoice cannot be pushed")
+    if invoice.status in NOT_PUSHED:
+        raise Conflict(NOT_PUSHED[invoice.status])
 
 
 def _push_key(invoice: Invoice, payload: dict) -> str:
@@ -186,8 +194,8 @@ def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
             _let_go(invoice, token)
             ctx.db.flush()  # the claim's release written first: the answer is the row as stored (its updated_at)
             return invoice_record(ctx.db, invoice.id, principal=ctx.principal), invoice.ledger_invoice_id
-        # deleted, pushed or voided meanwhile (a voided invoice cannot be pushed): undo ours
-        if invoice is None or invoice.ledger_invoice_id or invoice.status == "voided":
+        # deleted, pushed, voided or paid meanwhile (neither is pushed: NOT_PUSHED): undo ours
+        if invoice is None or invoice.ledger_invoice_id or invoice.status in NOT_PUSHED:
             ctx.release_connection()  # nothing written here: give the row lock back before calling the ledger again
             ledger.set_status(made["ledger_invoice_id"], "DELETED")
             ctx.release_connection()  # the ledger keeps its undo (the sandbox's rows too), whatever this answers
