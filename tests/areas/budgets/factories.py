@@ -38,3 +38,15 @@ def pending_budget_notices(db, company, user) -> list:
     return db.scalars(select(PortalNotification).where(
         PortalNotification.company_id == company.id, PortalNotification.portal_user_id == user,
         PortalNotification.type == "portal_budget_pending")).all()
+
+
+def line_item_writes(api, user, budget, line, other) -> dict:
+    """Each kind of line-item change of `budget` once, as `user`: an add, an edit of `line`, a reorder of `line` and
+    `other`, the removal of `other` (the frozen-lines tests: approved, cancelled). Answers {kind: response}."""
+    path = f"/api/budgets/{budget.id}"
+    return {
+        "add": api.post(f"{path}/line-items", as_=user, json={"description": "Extra", "quantity": 1, "unit_price": 5000}),
+        "edit": api.put(f"{path}/line-items/{line.id}", as_=user, json={"unit_price": 90000}),
+        "reorder": api.put(f"{path}/line-items/reorder", as_=user, json={"item_ids": [other.id, line.id]}),
+        "remove": api.delete(f"{path}/line-items/{other.id}", as_=user),
+    }

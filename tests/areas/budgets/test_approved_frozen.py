@@ -12,7 +12,7 @@ from decimal import Decimal
 import pytest
 
 from chalicelib.areas.budgets.models import Budget, BudgetLineItem
-from tests.areas.budgets.factories import make_budget, make_line_item
+from tests.areas.budgets.factories import line_item_writes, make_budget, make_line_item
 from tests.areas.portal.conftest import TOKEN, Portal, make_client
 from tests.areas.projects.factories import make_project
 
@@ -42,11 +42,7 @@ def test_an_approved_budgets_amounts_and_lines_do_not_change(api, db, exec_user,
     answers = {
         "total": api.put(path, as_=exec_user, json={"total_amount": 250000}),
         "currency": api.put(path, as_=exec_user, json={"currency": "USD"}),
-        "add": api.post(f"{path}/line-items", as_=exec_user,
-                        json={"description": "Extra", "quantity": 1, "unit_price": 5000}),
-        "edit": api.put(f"{path}/line-items/{line.id}", as_=exec_user, json={"unit_price": 90000}),
-        "reorder": api.put(f"{path}/line-items/reorder", as_=exec_user, json={"item_ids": [other.id, line.id]}),
-        "remove": api.delete(f"{path}/line-items/{other.id}", as_=exec_user),
+        **line_item_writes(api, exec_user, budget, line, other),
     }
     assert {name: answer.status for name, answer in answers.items()} == dict.fromkeys(answers, 409)
     assert "approved" in answers["total"].json["error"] and "status" in answers["total"].json["error"]

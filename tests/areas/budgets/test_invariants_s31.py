@@ -13,27 +13,20 @@ from decimal import Decimal
 from sqlalchemy import func, select
 
 from chalicelib.areas.budgets.models import BudgetLineItem
-from tests.areas.budgets.factories import make_budget, make_line_item
+from tests.areas.budgets.factories import line_item_writes, make_budget, make_line_item
 
 
 def test_a_cancelled_budgets_lines_do_not_change(api, db, exec_user):
     budget = make_budget(db, status="cancelled")
     line = make_line_item(db, budget, description="Design", quantity=Decimal("2"), unit_price=Decimal("500"))
     other = make_line_item(db, budget, description="Build", position=1)
-    path = f"/api/budgets/{budget.id}"
-    answers = {
-        "add": api.post(f"{path}/line-items", as_=exec_user,
-                        json={"description": "Extra", "quantity": 1, "unit_price": 5000}),
-        "edit": api.put(f"{path}/line-items/{line.id}", as_=exec_user, json={"unit_price": 90000}),
-        "reorder": api.put(f"{path}/line-items/reorder", as_=exec_user, json={"item_ids": [other.id, line.id]}),
-        "remove": api.delete(f"{path}/line-items/{other.id}", as_=exec_user),
-    }
+    answers = line_item_writes(api, exec_user, budget, line, other)
     assert {name: answer.status for name, answer in answers.items()} == dict.fromkeys(answers, 409)
     assert all("cancelled" in answer.json["error"] for answer in answers.values())
     db.expire_all()
     assert db.scalar(select(func.count(BudgetLineItem.id)).where(BudgetLineItem.budget_id == budget.id)) == 2
     assert db.get(BudgetLineItem, line.id).unit_price == Decimal("500")
-    assert [item["id"] for item in api.get(path, as_=exec_user).json["line_items"]] == [line.id, other.id]
+    assert [item["id"] for item in api.get(f"/api/budgets/{budget.id}", as_=exec_user).json["line_items"]] == [line.id, other.id]
 
 
 def test_a_cancelled_budget_reads_and_reopens(api, db, exec_user):
