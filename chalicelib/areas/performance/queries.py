@@ -118,6 +118,13 @@ def cycle_record(cycle: ReviewCycle) -> dict:
     return row_dict(cycle, CYCLE_FIELDS)
 
 
+def cycle_closed(db, cycle_id: str) -> bool:
+    """Whether the cycle is closed, its row read FOR SHARE: a closed cycle's reviews and feedback are fixed until it
+    is reopened (session 31), so a close waits for the writes under way (its UPDATE takes the row lock) and a write
+    waiting for a close sees it; writes of several reviews or requests of one cycle do not wait for each other."""
+    return db.scalar(select(ReviewCycle.status).where(ReviewCycle.id == cycle_id).with_for_update(read=True)) == "closed"
+
+
 def cycle_progress(db, cycle_id: str, scope) -> dict:
     """Review counts of the cycle by status (one grouped statement), within the caller's review scope."""
     stmt = in_scope(select(Review.status, func.count()).where(Review.cycle_id == cycle_id), scope)

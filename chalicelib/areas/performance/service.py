@@ -4,7 +4,8 @@ service_feedback.py; scope and reads are in queries.py).
 Cycles: non-executives read open and closed cycles only; holders of performance:manage create, edit and delete
 any cycle (a head creates a draft and opens it). Statuses move draft -> open -> closed and closed -> open
 (decisions.md section 9); any other move is 409. Only a draft cycle can be deleted (400). period_end may not
-be before period_start (400).
+be before period_start (400). A closed cycle holding a completed review keeps its period (409) until it is reopened
+(session 31); its name still changes.
 
 Templates (decisions.md section 6, paths in docs/decisions/performance.md): a name, a description and KPI items
 (area, label, is_mandatory, sort_order), assigned to users (one template per user; assigning replaces the
@@ -65,10 +66,28 @@ def update_cycle(ctx, *, cycle_id: str, data) -> dict:
     status = changes.get("status")
     if status is not None and status != cycle.status and (cycle.status, status) not in CYCLE_MOVES:
         raise Conflict(f"A cycle cannot move from {cycle.status} to {status}")
+    _refuse_fixed_period(ctx, cycle, changes)
     for key, value in changes.items():
         setattr(cycle, key, value)
     ctx.db.flush()
     return cycle_record(cycle)
+
+
+def _refuse_fixed_period(ctx, cycle: ReviewCycle, changes: dict) -> None:
+    """409 when the write changes the period of a cycle that is closed, stays closed and holds a completed review
+    (session 31): its reviews are fixed (service_reviews), and the period is what their history, `previous_reviews`
+    and `/my-goals` read them by. The name still changes; a period sent back unchanged is no change; reopening the
+    cycle (in this write or before it) lifts the lock, as it does for its reviews. The cycle's row is locked
+    (update_cycle), and a closed cycle's reviews are not completed meanwhile: one read, only when the period
+    changes."""
+    if cycle.status != "closed" or changes.get("status", "closed") != "closed":
+        return
+    if all(key not in changes or changes[key] == getattr(cycle, key) for key in ("period_start", "period_end")):
+        return
+    completed = ctx.db.scalar(select(Review.id).where(Review.cycle_id == cycle.id, Review.status == "completed")
+                              .limit(1))
+    if completed is not None:
+        raise Conflict("The review cycle is closed and holds completed reviews: reopen it to change its period")
 
 
 def delete_cycle(ctx, *, cycle_id: str) -> None:

@@ -9,8 +9,10 @@
   those holding `performance:view` (session 26), and `total_peers` counts them. Peers asked already are skipped:
   `{created, total_peers}`.
 - A response names a request the caller sees (400 naming `request_id` otherwise, a hidden request as a missing
-  one); only the requested reviewer responds (403), once (409); the request becomes `submitted`; the answer is the
-  response record (its id, the request, the ratings and comments: no reviewer, no time).
+  one); only the requested reviewer responds (403), once (409), while the cycle is not closed (409: a closed cycle's
+  feedback is fixed until it is reopened, and its pending requests are neither listed to the reviewer nor counted
+  in their alerts; session 31); the request becomes `submitted`; the answer is the response record (its id, the
+  request, the ratings and comments: no reviewer, no time).
 - A deactivated reviewer's pending requests stay pending; each requester is told once
   (`feedback_request_cancelled`, `user_deactivated`); so are they when an admin's permission change leaves reviewers
   without `performance:view` (`user_deactivated(..., left=False)`, session 26).
@@ -33,7 +35,7 @@ from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import row_dict
 
 from .models import FEEDBACK_AREAS, FEEDBACK_COMMENTS, FeedbackRequest, FeedbackResponse, Review, ReviewCycle
-from .queries import (feedback_request_record, feedback_request_select, in_reach, load_cycle,
+from .queries import (cycle_closed, feedback_request_record, feedback_request_select, in_reach, load_cycle,
                       load_feedback_request, performance_viewers)
 
 MINIMUM_RESPONSES = 1  # document 2: `minimum_required: 1`
@@ -71,9 +73,11 @@ def _notice(ctx, reviewer_id: str, subject: User, cycle: ReviewCycle, request_id
 
 
 def list_requests(ctx) -> list[dict]:
-    """Pending requests assigned to the caller, soonest due first (one statement)."""
+    """Pending requests assigned to the caller, soonest due first (one statement); those of a closed cycle, which
+    cannot be answered until it is reopened, are left out (session 31)."""
     stmt = (feedback_request_select()
-            .where(FeedbackRequest.reviewer_id == ctx.user_id, FeedbackRequest.status == "pending")
+            .where(FeedbackRequest.reviewer_id == ctx.user_id, FeedbackRequest.status == "pending",
+                   ReviewCycle.status != "closed")  # the cycle is joined (feedback_request_select)
             .order_by(FeedbackRequest.due_date.asc().nulls_last(), FeedbackRequest.created_at, FeedbackRequest.id)
             .limit(LIST_LIMIT))
     return [feedback_request_record(row) for row in ctx.db.execute(stmt)]
@@ -157,6 +161,9 @@ def respond(ctx, *, data) -> dict:
     request = lock_row(ctx.db, FeedbackRequest, request.id, missing="Feedback request")
     if request.status != "pending":
         raise Conflict("This feedback request has been answered already")
+    # a closed cycle's feedback is fixed as its reviews are (session 31): the cycle is reopened to answer it
+    if cycle_closed(ctx.db, request.cycle_id):
+        raise Conflict("The review cycle is closed: reopen it to answer its feedback requests")
     values = data.model_dump(exclude={"request_id"})
     response = FeedbackResponse(request_id=request.id, **values)
     ctx.db.add(response)
@@ -270,12 +277,14 @@ def alerts(ctx) -> dict:
     """The caller's counts in one statement: reviews they review not completed, never their own (for a manager-level
     caller also those of the people they manage, directly or as squad manager, whose reviewer left, may not rate
     them, lacking performance:update, or is the reviewed person: they now rate them, sessions 25, 26, 29), their own
-    reviews awaiting self-assessment, feedback requests awaiting them, and open cycles. The reviews of a closed cycle
-    count in neither (they are fixed until it is reopened, session 31)."""
+    reviews awaiting self-assessment, feedback requests awaiting them, and open cycles. The reviews and feedback
+    requests of a closed cycle are not counted (they are fixed until it is reopened, session 31), nor is the review
+    of a person who left (nobody acts on a leaver's review, session 31)."""
     from chalicelib.core.models import Squad
     from chalicelib.core.permissions import holders_select
 
     me = ctx.user_id
+    inactive = select(User.id).where(User.is_active.is_(False))
 
     def count(model, *where):
         return select(func.count()).select_from(model).where(*where).scalar_subquery()
@@ -288,17 +297,20 @@ def alerts(ctx) -> dict:
                                             User.squad_id.in_(select(Squad.id).where(Squad.manager_id == me))))
         # the reviewer left: inactive, or no longer allowed to rate (performance:update, session 26); or it is the
         # reviewed person, who does not rate their own review (session 29: the manager is told of its submission)
-        inactive = select(User.id).where(User.is_active.is_(False))
         raters = holders_select("performance", "update").correlate(None)
         left = or_(Review.reviewer_id.in_(inactive), Review.reviewer_id.not_in(raters),
                    Review.reviewer_id == Review.user_id)
         reviewing = or_(reviewing, and_(Review.user_id.in_(managed), left))
-    # a closed cycle's reviews are fixed until it is reopened (session 31): no work waits in them
-    live = Review.cycle_id.not_in(select(ReviewCycle.id).where(ReviewCycle.status == "closed"))
+    # a closed cycle's reviews and feedback requests are fixed until it is reopened (session 31): no work waits in them
+    closed = select(ReviewCycle.id).where(ReviewCycle.status == "closed")
+    live = Review.cycle_id.not_in(closed)
     row = ctx.db.execute(select(
-        count(Review, reviewing, Review.user_id != me, Review.status != "completed", live),
+        # a leaver's own review waits on nobody: nobody acts on it (session 31)
+        count(Review, reviewing, Review.user_id != me, Review.status != "completed", live,
+              Review.user_id.not_in(inactive)),
         count(Review, Review.user_id == me, Review.status == "self_assessment", live),
-        count(FeedbackRequest, FeedbackRequest.reviewer_id == me, FeedbackRequest.status == "pending"),
+        count(FeedbackRequest, FeedbackRequest.reviewer_id == me, FeedbackRequest.status == "pending",
+              FeedbackRequest.cycle_id.not_in(closed)),
         count(ReviewCycle, ReviewCycle.status == "open"))).one()
     return {"pending_reviews": row[0], "self_assessments": row[1], "pending_feedback": row[2], "open_cycles": row[3]}
 

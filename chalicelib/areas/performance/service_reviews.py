@@ -36,8 +36,8 @@ from chalicelib.core.query import LIST_LIMIT, in_scope
 
 from .models import (PASSING_RATINGS, RATINGS, REVIEW_STATUSES, Review, ReviewCycle, ReviewGoal, ReviewKpiRating,
                      ReviewTemplateAssignment, ReviewTemplateItem)
-from .queries import (goal_records, history_rows, in_reach, kpi_records, load_cycle, load_review, review_readers,
-                      review_record, review_row, review_select, visible)
+from .queries import (cycle_closed, goal_records, history_rows, in_reach, kpi_records, load_cycle, load_review,
+                      review_readers, review_record, review_row, review_select, visible)
 
 REVIEWER_FIELDS = ("reviewer_notes", "action_items")
 MANAGER_LEVELS = ("manager", "head", "executive")
@@ -235,11 +235,9 @@ def _check_move(current: str, target: str) -> None:
 def _refuse_closed_cycle(ctx, review: Review) -> None:
     """409 when the review's cycle is closed: a closed cycle's reviews are fixed (session 31), as its contents are
     created in an open cycle only; the cycle is reopened (`closed` -> `open`) to change them. The cycle's row is read
-    FOR SHARE, so a close waits for the edits under way (its UPDATE takes the row lock) and an edit waiting for a
-    close sees it; edits of several reviews of the cycle do not wait for each other."""
-    status = ctx.db.scalar(select(ReviewCycle.status).where(ReviewCycle.id == review.cycle_id)
-                           .with_for_update(read=True))
-    if status == "closed":
+    FOR SHARE (`cycle_closed`), so a close waits for the edits under way (its UPDATE takes the row lock) and an edit
+    waiting for a close sees it; edits of several reviews of the cycle do not wait for each other."""
+    if cycle_closed(ctx.db, review.cycle_id):
         raise Conflict("The review cycle is closed: reopen it to change its reviews")
 
 
