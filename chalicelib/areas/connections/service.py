@@ -14,14 +14,15 @@ import json
 import logging
 import secrets
 from datetime import datetime, timedelta, timezone
+from functools import partial
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 
-from chalicelib.core import crypto
+from chalicelib.core import crypto, history
 from chalicelib.core.errors import BadRequest, NotFound
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_key, upsert_rows
-from chalicelib.core.models import User
+from chalicelib.core.models import HistoryEntry, User
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import value_out
 
@@ -60,14 +61,32 @@ def credentials(db, provider: str) -> dict | None:
     return stored
 
 
-def save_ledger_tokens(fresh: dict) -> None:
+def ledger_tokens_saver(db):
+    """The `on_tokens` of a ledger adapter made from the stored connection as it is now (providers.ledger.get_ledger):
+    `save_ledger_tokens` bound to this connection (its tenant and when it was connected), so that a refresh stores
+    its rotated pair into the connection it refreshed and no other. None when nothing is stored."""
+    row = db.get(Connection, "ledger")
+    if row is None:
+        return None
+    return partial(save_ledger_tokens, tenant_id=row.external_id, connected_at=row.connected_at)
+
+
+def save_ledger_tokens(fresh: dict, *, tenant_id: str | None, connected_at: datetime) -> None:
     """Store a refreshed (rotated) ledger token pair at once, in its own transaction: a request that fails
-    afterwards must not lose the new refresh token (the old one no longer works)."""
+    afterwards must not lose the new refresh token (the old one no longer works).
+
+    Only into the connection the refresh started from (session 31): an executive may have disconnected and
+    connected again (another organisation, or the same one with new tokens) while the ledger answered; the
+    connection stored now is then another one (another tenant, or connected at another time) and the refreshed pair,
+    the old connection's, is dropped (logged, without the tokens). A refresh does not change `connected_at`, so the
+    refreshes of one adapter keep storing theirs."""
     from chalicelib.core.db import unit_of_work
 
     with unit_of_work() as uow:
         row = uow.session.get(Connection, "ledger", with_for_update=True)
-        if row is None:
+        if row is None or row.external_id != tenant_id or row.connected_at != connected_at:
+            log.warning("a refreshed ledger token pair was dropped: the ledger was disconnected or connected again "
+                        "while it was refreshed")
             return
         try:
             stored = json.loads(crypto.decrypt(row.secret))
@@ -107,10 +126,47 @@ def calendar_status(ctx) -> bool:
 
 # ---------------------------------------------------------------- writing
 
+MAPPED = {"ledger": UserMapping.ledger_id, "planner": UserMapping.planner_id}
+"""The providers whose people the user mappings name (chat has none)."""
+UNKNOWN = object()
+
+
+def _organisations(db, providers, rows: dict | None = None) -> dict:
+    """`{provider: the organisation it was connected to last}`: the stored row's `external_id` (`rows`, else read in one
+    statement), else the one its last disconnect removed (the connections' history), else UNKNOWN (not connected
+    since that history was kept: nothing to compare with)."""
+    if rows is None:
+        rows = {row.provider: row for row in db.scalars(select(Connection).where(Connection.provider.in_(providers))
+                                                         .execution_options(populate_existing=True))}
+    found = {name: rows[name].external_id for name in providers if rows.get(name) is not None}
+    for name in providers:
+        if name in found:
+            continue
+        changes = db.scalar(select(HistoryEntry.changes).where(
+            HistoryEntry.entity_type == "connection", HistoryEntry.entity_id == name,
+            HistoryEntry.action == "disconnected").order_by(HistoryEntry.created_at.desc(), HistoryEntry.id.desc())
+            .limit(1))  # one statement a provider not connected now (two providers at most)
+        if isinstance(changes, dict) and isinstance(changes.get("external_id"), dict):
+            found[name] = changes["external_id"].get("from")
+    return {name: found.get(name, UNKNOWN) for name in providers}
+
+
+def _clear_mappings(db, provider: str) -> int:
+    """Clears every user's id of this provider (one UPDATE); answers how many were set."""
+    column = MAPPED[provider]
+    return db.execute(update(UserMapping).where(column.is_not(None)).values({column.key: None, "updated_at": utcnow()})
+                      .execution_options(synchronize_session=False)).rowcount
+
+
 def _store(ctx, provider: str, *, secret: dict, org_name: str | None, external_id: str | None,
            settings: dict | None = None, expires_at=None) -> dict:
+    """Stores the provider's connection. Connected to another organisation than the one before (the stored row's,
+    or the one last disconnected), every user's id of this provider is cleared in the same transaction: they name
+    the old organisation's employees or people, and leave would post to them (session 31). The history of the
+    connection (`connection`, the provider) records each connect with the organisations and the ids cleared."""
     lock_key(ctx.db, "connection", provider)  # saves take turns: two first saves cannot both insert the row
     row = ctx.db.get(Connection, provider, with_for_update=True, populate_existing=True)
+    previous = _organisations(ctx.db, [provider], {provider: row})[provider]
     if row is None:
         row = Connection(provider=provider)
         ctx.db.add(row)
@@ -121,13 +177,29 @@ def _store(ctx, provider: str, *, secret: dict, org_name: str | None, external_i
     row.connected_by, row.connected_at, row.updated_at = ctx.user_id, utcnow(), utcnow()
     row.token_expires_at = _expiry(expires_at)
     ctx.db.flush()
+    changes = {"external_id": {"from": None if previous is UNKNOWN else previous, "to": external_id}}
+    if provider in MAPPED:
+        cleared = _clear_mappings(ctx.db, provider) if previous is not UNKNOWN and previous != external_id else 0
+        changes["mappings_cleared"] = cleared
+        if cleared:
+            log.info("user mappings cleared: the provider was connected to another organisation",
+                     extra={"provider": provider, "cleared": cleared})
+    history.record(ctx.db, entity_type="connection", entity_id=provider, action="connected", actor_id=ctx.user_id,
+                   changes=changes)
     log.info("connection stored", extra={"provider": provider})
     return _record(row)
 
 
 def disconnect(ctx, provider: str) -> None:
-    """Removes the stored connection (already gone: nothing to do)."""
-    ctx.db.execute(delete(Connection).where(Connection.provider == provider))
+    """Removes the stored connection (already gone: nothing to do). The user mappings stay (a reconnect to the same
+    organisation is the common case); the organisation removed is kept in the connection's history, so that a
+    connect to another one clears them then (session 31)."""
+    lock_key(ctx.db, "connection", provider)  # after a save under way: the organisation recorded is the one stored
+    gone = ctx.db.execute(delete(Connection).where(Connection.provider == provider)
+                          .returning(Connection.external_id)).first()
+    if gone is not None:
+        history.record(ctx.db, entity_type="connection", entity_id=provider, action="disconnected",
+                       actor_id=ctx.user_id, changes={"external_id": {"from": gone.external_id, "to": None}})
     log.info("connection removed", extra={"provider": provider})
 
 
@@ -231,11 +303,15 @@ def set_mapping(ctx, *, user_id: str, data) -> dict:
 def sync_mappings(ctx) -> dict:
     """Match active users to ledger (Payroll) employees and planner people by e-mail, case-insensitively;
     a match sets the id, no match leaves the stored one. A provider that cannot be read is named in
-    `errors` and the other still syncs."""
+    `errors` and the other still syncs. A provider connected to another organisation while its people were listed
+    writes none of them and is named in `errors` (session 31)."""
     from chalicelib.core.errors import DomainError
     from chalicelib.providers.ledger import get_ledger
     from chalicelib.providers.planner import get_planner
 
+    # the organisations connected, read first: the adapters then make themselves from these rows (the session's
+    # identity map), so the organisations compared below are the ones whose people are listed
+    organisations = _organisations(ctx.db, sorted(MAPPED))
     adapters, errors = {}, []
     for name, make in (("ledger", get_ledger), ("planner", get_planner)):
         try:
@@ -251,6 +327,15 @@ def sync_mappings(ctx) -> dict:
             errors.append(f"{name}: {exc.message}")
             continue
         found[name] = {p["email"].lower(): p["id"] for p in people if p.get("email")}
+    # connected to another organisation while its people were listed (that connect cleared the ids): what was listed
+    # names the old organisation's people and is dropped (session 31). The connection's lock, held to the commit,
+    # orders this sync's writes and a connect's clearing of them.
+    for name in sorted(found):
+        lock_key(ctx.db, "connection", name)
+    for name, now in (_organisations(ctx.db, sorted(found)) if found else {}).items():
+        if now != organisations[name]:
+            del found[name]
+            errors.append(f"{name}: connected to another organisation during the sync; run it again")
     users = ctx.db.execute(select(User.id, User.email).where(User.is_active.is_(True))).all()
     matched = {"ledger": 0, "planner": 0}
     rows = []

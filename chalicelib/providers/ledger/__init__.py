@@ -1,7 +1,8 @@
 """Accounting ledger: the Xero Accounting API and Payroll AU (live) or a sandbox in the database.
 
 `get_ledger(db)` answers the adapter for `LEDGER_MODE` (sandbox by default). Live credentials come from the
-stored connection first (connections area: OAuth tokens, refreshed and rotated, stored encrypted), from
+stored connection first (connections area: OAuth tokens, refreshed and rotated, stored encrypted into the
+connection they were refreshed from, `ledger_tokens_saver`), from
 settings second (`LEDGER_ACCESS_TOKEN` and `LEDGER_TENANT_ID`); none, or `off`: ServiceUnavailable (503).
 `get_ledger_auth()` answers the OAuth 2.0 flow (needs `LEDGER_CLIENT_ID` / `_SECRET` / `_REDIRECT_URI` live).
 """
@@ -44,7 +45,7 @@ def get_ledger(db=None) -> LedgerProvider:
         stored = connections_service.credentials(db, "ledger") if db is not None else None
         if stored and stored.get("access_token") and stored.get("tenant_id"):
             return XeroLedger(auth=get_ledger_auth(), tokens=stored, tenant_id=stored["tenant_id"],
-                              on_tokens=connections_service.save_ledger_tokens)
+                              on_tokens=connections_service.ledger_tokens_saver(db))
         if settings.ledger_access_token and settings.ledger_tenant_id:
             return XeroLedger(auth=None, tokens={"access_token": settings.ledger_access_token},
                               tenant_id=settings.ledger_tenant_id)
