@@ -156,10 +156,24 @@ def respond(ctx, calendar_id: str, event_id: str, *, data) -> dict:
     others still await, and the series was seen, so it is recorded as announced when answered (`notified_at` too):
     the scan's re-announcement of a reset (an answer newer than the last announcement, session 27) would otherwise
     take the other instances awaiting for the organiser's reset. A series is answered when the scan sees every
-    instance answered, or through respond on the series' own id."""
+    instance answered, or through respond on the series' own id.
+
+    An answer repeated (session 31, round 2) is a no-op answered as success: when the status sent is the one this
+    invitation last recorded (`calendar_invites.response`) and the event as read still holds it for the caller, the
+    event is answered as read, with no update (the provider e-mails the organiser on each: sendUpdates=all), no
+    notice to the organiser and nothing recorded. The record alone does not decide: the organiser may have reset the
+    answers since (a change of time), the caller changed it in the calendar itself, or the record be the series' of an
+    answer to one instance; then the answer is given as before. One read of the event on a repeat, none more on a
+    first answer or a change (the provider's respond reads the event itself)."""
     calendar = _provider(ctx, required=True)
     email, user_id = ctx.user.email, ctx.user_id
+    recorded = ctx.db.scalar(select(CalendarInvite.response).where(CalendarInvite.user_id == user_id,
+                                                                   CalendarInvite.event_id == event_id))
     ctx.release_connection()
+    if recorded == data.status:
+        current = calendar.get_event(email, calendar_id, event_id)
+        if _own_statuses(current, email) == {data.status}:
+            return current
     event = calendar.respond(email, calendar_id, event_id, data.status)
     now = utcnow()
     key = invite_key(event) or event_id
@@ -173,6 +187,14 @@ def respond(ctx, calendar_id: str, event_id: str, *, data) -> dict:
         ctx.db.flush()
     _tell_organiser(ctx, event, data.status)
     return event
+
+
+def _own_statuses(event: dict, email: str) -> set:
+    """The caller's responseStatus on the event (their attendee entries, by address case aside or `self`, as the
+    provider's respond finds them); empty when they are not invited."""
+    return {attendee.get("responseStatus") for attendee in event.get("attendees") or []
+            if isinstance(attendee, dict)
+            and ((attendee.get("email") or "").lower() == email.lower() or attendee.get("self"))}
 
 
 def _tell_organiser(ctx, event: dict, status: str) -> None:

@@ -337,14 +337,24 @@ def _written_for(companies):
 def portal_notes(db, targets: dict, companies) -> list[dict]:
     """The client-visible notes (visibility names `client`) on the given records, written for one of `companies`
     (`_written_for`), newest first, at most 100, with the author's name (one statement). `targets`:
-    `{resource_type: ids or a SELECT of ids}`."""
+    `{resource_type: ids or a SELECT of ids}`.
+
+    A reply is listed only with its parent (session 31, round 2): the thread is walked down from the notes that
+    answer nothing, through replies that are themselves listable, so a reply shared with the client under a note
+    the client does not see (never shared, its share taken back, or written for another company) is not listed,
+    nor anything below it. Narrowing a note's visibility thus hides its replies too; sharing it again shows them."""
     from sqlalchemy import and_, or_
 
     from chalicelib.core.models import User
 
     clauses = [and_(Note.resource_type == kind, Note.resource_id.in_(ids)) for kind, ids in targets.items()]
+    listable = (_client_visible(), _written_for(companies))
+    shown = select(Note.id).where(or_(*clauses), Note.parent_id.is_(None), *listable).cte("portal_thread",
+                                                                                          recursive=True)
+    # a reply is on its parent's record (create_note, portal_create_note), so the records need no second asking
+    shown = shown.union(select(Note.id).join(shown, Note.parent_id == shown.c.id).where(*listable))
     rows = db.execute(select(Note, User.name).outerjoin(User, User.id == Note.author_id)
-                      .where(or_(*clauses), _client_visible(), _written_for(companies))
+                      .where(Note.id.in_(select(shown.c.id)))
                       .order_by(Note.created_at.desc(), Note.id).limit(PORTAL_NOTE_LIMIT)).all()
     return [{"id": note.id, "resource_type": note.resource_type, "resource_id": note.resource_id,
              "content": note.content, "parent_id": note.parent_id, "author_name": name,

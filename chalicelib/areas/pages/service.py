@@ -113,10 +113,16 @@ def _require_open_parent(ctx, parent_id: str) -> None:
     parent's sibling key (`_lock_siblings`, which a delete of the parent now takes before it reads the children to
     detach): a delete committed first is seen here, and a create or move committed first is among the children it
     detaches. Restore the parent first, or pick another."""
-    _lock_siblings(ctx.db, parent_id, None, None)
-    if ctx.db.scalar(select(Page.is_archived).where(Page.id == parent_id)):
+    if _parent_archived(ctx, parent_id):
         raise Conflict("Parent page is archived: restore it first",
                        details=[{"field": "parent_id", "message": "is an archived page"}])
+
+
+def _parent_archived(ctx, parent_id: str) -> bool:
+    """Whether the parent is archived, read holding its sibling key (a delete or a PATCH archive of it takes that key
+    before it reads the children it detaches: one committed first is seen here, one that waits finds this page)."""
+    _lock_siblings(ctx.db, parent_id, None, None)
+    return bool(ctx.db.scalar(select(Page.is_archived).where(Page.id == parent_id)))
 
 
 def _check_proposal(ctx, proposal_id: str) -> None:
@@ -227,19 +233,27 @@ def update_page(ctx, *, page_id: str, data) -> dict:
     # as a parent's delete takes the root siblings' key before it writes its children's rows; with the title set
     # first, the key's statement flushed (locked) the row, and a delete of its parent at once deadlocked (409;
     # session 22's review)
-    if "parent_id" in changes:
-        parent_id = changes["parent_id"] or None
-        if parent_id is not None and parent_id != page.parent_id:
+    parent_id = (changes["parent_id"] or None) if "parent_id" in changes else page.parent_id
+    if parent_id != page.parent_id:
+        if parent_id is not None:
             # moves under a parent take turns, so each checks the tree the others committed (two crossed moves,
             # A under B and B under A at once, both passed the check: a cycle that left both out of the tree)
             lock_key(ctx.db, "pages-tree")
             _check_parent(ctx, page, parent_id)
             _require_open_parent(ctx, parent_id)  # the new siblings' key, taken before the page's row as before
-        if parent_id != page.parent_id:
-            if "position" not in changes:  # computed before the move, so the page does not count itself
-                page.position = _next_position(ctx, parent_id=parent_id, entity_type=page.entity_type,
-                                               entity_id=page.entity_id)
-            page.parent_id = parent_id
+        _move(ctx, page, parent_id, changes)
+    elif changes.get("is_archived") is False and page.is_archived and parent_id is not None:
+        # a restore (session 31): an archived page is out of the tree, so a page restored under an archived parent
+        # (archived since, or before PATCH archives detached children) goes to the root, last there unless a position
+        # is sent, its parent sent back unchanged or not; a restore moving the page elsewhere is the move above
+        if _parent_archived(ctx, parent_id):
+            _move(ctx, page, None, changes)
+    if changes.get("is_archived") is True:
+        # an archive by update reaches the state a delete does, so it detaches the children the same way (session 31:
+        # it kept them, live pages under a page out of the tree); after the move's keys, as they came before the
+        # page's row, which must not be written before the delete's keys either (hence no autoflush of the move)
+        with ctx.db.no_autoflush:
+            _detach_children(ctx, page)
     if "title" in changes:
         page.title = clean_title(changes["title"])
     if "content" in changes:
@@ -259,6 +273,14 @@ def update_page(ctx, *, page_id: str, data) -> dict:
         page.updated_at = utcnow()
     ctx.db.flush()
     return get_page(ctx, page_id=page.id)
+
+
+def _move(ctx, page: Page, parent_id: str | None, changes: dict) -> None:
+    """Place the page under `parent_id` (None: the root), last among its new siblings unless a position is sent."""
+    if "position" not in changes:  # computed before the move, so the page does not count itself
+        page.position = _next_position(ctx, parent_id=parent_id, entity_type=page.entity_type,
+                                       entity_id=page.entity_id)
+    page.parent_id = parent_id
 
 
 def _current(page: Page, name: str):
@@ -283,6 +305,18 @@ def delete_page(ctx, *, page_id: str) -> None:
     page = load_page(ctx, page_id)
     if page.entity_type == "proposal":
         _require_changeable(ctx, page.entity_id)
+    _detach_children(ctx, page)
+    if not page.is_archived:  # archived already (a delete before, or PATCH): no edit of the page itself, whose
+        # editor and time stay (session 31, as session 25's save-back rule); its children are detached all the same
+        page.is_archived = True
+        page.updated_by = ctx.user_id
+        page.updated_at = utcnow()
+    ctx.db.flush()
+
+
+def _detach_children(ctx, page: Page) -> None:
+    """Move the page's children to the root, after the existing root pages in their order (a delete, and since
+    session 31 a PATCH archive: an archived page has no live children)."""
     # the page's own children's key before they are read: a create or a move under it waits for this delete and then
     # finds it archived (409), or commits first and is read here, detached with the rest (session 31)
     _lock_siblings(ctx.db, page.id, None, None)
@@ -300,14 +334,10 @@ def delete_page(ctx, *, page_id: str) -> None:
     if children:
         base = ctx.db.scalar(select(func.max(Page.position)).where(Page.parent_id.is_(None)))
         base = -1.0 if base is None else float(base)
+        if page.parent_id is None and page.position is not None:  # a PATCH moving the page itself to the root in
+            base = max(base, float(page.position))  # the same request: its new position is not written yet
         update_rows(ctx.db, Page.__table__, [{"id": child_id, "parent_id": None, "position": base + offset}
                                              for offset, child_id in enumerate(children, start=1)])
-    if not page.is_archived:  # archived already (a delete before, or PATCH): no edit of the page itself, whose
-        # editor and time stay (session 31, as session 25's save-back rule); its children are detached all the same
-        page.is_archived = True
-        page.updated_by = ctx.user_id
-        page.updated_at = utcnow()
-    ctx.db.flush()
 
 
 def toggle_favourite(ctx, *, page_id: str) -> bool:
