@@ -6,7 +6,7 @@ from datetime import date
 from sqlalchemy import Boolean, Date, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, Timestamps, id_column
+from chalicelib.core.db import Base, Timestamps, cross_area_key, id_column
 
 URGENCIES = ("overdue", "today", "this_week", "normal")
 
@@ -21,7 +21,9 @@ class ActionItem(Timestamps, Base):
     company_id: Mapped[str | None] = mapped_column(String(36))  # deals area, no FK
     contact_id: Mapped[str | None] = mapped_column(String(36))  # deals area, no FK
     deal_id: Mapped[str | None] = mapped_column(String(36))  # deals area, no FK
-    project_id: Mapped[str | None] = mapped_column(String(36))  # projects area, no FK
+    # projects area: a project's delete clears it (migration action_items_0003, session 31)
+    project_id: Mapped[str | None] = mapped_column(String(36), cross_area_key("projects.id", ondelete="SET NULL"),
+                                                   index=True)
     assigned_to: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_by: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     due_date: Mapped[date | None] = mapped_column(Date)

@@ -54,9 +54,11 @@ def get_agent_task(ctx, agent_task_id: str):
 
 
 @bp.route("/api/agent-tasks/{agent_task_id}", methods=["PATCH"])
-@endpoint(tool="tasks", level="update", body=AgentTaskUpdate, response=one("task", AgentTaskItemRead))
+@endpoint(tool="tasks", level="update", body=AgentTaskUpdate, response=one("task", AgentTaskItemRead), errors=(409,))
 def update_agent_task(ctx, agent_task_id: str, body: AgentTaskUpdate):
-    """Change effort_estimate, scope_document or agent_confidence_note (any other field is ignored)."""
+    """Change effort_estimate, scope_document or agent_confidence_note (any other field is ignored).
+
+    The scope document of an approved task (building, review, done) is the approved scope: changing it is 409."""
     return {"task": service.update_agent_task(ctx, task_id=agent_task_id, data=body)}
 
 

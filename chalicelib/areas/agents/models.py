@@ -12,6 +12,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 from chalicelib.core.db import Base, Created, Timestamps, UTCDateTime, cross_area_key, id_column, insert_stamp
 
 STAGES = ("draft", "scoping", "pending_approval", "building", "review", "done", "rejected")
+# the stages after approval: the scope document is the approved scope there (session 31; decisions/agents.md)
+APPROVED_STAGES = ("building", "review", "done")
 
 
 class AgentTask(Timestamps, Base):

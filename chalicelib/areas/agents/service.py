@@ -10,12 +10,12 @@ from dataclasses import replace
 from sqlalchemy import bindparam, func, select
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest
+from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import lock_row
 from chalicelib.core.query import Page, Read, record_page, template
 
-from .models import STAGES, AgentRun, AgentTask
+from .models import APPROVED_STAGES, STAGES, AgentRun, AgentTask
 from .queries import (TASK_FLAGS, agent_record as _agent_record, agent_task_list_select, agent_task_lookups,
                       agent_task_records, is_agent_type, load_agent_task, recent_runs, task_model, visible,
                       with_agent_task_lookups)
@@ -101,7 +101,9 @@ def get_detail(ctx, *, task_id: str) -> dict:
 
 
 def update_agent_task(ctx, *, task_id: str, data) -> dict:
-    """Writes only effort_estimate, scope_document and agent_confidence_note (400 when none is sent)."""
+    """Writes only effort_estimate, scope_document and agent_confidence_note (400 when none is sent). Once the task is
+    approved (building, review, done) its scope document is the approved scope: changing it is 409 naming the stage,
+    nothing written (session 31); sent back as stored it is no change, and the other two stay editable."""
     values = {name: value for name, value in data.changes().items() if name in EDITABLE}
     if not values:
         raise BadRequest("No fields to update: only effort_estimate, scope_document and agent_confidence_note "
@@ -111,6 +113,12 @@ def update_agent_task(ctx, *, task_id: str, data) -> dict:
     agent = lock_row(ctx.db, AgentTask, agent.id, missing="Agent task")
     changes = {name: {"from": getattr(agent, name), "to": value} for name, value in values.items()
                if getattr(agent, name) != value}
+    if "scope_document" in changes and agent.stage in APPROVED_STAGES:
+        # what was approved is what is built and reviewed: a scope rewritten after approval would describe work
+        # nobody approved (the stage read under the row's lock, so an approve meanwhile counts)
+        raise Conflict(f"The scope document cannot be changed in stage {agent.stage}: it is the approved scope",
+                       details=[{"field": "scope_document",
+                                 "message": f"is the approved scope in stage {agent.stage}"}])
     # fields sent back as stored are no change: the record keeps its time and its place in the list (most recently
     # changed first; session 29)
     for name in changes:

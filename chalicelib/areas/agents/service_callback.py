@@ -20,7 +20,8 @@ finished_at; `queued` never moves a run back; any other status, interim ones inc
 in reach of the stale-runs job; session 27), its last_report_at, tokens and cost (the run's totals so far: the larger
 of the stored and the reported, so a delivery arriving late lowers neither, an ended run's included), error;
 the agent meta's scope document, effort estimate, confidence note and proof-of-work fields that the result
-carries, only when the run is the task's latest of its stage. Status `success` for stage `scoping` moves a task
+carries, only when the run is the task's latest of its stage (the scope document from a scoping run only, and never
+onto an approved task: session 31). Status `success` for stage `scoping` moves a task
 in scoping to pending_approval, for stage `building` a task in building to review (decisions.md section 9);
 status `failed` of the task's latest run of the stage the task is still in puts the task back in the stage that
 run's start left (session 26), as a runner that cannot be reached does; another status, a task no longer in the
@@ -59,7 +60,7 @@ from chalicelib.core.http import check_request_values, load_json_body, validate
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_ignore, lock_row
 
-from .models import AgentRun, AgentRunReport, AgentTask
+from .models import APPROVED_STAGES, AgentRun, AgentRunReport, AgentTask
 from .queries import project_config, task_model
 from .schemas import AgentCallback
 from .service_config import runner_secret
@@ -194,6 +195,10 @@ def apply_report(ctx, body: AgentCallback) -> dict:
         return _ended_run_report(ctx, agent, task, run, body)
     values = {name: getattr(result, name) for name in RESULT_FIELDS
               if result is not None and getattr(result, name) is not None}
+    if run.stage != "scoping" or agent.stage in APPROVED_STAGES:
+        # the scope document is the scoping run's result, and after approval the approved scope: a build run's (or a
+        # rebuild's) copy of it is not written over what was approved; the rest of its report is (session 31)
+        values.pop("scope_document", None)
     target = SUCCESS_MOVES.get(body.stage) if body.status == "success" and agent.stage == body.stage else None
     # asked before the run changes (nothing to flush); a run given up on and dispatched again records itself, but
     # neither its results nor its success count

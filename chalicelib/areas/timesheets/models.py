@@ -7,7 +7,7 @@ from decimal import Decimal
 from sqlalchemy import Boolean, Date, ForeignKey, Index, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from chalicelib.core.db import Base, UTCDateTime, created_at_column, id_column, updated_at_column
+from chalicelib.core.db import Base, UTCDateTime, created_at_column, cross_area_key, id_column, updated_at_column
 
 ENTRY_STATUSES = ("draft", "submitted", "approved", "rejected")
 
@@ -22,8 +22,9 @@ class TimeEntry(Base):
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
     date: Mapped[dt.date] = mapped_column(Date, nullable=False, index=True)
     hours: Mapped[Decimal] = mapped_column(Numeric(5, 2), nullable=False)
-    # Records of other areas: plain ids, no foreign keys.
-    task_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    # Records of other areas: plain ids, no foreign keys, but for the task: a task's delete clears it (migration
+    # timesheets_0004, session 31). A project an entry names is not deleted (docs/decisions/timesheets.md).
+    task_id: Mapped[str | None] = mapped_column(String(36), cross_area_key("tasks.id", ondelete="SET NULL"), index=True)
     project_id: Mapped[str | None] = mapped_column(String(36), index=True)
     budget_id: Mapped[str | None] = mapped_column(String(36), index=True)
     line_item_id: Mapped[str | None] = mapped_column(String(36), index=True)

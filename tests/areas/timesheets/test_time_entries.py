@@ -129,8 +129,10 @@ def test_list_scoping_per_access_level(api, db, org):
 
 
 def test_list_filters(api, db, org):
-    a = make_entry(db, org.member, project_id="p1", task_id="t1", budget_id="b1", date=date(2026, 3, 1))
-    b = make_entry(db, org.member, project_id="p1", task_id="t2", date=date(2026, 3, 5), status="submitted")
+    # real tasks: task_id is a key to tasks (migration timesheets_0004, session 31)
+    t1, t2 = make_task(db, title="T1"), make_task(db, title="T2")
+    a = make_entry(db, org.member, project_id="p1", task_id=t1.id, budget_id="b1", date=date(2026, 3, 1))
+    b = make_entry(db, org.member, project_id="p1", task_id=t2.id, date=date(2026, 3, 5), status="submitted")
     c = make_entry(db, org.report, project_id="p2", budget_id="b1", date=date(2026, 3, 9), status="approved")
 
     def ids(query):
@@ -141,7 +143,7 @@ def test_list_filters(api, db, org):
     assert ids("") == [c.id, b.id, a.id]  # newest date first
     assert ids(f"?user_id={org.member.id}") == [b.id, a.id]
     assert ids("?project_id=p1") == [b.id, a.id]
-    assert ids("?task_id=t2") == [b.id]
+    assert ids(f"?task_id={t2.id}") == [b.id]
     assert ids("?budget_id=b1") == [c.id, a.id]
     assert ids("?status=approved") == [c.id]
     assert ids("?date_from=2026-03-05") == [c.id, b.id]
