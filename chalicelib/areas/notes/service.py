@@ -334,6 +334,17 @@ def _written_for(companies):
     return or_(exists(origin.where(named.in_(list(companies)))), ~exists(origin.where(named.is_not(None))))
 
 
+def _portal_thread(records, companies):
+    """The recursive CTE (`id`) of the notes the portal lists to a client of `companies` on the records `records` (a
+    WHERE clause) names: the client-visible notes written for them (`_written_for`) that answer nothing, and down
+    their threads the replies that are themselves such notes. portal_notes lists them; portal_create_note takes a
+    reply's parent only among them (session 31, round 2)."""
+    listable = (_client_visible(), _written_for(companies))
+    shown = select(Note.id).where(records, Note.parent_id.is_(None), *listable).cte("portal_thread", recursive=True)
+    # a reply is on its parent's record (create_note, portal_create_note), so the records need no second asking
+    return shown.union(select(Note.id).join(shown, Note.parent_id == shown.c.id).where(*listable))
+
+
 def portal_notes(db, targets: dict, companies) -> list[dict]:
     """The client-visible notes (visibility names `client`) on the given records, written for one of `companies`
     (`_written_for`), newest first, at most 100, with the author's name (one statement). `targets`:
@@ -347,12 +358,8 @@ def portal_notes(db, targets: dict, companies) -> list[dict]:
 
     from chalicelib.core.models import User
 
-    clauses = [and_(Note.resource_type == kind, Note.resource_id.in_(ids)) for kind, ids in targets.items()]
-    listable = (_client_visible(), _written_for(companies))
-    shown = select(Note.id).where(or_(*clauses), Note.parent_id.is_(None), *listable).cte("portal_thread",
-                                                                                          recursive=True)
-    # a reply is on its parent's record (create_note, portal_create_note), so the records need no second asking
-    shown = shown.union(select(Note.id).join(shown, Note.parent_id == shown.c.id).where(*listable))
+    shown = _portal_thread(or_(*[and_(Note.resource_type == kind, Note.resource_id.in_(ids))
+                                 for kind, ids in targets.items()]), companies)
     rows = db.execute(select(Note, User.name).outerjoin(User, User.id == Note.author_id)
                       .where(Note.id.in_(select(shown.c.id)))
                       .order_by(Note.created_at.desc(), Note.id).limit(PORTAL_NOTE_LIMIT)).all()
@@ -369,17 +376,22 @@ def hold_notes(db, resource_type: str, resource_id: str) -> None:
     lock_key(db, "notes", resource_type, resource_id)
 
 
-def portal_create_note(ctx, *, resource_type: str, resource_id: str, content: str, parent_id: str | None) -> str:
-    """A note written by a client in the portal (the portal checked the record's company holding the record's notes
-    key: hold_notes): visible to the client and every staff level, no author user; a reply must answer a
-    client-visible note of the same record (400 otherwise)."""
+def portal_create_note(ctx, *, resource_type: str, resource_id: str, content: str, parent_id: str | None,
+                       companies) -> str:
+    """A note written by a client of `companies` (the company and its group, as the portal lists notes to) in the
+    portal (the portal checked the record's company holding the record's notes key: hold_notes): visible to the
+    client and every staff level, no author user. A reply must answer a note of the same record that the portal
+    lists to the client (`_portal_thread`: client-visible, written for one of `companies`, its whole thread listable;
+    session 31, round 2): a hidden parent is the 400 of a missing one, so the reply neither tells that the id is a
+    note nor places a note under one the client does not see. One statement (the walk over the record's threads)."""
+    from sqlalchemy import and_
+
     from .queries import CLIENT_LEVEL
 
     if parent_id:
-        parent = ctx.db.scalar(select(Note.id).where(Note.id == parent_id, Note.resource_type == resource_type,
-                                                     Note.resource_id == resource_id, _client_visible()))
-        if parent is None:
-            raise bad_field("parentId", "must be a client-visible note on the same record")
+        shown = _portal_thread(and_(Note.resource_type == resource_type, Note.resource_id == resource_id), companies)
+        if ctx.db.scalar(select(shown.c.id).where(shown.c.id == parent_id)) is None:
+            raise bad_field("parentId", "must be a note on the same record that the portal shows you")
     _check_room(ctx.db, resource_type, resource_id)  # the portal holds the key (hold_notes)
     note = Note(resource_type=resource_type, resource_id=resource_id, author_id=None, content=content,
                 visibility=ordered_levels([*ACCESS_LEVELS, CLIENT_LEVEL]), mentions=[], parent_id=parent_id)

@@ -4,8 +4,8 @@ service_feedback.py; scope and reads are in queries.py).
 Cycles: non-executives read open and closed cycles only; holders of performance:manage create, edit and delete
 any cycle (a head creates a draft and opens it). Statuses move draft -> open -> closed and closed -> open
 (decisions.md section 9); any other move is 409. Only a draft cycle can be deleted (400). period_end may not
-be before period_start (400). A closed cycle holding a completed review keeps its period (409) until it is reopened
-(session 31); its name still changes.
+be before period_start (400). A closed cycle holding a completed review keeps its period and its type (409) until it
+is reopened (session 31); its name still changes.
 
 Templates (decisions.md section 6, paths in docs/decisions/performance.md): a name, a description and KPI items
 (area, label, is_mandatory, sort_order), assigned to users (one template per user; assigning replaces the
@@ -28,6 +28,8 @@ from .service_access import reviewer_left, reviewers_lost_access  # noqa: F401 -
 from .service_feedback import user_deactivated  # noqa: F401
 
 CYCLE_MOVES = {("draft", "open"), ("open", "closed"), ("closed", "open")}
+# what a closed cycle holding a completed review keeps until it is reopened (_refuse_fixed_period, session 31)
+FIXED_CYCLE_FIELDS = ("period_start", "period_end", "type")
 
 
 def _check_period(start, end) -> None:
@@ -74,20 +76,21 @@ def update_cycle(ctx, *, cycle_id: str, data) -> dict:
 
 
 def _refuse_fixed_period(ctx, cycle: ReviewCycle, changes: dict) -> None:
-    """409 when the write changes the period of a cycle that is closed, stays closed and holds a completed review
-    (session 31): its reviews are fixed (service_reviews), and the period is what their history, `previous_reviews`
-    and `/my-goals` read them by. The name still changes; a period sent back unchanged is no change; reopening the
-    cycle (in this write or before it) lifts the lock, as it does for its reviews. The cycle's row is locked
-    (update_cycle), and a closed cycle's reviews are not completed meanwhile: one read, only when the period
-    changes."""
+    """409 when the write changes the period or the type of a cycle that is closed, stays closed and holds a completed
+    review (session 31): its reviews are fixed (service_reviews), and the period is what their history,
+    `previous_reviews` and `/my-goals` read them by, the type how `previous_reviews` picks them (an annual review
+    reads the quarterly ones of its period; round 2). The name still changes; a period or type sent back unchanged
+    is no change; reopening the cycle (in this write or before it) lifts the lock, as it does for its reviews. The
+    cycle's row is locked (update_cycle), and a closed cycle's reviews are not completed meanwhile: one read, only
+    when the period or the type changes."""
     if cycle.status != "closed" or changes.get("status", "closed") != "closed":
         return
-    if all(key not in changes or changes[key] == getattr(cycle, key) for key in ("period_start", "period_end")):
+    if all(key not in changes or changes[key] == getattr(cycle, key) for key in FIXED_CYCLE_FIELDS):
         return
     completed = ctx.db.scalar(select(Review.id).where(Review.cycle_id == cycle.id, Review.status == "completed")
                               .limit(1))
     if completed is not None:
-        raise Conflict("The review cycle is closed and holds completed reviews: reopen it to change its period")
+        raise Conflict("The review cycle is closed and holds completed reviews: reopen it to change its period or type")
 
 
 def delete_cycle(ctx, *, cycle_id: str) -> None:

@@ -11,8 +11,8 @@
 - A response names a request the caller sees (400 naming `request_id` otherwise, a hidden request as a missing
   one); only the requested reviewer responds (403), once (409), while the cycle is not closed (409: a closed cycle's
   feedback is fixed until it is reopened, and its pending requests are neither listed to the reviewer nor counted
-  in their alerts; session 31); the request becomes `submitted`; the answer is the response record (its id, the
-  request, the ratings and comments: no reviewer, no time).
+  in their alerts; session 31; nor are those about a person who left, round 2); the request becomes `submitted`; the
+  answer is the response record (its id, the request, the ratings and comments: no reviewer, no time).
 - A deactivated reviewer's pending requests stay pending; each requester is told once
   (`feedback_request_cancelled`, `user_deactivated`); so are they when an admin's permission change leaves reviewers
   without `performance:view` (`user_deactivated(..., left=False)`, session 26).
@@ -74,10 +74,11 @@ def _notice(ctx, reviewer_id: str, subject: User, cycle: ReviewCycle, request_id
 
 def list_requests(ctx) -> list[dict]:
     """Pending requests assigned to the caller, soonest due first (one statement); those of a closed cycle, which
-    cannot be answered until it is reopened, are left out (session 31)."""
-    stmt = (feedback_request_select()
+    cannot be answered until it is reopened, are left out (session 31), and so are those about a person who left
+    (their review waits on nobody, nor does the feedback about them; session 31, round 2)."""
+    stmt = (feedback_request_select()  # the cycle and the subject (never null: subject_id is NOT NULL) are joined
             .where(FeedbackRequest.reviewer_id == ctx.user_id, FeedbackRequest.status == "pending",
-                   ReviewCycle.status != "closed")  # the cycle is joined (feedback_request_select)
+                   ReviewCycle.status != "closed", User.is_active.is_(True))
             .order_by(FeedbackRequest.due_date.asc().nulls_last(), FeedbackRequest.created_at, FeedbackRequest.id)
             .limit(LIST_LIMIT))
     return [feedback_request_record(row) for row in ctx.db.execute(stmt)]
@@ -279,7 +280,7 @@ def alerts(ctx) -> dict:
     them, lacking performance:update, or is the reviewed person: they now rate them, sessions 25, 26, 29), their own
     reviews awaiting self-assessment, feedback requests awaiting them, and open cycles. The reviews and feedback
     requests of a closed cycle are not counted (they are fixed until it is reopened, session 31), nor is the review
-    of a person who left (nobody acts on a leaver's review, session 31)."""
+    of a person who left, nor a feedback request about them (nobody acts on a leaver's review, session 31)."""
     from chalicelib.core.models import Squad
     from chalicelib.core.permissions import holders_select
 
@@ -310,7 +311,7 @@ def alerts(ctx) -> dict:
               Review.user_id.not_in(inactive)),
         count(Review, Review.user_id == me, Review.status == "self_assessment", live),
         count(FeedbackRequest, FeedbackRequest.reviewer_id == me, FeedbackRequest.status == "pending",
-              FeedbackRequest.cycle_id.not_in(closed)),
+              FeedbackRequest.cycle_id.not_in(closed), FeedbackRequest.subject_id.not_in(inactive)),
         count(ReviewCycle, ReviewCycle.status == "open"))).one()
     return {"pending_reviews": row[0], "self_assessments": row[1], "pending_feedback": row[2], "open_cycles": row[3]}
 

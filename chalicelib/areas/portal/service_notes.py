@@ -131,7 +131,8 @@ def create_note(ctx, *, data) -> str:
     # 26); a double submit answered above counts nothing (session 27)
     allow(ctx, "portal_note", ctx.portal.company_id)
     note_id = notes_service.portal_create_note(ctx, resource_type=data.resourceType, resource_id=data.resourceId,
-                                               content=data.content, parent_id=data.parentId)
+                                               content=data.content, parent_id=data.parentId,
+                                               companies=ctx.portal.company_ids)  # as list_notes lists them
     history.record(ctx.db, entity_type="note", entity_id=note_id, action="created_in_portal", actor_id=None,
                    changes={"portal_user_id": author, "company_id": ctx.portal.company_id})
     from .service_notifications import record_submission
