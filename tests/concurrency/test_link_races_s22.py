@@ -4,7 +4,7 @@ Postgres (the server and helpers of test_concurrency.py).
 A write naming a row share-locks it (FOR KEY SHARE) when it checks it; the row's delete locks it FOR UPDATE first,
 then clears the references to it, then deletes it. Whichever comes first, nothing is left naming a deleted row:
 - a time entry's budget and line item (timesheets' checks through budgets' `visible_budget_exists`,
-  `line_item_budget_id`), against DELETE of the budget or of the line item;
+  `line_item_budget`), against DELETE of the budget or of the line item;
 - a task's roadmap item (tasks' check through roadmaps' `visible_item_exists`), against DELETE of the item or of
   its roadmap; a task moved between two items of a roadmap being deleted meets no deadlock (no 409);
 - root positions: a page delete moving its children to the root takes the root sibling group's key, as a root

@@ -50,16 +50,18 @@ def visible_budget_exists(ctx, budget_id: str) -> bool:
     return visible_budget_resource(ctx, budget_id) is not None
 
 
-def visible_budget_resource(ctx, budget_id: str) -> tuple[str, str] | None:
-    """`(resource_type, resource_id)` of the budget when it exists and the caller may see it, else None: the check of
-    `visible_budget_exists` (the same one statement, the same FOR KEY SHARE lock) answering what the budget belongs
-    to, for a time entry that must be on its budget's project (timesheets, session 24). A budget is seen with
-    `budgets:view` as well as the row scope (session 29: a caller whose budgets permission is none named any budget of
-    their scope): None, and no statement, without it (a job's context, no principal, is not asked)."""
+def visible_budget_resource(ctx, budget_id: str) -> tuple[str, str, str] | None:
+    """`(resource_type, resource_id, status)` of the budget when it exists and the caller may see it, else None: the
+    check of `visible_budget_exists` (the same one statement, the same FOR KEY SHARE lock) answering what the budget
+    belongs to, for a time entry that must be on its budget's project (timesheets, session 24), and its status, for a
+    time entry that is not logged on a cancelled budget (timesheets, session 31): the lock waits for a status change in
+    progress (`update_budget` locks the row FOR UPDATE), so the status answered is the one it commits. A budget is seen
+    with `budgets:view` as well as the row scope (session 29: a caller whose budgets permission is none named any
+    budget of their scope): None, and no statement, without it (a job's context, no principal, is not asked)."""
     if not ctx.reads("budgets"):
         return None
     budget = lock_row(ctx.db, Budget, budget_id, where=visible(ctx.principal), key_share=True)
-    return None if budget is None else (budget.resource_type, budget.resource_id)
+    return None if budget is None else (budget.resource_type, budget.resource_id, budget.status)
 
 
 def budget_resource(db, budget_id: str) -> tuple[str, str] | None:
@@ -70,14 +72,20 @@ def budget_resource(db, budget_id: str) -> tuple[str, str] | None:
     return None if row is None else (row.resource_type, row.resource_id)
 
 
-def line_item_budget_id(db, line_item_id: str) -> str | None:
-    """The budget of a line item, or None when no such item (one query). The item's row is share-locked (FOR KEY
-    SHARE), as `visible_budget_exists` locks the budget: `delete_line_item` locks the item FOR UPDATE before it
-    clears the time entries naming it, so a write naming the item and its delete take turns. Call it only for an
-    item the write names anew (not one its row names already: the delete waits for that row, and this lock would
-    wait for the delete)."""
-    item = lock_row(db, BudgetLineItem, line_item_id, key_share=True)
-    return item.budget_id if item is not None else None
+def line_item_budget(db, line_item_id: str) -> tuple[str, str] | None:
+    """`(budget_id, budget status)` of a line item, or None when no such item (one query). The item's row is
+    share-locked (FOR KEY SHARE OF the item alone), as `visible_budget_exists` locks the budget: `delete_line_item`
+    locks the item FOR UPDATE before it clears the time entries naming it, so a write naming the item and its delete
+    take turns. Call it only for an item the write names anew (not one its row names already: the delete waits for
+    that row, and this lock would wait for the delete). The budget's status is read, not locked (session 31: a time
+    entry is not logged on a line item of a cancelled budget): a caller whose entry names the budget already holds
+    the entry's row, which `delete_budget` and `delete_line_item` wait for while they hold the budget's; a lock on
+    the budget here would close that circle. A caller naming the budget anew has its status from
+    `visible_budget_resource`, locked."""
+    row = db.execute(select(BudgetLineItem.budget_id, Budget.status)
+                     .join(Budget, Budget.id == BudgetLineItem.budget_id).where(BudgetLineItem.id == line_item_id)
+                     .with_for_update(read=True, key_share=True, of=BudgetLineItem)).first()
+    return None if row is None else (row.budget_id, row.status)
 
 
 # ---------------------------------------------------------------- for other areas (invoices)

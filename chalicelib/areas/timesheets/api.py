@@ -22,7 +22,7 @@ def list_time_entries(ctx, query: TimeEntryListQuery):
 
 
 @bp.route("/api/time-entries", methods=["POST"])
-@endpoint(tool="timesheets", level="update", body=TimeEntryCreate, status=201, response=ONE)
+@endpoint(tool="timesheets", level="update", body=TimeEntryCreate, status=201, errors=(409,), response=ONE)
 def create_time_entry(ctx, body: TimeEntryCreate):
     """Log time (for yourself; managers and above for others)"""
     return {"time_entry": service.create_entry(ctx, data=body)}

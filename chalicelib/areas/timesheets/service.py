@@ -26,6 +26,9 @@ from .queries import ENTRY_FLAGS, entry_select, entry_row, list_order, load_entr
 from .schemas import WRITABLE_STATUSES
 
 EDITABLE = ("draft", "rejected")
+# a budget called off (decisions.md section 9): it bills nothing more and its lines are frozen (budgets, invoices), and
+# no time is logged on it anew (session 31, docs/decisions/timesheets.md "No time logged on a cancelled budget")
+CANCELLED = "cancelled"
 
 
 # ---- functions other areas call -------------------------------------------------------------
@@ -212,7 +215,13 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
     budget was deleted named the deleted budget). No deadlock: an update holds the entry's row (`_locked`) and
     then waits for the budget or item; the delete holds the budget or item and then waits only for entries that
     name it already, and this entry does not name it yet. A line item the entry already names (kept while the
-    budget changes) is read without the lock: its delete may be waiting for this entry's row."""
+    budget changes) is read without the lock: its delete may be waiting for this entry's row.
+
+    A budget or line item named anew that is a cancelled budget's is a 409, after the 400s (session 31): time is not
+    logged on a budget called off. The status comes with the budget's locked read, so a cancel in progress is waited
+    for; for an item named anew on the budget the entry names already, with the item's read, the budget not locked
+    (`line_item_budget`). An entry already on a cancelled budget keeps every other write: its other fields, the
+    budget and item sent back as stored, moved off it (another budget, or no line item), deleted."""
     details = []  # "can see": the record's tool at view and its row scope (session 29: the row scope alone was asked)
     task_id, project_id = values.get("task_id"), values.get("project_id")
     if task_id and (entry is None or task_id != entry.task_id):
@@ -233,12 +242,15 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
     budget_changed = "budget_id" in values and (entry is None or budget_id != entry.budget_id)
     project_changed = "project_id" in values and (entry is None or project_id != entry.project_id)
     resource = None  # what the entry's budget belongs to, read when the budget or the project changes
+    cancelled = False  # the budget or line item the entry names anew is a cancelled budget's (session 31)
     if budget_id and budget_changed:
         from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
 
         resource = budgets_service.visible_budget_resource(ctx, budget_id)  # budgets:view and the scope (session 29)
         if resource is None:
             details.append({"field": "budget_id", "message": "must be a budget you can see"})
+        elif resource[2] == CANCELLED:
+            cancelled = True
     elif budget_id and project_changed:
         from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
 
@@ -252,11 +264,17 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
         if entry is not None and line_item_id == entry.line_item_id:  # named already: checked, not locked
             item_budget_id = entry.budget_id
         else:
-            item_budget_id = budgets_service.line_item_budget_id(ctx.db, line_item_id) if budget_id else None
+            item = budgets_service.line_item_budget(ctx.db, line_item_id) if budget_id else None
+            item_budget_id, item_budget_status = item if item is not None else (None, None)
+            if item_budget_id == budget_id and item_budget_status == CANCELLED:
+                cancelled = True  # an item named anew on the budget the entry names already: its status, read
         if not budget_id or item_budget_id != budget_id:
             details.append({"field": "line_item_id", "message": "must be a line item of the entry's budget"})
     if details:
         raise BadRequest("Invalid time entry references", details=details)
+    if cancelled:
+        raise Conflict("The budget is cancelled: no time is logged on it or its line items (set its status back "
+                       "first, or log the time on another budget)")
 
 
 def _on_budget_project(values: dict, entry: TimeEntry | None, budget_project_id: str, details: list) -> None:
