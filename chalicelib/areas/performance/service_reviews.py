@@ -246,7 +246,6 @@ def update_review(ctx, *, review_id: str, data) -> dict:
     review = lock_row(ctx.db, Review, review_id, missing="Review")
     if review.status == "completed":
         raise Conflict("A completed review cannot be changed")
-    _refuse_closed_cycle(ctx, review)
     changes = data.changes()
     kpi_inputs = changes.pop("kpi_ratings", None)
     goal_inputs = changes.pop("goals", None)
@@ -262,14 +261,19 @@ def update_review(ctx, *, review_id: str, data) -> dict:
         if status != review.status and (status in ("ready_for_review", "completed")
                                         or (status is not None and review.status == "ready_for_review")):
             raise Forbidden("Only the reviewer may move a review past in_review or back from ready_for_review")
+    goals = _changed_goals(ctx, review.id, data.goals) if goal_inputs is not None else None
+    if (rated or goals is not None or (status is not None and status != review.status)
+            or any(value != getattr(review, key) for key, value in changes.items())):
+        # a closed cycle's reviews are fixed; a save-back that changes nothing is no change (session 25's rule)
+        _refuse_closed_cycle(ctx, review)
     if status is not None:
         _check_move(review.status, status)
     for key, value in changes.items():
         setattr(review, key, value)  # an unchanged value is no UPDATE (nor updated_at)
     if rated:
         _write_ratings(ctx, rated)
-    if goal_inputs is not None:
-        _write_goals(ctx, review.id, data.goals)
+    if goals is not None:
+        _write_goals(ctx, review.id, goals)
     submitted = status == "in_review" and review.status == "self_assessment"  # a real move, not a no-op
     if status is not None and status != review.status:
         if status == "completed":
@@ -351,17 +355,19 @@ def _write_ratings(ctx, ratings) -> None:
                        .execution_options(synchronize_session=False))
 
 
-def _write_goals(ctx, review_id: str, goals) -> None:
-    """The goals replaced by the sent list, unless it equals the stored one (same goal, measures, support and
-    sort order, in the order read): a save-back keeps the goals and their ids (session 25). One read, then a
-    DELETE and an INSERT when they differ."""
+def _changed_goals(ctx, review_id: str, goals) -> list[tuple] | None:
+    """The sent goals as (goal, measures, support, sort order) when they differ from the stored ones (in the order
+    read), else None: a save-back keeps the goals and their ids (session 25). One read."""
     sent = [(goal.goal, goal.success_measures, goal.support_needed,
              index if goal.sort_order is None else goal.sort_order) for index, goal in enumerate(goals)]
     stored = ctx.db.execute(select(ReviewGoal.goal, ReviewGoal.success_measures, ReviewGoal.support_needed,
                                    ReviewGoal.sort_order).where(ReviewGoal.review_id == review_id)
                             .order_by(ReviewGoal.sort_order, ReviewGoal.created_at, ReviewGoal.id)).all()
-    if [tuple(row) for row in stored] == sent:
-        return
+    return None if [tuple(row) for row in stored] == sent else sent
+
+
+def _write_goals(ctx, review_id: str, sent: list[tuple]) -> None:
+    """The goals replaced by `sent` (`_changed_goals`): a DELETE and an INSERT."""
     ctx.db.execute(delete(ReviewGoal).where(ReviewGoal.review_id == review_id)
                    .execution_options(synchronize_session=False))
     insert_rows(ctx.db, ReviewGoal, [
@@ -376,24 +382,25 @@ def record_previous_goals(ctx, *, review_id: str, data) -> dict:
     review = lock_row(ctx.db, Review, review_id, missing="Review")  # a completion at the same moment is seen (409), as update_review
     if review.status == "completed":
         raise Conflict("A completed review cannot be changed")
-    _refuse_closed_cycle(ctx, review)
     if not _is_reviewer_side(ctx, review):  # the reviewed person does not grade their own goals
         raise Forbidden("Only the reviewer may record the outcomes of earlier goals")
     outcomes = {outcome.goal_id: outcome.status for outcome in data.outcomes}
-    found = set()
+    stored = {}
     if outcomes:
         # a later, unfinished or any other review of the person is not earlier: its goals are not graded here
         previous = _previous_select(review, ctx.db.get(ReviewCycle, review.cycle_id), Review.id).subquery()
-        found = set(ctx.db.scalars(select(ReviewGoal.id).where(ReviewGoal.id.in_(list(outcomes)),
-                                                               ReviewGoal.review_id.in_(select(previous.c.id)))))
-    unknown = [index for index, outcome in enumerate(data.outcomes) if outcome.goal_id not in found]
+        stored = dict(ctx.db.execute(select(ReviewGoal.id, ReviewGoal.status).where(
+            ReviewGoal.id.in_(list(outcomes)), ReviewGoal.review_id.in_(select(previous.c.id)))).all())
+    unknown = [index for index, outcome in enumerate(data.outcomes) if outcome.goal_id not in stored]
     if unknown:
         raise BadRequest("outcomes must name goals of this person's earlier reviews",
                          details=[{"field": f"outcomes.{index}.goal_id", "message": "not a goal of an earlier review"}
                                   for index in unknown[:10]])
-    if outcomes:
-        ctx.db.execute(update(ReviewGoal).where(ReviewGoal.id.in_(list(outcomes)))
-                       .values(status=case(outcomes, value=ReviewGoal.id))
+    changed = {goal_id: status for goal_id, status in outcomes.items() if stored[goal_id] != status}
+    if changed:  # outcomes sent back as stored change nothing, in a closed cycle too (session 31's review)
+        _refuse_closed_cycle(ctx, review)
+        ctx.db.execute(update(ReviewGoal).where(ReviewGoal.id.in_(list(changed)))
+                       .values(status=case(changed, value=ReviewGoal.id))
                        .execution_options(synchronize_session=False))
     return {"ok": True}
 
