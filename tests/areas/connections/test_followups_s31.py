@@ -218,12 +218,24 @@ def test_a_sync_whose_ledger_was_connected_to_another_tenant_meanwhile_writes_no
     assert [error.split(":")[0] for error in body["errors"]] == ["ledger"], body["errors"]
 
 
-def test_a_sync_after_a_disconnect_and_the_same_tenant_again_matches(api, db, exec_user):
-    """Guard: the sync compares the organisation, not the row: connected, disconnected, connected again to the same
-    tenant, it matches and names no error."""
+def test_a_sync_after_a_disconnect_and_the_same_tenant_again_matches(api, db, exec_user, monkeypatch):
+    """Guard: the sync compares the organisation, not the row: connected, disconnected and connected again to the
+    same tenant, and the row written again while the people are listed (another connected_at, the same tenant), it
+    matches and names no error."""
+    from chalicelib.providers.ledger.sandbox import SandboxLedger
+
     alice = make_user(db, email="alice-s31b@agency.test")
     connect_ledger(api, exec_user, "code-of-tenant-a")
     assert api.delete(f"{BASE}/ledger", as_=exec_user).status == 200
-    synced = api.post(f"{BASE}/user-mappings/sync", as_=exec_user)  # sandbox: no connection needed
+    connect_ledger(api, exec_user, "code-of-tenant-a")
+    listed = SandboxLedger.list_employees
+
+    def saved_again_meanwhile(self):
+        people = listed(self)
+        db.execute(Connection.__table__.update().where(Connection.provider == "ledger").values(connected_at=utcnow()))
+        return people
+
+    monkeypatch.setattr(SandboxLedger, "list_employees", saved_again_meanwhile)
+    synced = api.post(f"{BASE}/user-mappings/sync", as_=exec_user)
     assert synced.status == 200 and synced.json["errors"] == [], synced
     assert {m["user_id"]: m for m in synced.json["mappings"]}[alice.id]["ledger_id"].startswith("EMP-")
