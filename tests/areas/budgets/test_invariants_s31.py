@@ -83,3 +83,14 @@ def test_a_type_change_with_the_price_in_the_same_request(api, db, exec_user):
     free = make_budget(db, budget_type="sprints")
     for kind in ("retainer", "fixed_price", "time_and_materials", "sprints"):
         assert api.put(f"/api/budgets/{free.id}", as_=exec_user, json={"budget_type": kind}).status == 200
+
+
+def test_the_order_sent_back_as_stored_is_no_change_on_a_frozen_budget(api, db, exec_user):
+    """Session 31's review: a reorder repeating the stored order (a save-back) changes nothing, so a cancelled
+    budget's lines answer it 200 (it was the 409 of a change); another order is still refused."""
+    budget = make_budget(db, status="cancelled")
+    line = make_line_item(db, budget, description="Design", position=0)
+    other = make_line_item(db, budget, description="Build", position=1)
+    path = f"/api/budgets/{budget.id}/line-items/reorder"
+    assert api.put(path, as_=exec_user, json={"item_ids": [line.id, other.id]}).status == 200
+    assert api.put(path, as_=exec_user, json={"item_ids": [other.id, line.id]}).status == 409
