@@ -186,10 +186,10 @@ def reorder_line_items(ctx, *, budget_id: str, item_ids: list[str]) -> None:
     before any write, so the reorder is all or nothing)."""
     budget = load_budget(ctx, budget_id)
     lock_row(ctx.db, Budget, budget.id, missing="Budget")  # one reorder at a time: the result is exactly one request's order
-    positions = dict(ctx.db.execute(select(BudgetLineItem.id, BudgetLineItem.position)
-                                    .where(BudgetLineItem.budget_id == budget.id)).all())
-    if item_ids and all(positions.get(item_id) == index for index, item_id in enumerate(item_ids)):
-        return  # the order as stored, sent back (a save-back): no change, on a frozen budget too (session 31's review)
+    listed = ctx.db.scalars(select(BudgetLineItem.id).where(BudgetLineItem.budget_id == budget.id)
+                            .order_by(BudgetLineItem.position, BudgetLineItem.created_at, BudgetLineItem.id)).all()
+    if item_ids and list(item_ids) == list(listed):
+        return  # the order as listed, sent back (a save-back): no change, on a frozen budget too (session 31's review)
     check_lines_open(budget, what="the order of its line items")
     reorder(ctx.db, BudgetLineItem, BudgetLineItem.position, item_ids, parent=BudgetLineItem.budget_id == budget.id,
             field="item_ids", what="line items of this budget")

@@ -235,6 +235,10 @@ def update_page(ctx, *, page_id: str, data) -> dict:
     # session 22's review)
     parent_id = (changes["parent_id"] or None) if "parent_id" in changes else page.parent_id
     if parent_id != page.parent_id:
+        if parent_id is None and changes.get("is_archived") is True:
+            # archived and moved to the root at once: the page's children's key before the root's, in a delete's
+            # order (its detach below takes them so; the root's first deadlocked with a delete of the page)
+            _lock_siblings(ctx.db, page.id, None, None)
         if parent_id is not None:
             # moves under a parent take turns, so each checks the tree the others committed (two crossed moves,
             # A under B and B under A at once, both passed the check: a cycle that left both out of the tree)
@@ -277,7 +281,9 @@ def update_page(ctx, *, page_id: str, data) -> dict:
 
 def _move(ctx, page: Page, parent_id: str | None, changes: dict) -> None:
     """Place the page under `parent_id` (None: the root), last among its new siblings unless a position is sent."""
-    if "position" not in changes:  # computed before the move, so the page does not count itself
+    if "position" in changes:  # set now: a detach of the children in the same request places them after it
+        page.position = changes["position"]
+    else:  # computed before the move, so the page does not count itself
         page.position = _next_position(ctx, parent_id=parent_id, entity_type=page.entity_type,
                                        entity_id=page.entity_id)
     page.parent_id = parent_id

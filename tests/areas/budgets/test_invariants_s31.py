@@ -89,8 +89,9 @@ def test_the_order_sent_back_as_stored_is_no_change_on_a_frozen_budget(api, db, 
     """Session 31's review: a reorder repeating the stored order (a save-back) changes nothing, so a cancelled
     budget's lines answer it 200 (it was the 409 of a change); another order is still refused."""
     budget = make_budget(db, status="cancelled")
-    line = make_line_item(db, budget, description="Design", position=0)
-    other = make_line_item(db, budget, description="Build", position=1)
+    make_line_item(db, budget, description="Design")  # positions left at their default (0): ordered as created
+    make_line_item(db, budget, description="Build")
+    listed = [item["id"] for item in api.get(f"/api/budgets/{budget.id}", as_=exec_user).json["line_items"]]
     path = f"/api/budgets/{budget.id}/line-items/reorder"
-    assert api.put(path, as_=exec_user, json={"item_ids": [line.id, other.id]}).status == 200
-    assert api.put(path, as_=exec_user, json={"item_ids": [other.id, line.id]}).status == 409
+    assert api.put(path, as_=exec_user, json={"item_ids": listed}).status == 200
+    assert api.put(path, as_=exec_user, json={"item_ids": listed[::-1]}).status == 409

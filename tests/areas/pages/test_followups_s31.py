@@ -114,3 +114,50 @@ def test_an_archive_that_waited_for_a_create_under_it_detaches_the_new_child(liv
     assert status == 200, body
     with sessions() as db:
         assert db.scalar(select(Page.parent_id).where(Page.id == made["child"])) is None
+
+
+def test_archiving_and_moving_to_the_root_at_a_sent_position_places_the_children_after_it(api, db, user):
+    """Session 31's second review: with a `position` sent, the children detached by the archive go after that
+    position (they went after the page's old one, which the sent position then overtook)."""
+    top = make_page(db, title="Top")
+    page = make_page(db, title="Shelved", parent_id=top.id)
+    child = make_page(db, title="Child", parent_id=page.id)
+    answer = api.patch(f"/api/pages/{page.id}", as_=user, json={"is_archived": 1, "parent_id": None, "position": 50})
+    assert answer.status == 200, answer.json
+    placed = _page(api, user, child.id)
+    assert placed["parent_id"] is None and placed["position"] > 50, placed
+
+
+@pytest.mark.skipif("os.environ.get('WMS_TEST_DB') == 'sqlite'")
+def test_an_archive_moving_to_the_root_and_a_delete_of_the_page_take_turns(live):  # noqa: F811
+    """Session 31's second review: an archive that also moves the page to the root took the root's key before the
+    page's children's, a delete of the page the other way round: they deadlocked (Postgres 40P01, answered 409).
+    Here a transaction holds what a delete takes first (the page's children's key) and then wants the root's."""
+    import threading
+    import time
+
+    from chalicelib.core.locks import lock_key
+
+    base, sessions = live
+    token = _token(executive(sessions))
+    with sessions() as db:
+        top = make_page(db, title="Top")
+        page = make_page(db, title="P", parent_id=top.id)
+        make_page(db, title="C", parent_id=page.id)
+        db.commit()
+        page_id = page.id
+    answers, refused = [], []
+    with sessions() as other:
+        lock_key(other, "pages", page_id)  # a DELETE of the page: its children's key first
+        thread = threading.Thread(target=lambda: answers.append(
+            _call(base, "PATCH", f"/api/pages/{page_id}", token, {"is_archived": 1, "parent_id": None})))
+        thread.start()
+        time.sleep(1.5)
+        try:
+            lock_key(other, "pages", None, None, None)  # then the root's, for the children it detaches
+            other.commit()
+        except Exception as exc:  # noqa: BLE001 - a deadlock chose this transaction
+            refused.append(repr(exc)[:200])
+            other.rollback()
+    thread.join(30)
+    assert not refused and answers and answers[0][0] == 200, (answers, refused)
