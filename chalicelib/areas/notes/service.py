@@ -154,7 +154,9 @@ def create_note(ctx, *, resource_type: str, resource_id: str, data) -> str:
 def update_note(ctx, *, note_id: str, data) -> None:
     """Content and visibility; only the author or an executive (403 for others who read the note). A reply the
     edit newly makes client-visible tells its parent's portal author, as create_note does (a re-save: nobody); a
-    reply the edit takes the share back from has that notice withdrawn (the portal's note_replies_withdrawn)."""
+    note the edit takes the share back from has the notices of its thread's replies (its own, if it is a reply, and
+    those below it, which the portal hides with it) withdrawn (the portal's note_replies_withdrawn; session 31).
+    Shared again, the note's thread is listed again but its replies are not told again."""
     note = load_note(ctx, note_id)
     if note.author_id != ctx.user_id and ctx.principal.access_level != "executive":
         raise Forbidden("Only the author or an executive may edit this note")
@@ -176,12 +178,14 @@ def update_note(ctx, *, note_id: str, data) -> None:
                 portal_service.note_replied(ctx, parent_id=note.parent_id, note_id=note.id,
                                             resource_type=note.resource_type, resource_id=note.resource_id,
                                             content=note.content)
-        elif was_shared and CLIENT_LEVEL not in note.visibility and note.parent_id:
-            # a reply the share is taken back from: the portal no longer lists it, its notice (with its text) is
-            # withdrawn too (session 24)
+        elif was_shared and CLIENT_LEVEL not in note.visibility and note.resource_type in PORTAL_TYPES:
+            # a note the share is taken back from: the portal no longer lists it, nor its replies at any depth (it
+            # lists a reply only with its parent), so the notices of the thread's staff replies, with their text,
+            # are withdrawn: the note's own if it is a reply (session 24) and those below it (session 31). One
+            # DELETE over the thread's ids (a recursive SELECT), whatever its size.
             from chalicelib.areas.portal import service as portal_service
 
-            portal_service.note_replies_withdrawn(ctx.db, note_ids=[note.id])
+            portal_service.note_replies_withdrawn(ctx.db, note_ids=_thread_ids(note.id))
     ctx.db.flush()
 
 
