@@ -6,12 +6,11 @@ from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
-from sqlalchemy.orm.attributes import flag_modified
 
 from chalicelib.areas.calendar.models import CalendarInvite
 from chalicelib.core.notify import Notification
-from chalicelib.providers.calendar.models import SandboxCalendarEvent
 from chalicelib.providers.calendar.sandbox import SandboxCalendar
+from tests.areas.calendar.test_invite_reset_s27 import _set_response  # the provider's side of an answer
 from tests.factories import grant, make_user
 
 
@@ -31,17 +30,6 @@ def _age(db):
     """Every notice made before core notify's 5-minute de-duplication window (the repeat comes later)."""
     for made in db.scalars(select(Notification)):
         made.created_at -= timedelta(minutes=10)
-    db.flush()
-
-
-def _set_response(db, event_id, email, status):
-    """The provider's side: the attendee's responseStatus as Google holds it (the organiser's reset, or an answer
-    given in the calendar itself), without the service's respond endpoint."""
-    db.expire_all()
-    row = db.get(SandboxCalendarEvent, event_id)
-    row.event = {**row.event, "attendees": [{**a, "responseStatus": status} if a["email"] == email.lower() else a
-                                            for a in row.event["attendees"]]}
-    flag_modified(row, "event")
     db.flush()
 
 

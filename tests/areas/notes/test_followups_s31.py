@@ -1,17 +1,9 @@
 """Session 31, round 2 (decided follow-ups of the invariants audit): the client portal shows a reply only with its
 parent. A reply shared with the client under a note the client cannot see (never shared, or its share taken back)
 was listed on its own, so narrowing a note's visibility left its replies in the portal."""
+from tests.areas.notes.factories import SHARED, staff_note as _note
 from tests.areas.portal.conftest import make_client, portal  # noqa: F401 (the portal fixture)
 from tests.areas.projects.factories import make_project
-
-SHARED = ["client", "executive"]
-
-
-def _note(api, user, project, content, visibility=SHARED, parent=None):
-    made = api.post(f"/api/notes/project/{project.id}", as_=user,
-                    json={"content": content, "visibility": visibility, "parent_id": parent})
-    assert made.status == 201, made
-    return made.json["id"]
 
 
 def _listed(portal, company):  # noqa: F811

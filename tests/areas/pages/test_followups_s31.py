@@ -3,13 +3,13 @@ archive detaches the page's children to the root as a DELETE does (the spec: "De
 detaches its children to root level"; the same state reached by update), and a restore of a page whose parent is
 archived moves it to the root, since it cannot live under an archived page."""
 import pytest
-from sqlalchemy import select
 
 from tests.concurrency.conftest import live  # noqa: F401 - the live server fixture (the race below)
-from tests.concurrency.test_concurrency import _call, _token, executive, while_held
+from tests.concurrency.test_concurrency import _call, _token, executive
 from tests.factories import make_user
 
 from .factories import make_page
+from .test_invariants_s31 import detaches_a_child_created_meanwhile
 
 
 @pytest.fixture
@@ -72,48 +72,29 @@ def test_legitimate_archive_and_restore_flows_are_unchanged(api, db, user):
     """Guards: a restore under a live parent stays there; a restore that moves the page under a live page goes
     there; archiving a page without children, and a page edited under an archived parent without a restore, keep
     their place."""
-    live = make_page(db, title="Live parent")
-    kept = make_page(db, title="Kept", parent_id=live.id, is_archived=True, position=3)
+    parent = make_page(db, title="Live parent")
+    kept = make_page(db, title="Kept", parent_id=parent.id, is_archived=True, position=3)
     answer = api.patch(f"/api/pages/{kept.id}", as_=user, json={"is_archived": 0})
-    assert (answer.status, answer.json["page"]["parent_id"], answer.json["page"]["position"]) == (200, live.id, 3)
+    assert (answer.status, answer.json["page"]["parent_id"], answer.json["page"]["position"]) == (200, parent.id, 3)
 
     archived = make_page(db, title="Archived parent", is_archived=True)
     elsewhere = make_page(db, title="Going elsewhere", parent_id=archived.id, is_archived=True)
-    answer = api.patch(f"/api/pages/{elsewhere.id}", as_=user, json={"is_archived": 0, "parent_id": live.id})
-    assert (answer.status, answer.json["page"]["parent_id"]) == (200, live.id)
+    answer = api.patch(f"/api/pages/{elsewhere.id}", as_=user, json={"is_archived": 0, "parent_id": parent.id})
+    assert (answer.status, answer.json["page"]["parent_id"]) == (200, parent.id)
 
     left = make_page(db, title="Left", parent_id=archived.id)
     assert api.patch(f"/api/pages/{left.id}", as_=user, json={"title": "Edited"}).json["page"]["parent_id"] == archived.id
 
-    leaf = make_page(db, title="Leaf", parent_id=live.id)
+    leaf = make_page(db, title="Leaf", parent_id=parent.id)
     answer = api.patch(f"/api/pages/{leaf.id}", as_=user, json={"is_archived": 1})
-    assert (answer.status, answer.json["page"]["parent_id"], answer.json["page"]["is_archived"]) == (200, live.id, 1)
+    assert (answer.status, answer.json["page"]["parent_id"], answer.json["page"]["is_archived"]) == (200, parent.id, 1)
 
 
 @pytest.mark.skipif("os.environ.get('WMS_TEST_DB') == 'sqlite'")
 def test_an_archive_that_waited_for_a_create_under_it_detaches_the_new_child(live):  # noqa: F811
     """The PATCH archive takes the children's key before reading them, as a delete does: a create under the page that
     commits first is detached with the rest (and one that waits finds the parent archived: the invariants test)."""
-    from chalicelib.areas.pages.models import Page
-    from chalicelib.core.locks import lock_key
-    from tests.areas.pages.factories import make_page as page_of
-
-    base, sessions = live
-    token = _token(executive(sessions))
-    with sessions() as db:
-        parent = page_of(db)
-        db.commit()
-    made = {}
-
-    def create_in_flight(db):  # what a create under the parent holds until it commits: the key, then its row
-        lock_key(db, "pages", parent.id)
-        made["child"] = page_of(db, parent_id=parent.id).id
-
-    status, body = while_held(sessions, create_in_flight,
-                              lambda: _call(base, "PATCH", f"/api/pages/{parent.id}", token, {"is_archived": 1}))
-    assert status == 200, body
-    with sessions() as db:
-        assert db.scalar(select(Page.parent_id).where(Page.id == made["child"])) is None
+    detaches_a_child_created_meanwhile(live, "PATCH", {"is_archived": 1})
 
 
 def test_archiving_and_moving_to_the_root_at_a_sent_position_places_the_children_after_it(api, db, user):

@@ -25,8 +25,8 @@ def test_create_under_an_archived_parent_is_a_409(api, db, user):
     assert answer.json["details"] == [{"field": "parent_id", "message": "is an archived page"}]
     # nothing was written; a live parent still takes children
     assert api.get("/api/pages", as_=user).json["total"] == 0
-    live = make_page(db, title="Live handbook")
-    assert api.post("/api/pages", as_=user, json={"parent_id": live.id}).status == 201
+    handbook = make_page(db, title="Live handbook")
+    assert api.post("/api/pages", as_=user, json={"parent_id": handbook.id}).status == 201
 
 
 def test_move_under_an_archived_parent_is_a_409(api, db, user):
@@ -99,39 +99,44 @@ def _delete_in_flight(parent_id):
     return hold
 
 
-@pytest.mark.skipif("os.environ.get('WMS_TEST_DB') == 'sqlite'")
-def test_a_create_that_waited_for_the_parents_delete_is_a_409(live):  # noqa: F811
-    from tests.areas.pages.factories import make_page as page_of
-
+def live_parent(live):  # noqa: F811
+    """(base url, sessions, an executive's token, a committed page's id) on the live server."""
     base, sessions = live
     token = _token(executive(sessions))
     with sessions() as db:
-        parent = page_of(db)
+        parent = make_page(db)
         db.commit()
-    status, body = while_held(sessions, _delete_in_flight(parent.id),
-                              lambda: _call(base, "POST", "/api/pages", token, {"parent_id": parent.id}))
+        return base, sessions, token, parent.id
+
+
+def detaches_a_child_created_meanwhile(live, method: str, body: dict | None = None) -> None:  # noqa: F811
+    """`method` on a page (a DELETE, or a PATCH archive with `body`), run while a create under it is in flight (the
+    create holds the page's children's key, then its row), waits for the create and detaches its child to the root."""
+    from chalicelib.areas.pages.models import Page
+    from chalicelib.core.locks import lock_key
+
+    base, sessions, token, parent_id = live_parent(live)
+    made = {}
+
+    def create_in_flight(db):
+        lock_key(db, "pages", parent_id)
+        made["child"] = make_page(db, parent_id=parent_id).id
+
+    status, answer = while_held(sessions, create_in_flight,
+                                lambda: _call(base, method, f"/api/pages/{parent_id}", token, body))
+    assert status == 200, answer
+    with sessions() as db:
+        assert db.scalar(select(Page.parent_id).where(Page.id == made["child"])) is None
+
+
+@pytest.mark.skipif("os.environ.get('WMS_TEST_DB') == 'sqlite'")
+def test_a_create_that_waited_for_the_parents_delete_is_a_409(live):  # noqa: F811
+    base, sessions, token, parent_id = live_parent(live)
+    status, body = while_held(sessions, _delete_in_flight(parent_id),
+                              lambda: _call(base, "POST", "/api/pages", token, {"parent_id": parent_id}))
     assert (status, body.get("error")) == (409, "Parent page is archived: restore it first"), body
 
 
 @pytest.mark.skipif("os.environ.get('WMS_TEST_DB') == 'sqlite'")
 def test_a_delete_that_waited_for_a_create_under_it_detaches_the_new_child(live):  # noqa: F811
-    from chalicelib.areas.pages.models import Page
-    from chalicelib.core.locks import lock_key
-    from tests.areas.pages.factories import make_page as page_of
-
-    base, sessions = live
-    token = _token(executive(sessions))
-    with sessions() as db:
-        parent = page_of(db)
-        db.commit()
-    made = {}
-
-    def create_in_flight(db):  # what a create under the parent holds until it commits: the key, then its row
-        lock_key(db, "pages", parent.id)
-        made["child"] = page_of(db, parent_id=parent.id).id
-
-    status, body = while_held(sessions, create_in_flight,
-                              lambda: _call(base, "DELETE", f"/api/pages/{parent.id}", token))
-    assert status == 200, body
-    with sessions() as db:
-        assert db.scalar(select(Page.parent_id).where(Page.id == made["child"])) is None
+    detaches_a_child_created_meanwhile(live, "DELETE")

@@ -7,17 +7,9 @@ listable); one answer, the 400 on parentId, for a hidden parent and a missing on
 from sqlalchemy import func, select
 
 from chalicelib.areas.notes.models import Note
+from tests.areas.notes.factories import staff_note as _note
 from tests.areas.portal.conftest import make_client, portal  # noqa: F401 (the portal fixture)
 from tests.areas.projects.factories import make_project
-
-SHARED = ["client", "executive"]
-
-
-def _note(api, user, project, content, visibility=SHARED, parent=None):
-    made = api.post(f"/api/notes/project/{project.id}", as_=user,
-                    json={"content": content, "visibility": visibility, "parent_id": parent})
-    assert made.status == 201, made
-    return made.json["id"]
 
 
 def _reply(portal, company, project, parent, user="pu-1"):  # noqa: F811
