@@ -62,6 +62,13 @@ def read_id(value, limit: int, problem: str) -> str:
     return kept
 
 
+def json_id(value, limit: int) -> str | None:
+    """A resource's id as a provider's JSON carries it (a string, or a whole number read as its digits) when a column
+    of `limit` characters keeps it (core.serialize.kept_id), else None: the planner's people and bookings, the
+    ledger's Payroll employees."""
+    return kept_id(str(value) if isinstance(value, int) and not isinstance(value, bool) else value, limit)
+
+
 def whole_seconds(wait: float) -> int:
     """A wait in the whole seconds every adapter names (rounded up; a wait of 0.2 s is 1 s)."""
     return int(wait + 0.999)

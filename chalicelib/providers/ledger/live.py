@@ -405,16 +405,17 @@ class XeroLedger(LedgerProvider):
         for page in range(1, MAX_PAGES + 1):
             response = self._call("GET", f"{PAYROLL}/Employees", params={"page": page})
             employees = http.objects(http.json_object(response, NAME).get("Employees"), NAME, "employees")
-            # an e-mail or a name that is no string is none (session 30: `.strip` or the join raised, a 500 on the
-            # user-mapping sync); an id that is no string or number, or past user_mappings.ledger_id's 100 characters
-            # (its upsert was a 500 on the sync), is no employee
-            people += [{"id": str(e["EmployeeID"]),
-                        "email": e["Email"].strip().lower() or None if isinstance(e.get("Email"), str) else None,
-                        "name": " ".join(p for p in (e.get("FirstName"), e.get("LastName")) if isinstance(p, str)
-                                         and p)}
-                       for e in employees if e.get("EmployeeID") and isinstance(e["EmployeeID"], (str, int))
-                       and not isinstance(e["EmployeeID"], bool) and len(str(e["EmployeeID"])) <= EMPLOYEE_ID_MAX
-                       and e.get("Status") != "TERMINATED"]
+            for e in employees:
+                # an id that is no string or number, or past user_mappings.ledger_id's 100 characters (its upsert was
+                # a 500 on the sync), is no employee; an e-mail or a name that is no string is none (session 30:
+                # `.strip` or the join raised, a 500 on the user-mapping sync)
+                employee_id = http.json_id(e.get("EmployeeID"), EMPLOYEE_ID_MAX) if e.get("EmployeeID") else None
+                if employee_id is None or e.get("Status") == "TERMINATED":
+                    continue
+                email = http.text(e.get("Email"))
+                people.append({"id": employee_id, "email": (email or "").strip().lower() or None,
+                               "name": " ".join(p for p in (http.text(e.get("FirstName")),
+                                                            http.text(e.get("LastName"))) if p)})
             if len(employees) < PAGE_SIZE:
                 return people
         raise BadGateway("The accounting ledger answered too many pages of employees")

@@ -38,7 +38,6 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from chalicelib.core.errors import BadGateway, BadRequest
-from chalicelib.core.serialize import kept_id
 from chalicelib.core.settings import get_settings
 from chalicelib.providers import http
 
@@ -93,15 +92,10 @@ def _attributes(item: dict, what: str) -> dict:
     return attributes
 
 
-def _kept_id(value, limit: int) -> str | None:
-    """A resource id (JSON:API: a string; a number is read as its digits) that a column of `limit` characters keeps,
-    else None (core.serialize.kept_id)."""
-    return kept_id(str(value) if isinstance(value, int) and not isinstance(value, bool) else value, limit)
-
-
 def _id(value, what: str, limit: int) -> str:
-    """A resource id (`_kept_id`), else a 502."""
-    kept = _kept_id(value, limit)
+    """A resource id (JSON:API: a string; a number is read as its digits) that a column of `limit` characters keeps
+    (providers.http.json_id), else a 502."""
+    kept = http.json_id(value, limit)
     if kept is None:
         raise BadGateway(f"{NAME} answered {what} whose id cannot be read")
     return kept
@@ -180,7 +174,7 @@ class ProductivePlanner(PlannerProvider):
                 attributes = _attributes(item, "a person")
                 # a person whose id cannot be kept (none, no string or number, past user_mappings' column) cannot be
                 # mapped: left out, as the ledger's employees are (session 31; the whole listing was a 502 before)
-                person_id = _kept_id(item.get("id"), PERSON_ID_MAX)
+                person_id = http.json_id(item.get("id"), PERSON_ID_MAX)
                 if person_id is None:
                     continue
                 email = http.text(attributes.get("email"))
