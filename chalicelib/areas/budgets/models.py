@@ -11,6 +11,10 @@ from chalicelib.core.db import Base, Timestamps, id_column
 
 BUDGET_TYPES = ("sprints", "retainer", "time_and_materials", "fixed_price")
 BUDGET_STATUSES = ("draft", "pending_approval", "approved", "active", "completed", "cancelled")
+# A budget called off (decisions.md section 9's `cancelled`): it bills nothing more (invoices' check_not_cancelled), its
+# line items stay as they were when it was cancelled, and no time is logged on it anew (timesheets); session 31,
+# docs/decisions/budgets.md "A cancelled budget is closed". Other areas read it through the budgets service.
+CANCELLED = "cancelled"
 RESOURCE_TYPES = ("project", "deal")
 
 

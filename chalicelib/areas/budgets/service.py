@@ -29,7 +29,7 @@ from chalicelib.core.money import line_amount
 from chalicelib.core.query import Page, in_scope, record_page, record_sets
 from chalicelib.core.serialize import row_dict, value_out
 
-from .models import Budget, BudgetLineItem
+from .models import CANCELLED, Budget, BudgetLineItem  # CANCELLED: invoices and timesheets read it here too
 from .queries import (BUDGET_FIELDS, ENTITY, budget_lookups, budget_record, budget_select, item_select,
                       line_item_totals, load_budget, visible, with_budget_lookups, with_item_lookups)
 from .queries import budget_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
@@ -479,7 +479,7 @@ def project_budget_totals(db, project_id: str) -> dict[str, Decimal]:
              .correlate(Budget).scalar_subquery())
     rows = db.execute(select(Budget.currency, func.coalesce(func.sum(func.coalesce(Budget.total_amount, spent)), 0))
                       .where(Budget.resource_type == "project", Budget.resource_id == project_id,
-                             Budget.status != "cancelled")
+                             Budget.status != CANCELLED)
                       .group_by(Budget.currency)).all()
     return {currency: Decimal(str(total or 0)) for currency, total in rows}
 

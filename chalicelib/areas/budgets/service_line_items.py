@@ -15,7 +15,7 @@ from chalicelib.core.money import line_amount
 from chalicelib.core.schemas import MONEY_LIMIT
 from chalicelib.core.serialize import row_dict, value_out
 
-from .models import Budget, BudgetLineItem
+from .models import CANCELLED, Budget, BudgetLineItem
 from .queries import ENTITY, ITEM_FIELDS, LINE_ITEM_LIMIT, item_records, item_rows, line_item_totals, load_budget
 
 
@@ -43,12 +43,6 @@ def check_approval_kept(budget: Budget, changes: dict | None = None, *, what: st
         what = f"its {' and '.join(changed)}"
     raise Conflict(f"The client approved this budget: {what} cannot change while it is approved (set its status "
                    "back to draft or pending_approval first, in the same request for total_amount or currency)")
-
-
-# A budget called off (decisions.md section 9's `cancelled`): it bills nothing more (invoices' check_not_cancelled)
-# and its line items stay as they were when it was cancelled (session 31, docs/decisions/budgets.md "A cancelled
-# budget is closed").
-CANCELLED = "cancelled"
 
 
 def check_lines_open(budget: Budget, *, what: str = "its line items") -> None:

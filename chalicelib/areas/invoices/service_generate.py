@@ -77,16 +77,14 @@ def becomes_live_on(changes: dict, invoice: Invoice) -> str | None:
     return None
 
 
-# A budget status whose budget bills nothing more (decisions.md section 9's `cancelled`; the project's profitability
-# leaves such a budget's total out already): nothing new is invoiced on it (session 31, docs/decisions/invoices.md).
-BUDGET_CANCELLED = "cancelled"
-
-
 def check_not_cancelled(budget: dict | None) -> None:
     """409 when the budget (invoice_source's `budget`; None: deleted meanwhile, left to the write's key) is cancelled:
     an invoice generated from it, or becoming live on it by hand, would bill the client for an engagement called off.
-    The way out is the budget's status (set it back first); invoices it has keep their moves."""
-    if budget is not None and budget["status"] == BUDGET_CANCELLED:
+    The way out is the budget's status (set it back first); invoices it has keep their moves (session 31,
+    docs/decisions/invoices.md)."""
+    from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
+
+    if budget is not None and budget["status"] == budgets_service.CANCELLED:
         raise Conflict("The budget is cancelled: nothing more is invoiced on it (set its status back first)")
 
 

@@ -26,9 +26,6 @@ from .queries import ENTRY_FLAGS, entry_select, entry_row, list_order, load_entr
 from .schemas import WRITABLE_STATUSES
 
 EDITABLE = ("draft", "rejected")
-# a budget called off (decisions.md section 9): it bills nothing more and its lines are frozen (budgets, invoices), and
-# no time is logged on it anew (session 31, docs/decisions/timesheets.md "No time logged on a cancelled budget")
-CANCELLED = "cancelled"
 
 
 # ---- functions other areas call -------------------------------------------------------------
@@ -249,7 +246,7 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
         resource = budgets_service.visible_budget_resource(ctx, budget_id)  # budgets:view and the scope (session 29)
         if resource is None:
             details.append({"field": "budget_id", "message": "must be a budget you can see"})
-        elif resource[2] == CANCELLED:
+        elif resource[2] == budgets_service.CANCELLED:  # called off: no time logged on it (session 31)
             cancelled = True
     elif budget_id and project_changed:
         from chalicelib.areas.budgets import service as budgets_service  # another area: imported lazily
@@ -266,7 +263,7 @@ def _check_references(ctx, values: dict, entry: TimeEntry | None = None) -> None
         else:
             item = budgets_service.line_item_budget(ctx.db, line_item_id) if budget_id else None
             item_budget_id, item_budget_status = item if item is not None else (None, None)
-            if item_budget_id == budget_id and item_budget_status == CANCELLED:
+            if item_budget_id == budget_id and item_budget_status == budgets_service.CANCELLED:
                 cancelled = True  # an item named anew on the budget the entry names already: its status, read
         if not budget_id or item_budget_id != budget_id:
             details.append({"field": "line_item_id", "message": "must be a line item of the entry's budget"})
