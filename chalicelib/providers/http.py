@@ -227,6 +227,16 @@ def json_object(response, name: str) -> dict:
     return body
 
 
+def one_object(value, problem: str) -> dict:
+    """`value` (a field the provider documents as an object; None is an empty one) as an object, else the provider's
+    502 saying `problem` (session 30: `.get` on anything else raised AttributeError)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadGateway(problem)
+    return value
+
+
 def objects(value, name: str, what: str) -> list[dict]:
     """`value` (an answer's list of records; None is none) as a list of objects, else a 502 naming `what`."""
     if value is None:

@@ -121,11 +121,7 @@ def _object(value, name: str, what: str) -> dict:
     """`value` (a row's `campaign`, `metrics`, `segments`, a body's `paging`; None is an empty one) as an object;
     anything else is outside the platform's documented answer: the platform's 502 naming `what` (session 30: `.get`
     on it raised AttributeError, and the sync recorded only "The sync failed (AttributeError)")."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise BadGateway(f"{name} answered {what} that is not an object")
-    return value
+    return http.one_object(value, f"{name} answered {what} that is not an object")
 
 
 def _day(value, name: str, what: str) -> date:

@@ -84,12 +84,7 @@ def _resources(body: dict, what: str) -> list[dict]:
 
 def _attributes(item: dict, what: str) -> dict:
     """A resource's `attributes` (none when absent); one that is not an object is a 502."""
-    attributes = item.get("attributes")
-    if attributes is None:
-        return {}
-    if not isinstance(attributes, dict):
-        raise BadGateway(f"{NAME} answered {what} whose attributes are not an object")
-    return attributes
+    return http.one_object(item.get("attributes"), f"{NAME} answered {what} whose attributes are not an object")
 
 
 def _id(value, what: str, limit: int) -> str:
