@@ -13,7 +13,8 @@ its own: one failing does not stop the others. Each outcome is recorded as a dis
 holds one event per announcement, its id derived from the announcement's (`calendar_event_id`, session 27): a
 distribution retried after a lost answer, or sent again, takes that event and does not make a second one.
 Deleting the announcement deletes that event after commit when a distribution row names the calendar (session
-27; a failure is logged, the delete still succeeds).
+27; a failure is logged, the delete still succeeds); a distribution that finds the announcement deleted while the
+providers answered removes the event it made the same way (session 32).
 """
 from __future__ import annotations
 
@@ -118,6 +119,10 @@ def delete_announcement(ctx, *, announcement_id: str) -> None:
     from chalicelib.areas.notes import service as notes_service  # another area: imported lazily
 
     load_announcement(ctx, announcement_id)
+    # the row first: a distribution that sent to the calendar and holds the row to record it is waited for, and its
+    # rows are read below (they were read before the wait, the event it recorded never removed; session 32); a
+    # delete that waited for another delete answers 404, as one after it
+    lock_row(ctx.db, Announcement, announcement_id, missing="Announcement")
     notes_service.records_deleted(ctx.db, "announcement", [announcement_id])  # its notes go with it (session 23)
     # its notices leave the clients' portals (session 24), whatever its category now: one moved to an internal
     # category before session 24 kept them
@@ -337,7 +342,15 @@ def distribute(ctx, *, announcement_id: str, data) -> dict:
             rows.append({"channel": channel, "status": "failed", "external_id": None,
                          "error": results[channel]["error"]})
     if lock_row(ctx.db, Announcement, announcement_id) is None:  # deleted while the providers answered: what
-        return {"results": results}                               # was sent is answered, nothing to record it on
+        if "calendar" in results:                                 # was sent is answered, nothing to record it on
+            # the delete removed no event when no row named the calendar yet (or removed it before this insert made
+            # it again): the one this distribution made, or may have made (a `failed` may be a lost answer), leaves
+            # the team calendar after this commit, as the delete's would (session 32; it stayed there for good)
+            event_ids = [calendar_event_id(announcement_id)]
+            event_ids += [results["calendar"]["external_id"]] if results["calendar"].get("external_id") else []
+            ids = list(dict.fromkeys(event_ids))
+            ctx.after_commit(lambda: _remove_calendar_events(announcement_id, ids, user_email))
+        return {"results": results}
     now = utcnow()
     insert_rows(ctx.db, AnnouncementDistribution, [
         {**row, "announcement_id": announcement_id, "sent_by": ctx.user_id, "sent_at": now} for row in rows])
