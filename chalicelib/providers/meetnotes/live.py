@@ -40,7 +40,11 @@ from .base import PAGE_SIZE
 
 DEFAULT_URL = "https://api.fireflies.ai/graphql"
 log = logging.getLogger("wms.meetnotes")
-MAX_PAGES = 200  # 10 000 notes per sync at most; the next sync continues from the last note's date
+# 10 000 notes per listing at most. Fireflies lists newest first, so a listing cut here holds the newest notes and
+# the older ones are never read (the next sync asks from the newest note's date): a first sync of a larger account
+# imports its newest 10 000 notes, and the cut is logged with the oldest date read (session 32; the comment said the
+# next sync would continue from there, which it cannot)
+MAX_PAGES = 200
 
 LIST_QUERY = """query Transcripts($fromDate: DateTime, $limit: Int, $skip: Int) {
   transcripts(fromDate: $fromDate, limit: $limit, skip: $skip) {
@@ -233,6 +237,11 @@ class FirefliesNotes:
                 notes[note["id"]] = note  # the later page's copy, the more recent read
             if len(items) < PAGE_SIZE:
                 break
+        else:
+            oldest = min((note["date"] for note in notes.values() if note["date"]), default=None)
+            log.warning("meeting notes listing cut at %d pages (%d notes) since %s: the notes older than %s are "
+                        "not imported", MAX_PAGES, len(notes), from_date or "the beginning",
+                        oldest.isoformat() if oldest else "those read")
         return sorted(notes.values(),
                       key=lambda note: (note["date"] or datetime.min.replace(tzinfo=timezone.utc), note["id"]))
 

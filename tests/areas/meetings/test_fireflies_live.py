@@ -127,8 +127,9 @@ def test_a_whole_sync_through_the_live_adapter(live, db, api):
     assert db.scalar(select(func.count()).select_from(Meeting)) == 2
 
 
-def test_paging_stops_at_its_bound(live, monkeypatch):
-    """A provider that always answers a full page is read MAX_PAGES times, never endlessly."""
+def test_paging_stops_at_its_bound(live, monkeypatch, caplog):
+    """A provider that always answers a full page is read MAX_PAGES times, never endlessly; the cut is logged with
+    the oldest date read (Fireflies lists newest first: the older notes are not imported; session 32)."""
     from chalicelib.providers.meetnotes import live as meetnotes_live
 
     monkeypatch.setattr(meetnotes_live, "MAX_PAGES", 3)
@@ -142,8 +143,12 @@ def test_paging_stops_at_its_bound(live, monkeypatch):
         return 200, {}, json.dumps({"data": {"transcripts": [transcript(n) for n in range(start, start + 50)]}})
 
     live.add_callback(responses.POST, URL, callback=page, content_type="application/json")
-    notes = get_meetnotes().list_notes(since=None)
+    with caplog.at_level("WARNING", logger="wms.meetnotes"):
+        notes = get_meetnotes().list_notes(since=None)
     assert len(notes) == 150 and [v["skip"] for v in served] == [0, 50, 100]
+    cut = [r.getMessage() for r in caplog.records if "listing cut" in r.getMessage()]
+    assert len(cut) == 1 and "at 3 pages (150 notes) since the beginning" in cut[0]
+    assert f"older than {min(n['date'] for n in notes).isoformat()} are not imported" in cut[0]
 
 
 def _shifted_pages(live):
