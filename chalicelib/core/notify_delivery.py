@@ -203,8 +203,11 @@ def _send_push(db, delivery: NotificationDelivery):
                 db.execute(delete(PushSubscription).where(PushSubscription.id.in_(gone)))
             if sent:
                 db.execute(update(PushSubscription).where(PushSubscription.id.in_(sent)).values(last_used_at=utcnow()))
-        if sent:
-            return Outcome("sent", f"{len(sent)} of {len(subscriptions)} subscriptions", record=keep)
+        if sent:  # the others' refusals are kept with it (session 32: a partial failure was recorded as a success
+            # with nothing saying which devices missed the message, and why)
+            missed = errors + too_large + ([f"{len(gone)} push subscriptions gone (removed)"] if gone else [])
+            return Outcome("sent", f"{len(sent)} of {len(subscriptions)} subscriptions",
+                           error="; ".join(missed) or None, record=keep)
         if errors:
             return Outcome("failed", error="; ".join(errors), record=keep)
         if too_large:
