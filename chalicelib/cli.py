@@ -48,7 +48,10 @@ def _create_user(args) -> int:
     from chalicelib.core.models import ACCESS_LEVELS, User
     from chalicelib.core.serialize import columns, row_dict
 
-    email, name = args.email.strip().lower(), args.name.strip()
+    import unicodedata
+
+    # stored as the admin API stores it: trimmed, lower-cased, composed (session 32)
+    email, name = unicodedata.normalize("NFC", args.email.strip().lower()), args.name.strip()
     if "@" not in email or not name:
         print("a user needs an e-mail address and a name", file=sys.stderr)
         return 2

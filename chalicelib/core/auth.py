@@ -9,6 +9,7 @@ nobody: 401). No or bad token: 401; no active user: 403.
 from __future__ import annotations
 
 import hmac
+import unicodedata
 from functools import cache
 import time
 from dataclasses import dataclass, field
@@ -224,7 +225,9 @@ def authenticate(db: Session, headers, *, method: str = "GET", request_content: 
     exp = claims.get("exp")
     if isinstance(exp, bool) or not isinstance(exp, (int, float)):
         raise Unauthorized("Invalid token")
-    rows = db.execute(_principal_statement(), {"email": email.lower()}).all()
+    # stored addresses are trimmed, lower-cased and composed (admin, session 32): the claim is compared the same way,
+    # or " ann@x" or a decomposed "e\u0301" in a claim answered 403 for an active user
+    rows = db.execute(_principal_statement(), {"email": unicodedata.normalize("NFC", email.strip()).lower()}).all()
     user = rows[0][0] if rows else None
     if user is None or not user.is_active:
         raise Forbidden("No active user for this token")

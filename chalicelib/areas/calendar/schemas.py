@@ -101,6 +101,21 @@ class EventUpdate(Input):
     end: Optional[EventTime] = None
     attendees: Optional[list[Attendee]] = Field(None, max_length=200)
 
+    @field_validator("attendees")
+    @classmethod
+    def _one_entry_an_address(cls, value):
+        """An address sent twice (case and surrounding spaces aside) is one guest, its first entry (session 32):
+        the provider folds an address's case, so both named one guest, listed twice with an answer each."""
+        if value is None:
+            return value
+        seen: set[str] = set()
+        kept = []
+        for attendee in value:
+            if attendee.email.lower() not in seen:
+                seen.add(attendee.email.lower())
+                kept.append(attendee)
+        return kept
+
     def provider(self) -> dict:
         """The provider's fields for the values sent."""
         out = {}

@@ -76,6 +76,15 @@ def _upsert_meetings(db, rows: list[dict]) -> None:
         **{name: getattr(stmt.excluded, name) for name in MEETING_COLUMNS}, "updated_at": stmt.excluded.updated_at}))
 
 
+def _address(value) -> str | None:
+    """A note's organiser address as kept: without the white space a provider may send around it and lower-cased
+    (the attendees' are, by the adapters), at most the column's 320 characters; None when blank. The organiser sees
+    the meeting by it (queries.visible compares it with their own address): " Pat@Agency.test " hid the meeting
+    from Pat (session 32)."""
+    value = value.strip().lower() if isinstance(value, str) else ""
+    return value[:320] or None
+
+
 def _users_by_email(db, emails) -> dict[str, str]:
     emails = sorted({email.lower() for email in emails if email})
     if not emails:
@@ -291,7 +300,7 @@ def _sync_batch(notes: list[dict], *, complete: bool) -> dict:
         _upsert_meetings(db, [{"id": note["id"], "title": (note["title"] or "Untitled meeting")[:500],
                                "summary": note.get("overview"), "meeting_date": note.get("date"),
                                "duration_minutes": note.get("duration"),
-                               "organizer_email": (note.get("organizer_email") or None) and note["organizer_email"][:320],
+                               "organizer_email": _address(note.get("organizer_email")),
                                "action_items_text": note.get("action_items"), "created_at": now, "updated_at": now}
                               for note in notes])
         users = _users_by_email(db, [a["email"] for note in notes for a in note["attendees"]])

@@ -57,7 +57,7 @@ def check_meeting_analysis(result: dict, attendees: list[dict]) -> dict:
     category = _meeting_category(result.get("category")) if isinstance(result, dict) else None
     if category is None:
         raise BadGateway("AI meeting analysis failed: the category must be one of " + ", ".join(MEETING_CATEGORIES))
-    emails = {(a.get("email") or "").lower() for a in attendees}
+    emails = {(a.get("email") or "").strip().lower() for a in attendees}
     listed = result.get("action_items")
     if listed is not None and not isinstance(listed, list):  # session 30: a number or a boolean was a TypeError,
         # which the meetings sync does not catch (its whole batch failed); a string or an object was read item by item
@@ -72,7 +72,9 @@ def check_meeting_analysis(result: dict, attendees: list[dict]) -> dict:
         email = item.get("assignee_email")
         if email is not None and not isinstance(email, str):  # session 29: 5 or a list raised AttributeError, which
             raise BadGateway("AI meeting analysis failed: an action item's assignee_email must be a string or null")
-        email = (email or "").lower() or None  # the meetings sync does not catch: its whole run failed
+        # (the meetings sync does not catch: its whole run failed); trimmed as attendees' are (session 32: " pat@x"
+        # assigned nobody)
+        email = (email or "").strip().lower() or None
         # the text cleaned (session 30): a NUL or a lone surrogate failed the write of the batch's action items
         item = {"text": text[:2000], "assignee_email": email if email in emails else None}
         key = (" ".join(item["text"].split()).casefold(), item["assignee_email"])

@@ -160,7 +160,7 @@ def note_from(item: dict) -> dict:
     organizer = organizer if isinstance(organizer, str) else ""
     return {"id": str(item["id"]), "title": provider_http.text(item.get("title")) or "Untitled meeting",
             "date": _date(item.get("date")), "duration": _duration(item.get("duration")),
-            "organizer_email": organizer.lower() or None,
+            "organizer_email": organizer.strip().lower() or None,  # as attendees' (session 32)
             "attendees": attendees, "overview": provider_http.text(summary.get("overview")) or "",
             "action_items": _lines(summary.get("action_items")),
             "keywords": _keywords(summary.get("keywords"))}

@@ -1,0 +1,22 @@
+"""The token's e-mail claim is compared as the admin API stores addresses (session 32): trimmed, lower-cased and in
+Unicode's composed form (NFC). A claim with white space around it, or with an accent decomposed ("e" + U+0301),
+answered 403 "No active user" for an active user."""
+import pytest
+
+from tests.factories import make_user
+
+from .conftest import claims
+from .test_auth import hs256, me
+
+
+@pytest.mark.parametrize("claim", [" jos\u00e9@agency.test ", "jose\u0301@agency.test", "JOSE\u0301@Agency.test"])
+def test_a_claim_spelled_otherwise_finds_its_user(api, db, claim):
+    user = make_user(db, email="jos\u00e9@agency.test", name="Jos\u00e9")
+    response = me(api, hs256(claims(claim)))
+    assert response.status == 200, response.json
+    assert response.json["user"]["id"] == user.id
+
+
+def test_another_address_is_still_nobody(api, db):
+    make_user(db, email="jos\u00e9@agency.test", name="Jos\u00e9")
+    assert me(api, hs256(claims("jose@agency.test"))).status == 403
