@@ -15,7 +15,9 @@ claims the request (`claim`: one conditional UPDATE of `integrations_running_sin
 provider is called) and lets the claim go in the short transaction that records its outcome. A second run finds
 the claim: a retry answers 409, the approval's own run and a reversal do nothing (the run holding the claim
 covers them: it reverses everything with an id when it finds the request cancelled). A claim older than
-STALE_CLAIM is a dead run's and is taken over.
+STALE_CLAIM is a dead run's and is taken over. What a provider made (or undid) is recorded as soon as it answers,
+in a short transaction of its own under the claim (`_keep_made`, `_keep_undone`; session 32): a run stopped half way
+(the function's timeout) keeps the ids of what it made, so neither a retry nor a cancellation loses them.
 
 The ledger's leave application carries an idempotency key (docs/decisions/leave.md, Integrations): the request's
 id and a digest of the application. A request is applied once (its id kept; a cancelled request never runs
@@ -417,7 +419,8 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
     outcomes. `token`: the claim the caller took (retry); without one the run claims the request itself and does
     nothing when another run holds it (that run covers what has no id). The claim (and the caller's writes) is
     committed first, so no transaction is held open while the providers answer; the outcome is recorded and the
-    claim let go in one short transaction. Answers `{name: outcome}`."""
+    claim let go in one short transaction; each provider's success is recorded at once before the next is asked
+    (`_keep_made`, session 32). Answers `{name: outcome}`."""
     retried = token is not None  # the retry route's claim
     if token is None:
         token = claim(ctx.db, request_id)
@@ -430,11 +433,12 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
     names = [n for n in (names or INTEGRATIONS) if n in RUN and not leave[ID_FIELDS[n]]]
     kept_units = "ledger" in names and _keep_ledger_units(ctx.db, request, leave)
     ctx.release_connection()
-    results = {name: _attempt(ctx, RUN[name], name, leave) for name in names}
+    results = {}
+    for name in names:
+        results[name] = _attempt(ctx, RUN[name], name, leave)
+        _keep_made(ctx, request_id, name, results[name], leave)  # recorded at once, before the next provider
     outcomes = {name: outcome for name, (outcome, _) in results.items()}
     request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
-    if outcomes.get("ledger") == "ok":  # booked in the ledger: the requester's cached balances are stale now
-        _balances_changed(ctx, leave)
     if request.status != "approved":  # cancelled while the providers answered: undo what it made and had made
         made = {**leave, **{ID_FIELDS[n]: value for n, (outcome, value) in results.items() if outcome == "ok"}}
         # and look for what a failed attempt may have made (this run's, or an earlier one's recorded; session 27)
@@ -460,21 +464,72 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
     return outcomes
 
 
+def _keep_made(ctx, request_id: str, name: str, result: tuple, leave: dict) -> None:
+    """Record what a provider made as soon as it answers (session 32, docs/decisions/leave.md, "A run stopped half
+    way"): its id on the request, its error cleared (and, for the ledger, the requester's cached balances dropped;
+    for chat, the channel posted to), in a short transaction of its own committed before the next provider is
+    asked. A run stopped after it (Lambda ends a function at its timeout: no handler runs, the outcome recorded at
+    the run's end was never written) keeps the ids of what was made, so a retry, which can only take the claim once
+    it is stale (STALE_CLAIM, 10 minutes, longer than Xero keeps the leave application's Idempotency-Key), makes
+    none of it again, and a cancellation reverses it. The run's claim stays held; the run's end records the rest
+    and lets it go. A failure or a skip is left to the run's end (it made nothing to keep)."""
+    outcome, value = result
+    if outcome != "ok" or value is None:  # a chat ts that cannot be kept is none (`_attempt`)
+        return
+    request = lock_row(ctx.db, LeaveRequest, request_id)
+    if request is None:
+        return
+    setattr(request, ID_FIELDS[name], value)
+    errors = dict(request.integration_errors or {})
+    errors.pop(name, None)
+    request.integration_errors = errors or None
+    if name == "ledger":  # booked in the ledger: the requester's cached balances are stale now
+        _balances_changed(ctx, leave)
+    if name == "chat" and leave["chat_channel"]:
+        request.chat_channel = leave["chat_channel"]
+    ctx.db.flush()
+    ctx.release_connection()  # committed: no transaction nor row lock while the next provider answers
+
+
+def _keep_undone(ctx, request_id: str, name: str, leave: dict) -> None:
+    """Record a reversal that succeeded as soon as its provider answers (session 32, as `_keep_made`): the id of what
+    was undone cleared and its error with it (and, for the ledger, the requester's cached balances dropped), in a
+    short transaction of its own committed before the next provider is asked. A reversal stopped after it (the
+    function's timeout) leaves the request naming only what is still to undo: the job that takes the stale claim
+    does not undo it again (Xero documents its reject for a REQUESTED or SCHEDULED leave application only: a
+    second reject could be refused, and that reversal recorded failed until it gave up). The attempt
+    (`reversal_attempts`), the failures and the claim are the reversal's end's to record. The chat post keeps its
+    ts (its cancellation is posted beside it): nothing is recorded for it here."""
+    request = lock_row(ctx.db, LeaveRequest, request_id)
+    if request is None:
+        return
+    setattr(request, ID_FIELDS[name], None)
+    errors = dict(request.integration_errors or {})
+    errors.pop(name, None)
+    request.integration_errors = errors or None
+    if name == "ledger":  # rejected in the ledger: the cached balances are stale now
+        _balances_changed(ctx, leave)
+    ctx.db.flush()
+    ctx.release_connection()  # committed: no transaction nor row lock while the next provider answers
+
+
 def _undo(ctx, request_id: str, leave: dict, token) -> dict:
     """Reverse each integration with an id in `leave`, and look for and remove each one named in
     `leave["look_for"]` (LOOKED_FOR without an id: made, its answer lost; session 27), with no transaction open (the
-    caller released it), then record in one short transaction and let the claim go: a reversed integration loses
-    its id (the chat post keeps its ts: the cancellation was posted beside it) and its error, a failed reversal
+    caller released it; each success recorded at once, `_keep_undone`, session 32), then record in one short
+    transaction and let the claim go: a reversed integration loses its id (the chat post keeps its ts: the
+    cancellation was posted beside it) and its error, a failed reversal
     keeps its id (none for one looked for) and records `Reversal: ...`. Every reversal counts one attempt
     (`reversal_attempts`); a failure at the REVERSAL_ATTEMPTS-th tells the executives who retry leave
     integrations (`_tell_reversal_given_up`)."""
     look_for = set(leave.get("look_for") or ())
     names = [n for n in INTEGRATIONS if leave[ID_FIELDS[n]] or n in look_for]
-    results = {name: _attempt(ctx, REVERSE[name] if leave[ID_FIELDS[name]] else FIND_REVERSE[name], name, leave)
-               for name in names}
+    results = {}
+    for name in names:
+        results[name] = _attempt(ctx, REVERSE[name] if leave[ID_FIELDS[name]] else FIND_REVERSE[name], name, leave)
+        if results[name][0] == "ok" and name != "chat":  # undone: recorded at once (`_keep_undone`)
+            _keep_undone(ctx, request_id, name, leave)
     request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
-    if results.get("ledger", ("",))[0] == "ok":  # rejected in the ledger: the cached balances are stale now
-        _balances_changed(ctx, leave)
     errors = dict(request.integration_errors or {})
     for name, (outcome, value) in results.items():
         kept = outcome != "ok" or name == "chat"
