@@ -22,6 +22,7 @@ anew after a delete in the ledger, is a new intent and makes a new one.
 from __future__ import annotations
 
 import logging
+import unicodedata
 from contextlib import contextmanager
 from datetime import timedelta, timezone
 from decimal import Decimal
@@ -230,9 +231,10 @@ def _undo_push(ledger, ledger_id: str, invoice_id: str) -> None:
 # ---------------------------------------------------------------- a link made by hand
 
 def _same_contact(ledger_name: str | None, company_name: str | None) -> bool:
-    """The ledger's contact names ignore case and surrounding spaces (Xero's contact names are unique so)."""
+    """The ledger's contact names ignore case and surrounding spaces (Xero's contact names are unique so), and
+    the Unicode form a name was typed in: "Café" as é or as e and a combining accent is one name (NFKC; session 32)."""
     def norm(name):
-        return " ".join((name or "").split()).casefold()
+        return " ".join(unicodedata.normalize("NFKC", name or "").split()).casefold()
 
     return bool(norm(ledger_name)) and norm(ledger_name) == norm(company_name)
 

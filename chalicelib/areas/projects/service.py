@@ -218,7 +218,8 @@ def goal_briefs(db, goal_ids) -> dict[str, dict]:
 def squad_renamed(db, old: str, new: str) -> None:
     """A squad is renamed (admin area, under the squad's row lock): its projects, which name it by `squad`, take
     the new name (one UPDATE), so that they stay in its manager's scope and a squad later given the old name gets
-    none of them. Matched exactly, as the scope (`visible`, `scoping.squad_names`) and the squad check match.
+    none of them. Matched exactly, as the scope (`visible`, `scoping.squad_names`) matches: a project keeps its
+    squad's own spelling (`_squad_name`).
     No project history entry (the squad's own `updated` entry holds the rename); `updated_at` is refreshed."""
     if old and new and old != new:
         db.execute(update(Project).where(Project.squad == old).values(squad=new)
@@ -247,10 +248,13 @@ def list_projects(ctx, *, query) -> Page:
     stmt = in_scope(project_select(), visible(ctx.principal))
     if query.company_id and query.company_id.strip():  # blank, as empty: no filter (it matched nothing)
         stmt = stmt.where(Project.company_id == query.company_id.strip())
-    for field in ("status", "type_id", "owner_id", "squad"):
+    for field in ("status", "type_id", "owner_id"):
         values = comma_values(getattr(query, field))
         if values:
             stmt = stmt.where(getattr(Project, field).in_(values))
+    squads = comma_values(query.squad)
+    if squads:  # ignoring case, as squad names are unique (a project keeps its squad's spelling: _squad_name)
+        stmt = stmt.where(func.lower(Project.squad).in_([func.lower(name) for name in squads]))
     if query.search and query.search.strip():
         stmt = stmt.where(contains_text(query.search.strip(), Project.name, Project.description))
     page, sets = record_page(ctx.db, stmt.order_by(Project.created_at.desc(), Project.id), query,
@@ -279,11 +283,7 @@ def _validate_references(db, data: dict) -> None:
                                                                          "message": "not a project_type item"}])
     require_users(db, active=True, **{k: data.get(k) for k in ("owner_id", "delivery_manager_id") if data.get(k)})
     if data.get("squad"):
-        # FOR SHARE: a rename or delete of the squad in progress is waited for (then the name no longer matches:
-        # 400), and one starting after waits for this write, whose project it then carries or clears
-        if db.scalar(select(Squad.id).where(Squad.name == data["squad"]).limit(1).with_for_update(read=True)) is None:
-            raise BadRequest("squad must be the name of a squad", details=[{"field": "squad",
-                                                                            "message": "no squad has this name"}])
+        data["squad"] = _squad_name(db, data["squad"])
     if data.get("company_id"):
         from chalicelib.areas.deals import service as deals_service
 
@@ -300,6 +300,20 @@ def _validate_references(db, data: dict) -> None:
     if data.get("start_date") and data.get("end_date") and data["end_date"] < data["start_date"]:
         raise BadRequest("end_date must not be before start_date",
                          details=[{"field": "end_date", "message": "before start_date"}])
+
+
+def _squad_name(db, name: str) -> str:
+    """The squad's own name for `name` given in any letter case (squad names are unique case-insensitively: the
+    index `uq_squads_name_lower`), which the project keeps: its manager's scope, a rename and a delete match the
+    stored name exactly (session 32: "rockets" was a 400 for the squad "Rockets"). 400 when no squad has it.
+    FOR SHARE: a rename or delete of the squad in progress is waited for (then the name no longer matches: 400),
+    and one starting after waits for this write, whose project it then carries or clears."""
+    found = db.scalar(select(Squad.name).where(func.lower(Squad.name) == func.lower(name)).limit(1)
+                      .with_for_update(read=True))
+    if found is None:
+        raise BadRequest("squad must be the name of a squad", details=[{"field": "squad",
+                                                                        "message": "no squad has this name"}])
+    return found
 
 
 def _clean(data: dict) -> dict:
@@ -388,7 +402,10 @@ def update_project(ctx, *, project_id: str, data) -> dict:
     # a reference sent back as it is stored is not checked again, as tasks do: a client may PUT the record it
     # read, whose company may since have been deleted or whose owner deactivated (a 400 on a field it left alone)
     changed = {k: v for k, v in values.items() if value_out(v) != before.get(k)}
-    _validate_references(ctx.db, {**changed, "start_date": merged["start_date"], "end_date": merged["end_date"]})
+    checked = {**changed, "start_date": merged["start_date"], "end_date": merged["end_date"]}
+    _validate_references(ctx.db, checked)
+    if checked.get("squad"):
+        values["squad"] = checked["squad"]  # the squad's own spelling (_squad_name)
     if "company_id" in changed:  # a budget client A approved does not move to client B with the project (session 25)
         _approved_budgets_stay(ctx, project, changed["company_id"])
     for field, value in values.items():

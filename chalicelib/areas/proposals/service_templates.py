@@ -51,8 +51,8 @@ def list_templates(ctx, query) -> Page:
     answers), as records."""
     stmt = in_scope(template_list_select(), visible_templates(ctx.principal)).where(
         ProposalTemplate.is_active.is_(True))
-    if query.category:
-        stmt = stmt.where(ProposalTemplate.category == query.category)
+    if query.category:  # letter case aside (session 32): a category is a free label kept as written
+        stmt = stmt.where(func.lower(ProposalTemplate.category) == func.lower(query.category))
     stmt = stmt.order_by(func.lower(ProposalTemplate.name), ProposalTemplate.name, ProposalTemplate.id)
     return record_page(ctx.db, stmt, query, TEMPLATE_LIST_FLAGS)
 

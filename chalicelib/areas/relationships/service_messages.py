@@ -19,13 +19,18 @@ from .models import RelationshipMessage, RelationshipProfile
 from .queries import load_contact, message_record
 
 E164 = re.compile(r"^\+[1-9]\d{6,14}$")
+TRUNK_ZERO = re.compile(r"\(\s*0\s*\)")  # "+61 (0)412 ...": the 0 dialled at home only, never after the country code
 log = logging.getLogger("wms.relationships")
 
 
 def normalise_phone(value: str | None) -> str | None:
-    """A phone number without spaces, dots, dashes and brackets; None when empty."""
+    """A phone number without spaces, dots, dashes and brackets; None when empty. An international number's "(0)"
+    (the national trunk prefix, "+44 (0)7700 900123") is dropped, not kept as a digit: "+4407700900123" passed the
+    E.164 check and was another number (session 32). A national number keeps it (and is refused as not E.164)."""
     if value is None:
         return None
+    if value.strip().startswith("+"):
+        value = TRUNK_ZERO.sub("", value)
     cleaned = re.sub(r"[\s().-]", "", value)
     return cleaned or None
 

@@ -45,10 +45,16 @@ def task_select() -> Select:
     return select(*(getattr(Task, name) for name in TASK_FIELDS))
 
 
+def done_stage():
+    """Whether a status (a `task_status` item) is of `stage_type` `done`: compared ignoring case and surrounding
+    spaces, as staff read it (a free string, not trimmed: "Done" or " done " is done too; session 32)."""
+    return func.lower(func.trim(ConfigListItem.stage_type)) == "done"
+
+
 def is_open():
     """WHERE clause of the tasks still open: no status, or a status whose `stage_type` is not `done` (the overdue
     filter's rule, the sprint backlog's and the due-soon job's)."""
-    done = select(ConfigListItem.id).where(ConfigListItem.stage_type == "done")
+    done = select(ConfigListItem.id).where(done_stage())
     return or_(Task.status_id.is_(None), Task.status_id.not_in(done))
 
 

@@ -31,7 +31,9 @@ ICON_DOMAINS = (
 
 
 def icon_for(url: str) -> str:
-    host = (urlsplit(url).hostname or "").lower()
+    # the host as the browser reads it: any case, with or without `www.` and a fully qualified name's trailing dot
+    # (`github.com.` is github.com; session 32)
+    host = (urlsplit(url).hostname or "").lower().rstrip(".")
     if host.startswith("www."):
         host = host[4:]
     for domains, icon in ICON_DOMAINS:

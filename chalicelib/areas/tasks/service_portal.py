@@ -108,9 +108,9 @@ def portal_task_counts_select(project_ids, company_in, *, visible_to=None, hidde
     sees every task its stored AI summary may have been built from (session 28)."""
     from sqlalchemy import Boolean, false, not_
 
-    from .queries import visible
+    from .queries import done_stage, visible
 
-    done = case((ConfigListItem.stage_type == "done", 1), else_=0)
+    done = case((done_stage(), 1), else_=0)
     stmt = (select(Task.resource_id, func.count(Task.id).label("total"), func.coalesce(func.sum(done), 0).label("done"))
             .outerjoin(ConfigListItem, ConfigListItem.id == Task.status_id)
             .where(Task.resource_type == "project", Task.resource_id.in_(project_ids),
