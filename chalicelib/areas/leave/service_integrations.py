@@ -474,21 +474,8 @@ def _keep_made(ctx, request_id: str, name: str, result: tuple, leave: dict) -> N
     none of it again, and a cancellation reverses it. The run's claim stays held; the run's end records the rest
     and lets it go. A failure or a skip is left to the run's end (it made nothing to keep)."""
     outcome, value = result
-    if outcome != "ok" or value is None:  # a chat ts that cannot be kept is none (`_attempt`)
-        return
-    request = lock_row(ctx.db, LeaveRequest, request_id)
-    if request is None:
-        return
-    setattr(request, ID_FIELDS[name], value)
-    errors = dict(request.integration_errors or {})
-    errors.pop(name, None)
-    request.integration_errors = errors or None
-    if name == "ledger":  # booked in the ledger: the requester's cached balances are stale now
-        _balances_changed(ctx, leave)
-    if name == "chat" and leave["chat_channel"]:
-        request.chat_channel = leave["chat_channel"]
-    ctx.db.flush()
-    ctx.release_connection()  # committed: no transaction nor row lock while the next provider answers
+    if outcome == "ok" and value is not None:  # a chat ts that cannot be kept is none (`_attempt`)
+        _keep(ctx, request_id, name, value, leave)
 
 
 def _keep_undone(ctx, request_id: str, name: str, leave: dict) -> None:
@@ -500,17 +487,26 @@ def _keep_undone(ctx, request_id: str, name: str, leave: dict) -> None:
     second reject could be refused, and that reversal recorded failed until it gave up). The attempt
     (`reversal_attempts`), the failures and the claim are the reversal's end's to record. The chat post keeps its
     ts (its cancellation is posted beside it): nothing is recorded for it here."""
+    _keep(ctx, request_id, name, None, leave)
+
+
+def _keep(ctx, request_id: str, name: str, value: str | None, leave: dict) -> None:
+    """`_keep_made` (`value` the id made) and `_keep_undone` (None): the id set, the integration's error cleared, for
+    the ledger the requester's cached balances dropped (booked or rejected there: stale now), for a chat post made
+    the channel; committed, so no transaction nor row lock is held while the next provider answers."""
     request = lock_row(ctx.db, LeaveRequest, request_id)
     if request is None:
         return
-    setattr(request, ID_FIELDS[name], None)
+    setattr(request, ID_FIELDS[name], value)
     errors = dict(request.integration_errors or {})
     errors.pop(name, None)
     request.integration_errors = errors or None
-    if name == "ledger":  # rejected in the ledger: the cached balances are stale now
+    if name == "ledger":
         _balances_changed(ctx, leave)
+    if value is not None and name == "chat" and leave["chat_channel"]:
+        request.chat_channel = leave["chat_channel"]
     ctx.db.flush()
-    ctx.release_connection()  # committed: no transaction nor row lock while the next provider answers
+    ctx.release_connection()
 
 
 def _undo(ctx, request_id: str, leave: dict, token) -> dict:
