@@ -85,13 +85,26 @@ def whole_organisation_today(query, end: date) -> bool:
     return not (query.location or query.gender) and end == org_today()
 
 
+def folded(column):
+    """A value staff type freely (location, gender, employment basis: free text of the user record, kept as typed)
+    as compared: letter case and surrounding spaces aside, so "Sydney", "sydney" and "Sydney " are one place (session
+    32: the filter did not trim the stored value, and the breakdowns told the spellings apart)."""
+    return func.lower(func.trim(column))
+
+
+def typed(column, unspecified: str = UNSPECIFIED):
+    """The spelling a breakdown row counts: the value trimmed, a missing or blank one `unspecified` (a blank gender
+    made a row of its own). Rows are grouped by it letter case aside (service `_spellings_select`)."""
+    return func.coalesce(func.nullif(func.trim(column), ""), unspecified)
+
+
 def filters(query, user=User) -> list:
-    """The population filters: location and gender, case-insensitive."""
+    """The population filters: location and gender, letter case and surrounding spaces aside (`folded`)."""
     out = []
     if query.location:
-        out.append(func.lower(user.location) == query.location.strip().lower())
+        out.append(folded(user.location) == query.location.strip().lower())
     if query.gender:
-        out.append(func.lower(user.gender) == query.gender.strip().lower())
+        out.append(folded(user.gender) == query.gender.strip().lower())
     return out
 
 

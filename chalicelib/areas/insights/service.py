@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import BigInteger, and_, cast, func, or_, select
 from sqlalchemy.orm import aliased
 
 from chalicelib.core.models import Squad, User
@@ -15,9 +15,9 @@ from chalicelib.core.money import cents
 from chalicelib.core.query import LIST_LIMIT, record_sets
 
 from .service_capacity import project_changed  # noqa: F401 - called by the projects area
-from .queries import (AGE_BUCKETS, SALARY_BANDS, SPAN_BUCKETS, TENURE_BUCKETS, UNSPECIFIED, between, bucket, count_if,
+from .queries import (AGE_BUCKETS, SALARY_BANDS, SPAN_BUCKETS, TENURE_BUCKETS, between, bucket, count_if,
                       date_range, employed_after, employed_before, employed_on, months_table, one_decimal, percent,
-                      population, sees_salaries, sees_user_records, started_between, whole_months,
+                      population, sees_salaries, sees_user_records, started_between, typed, whole_months,
                       whole_organisation_today, whole_years)
 
 
@@ -60,6 +60,23 @@ def _grouped_select(inner):
             .limit(LIST_LIMIT))
 
 
+def _spellings_select(inner):
+    """Rows (k, n) of a one-column SELECT labelled `k` of typed values (queries.typed: trimmed, blank unspecified),
+    one row per value letter case aside, named by its most frequent spelling (then the first in order), most
+    frequent first (at most LIST_LIMIT). Session 32: "Sydney", "sydney" and "Sydney " were three rows, while the
+    location filter counted them as one place. Still one statement: the spellings are counted, then ranked within
+    their value by a window."""
+    rows = inner.subquery("typed_values")
+    key = func.lower(rows.c.k)
+    spelled = (select(key.label("key"), rows.c.k.label("k"), func.count().label("n"))
+               .group_by(key, rows.c.k).subquery("spellings"))
+    ranked = select(spelled.c.k, func.sum(spelled.c.n).over(partition_by=spelled.c.key).label("total"),
+                    func.row_number().over(partition_by=spelled.c.key, order_by=(spelled.c.n.desc(), spelled.c.k))
+                    .label("rn")).subquery("ranked_spellings")
+    return (select(ranked.c.k, cast(ranked.c.total, BigInteger).label("n")).where(ranked.c.rn == 1)
+            .order_by(ranked.c.total.desc(), ranked.c.k).limit(LIST_LIMIT))
+
+
 def _grouped(db, inner) -> list[tuple[str, int]]:
     """`(key, count)` of `_grouped_select(inner)`."""
     return [(key, count) for key, count in db.execute(_grouped_select(inner))]
@@ -70,11 +87,12 @@ def _pairs(records) -> list[tuple[str, int]]:
 
 
 def _counts_select(query, end, column, *conditions):
-    return select(func.coalesce(column, UNSPECIFIED).label("k")).where(population(query, employed_on(end), *conditions))
+    """(k, n) rows of a typed field (gender, employment basis) of the people employed on `end`."""
+    return _spellings_select(select(typed(column).label("k")).where(population(query, employed_on(end), *conditions)))
 
 
 def _counts_by(db, query, end, column, *conditions) -> list[tuple[str, int]]:
-    return _grouped(db, _counts_select(query, end, column, *conditions))
+    return [(key, count) for key, count in db.execute(_counts_select(query, end, column, *conditions))]
 
 
 def _salary_select(query, end):
@@ -169,8 +187,8 @@ def _ratio(headcount: int, managers: int) -> str:
 
 
 def _locations_select(query, end):
-    return _grouped_select(select(func.coalesce(User.location, "Unspecified").label("k"))
-                           .where(population(query, employed_on(end))))
+    return _spellings_select(select(typed(User.location, "Unspecified").label("k"))
+                             .where(population(query, employed_on(end))))
 
 
 def _locations(records) -> list[dict]:
@@ -205,7 +223,7 @@ def overview(ctx, query) -> dict:
     start, end = date_range(ctx, query)
     reads = record_sets(ctx.db, head=_headline_select(query, start, end), span=_span_select(query, end),
                         teams=_team_extremes_select(query, end),
-                        gender=_grouped_select(_counts_select(query, end, User.gender)),
+                        gender=_counts_select(query, end, User.gender),
                         salary=_salary_select(query, end), locations=_locations_select(query, end))
     head = _headline(_one(reads["head"]))
     if _age_withheld(ctx, query, end, _one(reads["head"])["aged"]):
@@ -249,7 +267,8 @@ def diversity(ctx, query) -> dict:
     db = ctx.db
     _, end = date_range(ctx, query)
     managers = _managers(query, end)
-    by_manager = _grouped(db, select(func.coalesce(managers.c.gender, UNSPECIFIED).label("k")))
+    by_manager = [(key, count) for key, count in db.execute(_spellings_select(select(typed(managers.c.gender)
+                                                                                       .label("k"))))]
     ages = _grouped(db, select(bucket(whole_years(User.date_of_birth, end), AGE_BUCKETS).label("k"))
                     .where(population(query, employed_on(end), User.date_of_birth.is_not(None))))
     return {"gender": [{"gender": g, "count": c} for g, c in _counts_by(db, query, end, User.gender)],

@@ -10,7 +10,7 @@ from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import LIST_LIMIT
 
 from .models import INACTIVE_PROJECT_STATUSES, CapacityProject
-from .queries import count_if
+from .queries import count_if, folded
 
 
 def project_changed(ctx, *, project_id: str, company_id: str | None, type_id: str | None, status: str) -> None:
@@ -31,7 +31,8 @@ def project_changed(ctx, *, project_id: str, company_id: str | None, type_id: st
 
 def heatmap(ctx) -> list[dict]:
     """The filled cells, at most LIST_LIMIT (decisions.md section 4), by company name then type label (then
-    their ids): each with its project count and active project count (not completed, cancelled or archived),
+    their ids): each with its project count and active project count (not completed, cancelled or archived, letter
+    case and surrounding spaces aside: a project's status is free text),
     the company's name and the type's label; one statement whatever the cells. A project whose type or company
     was deleted is left out (the type's deletion sets the project's type_id null, without a call here).
     A company is a record of the deals area, seen with `deals:view`: its name is null to a caller without it (session
@@ -40,7 +41,8 @@ def heatmap(ctx) -> list[dict]:
     from chalicelib.areas.deals import service as deals_service
 
     company = deals_service.company_table()
-    active = count_if(CapacityProject.status.not_in(INACTIVE_PROJECT_STATUSES))
+    # a project's status is a free string kept as typed: "Completed" or " cancelled" is not active (session 32)
+    active = count_if(folded(CapacityProject.status).not_in(INACTIVE_PROJECT_STATUSES))
     name, label = func.max(company.c.name), func.max(ConfigListItem.label)
     rows = ctx.db.execute(
         select(CapacityProject.company_id, CapacityProject.project_type_id, func.count(), active, name, label)

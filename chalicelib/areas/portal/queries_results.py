@@ -85,11 +85,20 @@ def connected_platforms(db, company_id: str) -> list[str]:
                            .distinct().order_by(AdConnection.platform)))
 
 
+def goal_metric_key(column):
+    """A goal's metric key as the metrics' keys are written (`conversion_value`): lower case, trimmed, a space or
+    hyphen an underscore."""
+    return func.replace(func.replace(func.lower(func.trim(column)), " ", "_"), "-", "_")
+
+
 def goal_targets(db, company_id: str, period_type: str, keys) -> dict[str, float]:
     """`{metric_key: target}` of the company's client goals for these metrics: a goal of the same period wins
-    over one without a period; the newest first."""
-    rows = db.execute(select(ClientGoal.metric_key, ClientGoal.period, ClientGoal.target)
-                      .where(ClientGoal.company_id == company_id, ClientGoal.metric_key.in_(list(keys)),
+    over one without a period; the newest first. A goal's `metric_key` is typed freely (staff, the client's
+    questionnaire) and kept as typed: it names the metric letter case, surrounding spaces and a space or hyphen for
+    the underscore aside (session 32: "ROAS" or "Conversion value" set no target)."""
+    metric = goal_metric_key(ClientGoal.metric_key)
+    rows = db.execute(select(metric.label("metric_key"), ClientGoal.period, ClientGoal.target)
+                      .where(ClientGoal.company_id == company_id, metric.in_(list(keys)),
                              ClientGoal.target.is_not(None),
                              (ClientGoal.period == period_type) | ClientGoal.period.is_(None))
                       .order_by(ClientGoal.updated_at.desc(), ClientGoal.id))

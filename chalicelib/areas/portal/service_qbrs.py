@@ -121,16 +121,23 @@ def delete_qbr(ctx, *, company_id: str, qbr_id: str) -> None:
     ctx.db.flush()
 
 
+def _kind(key: str) -> str:
+    """A section kind as `portal_visibility` and `section_key` name it: letter case and surrounding spaces aside."""
+    return key.strip().casefold()
+
+
 def portal_qbrs(ctx) -> list[dict]:
     """The company's presented QBRs, newest quarter first, with only the sections marked portal-visible and
-    not hidden by the client profile's `portal_visibility` (`{section_key: false}` hides that kind)."""
-    hidden = {key for key, shown in (ctx.portal.profile.get("portal_visibility") or {}).items() if not shown}
+    not hidden by the client profile's `portal_visibility` (`{section_key: false}` hides that kind). The key and the
+    section key are typed by staff on different pages: compared letter case and surrounding spaces aside, and a key
+    false in any spelling hides (session 32: "Financials" was shown to a client whose profile hid "financials")."""
+    hidden = {_kind(key) for key, shown in (ctx.portal.profile.get("portal_visibility") or {}).items() if not shown}
     out = []
     for record in _qbr_records(ctx.db, ctx.db.scalars(
             select(Qbr).where(Qbr.company_id == ctx.portal.company_id, Qbr.status == "presented")
             .order_by(Qbr.quarter.desc(), Qbr.presented_at.desc(), Qbr.id).limit(LIST_LIMIT))):
         sections = [{k: s[k] for k in ("id", "section_key", "title", "content", "position")}
-                    for s in record["sections"] if s["portal_visible"] and s["section_key"] not in hidden]
+                    for s in record["sections"] if s["portal_visible"] and _kind(s["section_key"]) not in hidden]
         out.append({k: record[k] for k in ("id", "title", "quarter", "summary", "presented_at")} | {"sections": sections})
     return out
 

@@ -4,6 +4,7 @@ id), and completion on either side is reflected on the other through explicit ca
 from __future__ import annotations
 
 import logging
+import re
 from datetime import date, timedelta
 
 from sqlalchemy import and_, func, select, update
@@ -26,6 +27,13 @@ AUTO_ACTION_TYPES = {"birthday": "card", "anniversary": "gift", "work_anniversar
 TITLE_MAX = 500  # relationship_actions.title and action_items.title
 
 log = logging.getLogger("wms.relationships")
+
+
+def auto_action_type(event_type: str) -> str:
+    """The action an event of this type asks for. The type is free text kept as typed (document 2: "for example
+    `birthday`, `anniversary`"), so it is read as staff mean it: letter case, surrounding spaces and a space or
+    hyphen for an underscore aside ("Birthday", "Work anniversary"; session 32: they asked for a call)."""
+    return AUTO_ACTION_TYPES.get(re.sub(r"[\s-]+", "_", (event_type or "").strip().lower()), "call")
 
 
 def _mirror(ctx, actions: list[dict]) -> list[dict]:
@@ -219,7 +227,7 @@ def _auto_action_row(event: LifeEvent, occurrence: date, names: dict, today: dat
     tail = f", {occurrence.isoformat()})"  # the contact's name is shortened so that the title fits its column
     return {"contact_id": event.contact_id, "life_event_id": event.id, "occurrence_date": occurrence,
             "title": f"{event.title} ({who}"[:TITLE_MAX - len(tail)] + tail,
-            "action_type": AUTO_ACTION_TYPES.get(event.event_type, "call"),
+            "action_type": auto_action_type(event.event_type),
             "description": event.description, "assigned_to_user_id": assignee, "due_date": due,
             "company_id": company_id, "status": "pending", "is_auto": True, "created_by": event.created_by}
 
