@@ -76,6 +76,8 @@ def update_profile(ctx, *, company_id: str, data) -> dict:
     if template and template != profile.onboarding_template_id and onboarding_service.template_disabled(ctx.db, template):
         raise BadRequest("onboarding_template_id must be an active onboarding template",
                          details=[{"field": "onboarding_template_id", "message": "must be an active onboarding template"}])
+    if changes.get("client_group"):
+        changes["client_group"] = _group_spelling(ctx.db, changes["client_group"], company_id)
     moved = "delivery_manager_id" in changes and manager != profile.delivery_manager_id
     for key, value in changes.items():
         setattr(profile, key, value)
@@ -83,6 +85,21 @@ def update_profile(ctx, *, company_id: str, data) -> dict:
     if moved:
         _request_watches_follow(ctx, company_id)
     return client_profile_for_company(ctx.db, company_id)
+
+
+def _group_spelling(db, label: str, company_id: str) -> str:
+    """The client group a label names, in the spelling the other profiles already use (session 32): inner runs of
+    white space collapsed, and when another company's profile holds the label letter case aside, its spelling (the
+    most used, then the first in order). The group, its filter and the portal's sister-company check compare labels
+    exactly, so "Acme Group" and "acme  group" were two groups, and the portal refused the sister company; reading
+    them folded instead would widen who sees what, so one spelling is kept on write."""
+    label = " ".join(label.split())
+    used = db.scalar(select(ClientProfile.client_group)
+                     .where(func.lower(ClientProfile.client_group) == label.lower(),
+                            ClientProfile.company_id != company_id)
+                     .group_by(ClientProfile.client_group)
+                     .order_by(func.count().desc(), ClientProfile.client_group).limit(1))
+    return used or label
 
 
 def _request_watches_follow(ctx, company_id: str) -> None:
