@@ -3,12 +3,12 @@
 Rules (document 1, Config lists): items ordered by position then label; one default per list
 (setting `is_default` clears the previous default first); system items keep their value and cannot
 be deleted (400); reorder sets position = array index. Our additions: a value is unique within its
-list (409), an update with no field is 400, reorder accepts a subset of the list's items, a task status, task
+list ignoring case (409), an update with no field is 400, reorder accepts a subset of the list's items, a task status, task
 priority or service type still in use is not deleted (409; session 25).
 """
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict, not_found
@@ -30,11 +30,14 @@ def list_items(ctx, *, key: str) -> list[dict]:
     return [item_record(item) for item in queries.list_items(ctx.db, config_list.id)]
 
 
-def _value_taken(db, list_id: str, value: str, *, except_id: str | None = None) -> bool:
-    stmt = select(ConfigListItem.id).where(ConfigListItem.list_id == list_id, ConfigListItem.value == value)
+def _value_taken(db, list_id: str, value: str, *, except_id: str | None = None) -> str | None:
+    """The value of another item of the list that is `value` ignoring case, or None (session 32, "labels" audit:
+    `urgent` and `Urgent` were two items of one list, which staff read as one value and other areas find by it)."""
+    stmt = select(ConfigListItem.value).where(ConfigListItem.list_id == list_id,
+                                              func.lower(ConfigListItem.value) == value.lower())
     if except_id:
         stmt = stmt.where(ConfigListItem.id != except_id)
-    return db.scalar(stmt.limit(1)) is not None
+    return db.scalar(stmt.limit(1))
 
 
 def _clear_default(db, list_id: str, *, except_id: str | None = None) -> None:
@@ -50,8 +53,8 @@ def create_item(ctx, *, key: str, data: ConfigItemCreate) -> dict:
     lock_row(ctx.db, ConfigList, config_list.id, missing="Config list")  # concurrent creates cannot pass the cap together
     if item_count(ctx.db, config_list.id) >= ITEM_LIMIT:
         raise Conflict(f"The list {key} already holds {ITEM_LIMIT} items, the most a list may hold")
-    if _value_taken(ctx.db, config_list.id, values["value"]):
-        raise Conflict(f"The list {key} already has an item with value {values['value']}")
+    if (taken := _value_taken(ctx.db, config_list.id, values["value"])) is not None:
+        raise Conflict(f"The list {key} already has an item with value {taken}")
     if values["is_default"]:
         _clear_default(ctx.db, config_list.id)
     item = ConfigListItem(list_id=config_list.id, is_system=False, **values)
@@ -80,8 +83,8 @@ def update_item(ctx, *, key: str, item_id: str, data: ConfigItemUpdate) -> dict:
         if item.is_system:
             raise BadRequest("The value of a system item cannot be changed",
                              details=[{"field": "value", "message": "read-only on system items"}])
-        if _value_taken(ctx.db, config_list.id, values["value"], except_id=item.id):
-            raise Conflict(f"The list {key} already has an item with value {values['value']}")
+        if (taken := _value_taken(ctx.db, config_list.id, values["value"], except_id=item.id)) is not None:
+            raise Conflict(f"The list {key} already has an item with value {taken}")
     if values.get("is_default"):
         _clear_default(ctx.db, config_list.id, except_id=item.id)
     before = {name: getattr(item, name) for name in values}

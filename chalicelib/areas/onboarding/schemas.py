@@ -1,9 +1,10 @@
 """Request and read models of client onboarding templates and progress (unknown fields are ignored)."""
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal, Optional
 
-from pydantic import Field, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints
 
 from chalicelib.core.schemas import Flag, Flag01, Id, Input, IsoTimestamp, Name, Read, Text
 
@@ -11,6 +12,17 @@ Label = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, ma
 Color = Annotated[str, StringConstraints(strip_whitespace=True, max_length=50)]
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Order = Annotated[int, Field(ge=0, le=1_000_000, strict=True)]
+
+
+def _source_code(value: str) -> str:
+    """A milestone's auto_source in its code form: lower-case, each run of spaces, hyphens and underscores one
+    underscore (session 32, "labels" audit). The sources that fire are codes compared exactly (`deal_won`,
+    `project_created`, `first_invoice`), so "Project_Created" or "first invoice" never completed its milestone."""
+    return re.sub(r"[\s_-]+", "_", value.lower())
+
+
+# after the strip and the length check: a blank one is still a 400
+Source = Annotated[Label, AfterValidator(_source_code)]
 Description = Text(20_000)
 
 
@@ -55,7 +67,7 @@ class MilestoneCreate(Input):
     title: Title
     description: Optional[Description] = None
     is_required: Flag = True
-    auto_source: Optional[Label] = None
+    auto_source: Optional[Source] = None
 
 
 class MilestoneUpdate(Input):
@@ -64,7 +76,7 @@ class MilestoneUpdate(Input):
     title: Optional[Title] = None
     description: Optional[Description] = None
     is_required: Optional[Flag] = None
-    auto_source: Optional[Label] = None
+    auto_source: Optional[Source] = None
     sort_order: Optional[Order] = None
 
 

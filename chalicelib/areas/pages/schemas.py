@@ -4,12 +4,23 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import AfterValidator, Field, StringConstraints, field_validator
 
 from chalicelib.core.schemas import (Flag, Flag01, Id, Input, IsoTimestamp, PageQuery, QueryFlag, Read, Search, Text,
                                      choice)
 
 EntityType = Text(50)
+
+
+def _kind_code(value: str) -> str:
+    """A page's entity_type as stored: trimmed, lower case (session 32, "labels" audit). The kinds the area gives
+    meaning to (`project`, `company`, `proposal`: the link's checks, the proposal page's scope, the client portal's
+    pages) are compared exactly, so "Project" or " proposal" skipped the checks and the page was no record's."""
+    return value.strip().lower()
+
+
+# a created page's link (the list filter takes the typed spelling too: service.list_pages)
+EntityKind = Annotated[EntityType, AfterValidator(_kind_code)]
 
 
 def _no_constant(name: str):
@@ -65,7 +76,7 @@ class PageCreate(Input):
     content: str | None = None
     content_rich: str | None = None
     parent_id: Id | None = None
-    entity_type: EntityType | None = None
+    entity_type: EntityKind | None = None
     entity_id: Id | None = None
     icon: Text(200) | None = None
 

@@ -35,7 +35,9 @@ def list_pages(ctx, *, query) -> ResultPage:
     if query.entity_type or query.entity_id:
         if not (query.entity_type and query.entity_id):
             raise _unpaired(query.entity_type)
-        stmt = stmt.where(Page.entity_type == query.entity_type, Page.entity_id == query.entity_id)
+        # as a page is now stored (schemas._kind_code) or as one stored before in the spelling given (session 32)
+        kinds = sorted({query.entity_type, query.entity_type.strip().lower()})
+        stmt = stmt.where(Page.entity_type.in_(kinds), Page.entity_id == query.entity_id)
     if query.favourites:
         stmt = stmt.where(exists().where(PageFavourite.page_id == Page.id, PageFavourite.user_id == ctx.user_id))
     if search:

@@ -19,7 +19,7 @@ from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.locks import lock_row
 from chalicelib.core.lookup import ids_read, list_items_among
-from chalicelib.core.models import ConfigListItem, Squad
+from chalicelib.core.models import ConfigList, ConfigListItem, Squad
 from chalicelib.core.query import Page, contains_text, in_scope, record_page
 from chalicelib.core.schemas import comma_values
 from chalicelib.core.serialize import value_out
@@ -248,10 +248,13 @@ def list_projects(ctx, *, query) -> Page:
     stmt = in_scope(project_select(), visible(ctx.principal))
     if query.company_id and query.company_id.strip():  # blank, as empty: no filter (it matched nothing)
         stmt = stmt.where(Project.company_id == query.company_id.strip())
-    for field in ("status", "type_id", "owner_id"):
+    for field in ("type_id", "owner_id"):
         values = comma_values(getattr(query, field))
         if values:
             stmt = stmt.where(getattr(Project, field).in_(values))
+    statuses = comma_values(query.status)
+    if statuses:  # as typed, or the value of the `project_status` item each names (_status_value; session 32)
+        stmt = stmt.where(or_(Project.status.in_(statuses), Project.status.in_(_status_values_named(statuses))))
     squads = comma_values(query.squad)
     if squads:  # ignoring case, as squad names are unique (a project keeps its squad's spelling: _squad_name)
         stmt = stmt.where(func.lower(Project.squad).in_([func.lower(name) for name in squads]))
@@ -316,11 +319,43 @@ def _squad_name(db, name: str) -> str:
     return found
 
 
+STATUS_MAX = 50  # the `status` column's length (schemas.Status)
+
+
 def _clean(data: dict) -> dict:
     for field in ("squad", "auto_ticket_from_email"):
         if field in data and data[field] == "":
             data[field] = None
     return data
+
+
+def _project_status_items():
+    """SELECT of the values of the `project_status` items a project's status can hold (an item's value may run to
+    200 characters, a status to 50: a longer one names no status)."""
+    return (select(ConfigListItem.value).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+            .where(ConfigList.key == "project_status", func.length(ConfigListItem.value) <= STATUS_MAX))
+
+
+def _status_values_named(statuses: list[str]):
+    """SELECT of the values of the `project_status` items these statuses name by value or label, ignoring case (the
+    list filter's reading of `_status_value`: `?status=Completed` listed none of the completed projects)."""
+    folded = sorted({status.lower() for status in statuses})
+    return _project_status_items().where(or_(func.lower(ConfigListItem.value).in_(folded),
+                                             func.lower(ConfigListItem.label).in_(folded)))
+
+
+def _status_value(db, status: str) -> str:
+    """The status to store for `status` as sent (session 32, "labels" audit): the value of the `project_status` item
+    it names by its value or its label, ignoring case (the value first, then the label, then the list's order), else
+    `status` as typed (a free string, document 1). The completion side effects, the `status` filter, the portal's
+    active projects and the capacity heatmap compare the stored status with the list's values (`completed`,
+    `active`): "Completed", the list's own label, completed nothing and was listed under no filter. One statement."""
+    folded = status.strip().lower()
+    found = db.scalar(
+        _project_status_items()
+        .where(or_(func.lower(ConfigListItem.value) == folded, func.lower(ConfigListItem.label) == folded))
+        .order_by((func.lower(ConfigListItem.value) != folded), ConfigListItem.position, ConfigListItem.id).limit(1))
+    return found if found is not None else status
 
 
 # ---------------------------------------------------------------- writing
@@ -339,7 +374,7 @@ def _onboarding_hook(ctx, project: Project) -> None:
 
 def create_project(ctx, *, data) -> dict:
     values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})
-    values["status"] = values.get("status") or "active"
+    values["status"] = _status_value(ctx.db, values["status"]) if values.get("status") else "active"
     values["owner_id"] = values.get("owner_id") or ctx.user_id
     _validate_references(ctx.db, values)
     project = Project(created_by=ctx.user_id)
@@ -397,6 +432,8 @@ def update_project(ctx, *, project_id: str, data) -> dict:
     project = load_project(ctx, project_id)
     lock_row(ctx.db, Project, project.id, missing="Project")  # a status transition (completed: hooks, notification) happens once
     values = _clean({k: v for k, v in data.changes().items() if k in WRITABLE})
+    if values.get("status"):
+        values["status"] = _status_value(ctx.db, values["status"])  # as the list names it (_status_value)
     before = _snapshot(project)
     merged = {**{k: get_field(project, k) for k in ("start_date", "end_date")}, **values}
     # a reference sent back as it is stored is not checked again, as tasks do: a client may PUT the record it

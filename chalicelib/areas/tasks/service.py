@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlalchemy import bindparam, case, or_, select
+from sqlalchemy import bindparam, case, func, or_, select
 
 from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, not_found
@@ -58,8 +58,10 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
             stmt = stmt.where(getattr(Task, name).in_(values))
     squads = comma_values(query.squad)
     if squads:
+        # a name in any letter case, as squad names are unique (session 32: the projects filter compared so, this one
+        # exactly, and `?squad=red` listed none of "Red"'s tasks)
         members = select(User.id).join(Squad, Squad.id == User.squad_id).where(
-            or_(Squad.id.in_(squads), Squad.name.in_(squads)))
+            or_(Squad.id.in_(squads), func.lower(Squad.name).in_([name.lower() for name in squads])))
         stmt = stmt.where(Task.assignee_id.in_(members))
     if query.resource_type and query.resource_type.strip():  # blank, as empty: no filter (it matched nothing)
         stmt = stmt.where(Task.resource_type == query.resource_type.strip())
