@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 
 from chalicelib.core.errors import bad_field
 from chalicelib.core.ids import utcnow
@@ -22,8 +22,12 @@ from .queries import QUESTIONNAIRE_FIELDS, company_contact, goal_record, submitt
 def _priority_id(db, value: str | None) -> str | None:
     if not value:
         return None
+    # a value in any letter case, as a list's values are unique (config_lists, session 32); the exact one first where
+    # a list made before holds two spellings
+    value = value.strip()
     item = db.scalar(select(ConfigListItem.id).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
-                     .where(ConfigList.key == "task_priority", ConfigListItem.value == value.strip()))
+                     .where(ConfigList.key == "task_priority", func.lower(ConfigListItem.value) == value.lower())
+                     .order_by(ConfigListItem.value != value, ConfigListItem.position, ConfigListItem.id).limit(1))
     if item is None:
         raise bad_field("priority", "must be a task priority value")
     return item

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from chalicelib.core.models import ConfigListItem
 from chalicelib.core.query import record_sets
@@ -46,9 +46,9 @@ def _portal_select():
 
 def _of_companies(stmt, company_in, status):
     """`stmt` kept to the projects whose company `company_in(Project.company_id)` admits, of `status` when it
-    is given (a value or a bind parameter)."""
+    is given (a value or a bind parameter; letter case aside, as the staff's status filter reads it: session 32)."""
     stmt = stmt.where(company_in(Project.company_id))
-    return stmt if status is None else stmt.where(Project.status == status)
+    return stmt if status is None else stmt.where(func.lower(Project.status) == func.lower(status))
 
 
 def portal_project_ids(company_in, status=None):
