@@ -26,7 +26,7 @@ def test_an_email_in_the_other_unicode_form_is_the_same_user(api, db, exec_user)
 def test_a_squad_name_in_the_other_unicode_form_is_409(api, db, exec_user):
     first = api.post("/api/admin/squads", as_=exec_user, json={"name": "Cre\u0301a"})
     assert first.status == 201, first.json
-    again = api.post("/api/admin/squads", as_=exec_user, json={"name": "CR\u00c9A"})
+    again = api.post("/api/admin/squads", as_=exec_user, json={"name": "CR\u00e9A"})
     assert again.status == 409, again.json
     other = api.post("/api/admin/squads", as_=exec_user, json={"name": "Growth"}).json["squad"]
     assert api.put(f"/api/admin/squads/{other['id']}", as_=exec_user, json={"name": "cre\u0301a"}).status == 409
