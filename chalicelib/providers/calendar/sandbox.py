@@ -8,6 +8,10 @@ whole), and so is a calendar id containing `invalid`; an event without start or 
 choose the event's `id` as Google's does (base32hex: a-v and 0-9, at least 5 long; else 400 `invalid`); one
 already held is 409 `duplicate` (session 27). The sandbox keeps ids of at most 64 characters (Google: 1024) and
 holds them unique across its calendars (Google: per calendar).
+
+An insert, an update, a patch (a response) and a delete are Google's doing: each is committed at once, in a
+transaction of its own, and kept whatever becomes of the caller's (session 32: they were written in the caller's
+transaction, and undone with it, which hid a request failing after Google made or changed the event).
 """
 from __future__ import annotations
 
@@ -20,12 +24,16 @@ from sqlalchemy import or_, select
 
 from chalicelib.core.ids import utcnow
 from chalicelib.core.timeutil import iso, org_zone
+from chalicelib.providers.ledger.sandbox import own_unit
 
 from .base import CalendarError, team_calendar_id, with_own_response
 from .models import SandboxCalendarEvent
 
 EVENT_FIELDS = ("summary", "description", "location", "start", "end", "attendees")
 CLIENT_ID = re.compile(r"[a-v0-9]{5,64}")  # Google: base32hex, 5 to 1024 long; the sandbox's column holds 64
+# What the live adapter reads of one range (live.py: MAX_PAGES pages of 250 events): past it a 502, never a partial
+# list (session 32: the sandbox answered its first 2500 events as the whole range)
+PAGE_SIZE, MAX_PAGES = 250, 20
 
 
 def _stored(moment: datetime) -> datetime:
@@ -145,59 +153,70 @@ class SandboxCalendar:
                        SandboxCalendarEvent.attendee_emails.contains(f",{calendar},", autoescape=True)),
                    SandboxCalendarEvent.end_at > _parse_bound(time_min),
                    SandboxCalendarEvent.start_at < _parse_bound(time_max))
-            .order_by(SandboxCalendarEvent.start_at, SandboxCalendarEvent.id).limit(2500))
+            .order_by(SandboxCalendarEvent.start_at, SandboxCalendarEvent.id).limit(PAGE_SIZE * MAX_PAGES + 1)).all()
+        if len(rows) > PAGE_SIZE * MAX_PAGES:
+            raise CalendarError("Calendar provider answered too many pages of events",
+                                detail=f"more than {MAX_PAGES} pages of {PAGE_SIZE} events from {time_min} to "
+                                       f"{time_max}; ask for a shorter range")
         return [self._view(row, user_email) for row in rows]
 
     def get_event(self, user_email: str, calendar_id: str, event_id: str) -> dict:
         return self._view(self._row(user_email, calendar_id, event_id), user_email)
 
     def insert_event(self, user_email: str, calendar_id: str, event: dict) -> dict:
-        calendar = self._calendar(user_email, calendar_id)
-        event_id = event.get("id") or uuid.uuid4().hex
-        if not CLIENT_ID.fullmatch(str(event_id)):
-            raise CalendarError("Calendar provider refused the request", detail="Invalid resource id value.",
-                                status=400, reason="invalid")
-        if self.db.get(SandboxCalendarEvent, event_id) is not None:
-            raise CalendarError("Calendar provider refused the request",
-                                detail="The requested identifier already exists.", status=409, reason="duplicate")
-        now = iso(utcnow())
-        body = {key: event[key] for key in EVENT_FIELDS if event.get(key) is not None}
-        body.update(id=event_id, status="confirmed", htmlLink=f"https://calendar.sandbox.test/event?eid={event_id}",
-                    created=now, organizer={"email": user_email.lower()}, creator={"email": user_email.lower()})
-        row = SandboxCalendarEvent(id=event_id, calendar_id=calendar, organizer_email=user_email.lower(),
-                                   start_at=utcnow(), end_at=utcnow() + timedelta(hours=1), event={})
-        self._store(row, body)
-        self.db.add(row)
-        self.db.flush()
-        return self._view(row, user_email)
+        with own_unit(self):  # Google keeps it whatever the caller does next
+            calendar = self._calendar(user_email, calendar_id)
+            event_id = event.get("id") or uuid.uuid4().hex
+            if not CLIENT_ID.fullmatch(str(event_id)):
+                raise CalendarError("Calendar provider refused the request", detail="Invalid resource id value.",
+                                    status=400, reason="invalid")
+            if self.db.get(SandboxCalendarEvent, event_id) is not None:
+                raise CalendarError("Calendar provider refused the request",
+                                    detail="The requested identifier already exists.", status=409,
+                                    reason="duplicate")
+            now = iso(utcnow())
+            body = {key: event[key] for key in EVENT_FIELDS if event.get(key) is not None}
+            body.update(id=event_id, status="confirmed",
+                        htmlLink=f"https://calendar.sandbox.test/event?eid={event_id}", created=now,
+                        organizer={"email": user_email.lower()}, creator={"email": user_email.lower()})
+            row = SandboxCalendarEvent(id=event_id, calendar_id=calendar, organizer_email=user_email.lower(),
+                                       start_at=utcnow(), end_at=utcnow() + timedelta(hours=1), event={})
+            self._store(row, body)
+            self.db.add(row)
+            self.db.flush()
+            return self._view(row, user_email)
 
     def update_event(self, user_email: str, calendar_id: str, event_id: str, event: dict) -> dict:
-        row = self._row(user_email, calendar_id, event_id)
-        self._organised(user_email, calendar_id, row)
-        old = {(a.get("email") or "").lower(): a.get("responseStatus") for a in row.event.get("attendees") or []}
-        body = {**row.event, **{key: event.get(key) for key in EVENT_FIELDS}}
-        body["attendees"] = [{**a, "responseStatus": a.get("responseStatus") or old.get((a.get("email") or "").lower())}
-                             for a in body.get("attendees") or []]
-        self._store(row, {k: v for k, v in body.items() if v is not None})
-        return self._view(row, user_email)
+        with own_unit(self):  # Google keeps it whatever the caller does next
+            row = self._row(user_email, calendar_id, event_id)
+            self._organised(user_email, calendar_id, row)
+            old = {(a.get("email") or "").lower(): a.get("responseStatus") for a in row.event.get("attendees") or []}
+            body = {**row.event, **{key: event.get(key) for key in EVENT_FIELDS}}
+            body["attendees"] = [{**a, "responseStatus": a.get("responseStatus")
+                                  or old.get((a.get("email") or "").lower())} for a in body.get("attendees") or []]
+            self._store(row, {k: v for k, v in body.items() if v is not None})
+            return self._view(row, user_email)
 
     def patch_event(self, user_email: str, calendar_id: str, event_id: str, patch: dict) -> dict:
-        row = self._row(user_email, calendar_id, event_id)
-        if set(patch) - {"attendees"}:
-            self._organised(user_email, calendar_id, row)
-        self._store(row, {**row.event, **patch})
-        return self._view(row, user_email)
+        with own_unit(self):  # Google keeps it whatever the caller does next
+            row = self._row(user_email, calendar_id, event_id)
+            if set(patch) - {"attendees"}:
+                self._organised(user_email, calendar_id, row)
+            self._store(row, {**row.event, **patch})
+            return self._view(row, user_email)
 
     def delete_event(self, user_email: str, calendar_id: str, event_id: str) -> None:
-        row = self._row(user_email, calendar_id, event_id)
-        if row.calendar_id != self._calendar(user_email, calendar_id):
-            # a guest's delete takes the event off their own calendar only, as Google's does: they leave its guests
-            guest = user_email.lower()
-            self._store(row, {**row.event, "attendees": [a for a in row.event.get("attendees") or []
-                                                         if (a.get("email") or "").lower() != guest]})
-            return
-        self.db.delete(row)
-        self.db.flush()
+        with own_unit(self):  # Google keeps it whatever the caller does next
+            row = self._row(user_email, calendar_id, event_id)
+            if row.calendar_id != self._calendar(user_email, calendar_id):
+                # a guest's delete takes the event off their own calendar only, as Google's does: they leave its
+                # guests
+                guest = user_email.lower()
+                self._store(row, {**row.event, "attendees": [a for a in row.event.get("attendees") or []
+                                                             if (a.get("email") or "").lower() != guest]})
+                return
+            self.db.delete(row)
+            self.db.flush()
 
     def respond(self, user_email: str, calendar_id: str, event_id: str, status: str) -> dict:
         event = self.get_event(user_email, calendar_id, event_id)

@@ -9,11 +9,18 @@ flow accepts any code except one containing `invalid`. Payroll employees: one pe
 A created invoice is the ledger's own record: it is committed at once, in a transaction of its own, and kept
 whatever becomes of the caller's (a request failing after Xero made an invoice leaves it in Xero). A create with
 an idempotency key behaves as Xero's (base.py): a key seen in the last 6 minutes answers the first create's answer
-and makes nothing, or is refused (502) when it comes with a different invoice; an older one is forgotten."""
+and makes nothing, or is refused (502) when it comes with a different invoice; an older one is forgotten.
+
+So is a move (`set_status`, `email_invoice`; session 32): done in a transaction of its own (`own_unit`), kept
+whatever becomes of the caller's, and, given a key, replayed as Xero replays it: the same key within 6 minutes
+answers the first move's answer, its refusal included, and does nothing; with another move, 502. The keys of the
+moves are kept in `sandbox_outbox` (provider `ledger`, `external_id` the key, `payload` the move and its answer):
+the sandbox's table of what its providers did (docs/decisions/invoices.md, session 32)."""
 from __future__ import annotations
 
 import hashlib
 import uuid
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
 from urllib.parse import urlencode
@@ -124,12 +131,74 @@ def create_once(model, fields: dict, idempotency_key: str | None, refused: str, 
         return attempt()
 
 
+@contextmanager
+def own_unit(provider):
+    """A sandbox provider's write in a transaction of its own, as the real provider keeps what it did whatever
+    becomes of the caller's transaction (session 32: a move, a rejection, a booking or an event written in the
+    caller's was undone by its rollback, which no live provider does). While the block runs `provider.db` is the
+    unit's session (committed at the block's end, rolled back when it raises); then the caller's again, its copies of
+    the rows the unit wrote expired so that it reads them as the provider holds them. The caller holds no lock on a
+    sandbox's rows (it never writes them), so the unit never waits on it."""
+    from chalicelib.core.db import unit_of_work
+
+    caller, written = provider.db, []
+    try:
+        with unit_of_work() as uow:
+            provider.db = uow.session
+            yield uow.session
+            uow.session.flush()
+            written = list(uow.session.identity_map.keys())
+    finally:
+        provider.db = caller
+    if caller is not None:
+        for key in written:
+            held = caller.identity_map.get(key)
+            if held is not None:
+                caller.expire(held)
+
+
+MOVES = "ledger"  # the outbox's provider of the ledger's moves (module docstring)
+
+
+def _replayed(db, idempotency_key: str | None, move: dict) -> dict | None:
+    """The move seen with this key within IDEMPOTENCY_KEY_RETENTION, as Xero replays it: its answer, or its refusal
+    raised again (502 when the key came with another move); None when the key is new (or forgotten)."""
+    from chalicelib.core.notify_models import SandboxOutboxMessage
+
+    if idempotency_key is None:
+        return None
+    seen = db.scalar(select(SandboxOutboxMessage.payload).where(
+        SandboxOutboxMessage.provider == MOVES, SandboxOutboxMessage.external_id == idempotency_key,
+        SandboxOutboxMessage.created_at > utcnow() - IDEMPOTENCY_KEY_RETENTION)
+        .order_by(SandboxOutboxMessage.created_at.desc()).limit(1))
+    if seen is None:
+        return None
+    if seen["move"] != move:
+        raise BadGateway(f"{REFUSED}: The Idempotency-Key was used with a different request")
+    if seen.get("refused"):
+        raise BadGateway(seen["refused"])
+    return seen["answer"]
+
+
+def _keep_move(db, idempotency_key: str | None, ledger_invoice_id: str, move: dict, *, answer=None,
+               refused: str | None = None) -> None:
+    """The move's key and answer (or refusal), for `_replayed`; nothing without a key."""
+    from chalicelib.core.notify_models import SandboxOutboxMessage
+
+    if idempotency_key is not None:
+        db.add(SandboxOutboxMessage(provider=MOVES, target=ledger_invoice_id, subject=move["move"], body=None,
+                                    payload={"move": move, "answer": answer, "refused": refused},
+                                    external_id=idempotency_key))
+
+
 class SandboxLedger(LedgerProvider):
     def __init__(self, *, db) -> None:
         self.db = db
 
-    def _row(self, ledger_invoice_id: str) -> LedgerSandboxInvoice:
-        row = self.db.get(LedgerSandboxInvoice, ledger_invoice_id)
+    def _row(self, ledger_invoice_id: str, *, lock: bool = False) -> LedgerSandboxInvoice:
+        """The invoice (`lock`: its row locked for a move, so concurrent moves take turns as Xero's do); 502 with
+        Xero's words for an id it does not hold."""
+        row = self.db.get(LedgerSandboxInvoice, ledger_invoice_id, with_for_update=lock or None)
         if row is None:
             raise BadGateway("The accounting ledger refused the request: The resource you're looking for cannot be "
                              "found")
@@ -155,30 +224,50 @@ class SandboxLedger(LedgerProvider):
         return {"ledger_invoice_id": row["id"], "status": "DRAFT"}  # a replay answers the first create's answer
 
     def set_status(self, ledger_invoice_id: str, status: str, *, idempotency_key: str | None = None) -> dict:
-        check_key(idempotency_key, REFUSED)  # Xero's bound; a move is not replayed here (its claim guards it)
-        row = self._row(ledger_invoice_id)
+        check_key(idempotency_key, REFUSED)
+        move = {"move": "status", "ledger_invoice_id": ledger_invoice_id, "status": status}
+        refused = None
+        with own_unit(self) as db:  # Xero keeps a move whatever the caller does next (`own_unit`)
+            replayed = _replayed(db, idempotency_key, move)
+            if replayed is not None:
+                return replayed
+            row = self._row(ledger_invoice_id, lock=True)
+            refused = self._refusal(row, status)
+            if refused is None:
+                row.status = status
+                row.updated_at = utcnow()
+            _keep_move(db, idempotency_key, ledger_invoice_id, move, answer={"status": status}, refused=refused)
+        if refused is not None:  # kept first: Xero answers the refusal again to the same key
+            raise BadGateway(refused)
+        return {"status": status}
+
+    @staticmethod
+    def _refusal(row: LedgerSandboxInvoice, status: str) -> str | None:
+        """Xero's refusal of moving the invoice to `status`, else None."""
         allowed = {"AUTHORISED": ("DRAFT", "SUBMITTED"), "DELETED": ("DRAFT", "SUBMITTED"), "VOIDED": ("AUTHORISED",)}
         if status not in allowed or row.status not in allowed[status]:
-            raise BadGateway(f"The accounting ledger refused the request: Invoice not of valid status for "
-                             f"{status.lower()} (it is {row.status})")
+            return f"{REFUSED}: Invoice not of valid status for {status.lower()} (it is {row.status})"
         if status == "AUTHORISED" and Decimal(row.total) < 0:  # as Xero: a sales invoice below zero is a credit note's
-            raise BadGateway("The accounting ledger refused the request: An invoice with a total below zero cannot be "
-                             "approved (use a credit note)")
+            return f"{REFUSED}: An invoice with a total below zero cannot be approved (use a credit note)"
         if status == "VOIDED" and row.payments:
-            raise BadGateway("The accounting ledger refused the request: Invoice has payments allocated and cannot "
-                             "be voided")
-        row.status = status
-        row.updated_at = utcnow()
-        self.db.flush()
-        return {"status": status}
+            return f"{REFUSED}: Invoice has payments allocated and cannot be voided"
+        return None
 
     def email_invoice(self, ledger_invoice_id: str, *, idempotency_key: str | None = None) -> None:
         check_key(idempotency_key, REFUSED)
-        row = self._row(ledger_invoice_id)
-        if row.status not in ("AUTHORISED", "PAID"):
-            raise BadGateway("The accounting ledger refused the request: Invoice must be AUTHORISED to be emailed")
-        row.emailed_at = utcnow()
-        self.db.flush()
+        move = {"move": "email", "ledger_invoice_id": ledger_invoice_id}
+        refused = None
+        with own_unit(self) as db:  # an e-mail sent is sent, whatever the caller does next
+            if _replayed(db, idempotency_key, move) is not None:
+                return
+            row = self._row(ledger_invoice_id, lock=True)
+            if row.status not in ("AUTHORISED", "PAID"):
+                refused = f"{REFUSED}: Invoice must be AUTHORISED to be emailed"
+            else:
+                row.emailed_at = utcnow()
+            _keep_move(db, idempotency_key, ledger_invoice_id, move, answer={}, refused=refused)
+        if refused is not None:
+            raise BadGateway(refused)
 
     def get_invoices(self, ledger_invoice_ids: list[str]) -> list[dict]:
         ids = sorted(set(ledger_invoice_ids))

@@ -3,7 +3,9 @@
 Four leave types with fixed ids; an employee's balance of each type starts from a deterministic number of
 hours (from the employee id) less the hours of their scheduled applications; an employee id containing
 `invalid` is unknown to the ledger (502), as is a leave type it does not have. Rejecting an application gives
-its hours back.
+its hours back. Rejecting one already rejected is taken (Xero documents its reject for a REQUESTED or SCHEDULED
+application only: the sandbox does not refuse the second, as the leave area has no read of an application to take
+a REJECTED one as reversed yet; docs/decisions/leave.md, session 32).
 
 An application's hours are the ones it carries (`units`, hours per day: Xero given LeavePeriods takes their
 NumberOfUnits): their sum, whatever the weekdays; hours on a day outside its dates, or below zero, are refused
@@ -11,7 +13,8 @@ NumberOfUnits): their sum, whatever the weekdays; hours on a day outside its dat
 docs/decisions/leave.md).
 
 A leave application is the ledger's own record: it is committed at once, in a transaction of its own, and kept
-whatever becomes of the caller's. An application with an idempotency key behaves as Xero's
+whatever becomes of the caller's; so is its rejection (session 32: it was written in the caller's transaction, and
+undone with it). An application with an idempotency key behaves as Xero's
 (chalicelib/providers/ledger/base.py): a key seen in the last 6 minutes answers the first application's id and
 makes nothing, or is refused (502) when it comes with a different application; an older one is forgotten.
 """
@@ -25,7 +28,7 @@ from decimal import Decimal
 from sqlalchemy import func, select
 
 from chalicelib.core.errors import BadGateway
-from chalicelib.providers.ledger.sandbox import check_key, create_once
+from chalicelib.providers.ledger.sandbox import check_key, create_once, own_unit
 
 from .models import PayrollSandboxLeaveApplication
 
@@ -109,8 +112,8 @@ class SandboxPayroll:
                                **fields))["id"]
 
     def reject_leave_application(self, leave_application_id: str) -> None:
-        application = self.db.get(PayrollSandboxLeaveApplication, leave_application_id)
-        if application is None:
-            raise BadGateway("The leave ledger refused the request: The leave application could not be found")
-        application.status = "REJECTED"
-        self.db.flush()
+        with own_unit(self) as db:  # the ledger keeps the rejection whatever the caller does next
+            application = db.get(PayrollSandboxLeaveApplication, leave_application_id, with_for_update=True)
+            if application is None:
+                raise BadGateway("The leave ledger refused the request: The leave application could not be found")
+            application.status = "REJECTED"

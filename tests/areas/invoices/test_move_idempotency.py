@@ -70,8 +70,8 @@ def test_an_approve_retried_after_a_lost_answer_sends_the_same_key(api, db, exec
     assert post(api, exec_user, ready, "push-to-ledger").status == 200
     keys["lose_next"]()
     assert post(api, exec_user, ready, "ledger-approve").status == 504
-    # the sandbox keeps moves in the request's transaction (rolled back here); Xero kept it, and answers the retry
-    # under the same key with the first answer
+    # Xero (and the sandbox since session 32) kept the approval, and answers the retry under the same key with the
+    # first answer
     assert post(api, exec_user, ready, "ledger-approve").status == 200
     [(_, first), (_, again)] = keys["status"]
     assert first is not None and first == again
