@@ -417,7 +417,6 @@ def sync_all(ctx, *, trigger: str, budget=None) -> dict:
         split_calls += spent
         if stop is not None and not answered and not refused:  # as before: nothing of the page to write
             errors.append({"invoice_id": None, "invoice_number": None, "error": stop.message})
-            more = True  # the page and those after it are left (session 32: the answer said nothing was)
             break
         known = {state["ledger_invoice_id"] for state in states}
         for i in batch:
@@ -429,7 +428,6 @@ def sync_all(ctx, *, trigger: str, budget=None) -> dict:
         updated += _apply(ctx, _fresh(ctx.db, invoices), states, asked, errors)
         if stop is not None:  # a rate limit or a timeout while a refused page was split: the next run goes on
             errors.append({"invoice_id": None, "invoice_number": None, "error": stop.message})
-            more = True
             break
         if cut:  # the budget left halves of the page unasked
             more = True
