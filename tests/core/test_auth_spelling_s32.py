@@ -20,3 +20,12 @@ def test_a_claim_spelled_otherwise_finds_its_user(api, db, claim):
 def test_another_address_is_still_nobody(api, db):
     make_user(db, email="jos\u00e9@agency.test", name="Jos\u00e9")
     assert me(api, hs256(claims("jose@agency.test"))).status == 403
+
+
+def test_an_address_stored_decomposed_before_still_signs_in_as_spelled(api, db):
+    """A user stored before session 32 in the decomposed form (no migration rewrote it) signs in with a token that
+    spells it so (the review of session 32: the composed lookup alone answered 403)."""
+    user = make_user(db, email="jose\u0301@agency.test", name="Jos\u00e9")  # as stored before: not composed
+    response = me(api, hs256(claims("jose\u0301@agency.test")))
+    assert response.status == 200, response.json
+    assert response.json["user"]["id"] == user.id

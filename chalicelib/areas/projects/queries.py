@@ -298,3 +298,16 @@ def require_users(db, *, active: bool = False, **fields) -> None:
                      if value in found and not found[value]]
     if problems:
         raise BadRequest("Unknown or inactive user: " + ", ".join(m["field"] for m in problems), details=problems)
+
+
+STATUS_MAX = 50  # the `status` column's length (schemas.Status)
+
+
+def project_status_items():
+    """SELECT of the values of the `project_status` items a project's status can hold (an item's value may run to
+    200 characters, a status to 50: a longer one names no status). The staff's writes and filter (service
+    `_status_value`, `_status_values_named`) and the portal's filter (service_portal) read statuses by it."""
+    from chalicelib.core.models import ConfigList, ConfigListItem
+
+    return (select(ConfigListItem.value).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
+            .where(ConfigList.key == "project_status", func.length(ConfigListItem.value) <= STATUS_MAX))

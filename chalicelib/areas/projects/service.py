@@ -19,7 +19,7 @@ from chalicelib.core import history
 from chalicelib.core.errors import BadRequest, Conflict
 from chalicelib.core.locks import lock_row
 from chalicelib.core.lookup import ids_read, list_items_among
-from chalicelib.core.models import ConfigList, ConfigListItem, Squad
+from chalicelib.core.models import ConfigListItem, Squad
 from chalicelib.core.query import Page, contains_text, in_scope, record_page
 from chalicelib.core.schemas import comma_values
 from chalicelib.core.serialize import value_out
@@ -29,6 +29,7 @@ from .queries import seen_project  # noqa: F401 - other areas ask it of a projec
 from .queries import (ATTRIBUTE, ENTITY, get_field, goal_select, link_project,  # noqa: F401
                       load_project, member_ids, member_select, project_lookups, project_readers, project_record,
                       project_select, require_users, visible, with_project_lookups)
+from .queries import project_status_items
 from .queries import project_seen_by  # noqa: F401 - the notes area asks who of a note's mentioned users see the record
 from .service_portal import (company_project_ids, portal_decisions,  # noqa: F401 - other areas call it through the service
                              portal_milestones_select, portal_project_detail, portal_project_ids, portal_projects_select,
@@ -311,15 +312,15 @@ def _squad_name(db, name: str) -> str:
     stored name exactly (session 32: "rockets" was a 400 for the squad "Rockets"). 400 when no squad has it.
     FOR SHARE: a rename or delete of the squad in progress is waited for (then the name no longer matches: 400),
     and one starting after waits for this write, whose project it then carries or clears."""
+    import unicodedata
+
+    name = unicodedata.normalize("NFC", name)  # as squad names are stored (admin, session 32)
     found = db.scalar(select(Squad.name).where(func.lower(Squad.name) == func.lower(name)).limit(1)
                       .with_for_update(read=True))
     if found is None:
         raise BadRequest("squad must be the name of a squad", details=[{"field": "squad",
                                                                         "message": "no squad has this name"}])
     return found
-
-
-STATUS_MAX = 50  # the `status` column's length (schemas.Status)
 
 
 def _clean(data: dict) -> dict:
@@ -329,18 +330,11 @@ def _clean(data: dict) -> dict:
     return data
 
 
-def _project_status_items():
-    """SELECT of the values of the `project_status` items a project's status can hold (an item's value may run to
-    200 characters, a status to 50: a longer one names no status)."""
-    return (select(ConfigListItem.value).join(ConfigList, ConfigList.id == ConfigListItem.list_id)
-            .where(ConfigList.key == "project_status", func.length(ConfigListItem.value) <= STATUS_MAX))
-
-
 def _status_values_named(statuses: list[str]):
     """SELECT of the values of the `project_status` items these statuses name by value or label, ignoring case (the
     list filter's reading of `_status_value`: `?status=Completed` listed none of the completed projects)."""
     folded = sorted({status.lower() for status in statuses})
-    return _project_status_items().where(or_(func.lower(ConfigListItem.value).in_(folded),
+    return project_status_items().where(or_(func.lower(ConfigListItem.value).in_(folded),
                                              func.lower(ConfigListItem.label).in_(folded)))
 
 
@@ -352,7 +346,7 @@ def _status_value(db, status: str) -> str:
     `active`): "Completed", the list's own label, completed nothing and was listed under no filter. One statement."""
     folded = status.strip().lower()
     found = db.scalar(
-        _project_status_items()
+        project_status_items()
         .where(or_(func.lower(ConfigListItem.value) == folded, func.lower(ConfigListItem.label) == folded))
         .order_by((func.lower(ConfigListItem.value) != folded), ConfigListItem.position, ConfigListItem.id).limit(1))
     return found if found is not None else status

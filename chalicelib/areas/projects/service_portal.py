@@ -46,9 +46,18 @@ def _portal_select():
 
 def _of_companies(stmt, company_in, status):
     """`stmt` kept to the projects whose company `company_in(Project.company_id)` admits, of `status` when it
-    is given (a value or a bind parameter; letter case aside, as the staff's status filter reads it: session 32)."""
+    is given (a value or a bind parameter), read as the staff's status filter reads it (session 32): letter case
+    aside, or the value of the `project_status` item it names by its label (`?status=On hold` is `on_hold`)."""
+    from sqlalchemy import or_
+
+    from .queries import project_status_items
+
     stmt = stmt.where(company_in(Project.company_id))
-    return stmt if status is None else stmt.where(func.lower(Project.status) == func.lower(status))
+    if status is None:
+        return stmt
+    named = project_status_items().where(or_(func.lower(ConfigListItem.value) == func.lower(status),
+                                             func.lower(ConfigListItem.label) == func.lower(status)))
+    return stmt.where(or_(func.lower(Project.status) == func.lower(status), Project.status.in_(named)))
 
 
 def portal_project_ids(company_in, status=None):

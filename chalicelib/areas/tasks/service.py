@@ -11,6 +11,7 @@ Other areas reach them all through this module, which imports them.
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 
 from sqlalchemy import bindparam, case, func, or_, select
@@ -61,7 +62,8 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
         # a name in any letter case, as squad names are unique (session 32: the projects filter compared so, this one
         # exactly, and `?squad=red` listed none of "Red"'s tasks)
         members = select(User.id).join(Squad, Squad.id == User.squad_id).where(
-            or_(Squad.id.in_(squads), func.lower(Squad.name).in_([name.lower() for name in squads])))
+            or_(Squad.id.in_(squads), func.lower(Squad.name).in_([unicodedata.normalize("NFC", name).lower()
+                                                                  for name in squads])))
         stmt = stmt.where(Task.assignee_id.in_(members))
     if query.resource_type and query.resource_type.strip():  # blank, as empty: no filter (it matched nothing)
         stmt = stmt.where(Task.resource_type == query.resource_type.strip())

@@ -26,3 +26,14 @@ def test_the_projects_status_filter_ignores_letter_case(portal, db):
     listed = portal.get("/projects?status=Completed", mine)
     assert listed.status == 200, listed.json
     assert [p["name"] for p in listed.json["projects"]] == ["Old"]
+
+
+def test_the_projects_status_filter_reads_the_lists_label(portal, db):
+    """As the staff's filter (projects `_status_values_named`): `?status=On hold` is the value `on_hold` (the review
+    of session 32: the portal compared letter case only)."""
+    mine = make_client(db)
+    make_project(db, company_id=mine.id, name="Paused", status="on_hold")
+    make_project(db, company_id=mine.id, name="Website")
+    listed = portal.get("/projects?status=On hold", mine)
+    assert listed.status == 200, listed.json
+    assert [p["name"] for p in listed.json["projects"]] == ["Paused"]

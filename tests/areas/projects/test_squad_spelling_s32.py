@@ -37,3 +37,13 @@ def test_the_squad_filter_ignores_case_as_squad_names_do(api, db):
     make_project(db, name="B", squad="Comets")
     assert names(api.get("/api/projects?squad=rockets", as_=boss)) == ["A"]
     assert names(api.get("/api/projects?squad=ROCKETS,comets", as_=boss)) == ["A", "B"]
+
+
+def test_a_squad_named_in_the_other_unicode_form_is_the_squad(api, db):
+    """Squad names are stored composed (admin, session 32); a project naming the squad with its accent decomposed
+    is that squad (the review of session 32: a 400 "no squad has this name")."""
+    make_squad(db, name="Cr\u00e9a")
+    boss = make_user(db, access_level="executive", name="Boss")
+    made = api.post("/api/projects", as_=boss, json={"name": "Launch", "squad": "cre\u0301a", "owner_id": boss.id})
+    assert made.status == 201, made.json
+    assert made.json["project"]["squad"] == "Cr\u00e9a"

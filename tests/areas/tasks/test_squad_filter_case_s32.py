@@ -18,3 +18,10 @@ def test_a_squad_named_in_another_case_filters_its_tasks(api, db, exec_user):
     assert _ids(api.get("/api/tasks?squad=red", as_=exec_user)) == {tr.id}
     assert _ids(api.get("/api/tasks?squad=RED,blue%20team", as_=exec_user)) == {tr.id, tb.id}
     assert _ids(api.get(f"/api/tasks?squad={red.id}", as_=exec_user)) == {tr.id}  # an id still names it
+
+
+def test_a_squad_named_in_the_other_unicode_form_filters_its_tasks(api, db, exec_user):
+    """Squad names are stored composed (admin, session 32): the filter names one decomposed too."""
+    crea = make_squad(db, name="Cr\u00e9a")
+    task = make_task(db, assignee_id=make_user(db, squad_id=crea.id).id)
+    assert _ids(api.get("/api/tasks?squad=cre%CC%81a", as_=exec_user)) == {task.id}
