@@ -45,7 +45,7 @@ from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
 from sqlalchemy import and_, func, or_, select
 
 from chalicelib.core.context import job_context
-from chalicelib.core.errors import DomainError, ServiceUnavailable
+from chalicelib.core.errors import BadGateway, DomainError, ServiceUnavailable
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import claim_row, let_go, lock_row
 from chalicelib.core.query import LIST_LIMIT
@@ -213,7 +213,31 @@ def _ledger(ctx, leave: dict) -> str:
 
 
 def _ledger_reverse(ctx, leave: dict) -> None:
-    _payroll(ctx).reject_leave_application(leave["ledger_leave_application_id"])
+    """Reject the request's leave application. A rejection the ledger refuses (502) may be one an earlier attempt
+    made whose answer was lost (a timeout: the reversal recorded failed, the id kept), which Xero refuses to make
+    twice (its reject takes a REQUESTED or SCHEDULED application only): the application's state is read then, and one
+    the ledger holds as REJECTED is this reversal done (session 32, docs/decisions/leave.md, "A rejection whose answer
+    was lost"). Any other state, or a read that fails, leaves the refusal as the reversal's failure, as before. Read
+    only on a refusal: a reversal that succeeds costs no second call; a timeout is not read at once (the ledger that
+    did not answer the rejection is asked again by the retry, the job's an hour later)."""
+    payroll = _payroll(ctx)
+    application_id = leave["ledger_leave_application_id"]
+    try:
+        payroll.reject_leave_application(application_id)
+    except BadGateway:
+        if not _already_rejected(payroll, application_id):
+            raise  # a real refusal: the reversal's failure
+
+
+def _already_rejected(payroll, application_id: str) -> bool:
+    """Whether the ledger holds the application as REJECTED (`leave_application_status`); a read that fails (the
+    ledger unreachable, refusing, or answering what cannot be read) is not taken as rejected."""
+    try:
+        return payroll.leave_application_status(application_id) == "REJECTED"
+    except DomainError as exc:
+        log.warning("leave application %s: its state could not be read after a refused rejection: %s",
+                    application_id, exc.message)
+        return False
 
 
 def _planner_provider(ctx):

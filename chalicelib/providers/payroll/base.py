@@ -29,5 +29,13 @@ class PayrollProvider(Protocol):
         ...
 
     def reject_leave_application(self, leave_application_id: str) -> None:
-        """Withdraw an application (Xero: reject a REQUESTED or SCHEDULED application)."""
+        """Withdraw an application (Xero: reject a REQUESTED or SCHEDULED application; one in another state, a
+        REJECTED one included, is refused: BadGateway naming its state)."""
+        ...
+
+    def leave_application_status(self, leave_application_id: str) -> str:
+        """The state of one application, as the ledger holds it now: `REJECTED` when it is withdrawn (Xero: every
+        one of its LeavePeriods REJECTED), else `PROCESSED`, `SCHEDULED` or `REQUESTED` (the furthest any of its
+        periods went; Xero's LeavePeriodStatus), or another state the ledger answers, as answered. An application
+        the ledger does not know, or answers in no readable shape, is BadGateway (never taken as rejected)."""
         ...

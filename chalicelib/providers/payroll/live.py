@@ -7,6 +7,8 @@ refresh and rotation, `Xero-tenant-id`, 429 with Retry-After, errors as 502 with
 - `POST /payroll.xro/1.0/LeaveApplications` with `[{EmployeeID, LeaveTypeID, Title, StartDate, EndDate,
   Description}]`: `{LeaveApplications: [{LeaveApplicationID, ...}]}`
 - `POST /payroll.xro/1.0/LeaveApplications/{LeaveApplicationID}/reject`: withdraws it
+- `GET  /payroll.xro/1.0/LeaveApplications/{LeaveApplicationID}`: `{LeaveApplications: [{LeaveApplicationID,
+  LeavePeriods: [{PayPeriodStartDate, PayPeriodEndDate, LeavePeriodStatus, NumberOfUnits}], ...}]}`: its state
 
 Wire choices, checked against github.com/XeroAPI/Xero-OpenAPI xero-payroll-au.yaml: every call above is
 authorised by `payroll.employees` (Employees, LeaveApplications and their reject) or `payroll.settings(.read)`
@@ -18,6 +20,25 @@ given an idempotency key sends it as `Idempotency-Key` (the ledger's transport, 
 An id placed in a path (`{EmployeeID}`, `{LeaveApplicationID}`) is percent-encoded as one segment
 (`providers.http.segment`): an employee id is typed by an executive (the connections area's user mappings), and
 `../../../api.xro/2.0/Contacts?where=1&x=` sent raw reached Accounting's Contacts with the organisation's token.
+
+The state of one application (session 32, docs/decisions/leave.md, "A rejection whose answer was lost"), what
+`leave_application_status` relies on, from xero-payroll-au.yaml (XeroAPI/Xero-OpenAPI, operation
+getLeaveApplication, `payroll.employees(.read)`) and the Xero-OpenAPI 2.38.0 release notes (pull request 559):
+a LeaveApplication carries no status of its own; each of its `LeavePeriods` has a `LeavePeriodStatus`, one of
+SCHEDULED (the default: an application made through POST /LeaveApplications), PROCESSED (its pay run posted),
+REQUESTED (a leave request not yet approved) and REJECTED (a value it does not list, as its enums were open for a
+time, is read as answered, never as REJECTED). `POST .../reject` takes a REQUESTED or SCHEDULED application only, and its 200 answers the application
+with its periods REJECTED (the document's example); for one in another state (a REJECTED one: a second reject) it
+documents nothing beyond its 400 `APIException`, which the transport makes the leave ledger's 502 as any refusal.
+`GET /LeaveApplications/v2` lists REQUESTED and REJECTED applications with the others (the organisation's, by page,
+no filter by id); `GET /LeaveApplications/{LeaveApplicationID}` answers the one application in the same
+`LeaveApplications` list shape, and is the read used here. So an application is read as REJECTED when it has periods
+and every one is REJECTED; else as the furthest state any period reached (PROCESSED, then SCHEDULED, then REQUESTED),
+or the first state the document does not list, as answered. The id of the answer is not compared with the one asked:
+Xero gives an approved leave request a new LeaveApplicationID and, once it is rejected, answers the request's
+original one (XeroAPI/Xero-OpenAPI issue 590). An application Xero answers none of, no periods of, or a period
+without a readable state is the leave ledger's 502, never taken as rejected; so is an id Xero no longer knows (the
+transport makes its 404 a 502 as any refusal, with no status the adapter could tell apart).
 
 The hours of an application (session 24, docs/decisions/leave.md): given `units` (the app's hours per working
 day), the application carries `LeavePeriods` (xero-payroll-au.yaml LeaveApplication.LeavePeriods, LeavePeriod
@@ -85,6 +106,11 @@ def _units(value) -> float:
     if not math.isfinite(number) or abs(number) >= MAX_HOURS:
         raise BadGateway("The leave ledger answered a leave balance that cannot be read")
     return number
+
+
+REJECTED = "REJECTED"
+FURTHEST_FIRST = ("PROCESSED", "SCHEDULED", "REQUESTED")  # LeavePeriodStatus, an application's furthest state first
+STATUS_MAX = 20  # a state the document does not list is answered at most this long
 
 
 STEP_DAYS = {"WEEKLY": 7, "FORTNIGHTLY": 14, "FOURWEEKLY": 28}
@@ -215,3 +241,22 @@ class XeroPayroll:
 
     def reject_leave_application(self, leave_application_id: str) -> None:
         self._call("POST", f"LeaveApplications/{segment(leave_application_id)}/reject")
+
+    def leave_application_status(self, leave_application_id: str) -> str:
+        """The application's state read from its LeavePeriods (the module's docstring): REJECTED when every period
+        is; else PROCESSED, SCHEDULED or REQUESTED, the furthest any period reached; else the first other state, as
+        answered (cut to STATUS_MAX). No application, no periods, or a period whose state is no string: 502."""
+        answered = objects(_body(self._call("GET", f"LeaveApplications/{segment(leave_application_id)}"),
+                                 "LeaveApplications"), NAME, "leave applications")
+        if not answered:
+            raise BadGateway("The leave ledger does not know this leave application")
+        states = [period.get("LeavePeriodStatus")
+                  for period in objects(answered[0].get("LeavePeriods"), NAME, "leave periods")]
+        if not states or not all(isinstance(state, str) and state for state in states):
+            raise BadGateway("The leave ledger answered a leave application whose state cannot be read")
+        if all(state == REJECTED for state in states):
+            return REJECTED
+        for state in FURTHEST_FIRST:
+            if state in states:
+                return state
+        return next(state for state in states if state != REJECTED)[:STATUS_MAX]

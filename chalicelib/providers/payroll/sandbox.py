@@ -3,9 +3,11 @@
 Four leave types with fixed ids; an employee's balance of each type starts from a deterministic number of
 hours (from the employee id) less the hours of their scheduled applications; an employee id containing
 `invalid` is unknown to the ledger (502), as is a leave type it does not have. Rejecting an application gives
-its hours back. Rejecting one already rejected is taken (Xero documents its reject for a REQUESTED or SCHEDULED
-application only: the sandbox does not refuse the second, as the leave area has no read of an application to take
-a REJECTED one as reversed yet; docs/decisions/leave.md, session 32).
+its hours back. Rejecting one already rejected is refused (502 naming its state), as Xero takes its reject for a
+REQUESTED or SCHEDULED application only (Xero-OpenAPI 2.38.0 release notes); `leave_application_status` answers an
+application's state (SCHEDULED or REJECTED here), as Xero's GET /LeaveApplications/{id} read from its LeavePeriods,
+so that the leave area takes an application the ledger already holds as REJECTED as reversed (a rejection whose
+answer was lost; docs/decisions/leave.md, session 32).
 
 An application's hours are the ones it carries (`units`, hours per day: Xero given LeavePeriods takes their
 NumberOfUnits): their sum, whatever the weekdays; hours on a day outside its dates, or below zero, are refused
@@ -52,6 +54,7 @@ def _weekdays(start: date, end: date) -> int:
 
 
 REFUSED = "The leave ledger refused the request"
+REJECTABLE = ("REQUESTED", "SCHEDULED")  # Xero's reject: "rejection of REQUESTED or SCHEDULED leave applications"
 
 
 def _carried(units: dict, start: date, end: date) -> Decimal:
@@ -115,5 +118,17 @@ class SandboxPayroll:
         with own_unit(self) as db:  # the ledger keeps the rejection whatever the caller does next
             application = db.get(PayrollSandboxLeaveApplication, leave_application_id, with_for_update=True)
             if application is None:
-                raise BadGateway("The leave ledger refused the request: The leave application could not be found")
+                raise BadGateway(f"{REFUSED}: The leave application could not be found")
+            if application.status not in REJECTABLE:  # Xero: a REQUESTED or SCHEDULED application only
+                raise BadGateway(f"{REFUSED}: The leave application is {application.status}; only a REQUESTED or "
+                                 "SCHEDULED leave application can be rejected")
             application.status = "REJECTED"
+
+    def leave_application_status(self, leave_application_id: str) -> str:
+        """The application's state as the ledger holds it (committed: the rejection is the ledger's own, `own_unit`);
+        one the ledger does not know is refused (502), as its rejection is."""
+        status = self.db.scalar(select(PayrollSandboxLeaveApplication.status)
+                                .where(PayrollSandboxLeaveApplication.id == leave_application_id))
+        if status is None:
+            raise BadGateway(f"{REFUSED}: The leave application could not be found")
+        return status
