@@ -4,11 +4,10 @@ items are what the status means (value `completed`, label "Completed"), and the 
 values. A status naming an item of the list by its value or its label, ignoring case, is stored as the item's
 value; any other status is kept as typed (a free string). docs/decisions/projects.md, Validation."""
 import pytest
-from sqlalchemy import select
 
-from chalicelib.areas.relationships.models import ClientWin
-from chalicelib.core.notify import Notification
 from tests.factories import make_user
+
+from .test_completed_company_later_s24 import _put, _told, _wins
 
 
 @pytest.fixture
@@ -20,22 +19,6 @@ def _project(api, boss, **extra):
     answer = api.post("/api/projects", json={"name": "Spelling", **extra}, as_=boss)
     assert answer.status == 201, answer
     return answer.json["project"]
-
-
-def _put(api, boss, project, **values):
-    answer = api.put(f"/api/projects/{project['id']}", json=values, as_=boss)
-    assert answer.status == 200, answer
-    return answer.json["project"]
-
-
-def _wins(db, project):
-    db.expire_all()
-    return db.scalars(select(ClientWin).where(ClientWin.project_id == project["id"])).all()
-
-
-def _told(db, user, type):
-    db.expire_all()
-    return db.scalars(select(Notification).where(Notification.user_id == user.id, Notification.type == type)).all()
 
 
 @pytest.mark.parametrize("typed", ["Completed", "COMPLETED", " completed "])
