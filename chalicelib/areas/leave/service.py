@@ -409,9 +409,10 @@ def cancel(ctx, *, request_id: str) -> dict:
 def retry_integrations(ctx, *, request_id: str) -> dict:
     """Re-runs the integrations that have no id yet (failed or skipped), answering the request after the
     providers answered; no transaction is held open during the calls. 409 while another run holds the request
-    (its claim: service_integrations.claim), so that two runs never make the same external object. A cancelled
-    request whose reversal failed (a ledger, planner or calendar id kept) has what it still holds reversed instead
-    (`_retry_reversal`, session 26)."""
+    (its claim: service_integrations.claim), so that two runs never make the same external object; 409 too when
+    the ledger was asked when a run stopped (`ledger_interrupted`, session 32: booking again could deduct twice).
+    A cancelled request whose reversal failed (a ledger, planner or calendar id kept) has what it still holds
+    reversed instead (`_retry_reversal`, session 26)."""
     request = load_leave_request(ctx, request_id)
     if request.status == "cancelled":
         return _retry_reversal(ctx, request)
@@ -423,6 +424,8 @@ def retry_integrations(ctx, *, request_id: str) -> dict:
             raise Conflict("Only an approved request runs integrations")  # cancelled since it was read
         raise Conflict("Integrations are already running for this request")
     request = lock_row(ctx.db, LeaveRequest, request.id, missing="Leave request")  # as the run before this one left it
+    if service_integrations.ledger_interrupted(request):  # refused before writing: the claim goes with the rollback
+        raise Conflict(service_integrations.INTERRUPTED_LEDGER)
     names = [name for name, field in service_integrations.ID_FIELDS.items() if not getattr(request, field)]
     _history(ctx, request.id, "integrations_retried", ", ".join(names) or None)
     ctx.db.flush()

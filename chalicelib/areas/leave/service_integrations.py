@@ -72,6 +72,17 @@ REVERSIBLE = ("ledger", "planner", "calendar")
 # made nothing and is not looked for.
 LOOKED_FOR = ("planner", "calendar")
 SKIPPED = "Not configured"
+# What a provider being asked shows until its answer is recorded (session 32, docs/decisions/leave.md, "A provider
+# asked when the run stopped"): written before each call, in the transaction that commits the claim (the first) or
+# the one that records the previous provider's answer (`_keep`), and replaced by the run's outcome. Left standing
+# only by a run the function's end stopped inside that call: the provider may have made it. Not a skip: the planner's
+# booking and the calendar's event are looked for (`_lost`); the ledger's application, which cannot be looked for
+# (no lookup by employee and dates), is not booked again by a retry (`ledger_interrupted`, INTERRUPTED_LEDGER).
+INTERRUPTED = "Asked, no answer recorded (in progress, or the run stopped)"
+INTERRUPTED_LEDGER = ("The leave ledger was asked for this request's leave application when its run stopped, and "
+                      "its answer was never recorded: it may have made the application, and booking it again would "
+                      "deduct the leave twice. Check the requester's leave in Xero; cancel this request to withdraw "
+                      "it (rejecting in Xero any application it made), then file it again")
 # A failed reversal of a cancelled request is tried again by `leave-reverse-abandoned` only when its last attempt
 # (`updated_at`: every reversal records its outcome and lets the claim go, which bumps it; a claim does not) is older
 # than this: a provider that keeps failing is asked once an hour per request, not every 15 minutes (session 26).
@@ -456,14 +467,29 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
     leave["retry"] = retried or bool(request.integration_errors)
     names = [n for n in (names or INTEGRATIONS) if n in RUN and not leave[ID_FIELDS[n]]]
     kept_units = "ledger" in names and _keep_ledger_units(ctx.db, request, leave)
+    earlier = dict(request.integration_errors or {})  # what the runs before recorded (the markers replace them)
+    if names:  # the first provider marked in flight, committed with the claim (INTERRUPTED)
+        request.integration_errors = {**earlier, names[0]: INTERRUPTED}
+        ctx.db.flush()
     ctx.release_connection()
     results = {}
-    for name in names:
+    for at, name in enumerate(names):
         results[name] = _attempt(ctx, RUN[name], name, leave)
-        _keep_made(ctx, request_id, name, results[name], leave)  # recorded at once, before the next provider
+        # recorded at once, with the next provider marked in flight, before the next provider is asked
+        _keep_made(ctx, request_id, name, results[name], leave, asking=(names[at + 1:] or [None])[0])
     outcomes = {name: outcome for name, (outcome, _) in results.items()}
     request = lock_row(ctx.db, LeaveRequest, request_id, missing="Leave request")
     if request.status != "approved":  # cancelled while the providers answered: undo what it made and had made
+        # every provider answered: this run's markers give way to what was recorded before it (the reversal
+        # records its own outcome; a failure of this run is looked for below, as before)
+        errors = dict(request.integration_errors or {})
+        for name in results:
+            if errors.get(name) == INTERRUPTED:
+                errors.pop(name)
+                if name in earlier:
+                    errors[name] = earlier[name]
+        request.integration_errors = errors or None
+        ctx.db.flush()
         made = {**leave, **{ID_FIELDS[n]: value for n, (outcome, value) in results.items() if outcome == "ok"}}
         # and look for what a failed attempt may have made (this run's, or an earlier one's recorded; session 27)
         made["look_for"] = [name for name in LOOKED_FOR if not made[ID_FIELDS[name]]
@@ -488,7 +514,7 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
     return outcomes
 
 
-def _keep_made(ctx, request_id: str, name: str, result: tuple, leave: dict) -> None:
+def _keep_made(ctx, request_id: str, name: str, result: tuple, leave: dict, asking: str | None = None) -> None:
     """Record what a provider made as soon as it answers (session 32, docs/decisions/leave.md, "A run stopped half
     way"): its id on the request, its error cleared (and, for the ledger, the requester's cached balances dropped;
     for chat, the channel posted to), in a short transaction of its own committed before the next provider is
@@ -496,10 +522,14 @@ def _keep_made(ctx, request_id: str, name: str, result: tuple, leave: dict) -> N
     the run's end was never written) keeps the ids of what was made, so a retry, which can only take the claim once
     it is stale (STALE_CLAIM, 10 minutes, longer than Xero keeps the leave application's Idempotency-Key), makes
     none of it again, and a cancellation reverses it. The run's claim stays held; the run's end records the rest
-    and lets it go. A failure or a skip is left to the run's end (it made nothing to keep)."""
+    and lets it go. A failure or a skip is left to the run's end (it made nothing to keep). `asking`: the provider
+    asked next, marked in flight (INTERRUPTED) in the same transaction, so a function stopped inside that call leaves
+    it looked for (the planner, the calendar) or refused a retry (the ledger); a failure followed by a provider to
+    ask is one transaction too (the mark), the last provider's failure none (session 32)."""
     outcome, value = result
-    if outcome == "ok" and value is not None:  # a chat ts that cannot be kept is none (`_attempt`)
-        _keep(ctx, request_id, name, value, leave)
+    made = outcome == "ok" and value is not None  # a chat ts that cannot be kept is none (`_attempt`)
+    if made or asking:
+        _keep(ctx, request_id, name if made else None, value, leave, asking=asking)
 
 
 def _keep_undone(ctx, request_id: str, name: str, leave: dict) -> None:
@@ -514,21 +544,26 @@ def _keep_undone(ctx, request_id: str, name: str, leave: dict) -> None:
     _keep(ctx, request_id, name, None, leave)
 
 
-def _keep(ctx, request_id: str, name: str, value: str | None, leave: dict) -> None:
+def _keep(ctx, request_id: str, name: str | None, value: str | None, leave: dict,
+          asking: str | None = None) -> None:
     """`_keep_made` (`value` the id made) and `_keep_undone` (None): the id set, the integration's error cleared, for
     the ledger the requester's cached balances dropped (booked or rejected there: stale now), for a chat post made
-    the channel; committed, so no transaction nor row lock is held while the next provider answers."""
+    the channel; `asking` (a run's next provider) marked in flight; committed, so no transaction nor row lock is
+    held while the next provider answers. `name` None: only the mark."""
     request = lock_row(ctx.db, LeaveRequest, request_id)
     if request is None:
         return
-    setattr(request, ID_FIELDS[name], value)
     errors = dict(request.integration_errors or {})
-    errors.pop(name, None)
+    if name is not None:
+        setattr(request, ID_FIELDS[name], value)
+        errors.pop(name, None)
+        if name == "ledger":
+            _balances_changed(ctx, leave)
+        if value is not None and name == "chat" and leave["chat_channel"]:
+            request.chat_channel = leave["chat_channel"]
+    if asking is not None:
+        errors[asking] = INTERRUPTED
     request.integration_errors = errors or None
-    if name == "ledger":
-        _balances_changed(ctx, leave)
-    if value is not None and name == "chat" and leave["chat_channel"]:
-        request.chat_channel = leave["chat_channel"]
     ctx.db.flush()
     ctx.release_connection()
 
@@ -599,6 +634,14 @@ def _lost(request: LeaveRequest, name: str) -> bool:
     error = (request.integration_errors or {}).get(name)
     return (name in LOOKED_FOR and not getattr(request, ID_FIELDS[name]) and bool(error)
             and not str(error).startswith(SKIPPED))
+
+
+def ledger_interrupted(request: LeaveRequest) -> bool:
+    """The ledger was asked for the request's leave application when its run stopped (INTERRUPTED, no id): the
+    application may exist, and the idempotency key that would answer it again is forgotten by the time the dead run's
+    claim is stale (Xero: 6 minutes; STALE_CLAIM: 10), so a retry would book it twice (session 32)."""
+    return (not request.ledger_leave_application_id
+            and (request.integration_errors or {}).get("ledger") == INTERRUPTED)
 
 
 def left_to_reverse(request: LeaveRequest) -> list[str]:
