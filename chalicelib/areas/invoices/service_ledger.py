@@ -17,7 +17,11 @@ than STALE_CLAIM is a dead request's and is taken over. The syncs need none: the
 A push sends the ledger an idempotency key (`_push_key`, docs/decisions/invoices.md "Idempotency-Key"): a push
 retried after the ledger made its invoice but the request failed (a timeout, a failure before the link was
 written) gets the same ledger invoice back, not a second one; a push of the invoice changed since, or pushed
-anew after a delete in the ledger, is a new intent and makes a new one.
+anew after a delete in the ledger, is a new intent and makes a new one. The ledger keeps a key 6 minutes: a push
+that asked it to create and lost the answer is kept in history (UNANSWERED), and a retry of it (the same key), or a
+push taking over a dead request's claim, first looks in the ledger for the invoice the earlier one may have made
+(`_made_before`) and links that one (session 32, docs/decisions/invoices.md "A push retried after the ledger forgot
+its key").
 """
 from __future__ import annotations
 
@@ -30,10 +34,11 @@ from decimal import Decimal
 from sqlalchemy import select, update
 
 from chalicelib.core import history
-from chalicelib.core.errors import BadRequest, Conflict, not_found
+from chalicelib.core.errors import BadRequest, Conflict, DomainError, ServiceUnavailable, not_found
 from chalicelib.core.ids import utcnow
-from chalicelib.core.locks import claim_row, let_go, lock_row
-from chalicelib.providers.ledger.base import idempotency_key
+from chalicelib.core.locks import claim_row, let_go, lock_key, lock_row
+from chalicelib.core.models import HistoryEntry
+from chalicelib.providers.ledger.base import LedgerRefused, idempotency_key
 
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule
 from .queries import invoice_record, load_invoice
@@ -63,16 +68,17 @@ def _locked(ctx, invoice_id: str) -> Invoice:
     return lock_row(ctx.db, Invoice, invoice_id)
 
 
-def _claim(ctx, invoice_id: str):
+def _claim(ctx, invoice_id: str, *also):
     """Claim the invoice for one push or ledger move: one conditional UPDATE, taken only when no request holds it
     (no claim, or one older than STALE_CLAIM). Answers the claim's token and the invoice's ledger id, ledger status
-    and status as the UPDATE found them: a concurrent claimer waits on the row lock of the request that lets go,
-    then reads what that one wrote (the caller checks the move again on them). 409 (BUSY) when another request
-    holds it, 404 when the invoice is gone. The caller commits it (`release_connection`) before calling the
-    ledger; `updated_at` is left alone: the claim is no change of the invoice."""
+    and status as the UPDATE found them (and `also`, more labelled columns the caller reads in the same statement):
+    a concurrent claimer waits on the row lock of the request that lets go, then reads what that one wrote (the
+    caller checks the move again on them). 409 (BUSY) when another request holds it, 404 when the invoice is gone.
+    The caller commits it (`release_connection`) before calling the ledger; `updated_at` is left alone: the claim
+    is no change of the invoice."""
     claimed = claim_row(ctx.db, Invoice, Invoice.ledger_move_since, Invoice.id == invoice_id, stale=STALE_CLAIM,
                         returning=(Invoice.ledger_invoice_id, Invoice.ledger_status, Invoice.status,
-                                   Invoice.ledger_moved_at, Invoice.created_at))
+                                   Invoice.ledger_moved_at, Invoice.created_at, *also))
     if claimed is None:
         if ctx.db.scalar(select(Invoice.id).where(Invoice.id == invoice_id)) is None:
             raise not_found("Invoice")
@@ -87,18 +93,22 @@ def _let_go(invoice: Invoice, token) -> None:
 
 
 @contextmanager
-def _claimed(ctx, invoice_id: str, token):
+def _claimed(ctx, invoice_id: str, token, on_failure=None):
     """The claimed part of a push or move (the claim committed). On any failure (the ledger's refusal, a conflict
     found once it answered, an error) the request's unwritten changes are dropped and the claim let go in a short
-    transaction of its own, committed before the failure is answered; a success lets go itself (`_let_go`)."""
+    transaction of its own, committed before the failure is answered (with what `on_failure(exc)` writes: a push's
+    record of an answer it may have lost); a success lets go itself (`_let_go`)."""
     try:
         yield
-    except BaseException:
+    except BaseException as exc:
         try:
             ctx.db.rollback()
             ctx.db.execute(update(Invoice).where(Invoice.id == invoice_id, Invoice.ledger_move_since == token)
                            .values(ledger_move_since=None, updated_at=Invoice.updated_at)
                            .execution_options(synchronize_session=False))
+            if on_failure is not None:
+                on_failure(exc)
+                ctx.db.flush()
             ctx.release_connection()
         except Exception:  # noqa: BLE001 - the failure answered is the first one; the claim goes stale instead
             log.exception("could not let go of the ledger claim of invoice %s", invoice_id)
@@ -177,17 +187,82 @@ def _move_key(invoice, action: str, ledger_id: str, ledger_status: str | None) -
                            body={"status": ledger_status})
 
 
+# ---- a push retried after the ledger forgot its key (session 32, docs/decisions/invoices.md "A push retried after
+# the ledger forgot its key")
+
+UNANSWERED = "ledger_push_unanswered"
+"""The history action of a push that asked the ledger to create and failed with no answer known to be a refusal of
+it: the ledger may hold the invoice it made. Its `changes` name the push's `idempotency_key` and the failure."""
+LOOK_SKIPS = (LedgerRefused, ServiceUnavailable, Conflict)
+"""A push failing with these left nothing in the ledger to look for: the ledger's refusal of the create (a validation
+error: it made nothing; a failed push still writes nothing), a rate limit or a ledger not connected (nothing was
+asked), or the change found once the ledger answered (its invoice was deleted there, or the 409 names it)."""
+
+
+def _unanswered(invoice_id: str, key: str):
+    """Whether a push of this invoice with this very key (the same version of the invoice, the same request) asked
+    the ledger and lost the answer: read in the claim's own statement (`_claim`'s `also`), no statement more."""
+    return (select(HistoryEntry.id)
+            .where(HistoryEntry.entity_type == ENTITY, HistoryEntry.entity_id == invoice_id,
+                   HistoryEntry.action == UNANSWERED, HistoryEntry.changes["idempotency_key"].as_string() == key)
+            .exists().label("unanswered"))
+
+
+def _note_unanswered(ctx, invoice_id: str, key: str, asked: list):
+    """The push's `on_failure`: once the ledger was asked to create (`asked`), any failure but LOOK_SKIPS' is kept
+    in history (UNANSWERED), so that a retry of the same push looks in the ledger first."""
+    def note(exc):
+        if asked and not isinstance(exc, LOOK_SKIPS):
+            message = exc.message if isinstance(exc, DomainError) else type(exc).__name__
+            history.record(ctx.db, entity_type=ENTITY, entity_id=invoice_id, action=UNANSWERED, actor_id=ctx.user_id,
+                           changes={"idempotency_key": key, "error": message})
+    return note
+
+
+def _made_before(ctx, ledger, invoice_id: str, payload: dict, total: Decimal) -> dict | None:
+    """The ledger invoice an earlier push of this invoice made, when the ledger holds exactly one that is ours beyond
+    doubt: a sales invoice this application made with the invoice's number, the contact a push names (as the hand
+    link compares names), neither deleted nor voided, in the invoice's currency and of its total (`total`), and
+    linked to no other invoice here (one statement, then no transaction open again). None otherwise (nothing, or more
+    than one: the push then creates as before)."""
+    number = payload["invoice_number"]
+    ours = [state for state in ledger.find_invoices(number)
+            if state.get("invoice_number") == number and state.get("status") not in (None, "DELETED", "VOIDED")
+            and _same_contact(state.get("contact_name"), payload["contact_name"])
+            and state.get("currency") in (None, payload["currency"])
+            and state.get("total") is not None and Decimal(state["total"]) == total]
+    if ours:
+        linked = set(ctx.db.scalars(select(Invoice.ledger_invoice_id).where(
+            Invoice.ledger_invoice_id.in_([state["ledger_invoice_id"] for state in ours]), Invoice.id != invoice_id)))
+        ctx.release_connection()  # no transaction open while the ledger answers the create that may follow
+        ours = [state for state in ours if state["ledger_invoice_id"] not in linked]
+    if len(ours) != 1:
+        if ours:
+            log.warning("invoice %s: the ledger holds %d invoices that may be its push's; a new one is made", number,
+                        len(ours))
+        return None
+    return {"ledger_invoice_id": ours[0]["ledger_invoice_id"], "status": ours[0]["status"]}
+
+
 def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
     invoice = load_invoice(ctx, invoice_id)
     _check_push(invoice)
     payload = _payload(ctx, invoice)
     key = _push_key(invoice, payload)
+    total = invoice.total
     ledger = ledger_of(ctx)
-    token, found = _claim(ctx, invoice_id)
+    # a claim found on the invoice and taken over is a dead request's (STALE_CLAIM, past the key's 6 minutes): a push
+    # killed after the ledger made its invoice leaves one
+    dead_claim = invoice.ledger_move_since is not None
+    token, found = _claim(ctx, invoice_id, _unanswered(invoice_id, key))
     _check_push(found)  # as a push it waited for left it (refused: the claim is rolled back with the request)
     ctx.release_connection()  # the claim committed: no transaction nor row lock while the ledger answers
-    with _claimed(ctx, invoice_id, token):
-        made = ledger.create_invoice(payload, idempotency_key=key)
+    asked = []
+    with _claimed(ctx, invoice_id, token, _note_unanswered(ctx, invoice_id, key, asked)):
+        made = _made_before(ctx, ledger, invoice_id, payload, total) if dead_claim or found.unanswered else None
+        if made is None:
+            asked.append(key)
+            made = ledger.create_invoice(payload, idempotency_key=key)
         invoice = _locked(ctx, invoice_id)
         if invoice is not None and invoice.ledger_invoice_id == made["ledger_invoice_id"]:
             # the ledger answered, under the same key, the invoice a retry of this push made and linked meanwhile
@@ -195,18 +270,24 @@ def push(ctx, *, invoice_id: str) -> tuple[dict, str]:
             _let_go(invoice, token)
             ctx.db.flush()  # the claim's release written first: the answer is the row as stored (its updated_at)
             return invoice_record(ctx.db, invoice.id, principal=ctx.principal), invoice.ledger_invoice_id
-        # deleted, pushed, voided or paid meanwhile (neither is pushed: NOT_PUSHED): undo ours
+        # deleted, pushed, voided or paid meanwhile (neither is pushed: NOT_PUSHED): undo ours (one found in the
+        # ledger was not made by this request: it is left there, as the lost push left it)
         if invoice is None or invoice.ledger_invoice_id or invoice.status in NOT_PUSHED:
             ctx.release_connection()  # nothing written here: give the row lock back before calling the ledger again
-            _undo_push(ledger, made["ledger_invoice_id"], invoice_id)
-            ctx.release_connection()  # the ledger keeps its undo (the sandbox's rows too), whatever this answers
+            if asked:
+                _undo_push(ledger, made["ledger_invoice_id"], invoice_id)
+                ctx.release_connection()  # the ledger keeps its undo (the sandbox's rows too), whatever this answers
             raise Conflict("The invoice changed while it was pushed; nothing was linked")
+        if not asked:  # one found: linked to no other invoice meanwhile (hand links take turns on this key)
+            lock_key(ctx.db, "invoice-ledger-link", made["ledger_invoice_id"])
+            _check_unlinked_elsewhere(ctx, invoice_id, made["ledger_invoice_id"])
         before = invoice.status
         invoice.ledger_invoice_id, invoice.ledger_status = made["ledger_invoice_id"], made["status"]
         invoice.status, invoice.updated_at = "finalised", utcnow()
         _let_go(invoice, token)
         _log(ctx, invoice, "pushed_to_ledger", {"ledger_invoice_id": invoice.ledger_invoice_id,
-                                                "status": {"from": before, "to": "finalised"}})
+                                                "status": {"from": before, "to": "finalised"},
+                                                **({} if asked else {"found_in_ledger": True})})
         ctx.db.flush()
     return invoice_record(ctx.db, invoice.id, principal=ctx.principal), invoice.ledger_invoice_id
 
@@ -216,8 +297,6 @@ def _undo_push(ledger, ledger_id: str, invoice_id: str) -> None:
     a timeout, a rate limit), the push is still the change's 409, naming the ledger invoice left there and why
     (session 32, docs/decisions/invoices.md "A push's undo the ledger fails"): its 502 or 504 said the ledger had
     refused the push, which it had made, and named the draft it holds nowhere. Logged, for the bookkeeper."""
-    from chalicelib.core.errors import DomainError
-
     try:
         ledger.set_status(ledger_id, "DELETED")
     except DomainError as exc:
@@ -301,8 +380,6 @@ def relink_still_valid(ctx, invoice: Invoice, ledger_id: str, company_id: str | 
     ledger_invoice_id otherwise. Unlinking, changing the lines and linking the same ledger invoice back made the
     invoice's money part from the ledger's (the line freeze walked around); the lines cannot change while the
     invoice's row is locked, so the totals compared are the ones kept."""
-    from chalicelib.core.locks import lock_key
-
     lock_key(ctx.db, "invoice-ledger-link", ledger_id)
     if invoice.company_id != company_id:
         raise Conflict("The invoice's company changed while the ledger was asked; nothing was linked")

@@ -21,6 +21,8 @@ import json
 from abc import ABC, abstractmethod
 from datetime import timedelta
 
+from chalicelib.core.errors import BadGateway
+
 IDEMPOTENCY_KEY_MAX = 128  # Xero: "128 character max"
 IDEMPOTENCY_KEY_RETENTION = timedelta(minutes=6)  # Xero: "stored for 6 minutes from the time of the first call"
 
@@ -36,6 +38,13 @@ def idempotency_key(*parts, body) -> str:
         return key
     digest = hashlib.sha256(key.encode()).hexdigest()
     return key[:IDEMPOTENCY_KEY_MAX - len(digest) - 1] + "-" + digest
+
+
+class LedgerRefused(BadGateway):
+    """The ledger's refusal of a request, answered by it (Xero: an HTTP 4xx, a validation error; the sandbox: its
+    rules): the request did nothing there. A 502 as any ledger failure; a push that meets it has lost no answer and
+    records none (invoices service_ledger, "A push retried after the ledger forgot its key"). A timeout, a ledger not
+    reached, a 5xx or an answer that cannot be read is no refusal: the request may have been done."""
 
 
 class LedgerAuth(ABC):
@@ -71,6 +80,14 @@ class LedgerProvider(ABC):
     @abstractmethod
     def get_invoices(self, ledger_invoice_ids: list[str]) -> list[dict]:
         """The state of these invoices (module docstring); ids the ledger does not know are left out."""
+
+    @abstractmethod
+    def find_invoices(self, invoice_number: str) -> list[dict]:
+        """The sales invoices this application made that carry `invoice_number` exactly and are neither DELETED nor
+        VOIDED, each the state `get_invoices` answers (module docstring) with its `invoice_number`; none when the
+        ledger holds no such invoice. A push asks it before creating only when an earlier push of the invoice may
+        have made one that the ledger no longer replays (its idempotency key forgotten after
+        IDEMPOTENCY_KEY_RETENTION): docs/decisions/invoices.md, "A push retried after the ledger forgot its key"."""
 
     @abstractmethod
     def get_pdf(self, ledger_invoice_id: str) -> bytes:

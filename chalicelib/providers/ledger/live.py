@@ -37,6 +37,22 @@ xero-payroll-au.yaml):
   refresh carry the same key. A status change (`POST /Invoices/{id}`, updateInvoice) and an e-mail (`POST
   /Invoices/{id}/Email`, emailInvoice) send one too (xero_accounting.yaml lists the `Idempotency-Key` header on
   both): the caller's, else one made for the call (`_call_key`), the same on each of its attempts.
+- A push's look (`find_invoices`, session 32): `GET /Invoices` with `InvoiceNumbers=<number>` ("Filter by a
+  comma-separated list of InvoiceNumbers", style form, explode false), `Statuses=DRAFT,SUBMITTED,AUTHORISED,PAID`
+  ("Filter by a comma-separated list Statuses"), `createdByMyApp=true` ("When set to true you'll only retrieve
+  Invoices created by your app") and `page` ("Up to 100 invoices will be returned in a single API call with line
+  items shown for each invoice"): xero_accounting.yaml, getInvoices (XeroAPI/Xero-OpenAPI, commit e952d0b). The
+  answer is an `Invoices` list as the `IDs` read's, each with `Type` (ACCREC a sales invoice, ACCPAY a bill),
+  `InvoiceNumber`, `Contact.Name`, `Status`, `CurrencyCode` and `Total` (getInvoices' example). The filter's
+  matching (exact, case) is not documented, nor whether a number holding a comma is split: only a sales invoice
+  whose `InvoiceNumber` is the number itself, in a status asked, is answered. On uniqueness the Invoice schema says
+  "InvoiceNumber: ACCREC – Unique alpha numeric code identifying invoice" (ACCPAY: "non-unique",
+  developer.xero.com/documentation/api/invoices), and Xero refuses a second sales invoice with a number it holds
+  with the validation error "Invoice # must be unique." (the message in xero_accounting.yaml's getInvoice example;
+  also reported by integrations: Bill.com's and Chargebee's help pages "Xero sync error: Invoice # must be unique",
+  fixed by deleting the duplicate). So a push retried after Xero forgot its key meets that refusal (a 502) rather
+  than a second invoice; either way the look finds the first one instead. Not documented: whether a VOIDED or
+  DELETED invoice keeps its number from a new one (the area pushes again after a delete in the ledger, as before).
 """
 from __future__ import annotations
 
@@ -54,7 +70,7 @@ from chalicelib.core.errors import BadGateway, BadRequest
 from chalicelib.core.settings import get_settings
 from chalicelib.providers import http
 
-from .base import IDEMPOTENCY_KEY_MAX, LedgerAuth, LedgerProvider, idempotency_key
+from .base import IDEMPOTENCY_KEY_MAX, LedgerAuth, LedgerProvider, LedgerRefused, idempotency_key
 
 AUTHORIZE_URL = "https://login.xero.com/identity/connect/authorize"
 TOKEN_URL = "https://identity.xero.com/connect/token"
@@ -66,6 +82,7 @@ SCOPES = ("openid profile email offline_access accounting.invoices accounting.co
 PAGE_SIZE = 100
 EMPLOYEE_ID_MAX = 100  # connections' user_mappings.ledger_id
 IDS_PER_CALL = 50
+LOOKED_FOR = ("DRAFT", "SUBMITTED", "AUTHORISED", "PAID")  # a push's look: the statuses of an invoice it may take
 MAX_PAGES = 100  # pages read in one listing at most (10 000 records); more is a 502, never an endless loop
 NAME = "The accounting ledger"
 log = logging.getLogger("wms.ledger")
@@ -305,8 +322,9 @@ class XeroLedger(LedgerProvider):
             if response.status_code == 401 and attempt == 1 and self.auth is not None:
                 self._refresh()
                 continue
-            if response.status_code >= 400:
-                raise BadGateway(f"The accounting ledger refused the request: {xero_message(response)}")
+            if response.status_code >= 400:  # a 4xx is Xero's refusal (it did nothing), a 5xx its failure
+                failure = LedgerRefused if response.status_code < 500 else BadGateway
+                raise failure(f"The accounting ledger refused the request: {xero_message(response)}")
             return response
         raise AssertionError("unreachable")
 
@@ -367,6 +385,23 @@ class XeroLedger(LedgerProvider):
             else:
                 raise BadGateway("The accounting ledger answered too many pages of invoices")
         return found
+
+    def find_invoices(self, invoice_number: str) -> list[dict]:
+        """`GET /Invoices?InvoiceNumbers=<number>&Statuses=DRAFT,SUBMITTED,AUTHORISED,PAID&createdByMyApp=true&page=n`
+        (module docstring, "A push's look"); of what Xero answers, only the sales invoices (`Type` ACCREC) whose
+        `InvoiceNumber` is the number itself and whose `Status` is one of those asked are answered."""
+        found = []
+        for page in range(1, MAX_PAGES + 1):
+            response = self._call("GET", f"{ACCOUNTING}/Invoices",
+                                  params={"InvoiceNumbers": invoice_number, "Statuses": ",".join(LOOKED_FOR),
+                                          "createdByMyApp": "true", "page": page})
+            invoices = http.objects(http.json_object(response, NAME).get("Invoices"), NAME, "invoices")
+            found += [{**self._state(item), "invoice_number": invoice_number} for item in invoices
+                      if item.get("Type") == "ACCREC" and item.get("InvoiceNumber") == invoice_number
+                      and item.get("Status") in LOOKED_FOR]
+            if len(invoices) < PAGE_SIZE:
+                return found
+        raise BadGateway("The accounting ledger answered too many pages of invoices")
 
     @staticmethod
     def _state(item: dict) -> dict:

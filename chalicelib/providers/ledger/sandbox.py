@@ -33,7 +33,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.money import line_amount, line_gst
 from chalicelib.core.timeutil import org_today
 
-from .base import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RETENTION, LedgerAuth, LedgerProvider
+from .base import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RETENTION, LedgerAuth, LedgerProvider, LedgerRefused
 from .models import LedgerSandboxInvoice
 
 CENT = Decimal("0.01")
@@ -98,7 +98,7 @@ REFUSED = "The accounting ledger refused the request"
 def check_key(idempotency_key: str | None, refused: str) -> None:
     """Xero's bound on an Idempotency-Key: 1 to IDEMPOTENCY_KEY_MAX characters (502 with the provider's words)."""
     if idempotency_key is not None and not 0 < len(idempotency_key) <= IDEMPOTENCY_KEY_MAX:
-        raise BadGateway(f"{refused}: Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} characters")
+        raise LedgerRefused(f"{refused}: Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX} characters")
 
 
 def create_once(model, fields: dict, idempotency_key: str | None, refused: str, make) -> dict:
@@ -115,7 +115,7 @@ def create_once(model, fields: dict, idempotency_key: str | None, refused: str, 
                                           .with_for_update())
                 if seen is not None and seen.created_at > utcnow() - IDEMPOTENCY_KEY_RETENTION:
                     if {key: getattr(seen, key) for key in fields} != fields:
-                        raise BadGateway(f"{refused}: The Idempotency-Key was used with a different request")
+                        raise LedgerRefused(f"{refused}: The Idempotency-Key was used with a different request")
                     return {"id": seen.id}
                 if seen is not None:  # older than Xero keeps a key: forgotten, the request is a new one
                     seen.idempotency_key = None
@@ -207,8 +207,8 @@ class SandboxLedger(LedgerProvider):
     def create_invoice(self, invoice: dict, *, idempotency_key: str | None = None) -> dict:
         contact = invoice["contact_name"] or ""
         if not contact.strip() or "invalid" in contact.lower():
-            raise BadGateway("The accounting ledger refused the request: A Contact must be specified with a valid "
-                             "Name")
+            raise LedgerRefused("The accounting ledger refused the request: A Contact must be specified with a "
+                                "valid Name")
         check_key(idempotency_key, REFUSED)
         lines = [{"description": line["description"], "quantity": str(line["quantity"]),
                   "unit_amount": str(line["unit_amount"]), "account_code": line.get("account_code"),
@@ -274,11 +274,25 @@ class SandboxLedger(LedgerProvider):
         if not ids:
             return []
         rows = self.db.scalars(select(LedgerSandboxInvoice).where(LedgerSandboxInvoice.id.in_(ids))).all()
-        return [{"ledger_invoice_id": row.id, "status": row.status, "contact_name": row.contact_name,
-                 "currency": row.currency, "total": Decimal(row.total),
-                 "amount_paid": Decimal(row.amount_paid), "amount_credited": Decimal("0"),  # no credit notes here
-                 "amount_due": Decimal("0") if row.status in ("VOIDED", "DELETED") else Decimal(row.total) - Decimal(row.amount_paid),
-                 "payments": [{**p, "amount": Decimal(p["amount"])} for p in row.payments]} for row in rows]
+        return [self._state(row) for row in rows]
+
+    def find_invoices(self, invoice_number: str) -> list[dict]:
+        """As Xero's look by number (live.py): the invoices of its table that carry the number and are neither DELETED
+        nor VOIDED (every one is this application's), oldest first. A read, as `get_invoices`: nothing is written."""
+        rows = self.db.scalars(select(LedgerSandboxInvoice).where(
+            LedgerSandboxInvoice.invoice_number == invoice_number,
+            LedgerSandboxInvoice.status.not_in(("DELETED", "VOIDED")))
+            .order_by(LedgerSandboxInvoice.created_at, LedgerSandboxInvoice.id)).all()
+        return [{**self._state(row), "invoice_number": row.invoice_number} for row in rows]
+
+    @staticmethod
+    def _state(row: LedgerSandboxInvoice) -> dict:
+        """The invoice's state as base.py names it."""
+        return {"ledger_invoice_id": row.id, "status": row.status, "contact_name": row.contact_name,
+                "currency": row.currency, "total": Decimal(row.total),
+                "amount_paid": Decimal(row.amount_paid), "amount_credited": Decimal("0"),  # no credit notes here
+                "amount_due": Decimal("0") if row.status in ("VOIDED", "DELETED") else Decimal(row.total) - Decimal(row.amount_paid),
+                "payments": [{**p, "amount": Decimal(p["amount"])} for p in row.payments]}
 
     def get_pdf(self, ledger_invoice_id: str) -> bytes:
         return bytes(self._row(ledger_invoice_id).pdf)
