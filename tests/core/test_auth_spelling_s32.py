@@ -29,3 +29,12 @@ def test_an_address_stored_decomposed_before_still_signs_in_as_spelled(api, db):
     response = me(api, hs256(claims("jose\u0301@agency.test")))
     assert response.status == 200, response.json
     assert response.json["user"]["id"] == user.id
+
+
+def test_a_claim_is_lower_cased_then_composed_as_addresses_are_stored(api, db):
+    """Admin and the CLI lower-case, then compose; a claim composed first differed for a capital with no composed form
+    of its mark ("J" + U+030C stays two; "j" + U+030C is U+01F0): 403 (the second review of session 32)."""
+    user = make_user(db, email="\u01f0ane@agency.test", name="Jane")  # "J\u030cane@..." as admin stores it
+    response = me(api, hs256(claims("J\u030cane@agency.test")))
+    assert response.status == 200, response.json
+    assert response.json["user"]["id"] == user.id

@@ -483,9 +483,9 @@ def run(ctx, request_id: str, names=None, *, token=None) -> dict:
         # every provider answered: this run's markers give way to what was recorded before it (the reversal
         # records its own outcome; a failure of this run is looked for below, as before)
         errors = dict(request.integration_errors or {})
-        for name in results:
-            if errors.get(name) == INTERRUPTED:
-                errors.pop(name)
+        for name, (outcome, _) in results.items():
+            if outcome != "ok" or errors.get(name) == INTERRUPTED:  # its mark, or what it failed with meanwhile
+                errors.pop(name, None)
                 if name in earlier:
                     errors[name] = earlier[name]
         request.integration_errors = errors or None
@@ -527,9 +527,12 @@ def _keep_made(ctx, request_id: str, name: str, result: tuple, leave: dict, aski
     it looked for (the planner, the calendar) or refused a retry (the ledger); a failure followed by a provider to
     ask is one transaction too (the mark), the last provider's failure none (session 32)."""
     outcome, value = result
-    made = outcome == "ok" and value is not None  # a chat ts that cannot be kept is none (`_attempt`)
-    if made or asking:
-        _keep(ctx, request_id, name if made else None, value, leave, asking=asking)
+    if outcome == "ok" and value is not None:  # a chat ts that cannot be kept is none (`_attempt`)
+        _keep(ctx, request_id, name, value, leave, asking=asking)
+    elif asking:  # its own mark replaced by what it answered (its failure, its skip, or nothing), with the next's:
+        # left standing, a stop in the next call showed this one in flight too (the review of session 32: a ledger
+        # that refused or was skipped, then a planner stopped, refused every retry as an interrupted booking)
+        _keep(ctx, request_id, None, None, leave, asking=asking, answered=(name, None if outcome == "ok" else value))
 
 
 def _keep_undone(ctx, request_id: str, name: str, leave: dict) -> None:
@@ -545,11 +548,12 @@ def _keep_undone(ctx, request_id: str, name: str, leave: dict) -> None:
 
 
 def _keep(ctx, request_id: str, name: str | None, value: str | None, leave: dict,
-          asking: str | None = None) -> None:
+          asking: str | None = None, answered: tuple[str, str | None] | None = None) -> None:
     """`_keep_made` (`value` the id made) and `_keep_undone` (None): the id set, the integration's error cleared, for
     the ledger the requester's cached balances dropped (booked or rejected there: stale now), for a chat post made
     the channel; `asking` (a run's next provider) marked in flight; committed, so no transaction nor row lock is
-    held while the next provider answers. `name` None: only the mark."""
+    held while the next provider answers. `name` None: only the mark, and `answered` (a provider that made nothing:
+    its name and its error, None for none) in place of that provider's own mark."""
     request = lock_row(ctx.db, LeaveRequest, request_id)
     if request is None:
         return
@@ -561,6 +565,11 @@ def _keep(ctx, request_id: str, name: str | None, value: str | None, leave: dict
             _balances_changed(ctx, leave)
         if value is not None and name == "chat" and leave["chat_channel"]:
             request.chat_channel = leave["chat_channel"]
+    if answered is not None:
+        answered_name, error = answered
+        errors.pop(answered_name, None)
+        if error is not None:
+            errors[answered_name] = error
     if asking is not None:
         errors[asking] = INTERRUPTED
     request.integration_errors = errors or None

@@ -257,8 +257,12 @@ def list_projects(ctx, *, query) -> Page:
     if statuses:  # as typed, or the value of the `project_status` item each names (_status_value; session 32)
         stmt = stmt.where(or_(Project.status.in_(statuses), Project.status.in_(_status_values_named(statuses))))
     squads = comma_values(query.squad)
-    if squads:  # ignoring case, as squad names are unique (a project keeps its squad's spelling: _squad_name)
-        stmt = stmt.where(func.lower(Project.squad).in_([func.lower(name) for name in squads]))
+    if squads:  # ignoring case, as squad names are unique (a project keeps its squad's spelling: _squad_name), and
+        # composed, as admin stores them (the second review of session 32)
+        import unicodedata
+
+        stmt = stmt.where(func.lower(Project.squad).in_([func.lower(unicodedata.normalize("NFC", name))
+                                                         for name in squads]))
     if query.search and query.search.strip():
         stmt = stmt.where(contains_text(query.search.strip(), Project.name, Project.description))
     page, sets = record_page(ctx.db, stmt.order_by(Project.created_at.desc(), Project.id), query,

@@ -132,7 +132,8 @@ def test_a_failure_is_recorded_as_itself_and_the_next_provider_runs(api, db, peo
     assert api.post(f"{path}/approve", as_=people["exec"]).status == 200
     body = api.get(path, as_=people["exec"]).json["request"]  # the run after the approval's commit
     errors = body["integration_errors"]
-    assert list(errors) == ["calendar"] and not errors["calendar"].startswith("Interrupted"), errors
+    assert list(errors) == ["calendar"] and errors["calendar"] != INTERRUPTED, errors
+    assert "Calendar provider refused" in errors["calendar"], errors
     assert body["chat_message_ts"] and body["calendar_event_id"] is None, body
     monkeypatch.undo()
     retried = api.post(f"{path}/retry-integrations", as_=people["exec"])

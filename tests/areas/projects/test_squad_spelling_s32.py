@@ -47,3 +47,12 @@ def test_a_squad_named_in_the_other_unicode_form_is_the_squad(api, db):
     made = api.post("/api/projects", as_=boss, json={"name": "Launch", "squad": "cre\u0301a", "owner_id": boss.id})
     assert made.status == 201, made.json
     assert made.json["project"]["squad"] == "Cr\u00e9a"
+
+
+def test_the_squad_filter_reads_the_other_unicode_form(api, db):
+    """As a project's write and the tasks filter (the second review of session 32: the projects list's filter compared
+    the name as typed)."""
+    boss = make_user(db, access_level="executive", name="Boss")
+    make_project(db, name="A", squad="Cr\u00e9a")
+    assert names(api.get("/api/projects?squad=cr%C3%A9a", as_=boss)) == ["A"]
+    assert names(api.get("/api/projects?squad=cre%CC%81a", as_=boss)) == ["A"]
