@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import unicodedata
 from datetime import datetime, timedelta, timezone
 from functools import partial
 
@@ -301,10 +302,10 @@ def set_mapping(ctx, *, user_id: str, data) -> dict:
 
 
 def sync_mappings(ctx) -> dict:
-    """Match active users to ledger (Payroll) employees and planner people by e-mail, case-insensitively;
-    a match sets the id, no match leaves the stored one. A provider that cannot be read is named in
-    `errors` and the other still syncs. A provider connected to another organisation while its people were listed
-    writes none of them and is named in `errors` (session 31)."""
+    """Match active users to ledger (Payroll) employees and planner people by e-mail, case-insensitively and in one
+    Unicode form (`_address_key`, session 32); a match sets the id, no match leaves the stored one. A provider that
+    cannot be read is named in `errors` and the other still syncs. A provider connected to another organisation while
+    its people were listed writes none of them and is named in `errors` (session 31)."""
     from chalicelib.core.errors import DomainError
     from chalicelib.providers.ledger import get_ledger
     from chalicelib.providers.planner import get_planner
@@ -326,7 +327,7 @@ def sync_mappings(ctx) -> dict:
         except DomainError as exc:
             errors.append(f"{name}: {exc.message}")
             continue
-        found[name] = {p["email"].lower(): p["id"] for p in people if p.get("email")}
+        found[name] = {_address_key(p["email"]): p["id"] for p in people if p.get("email")}
     # connected to another organisation while its people were listed (that connect cleared the ids): what was listed
     # names the old organisation's people and is dropped (session 31). The connection's lock, held to the commit,
     # orders this sync's writes and a connect's clearing of them.
@@ -342,7 +343,7 @@ def sync_mappings(ctx) -> dict:
     for user_id, email in users:
         values = {}
         for name, by_email in found.items():
-            external = by_email.get((email or "").lower())
+            external = by_email.get(_address_key(email))
             if external:
                 values[f"{name}_id"] = external
                 matched[name] += 1
@@ -351,6 +352,14 @@ def sync_mappings(ctx) -> dict:
     _upsert_mappings(ctx.db, rows)
     return {"mappings": _mapping_rows(ctx.db), "ledger_matched": matched["ledger"],
             "planner_matched": matched["planner"], "errors": errors}
+
+
+def _address_key(email: str | None) -> str:
+    """An address as the sync compares it: trimmed, lower-cased, then composed (Unicode NFC), as admin stores a user's
+    (session 32). Both sides are put in this form: a provider may send an accent decomposed ("e" then U+0301) for the
+    user stored with it composed (U+00E9), and a user stored before session 32 may be kept decomposed (no migration
+    rewrote the addresses)."""
+    return unicodedata.normalize("NFC", (email or "").strip().lower())
 
 
 def _upsert_mappings(db, rows: list[dict]) -> None:

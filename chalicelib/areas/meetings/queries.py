@@ -6,6 +6,8 @@ they attended or organised (matched by e-mail).
 """
 from __future__ import annotations
 
+import unicodedata
+
 from sqlalchemy import exists, func, or_, select
 
 from chalicelib.core.models import User
@@ -27,7 +29,11 @@ def visible(principal):
     attended = exists(select(MeetingAttendee.meeting_id).where(MeetingAttendee.meeting_id == Meeting.id,
                                                                 MeetingAttendee.user_id.in_(users)))
     if not is_manager(principal):
-        return or_(attended, func.lower(Meeting.organizer_email) == principal.user.email.lower())
+        # the sync keeps the organiser's address composed (session 32), as a user's is stored; one stored before
+        # session 32 may be kept decomposed: both spellings of the caller's address are asked for
+        own = principal.user.email.lower()
+        spellings = sorted({own, unicodedata.normalize("NFC", own)})
+        return or_(attended, func.lower(Meeting.organizer_email).in_(spellings))
     organisers = select(func.lower(User.email)).where(User.id.in_(users))  # organised by one of the team
     return or_(attended, func.lower(Meeting.organizer_email).in_(organisers))
 

@@ -18,6 +18,7 @@ same new notes (session 22's retries audit).
 from __future__ import annotations
 
 import logging
+import unicodedata
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Iterator
@@ -77,20 +78,31 @@ def _upsert_meetings(db, rows: list[dict]) -> None:
 
 
 def _address(value) -> str | None:
-    """A note's organiser address as kept: without the white space a provider may send around it and lower-cased
-    (the attendees' are, by the adapters), at most the column's 320 characters; None when blank. The organiser sees
-    the meeting by it (queries.visible compares it with their own address): " Pat@Agency.test " hid the meeting
-    from Pat (session 32)."""
-    value = value.strip().lower() if isinstance(value, str) else ""
-    return value[:320] or None
+    """A note's organiser address as kept: without the white space a provider may send around it, lower-cased and
+    composed (`address_key`, as the attendees' are), at most the column's 320 characters; None when blank. The
+    organiser sees the meeting by it (queries.visible compares it with their own address): " Pat@Agency.test " hid
+    the meeting from Pat (session 32)."""
+    return address_key(value)[:320] or None
+
+
+def address_key(value) -> str:
+    """An address as the sync keeps and compares it: trimmed, lower-cased, then composed (Unicode NFC), as admin
+    stores a user's (session 32); "" for none. A provider may spell an accent decomposed ("e" then U+0301) where the
+    user's address holds it composed (U+00E9): the organiser and attendee rows were kept so, and were not that user
+    (their meetings unseen, their action items unassigned)."""
+    return unicodedata.normalize("NFC", value.strip().lower()) if isinstance(value, str) else ""
 
 
 def _users_by_email(db, emails) -> dict[str, str]:
-    emails = sorted({email.lower() for email in emails if email})
-    if not emails:
+    """`{address_key: user id}` of the active users these addresses name. The users' addresses are asked for composed
+    and as sent (lower-cased): one stored before session 32 may be kept decomposed (no migration rewrote them); each
+    found is keyed by its composed form (one statement)."""
+    keys = {address_key(email) for email in emails} - {""}
+    if not keys:
         return {}
-    return {email.lower(): user_id for email, user_id in db.execute(
-        select(User.email, User.id).where(func.lower(User.email).in_(emails), User.is_active.is_(True)))}
+    asked = sorted(keys | {email.strip().lower() for email in emails if isinstance(email, str) and email.strip()})
+    return {address_key(email): user_id for email, user_id in db.execute(
+        select(User.email, User.id).where(func.lower(User.email).in_(asked), User.is_active.is_(True)))}
 
 
 def _add_action_items(ctx, analyses: dict[str, dict], users: dict[tuple[str, str], str], titles: dict[str, str]) -> int:
@@ -106,7 +118,7 @@ def _add_action_items(ctx, analyses: dict[str, dict], users: dict[tuple[str, str
     for meeting_id, analysis in analyses.items():
         for position, item in enumerate(analysis["action_items"]):
             rows.append({"meeting_id": meeting_id, "position": position, "text": item["text"], "status": "pending",
-                         "assignee_id": users.get((meeting_id, (item["assignee_email"] or "").lower())),
+                         "assignee_id": users.get((meeting_id, address_key(item["assignee_email"]))),
                          "source": "ai"})
     rows = insert_rows(ctx.db, MeetingActionItem, rows)
     assigned = [row for row in rows if row["assignee_id"]]
@@ -309,10 +321,11 @@ def _sync_batch(notes: list[dict], *, complete: bool) -> dict:
         attendees = {}
         for note in notes:
             for attendee in note["attendees"]:
-                attendees[(note["id"], attendee["email"].lower())] = {
-                    "meeting_id": note["id"], "email": attendee["email"].lower()[:320],
+                email = address_key(attendee["email"])  # composed, as a user's is stored (session 32)
+                attendees[(note["id"], email)] = {
+                    "meeting_id": note["id"], "email": email[:320],
                     "name": (attendee.get("name") or None) and attendee["name"][:200],
-                    "user_id": users.get(attendee["email"].lower())}
+                    "user_id": users.get(email)}
         insert_rows(db, MeetingAttendee, list(attendees.values()))
         fresh = {meeting_id: analysis for meeting_id, analysis in analyses.items()
                  if analysis is not None and meeting_id not in known}
@@ -376,7 +389,7 @@ def analyse_meeting(meeting_id: str) -> dict:
             active = set(db.scalars(select(User.id).where(
                 User.id.in_([a.user_id for a in stored if a.user_id]), User.is_active.is_(True)))) \
                 if any(a.user_id for a in stored) else set()
-            users = {(meeting_id, a.email.lower()): a.user_id for a in stored if a.user_id in active}
+            users = {(meeting_id, address_key(a.email)): a.user_id for a in stored if a.user_id in active}
             added = _add_action_items(ctx, {meeting_id: analysis}, users, {meeting_id: note["title"]})
     return {"analysed": True, "category": analysis["category"], "action_items": added}
 
