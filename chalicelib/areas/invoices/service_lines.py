@@ -158,21 +158,23 @@ def add_line_item(ctx, *, invoice_id: str, data) -> dict:
 
 def update_line_item(ctx, *, invoice_id: str, item_id: str, data) -> dict:
     """A line sent back unchanged writes nothing: no `line_item_updated` entry, no recalculation, neither the line
-    nor the invoice touched (session 22, docs/decisions/invoices.md "Line items sent back unchanged")."""
+    nor the invoice touched (session 22, docs/decisions/invoices.md "Line items sent back unchanged"), and is not
+    refused when the invoice's lines are frozen (session 32)."""
     invoice = locked_invoice(ctx, invoice_id)
-    check_lines_open(invoice)
     item = load_line_item(ctx, invoice.id, item_id)
     changes = data.changes()  # a null position is a 400 (NOT_NULL)
-    if changes.get("service_type_id") != item.service_type_id:
-        check_service_type(ctx, changes.get("service_type_id"))
     fields = [field for field in ITEM_FIELDS if field != "updated_at"]
     before = row_dict(item, fields)
     for key, value in changes.items():
         setattr(item, key, value)
     item.amount = line_amount(item.quantity, item.unit_price)
     changed = history.diff(before, row_dict(item, fields))
-    if not changed:  # sent back unchanged (the whole row as read): no entry, no UPDATE, totals and invoice untouched
+    if not changed:  # sent back unchanged (the whole row as read): no entry, no UPDATE, totals and invoice untouched;
+        # also on an invoice whose lines are frozen, as budgets' lines (session 32: a 409 for a row saved back as read)
         return _item_out(ctx, item)
+    check_lines_open(invoice)  # a change: refused before anything is written (nothing flushed yet)
+    if changes.get("service_type_id") != before["service_type_id"]:
+        check_service_type(ctx, changes.get("service_type_id"))
     item.updated_at = utcnow()
     ctx.db.flush()
     recalculate(ctx.db, invoice, tuple(f for f in ("quantity", "unit_price") if f in changes) or ("quantity",))
