@@ -69,9 +69,18 @@ def create_discussion(ctx, *, page_id: str, data) -> dict:
     return {"id": discussion.id, "page_id": page_id}
 
 
+def _not_blank(content: str, content_rich: str | None) -> None:
+    """A comment says something: text that is not white space alone, or rich content (an image, a mention), as a
+    discussion's first comment is made only then (`create_discussion`). Session 32: a reply or an edit of blanks
+    alone was stored, and the reply told the participants "X commented on Y" of nothing. 400 naming `content`."""
+    if not content.strip() and not content_rich:
+        raise bad_field("content", "must not be blank")
+
+
 def add_comment(ctx, *, page_id: str, discussion_id: str, data) -> dict:
     """A discussion holds at most COMMENT_LIMIT comments (409 beyond). Its participants are told (`page_comment`,
     _notify_comment)."""
+    _not_blank(data.content, data.content_rich)  # before any read or lock: bad input
     discussion = load_discussion(ctx, page_id, discussion_id)
     lock_row(ctx.db, PageDiscussion, discussion.id, missing="Discussion")  # concurrent replies cannot pass the cap together
     if count_of(ctx.db, PageComment.discussion_id, discussion.id) >= COMMENT_LIMIT:
@@ -120,6 +129,7 @@ def edit_comment(ctx, *, page_id: str, discussion_id: str, comment_id: str, data
         rich = comment.content_rich if data.content == comment.content else None
     if data.content == comment.content and same_stored("content_rich", rich, comment.content_rich):
         return  # sent back as read: not an edit, not marked edited (session 25, save-back audit)
+    _not_blank(data.content, rich)  # the comment as it would be stored (a blank one stored before may be sent back)
     comment.content = data.content
     comment.content_rich = rich
     comment.is_edited = True

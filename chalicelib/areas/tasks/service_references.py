@@ -258,8 +258,8 @@ def copied_links(ctx, task: Task) -> dict:
     it would be (`check_references`), one statement per kind the task links, in the order a create locks them: the
     linked resource (a project the caller can see, an existing deal or company, share-locked by its area's `link_*`),
     the roadmap item (`visible_item_exists`, share-locked), the sprint (`visible_sprint_status`; a closed one is left
-    null too, session 31) and the parent task (one the caller can see, share-locked FOR KEY SHARE here: the lock the
-    copy's foreign key takes at its INSERT).
+    null too, session 31), the reporting contact (`deals:view`, session 32) and the parent task (one the caller can
+    see, share-locked FOR KEY SHARE here: the lock the copy's foreign key takes at its INSERT).
     A record the caller cannot see, or one that is gone (deleted meanwhile: its delete in progress is waited for),
     is left null on the copy rather than refused, as the duplicate's request names none of them (session 24). A
     record kept stays share-locked until the copy commits: its delete, which locks the row first, then waits and
@@ -273,6 +273,10 @@ def copied_links(ctx, task: Task) -> dict:
         cleared["roadmap_item_id"] = None
     if task.sprint_id and _sprint_status(ctx, task.sprint_id) in (None, CLOSED_SPRINT):  # a closed one too (session 31)
         cleared["sprint_id"] = None
+    # the reporting contact, seen with `deals:view` as a create's (`check_references`; session 29): it was copied
+    # whatever the caller's deals permission (session 32). It exists (its key clears it on delete): no read here
+    if task.reported_by_contact_id and not ctx.can("deals", "view"):
+        cleared["reported_by_contact_id"] = None
     if task.parent_task_id:
         parent = select(Task.id).where(Task.id == task.parent_task_id, visible(ctx.principal)).with_for_update(
             read=True, key_share=True, of=Task)
