@@ -93,8 +93,9 @@ def agent(ctx, agent_id: str, method: str, path: str, *, key: str = "result", bo
 
 def trigger(ctx, agent_id: str, name: str, body: dict) -> tuple[int, dict]:
     if not TRIGGER_NAME.fullmatch(name):
-        raise BadRequest("Invalid trigger name", details=[{"field": "name", "message": "letters, digits, _ . - "
-                                                                                       "(at most 100)"}])
+        # the path parameter as the route spells it (session 32: `name`, no parameter of the route)
+        raise BadRequest("Invalid trigger name", details=[{"field": "trigger_name", "message": "must be letters, "
+                                                                                               "digits, _ . - (at most 100)"}])
     return agent(ctx, agent_id, "POST", f"/trigger/{name}", body=body)
 
 

@@ -194,7 +194,12 @@ def _check_references(ctx, values: dict, budget: Budget | None = None) -> None:
         resource_type = values.get("resource_type", budget.resource_type if budget else None)
         resource_id = values.get("resource_id", budget.resource_id if budget else None)
         if not _resource_visible(ctx, resource_type, resource_id):
-            details.append({"field": "resource_id", "message": f"must be a {resource_type} you can see"})
+            # the field sent: resource_type alone, changed so that the stored resource_id names no such record, is
+            # named itself (session 32: it named resource_id, not sent; as the tasks area names a task's resource)
+            details.append({"field": "resource_id", "message": f"must be a {resource_type} you can see"}
+                           if "resource_id" in values or budget is None else
+                           {"field": "resource_type", "message": f"the budget's resource_id is not a {resource_type} "
+                                                                 "you can see"})
     if changed("company_id") and values["company_id"]:
         from chalicelib.areas.deals import service as deals_service
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Annotated, Optional
 
-from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
 from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Name, Read, Text,
                                      Timestamp, choice, comma_values)
@@ -206,16 +206,30 @@ class EventsQuery(Input):
             raise ValueError(f"must be at most {MAX_CALENDAR_IDS} comma-separated values")
         return ",".join(ids) or None
 
-    @model_validator(mode="after")
-    def _range(self):
-        # both required and never null (NOT_NULL): a missing one is pydantic's "Field required"
-        if not (FIRST_INSTANT <= self.timeMin and self.timeMax <= LAST_INSTANT):
+    @field_validator("timeMin", "timeMax")
+    @classmethod
+    def _range(cls, value, info: ValidationInfo):
+        """Each bound a 400 naming the query parameter (session 32: a model validator's detail named `body`, for
+        two parameters the client sent by name): timeMin from the first year on, timeMax up to the last one, after
+        timeMin (declared, so validated, first) and at most MAX_RANGE_DAYS after it. Defined after `_org_wall_time`,
+        so it checks the instant that one answers. Both are required and never null (NOT_NULL): a missing one is
+        pydantic's "Field required"."""
+        if value is None:
+            return value
+        if info.field_name == "timeMin":
+            if value < FIRST_INSTANT:
+                raise ValueError(f"timeMin and timeMax must lie between the years {FIRST_YEAR} and {LAST_YEAR}")
+            return value
+        if value > LAST_INSTANT:
             raise ValueError(f"timeMin and timeMax must lie between the years {FIRST_YEAR} and {LAST_YEAR}")
-        if self.timeMax <= self.timeMin:
+        start = info.data.get("timeMin")
+        if start is None:  # timeMin is missing or invalid: its own detail says so
+            return value
+        if value <= start:
             raise ValueError("timeMax must be after timeMin")
-        if self.timeMax - self.timeMin > timedelta(days=MAX_RANGE_DAYS):
+        if value - start > timedelta(days=MAX_RANGE_DAYS):
             raise ValueError(f"the range may span at most {MAX_RANGE_DAYS} days")
-        return self
+        return value
 
     def calendar_ids(self) -> list[str]:
         return comma_values(self.calendarIds) or ["primary"]
@@ -279,11 +293,15 @@ class CultureEventCreate(Input):
     location: Optional[Text(500)] = None
     status: choice(*CULTURE_STATUSES) = "planned"
 
-    @model_validator(mode="after")
-    def _dates(self):  # date is required and never null (NOT_NULL)
-        if self.end_date is not None and self.end_date < self.date:
+    @field_validator("end_date")
+    @classmethod
+    def _dates(cls, end, info: ValidationInfo):
+        """A 400 naming end_date (session 32: a model validator's detail named `body`); date is declared, so
+        validated, first, and is required and never null (NOT_NULL): absent from `info.data` only when invalid."""
+        start = info.data.get("date")
+        if end is not None and start is not None and end < start:
             raise ValueError("end_date must not be before date")
-        return self
+        return end
 
 
 class CultureEventUpdate(Input):

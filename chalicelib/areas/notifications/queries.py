@@ -71,8 +71,13 @@ def subscription_record(row: PushSubscription) -> dict:
 
 
 def check_known_types(type_ids, field: str) -> None:
-    """A 400 naming every notification type in `type_ids` that the catalogue does not know (`field` in details)."""
+    """A 400 naming each entry of the list `field` (the body's key) whose notification type in `type_ids` (the
+    entries' types, in order) the catalogue does not know, as `<field>.<index>.notification_type`: the core's
+    spelling of a list member's field, and the portal's for its own preferences (session 32: every detail named
+    `<field>.notification_type`, no field of the body). At most 100 details, as the core's validation lists."""
+    type_ids = list(type_ids)
     unknown = sorted({type_id for type_id in type_ids if get_type(type_id) is None})
     if unknown:
         raise BadRequest(f"Unknown notification type: {', '.join(unknown)}",
-                         details=[{"field": field, "message": f"unknown type {name}"} for name in unknown])
+                         details=[{"field": f"{field}.{index}.notification_type", "message": f"unknown type {name}"}
+                                  for index, name in enumerate(type_ids) if name in unknown][:100])

@@ -99,7 +99,7 @@ def update_preferences(ctx, *, data: PreferencesUpdate) -> None:
     the second merges into the first). Written as a set (session 27): one INSERT ... ON CONFLICT DO UPDATE of the
     overrides set and one DELETE of those removed, whatever the number of types (core.locks.set_cells); a row
     sent back as stored is not rewritten."""
-    check_known_types([entry.notification_type for entry in data.preferences], "preferences.notification_type")
+    check_known_types([entry.notification_type for entry in data.preferences], "preferences")
     # concurrent updates of one user's preferences take turns: each merges into the rows the last one committed
     # (two first overrides of a type both inserted it: a 409; a channel left out kept a stale value)
     lock_key(ctx.db, "notification-preferences", ctx.user_id)

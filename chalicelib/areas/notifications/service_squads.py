@@ -39,7 +39,7 @@ def update_config(ctx, *, squad_id: str, data: SquadConfigUpdate) -> int:
     set (session 27): one INSERT ... ON CONFLICT DO UPDATE whatever the number of types (core.locks.upsert_rows); a
     row sent back as stored is not rewritten."""
     load_squad(ctx, squad_id)
-    check_known_types([entry.notification_type for entry in data.config], "config.notification_type")
+    check_known_types([entry.notification_type for entry in data.config], "config")
     lock_key(ctx.db, "squad-notification-config", squad_id)  # concurrent saves take turns (two inserts were a 409)
     stored = {row[0]: tuple(row[1:]) for row in ctx.db.execute(
         select(SquadNotificationConfig.notification_type,

@@ -155,9 +155,11 @@ def _budget_seconds(ctx) -> float:
         try:
             client_ms = float(header)
         except ValueError:
-            raise BadRequest(f"{CLIENT_TIMEOUT_HEADER} must be a number of milliseconds") from None
+            client_ms = float("nan")
         if client_ms != client_ms or client_ms < 0:
-            raise BadRequest(f"{CLIENT_TIMEOUT_HEADER} must be a number of milliseconds")
+            # the header named in details, as every request header refused with a 400 is (session 32)
+            raise BadRequest(f"{CLIENT_TIMEOUT_HEADER} must be a number of milliseconds",
+                             details=[{"field": CLIENT_TIMEOUT_HEADER, "message": "must be a number of milliseconds"}])
         budget = min(budget, client_ms / 1000.0)
     return max(0.0, budget)
 

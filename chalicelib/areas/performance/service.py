@@ -32,9 +32,15 @@ CYCLE_MOVES = {("draft", "open"), ("open", "closed"), ("closed", "open")}
 FIXED_CYCLE_FIELDS = ("period_start", "period_end", "type")
 
 
-def _check_period(start, end) -> None:
-    if start and end and end < start:
+def _check_period(start, end, sent) -> None:
+    """400 when the period would end before it starts, naming the date the request sent (`sent`, its keys):
+    `period_end` when it gives one, else `period_start`, moved past the stored end (session 32: that named
+    `period_end`, a field the request did not send; as tasks and invoices name it since session 28)."""
+    if not (start and end and end < start):
+        return
+    if "period_end" in sent or "period_start" not in sent:
         raise bad_field("period_end", "must not be before period_start")
+    raise bad_field("period_start", "must not be after period_end")
 
 
 # ---------------------------------------------------------------- cycles
@@ -53,7 +59,7 @@ def get_cycle(ctx, *, cycle_id: str) -> dict:
 
 
 def create_cycle(ctx, *, data) -> dict:
-    _check_period(data.period_start, data.period_end)
+    _check_period(data.period_start, data.period_end, ("period_start", "period_end"))
     cycle = ReviewCycle(**data.model_dump(), status="draft", created_by=ctx.user_id)
     ctx.db.add(cycle)
     ctx.db.flush()
@@ -64,7 +70,7 @@ def update_cycle(ctx, *, cycle_id: str, data) -> dict:
     load_cycle(ctx, cycle_id, any_status=True)
     cycle = lock_row(ctx.db, ReviewCycle, cycle_id, missing="Review cycle")
     changes = data.changes()
-    _check_period(changes.get("period_start", cycle.period_start), changes.get("period_end", cycle.period_end))
+    _check_period(changes.get("period_start", cycle.period_start), changes.get("period_end", cycle.period_end), changes)
     status = changes.get("status")
     if status is not None and status != cycle.status and (cycle.status, status) not in CYCLE_MOVES:
         raise Conflict(f"A cycle cannot move from {cycle.status} to {status}")

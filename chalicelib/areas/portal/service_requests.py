@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from sqlalchemy import delete, func, select
 
-from chalicelib.core.errors import bad_field
+from chalicelib.core.errors import BadRequest, bad_field
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
 from chalicelib.core.models import ConfigList, ConfigListItem
@@ -131,9 +131,17 @@ def _check_percentages(values: dict, row: ClientQuestionnaire | None) -> None:
              if name in PCT_FIELDS and value is not None}
     total = sum(given.values(), Decimal(0))
     if len(given) == len(PCT_FIELDS) and total != 100:
-        raise bad_field("channel_online_pct", "the three channel percentages must add up to 100")
+        raise _percentages_refused(values, "the three channel percentages must add up to 100")
     if total > 100:
-        raise bad_field("channel_online_pct", "the channel percentages must not add up to more than 100")
+        raise _percentages_refused(values, "the channel percentages must not add up to more than 100")
+
+
+def _percentages_refused(values: dict, message: str) -> BadRequest:
+    """The 400 of percentages that do not add up, one detail for each percentage the request sent with a value: the
+    fields the client can change (session 32: it named channel_online_pct whatever was sent). A sum only fails when
+    one of them was sent with a value; the three are named should the stored answers alone not add up."""
+    sent = [name for name in PCT_FIELDS if values.get(name) is not None] or list(PCT_FIELDS)
+    return BadRequest(message[0].upper() + message[1:], details=[{"field": name, "message": message} for name in sent])
 
 
 def submit_questionnaire(ctx, *, data) -> None:

@@ -284,7 +284,10 @@ def project_history(ctx, *, project_id: str, query):
 
 # ---------------------------------------------------------------- validation
 
-def _validate_references(db, data: dict) -> None:
+def _validate_references(db, data: dict, sent=None) -> None:
+    """400 naming the field of a reference that matches nothing, or of dates that end before they start: the date
+    the request sent (`sent`, its keys; all of `data` on create), `end_date` when it gives one, else `start_date`,
+    moved past the stored end (session 32: that named `end_date`, a field the request did not send)."""
     if data.get("type_id"):
         if not list_items_among(db, "project_type", [data["type_id"]]):
             raise BadRequest("type_id must be a project type", details=[{"field": "type_id",
@@ -306,8 +309,12 @@ def _validate_references(db, data: dict) -> None:
             raise BadRequest("sla_policy_id does not match an SLA policy",
                              details=[{"field": "sla_policy_id", "message": "no SLA policy has this id"}])
     if data.get("start_date") and data.get("end_date") and data["end_date"] < data["start_date"]:
-        raise BadRequest("end_date must not be before start_date",
-                         details=[{"field": "end_date", "message": "before start_date"}])
+        sent = data if sent is None else sent
+        if "end_date" in sent or "start_date" not in sent:
+            raise BadRequest("end_date must not be before start_date",
+                             details=[{"field": "end_date", "message": "before start_date"}])
+        raise BadRequest("start_date must not be after end_date",
+                         details=[{"field": "start_date", "message": "after end_date"}])
 
 
 def _squad_name(db, name: str) -> str:
@@ -438,7 +445,7 @@ def update_project(ctx, *, project_id: str, data) -> dict:
     # read, whose company may since have been deleted or whose owner deactivated (a 400 on a field it left alone)
     changed = {k: v for k, v in values.items() if value_out(v) != before.get(k)}
     checked = {**changed, "start_date": merged["start_date"], "end_date": merged["end_date"]}
-    _validate_references(ctx.db, checked)
+    _validate_references(ctx.db, checked, values)
     if checked.get("squad"):
         values["squad"] = checked["squad"]  # the squad's own spelling (_squad_name)
     if "company_id" in changed:  # a budget client A approved does not move to client B with the project (session 25)

@@ -45,10 +45,18 @@ def _target(ctx, entity_type: str, entity_id: str) -> dict:
     return {"entity_type": "company", "entity_id": company["id"], "deal": None, "company": company}
 
 
-def _url_for(target: dict, store_url: str | None) -> str:
-    candidates = [store_url, (target["deal"] or {}).get("website"), target["company"].get("website"),
-                  target["company"].get("domain")]
-    url = next((value.strip() for value in candidates if value and value.strip()), None)
+def _url_for(target: dict, store_url: str | None, *, stored_as: str | None = None) -> str:
+    """The URL to research: `store_url`, else the deal's website, else the company's website, else its domain
+    (docs/decisions/research.md). A refused one is a 422 naming `store_url` only when it is the `store_url` the
+    request sent; one taken from a record (the deal's or company's website or domain, or, on a refresh, the brief's
+    URL: `stored_as`) names no field, its message saying whose URL it is (session 32: all named `store_url`, a field
+    the request had not sent, or that the refresh route does not take)."""
+    candidates = [(store_url, "store_url" if stored_as is None else stored_as),
+                  ((target["deal"] or {}).get("website"), "the deal's website"),
+                  (target["company"].get("website"), "the company's website"),
+                  (target["company"].get("domain"), "the company's domain")]
+    url, source = next(((value.strip(), source) for value, source in candidates if value and value.strip()),
+                       (None, None))
     if url is None:
         raise Unprocessable("No URL available: give store_url, or set the deal's or company's website or domain")
     if "://" not in url:
@@ -56,8 +64,10 @@ def _url_for(target: dict, store_url: str | None) -> str:
     try:
         check_public_web_url(url)
     except UnsafeURL as exc:
-        raise Unprocessable(f"Invalid URL: {exc}",
-                            details=[{"field": "store_url", "message": str(exc)}]) from exc
+        if source == "store_url":
+            raise Unprocessable(f"Invalid URL: {exc}",
+                                details=[{"field": "store_url", "message": str(exc)}]) from exc
+        raise Unprocessable(f"Invalid URL ({source}, {url[:200]}): {exc}") from exc
     return url
 
 
@@ -147,7 +157,7 @@ def refresh_brief(ctx, *, brief_id: str) -> dict:
     """A new brief for the same entity and URL (the original stays: history)."""
     original = load_brief(ctx, brief_id)
     target = _target(ctx, original.entity_type, original.entity_id)
-    url = _url_for(target, original.url)
+    url = _url_for(target, original.url, stored_as="the brief's URL")
     _allow(ctx)
     return _run(ctx, target, url, refreshed_from_id=original.id)
 

@@ -69,10 +69,17 @@ def _require_project(ctx, project_id: str) -> None:
                          details=[{"field": "project_id", "message": "must be a project you can see"}]) from exc
 
 
-def _check_dates(start, end) -> None:
-    if start is not None and end is not None and end < start:
+def _check_dates(start, end, sent=("end_date",)) -> None:
+    """400 when the dates after the write end before they start, naming the date the request sent (`sent`, the keys
+    of its changes): `end_date` when it gives one, else `start_date`, moved past the stored end (session 32: that
+    named `end_date`, a field the request did not send; as tasks and invoices name it since session 28)."""
+    if start is None or end is None or end >= start:
+        return
+    if "end_date" in sent or "start_date" not in sent:
         raise BadRequest("end_date must not be before start_date",
                          details=[{"field": "end_date", "message": "must not be before start_date"}])
+    raise BadRequest("start_date must not be after end_date",
+                     details=[{"field": "start_date", "message": "must not be after end_date"}])
 
 
 def create_roadmap(ctx, *, data) -> dict:
@@ -90,7 +97,7 @@ def update_roadmap(ctx, *, roadmap_id: str, data) -> dict:
     roadmap = load_roadmap(ctx, roadmap_id)
     lock_row(ctx.db, Roadmap, roadmap.id, missing="Roadmap")  # the dates and the project move are checked on the current row
     changes = data.changes()
-    _check_dates(changes.get("start_date", roadmap.start_date), changes.get("end_date", roadmap.end_date))
+    _check_dates(changes.get("start_date", roadmap.start_date), changes.get("end_date", roadmap.end_date), changes)
     if "project_id" in changes and changes["project_id"] != roadmap.project_id:
         if changes["project_id"]:
             _require_project(ctx, changes["project_id"])
@@ -182,7 +189,7 @@ def update_item(ctx, *, roadmap_id: str, item_id: str, data) -> dict:
     lock_row(ctx.db, Roadmap, roadmap.id, missing="Roadmap")
     item = lock_row(ctx.db, RoadmapItem, item_id, where=RoadmapItem.roadmap_id == roadmap.id, missing="Roadmap item")
     changes = data.changes()
-    _check_dates(changes.get("start_date", item.start_date), changes.get("end_date", item.end_date))
+    _check_dates(changes.get("start_date", item.start_date), changes.get("end_date", item.end_date), changes)
     if "goal_id" in changes and changes["goal_id"] != item.goal_id:
         _check_goal(ctx, roadmap, changes["goal_id"])
     for key, value in changes.items():

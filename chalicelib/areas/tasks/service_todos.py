@@ -80,10 +80,12 @@ def replace_todos(ctx, *, task_id: str, data: TodosReplace) -> list[dict]:
     active: dict[str, bool] = {}
     if assignees:  # the assignees with their active flag, in one statement
         active = dict(db.execute(select(User.id, User.is_active).where(User.id.in_(assignees))).all())
-        missing = assignees - set(active)
+        # each entry naming no user, as `todos.<index>.assignee_id` (the core's spelling of a list member's field, and
+        # the inactive check's below): `todos.assignee_id` named no field of the body (session 32)
+        missing = [{"field": f"todos.{index}.assignee_id", "message": "must be an existing user"}
+                   for index, entry in enumerate(entries) if entry.assignee_id and entry.assignee_id not in active]
         if missing:
-            raise BadRequest("Invalid todos", details=[{"field": "todos.assignee_id",
-                                                        "message": "must be an existing user"}])
+            raise BadRequest("Invalid todos", details=missing)
     existing = {row.id: row for row in db.execute(
         select(TaskTodo.id, TaskTodo.task_id, TaskTodo.assignee_id, TaskTodo.created_at, TaskTodo.title,
                TaskTodo.is_done, TaskTodo.position, TaskTodo.due_date, TaskTodo.updated_at)

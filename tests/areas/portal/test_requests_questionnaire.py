@@ -105,7 +105,7 @@ def test_channel_percentages_are_checked_with_the_answers_kept(portal, db):
     mine = make_client(db)
     assert portal.post("/questionnaire", mine, role="admin", json={"channel_online_pct": 50}).status == 200
     too_many = portal.post("/questionnaire", mine, role="admin", json={"channel_instore_pct": 60})
-    assert too_many.status == 400 and too_many.json["details"][0]["field"] == "channel_online_pct"
+    assert too_many.status == 400 and too_many.json["details"][0]["field"] == "channel_instore_pct"
     assert portal.post("/questionnaire", mine, role="admin", json={"channel_instore_pct": 40}).status == 200
     not_whole = portal.post("/questionnaire", mine, role="admin", json={"channel_wholesale_pct": 5})
     assert not_whole.status == 400
