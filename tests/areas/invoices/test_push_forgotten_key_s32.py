@@ -17,17 +17,7 @@ from chalicelib.core.ids import utcnow
 from chalicelib.core.models import HistoryEntry
 from chalicelib.providers.ledger.models import LedgerSandboxInvoice
 from chalicelib.providers.ledger.sandbox import SandboxLedger
-
-
-def push(api, user, invoice):
-    return api.post(f"/api/invoices/{invoice.id}/push-to-ledger", as_=user)
-
-
-def _ledger_rows(db, invoice):
-    db.expire_all()
-    return list(db.scalars(select(LedgerSandboxInvoice)
-                           .where(LedgerSandboxInvoice.invoice_number == invoice.invoice_number)
-                           .order_by(LedgerSandboxInvoice.created_at)))
+from tests.areas.invoices.test_push_idempotency import _ledger_rows, push
 
 
 def _local(db, invoice):
@@ -47,6 +37,17 @@ def _forgotten(db, row):
     db.execute(update(LedgerSandboxInvoice).where(LedgerSandboxInvoice.id == row.id)
                .values(created_at=row.created_at - timedelta(minutes=7)))
     db.flush()
+
+
+def _made_and_forgotten(api, db, user, invoice, lost):
+    """A push whose create answer was lost (504; the ledger made the invoice), past the 6 minutes the ledger keeps
+    its key: answers the ledger invoice the push made."""
+    lost()
+    assert push(api, user, invoice).status == 504
+    [made] = _ledger_rows(db, invoice)
+    lost.undo()
+    _forgotten(db, made)
+    return made
 
 
 @pytest.fixture
@@ -81,11 +82,7 @@ def lost(monkeypatch):
 
 def test_a_push_retried_after_the_key_was_forgotten_links_the_invoice_made_the_first_time(api, db, exec_user, ready,
                                                                                          lost, looks):
-    lost()
-    assert push(api, exec_user, ready).status == 504
-    [made] = _ledger_rows(db, ready)
-    lost.undo()
-    _forgotten(db, made)
+    made = _made_and_forgotten(api, db, exec_user, ready, lost)
     retried = push(api, exec_user, ready)
     assert retried.status == 200, retried
     assert [row.id for row in _ledger_rows(db, ready)] == [made.id]  # no second ledger invoice
@@ -133,11 +130,7 @@ def test_a_retry_that_finds_nothing_creates_as_before(api, db, exec_user, ready,
                                     {"total": Decimal("990.00")}, {"currency": "NZD"}],
                          ids=["another contact", "voided", "deleted", "another total", "another currency"])
 def test_an_invoice_found_that_is_not_ours_beyond_doubt_is_not_taken(api, db, exec_user, ready, lost, theirs):
-    lost()
-    assert push(api, exec_user, ready).status == 504
-    [made] = _ledger_rows(db, ready)
-    lost.undo()
-    _forgotten(db, made)
+    made = _made_and_forgotten(api, db, exec_user, ready, lost)
     db.execute(update(LedgerSandboxInvoice).where(LedgerSandboxInvoice.id == made.id).values(**theirs))
     retried = push(api, exec_user, ready)
     assert retried.status == 200, retried
@@ -178,11 +171,7 @@ def test_a_first_push_and_a_push_after_a_rate_limit_do_not_look(api, db, exec_us
 def test_a_retry_whose_look_fails_creates_nothing_and_looks_again(api, db, exec_user, ready, lost, monkeypatch):
     """The look is the retry's safety: when the ledger fails it, nothing is created (the ledger's error answered,
     the record kept), and the next retry looks again."""
-    lost()
-    assert push(api, exec_user, ready).status == 504
-    [made] = _ledger_rows(db, ready)
-    lost.undo()
-    _forgotten(db, made)
+    made = _made_and_forgotten(api, db, exec_user, ready, lost)
     real = SandboxLedger.find_invoices
 
     def look_times_out(self, number):
@@ -200,11 +189,7 @@ def test_a_retry_whose_look_fails_creates_nothing_and_looks_again(api, db, exec_
 def test_an_invoice_found_that_another_invoice_here_is_linked_to_is_not_taken(api, db, exec_user, ready, lost):
     from tests.areas.invoices.factories import make_invoice
 
-    lost()
-    assert push(api, exec_user, ready).status == 504
-    [made] = _ledger_rows(db, ready)
-    lost.undo()
-    _forgotten(db, made)
+    made = _made_and_forgotten(api, db, exec_user, ready, lost)
     make_invoice(db, ledger_invoice_id=made.id)  # linked by hand to another invoice meanwhile
     retried = push(api, exec_user, ready)
     assert retried.status == 200, retried
@@ -215,11 +200,7 @@ def test_an_invoice_found_that_another_invoice_here_is_linked_to_is_not_taken(ap
 def test_an_invoice_found_for_an_invoice_voided_meanwhile_is_left_in_the_ledger(api, db, exec_user, ready, lost,
                                                                                  monkeypatch):
     """The found invoice was made by the lost push, not by this request: the 409 of the change undoes nothing."""
-    lost()
-    assert push(api, exec_user, ready).status == 504
-    [made] = _ledger_rows(db, ready)
-    lost.undo()
-    _forgotten(db, made)
+    made = _made_and_forgotten(api, db, exec_user, ready, lost)
     real = SandboxLedger.find_invoices
 
     def voided_meanwhile(self, number):

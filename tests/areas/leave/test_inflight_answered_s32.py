@@ -9,8 +9,8 @@ from chalicelib.areas.leave.service_integrations import INTERRUPTED
 from chalicelib.core.errors import BadGateway
 from chalicelib.providers.payroll.sandbox import SandboxPayroll
 from chalicelib.providers.planner.sandbox import SandboxPlanner
-from tests.areas.leave.factories import ANNUAL_LEAVE, mapped_team
-from tests.areas.leave.test_run_killed_midway_s32 import FunctionStopped, _applications, _later
+from tests.areas.leave.factories import mapped_team
+from tests.areas.leave.test_run_killed_midway_s32 import _applications, _later, approved_until_stopped, stop
 
 
 @pytest.fixture
@@ -22,23 +22,15 @@ def test_ledger_refused_then_planner_stopped(api, db, people, monkeypatch):
     def refuse(self, *args, **kwargs):
         raise BadGateway("The leave ledger refused the request: not enough leave")
 
-    def stop(self, *args, **kwargs):
-        raise FunctionStopped()
-
     monkeypatch.setattr(SandboxPayroll, "create_leave_application", refuse)
     monkeypatch.setattr(SandboxPlanner, "create_booking", stop)
-    request = api.post("/api/leave/requests", as_=people["employee"], json=ANNUAL_LEAVE).json["request"]
-    path = f"/api/leave/requests/{request['id']}"
-    api.post(f"{path}/approve", as_=people["exec"])
-    with pytest.raises(FunctionStopped):
-        api.post(f"{path}/approve", as_=people["exec"])
-    monkeypatch.undo()
+    request_id, path = approved_until_stopped(api, people, monkeypatch)
     db.expire_all()
-    stored = db.get(LeaveRequest, request["id"])
+    stored = db.get(LeaveRequest, request_id)
     assert stored.integration_errors == {"ledger": "The leave ledger refused the request: not enough leave",
                                          "planner": INTERRUPTED}, stored.integration_errors
     assert _applications(db) == []  # the ledger made nothing: it refused
-    _later(db, request["id"])
+    _later(db, request_id)
     retried = api.post(f"{path}/retry-integrations", as_=people["exec"])
     assert retried.status == 200, retried.json
 
@@ -51,20 +43,12 @@ def test_ledger_skipped_then_planner_stopped(api, db, people, monkeypatch):
     def not_configured(ctx, leave):
         raise si.NotConfigured("Not configured: the requester has no ledger mapping")
 
-    def stop(self, *args, **kwargs):
-        raise FunctionStopped()
-
     monkeypatch.setitem(si.RUN, "ledger", not_configured)
     monkeypatch.setattr(SandboxPlanner, "create_booking", stop)
-    request = api.post("/api/leave/requests", as_=people["employee"], json=ANNUAL_LEAVE).json["request"]
-    path = f"/api/leave/requests/{request['id']}"
-    api.post(f"{path}/approve", as_=people["exec"])
-    with pytest.raises(FunctionStopped):
-        api.post(f"{path}/approve", as_=people["exec"])
-    monkeypatch.undo()
+    request_id, path = approved_until_stopped(api, people, monkeypatch)
     db.expire_all()
-    errors = db.get(LeaveRequest, request["id"]).integration_errors
+    errors = db.get(LeaveRequest, request_id).integration_errors
     assert errors["planner"] == INTERRUPTED and errors["ledger"].startswith("Not configured"), errors
-    _later(db, request["id"])
+    _later(db, request_id)
     retried = api.post(f"{path}/retry-integrations", as_=people["exec"])
     assert retried.status == 200, retried.json

@@ -21,7 +21,8 @@ from chalicelib.providers.payroll.sandbox import SandboxPayroll
 from chalicelib.providers.planner.models import PlannerSandboxBooking
 from chalicelib.providers.planner.sandbox import SandboxPlanner
 from tests.areas.leave.factories import ANNUAL_LEAVE, mapped_team
-from tests.areas.leave.test_run_killed_midway_s32 import FunctionStopped, _applications, _later
+from tests.areas.leave.test_run_killed_midway_s32 import (FunctionStopped, _applications, _later,
+                                                         approved_until_stopped)
 
 INTERRUPTED = "Asked, no answer recorded (in progress, or the run stopped)"  # service_integrations.INTERRUPTED: what the request shows
 
@@ -41,14 +42,9 @@ def _made_then_stopped(api, db, people, monkeypatch, provider, method) -> tuple[
         raise FunctionStopped()      # ... and the function ended before the answer was read
 
     monkeypatch.setattr(provider, method, made_then_stopped)
-    request = api.post("/api/leave/requests", as_=people["employee"], json=ANNUAL_LEAVE).json["request"]
-    path = f"/api/leave/requests/{request['id']}"
-    api.post(f"{path}/approve", as_=people["exec"])
-    with pytest.raises(FunctionStopped):
-        api.post(f"{path}/approve", as_=people["exec"])
-    monkeypatch.undo()
+    stopped = approved_until_stopped(api, people, monkeypatch)
     db.expire_all()
-    return request["id"], path
+    return stopped
 
 
 def _event(db, request_id: str):

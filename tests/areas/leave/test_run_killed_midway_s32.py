@@ -34,12 +34,15 @@ def _applications(db):
                            .order_by(PayrollSandboxLeaveApplication.created_at)))
 
 
-def _stopped_at_the_calendar(api, db, people, monkeypatch) -> tuple[str, str]:
-    """The employee's leave approved; its run stops while the calendar is asked. Answers (request id, path)."""
-    def stop(self, *args, **kwargs):
-        raise FunctionStopped()
+def stop(self, *args, **kwargs):
+    """A provider method the function's end stops inside (monkeypatched onto a sandbox)."""
+    raise FunctionStopped()
 
-    monkeypatch.setattr(SandboxCalendar, "insert_event", stop)
+
+def approved_until_stopped(api, people, monkeypatch) -> tuple[str, str]:
+    """The employee's leave approved with the providers as `monkeypatch` has set them, one of which stops the
+    function (FunctionStopped, raised through the request); the patches are then undone. Answers (request id,
+    path). The session's tests of a run stopped half way share it."""
     request = api.post("/api/leave/requests", as_=people["employee"], json=ANNUAL_LEAVE).json["request"]
     path = f"/api/leave/requests/{request['id']}"
     api.post(f"{path}/approve", as_=people["exec"])
@@ -47,6 +50,12 @@ def _stopped_at_the_calendar(api, db, people, monkeypatch) -> tuple[str, str]:
         api.post(f"{path}/approve", as_=people["exec"])
     monkeypatch.undo()
     return request["id"], path
+
+
+def _stopped_at_the_calendar(api, db, people, monkeypatch) -> tuple[str, str]:
+    """The employee's leave approved; its run stops while the calendar is asked. Answers (request id, path)."""
+    monkeypatch.setattr(SandboxCalendar, "insert_event", stop)
+    return approved_until_stopped(api, people, monkeypatch)
 
 
 def _later(db, request_id: str) -> None:
