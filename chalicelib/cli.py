@@ -48,10 +48,10 @@ def _create_user(args) -> int:
     from chalicelib.core.models import ACCESS_LEVELS, User
     from chalicelib.core.serialize import columns, row_dict
 
-    import unicodedata
+    from chalicelib.core.spelling import email_key
 
     # stored as the admin API stores it: trimmed, lower-cased, composed (session 32)
-    email, name = unicodedata.normalize("NFC", args.email.strip().lower()), args.name.strip()
+    email, name = email_key(args.email), args.name.strip()
     if "@" not in email or not name:
         print("a user needs an e-mail address and a name", file=sys.stderr)
         return 2

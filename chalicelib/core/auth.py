@@ -9,7 +9,6 @@ nobody: 401). No or bad token: 401; no active user: 403.
 from __future__ import annotations
 
 import hmac
-import unicodedata
 from functools import cache
 import time
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from sqlalchemy.orm import Session, aliased
 
 from .errors import Forbidden, ServiceUnavailable, Unauthorized
 from .models import Squad, User
+from .spelling import email_key
 from .permissions import allows, apply_cells, permission_cells, require
 from .settings import get_settings
 
@@ -230,7 +230,7 @@ def authenticate(db: Session, headers, *, method: str = "GET", request_content: 
     # another form (no migration) is asked for as the claim spells it, only when the composed one finds nobody
     # lower-cased, then composed, as admin and the CLI store it (the other order differs for a few letters: "J" and
     # U+030C stay two, "j" and U+030C compose into one; the second review of session 32)
-    composed, given = unicodedata.normalize("NFC", email.strip().lower()), email.strip().lower()
+    composed, given = email_key(email), email.strip().lower()
     rows = db.execute(_principal_statement(), {"email": composed}).all()
     if not rows and given != composed:
         rows = db.execute(_principal_statement(), {"email": given}).all()

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Optional
 
 from pydantic import Field, field_validator
 
 from chalicelib.core.models import ACCESS_LEVELS
 from chalicelib.core.permissions import LEVELS, TOOLS
+from chalicelib.core.spelling import composed, email_key
 from chalicelib.core.schemas import (CalendarDate, Flag, Flag01, Id, Input, IsoDate, IsoTimestamp, Money, Name,
                                      PageQuery, QueryFlag, Read, Search, Text, choice)
 
@@ -23,7 +23,7 @@ def _clean_email(value: str) -> str:
     """Never None: the create requires the e-mail and the update refuses it null (NOT_NULL) before this runs.
     Trimmed, lower-cased and composed (Unicode NFC, session 32): "jose\u0301@x" and "jos\u00e9@x" are one address,
     which `lower()` alone, in the unique check and index, told apart (a second user was made)."""
-    value = unicodedata.normalize("NFC", value.strip().lower())
+    value = email_key(value)
     if not _EMAIL.fullmatch(value):
         raise ValueError("must be an e-mail address")
     return value
@@ -31,12 +31,6 @@ def _clean_email(value: str) -> str:
 
 def _blank_to_none(value):
     return None if isinstance(value, str) and not value.strip() else value
-
-
-def _composed(value):
-    """A squad name in Unicode NFC (session 32): its unique index is `lower(name)`, which tells a composed "\u00e9"
-    from a decomposed "e\u0301": two squads of one name to whoever reads them."""
-    return unicodedata.normalize("NFC", value) if isinstance(value, str) else value
 
 
 class _UserFields(Input):
@@ -105,7 +99,9 @@ class SquadCreate(Input):
     chat_channel_id: Optional[Text(200)] = None
 
     _blank_ids = field_validator("manager_id", mode="before")(_blank_to_none)
-    _name = field_validator("name")(_composed)
+    # in Unicode NFC (session 32): the unique index `lower(name)` told a composed "\u00e9" from a decomposed
+    # "e\u0301", two squads of one name to whoever reads them
+    _name = field_validator("name")(composed)
 
 
 class SquadUpdate(Input):
@@ -116,7 +112,7 @@ class SquadUpdate(Input):
     chat_channel_id: Optional[Text(200)] = None
 
     _blank_ids = field_validator("manager_id", mode="before")(_blank_to_none)
-    _name = field_validator("name")(_composed)
+    _name = field_validator("name")(composed)
 
 
 # --- read models ----------------------------------------------------------------------------------

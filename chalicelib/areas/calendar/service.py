@@ -277,9 +277,9 @@ def search_places(ctx, query) -> list[dict]:
 def region_key(region: str | None) -> str:
     """A region as compared (session 32): Unicode NFC, case folded, white space trimmed and collapsed, so that
     "New  South Wales" and "new south wales", or an accent composed and decomposed, name one region; "" for none."""
-    import unicodedata
+    from chalicelib.core.spelling import name_key
 
-    return " ".join(unicodedata.normalize("NFC", region or "").casefold().split())
+    return name_key(region)
 
 
 def public_holiday_dates(db, first: date, last: date, region: str | None = None) -> set[date]:

@@ -1,13 +1,13 @@
 """Request and read models of client profiles (unknown fields are ignored)."""
 from __future__ import annotations
 
-import unicodedata
 from typing import Annotated, Optional
 
 from pydantic import AfterValidator, Field, StringConstraints, field_validator
 
 from chalicelib.core.schemas import (Email, Flag, Flag01, Id, Input, IsoTimestamp, Name, PageQuery, QueryFlag, Read,
                                      Timestamp, choice)
+from chalicelib.core.spelling import composed
 
 
 class ClientProfileUpdate(Input):
@@ -60,16 +60,11 @@ DocumentUrl = Annotated[str, StringConstraints(strip_whitespace=True, max_length
                                                pattern=r"^https?://[^\s]+$")]
 
 
-def composed_email(value: str) -> str:
-    """A signer's e-mail address in Unicode's composed form (NFC), as admin keeps a user's and deals a contact's
-    (session 32): the client portal lists a contract to the company one of whose contacts signed it, comparing the
-    addresses letter case aside, and "jose\u0301@x" (decomposed) and "jos\u00e9@x" compared apart. Case is kept."""
-    return unicodedata.normalize("NFC", value) if value else value
-
-
 class Signer(Input):
     name: Name
-    email: Annotated[Email, AfterValidator(composed_email)]
+    # in Unicode NFC, letter case kept (session 32): the client portal lists a contract to the company one of whose
+    # contacts signed it, comparing the addresses letter case aside
+    email: Annotated[Email, AfterValidator(composed)]
     signed_at: Timestamp = None
 
 

@@ -121,10 +121,10 @@ def create_contract_for(ctx, *, title: str, company_id: str | None, proposal_id:
     staff create's (docs/decisions/clients.md); answers its id."""
     from .models import Contract
     from .queries import record_contract_created
-    from .schemas import composed_email
+    from chalicelib.core.spelling import composed
 
     # the addresses composed, as the staff routes store them (session 32): the portal finds the contract by them
-    signers = [{**signer, "email": composed_email(signer.get("email"))} for signer in signers]
+    signers = [{**signer, "email": composed(signer.get("email"))} for signer in signers]
     contract = Contract(title=title[:300], company_id=company_id, proposal_id=proposal_id, status=status,
                         signers=signers, created_by=actor_id)
     ctx.db.add(contract)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-import unicodedata
 from datetime import datetime, timedelta, timezone
 from functools import partial
 
@@ -26,6 +25,7 @@ from chalicelib.core.locks import insert_ignore, lock_key, upsert_rows
 from chalicelib.core.models import HistoryEntry, User
 from chalicelib.core.query import LIST_LIMIT
 from chalicelib.core.serialize import value_out
+from chalicelib.core.spelling import email_key
 
 from .models import Connection, OAuthState, UserMapping
 
@@ -303,7 +303,8 @@ def set_mapping(ctx, *, user_id: str, data) -> dict:
 
 def sync_mappings(ctx) -> dict:
     """Match active users to ledger (Payroll) employees and planner people by e-mail, case-insensitively and in one
-    Unicode form (`_address_key`, session 32); a match sets the id, no match leaves the stored one. A provider that
+    Unicode form (core.spelling.email_key, as admin stores users', session 32: a provider may send an accent
+    decomposed); a match sets the id, no match leaves the stored one. A provider that
     cannot be read is named in `errors` and the other still syncs. A provider connected to another organisation while
     its people were listed writes none of them and is named in `errors` (session 31)."""
     from chalicelib.core.errors import DomainError
@@ -327,7 +328,7 @@ def sync_mappings(ctx) -> dict:
         except DomainError as exc:
             errors.append(f"{name}: {exc.message}")
             continue
-        found[name] = {_address_key(p["email"]): p["id"] for p in people if p.get("email")}
+        found[name] = {email_key(p["email"]): p["id"] for p in people if p.get("email")}
     # connected to another organisation while its people were listed (that connect cleared the ids): what was listed
     # names the old organisation's people and is dropped (session 31). The connection's lock, held to the commit,
     # orders this sync's writes and a connect's clearing of them.
@@ -343,7 +344,7 @@ def sync_mappings(ctx) -> dict:
     for user_id, email in users:
         values = {}
         for name, by_email in found.items():
-            external = by_email.get(_address_key(email))
+            external = by_email.get(email_key(email))
             if external:
                 values[f"{name}_id"] = external
                 matched[name] += 1
@@ -352,14 +353,6 @@ def sync_mappings(ctx) -> dict:
     _upsert_mappings(ctx.db, rows)
     return {"mappings": _mapping_rows(ctx.db), "ledger_matched": matched["ledger"],
             "planner_matched": matched["planner"], "errors": errors}
-
-
-def _address_key(email: str | None) -> str:
-    """An address as the sync compares it: trimmed, lower-cased, then composed (Unicode NFC), as admin stores a user's
-    (session 32). Both sides are put in this form: a provider may send an accent decomposed ("e" then U+0301) for the
-    user stored with it composed (U+00E9), and a user stored before session 32 may be kept decomposed (no migration
-    rewrote the addresses)."""
-    return unicodedata.normalize("NFC", (email or "").strip().lower())
 
 
 def _upsert_mappings(db, rows: list[dict]) -> None:

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Annotated, Any, Literal, Optional
 
 from pydantic import AfterValidator, Field, StringConstraints
 
 from chalicelib.core.schemas import (Email, Id, Input, IsoTimestamp, Money, Name, PageQuery, QueryFlag, Read, Search,
                                      choice)
+from chalicelib.core.spelling import composed
 
 Title = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
@@ -37,14 +37,10 @@ def _link(value: str) -> str:
 Url = Annotated[str, StringConstraints(strip_whitespace=True, max_length=URL_MAX), AfterValidator(_link)]
 
 
-def _composed(value: str) -> str:
-    """An e-mail address in Unicode's composed form (NFC), as admin keeps a user's (session 32): the client portal
-    lists a contract to the company whose contact signed it, comparing the addresses letter case aside, and
-    "jose\u0301@x" (decomposed) and "jos\u00e9@x" read the same but compared apart. Letter case is kept."""
-    return unicodedata.normalize("NFC", value) if value else value
-
-
-ContactEmail = Annotated[Email, AfterValidator(_composed)]
+# in Unicode NFC, letter case kept, as admin keeps a user's (session 32): the client portal lists a contract to the
+# company whose contact signed it, comparing addresses letter case aside, and "jose\u0301@x" and "jos\u00e9@x" read the
+# same but compared apart
+ContactEmail = Annotated[Email, AfterValidator(composed)]
 Currency = Annotated[str, StringConstraints(strip_whitespace=True, to_upper=True, pattern=r"^[A-Za-z]{3}$")]
 Page = Annotated[int, Field(ge=1, le=100000)]
 CompanyStatus = choice("prospect", "client")

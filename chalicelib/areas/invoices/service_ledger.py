@@ -26,7 +26,6 @@ its key").
 from __future__ import annotations
 
 import logging
-import unicodedata
 from contextlib import contextmanager
 from datetime import timedelta, timezone
 from decimal import Decimal
@@ -38,6 +37,7 @@ from chalicelib.core.errors import BadRequest, Conflict, DomainError, ServiceUna
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import claim_row, let_go, lock_key, lock_row
 from chalicelib.core.models import HistoryEntry
+from chalicelib.core.spelling import name_key
 from chalicelib.providers.ledger.base import LedgerRefused, idempotency_key
 
 from .models import Invoice, InvoiceLineItem, InvoiceMappingRule
@@ -312,10 +312,8 @@ def _undo_push(ledger, ledger_id: str, invoice_id: str) -> None:
 def _same_contact(ledger_name: str | None, company_name: str | None) -> bool:
     """The ledger's contact names ignore case and surrounding spaces (Xero's contact names are unique so), and
     the Unicode form a name was typed in: "Café" as é or as e and a combining accent is one name (NFKC; session 32)."""
-    def norm(name):
-        return " ".join(unicodedata.normalize("NFKC", name or "").split()).casefold()
-
-    return bool(norm(ledger_name)) and norm(ledger_name) == norm(company_name)
+    ledger, company = name_key(ledger_name, "NFKC"), name_key(company_name, "NFKC")
+    return bool(ledger) and ledger == company
 
 
 def _refused_link(message: str) -> BadRequest:

@@ -6,11 +6,10 @@ they attended or organised (matched by e-mail).
 """
 from __future__ import annotations
 
-import unicodedata
-
 from sqlalchemy import exists, func, or_, select
 
 from chalicelib.core.models import User
+from chalicelib.core.spelling import composed
 from chalicelib.core.lookup import ids_read
 from chalicelib.core.query import first_per, grouped, record_sets, visible_row
 from chalicelib.core.scoping import is_manager, sees_all, team_user_ids
@@ -32,7 +31,7 @@ def visible(principal):
         # the sync keeps the organiser's address composed (session 32), as a user's is stored; one stored before
         # session 32 may be kept decomposed: both spellings of the caller's address are asked for
         own = principal.user.email.lower()
-        spellings = sorted({own, unicodedata.normalize("NFC", own)})
+        spellings = sorted({own, composed(own)})
         return or_(attended, func.lower(Meeting.organizer_email).in_(spellings))
     organisers = select(func.lower(User.email)).where(User.id.in_(users))  # organised by one of the team
     return or_(attended, func.lower(Meeting.organizer_email).in_(organisers))

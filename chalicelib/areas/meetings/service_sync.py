@@ -18,7 +18,6 @@ same new notes (session 22's retries audit).
 from __future__ import annotations
 
 import logging
-import unicodedata
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Iterator
@@ -30,6 +29,7 @@ from chalicelib.core.errors import DomainError
 from chalicelib.core.ids import utcnow
 from chalicelib.core.locks import insert_rows, lock_key
 from chalicelib.core.models import User
+from chalicelib.core.spelling import email_key
 
 from .models import Meeting, MeetingActionItem, MeetingAttendee, MeetingSyncState
 
@@ -79,29 +79,22 @@ def _upsert_meetings(db, rows: list[dict]) -> None:
 
 def _address(value) -> str | None:
     """A note's organiser address as kept: without the white space a provider may send around it, lower-cased and
-    composed (`address_key`, as the attendees' are), at most the column's 320 characters; None when blank. The
+    composed (core.spelling.email_key, as the attendees' are, and as admin stores users': a provider may spell
+    an accent decomposed), at most the column's 320 characters; None when blank. The
     organiser sees the meeting by it (queries.visible compares it with their own address): " Pat@Agency.test " hid
     the meeting from Pat (session 32)."""
-    return address_key(value)[:320] or None
-
-
-def address_key(value) -> str:
-    """An address as the sync keeps and compares it: trimmed, lower-cased, then composed (Unicode NFC), as admin
-    stores a user's (session 32); "" for none. A provider may spell an accent decomposed ("e" then U+0301) where the
-    user's address holds it composed (U+00E9): the organiser and attendee rows were kept so, and were not that user
-    (their meetings unseen, their action items unassigned)."""
-    return unicodedata.normalize("NFC", value.strip().lower()) if isinstance(value, str) else ""
+    return email_key(value)[:320] or None
 
 
 def _users_by_email(db, emails) -> dict[str, str]:
-    """`{address_key: user id}` of the active users these addresses name. The users' addresses are asked for composed
+    """`{email_key: user id}` of the active users these addresses name. The users' addresses are asked for composed
     and as sent (lower-cased): one stored before session 32 may be kept decomposed (no migration rewrote them); each
     found is keyed by its composed form (one statement)."""
-    keys = {address_key(email) for email in emails} - {""}
+    keys = {email_key(email) for email in emails} - {""}
     if not keys:
         return {}
     asked = sorted(keys | {email.strip().lower() for email in emails if isinstance(email, str) and email.strip()})
-    return {address_key(email): user_id for email, user_id in db.execute(
+    return {email_key(email): user_id for email, user_id in db.execute(
         select(User.email, User.id).where(func.lower(User.email).in_(asked), User.is_active.is_(True)))}
 
 
@@ -118,7 +111,7 @@ def _add_action_items(ctx, analyses: dict[str, dict], users: dict[tuple[str, str
     for meeting_id, analysis in analyses.items():
         for position, item in enumerate(analysis["action_items"]):
             rows.append({"meeting_id": meeting_id, "position": position, "text": item["text"], "status": "pending",
-                         "assignee_id": users.get((meeting_id, address_key(item["assignee_email"]))),
+                         "assignee_id": users.get((meeting_id, email_key(item["assignee_email"]))),
                          "source": "ai"})
     rows = insert_rows(ctx.db, MeetingActionItem, rows)
     assigned = [row for row in rows if row["assignee_id"]]
@@ -321,7 +314,7 @@ def _sync_batch(notes: list[dict], *, complete: bool) -> dict:
         attendees = {}
         for note in notes:
             for attendee in note["attendees"]:
-                email = address_key(attendee["email"])  # composed, as a user's is stored (session 32)
+                email = email_key(attendee["email"])  # composed, as a user's is stored (session 32)
                 attendees[(note["id"], email)] = {
                     "meeting_id": note["id"], "email": email[:320],
                     "name": (attendee.get("name") or None) and attendee["name"][:200],
@@ -389,7 +382,7 @@ def analyse_meeting(meeting_id: str) -> dict:
             active = set(db.scalars(select(User.id).where(
                 User.id.in_([a.user_id for a in stored if a.user_id]), User.is_active.is_(True)))) \
                 if any(a.user_id for a in stored) else set()
-            users = {(meeting_id, address_key(a.email)): a.user_id for a in stored if a.user_id in active}
+            users = {(meeting_id, email_key(a.email)): a.user_id for a in stored if a.user_id in active}
             added = _add_action_items(ctx, {meeting_id: analysis}, users, {meeting_id: note["title"]})
     return {"analysed": True, "category": analysis["category"], "action_items": added}
 

@@ -23,6 +23,7 @@ from chalicelib.core.models import ConfigListItem, Squad
 from chalicelib.core.query import Page, contains_text, in_scope, record_page
 from chalicelib.core.schemas import comma_values
 from chalicelib.core.serialize import value_out
+from chalicelib.core.spelling import composed
 
 from .models import Project, ProjectDealLink, ProjectMember
 from .queries import seen_project  # noqa: F401 - other areas ask it of a project they name or read
@@ -259,10 +260,7 @@ def list_projects(ctx, *, query) -> Page:
     squads = comma_values(query.squad)
     if squads:  # ignoring case, as squad names are unique (a project keeps its squad's spelling: _squad_name), and
         # composed, as admin stores them (the second review of session 32)
-        import unicodedata
-
-        stmt = stmt.where(func.lower(Project.squad).in_([func.lower(unicodedata.normalize("NFC", name))
-                                                         for name in squads]))
+        stmt = stmt.where(func.lower(Project.squad).in_([func.lower(composed(name)) for name in squads]))
     if query.search and query.search.strip():
         stmt = stmt.where(contains_text(query.search.strip(), Project.name, Project.description))
     page, sets = record_page(ctx.db, stmt.order_by(Project.created_at.desc(), Project.id), query,
@@ -323,9 +321,7 @@ def _squad_name(db, name: str) -> str:
     stored name exactly (session 32: "rockets" was a 400 for the squad "Rockets"). 400 when no squad has it.
     FOR SHARE: a rename or delete of the squad in progress is waited for (then the name no longer matches: 400),
     and one starting after waits for this write, whose project it then carries or clears."""
-    import unicodedata
-
-    name = unicodedata.normalize("NFC", name)  # as squad names are stored (admin, session 32)
+    name = composed(name)  # as squad names are stored (admin, session 32)
     found = db.scalar(select(Squad.name).where(func.lower(Squad.name) == func.lower(name)).limit(1)
                       .with_for_update(read=True))
     if found is None:

@@ -11,7 +11,6 @@ Other areas reach them all through this module, which imports them.
 """
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import replace
 
 from sqlalchemy import bindparam, case, func, or_, select
@@ -24,6 +23,7 @@ from chalicelib.core.models import ConfigListItem, Squad, User
 from chalicelib.core.query import LIST_LIMIT, Page, Read, contains_text, record_page, record_rows, template, tree_ids
 from chalicelib.core.schemas import comma_values
 from chalicelib.core.serialize import clipped, value_out
+from chalicelib.core.spelling import composed
 from chalicelib.core.timeutil import org_today, week_bounds
 
 from .models import Task, TaskWatcher
@@ -62,8 +62,7 @@ def list_tasks(ctx, *, query: TaskListQuery) -> Page:
         # a name in any letter case, as squad names are unique (session 32: the projects filter compared so, this one
         # exactly, and `?squad=red` listed none of "Red"'s tasks)
         members = select(User.id).join(Squad, Squad.id == User.squad_id).where(
-            or_(Squad.id.in_(squads), func.lower(Squad.name).in_([unicodedata.normalize("NFC", name).lower()
-                                                                  for name in squads])))
+            or_(Squad.id.in_(squads), func.lower(Squad.name).in_([composed(name).lower() for name in squads])))
         stmt = stmt.where(Task.assignee_id.in_(members))
     if query.resource_type and query.resource_type.strip():  # blank, as empty: no filter (it matched nothing)
         stmt = stmt.where(Task.resource_type == query.resource_type.strip())
